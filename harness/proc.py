@@ -1,0 +1,49 @@
+"""Every subprocess goes through here, so a missing executable is a result, not a traceback."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class ProcResult:
+    returncode: int
+    stdout: str
+    stderr: str
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0
+
+
+def run(
+    argv: Sequence[str | os.PathLike[str]],
+    *,
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    stdin: str | None = None,
+    timeout: float | None = None,
+) -> ProcResult:
+    """Run a command to completion. 127 for a missing executable, 124 for a timeout."""
+    try:
+        done = subprocess.run(
+            [os.fspath(a) for a in argv],
+            cwd=cwd,
+            env=dict(env) if env is not None else None,
+            input=stdin,
+            capture_output=True,
+            text=True,
+            errors="replace",
+            timeout=timeout,
+            check=False,
+        )
+    except FileNotFoundError as exc:
+        return ProcResult(127, "", f"{argv[0]}: not found ({exc.strerror})")
+    except subprocess.TimeoutExpired as exc:
+        out = exc.stdout if isinstance(exc.stdout, str) else ""
+        return ProcResult(124, out, f"{argv[0]}: timed out after {timeout} s")
+    return ProcResult(done.returncode, done.stdout, done.stderr)

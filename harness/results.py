@@ -1,0 +1,68 @@
+"""One result model for checks, steps and grading: pass, fail or error.
+
+``error`` means the check could not run (the harness or the machine is broken), which must
+never be reported as the participant being wrong.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+OUTPUT_CAP = 4000
+
+
+class Status(enum.Enum):
+    PASS = "pass"
+    FAIL = "fail"
+    ERROR = "error"
+
+
+def cap_output(text: str, limit: int = OUTPUT_CAP) -> str:
+    """Keep the tail of long output; the end of a log is where the reason usually is."""
+    if len(text) <= limit:
+        return text
+    return f"[... {len(text) - limit} characters cut ...]\n" + text[-limit:]
+
+
+@dataclass
+class CheckResult:
+    status: Status
+    message: str
+    name: str = ""
+    expected: str | None = None
+    found: str | None = None
+    output: str = ""
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def __bool__(self) -> bool:
+        return self.status is Status.PASS
+
+    def __post_init__(self) -> None:
+        self.output = cap_output(self.output)
+
+    @classmethod
+    def passed(cls, message: str, **kw: Any) -> CheckResult:
+        return cls(Status.PASS, message, **kw)
+
+    @classmethod
+    def failed(cls, message: str, **kw: Any) -> CheckResult:
+        return cls(Status.FAIL, message, **kw)
+
+    @classmethod
+    def errored(cls, message: str, **kw: Any) -> CheckResult:
+        return cls(Status.ERROR, message, **kw)
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"name": self.name, "status": self.status.value,
+                                "message": self.message}
+        if self.expected is not None:
+            data["expected"] = self.expected
+        if self.found is not None:
+            data["found"] = self.found
+        if self.output:
+            data["output"] = self.output
+        if self.details:
+            data["details"] = self.details
+        return data
