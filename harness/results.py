@@ -55,8 +55,11 @@ class CheckResult:
         return cls(Status.ERROR, message, **kw)
 
     def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"name": self.name, "status": self.status.value,
-                                "message": self.message}
+        data: dict[str, Any] = {
+            "name": self.name,
+            "status": self.status.value,
+            "message": self.message,
+        }
         if self.expected is not None:
             data["expected"] = self.expected
         if self.found is not None:

@@ -1,0 +1,44 @@
+"""Hook event names: which ones Claude Code knows, which the simulator runs, what each matches."""
+
+from __future__ import annotations
+
+import enum
+
+
+class Event(enum.StrEnum):
+    """The events the simulator dispatches. Values are the names used in settings and payloads."""
+
+    SESSION_START = "SessionStart"
+    USER_PROMPT_SUBMIT = "UserPromptSubmit"
+    PRE_TOOL_USE = "PreToolUse"
+    POST_TOOL_USE = "PostToolUse"
+    SUBAGENT_STOP = "SubagentStop"
+    STOP = "Stop"
+
+
+# Events Claude Code accepts in settings. A settings file may register the ones the simulator
+# does not dispatch (a real project can have a Notification hook); only names outside this set
+# are errors.
+KNOWN_EVENTS: frozenset[str] = frozenset(
+    {e.value for e in Event}
+    | {
+        "PostToolUseFailure",
+        "PermissionRequest",
+        "Notification",
+        "SubagentStart",
+        "PreCompact",
+        "SessionEnd",
+    }
+)
+
+# The payload field a matcher is compared with; None means the event ignores matchers.
+MATCH_FIELD: dict[Event, str | None] = {
+    Event.SESSION_START: "source",
+    Event.USER_PROMPT_SUBMIT: None,
+    Event.PRE_TOOL_USE: "tool_name",
+    Event.POST_TOOL_USE: "tool_name",
+    Event.SUBAGENT_STOP: "agent_type",
+    Event.STOP: None,
+}
+
+SESSION_START_SOURCES = ("startup", "resume", "clear", "compact")

@@ -1,0 +1,56 @@
+"""The Maven backend interface: run Maven in a workspace, somewhere.
+
+``local`` runs the machine's Maven through the workspace's ``./mvnw``; ``docker`` runs the
+same wrapper inside a container. Everything above this layer sees only ``MavenBackend``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+SENSOR_GOALS = ("-q", "test", "-Dgroups=sensor")
+
+OutputSink = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class MavenRun:
+    argv: tuple[str, ...]
+    returncode: int
+    output: str  # the tail of the combined output, capped
+    duration: float
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0
+
+
+@dataclass(frozen=True)
+class BackendStatus:
+    """What ``lab doctor`` shows for a backend: usable or not, and the fix when not."""
+
+    name: str
+    usable: bool
+    detail: str
+    fix: str | None = None
+    facts: dict[str, str] = field(default_factory=dict)
+
+
+class MavenBackend(Protocol):
+    name: str
+
+    def status(self) -> BackendStatus: ...
+
+    def run(
+        self,
+        project_dir: Path,
+        args: Sequence[str],
+        *,
+        on_output: OutputSink | None = None,
+        timeout: float | None = None,
+    ) -> MavenRun:
+        """Run ``./mvnw ARGS`` for the project; stream lines to ``on_output`` as they come."""
+        ...

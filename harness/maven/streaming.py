@@ -1,0 +1,73 @@
+"""Run a process, stream its output line by line, keep a capped tail, stop it cleanly."""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from harness.maven.backend import MavenRun, OutputSink
+
+TAIL_LINES = 200
+
+
+def run_streaming(
+    argv: Sequence[str],
+    *,
+    cwd: Path,
+    env: Mapping[str, str] | None = None,
+    on_output: OutputSink | None = None,
+    timeout: float | None = None,
+) -> MavenRun:
+    """Run ``argv``; 127 when the program is missing, 124 on timeout, 130 on Ctrl-C.
+
+    The child runs in its own process group so a timeout or Ctrl-C stops Maven's whole tree,
+    not just the wrapper script.
+    """
+    started = time.monotonic()
+    tail: collections.deque[str] = collections.deque(maxlen=TAIL_LINES)
+    try:
+        proc = subprocess.Popen(
+            list(argv),
+            cwd=cwd,
+            env=dict(env) if env is not None else None,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            errors="replace",
+            start_new_session=True,
+        )
+    except (FileNotFoundError, PermissionError) as exc:
+        return MavenRun(tuple(argv), 127, f"{argv[0]}: {exc.strerror}", 0.0)
+    deadline = None if timeout is None else started + timeout
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            tail.append(line.rstrip("\n"))
+            if on_output is not None:
+                on_output(line.rstrip("\n"))
+            if deadline is not None and time.monotonic() > deadline:
+                _stop(proc)
+                tail.append(f"[stopped after {timeout} s]")
+                return MavenRun(tuple(argv), 124, "\n".join(tail), time.monotonic() - started)
+        code = proc.wait()
+    except KeyboardInterrupt:
+        _stop(proc)
+        raise
+    return MavenRun(tuple(argv), code, "\n".join(tail), time.monotonic() - started)
+
+
+def _stop(proc: subprocess.Popen[str]) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=5)
+    except (ProcessLookupError, subprocess.TimeoutExpired):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()

@@ -1,0 +1,102 @@
+"""Surefire report parsing: the positive evidence the hooks and the labs read.
+
+Reports are the test JVM's own record of a run. The console can lie (piped, silenced, run in
+the background); a report file says what ran, how it ended and, by its mtime, when.
+"""
+
+from __future__ import annotations
+
+import time
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from pathlib import Path
+
+SENSOR_PACKAGE = "ai.unifiedprocess.petclinic"
+# Keep in step with AIUP_SENSORS in petclinic_fixture/.claude/hooks/lib.sh (a test checks it).
+SENSORS = ("ArchitectureTest", "UseCaseTraceabilityTest")
+REPORTS_DIR = Path("target") / "surefire-reports"
+
+
+@dataclass(frozen=True)
+class TestFailure:
+    test: str
+    kind: str  # "failure" or "error"
+    message: str
+
+
+@dataclass(frozen=True)
+class SurefireReport:
+    name: str
+    path: Path
+    tests: int
+    failures: int
+    errors: int
+    skipped: int
+    mtime: float
+    problems: tuple[TestFailure, ...] = ()
+
+    @property
+    def green(self) -> bool:
+        return self.tests > 0 and self.failures == 0 and self.errors == 0
+
+    def age(self, now: float | None = None) -> float:
+        return (time.time() if now is None else now) - self.mtime
+
+
+class ReportError(Exception):
+    """A report exists but cannot be read as a Surefire test suite."""
+
+
+def report_path(project_dir: Path, sensor: str, package: str = SENSOR_PACKAGE) -> Path:
+    return project_dir / REPORTS_DIR / f"TEST-{package}.{sensor}.xml"
+
+
+def _count(suite: ET.Element, attr: str, path: Path) -> int:
+    raw = suite.get(attr, "0")
+    try:
+        return int(raw)
+    except ValueError as exc:
+        raise ReportError(f"{path}: attribute {attr}={raw!r} is not a number") from exc
+
+
+def read_report(path: Path) -> SurefireReport:
+    try:
+        mtime = path.stat().st_mtime
+        root = ET.parse(path).getroot()
+    except ET.ParseError as exc:
+        raise ReportError(f"{path}: not well-formed XML ({exc})") from exc
+    if root.tag != "testsuite":
+        raise ReportError(f"{path}: root element is <{root.tag}>, expected <testsuite>")
+    problems: list[TestFailure] = []
+    for case in root.iter("testcase"):
+        for kind in ("failure", "error"):
+            for node in case.findall(kind):
+                problems.append(
+                    TestFailure(
+                        test=f"{case.get('classname', '')}.{case.get('name', '')}".strip("."),
+                        kind=kind,
+                        message=(node.get("message") or node.text or "").strip(),
+                    )
+                )
+    name = root.get("name", path.stem.removeprefix("TEST-")).rsplit(".", 1)[-1]
+    return SurefireReport(
+        name=name,
+        path=path,
+        tests=_count(root, "tests", path),
+        failures=_count(root, "failures", path),
+        errors=_count(root, "errors", path),
+        skipped=_count(root, "skipped", path),
+        mtime=mtime,
+        problems=tuple(problems),
+    )
+
+
+def sensor_reports(
+    project_dir: Path, sensors: tuple[str, ...] = SENSORS
+) -> dict[str, SurefireReport | None]:
+    """The report of every sensor, or None where the file is missing."""
+    found: dict[str, SurefireReport | None] = {}
+    for sensor in sensors:
+        path = report_path(project_dir, sensor)
+        found[sensor] = read_report(path) if path.is_file() else None
+    return found

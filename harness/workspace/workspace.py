@@ -1,0 +1,371 @@
+"""A participant's workspace: a copy of the fixture in its own git repository.
+
+Harness bookkeeping lives inside the git directory (``hooklab/``, ``refs/hooklab/``) so it
+follows the repository, never shows up as a change, and cannot go stale beside it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from dulwich import porcelain
+from dulwich.objects import Blob, Commit
+from dulwich.repo import Repo
+
+from harness import __version__
+from harness.errors import HarnessError
+from harness.workspace.snapshot import (
+    IDENTITY,
+    commit_snapshot,
+    snapshot_tree,
+    tree_files,
+    worktree_files,
+)
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+# Build output, caches and VCS data never belong in a fresh workspace.
+SKIP_ON_COPY = {".git", "target", ".idea", ".vscode", "__pycache__"}
+BACKUP_PREFIX = b"refs/hooklab/backups/"
+PROGRESS_REF = b"refs/hooklab/progress"
+META_FILE = "hooklab/workspace.json"
+BACKEND_FILE = Path(".mvn") / "hooklab-backend"
+
+
+def fixture_dir() -> Path:
+    """Where the fixture project lives; HOOKLAB_FIXTURE overrides it (tests, installed copies)."""
+    override = os.environ.get("HOOKLAB_FIXTURE")
+    path = Path(override) if override else REPO_ROOT / "petclinic_fixture"
+    if not (path / "pom.xml").is_file():
+        raise HarnessError(
+            f"the PetClinic fixture is missing: {path / 'pom.xml'} does not exist",
+            fix="run lab from a Hook Lab checkout, or set HOOKLAB_FIXTURE to the fixture folder",
+        )
+    return path
+
+
+@dataclass(frozen=True)
+class Backup:
+    ref: str
+    commit: str
+    reason: str
+    created: float
+
+    @property
+    def name(self) -> str:
+        return self.ref.removeprefix(BACKUP_PREFIX.decode())
+
+    @property
+    def restore_hint(self) -> str:
+        return f"lab restore {self.name}   (or: git checkout {self.ref} -- .)"
+
+
+class Workspace:
+    def __init__(self, root: Path) -> None:
+        self.root = root.resolve()
+        self.repo = Repo(str(self.root))
+
+    # ---- locating ----------------------------------------------------------------------
+    @classmethod
+    def find(cls, start: Path | None = None) -> Workspace:
+        """The workspace containing ``start`` (default: the current directory)."""
+        here = (start or Path.cwd()).resolve()
+        for candidate in (here, *here.parents):
+            if (candidate / ".git").exists() and _meta_path(candidate).is_file():
+                return cls(candidate)
+        raise HarnessError(
+            f"{here} is not inside a Hook Lab workspace",
+            fix="cd into your workspace, or create one with: lab init DIR",
+        )
+
+    @property
+    def git_dir(self) -> Path:
+        return Path(self.repo.controldir())
+
+    @property
+    def meta(self) -> dict[str, Any]:
+        data: dict[str, Any] = json.loads((self.git_dir / META_FILE).read_text())
+        return data
+
+    @property
+    def backend(self) -> str:
+        path = self.root / BACKEND_FILE
+        return path.read_text().strip() if path.is_file() else "local"
+
+    def set_backend(self, name: str) -> None:
+        path = self.root / BACKEND_FILE
+        if name == "local":
+            path.unlink(missing_ok=True)
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(name + "\n")
+        meta = self.meta
+        meta["backend"] = name
+        _write_meta(self.git_dir, meta)
+
+    # ---- state -------------------------------------------------------------------------
+    def head(self) -> str | None:
+        try:
+            return self.repo.head().decode()
+        except KeyError:
+            return None
+
+    def changed_files(self) -> list[str]:
+        """Uncommitted changes (staged, unstaged, untracked; deletions included), sorted."""
+        st = porcelain.status(self.repo, untracked_files="all")
+        paths: set[str] = set()
+        for group in st.staged.values():
+            paths.update(_text(p) for p in group)
+        paths.update(_text(p) for p in st.unstaged)
+        paths.update(_text(p) for p in st.untracked)
+        return sorted(paths)
+
+    def commit_all(self, message: str) -> str:
+        """Stage everything (deletions too) and commit: used by lab solves and setup steps."""
+        porcelain.add(self.repo, paths=[str(self.root / p) for p in worktree_files(self.repo)])
+        st = porcelain.status(self.repo, untracked_files="no")
+        for deleted in st.unstaged:
+            path = _text(deleted)
+            if not (self.root / path).exists():
+                porcelain.remove(self.repo, paths=[str(self.root / path)], cached=True)
+        return porcelain.commit(
+            self.repo, message=message.encode(), author=IDENTITY, committer=IDENTITY
+        ).decode()
+
+    # ---- backups -----------------------------------------------------------------------
+    def backup(self, reason: str) -> Backup:
+        """Snapshot the whole worktree (untracked included) under refs/hooklab/backups/."""
+        head = self.head()
+        parents = [head.encode()] if head else []
+        commit_id = commit_snapshot(self.repo, f"hooklab backup: {reason}", parents)
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        slug = re.sub(r"[^a-z0-9]+", "-", reason.lower()).strip("-")[:40] or "backup"
+        name = f"{stamp}-{slug}"
+        ref = BACKUP_PREFIX + name.encode()
+        n = 1
+        while ref in self.repo.refs:
+            n += 1
+            ref = BACKUP_PREFIX + f"{name}-{n}".encode()
+        self.repo.refs[ref] = commit_id
+        return Backup(ref.decode(), commit_id.decode(), reason, time.time())
+
+    def backups(self) -> list[Backup]:
+        found = []
+        for ref in self.repo.refs.allkeys():
+            if not ref.startswith(BACKUP_PREFIX):
+                continue
+            commit = self.repo[self.repo.refs[ref]]
+            assert isinstance(commit, Commit)
+            reason = commit.message.decode().removeprefix("hooklab backup: ").strip()
+            found.append(Backup(ref.decode(), commit.id.decode(), reason, commit.commit_time))
+        return sorted(found, key=lambda b: (b.created, b.ref))
+
+    def find_backup(self, name: str) -> Backup:
+        for backup in self.backups():
+            if name in (backup.name, backup.ref, backup.commit):
+                return backup
+        known = ", ".join(b.name for b in self.backups()[-5:]) or "none yet"
+        raise HarnessError(f"no backup named {name!r}", fix=f"pick one of: {known}")
+
+    def restore_tree(self, tree_id: bytes) -> None:
+        """Make the worktree's non-ignored files exactly those of ``tree_id``."""
+        wanted = tree_files(self.repo, tree_id)
+        for rel in worktree_files(self.repo):
+            if rel not in wanted:
+                (self.root / rel).unlink()
+        for rel, (mode, sha) in wanted.items():
+            path = self.root / rel
+            blob = self.repo.object_store[sha]
+            assert isinstance(blob, Blob)
+            if path.is_symlink() or path.exists():
+                if path.is_dir() and not path.is_symlink():
+                    shutil.rmtree(path)
+                else:
+                    path.unlink()
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if mode == 0o120000:
+                path.symlink_to(blob.data.decode())
+            else:
+                path.write_bytes(blob.data)
+                path.chmod(0o755 if mode & 0o111 else 0o644)
+        _prune_empty_dirs(self.root)
+
+    def restore(self, name: str) -> tuple[Backup, Backup]:
+        """Bring a backup back; the current state is backed up first, so nothing is lost."""
+        target = self.find_backup(name)
+        safety = self.backup(f"before restoring {target.name}")
+        commit = self.repo[target.commit.encode()]
+        assert isinstance(commit, Commit)
+        self.restore_tree(commit.tree)
+        return target, safety
+
+    def restore_commit(self, commit_id: str) -> None:
+        commit = self.repo[commit_id.encode()]
+        assert isinstance(commit, Commit)
+        self.restore_tree(commit.tree)
+
+    def snapshot_tree_id(self) -> str:
+        return snapshot_tree(self.repo).decode()
+
+    # ---- progress ----------------------------------------------------------------------
+    def read_progress(self) -> dict[str, Any]:
+        """The progress document: progress.json in a commit chain at refs/hooklab/progress."""
+        try:
+            commit = self.repo[self.repo.refs[PROGRESS_REF]]
+        except KeyError:
+            return {}
+        assert isinstance(commit, Commit)
+        tree = self.repo[commit.tree]
+        _mode, sha = tree[b"progress.json"]
+        blob = self.repo[sha]
+        assert isinstance(blob, Blob)
+        data: dict[str, Any] = json.loads(blob.data)
+        return data
+
+    def write_progress(self, progress: dict[str, Any], message: str) -> None:
+        from dulwich.objects import Tree
+
+        blob = Blob.from_string(json.dumps(progress, indent=2, sort_keys=True).encode() + b"\n")
+        tree = Tree()
+        tree.add(b"progress.json", 0o100644, blob.id)
+        store = self.repo.object_store
+        store.add_object(blob)
+        store.add_object(tree)
+        commit = Commit()
+        commit.tree = tree.id
+        try:
+            commit.parents = [self.repo.refs[PROGRESS_REF]]
+        except KeyError:
+            commit.parents = []
+        commit.author = commit.committer = IDENTITY
+        commit.author_time = commit.commit_time = int(time.time())
+        commit.author_timezone = commit.commit_timezone = 0
+        commit.encoding = b"UTF-8"
+        commit.message = message.encode()
+        store.add_object(commit)
+        self.repo.refs[PROGRESS_REF] = commit.id
+
+    def __repr__(self) -> str:
+        return f"Workspace({str(self.root)!r}, backend={self.backend!r})"
+
+
+# ---- provisioning --------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ProvisionResult:
+    workspace: Workspace
+    created: bool
+    files: int
+
+
+def _text(path: object) -> str:
+    return path.decode() if isinstance(path, bytes) else str(path)
+
+
+def _prune_empty_dirs(root: Path) -> None:
+    for dirpath, _dirnames, _filenames in os.walk(root, topdown=False):
+        path = Path(dirpath)
+        if path == root or ".git" in path.relative_to(root).parts:
+            continue
+        if not any(path.iterdir()):
+            path.rmdir()
+
+
+def _meta_path(root: Path) -> Path:
+    git = root / ".git"
+    return git / META_FILE
+
+
+def _write_meta(git_dir: Path, meta: dict[str, Any]) -> None:
+    path = git_dir / META_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
+    tmp.replace(path)
+
+
+def _copy_fixture(source: Path, target: Path) -> int:
+    count = 0
+    for dirpath, dirnames, filenames in os.walk(source):
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_ON_COPY)
+        rel = Path(dirpath).relative_to(source)
+        (target / rel).mkdir(parents=True, exist_ok=True)
+        for name in filenames:
+            if name.endswith((".pyc", ".class")):
+                continue
+            shutil.copy2(Path(dirpath) / name, target / rel / name)
+            count += 1
+    return count
+
+
+def _has_git_identity() -> bool:
+    from dulwich.config import StackedConfig
+
+    config = StackedConfig.default()
+    try:
+        return bool(config.get((b"user",), b"email"))
+    except KeyError:
+        return False
+
+
+def provision(
+    target: Path, *, backend: str = "local", fixture: Path | None = None
+) -> ProvisionResult:
+    """Create a workspace in ``target``; on an existing workspace, change nothing but the backend.
+
+    A directory holding anything else is refused untouched: it may be someone's work.
+    """
+    target = target.resolve()
+    if target.exists() and not target.is_dir():
+        raise HarnessError(
+            f"{target} is a file, not a directory", fix="pick a new directory name: lab init DIR"
+        )
+    if target.is_dir() and _meta_path(target).is_file():
+        ws = Workspace(target)
+        if ws.backend != backend:
+            ws.set_backend(backend)
+        return ProvisionResult(ws, created=False, files=0)
+    if target.is_dir() and any(target.iterdir()):
+        raise HarnessError(
+            f"{target} is not empty and is not a Hook Lab workspace; nothing was changed",
+            fix="choose a new or empty directory: lab init DIR",
+        )
+    source = fixture or fixture_dir()
+    target.mkdir(parents=True, exist_ok=True)
+    files = _copy_fixture(source, target)
+    if backend != "local":
+        (target / BACKEND_FILE).parent.mkdir(parents=True, exist_ok=True)
+        (target / BACKEND_FILE).write_text(backend + "\n")
+    repo = porcelain.init(str(target))
+    # The workshop material says "main"; dulwich would otherwise name the branch master.
+    repo.refs.set_symbolic_ref(b"HEAD", b"refs/heads/main")
+    if not _has_git_identity():
+        # Participants commit in the labs; a machine without an identity would fail there.
+        config = repo.get_config()
+        config.set((b"user",), b"name", b"Workshop Participant")
+        config.set((b"user",), b"email", b"participant@hooklab.invalid")
+        config.write_to_path()
+    porcelain.add(repo, paths=[str(target / p) for p in worktree_files(repo)])
+    initial = porcelain.commit(
+        repo,
+        message=b"Provision the PetClinic workshop fixture",
+        author=IDENTITY,
+        committer=IDENTITY,
+    )
+    _write_meta(
+        Path(repo.controldir()),
+        {
+            "harness_version": __version__,
+            "fixture": str(source),
+            "backend": backend,
+            "created": time.time(),
+            "initial_commit": initial.decode(),
+            "files": files,
+        },
+    )
+    return ProvisionResult(Workspace(target), created=True, files=files)
