@@ -153,7 +153,8 @@ class Workspace:
             n += 1
             ref = BACKUP_PREFIX + f"{name}-{n}".encode()
         self.repo.refs[ref] = commit_id
-        return Backup(ref.decode(), commit_id.decode(), reason, time.time())
+        commit = self.repo[commit_id]
+        return Backup(ref.decode(), commit_id.decode(), reason, commit.commit_time)
 
     def backups(self) -> list[Backup]:
         found = []

@@ -1,0 +1,21 @@
+"""Small pieces every command module shares: --json output and the console."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from harness.ui.console import make_console
+
+__all__ = ["add_json_flag", "emit_json", "make_console"]
+
+
+def add_json_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
+
+
+def emit_json(data: Any) -> None:
+    json.dump(data, sys.stdout, indent=2, sort_keys=False, default=str)
+    sys.stdout.write("\n")

@@ -1,0 +1,46 @@
+"""``lab doctor``: is this machine ready for the workshop?"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from rich.markup import escape
+from rich.table import Table
+
+from harness.cli.common import add_json_flag, emit_json, make_console
+from harness.doctor import MISSING, OK, run_checks
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser("doctor", help="check Java, Maven, jq, git, bash and Docker")
+    add_json_flag(parser)
+    parser.set_defaults(func=cmd_doctor)
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    console = make_console()
+    if args.json:
+        findings = run_checks()
+    else:
+        with console.status("Checking the machine …"):
+            findings = run_checks()
+    ready = not any(f.state == MISSING and f.required for f in findings)
+    if args.json:
+        emit_json({"ready": ready, "checks": [f.to_json() for f in findings]})
+        return 0 if ready else 1
+    table = Table(title="lab doctor", title_justify="left")
+    for column in ("check", "state", "found", "fix"):
+        table.add_column(column)
+    colours = {OK: "green", MISSING: "red"}
+    for f in findings:
+        colour = colours.get(f.state, "yellow")
+        label = f.state if f.required or f.state == OK else f"{f.state} (optional)"
+        table.add_row(f.name, f"[{colour}]{label}[/]", escape(f.found), escape(f.fix))
+    console.print(table)
+    console.print(
+        "[green]Ready for the workshop.[/]"
+        if ready
+        else "[red]Not ready:[/] fix the rows marked missing, then run lab doctor again."
+    )
+    return 0 if ready else 1

@@ -1,0 +1,178 @@
+"""``lab init``, ``lab sensors``, ``lab backups``, ``lab restore``: the workspace itself."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+from typing import Any
+
+from rich.markup import escape
+
+from harness.cli.common import add_json_flag, emit_json, make_console
+from harness.errors import HarnessError
+from harness.maven import BACKEND_NAMES, get_backend
+from harness.maven.backend import SENSOR_GOALS
+from harness.maven.surefire import ReportError, sensor_reports
+from harness.ui.reports import (
+    backups_table,
+    maven_failure_text,
+    maven_status,
+    print_problems,
+    sensor_table,
+)
+from harness.workspace import Workspace, provision
+
+
+def add_parser(subparsers: Any) -> None:
+    init = subparsers.add_parser("init", help="provision a workspace from the PetClinic fixture")
+    init.add_argument("dir", type=Path, help="directory to create (must be new or empty)")
+    init.add_argument(
+        "--backend",
+        choices=BACKEND_NAMES,
+        default="local",
+        help="where ./mvnw runs Maven: this machine or a container",
+    )
+    add_json_flag(init)
+    init.set_defaults(func=cmd_init)
+
+    sensors = subparsers.add_parser("sensors", help="run the sensors and show their reports")
+    sensors.add_argument(
+        "--backend",
+        choices=BACKEND_NAMES,
+        default=None,
+        help="override the workspace's backend for this run",
+    )
+    sensors.add_argument(
+        "--no-run", action="store_true", help="only show the reports already on disk"
+    )
+    add_json_flag(sensors)
+    sensors.set_defaults(func=cmd_sensors)
+
+    backups = subparsers.add_parser("backups", help="list the backups of your work")
+    add_json_flag(backups)
+    backups.set_defaults(func=cmd_backups)
+
+    restore = subparsers.add_parser("restore", help="bring a backup of your work back")
+    restore.add_argument("name", help="backup name from `lab backups`")
+    restore.set_defaults(func=cmd_restore)
+
+
+def cmd_init(args: argparse.Namespace) -> int:
+    console = make_console()
+    with console.status("Provisioning the workspace …"):
+        result = provision(args.dir, backend=args.backend)
+    ws = result.workspace
+    if args.json:
+        emit_json(
+            {
+                "workspace": str(ws.root),
+                "created": result.created,
+                "files": result.files,
+                "backend": ws.backend,
+                "head": ws.head(),
+            }
+        )
+        return 0
+    if result.created:
+        console.print(
+            f"[green]✓[/] Workspace ready at [bold]{escape(str(ws.root))}[/] "
+            f"({result.files} files, backend [bold]{ws.backend}[/])."
+        )
+        console.print("Next:  cd " + escape(str(args.dir)) + " && lab sensors")
+    else:
+        console.print(
+            f"{escape(str(ws.root))} is already a workspace; nothing was copied "
+            f"(backend [bold]{ws.backend}[/])."
+        )
+    return 0
+
+
+def cmd_sensors(args: argparse.Namespace) -> int:
+    ws = Workspace.find()
+    backend = get_backend(args.backend or ws.backend)
+    console = make_console()
+    run = None
+    if not args.no_run:
+        if args.json:
+            run = backend.run(ws.root, SENSOR_GOALS)
+        else:
+            with maven_status(
+                console, f"Running ./mvnw {' '.join(SENSOR_GOALS)} ({backend.name})"
+            ) as sink:
+                run = backend.run(ws.root, SENSOR_GOALS, on_output=sink)
+    try:
+        reports = sensor_reports(ws.root)
+    except ReportError as exc:
+        raise HarnessError(str(exc), fix="run the sensors again: lab sensors") from exc
+    all_green = all(r is not None and r.green for r in reports.values())
+    if args.json:
+        emit_json(
+            {
+                "backend": backend.name,
+                "maven": None
+                if run is None
+                else {"exit_code": run.returncode, "duration": round(run.duration, 3)},
+                "green": all_green,
+                "reports": {
+                    name: None
+                    if r is None
+                    else {
+                        "path": str(r.path),
+                        "tests": r.tests,
+                        "failures": r.failures,
+                        "errors": r.errors,
+                        "skipped": r.skipped,
+                        "age_seconds": round(time.time() - r.mtime, 3),
+                        "problems": [
+                            {"test": p.test, "kind": p.kind, "message": p.message}
+                            for p in r.problems
+                        ],
+                    }
+                    for name, r in reports.items()
+                },
+            }
+        )
+        return 0 if all_green else 1
+    console.print(sensor_table(reports))
+    print_problems(console, reports)
+    if run is not None:
+        console.print(f"Maven exited with {run.returncode} after {run.duration:.1f} s.")
+        if not run.ok and all(r is None for r in reports.values()):
+            console.print("[red]No sensor report was written.[/] The end of Maven's output:")
+            console.print(escape(maven_failure_text(run)[-3000:]))
+    return 0 if all_green else 1
+
+
+def cmd_backups(args: argparse.Namespace) -> int:
+    ws = Workspace.find()
+    backups = ws.backups()
+    if args.json:
+        emit_json(
+            [
+                {
+                    "name": b.name,
+                    "ref": b.ref,
+                    "commit": b.commit,
+                    "reason": b.reason,
+                    "created": b.created,
+                }
+                for b in backups
+            ]
+        )
+        return 0
+    console = make_console()
+    if not backups:
+        console.print("No backups yet. `lab reset` takes one before it changes anything.")
+        return 0
+    console.print(backups_table(backups))
+    return 0
+
+
+def cmd_restore(args: argparse.Namespace) -> int:
+    ws = Workspace.find()
+    target, safety = ws.restore(args.name)
+    console = make_console()
+    console.print(f"[green]✓[/] Restored {escape(target.name)}.")
+    console.print(f"What you had just before is kept too: {escape(safety.restore_hint)}")
+    return 0

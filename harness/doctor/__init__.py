@@ -1,0 +1,212 @@
+"""What the machine has for the workshop: each finding says what was found and how to fix it."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import socket
+import sys
+import zipfile
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from urllib.parse import urlparse
+
+from harness import proc
+from harness.maven.local import DEBIAN_MAVEN_REPO
+
+OK, WARN, MISSING = "ok", "warn", "missing"
+
+
+@dataclass(frozen=True)
+class Finding:
+    name: str
+    state: str  # ok | warn | missing
+    found: str
+    fix: str = ""
+    required: bool = True
+
+    def to_json(self) -> dict[str, object]:
+        return asdict(self)
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def _first_line(text: str) -> str:
+    text = _ANSI.sub("", text)  # Maven colours its banner even when not on a terminal
+    return next((line.strip() for line in text.splitlines() if line.strip()), "")
+
+
+def _tool(
+    name: str,
+    argv: list[str],
+    fix: str,
+    *,
+    required: bool = True,
+    version_re: str | None = None,
+    minimum: int | None = None,
+) -> Finding:
+    path = shutil.which(argv[0])
+    if not path:
+        return Finding(name, MISSING, "not on PATH", fix, required)
+    result = proc.run(argv, timeout=30)
+    text = _first_line(result.stdout) or _first_line(result.stderr)
+    if version_re and minimum is not None:
+        match = re.search(version_re, text)
+        if match and int(match.group(1)) < minimum:
+            return Finding(name, MISSING, f"{text} (need {minimum} or newer)", fix, required)
+    return Finding(name, OK, text or path, "", required)
+
+
+def check_python() -> Finding:
+    v = sys.version_info
+    state = OK if v >= (3, 11) else MISSING
+    return Finding(
+        "python",
+        state,
+        f"Python {v.major}.{v.minor}.{v.micro}",
+        "" if state == OK else "install Python 3.11 or newer",
+    )
+
+
+def check_java() -> Finding:
+    return _tool(
+        "java",
+        ["java", "-version"],
+        "apt-get install openjdk-17-jdk-headless",
+        required=False,
+        version_re=r'version "(\d+)',
+        minimum=17,
+    )
+
+
+def check_maven() -> Finding:
+    return _tool("maven", ["mvn", "-v"], "apt-get install maven", required=False)
+
+
+_OFFLINE_MARKERS = (
+    "org/apache/maven/plugins/maven-surefire-plugin",
+    "org/apache/maven/plugins/maven-compiler-plugin",
+    "org/junit/jupiter/junit-jupiter-engine",
+)
+
+
+def check_offline_repo(root: Path = DEBIAN_MAVEN_REPO) -> Finding:
+    if not root.is_dir():
+        return Finding(
+            "offline maven repo",
+            WARN,
+            f"{root} absent",
+            "apt-get install maven junit5 libsurefire-java "
+            "libmaven-compiler-plugin-java libmaven-resources-plugin-java "
+            "libmaven-jar-plugin-java libmaven-install-plugin-java "
+            "(or be online for Maven Central)",
+            required=False,
+        )
+    missing = [m for m in _OFFLINE_MARKERS if not (root / m).is_dir()]
+    if missing:
+        return Finding(
+            "offline maven repo",
+            WARN,
+            f"{root} lacks {', '.join(missing)}",
+            "apt-get install junit5 libsurefire-java libmaven-compiler-plugin-java",
+            required=False,
+        )
+    return Finding("offline maven repo", OK, f"{root} (Debian's packaged plugins)", required=False)
+
+
+def _central_url() -> str | None:
+    """Maven's own idea of its central repository, read from the installed super POM."""
+    mvn = shutil.which("mvn")
+    if not mvn:
+        return None
+    lib = Path(mvn).resolve().parent.parent / "lib"
+    for jar in sorted(lib.glob("maven-model-builder-*.jar")):
+        try:
+            with zipfile.ZipFile(jar) as zf:
+                pom = zf.read("org/apache/maven/model/pom-4.0.0.xml").decode()
+        except (OSError, KeyError, zipfile.BadZipFile):
+            continue
+        match = re.search(r"<url>(https?://[^<]+)</url>", pom)
+        if match:
+            return match.group(1)
+    return None
+
+
+def check_network(connect: Callable[[str, int], bool] | None = None) -> Finding:
+    url = _central_url()
+    if url is None:
+        return Finding("maven central", WARN, "unknown (no Maven installed to ask)", required=False)
+    host = urlparse(url).hostname or ""
+
+    def _connect(h: str, port: int) -> bool:
+        try:
+            with socket.create_connection((h, port), timeout=3):
+                return True
+        except OSError:
+            return False
+
+    reachable = (connect or _connect)(host, 443)
+    if reachable:
+        return Finding("maven central", OK, "reachable", required=False)
+    return Finding(
+        "maven central",
+        WARN,
+        "not reachable (offline)",
+        "use Debian's offline repository (see 'offline maven repo') or the docker backend",
+        required=False,
+    )
+
+
+def check_docker() -> Finding:
+    try:
+        from harness.maven import get_backend
+
+        status = get_backend("docker").status()
+    except Exception as exc:  # the docker backend must never break the doctor itself
+        return Finding("docker", WARN, f"cannot check: {exc}", required=False)
+    state = OK if status.usable else WARN
+    return Finding("docker", state, status.detail, status.fix or "", required=False)
+
+
+def run_checks() -> list[Finding]:
+    findings = [
+        check_python(),
+        _tool("git", ["git", "--version"], "apt-get install git"),
+        _tool(
+            "bash",
+            ["bash", "--version"],
+            "apt-get install bash",
+            version_re=r"version (\d+)",
+            minimum=4,
+        ),
+        _tool("jq", ["jq", "--version"], "apt-get install jq"),
+        check_java(),
+        check_maven(),
+        check_offline_repo(),
+        check_network(),
+        check_docker(),
+    ]
+    return [*findings, maven_verdict(findings)]
+
+
+def maven_verdict(findings: list[Finding]) -> Finding:
+    """Maven can run somewhere: here (with a repository to resolve from) or in a container."""
+    by = {f.name: f for f in findings}
+    local = (
+        by["java"].state == OK
+        and by["maven"].state == OK
+        and (by["offline maven repo"].state == OK or by["maven central"].state == OK)
+    )
+    if local:
+        return Finding("sensors can run", OK, "on this machine (backend local)")
+    if by["docker"].state == OK:
+        return Finding("sensors can run", OK, "in a container (backend docker)")
+    return Finding(
+        "sensors can run",
+        MISSING,
+        "neither local Maven nor Docker is usable",
+        "install Java 17 and Maven (see above) or start Docker and build the image: "
+        "scripts/docker-up.sh",
+    )

@@ -1,0 +1,116 @@
+"""Rich renderings of workspaces, Surefire reports, backups and doctor findings."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from harness.maven.backend import BackendStatus, MavenRun
+from harness.maven.surefire import SurefireReport
+from harness.workspace import Backup
+
+
+def human_age(seconds: float) -> str:
+    if seconds < 0:
+        return "in the future"
+    if seconds < 90:
+        return f"{seconds:.0f} s ago"
+    if seconds < 90 * 60:
+        return f"{seconds / 60:.0f} min ago"
+    if seconds < 36 * 3600:
+        return f"{seconds / 3600:.1f} h ago"
+    return f"{seconds / 86400:.0f} days ago"
+
+
+def sensor_table(reports: Mapping[str, SurefireReport | None], now: float | None = None) -> Table:
+    now = time.time() if now is None else now
+    table = Table(title="Sensor reports (target/surefire-reports)", title_justify="left")
+    for column in ("sensor", "tests", "failures", "errors", "skipped", "age", "verdict"):
+        table.add_column(
+            column,
+            justify="right" if column in {"tests", "failures", "errors", "skipped"} else "left",
+        )
+    for name, report in reports.items():
+        if report is None:
+            table.add_row(name, "-", "-", "-", "-", "-", "[red]no report[/]")
+            continue
+        if report.green:
+            verdict = "[green]green[/]"
+        elif report.tests == 0:
+            verdict = "[yellow]ran no test[/]"
+        else:
+            verdict = "[red]red[/]"
+        table.add_row(
+            name,
+            str(report.tests),
+            str(report.failures),
+            str(report.errors),
+            str(report.skipped),
+            human_age(report.age(now)),
+            verdict,
+        )
+    return table
+
+
+def print_problems(console: Console, reports: Mapping[str, SurefireReport | None]) -> None:
+    for report in reports.values():
+        if report is None:
+            continue
+        for problem in report.problems:
+            console.print(f"[red]{problem.kind}[/] in [bold]{escape(problem.test)}[/]:")
+            console.print(escape(problem.message), markup=True)
+
+
+def backend_table(statuses: Sequence[BackendStatus]) -> Table:
+    table = Table(title="Maven backends", title_justify="left")
+    table.add_column("backend")
+    table.add_column("usable")
+    table.add_column("detail")
+    table.add_column("fix")
+    for status in statuses:
+        table.add_row(
+            status.name,
+            "[green]yes[/]" if status.usable else "[red]no[/]",
+            escape(status.detail),
+            escape(status.fix or ""),
+        )
+    return table
+
+
+def backups_table(backups: Sequence[Backup]) -> Table:
+    table = Table(title="Backups of your work (refs/hooklab/backups)", title_justify="left")
+    table.add_column("name")
+    table.add_column("reason")
+    table.add_column("taken")
+    for backup in backups:
+        table.add_row(backup.name, escape(backup.reason), human_age(time.time() - backup.created))
+    return table
+
+
+@contextmanager
+def maven_status(console: Console, what: str) -> Iterator[MavenStatusSink]:
+    """A spinner with the latest Maven output line, so a long run never looks frozen."""
+    sink = MavenStatusSink()
+    with console.status(f"{what} …") as status:
+        sink.update = lambda line: status.update(f"{what} … [dim]{escape(line[:100])}[/]")
+        yield sink
+
+
+class MavenStatusSink:
+    def __init__(self) -> None:
+        self.update: Callable[[str], None] = lambda line: None
+        self.lines: list[str] = []
+
+    def __call__(self, line: str) -> None:
+        self.lines.append(line)
+        if line.strip():
+            self.update(line)
+
+
+def maven_failure_text(run: MavenRun) -> str:
+    return run.output.strip() or f"Maven exited with status {run.returncode} and printed nothing"

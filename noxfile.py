@@ -1,0 +1,66 @@
+"""Sessions for developers and CI. Run them from the bootstrapped venv: .venv/bin/nox -s NAME.
+
+Sessions reuse the interpreter nox runs under (the project's .venv, set up by
+scripts/bootstrap.sh), because this machine reaches no index but PyPI and CI time is short.
+"""
+
+from __future__ import annotations
+
+import glob
+import sys
+
+import nox
+
+nox.options.sessions = ["lint", "tests", "labs"]
+nox.options.default_venv_backend = "none"
+
+PY = sys.executable
+SHELL_SCRIPTS = [
+    *glob.glob("petclinic_fixture/.claude/hooks/*.sh"),
+    "petclinic_fixture/mvnw",
+    *glob.glob("petclinic_fixture/.mvn/mvnw-docker"),
+    *glob.glob("scripts/*.sh"),
+    *glob.glob("docker/*.sh"),
+    ".ci/run",
+]
+
+
+@nox.session
+def tests(session: nox.Session) -> None:
+    """Run the whole test suite; writes build/test-results/pytest.xml."""
+    session.run(
+        PY, "-m", "pytest",
+        "--junitxml=build/test-results/pytest.xml",
+        "-o", "junit_family=xunit2",
+        *session.posargs,
+    )
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    """ruff, mypy (strict) and shellcheck on the hooks and scripts."""
+    session.run(PY, "-m", "ruff", "check", "harness", "tests", "benchmarks", "noxfile.py")
+    session.run(PY, "-m", "ruff", "format", "--check", "harness", "tests", "benchmarks",
+                "noxfile.py")
+    session.run(PY, "-m", "mypy")
+    session.run("shellcheck", "-x", *SHELL_SCRIPTS, external=True)
+
+
+@nox.session
+def labs(session: nox.Session) -> None:
+    """Prove every lab: on a fresh workspace each step's check fails, then passes after its solve."""
+    session.run(PY, "-m", "harness", "dev", "check", *session.posargs)
+
+
+@nox.session(default=False)
+def bench(session: nox.Session) -> None:
+    """Benchmarks: ratios measured side by side in one run (not part of CI)."""
+    for script in sorted(glob.glob("benchmarks/bench_*.py")):
+        session.run(PY, script, *session.posargs)
+
+
+@nox.session(default=False)
+def docker(session: nox.Session) -> None:
+    """Start dockerd if needed, build the local Maven image, run the Docker tests."""
+    session.run("bash", "scripts/docker-up.sh", external=True)
+    session.run(PY, "-m", "pytest", "-m", "docker", *session.posargs)

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Set up a fresh machine for Hook Lab: Debian packages for offline Maven and the hooks, then a
+# Python venv with the harness installed. Safe to run again: it only adds what is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+apt_packages=(
+  openjdk-17-jdk-headless maven junit5 libsurefire-java libmaven-compiler-plugin-java
+  libmaven-resources-plugin-java libmaven-jar-plugin-java libmaven-install-plugin-java
+  jq git bash shellcheck tmux python3-venv
+)
+missing=()
+for pkg in "${apt_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" \
+    || missing+=("$pkg")
+done
+if ((${#missing[@]})); then
+  echo "bootstrap: installing ${missing[*]}"
+  sudo_cmd=()
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null || { echo "bootstrap: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+    sudo_cmd=(sudo)
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get update -qq
+  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if [ ! -x .venv/bin/python ]; then
+  echo "bootstrap: creating .venv"
+  python3 -m venv .venv
+fi
+stamp=.venv/.hooklab-installed
+if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+  echo "bootstrap: installing the harness into .venv"
+  .venv/bin/python -m pip install -q --disable-pip-version-check -e '.[dev]'
+  touch "$stamp"
+fi
+echo "bootstrap: ready ($(.venv/bin/lab --version))"

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# The whole test suite from a fresh machine: set up, start Docker with the local Maven image,
+# then lint, tests (JUnit XML at build/test-results/pytest.xml) and the lab proofs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/bootstrap.sh
+./scripts/docker-up.sh
+mkdir -p build/test-results
+exec .venv/bin/nox -s lint tests labs
