@@ -1,0 +1,80 @@
+"""The Claude Code hook runtime as a library: settings, matchers, hook runs, outcomes, sessions.
+
+Knows nothing of labs, Maven, rich or the CLI. The pieces, top down:
+
+``Session(project_dir, settings=None, *, cwd=None, session_id=None, transcript_dir=None,
+permission_mode="default", auto_approve=False, env=None)``
+    A scripted session whose tools act on the real workspace. Each method returns a
+    ``StepOutcome`` (``outcome`` allowed|blocked|asked|stopped|error, ``tool_ran``,
+    ``feedback`` shown to Claude, ``user_message``, ``system_message``, ``stop_hook_active``,
+    ``turn_ended``, ``hooks``)::
+
+        session_start(source="startup")
+        prompt(text)
+        edit(file, old, new, replace_all=False)
+        write(file, content)
+        bash(command, *, background=False, timeout=None, description="")
+        subagent_stop(agent_type, prompt, last_message, stop_reason="end_turn", agent_id=None)
+        stop(last_message="")
+        close()            # kills background shells; Session is also a context manager
+
+    The stop loop: after a blocked stop the next Stop payload has ``stop_hook_active: true``;
+    the 8th consecutive block ends the turn anyway; a prompt that goes through starts a new count.
+
+``dispatch(event, payload, settings, project_dir, *, cwd=None, env=None) -> EventOutcome``
+    One event through its matching hooks (parallel, deduplicated, each with its timeout).
+    ``EventOutcome`` holds ``runs`` (``HookRun(event, command, exit_code, stdout, stderr,
+    timed_out, duration)``), ``blocked``, ``reason``, ``permission_decision``,
+    ``continue_``/``stopped``, ``stop_reason``, ``system_messages``, ``additional_context``,
+    ``user_messages``, ``errors`` and ``notes``. ``route(event, runs)`` is the pure part.
+
+``load_settings(project_dir) -> Settings`` merges ``.claude/settings.json`` and
+``.claude/settings.local.json``; ``parse_settings(data, where)`` validates a dict;
+``find_project_root(start)`` walks up to the directory holding ``.claude/settings.json``.
+``matches(matcher, value)`` is the matcher rule. ``load_scenario(path)`` and
+``run_scenario(scenario, session)`` drive a session from a TOML file.
+"""
+
+from __future__ import annotations
+
+from harness.claude.dispatch import EventOutcome, dispatch, route
+from harness.claude.events import Event
+from harness.claude.matchers import matches
+from harness.claude.permissions import PermissionRule, Permissions
+from harness.claude.runner import OUTPUT_CAP, HookRun
+from harness.claude.scenario import Scenario, ScenarioStep, StepReport, load_scenario, run_scenario
+from harness.claude.session import STOP_BLOCK_CAP, Session, StepOutcome
+from harness.claude.settings import (
+    HookCommand,
+    MatcherGroup,
+    Settings,
+    find_project_root,
+    load_settings,
+    parse_settings,
+)
+
+__all__ = [
+    "OUTPUT_CAP",
+    "STOP_BLOCK_CAP",
+    "Event",
+    "EventOutcome",
+    "HookCommand",
+    "HookRun",
+    "MatcherGroup",
+    "PermissionRule",
+    "Permissions",
+    "Scenario",
+    "ScenarioStep",
+    "Session",
+    "Settings",
+    "StepOutcome",
+    "StepReport",
+    "dispatch",
+    "find_project_root",
+    "load_scenario",
+    "load_settings",
+    "matches",
+    "parse_settings",
+    "route",
+    "run_scenario",
+]

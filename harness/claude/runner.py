@@ -1,0 +1,126 @@
+"""Running hook commands: ``bash -c``, JSON on stdin, in parallel, each with its own timeout.
+
+Each hook gets its own process group so a timeout can kill the whole tree (a hook that starts
+``mvn`` must not leave it running). A timed-out hook's output is thrown away: it renders no
+decision, as in Claude Code.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.claude.settings import HookCommand
+
+OUTPUT_CAP = 10_000
+_CUT_MARK = "\n[... output capped at 10,000 characters]"
+
+
+def cap(text: str, limit: int = OUTPUT_CAP) -> str:
+    """At most ``limit`` characters, keeping the head: hook messages lead with the reason."""
+    if len(text) <= limit:
+        return text
+    return text[: limit - len(_CUT_MARK)] + _CUT_MARK
+
+
+@dataclass(frozen=True)
+class HookRun:
+    """One hook process: what ran and what it said. ``exit_code`` is None when it timed out."""
+
+    event: str
+    command: str
+    exit_code: int | None
+    stdout: str
+    stderr: str
+    timed_out: bool
+    duration: float
+    started: float = 0.0  # time.monotonic() at start and end, to reason about overlap
+    ended: float = 0.0
+
+    def __repr__(self) -> str:
+        status = "timed out" if self.timed_out else f"exit {self.exit_code}"
+        first = self.stderr.strip().splitlines()[0] if self.stderr.strip() else ""
+        tail = f", stderr={first[:60]!r}" if first else ""
+        return f"<HookRun {self.event} {self.command!r} {status} in {self.duration:.2f}s{tail}>"
+
+    def to_json(self) -> dict[str, object]:
+        return {"event": self.event, "command": self.command, "exit_code": self.exit_code,
+                "timed_out": self.timed_out, "duration": round(self.duration, 3)}
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
+
+
+def run_hook(
+    event: str, hook: HookCommand, stdin: bytes, *, cwd: Path, env: Mapping[str, str]
+) -> HookRun:
+    started = time.monotonic()
+    try:
+        proc = subprocess.Popen(
+            ["bash", "-c", hook.command],
+            cwd=cwd,
+            env=dict(env),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
+    except OSError as exc:  # no bash, or cwd gone: a non-blocking error like a missing script
+        ended = time.monotonic()
+        return HookRun(event, hook.command, 127, "", f"cannot start hook: {exc}", False,
+                       ended - started, started, ended)
+    try:
+        out, err = proc.communicate(stdin, timeout=hook.timeout)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        # A grandchild that left the group may still hold the pipes: do not wait for it.
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.communicate(timeout=5)
+        ended = time.monotonic()
+        return HookRun(event, hook.command, None, "", "", True, ended - started, started, ended)
+    ended = time.monotonic()
+    return HookRun(
+        event,
+        hook.command,
+        proc.returncode,
+        out.decode("utf-8", errors="replace"),
+        err.decode("utf-8", errors="replace"),
+        False,
+        ended - started,
+        started,
+        ended,
+    )
+
+
+def run_hooks(
+    event: str,
+    hooks: Sequence[HookCommand],
+    stdin: bytes,
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+) -> list[HookRun]:
+    """Run every hook at the same time; results in the order of ``hooks``."""
+    if len(hooks) == 1:  # no thread for the common case
+        return [run_hook(event, hooks[0], stdin, cwd=cwd, env=env)]
+    results: list[HookRun | None] = [None] * len(hooks)
+
+    def work(i: int, hook: HookCommand) -> None:
+        results[i] = run_hook(event, hook, stdin, cwd=cwd, env=env)
+
+    threads = [threading.Thread(target=work, args=(i, h), daemon=True)
+               for i, h in enumerate(hooks)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return [r for r in results if r is not None]

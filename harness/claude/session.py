@@ -1,0 +1,400 @@
+"""A scripted Claude Code session: events in order, tools that act for real, the stop loop.
+
+Each method is one thing that happens in a session and returns a ``StepOutcome`` saying what
+Claude and the user would see. Order inside a tool call, as in Claude Code: the tool validates
+its input, ``permissions.deny`` refuses before any hook, PreToolUse decides (deny > defer > ask
+> allow), ``permissions.ask`` still asks after a hook's allow, the tool runs, PostToolUse reports.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import tempfile
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness.claude.dispatch import EventOutcome, dispatch
+from harness.claude.events import SESSION_START_SOURCES, Event
+from harness.claude.runner import HookRun, cap
+from harness.claude.settings import Settings, load_settings
+from harness.claude.tools import (
+    DEFAULT_BASH_TIMEOUT,
+    MAX_BASH_TIMEOUT,
+    BackgroundShell,
+    ToolError,
+    apply_edit,
+    apply_write,
+    check_edit,
+    run_bash,
+    start_background,
+)
+from harness.claude.transcript import Transcript, write_agent_transcript
+from harness.errors import HarnessError
+
+STOP_BLOCK_CAP = 8  # consecutive blocked stops after which Claude Code ends the turn anyway
+OUTCOMES = ("allowed", "blocked", "asked", "stopped", "error")
+
+
+@dataclass
+class StepOutcome:
+    """What one step did.
+
+    ``outcome``: allowed (went through), blocked (refused by a rule or hook, or a PostToolUse
+    hook reported back; ``tool_ran`` tells which), asked (the user is asked: an ``ask``/``defer``
+    decision or an ask rule), stopped (a hook said ``continue: false``), error (the tool
+    rejected its input, e.g. an Edit whose old_string is not in the file — no hook ran).
+    ``feedback`` is what Claude is shown; ``user_message`` what only the user sees.
+    """
+
+    step: int
+    do: str
+    detail: str
+    outcome: str
+    tool_ran: bool | None = None
+    permission: str | None = None
+    feedback: str = ""
+    user_message: str = ""
+    system_message: str = ""
+    additional_context: str = ""
+    errors: list[str] = field(default_factory=list)
+    stop_hook_active: bool | None = None
+    turn_ended: bool = False
+    tool_response: dict[str, Any] | None = None
+    events: list[EventOutcome] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def hooks(self) -> list[HookRun]:
+        return [run for ev in self.events for run in ev.runs]
+
+    def __repr__(self) -> str:
+        ran = "" if self.tool_ran is None else f" tool_ran={self.tool_ran}"
+        said = f" feedback={self.feedback[:60]!r}" if self.feedback else ""
+        return f"<StepOutcome {self.step} {self.do} {self.outcome}{ran}{said}>"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "step": self.step, "do": self.do, "detail": self.detail, "outcome": self.outcome,
+            "tool_ran": self.tool_ran, "permission": self.permission, "feedback": self.feedback,
+            "user_message": self.user_message, "system_message": self.system_message,
+            "additional_context": self.additional_context, "errors": self.errors,
+            "stop_hook_active": self.stop_hook_active, "turn_ended": self.turn_ended,
+            "hooks": [run.to_json() for run in self.hooks], "notes": self.notes,
+        }
+
+
+def _collect(step: StepOutcome, *events: EventOutcome) -> StepOutcome:
+    """Fold the messages of ``events`` into ``step``."""
+    step.events.extend(events)
+    system = [m for ev in events for m in ev.system_messages]
+    context = [c for ev in events for c in ev.additional_context]
+    users = [m for ev in events for m in ev.user_messages if m]
+    stops = [ev.stop_reason for ev in events if ev.stopped and ev.stop_reason]
+    step.system_message = cap("\n".join(system))
+    step.additional_context = cap("\n".join(context))
+    step.user_message = cap("\n".join([*stops, *users, *([step.user_message] if
+                                                          step.user_message else [])]))
+    step.errors.extend(e for ev in events for e in ev.errors)
+    step.notes.extend(n for ev in events for n in ev.notes)
+    return step
+
+
+class Session:
+    """A scripted session in ``project_dir`` (the root holding ``.claude/``).
+
+    ``settings`` defaults to the project's merged settings files. ``auto_approve`` makes the
+    simulated user say yes when asked (the step still reports ``asked``). A permission prompt
+    Claude Code would show for a tool with no allow rule is approved by the simulated user and
+    recorded as ``permission="prompted"``. Transcripts go to ``transcript_dir`` (a fresh temp
+    directory by default, outside the workspace so they never count as changed files).
+    """
+
+    def __init__(
+        self,
+        project_dir: Path | str,
+        settings: Settings | None = None,
+        *,
+        cwd: Path | str | None = None,
+        session_id: str | None = None,
+        transcript_dir: Path | str | None = None,
+        permission_mode: str = "default",
+        auto_approve: bool = False,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        self.project_dir = Path(project_dir).resolve()
+        self.settings = settings if settings is not None else load_settings(self.project_dir)
+        self.cwd = Path(cwd).resolve() if cwd is not None else self.project_dir
+        self.session_id = session_id or str(uuid.uuid4())
+        base = Path(transcript_dir) if transcript_dir else Path(
+            tempfile.mkdtemp(prefix="hooklab-session-"))
+        self.transcript_dir = base
+        self.transcript = Transcript(base / f"{self.session_id}.jsonl", self.session_id, self.cwd)
+        self.permission_mode = permission_mode
+        self.auto_approve = auto_approve
+        self.env = dict(env or {})
+        self.history: list[StepOutcome] = []
+        self.background: dict[str, BackgroundShell] = {}
+        self.blocked_stops = 0  # consecutive blocked stops in this turn
+        self._subagents: dict[str, tuple[str, bool]] = {}  # agent_type -> (agent_id, blocked)
+
+    def __repr__(self) -> str:
+        return (f"<Session {self.session_id[:8]} in {self.project_dir} steps={len(self.history)} "
+                f"blocked_stops={self.blocked_stops}>")
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Kill background shells still running (a real session ending would, too)."""
+        for shell in self.background.values():
+            shell.kill()
+
+    @property
+    def transcript_path(self) -> Path:
+        return self.transcript.path
+
+    # -- plumbing ----------------------------------------------------------------------------
+
+    def _payload(self, event: Event, **fields: Any) -> dict[str, Any]:
+        return {"session_id": self.session_id, "transcript_path": str(self.transcript.path),
+                "cwd": str(self.cwd), "permission_mode": self.permission_mode,
+                "hook_event_name": event.value, **fields}
+
+    def _dispatch(self, event: Event, **fields: Any) -> EventOutcome:
+        out = dispatch(event, self._payload(event, **fields), self.settings, self.project_dir,
+                       cwd=self.cwd, env=self.env)
+        for message in out.errors:
+            self.transcript.hook_note(event.value, "error", message)
+        for message in out.system_messages:
+            self.transcript.hook_note(event.value, "system", message)
+        return out
+
+    def _step(self, do: str, detail: str, outcome: str, **kw: Any) -> StepOutcome:
+        return StepOutcome(len(self.history) + 1, do, detail, outcome, **kw)
+
+    def _done(self, step: StepOutcome) -> StepOutcome:
+        if step.turn_ended:
+            self.blocked_stops = 0
+        self.history.append(step)
+        return step
+
+    def _path(self, file: str | Path) -> Path:
+        return Path(os.path.abspath(self.cwd / file))
+
+    def _tool_env(self) -> dict[str, str]:
+        env = dict(os.environ)
+        env["CLAUDECODE"] = "1"
+        env.update(self.env)
+        return env
+
+    # -- events ------------------------------------------------------------------------------
+
+    def session_start(self, source: str = "startup") -> StepOutcome:
+        if source not in SESSION_START_SOURCES:
+            raise HarnessError(f"session_start source {source!r} is not one of "
+                               + ", ".join(SESSION_START_SOURCES),
+                               fix="use startup, resume, clear or compact")
+        out = self._dispatch(Event.SESSION_START, source=source)
+        step = self._step("session_start", source, "stopped" if out.stopped else "allowed",
+                          turn_ended=out.stopped)
+        for message in out.user_messages:
+            self.transcript.hook_note("SessionStart", "user", message)
+        return self._done(_collect(step, out))
+
+    def prompt(self, text: str) -> StepOutcome:
+        out = self._dispatch(Event.USER_PROMPT_SUBMIT, prompt=text)
+        if out.stopped:
+            step = self._step("prompt", text, "stopped", turn_ended=True)
+        elif out.blocked:  # the prompt is erased: no new turn starts
+            step = self._step("prompt", text, "blocked", turn_ended=True)
+            for message in out.user_messages:
+                self.transcript.hook_note("UserPromptSubmit", "user", message)
+        else:
+            self.blocked_stops = 0  # a prompt that goes through starts a new turn
+            self.transcript.user(text)
+            step = self._step("prompt", text, "allowed")
+        return self._done(_collect(step, out))
+
+    def stop(self, last_message: str = "") -> StepOutcome:
+        active = self.blocked_stops > 0
+        if last_message:
+            self.transcript.assistant_text(last_message)
+        out = self._dispatch(Event.STOP, stop_hook_active=active,
+                             last_assistant_message=last_message)
+        if out.stopped:
+            step = self._step("stop", "", "stopped", turn_ended=True, stop_hook_active=active)
+        elif out.blocked:
+            self.blocked_stops += 1
+            step = self._step("stop", "", "blocked", stop_hook_active=active,
+                              feedback=out.reason or "Stop hook blocked without a reason")
+            self.transcript.hook_note("Stop", "claude", step.feedback)
+            if self.blocked_stops >= STOP_BLOCK_CAP:
+                step.turn_ended = True
+                step.notes.append(f"{STOP_BLOCK_CAP} consecutive blocked stops: Claude Code "
+                                  "overrides the Stop hook and ends the turn")
+        else:
+            step = self._step("stop", "", "allowed", turn_ended=True, stop_hook_active=active)
+        return self._done(_collect(step, out))
+
+    def subagent_stop(self, agent_type: str, prompt: str, last_message: str,
+                      stop_reason: str = "end_turn", agent_id: str | None = None) -> StepOutcome:
+        """A subagent finishing. After a blocked stop of the same ``agent_type`` the same agent
+        (same id) stops again with ``stop_hook_active: true``."""
+        previous = self._subagents.get(agent_type)
+        active = previous is not None and previous[1]
+        if agent_id is None:
+            agent_id = previous[0] if previous and active else secrets.token_hex(8)
+        path = self.transcript_dir / self.session_id / "subagents" / f"agent-{agent_id}.jsonl"
+        write_agent_transcript(path, prompt, last_message, stop_reason)
+        out = self._dispatch(Event.SUBAGENT_STOP, stop_hook_active=active, agent_id=agent_id,
+                             agent_type=agent_type, agent_transcript_path=str(path),
+                             last_assistant_message=last_message)
+        self._subagents[agent_type] = (agent_id, out.blocked and not out.stopped)
+        if out.stopped:
+            step = self._step("subagent_stop", agent_type, "stopped", turn_ended=True,
+                              stop_hook_active=active)
+        elif out.blocked:  # the subagent keeps working with the reason as its instruction
+            step = self._step("subagent_stop", agent_type, "blocked", stop_hook_active=active,
+                              feedback=out.reason)
+            self.transcript.hook_note("SubagentStop", "subagent", out.reason)
+        else:
+            step = self._step("subagent_stop", agent_type, "allowed", stop_hook_active=active)
+        return self._done(_collect(step, out))
+
+    # -- tools -------------------------------------------------------------------------------
+
+    def edit(self, file: str | Path, old: str, new: str, replace_all: bool = False
+             ) -> StepOutcome:
+        path = self._path(file)
+        tool_input = {"file_path": str(path), "old_string": old, "new_string": new,
+                      "replace_all": replace_all}
+        return self._tool("edit", str(file), "Edit", tool_input,
+                          check=lambda: check_edit(path, old, new, replace_all),
+                          run=lambda: (apply_edit(path, old, new, replace_all),
+                                       f"The file {path} has been updated.", False))
+
+    def write(self, file: str | Path, content: str) -> StepOutcome:
+        path = self._path(file)
+        tool_input = {"file_path": str(path), "content": content}
+
+        def run() -> tuple[dict[str, Any], str, bool]:
+            response = apply_write(path, content)
+            verb = "created" if response["type"] == "create" else "updated"
+            return response, f"File {verb} successfully at: {path}", False
+
+        return self._tool("write", str(file), "Write", tool_input, check=None, run=run)
+
+    def bash(self, command: str, *, background: bool = False, timeout: float | None = None,
+             description: str = "") -> StepOutcome:
+        """Run ``command`` with ``bash -c`` in the session cwd. ``timeout`` is in seconds
+        (sent to hooks in milliseconds, as Claude Code does)."""
+        limit = min(timeout or DEFAULT_BASH_TIMEOUT, MAX_BASH_TIMEOUT)
+        tool_input: dict[str, Any] = {"command": command, "description": description,
+                                      "run_in_background": background}
+        if timeout is not None:
+            tool_input["timeout"] = int(limit * 1000)
+
+        def run() -> tuple[dict[str, Any], str, bool]:
+            if background:
+                shell_id = f"bash_{len(self.background) + 1}"
+                log = self.transcript_dir / self.session_id / "background" / f"{shell_id}.log"
+                self.background[shell_id] = start_background(
+                    shell_id, command, cwd=self.cwd, env=self._tool_env(), log=log)
+                response = {"stdout": "", "stderr": "", "interrupted": False, "isImage": False,
+                            "backgroundTaskId": shell_id}
+                return response, f"Command running in background with ID: {shell_id}", False
+            result = run_bash(command, cwd=self.cwd, env=self._tool_env(), timeout=limit)
+            failed = result.interrupted or bool(result.exit_code)
+            return result.response(), result.result_text(), failed
+
+        return self._tool("bash", command, "Bash", tool_input, check=None, run=run)
+
+    def _tool(
+        self,
+        do: str,
+        detail: str,
+        name: str,
+        tool_input: dict[str, Any],
+        *,
+        check: Callable[[], None] | None,
+        run: Callable[[], tuple[dict[str, Any], str, bool]],
+    ) -> StepOutcome:
+        use_id = "toolu_" + secrets.token_hex(12)
+        self.transcript.tool_use(use_id, name, tool_input)
+
+        def refuse(outcome: str, message: str, **kw: Any) -> StepOutcome:
+            self.transcript.tool_result(use_id, message, is_error=True)
+            return self._step(do, detail, outcome, tool_ran=False, feedback=message, **kw)
+
+        if check is not None:
+            try:
+                check()
+            except ToolError as exc:
+                msg = f"<tool_use_error>{exc}</tool_use_error>"
+                return self._done(refuse("error", msg, permission=None))
+
+        kind, rule = self.settings.permissions.check(name, tool_input, self.project_dir)
+        if kind == "deny":
+            msg = (f"Permission to use {name} has been denied by the rule {rule} in the "
+                   "project settings.")
+            return self._done(refuse("blocked", msg, permission="deny-rule"))
+
+        pre = self._dispatch(Event.PRE_TOOL_USE, tool_name=name, tool_input=tool_input,
+                             tool_use_id=use_id)
+        if pre.stopped:
+            step = refuse("stopped", "Stopped by a PreToolUse hook (continue: false).",
+                          permission="hook-stop", turn_ended=True)
+            return self._done(_collect(step, pre))
+        decision = pre.permission_decision
+        if decision == "deny":
+            step = refuse("blocked", pre.reason or f"PreToolUse hook denied {name}.",
+                          permission="hook-deny")
+            self.transcript.hook_note("PreToolUse", "claude", step.feedback)
+            return self._done(_collect(step, pre))
+
+        asked = decision in ("ask", "defer") or kind == "ask"
+        if asked:
+            permission = decision if decision in ("ask", "defer") else "ask-rule"
+            prompt_text = pre.permission_reason or f"Claude wants to use {name}: {detail}"
+            if not self.auto_approve:
+                step = self._step(do, detail, "asked", tool_ran=False, permission=permission,
+                                  user_message=prompt_text)
+                self.transcript.hook_note("PreToolUse", "user", prompt_text)
+                self.transcript.tool_result(use_id, "Waiting for the user's permission.",
+                                            is_error=True)
+                return self._done(_collect(step, pre))
+            permission += ", auto-approved"
+        elif decision == "allow":
+            permission = "hook-allow"
+        elif kind == "allow":
+            permission = "allow-rule"
+        else:
+            permission = "prompted"  # the simulated user approves the usual prompt
+
+        try:
+            response, text, is_error = run()
+        except ToolError as exc:
+            step = refuse("error", f"<tool_use_error>{exc}</tool_use_error>",
+                          permission=permission)
+            return self._done(_collect(step, pre))
+        self.transcript.tool_result(use_id, text, is_error=is_error)
+
+        post = self._dispatch(Event.POST_TOOL_USE, tool_name=name, tool_input=tool_input,
+                              tool_response=response, tool_use_id=use_id)
+        outcome = "asked" if asked else "allowed"
+        step = self._step(do, detail, outcome, tool_ran=True, permission=permission,
+                          tool_response=response)
+        if post.stopped:
+            step.outcome, step.turn_ended = "stopped", True
+        elif post.blocked:
+            step.outcome = "blocked"
+            step.feedback = post.reason
+            self.transcript.hook_note("PostToolUse", "claude", post.reason)
+        return self._done(_collect(step, pre, post))

@@ -1,0 +1,151 @@
+"""The scripted agent's tools, acting on the real workspace: Edit, Write, Bash.
+
+Edit checks its input before any hook runs (as Claude Code validates tool input before
+PreToolUse), so an edit whose ``old_string`` is missing or ambiguous fails without hooks and
+without touching the file; the messages follow Claude Code's wording.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+DEFAULT_BASH_TIMEOUT = 120.0  # seconds; Claude Code's default of two minutes
+MAX_BASH_TIMEOUT = 600.0
+BASH_OUTPUT_CAP = 30_000
+
+
+class ToolError(Exception):
+    """The tool refused its input or failed; the message is the tool result Claude sees."""
+
+
+def check_edit(path: Path, old: str, new: str, replace_all: bool) -> None:
+    if old == new:
+        raise ToolError("No changes to make: old_string and new_string are exactly the same.")
+    if not path.exists():
+        if old == "":
+            return  # Edit with an empty old_string creates the file
+        raise ToolError(f"File does not exist: {path}")
+    if path.is_dir():
+        raise ToolError(f"{path} is a directory, not a file.")
+    if old == "":
+        raise ToolError("Cannot create new file - file already exists.")
+    content = path.read_text(encoding="utf-8", errors="surrogateescape")
+    count = content.count(old)
+    if count == 0:
+        raise ToolError(f"String to replace not found in file.\nString: {old}")
+    if count > 1 and not replace_all:
+        raise ToolError(
+            f"Found {count} matches of the string to replace, but replace_all is false. To "
+            "replace all occurrences, set replace_all to true. To replace only one occurrence, "
+            f"please provide more context to uniquely identify the instance.\nString: {old}")
+
+
+def apply_edit(path: Path, old: str, new: str, replace_all: bool) -> dict[str, Any]:
+    check_edit(path, old, new, replace_all)  # the file may have changed since the check
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        original = ""
+        updated = new
+    else:
+        original = path.read_text(encoding="utf-8", errors="surrogateescape")
+        updated = original.replace(old, new) if replace_all else original.replace(old, new, 1)
+    path.write_text(updated, encoding="utf-8", errors="surrogateescape")
+    return {"filePath": str(path), "oldString": old, "newString": new,
+            "originalFile": original, "replaceAll": replace_all, "userModified": False,
+            "structuredPatch": []}
+
+
+def apply_write(path: Path, content: str) -> dict[str, Any]:
+    existed = path.exists()
+    if path.is_dir():
+        raise ToolError(f"{path} is a directory, not a file.")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(content, encoding="utf-8")
+    return {"type": "update" if existed else "create", "filePath": str(path),
+            "content": content, "structuredPatch": []}
+
+
+@dataclass(frozen=True)
+class BashResult:
+    stdout: str
+    stderr: str
+    exit_code: int | None  # None when interrupted by the timeout
+    interrupted: bool
+
+    def response(self) -> dict[str, Any]:
+        return {"stdout": self.stdout, "stderr": self.stderr, "interrupted": self.interrupted,
+                "isImage": False}
+
+    def result_text(self) -> str:
+        parts = [p for p in (self.stdout.rstrip("\n"), self.stderr.rstrip("\n")) if p]
+        if self.interrupted:
+            parts.append("Command timed out")
+        elif self.exit_code:
+            parts.append(f"Exit code {self.exit_code}")
+        return "\n".join(parts)
+
+
+def _clip(text: str) -> str:
+    if len(text) <= BASH_OUTPUT_CAP:
+        return text
+    return text[:BASH_OUTPUT_CAP] + f"\n... [{len(text) - BASH_OUTPUT_CAP} characters truncated]"
+
+
+def run_bash(command: str, *, cwd: Path, env: Mapping[str, str], timeout: float) -> BashResult:
+    proc = subprocess.Popen(["bash", "-c", command], cwd=cwd, env=dict(env),
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        try:
+            out, err = proc.communicate(timeout=5)
+        except subprocess.TimeoutExpired:
+            out, err = b"", b""
+        return BashResult(_clip(out.decode(errors="replace")), _clip(err.decode(errors="replace")),
+                          None, True)
+    return BashResult(_clip(out.decode(errors="replace")), _clip(err.decode(errors="replace")),
+                      proc.returncode, False)
+
+
+@dataclass
+class BackgroundShell:
+    """A ``run_in_background`` command: detached, output in ``log``."""
+
+    shell_id: str
+    command: str
+    process: subprocess.Popen[bytes]
+    log: Path
+
+    def __repr__(self) -> str:
+        state = "running" if self.process.poll() is None else f"exit {self.process.returncode}"
+        return f"<BackgroundShell {self.shell_id} {self.command!r} {state}>"
+
+    def wait(self, timeout: float | None = None) -> int:
+        return self.process.wait(timeout)
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait()
+
+
+def start_background(shell_id: str, command: str, *, cwd: Path, env: Mapping[str, str],
+                     log: Path) -> BackgroundShell:
+    log.parent.mkdir(parents=True, exist_ok=True)
+    sink: IO[bytes]
+    with log.open("wb") as sink:
+        proc = subprocess.Popen(["bash", "-c", command], cwd=cwd, env=dict(env),
+                                stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+    return BackgroundShell(shell_id, command, proc, log)
