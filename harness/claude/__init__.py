@@ -42,7 +42,14 @@ from harness.claude.events import Event
 from harness.claude.matchers import matches
 from harness.claude.permissions import PermissionRule, Permissions
 from harness.claude.runner import OUTPUT_CAP, HookRun
-from harness.claude.scenario import Scenario, ScenarioStep, StepReport, load_scenario, run_scenario
+from harness.claude.scenario import (
+    Scenario,
+    ScenarioStep,
+    StepReport,
+    load_scenario,
+    run_scenario,
+    run_step,
+)
 from harness.claude.session import STOP_BLOCK_CAP, Session, StepOutcome
 from harness.claude.settings import (
     HookCommand,
@@ -77,4 +84,5 @@ __all__ = [
     "parse_settings",
     "route",
     "run_scenario",
+    "run_step",
 ]

@@ -165,7 +165,11 @@ def _action(session: Session, step: ScenarioStep) -> Callable[[], StepOutcome]:
     return actions[step.do]
 
 
+def run_step(session: Session, step: ScenarioStep) -> StepReport:
+    return StepReport(step, _action(session, step)())
+
+
 def run_scenario(scenario: Scenario, session: Session) -> Iterator[StepReport]:
     """Run the steps in order, yielding each report as soon as the step is done."""
     for step in scenario.steps:
-        yield StepReport(step, _action(session, step)())
+        yield run_step(session, step)

@@ -64,6 +64,7 @@ class StepOutcome:
     stop_hook_active: bool | None = None
     turn_ended: bool = False
     tool_response: dict[str, Any] | None = None
+    tool_result: str = ""  # the tool's own result text, as Claude reads it
     events: list[EventOutcome] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -83,6 +84,7 @@ class StepOutcome:
             "user_message": self.user_message, "system_message": self.system_message,
             "additional_context": self.additional_context, "errors": self.errors,
             "stop_hook_active": self.stop_hook_active, "turn_ended": self.turn_ended,
+            "tool_result": self.tool_result,
             "hooks": [run.to_json() for run in self.hooks], "notes": self.notes,
         }
 
@@ -390,7 +392,7 @@ class Session:
                               tool_response=response, tool_use_id=use_id)
         outcome = "asked" if asked else "allowed"
         step = self._step(do, detail, outcome, tool_ran=True, permission=permission,
-                          tool_response=response)
+                          tool_response=response, tool_result=cap(text))
         if post.stopped:
             step.outcome, step.turn_ended = "stopped", True
         elif post.blocked:

@@ -23,6 +23,7 @@ from harness.errors import HarnessError
 COMMAND_MODULES = [
     "harness.cli.workspace_cmds",
     "harness.cli.doctor",
+    "harness.cli.simulate",
 ]
 
 

@@ -1,0 +1,76 @@
+"""``lab simulate SCENARIO.toml``: play a scripted Claude Code session against the real hooks."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from harness.claude.scenario import StepReport, load_scenario, run_step
+from harness.claude.session import Session
+from harness.claude.settings import find_project_root
+from harness.errors import HarnessError
+
+_DESCRIPTION = """\
+Play the steps of SCENARIO.toml as a Claude Code session in the current workspace (the nearest
+directory above holding .claude/settings.json): the real hooks run with the documented JSON on
+stdin, and tools act on the real files.
+
+Scenario: [[step]] tables with do = session_start (source) | prompt (text) |
+edit (file, old, new, replace_all) | write (file, content) | bash (command, background,
+timeout) | subagent_stop (agent_type, prompt, last_message, stop_reason) | stop (last_message),
+and an optional expect = allowed | blocked | asked | stopped | error.
+
+--json prints JSON Lines: one object per step, as it finishes, with step, do, detail, outcome,
+tool_ran, permission, feedback (what Claude is shown), user_message, system_message,
+additional_context, errors, stop_hook_active, turn_ended, tool_result,
+hooks [{event, command, exit_code, timed_out, duration}], notes, name, expect, expect_met.
+
+Exit status 1 when an expectation is not met (the step is named on stderr) or the scenario is
+malformed."""
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "simulate", help="play a scripted Claude Code session against the workspace's hooks",
+        description=_DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("scenario", type=Path, metavar="SCENARIO.toml")
+    parser.add_argument("--json", action="store_true",
+                        help="JSON Lines on stdout, one object per step")
+    parser.add_argument("--project", type=Path, default=None, metavar="DIR",
+                        help="project root (default: walk up from the current directory)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    scenario = load_scenario(args.scenario)
+    root = args.project.resolve() if args.project else find_project_root(Path.cwd())
+    reports: list[StepReport] = []
+    if args.json:
+        with Session(root, auto_approve=scenario.auto_approve) as session:
+            for step in scenario.steps:
+                reports.append(run_step(session, step))
+                sys.stdout.write(json.dumps(reports[-1].to_json()) + "\n")
+                sys.stdout.flush()
+    else:
+        from harness.ui.console import make_console
+        from harness.ui.session_view import render_report, render_summary, step_status
+
+        console = make_console()
+        with Session(root, auto_approve=scenario.auto_approve) as session:
+            for step in scenario.steps:
+                with step_status(console, step):
+                    reports.append(run_step(session, step))
+                render_report(console, reports[-1])
+        render_summary(console, reports)
+    missed = [r for r in reports if r.expect_met is False]
+    if missed:
+        lines = [f"step {r.step.number} ({r.step.do}"
+                 + (f" {r.step.name!r}" if r.step.name else "")
+                 + f"): expected {r.step.expect}, got {r.outcome.outcome}" for r in missed]
+        raise HarnessError(f"{args.scenario}: " + "; ".join(lines),
+                           fix="read what Claude was shown at that step; "
+                           "fix the hook or the expectation")
+    return 0

@@ -1,0 +1,92 @@
+"""Rich rendering of a simulated session: per step, what Claude and the user would see."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from rich.console import Console
+from rich.markup import escape
+
+from harness.claude.scenario import ScenarioStep, StepReport
+from harness.claude.session import StepOutcome
+
+_STYLE = {"allowed": "green", "blocked": "red", "asked": "yellow", "stopped": "magenta",
+          "error": "red"}
+_LINE_CAP = 12  # lines per message: the full text is in --json and the transcript
+
+
+def _short(text: str, limit: int = 70) -> str:
+    one = " ".join(text.split())
+    return one if len(one) <= limit else one[: limit - 1] + "…"
+
+
+def _block(console: Console, label: str, text: str, style: str) -> None:
+    if not text:
+        return
+    lines = text.rstrip("\n").splitlines() or [""]
+    more = len(lines) - _LINE_CAP
+    console.print(f"     [{style}]{label}[/] {escape(lines[0])}")
+    for line in lines[1:_LINE_CAP]:
+        console.print(f"     {' ' * len(label)} {escape(line)}")
+    if more > 0:
+        console.print(f"     {' ' * len(label)} [dim]… {more} more lines[/]")
+
+
+@contextmanager
+def step_status(console: Console, step: ScenarioStep) -> Iterator[None]:
+    """A spinner while a step runs (hooks and Bash may take seconds)."""
+    with console.status(f"step {step.number}: {step.do} …", spinner="dots"):
+        yield
+
+
+def render_step(console: Console, step: StepOutcome, expect: str | None = None,
+                name: str = "") -> None:
+    style = _STYLE.get(step.outcome, "white")
+    verdict = f"[bold {style}]{step.outcome.upper()}[/]"
+    if expect is not None:
+        verdict += (" [green]✓ as expected[/]" if expect == step.outcome
+                    else f" [bold red]✗ expected {expect}[/]")
+    title = escape(name or _short(step.detail))
+    console.print(f"[bold]{step.step:>3}[/] {step.do:<13} {title}  {verdict}")
+    facts = []
+    if step.tool_ran is not None:
+        facts.append("tool ran" if step.tool_ran else "tool not run")
+    if step.permission:
+        facts.append(f"permission: {step.permission}")
+    if step.stop_hook_active is not None:
+        facts.append(f"stop_hook_active={str(step.stop_hook_active).lower()}")
+    if step.turn_ended:
+        facts.append("turn ended")
+    if facts:
+        console.print(f"     [dim]{escape(' · '.join(facts))}[/]")
+    if step.do == "bash":
+        _block(console, "output:", step.tool_result, "dim")
+    _block(console, "Claude sees:", step.feedback, "cyan")
+    _block(console, "context:", step.additional_context, "cyan")
+    _block(console, "user sees:", step.user_message, "yellow")
+    _block(console, "warning:", step.system_message, "yellow")
+    for error in step.errors:
+        _block(console, "hook error:", error, "red")
+    for run in step.hooks:
+        status = "timed out" if run.timed_out else f"exit {run.exit_code}"
+        colour = "red" if run.timed_out or run.exit_code not in (0, None) else "dim"
+        console.print(f"     [dim]hook {run.event}[/] {escape(_short(run.command, 60))} "
+                      f"[{colour}]{status}[/] [dim]{run.duration:.2f}s[/]")
+    for note in step.notes:
+        _block(console, "note:", note, "dim")
+
+
+def render_report(console: Console, report: StepReport) -> None:
+    render_step(console, report.outcome, report.step.expect, report.step.name)
+
+
+def render_summary(console: Console, reports: list[StepReport]) -> None:
+    missed = [r for r in reports if r.expect_met is False]
+    checked = [r for r in reports if r.expect_met is not None]
+    if not checked:
+        console.print(f"[dim]{len(reports)} steps, no expectations[/]")
+    elif missed:
+        console.print(f"[bold red]{len(missed)} of {len(checked)} expectations not met[/]")
+    else:
+        console.print(f"[bold green]all {len(checked)} expectations met[/]")
