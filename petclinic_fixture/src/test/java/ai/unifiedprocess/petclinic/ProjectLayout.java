@@ -1,0 +1,53 @@
+package ai.unifiedprocess.petclinic;
+
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Where the sensors find the project. Surefire runs in-process here (forkCount=0), so the
+ * working directory is whatever Maven was started from; the compiled test classes know better.
+ */
+final class ProjectLayout {
+
+    private ProjectLayout() {
+    }
+
+    /** target/test-classes (or wherever this class was loaded from). */
+    static Path testClasses() {
+        try {
+            return Paths.get(ProjectLayout.class.getProtectionDomain().getCodeSource().getLocation()
+                    .toURI());
+        } catch (URISyntaxException e) {
+            throw new IllegalStateException("Cannot locate the compiled test classes", e);
+        }
+    }
+
+    /** target/classes: the production code, a sibling of the test classes. */
+    static Path mainClasses() {
+        return testClasses().resolveSibling("classes");
+    }
+
+    /** The project directory: the first candidate that holds a pom.xml. */
+    static Path basedir() {
+        List<Path> candidates = new ArrayList<>();
+        Path target = testClasses().getParent();
+        if (target != null && target.getParent() != null) {
+            candidates.add(target.getParent());
+        }
+        String basedir = System.getProperty("basedir");
+        if (basedir != null) {
+            candidates.add(Paths.get(basedir));
+        }
+        candidates.add(Paths.get(System.getProperty("user.dir")));
+        for (Path candidate : candidates) {
+            if (Files.isRegularFile(candidate.resolve("pom.xml"))) {
+                return candidate.toAbsolutePath().normalize();
+            }
+        }
+        throw new IllegalStateException("No pom.xml in any of " + candidates);
+    }
+}
