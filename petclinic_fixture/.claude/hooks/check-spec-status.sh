@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# PostToolUse (every tool): re-read every Status line and report one that changed to an
+# asserting value (Done, Tested, Automated) without a fresh coverage audit, whatever tool made
+# the change (sed, a heredoc, a script). Each change is reported once: the snapshot moves on.
+# shellcheck source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh" 2>/dev/null || exit 0
+aiup_fail_open
+aiup_read_input
+aiup_open_project
+
+snapshot=$(aiup_state spec-status)
+now=$(aiup_status_snapshot)
+if [ ! -f "$snapshot" ]; then
+    # No session start seen: this snapshot is the baseline.
+    printf '%s\n' "$now" >"$snapshot"
+    exit 0
+fi
+
+reports=""
+while IFS=$'\t' read -r file status; do
+    [ -n "$file" ] || continue
+    before=$(awk -F'\t' -v f="$file" '$1 == f { sub(/^[^\t]*\t/, ""); print; exit }' "$snapshot")
+    [ "$status" = "$before" ] && continue
+    aiup_is_asserting "$status" || continue
+    id=$(aiup_spec_id "$file") || continue
+    problem=$(aiup_audit_problem "$id")
+    [ -n "$problem" ] || continue
+    reports+="  $file now reads \"**Status:** $status\" (was \"${before:-no Status}\"): $problem."$'\n'
+    ids+=" $id"
+done <<<"$now"
+
+printf '%s\n' "$now" >"$snapshot.tmp" && mv -f "$snapshot.tmp" "$snapshot"
+[ -n "$reports" ] || exit 0
+
+{
+    echo "A Status line changed to an assertion without a coverage audit:"
+    printf '%s' "$reports"
+    echo "Set it back, or audit first and then make the change again:"
+    echo
+    for id in $ids; do echo "  $AIUP_AUDIT_COMMAND $id"; done
+    echo
+    echo "then run the sensors ($AIUP_SENSOR_COMMAND)."
+} | aiup_say
+aiup_block

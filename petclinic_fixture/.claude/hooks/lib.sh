@@ -1,0 +1,344 @@
+# shellcheck shell=bash
+# lib.sh: what the guard hooks share. Sourced by every hook and by smoke.sh, never run.
+#
+# Hooks guard the session, sensor tests guard the repository (ADR-010). Every guard reads
+# repository state and wants positive evidence (ADR-011): Surefire reports and audit markers,
+# never console output or what the agent says. A hook that cannot read its input or its
+# repository lets the session go: it exits 0 and says nothing (fail open). Only aiup_block
+# ends a hook with exit 2.
+
+# The hooks that source this file use these.
+# shellcheck disable=SC2034
+AIUP_SENSORS=(ArchitectureTest UseCaseTraceabilityTest)
+AIUP_REPORT_DIR=target/surefire-reports
+AIUP_REPORT_PACKAGE=ai.unifiedprocess.petclinic
+AIUP_SENSOR_COMMAND="./mvnw -q test -Dgroups=sensor"
+AIUP_SMOKE_COMMAND="./.claude/hooks/smoke.sh"
+AIUP_AUDIT_COMMAND="aiup-vaadin-jooq:coverage-check"
+AIUP_COVERAGE_AGENT="aiup-vaadin-jooq:uc-coverage"
+AIUP_LIST_CAP=10
+
+# --- fail open ----------------------------------------------------------------------------
+
+# Silences stray errors of the tools a hook calls (messages go to fd 3) and turns any exit
+# other than a deliberate block into a quiet exit 0, so a broken hook never breaks a session.
+aiup_fail_open() {
+    exec 3>&2 2>/dev/null
+    trap aiup_on_exit EXIT
+}
+
+aiup_on_exit() {
+    local rc=$?
+    if [ "$rc" = 2 ] && [ "${AIUP_BLOCKING:-}" = 1 ]; then exit 2; fi
+    exit 0
+}
+
+# Ends the hook with exit 2: Claude Code shows the message (already on fd 3) to Claude.
+aiup_block() {
+    AIUP_BLOCKING=1
+    exit 2
+}
+
+# Prints a message for Claude on stderr (fd 3 once aiup_fail_open ran).
+aiup_say() {
+    if { true >&3; } 2>/dev/null; then cat >&3; else cat >&2; fi
+}
+
+# --- the event on stdin -------------------------------------------------------------------
+
+# Reads the event JSON from stdin into AIUP_INPUT. Without jq nothing can be read, and empty
+# or garbage input is not an event: either way the hook lets the session go.
+aiup_read_input() {
+    command -v jq >/dev/null 2>&1 || exit 0
+    [ -t 0 ] && exit 0
+    AIUP_INPUT=$(cat) || exit 0
+    jq -e 'type == "object"' >/dev/null 2>&1 <<<"$AIUP_INPUT" || exit 0
+}
+
+# Prints one field of the event as text, "" when it is missing or null.
+aiup_field() {
+    jq -r "($1) // empty | tostring" <<<"$AIUP_INPUT" 2>/dev/null
+}
+
+# --- the project and its state ------------------------------------------------------------
+
+# Enters the project (CLAUDE_PROJECT_DIR) and finds its git dir.
+# Without a project or a git work tree the hook lets the session go.
+aiup_open_project() {
+    [ -n "${CLAUDE_PROJECT_DIR:-}" ] || exit 0
+    cd "$CLAUDE_PROJECT_DIR" 2>/dev/null || exit 0
+    [ "$(git rev-parse --is-inside-work-tree 2>/dev/null)" = true ] || exit 0
+    AIUP_GIT_DIR=$(git rev-parse --absolute-git-dir 2>/dev/null) || exit 0
+    # A project nested in a bigger repository sees its own paths only.
+    AIUP_PREFIX=$(git rev-parse --show-prefix 2>/dev/null) || exit 0
+    # State lives in the git dir: it follows worktrees and never shows up as a change.
+    AIUP_STATE_DIR=$AIUP_GIT_DIR
+}
+
+# Path of a state file: session-base, sensors-ran, smoke-ran, spec-status, coverage-checked.
+aiup_state() {
+    printf '%s/aiup-%s\n' "$AIUP_STATE_DIR" "$1"
+}
+
+# HEAD at session start, "" when unknown or when HEAD was unborn.
+aiup_session_base() {
+    local file base
+    file=$(aiup_state session-base)
+    [ -f "$file" ] || return 0
+    base=$(head -n 1 "$file")
+    [ -n "$base" ] || return 0
+    git rev-parse -q --verify "$base^{commit}" 2>/dev/null
+}
+
+# --- what changed in this session ---------------------------------------------------------
+
+# Every path changed in this session, relative to the project, sorted: uncommitted changes
+# (untracked files one by one, renames by their new name, deletions included) plus everything
+# committed since the session base, so that a commit does not lift a guard.
+aiup_changed_paths() {
+    local entry base
+    {
+        git status --porcelain -z --untracked-files=all -- . 2>/dev/null |
+            while IFS= read -r -d '' entry; do
+                printf '%s\n' "${entry:3}"
+                # -z puts a rename's old name after the new one; it is not a path of its own.
+                case ${entry:0:1} in R | C) IFS= read -r -d '' entry ;; esac
+            done | aiup_strip_prefix
+        base=$(aiup_session_base)
+        if [ -n "$base" ]; then
+            git diff --name-only -z --relative "$base" HEAD -- . 2>/dev/null | tr '\0' '\n'
+        fi
+    } | sort -u
+}
+
+# git status speaks in paths from the repository root; the hooks speak from the project.
+aiup_strip_prefix() {
+    local path
+    if [ -z "$AIUP_PREFIX" ]; then
+        cat
+        return
+    fi
+    while IFS= read -r path; do
+        case $path in "$AIUP_PREFIX"*) printf '%s\n' "${path#"$AIUP_PREFIX"}" ;; esac
+    done
+}
+
+# The paths the sensors vote on, and the paths smoke.sh vouches for.
+aiup_sensor_paths() { grep -E '^(src/|docs/|pom\.xml$)' || true; }
+aiup_hook_paths() { grep -E '^\.claude/(hooks/|settings\.json$)' || true; }
+
+# The file whose ctime tells when a path last changed: the path itself (ctime also moves on
+# rename and on a backdating touch), or for a deleted path the nearest directory that still
+# exists (removing an entry updates the directory).
+aiup_change_witness() {
+    local path=$1
+    while [ ! -e "$path" ] && [ "$path" != . ]; do
+        case $path in */*) path=${path%/*} ;; *) path=. ;; esac
+    done
+    printf '%s\n' "$path"
+}
+
+# Nanoseconds since the epoch of a file's mtime (Y) or ctime (Z).
+aiup_time_ns() {
+    local t
+    t=$(stat -c "%.9$2" -- "$1" 2>/dev/null) || return 1
+    printf '%s\n' "${t/./}"
+}
+
+# stdin: changed paths. Prints the first one that did not change strictly before the mtime of
+# the reference file (a report or an audit marker); returns 1 when all are older.
+aiup_first_change_since() {
+    local ref=$1 ref_ns path changed_ns
+    ref_ns=$(aiup_time_ns "$ref" Y) || return 1
+    while IFS= read -r path; do
+        [ -n "$path" ] || continue
+        changed_ns=$(aiup_time_ns "$(aiup_change_witness "$path")" Z) || continue
+        if [ "$changed_ns" -ge "$ref_ns" ]; then
+            printf '%s\n' "$path"
+            return 0
+        fi
+    done
+    return 1
+}
+
+# True when file $1 was written after the session started (always true without a base).
+aiup_after_session_start() {
+    local base
+    base=$(aiup_state session-base)
+    [ -f "$base" ] || return 0
+    [ "$1" -nt "$base" ]
+}
+
+# Prints paths indented, at most AIUP_LIST_CAP of them.
+aiup_print_list() {
+    awk -v cap="$AIUP_LIST_CAP" 'NF { n++; if (n <= cap) print "  " $0 }
+        END { if (n > cap) printf "  ... and %d more\n", n - cap }'
+}
+
+# --- positive evidence: the sensors' Surefire reports -------------------------------------
+
+aiup_report_path() {
+    printf '%s/TEST-%s.%s.xml\n' "$AIUP_REPORT_DIR" "$AIUP_REPORT_PACKAGE" "$1"
+}
+
+# A numeric attribute of the report's <testsuite> element, "" when it cannot be read.
+aiup_suite_attr() {
+    tr '\n' ' ' <"$1" 2>/dev/null | grep -o '<testsuite[[:space:]][^>]*>' | head -n 1 |
+        grep -oE "[[:space:]]$2=\"[0-9]+\"" | head -n 1 | grep -oE '[0-9]+'
+}
+
+# stdin: the changed paths the run must postdate. Prints why the sensor reports are no
+# evidence of a green run after those changes, or nothing when they are.
+aiup_evidence_problem() {
+    local changed name report tests failures errors late
+    changed=$(cat)
+    for name in "${AIUP_SENSORS[@]}"; do
+        report=$(aiup_report_path "$name")
+        if [ ! -f "$report" ]; then
+            echo "there is no $name report ($report): the sensors did not run to the end"
+            return
+        fi
+        if ! aiup_after_session_start "$report"; then
+            echo "the $name report is from before this session"
+            return
+        fi
+        tests=$(aiup_suite_attr "$report" tests)
+        failures=$(aiup_suite_attr "$report" failures)
+        errors=$(aiup_suite_attr "$report" errors)
+        if [ -z "$tests" ] || [ -z "$failures" ] || [ -z "$errors" ]; then
+            echo "the $name report cannot be read"
+            return
+        fi
+        if [ "$tests" -lt 1 ]; then
+            echo "the $name report counts no test"
+            return
+        fi
+        if [ "$failures" -gt 0 ]; then
+            echo "$name failed ($failures failure(s) in $report)"
+            return
+        fi
+        if [ "$errors" -gt 0 ]; then
+            echo "$name broke ($errors error(s) in $report)"
+            return
+        fi
+        if late=$(aiup_first_change_since "$report" <<<"$changed"); then
+            echo "$late changed after the last $name run"
+            return
+        fi
+    done
+}
+
+# --- self-guarding: what smoke.sh proved --------------------------------------------------
+
+# Every hook file that exists now.
+aiup_hook_files() {
+    {
+        find .claude/hooks -type f 2>/dev/null
+        [ -f .claude/settings.json ] && echo .claude/settings.json
+    } | sort
+}
+
+# stdin: hook paths. Prints "<blob hash> <path>" each, "- <path>" for a deleted one. Content
+# hashes, not times: touching the record or a hook proves nothing.
+aiup_hook_fingerprints() {
+    local path
+    while IFS= read -r path; do
+        [ -n "$path" ] || continue
+        if [ -f "$path" ]; then
+            printf '%s %s\n' "$(git hash-object --no-filters -- "$path")" "$path"
+        else
+            printf -- '- %s\n' "$path"
+        fi
+    done
+}
+
+# Records what smoke.sh has just proved: the fingerprints of every hook file and every
+# changed hook path. Run from smoke.sh after all its checks passed.
+aiup_record_smoke() {
+    { aiup_hook_files; aiup_changed_paths | aiup_hook_paths; } | sort -u |
+        aiup_hook_fingerprints >"$(aiup_state smoke-ran)"
+}
+
+# stdin: changed hook paths. Prints those whose current content smoke.sh has not proved.
+aiup_unproven_hook_paths() {
+    local record line path
+    record=$(aiup_state smoke-ran)
+    while IFS= read -r line; do
+        [ -n "$line" ] || continue
+        path=${line#* }
+        if [ ! -f "$record" ] || ! grep -qxF -- "$line" "$record"; then
+            printf '%s\n' "$path"
+        fi
+    done < <(aiup_hook_fingerprints)
+}
+
+# --- specs, their Status lines and audits -------------------------------------------------
+
+# True for a use-case or test-case spec, given a project-relative path.
+aiup_is_spec_path() {
+    [[ $1 =~ ^docs/use_cases/UC-[^/]*\.md$ || $1 =~ ^docs/test_cases/TC-[^/]*\.md$ ]]
+}
+
+aiup_spec_files() {
+    local file
+    for file in docs/use_cases/UC-*.md docs/test_cases/TC-*.md; do
+        [ -f "$file" ] && printf '%s\n' "$file"
+    done
+}
+
+# The value of the first "**Status:** <value>" line of the text on stdin ("" when none).
+aiup_status_of() {
+    awk '/^[[:space:]]*(- )?\*\*Status(:\*\*|\*\*:)/ {
+            sub(/^[[:space:]]*(- )?\*\*Status(:\*\*|\*\*:)[[:space:]]*/, "")
+            sub(/[[:space:]]+$/, ""); print; exit }'
+}
+
+# "<path>\t<status>" for every spec, the snapshot check-spec-status.sh compares against.
+aiup_status_snapshot() {
+    local file
+    while IFS= read -r file; do
+        printf '%s\t%s\n' "$file" "$(aiup_status_of <"$file")"
+    done < <(aiup_spec_files)
+}
+
+# True when a Status value asserts coverage (Done, Tested, Automated; any case, any markup).
+aiup_is_asserting() {
+    local words word
+    words=${1//[^[:alpha:][:space:]]/ }
+    read -r word _ <<<"$words"
+    case ${word,,} in done | tested | automated) return 0 ;; esac
+    return 1
+}
+
+# stdin: text. Prints every use-case or test-case id it names, normalised and unique:
+# "uc 7", "UC7", "uc-007" -> UC-007; "TC001" -> TC-001.
+aiup_ids_in() {
+    jq -R -r '[scan("(?i)\\b(uc|tc)[ _-]?0*([0-9]{1,4})\\b")] | .[]
+        | (.[0] | ascii_upcase) + "-" + (if (.[1] | length) < 3 then ("00" + .[1])[-3:] else .[1] end)' \
+        2>/dev/null | sort -u
+}
+
+# The id of a spec file from its name: docs/use_cases/UC-003-register-new-owner.md -> UC-003.
+aiup_spec_id() {
+    local name=${1##*/}
+    [[ $name =~ ^((UC|TC)-?[0-9]+) ]] || return 1
+    aiup_ids_in <<<"${BASH_REMATCH[1]}" | head -n 1
+}
+
+aiup_audit_marker() {
+    printf '%s/%s\n' "$(aiup_state coverage-checked)" "$1"
+}
+
+# Prints why there is no fresh coverage audit for an id, or nothing when there is one: a
+# marker written in this session after the last change under src/ (code and tests).
+aiup_audit_problem() {
+    local id=$1 marker late
+    marker=$(aiup_audit_marker "$id")
+    if [ ! -f "$marker" ] || ! aiup_after_session_start "$marker"; then
+        echo "no coverage audit of $id has finished in this session"
+        return
+    fi
+    if late=$(aiup_changed_paths | grep -E '^src/' | aiup_first_change_since "$marker"); then
+        echo "the last coverage audit of $id is stale: $late changed after it"
+    fi
+}

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# PostToolUse (Bash): after a Maven test run, read the sensor reports (never the console).
+# When every one is green and fresh, record the change list they cover in aiup-sensors-ran;
+# otherwise drop the record and tell Claude why the run does not count.
+# shellcheck source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh" 2>/dev/null || exit 0
+aiup_fail_open
+aiup_read_input
+aiup_open_project
+
+[ "$(aiup_field .tool_name)" = Bash ] || exit 0
+command=$(aiup_field .tool_input.command)
+# A Maven call (mvnw or mvn) that reaches the test phase; test-compile does not.
+grep -qE '(^|[[:space:];&|(])(\./)?(mvnw|mvn)([[:space:]]|$)' <<<"$command" || exit 0
+grep -qE '(^|[[:space:]])(test|verify|package|install)([[:space:];&|)]|$)' <<<"$command" || exit 0
+
+changed=$(aiup_changed_paths)
+problem=$(aiup_sensor_paths <<<"$changed" | aiup_evidence_problem)
+record=$(aiup_state sensors-ran)
+if [ -z "$problem" ]; then
+    {
+        echo "# sensor reports green and fresh at $(date -u +%Y-%m-%dT%H:%M:%SZ); changes covered:"
+        printf '%s\n' "$changed"
+    } >"$record"
+    exit 0
+fi
+
+rm -f "$record"
+note="This run does not count as sensor evidence: $problem."
+if [ "$(aiup_field .tool_input.run_in_background)" = true ]; then
+    note+=" It runs in the background, so its reports are not written yet."
+fi
+note+=" Run $AIUP_SENSOR_COMMAND in the foreground; only its reports count."
+jq -n --arg c "$note" \
+    '{hookSpecificOutput: {hookEventName: "PostToolUse", additionalContext: $c}}'
+exit 0

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Stop: no end of turn while src/, docs/ or pom.xml changed after the last green sensor run,
+# or a hook changed after the last green smoke.sh.
+# Decides from the Surefire reports themselves: aiup-sensors-ran is a record, not evidence,
+# so touching it lifts nothing. One enforced reminder per turn: on the second stop
+# (stop_hook_active) it lets go with a warning for the user.
+# shellcheck source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh" 2>/dev/null || exit 0
+aiup_fail_open
+aiup_read_input
+aiup_open_project
+
+changed=$(aiup_changed_paths)
+sensor_changed=$(aiup_sensor_paths <<<"$changed")
+hook_changed=$(aiup_hook_paths <<<"$changed")
+
+problem=""
+[ -n "$sensor_changed" ] && problem=$(aiup_evidence_problem <<<"$sensor_changed")
+unproven=""
+[ -n "$hook_changed" ] && unproven=$(aiup_unproven_hook_paths <<<"$hook_changed")
+[ -z "$problem" ] && [ -z "$unproven" ] && exit 0
+
+if [ "$(aiup_field .stop_hook_active)" = true ]; then
+    warning="The turn ended without proof:"
+    [ -n "$problem" ] && warning+=" $problem (run $AIUP_SENSOR_COMMAND)."
+    [ -n "$unproven" ] && warning+=" Hooks changed since the last green smoke.sh (run $AIUP_SMOKE_COMMAND)."
+    jq -n --arg m "$warning" '{systemMessage: $m}'
+    exit 0
+fi
+
+{
+    echo "You are not done yet."
+    if [ -n "$problem" ]; then
+        echo
+        echo "Sensors: $problem."
+        echo "Changed in this session (src/, docs/, pom.xml):"
+        aiup_print_list <<<"$sensor_changed"
+        echo "Run the sensors in the foreground and let them finish:"
+        echo
+        echo "  $AIUP_SENSOR_COMMAND"
+        echo
+        echo "Only fresh, green reports in $AIUP_REPORT_DIR/ count; console output does not."
+    fi
+    if [ -n "$unproven" ]; then
+        echo
+        echo "Hooks: these changed after the last green smoke.sh:"
+        aiup_print_list <<<"$unproven"
+        echo "Run the hooks' smoke test and make it pass:"
+        echo
+        echo "  $AIUP_SMOKE_COMMAND"
+    fi
+} | aiup_say
+aiup_block

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# SessionStart (startup|clear): start the session's bookkeeping.
+# Records HEAD as the session base (the file's mtime is the session start: evidence must be
+# newer), forgets the evidence of earlier sessions and snapshots every Status line.
+# aiup-smoke-ran survives: it holds content hashes of hooks smoke.sh proved, true in any session.
+# shellcheck source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh" 2>/dev/null || exit 0
+aiup_fail_open
+aiup_read_input
+aiup_open_project
+
+# resume and compact continue a session; only a new one resets its evidence.
+case $(aiup_field .source) in startup | clear | "") ;; *) exit 0 ;; esac
+
+base_file=$(aiup_state session-base)
+rm -f "$base_file"
+git rev-parse -q --verify HEAD >"$base_file" 2>/dev/null || : >"$base_file"
+
+rm -f "$(aiup_state sensors-ran)"
+rm -rf "$(aiup_state coverage-checked)"
+aiup_status_snapshot >"$(aiup_state spec-status)"
+exit 0
