@@ -1,0 +1,154 @@
+"""Settings loading, merging and the exact error messages a user gets."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.claude import Event, find_project_root, load_settings, parse_settings
+from harness.claude.permissions import Permissions, parse_rule
+from harness.errors import ConfigError, HarnessError
+
+
+def write(root: Path, data: Any, name: str = "settings.json") -> None:
+    (root / ".claude").mkdir(parents=True, exist_ok=True)
+    text = data if isinstance(data, str) else json.dumps(data)
+    (root / ".claude" / name).write_text(text)
+
+
+def hook(command: str, **extra: Any) -> dict[str, Any]:
+    return {"type": "command", "command": command, **extra}
+
+
+def error_for(data: Any) -> ConfigError:
+    with pytest.raises(ConfigError) as info:
+        parse_settings(data, ".claude/settings.json")
+    return info.value
+
+
+def test_bad_timeout_names_file_field_and_fix() -> None:
+    err = error_for({"hooks": {"PreToolUse": [{"matcher": "Edit", "hooks": [
+        hook("a"), hook("b", timeout=-3)]}]}})
+    assert str(err) == (".claude/settings.json: hooks.PreToolUse[0].hooks[1].timeout: must be a "
+                        "positive number\n  fix: give the timeout in seconds, e.g. \"timeout\": 10")
+
+
+def test_unknown_events_are_named() -> None:
+    err = error_for({"hooks": {"Stop": [], "PreToolUSE": [], "AfterEdit": []}})
+    assert err.field == "hooks"
+    assert "unknown events 'AfterEdit', 'PreToolUSE'" in err.message
+    assert err.fix is not None and "PreToolUse" in err.fix
+
+
+@pytest.mark.parametrize(("data", "field", "problem"), [
+    ({"hooks": {"Stop": [{"hooks": [{"command": "x"}]}]}}, "hooks.Stop[0].hooks[0].type",
+     "is missing"),
+    ({"hooks": {"Stop": [{"hooks": [{"type": "prompt", "prompt": "x"}]}]}},
+     "hooks.Stop[0].hooks[0].type", "is 'prompt', which the simulator does not run"),
+    ({"hooks": {"Stop": [{"hooks": [hook("")]}]}}, "hooks.Stop[0].hooks[0].command",
+     "must be a non-empty string"),
+    ({"hooks": {"Stop": [{"hooks": [hook("x", timeout=True)]}]}},
+     "hooks.Stop[0].hooks[0].timeout", "must be a positive number"),
+    ({"hooks": {"Stop": [{"hooks": []}]}}, "hooks.Stop[0].hooks", "must be a non-empty list"),
+    ({"hooks": {"Stop": {"hooks": []}}}, "hooks.Stop", "must be a list of matcher groups"),
+    ({"hooks": {"PreToolUse": [{"matcher": "Edit(", "hooks": [hook("x")]}]}},
+     "hooks.PreToolUse[0].matcher", "is not a valid regular expression"),
+    ({"permissions": {"deny": ["Edit(target/**"]}}, "permissions.deny[0]",
+     "'Edit(target/**' is not a permission rule"),
+    ({"permissions": {"allow": "Bash"}}, "permissions.allow", "must be a list of rules"),
+])
+def test_field_errors(data: Any, field: str, problem: str) -> None:
+    err = error_for(data)
+    assert err.field == field
+    assert err.problem.startswith(problem)
+    assert err.fix
+
+
+def test_invalid_json_names_line_and_column(tmp_path: Path) -> None:
+    write(tmp_path, '{\n  "hooks": {\n    "Stop": [],\n  }\n}\n')
+    with pytest.raises(ConfigError) as info:
+        load_settings(tmp_path)
+    assert info.value.path == ".claude/settings.json"
+    assert info.value.field == "line 4, column 3"
+    assert "invalid JSON" in info.value.problem
+
+
+def test_local_settings_are_merged(tmp_path: Path) -> None:
+    write(tmp_path, {"hooks": {"Stop": [{"hooks": [hook("one")]}]},
+                     "permissions": {"deny": ["Edit(target/**)"]}})
+    write(tmp_path, {"hooks": {"Stop": [{"hooks": [hook("two")]}],
+                               "PreToolUse": [{"matcher": "Bash", "hooks": [hook("three")]}]},
+                     "permissions": {"deny": ["Write(target/**)"], "allow": ["Bash(git status)"]}},
+          "settings.local.json")
+    settings = load_settings(tmp_path)
+    assert [h.command for h in settings.commands_for(Event.STOP, None)] == ["one", "two"]
+    assert [h.command for h in settings.commands_for(Event.PRE_TOOL_USE, "Bash")] == ["three"]
+    assert [r.text for r in settings.permissions.deny] == ["Edit(target/**)", "Write(target/**)"]
+    assert settings.files == (".claude/settings.json", ".claude/settings.local.json")
+
+
+def test_error_in_local_file_names_the_local_file(tmp_path: Path) -> None:
+    write(tmp_path, {})
+    write(tmp_path, {"hooks": {"Stop": [{"hooks": [hook("x", timeout=0)]}]}},
+          "settings.local.json")
+    with pytest.raises(ConfigError, match=r"^\.claude/settings\.local\.json: hooks\.Stop"):
+        load_settings(tmp_path)
+
+
+def test_default_timeout_is_600(tmp_path: Path) -> None:
+    write(tmp_path, {"hooks": {"Stop": [{"hooks": [hook("x")]}]}})
+    assert load_settings(tmp_path).commands_for(Event.STOP, None)[0].timeout == 600
+
+
+def test_find_project_root_walks_up(tmp_path: Path) -> None:
+    write(tmp_path, {})
+    deep = tmp_path / "a" / "b"
+    deep.mkdir(parents=True)
+    assert find_project_root(deep) == tmp_path.resolve()
+    with pytest.raises(HarnessError, match=r"no \.claude/settings\.json"):
+        find_project_root(tmp_path.parent)
+
+
+# -- permission rules ------------------------------------------------------------------------
+
+def perms(**rules: list[str]) -> Permissions:
+    def parse(texts: list[str]) -> tuple[Any, ...]:
+        return tuple(parse_rule(t) for t in texts)
+
+    return Permissions(parse(rules.get("allow", [])), parse(rules.get("ask", [])),
+                       parse(rules.get("deny", [])))
+
+
+@pytest.mark.parametrize(("rule", "rel", "hit"), [
+    ("Edit(target/**)", "target/surefire-reports/TEST-x.xml", True),
+    ("Edit(target/**)", "src/target/x", False),
+    ("Edit(/target/**)", "target/x", True),
+    ("Edit(*.env)", "config/prod.env", True),
+    ("Edit(docs/*.md)", "docs/sub/x.md", False),
+    ("Edit", "anything.txt", True),
+])
+def test_path_rules(tmp_path: Path, rule: str, rel: str, hit: bool) -> None:
+    kind, _ = perms(deny=[rule]).check("Edit", {"file_path": str(tmp_path / rel)}, tmp_path)
+    assert (kind == "deny") is hit
+
+
+@pytest.mark.parametrize(("rule", "command", "hit"), [
+    ("Bash(rm -rf:*)", "rm -rf /", True),
+    ("Bash(rm -rf:*)", "rm -rfv x", False),
+    ("Bash(rm -rf:*)", "cd x && rm -rf build", True),
+    ("Bash(git push *)", "git push origin main", True),
+    ("Bash(git status)", "git status --short", False),
+])
+def test_bash_deny_rules(tmp_path: Path, rule: str, command: str, hit: bool) -> None:
+    kind, _ = perms(deny=[rule]).check("Bash", {"command": command}, tmp_path)
+    assert (kind == "deny") is hit
+
+
+def test_allow_rule_must_cover_every_part_and_deny_beats_allow(tmp_path: Path) -> None:
+    rules = perms(allow=["Bash(git status:*)"], deny=["Bash(git push:*)"])
+    assert rules.check("Bash", {"command": "git status"}, tmp_path)[0] == "allow"
+    assert rules.check("Bash", {"command": "git status; curl x"}, tmp_path)[0] == "none"
+    assert rules.check("Bash", {"command": "git status && git push"}, tmp_path)[0] == "deny"
