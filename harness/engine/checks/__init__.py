@@ -1,0 +1,21 @@
+"""Check kinds, one module each, registered here. A check returns pass, fail or error."""
+
+from __future__ import annotations
+
+from harness.engine.checks import file, git, hook_session, quiz, sensors, shell, verify_hook
+from harness.engine.kinds import Kind
+
+CHECK_KINDS: dict[str, Kind] = {
+    k.name: k
+    for k in (
+        file.KIND,
+        git.KIND,
+        sensors.KIND,
+        hook_session.KIND,
+        shell.KIND,
+        quiz.KIND,
+        verify_hook.KIND,
+    )
+}
+
+__all__ = ["CHECK_KINDS"]

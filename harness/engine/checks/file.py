@@ -1,0 +1,86 @@
+"""``file``: a workspace file exists or is absent, contains text, matches a pattern."""
+
+from __future__ import annotations
+
+import os
+import re
+
+from harness.engine.context import CheckContext
+from harness.engine.kinds import Kind, Params
+from harness.engine.schema import Field
+from harness.results import CheckResult
+
+ASSERTIONS = ("exists", "absent", "contains", "not_contains", "matches", "executable")
+
+
+def _validate(params: Params) -> str | None:
+    if not any(params.get(a) not in (None, False) for a in ASSERTIONS):
+        return f"say what to assert: one or more of {', '.join(ASSERTIONS)}"
+    if params.get("matches") is not None:
+        try:
+            re.compile(params["matches"], re.MULTILINE)
+        except re.error as exc:
+            return f"matches is not a valid regular expression: {exc}"
+    return None
+
+
+def run(ctx: CheckContext, p: Params) -> CheckResult:
+    rel = p["path"]
+    name = f"file {rel}"
+    path = ctx.path(rel)
+    if p["absent"]:
+        if path.exists():
+            return CheckResult.failed(
+                p["message"] or f"{rel} should not exist", name=name,
+                expected="no such file", found="the file exists")
+        return CheckResult.passed(f"{rel} is gone", name=name)
+    if not path.is_file():
+        return CheckResult.failed(
+            p["message"] or f"{rel} does not exist", name=name,
+            expected="the file exists", found="no such file")
+    if p["executable"] and not os.access(path, os.X_OK):
+        return CheckResult.failed(
+            p["message"] or f"{rel} is not executable", name=name,
+            expected="executable", found="not executable", details={"fix": f"chmod +x {rel}"})
+    text = path.read_text(errors="replace")
+    if p["contains"] is not None and p["contains"] not in text:
+        return CheckResult.failed(
+            p["message"] or f"{rel} does not contain the expected text", name=name,
+            expected=f"contains {p['contains']!r}", found=_excerpt(text))
+    if p["not_contains"] is not None and p["not_contains"] in text:
+        line = next(ln for ln in text.splitlines() if p["not_contains"] in ln) if (
+            p["not_contains"] in "\n".join(text.splitlines())) else p["not_contains"]
+        return CheckResult.failed(
+            p["message"] or f"{rel} still contains {p['not_contains']!r}", name=name,
+            expected=f"no {p['not_contains']!r}", found=line.strip())
+    if p["matches"] is not None and not re.search(p["matches"], text, re.MULTILINE):
+        return CheckResult.failed(
+            p["message"] or f"{rel} does not match the expected pattern", name=name,
+            expected=f"matches /{p['matches']}/", found=_excerpt(text))
+    return CheckResult.passed(p["pass_message"] or f"{rel} is as expected", name=name)
+
+
+def _excerpt(text: str, lines: int = 12) -> str:
+    shown = text.splitlines()[:lines]
+    more = "" if len(text.splitlines()) <= lines else "\n…"
+    return "\n".join(shown) + more
+
+
+KIND = Kind(
+    name="file",
+    summary="a workspace file exists/is absent, contains or matches text",
+    params=(
+        Field("kind", str, required=True),
+        Field("path", str, required=True, doc="file relative to the workspace root"),
+        Field("exists", bool, default=False, doc="the file must exist"),
+        Field("absent", bool, default=False, doc="the file must not exist"),
+        Field("executable", bool, default=False, doc="the file must be executable"),
+        Field("contains", str, doc="text the file must contain"),
+        Field("not_contains", str, doc="text the file must not contain"),
+        Field("matches", str, doc="a regular expression (multiline) the file must match"),
+        Field("message", str, doc="what the participant reads when the check fails"),
+        Field("pass_message", str, doc="what the participant reads when it passes"),
+    ),
+    run=run,
+    validate=_validate,
+)

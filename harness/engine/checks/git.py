@@ -1,0 +1,104 @@
+"""``git``: what changed in the workspace, what was committed, whether it is clean."""
+
+from __future__ import annotations
+
+import fnmatch
+
+from harness import proc
+from harness.engine.context import CheckContext
+from harness.engine.kinds import Kind, Params
+from harness.engine.schema import Field
+from harness.results import CheckResult
+
+
+def _validate(params: Params) -> str | None:
+    if not (params.get("changed") or params.get("unchanged") or params.get("clean")
+            or params.get("committed") or params.get("commits_since_start")):
+        return "say what to assert: changed, unchanged, clean, committed or commits_since_start"
+    return None
+
+
+def _git(ctx: CheckContext, *args: str) -> proc.ProcResult:
+    return proc.run(["git", *args], cwd=ctx.root, timeout=60)
+
+
+def _changed(ctx: CheckContext) -> list[str] | CheckResult:
+    res = _git(ctx, "status", "--porcelain", "--untracked-files=all", "--no-renames")
+    if not res.ok:
+        return CheckResult.errored("git status failed in the workspace", output=res.stderr)
+    return sorted(line[3:] for line in res.stdout.splitlines() if line.strip())
+
+
+def _committed_since(ctx: CheckContext, base: str) -> list[str] | CheckResult:
+    res = _git(ctx, "diff", "--name-only", f"{base}..HEAD")
+    if not res.ok:
+        return CheckResult.errored(f"git diff {base[:10]}..HEAD failed", output=res.stderr)
+    return sorted(res.stdout.split())
+
+
+def _hits(patterns: list[str], paths: list[str]) -> dict[str, list[str]]:
+    return {pat: [p for p in paths if fnmatch.fnmatch(p, pat)] for pat in patterns}
+
+
+def run(ctx: CheckContext, p: Params) -> CheckResult:
+    name = "git"
+    changed = _changed(ctx)
+    if isinstance(changed, CheckResult):
+        return changed
+    if p["clean"] and changed:
+        return CheckResult.failed(
+            p["message"] or "the workspace has uncommitted changes", name=name,
+            expected="a clean worktree", found="\n".join(changed[:20]))
+    considered = list(changed)
+    if p["committed"] or p["commits_since_start"]:
+        base = ctx.extra.get("lab_start_commit")
+        if not base:
+            return CheckResult.errored("no lab start commit recorded; start the lab first")
+        committed = _committed_since(ctx, base)
+        if isinstance(committed, CheckResult):
+            return committed
+        if p["committed"]:
+            missing = [pat for pat, hit in _hits(p["committed"], committed).items() if not hit]
+            if missing:
+                return CheckResult.failed(
+                    p["message"] or "not committed yet: " + ", ".join(missing), name=name,
+                    expected="commits since the lab started touching " + ", ".join(missing),
+                    found="\n".join(committed) or "no committed change since the lab started")
+        considered = sorted(set(considered) | set(committed))
+    if p["changed"]:
+        missing = [pat for pat, hit in _hits(p["changed"], considered).items() if not hit]
+        if missing:
+            return CheckResult.failed(
+                p["message"] or "no change yet to " + ", ".join(missing), name=name,
+                expected="a change to " + ", ".join(missing),
+                found="\n".join(considered[:20]) or "no changes")
+    if p["unchanged"]:
+        touched = [path for hit in _hits(p["unchanged"], changed).values() for path in hit]
+        if touched:
+            return CheckResult.failed(
+                p["message"] or "these should be left alone: " + ", ".join(touched), name=name,
+                expected="no change to " + ", ".join(p["unchanged"]), found="\n".join(touched))
+    return CheckResult.passed(p["pass_message"] or "the workspace changes are as expected",
+                              name=name)
+
+
+KIND = Kind(
+    name="git",
+    summary="changed / unchanged paths, commits since the lab started, a clean worktree",
+    params=(
+        Field("kind", str, required=True),
+        Field("changed", list, item_type=str, default=[],
+              doc="glob patterns; each must match a changed path (uncommitted or committed)"),
+        Field("unchanged", list, item_type=str, default=[],
+              doc="glob patterns no uncommitted change may match"),
+        Field("committed", list, item_type=str, default=[],
+              doc="glob patterns each matching a path committed since the lab started"),
+        Field("commits_since_start", bool, default=False,
+              doc="count committed changes since the lab started as changes"),
+        Field("clean", bool, default=False, doc="no uncommitted change at all"),
+        Field("message", str, doc="what the participant reads when the check fails"),
+        Field("pass_message", str, doc="what the participant reads when it passes"),
+    ),
+    run=run,
+    validate=_validate,
+)

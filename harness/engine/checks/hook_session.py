@@ -1,0 +1,297 @@
+"""``hook_session``: a scripted Claude Code session through harness/claude against the
+workspace's real hooks, with an expected outcome per step.
+
+The session's tools act for real, so by default it runs on a throwaway copy of the workspace
+(``sandbox``): checking never changes the participant's files or hook state.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from harness.claude.scenario import (
+    Scenario,
+    ScenarioStep,
+    load_scenario,
+    parse_scenario,
+    run_scenario,
+)
+from harness.claude.session import Session, StepOutcome
+from harness.engine.context import CheckContext
+from harness.engine.kinds import Kind, Params
+from harness.engine.sandbox import path_without, sandbox_copy
+from harness.engine.schema import Field
+from harness.errors import ConfigError, HarnessError
+from harness.results import CheckResult
+
+# Assertions a step may carry on top of the scenario fields harness/claude defines.
+ASSERTIONS: dict[str, type] = {
+    "feedback_contains": str,  # what Claude is shown (stderr of a blocking hook, a reason)
+    "feedback_not_contains": str,
+    "message_contains": str,  # anything said: feedback, system message, user message
+    "file_unchanged": str,  # the step must leave this workspace file as it was
+    "marker_exists": str,  # a path inside the git directory (hook state)
+    "marker_absent": str,
+    "quiet": bool,  # every hook exited 0 and printed nothing (fail open)
+}
+
+
+class RecordingSession(Session):
+    """A Session that keeps each event's JSON payload, so a result can show what the hook read."""
+
+    def __init__(self, *args: Any, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.payloads: list[dict[str, Any]] = []
+
+    def __enter__(self) -> RecordingSession:
+        return self
+
+    def _dispatch(self, event: Any, **fields: Any) -> Any:
+        self.payloads.append(self._payload(event, **fields))
+        return super()._dispatch(event, **fields)
+
+
+def split_steps(raw: list[Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Separate scenario fields (for harness/claude) from this check's assertions."""
+    plain, asserts = [], []
+    for item in raw:
+        item = dict(item) if isinstance(item, dict) else {}
+        asserts.append({k: item.pop(k) for k in list(item) if k in ASSERTIONS})
+        plain.append(item)
+    return plain, asserts
+
+
+def parse_inline(raw: list[Any], path: object, where: str) -> Scenario:
+    plain, asserts = split_steps(raw)
+    for i, step in enumerate(asserts):
+        for key, value in step.items():
+            if not isinstance(value, ASSERTIONS[key]):
+                raise ConfigError(path, f"{where}.steps[{i}].{key}",
+                                  f"expected {ASSERTIONS[key].__name__}, found {value!r}")
+    try:
+        return parse_scenario({"step": plain}, Path(str(path)))
+    except ConfigError as exc:
+        # "step 3.file" from the scenario parser becomes "step[1].check[0].steps[2].file".
+        field = exc.field
+        if field.startswith("step "):
+            number, _, rest = field.removeprefix("step ").partition(".")
+            if number.isdigit():
+                field = f"steps[{int(number) - 1}]" + (f".{rest}" if rest else "")
+        raise ConfigError(path, f"{where}.{field}", exc.problem, fix=exc.fix) from None
+
+
+def _validate(p: Params) -> str | None:
+    if (p.get("steps") is None) == (p.get("scenario") is None):
+        return "give exactly one of steps (inline) or scenario (a scenario file)"
+    return None
+
+
+def _hook_view(outcome: StepOutcome) -> list[dict[str, Any]]:
+    return [{"event": run.event, "command": run.command, "exit_code": run.exit_code,
+             "timed_out": run.timed_out, "stdout": run.stdout[:2000], "stderr": run.stderr[:2000]}
+            for run in outcome.hooks]
+
+
+def _said(outcome: StepOutcome) -> str:
+    return "\n".join(t for t in (outcome.feedback, outcome.system_message,
+                                 outcome.user_message) if t)
+
+
+def _judge(step: ScenarioStep, asserts: dict[str, Any], outcome: StepOutcome, root: Path,
+           git_dir: Path, before: bytes | None) -> list[str]:
+    problems = []
+    if step.expect is not None and outcome.outcome != step.expect:
+        problems.append(f"expected {step.expect}, found {outcome.outcome}")
+    text = asserts.get("feedback_contains")
+    if text is not None and text not in outcome.feedback:
+        problems.append(f"feedback lacks {text!r}")
+    text = asserts.get("feedback_not_contains")
+    if text is not None and text in outcome.feedback:
+        problems.append(f"feedback should not contain {text!r}")
+    text = asserts.get("message_contains")
+    if text is not None and text not in _said(outcome):
+        problems.append(f"nothing said contains {text!r}")
+    if "file_unchanged" in asserts:
+        path = root / asserts["file_unchanged"]
+        now = path.read_bytes() if path.is_file() else None
+        if now != before:
+            problems.append(f"{asserts['file_unchanged']} was changed")
+    if "marker_exists" in asserts and not (git_dir / asserts["marker_exists"]).exists():
+        problems.append(f"no marker {asserts['marker_exists']} in the git directory")
+    if "marker_absent" in asserts and (git_dir / asserts["marker_absent"]).exists():
+        problems.append(f"marker {asserts['marker_absent']} should not exist")
+    if asserts.get("quiet"):
+        loud = [r for r in outcome.hooks if r.exit_code != 0 or r.stdout.strip()
+                or r.stderr.strip()]
+        if loud:
+            problems.append("a hook did not stay silent: " + "; ".join(
+                f"{Path(r.command.strip(chr(34))).name} exit {r.exit_code}"
+                + (f", said {(r.stderr or r.stdout).strip()[:120]!r}"
+                   if (r.stderr or r.stdout).strip() else "") for r in loud))
+    return problems
+
+
+def run(ctx: CheckContext, p: Params) -> CheckResult:
+    try:
+        if p["scenario"] is not None:
+            base = ctx.lab_dir if p["scenario_in"] == "lab" else ctx.root
+            scenario_path = base / p["scenario"]
+            if p["scenario_in"] == "workspace" and not scenario_path.is_file():
+                return CheckResult.failed(f"{p['scenario']} does not exist yet",
+                                          name="hook session", expected=f"a scenario file "
+                                          f"{p['scenario']}", found="no such file")
+            try:
+                scenario = load_scenario(scenario_path)
+            except ConfigError as exc:
+                if p["scenario_in"] == "workspace":
+                    return CheckResult.failed(str(exc), name="hook session",
+                                              expected="a valid scenario file", found=exc.problem)
+                raise
+            asserts: list[dict[str, Any]] = [{} for _ in scenario.steps]
+        else:
+            scenario = parse_inline(p["steps"], "lab.toml", "check")
+            asserts = split_steps(p["steps"])[1]
+    except HarnessError as exc:
+        return CheckResult.errored(f"the lab's session script is broken: {exc}",
+                                   name="hook session")
+    title = p["title"] or (Path(p["scenario"]).name if p["scenario"] else "hook session")
+    with contextlib.ExitStack() as stack:
+        root = ctx.root
+        if p["sandbox"]:
+            root = stack.enter_context(sandbox_copy(ctx.root, with_git=not p["without_git"]))
+        elif p["without_git"]:
+            return CheckResult.errored("without_git needs sandbox = true", name=title)
+        env: dict[str, str] = {k: str(v) for k, v in (p["env"] or {}).items()}
+        if p["hide_programs"]:
+            env["PATH"] = stack.enter_context(path_without(p["hide_programs"]))
+        transcripts = Path(tempfile.mkdtemp(prefix="hooklab-transcripts-"))
+        stack.callback(shutil.rmtree, transcripts, True)
+        git_dir = root / ".git"
+        try:
+            session: RecordingSession = stack.enter_context(RecordingSession(
+                root, transcript_dir=transcripts, auto_approve=scenario.auto_approve
+                or p["auto_approve"], env=env))
+        except HarnessError as exc:
+            return CheckResult.errored(f"cannot start a session: {exc}", name=title)
+        ctx.on_activity(f"simulating a Claude Code session: {title}")
+        steps_json: list[dict[str, Any]] = []
+        failures: list[str] = []
+        counts: dict[str, int] = {}
+        last: StepOutcome | None = None
+        for step, asserted in zip(scenario.steps, asserts, strict=True):
+            watched = asserted.get("file_unchanged")
+            before = None
+            if watched is not None and (root / watched).is_file():
+                before = (root / watched).read_bytes()
+            seen = len(session.payloads)
+            try:
+                report = next(run_scenario(Scenario(scenario.path, (step,)), session))
+            except HarnessError as exc:
+                return CheckResult.errored(f"session step {step.number} could not run: {exc}",
+                                           name=title, details={"session": steps_json})
+            outcome = report.outcome
+            last = outcome
+            counts[f"{step.do}:{outcome.outcome}"] = counts.get(
+                f"{step.do}:{outcome.outcome}", 0) + 1
+            problems = _judge(step, asserted, outcome, root, git_dir, before)
+            entry = {
+                "step": step.number, "name": step.name, "do": step.do, "detail": outcome.detail,
+                "expect": step.expect, "outcome": outcome.outcome, "tool_ran": outcome.tool_ran,
+                "feedback": outcome.feedback[:3000], "system_message": outcome.system_message,
+                "user_message": outcome.user_message[:2000],
+                "events": [json.loads(json.dumps(x, default=str))
+                           for x in session.payloads[seen:]],
+                "hooks": _hook_view(outcome), "problems": problems,
+            }
+            steps_json.append(entry)
+            ctx.on_hook_event(entry)
+            if problems:
+                failures.append(f"step {step.number} {step.do} {outcome.detail[:60]}: "
+                                + "; ".join(problems))
+    if p["final"] is not None and (last is None or last.outcome != p["final"]):
+        failures.append(f"the last step should be {p['final']}, "
+                        f"found {last.outcome if last else 'nothing'}")
+    blocked = counts.get("stop:blocked", 0)
+    if p["blocked_stops_at_least"] and blocked < p["blocked_stops_at_least"]:
+        failures.append(f"{blocked} blocked stops, expected at least "
+                        f"{p['blocked_stops_at_least']}")
+    details = {"session": steps_json}
+    if failures:
+        return CheckResult.failed(
+            p["message"] or f"{title}: the hooks did not behave as this step expects",
+            name=title, expected=_describe_expected(scenario, asserts, p),
+            found="\n".join(failures), output=_output(steps_json), details=details)
+    return CheckResult.passed(p["pass_message"] or f"{title}: every hook outcome as expected",
+                              name=title, details=details)
+
+
+def _describe_expected(scenario: Scenario, asserts: list[dict[str, Any]], p: Params) -> str:
+    lines = []
+    for step, extra in zip(scenario.steps, asserts, strict=True):
+        bits = [step.expect] if step.expect else []
+        bits += [f"{k}={v!r}" for k, v in extra.items()]
+        if bits:
+            detail = step.args.get("command") or step.args.get("file") or step.args.get(
+                "agent_type") or ""
+            lines.append(f"{step.number}. {step.do} {str(detail)[:60]}: {', '.join(bits)}")
+    if p["final"]:
+        lines.append(f"last step: {p['final']}")
+    return "\n".join(lines)
+
+
+def _output(steps: list[dict[str, Any]]) -> str:
+    """The hook side of failing steps: event JSON, exit codes, stderr."""
+    chunks = []
+    for entry in steps:
+        if not entry["problems"]:
+            continue
+        chunks.append(f"--- step {entry['step']} {entry['do']} -> {entry['outcome']}")
+        for event in entry["events"]:
+            chunks.append("event: " + json.dumps(event)[:800])
+        for hook in entry["hooks"]:
+            chunks.append(f"hook {hook['command']}: exit {hook['exit_code']}"
+                          + (" (timed out)" if hook["timed_out"] else ""))
+            if hook["stderr"].strip():
+                chunks.append("stderr: " + hook["stderr"].strip()[:800])
+    return "\n".join(chunks)
+
+
+def _assets(p: Params) -> list[str]:
+    return [p["scenario"]] if p.get("scenario") and p.get("scenario_in", "lab") == "lab" else []
+
+
+KIND = Kind(
+    name="hook_session",
+    summary="a scripted Claude Code session against the workspace's hooks, outcome per step",
+    params=(
+        Field("kind", str, required=True),
+        Field("title", str, doc="a short name for the session in results"),
+        Field("steps", list, doc="inline scenario steps (do, expect, … plus assertions "
+              "feedback_contains, message_contains, file_unchanged, marker_exists, "
+              "marker_absent, quiet)"),
+        Field("scenario", str, doc="a scenario file instead of inline steps"),
+        Field("scenario_in", str, default="lab", choices=("lab", "workspace"),
+              doc="where the scenario file lives: the lab folder or the participant's workspace"),
+        Field("sandbox", bool, default=True, doc="run on a throwaway copy of the workspace"),
+        Field("without_git", bool, default=False, doc="the copy has no .git (fail-open labs)"),
+        Field("hide_programs", list, item_type=str, default=[],
+              doc="programs the hooks must not find on PATH, e.g. [\"jq\"]"),
+        Field("env", dict, default={}, doc="extra environment for hooks and tools"),
+        Field("auto_approve", bool, default=False, doc="the simulated user says yes when asked"),
+        Field("final", str, choices=("allowed", "blocked", "asked", "stopped", "error"),
+              doc="the outcome the last step must have"),
+        Field("blocked_stops_at_least", int, default=0,
+              doc="the session must contain at least this many blocked stops"),
+        Field("message", str, doc="what the participant reads when the check fails"),
+        Field("pass_message", str, doc="what the participant reads when it passes"),
+    ),
+    run=run,
+    slow=lambda p: True,
+    assets=_assets,
+    validate=_validate,
+)

@@ -1,0 +1,144 @@
+"""``sensors``: run the sensors through the workspace's Maven backend and judge each report.
+
+The verdict comes from the Surefire reports, never from Maven's console, the same positive
+evidence the hooks demand.
+"""
+
+from __future__ import annotations
+
+import time
+
+from harness.engine.context import CheckContext
+from harness.engine.kinds import Kind, Params
+from harness.engine.schema import Field
+from harness.maven.backend import SENSOR_GOALS
+from harness.maven.surefire import ReportError, SurefireReport, sensor_reports
+from harness.results import CheckResult
+
+OUTCOMES = ("green", "red", "absent", "present")
+
+
+def _validate(p: Params) -> str | None:
+    for table in ("expect", "failure_contains"):
+        for sensor, value in (p.get(table) or {}).items():
+            if not isinstance(value, str):
+                return f"{table}.{sensor} must be a string"
+            if table == "expect" and value not in OUTCOMES:
+                return f'{table}.{sensor}: unknown outcome "{value}" (known: {", ".join(OUTCOMES)})'
+    if not p.get("expect") and not p.get("failure_contains"):
+        return 'say what to expect, e.g. expect = { ArchitectureTest = "green" }'
+    return None
+
+
+def _state(report: SurefireReport | None) -> str:
+    if report is None:
+        return "absent"
+    if report.green:
+        return f"green ({report.tests} tests)"
+    if report.tests == 0:
+        return "ran no test"
+    return f"red ({report.failures} failures, {report.errors} errors of {report.tests})"
+
+
+def _matches(outcome: str, report: SurefireReport | None) -> bool:
+    if outcome == "absent":
+        return report is None
+    if outcome == "present":
+        return report is not None
+    if report is None:
+        return False
+    return report.green if outcome == "green" else not report.green
+
+
+def run(ctx: CheckContext, p: Params) -> CheckResult:
+    expect: dict[str, str] = dict(p["expect"] or {})
+    contains: dict[str, str] = dict(p["failure_contains"] or {})
+    sensors = tuple(dict.fromkeys([*expect, *contains]))
+    name = "sensors " + ", ".join(sensors)
+    output = ""
+    started = time.time()
+    if p["run"]:
+        args = tuple(p["args"] or SENSOR_GOALS)
+        ctx.on_activity(f"running ./mvnw {' '.join(args)}")
+        backend = ctx.maven()
+        maven = backend.run(ctx.root, args, on_output=ctx.on_output, timeout=p["timeout"])
+        output = maven.output
+        if maven.returncode in (124, 127):
+            return CheckResult.errored(
+                f"Maven could not run through the {backend.name} backend "
+                f"(exit {maven.returncode}); this is not your mistake",
+                name=name, output=output, details={"fix": "lab doctor"})
+    try:
+        reports = sensor_reports(ctx.root, sensors)
+    except ReportError as exc:
+        return CheckResult.errored(f"a sensor report is unreadable: {exc}", name=name)
+    if p["run"]:
+        # Reports the run did not write are leftovers and prove nothing about it.
+        reports = {s: r if r is None or r.mtime >= started - 1 else None
+                   for s, r in reports.items()}
+    found = "\n".join(f"{s}: {_state(r)}" for s, r in reports.items())
+    details = {"reports": {s: None if r is None else {
+        "tests": r.tests, "failures": r.failures, "errors": r.errors,
+        "problems": [f.message[:500] for f in r.problems]} for s, r in reports.items()}}
+    if p["run"] and all(r is None for r in reports.values()) and any(
+            o != "absent" for o in expect.values()):
+        if "COMPILATION ERROR" in output or "BUILD FAILURE" in output:
+            return CheckResult.failed(
+                "the build failed before any sensor ran: look at the compiler output",
+                name=name, expected=_expected(expect, contains), found="no report",
+                output=output, details=details)
+        return CheckResult.errored("Maven ran but wrote no sensor report", name=name,
+                                   output=output, details=details)
+    wrong = [s for s, outcome in expect.items() if not _matches(outcome, reports.get(s))]
+    for sensor, text in contains.items():
+        report = reports.get(sensor)
+        messages = [] if report is None else [f.message for f in report.problems]
+        if not any(text in m for m in messages):
+            wrong.append(sensor)
+    if wrong:
+        return CheckResult.failed(
+            p["message"] or "the sensors did not report what this step expects",
+            name=name, expected=_expected(expect, contains), found=_found(reports),
+            output=output, details=details)
+    return CheckResult.passed(p["pass_message"] or "the sensor reports are as expected",
+                              name=name, found=found, details=details)
+
+
+def _expected(expect: dict[str, str], contains: dict[str, str]) -> str:
+    lines = [f"{s}: {o}" for s, o in expect.items()]
+    lines += [f"{s}: a failure mentioning {t!r}" for s, t in contains.items()]
+    return "\n".join(lines)
+
+
+def _found(reports: dict[str, SurefireReport | None]) -> str:
+    lines = []
+    for sensor, report in reports.items():
+        lines.append(f"{sensor}: {_state(report)}")
+        for problem in (report.problems if report else ())[:3]:
+            first = " ".join(problem.message.split())[:400]
+            lines.append(f"  {problem.test}: {first}")
+    return "\n".join(lines)
+
+
+KIND = Kind(
+    name="sensors",
+    summary="run the sensors via the workspace's Maven backend and judge each Surefire report",
+    params=(
+        Field("kind", str, required=True),
+        Field("expect", dict, default={},
+              doc='per sensor: "green", "red", "absent" or "present", '
+                  'e.g. { ArchitectureTest = "green" }'),
+        Field("failure_contains", dict, default={},
+              doc="per sensor: text one of its failure messages must contain"),
+        Field("run", bool, default=True,
+              doc="run Maven first (false: judge the reports already in target/)"),
+        Field("args", list, item_type=str, default=[],
+              doc="Maven arguments (default: -q test -Dgroups=sensor)"),
+        Field("timeout", float, default=600.0, doc="seconds before Maven is stopped"),
+        Field("message", str, doc="what the participant reads when the check fails"),
+        Field("pass_message", str, doc="what the participant reads when it passes"),
+    ),
+    run=run,
+    slow=lambda p: bool(p.get("run", True)),
+    validate=_validate,
+)

@@ -1,0 +1,86 @@
+"""``shell``: a command in the workspace with an expected exit code and output."""
+
+from __future__ import annotations
+
+import os
+import re
+
+from harness import proc
+from harness.engine.context import CheckContext
+from harness.engine.kinds import Kind, Params
+from harness.engine.schema import Field
+from harness.results import CheckResult
+
+
+def run(ctx: CheckContext, p: Params) -> CheckResult:
+    command = p["command"]
+    name = f"shell: {command}"
+    env = dict(os.environ)
+    env.update({k: str(v) for k, v in (p["env"] or {}).items()})
+    env["CLAUDE_PROJECT_DIR"] = str(ctx.root)
+    if p["slow"]:
+        ctx.on_activity(f"running {command}")
+    res = proc.run(["bash", "-c", command], cwd=ctx.root, env=env, stdin=p["stdin"],
+                   timeout=p["timeout"])
+    output = (res.stdout + ("\n" if res.stdout and res.stderr else "") + res.stderr).strip()
+    found = f"exit {res.returncode}"
+    if res.returncode == 124 and p["exit"] != 124:
+        return CheckResult.errored(f"{command} did not finish within {p['timeout']} s",
+                                   name=name, output=output)
+    if res.returncode != p["exit"]:
+        return CheckResult.failed(p["message"] or f"{command} exited {res.returncode}",
+                                  name=name, expected=f"exit {p['exit']}", found=found,
+                                  output=output)
+    for stream, text in (("stdout", res.stdout), ("stderr", res.stderr)):
+        want = p[f"{stream}_contains"]
+        if want is not None and want not in text:
+            return CheckResult.failed(
+                p["message"] or f"{stream} of {command} lacks the expected text", name=name,
+                expected=f"{stream} contains {want!r}", found=text.strip()[:1500] or "(empty)",
+                output=output)
+        pattern = p[f"{stream}_matches"]
+        if pattern is not None and not re.search(pattern, text, re.MULTILINE):
+            return CheckResult.failed(
+                p["message"] or f"{stream} of {command} does not match", name=name,
+                expected=f"{stream} matches /{pattern}/", found=text.strip()[:1500] or "(empty)",
+                output=output)
+    if p["quiet"] and (res.stdout.strip() or res.stderr.strip()):
+        return CheckResult.failed(p["message"] or f"{command} should say nothing", name=name,
+                                  expected="no output", found=output[:1500], output=output)
+    return CheckResult.passed(p["pass_message"] or f"{command}: {found} as expected",
+                              name=name, found=found, output=output)
+
+
+def _validate(p: Params) -> str | None:
+    for key in ("stdout_matches", "stderr_matches"):
+        if p.get(key) is not None:
+            try:
+                re.compile(p[key])
+            except re.error as exc:
+                return f"{key} is not a valid regular expression: {exc}"
+    return None
+
+
+KIND = Kind(
+    name="shell",
+    summary="a bash command in the workspace with an expected exit code and output",
+    params=(
+        Field("kind", str, required=True),
+        Field("command", str, required=True, doc="run with bash -c in the workspace root"),
+        Field("exit", int, default=0, doc="expected exit code"),
+        Field("stdin", str, doc="text fed on stdin"),
+        Field("env", dict, default={}, doc="extra environment variables"),
+        Field("stdout_contains", str, doc="text stdout must contain"),
+        Field("stderr_contains", str, doc="text stderr must contain"),
+        Field("stdout_matches", str, doc="regular expression stdout must match"),
+        Field("stderr_matches", str, doc="regular expression stderr must match"),
+        Field("quiet", bool, default=False, doc="the command must print nothing"),
+        Field("timeout", float, default=120.0, doc="seconds before the command is stopped"),
+        Field("slow", bool, default=False, doc="takes a while (runs Maven): show progress"),
+        Field("message", str, doc="what the participant reads when the check fails"),
+        Field("pass_message", str, doc="what the participant reads when it passes"),
+    ),
+    run=run,
+    slow=lambda p: bool(p.get("slow")),
+    validate=_validate,
+)

@@ -1,0 +1,56 @@
+"""What a check or an action gets to work with: the workspace, the lab's folder, the Maven
+backend and callbacks for the live view. Knows nothing of rich."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from harness.errors import HarnessError
+from harness.maven import MavenBackend, get_backend
+from harness.workspace import Workspace
+
+Sink = Callable[[str], None]
+EventSink = Callable[[dict[str, Any]], None]
+
+
+def _ignore(_: Any) -> None:
+    return None
+
+
+@dataclass
+class CheckContext:
+    workspace: Workspace
+    lab_dir: Path
+    backend_name: str | None = None  # None: the workspace's own backend
+    on_output: Sink = _ignore  # Maven's console, line by line, for a live view
+    on_activity: Sink = _ignore  # "running the sensors…": anything that takes a while
+    on_hook_event: EventSink = _ignore  # each simulated hook event with its verdict
+    root_override: Path | None = None  # checks that work on a sandbox copy set this
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def root(self) -> Path:
+        return self.root_override or self.workspace.root
+
+    def in_sandbox(self, root: Path) -> CheckContext:
+        return replace(self, root_override=root)
+
+    def maven(self) -> MavenBackend:
+        return get_backend(self.backend_name or self.workspace.backend)
+
+    def path(self, rel: str) -> Path:
+        """A workspace path; a manifest may not reach outside the workspace."""
+        target = (self.root / rel).resolve()
+        if target != self.root and self.root not in target.parents:
+            raise HarnessError(f"{rel!r} points outside the workspace")
+        return target
+
+    def git_dir(self) -> Path:
+        git = self.root / ".git"
+        return git if git.is_dir() else self.workspace.git_dir
+
+    def asset(self, rel: str) -> Path:
+        return (self.lab_dir / rel).resolve()

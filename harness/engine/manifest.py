@@ -1,0 +1,262 @@
+"""Lab manifests: ``labs/NN-slug/lab.toml``, format 1, validated against a declared schema.
+
+    format = 1
+    id = "02-rename-flow"
+    title = "..."
+    intro = \"\"\"markdown\"\"\"
+
+    [[step]]
+    id = "rename"
+    title = "..."
+    instructions = \"\"\"markdown\"\"\"
+    hints = ["first nudge", "closer", "the answer"]
+    [[step.setup]]            # actions when the step starts (optional)
+    do = "replace"            # see ACTION_KINDS
+    [[step.check]]            # what must hold for the step to pass
+    kind = "sensors"          # see CHECK_KINDS
+    [[step.solve]]            # actions that solve the step
+    do = "patch"
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from harness.engine.actions import ACTION_KINDS
+from harness.engine.checks import CHECK_KINDS
+from harness.engine.kinds import Kind
+from harness.engine.schema import Field, check_table, suggest
+from harness.errors import ConfigError, HarnessError
+
+FORMAT = 1
+REPO_ROOT = Path(__file__).resolve().parents[2]
+ID_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+
+LAB_FIELDS = (
+    Field("format", int, required=True, doc=f"manifest format version, currently {FORMAT}"),
+    Field("id", str, required=True, doc="the lab id, equal to its folder name (NN-slug)"),
+    Field("title", str, required=True, doc="one line"),
+    Field("intro", str, required=True, doc="markdown shown when the lab starts"),
+    Field("step", list, required=True, doc="[[step]] tables, at least one"),
+)
+STEP_FIELDS = (
+    Field("id", str, required=True, doc="unique within the lab: lowercase, digits, dashes"),
+    Field("title", str, required=True, doc="one line"),
+    Field("instructions", str, required=True, doc="markdown: what to do in this step"),
+    Field("hints", list, required=True, item_type=str,
+          doc="tiered hints, gentlest first; at least one"),
+    Field("setup", list, default=[], doc="[[step.setup]] actions run when the step starts"),
+    Field("check", list, required=True, doc="[[step.check]] tables, at least one"),
+    Field("solve", list, required=True, doc="[[step.solve]] actions that solve the step"),
+)
+
+
+@dataclass(frozen=True)
+class Spec:
+    """One configured action or check: its kind, its validated params, where it was written."""
+
+    kind: Kind
+    params: dict[str, Any]
+    where: str
+
+    @property
+    def name(self) -> str:
+        return self.kind.name
+
+    @property
+    def slow(self) -> bool:
+        return self.kind.slow(self.params)
+
+
+@dataclass(frozen=True)
+class Step:
+    index: int
+    id: str
+    title: str
+    instructions: str
+    hints: tuple[str, ...]
+    setup: tuple[Spec, ...]
+    checks: tuple[Spec, ...]
+    solve: tuple[Spec, ...]
+
+    @property
+    def slow(self) -> bool:
+        return any(c.slow for c in self.checks)
+
+
+@dataclass(frozen=True)
+class Lab:
+    id: str
+    title: str
+    intro: str
+    steps: tuple[Step, ...]
+    dir: Path
+    path: Path
+    format: int = FORMAT
+
+    @property
+    def number(self) -> str:
+        return self.id.split("-", 1)[0]
+
+    def step(self, ref: str | int) -> Step:
+        """A step by id, by 1-based number or by unique id prefix."""
+        text = str(ref)
+        if text.isdigit() and 1 <= int(text) <= len(self.steps):
+            return self.steps[int(text) - 1]
+        for step in self.steps:
+            if step.id == text:
+                return step
+        prefixed = [s for s in self.steps if s.id.startswith(text)]
+        if len(prefixed) == 1:
+            return prefixed[0]
+        raise HarnessError(
+            f"lab {self.id} has no step {text!r}",
+            fix="use a step number (1-{}) or one of: {}".format(
+                len(self.steps), ", ".join(s.id for s in self.steps)))
+
+
+def labs_dir() -> Path:
+    override = os.environ.get("HOOKLAB_LABS")
+    return Path(override) if override else REPO_ROOT / "labs"
+
+
+def _spec(raw: object, registry: dict[str, Kind], key: str, path: Path, where: str,
+          lab_dir: Path) -> Spec:
+    if not isinstance(raw, dict):
+        raise ConfigError(path, where, "expected a table", fix=f"write [[...]] with {key} = ...")
+    name = raw.get(key)
+    known = ", ".join(registry)
+    if name is None:
+        raise ConfigError(path, f"{where}.{key}", "missing", fix=f"add {key} = one of: {known}")
+    if name not in registry:
+        raise ConfigError(path, f"{where}.{key}",
+                          f'unknown {key} "{name}"{suggest(str(name), list(registry))} '
+                          f"(known: {known})", fix=f"use one of: {known}")
+    kind = registry[name]
+    params = check_table(raw, kind.params, path=path, where=where)
+    problem = kind.validate(params)
+    if problem:
+        raise ConfigError(path, where, problem, fix=f"see docs/lab-authoring.md, {key} {name}")
+    if name == "hook_session" and params.get("steps") is not None:
+        from harness.engine.checks.hook_session import parse_inline
+
+        parse_inline(params["steps"], path, where)
+    for asset in kind.assets(params):
+        if not (lab_dir / asset).is_file():
+            raise ConfigError(path, where, f"the file {asset!r} is not in {lab_dir}",
+                              fix=f"add {lab_dir / asset} or fix the path")
+    return Spec(kind, params, where)
+
+
+def parse_lab(data: dict[str, Any], path: Path) -> Lab:
+    lab_dir = path.parent
+    if "format" in data and data["format"] != FORMAT:
+        raise ConfigError(path, "format", f"format {data['format']!r} is not supported "
+                          f"(this Hook Lab reads format {FORMAT})",
+                          fix=f"set format = {FORMAT}, or update Hook Lab")
+    top = check_table(data, LAB_FIELDS, path=path, where="")
+    if top["id"] != lab_dir.name:
+        raise ConfigError(path, "id", f"{top['id']!r} differs from the folder name "
+                          f"{lab_dir.name!r}",
+                          fix=f'set id = "{lab_dir.name}" or rename the folder')
+    if not re.match(r"^\d\d-[a-z0-9-]+$", top["id"]):
+        raise ConfigError(path, "id", f"{top['id']!r} is not NN-slug",
+                          fix="name the lab like 03-stop-hook")
+    if not top["step"]:
+        raise ConfigError(path, "step", "a lab needs at least one step", fix="add a [[step]]")
+    steps: list[Step] = []
+    seen: set[str] = set()
+    for i, raw in enumerate(top["step"]):
+        where = f"step[{i}]"
+        s = check_table(raw, STEP_FIELDS, path=path, where=where)
+        if not ID_RE.match(s["id"]):
+            raise ConfigError(path, f"{where}.id", f"{s['id']!r} is not a valid step id",
+                              fix="use lowercase letters, digits and dashes")
+        if s["id"] in seen:
+            raise ConfigError(path, f"{where}.id", f"duplicate step id {s['id']!r}",
+                              fix="give every step of a lab its own id")
+        seen.add(s["id"])
+        if not s["hints"] or any(not h.strip() for h in s["hints"]):
+            raise ConfigError(path, f"{where}.hints", "hints must be a non-empty list of "
+                              "non-empty strings", fix='hints = ["a nudge", "the answer"]')
+        if not s["check"]:
+            raise ConfigError(path, f"{where}.check", "a step needs at least one check",
+                              fix='add [[step.check]] with kind = "..."')
+        if not s["solve"]:
+            raise ConfigError(path, f"{where}.solve", "a step needs a solve (dev check and "
+                              "lab solve use it)", fix='add [[step.solve]] with do = "..."')
+        steps.append(Step(
+            index=i, id=s["id"], title=s["title"], instructions=s["instructions"],
+            hints=tuple(s["hints"]),
+            setup=tuple(_spec(a, ACTION_KINDS, "do", path, f"{where}.setup[{j}]", lab_dir)
+                        for j, a in enumerate(s["setup"])),
+            checks=tuple(_spec(c, CHECK_KINDS, "kind", path, f"{where}.check[{j}]", lab_dir)
+                         for j, c in enumerate(s["check"])),
+            solve=tuple(_spec(a, ACTION_KINDS, "do", path, f"{where}.solve[{j}]", lab_dir)
+                        for j, a in enumerate(s["solve"])),
+        ))
+    return Lab(top["id"], top["title"], top["intro"], tuple(steps), lab_dir, path)
+
+
+def _display(path: Path) -> Path:
+    try:
+        return path.resolve().relative_to(Path.cwd())
+    except ValueError:
+        try:
+            return path.resolve().relative_to(REPO_ROOT)
+        except ValueError:
+            return path
+
+
+def load_lab(lab_dir: Path) -> Lab:
+    path = lab_dir / "lab.toml"
+    shown = _display(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(shown, "", "no lab.toml in this lab folder",
+                          fix="add one (see docs/lab-authoring.md)") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(shown, "", f"invalid TOML ({exc})", fix="fix the syntax there") from None
+    try:
+        return parse_lab(data, path)
+    except ConfigError as exc:
+        if exc.path == str(path):
+            raise ConfigError(shown, exc.field, exc.problem, fix=exc.fix) from None
+        raise
+
+
+def lab_dirs(root: Path | None = None) -> list[Path]:
+    base = root or labs_dir()
+    if not base.is_dir():
+        return []
+    return sorted(p for p in base.iterdir() if p.is_dir() and re.match(r"^\d\d-", p.name))
+
+
+def load_labs(root: Path | None = None) -> list[Lab]:
+    labs = [load_lab(d) for d in lab_dirs(root)]
+    if not labs:
+        raise HarnessError(f"no labs found in {root or labs_dir()}",
+                           fix="run lab from a Hook Lab checkout, or set HOOKLAB_LABS")
+    return labs
+
+
+def find_lab(ref: str, root: Path | None = None) -> Lab:
+    """A lab by id, by number ("3", "03") or by unique prefix/slug."""
+    dirs = lab_dirs(root)
+    text = ref.strip()
+    if text.isdigit():
+        text = f"{int(text):02d}"
+    exact = [d for d in dirs if d.name == text or d.name.split("-", 1)[0] == text]
+    if not exact:
+        exact = [d for d in dirs if d.name.startswith(text) or text in d.name]
+    if len(exact) != 1:
+        names = ", ".join(d.name for d in dirs)
+        raise HarnessError(f"no lab {ref!r}" if not exact else f"{ref!r} is ambiguous",
+                           fix=f"use one of: {names}")
+    return load_lab(exact[0])

@@ -1,0 +1,282 @@
+"""The step runner: start a lab, check the current step, hint tiers, solve, next, goto, reset.
+
+Everything that changes the participant's files backs them up first (Workspace.backup) and
+says how to get them back. Results are CheckResults; the CLI and views only render them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness.engine.context import CheckContext
+from harness.engine.manifest import Lab, Spec, Step, find_lab
+from harness.engine.progress import LabProgress, Progress
+from harness.engine.sandbox import sandbox_copy
+from harness.errors import HarnessError
+from harness.results import CheckResult, Status
+from harness.workspace import Backup, Workspace
+from harness.workspace.snapshot import commit_snapshot
+
+LAB_REFS = "refs/hooklab/labs/"
+
+
+def overall(results: Sequence[CheckResult]) -> Status:
+    """error wins (the harness could not judge), then fail, else pass."""
+    if any(r.status is Status.ERROR for r in results):
+        return Status.ERROR
+    if any(r.status is Status.FAIL for r in results):
+        return Status.FAIL
+    return Status.PASS
+
+
+@dataclass
+class StepRun:
+    """The checks of one step, run once."""
+
+    lab: Lab
+    step: Step
+    results: list[CheckResult]
+    skipped: int = 0  # checks not run because an earlier one did not pass
+    duration: float = 0.0
+
+    @property
+    def status(self) -> Status:
+        return overall(self.results)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"lab": self.lab.id, "step": self.step.id, "title": self.step.title,
+                "status": self.status.value, "duration": round(self.duration, 2),
+                "skipped": self.skipped, "checks": [r.to_json() for r in self.results]}
+
+
+@dataclass
+class Moved:
+    """What start/next/goto/reset did: where the participant is now and what ran to get there."""
+
+    lab: Lab
+    step: Step | None  # None: the lab is complete
+    actions: list[CheckResult] = field(default_factory=list)
+    backup: Backup | None = None
+    reverified: list[StepRun] = field(default_factory=list)
+    note: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"lab": self.lab.id, "step": self.step.id if self.step else None,
+                "actions": [a.to_json() for a in self.actions],
+                "backup": None if self.backup is None else {
+                    "name": self.backup.name, "restore": self.backup.restore_hint},
+                "reverified": [r.to_json() for r in self.reverified], "note": self.note}
+
+
+class LabRunner:
+    def __init__(self, workspace: Workspace, *, labs_root: Path | None = None,
+                 context: CheckContext | None = None) -> None:
+        self.ws = workspace
+        self.labs_root = labs_root
+        self.template = context or CheckContext(workspace, workspace.root)
+        self.progress = Progress.load(workspace)
+
+    # ---- where are we ------------------------------------------------------------------
+    def lab(self, ref: str | None = None) -> Lab:
+        ref = ref or self.progress.lab
+        if not ref:
+            raise HarnessError("no lab started in this workspace", fix="lab list, then lab start 1")
+        return find_lab(ref, self.labs_root)
+
+    def current(self) -> tuple[Lab, Step]:
+        lab = self.lab()
+        if self.progress.step is None:
+            raise HarnessError(f"lab {lab.id} is complete",
+                               fix="lab list to pick the next lab, or lab goto STEP to revisit")
+        return lab, lab.step(self.progress.step)
+
+    def context(self, lab: Lab, root: Path | None = None) -> CheckContext:
+        ctx = CheckContext(
+            self.ws, lab.dir, self.template.backend_name, self.template.on_output,
+            self.template.on_activity, self.template.on_hook_event, root)
+        lp = self.progress.labs.get(lab.id)
+        ctx.extra["lab_start_commit"] = lp.start_commit if lp else self.ws.head()
+        return ctx
+
+    # ---- running specs -----------------------------------------------------------------
+    def run_actions(self, lab: Lab, specs: Sequence[Spec], root: Path | None = None
+                    ) -> list[CheckResult]:
+        ctx = self.context(lab, root)
+        done: list[CheckResult] = []
+        for spec in specs:
+            try:
+                result = spec.kind.run(ctx, spec.params)
+            except (OSError, HarnessError) as exc:
+                result = CheckResult.errored(f"{spec.name} failed: {exc}", name=spec.name)
+            result.details.setdefault("where", spec.where)
+            done.append(result)
+            if result.status is not Status.PASS:
+                break
+        return done
+
+    def run_checks(self, lab: Lab, step: Step, root: Path | None = None) -> StepRun:
+        ctx = self.context(lab, root)
+        started = time.monotonic()
+        results: list[CheckResult] = []
+        for spec in step.checks:
+            try:
+                result = spec.kind.run(ctx, spec.params)
+            except HarnessError as exc:
+                result = CheckResult.errored(f"the check could not run: {exc}", name=spec.name)
+            except Exception as exc:  # a bug in the harness must never read as "you are wrong"
+                result = CheckResult.errored(
+                    f"the check crashed ({type(exc).__name__}: {exc}); this is a Hook Lab bug, "
+                    "not your mistake", name=spec.name)
+            result.details.setdefault("where", spec.where)
+            results.append(result)
+            if result.status is not Status.PASS:
+                break
+        return StepRun(lab, step, results, len(step.checks) - len(results),
+                       time.monotonic() - started)
+
+    # ---- commands ----------------------------------------------------------------------
+    def _save(self, message: str) -> None:
+        self.progress.save(self.ws, message)
+
+    def _enter(self, lab: Lab, step: Step) -> list[CheckResult]:
+        self.progress.lab, self.progress.step = lab.id, step.id
+        actions = self.run_actions(lab, step.setup)
+        self._save(f"{lab.id}: at step {step.id}")
+        return actions
+
+    def start(self, ref: str) -> Moved:
+        lab = find_lab(ref, self.labs_root)
+        lp = self.progress.labs.get(lab.id)
+        if lp is not None and lp.start_snapshot and self.progress.lab == lab.id:
+            step = lab.step(self.progress.step) if self.progress.step else None
+            return Moved(lab, step, note="already started; carrying on where you were")
+        backup = None
+        if lp is not None and lp.start_snapshot:
+            # Coming back to a lab started before: carry on at its first unpassed step.
+            self.progress.lab = lab.id
+            step = next((s for s in lab.steps if not lp.step(s.id).passed), None)
+            self.progress.step = step.id if step else None
+            self._save(f"{lab.id}: resumed")
+            return Moved(lab, step, note="resumed where you left this lab")
+        lp = self.progress.lab_progress(lab.id)
+        lp.started_at = time.time()
+        lp.start_commit = self.ws.head() or ""
+        lp.start_snapshot = self._snapshot(lab, "start")
+        actions = self._enter(lab, lab.steps[0])
+        return Moved(lab, lab.steps[0], actions, backup)
+
+    def _snapshot(self, lab: Lab, label: str) -> str:
+        head = self.ws.head()
+        commit = commit_snapshot(self.ws.repo, f"hooklab {lab.id}: {label}",
+                                 [head.encode()] if head else []).decode()
+        self.ws.repo.refs[f"{LAB_REFS}{lab.id}/{label}".encode()] = commit.encode()
+        return commit
+
+    def check(self) -> StepRun:
+        lab, step = self.current()
+        run = self.run_checks(lab, step)
+        if run.status is Status.PASS:
+            lp = self.progress.lab_progress(lab.id)
+            lp.step(step.id).passed = {
+                "commit": self.ws.head(), "snapshot": self._snapshot(lab, f"verified/{step.id}"),
+                "at": time.time()}
+            self._save(f"{lab.id}: step {step.id} passed")
+        return run
+
+    def hint(self) -> tuple[Step, int, str]:
+        """The next hint tier (1-based); stays on the last one once all were shown."""
+        lab, step = self.current()
+        sp = self.progress.lab_progress(lab.id).step(step.id)
+        sp.hints = min(sp.hints + 1, len(step.hints))
+        self._save(f"{lab.id}: hint {sp.hints} for {step.id}")
+        return step, sp.hints, step.hints[sp.hints - 1]
+
+    def next(self) -> Moved:
+        lab, step = self.current()
+        sp = self.progress.lab_progress(lab.id).step(step.id)
+        if not sp.passed:
+            raise HarnessError(f"step {step.index + 1} ({step.id}) has not passed its check yet",
+                               fix="lab check (lab hint if you are stuck)")
+        if step.index + 1 < len(lab.steps):
+            following = lab.steps[step.index + 1]
+            return Moved(lab, following, self._enter(lab, following))
+        return self.complete(lab)
+
+    def complete(self, lab: Lab) -> Moved:
+        """Re-verify every step at the snapshot it passed at, then call the lab complete."""
+        lp = self.progress.lab_progress(lab.id)
+        reverified = self.reverify(lab, lp)
+        bad = [r for r in reverified if r.status is not Status.PASS]
+        if bad:
+            for r in bad:
+                lp.step(r.step.id).passed = None
+            first = bad[0].step
+            self.progress.step = first.id
+            self._save(f"{lab.id}: re-verification failed at {first.id}")
+            return Moved(lab, first, reverified=reverified,
+                         note=f"step {first.index + 1} no longer passes at the state it was "
+                         "verified at; check it again")
+        lp.completed_at = time.time()
+        self.progress.step = None
+        self._save(f"{lab.id}: complete")
+        return Moved(lab, None, reverified=reverified, note="lab complete")
+
+    def reverify(self, lab: Lab, lp: LabProgress) -> list[StepRun]:
+        runs = []
+        for step in lab.steps:
+            record = lp.step(step.id).passed
+            if not record or not record.get("snapshot"):
+                runs.append(StepRun(lab, step, [CheckResult.failed(
+                    "this step has no verified state", name="progress")]))
+                continue
+            with sandbox_copy(self.ws.root) as copy:
+                Workspace(copy).restore_commit(record["snapshot"])
+                runs.append(self.run_checks(lab, step, copy))
+        return runs
+
+    def solve(self, apply: bool) -> tuple[Step, list[CheckResult], Backup | None]:
+        lab, step = self.current()
+        if not apply:
+            return step, [], None
+        backup = self.ws.backup(f"before solving {lab.id} {step.id}")
+        results = self.run_actions(lab, step.solve)
+        self.progress.lab_progress(lab.id).step(step.id).solved_with_help = True
+        self._save(f"{lab.id}: solved {step.id} with lab solve")
+        return step, results, backup
+
+    def goto(self, ref: str, *, lab_ref: str | None = None) -> Moved:
+        """Rewind to the lab's start, replay every earlier step's setup and solve, then enter
+        the target step. The participant's current files are backed up first."""
+        lab = self.lab(lab_ref)
+        target = lab.step(ref)
+        lp = self.progress.labs.get(lab.id)
+        if lp is None or not lp.start_snapshot:
+            raise HarnessError(f"lab {lab.id} has not been started here", fix=f"lab start {lab.id}")
+        backup = self.ws.backup(f"before goto {lab.id} {target.id}")
+        self.ws.restore_commit(lp.start_snapshot)
+        actions: list[CheckResult] = []
+        self.progress.lab = lab.id
+        for step in lab.steps[: target.index]:
+            for specs in (step.setup, step.solve):
+                done = self.run_actions(lab, specs)
+                actions.extend(done)
+                if done and done[-1].status is not Status.PASS:
+                    self._save(f"{lab.id}: goto {target.id} stopped at {step.id}")
+                    raise HarnessError(
+                        f"fast-forward stopped at step {step.id}: {done[-1].message}",
+                        fix=f"your files are backed up: {backup.restore_hint}")
+        for step in lab.steps[target.index:]:
+            with contextlib.suppress(KeyError):
+                del lp.steps[step.id]
+        lp.completed_at = None
+        actions.extend(self._enter(lab, target))
+        return Moved(lab, target, actions, backup)
+
+    def reset(self, ref: str | None = None) -> Moved:
+        _lab, step = self.current() if ref is None else (None, None)
+        return self.goto(ref or (step.id if step else "1"))
