@@ -1,0 +1,139 @@
+"""`lab simulate` end to end: in-process through main() and as a real process."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.builders import run_cli, run_lab_process
+from tests.claude.hookproject import HookProject
+
+
+def flat(text: str) -> str:
+    """The console wraps long error lines; compare words, not line breaks."""
+    return " ".join(text.split())
+
+SCENARIO = """
+[[step]]
+do = "session_start"
+
+[[step]]
+do = "prompt"
+text = "set UC-003 to Done"
+
+[[step]]
+name = "the guard refuses"
+do = "edit"
+file = "docs/uc.md"
+old = "Approved"
+new = "Done"
+expect = "blocked"
+
+[[step]]
+do = "bash"
+command = "echo sensors green"
+expect = "allowed"
+
+[[step]]
+do = "stop"
+last_message = "done"
+expect = "blocked"
+
+[[step]]
+do = "stop"
+expect = "allowed"
+"""
+
+
+def setup(project: HookProject) -> None:
+    project.file("docs/uc.md", "**Status:** Approved\n")
+    project.hook("PreToolUse", 'echo "audit UC-003 first" >&2; exit 2', matcher="Edit|Write")
+    project.hook("Stop", """
+        grep -q '"stop_hook_active": true' && exit 0
+        echo "run the sensors" >&2; exit 2
+    """)
+
+
+def test_json_lines_one_object_per_step(project: HookProject) -> None:
+    setup(project)
+    scenario = project.root / "scenario.toml"
+    scenario.write_text(SCENARIO)
+    result = run_cli("simulate", str(scenario), "--json", cwd=project.root / "docs")
+    assert result.code == 0, result
+    steps = [json.loads(line) for line in result.out.splitlines()]
+    assert [s["do"] for s in steps] == ["session_start", "prompt", "edit", "bash", "stop", "stop"]
+    edit = steps[2]
+    assert edit["outcome"] == "blocked" and edit["tool_ran"] is False
+    assert edit["feedback"] == "audit UC-003 first" and edit["expect_met"] is True
+    assert edit["name"] == "the guard refuses"
+    assert edit["hooks"][0]["event"] == "PreToolUse" and edit["hooks"][0]["exit_code"] == 2
+    assert edit["hooks"][0]["timed_out"] is False
+    assert steps[4]["stop_hook_active"] is False and steps[4]["turn_ended"] is False
+    assert steps[5]["stop_hook_active"] is True and steps[5]["turn_ended"] is True
+    for key in ("system_message", "feedback", "tool_ran", "outcome"):
+        assert all(key in s for s in steps)
+    assert (project.root / "docs" / "uc.md").read_text() == "**Status:** Approved\n"
+
+
+def test_unmet_expectation_exits_1_naming_the_step(project: HookProject) -> None:
+    setup(project)
+    scenario = project.root / "scenario.toml"
+    scenario.write_text(SCENARIO.replace('expect = "blocked"\n\n[[step]]\ndo = "bash"',
+                                         'expect = "allowed"\n\n[[step]]\ndo = "bash"'))
+    result = run_cli("simulate", str(scenario), cwd=project.root)
+    assert result.code == 1, result
+    assert "step 3 (edit 'the guard refuses'): expected allowed, got blocked" in flat(result.err)
+    assert "Traceback" not in result.err
+    assert "BLOCKED" in result.out and "audit UC-003 first" in result.out
+
+
+def test_bad_scenario_is_a_clear_error(project: HookProject) -> None:
+    bad = project.root / "bad.toml"
+    bad.write_text('[[step]]\ndo = "edit"\nfile = "x"\nold = "a"\nnew = "b"\nexpect = "maybe"\n')
+    result = run_cli("simulate", str(bad), cwd=project.root)
+    assert result.code == 1
+    assert f"{bad}: step 1.expect: 'maybe' is not an outcome" in flat(result.err)
+    assert "fix: use one of allowed, blocked, asked, stopped, error" in result.err
+
+    bad.write_text('[[step]]\ndo = "edit"\nfile = "x"\nold = "a"\nnew = "b"\nreplace = true\n')
+    result = run_cli("simulate", str(bad), cwd=project.root)
+    assert f"{bad}: step 1.replace: is not a field of do = 'edit'" in flat(result.err)
+
+    bad.write_text('[[step]]\ndo = "jump"\n')
+    result = run_cli("simulate", str(bad), cwd=project.root)
+    assert "step 1.do: is 'jump', not a known action" in flat(result.err)
+
+    bad.write_text('[[step\ndo = "stop"\n')
+    result = run_cli("simulate", str(bad), cwd=project.root)
+    assert result.code == 1 and "invalid TOML" in result.err
+
+
+def test_settings_error_surfaces_through_the_cli(project: HookProject) -> None:
+    (project.root / ".claude" / "settings.json").write_text(
+        '{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "x", "timeout": 0}]}]}}')
+    scenario = project.root / "s.toml"
+    scenario.write_text('[[step]]\ndo = "stop"\n')
+    result = run_cli("simulate", str(scenario), cwd=project.root)
+    assert result.code == 1
+    assert ".claude/settings.json: hooks.Stop[0].hooks[0].timeout: must be a positive number" in (
+        flat(result.err))
+
+
+def test_outside_a_workspace(tmp_path: Path) -> None:
+    scenario = tmp_path / "s.toml"
+    scenario.write_text('[[step]]\ndo = "stop"\n')
+    result = run_cli("simulate", str(scenario), cwd=tmp_path)
+    assert result.code == 1 and "no .claude/settings.json" in result.err
+
+
+def test_as_a_real_process(project: HookProject) -> None:
+    setup(project)
+    (project.root / "scenario.toml").write_text(SCENARIO)
+    done = run_lab_process("simulate", "scenario.toml", "--json", cwd=project.root, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert len(done.stdout.splitlines()) == 6
+    human = run_lab_process("simulate", "scenario.toml", cwd=project.root,
+                            env={"NO_COLOR": "1"}, timeout=120)
+    assert human.returncode == 0, human.stderr
+    assert "Claude sees: run the sensors" in human.stdout
+    assert "all 4 expectations met" in human.stdout
