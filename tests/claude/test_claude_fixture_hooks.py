@@ -1,0 +1,66 @@
+"""The fixture's real guard hooks driven through a Session, in a throwaway git copy."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from harness.claude import Session
+from tests.builders import REPO_ROOT
+
+FIXTURE = REPO_ROOT / "petclinic_fixture"
+SPEC = "docs/use_cases/UC-005-add-visit.md"
+COVERAGE_AGENT = "aiup-vaadin-jooq:uc-coverage"
+
+pytestmark = pytest.mark.skipif(
+    not (FIXTURE / ".claude" / "settings.json").is_file() or shutil.which("jq") is None,
+    reason="needs petclinic_fixture/.claude and jq")
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True,
+                          text=True).stdout
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "petclinic"
+    shutil.copytree(FIXTURE, root, ignore=shutil.ignore_patterns("target"))
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "fixture")
+    return root
+
+
+def test_status_done_refused_until_the_coverage_agent_audited(repo: Path, tmp_path: Path) -> None:
+    spec = repo / SPEC
+    before = spec.read_text()
+    assert "**Status:** Approved" in before
+    with Session(repo, transcript_dir=tmp_path / "transcripts") as session:
+        assert session.session_start("startup").outcome == "allowed"
+        refused = session.edit(SPEC, "**Status:** Approved", "**Status:** Done")
+        assert (refused.outcome, refused.tool_ran) == ("blocked", False), refused
+        assert "UC-005" in refused.feedback and "coverage" in refused.feedback
+        assert spec.read_text() == before
+
+        # A cut-off audit (max_tokens) is no audit: still refused.
+        session.subagent_stop(COVERAGE_AGENT, "coverage-check UC-005", "# UC-005\npartial",
+                              stop_reason="max_tokens")
+        assert session.edit(SPEC, "**Status:** Approved", "**Status:** Done").outcome == "blocked"
+
+        audit = session.subagent_stop(COVERAGE_AGENT, "coverage-check UC-005",
+                                      "# UC-005 Add Visit\nAll scenarios and rules covered.")
+        assert audit.outcome == "allowed" and len(audit.hooks) == 1
+        accepted = session.edit(SPEC, "**Status:** Approved", "**Status:** Done")
+    assert (accepted.outcome, accepted.tool_ran) == ("allowed", True), accepted
+    assert "**Status:** Done" in spec.read_text()
+
+
+def test_evidence_under_target_is_refused_by_the_deny_rule(repo: Path, tmp_path: Path) -> None:
+    with Session(repo, transcript_dir=tmp_path / "t") as session:
+        step = session.write("target/surefire-reports/TEST-x.xml", "<testsuite/>")
+    assert (step.outcome, step.permission, step.hooks) == ("blocked", "deny-rule", [])
+    assert not (repo / "target" / "surefire-reports" / "TEST-x.xml").exists()
