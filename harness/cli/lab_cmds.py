@@ -1,0 +1,323 @@
+"""Lab commands: list, start, status, check, hint, next, goto, reset, solve, watch, demo and
+``dev check``. Each parses, calls the engine once and renders; exit 1 on a failed check."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from harness.cli.common import add_json_flag, emit_json, make_console
+from harness.engine.context import CheckContext
+from harness.engine.devcheck import dev_check, walk_lab
+from harness.engine.manifest import load_labs
+from harness.engine.progress import Progress
+from harness.engine.runner import LabRunner
+from harness.results import Status
+from harness.workspace import Workspace, provision
+
+
+def add_parser(subparsers: Any) -> None:
+    def cmd(name: str, help: str, func: Any, json_flag: bool = False) -> argparse.ArgumentParser:
+        parser: argparse.ArgumentParser = subparsers.add_parser(name, help=help, description=help)
+        parser.set_defaults(func=func)
+        if json_flag:
+            add_json_flag(parser)
+        return parser
+
+    cmd("list", "list the labs and your progress", cmd_list, json_flag=True)
+    start = cmd("start", "start a lab (by number or id)", cmd_start, json_flag=True)
+    start.add_argument("lab", help="lab number or id, e.g. 3 or 03-stop-hook")
+    cmd("status", "where you are in the current lab", cmd_status, json_flag=True)
+    cmd("check", "check the current step", cmd_check, json_flag=True)
+    cmd("hint", "show the next hint for the current step", cmd_hint, json_flag=True)
+    cmd("next", "move on once the current step passed", cmd_next, json_flag=True)
+    goto = cmd("goto", "jump to a step (earlier steps are solved for you; your files are "
+               "backed up first)", cmd_goto, json_flag=True)
+    goto.add_argument("step", help="step number or id")
+    reset = cmd("reset", "put a step back to its start (your files are backed up first)",
+                cmd_reset, json_flag=True)
+    reset.add_argument("step", nargs="?", help="step number or id (default: the current step)")
+    solve = cmd("solve", "show what solves the current step; --apply does it", cmd_solve,
+                json_flag=True)
+    solve.add_argument("--apply", action="store_true", help="apply the solution (backs up first)")
+    watch = cmd("watch", "re-check the current step whenever a file changes", cmd_watch)
+    watch.add_argument("--interval", type=float, default=0.5, help="seconds between scans")
+    demo = cmd("demo", "autopilot: provision a workspace and walk every lab", cmd_demo)
+    demo.add_argument("dir", nargs="?", help="workspace directory (default: a temp directory)")
+    demo.add_argument("--labs", nargs="*", default=[], help="only these labs")
+    dev = subparsers.add_parser("dev", help="tools for lab authors")
+    dev_sub = dev.add_subparsers(dest="dev_command", metavar="COMMAND")
+    check = dev_sub.add_parser("check", help="validate every lab: manifests, then per step "
+                               "setup → check must fail → solve → check must pass")
+    check.add_argument("labs", nargs="*", help="lab numbers or ids (default: all)")
+    add_json_flag(check)
+    check.set_defaults(func=cmd_dev_check)
+    dev.set_defaults(func=lambda args: (dev.print_help(), 2)[1])
+
+
+def _runner(console: Any | None = None) -> LabRunner:
+    return LabRunner(Workspace.find())
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    labs = load_labs()
+    try:
+        progress = Progress.load(Workspace.find())
+    except Exception:
+        progress = Progress()  # outside a workspace: list the labs all the same
+    if args.json:
+        emit_json([{"id": lab.id, "title": lab.title, "steps": [s.id for s in lab.steps],
+                    "progress": progress.labs[lab.id].to_json() if lab.id in progress.labs
+                    else None} for lab in labs])
+        return 0
+    from harness.ui.lab_view import lab_table
+
+    console = make_console()
+    console.print(lab_table(labs, progress))
+    console.print("Start one with [bold]lab start N[/].")
+    return 0
+
+
+def _live(args: argparse.Namespace, runner: LabRunner) -> Any:
+    """A spinner for long work unless --json (then stay silent on stdout)."""
+    import contextlib
+
+    if getattr(args, "json", False):
+        return contextlib.nullcontext(runner.template)
+    from harness.ui.lab_view import activity
+
+    return activity(make_console(stderr=True), runner.template)
+
+
+def _moved(args: argparse.Namespace, moved: Any, *, intro: bool = False) -> int:
+    if args.json:
+        emit_json(moved.to_json())
+    else:
+        from harness.ui.lab_view import print_moved
+
+        print_moved(make_console(), moved, show_intro=intro)
+    bad = [a for a in moved.actions if a.status is not Status.PASS]
+    return 1 if bad or any(r.status is not Status.PASS for r in moved.reverified) else 0
+
+
+def cmd_start(args: argparse.Namespace) -> int:
+    runner = _runner()
+    with _live(args, runner):
+        moved = runner.start(args.lab)
+    return _moved(args, moved, intro=True)
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    runner = _runner()
+    lab = runner.lab()
+    if args.json:
+        emit_json({"workspace": str(runner.ws.root), **runner.progress.to_json()})
+        return 0
+    from harness.ui.lab_view import status_renderable, step_panel
+
+    console = make_console()
+    console.print(status_renderable(lab, runner.progress))
+    if runner.progress.step:
+        console.print(step_panel(lab, lab.step(runner.progress.step)))
+    return 0
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    runner = _runner()
+    with _live(args, runner):
+        run = runner.check()
+    if args.json:
+        emit_json(run.to_json())
+    else:
+        from harness.ui.lab_view import print_step_run
+
+        print_step_run(make_console(), run)
+    return 0 if run.status is Status.PASS else 1
+
+
+def cmd_hint(args: argparse.Namespace) -> int:
+    step, tier, text = _runner().hint()
+    if args.json:
+        emit_json({"step": step.id, "tier": tier, "of": len(step.hints), "hint": text})
+        return 0
+    from rich.markdown import Markdown
+    from rich.panel import Panel
+
+    more = ("run lab hint again for a stronger one" if tier < len(step.hints)
+            else "that was the last hint; lab solve shows the solution")
+    make_console().print(Panel(Markdown(text), title=f"hint {tier}/{len(step.hints)}",
+                               title_align="left", subtitle=more, border_style="yellow"))
+    return 0
+
+
+def cmd_next(args: argparse.Namespace) -> int:
+    runner = _runner()
+    with _live(args, runner):
+        moved = runner.next()
+    return _moved(args, moved)
+
+
+def cmd_goto(args: argparse.Namespace) -> int:
+    runner = _runner()
+    with _live(args, runner):
+        moved = runner.goto(args.step)
+    return _moved(args, moved)
+
+
+def cmd_reset(args: argparse.Namespace) -> int:
+    runner = _runner()
+    with _live(args, runner):
+        moved = runner.reset(args.step)
+    return _moved(args, moved)
+
+
+def cmd_solve(args: argparse.Namespace) -> int:
+    runner = _runner()
+    with _live(args, runner):
+        step, results, backup = runner.solve(args.apply)
+    if args.json:
+        emit_json({"step": step.id, "applied": args.apply,
+                   "actions": [dict(s.params, where=s.where) for s in step.solve],
+                   "results": [r.to_json() for r in results],
+                   "backup": backup.restore_hint if backup else None})
+        return 0 if all(r.status is Status.PASS for r in results) else 1
+    from rich.markup import escape
+
+    from harness.ui.lab_view import print_results
+
+    console = make_console()
+    if not args.apply:
+        console.print(f"[bold]The solution of step {step.index + 1} ({step.id}):[/]")
+        for spec in step.solve:
+            shown = {k: v for k, v in spec.params.items() if v not in (None, False, [], {})}
+            console.print(f"  • {escape(str(shown))}")
+        console.print("Apply it with [bold]lab solve --apply[/] (your files are backed up "
+                      "first), then [bold]lab check[/].")
+        return 0
+    print_results(console, results)
+    if backup:
+        console.print(f"Backed up first: [bold]{escape(backup.restore_hint)}[/]")
+    console.print("Now run [bold]lab check[/].")
+    return 0 if all(r.status is Status.PASS for r in results) else 1
+
+
+def _scan(root: Path) -> dict[str, float]:
+    stamps: dict[str, float] = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if d not in {".git", "target"}]
+        for name in filenames:
+            path = os.path.join(dirpath, name)
+            try:
+                stamps[path] = os.stat(path).st_mtime
+            except OSError:
+                continue
+    return stamps
+
+
+def cmd_watch(args: argparse.Namespace) -> int:
+    from rich.live import Live
+
+    from harness.ui.lab_view import watch_renderable
+
+    runner = _runner()
+    runner.current()
+    console = make_console()
+    root = runner.ws.root
+    seen = _scan(root)
+    run = None
+    changed = ""
+    try:
+        with Live(watch_renderable(None, "", True), console=console,
+                  refresh_per_second=4, transient=False) as live:
+            while True:
+                live.update(watch_renderable(run, changed, True))
+                run = runner.check()
+                live.update(watch_renderable(run, changed, False))
+                while True:
+                    time.sleep(args.interval)
+                    now = _scan(root)
+                    if now != seen:
+                        diff = sorted(set(now.items()) ^ set(seen.items()))
+                        changed = os.path.relpath(diff[0][0], root) if diff else ""
+                        seen = now
+                        break
+    except KeyboardInterrupt:
+        console.print("stopped watching")
+        return 130
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from harness.ui.lab_view import WalkView, devcheck_table, hook_event_renderable
+
+    console = make_console()
+    target = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="hooklab-demo-")) / "ws"
+    with console.status("provisioning the workspace…"):
+        ws = provision(target).workspace
+    console.print(f"Workspace: [bold]{ws.root}[/]")
+    view = WalkView(console, demo=True)
+    labs = load_labs()
+    if args.labs:
+        labs = [lab for lab in labs if any(lab.id.startswith(f"{int(x):02d}" if x.isdigit()
+                                                                else x) for x in args.labs)]
+    from harness.engine.devcheck import DevCheckReport
+
+    walks = []
+    started = time.monotonic()
+    status = console.status("", spinner="dots")
+
+    def on_activity(text: str) -> None:
+        status.update(text)
+        status.start()
+
+    def on_hook(entry: dict[str, Any]) -> None:
+        status.stop()
+        console.print(hook_event_renderable(entry))
+
+    for lab in labs:
+        ctx = CheckContext(ws, lab.dir, on_activity=on_activity, on_hook_event=on_hook)
+        try:
+            walks.append(walk_lab(lab, ws, observer=view, context=ctx))
+        finally:
+            status.stop()
+    report = DevCheckReport(walks, time.monotonic() - started)
+    console.print(devcheck_table(report))
+    verdict = "[bold green]every step failed before and passed after its solve[/]" if (
+        report.ok) else "[bold red]some steps misbehaved[/]"
+    console.print(f"{verdict} in {report.duration:.0f} s. Workspace kept at {ws.root}")
+    return 0 if report.ok else 1
+
+
+def cmd_dev_check(args: argparse.Namespace) -> int:
+    from harness.ui.lab_view import WalkView, devcheck_table
+
+    console = make_console(stderr=args.json)
+    view = None if args.json else WalkView(console, demo=False)
+    status = console.status("", spinner="dots")
+
+    def factory(ws: Workspace, lab: Any) -> CheckContext:
+        def on_activity(text: str) -> None:
+            status.update(f"{lab.id}: {text}")
+            status.start()
+
+        return CheckContext(ws, lab.dir, on_activity=on_activity)
+
+    try:
+        report = dev_check(only=args.labs, observer=view,
+                           context_factory=None if args.json else factory)
+    finally:
+        status.stop()
+    if args.json:
+        emit_json(report.to_json())
+    else:
+        console.print(devcheck_table(report))
+        maven = sum(lab.maven_seconds for lab in report.labs)
+        console.print(f"{'[green]ok[/]' if report.ok else '[red]problems found[/]'}: "
+                      f"{len(report.labs)} labs in {report.duration:.0f} s "
+                      f"({maven:.0f} s in Maven)")
+    sys.stdout.flush()
+    return 0 if report.ok else 1

@@ -1,0 +1,226 @@
+"""``lab dev check``: refuse a course where a step passes before it is solved or a solve
+fails. Per lab, on a fresh workspace: validate the manifest, then for each step
+setup → checks must FAIL (not error) → solve → checks must PASS.
+
+``lab demo`` walks the same path with a live view, so both share ``walk_lab``.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness.engine.context import CheckContext
+from harness.engine.manifest import Lab, Step, lab_dirs, labs_dir, load_lab
+from harness.engine.runner import LabRunner, StepRun
+from harness.errors import ConfigError, HarnessError
+from harness.results import CheckResult, Status
+from harness.workspace import Workspace, provision
+
+
+@dataclass
+class StepWalk:
+    step: Step
+    setup: list[CheckResult] = field(default_factory=list)
+    before: StepRun | None = None
+    solve: list[CheckResult] = field(default_factory=list)
+    after: StepRun | None = None
+    problems: list[str] = field(default_factory=list)
+    duration: float = 0.0
+    maven_seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "step": self.step.id, "ok": self.ok, "problems": self.problems,
+            "duration": round(self.duration, 2), "maven_seconds": round(self.maven_seconds, 2),
+            "setup": [r.to_json() for r in self.setup],
+            "before": self.before.to_json() if self.before else None,
+            "solve": [r.to_json() for r in self.solve],
+            "after": self.after.to_json() if self.after else None,
+        }
+
+
+@dataclass
+class LabWalk:
+    lab_id: str
+    manifest_error: str | None = None
+    steps: list[StepWalk] = field(default_factory=list)
+    duration: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.manifest_error is None and all(s.ok for s in self.steps)
+
+    @property
+    def maven_seconds(self) -> float:
+        return sum(s.maven_seconds for s in self.steps)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"lab": self.lab_id, "ok": self.ok, "manifest_error": self.manifest_error,
+                "duration": round(self.duration, 2),
+                "maven_seconds": round(self.maven_seconds, 2),
+                "steps": [s.to_json() for s in self.steps]}
+
+
+class Observer:
+    """What a view wants to hear during a walk. The default hears nothing."""
+
+    def lab_started(self, lab: Lab) -> None: ...
+    def phase(self, step: Step, phase: str) -> None: ...
+    def results(self, step: Step, phase: str, results: Sequence[CheckResult]) -> None: ...
+    def step_done(self, walk: StepWalk) -> None: ...
+
+
+class _Timer:
+    """Adds up the time spent in Maven, recognised by the activity messages that announce it."""
+
+    def __init__(self, forward: Callable[[str], None]) -> None:
+        self.forward = forward
+        self.total = 0.0
+        self.since: float | None = None
+
+    def activity(self, text: str) -> None:
+        self.stop()
+        if "mvnw" in text or "sensor" in text:
+            self.since = time.monotonic()
+        self.forward(text)
+
+    def stop(self) -> None:
+        if self.since is not None:
+            self.total += time.monotonic() - self.since
+            self.since = None
+
+
+def walk_lab(lab: Lab, ws: Workspace, *, observer: Observer | None = None,
+             context: CheckContext | None = None) -> LabWalk:
+    obs = observer or Observer()
+    started = time.monotonic()
+    base = context or CheckContext(ws, lab.dir)
+    timer = _Timer(base.on_activity)
+    ctx = CheckContext(ws, lab.dir, base.backend_name, base.on_output, timer.activity,
+                       base.on_hook_event)
+    runner = LabRunner(ws, labs_root=lab.dir.parent, context=ctx)
+    walk = LabWalk(lab.id)
+    obs.lab_started(lab)
+    moved = runner.start(lab.id)
+    setup = moved.actions
+    for step in lab.steps:
+        t0 = time.monotonic()
+        timer.total = 0.0
+        sw = StepWalk(step, setup=setup)
+        obs.results(step, "setup", setup)
+        if any(r.status is not Status.PASS for r in setup):
+            sw.problems.append("setup did not complete: " + _first_bad(setup))
+        obs.phase(step, "before")
+        sw.before = runner.check()
+        timer.stop()
+        obs.results(step, "before", sw.before.results)
+        if sw.before.status is Status.PASS:
+            sw.problems.append("the checks pass before the step is solved: the step proves "
+                               "nothing (make a check fail on the starting state)")
+        elif sw.before.status is Status.ERROR:
+            sw.problems.append("a check errored before solving: " + _first_bad(sw.before.results))
+        obs.phase(step, "solve")
+        _step, sw.solve, _backup = runner.solve(apply=True)
+        timer.stop()
+        obs.results(step, "solve", sw.solve)
+        if any(r.status is not Status.PASS for r in sw.solve):
+            sw.problems.append("the solve did not complete: " + _first_bad(sw.solve))
+        obs.phase(step, "after")
+        sw.after = runner.check()
+        timer.stop()
+        obs.results(step, "after", sw.after.results)
+        if sw.after.status is not Status.PASS:
+            sw.problems.append(f"the checks {sw.after.status.value} after the solve: "
+                               + _first_bad(sw.after.results))
+        sw.duration = time.monotonic() - t0
+        sw.maven_seconds = timer.total
+        walk.steps.append(sw)
+        obs.step_done(sw)
+        if not sw.ok:
+            break  # later steps build on this one; their verdicts would mislead
+        setup = []
+        if step.index + 1 < len(lab.steps):
+            try:
+                setup = runner.next().actions
+            except HarnessError as exc:
+                sw.problems.append(f"could not move on: {exc}")
+                break
+    walk.duration = time.monotonic() - started
+    return walk
+
+
+def _first_bad(results: Sequence[CheckResult]) -> str:
+    for r in results:
+        if r.status is not Status.PASS:
+            extra = f" (found: {r.found.splitlines()[0][:200]})" if r.found else ""
+            return f"{r.name}: {r.message}{extra}"
+    return "?"
+
+
+@dataclass
+class DevCheckReport:
+    labs: list[LabWalk]
+    duration: float
+
+    @property
+    def ok(self) -> bool:
+        return all(lab.ok for lab in self.labs)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ok": self.ok, "duration": round(self.duration, 2),
+                "maven_seconds": round(sum(lab.maven_seconds for lab in self.labs), 2),
+                "labs": [lab.to_json() for lab in self.labs]}
+
+
+def lint(root: Path | None = None, only: Sequence[str] = ()) -> tuple[list[Lab], list[LabWalk]]:
+    """Load every manifest; the ones that fail become LabWalks carrying the error."""
+    labs, broken = [], []
+    seen_ids: dict[str, Path] = {}
+    dirs = lab_dirs(root)
+    if only:
+        wanted = [o if not o.isdigit() else f"{int(o):02d}" for o in only]
+        dirs = [d for d in dirs if any(d.name == w or d.name.startswith(w) for w in wanted)]
+        if not dirs:
+            raise HarnessError(f"no lab matches {', '.join(only)}",
+                               fix="lab list shows the lab ids")
+    for d in dirs:
+        try:
+            lab = load_lab(d)
+        except ConfigError as exc:
+            broken.append(LabWalk(d.name, manifest_error=str(exc)))
+            continue
+        if lab.number in seen_ids:
+            broken.append(LabWalk(d.name, manifest_error=(
+                f"{lab.path}: id: number {lab.number} is also used by {seen_ids[lab.number]}")))
+            continue
+        seen_ids[lab.number] = lab.dir
+        labs.append(lab)
+    return labs, broken
+
+
+def dev_check(root: Path | None = None, only: Sequence[str] = (), *,
+              observer: Observer | None = None, context_factory: Callable[
+                  [Workspace, Lab], CheckContext] | None = None,
+              fixture: Path | None = None, backend: str = "local") -> DevCheckReport:
+    started = time.monotonic()
+    labs, walks = lint(root or labs_dir(), only)
+    for lab in labs:
+        holder = Path(tempfile.mkdtemp(prefix=f"hooklab-devcheck-{lab.number}-"))
+        try:
+            ws = provision(holder / "ws", backend=backend, fixture=fixture).workspace
+            ctx = context_factory(ws, lab) if context_factory else None
+            walks.append(walk_lab(lab, ws, observer=observer, context=ctx))
+        finally:
+            shutil.rmtree(holder, ignore_errors=True)
+    walks.sort(key=lambda w: w.lab_id)
+    return DevCheckReport(walks, time.monotonic() - started)
