@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -21,16 +22,26 @@ def _short(text: str, limit: int = 70) -> str:
     return one if len(one) <= limit else one[: limit - 1] + "…"
 
 
+def _wrap(line: str, width: int) -> list[str]:
+    """Wrap one message line, keeping its own indentation on the continuation lines."""
+    indent = line[: len(line) - len(line.lstrip())]
+    return textwrap.wrap(line, width=max(width, 20), subsequent_indent=indent,
+                         break_on_hyphens=False, drop_whitespace=True) or [""]
+
+
 def _block(console: Console, label: str, text: str, style: str) -> None:
     if not text:
         return
     lines = text.rstrip("\n").splitlines() or [""]
     more = len(lines) - _LINE_CAP
-    console.print(f"     [{style}]{label}[/] {escape(lines[0])}")
-    for line in lines[1:_LINE_CAP]:
-        console.print(f"     {' ' * len(label)} {escape(line)}")
+    pad = " " * (5 + len(label) + 1)
+    width = console.width - len(pad)
+    wrapped = [piece for line in lines[:_LINE_CAP] for piece in _wrap(line, width)]
+    console.print(f"     [{style}]{label}[/] {escape(wrapped[0])}")
+    for piece in wrapped[1:]:
+        console.print(f"{pad}{escape(piece)}".rstrip())
     if more > 0:
-        console.print(f"     {' ' * len(label)} [dim]… {more} more lines[/]")
+        console.print(f"{pad}[dim]… {more} more lines[/]")
 
 
 @contextmanager
