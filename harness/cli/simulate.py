@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
                 with step_status(console, step):
                     reports.append(run_step(session, step))
                 render_report(console, reports[-1])
-        render_summary(console, reports)
+        render_summary(console, reports, session.transcript_path)
     missed = [r for r in reports if r.expect_met is False]
     if missed:
         lines = [f"step {r.step.number} ({r.step.do}"

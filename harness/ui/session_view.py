@@ -5,6 +5,7 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 from rich.console import Console
 from rich.markup import escape
@@ -92,7 +93,10 @@ def render_report(console: Console, report: StepReport) -> None:
     render_step(console, report.outcome, report.step.expect, report.step.name)
 
 
-def render_summary(console: Console, reports: list[StepReport]) -> None:
+def render_summary(console: Console, reports: list[StepReport],
+                   transcript: Path | None = None) -> None:
+    if transcript is not None:
+        console.print(f"[dim]transcript: {escape(str(transcript))}[/]")
     missed = [r for r in reports if r.expect_met is False]
     checked = [r for r in reports if r.expect_met is not None]
     if not checked:
