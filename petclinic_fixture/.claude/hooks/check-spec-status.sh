@@ -3,7 +3,7 @@
 # asserting value (Done, Tested, Automated) without a fresh coverage audit, whatever tool made
 # the change (sed, a heredoc, a script). Each change is reported once: the snapshot moves on.
 # shellcheck source=lib.sh
-. "$(dirname "${BASH_SOURCE[0]}")/lib.sh" 2>/dev/null || exit 0
+. "${BASH_SOURCE[0]%/*}/lib.sh" 2>/dev/null || exit 0
 aiup_fail_open
 aiup_read_input
 aiup_open_project

@@ -4,15 +4,15 @@
 # It judges the file the tool would produce, so a mid-line edit ("Approved" -> "Done") and a
 # new spec written as Done are caught as well as a whole-line edit.
 # shellcheck source=lib.sh
-. "$(dirname "${BASH_SOURCE[0]}")/lib.sh" 2>/dev/null || exit 0
+. "${BASH_SOURCE[0]%/*}/lib.sh" 2>/dev/null || exit 0
 aiup_fail_open
 aiup_read_input
 aiup_open_project
 
-case $(aiup_field .tool_name) in Edit | Write | MultiEdit) ;; *) exit 0 ;; esac
-file=$(aiup_field .tool_input.file_path)
+case $(aiup_field tool_name) in Edit | Write | MultiEdit) ;; *) exit 0 ;; esac
+file=$(aiup_field tool_input.file_path)
 [ -n "$file" ] || exit 0
-case $file in /*) ;; *) file=$(aiup_field .cwd)/$file ;; esac
+case $file in /*) ;; *) file=$(aiup_field cwd)/$file ;; esac
 project=$(realpath -m -- "$PWD") || exit 0
 file=$(realpath -m -- "$file") || exit 0
 case $file in "$project"/*) rel=${file#"$project"/} ;; *) exit 0 ;; esac

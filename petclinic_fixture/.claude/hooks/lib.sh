@@ -46,18 +46,47 @@ aiup_say() {
 
 # --- the event on stdin -------------------------------------------------------------------
 
-# Reads the event JSON from stdin into AIUP_INPUT. Without jq nothing can be read, and empty
-# or garbage input is not an event: either way the hook lets the session go.
+# The event fields the hooks read, parsed once: every jq start costs tens of milliseconds.
+AIUP_EVENT_FIELDS=(source tool_name tool_input.command tool_input.file_path
+    tool_input.run_in_background stop_hook_active agent_type agent_id agent_transcript_path
+    last_assistant_message cwd)
+
+# Reads the event JSON from stdin into AIUP_INPUT and its fields into AIUP_EVENT. Without jq
+# nothing can be read, and empty or garbage input is not an event: either way the hook lets
+# the session go.
 aiup_read_input() {
+    local value count=0
     command -v jq >/dev/null 2>&1 || exit 0
     [ -t 0 ] && exit 0
     AIUP_INPUT=$(cat) || exit 0
-    jq -e 'type == "object"' >/dev/null 2>&1 <<<"$AIUP_INPUT" || exit 0
+    [ -n "$AIUP_INPUT" ] || exit 0
+    declare -gA AIUP_EVENT=()
+    while IFS= read -r -d '' value; do
+        AIUP_EVENT[${AIUP_EVENT_FIELDS[count]}]=$value
+        count=$((count + 1))
+    done < <(jq -j --arg names "${AIUP_EVENT_FIELDS[*]}" '
+        if type != "object" then error("not an event") else . end
+        | . as $event | $names | split(" ")[] | split(".") as $path
+        | ($event | try getpath($path) catch null) as $value
+        | (if $value == null then "" elif ($value | type) == "string" then $value
+           else $value | tostring end) + "\u0000"' <<<"$AIUP_INPUT" 2>/dev/null)
+    [ "$count" = "${#AIUP_EVENT_FIELDS[@]}" ] || exit 0
 }
 
-# Prints one field of the event as text, "" when it is missing or null.
+# One field of the event as text ("" when missing or null), e.g. aiup_field tool_input.command.
 aiup_field() {
-    jq -r "($1) // empty | tostring" <<<"$AIUP_INPUT" 2>/dev/null
+    printf '%s' "${AIUP_EVENT[$1]-}"
+}
+
+# A JSON string literal for text (for the few hooks that answer with JSON on stdout).
+aiup_json_string() {
+    local text=$1
+    text=${text//\\/\\\\}
+    text=${text//\"/\\\"}
+    text=${text//$'\n'/\\n}
+    text=${text//$'\r'/\\r}
+    text=${text//$'\t'/\\t}
+    printf '"%s"' "$text"
 }
 
 # --- the project and its state ------------------------------------------------------------
@@ -67,10 +96,12 @@ aiup_field() {
 aiup_open_project() {
     [ -n "${CLAUDE_PROJECT_DIR:-}" ] || exit 0
     cd "$CLAUDE_PROJECT_DIR" 2>/dev/null || exit 0
-    [ "$(git rev-parse --is-inside-work-tree 2>/dev/null)" = true ] || exit 0
-    AIUP_GIT_DIR=$(git rev-parse --absolute-git-dir 2>/dev/null) || exit 0
-    # A project nested in a bigger repository sees its own paths only.
-    AIUP_PREFIX=$(git rev-parse --show-prefix 2>/dev/null) || exit 0
+    local facts inside
+    facts=$(git rev-parse --is-inside-work-tree --absolute-git-dir --show-prefix 2>/dev/null) ||
+        exit 0
+    { read -r inside && read -r AIUP_GIT_DIR && IFS= read -r AIUP_PREFIX; } <<<"$facts"
+    [ "$inside" = true ] && [ -n "$AIUP_GIT_DIR" ] || exit 0
+    # (AIUP_PREFIX: a project nested in a bigger repository sees its own paths only.)
     # State lives in the git dir: it follows worktrees and never shows up as a change.
     AIUP_STATE_DIR=$AIUP_GIT_DIR
 }
@@ -313,9 +344,12 @@ aiup_is_asserting() {
 # stdin: text. Prints every use-case or test-case id it names, normalised and unique:
 # "uc 7", "UC7", "uc-007" -> UC-007; "TC001" -> TC-001.
 aiup_ids_in() {
-    jq -R -r '[scan("(?i)\\b(uc|tc)[ _-]?0*([0-9]{1,4})\\b")] | .[]
-        | (.[0] | ascii_upcase) + "-" + (if (.[1] | length) < 3 then ("00" + .[1])[-3:] else .[1] end)' \
-        2>/dev/null | sort -u
+    local token kind number
+    grep -oiE '\b(uc|tc)[ _-]?[0-9]{1,4}\b' | while IFS= read -r token; do
+        kind=${token:0:2}
+        number=${token//[^0-9]/}
+        printf '%s-%03d\n' "${kind^^}" "$((10#$number))"
+    done | sort -u
 }
 
 # The id of a spec file from its name: docs/use_cases/UC-003-register-new-owner.md -> UC-003.

@@ -3,15 +3,15 @@
 # marker for every id it audited, taken from its assignment and from its report's headings.
 # A marker says an audit happened, not that it found nothing; the sensors decide that.
 # shellcheck source=lib.sh
-. "$(dirname "${BASH_SOURCE[0]}")/lib.sh" 2>/dev/null || exit 0
+. "${BASH_SOURCE[0]%/*}/lib.sh" 2>/dev/null || exit 0
 aiup_fail_open
 aiup_read_input
 aiup_open_project
 
-[ "$(aiup_field .agent_type)" = "$AIUP_COVERAGE_AGENT" ] || exit 0
-last=$(aiup_field .last_assistant_message)
+[ "$(aiup_field agent_type)" = "$AIUP_COVERAGE_AGENT" ] || exit 0
+last=$(aiup_field last_assistant_message)
 [ -n "${last//[[:space:]]/}" ] || exit 0
-transcript=$(aiup_field .agent_transcript_path)
+transcript=$(aiup_field agent_transcript_path)
 [ -f "$transcript" ] || exit 0
 
 # Ended normally: the transcript's last assistant entry stopped at end_turn (not max_tokens).
@@ -33,7 +33,7 @@ ids=$({
 
 dir=$(aiup_state coverage-checked)
 mkdir -p "$dir" || exit 0
-agent=$(aiup_field .agent_id)
+agent=$(aiup_field agent_id)
 while IFS= read -r id; do
     printf 'coverage audit by %s at %s\n' "${agent:-$AIUP_COVERAGE_AGENT}" \
         "$(date -u +%Y-%m-%dT%H:%M:%SZ)" >"$dir/$id"

@@ -3,13 +3,13 @@
 # When every one is green and fresh, record the change list they cover in aiup-sensors-ran;
 # otherwise drop the record and tell Claude why the run does not count.
 # shellcheck source=lib.sh
-. "$(dirname "${BASH_SOURCE[0]}")/lib.sh" 2>/dev/null || exit 0
+. "${BASH_SOURCE[0]%/*}/lib.sh" 2>/dev/null || exit 0
 aiup_fail_open
 aiup_read_input
 aiup_open_project
 
-[ "$(aiup_field .tool_name)" = Bash ] || exit 0
-command=$(aiup_field .tool_input.command)
+[ "$(aiup_field tool_name)" = Bash ] || exit 0
+command=$(aiup_field tool_input.command)
 # A Maven call (mvnw or mvn) that reaches the test phase; test-compile does not.
 grep -qE '(^|[[:space:];&|(])(\./)?(mvnw|mvn)([[:space:]]|$)' <<<"$command" || exit 0
 grep -qE '(^|[[:space:]])(test|verify|package|install)([[:space:];&|)]|$)' <<<"$command" || exit 0
@@ -27,10 +27,10 @@ fi
 
 rm -f "$record"
 note="This run does not count as sensor evidence: $problem."
-if [ "$(aiup_field .tool_input.run_in_background)" = true ]; then
+if [ "$(aiup_field tool_input.run_in_background)" = true ]; then
     note+=" It runs in the background, so its reports are not written yet."
 fi
 note+=" Run $AIUP_SENSOR_COMMAND in the foreground; only its reports count."
-jq -n --arg c "$note" \
-    '{hookSpecificOutput: {hookEventName: "PostToolUse", additionalContext: $c}}'
+printf '{"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": %s}}\n' \
+    "$(aiup_json_string "$note")"
 exit 0

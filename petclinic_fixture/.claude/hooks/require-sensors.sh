@@ -5,7 +5,7 @@
 # so touching it lifts nothing. One enforced reminder per turn: on the second stop
 # (stop_hook_active) it lets go with a warning for the user.
 # shellcheck source=lib.sh
-. "$(dirname "${BASH_SOURCE[0]}")/lib.sh" 2>/dev/null || exit 0
+. "${BASH_SOURCE[0]%/*}/lib.sh" 2>/dev/null || exit 0
 aiup_fail_open
 aiup_read_input
 aiup_open_project
@@ -20,11 +20,11 @@ unproven=""
 [ -n "$hook_changed" ] && unproven=$(aiup_unproven_hook_paths <<<"$hook_changed")
 [ -z "$problem" ] && [ -z "$unproven" ] && exit 0
 
-if [ "$(aiup_field .stop_hook_active)" = true ]; then
+if [ "$(aiup_field stop_hook_active)" = true ]; then
     warning="The turn ended without proof:"
     [ -n "$problem" ] && warning+=" $problem (run $AIUP_SENSOR_COMMAND)."
     [ -n "$unproven" ] && warning+=" Hooks changed since the last green smoke.sh (run $AIUP_SMOKE_COMMAND)."
-    jq -n --arg m "$warning" '{systemMessage: $m}'
+    printf '{"systemMessage": %s}\n' "$(aiup_json_string "$warning")"
     exit 0
 fi
 

@@ -4,13 +4,13 @@
 # newer), forgets the evidence of earlier sessions and snapshots every Status line.
 # aiup-smoke-ran survives: it holds content hashes of hooks smoke.sh proved, true in any session.
 # shellcheck source=lib.sh
-. "$(dirname "${BASH_SOURCE[0]}")/lib.sh" 2>/dev/null || exit 0
+. "${BASH_SOURCE[0]%/*}/lib.sh" 2>/dev/null || exit 0
 aiup_fail_open
 aiup_read_input
 aiup_open_project
 
 # resume and compact continue a session; only a new one resets its evidence.
-case $(aiup_field .source) in startup | clear | "") ;; *) exit 0 ;; esac
+case $(aiup_field source) in startup | clear | "") ;; *) exit 0 ;; esac
 
 base_file=$(aiup_state session-base)
 rm -f "$base_file"
