@@ -9,7 +9,7 @@
 # The image carries a label with a hash of the files in docker/: when it matches, nothing is
 # rebuilt; when the inputs change, the image is rebuilt (the base only with --rebuild-base).
 #
-# Usage: docker/build-image.sh [--force] [--rebuild-base]
+# Usage: docker/build-image.sh [--force] [--rebuild-base] [--inputs-hash]
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -21,12 +21,14 @@ label=org.hooklab.inputs
 
 force=false
 rebuild_base=false
+print_hash=false
 for arg in "$@"; do
     case "$arg" in
+        --inputs-hash) print_hash=true ;;
         --force) force=true ;;
         --rebuild-base) rebuild_base=true force=true ;;
         -h | --help)
-            sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+            sed -n '2,12p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
             exit 0
             ;;
         *)
@@ -86,6 +88,10 @@ host_mirror() {
 }
 
 current=$(inputs_hash)
+if [ "$print_hash" = true ]; then
+    echo "$current"
+    exit 0
+fi
 if [ "$force" = false ] &&
     [ "$(docker image inspect -f "{{ index .Config.Labels \"$label\" }}" "$image" 2>/dev/null)" = "$current" ]; then
     say "$image is up to date (inputs $current); nothing to do"
