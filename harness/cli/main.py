@@ -25,6 +25,7 @@ COMMAND_MODULES = [
     "harness.cli.doctor",
     "harness.cli.simulate",
     "harness.cli.lab_cmds",
+    "harness.cli.verify_hook",
 ]
 
 

@@ -3,7 +3,9 @@
 ``grade_stop_hook(project_dir, script, break_cmd=…, fix_cmd=…, stale_cmd=None, timeout=10)``
 returns a ``HookGrade`` (``passed``, ``checks``: ``GradeCheck`` with ``name``, ``status``
 pass|fail|skip, ``expected``, ``found``, ``problem``, ``detail``, ``fix``);
-``HookGrade.to_check_result()`` gives the same grade as a ``CheckResult`` for the lab engine.
+``HookGrade.to_check_result()`` gives the same grade as a ``CheckResult``;
+``verify_hook(project_dir, script, break_cmd=…, …) -> CheckResult`` is the lab engine's entry
+(a missing or non-executable script fails, a failing break/fix/stale command is an error).
 """
 
 from __future__ import annotations
@@ -21,8 +23,10 @@ from harness.grading.stop_hook import (
     STALE,
     GradeCheck,
     HookGrade,
+    HookScriptError,
     grade_stop_hook,
     hook_command,
+    verify_hook,
 )
 
 __all__ = [
@@ -38,6 +42,8 @@ __all__ = [
     "STALE",
     "GradeCheck",
     "HookGrade",
+    "HookScriptError",
     "grade_stop_hook",
     "hook_command",
+    "verify_hook",
 ]

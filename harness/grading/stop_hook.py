@@ -158,26 +158,28 @@ class HookGrade:
 # -- input -----------------------------------------------------------------------------------
 
 
+class HookScriptError(HarnessError):
+    """The script itself is missing or not executable: the participant's to fix."""
+
+
+
 def _check_inputs(project_dir: Path, script: Path, commands: dict[str, str | None],
                   timeout: float) -> tuple[Path, Path]:
     project = Path(project_dir).resolve()
     if not project.is_dir():
         raise HarnessError(f"project directory {project} does not exist",
                            fix="run lab verify-hook inside the workspace (or an existing dir)")
-    path = Path(script)
-    if not path.is_absolute():
-        path = Path.cwd() / path
-    path = Path(os.path.abspath(path))
+    path = Path(os.path.abspath(project / script))  # a relative script is in the project
     if not path.exists():
-        raise HarnessError(f"hook script {path} does not exist",
-                           fix="write the script first (e.g. scripts/check-before-stop.sh) or "
-                           "check the path")
+        raise HookScriptError(f"hook script {path} does not exist",
+                              fix="write the script first (e.g. scripts/check-before-stop.sh) "
+                              "or check the path")
     if not path.is_file():
-        raise HarnessError(f"hook script {path} is not a file",
-                           fix="pass the script itself, not its folder")
+        raise HookScriptError(f"hook script {path} is not a file",
+                              fix="pass the script itself, not its folder")
     if not os.access(path, os.X_OK):
-        raise HarnessError(f"hook script {path} is not executable",
-                           fix=f"chmod +x {shlex.quote(str(path))}")
+        raise HookScriptError(f"hook script {path} is not executable",
+                              fix=f"chmod +x {shlex.quote(str(path))}")
     for flag, command in commands.items():
         if command is not None and not command.strip():
             raise HarnessError(f"the {flag} command is empty",
@@ -316,7 +318,8 @@ def grade_stop_hook(
     timeout: float = 10.0,
     progress: Progress | None = None,
 ) -> HookGrade:
-    """Grade ``script`` as a Stop hook of ``project_dir`` (its ``CLAUDE_PROJECT_DIR``).
+    """Grade ``script`` as a Stop hook of ``project_dir`` (its ``CLAUDE_PROJECT_DIR``); a
+    relative ``script`` is taken relative to ``project_dir``.
 
     ``break_cmd`` makes the hook's claim false, ``fix_cmd`` makes it true, ``stale_cmd`` (run
     after a fix) leaves the artefact in place but out of date. All three run with ``bash -c``
@@ -663,3 +666,31 @@ def _judge_leak(g: _Grader) -> GradeCheck:
                     fix="never print env, set, keys, .env or whole logs; print only the failed "
                     "check and the command to run")
     return _check(NO_LEAK, PASS, expected, f"no secret in {len(runs)} runs")
+
+
+def verify_hook(
+    project_dir: Path,
+    script: Path | str,
+    *,
+    break_cmd: str,
+    fix_cmd: str,
+    stale_cmd: str | None = None,
+    timeout: float = 10.0,
+    progress: Progress | None = None,
+) -> CheckResult:
+    """``grade_stop_hook`` in the one result model, for the lab engine's ``verify_hook`` check.
+
+    A script that is missing or not executable is the participant's to fix: ``fail``. A
+    break/fix/stale command that fails means the hook could not be graded: ``error``.
+    """
+    name = f"verify-hook {script}"
+    try:
+        grade = grade_stop_hook(Path(project_dir), Path(script), break_cmd=break_cmd,
+                                fix_cmd=fix_cmd, stale_cmd=stale_cmd, timeout=timeout,
+                                progress=progress)
+    except HookScriptError as exc:
+        return CheckResult.failed(exc.message, name=name, expected="an executable script",
+                                  found=exc.message, details={"fix": exc.fix})
+    except HarnessError as exc:
+        return CheckResult.errored(exc.message, name=name, details={"fix": exc.fix})
+    return grade.to_check_result(name)

@@ -1,0 +1,78 @@
+"""``lab verify-hook SCRIPT --break CMD --fix CMD``: grade a Stop hook against its contract."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from harness.cli.common import add_json_flag, emit_json, make_console
+from harness.errors import HarnessError
+from harness.grading import grade_stop_hook
+
+_DESCRIPTION = """\
+Grade SCRIPT as a Stop hook of the project in the current directory (or --project DIR), the
+full cycle of the contract: broken → exit 2 with a short reason on stderr; fixed → exit 0; a
+scripted session is held and Claude is shown the reason; with stop_hook_active: true the hook
+lets go (exit 0, ideally a systemMessage); fixed → the turn ends; a stale artefact blocks; every
+run within --timeout; no secret from the environment in any output.
+
+SCRIPT is registered alone as the project's Stop hook in a temporary settings object:
+.claude/settings.json is neither read nor changed. --break, --fix and --stale run with bash -c
+in the project directory and must exit 0; the project is left fixed.
+
+--json prints {"passed", "summary", "script", "command", "timeout", "checks": [{"name",
+"title", "status" (pass|fail|skip), "passed", "expected", "found", "problem", "detail",
+"fix"}]}. Exit status 0 when no check fails, 1 otherwise or on bad input."""
+
+_EXAMPLE = """\
+example (in the workspace):
+  lab verify-hook scripts/check-before-stop.sh \\
+      --break 'rm -rf target/surefire-reports' \\
+      --fix './mvnw -q test -Dgroups=sensor' \\
+      --stale 'touch src/main/java/ai/unifiedprocess/petclinic/domain/Pet.java'"""
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "verify-hook", help="grade a Stop hook script against the Stop-hook contract",
+        description=_DESCRIPTION, epilog=_EXAMPLE,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("script", type=Path, metavar="SCRIPT", help="the Stop hook script")
+    parser.add_argument("--break", dest="break_cmd", required=True, metavar="CMD",
+                        help="makes the hook's claim false (e.g. removes the artefact)")
+    parser.add_argument("--fix", dest="fix_cmd", required=True, metavar="CMD",
+                        help="makes the claim true (e.g. builds the artefact fresh)")
+    parser.add_argument("--stale", dest="stale_cmd", default=None, metavar="CMD",
+                        help="run after --fix: leaves the artefact in place but out of date "
+                        "(without it the stale check is skipped)")
+    parser.add_argument("--timeout", type=float, default=10.0, metavar="S",
+                        help="the hook's timeout in seconds, as in settings.json (default 10)")
+    parser.add_argument("--project", type=Path, default=None, metavar="DIR",
+                        help="the project (CLAUDE_PROJECT_DIR); default: the current directory")
+    add_json_flag(parser)
+    parser.set_defaults(func=cmd_verify_hook)
+
+
+def cmd_verify_hook(args: argparse.Namespace) -> int:
+    project = (args.project or Path.cwd()).resolve()
+    if not project.is_dir():
+        raise HarnessError(f"--project {project} is not a directory",
+                           fix="give the workspace directory, or cd into it and drop --project")
+    script = args.script if args.script.is_absolute() else Path.cwd() / args.script
+    options: dict[str, Any] = {"break_cmd": args.break_cmd, "fix_cmd": args.fix_cmd,
+                               "stale_cmd": args.stale_cmd, "timeout": args.timeout}
+    if args.json:
+        grade = grade_stop_hook(project, script, **options)
+        emit_json(grade.to_json())
+        return 0 if grade.passed else 1
+
+    from harness.ui.grading_view import render_grade
+
+    console = make_console()
+    with console.status("grading …", spinner="dots") as status:
+        grade = grade_stop_hook(project, script,
+                                progress=lambda what: status.update(f"grading: {what} …"),
+                                **options)
+    render_grade(console, grade)
+    return 0 if grade.passed else 1
