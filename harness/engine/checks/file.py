@@ -10,7 +10,8 @@ from harness.engine.kinds import Kind, Params
 from harness.engine.schema import Field
 from harness.results import CheckResult
 
-ASSERTIONS = ("exists", "absent", "contains", "not_contains", "matches", "executable")
+ASSERTIONS = ("exists", "absent", "contains", "contains_all", "not_contains", "matches",
+              "executable")
 
 
 def _validate(params: Params) -> str | None:
@@ -47,6 +48,12 @@ def run(ctx: CheckContext, p: Params) -> CheckResult:
         return CheckResult.failed(
             p["message"] or f"{rel} does not contain the expected text", name=name,
             expected=f"contains {p['contains']!r}", found=_excerpt(text))
+    missing = [t for t in p["contains_all"] or [] if t not in text]
+    if missing:
+        return CheckResult.failed(
+            p["message"] or f"{rel} lacks {len(missing)} of the expected pieces", name=name,
+            expected="contains " + ", ".join(repr(t) for t in p["contains_all"]),
+            found="missing: " + ", ".join(repr(t) for t in missing))
     if p["not_contains"] is not None and p["not_contains"] in text:
         line = next(ln for ln in text.splitlines() if p["not_contains"] in ln) if (
             p["not_contains"] in "\n".join(text.splitlines())) else p["not_contains"]
@@ -76,6 +83,8 @@ KIND = Kind(
         Field("absent", bool, default=False, doc="the file must not exist"),
         Field("executable", bool, default=False, doc="the file must be executable"),
         Field("contains", str, doc="text the file must contain"),
+        Field("contains_all", list, item_type=str, default=[],
+              doc="pieces of text the file must all contain"),
         Field("not_contains", str, doc="text the file must not contain"),
         Field("matches", str, doc="a regular expression (multiline) the file must match"),
         Field("message", str, doc="what the participant reads when the check fails"),

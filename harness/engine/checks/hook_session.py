@@ -88,6 +88,10 @@ def parse_inline(raw: list[Any], path: object, where: str) -> Scenario:
 def _validate(p: Params) -> str | None:
     if (p.get("steps") is None) == (p.get("scenario") is None):
         return "give exactly one of steps (inline) or scenario (a scenario file)"
+    for i, want in enumerate(p.get("expect_sequence") or []):
+        if not isinstance(want, dict) or set(want) - SEQUENCE_KEYS:
+            return (f"expect_sequence[{i}] must be a table with keys from "
+                    + ", ".join(sorted(SEQUENCE_KEYS)))
     return None
 
 
@@ -213,6 +217,8 @@ def run(ctx: CheckContext, p: Params) -> CheckResult:
             if problems:
                 failures.append(f"step {step.number} {step.do} {outcome.detail[:60]}: "
                                 + "; ".join(problems))
+        # Markers live in the sandbox's git directory: judge them before it is removed.
+        failures.extend(_sequence_problems(p["expect_sequence"] or [], steps_json, git_dir))
     if p["final"] is not None and (last is None or last.outcome != p["final"]):
         failures.append(f"the last step should be {p['final']}, "
                         f"found {last.outcome if last else 'nothing'}")
@@ -223,11 +229,43 @@ def run(ctx: CheckContext, p: Params) -> CheckResult:
     details = {"session": steps_json}
     if failures:
         return CheckResult.failed(
-            p["message"] or f"{title}: the hooks did not behave as this step expects",
+            p["message"] or "the hooks did not behave as this step expects",
             name=title, expected=_describe_expected(scenario, asserts, p),
             found="\n".join(failures), output=_output(steps_json), details=details)
-    return CheckResult.passed(p["pass_message"] or f"{title}: every hook outcome as expected",
+    return CheckResult.passed(p["pass_message"] or "every hook outcome as expected",
                               name=title, details=details)
+
+
+SEQUENCE_KEYS = {"do", "outcome", "feedback_contains", "message_contains", "marker_exists",
+                 "detail_contains"}
+
+
+def _sequence_problems(wanted: list[Any], steps: list[dict[str, Any]], git_dir: Path
+                       ) -> list[str]:
+    """Each wanted step must match a session step, in order (other steps may come between)."""
+    i = 0
+    for n, want in enumerate(wanted):
+        while i < len(steps) and not _step_matches(want, steps[i]):
+            i += 1
+        if i == len(steps):
+            shown = ", ".join(f"{k}={v!r}" for k, v in want.items())
+            return [f"the session never reaches expected step {n + 1} ({shown}) in order"]
+        if want.get("marker_exists") and not (git_dir / want["marker_exists"]).exists():
+            return [f"no marker {want['marker_exists']} after the session"]
+        i += 1
+    return []
+
+
+def _step_matches(want: dict[str, Any], step: dict[str, Any]) -> bool:
+    said = "\n".join(str(step.get(k) or "") for k in ("feedback", "system_message",
+                                                      "user_message"))
+    return ((want.get("do") is None or want["do"] == step["do"])
+            and (want.get("outcome") is None or want["outcome"] == step["outcome"])
+            and (want.get("feedback_contains") is None
+                 or want["feedback_contains"] in step["feedback"])
+            and (want.get("message_contains") is None or want["message_contains"] in said)
+            and (want.get("detail_contains") is None
+                 or want["detail_contains"] in str(step.get("detail") or "")))
 
 
 def _describe_expected(scenario: Scenario, asserts: list[dict[str, Any]], p: Params) -> str:
@@ -285,6 +323,10 @@ KIND = Kind(
         Field("auto_approve", bool, default=False, doc="the simulated user says yes when asked"),
         Field("final", str, choices=("allowed", "blocked", "asked", "stopped", "error"),
               doc="the outcome the last step must have"),
+        Field("expect_sequence", list, default=[],
+              doc="tables {do, outcome, feedback_contains, message_contains, detail_contains, "
+                  "marker_exists} that must happen in this order (for participant-written "
+                  "scenarios)"),
         Field("blocked_stops_at_least", int, default=0,
               doc="the session must contain at least this many blocked stops"),
         Field("message", str, doc="what the participant reads when the check fails"),

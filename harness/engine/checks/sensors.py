@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 
+from harness import proc
 from harness.engine.context import CheckContext
 from harness.engine.kinds import Kind, Params
 from harness.engine.schema import Field
@@ -76,6 +77,16 @@ def run(ctx: CheckContext, p: Params) -> CheckResult:
         # Reports the run did not write are leftovers and prove nothing about it.
         reports = {s: r if r is None or r.mtime >= started - 1 else None
                    for s, r in reports.items()}
+    stale: list[str] = []
+    if p["fresh"] and not p["run"]:
+        newest = _newest_change(ctx)
+        stale = [s for s, r in reports.items() if r is not None and r.mtime <= newest]
+        if stale:
+            return CheckResult.failed(
+                "the reports are older than your latest change: run the sensors again",
+                name=name, expected="reports newer than every changed file",
+                found="stale: " + ", ".join(stale), details={"fix": "./mvnw -q test "
+                                                             "-Dgroups=sensor"})
     found = "\n".join(f"{s}: {_state(r)}" for s, r in reports.items())
     details = {"reports": {s: None if r is None else {
         "tests": r.tests, "failures": r.failures, "errors": r.errors,
@@ -102,6 +113,18 @@ def run(ctx: CheckContext, p: Params) -> CheckResult:
             output=output, details=details)
     return CheckResult.passed(p["pass_message"] or "the sensor reports are as expected",
                               name=name, found=found, details=details)
+
+
+def _newest_change(ctx: CheckContext) -> float:
+    """The mtime of the most recently changed file (uncommitted changes), or 0."""
+    res = proc.run(["git", "status", "--porcelain", "--untracked-files=all", "--no-renames"],
+                   cwd=ctx.root, timeout=60)
+    newest = 0.0
+    for line in res.stdout.splitlines():
+        path = ctx.root / line[3:]
+        if path.is_file():
+            newest = max(newest, path.stat().st_mtime)
+    return newest
 
 
 def _expected(expect: dict[str, str], contains: dict[str, str]) -> str:
@@ -132,6 +155,8 @@ KIND = Kind(
               doc="per sensor: text one of its failure messages must contain"),
         Field("run", bool, default=True,
               doc="run Maven first (false: judge the reports already in target/)"),
+        Field("fresh", bool, default=False,
+              doc="with run = false: every report must be newer than every changed file"),
         Field("args", list, item_type=str, default=[],
               doc="Maven arguments (default: -q test -Dgroups=sensor)"),
         Field("timeout", float, default=600.0, doc="seconds before Maven is stopped"),
