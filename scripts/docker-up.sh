@@ -60,10 +60,14 @@ else
         die "no Docker engine answers at DOCKER_HOST=$DOCKER_HOST" "start that engine, or unset DOCKER_HOST"
     fi
     if ! pgrep -x dockerd >/dev/null; then
+        # A machine with an init system starts its own daemon; by hand only where there is none
+        # (CI, containers), and only as root: the daemon must own its socket and data.
+        [ "$(id -u)" = 0 ] ||
+            die "no Docker daemon is running" "sudo systemctl start docker (or: sudo service docker start)"
         say "starting dockerd in the background (log: $DOCKERD_LOG)"
-        as_root mkdir -p "$(dirname "$DOCKERD_LOG")"
+        mkdir -p "$(dirname "$DOCKERD_LOG")"
         # setsid + nohup: the daemon outlives this script and the shell that ran it.
-        as_root setsid nohup dockerd >>"$DOCKERD_LOG" 2>&1 </dev/null &
+        setsid nohup dockerd >>"$DOCKERD_LOG" 2>&1 </dev/null &
     else
         say "dockerd is running but not answering yet; waiting"
     fi
