@@ -206,6 +206,37 @@ def test_mvnw_hands_over_to_docker_and_keeps_the_exit_code(
     assert our_containers(engine, docker_ws) == []
 
 
+def test_ctrl_c_on_mvnw_stops_the_container_and_removes_it(
+    docker_ws: Workspace, engine: docker.DockerClient
+) -> None:
+    # The terminal sends SIGINT to the wrapper's process group; docker run passes it on.
+    wrapper = subprocess.Popen(
+        ["./mvnw", *SENSOR_GOALS],
+        cwd=docker_ws.root,
+        env=wrapper_env(),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while not our_containers(engine, docker_ws) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert our_containers(engine, docker_ws), "the wrapper started no container"
+        time.sleep(1)  # let Maven get going inside
+        os.killpg(wrapper.pid, signal.SIGINT)
+        code = wrapper.wait(timeout=30)
+    finally:
+        if wrapper.poll() is None:
+            os.killpg(wrapper.pid, signal.SIGKILL)
+    assert code != 0, "an interrupted run must not look successful"
+    deadline = time.monotonic() + 10
+    while our_containers(engine, docker_ws) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert our_containers(engine, docker_ws) == []
+
+
 def test_mvnw_docker_names_a_missing_image(docker_ws: Workspace) -> None:
     done = subprocess.run(
         ["./mvnw", *SENSOR_GOALS],
