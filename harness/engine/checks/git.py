@@ -12,8 +12,8 @@ from harness.results import CheckResult
 
 
 def _validate(params: Params) -> str | None:
-    if not (params.get("changed") or params.get("unchanged") or params.get("clean")
-            or params.get("committed") or params.get("commits_since_start")):
+    keys = ("changed", "changed_any", "unchanged", "clean", "committed", "commits_since_start")
+    if not any(params.get(k) for k in keys):
         return "say what to assert: changed, unchanged, clean, committed or commits_since_start"
     return None
 
@@ -72,6 +72,11 @@ def run(ctx: CheckContext, p: Params) -> CheckResult:
                 p["message"] or "no change yet to " + ", ".join(missing), name=name,
                 expected="a change to " + ", ".join(missing),
                 found="\n".join(considered[:20]) or "no changes")
+    if p["changed_any"] and not any(_hits(p["changed_any"], considered).values()):
+        return CheckResult.failed(
+            p["message"] or "no change yet to any of " + ", ".join(p["changed_any"]), name=name,
+            expected="a change to one of " + ", ".join(p["changed_any"]),
+            found="\n".join(considered[:20]) or "no changes")
     if p["unchanged"]:
         touched = [path for hit in _hits(p["unchanged"], changed).values() for path in hit]
         if touched:
@@ -89,6 +94,8 @@ KIND = Kind(
         Field("kind", str, required=True),
         Field("changed", list, item_type=str, default=[],
               doc="glob patterns; each must match a changed path (uncommitted or committed)"),
+        Field("changed_any", list, item_type=str, default=[],
+              doc="glob patterns; at least one changed path must match one of them"),
         Field("unchanged", list, item_type=str, default=[],
               doc="glob patterns no uncommitted change may match"),
         Field("committed", list, item_type=str, default=[],

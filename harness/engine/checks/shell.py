@@ -14,7 +14,7 @@ from harness.results import CheckResult
 
 def run(ctx: CheckContext, p: Params) -> CheckResult:
     command = p["command"]
-    name = f"shell: {command}"
+    name = p["title"] or f"shell: {command.strip().splitlines()[0][:70]}"
     env = dict(os.environ)
     env.update({k: str(v) for k, v in (p["env"] or {}).items()})
     env["CLAUDE_PROJECT_DIR"] = str(ctx.root)
@@ -28,7 +28,7 @@ def run(ctx: CheckContext, p: Params) -> CheckResult:
         return CheckResult.errored(f"{command} did not finish within {p['timeout']} s",
                                    name=name, output=output)
     if res.returncode != p["exit"]:
-        return CheckResult.failed(p["message"] or f"{command} exited {res.returncode}",
+        return CheckResult.failed(p["message"] or f"exited {res.returncode}",
                                   name=name, expected=f"exit {p['exit']}", found=found,
                                   output=output)
     for stream, text in (("stdout", res.stdout), ("stderr", res.stderr)):
@@ -47,7 +47,7 @@ def run(ctx: CheckContext, p: Params) -> CheckResult:
     if p["quiet"] and (res.stdout.strip() or res.stderr.strip()):
         return CheckResult.failed(p["message"] or f"{command} should say nothing", name=name,
                                   expected="no output", found=output[:1500], output=output)
-    return CheckResult.passed(p["pass_message"] or f"{command}: {found} as expected",
+    return CheckResult.passed(p["pass_message"] or f"{found} as expected",
                               name=name, found=found, output=output)
 
 
@@ -67,6 +67,7 @@ KIND = Kind(
     params=(
         Field("kind", str, required=True),
         Field("command", str, required=True, doc="run with bash -c in the workspace root"),
+        Field("title", str, doc="a short name for results (default: the command's first line)"),
         Field("exit", int, default=0, doc="expected exit code"),
         Field("stdin", str, doc="text fed on stdin"),
         Field("env", dict, default={}, doc="extra environment variables"),

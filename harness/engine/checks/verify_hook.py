@@ -1,55 +1,40 @@
 """``verify_hook``: grade a participant's Stop hook against the contract (harness/grading).
 
-Until the grader is installed this check reports ``error`` ("grader not available"): the
-harness is missing a part, which is never the participant's fault.
+The grader breaks and fixes the hook's artefact with the lab's commands, so it runs on a
+throwaway copy of the workspace. Without harness/grading this check reports ``error``
+("grader not available"): a missing harness part is never the participant's fault.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
-
 from harness.engine.context import CheckContext
 from harness.engine.kinds import Kind, Params
+from harness.engine.sandbox import sandbox_copy
 from harness.engine.schema import Field
-from harness.results import CheckResult, Status
-
-
-def _grader() -> Any:
-    try:
-        module = importlib.import_module("harness.grading")
-    except ImportError:
-        return None
-    for name in ("verify_hook", "grade_stop_hook", "grade"):
-        func = getattr(module, name, None)
-        if callable(func):
-            return func
-    return None
+from harness.results import CheckResult
 
 
 def run(ctx: CheckContext, p: Params) -> CheckResult:
     name = f"verify-hook {p['script']}"
-    grader = _grader()
-    if grader is None:
-        return CheckResult.errored("grader not available: harness/grading is not installed "
-                                   "in this Hook Lab", name=name)
-    path = ctx.path(p["script"])
-    if not path.is_file():
+    try:
+        from harness.grading import verify_hook
+    except ImportError:
+        return CheckResult.errored("grader not available: harness/grading is not installed",
+                                   name=name)
+    if not ctx.path(p["script"]).is_file():
         return CheckResult.failed(f"{p['script']} does not exist yet", name=name,
                                   expected="your Stop hook script", found="no such file")
     ctx.on_activity(f"grading {p['script']} against the Stop-hook contract")
-    try:
-        result = grader(ctx.root, script=p["script"], **(p["options"] or {}))
-    except Exception as exc:  # the grader is harness code: its crash is an error, not a fail
-        return CheckResult.errored(f"the grader crashed: {type(exc).__name__}: {exc}", name=name)
-    if isinstance(result, CheckResult):
-        result.name = result.name or name
-        return result
-    status = getattr(result, "status", None)
-    if isinstance(status, Status):
-        return CheckResult(status, str(getattr(result, "message", "")), name=name,
-                           details={"grading": getattr(result, "to_json", dict)()})
-    return CheckResult.errored(f"the grader returned {type(result).__name__}", name=name)
+    with sandbox_copy(ctx.root) as copy:
+        try:
+            result = verify_hook(copy, p["script"], break_cmd=p["break_cmd"],
+                                 fix_cmd=p["fix_cmd"], stale_cmd=p["stale_cmd"],
+                                 timeout=p["timeout"], progress=ctx.on_activity)
+        except Exception as exc:  # the grader is harness code: its crash is an error
+            return CheckResult.errored(f"the grader crashed: {type(exc).__name__}: {exc}",
+                                       name=name)
+    result.name = result.name or name
+    return result
 
 
 KIND = Kind(
@@ -59,7 +44,10 @@ KIND = Kind(
         Field("kind", str, required=True),
         Field("script", str, default="scripts/check-before-stop.sh",
               doc="the participant's Stop hook, relative to the workspace"),
-        Field("options", dict, default={}, doc="passed to the grader as keyword arguments"),
+        Field("break_cmd", str, required=True, doc="makes the hook's claim false (bash -c)"),
+        Field("fix_cmd", str, required=True, doc="makes the claim true again"),
+        Field("stale_cmd", str, doc="leaves the artefact in place but out of date"),
+        Field("timeout", float, default=10.0, doc="the hook's timeout in seconds"),
     ),
     run=run,
     slow=lambda p: True,
