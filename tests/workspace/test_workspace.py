@@ -97,7 +97,7 @@ def test_backup_and_restore_lose_nothing(workspace: Workspace) -> None:
     assert safety.name in [b.name for b in workspace.backups()]
     # HEAD and the index were never touched by backups: git sees the same two changes.
     status = git(root, "status", "--porcelain", "--untracked-files=all")
-    assert sorted(status.splitlines()) == ["?? docs/mine.md", " M pom.xml"]
+    assert sorted(status.splitlines()) == [" M pom.xml", "?? docs/mine.md"]
 
 
 def test_backup_restore_via_git_checkout(workspace: Workspace) -> None:
