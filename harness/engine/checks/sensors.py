@@ -11,6 +11,7 @@ import time
 from harness import proc
 from harness.engine.context import CheckContext
 from harness.engine.kinds import Kind, Params
+from harness.engine.sandbox import sandbox_copy
 from harness.engine.schema import Field
 from harness.maven.backend import SENSOR_GOALS
 from harness.maven.surefire import ReportError, SurefireReport, sensor_reports
@@ -26,6 +27,8 @@ def _validate(p: Params) -> str | None:
                 return f"{table}.{sensor} must be a string"
             if table == "expect" and value not in OUTCOMES:
                 return f'{table}.{sensor}: unknown outcome "{value}" (known: {", ".join(OUTCOMES)})'
+    if p.get("sandbox_files") and not p.get("run", True):
+        return "sandbox_files needs run = true"
     if not p.get("expect") and not p.get("failure_contains"):
         return 'say what to expect, e.g. expect = { ArchitectureTest = "green" }'
     return None
@@ -52,6 +55,18 @@ def _matches(outcome: str, report: SurefireReport | None) -> bool:
 
 
 def run(ctx: CheckContext, p: Params) -> CheckResult:
+    if not p["sandbox_files"]:
+        return _run(ctx, p)
+    # Break a rule on a throwaway copy: the participant's files stay as they are.
+    with sandbox_copy(ctx.root) as copy:
+        for rel, content in p["sandbox_files"].items():
+            target = copy / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(str(content))
+        return _run(ctx.in_sandbox(copy), p)
+
+
+def _run(ctx: CheckContext, p: Params) -> CheckResult:
     expect: dict[str, str] = dict(p["expect"] or {})
     contains: dict[str, str] = dict(p["failure_contains"] or {})
     sensors = tuple(dict.fromkeys([*expect, *contains]))
@@ -155,6 +170,9 @@ KIND = Kind(
               doc="per sensor: text one of its failure messages must contain"),
         Field("run", bool, default=True,
               doc="run Maven first (false: judge the reports already in target/)"),
+        Field("sandbox_files", dict, default={},
+              doc="files (path = content) written into a throwaway copy of the workspace "
+                  "before the run, e.g. to break a rule and watch the sensor catch it"),
         Field("fresh", bool, default=False,
               doc="with run = false: every report must be newer than every changed file"),
         Field("args", list, item_type=str, default=[],

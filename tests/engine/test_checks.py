@@ -1,0 +1,153 @@
+"""Each check kind: pass, fail and error, against a real provisioned workspace."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.engine.checks import CHECK_KINDS
+from harness.engine.context import CheckContext
+from harness.engine.sandbox import path_without
+from harness.engine.schema import check_table
+from harness.results import CheckResult, Status
+from harness.workspace import Workspace
+
+LAB_DIR = Path(__file__).resolve().parents[2] / "labs" / "04-status-guard"
+
+
+def check(ws: Workspace, kind: str, start: str | None = None, **params: Any) -> CheckResult:
+    spec = CHECK_KINDS[kind]
+    p = check_table({"kind": kind, **params}, spec.params, path="test", where="check")
+    assert spec.validate(p) is None
+    ctx = CheckContext(ws, LAB_DIR)
+    ctx.extra["lab_start_commit"] = start or ws.head()
+    return spec.run(ctx, p)
+
+
+def test_file(ws: Workspace) -> None:
+    uc = "docs/use_cases/UC-005-add-visit.md"
+    assert check(ws, "file", path=uc, contains="**Status:** Approved").status is Status.PASS
+    r = check(ws, "file", path=uc, contains="**Status:** Done")
+    assert r.status is Status.FAIL and r.expected == "contains '**Status:** Done'"
+    assert check(ws, "file", path="nope.txt", exists=True).found == "no such file"
+    assert check(ws, "file", path="nope.txt", absent=True)
+    assert not check(ws, "file", path=uc, not_contains="Approved")
+    assert check(ws, "file", path=uc, matches=r"^\*\*Use Case ID:\*\* UC-005$")
+
+
+def test_git(ws: Workspace) -> None:
+    assert check(ws, "git", clean=True)
+    assert not check(ws, "git", changed=["docs/*"])
+    (ws.root / "docs" / "x.md").write_text("x")
+    assert check(ws, "git", changed=["docs/*"])
+    r = check(ws, "git", clean=True)
+    assert r.status is Status.FAIL and "docs/x.md" in (r.found or "")
+    start = ws.head()
+    assert not check(ws, "git", start=start, committed=["docs/x.md"])
+    ws.commit_all("x")
+    assert check(ws, "git", start=start, committed=["docs/x.md"])
+
+
+def test_shell(ws: Workspace) -> None:
+    assert check(ws, "shell", command="echo hi", stdout_contains="hi")
+    r = check(ws, "shell", command="echo boom >&2; exit 3")
+    assert r.status is Status.FAIL and r.found == "exit 3" and "boom" in r.output
+    r = check(ws, "shell", command="sleep 5", timeout=0.5)
+    assert r.status is Status.ERROR
+
+
+def test_quiz(ws: Workspace) -> None:
+    answers = {"q1": "b", "q2": ["a", "c"]}
+    r = check(ws, "quiz", file="answers/q.toml", answers=answers)
+    assert r.status is Status.FAIL and "does not exist" in r.message
+    (ws.root / "answers").mkdir()
+    (ws.root / "answers" / "q.toml").write_text('q1 = "B"\nq2 = ["c"]\n')
+    r = check(ws, "quiz", file="answers/q.toml", answers=answers, explain={"q2": "read ADR-7"})
+    assert r.status is Status.FAIL and r.message == "1 of 2 answers right"
+    assert "read ADR-7" in (r.found or "") and "'a'" not in (r.found or "")
+    (ws.root / "answers" / "q.toml").write_text('q1 = "b"\nq2 = ["c", "a"]\n')
+    assert check(ws, "quiz", file="answers/q.toml", answers=answers)
+    (ws.root / "answers" / "q.toml").write_text("q1 = \n")
+    assert "not valid TOML" in check(ws, "quiz", file="answers/q.toml", answers=answers).message
+
+
+def test_hook_session_pass_fail_with_event_json(ws: Workspace) -> None:
+    uc = "docs/use_cases/UC-005-add-visit.md"
+    steps = [{"do": "session_start"},
+             {"do": "edit", "file": uc, "old": "**Status:** Approved", "new": "**Status:** Done",
+              "expect": "blocked", "feedback_contains": "coverage-check UC-005",
+              "file_unchanged": uc}]
+    r = check(ws, "hook_session", steps=steps)
+    assert r.status is Status.PASS, r.found
+    session = r.details["session"]
+    assert session[1]["events"][0]["hook_event_name"] == "PreToolUse"
+    assert session[1]["hooks"][0]["exit_code"] == 2
+    # Predict the wrong outcome: fail, with what was expected and the hook's side shown.
+    steps[1]["expect"] = "allowed"
+    r = check(ws, "hook_session", steps=steps)
+    assert r.status is Status.FAIL
+    assert "expected allowed, found blocked" in (r.found or "")
+    assert "stderr:" in r.output and '"tool_name": "Edit"' in r.output
+    # The session ran on a copy: the participant's file is untouched.
+    assert "**Status:** Approved" in (ws.root / uc).read_text()
+
+
+def test_hook_session_fail_open_without_jq(ws: Workspace) -> None:
+    steps = [{"do": "session_start", "quiet": True},
+             {"do": "write", "file": "docs/n.md", "content": "x", "quiet": True},
+             {"do": "stop", "expect": "allowed", "quiet": True}]
+    assert check(ws, "hook_session", steps=steps, hide_programs=["jq"])
+    # With jq the same change holds the turn: the check can fail.
+    assert not check(ws, "hook_session", steps=steps)
+
+
+def test_hook_session_error_when_settings_are_broken(ws: Workspace) -> None:
+    (ws.root / ".claude" / "settings.json").write_text("{ not json")
+    r = check(ws, "hook_session", steps=[{"do": "session_start"}])
+    assert r.status is Status.ERROR
+
+
+def test_verify_hook(ws: Workspace) -> None:
+    params = {"script": "scripts/check-before-stop.sh", "break_cmd": "rm -f ok",
+              "fix_cmd": "touch ok"}
+    r = check(ws, "verify_hook", **params)
+    assert r.status is Status.FAIL and "does not exist" in r.message
+    hook = ws.root / "scripts" / "check-before-stop.sh"
+    hook.parent.mkdir()
+    hook.write_text("#!/bin/sh\ncat >/dev/null\n[ -f ok ] && exit 0\necho 'Stop check blocked:"
+                    " no ok' >&2\nexit 1\n")
+    hook.chmod(0o755)
+    r = check(ws, "verify_hook", **params)
+    assert r.status is Status.FAIL  # exit 1 never blocks
+    r = check(ws, "verify_hook", **{**params, "fix_cmd": "exit 7"})
+    assert r.status is Status.ERROR
+
+
+def test_sensors_error_when_maven_is_missing(ws: Workspace, monkeypatch: pytest.MonkeyPatch
+                                             ) -> None:
+    with path_without(["mvn", "java"]) as path:
+        monkeypatch.setenv("PATH", path)
+        r = check(ws, "sensors", expect={"ArchitectureTest": "green"})
+    assert r.status is Status.ERROR, r
+
+
+def test_sensors_without_run_read_reports(ws: Workspace) -> None:
+    r = check(ws, "sensors", run=False, expect={"ArchitectureTest": "green"})
+    assert r.status is Status.FAIL and "absent" in (r.found or "")
+
+
+@pytest.mark.maven
+def test_sensors_real_run_green_and_red(ws: Workspace) -> None:
+    both = {"ArchitectureTest": "green", "UseCaseTraceabilityTest": "green"}
+    assert check(ws, "sensors", expect=both)
+    assert check(ws, "sensors", run=False, fresh=True, expect=both)
+    uc = ws.root / "docs/use_cases/UC-003-register-new-owner.md"
+    uc.write_text(uc.read_text().replace("A1: Validation Errors", "A1: Invalid Input"))
+    stale = check(ws, "sensors", run=False, fresh=True, expect=both)
+    assert stale.status is Status.FAIL and "older" in stale.message
+    r = check(ws, "sensors", expect=both)
+    assert r.status is Status.FAIL and "UseCaseTraceabilityTest: red" in (r.found or "")
+    assert check(ws, "sensors", failure_contains={
+        "UseCaseTraceabilityTest": "A1: Validation Errors"}, run=False)

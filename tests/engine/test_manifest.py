@@ -1,0 +1,104 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness.engine.manifest import find_lab, load_lab, load_labs
+from harness.errors import ConfigError
+from tests.engine.conftest import write_lab
+
+GOOD = '''
+format = 1
+id = "01-demo"
+title = "Demo"
+intro = "hi"
+[[step]]
+id = "one"
+title = "One"
+instructions = "do it"
+hints = ["a", "b"]
+[[step.check]]
+kind = "file"
+path = "x.txt"
+exists = true
+[[step.solve]]
+do = "write"
+path = "x.txt"
+content = "x"
+'''
+
+
+def _error(tmp_path: Path, body: str, lab_id: str = "01-demo") -> ConfigError:
+    lab = write_lab(tmp_path, lab_id, body)
+    with pytest.raises(ConfigError) as info:
+        load_lab(lab)
+    return info.value
+
+
+def test_good_manifest_loads(tmp_path: Path) -> None:
+    lab = load_lab(write_lab(tmp_path, "01-demo", GOOD))
+    assert [s.id for s in lab.steps] == ["one"]
+    assert lab.steps[0].checks[0].params["exists"] is True
+    assert lab.step("1").id == "one"
+
+
+def test_unknown_check_kind_names_file_field_and_known_kinds(tmp_path: Path) -> None:
+    err = _error(tmp_path, GOOD.replace('kind = "file"', 'kind = "foo"'))
+    assert err.field == "step[0].check[0].kind"
+    assert 'unknown kind "foo"' in err.problem and "known: file, git, sensors" in err.problem
+    assert err.path.endswith("01-demo/lab.toml")
+    assert err.fix and "use one of" in err.fix
+
+
+def test_typo_in_a_field_suggests_the_right_one(tmp_path: Path) -> None:
+    err = _error(tmp_path, GOOD.replace("exists = true", "exist = true"))
+    assert err.field == "step[0].check[0].exist"
+    assert 'did you mean "exists"' in err.problem
+
+
+def test_empty_hints_are_refused(tmp_path: Path) -> None:
+    err = _error(tmp_path, GOOD.replace('hints = ["a", "b"]', "hints = []"))
+    assert err.field == "step[0].hints"
+
+
+def test_duplicate_step_ids_are_refused(tmp_path: Path) -> None:
+    second = GOOD[GOOD.index("[[step]]"):]
+    err = _error(tmp_path, GOOD + second)
+    assert err.field == "step[1].id" and "duplicate" in err.problem
+
+
+def test_unsupported_format_version(tmp_path: Path) -> None:
+    err = _error(tmp_path, GOOD.replace("format = 1", "format = 2"))
+    assert err.field == "format" and "not supported" in err.problem
+
+
+def test_missing_asset_is_named(tmp_path: Path) -> None:
+    body = GOOD.replace('content = "x"', "").replace('do = "write"\npath = "x.txt"',
+                                                     'do = "copy"\nfrom = "sol/x.txt"\nto = "x.txt"')
+    err = _error(tmp_path, body)
+    assert err.field == "step[0].solve[0]" and "sol/x.txt" in err.problem
+
+
+def test_id_must_match_folder(tmp_path: Path) -> None:
+    err = _error(tmp_path, GOOD, lab_id="02-other")
+    assert err.field == "id" and "folder" in err.problem
+
+
+def test_wrong_type_is_named(tmp_path: Path) -> None:
+    err = _error(tmp_path, GOOD.replace("exists = true", 'exists = "yes"'))
+    assert err.field == "step[0].check[0].exists" and "true or false" in err.problem
+
+
+def test_inline_session_steps_are_validated(tmp_path: Path) -> None:
+    body = GOOD.replace('kind = "file"\npath = "x.txt"\nexists = true',
+                        'kind = "hook_session"\nsteps = [{ do = "edit", file = "a" }]')
+    err = _error(tmp_path, body)
+    assert err.field.startswith("step[0].check[0].steps[0]")
+
+
+def test_the_shipped_labs_all_load() -> None:
+    labs = load_labs()
+    assert len(labs) >= 9
+    assert find_lab("3").id == "03-stop-hook"
+    assert find_lab("07-own-stop-hook").id == "07-own-stop-hook"
