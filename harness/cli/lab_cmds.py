@@ -91,7 +91,7 @@ def _live(args: argparse.Namespace, runner: LabRunner) -> Any:
         return contextlib.nullcontext(runner.template)
     from harness.ui.lab_view import activity
 
-    return activity(make_console(stderr=True), runner.template)
+    return activity(make_console(), runner.template)
 
 
 def _moved(args: argparse.Namespace, moved: Any, *, intro: bool = False) -> int:

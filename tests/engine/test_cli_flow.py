@@ -1,0 +1,131 @@
+"""The lab commands driven for real, as separate processes, in a provisioned workspace."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from harness.workspace import Workspace
+
+REPO = Path(__file__).resolve().parents[2]
+SOLUTION = REPO / "labs" / "04-status-guard" / "solution"
+
+
+def lab(ws: Workspace, *args: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, NO_COLOR="1", COLUMNS="200")
+    return subprocess.run([sys.executable, "-m", "harness", *args], cwd=ws.root, env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_start_wrong_hint_fix_next_reset_restore(ws: Workspace) -> None:
+    out = lab(ws, "start", "4")
+    assert out.returncode == 0, out.stderr
+    assert "Done is refused without an audit" in out.stdout
+    scenario = ws.root / "scenarios" / "status-guard.toml"
+    assert scenario.is_file()
+
+    # A wrong attempt: an edit the guard has no reason to refuse.
+    scenario.write_text(scenario.read_text() + '\n[[step]]\ndo = "edit"\n'
+                        'file = "docs/use_cases/UC-005-add-visit.md"\n'
+                        'old = "**Status:** Approved"\nnew = "**Status:** Draft"\n')
+    out = lab(ws, "check")
+    assert out.returncode == 1
+    assert "does not show the Done edit of UC-005 being refused" in out.stdout
+    assert "edit" in out.stdout and "allowed" in out.stdout  # the simulated event, rendered
+
+    tiers = [lab(ws, "hint").stdout for _ in range(3)]
+    assert "hint 1/2" in tiers[0] and "hint 2/2" in tiers[1] and "hint 2/2" in tiers[2]
+    assert "expect = \"blocked\"" in tiers[1]
+
+    shutil.copyfile(SOLUTION / "status-guard-1.toml", scenario)
+    out = lab(ws, "check", "--json")
+    assert out.returncode == 0, out.stdout
+    result = json.loads(out.stdout)
+    assert result["status"] == "pass" and result["checks"][0]["status"] == "pass"
+
+    out = lab(ws, "next")
+    assert out.returncode == 0 and "Earn the status with an audit" in out.stdout
+
+    # Work in progress, then reset: backed up first, and restorable.
+    scenario.write_text("# my half-done audit scenario\n")
+    out = lab(ws, "reset")
+    assert out.returncode == 0, out.stderr
+    assert "backed up first" in out.stdout
+    assert "half-done" not in scenario.read_text()
+    name = next(line.split("lab restore ")[1].split()[0] for line in out.stdout.splitlines()
+                if "lab restore " in line)
+    out = lab(ws, "restore", name)
+    assert out.returncode == 0, out.stderr
+    assert scenario.read_text() == "# my half-done audit scenario\n"
+
+
+def test_progress_survives_restart_and_is_reverified(ws: Workspace) -> None:
+    assert lab(ws, "start", "4").returncode == 0
+    for _ in range(3):
+        assert lab(ws, "solve", "--apply").returncode == 0
+        assert lab(ws, "check").returncode == 0
+        status = json.loads(lab(ws, "status", "--json").stdout)  # a new process each time
+        assert status["labs"]["04-status-guard"]["steps"][status["step"]]["passed"]
+        out = lab(ws, "next", "--json")
+        assert out.returncode == 0, out.stdout
+    moved = json.loads(out.stdout)
+    assert moved["step"] is None and moved["note"] == "lab complete"
+    assert [r["status"] for r in moved["reverified"]] == ["pass", "pass", "pass"]
+    listed = json.loads(lab(ws, "list", "--json").stdout)
+    assert next(x for x in listed if x["id"] == "04-status-guard")["progress"]["completed_at"]
+
+
+def test_next_before_passing_is_refused(ws: Workspace) -> None:
+    lab(ws, "start", "9")
+    out = lab(ws, "next")
+    assert out.returncode == 1 and "has not passed its check yet" in out.stderr
+
+
+def test_check_without_maven_is_fast(ws: Workspace) -> None:
+    lab(ws, "start", "9")
+    started = time.monotonic()
+    out = lab(ws, "check")
+    assert out.returncode == 1
+    assert time.monotonic() - started < 5
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
+def test_watch_updates_on_change_and_exits_130(ws: Workspace) -> None:
+    assert lab(ws, "start", "9").returncode == 0
+    session = f"hooklab-watch-{os.getpid()}"
+    cmd = (f"cd {ws.root} && NO_COLOR=1 {sys.executable} -m harness watch --interval 0.2; "
+           "echo EXIT=$?; sleep 30")
+    subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "160", "-y", "50", cmd],
+                   check=True)
+
+    def screen() -> str:
+        return subprocess.run(["tmux", "capture-pane", "-p", "-t", session],
+                              capture_output=True, text=True).stdout
+
+    def wait_for(text: str) -> str:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            shown = screen()
+            if text in shown:
+                return shown
+            time.sleep(0.2)
+        raise AssertionError(f"{text!r} never appeared:\n{screen()}")
+
+    try:
+        wait_for("FAIL")
+        (ws.root / "answers").mkdir()
+        shutil.copyfile(REPO / "labs/09-read-the-adrs/solution/adr-quiz.toml",
+                        ws.root / "answers" / "adr-quiz.toml")
+        shown = wait_for("PASS")
+        assert "answers/adr-quiz.toml" in shown
+        subprocess.run(["tmux", "send-keys", "-t", session, "C-c"], check=True)
+        assert "EXIT=130" in wait_for("EXIT=")
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)

@@ -1,0 +1,74 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+from harness.engine.devcheck import dev_check
+from tests.engine.conftest import write_lab
+
+TRIVIAL = '''
+format = 1
+id = "01-trivial"
+title = "Passes before it is solved"
+intro = "x"
+[[step]]
+id = "already-true"
+title = "Already true"
+instructions = "nothing to do"
+hints = ["none"]
+[[step.check]]
+kind = "file"
+path = "pom.xml"
+exists = true
+[[step.solve]]
+do = "write"
+path = "x.txt"
+content = "x"
+
+[[step]]
+id = "honest"
+title = "Fails, then passes"
+instructions = "write y"
+hints = ["y"]
+[[step.check]]
+kind = "file"
+path = "y.txt"
+exists = true
+[[step.solve]]
+do = "write"
+path = "y.txt"
+content = "y"
+'''
+
+BROKEN_SOLVE = TRIVIAL.replace('path = "pom.xml"', 'path = "z.txt"').replace(
+    'id = "01-trivial"', 'id = "02-bad-solve"')
+
+
+def test_dev_check_reports_a_step_that_passes_before_solving(tmp_path: Path) -> None:
+    write_lab(tmp_path, "01-trivial", TRIVIAL)
+    report = dev_check(tmp_path)
+    assert not report.ok
+    (lab,) = report.labs
+    step = lab.steps[0]
+    assert step.step.id == "already-true"
+    assert any("pass before the step is solved" in p for p in step.problems)
+
+
+def test_dev_check_reports_a_solve_that_does_not_solve(tmp_path: Path) -> None:
+    write_lab(tmp_path, "02-bad-solve", BROKEN_SOLVE)
+    report = dev_check(tmp_path)
+    (lab,) = report.labs
+    assert any("after the solve" in p for p in lab.steps[0].problems)
+
+
+def test_dev_check_passes_an_honest_lab_and_reports_manifest_errors(tmp_path: Path) -> None:
+    honest = TRIVIAL.replace('path = "pom.xml"', 'path = "x.txt"').replace(
+        'id = "01-trivial"', 'id = "01-honest"')
+    write_lab(tmp_path, "01-honest", honest)
+    write_lab(tmp_path, "02-broken", TRIVIAL.replace('kind = "file"', 'kind = "flie"').replace(
+        'id = "01-trivial"', 'id = "02-broken"'))
+    report = dev_check(tmp_path)
+    by_id = {lab.lab_id: lab for lab in report.labs}
+    assert by_id["01-honest"].ok
+    error = by_id["02-broken"].manifest_error or ""
+    assert "02-broken/lab.toml: step[0].check[0].kind" in error and 'did you mean "file"' in error
+    assert not report.ok
