@@ -33,6 +33,7 @@ from typing import Any
 
 from harness import proc
 from harness.claude import Event, EventOutcome, HookRun, Session, StepOutcome, dispatch
+from harness.claude.runner import cap
 from harness.claude.session import STOP_BLOCK_CAP
 from harness.claude.settings import Settings, parse_settings
 from harness.errors import HarnessError
@@ -533,13 +534,14 @@ def _judge_session_held(p: Phase) -> GradeCheck:
                       detail="Claude said done with the artefact broken and the turn ended.",
                       fix="exit 2 with the reason on stderr when the claim does not hold")
     shown = step.feedback.strip()
-    reason = p.run.stderr.strip() if p.code == 2 else (p.outcome.reason if p.outcome else "")
+    # Claude Code caps what it shows at 10,000 characters; compare like with like.
+    reason = cap(p.run.stderr.strip()) if p.code == 2 else ""
     if p.code == 2 and not reason:
         return _check(SESSION_HELD, FAIL, expected, f"blocked; Claude was shown {shown!r}",
                       "Claude is not told why",
                       detail="The turn is held but stderr was empty, so Claude gets no "
                       "instruction.", fix="print the reason to stderr (`>&2`)")
-    if p.code == 2 and shown != reason:
+    if p.code == 2 and shown != reason.strip():
         return _check(SESSION_HELD, FAIL, expected, f"Claude was shown {shown[:120]!r}",
                       "feedback differs from the stderr reason",
                       detail="The simulator showed Claude something other than the hook's "
