@@ -3,10 +3,24 @@
 #
 # It fires each Claude Code event the way ../settings.json registers it (matchers included),
 # with real JSON on stdin, real git and Surefire reports it writes itself (no Maven). Every
-# check prints on failure; the count comes last. When all pass it records the hooks it proved
-# (content hashes) as aiup-smoke-ran in the project's git dir, which lets the Stop hook end a
-# turn that changed a hook. Run: ./.claude/hooks/smoke.sh
+# failed check is printed, the count comes last (AIUP_SMOKE_FAIL_FAST=1 stops at the first
+# failure). When all pass it records the hooks it proved (content hashes) as aiup-smoke-ran in
+# the project's git dir, which lets the Stop hook end a turn that changed a hook.
+# Run: ./.claude/hooks/smoke.sh [GROUP...]   (a subset proves less and records nothing)
+# The check groups and their helpers are called by name (group_$group), out of shellcheck's sight.
+# shellcheck disable=SC2317
 set -u
+
+GROUPS_ALL=(settings session evidence changes self guard check audit failopen worktree)
+groups=("$@")
+[ "$#" -gt 0 ] || groups=("${GROUPS_ALL[@]}")
+for group in "${groups[@]}"; do
+    case " ${GROUPS_ALL[*]} " in *" $group "*) ;; *)
+        echo "smoke: no check group '$group'; choose from: ${GROUPS_ALL[*]}" >&2
+        exit 1
+        ;;
+    esac
+done
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P) || exit 1
 for tool in jq git; do
@@ -41,6 +55,11 @@ ok() {
     else
         printf 'FAIL [%s] %s (last hook exit %s%s)\n' "$SCENARIO" "$what" "$RC" \
             "${ERR:+; stderr: $(head -n 2 <<<"$ERR" | tr '\n' ' ')}"
+        # Mutation tests only need to know that something fails.
+        if [ -n "${AIUP_SMOKE_FAIL_FAST:-}" ]; then
+            echo "smoke: stopped at the first failure ($passed/$total checks passed)"
+            exit 1
+        fi
     fi
 }
 blocks() { ok "$1" test "$RC" = 2; }
@@ -80,7 +99,10 @@ make_project() {
         >src/test/java/ai/unifiedprocess/petclinic/ArchitectureTest.java
     spec docs/use_cases/UC-003-register-new-owner.md UC-003 Done
     spec docs/use_cases/UC-005-edit-owner.md UC-005 Approved
-    spec docs/test_cases/TC-001-register-owner.md TC-001 Draft
+    # "Draft" twice: only replace_all reaches the Status line.
+    mkdir -p docs/test_cases
+    printf '# Test Case: Draft owner registration\n\n**Test Case ID:** TC-001\n**Status:** Draft\n' \
+        >docs/test_cases/TC-001-register-owner.md
     printf '# ADR-010\n\n**Status:** Accepted\n' >docs/architecture/adr/ADR-010-hooks.md
     printf 'PetClinic\n' >README.md
     printf 'target/\n' >.gitignore
@@ -241,6 +263,437 @@ record_smoke() {
 
 state() { printf '%s/aiup-%s\n' "$(g rev-parse --absolute-git-dir)" "$1"; }
 
+# --- settings.json ----------------------------------------------------------------------
+group_settings() {
+    SCENARIO=settings
+    # shellcheck disable=SC2016 # jq programs
+    registered() { # registered EVENT MATCHER SCRIPT TIMEOUT
+        jq -e --arg e "$1" --arg m "$2" --arg s "$3" --argjson t "$4" '.hooks[$e][]?
+            | select((.matcher // "") == $m) | .hooks[]?
+            | select(.type == "command" and .timeout == $t
+                and .command == ("\"$CLAUDE_PROJECT_DIR/.claude/hooks/" + $s + "\""))' \
+            "$settings" >/dev/null 2>&1
+    }
+    ok "settings.json is valid JSON" jq -e . "$settings"
+    ok "SessionStart startup|clear runs session-start.sh" registered SessionStart "startup|clear" session-start.sh 10
+    ok "PreToolUse Edit|Write runs guard-spec-status.sh" registered PreToolUse "Edit|Write" guard-spec-status.sh 10
+    ok "PostToolUse Bash runs record-sensor-run.sh" registered PostToolUse Bash record-sensor-run.sh 10
+    ok "PostToolUse (every tool) runs check-spec-status.sh" registered PostToolUse "" check-spec-status.sh 10
+    ok "SubagentStop uc-coverage runs record-coverage-check.sh" \
+        registered SubagentStop 'aiup-vaadin-jooq:uc-coverage$' record-coverage-check.sh 10
+    ok "Stop runs require-sensors.sh with 15 s" registered Stop "" require-sensors.sh 15
+    # shellcheck disable=SC2016
+    ok "permissions deny Edit and Write in target/" jq -e '.permissions.deny as $d
+        | ($d | index("Edit(target/**)")) and ($d | index("Write(target/**)"))' "$settings"
+    # shellcheck disable=SC2016
+    ok "permissions allow the sensor run and smoke.sh" jq -e '.permissions.allow as $a
+        | ($a | index("Bash(./mvnw -q test -Dgroups=sensor)"))
+          and ($a | index("Bash(./.claude/hooks/smoke.sh)"))' "$settings"
+    for script in session-start guard-spec-status record-sensor-run check-spec-status \
+        record-coverage-check require-sensors; do
+        ok "$script.sh is executable" test -x "$PROJECT/.claude/hooks/$script.sh"
+    done
+}
+
+# --- session start -------------------------------------------------------------------------
+group_session() {
+    scenario session-start
+    silent "session start says nothing"
+    ok "session base records HEAD" test "$(cat "$(state session-base)")" = "$INITIAL"
+    ok "every Status line is snapshotted" grep -qF "$UC5	Approved" "$(state spec-status)"
+    absent "no state in the work tree" "$PROJECT/aiup-session-base"
+    mkdir -p "$(state coverage-checked)"
+    : >"$(state coverage-checked)/UC-005"
+    : >"$(state sensors-ran)"
+    : >"$(state smoke-ran)"
+    before=$(stat -c %.9Y "$(state session-base)")
+    tick
+    session_start resume
+    ok "resume keeps the session base" test "$(stat -c %.9Y "$(state session-base)")" = "$before"
+    session_start clear
+    absent "clear drops the audit markers" "$(state coverage-checked)/UC-005"
+    absent "clear drops the sensor record" "$(state sensors-ran)"
+    exists "clear keeps the smoke record (content hashes stay true)" "$(state smoke-ran)"
+
+    PROJECT=$work/unborn
+    mkdir -p "$PROJECT"
+    cp -R "$work/project/.claude" "$PROJECT/"
+    g init -q
+    session_start
+    ok "an unborn HEAD gives an empty session base" test -f "$(state session-base)" -a ! -s "$(state session-base)"
+    PROJECT=$work/project
+}
+
+# --- the Stop hook: which runs count -------------------------------------------------------
+group_evidence() {
+    scenario no-changes
+    stop
+    silent "no changes: the turn may end"
+
+    scenario no-run
+    edit "$SRC"
+    stop
+    blocks "a change without a sensor run blocks"
+    says "the message names the changed file" "$SRC"
+    says "the message says what to run" "$AIUP_SENSOR_COMMAND"
+
+    scenario clean-console
+    edit "$SRC"
+    bash_call "./mvnw -q test -Dgroups=sensor" "[INFO] BUILD SUCCESS"
+    ok "a clean console without reports records nothing" test ! -e "$(state sensors-ran)"
+    ok "and tells Claude the run does not count" grep -qF "does not count" <<<"$OUT"
+    stop
+    blocks "a clean console without reports blocks"
+
+    scenario test-compile
+    edit "$SRC"
+    tick
+    bash_call "./mvnw -q test-compile"
+    stop
+    blocks "test-compile only blocks"
+
+    scenario green
+    edit "$SRC"
+    sensor_run
+    bash_call "./mvnw -q test -Dgroups=sensor"
+    exists "a green run is recorded in the git dir" "$(state sensors-ran)"
+    ok "the record lists the change it covers" grep -qxF "$SRC" "$(state sensors-ran)"
+    stop
+    silent "fresh green reports let the turn end"
+    g add -A && g commit -q -m "owner service"
+    stop
+    passes "committing after a green run keeps it green"
+
+    scenario failed
+    edit "$SRC"
+    sensor_run 3 1 0
+    bash_call "./mvnw -q test -Dgroups=sensor | tail -5" "Tests run: 3, Failures: 0"
+    stop
+    blocks "a failed sensor blocks (whatever the console piped through tail showed)"
+    says "the message names the failure" "UseCaseTraceabilityTest failed"
+
+    scenario errored
+    edit "$SRC"
+    sensor_run 3 0 2
+    bash_call "./mvnw -q test -Dgroups=sensor || true"
+    stop
+    blocks "an errored sensor blocks, || true or not"
+
+    scenario zero-tests
+    edit "$SRC"
+    sensor_run 0 0 0
+    bash_call "./mvnw -q test -Dgroups=sensor > /dev/null"
+    stop
+    blocks "a report that counts no test blocks"
+    says "the message says so" "counts no test"
+
+    scenario stale
+    sensor_run
+    bash_call "./mvnw -q test -Dgroups=sensor"
+    edit "$SRC"
+    stop
+    blocks "a change after the last green run blocks"
+    says "the message names the late change" "$SRC changed after"
+
+    scenario before-session
+    edit "$SRC"
+    sensor_run
+    tick
+    session_start
+    stop
+    blocks "reports from before the session do not count"
+
+    scenario mvn-clean
+    edit "$SRC"
+    sensor_run
+    bash_call "./mvnw -q test -Dgroups=sensor"
+    stop
+    passes "green before mvn clean"
+    rm -rf "$PROJECT/target"
+    stop
+    blocks "reports removed after a green run block again"
+
+    scenario narrowed
+    edit "$SRC"
+    tick
+    rm -rf "${PROJECT:?}/$AIUP_REPORT_DIR"
+    report OwnerServiceTest 5 0 0
+    bash_call "./mvnw -q test -Dtest=OwnerServiceTest"
+    stop
+    blocks "a run narrowed with -Dtest= leaves the sensors unproven"
+
+    scenario narrowed-stale
+    sensor_run
+    edit "$SRC"
+    report OwnerServiceTest 5 0 0
+    bash_call "./mvnw -q surefire:test -Dtest=OwnerServiceTest"
+    stop
+    blocks "a narrowed run next to stale sensor reports blocks"
+
+    scenario one-sensor
+    edit "$SRC"
+    tick
+    rm -rf "${PROJECT:?}/$AIUP_REPORT_DIR"
+    report ArchitectureTest 4 0 0
+    stop
+    blocks "a missing sensor report blocks"
+
+    scenario background
+    edit "$SRC"
+    bash_call "./mvnw -q test -Dgroups=sensor" "" true
+    ok "a background run is explained" grep -qF "background" <<<"$OUT"
+    stop
+    blocks "a run still in the background blocks"
+
+    scenario touch-marker
+    edit "$SRC"
+    touch "$(state sensors-ran)"
+    stop
+    blocks "a touched aiup-sensors-ran proves nothing"
+
+    scenario stop-hook-active
+    edit "$SRC"
+    stop true
+    passes "stop_hook_active lets the second stop through"
+    ok "with a warning for the user" jq -e '.systemMessage | test("sensors")' <<<"$OUT"
+}
+
+# --- the Stop hook: what counts as a change ------------------------------------------------
+group_changes() {
+    scenario commit
+    edit "$SRC"
+    g add -A && g commit -q -m "change"
+    stop
+    blocks "a commit does not lift the guard"
+    says "the committed file is named" "$SRC"
+
+    scenario deletion
+    sensor_run
+    bash_call "./mvnw -q test -Dgroups=sensor"
+    tick
+    rm "$PROJECT/src/main/java/ai/unifiedprocess/petclinic/owner/Owner.java"
+    stop
+    blocks "a deletion after the green run blocks"
+    says "the deleted file is named" "owner/Owner.java"
+
+    scenario deletion-committed
+    tick
+    g rm -q "$SRC" && g commit -q -m "drop service"
+    stop
+    blocks "a committed deletion blocks"
+
+    scenario pom
+    edit pom.xml
+    stop
+    blocks "a pom.xml change blocks"
+
+    scenario docs
+    edit "$UC5"
+    stop
+    blocks "a docs/ change blocks"
+
+    scenario untracked
+    tick
+    printf 'class Pet {}\n' >"$PROJECT/src/main/java/ai/unifiedprocess/petclinic/owner/Pet.java"
+    stop
+    blocks "a new untracked file blocks"
+    says "the new file is named" "owner/Pet.java"
+
+    scenario rename
+    sensor_run
+    bash_call "./mvnw -q test -Dgroups=sensor"
+    tick
+    g mv "$SRC" src/main/java/ai/unifiedprocess/petclinic/owner/OwnerRegistry.java
+    stop
+    blocks "a rename after the green run blocks"
+    says "by its new name" "owner/OwnerRegistry.java"
+
+    scenario outside
+    edit README.md
+    stop
+    silent "a change outside src/, docs/, pom.xml lets the turn end"
+}
+
+# --- self-guarding -------------------------------------------------------------------------
+group_self() {
+    scenario hook-changed
+    edit .claude/hooks/require-sensors.sh
+    stop
+    blocks "a changed hook holds the turn"
+    says "the message says what to run" "$AIUP_SMOKE_COMMAND"
+    touch "$(state smoke-ran)"
+    stop
+    blocks "a touched aiup-smoke-ran proves nothing"
+    record_smoke "$PROJECT"
+    ok "the smoke record fingerprints the changed hook" grep -qF ".claude/hooks/require-sensors.sh" "$(state smoke-ran)"
+    stop
+    silent "after a green smoke.sh the turn may end"
+    touch "$PROJECT/.claude/hooks/require-sensors.sh"
+    stop
+    passes "touching a proved hook changes nothing"
+    edit .claude/hooks/require-sensors.sh
+    stop
+    blocks "changing it again holds the turn again"
+
+    scenario settings-changed
+    tick
+    jq '.permissions.allow += ["Bash(ls)"]' "$settings" >"$work/s.json" && cp "$work/s.json" "$settings"
+    stop
+    blocks "a changed settings.json holds the turn"
+}
+
+# --- the status guard (PreToolUse Edit|Write) ----------------------------------------------
+group_guard() {
+    scenario status-guard
+    edit_call "$UC5" "**Status:** Approved" "**Status:** Done"
+    blocks "Approved -> Done is refused"
+    says "the message quotes the line" "would read \"**Status:** Done\""
+    says "the message names the audit to run" "$AIUP_AUDIT_COMMAND UC-005"
+    says "the message says to run the sensors next" "$AIUP_SENSOR_COMMAND"
+    edit_call "$UC5" "Approved" "Done"
+    blocks "a mid-line edit (Approved -> Done) is refused"
+    edit_call "$TC1" "Draft" "Automated" true
+    blocks "replace_all Draft -> Automated on a test case is refused"
+    write_call docs/use_cases/UC-009-new-visit.md "$(printf '# Use Case: Visit\n\n**Status:** Done\n')"
+    blocks "a new spec written as Done is refused"
+    edit_call "$UC3" "**Status:** Done" "**Status:** Draft"
+    passes "Done -> Draft passes"
+    edit_call "$UC3" "1. Step" "1. The clerk opens the owner form"
+    passes "an edit that leaves Done as it is passes"
+    edit_call docs/architecture/adr/ADR-010-hooks.md "Accepted" "Done"
+    passes "other documents pass"
+    edit_call "$UC5" "no such text" "**Status:** Done"
+    passes "an edit whose old_string is absent passes (the tool will fail)"
+    audit aiup-vaadin-jooq:uc-coverage "Check the coverage of UC-005" "# Coverage report: UC-005"
+    edit_call "$UC5" "Approved" "Done"
+    passes "after an audit of UC-005 the edit passes"
+    edit "$SRC"
+    edit_call "$UC5" "Approved" "Done"
+    blocks "an audit older than a src/ change is stale"
+    says "the message says it is stale" "stale"
+}
+
+# --- the status check (PostToolUse, every tool) --------------------------------------------
+group_check() {
+    scenario status-check
+    tick
+    sed -i 's/^\*\*Status:\*\* Approved/**Status:** Done/' "$PROJECT/$UC5"
+    bash_call "sed -i 's/Approved/Done/' $UC5"
+    blocks "a sed to Done is reported"
+    says "the report names the file" "$UC5"
+    says "and the audit to run" "$AIUP_AUDIT_COMMAND UC-005"
+    bash_call "git status"
+    passes "the same change is reported once"
+    printf '# Test Case: Find owner\n\n**Test Case ID:** TC-002\n**Status:** Automated\n' \
+        >"$PROJECT/docs/test_cases/TC-002-find-owner.md"
+    fire PostToolUse Read "{$(common PostToolUse), \"tool_name\": \"Read\", \"tool_input\": {}}"
+    blocks "a heredoc spec that claims Automated is reported, after any tool"
+    sed -i 's/^\*\*Status:\*\* Done/**Status:** Draft/' "$PROJECT/$UC3"
+    bash_call "sed -i 's/Done/Draft/' $UC3"
+    passes "Done -> Draft via sed is not reported"
+    audit aiup-vaadin-jooq:uc-coverage "Audit TC001 please" "# Coverage report: TC-001"
+    sed -i 's/^\*\*Status:\*\* Draft/**Status:** Tested/' "$PROJECT/$TC1"
+    bash_call "sed -i 's/Draft/Tested/' $TC1"
+    passes "a sed to Tested after an audit is not reported"
+}
+
+# --- audit recording (SubagentStop) --------------------------------------------------------
+group_audit() {
+    scenario audit
+    marker() { printf '%s/%s\n' "$(state coverage-checked)" "$1"; }
+    audit aiup-vaadin-jooq:uc-coverage "Run a coverage check of UC-005 against the code." "All flows covered."
+    silent "the audit hook says nothing"
+    exists "the assignment's id is recorded" "$(marker UC-005)"
+    audit aiup-vaadin-jooq:uc-coverage "Check the spec you were given." "# Coverage report: UC-003"
+    exists "the report heading's id is recorded" "$(marker UC-003)"
+    audit aiup-vaadin-jooq:uc-coverage "Check uc 7 and TC001" "# Coverage report"
+    exists "'uc 7' is normalised to UC-007" "$(marker UC-007)"
+    exists "'TC001' is normalised to TC-001" "$(marker TC-001)"
+    audit aiup-vaadin-jooq:uc-coverage "Check UC-008" "# Coverage report: UC-008 (partial" max_tokens
+    absent "a cut-off agent records nothing" "$(marker UC-008)"
+    audit aiup-vaadin-jooq:uc-coverage "Check UC-008" ""
+    absent "an agent without a last message records nothing" "$(marker UC-008)"
+    audit general-purpose "Check UC-004" "# Coverage report: UC-004"
+    absent "another agent records nothing" "$(marker UC-004)"
+    audit other:aiup-vaadin-jooq:uc-coverage-x "Check UC-004" "# Coverage report: UC-004"
+    absent "a look-alike agent type records nothing" "$(marker UC-004)"
+    absent "markers stay out of the work tree" "$PROJECT/aiup-coverage-checked"
+}
+
+# --- fail open -----------------------------------------------------------------------------
+group_failopen() {
+    scenario fail-open
+    edit "$SRC"
+    mkdir -p "$work/nojq"
+    IFS=: read -ra path_dirs <<<"$PATH"
+    for dir in "${path_dirs[@]}"; do
+        [ -d "$dir" ] && ln -s "$dir"/* "$work/nojq/" 2>/dev/null
+    done
+    rm -f "$work/nojq/jq"
+    FIRE_ENV=(PATH="$work/nojq")
+    stop
+    silent "without jq the Stop hook lets go silently"
+    edit_call "$UC5" "Approved" "Done"
+    silent "without jq the status guard lets go silently"
+    FIRE_ENV=()
+    for script in session-start guard-spec-status record-sensor-run check-spec-status \
+        record-coverage-check require-sensors; do
+        RC=0
+        OUT=$(cd "$PROJECT" && CLAUDE_PROJECT_DIR=$PROJECT "$PROJECT/.claude/hooks/$script.sh" \
+            <<<'{"hook_event_name": "Stop", "stop_hook_active": fal' 2>"$work/err") || RC=$?
+        ERR=$(cat "$work/err")
+        silent "$script.sh lets garbage stdin go silently"
+    done
+    RC=0
+    OUT=$(cd "$PROJECT" && CLAUDE_PROJECT_DIR=$PROJECT .claude/hooks/require-sensors.sh </dev/null 2>"$work/err") || RC=$?
+    ERR=$(cat "$work/err")
+    silent "empty stdin lets go silently"
+    RC=0
+    OUT=$(cd "$PROJECT" && env -u CLAUDE_PROJECT_DIR .claude/hooks/require-sensors.sh <<<'{"stop_hook_active": false}' 2>"$work/err") || RC=$?
+    ERR=$(cat "$work/err")
+    silent "a missing CLAUDE_PROJECT_DIR lets go silently"
+    mkdir -p "$work/nogit"
+    RC=0
+    OUT=$(cd "$work/nogit" && GIT_CEILING_DIRECTORIES=$work CLAUDE_PROJECT_DIR=$work/nogit \
+        "$PROJECT/.claude/hooks/require-sensors.sh" <<<'{"stop_hook_active": false}' 2>"$work/err") || RC=$?
+    ERR=$(cat "$work/err")
+    silent "outside a git repository the hook lets go silently"
+    RC=0
+    OUT=$(bash -c '. "$1"; aiup_fail_open; echo "boom" >&2; exit 3' _ "$PROJECT/.claude/hooks/lib.sh" 2>"$work/err") || RC=$?
+    ERR=$(cat "$work/err")
+    silent "the fail-open guard turns a crash into a silent exit 0"
+    RC=0
+    bash -c '. "$1"; aiup_fail_open; aiup_block' _ "$PROJECT/.claude/hooks/lib.sh" 2>/dev/null || RC=$?
+    ok "while a deliberate block still exits 2" test "$RC" = 2
+    FIRE_ENV=(AIUP_SMOKE_CANARY=canary-7f3a9 ANTHROPIC_API_KEY=canary-7f3a9)
+    stop
+    FIRE_ENV=()
+    ok "a blocking message leaks no environment" test "$RC" = 2 -a -z "$(grep -F canary-7f3a9 <<<"$OUT$ERR")"
+}
+
+# --- worktrees -----------------------------------------------------------------------------
+group_worktree() {
+    scenario worktree
+    g worktree add -q "$work/wt" -b wt 2>/dev/null
+    PROJECT=$work/wt
+    session_start
+    wt_git=$(g rev-parse --absolute-git-dir)
+    ok "a worktree has a git dir of its own" test "$wt_git" != "$GIT_DIR_MAIN"
+    exists "its session base lives in the worktree's git dir" "$wt_git/aiup-session-base"
+    absent "not in its work tree" "$work/wt/aiup-session-base"
+    edit "$SRC"
+    stop
+    blocks "a change in the worktree blocks there"
+    sensor_run
+    bash_call "./mvnw -q test -Dgroups=sensor"
+    exists "the worktree's run is recorded in its git dir" "$wt_git/aiup-sensors-ran"
+    absent "not in the main git dir" "$GIT_DIR_MAIN/aiup-sensors-ran"
+    stop
+    passes "the worktree's own green reports let its turn end"
+    PROJECT=$work/project
+    g worktree remove --force "$work/wt"
+}
+
 # =========================================================================================
 
 PROJECT=$work/project
@@ -248,427 +701,20 @@ make_project
 INITIAL=$(g rev-parse HEAD)
 load_registry
 GIT_DIR_MAIN=$(g rev-parse --absolute-git-dir)
-
-SCENARIO=settings
 settings=$PROJECT/.claude/settings.json
-# shellcheck disable=SC2016,SC2317 # jq programs; called through ok
-registered() { # registered EVENT MATCHER SCRIPT TIMEOUT
-    jq -e --arg e "$1" --arg m "$2" --arg s "$3" --argjson t "$4" '.hooks[$e][]?
-        | select((.matcher // "") == $m) | .hooks[]?
-        | select(.type == "command" and .timeout == $t
-            and .command == ("\"$CLAUDE_PROJECT_DIR/.claude/hooks/" + $s + "\""))' \
-        "$settings" >/dev/null 2>&1
-}
-ok "settings.json is valid JSON" jq -e . "$settings"
-ok "SessionStart startup|clear runs session-start.sh" registered SessionStart "startup|clear" session-start.sh 10
-ok "PreToolUse Edit|Write runs guard-spec-status.sh" registered PreToolUse "Edit|Write" guard-spec-status.sh 10
-ok "PostToolUse Bash runs record-sensor-run.sh" registered PostToolUse Bash record-sensor-run.sh 10
-ok "PostToolUse (every tool) runs check-spec-status.sh" registered PostToolUse "" check-spec-status.sh 10
-ok "SubagentStop uc-coverage runs record-coverage-check.sh" \
-    registered SubagentStop 'aiup-vaadin-jooq:uc-coverage$' record-coverage-check.sh 10
-ok "Stop runs require-sensors.sh with 15 s" registered Stop "" require-sensors.sh 15
-# shellcheck disable=SC2016
-ok "permissions deny Edit and Write in target/" jq -e '.permissions.deny as $d
-    | ($d | index("Edit(target/**)")) and ($d | index("Write(target/**)"))' "$settings"
-# shellcheck disable=SC2016
-ok "permissions allow the sensor run and smoke.sh" jq -e '.permissions.allow as $a
-    | ($a | index("Bash(./mvnw -q test -Dgroups=sensor)"))
-      and ($a | index("Bash(./.claude/hooks/smoke.sh)"))' "$settings"
-for script in session-start guard-spec-status record-sensor-run check-spec-status \
-    record-coverage-check require-sensors; do
-    ok "$script.sh is executable" test -x "$PROJECT/.claude/hooks/$script.sh"
+
+for group in "${groups[@]}"; do
+    "group_$group"
 done
 
-# --- session start -------------------------------------------------------------------------
-scenario session-start
-silent "session start says nothing"
-ok "session base records HEAD" test "$(cat "$(state session-base)")" = "$INITIAL"
-ok "every Status line is snapshotted" grep -qF "$UC5	Approved" "$(state spec-status)"
-absent "no state in the work tree" "$PROJECT/aiup-session-base"
-mkdir -p "$(state coverage-checked)"
-: >"$(state coverage-checked)/UC-005"
-: >"$(state sensors-ran)"
-: >"$(state smoke-ran)"
-before=$(stat -c %.9Y "$(state session-base)")
-tick
-session_start resume
-ok "resume keeps the session base" test "$(stat -c %.9Y "$(state session-base)")" = "$before"
-session_start clear
-absent "clear drops the audit markers" "$(state coverage-checked)/UC-005"
-absent "clear drops the sensor record" "$(state sensors-ran)"
-exists "clear keeps the smoke record (content hashes stay true)" "$(state smoke-ran)"
-
-PROJECT=$work/unborn
-mkdir -p "$PROJECT"
-cp -R "$work/project/.claude" "$PROJECT/"
-g init -q
-session_start
-ok "an unborn HEAD gives an empty session base" test -f "$(state session-base)" -a ! -s "$(state session-base)"
-PROJECT=$work/project
-
-# --- the Stop hook: which runs count -------------------------------------------------------
-scenario no-changes
-stop
-silent "no changes: the turn may end"
-
-scenario no-run
-edit "$SRC"
-stop
-blocks "a change without a sensor run blocks"
-says "the message names the changed file" "$SRC"
-says "the message says what to run" "$AIUP_SENSOR_COMMAND"
-
-scenario clean-console
-edit "$SRC"
-bash_call "./mvnw -q test -Dgroups=sensor" "[INFO] BUILD SUCCESS"
-ok "a clean console without reports records nothing" test ! -e "$(state sensors-ran)"
-ok "and tells Claude the run does not count" grep -qF "does not count" <<<"$OUT"
-stop
-blocks "a clean console without reports blocks"
-
-scenario test-compile
-edit "$SRC"
-tick
-bash_call "./mvnw -q test-compile"
-stop
-blocks "test-compile only blocks"
-
-scenario green
-edit "$SRC"
-sensor_run
-bash_call "./mvnw -q test -Dgroups=sensor"
-exists "a green run is recorded in the git dir" "$(state sensors-ran)"
-ok "the record lists the change it covers" grep -qxF "$SRC" "$(state sensors-ran)"
-stop
-silent "fresh green reports let the turn end"
-g add -A && g commit -q -m "owner service"
-stop
-passes "committing after a green run keeps it green"
-
-scenario failed
-edit "$SRC"
-sensor_run 3 1 0
-bash_call "./mvnw -q test -Dgroups=sensor | tail -5" "Tests run: 3, Failures: 0"
-stop
-blocks "a failed sensor blocks (whatever the console piped through tail showed)"
-says "the message names the failure" "UseCaseTraceabilityTest failed"
-
-scenario errored
-edit "$SRC"
-sensor_run 3 0 2
-bash_call "./mvnw -q test -Dgroups=sensor || true"
-stop
-blocks "an errored sensor blocks, || true or not"
-
-scenario zero-tests
-edit "$SRC"
-sensor_run 0 0 0
-bash_call "./mvnw -q test -Dgroups=sensor > /dev/null"
-stop
-blocks "a report that counts no test blocks"
-says "the message says so" "counts no test"
-
-scenario stale
-sensor_run
-bash_call "./mvnw -q test -Dgroups=sensor"
-edit "$SRC"
-stop
-blocks "a change after the last green run blocks"
-says "the message names the late change" "$SRC changed after"
-
-scenario before-session
-edit "$SRC"
-sensor_run
-tick
-session_start
-stop
-blocks "reports from before the session do not count"
-
-scenario mvn-clean
-edit "$SRC"
-sensor_run
-bash_call "./mvnw -q test -Dgroups=sensor"
-stop
-passes "green before mvn clean"
-rm -rf "$PROJECT/target"
-stop
-blocks "reports removed after a green run block again"
-
-scenario narrowed
-edit "$SRC"
-tick
-rm -rf "${PROJECT:?}/$AIUP_REPORT_DIR"
-report OwnerServiceTest 5 0 0
-bash_call "./mvnw -q test -Dtest=OwnerServiceTest"
-stop
-blocks "a run narrowed with -Dtest= leaves the sensors unproven"
-
-scenario narrowed-stale
-sensor_run
-edit "$SRC"
-report OwnerServiceTest 5 0 0
-bash_call "./mvnw -q surefire:test -Dtest=OwnerServiceTest"
-stop
-blocks "a narrowed run next to stale sensor reports blocks"
-
-scenario one-sensor
-edit "$SRC"
-tick
-rm -rf "${PROJECT:?}/$AIUP_REPORT_DIR"
-report ArchitectureTest 4 0 0
-stop
-blocks "a missing sensor report blocks"
-
-scenario background
-edit "$SRC"
-bash_call "./mvnw -q test -Dgroups=sensor" "" true
-ok "a background run is explained" grep -qF "background" <<<"$OUT"
-stop
-blocks "a run still in the background blocks"
-
-scenario touch-marker
-edit "$SRC"
-touch "$(state sensors-ran)"
-stop
-blocks "a touched aiup-sensors-ran proves nothing"
-
-scenario stop-hook-active
-edit "$SRC"
-stop true
-passes "stop_hook_active lets the second stop through"
-ok "with a warning for the user" jq -e '.systemMessage | test("sensors")' <<<"$OUT"
-
-# --- the Stop hook: what counts as a change ------------------------------------------------
-scenario commit
-edit "$SRC"
-g add -A && g commit -q -m "change"
-stop
-blocks "a commit does not lift the guard"
-says "the committed file is named" "$SRC"
-
-scenario deletion
-sensor_run
-bash_call "./mvnw -q test -Dgroups=sensor"
-tick
-rm "$PROJECT/src/main/java/ai/unifiedprocess/petclinic/owner/Owner.java"
-stop
-blocks "a deletion after the green run blocks"
-says "the deleted file is named" "owner/Owner.java"
-
-scenario deletion-committed
-tick
-g rm -q "$SRC" && g commit -q -m "drop service"
-stop
-blocks "a committed deletion blocks"
-
-scenario pom
-edit pom.xml
-stop
-blocks "a pom.xml change blocks"
-
-scenario docs
-edit "$UC5"
-stop
-blocks "a docs/ change blocks"
-
-scenario untracked
-tick
-printf 'class Pet {}\n' >"$PROJECT/src/main/java/ai/unifiedprocess/petclinic/owner/Pet.java"
-stop
-blocks "a new untracked file blocks"
-says "the new file is named" "owner/Pet.java"
-
-scenario rename
-sensor_run
-bash_call "./mvnw -q test -Dgroups=sensor"
-tick
-g mv "$SRC" src/main/java/ai/unifiedprocess/petclinic/owner/OwnerRegistry.java
-stop
-blocks "a rename after the green run blocks"
-says "by its new name" "owner/OwnerRegistry.java"
-
-scenario outside
-edit README.md
-stop
-silent "a change outside src/, docs/, pom.xml lets the turn end"
-
-# --- self-guarding -------------------------------------------------------------------------
-scenario hook-changed
-edit .claude/hooks/require-sensors.sh
-stop
-blocks "a changed hook holds the turn"
-says "the message says what to run" "$AIUP_SMOKE_COMMAND"
-touch "$(state smoke-ran)"
-stop
-blocks "a touched aiup-smoke-ran proves nothing"
-record_smoke "$PROJECT"
-ok "the smoke record fingerprints the changed hook" grep -qF ".claude/hooks/require-sensors.sh" "$(state smoke-ran)"
-stop
-silent "after a green smoke.sh the turn may end"
-touch "$PROJECT/.claude/hooks/require-sensors.sh"
-stop
-passes "touching a proved hook changes nothing"
-edit .claude/hooks/require-sensors.sh
-stop
-blocks "changing it again holds the turn again"
-
-scenario settings-changed
-tick
-jq '.permissions.allow += ["Bash(ls)"]' "$settings" >"$work/s.json" && cp "$work/s.json" "$settings"
-stop
-blocks "a changed settings.json holds the turn"
-
-# --- the status guard (PreToolUse Edit|Write) ----------------------------------------------
-scenario status-guard
-edit_call "$UC5" "**Status:** Approved" "**Status:** Done"
-blocks "Approved -> Done is refused"
-says "the message quotes the line" "would read \"**Status:** Done\""
-says "the message names the audit to run" "$AIUP_AUDIT_COMMAND UC-005"
-says "the message says to run the sensors next" "$AIUP_SENSOR_COMMAND"
-edit_call "$UC5" "Approved" "Done"
-blocks "a mid-line edit (Approved -> Done) is refused"
-edit_call "$TC1" "Draft" "Automated" true
-blocks "replace_all Draft -> Automated on a test case is refused"
-write_call docs/use_cases/UC-009-new-visit.md "$(printf '# Use Case: Visit\n\n**Status:** Done\n')"
-blocks "a new spec written as Done is refused"
-edit_call "$UC3" "**Status:** Done" "**Status:** Draft"
-passes "Done -> Draft passes"
-edit_call "$UC3" "1. Step" "1. The clerk opens the owner form"
-passes "an edit that leaves Done as it is passes"
-edit_call docs/architecture/adr/ADR-010-hooks.md "Accepted" "Done"
-passes "other documents pass"
-edit_call "$UC5" "no such text" "**Status:** Done"
-passes "an edit whose old_string is absent passes (the tool will fail)"
-audit aiup-vaadin-jooq:uc-coverage "Check the coverage of UC-005" "# Coverage report: UC-005"
-edit_call "$UC5" "Approved" "Done"
-passes "after an audit of UC-005 the edit passes"
-edit "$SRC"
-edit_call "$UC5" "Approved" "Done"
-blocks "an audit older than a src/ change is stale"
-says "the message says it is stale" "stale"
-
-# --- the status check (PostToolUse, every tool) --------------------------------------------
-scenario status-check
-tick
-sed -i 's/^\*\*Status:\*\* Approved/**Status:** Done/' "$PROJECT/$UC5"
-bash_call "sed -i 's/Approved/Done/' $UC5"
-blocks "a sed to Done is reported"
-says "the report names the file" "$UC5"
-says "and the audit to run" "$AIUP_AUDIT_COMMAND UC-005"
-bash_call "git status"
-passes "the same change is reported once"
-cat >"$PROJECT/docs/test_cases/TC-002-find-owner.md" <<'MD'
-# Test Case: Find owner
-
-**Test Case ID:** TC-002
-**Status:** Automated
-MD
-fire PostToolUse Read "{$(common PostToolUse), \"tool_name\": \"Read\", \"tool_input\": {}}"
-blocks "a heredoc spec that claims Automated is reported, after any tool"
-sed -i 's/^\*\*Status:\*\* Done/**Status:** Draft/' "$PROJECT/$UC3"
-bash_call "sed -i 's/Done/Draft/' $UC3"
-passes "Done -> Draft via sed is not reported"
-audit aiup-vaadin-jooq:uc-coverage "Audit TC001 please" "# Coverage report: TC-001"
-sed -i 's/^\*\*Status:\*\* Draft/**Status:** Tested/' "$PROJECT/$TC1"
-bash_call "sed -i 's/Draft/Tested/' $TC1"
-passes "a sed to Tested after an audit is not reported"
-
-# --- audit recording (SubagentStop) --------------------------------------------------------
-scenario audit
-marker() { printf '%s/%s\n' "$(state coverage-checked)" "$1"; }
-audit aiup-vaadin-jooq:uc-coverage "Run a coverage check of UC-005 against the code." "All flows covered."
-silent "the audit hook says nothing"
-exists "the assignment's id is recorded" "$(marker UC-005)"
-audit aiup-vaadin-jooq:uc-coverage "Check the spec you were given." "# Coverage report: UC-003"
-exists "the report heading's id is recorded" "$(marker UC-003)"
-audit aiup-vaadin-jooq:uc-coverage "Check uc 7 and TC001" "# Coverage report"
-exists "'uc 7' is normalised to UC-007" "$(marker UC-007)"
-exists "'TC001' is normalised to TC-001" "$(marker TC-001)"
-audit aiup-vaadin-jooq:uc-coverage "Check UC-008" "# Coverage report: UC-008 (partial" max_tokens
-absent "a cut-off agent records nothing" "$(marker UC-008)"
-audit aiup-vaadin-jooq:uc-coverage "Check UC-008" ""
-absent "an agent without a last message records nothing" "$(marker UC-008)"
-audit general-purpose "Check UC-004" "# Coverage report: UC-004"
-absent "another agent records nothing" "$(marker UC-004)"
-audit other:aiup-vaadin-jooq:uc-coverage-x "Check UC-004" "# Coverage report: UC-004"
-absent "a look-alike agent type records nothing" "$(marker UC-004)"
-absent "markers stay out of the work tree" "$PROJECT/aiup-coverage-checked"
-
-# --- fail open -----------------------------------------------------------------------------
-scenario fail-open
-edit "$SRC"
-mkdir -p "$work/nojq"
-IFS=: read -ra path_dirs <<<"$PATH"
-for dir in "${path_dirs[@]}"; do
-    [ -d "$dir" ] && ln -s "$dir"/* "$work/nojq/" 2>/dev/null
-done
-rm -f "$work/nojq/jq"
-FIRE_ENV=(PATH="$work/nojq")
-stop
-silent "without jq the Stop hook lets go silently"
-edit_call "$UC5" "Approved" "Done"
-silent "without jq the status guard lets go silently"
-FIRE_ENV=()
-for script in session-start guard-spec-status record-sensor-run check-spec-status \
-    record-coverage-check require-sensors; do
-    RC=0
-    OUT=$(cd "$PROJECT" && CLAUDE_PROJECT_DIR=$PROJECT "$PROJECT/.claude/hooks/$script.sh" \
-        <<<'{"hook_event_name": "Stop", "stop_hook_active": fal' 2>"$work/err") || RC=$?
-    ERR=$(cat "$work/err")
-    silent "$script.sh lets garbage stdin go silently"
-done
-RC=0
-OUT=$(cd "$PROJECT" && CLAUDE_PROJECT_DIR=$PROJECT .claude/hooks/require-sensors.sh </dev/null 2>"$work/err") || RC=$?
-ERR=$(cat "$work/err")
-silent "empty stdin lets go silently"
-RC=0
-OUT=$(cd "$PROJECT" && env -u CLAUDE_PROJECT_DIR .claude/hooks/require-sensors.sh <<<'{"stop_hook_active": false}' 2>"$work/err") || RC=$?
-ERR=$(cat "$work/err")
-silent "a missing CLAUDE_PROJECT_DIR lets go silently"
-mkdir -p "$work/nogit"
-RC=0
-OUT=$(cd "$work/nogit" && GIT_CEILING_DIRECTORIES=$work CLAUDE_PROJECT_DIR=$work/nogit \
-    "$PROJECT/.claude/hooks/require-sensors.sh" <<<'{"stop_hook_active": false}' 2>"$work/err") || RC=$?
-ERR=$(cat "$work/err")
-silent "outside a git repository the hook lets go silently"
-RC=0
-OUT=$(bash -c '. "$1"; aiup_fail_open; echo "boom" >&2; exit 3' _ "$PROJECT/.claude/hooks/lib.sh" 2>"$work/err") || RC=$?
-ERR=$(cat "$work/err")
-silent "the fail-open guard turns a crash into a silent exit 0"
-RC=0
-bash -c '. "$1"; aiup_fail_open; aiup_block' _ "$PROJECT/.claude/hooks/lib.sh" 2>/dev/null || RC=$?
-ok "while a deliberate block still exits 2" test "$RC" = 2
-FIRE_ENV=(AIUP_SMOKE_CANARY=canary-7f3a9 ANTHROPIC_API_KEY=canary-7f3a9)
-stop
-FIRE_ENV=()
-ok "a blocking message leaks no environment" test "$RC" = 2 -a -z "$(grep -F canary-7f3a9 <<<"$OUT$ERR")"
-
-# --- worktrees -----------------------------------------------------------------------------
-scenario worktree
-g worktree add -q "$work/wt" -b wt 2>/dev/null
-PROJECT=$work/wt
-session_start
-wt_git=$(g rev-parse --absolute-git-dir)
-ok "a worktree has a git dir of its own" test "$wt_git" != "$GIT_DIR_MAIN"
-exists "its session base lives in the worktree's git dir" "$wt_git/aiup-session-base"
-absent "not in its work tree" "$work/wt/aiup-session-base"
-edit "$SRC"
-stop
-blocks "a change in the worktree blocks there"
-sensor_run
-bash_call "./mvnw -q test -Dgroups=sensor"
-exists "the worktree's run is recorded in its git dir" "$wt_git/aiup-sensors-ran"
-absent "not in the main git dir" "$GIT_DIR_MAIN/aiup-sensors-ran"
-stop
-passes "the worktree's own green reports let its turn end"
-PROJECT=$work/project
-g worktree remove --force "$work/wt"
-
-# =========================================================================================
 SCENARIO=result
 elapsed=$((($(date +%s%N) - started) / 1000000))
 echo "smoke: $passed/$total checks passed in $((elapsed / 1000)).$(printf '%03d' $((elapsed % 1000))) s"
 [ "$passed" = "$total" ] || exit 1
+if [ "${#groups[@]}" != "${#GROUPS_ALL[@]}" ]; then
+    echo "smoke: only ${groups[*]} ran; nothing recorded"
+    exit 0
+fi
 
 # Record what was proved, for the project these hooks belong to.
 project=${CLAUDE_PROJECT_DIR:-$(cd "$here/../.." && pwd -P)}
