@@ -106,7 +106,8 @@ if [ "$rebuild_base" = true ] || ! docker image inspect "$base" >/dev/null 2>&1;
     [ "$(id -u)" = 0 ] || die "debootstrap needs root" "sudo $0 $*"
     if ! command -v debootstrap >/dev/null; then
         say "installing debootstrap"
-        DEBIAN_FRONTEND=noninteractive apt-get install -y debootstrap >/dev/null
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null
     fi
     mirror=$(host_mirror) || die "no apt source for Debian '$suite' in /etc/apt/sources.list{,.d/}" \
         "add a 'deb <mirror> $suite main' line, or set HOOKLAB_DEBIAN_SUITE"
