@@ -74,8 +74,8 @@ def test_unsupported_format_version(tmp_path: Path) -> None:
 
 
 def test_missing_asset_is_named(tmp_path: Path) -> None:
-    body = GOOD.replace('content = "x"', "").replace('do = "write"\npath = "x.txt"',
-                                                     'do = "copy"\nfrom = "sol/x.txt"\nto = "x.txt"')
+    copy = 'do = "copy"\nfrom = "sol/x.txt"\nto = "x.txt"'
+    body = GOOD.replace('content = "x"', "").replace('do = "write"\npath = "x.txt"', copy)
     err = _error(tmp_path, body)
     assert err.field == "step[0].solve[0]" and "sol/x.txt" in err.problem
 
