@@ -136,28 +136,40 @@ class DockerBackend:
     ) -> MavenRun:
         project_dir = project_dir.resolve()
         argv = ("./mvnw", *args)
+        if not (project_dir / "mvnw").is_file():
+            # Checked here: Docker would create a missing bind-mount source, owned by root.
+            raise HarnessError(
+                f"{project_dir} has no ./mvnw to run in the container",
+                fix="run it in a Hook Lab workspace (create one: lab init --backend docker DIR)",
+            )
         started = time.monotonic()
         client = self._client(timeout=None)
         with contextlib.closing(client):
             self._image(client)
-            self._ensure_m2_volume(client)
             try:
+                self._ensure_m2_volume(client)
                 container = client.containers.create(
                     self.image,
                     list(argv),
                     **self.container_options(project_dir),
                 )
-            except docker.errors.APIError as exc:
+            except docker.errors.DockerException as exc:
                 raise HarnessError(
-                    f"Docker refused to create the Maven container: {exc.explanation or exc}",
+                    f"Docker refused to create the Maven container: {_explain(exc)}",
                     fix=f"check that {project_dir} exists and Docker may mount it",
                 ) from None
             try:
                 container.start()
                 return self._follow(container, argv, started, on_output, timeout)
+            except (docker.errors.DockerException, OSError) as exc:
+                # OSError: requests' connection errors, e.g. the daemon stopped mid-run.
+                raise HarnessError(
+                    f"the Maven container failed: {_explain(exc)}",
+                    fix="check the engine with: docker info (restart it: scripts/docker-up.sh)",
+                ) from None
             finally:
                 # Ctrl-C, timeout, error or success: no container outlives the run.
-                with contextlib.suppress(docker.errors.APIError):
+                with contextlib.suppress(docker.errors.DockerException, OSError):
                     container.remove(force=True)
 
     # ---- internals ---------------------------------------------------------------------
@@ -225,7 +237,9 @@ class DockerBackend:
             try:
                 line = lines.get(timeout=remaining)
             except queue.Empty:
-                container.kill()
+                # It may have ended on its own in the meantime: killing it then is a no-op.
+                with contextlib.suppress(docker.errors.APIError):
+                    container.kill()
                 tail.append(f"[stopped after {timeout} s]")
                 return MavenRun(argv, 124, "\n".join(tail), time.monotonic() - started)
             if line is None:
@@ -235,6 +249,11 @@ class DockerBackend:
                 on_output(line)
         code = int(container.wait(timeout=STOP_GRACE + 60).get("StatusCode", 1))
         return MavenRun(argv, code, "\n".join(tail), time.monotonic() - started)
+
+
+def _explain(exc: BaseException) -> str:
+    explanation = getattr(exc, "explanation", None)
+    return str(explanation or exc)
 
 
 def _lines(chunks: Iterator[bytes]) -> Iterator[str]:

@@ -349,6 +349,15 @@ def test_missing_image_names_the_image_and_the_build_command(
     assert build_fix(DEFAULT_IMAGE).startswith("build it: scripts/docker-up.sh")
 
 
+def test_a_folder_without_mvnw_is_refused_before_docker_touches_it(tmp_path: Path) -> None:
+    missing = tmp_path / "not-a-workspace"
+    with pytest.raises(HarnessError) as raised:
+        DockerBackend().run(missing, SENSOR_GOALS)
+    assert f"{missing} has no ./mvnw" in raised.value.message
+    # Docker would have created the bind-mount source as root.
+    assert not missing.exists()
+
+
 def test_image_env_overrides_the_default(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(IMAGE_ENV, "maven:3.9-eclipse-temurin-17")
     assert DockerBackend().image == "maven:3.9-eclipse-temurin-17"
