@@ -48,7 +48,7 @@ def lint(session: nox.Session) -> None:
 
 @nox.session
 def labs(session: nox.Session) -> None:
-    """Prove every lab: on a fresh workspace each step's check fails, then passes after its solve."""
+    """Prove every lab: on a fresh workspace each check fails, then passes after the solve."""
     session.run(PY, "-m", "harness", "dev", "check", *session.posargs)
 
 
