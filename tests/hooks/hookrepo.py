@@ -1,0 +1,129 @@
+"""Builders for the hook tests: throwaway git projects that hold the fixture's real hooks."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from tests.builders import REPO_ROOT
+
+FIXTURE = REPO_ROOT / "petclinic_fixture"
+FIXTURE_CLAUDE = FIXTURE / ".claude"
+SENSOR_COMMAND = "./mvnw -q test -Dgroups=sensor"
+SMOKE_COMMAND = "./.claude/hooks/smoke.sh"
+SRC_FILE = "src/main/java/ai/unifiedprocess/petclinic/owner/OwnerService.java"
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=root, check=True, capture_output=True, text=True
+    ).stdout
+
+
+def commit_all(root: Path, message: str = "fixture") -> None:
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", message)
+
+
+def init_repo(root: Path) -> None:
+    git(root, "init", "-q", "-b", "main")
+    commit_all(root)
+
+
+def project_with_hooks(tmp_path: Path) -> Path:
+    """A small committed project: the fixture's .claude/ plus a pom, a source file, a spec."""
+    root = tmp_path / "project"
+    shutil.copytree(FIXTURE_CLAUDE, root / ".claude")
+    (root / SRC_FILE).parent.mkdir(parents=True)
+    (root / SRC_FILE).write_text(
+        "package ai.unifiedprocess.petclinic.owner;\nclass OwnerService {}\n"
+    )
+    (root / "pom.xml").write_text("<project/>\n")
+    spec = root / "docs/use_cases/UC-005-edit-owner.md"
+    spec.parent.mkdir(parents=True)
+    spec.write_text("# Use Case: Edit owner\n\n**Use Case ID:** UC-005\n**Status:** Approved\n")
+    (root / ".gitignore").write_text("target/\n")
+    init_repo(root)
+    return root
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    """The test process's environment without a CLAUDE_PROJECT_DIR of its own."""
+    env = {k: v for k, v in os.environ.items() if k != "CLAUDE_PROJECT_DIR"}
+    env.update(extra)
+    return env
+
+
+def event(name: str, root: Path, **fields: Any) -> dict[str, Any]:
+    """A hook input as Claude Code sends it: the common fields plus the event's own."""
+    return {
+        "session_id": "tests",
+        "transcript_path": "/dev/null",
+        "cwd": str(root),
+        "permission_mode": "default",
+        "hook_event_name": name,
+        **fields,
+    }
+
+
+def run_hook(
+    root: Path, script: str, payload: dict[str, Any], env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run one hook script of the project with the JSON on stdin, as Claude Code does."""
+    return subprocess.run(
+        [str(root / ".claude" / "hooks" / script)],
+        input=json.dumps(payload),
+        cwd=root,
+        env=env or clean_env(CLAUDE_PROJECT_DIR=str(root)),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def start_session(root: Path) -> None:
+    result = run_hook(root, "session-start.sh", event("SessionStart", root, source="startup"))
+    assert result.returncode == 0, result.stderr
+
+
+def stop(root: Path, active: bool = False) -> subprocess.CompletedProcess[str]:
+    return run_hook(
+        root,
+        "require-sensors.sh",
+        event("Stop", root, stop_hook_active=active, last_assistant_message="Done."),
+    )
+
+
+def bash_post(root: Path, command: str, stdout: str = "") -> subprocess.CompletedProcess[str]:
+    return run_hook(
+        root,
+        "record-sensor-run.sh",
+        event(
+            "PostToolUse",
+            root,
+            tool_name="Bash",
+            tool_use_id="t1",
+            tool_input={"command": command, "description": "run", "run_in_background": False},
+            tool_response={"stdout": stdout, "stderr": "", "interrupted": False},
+        ),
+    )
+
+
+def run_smoke(root: Path, *groups: str, **extra_env: str) -> subprocess.CompletedProcess[str]:
+    """Run the project's smoke.sh (all check groups unless some are named)."""
+    return subprocess.run(
+        [str(root / ".claude" / "hooks" / "smoke.sh"), *groups],
+        cwd=root,
+        env=clean_env(**extra_env),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def git_dir(root: Path) -> Path:
+    return Path(git(root, "rev-parse", "--absolute-git-dir").strip())
