@@ -1,0 +1,206 @@
+"""The fixture's hook scripts run one by one: real bash, real git, real JSON on stdin."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.hooks.hookrepo import (
+    SENSOR_COMMAND,
+    SRC_FILE,
+    bash_post,
+    clean_env,
+    commit_all,
+    event,
+    git_dir,
+    init_repo,
+    project_with_hooks,
+    run_hook,
+    start_session,
+    stop,
+)
+
+pytestmark = pytest.mark.skipif(shutil.which("jq") is None, reason="the hooks need jq")
+
+CANARY = "canary-5b1e-not-for-output"
+SPEC = "docs/use_cases/UC-005-edit-owner.md"
+
+
+def edit_event(root: Path, path: str, old: str, new: str) -> dict[str, object]:
+    return event(
+        "PreToolUse",
+        root,
+        tool_name="Edit",
+        tool_use_id="t2",
+        tool_input={
+            "file_path": str(root / path),
+            "old_string": old,
+            "new_string": new,
+            "replace_all": False,
+        },
+    )
+
+
+def write_report(root: Path, name: str, tests: int = 3, failures: int = 0) -> None:
+    reports = root / "target/surefire-reports"
+    reports.mkdir(parents=True, exist_ok=True)
+    (reports / f"TEST-ai.unifiedprocess.petclinic.{name}.xml").write_text(
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<testsuite name="{name}" tests="{tests}" '
+        f'errors="0" skipped="0" failures="{failures}"><testcase name="t"/></testsuite>\n'
+    )
+
+
+def test_stop_names_the_changed_paths_capped_and_the_command(tmp_path: Path) -> None:
+    root = project_with_hooks(tmp_path)
+    start_session(root)
+    for n in range(12):
+        (root / f"src/main/java/Extra{n:02d}.java").write_text("class X {}\n")
+
+    result = stop(root)
+
+    assert result.returncode == 2
+    assert "src/main/java/Extra00.java" in result.stderr
+    assert "src/main/java/Extra09.java" in result.stderr
+    assert "src/main/java/Extra11.java" not in result.stderr
+    assert "... and 2 more" in result.stderr
+    assert f"  {SENSOR_COMMAND}" in result.stderr
+    assert result.stdout == ""
+
+
+def test_second_stop_lets_go_with_a_json_warning(tmp_path: Path) -> None:
+    root = project_with_hooks(tmp_path)
+    start_session(root)
+    (root / SRC_FILE).write_text("class Changed {}\n")
+
+    result = stop(root, active=True)
+
+    assert result.returncode == 0
+    assert SENSOR_COMMAND in json.loads(result.stdout)["systemMessage"]
+
+
+def test_a_run_that_does_not_count_is_explained_in_valid_json(tmp_path: Path) -> None:
+    root = project_with_hooks(tmp_path)
+    start_session(root)
+    (root / SRC_FILE).write_text("class Changed {}\n")
+    write_report(root, "ArchitectureTest")
+    write_report(root, "UseCaseTraceabilityTest", failures=1)
+
+    result = bash_post(root, f"{SENSOR_COMMAND} | tail -3", stdout="BUILD SUCCESS")
+
+    assert result.returncode == 0
+    context = json.loads(result.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "UseCaseTraceabilityTest failed" in context
+    assert not (git_dir(root) / "aiup-sensors-ran").exists()
+    assert stop(root).returncode == 2
+
+
+def test_status_guard_refuses_then_accepts_after_the_audit(tmp_path: Path) -> None:
+    root = project_with_hooks(tmp_path)
+    start_session(root)
+    edit = edit_event(root, SPEC, "**Status:** Approved", "**Status:** Done")
+
+    refused = run_hook(root, "guard-spec-status.sh", edit)
+    assert refused.returncode == 2
+    assert 'would read "**Status:** Done"' in refused.stderr
+    assert "  aiup-vaadin-jooq:coverage-check UC-005\n" in refused.stderr
+
+    transcript = tmp_path / "agent.jsonl"
+    transcript.write_text(
+        json.dumps({"type": "user", "message": {"role": "user", "content": "Audit uc 5"}})
+        + "\n"
+        + json.dumps(
+            {
+                "type": "assistant",
+                "message": {
+                    "role": "assistant",
+                    "content": [{"type": "text", "text": "No gaps."}],
+                    "stop_reason": "end_turn",
+                },
+            }
+        )
+        + "\n"
+    )
+    audit = run_hook(
+        root,
+        "record-coverage-check.sh",
+        event(
+            "SubagentStop",
+            root,
+            agent_id="a1",
+            agent_type="aiup-vaadin-jooq:uc-coverage",
+            agent_transcript_path=str(transcript),
+            last_assistant_message="No gaps.",
+            stop_hook_active=False,
+        ),
+    )
+    assert audit.returncode == 0
+    assert (git_dir(root) / "aiup-coverage-checked" / "UC-005").is_file()
+
+    assert run_hook(root, "guard-spec-status.sh", edit).returncode == 0
+
+
+def test_no_hook_prints_the_environment(tmp_path: Path) -> None:
+    root = project_with_hooks(tmp_path)
+    env = clean_env(CLAUDE_PROJECT_DIR=str(root), API_TOKEN=CANARY, AWS_SECRET_ACCESS_KEY=CANARY)
+    start_session(root)
+    (root / SRC_FILE).write_text("class Changed {}\n")
+    hook = root / ".claude/hooks/require-sensors.sh"
+    hook.write_text(hook.read_text() + "# touched\n")
+    spec = root / SPEC
+    spec.write_text(spec.read_text().replace("Approved", "Done"))
+
+    outputs = [
+        run_hook(root, "require-sensors.sh", event("Stop", root, stop_hook_active=False), env),
+        run_hook(root, "require-sensors.sh", event("Stop", root, stop_hook_active=True), env),
+        run_hook(root, "guard-spec-status.sh", edit_event(root, SPEC, "Done", "Tested"), env),
+        run_hook(
+            root,
+            "check-spec-status.sh",
+            event(
+                "PostToolUse",
+                root,
+                tool_name="Bash",
+                tool_input={"command": "sed -i s/A/D/ x"},
+                tool_response={"stdout": CANARY, "stderr": ""},
+            ),
+            env,
+        ),
+        run_hook(
+            root,
+            "record-sensor-run.sh",
+            event(
+                "PostToolUse",
+                root,
+                tool_name="Bash",
+                tool_input={"command": SENSOR_COMMAND},
+                tool_response={"stdout": "", "stderr": ""},
+            ),
+            env,
+        ),
+    ]
+
+    assert [o.returncode for o in outputs] == [2, 0, 2, 2, 0]
+    for output in outputs:
+        assert CANARY not in output.stdout + output.stderr
+        assert "PATH=" not in output.stdout + output.stderr
+
+
+def test_a_project_nested_in_a_bigger_repository_sees_its_own_paths(tmp_path: Path) -> None:
+    outer = tmp_path / "outer"
+    root = project_with_hooks(outer)  # outer/project, its own repository for now
+    shutil.rmtree(root / ".git")
+    (outer / "README.md").write_text("outer\n")
+    init_repo(outer)
+    start_session(root)
+
+    (outer / "README.md").write_text("changed outside the project\n")
+    assert stop(root).returncode == 0
+
+    (root / SRC_FILE).write_text("class Changed {}\n")
+    commit_all(outer, "change inside the project")
+    blocked = stop(root)
+    assert blocked.returncode == 2
+    assert f"  {SRC_FILE}\n" in blocked.stderr
