@@ -58,7 +58,7 @@ aiup_read_input() {
     local value count=0
     command -v jq >/dev/null 2>&1 || exit 0
     [ -t 0 ] && exit 0
-    AIUP_INPUT=$(cat) || exit 0
+    AIUP_INPUT=$(</dev/stdin) || exit 0
     [ -n "$AIUP_INPUT" ] || exit 0
     declare -gA AIUP_EVENT=()
     while IFS= read -r -d '' value; do
@@ -116,7 +116,7 @@ aiup_session_base() {
     local file base
     file=$(aiup_state session-base)
     [ -f "$file" ] || return 0
-    base=$(head -n 1 "$file")
+    read -r base <"$file"
     [ -n "$base" ] || return 0
     git rev-parse -q --verify "$base^{commit}" 2>/dev/null
 }
@@ -212,16 +212,20 @@ aiup_report_path() {
     printf '%s/TEST-%s.%s.xml\n' "$AIUP_REPORT_DIR" "$AIUP_REPORT_PACKAGE" "$1"
 }
 
-# A numeric attribute of the report's <testsuite> element, "" when it cannot be read.
+# The report's <testsuite ...> start tag on one line ("" when there is none).
+aiup_suite_tag() {
+    tr '\n' ' ' <"$1" 2>/dev/null | grep -o '<testsuite[[:space:]][^>]*>' | head -n 1
+}
+
+# A numeric attribute of a <testsuite> tag, "" when it has none.
 aiup_suite_attr() {
-    tr '\n' ' ' <"$1" 2>/dev/null | grep -o '<testsuite[[:space:]][^>]*>' | head -n 1 |
-        grep -oE "[[:space:]]$2=\"[0-9]+\"" | head -n 1 | grep -oE '[0-9]+'
+    if [[ $1 =~ [[:space:]]$2=\"([0-9]+)\" ]]; then printf '%s\n' "${BASH_REMATCH[1]}"; fi
 }
 
 # stdin: the changed paths the run must postdate. Prints why the sensor reports are no
 # evidence of a green run after those changes, or nothing when they are.
 aiup_evidence_problem() {
-    local changed name report tests failures errors late
+    local changed name report tag tests failures errors late
     changed=$(cat)
     for name in "${AIUP_SENSORS[@]}"; do
         report=$(aiup_report_path "$name")
@@ -233,9 +237,10 @@ aiup_evidence_problem() {
             echo "the $name report is from before this session"
             return
         fi
-        tests=$(aiup_suite_attr "$report" tests)
-        failures=$(aiup_suite_attr "$report" failures)
-        errors=$(aiup_suite_attr "$report" errors)
+        tag=$(aiup_suite_tag "$report")
+        tests=$(aiup_suite_attr "$tag" tests)
+        failures=$(aiup_suite_attr "$tag" failures)
+        errors=$(aiup_suite_attr "$tag" errors)
         if [ -z "$tests" ] || [ -z "$failures" ] || [ -z "$errors" ]; then
             echo "the $name report cannot be read"
             return
@@ -324,12 +329,20 @@ aiup_status_of() {
             sub(/[[:space:]]+$/, ""); print; exit }'
 }
 
-# "<path>\t<status>" for every spec, the snapshot check-spec-status.sh compares against.
+# "<path>\t<status>" for every spec with a Status line, the snapshot check-spec-status.sh
+# compares against. One awk for all files: this runs after every tool call.
 aiup_status_snapshot() {
-    local file
-    while IFS= read -r file; do
-        printf '%s\t%s\n' "$file" "$(aiup_status_of <"$file")"
-    done < <(aiup_spec_files)
+    local files
+    mapfile -t files < <(aiup_spec_files)
+    [ "${#files[@]}" -gt 0 ] || return 0
+    awk 'FNR == 1 { seen = 0 }
+        !seen && /^[[:space:]]*(- )?\*\*Status(:\*\*|\*\*:)/ {
+            value = $0
+            sub(/^[[:space:]]*(- )?\*\*Status(:\*\*|\*\*:)[[:space:]]*/, "", value)
+            sub(/[[:space:]]+$/, "", value)
+            print FILENAME "\t" value
+            seen = 1
+        }' "${files[@]}"
 }
 
 # True when a Status value asserts coverage (Done, Tested, Automated; any case, any markup).
