@@ -23,6 +23,8 @@ AIUP_LIST_CAP=10
 # Silences stray errors of the tools a hook calls (messages go to fd 3) and turns any exit
 # other than a deliberate block into a quiet exit 0, so a broken hook never breaks a session.
 aiup_fail_open() {
+    # Associative arrays, mapfile and case changes need bash 4 (macOS ships 3.2).
+    [ "${BASH_VERSINFO[0]:-0}" -ge 4 ] || exit 0
     exec 3>&2 2>/dev/null
     trap aiup_on_exit EXIT
 }
