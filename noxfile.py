@@ -29,9 +29,12 @@ SHELL_SCRIPTS = [
 def tests(session: nox.Session) -> None:
     """Run the whole test suite; writes build/test-results/pytest.xml."""
     session.run(
-        PY, "-m", "pytest",
+        PY,
+        "-m",
+        "pytest",
         "--junitxml=build/test-results/pytest.xml",
-        "-o", "junit_family=xunit2",
+        "-o",
+        "junit_family=xunit2",
         *session.posargs,
     )
 
@@ -40,10 +43,11 @@ def tests(session: nox.Session) -> None:
 def lint(session: nox.Session) -> None:
     """ruff, mypy (strict) and shellcheck on the hooks and scripts."""
     session.run(PY, "-m", "ruff", "check", "harness", "tests", "benchmarks", "noxfile.py")
-    session.run(PY, "-m", "ruff", "format", "--check", "harness", "tests", "benchmarks",
-                "noxfile.py")
+    session.run(
+        PY, "-m", "ruff", "format", "--check", "harness", "tests", "benchmarks", "noxfile.py"
+    )
     session.run(PY, "-m", "mypy")
-    session.run("shellcheck", "-x", *SHELL_SCRIPTS, external=True)
+    session.run("shellcheck", "-x", "-P", "SCRIPTDIR", *SHELL_SCRIPTS, external=True)
 
 
 @nox.session

@@ -35,8 +35,16 @@ def make_project(root: Path) -> str:
     script.write_text(HOOK)
     script.chmod(0o755)
     command = '"$CLAUDE_PROJECT_DIR/.claude/hooks/guard.sh"'
-    settings = {"hooks": {"PreToolUse": [{"matcher": "Edit|Write", "hooks": [
-        {"type": "command", "command": command, "timeout": 10}]}]}}
+    settings = {
+        "hooks": {
+            "PreToolUse": [
+                {
+                    "matcher": "Edit|Write",
+                    "hooks": [{"type": "command", "command": command, "timeout": 10}],
+                }
+            ]
+        }
+    }
     (root / ".claude" / "settings.json").write_text(json.dumps(settings))
     return command
 
@@ -50,24 +58,47 @@ def main() -> None:
         root = Path(tmp).resolve()
         command = make_project(root)
         settings = load_settings(root)
-        payload = {"session_id": "bench", "transcript_path": str(root / "t.jsonl"),
-                   "cwd": str(root), "permission_mode": "default",
-                   "hook_event_name": "PreToolUse", "tool_name": "Edit",
-                   "tool_input": {"file_path": str(root / "a.md"), "old_string": "a",
-                                  "new_string": "b", "replace_all": False},
-                   "tool_use_id": "toolu_bench"}
+        payload = {
+            "session_id": "bench",
+            "transcript_path": str(root / "t.jsonl"),
+            "cwd": str(root),
+            "permission_mode": "default",
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Edit",
+            "tool_input": {
+                "file_path": str(root / "a.md"),
+                "old_string": "a",
+                "new_string": "b",
+                "replace_all": False,
+            },
+            "tool_use_id": "toolu_bench",
+        }
         stdin = json.dumps(payload)
         env = {**os.environ, "CLAUDE_PROJECT_DIR": str(root)}
 
         by_hand: list[float] = []
         via_dispatch: list[float] = []
         for _ in range(5):  # warm the page cache and bash
-            subprocess.run(["bash", "-c", command], input=stdin, text=True, env=env, cwd=root,
-                           capture_output=True, check=True)
+            subprocess.run(
+                ["bash", "-c", command],
+                input=stdin,
+                text=True,
+                env=env,
+                cwd=root,
+                capture_output=True,
+                check=True,
+            )
         for _ in range(args.n):
             t0 = time.perf_counter()
-            done = subprocess.run(["bash", "-c", command], input=stdin, text=True, env=env,
-                                  cwd=root, capture_output=True, check=False)
+            done = subprocess.run(
+                ["bash", "-c", command],
+                input=stdin,
+                text=True,
+                env=env,
+                cwd=root,
+                capture_output=True,
+                check=False,
+            )
             by_hand.append(time.perf_counter() - t0)
             assert done.returncode == 0, done.stderr
 
@@ -79,10 +110,14 @@ def main() -> None:
     hand = statistics.median(by_hand)
     disp = statistics.median(via_dispatch)
     print(f"repetitions      {args.n}")
-    print(f"by hand   median {hand * 1000:8.2f} ms   p90 "
-          f"{statistics.quantiles(by_hand, n=10)[-1] * 1000:8.2f} ms")
-    print(f"dispatch  median {disp * 1000:8.2f} ms   p90 "
-          f"{statistics.quantiles(via_dispatch, n=10)[-1] * 1000:8.2f} ms")
+    print(
+        f"by hand   median {hand * 1000:8.2f} ms   p90 "
+        f"{statistics.quantiles(by_hand, n=10)[-1] * 1000:8.2f} ms"
+    )
+    print(
+        f"dispatch  median {disp * 1000:8.2f} ms   p90 "
+        f"{statistics.quantiles(via_dispatch, n=10)[-1] * 1000:8.2f} ms"
+    )
     print(f"ratio dispatch/by hand {disp / hand:.2f}x  (overhead {(disp - hand) * 1000:+.2f} ms)")
 
 

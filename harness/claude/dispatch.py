@@ -71,10 +71,16 @@ class EventOutcome:
         return cap("\n".join(self.system_messages))
 
     def __repr__(self) -> str:
-        verdict = ("stopped" if self.stopped else "blocked" if self.blocked
-                   else self.permission_decision or "ok")
-        hooks = ", ".join(f"{r.command!r}:{'timeout' if r.timed_out else r.exit_code}"
-                          for r in self.runs)
+        verdict = (
+            "stopped"
+            if self.stopped
+            else "blocked"
+            if self.blocked
+            else self.permission_decision or "ok"
+        )
+        hooks = ", ".join(
+            f"{r.command!r}:{'timeout' if r.timed_out else r.exit_code}" for r in self.runs
+        )
         return f"<EventOutcome {self.event.value} {verdict} [{hooks}]>"
 
 
@@ -85,8 +91,9 @@ def _first_line(text: str) -> str:
     return ""
 
 
-def _apply_json(out: EventOutcome, data: dict[str, Any], run: HookRun,
-                decisions: list[tuple[str, str]]) -> None:
+def _apply_json(
+    out: EventOutcome, data: dict[str, Any], run: HookRun, decisions: list[tuple[str, str]]
+) -> None:
     event = out.event
     if data.get("continue") is False:
         out.continue_ = False
@@ -115,8 +122,10 @@ def _apply_json(out: EventOutcome, data: dict[str, Any], run: HookRun,
     if isinstance(specific, dict):
         named = specific.get("hookEventName")
         if named is not None and named != event.value:
-            out.notes.append(f"{run.command}: hookSpecificOutput.hookEventName is {named!r}, "
-                             f"expected {event.value!r}; ignored")
+            out.notes.append(
+                f"{run.command}: hookSpecificOutput.hookEventName is {named!r}, "
+                f"expected {event.value!r}; ignored"
+            )
             return
         context = specific.get("additionalContext")
         if isinstance(context, str) and context:
@@ -127,11 +136,14 @@ def _apply_json(out: EventOutcome, data: dict[str, Any], run: HookRun,
             if value in DECISION_RANK:
                 decisions.append((value, cap(why) if isinstance(why, str) else ""))
             else:
-                out.notes.append(f"{run.command}: permissionDecision {value!r} is not one of "
-                                 "allow, deny, ask, defer; ignored")
+                out.notes.append(
+                    f"{run.command}: permissionDecision {value!r} is not one of "
+                    "allow, deny, ask, defer; ignored"
+                )
         if "updatedInput" in specific:
-            out.notes.append(f"{run.command}: updatedInput is not simulated; the tool input "
-                             "is left unchanged")
+            out.notes.append(
+                f"{run.command}: updatedInput is not simulated; the tool input is left unchanged"
+            )
 
 
 def route(event: Event, runs: list[HookRun]) -> EventOutcome:
@@ -140,8 +152,10 @@ def route(event: Event, runs: list[HookRun]) -> EventOutcome:
     decisions: list[tuple[str, str]] = []
     for run in runs:
         if run.timed_out:
-            out.notes.append(f"{run.command}: timed out after {run.duration:.1f} s; killed, "
-                             "output discarded, no decision")
+            out.notes.append(
+                f"{run.command}: timed out after {run.duration:.1f} s; killed, "
+                "output discarded, no decision"
+            )
             continue
         if run.exit_code == 0:
             text = run.stdout
@@ -149,8 +163,10 @@ def route(event: Event, runs: list[HookRun]) -> EventOutcome:
                 try:
                     data = json.loads(text)
                 except json.JSONDecodeError as exc:
-                    out.notes.append(f"{run.command}: stdout starts with '{{' but is not valid "
-                                     f"JSON ({exc.msg}); treated as plain output")
+                    out.notes.append(
+                        f"{run.command}: stdout starts with '{{' but is not valid "
+                        f"JSON ({exc.msg}); treated as plain output"
+                    )
                 else:
                     if isinstance(data, dict):
                         _apply_json(out, data, run, decisions)

@@ -89,8 +89,10 @@ def _path_matches(spec: str, file_path: str, project_dir: Path) -> bool:
 def _command_part_matches(spec: str, command: str) -> bool:
     if spec.endswith(":*"):
         prefix = spec[:-2]
-        return command == prefix or command.startswith(prefix + " ") or (
-            prefix.endswith(" ") and command.startswith(prefix)
+        return (
+            command == prefix
+            or command.startswith(prefix + " ")
+            or (prefix.endswith(" ") and command.startswith(prefix))
         )
     if "*" in spec:
         if spec.endswith(" *") and command == spec[:-2]:
@@ -144,16 +146,19 @@ class Permissions:
         ``("none", None)`` when no rule covers the call."""
         for kind, rules in (("deny", self.deny), ("ask", self.ask), ("allow", self.allow)):
             for rule in rules:
-                if rule_matches(rule, tool_name, tool_input, project_dir,
-                                every_part=kind == "allow"):
+                if rule_matches(
+                    rule, tool_name, tool_input, project_dir, every_part=kind == "allow"
+                ):
                     return kind, rule
         return "none", None
 
     def merged(self, other: Permissions) -> Permissions:
-        def join(a: tuple[PermissionRule, ...], b: tuple[PermissionRule, ...]
-                 ) -> tuple[PermissionRule, ...]:
+        def join(
+            a: tuple[PermissionRule, ...], b: tuple[PermissionRule, ...]
+        ) -> tuple[PermissionRule, ...]:
             seen = {r.text for r in a}
             return a + tuple(r for r in b if r.text not in seen)
 
-        return Permissions(join(self.allow, other.allow), join(self.ask, other.ask),
-                           join(self.deny, other.deny))
+        return Permissions(
+            join(self.allow, other.allow), join(self.ask, other.ask), join(self.deny, other.deny)
+        )

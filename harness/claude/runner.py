@@ -51,8 +51,13 @@ class HookRun:
         return f"<HookRun {self.event} {self.command!r} {status} in {self.duration:.2f}s{tail}>"
 
     def to_json(self) -> dict[str, object]:
-        return {"event": self.event, "command": self.command, "exit_code": self.exit_code,
-                "timed_out": self.timed_out, "duration": round(self.duration, 3)}
+        return {
+            "event": self.event,
+            "command": self.command,
+            "exit_code": self.exit_code,
+            "timed_out": self.timed_out,
+            "duration": round(self.duration, 3),
+        }
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
@@ -76,8 +81,17 @@ def run_hook(
         )
     except OSError as exc:  # no bash, or cwd gone: a non-blocking error like a missing script
         ended = time.monotonic()
-        return HookRun(event, hook.command, 127, "", f"cannot start hook: {exc}", False,
-                       ended - started, started, ended)
+        return HookRun(
+            event,
+            hook.command,
+            127,
+            "",
+            f"cannot start hook: {exc}",
+            False,
+            ended - started,
+            started,
+            ended,
+        )
     try:
         out, err = proc.communicate(stdin, timeout=hook.timeout)
     except subprocess.TimeoutExpired:
@@ -117,8 +131,7 @@ def run_hooks(
     def work(i: int, hook: HookCommand) -> None:
         results[i] = run_hook(event, hook, stdin, cwd=cwd, env=env)
 
-    threads = [threading.Thread(target=work, args=(i, h), daemon=True)
-               for i, h in enumerate(hooks)]
+    threads = [threading.Thread(target=work, args=(i, h), daemon=True) for i, h in enumerate(hooks)]
     for t in threads:
         t.start()
     for t in threads:

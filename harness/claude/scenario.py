@@ -32,8 +32,10 @@ _FIELDS: dict[str, tuple[dict[str, type], dict[str, type]]] = {
     "edit": ({"file": str, "old": str, "new": str}, {"replace_all": bool}),
     "write": ({"file": str, "content": str}, {}),
     "bash": ({"command": str}, {"background": bool, "timeout": float, "description": str}),
-    "subagent_stop": ({"agent_type": str, "prompt": str, "last_message": str},
-                      {"stop_reason": str, "agent_id": str}),
+    "subagent_stop": (
+        {"agent_type": str, "prompt": str, "last_message": str},
+        {"stop_reason": str, "agent_id": str},
+    ),
     "stop": ({}, {"last_message": str}),
 }
 _COMMON = {"do", "expect", "name"}
@@ -65,8 +67,9 @@ class StepReport:
     expect_met: bool | None = field(init=False)
 
     def __post_init__(self) -> None:
-        self.expect_met = (None if self.step.expect is None
-                           else self.outcome.outcome == self.step.expect)
+        self.expect_met = (
+            None if self.step.expect is None else self.outcome.outcome == self.step.expect
+        )
 
     def to_json(self) -> dict[str, Any]:
         data = self.outcome.to_json()
@@ -85,17 +88,24 @@ def _check_type(value: object, kind: type) -> bool:
 def parse_scenario(data: dict[str, Any], path: Path) -> Scenario:
     unknown_top = sorted(set(data) - {"step", "session"})
     if unknown_top:
-        raise ConfigError(path, unknown_top[0], "is not a scenario section",
-                          fix="use [[step]] tables and an optional [session] table")
+        raise ConfigError(
+            path,
+            unknown_top[0],
+            "is not a scenario section",
+            fix="use [[step]] tables and an optional [session] table",
+        )
     auto_approve = False
     session = data.get("session", {})
     if not isinstance(session, dict):
         raise ConfigError(path, "session", "must be a table", fix="write [session]")
     for key, value in session.items():
         if key != "auto_approve" or not isinstance(value, bool):
-            raise ConfigError(path, f"session.{key}", "is not a session setting"
-                              if key != "auto_approve" else "must be true or false",
-                              fix="only auto_approve = true|false is supported")
+            raise ConfigError(
+                path,
+                f"session.{key}",
+                "is not a session setting" if key != "auto_approve" else "must be true or false",
+                fix="only auto_approve = true|false is supported",
+            )
         auto_approve = value
     raw_steps = data.get("step")
     if not isinstance(raw_steps, list) or not raw_steps:
@@ -110,23 +120,43 @@ def parse_scenario(data: dict[str, Any], path: Path) -> Scenario:
         required, optional = _FIELDS[do]
         for key in sorted(set(raw) - _COMMON - set(required) - set(optional)):
             allowed = ", ".join([*required, *optional]) or "no other fields"
-            raise ConfigError(path, f"{where}.{key}", f"is not a field of do = {do!r}",
-                              fix=f"{do} takes: {allowed} (plus expect, name)")
+            raise ConfigError(
+                path,
+                f"{where}.{key}",
+                f"is not a field of do = {do!r}",
+                fix=f"{do} takes: {allowed} (plus expect, name)",
+            )
         for key, kind in required.items():
             if key not in raw:
-                raise ConfigError(path, f"{where}.{key}", f"is required for do = {do!r}",
-                                  fix=f"add {key} = ... ({_TYPE_NAMES[kind]})")
+                raise ConfigError(
+                    path,
+                    f"{where}.{key}",
+                    f"is required for do = {do!r}",
+                    fix=f"add {key} = ... ({_TYPE_NAMES[kind]})",
+                )
         for key, kind in {**required, **optional}.items():
             if key in raw and not _check_type(raw[key], kind):
-                raise ConfigError(path, f"{where}.{key}", f"must be {_TYPE_NAMES[kind]}",
-                                  fix=f"write {key} as {_TYPE_NAMES[kind]}")
+                raise ConfigError(
+                    path,
+                    f"{where}.{key}",
+                    f"must be {_TYPE_NAMES[kind]}",
+                    fix=f"write {key} as {_TYPE_NAMES[kind]}",
+                )
         if do == "session_start" and raw.get("source", "startup") not in SESSION_START_SOURCES:
-            raise ConfigError(path, f"{where}.source", f"{raw['source']!r} is not a session source",
-                              fix="use one of " + ", ".join(SESSION_START_SOURCES))
+            raise ConfigError(
+                path,
+                f"{where}.source",
+                f"{raw['source']!r} is not a session source",
+                fix="use one of " + ", ".join(SESSION_START_SOURCES),
+            )
         expect = raw.get("expect")
         if expect is not None and expect not in OUTCOMES:
-            raise ConfigError(path, f"{where}.expect", f"{expect!r} is not an outcome",
-                              fix="use one of " + ", ".join(OUTCOMES))
+            raise ConfigError(
+                path,
+                f"{where}.expect",
+                f"{expect!r} is not an outcome",
+                fix="use one of " + ", ".join(OUTCOMES),
+            )
         name = raw.get("name", "")
         if not isinstance(name, str):
             raise ConfigError(path, f"{where}.name", "must be a string", fix='name = "..."')
@@ -139,11 +169,13 @@ def load_scenario(path: Path) -> Scenario:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
-        raise ConfigError(path, "", f"cannot be read ({exc.strerror})",
-                          fix="check the path of the scenario file") from None
+        raise ConfigError(
+            path, "", f"cannot be read ({exc.strerror})", fix="check the path of the scenario file"
+        ) from None
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(path, "", f"invalid TOML ({exc})",
-                          fix="check the TOML syntax at that line") from None
+        raise ConfigError(
+            path, "", f"invalid TOML ({exc})", fix="check the TOML syntax at that line"
+        ) from None
     return parse_scenario(data, path)
 
 
@@ -154,12 +186,19 @@ def _action(session: Session, step: ScenarioStep) -> Callable[[], StepOutcome]:
         "prompt": lambda: session.prompt(a["text"]),
         "edit": lambda: session.edit(a["file"], a["old"], a["new"], a.get("replace_all", False)),
         "write": lambda: session.write(a["file"], a["content"]),
-        "bash": lambda: session.bash(a["command"], background=a.get("background", False),
-                                     timeout=a.get("timeout"),
-                                     description=a.get("description", "")),
+        "bash": lambda: session.bash(
+            a["command"],
+            background=a.get("background", False),
+            timeout=a.get("timeout"),
+            description=a.get("description", ""),
+        ),
         "subagent_stop": lambda: session.subagent_stop(
-            a["agent_type"], a["prompt"], a["last_message"], a.get("stop_reason", "end_turn"),
-            a.get("agent_id")),
+            a["agent_type"],
+            a["prompt"],
+            a["last_message"],
+            a.get("stop_reason", "end_turn"),
+            a.get("agent_id"),
+        ),
         "stop": lambda: session.stop(a.get("last_message", "")),
     }
     return actions[step.do]

@@ -79,13 +79,22 @@ class StepOutcome:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "step": self.step, "do": self.do, "detail": self.detail, "outcome": self.outcome,
-            "tool_ran": self.tool_ran, "permission": self.permission, "feedback": self.feedback,
-            "user_message": self.user_message, "system_message": self.system_message,
-            "additional_context": self.additional_context, "errors": self.errors,
-            "stop_hook_active": self.stop_hook_active, "turn_ended": self.turn_ended,
+            "step": self.step,
+            "do": self.do,
+            "detail": self.detail,
+            "outcome": self.outcome,
+            "tool_ran": self.tool_ran,
+            "permission": self.permission,
+            "feedback": self.feedback,
+            "user_message": self.user_message,
+            "system_message": self.system_message,
+            "additional_context": self.additional_context,
+            "errors": self.errors,
+            "stop_hook_active": self.stop_hook_active,
+            "turn_ended": self.turn_ended,
             "tool_result": self.tool_result,
-            "hooks": [run.to_json() for run in self.hooks], "notes": self.notes,
+            "hooks": [run.to_json() for run in self.hooks],
+            "notes": self.notes,
         }
 
 
@@ -98,8 +107,9 @@ def _collect(step: StepOutcome, *events: EventOutcome) -> StepOutcome:
     stops = [ev.stop_reason for ev in events if ev.stopped and ev.stop_reason]
     step.system_message = cap("\n".join(system))
     step.additional_context = cap("\n".join(context))
-    step.user_message = cap("\n".join([*stops, *users, *([step.user_message] if
-                                                          step.user_message else [])]))
+    step.user_message = cap(
+        "\n".join([*stops, *users, *([step.user_message] if step.user_message else [])])
+    )
     step.errors.extend(e for ev in events for e in ev.errors)
     step.notes.extend(n for ev in events for n in ev.notes)
     return step
@@ -131,8 +141,11 @@ class Session:
         self.settings = settings if settings is not None else load_settings(self.project_dir)
         self.cwd = Path(cwd).resolve() if cwd is not None else self.project_dir
         self.session_id = session_id or str(uuid.uuid4())
-        base = Path(transcript_dir) if transcript_dir else Path(
-            tempfile.mkdtemp(prefix="hooklab-session-"))
+        base = (
+            Path(transcript_dir)
+            if transcript_dir
+            else Path(tempfile.mkdtemp(prefix="hooklab-session-"))
+        )
         self.transcript_dir = base
         self.transcript = Transcript(base / f"{self.session_id}.jsonl", self.session_id, self.cwd)
         self.permission_mode = permission_mode
@@ -144,8 +157,10 @@ class Session:
         self._subagents: dict[str, tuple[str, bool]] = {}  # agent_type -> (agent_id, blocked)
 
     def __repr__(self) -> str:
-        return (f"<Session {self.session_id[:8]} in {self.project_dir} steps={len(self.history)} "
-                f"blocked_stops={self.blocked_stops}>")
+        return (
+            f"<Session {self.session_id[:8]} in {self.project_dir} steps={len(self.history)} "
+            f"blocked_stops={self.blocked_stops}>"
+        )
 
     def __enter__(self) -> Session:
         return self
@@ -165,13 +180,24 @@ class Session:
     # -- plumbing ----------------------------------------------------------------------------
 
     def _payload(self, event: Event, **fields: Any) -> dict[str, Any]:
-        return {"session_id": self.session_id, "transcript_path": str(self.transcript.path),
-                "cwd": str(self.cwd), "permission_mode": self.permission_mode,
-                "hook_event_name": event.value, **fields}
+        return {
+            "session_id": self.session_id,
+            "transcript_path": str(self.transcript.path),
+            "cwd": str(self.cwd),
+            "permission_mode": self.permission_mode,
+            "hook_event_name": event.value,
+            **fields,
+        }
 
     def _dispatch(self, event: Event, **fields: Any) -> EventOutcome:
-        out = dispatch(event, self._payload(event, **fields), self.settings, self.project_dir,
-                       cwd=self.cwd, env=self.env)
+        out = dispatch(
+            event,
+            self._payload(event, **fields),
+            self.settings,
+            self.project_dir,
+            cwd=self.cwd,
+            env=self.env,
+        )
         for message in out.errors:
             self.transcript.hook_note(event.value, "error", message)
         for message in out.system_messages:
@@ -200,12 +226,15 @@ class Session:
 
     def session_start(self, source: str = "startup") -> StepOutcome:
         if source not in SESSION_START_SOURCES:
-            raise HarnessError(f"session_start source {source!r} is not one of "
-                               + ", ".join(SESSION_START_SOURCES),
-                               fix="use startup, resume, clear or compact")
+            raise HarnessError(
+                f"session_start source {source!r} is not one of "
+                + ", ".join(SESSION_START_SOURCES),
+                fix="use startup, resume, clear or compact",
+            )
         out = self._dispatch(Event.SESSION_START, source=source)
-        step = self._step("session_start", source, "stopped" if out.stopped else "allowed",
-                          turn_ended=out.stopped)
+        step = self._step(
+            "session_start", source, "stopped" if out.stopped else "allowed", turn_ended=out.stopped
+        )
         for message in out.user_messages:
             self.transcript.hook_note("SessionStart", "user", message)
         return self._done(_collect(step, out))
@@ -228,25 +257,39 @@ class Session:
         active = self.blocked_stops > 0
         if last_message:
             self.transcript.assistant_text(last_message)
-        out = self._dispatch(Event.STOP, stop_hook_active=active,
-                             last_assistant_message=last_message)
+        out = self._dispatch(
+            Event.STOP, stop_hook_active=active, last_assistant_message=last_message
+        )
         if out.stopped:
             step = self._step("stop", "", "stopped", turn_ended=True, stop_hook_active=active)
         elif out.blocked:
             self.blocked_stops += 1
-            step = self._step("stop", "", "blocked", stop_hook_active=active,
-                              feedback=out.reason or "Stop hook blocked without a reason")
+            step = self._step(
+                "stop",
+                "",
+                "blocked",
+                stop_hook_active=active,
+                feedback=out.reason or "Stop hook blocked without a reason",
+            )
             self.transcript.hook_note("Stop", "claude", step.feedback)
             if self.blocked_stops >= STOP_BLOCK_CAP:
                 step.turn_ended = True
-                step.notes.append(f"{STOP_BLOCK_CAP} consecutive blocked stops: Claude Code "
-                                  "overrides the Stop hook and ends the turn")
+                step.notes.append(
+                    f"{STOP_BLOCK_CAP} consecutive blocked stops: Claude Code "
+                    "overrides the Stop hook and ends the turn"
+                )
         else:
             step = self._step("stop", "", "allowed", turn_ended=True, stop_hook_active=active)
         return self._done(_collect(step, out))
 
-    def subagent_stop(self, agent_type: str, prompt: str, last_message: str,
-                      stop_reason: str = "end_turn", agent_id: str | None = None) -> StepOutcome:
+    def subagent_stop(
+        self,
+        agent_type: str,
+        prompt: str,
+        last_message: str,
+        stop_reason: str = "end_turn",
+        agent_id: str | None = None,
+    ) -> StepOutcome:
         """A subagent finishing. After a blocked stop of the same ``agent_type`` the same agent
         (same id) stops again with ``stop_hook_active: true``."""
         previous = self._subagents.get(agent_type)
@@ -255,16 +298,23 @@ class Session:
             agent_id = previous[0] if previous and active else secrets.token_hex(8)
         path = self.transcript_dir / self.session_id / "subagents" / f"agent-{agent_id}.jsonl"
         write_agent_transcript(path, prompt, last_message, stop_reason)
-        out = self._dispatch(Event.SUBAGENT_STOP, stop_hook_active=active, agent_id=agent_id,
-                             agent_type=agent_type, agent_transcript_path=str(path),
-                             last_assistant_message=last_message)
+        out = self._dispatch(
+            Event.SUBAGENT_STOP,
+            stop_hook_active=active,
+            agent_id=agent_id,
+            agent_type=agent_type,
+            agent_transcript_path=str(path),
+            last_assistant_message=last_message,
+        )
         self._subagents[agent_type] = (agent_id, out.blocked and not out.stopped)
         if out.stopped:
-            step = self._step("subagent_stop", agent_type, "stopped", turn_ended=True,
-                              stop_hook_active=active)
+            step = self._step(
+                "subagent_stop", agent_type, "stopped", turn_ended=True, stop_hook_active=active
+            )
         elif out.blocked:  # the subagent keeps working with the reason as its instruction
-            step = self._step("subagent_stop", agent_type, "blocked", stop_hook_active=active,
-                              feedback=out.reason)
+            step = self._step(
+                "subagent_stop", agent_type, "blocked", stop_hook_active=active, feedback=out.reason
+            )
             self.transcript.hook_note("SubagentStop", "subagent", out.reason)
         else:
             step = self._step("subagent_stop", agent_type, "allowed", stop_hook_active=active)
@@ -272,15 +322,26 @@ class Session:
 
     # -- tools -------------------------------------------------------------------------------
 
-    def edit(self, file: str | Path, old: str, new: str, replace_all: bool = False
-             ) -> StepOutcome:
+    def edit(self, file: str | Path, old: str, new: str, replace_all: bool = False) -> StepOutcome:
         path = self._path(file)
-        tool_input = {"file_path": str(path), "old_string": old, "new_string": new,
-                      "replace_all": replace_all}
-        return self._tool("edit", str(file), "Edit", tool_input,
-                          check=lambda: check_edit(path, old, new, replace_all),
-                          run=lambda: (apply_edit(path, old, new, replace_all),
-                                       f"The file {path} has been updated.", False))
+        tool_input = {
+            "file_path": str(path),
+            "old_string": old,
+            "new_string": new,
+            "replace_all": replace_all,
+        }
+        return self._tool(
+            "edit",
+            str(file),
+            "Edit",
+            tool_input,
+            check=lambda: check_edit(path, old, new, replace_all),
+            run=lambda: (
+                apply_edit(path, old, new, replace_all),
+                f"The file {path} has been updated.",
+                False,
+            ),
+        )
 
     def write(self, file: str | Path, content: str) -> StepOutcome:
         path = self._path(file)
@@ -293,13 +354,22 @@ class Session:
 
         return self._tool("write", str(file), "Write", tool_input, check=None, run=run)
 
-    def bash(self, command: str, *, background: bool = False, timeout: float | None = None,
-             description: str = "") -> StepOutcome:
+    def bash(
+        self,
+        command: str,
+        *,
+        background: bool = False,
+        timeout: float | None = None,
+        description: str = "",
+    ) -> StepOutcome:
         """Run ``command`` with ``bash -c`` in the session cwd. ``timeout`` is in seconds
         (sent to hooks in milliseconds, as Claude Code does)."""
         limit = min(timeout or DEFAULT_BASH_TIMEOUT, MAX_BASH_TIMEOUT)
-        tool_input: dict[str, Any] = {"command": command, "description": description,
-                                      "run_in_background": background}
+        tool_input: dict[str, Any] = {
+            "command": command,
+            "description": description,
+            "run_in_background": background,
+        }
         if timeout is not None:
             tool_input["timeout"] = int(limit * 1000)
 
@@ -308,9 +378,15 @@ class Session:
                 shell_id = f"bash_{len(self.background) + 1}"
                 log = self.transcript_dir / self.session_id / "background" / f"{shell_id}.log"
                 self.background[shell_id] = start_background(
-                    shell_id, command, cwd=self.cwd, env=self._tool_env(), log=log)
-                response = {"stdout": "", "stderr": "", "interrupted": False, "isImage": False,
-                            "backgroundTaskId": shell_id}
+                    shell_id, command, cwd=self.cwd, env=self._tool_env(), log=log
+                )
+                response = {
+                    "stdout": "",
+                    "stderr": "",
+                    "interrupted": False,
+                    "isImage": False,
+                    "backgroundTaskId": shell_id,
+                }
                 return response, f"Command running in background with ID: {shell_id}", False
             result = run_bash(command, cwd=self.cwd, env=self._tool_env(), timeout=limit)
             failed = result.interrupted or bool(result.exit_code)
@@ -344,20 +420,28 @@ class Session:
 
         kind, rule = self.settings.permissions.check(name, tool_input, self.project_dir)
         if kind == "deny":
-            msg = (f"Permission to use {name} has been denied by the rule {rule} in the "
-                   "project settings.")
+            msg = (
+                f"Permission to use {name} has been denied by the rule {rule} in the "
+                "project settings."
+            )
             return self._done(refuse("blocked", msg, permission="deny-rule"))
 
-        pre = self._dispatch(Event.PRE_TOOL_USE, tool_name=name, tool_input=tool_input,
-                             tool_use_id=use_id)
+        pre = self._dispatch(
+            Event.PRE_TOOL_USE, tool_name=name, tool_input=tool_input, tool_use_id=use_id
+        )
         if pre.stopped:
-            step = refuse("stopped", "Stopped by a PreToolUse hook (continue: false).",
-                          permission="hook-stop", turn_ended=True)
+            step = refuse(
+                "stopped",
+                "Stopped by a PreToolUse hook (continue: false).",
+                permission="hook-stop",
+                turn_ended=True,
+            )
             return self._done(_collect(step, pre))
         decision = pre.permission_decision
         if decision == "deny":
-            step = refuse("blocked", pre.reason or f"PreToolUse hook denied {name}.",
-                          permission="hook-deny")
+            step = refuse(
+                "blocked", pre.reason or f"PreToolUse hook denied {name}.", permission="hook-deny"
+            )
             self.transcript.hook_note("PreToolUse", "claude", step.feedback)
             return self._done(_collect(step, pre))
 
@@ -366,11 +450,18 @@ class Session:
             permission = decision if decision in ("ask", "defer") else "ask-rule"
             prompt_text = pre.permission_reason or f"Claude wants to use {name}: {detail}"
             if not self.auto_approve:
-                step = self._step(do, detail, "asked", tool_ran=False, permission=permission,
-                                  user_message=prompt_text)
+                step = self._step(
+                    do,
+                    detail,
+                    "asked",
+                    tool_ran=False,
+                    permission=permission,
+                    user_message=prompt_text,
+                )
                 self.transcript.hook_note("PreToolUse", "user", prompt_text)
-                self.transcript.tool_result(use_id, "Waiting for the user's permission.",
-                                            is_error=True)
+                self.transcript.tool_result(
+                    use_id, "Waiting for the user's permission.", is_error=True
+                )
                 return self._done(_collect(step, pre))
             permission += ", auto-approved"
         elif decision == "allow":
@@ -383,16 +474,27 @@ class Session:
         try:
             response, text, is_error = run()
         except ToolError as exc:
-            step = refuse("error", f"<tool_use_error>{exc}</tool_use_error>",
-                          permission=permission)
+            step = refuse("error", f"<tool_use_error>{exc}</tool_use_error>", permission=permission)
             return self._done(_collect(step, pre))
         self.transcript.tool_result(use_id, text, is_error=is_error)
 
-        post = self._dispatch(Event.POST_TOOL_USE, tool_name=name, tool_input=tool_input,
-                              tool_response=response, tool_use_id=use_id)
+        post = self._dispatch(
+            Event.POST_TOOL_USE,
+            tool_name=name,
+            tool_input=tool_input,
+            tool_response=response,
+            tool_use_id=use_id,
+        )
         outcome = "asked" if asked else "allowed"
-        step = self._step(do, detail, outcome, tool_ran=True, permission=permission,
-                          tool_response=response, tool_result=cap(text))
+        step = self._step(
+            do,
+            detail,
+            outcome,
+            tool_ran=True,
+            permission=permission,
+            tool_response=response,
+            tool_result=cap(text),
+        )
         if post.stopped:
             step.outcome, step.turn_ended = "stopped", True
         elif post.blocked:

@@ -78,12 +78,18 @@ def _is_number(value: object) -> bool:
 
 def _parse_hooks(data: object, where: str) -> dict[str, tuple[MatcherGroup, ...]]:
     if not isinstance(data, dict):
-        raise ConfigError(where, "hooks", "must be an object mapping event names to lists",
-                          fix='write "hooks": {"Stop": [{"hooks": [...]}]}')
+        raise ConfigError(
+            where,
+            "hooks",
+            "must be an object mapping event names to lists",
+            fix='write "hooks": {"Stop": [{"hooks": [...]}]}',
+        )
     unknown = sorted(set(data) - KNOWN_EVENTS)
     if unknown:
         raise ConfigError(
-            where, "hooks", f"unknown event{'s' if len(unknown) > 1 else ''} "
+            where,
+            "hooks",
+            f"unknown event{'s' if len(unknown) > 1 else ''} "
             + ", ".join(repr(u) for u in unknown),
             fix="use one of " + ", ".join(sorted(KNOWN_EVENTS)) + " (names are case-sensitive)",
         )
@@ -91,28 +97,47 @@ def _parse_hooks(data: object, where: str) -> dict[str, tuple[MatcherGroup, ...]
     for event, groups in data.items():
         path = f"hooks.{event}"
         if not isinstance(groups, list):
-            raise ConfigError(where, path, "must be a list of matcher groups",
-                              fix=f'write "{event}": [{{"matcher": "...", "hooks": [...]}}]')
+            raise ConfigError(
+                where,
+                path,
+                "must be a list of matcher groups",
+                fix=f'write "{event}": [{{"matcher": "...", "hooks": [...]}}]',
+            )
         parsed: list[MatcherGroup] = []
         for gi, group in enumerate(groups):
             gpath = f"{path}[{gi}]"
             if not isinstance(group, dict):
-                raise ConfigError(where, gpath, "must be an object with \"hooks\"",
-                                  fix='write {"matcher": "Edit|Write", "hooks": [...]}')
+                raise ConfigError(
+                    where,
+                    gpath,
+                    'must be an object with "hooks"',
+                    fix='write {"matcher": "Edit|Write", "hooks": [...]}',
+                )
             matcher = group.get("matcher")
             if matcher is not None and not isinstance(matcher, str):
-                raise ConfigError(where, f"{gpath}.matcher", "must be a string",
-                                  fix='use a name list like "Edit|Write" or a regex like "mcp__.*"')
+                raise ConfigError(
+                    where,
+                    f"{gpath}.matcher",
+                    "must be a string",
+                    fix='use a name list like "Edit|Write" or a regex like "mcp__.*"',
+                )
             if isinstance(matcher, str):
                 problem = regex_error(matcher)
                 if problem:
-                    raise ConfigError(where, f"{gpath}.matcher",
-                                      f"is not a valid regular expression ({problem})",
-                                      fix="escape special characters or use a plain name list")
+                    raise ConfigError(
+                        where,
+                        f"{gpath}.matcher",
+                        f"is not a valid regular expression ({problem})",
+                        fix="escape special characters or use a plain name list",
+                    )
             entries = group.get("hooks")
             if not isinstance(entries, list) or not entries:
-                raise ConfigError(where, f"{gpath}.hooks", "must be a non-empty list",
-                                  fix='add {"type": "command", "command": "..."}')
+                raise ConfigError(
+                    where,
+                    f"{gpath}.hooks",
+                    "must be a non-empty list",
+                    fix='add {"type": "command", "command": "..."}',
+                )
             commands: list[HookCommand] = []
             for hi, entry in enumerate(entries):
                 hpath = f"{gpath}.hooks[{hi}]"
@@ -124,36 +149,53 @@ def _parse_hooks(data: object, where: str) -> dict[str, tuple[MatcherGroup, ...]
 
 def _parse_hook(entry: object, where: str, hpath: str) -> HookCommand:
     if not isinstance(entry, dict):
-        raise ConfigError(where, hpath, "must be an object",
-                          fix='write {"type": "command", "command": "..."}')
+        raise ConfigError(
+            where, hpath, "must be an object", fix='write {"type": "command", "command": "..."}'
+        )
     kind = entry.get("type")
     if kind != "command":
-        problem = ("is missing" if kind is None
-                   else f"is {kind!r}, which the simulator does not run")
-        raise ConfigError(where, f"{hpath}.type", problem,
-                          fix='use "type": "command" with a shell command')
+        problem = "is missing" if kind is None else f"is {kind!r}, which the simulator does not run"
+        raise ConfigError(
+            where, f"{hpath}.type", problem, fix='use "type": "command" with a shell command'
+        )
     command = entry.get("command")
     if not isinstance(command, str) or not command.strip():
-        raise ConfigError(where, f"{hpath}.command", "must be a non-empty string",
-                          fix='e.g. "command": "\\"$CLAUDE_PROJECT_DIR/.claude/hooks/x.sh\\""')
+        raise ConfigError(
+            where,
+            f"{hpath}.command",
+            "must be a non-empty string",
+            fix='e.g. "command": "\\"$CLAUDE_PROJECT_DIR/.claude/hooks/x.sh\\""',
+        )
     timeout = entry.get("timeout", DEFAULT_TIMEOUT)
     if not _is_number(timeout) or timeout <= 0:
-        raise ConfigError(where, f"{hpath}.timeout", "must be a positive number",
-                          fix="give the timeout in seconds, e.g. \"timeout\": 10")
+        raise ConfigError(
+            where,
+            f"{hpath}.timeout",
+            "must be a positive number",
+            fix='give the timeout in seconds, e.g. "timeout": 10',
+        )
     return HookCommand(command, float(timeout), f"{where}: {hpath}")
 
 
 def _parse_rules(data: object, where: str, name: str) -> tuple[PermissionRule, ...]:
     fpath = f"permissions.{name}"
     if not isinstance(data, list):
-        raise ConfigError(where, fpath, "must be a list of rules",
-                          fix=f'write "{name}": ["Edit(target/**)", "Bash(git status)"]')
+        raise ConfigError(
+            where,
+            fpath,
+            "must be a list of rules",
+            fix=f'write "{name}": ["Edit(target/**)", "Bash(git status)"]',
+        )
     rules: list[PermissionRule] = []
     for i, text in enumerate(data):
         rule = parse_rule(text) if isinstance(text, str) else None
         if rule is None:
-            raise ConfigError(where, f"{fpath}[{i}]", f"{text!r} is not a permission rule",
-                              fix='write "Tool" or "Tool(specifier)", e.g. "Bash(rm -rf:*)"')
+            raise ConfigError(
+                where,
+                f"{fpath}[{i}]",
+                f"{text!r} is not a permission rule",
+                fix='write "Tool" or "Tool(specifier)", e.g. "Bash(rm -rf:*)"',
+            )
         rules.append(rule)
     return tuple(rules)
 
@@ -167,15 +209,20 @@ def parse_settings(data: object, where: str) -> Settings:
     if "permissions" in data:
         raw = data["permissions"]
         if not isinstance(raw, dict):
-            raise ConfigError(where, "permissions", "must be an object",
-                              fix='write "permissions": {"allow": [...], "deny": [...]}')
+            raise ConfigError(
+                where,
+                "permissions",
+                "must be an object",
+                fix='write "permissions": {"allow": [...], "deny": [...]}',
+            )
         perms = Permissions(
             *(_parse_rules(raw[k], where, k) if k in raw else () for k in ("allow", "ask", "deny"))
         )
     disable = data.get("disableAllHooks", False)
     if not isinstance(disable, bool):
-        raise ConfigError(where, "disableAllHooks", "must be true or false",
-                          fix="remove it or write true/false")
+        raise ConfigError(
+            where, "disableAllHooks", "must be true or false", fix="remove it or write true/false"
+        )
     return Settings(hooks, perms, disable, (where,))
 
 
@@ -184,15 +231,22 @@ def load_settings_file(path: Path, label: str | None = None) -> Settings:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise ConfigError(where, "", f"cannot be read ({exc.strerror})",
-                          fix="check the file exists and is readable") from None
+        raise ConfigError(
+            where,
+            "",
+            f"cannot be read ({exc.strerror})",
+            fix="check the file exists and is readable",
+        ) from None
     try:
         data: Any = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ConfigError(where, f"line {exc.lineno}, column {exc.colno}",
-                          f"invalid JSON ({exc.msg})",
-                          fix=f"check the JSON syntax near line {exc.lineno} "
-                          "(trailing commas and comments are not allowed)") from None
+        raise ConfigError(
+            where,
+            f"line {exc.lineno}, column {exc.colno}",
+            f"invalid JSON ({exc.msg})",
+            fix=f"check the JSON syntax near line {exc.lineno} "
+            "(trailing commas and comments are not allowed)",
+        ) from None
     return parse_settings(data, where)
 
 
@@ -200,8 +254,10 @@ def load_settings(project_dir: Path) -> Settings:
     """The merged project settings. ``.claude/settings.json`` is required; the local file is not."""
     main_file = project_dir / SETTINGS_FILES[0]
     if not main_file.is_file():
-        raise HarnessError(f"{main_file} does not exist",
-                           fix="run inside a workspace whose .claude/settings.json registers hooks")
+        raise HarnessError(
+            f"{main_file} does not exist",
+            fix="run inside a workspace whose .claude/settings.json registers hooks",
+        )
     settings = load_settings_file(main_file, SETTINGS_FILES[0])
     local = project_dir / SETTINGS_FILES[1]
     if local.is_file():
@@ -215,5 +271,7 @@ def find_project_root(start: Path) -> Path:
     for candidate in (start, *start.parents):
         if (candidate / SETTINGS_FILES[0]).is_file():
             return candidate
-    raise HarnessError(f"no .claude/settings.json in {start} or any parent directory",
-                       fix="cd into the workspace (the project that holds .claude/settings.json)")
+    raise HarnessError(
+        f"no .claude/settings.json in {start} or any parent directory",
+        fix="cd into the workspace (the project that holds .claude/settings.json)",
+    )

@@ -44,7 +44,8 @@ def check_edit(path: Path, old: str, new: str, replace_all: bool) -> None:
         raise ToolError(
             f"Found {count} matches of the string to replace, but replace_all is false. To "
             "replace all occurrences, set replace_all to true. To replace only one occurrence, "
-            f"please provide more context to uniquely identify the instance.\nString: {old}")
+            f"please provide more context to uniquely identify the instance.\nString: {old}"
+        )
 
 
 def apply_edit(path: Path, old: str, new: str, replace_all: bool) -> dict[str, Any]:
@@ -57,9 +58,15 @@ def apply_edit(path: Path, old: str, new: str, replace_all: bool) -> dict[str, A
         original = path.read_text(encoding="utf-8", errors="surrogateescape")
         updated = original.replace(old, new) if replace_all else original.replace(old, new, 1)
     path.write_text(updated, encoding="utf-8", errors="surrogateescape")
-    return {"filePath": str(path), "oldString": old, "newString": new,
-            "originalFile": original, "replaceAll": replace_all, "userModified": False,
-            "structuredPatch": []}
+    return {
+        "filePath": str(path),
+        "oldString": old,
+        "newString": new,
+        "originalFile": original,
+        "replaceAll": replace_all,
+        "userModified": False,
+        "structuredPatch": [],
+    }
 
 
 def apply_write(path: Path, content: str) -> dict[str, Any]:
@@ -68,8 +75,12 @@ def apply_write(path: Path, content: str) -> dict[str, Any]:
         raise ToolError(f"{path} is a directory, not a file.")
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(content, encoding="utf-8")
-    return {"type": "update" if existed else "create", "filePath": str(path),
-            "content": content, "structuredPatch": []}
+    return {
+        "type": "update" if existed else "create",
+        "filePath": str(path),
+        "content": content,
+        "structuredPatch": [],
+    }
 
 
 @dataclass(frozen=True)
@@ -80,8 +91,12 @@ class BashResult:
     interrupted: bool
 
     def response(self) -> dict[str, Any]:
-        return {"stdout": self.stdout, "stderr": self.stderr, "interrupted": self.interrupted,
-                "isImage": False}
+        return {
+            "stdout": self.stdout,
+            "stderr": self.stderr,
+            "interrupted": self.interrupted,
+            "isImage": False,
+        }
 
     def result_text(self) -> str:
         parts = [p for p in (self.stdout.rstrip("\n"), self.stderr.rstrip("\n")) if p]
@@ -99,9 +114,15 @@ def _clip(text: str) -> str:
 
 
 def run_bash(command: str, *, cwd: Path, env: Mapping[str, str], timeout: float) -> BashResult:
-    proc = subprocess.Popen(["bash", "-c", command], cwd=cwd, env=dict(env),
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, start_new_session=True)
+    proc = subprocess.Popen(
+        ["bash", "-c", command],
+        cwd=cwd,
+        env=dict(env),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
     try:
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -111,10 +132,15 @@ def run_bash(command: str, *, cwd: Path, env: Mapping[str, str], timeout: float)
             out, err = proc.communicate(timeout=5)
         except subprocess.TimeoutExpired:
             out, err = b"", b""
-        return BashResult(_clip(out.decode(errors="replace")), _clip(err.decode(errors="replace")),
-                          None, True)
-    return BashResult(_clip(out.decode(errors="replace")), _clip(err.decode(errors="replace")),
-                      proc.returncode, False)
+        return BashResult(
+            _clip(out.decode(errors="replace")), _clip(err.decode(errors="replace")), None, True
+        )
+    return BashResult(
+        _clip(out.decode(errors="replace")),
+        _clip(err.decode(errors="replace")),
+        proc.returncode,
+        False,
+    )
 
 
 @dataclass
@@ -140,12 +166,19 @@ class BackgroundShell:
             self.process.wait()
 
 
-def start_background(shell_id: str, command: str, *, cwd: Path, env: Mapping[str, str],
-                     log: Path) -> BackgroundShell:
+def start_background(
+    shell_id: str, command: str, *, cwd: Path, env: Mapping[str, str], log: Path
+) -> BackgroundShell:
     log.parent.mkdir(parents=True, exist_ok=True)
     sink: IO[bytes]
     with log.open("wb") as sink:
-        proc = subprocess.Popen(["bash", "-c", command], cwd=cwd, env=dict(env),
-                                stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.STDOUT,
-                                start_new_session=True)
+        proc = subprocess.Popen(
+            ["bash", "-c", command],
+            cwd=cwd,
+            env=dict(env),
+            stdin=subprocess.DEVNULL,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
     return BackgroundShell(shell_id, command, proc, log)

@@ -47,32 +47,51 @@ class Transcript:
         self.append("user", message={"role": "user", "content": text})
 
     def assistant_text(self, text: str) -> None:
-        self.append("assistant", message={"role": "assistant",
-                                          "content": [{"type": "text", "text": text}]})
+        self.append(
+            "assistant", message={"role": "assistant", "content": [{"type": "text", "text": text}]}
+        )
 
     def tool_use(self, tool_use_id: str, name: str, tool_input: dict[str, Any]) -> None:
-        self.append("assistant", message={
-            "role": "assistant",
-            "content": [{"type": "tool_use", "id": tool_use_id, "name": name, "input": tool_input}],
-        })
+        self.append(
+            "assistant",
+            message={
+                "role": "assistant",
+                "content": [
+                    {"type": "tool_use", "id": tool_use_id, "name": name, "input": tool_input}
+                ],
+            },
+        )
 
     def tool_result(self, tool_use_id: str, content: str, *, is_error: bool) -> None:
-        self.append("user", message={
-            "role": "user",
-            "content": [{"type": "tool_result", "tool_use_id": tool_use_id, "content": content,
-                         "is_error": is_error}],
-        })
+        self.append(
+            "user",
+            message={
+                "role": "user",
+                "content": [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": tool_use_id,
+                        "content": content,
+                        "is_error": is_error,
+                    }
+                ],
+            },
+        )
 
     def hook_note(self, event: str, kind: str, text: str) -> None:
         """Hook feedback: ``kind`` is who sees it (claude, user, error, context, system)."""
-        self.append("system", subtype="hook_feedback", hookEvent=event, audience=kind,
-                    content=text)
+        self.append("system", subtype="hook_feedback", hookEvent=event, audience=kind, content=text)
 
 
 def write_agent_transcript(path: Path, prompt: str, last_message: str, stop_reason: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     first = {"type": "user", "message": {"role": "user", "content": prompt}}
-    last = {"type": "assistant", "message": {
-        "role": "assistant", "content": [{"type": "text", "text": last_message}],
-        "stop_reason": stop_reason}}
+    last = {
+        "type": "assistant",
+        "message": {
+            "role": "assistant",
+            "content": [{"type": "text", "text": last_message}],
+            "stop_reason": stop_reason,
+        },
+    }
     path.write_text(json.dumps(first) + "\n" + json.dumps(last) + "\n", encoding="utf-8")

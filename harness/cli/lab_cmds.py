@@ -36,14 +36,23 @@ def add_parser(subparsers: Any) -> None:
     cmd("check", "check the current step", cmd_check, json_flag=True)
     cmd("hint", "show the next hint for the current step", cmd_hint, json_flag=True)
     cmd("next", "move on once the current step passed", cmd_next, json_flag=True)
-    goto = cmd("goto", "jump to a step (earlier steps are solved for you; your files are "
-               "backed up first)", cmd_goto, json_flag=True)
+    goto = cmd(
+        "goto",
+        "jump to a step (earlier steps are solved for you; your files are backed up first)",
+        cmd_goto,
+        json_flag=True,
+    )
     goto.add_argument("step", help="step number or id")
-    reset = cmd("reset", "put a step back to its start (your files are backed up first)",
-                cmd_reset, json_flag=True)
+    reset = cmd(
+        "reset",
+        "put a step back to its start (your files are backed up first)",
+        cmd_reset,
+        json_flag=True,
+    )
     reset.add_argument("step", nargs="?", help="step number or id (default: the current step)")
-    solve = cmd("solve", "show what solves the current step; --apply does it", cmd_solve,
-                json_flag=True)
+    solve = cmd(
+        "solve", "show what solves the current step; --apply does it", cmd_solve, json_flag=True
+    )
     solve.add_argument("--apply", action="store_true", help="apply the solution (backs up first)")
     watch = cmd("watch", "re-check the current step whenever a file changes", cmd_watch)
     watch.add_argument("--interval", type=float, default=0.5, help="seconds between scans")
@@ -52,8 +61,11 @@ def add_parser(subparsers: Any) -> None:
     demo.add_argument("--labs", nargs="*", default=[], help="only these labs")
     dev = subparsers.add_parser("dev", help="tools for lab authors")
     dev_sub = dev.add_subparsers(dest="dev_command", metavar="COMMAND")
-    check = dev_sub.add_parser("check", help="validate every lab: manifests, then per step "
-                               "setup → check must fail → solve → check must pass")
+    check = dev_sub.add_parser(
+        "check",
+        help="validate every lab: manifests, then per step "
+        "setup → check must fail → solve → check must pass",
+    )
     check.add_argument("labs", nargs="*", help="lab numbers or ids (default: all)")
     add_json_flag(check)
     check.set_defaults(func=cmd_dev_check)
@@ -71,9 +83,19 @@ def cmd_list(args: argparse.Namespace) -> int:
     except Exception:
         progress = Progress()  # outside a workspace: list the labs all the same
     if args.json:
-        emit_json([{"id": lab.id, "title": lab.title, "steps": [s.id for s in lab.steps],
-                    "progress": progress.labs[lab.id].to_json() if lab.id in progress.labs
-                    else None} for lab in labs])
+        emit_json(
+            [
+                {
+                    "id": lab.id,
+                    "title": lab.title,
+                    "steps": [s.id for s in lab.steps],
+                    "progress": progress.labs[lab.id].to_json()
+                    if lab.id in progress.labs
+                    else None,
+                }
+                for lab in labs
+            ]
+        )
         return 0
     from harness.ui.lab_view import lab_table
 
@@ -148,10 +170,20 @@ def cmd_hint(args: argparse.Namespace) -> int:
     from rich.markdown import Markdown
     from rich.panel import Panel
 
-    more = ("run lab hint again for a stronger one" if tier < len(step.hints)
-            else "that was the last hint; lab solve shows the solution")
-    make_console().print(Panel(Markdown(text), title=f"hint {tier}/{len(step.hints)}",
-                               title_align="left", subtitle=more, border_style="yellow"))
+    more = (
+        "run lab hint again for a stronger one"
+        if tier < len(step.hints)
+        else "that was the last hint; lab solve shows the solution"
+    )
+    make_console().print(
+        Panel(
+            Markdown(text),
+            title=f"hint {tier}/{len(step.hints)}",
+            title_align="left",
+            subtitle=more,
+            border_style="yellow",
+        )
+    )
     return 0
 
 
@@ -181,10 +213,15 @@ def cmd_solve(args: argparse.Namespace) -> int:
     with _live(args, runner):
         step, results, backup = runner.solve(args.apply)
     if args.json:
-        emit_json({"step": step.id, "applied": args.apply,
-                   "actions": [dict(s.params, where=s.where) for s in step.solve],
-                   "results": [r.to_json() for r in results],
-                   "backup": backup.restore_hint if backup else None})
+        emit_json(
+            {
+                "step": step.id,
+                "applied": args.apply,
+                "actions": [dict(s.params, where=s.where) for s in step.solve],
+                "results": [r.to_json() for r in results],
+                "backup": backup.restore_hint if backup else None,
+            }
+        )
         return 0 if all(r.status is Status.PASS for r in results) else 1
     from rich.markup import escape
 
@@ -196,8 +233,10 @@ def cmd_solve(args: argparse.Namespace) -> int:
         for spec in step.solve:
             shown = {k: v for k, v in spec.params.items() if v not in (None, False, [], {})}
             console.print(f"  • {escape(str(shown))}")
-        console.print("Apply it with [bold]lab solve --apply[/] (your files are backed up "
-                      "first), then [bold]lab check[/].")
+        console.print(
+            "Apply it with [bold]lab solve --apply[/] (your files are backed up "
+            "first), then [bold]lab check[/]."
+        )
         return 0
     print_results(console, results)
     if backup:
@@ -232,8 +271,9 @@ def cmd_watch(args: argparse.Namespace) -> int:
     run = None
     changed = ""
     try:
-        with Live(watch_renderable(None, "", True), console=console,
-                  refresh_per_second=4, transient=False) as live:
+        with Live(
+            watch_renderable(None, "", True), console=console, refresh_per_second=4, transient=False
+        ) as live:
             while True:
                 live.update(watch_renderable(run, changed, True))
                 run = runner.check()
@@ -262,8 +302,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
     view = WalkView(console, demo=True)
     labs = load_labs()
     if args.labs:
-        labs = [lab for lab in labs if any(lab.id.startswith(f"{int(x):02d}" if x.isdigit()
-                                                                else x) for x in args.labs)]
+        labs = [
+            lab
+            for lab in labs
+            if any(lab.id.startswith(f"{int(x):02d}" if x.isdigit() else x) for x in args.labs)
+        ]
     from harness.engine.devcheck import DevCheckReport
 
     walks = []
@@ -286,8 +329,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
             status.stop()
     report = DevCheckReport(walks, time.monotonic() - started)
     console.print(devcheck_table(report))
-    verdict = "[bold green]every step failed before and passed after its solve[/]" if (
-        report.ok) else "[bold red]some steps misbehaved[/]"
+    verdict = (
+        "[bold green]every step failed before and passed after its solve[/]"
+        if (report.ok)
+        else "[bold red]some steps misbehaved[/]"
+    )
     console.print(f"{verdict} in {report.duration:.0f} s. Workspace kept at {ws.root}")
     return 0 if report.ok else 1
 
@@ -307,8 +353,9 @@ def cmd_dev_check(args: argparse.Namespace) -> int:
         return CheckContext(ws, lab.dir, on_activity=on_activity)
 
     try:
-        report = dev_check(only=args.labs, observer=view,
-                           context_factory=None if args.json else factory)
+        report = dev_check(
+            only=args.labs, observer=view, context_factory=None if args.json else factory
+        )
     finally:
         status.stop()
     if args.json:
@@ -316,8 +363,10 @@ def cmd_dev_check(args: argparse.Namespace) -> int:
     else:
         console.print(devcheck_table(report))
         maven = sum(lab.maven_seconds for lab in report.labs)
-        console.print(f"{'[green]ok[/]' if report.ok else '[red]problems found[/]'}: "
-                      f"{len(report.labs)} labs in {report.duration:.0f} s "
-                      f"({maven:.0f} s in Maven)")
+        console.print(
+            f"{'[green]ok[/]' if report.ok else '[red]problems found[/]'}: "
+            f"{len(report.labs)} labs in {report.duration:.0f} s "
+            f"({maven:.0f} s in Maven)"
+        )
     sys.stdout.flush()
     return 0 if report.ok else 1

@@ -34,13 +34,22 @@ malformed."""
 
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "simulate", help="play a scripted Claude Code session against the workspace's hooks",
-        description=_DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+        "simulate",
+        help="play a scripted Claude Code session against the workspace's hooks",
+        description=_DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("scenario", type=Path, metavar="SCENARIO.toml")
-    parser.add_argument("--json", action="store_true",
-                        help="JSON Lines on stdout, one object per step")
-    parser.add_argument("--project", type=Path, default=None, metavar="DIR",
-                        help="project root (default: walk up from the current directory)")
+    parser.add_argument(
+        "--json", action="store_true", help="JSON Lines on stdout, one object per step"
+    )
+    parser.add_argument(
+        "--project",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="project root (default: walk up from the current directory)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -67,10 +76,14 @@ def run(args: argparse.Namespace) -> int:
         render_summary(console, reports, session.transcript_path)
     missed = [r for r in reports if r.expect_met is False]
     if missed:
-        lines = [f"step {r.step.number} ({r.step.do}"
-                 + (f" {r.step.name!r}" if r.step.name else "")
-                 + f"): expected {r.step.expect}, got {r.outcome.outcome}" for r in missed]
-        raise HarnessError(f"{args.scenario}: " + "; ".join(lines),
-                           fix="read what Claude was shown at that step; "
-                           "fix the hook or the expectation")
+        lines = [
+            f"step {r.step.number} ({r.step.do}"
+            + (f" {r.step.name!r}" if r.step.name else "")
+            + f"): expected {r.step.expect}, got {r.outcome.outcome}"
+            for r in missed
+        ]
+        raise HarnessError(
+            f"{args.scenario}: " + "; ".join(lines),
+            fix="read what Claude was shown at that step; fix the hook or the expectation",
+        )
     return 0

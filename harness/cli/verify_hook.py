@@ -35,21 +35,49 @@ example (in the workspace):
 
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "verify-hook", help="grade a Stop hook script against the Stop-hook contract",
-        description=_DESCRIPTION, epilog=_EXAMPLE,
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        "verify-hook",
+        help="grade a Stop hook script against the Stop-hook contract",
+        description=_DESCRIPTION,
+        epilog=_EXAMPLE,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("script", type=Path, metavar="SCRIPT", help="the Stop hook script")
-    parser.add_argument("--break", dest="break_cmd", required=True, metavar="CMD",
-                        help="makes the hook's claim false (e.g. removes the artefact)")
-    parser.add_argument("--fix", dest="fix_cmd", required=True, metavar="CMD",
-                        help="makes the claim true (e.g. builds the artefact fresh)")
-    parser.add_argument("--stale", dest="stale_cmd", default=None, metavar="CMD",
-                        help="run after --fix: leaves the artefact in place but out of date "
-                        "(without it the stale check is skipped)")
-    parser.add_argument("--timeout", type=float, default=10.0, metavar="S",
-                        help="the hook's timeout in seconds, as in settings.json (default 10)")
-    parser.add_argument("--project", type=Path, default=None, metavar="DIR",
-                        help="the project (CLAUDE_PROJECT_DIR); default: the current directory")
+    parser.add_argument(
+        "--break",
+        dest="break_cmd",
+        required=True,
+        metavar="CMD",
+        help="makes the hook's claim false (e.g. removes the artefact)",
+    )
+    parser.add_argument(
+        "--fix",
+        dest="fix_cmd",
+        required=True,
+        metavar="CMD",
+        help="makes the claim true (e.g. builds the artefact fresh)",
+    )
+    parser.add_argument(
+        "--stale",
+        dest="stale_cmd",
+        default=None,
+        metavar="CMD",
+        help="run after --fix: leaves the artefact in place but out of date "
+        "(without it the stale check is skipped)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=10.0,
+        metavar="S",
+        help="the hook's timeout in seconds, as in settings.json (default 10)",
+    )
+    parser.add_argument(
+        "--project",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="the project (CLAUDE_PROJECT_DIR); default: the current directory",
+    )
     add_json_flag(parser)
     parser.set_defaults(func=cmd_verify_hook)
 
@@ -57,11 +85,17 @@ def add_parser(subparsers: Any) -> None:
 def cmd_verify_hook(args: argparse.Namespace) -> int:
     project = (args.project or Path.cwd()).resolve()
     if not project.is_dir():
-        raise HarnessError(f"--project {project} is not a directory",
-                           fix="give the workspace directory, or cd into it and drop --project")
+        raise HarnessError(
+            f"--project {project} is not a directory",
+            fix="give the workspace directory, or cd into it and drop --project",
+        )
     script = args.script if args.script.is_absolute() else Path.cwd() / args.script
-    options: dict[str, Any] = {"break_cmd": args.break_cmd, "fix_cmd": args.fix_cmd,
-                               "stale_cmd": args.stale_cmd, "timeout": args.timeout}
+    options: dict[str, Any] = {
+        "break_cmd": args.break_cmd,
+        "fix_cmd": args.fix_cmd,
+        "stale_cmd": args.stale_cmd,
+        "timeout": args.timeout,
+    }
     if args.json:
         grade = grade_stop_hook(project, script, **options)
         emit_json(grade.to_json())
@@ -71,8 +105,8 @@ def cmd_verify_hook(args: argparse.Namespace) -> int:
 
     console = make_console()
     with console.status("grading …", spinner="dots") as status:
-        grade = grade_stop_hook(project, script,
-                                progress=lambda what: status.update(f"grading: {what} …"),
-                                **options)
+        grade = grade_stop_hook(
+            project, script, progress=lambda what: status.update(f"grading: {what} …"), **options
+        )
     render_grade(console, grade)
     return 0 if grade.passed else 1

@@ -48,8 +48,11 @@ def _replace(ctx: CheckContext, p: Params) -> CheckResult:
         if p["new"] in text:
             return CheckResult.passed(f"{p['path']} already has the change", name="replace")
         return CheckResult.errored(
-            f"{p['path']} no longer contains the text to replace", name="replace",
-            expected=p["old"][:300], details={"fix": "lab reset, then try again"})
+            f"{p['path']} no longer contains the text to replace",
+            name="replace",
+            expected=p["old"][:300],
+            details={"fix": "lab reset, then try again"},
+        )
     count = -1 if p["all"] else 1
     path.write_text(text.replace(p["old"], p["new"], count))
     return CheckResult.passed(f"changed {p['path']}", name="replace")
@@ -73,15 +76,20 @@ def _delete(ctx: CheckContext, p: Params) -> CheckResult:
     return CheckResult.passed(f"deleted {p['path']}", name="delete")
 
 
-def _shell(ctx: CheckContext, command: str, timeout: float, name: str,
-           expect_exit: int | None) -> CheckResult:
+def _shell(
+    ctx: CheckContext, command: str, timeout: float, name: str, expect_exit: int | None
+) -> CheckResult:
     env = dict(os.environ)
     env["CLAUDE_PROJECT_DIR"] = str(ctx.root)
     res = proc.run(["bash", "-c", command], cwd=ctx.root, env=env, timeout=timeout)
     output = (res.stdout + res.stderr).strip()
     if expect_exit is not None and res.returncode != expect_exit:
-        return CheckResult.errored(f"{command} exited {res.returncode}", name=name,
-                                   expected=f"exit {expect_exit}", output=output)
+        return CheckResult.errored(
+            f"{command} exited {res.returncode}",
+            name=name,
+            expected=f"exit {expect_exit}",
+            output=output,
+        )
     return CheckResult.passed(f"ran {command}", name=name, output=output)
 
 
@@ -105,16 +113,19 @@ def _sensors(ctx: CheckContext, p: Params) -> CheckResult:
     backend = ctx.maven()
     run = backend.run(ctx.root, SENSOR_GOALS, on_output=ctx.on_output, timeout=600)
     if run.returncode in (124, 127):
-        return CheckResult.errored(f"Maven could not run (exit {run.returncode})",
-                                   name="sensors", output=run.output)
-    return CheckResult.passed(f"ran the sensors (exit {run.returncode})", name="sensors",
-                              output=run.output)
+        return CheckResult.errored(
+            f"Maven could not run (exit {run.returncode})", name="sensors", output=run.output
+        )
+    return CheckResult.passed(
+        f"ran the sensors (exit {run.returncode})", name="sensors", output=run.output
+    )
 
 
 def _commit(ctx: CheckContext, p: Params) -> CheckResult:
     if ctx.root_override is not None:
-        return _shell(ctx, f"git add -A && git commit -q -m {_quote(p['message'])}", 60,
-                      "commit", 0)
+        return _shell(
+            ctx, f"git add -A && git commit -q -m {_quote(p['message'])}", 60, "commit", 0
+        )
     commit = ctx.workspace.commit_all(p["message"])
     return CheckResult.passed(f"committed {commit[:10]}: {p['message']}", name="commit")
 
@@ -123,37 +134,85 @@ MESSAGE = Field("message", str, doc="what the participant reads about this actio
 ACTION_KINDS: dict[str, Kind] = {
     k.name: k
     for k in (
-        Kind("write", "write a file (content inline or from a lab asset)",
-             (DO, Field("path", str, required=True), Field("content", str),
-              Field("from", str, doc="a file in the lab folder"),
-              Field("executable", bool, default=False)),
-             _write, assets=lambda p: [p["from"]] if p.get("from") else [],
-             validate=lambda p: one_of(p, "content", "from")),
-        Kind("append", "append text to a file",
-             (DO, Field("path", str, required=True), Field("content", str),
-              Field("from", str)),
-             _append, assets=lambda p: [p["from"]] if p.get("from") else [],
-             validate=lambda p: one_of(p, "content", "from")),
-        Kind("replace", "replace text in a file (the first occurrence, or all)",
-             (DO, Field("path", str, required=True), Field("old", str, required=True),
-              Field("new", str, required=True), Field("all", bool, default=False)),
-             _replace),
-        Kind("copy", "copy a file from the lab folder into the workspace",
-             (DO, Field("from", str, required=True), Field("to", str, required=True),
-              Field("executable", bool, default=False)),
-             _copy, assets=lambda p: [p["from"]]),
-        Kind("delete", "delete a file or folder", (DO, Field("path", str, required=True)),
-             _delete),
-        Kind("patch", "apply a unified diff from the lab folder with git apply",
-             (DO, Field("from", str, required=True)), _patch, assets=lambda p: [p["from"]]),
-        Kind("run", "run a bash command in the workspace",
-             (DO, Field("command", str, required=True),
-              Field("exit", int, doc="fail unless the command exits with this code"),
-              Field("timeout", float, default=300.0), Field("slow", bool, default=False)),
-             _run, slow=lambda p: bool(p.get("slow"))),
-        Kind("sensors", "run the sensors (./mvnw -q test -Dgroups=sensor)", (DO,), _sensors,
-             slow=lambda p: True),
-        Kind("commit", "commit every change in the workspace",
-             (DO, Field("message", str, required=True)), _commit),
+        Kind(
+            "write",
+            "write a file (content inline or from a lab asset)",
+            (
+                DO,
+                Field("path", str, required=True),
+                Field("content", str),
+                Field("from", str, doc="a file in the lab folder"),
+                Field("executable", bool, default=False),
+            ),
+            _write,
+            assets=lambda p: [p["from"]] if p.get("from") else [],
+            validate=lambda p: one_of(p, "content", "from"),
+        ),
+        Kind(
+            "append",
+            "append text to a file",
+            (DO, Field("path", str, required=True), Field("content", str), Field("from", str)),
+            _append,
+            assets=lambda p: [p["from"]] if p.get("from") else [],
+            validate=lambda p: one_of(p, "content", "from"),
+        ),
+        Kind(
+            "replace",
+            "replace text in a file (the first occurrence, or all)",
+            (
+                DO,
+                Field("path", str, required=True),
+                Field("old", str, required=True),
+                Field("new", str, required=True),
+                Field("all", bool, default=False),
+            ),
+            _replace,
+        ),
+        Kind(
+            "copy",
+            "copy a file from the lab folder into the workspace",
+            (
+                DO,
+                Field("from", str, required=True),
+                Field("to", str, required=True),
+                Field("executable", bool, default=False),
+            ),
+            _copy,
+            assets=lambda p: [p["from"]],
+        ),
+        Kind("delete", "delete a file or folder", (DO, Field("path", str, required=True)), _delete),
+        Kind(
+            "patch",
+            "apply a unified diff from the lab folder with git apply",
+            (DO, Field("from", str, required=True)),
+            _patch,
+            assets=lambda p: [p["from"]],
+        ),
+        Kind(
+            "run",
+            "run a bash command in the workspace",
+            (
+                DO,
+                Field("command", str, required=True),
+                Field("exit", int, doc="fail unless the command exits with this code"),
+                Field("timeout", float, default=300.0),
+                Field("slow", bool, default=False),
+            ),
+            _run,
+            slow=lambda p: bool(p.get("slow")),
+        ),
+        Kind(
+            "sensors",
+            "run the sensors (./mvnw -q test -Dgroups=sensor)",
+            (DO,),
+            _sensors,
+            slow=lambda p: True,
+        ),
+        Kind(
+            "commit",
+            "commit every change in the workspace",
+            (DO, Field("message", str, required=True)),
+            _commit,
+        ),
     )
 }

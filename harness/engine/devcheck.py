@@ -40,8 +40,11 @@ class StepWalk:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "step": self.step.id, "ok": self.ok, "problems": self.problems,
-            "duration": round(self.duration, 2), "maven_seconds": round(self.maven_seconds, 2),
+            "step": self.step.id,
+            "ok": self.ok,
+            "problems": self.problems,
+            "duration": round(self.duration, 2),
+            "maven_seconds": round(self.maven_seconds, 2),
             "setup": [r.to_json() for r in self.setup],
             "before": self.before.to_json() if self.before else None,
             "solve": [r.to_json() for r in self.solve],
@@ -65,10 +68,14 @@ class LabWalk:
         return sum(s.maven_seconds for s in self.steps)
 
     def to_json(self) -> dict[str, Any]:
-        return {"lab": self.lab_id, "ok": self.ok, "manifest_error": self.manifest_error,
-                "duration": round(self.duration, 2),
-                "maven_seconds": round(self.maven_seconds, 2),
-                "steps": [s.to_json() for s in self.steps]}
+        return {
+            "lab": self.lab_id,
+            "ok": self.ok,
+            "manifest_error": self.manifest_error,
+            "duration": round(self.duration, 2),
+            "maven_seconds": round(self.maven_seconds, 2),
+            "steps": [s.to_json() for s in self.steps],
+        }
 
 
 class Observer:
@@ -100,14 +107,20 @@ class _Timer:
             self.since = None
 
 
-def walk_lab(lab: Lab, ws: Workspace, *, observer: Observer | None = None,
-             context: CheckContext | None = None) -> LabWalk:
+def walk_lab(
+    lab: Lab,
+    ws: Workspace,
+    *,
+    observer: Observer | None = None,
+    context: CheckContext | None = None,
+) -> LabWalk:
     obs = observer or Observer()
     started = time.monotonic()
     base = context or CheckContext(ws, lab.dir)
     timer = _Timer(base.on_activity)
-    ctx = CheckContext(ws, lab.dir, base.backend_name, base.on_output, timer.activity,
-                       base.on_hook_event)
+    ctx = CheckContext(
+        ws, lab.dir, base.backend_name, base.on_output, timer.activity, base.on_hook_event
+    )
     runner = LabRunner(ws, labs_root=lab.dir.parent, context=ctx)
     walk = LabWalk(lab.id)
     obs.lab_started(lab)
@@ -125,8 +138,10 @@ def walk_lab(lab: Lab, ws: Workspace, *, observer: Observer | None = None,
         timer.stop()
         obs.results(step, "before", sw.before.results)
         if sw.before.status is Status.PASS:
-            sw.problems.append("the checks pass before the step is solved: the step proves "
-                               "nothing (make a check fail on the starting state)")
+            sw.problems.append(
+                "the checks pass before the step is solved: the step proves "
+                "nothing (make a check fail on the starting state)"
+            )
         elif sw.before.status is Status.ERROR:
             sw.problems.append("a check errored before solving: " + _first_bad(sw.before.results))
         obs.phase(step, "solve")
@@ -140,8 +155,10 @@ def walk_lab(lab: Lab, ws: Workspace, *, observer: Observer | None = None,
         timer.stop()
         obs.results(step, "after", sw.after.results)
         if sw.after.status is not Status.PASS:
-            sw.problems.append(f"the checks {sw.after.status.value} after the solve: "
-                               + _first_bad(sw.after.results))
+            sw.problems.append(
+                f"the checks {sw.after.status.value} after the solve: "
+                + _first_bad(sw.after.results)
+            )
         sw.duration = time.monotonic() - t0
         sw.maven_seconds = timer.total
         walk.steps.append(sw)
@@ -177,9 +194,12 @@ class DevCheckReport:
         return all(lab.ok for lab in self.labs)
 
     def to_json(self) -> dict[str, Any]:
-        return {"ok": self.ok, "duration": round(self.duration, 2),
-                "maven_seconds": round(sum(lab.maven_seconds for lab in self.labs), 2),
-                "labs": [lab.to_json() for lab in self.labs]}
+        return {
+            "ok": self.ok,
+            "duration": round(self.duration, 2),
+            "maven_seconds": round(sum(lab.maven_seconds for lab in self.labs), 2),
+            "labs": [lab.to_json() for lab in self.labs],
+        }
 
 
 def lint(root: Path | None = None, only: Sequence[str] = ()) -> tuple[list[Lab], list[LabWalk]]:
@@ -191,8 +211,9 @@ def lint(root: Path | None = None, only: Sequence[str] = ()) -> tuple[list[Lab],
         wanted = [o if not o.isdigit() else f"{int(o):02d}" for o in only]
         dirs = [d for d in dirs if any(d.name == w or d.name.startswith(w) for w in wanted)]
         if not dirs:
-            raise HarnessError(f"no lab matches {', '.join(only)}",
-                               fix="lab list shows the lab ids")
+            raise HarnessError(
+                f"no lab matches {', '.join(only)}", fix="lab list shows the lab ids"
+            )
     for d in dirs:
         try:
             lab = load_lab(d)
@@ -200,18 +221,30 @@ def lint(root: Path | None = None, only: Sequence[str] = ()) -> tuple[list[Lab],
             broken.append(LabWalk(d.name, manifest_error=str(exc)))
             continue
         if lab.number in seen_ids:
-            broken.append(LabWalk(d.name, manifest_error=(
-                f"{lab.path}: id: number {lab.number} is also used by {seen_ids[lab.number]}")))
+            broken.append(
+                LabWalk(
+                    d.name,
+                    manifest_error=(
+                        f"{lab.path}: id: number {lab.number} is also used by "
+                        f"{seen_ids[lab.number]}"
+                    ),
+                )
+            )
             continue
         seen_ids[lab.number] = lab.dir
         labs.append(lab)
     return labs, broken
 
 
-def dev_check(root: Path | None = None, only: Sequence[str] = (), *,
-              observer: Observer | None = None, context_factory: Callable[
-                  [Workspace, Lab], CheckContext] | None = None,
-              fixture: Path | None = None, backend: str = "local") -> DevCheckReport:
+def dev_check(
+    root: Path | None = None,
+    only: Sequence[str] = (),
+    *,
+    observer: Observer | None = None,
+    context_factory: Callable[[Workspace, Lab], CheckContext] | None = None,
+    fixture: Path | None = None,
+    backend: str = "local",
+) -> DevCheckReport:
     started = time.monotonic()
     labs, walks = lint(root or labs_dir(), only)
     for lab in labs:

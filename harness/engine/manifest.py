@@ -1,21 +1,21 @@
 """Lab manifests: ``labs/NN-slug/lab.toml``, format 1, validated against a declared schema.
 
-    format = 1
-    id = "02-rename-flow"
-    title = "..."
-    intro = \"\"\"markdown\"\"\"
+format = 1
+id = "02-rename-flow"
+title = "..."
+intro = \"\"\"markdown\"\"\"
 
-    [[step]]
-    id = "rename"
-    title = "..."
-    instructions = \"\"\"markdown\"\"\"
-    hints = ["first nudge", "closer", "the answer"]
-    [[step.setup]]            # actions when the step starts (optional)
-    do = "replace"            # see ACTION_KINDS
-    [[step.check]]            # what must hold for the step to pass
-    kind = "sensors"          # see CHECK_KINDS
-    [[step.solve]]            # actions that solve the step
-    do = "patch"
+[[step]]
+id = "rename"
+title = "..."
+instructions = \"\"\"markdown\"\"\"
+hints = ["first nudge", "closer", "the answer"]
+[[step.setup]]            # actions when the step starts (optional)
+do = "replace"            # see ACTION_KINDS
+[[step.check]]            # what must hold for the step to pass
+kind = "sensors"          # see CHECK_KINDS
+[[step.solve]]            # actions that solve the step
+do = "patch"
 """
 
 from __future__ import annotations
@@ -48,8 +48,13 @@ STEP_FIELDS = (
     Field("id", str, required=True, doc="unique within the lab: lowercase, digits, dashes"),
     Field("title", str, required=True, doc="one line"),
     Field("instructions", str, required=True, doc="markdown: what to do in this step"),
-    Field("hints", list, required=True, item_type=str,
-          doc="tiered hints, gentlest first; at least one"),
+    Field(
+        "hints",
+        list,
+        required=True,
+        item_type=str,
+        doc="tiered hints, gentlest first; at least one",
+    ),
     Field("setup", list, default=[], doc="[[step.setup]] actions run when the step starts"),
     Field("check", list, required=True, doc="[[step.check]] tables, at least one"),
     Field("solve", list, required=True, doc="[[step.solve]] actions that solve the step"),
@@ -117,7 +122,9 @@ class Lab:
         raise HarnessError(
             f"lab {self.id} has no step {text!r}",
             fix="use a step number (1-{}) or one of: {}".format(
-                len(self.steps), ", ".join(s.id for s in self.steps)))
+                len(self.steps), ", ".join(s.id for s in self.steps)
+            ),
+        )
 
 
 def labs_dir() -> Path:
@@ -125,8 +132,9 @@ def labs_dir() -> Path:
     return Path(override) if override else REPO_ROOT / "labs"
 
 
-def _spec(raw: object, registry: dict[str, Kind], key: str, path: Path, where: str,
-          lab_dir: Path) -> Spec:
+def _spec(
+    raw: object, registry: dict[str, Kind], key: str, path: Path, where: str, lab_dir: Path
+) -> Spec:
     if not isinstance(raw, dict):
         raise ConfigError(path, where, "expected a table", fix=f"write [[...]] with {key} = ...")
     name = raw.get(key)
@@ -134,9 +142,12 @@ def _spec(raw: object, registry: dict[str, Kind], key: str, path: Path, where: s
     if name is None:
         raise ConfigError(path, f"{where}.{key}", "missing", fix=f"add {key} = one of: {known}")
     if name not in registry:
-        raise ConfigError(path, f"{where}.{key}",
-                          f'unknown {key} "{name}"{suggest(str(name), list(registry))} '
-                          f"(known: {known})", fix=f"use one of: {known}")
+        raise ConfigError(
+            path,
+            f"{where}.{key}",
+            f'unknown {key} "{name}"{suggest(str(name), list(registry))} (known: {known})',
+            fix=f"use one of: {known}",
+        )
     kind = registry[name]
     params = check_table(raw, kind.params, path=path, where=where)
     problem = kind.validate(params)
@@ -148,25 +159,36 @@ def _spec(raw: object, registry: dict[str, Kind], key: str, path: Path, where: s
         parse_inline(params["steps"], path, where)
     for asset in kind.assets(params):
         if not (lab_dir / asset).is_file():
-            raise ConfigError(path, where, f"the file {asset!r} is not in {lab_dir}",
-                              fix=f"add {lab_dir / asset} or fix the path")
+            raise ConfigError(
+                path,
+                where,
+                f"the file {asset!r} is not in {lab_dir}",
+                fix=f"add {lab_dir / asset} or fix the path",
+            )
     return Spec(kind, params, where)
 
 
 def parse_lab(data: dict[str, Any], path: Path) -> Lab:
     lab_dir = path.parent
     if "format" in data and data["format"] != FORMAT:
-        raise ConfigError(path, "format", f"format {data['format']!r} is not supported "
-                          f"(this Hook Lab reads format {FORMAT})",
-                          fix=f"set format = {FORMAT}, or update Hook Lab")
+        raise ConfigError(
+            path,
+            "format",
+            f"format {data['format']!r} is not supported (this Hook Lab reads format {FORMAT})",
+            fix=f"set format = {FORMAT}, or update Hook Lab",
+        )
     top = check_table(data, LAB_FIELDS, path=path, where="")
     if top["id"] != lab_dir.name:
-        raise ConfigError(path, "id", f"{top['id']!r} differs from the folder name "
-                          f"{lab_dir.name!r}",
-                          fix=f'set id = "{lab_dir.name}" or rename the folder')
+        raise ConfigError(
+            path,
+            "id",
+            f"{top['id']!r} differs from the folder name {lab_dir.name!r}",
+            fix=f'set id = "{lab_dir.name}" or rename the folder',
+        )
     if not re.match(r"^\d\d-[a-z0-9-]+$", top["id"]):
-        raise ConfigError(path, "id", f"{top['id']!r} is not NN-slug",
-                          fix="name the lab like 03-stop-hook")
+        raise ConfigError(
+            path, "id", f"{top['id']!r} is not NN-slug", fix="name the lab like 03-stop-hook"
+        )
     if not top["step"]:
         raise ConfigError(path, "step", "a lab needs at least one step", fix="add a [[step]]")
     steps: list[Step] = []
@@ -175,31 +197,62 @@ def parse_lab(data: dict[str, Any], path: Path) -> Lab:
         where = f"step[{i}]"
         s = check_table(raw, STEP_FIELDS, path=path, where=where)
         if not ID_RE.match(s["id"]):
-            raise ConfigError(path, f"{where}.id", f"{s['id']!r} is not a valid step id",
-                              fix="use lowercase letters, digits and dashes")
+            raise ConfigError(
+                path,
+                f"{where}.id",
+                f"{s['id']!r} is not a valid step id",
+                fix="use lowercase letters, digits and dashes",
+            )
         if s["id"] in seen:
-            raise ConfigError(path, f"{where}.id", f"duplicate step id {s['id']!r}",
-                              fix="give every step of a lab its own id")
+            raise ConfigError(
+                path,
+                f"{where}.id",
+                f"duplicate step id {s['id']!r}",
+                fix="give every step of a lab its own id",
+            )
         seen.add(s["id"])
         if not s["hints"] or any(not h.strip() for h in s["hints"]):
-            raise ConfigError(path, f"{where}.hints", "hints must be a non-empty list of "
-                              "non-empty strings", fix='hints = ["a nudge", "the answer"]')
+            raise ConfigError(
+                path,
+                f"{where}.hints",
+                "hints must be a non-empty list of non-empty strings",
+                fix='hints = ["a nudge", "the answer"]',
+            )
         if not s["check"]:
-            raise ConfigError(path, f"{where}.check", "a step needs at least one check",
-                              fix='add [[step.check]] with kind = "..."')
+            raise ConfigError(
+                path,
+                f"{where}.check",
+                "a step needs at least one check",
+                fix='add [[step.check]] with kind = "..."',
+            )
         if not s["solve"]:
-            raise ConfigError(path, f"{where}.solve", "a step needs a solve (dev check and "
-                              "lab solve use it)", fix='add [[step.solve]] with do = "..."')
-        steps.append(Step(
-            index=i, id=s["id"], title=s["title"], instructions=s["instructions"],
-            hints=tuple(s["hints"]),
-            setup=tuple(_spec(a, ACTION_KINDS, "do", path, f"{where}.setup[{j}]", lab_dir)
-                        for j, a in enumerate(s["setup"])),
-            checks=tuple(_spec(c, CHECK_KINDS, "kind", path, f"{where}.check[{j}]", lab_dir)
-                         for j, c in enumerate(s["check"])),
-            solve=tuple(_spec(a, ACTION_KINDS, "do", path, f"{where}.solve[{j}]", lab_dir)
-                        for j, a in enumerate(s["solve"])),
-        ))
+            raise ConfigError(
+                path,
+                f"{where}.solve",
+                "a step needs a solve (dev check and lab solve use it)",
+                fix='add [[step.solve]] with do = "..."',
+            )
+        steps.append(
+            Step(
+                index=i,
+                id=s["id"],
+                title=s["title"],
+                instructions=s["instructions"],
+                hints=tuple(s["hints"]),
+                setup=tuple(
+                    _spec(a, ACTION_KINDS, "do", path, f"{where}.setup[{j}]", lab_dir)
+                    for j, a in enumerate(s["setup"])
+                ),
+                checks=tuple(
+                    _spec(c, CHECK_KINDS, "kind", path, f"{where}.check[{j}]", lab_dir)
+                    for j, c in enumerate(s["check"])
+                ),
+                solve=tuple(
+                    _spec(a, ACTION_KINDS, "do", path, f"{where}.solve[{j}]", lab_dir)
+                    for j, a in enumerate(s["solve"])
+                ),
+            )
+        )
     return Lab(top["id"], top["title"], top["intro"], tuple(steps), lab_dir, path)
 
 
@@ -219,8 +272,9 @@ def load_lab(lab_dir: Path) -> Lab:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise ConfigError(shown, "", "no lab.toml in this lab folder",
-                          fix="add one (see docs/lab-authoring.md)") from None
+        raise ConfigError(
+            shown, "", "no lab.toml in this lab folder", fix="add one (see docs/lab-authoring.md)"
+        ) from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(shown, "", f"invalid TOML ({exc})", fix="fix the syntax there") from None
     try:
@@ -241,8 +295,10 @@ def lab_dirs(root: Path | None = None) -> list[Path]:
 def load_labs(root: Path | None = None) -> list[Lab]:
     labs = [load_lab(d) for d in lab_dirs(root)]
     if not labs:
-        raise HarnessError(f"no labs found in {root or labs_dir()}",
-                           fix="run lab from a Hook Lab checkout, or set HOOKLAB_LABS")
+        raise HarnessError(
+            f"no labs found in {root or labs_dir()}",
+            fix="run lab from a Hook Lab checkout, or set HOOKLAB_LABS",
+        )
     return labs
 
 
@@ -257,6 +313,7 @@ def find_lab(ref: str, root: Path | None = None) -> Lab:
         exact = [d for d in dirs if d.name.startswith(text) or text in d.name]
     if len(exact) != 1:
         names = ", ".join(d.name for d in dirs)
-        raise HarnessError(f"no lab {ref!r}" if not exact else f"{ref!r} is ambiguous",
-                           fix=f"use one of: {names}")
+        raise HarnessError(
+            f"no lab {ref!r}" if not exact else f"{ref!r} is ambiguous", fix=f"use one of: {names}"
+        )
     return load_lab(exact[0])

@@ -23,8 +23,11 @@ class StepProgress:
     passed: dict[str, Any] | None = None  # {"commit", "tree", "snapshot", "at"}
 
     def to_json(self) -> dict[str, Any]:
-        return {"hints": self.hints, "solved_with_help": self.solved_with_help,
-                "passed": self.passed}
+        return {
+            "hints": self.hints,
+            "solved_with_help": self.solved_with_help,
+            "passed": self.passed,
+        }
 
 
 @dataclass
@@ -39,9 +42,13 @@ class LabProgress:
         return self.steps.setdefault(step_id, StepProgress())
 
     def to_json(self) -> dict[str, Any]:
-        return {"started_at": self.started_at, "start_commit": self.start_commit,
-                "start_snapshot": self.start_snapshot, "completed_at": self.completed_at,
-                "steps": {k: v.to_json() for k, v in self.steps.items()}}
+        return {
+            "started_at": self.started_at,
+            "start_commit": self.start_commit,
+            "start_snapshot": self.start_snapshot,
+            "completed_at": self.completed_at,
+            "steps": {k: v.to_json() for k, v in self.steps.items()},
+        }
 
 
 @dataclass
@@ -57,12 +64,19 @@ class Progress:
             return cls()
         labs = {}
         for lab_id, raw in (data.get("labs") or {}).items():
-            steps = {sid: StepProgress(int(s.get("hints", 0)), bool(s.get("solved_with_help")),
-                                       s.get("passed")) for sid, s in raw.get("steps", {}).items()}
-            labs[lab_id] = LabProgress(float(raw.get("started_at", 0)),
-                                       str(raw.get("start_commit", "")),
-                                       str(raw.get("start_snapshot", "")), steps,
-                                       raw.get("completed_at"))
+            steps = {
+                sid: StepProgress(
+                    int(s.get("hints", 0)), bool(s.get("solved_with_help")), s.get("passed")
+                )
+                for sid, s in raw.get("steps", {}).items()
+            }
+            labs[lab_id] = LabProgress(
+                float(raw.get("started_at", 0)),
+                str(raw.get("start_commit", "")),
+                str(raw.get("start_snapshot", "")),
+                steps,
+                raw.get("completed_at"),
+            )
         return cls(data.get("lab"), data.get("step"), labs)
 
     def save(self, ws: Workspace, message: str) -> None:
@@ -72,5 +86,9 @@ class Progress:
         return self.labs.setdefault(lab_id, LabProgress(started_at=time.time()))
 
     def to_json(self) -> dict[str, Any]:
-        return {"format": FORMAT, "lab": self.lab, "step": self.step,
-                "labs": {k: v.to_json() for k, v in self.labs.items()}}
+        return {
+            "format": FORMAT,
+            "lab": self.lab,
+            "step": self.step,
+            "labs": {k: v.to_json() for k, v in self.labs.items()},
+        }

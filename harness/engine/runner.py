@@ -49,9 +49,15 @@ class StepRun:
         return overall(self.results)
 
     def to_json(self) -> dict[str, Any]:
-        return {"lab": self.lab.id, "step": self.step.id, "title": self.step.title,
-                "status": self.status.value, "duration": round(self.duration, 2),
-                "skipped": self.skipped, "checks": [r.to_json() for r in self.results]}
+        return {
+            "lab": self.lab.id,
+            "step": self.step.id,
+            "title": self.step.title,
+            "status": self.status.value,
+            "duration": round(self.duration, 2),
+            "skipped": self.skipped,
+            "checks": [r.to_json() for r in self.results],
+        }
 
 
 @dataclass
@@ -66,16 +72,26 @@ class Moved:
     note: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {"lab": self.lab.id, "step": self.step.id if self.step else None,
-                "actions": [a.to_json() for a in self.actions],
-                "backup": None if self.backup is None else {
-                    "name": self.backup.name, "restore": self.backup.restore_hint},
-                "reverified": [r.to_json() for r in self.reverified], "note": self.note}
+        return {
+            "lab": self.lab.id,
+            "step": self.step.id if self.step else None,
+            "actions": [a.to_json() for a in self.actions],
+            "backup": None
+            if self.backup is None
+            else {"name": self.backup.name, "restore": self.backup.restore_hint},
+            "reverified": [r.to_json() for r in self.reverified],
+            "note": self.note,
+        }
 
 
 class LabRunner:
-    def __init__(self, workspace: Workspace, *, labs_root: Path | None = None,
-                 context: CheckContext | None = None) -> None:
+    def __init__(
+        self,
+        workspace: Workspace,
+        *,
+        labs_root: Path | None = None,
+        context: CheckContext | None = None,
+    ) -> None:
         self.ws = workspace
         self.labs_root = labs_root
         self.template = context or CheckContext(workspace, workspace.root)
@@ -91,21 +107,30 @@ class LabRunner:
     def current(self) -> tuple[Lab, Step]:
         lab = self.lab()
         if self.progress.step is None:
-            raise HarnessError(f"lab {lab.id} is complete",
-                               fix="lab list to pick the next lab, or lab goto STEP to revisit")
+            raise HarnessError(
+                f"lab {lab.id} is complete",
+                fix="lab list to pick the next lab, or lab goto STEP to revisit",
+            )
         return lab, lab.step(self.progress.step)
 
     def context(self, lab: Lab, root: Path | None = None) -> CheckContext:
         ctx = CheckContext(
-            self.ws, lab.dir, self.template.backend_name, self.template.on_output,
-            self.template.on_activity, self.template.on_hook_event, root)
+            self.ws,
+            lab.dir,
+            self.template.backend_name,
+            self.template.on_output,
+            self.template.on_activity,
+            self.template.on_hook_event,
+            root,
+        )
         lp = self.progress.labs.get(lab.id)
         ctx.extra["lab_start_commit"] = lp.start_commit if lp else self.ws.head()
         return ctx
 
     # ---- running specs -----------------------------------------------------------------
-    def run_actions(self, lab: Lab, specs: Sequence[Spec], root: Path | None = None
-                    ) -> list[CheckResult]:
+    def run_actions(
+        self, lab: Lab, specs: Sequence[Spec], root: Path | None = None
+    ) -> list[CheckResult]:
         ctx = self.context(lab, root)
         done: list[CheckResult] = []
         for spec in specs:
@@ -131,13 +156,16 @@ class LabRunner:
             except Exception as exc:  # a bug in the harness must never read as "you are wrong"
                 result = CheckResult.errored(
                     f"the check crashed ({type(exc).__name__}: {exc}); this is a Hook Lab bug, "
-                    "not your mistake", name=spec.name)
+                    "not your mistake",
+                    name=spec.name,
+                )
             result.details.setdefault("where", spec.where)
             results.append(result)
             if result.status is not Status.PASS:
                 break
-        return StepRun(lab, step, results, len(step.checks) - len(results),
-                       time.monotonic() - started)
+        return StepRun(
+            lab, step, results, len(step.checks) - len(results), time.monotonic() - started
+        )
 
     # ---- commands ----------------------------------------------------------------------
     def _save(self, message: str) -> None:
@@ -172,8 +200,9 @@ class LabRunner:
 
     def _snapshot(self, lab: Lab, label: str) -> str:
         head = self.ws.head()
-        commit = commit_snapshot(self.ws.repo, f"hooklab {lab.id}: {label}",
-                                 [head.encode()] if head else []).decode()
+        commit = commit_snapshot(
+            self.ws.repo, f"hooklab {lab.id}: {label}", [head.encode()] if head else []
+        ).decode()
         self.ws.repo.refs[f"{LAB_REFS}{lab.id}/{label}".encode()] = commit.encode()
         return commit
 
@@ -183,8 +212,10 @@ class LabRunner:
         if run.status is Status.PASS:
             lp = self.progress.lab_progress(lab.id)
             lp.step(step.id).passed = {
-                "commit": self.ws.head(), "snapshot": self._snapshot(lab, f"verified/{step.id}"),
-                "at": time.time()}
+                "commit": self.ws.head(),
+                "snapshot": self._snapshot(lab, f"verified/{step.id}"),
+                "at": time.time(),
+            }
             self._save(f"{lab.id}: step {step.id} passed")
         return run
 
@@ -200,8 +231,10 @@ class LabRunner:
         lab, step = self.current()
         sp = self.progress.lab_progress(lab.id).step(step.id)
         if not sp.passed:
-            raise HarnessError(f"step {step.index + 1} ({step.id}) has not passed its check yet",
-                               fix="lab check (lab hint if you are stuck)")
+            raise HarnessError(
+                f"step {step.index + 1} ({step.id}) has not passed its check yet",
+                fix="lab check (lab hint if you are stuck)",
+            )
         if step.index + 1 < len(lab.steps):
             following = lab.steps[step.index + 1]
             return Moved(lab, following, self._enter(lab, following))
@@ -218,9 +251,13 @@ class LabRunner:
             first = bad[0].step
             self.progress.step = first.id
             self._save(f"{lab.id}: re-verification failed at {first.id}")
-            return Moved(lab, first, reverified=reverified,
-                         note=f"step {first.index + 1} no longer passes at the state it was "
-                         "verified at; check it again")
+            return Moved(
+                lab,
+                first,
+                reverified=reverified,
+                note=f"step {first.index + 1} no longer passes at the state it was "
+                "verified at; check it again",
+            )
         lp.completed_at = time.time()
         self.progress.step = None
         self._save(f"{lab.id}: complete")
@@ -231,8 +268,13 @@ class LabRunner:
         for step in lab.steps:
             record = lp.step(step.id).passed
             if not record or not record.get("snapshot"):
-                runs.append(StepRun(lab, step, [CheckResult.failed(
-                    "this step has no verified state", name="progress")]))
+                runs.append(
+                    StepRun(
+                        lab,
+                        step,
+                        [CheckResult.failed("this step has no verified state", name="progress")],
+                    )
+                )
                 continue
             with sandbox_copy(self.ws.root) as copy:
                 Workspace(copy).restore_commit(record["snapshot"])
@@ -269,8 +311,9 @@ class LabRunner:
                     self._save(f"{lab.id}: goto {target.id} stopped at {step.id}")
                     raise HarnessError(
                         f"fast-forward stopped at step {step.id}: {done[-1].message}",
-                        fix=f"your files are backed up: {backup.restore_hint}")
-        for step in lab.steps[target.index:]:
+                        fix=f"your files are backed up: {backup.restore_hint}",
+                    )
+        for step in lab.steps[target.index :]:
             with contextlib.suppress(KeyError):
                 del lp.steps[step.id]
         lp.completed_at = None

@@ -56,8 +56,7 @@ SESSION_ENDS = "session-ends-when-fixed"
 STALE = "blocks-on-stale"
 IN_TIME = "within-timeout"
 NO_LEAK = "no-leak"
-CHECK_ORDER = (BLOCKS, REASON, PASSES, SESSION_HELD, LETS_GO, SESSION_ENDS, STALE, IN_TIME,
-               NO_LEAK)
+CHECK_ORDER = (BLOCKS, REASON, PASSES, SESSION_HELD, LETS_GO, SESSION_ENDS, STALE, IN_TIME, NO_LEAK)
 
 Progress = Callable[[str], None]
 
@@ -92,9 +91,17 @@ class GradeCheck:
         return f"<GradeCheck {self.name} {self.status}{why}>"
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "title": self.title, "status": self.status,
-                "passed": self.passed, "expected": self.expected, "found": self.found,
-                "problem": self.problem, "detail": self.detail, "fix": self.fix}
+        return {
+            "name": self.name,
+            "title": self.title,
+            "status": self.status,
+            "passed": self.passed,
+            "expected": self.expected,
+            "found": self.found,
+            "problem": self.problem,
+            "detail": self.detail,
+            "fix": self.fix,
+        }
 
 
 @dataclass
@@ -129,31 +136,48 @@ class HookGrade:
         judged = [c for c in self.checks if not c.skipped]
         if self.passed:
             return f"all {len(judged)} checks pass" + (
-                f" ({len(self.checks) - len(judged)} skipped)" if len(judged) < len(self.checks)
-                else "")
-        return (f"{len(self.failures)} of {len(judged)} checks fail: "
-                + "; ".join(c.problem or c.title for c in self.failures))
+                f" ({len(self.checks) - len(judged)} skipped)"
+                if len(judged) < len(self.checks)
+                else ""
+            )
+        return f"{len(self.failures)} of {len(judged)} checks fail: " + "; ".join(
+            c.problem or c.title for c in self.failures
+        )
 
     def to_json(self) -> dict[str, Any]:
-        return {"passed": self.passed, "summary": self.summary(), "script": str(self.script),
-                "project_dir": str(self.project_dir), "command": self.command,
-                "timeout": self.timeout, "settings": self.settings,
-                "checks": [c.to_json() for c in self.checks]}
+        return {
+            "passed": self.passed,
+            "summary": self.summary(),
+            "script": str(self.script),
+            "project_dir": str(self.project_dir),
+            "command": self.command,
+            "timeout": self.timeout,
+            "settings": self.settings,
+            "checks": [c.to_json() for c in self.checks],
+        }
 
     def to_check_result(self, name: str = "verify-hook") -> CheckResult:
         """The grade in the one result model, for the lab engine and CI."""
         failed = self.failures
         kw: dict[str, Any] = {"name": name, "details": self.to_json()}
         if not failed:
-            return CheckResult.passed(f"{self.script.name}: {self.summary()}",
-                                      expected="every contract check passes", found="all pass",
-                                      **kw)
+            return CheckResult.passed(
+                f"{self.script.name}: {self.summary()}",
+                expected="every contract check passes",
+                found="all pass",
+                **kw,
+            )
         first = failed[0]
-        lines = [f"✗ {c.title}: {c.problem}" + (f" — fix: {c.fix}" if c.fix else "")
-                 for c in failed]
-        return CheckResult.failed(f"{self.script.name}: {self.summary()}",
-                                  expected=first.expected, found=first.found,
-                                  output="\n".join(lines), **kw)
+        lines = [
+            f"✗ {c.title}: {c.problem}" + (f" — fix: {c.fix}" if c.fix else "") for c in failed
+        ]
+        return CheckResult.failed(
+            f"{self.script.name}: {self.summary()}",
+            expected=first.expected,
+            found=first.found,
+            output="\n".join(lines),
+            **kw,
+        )
 
 
 # -- input -----------------------------------------------------------------------------------
@@ -163,31 +187,40 @@ class HookScriptError(HarnessError):
     """The script itself is missing or not executable: the participant's to fix."""
 
 
-
-def _check_inputs(project_dir: Path, script: Path, commands: dict[str, str | None],
-                  timeout: float) -> tuple[Path, Path]:
+def _check_inputs(
+    project_dir: Path, script: Path, commands: dict[str, str | None], timeout: float
+) -> tuple[Path, Path]:
     project = Path(project_dir).resolve()
     if not project.is_dir():
-        raise HarnessError(f"project directory {project} does not exist",
-                           fix="run lab verify-hook inside the workspace (or an existing dir)")
+        raise HarnessError(
+            f"project directory {project} does not exist",
+            fix="run lab verify-hook inside the workspace (or an existing dir)",
+        )
     path = Path(os.path.abspath(project / script))  # a relative script is in the project
     if not path.exists():
-        raise HookScriptError(f"hook script {path} does not exist",
-                              fix="write the script first (e.g. scripts/check-before-stop.sh) "
-                              "or check the path")
+        raise HookScriptError(
+            f"hook script {path} does not exist",
+            fix="write the script first (e.g. scripts/check-before-stop.sh) or check the path",
+        )
     if not path.is_file():
-        raise HookScriptError(f"hook script {path} is not a file",
-                              fix="pass the script itself, not its folder")
+        raise HookScriptError(
+            f"hook script {path} is not a file", fix="pass the script itself, not its folder"
+        )
     if not os.access(path, os.X_OK):
-        raise HookScriptError(f"hook script {path} is not executable",
-                              fix=f"chmod +x {shlex.quote(str(path))}")
+        raise HookScriptError(
+            f"hook script {path} is not executable", fix=f"chmod +x {shlex.quote(str(path))}"
+        )
     for flag, command in commands.items():
         if command is not None and not command.strip():
-            raise HarnessError(f"the {flag} command is empty",
-                               fix=f"give {flag} a shell command, e.g. {flag} 'rm -rf build'")
+            raise HarnessError(
+                f"the {flag} command is empty",
+                fix=f"give {flag} a shell command, e.g. {flag} 'rm -rf build'",
+            )
     if timeout <= 0:
-        raise HarnessError(f"timeout {timeout} s is not positive",
-                           fix="give the hook's timeout in seconds, e.g. --timeout 10")
+        raise HarnessError(
+            f"timeout {timeout} s is not positive",
+            fix="give the hook's timeout in seconds, e.g. --timeout 10",
+        )
     return project, path
 
 
@@ -204,8 +237,11 @@ def hook_command(script: Path, project_dir: Path) -> str:
 
 
 def stop_settings(command: str, timeout: float) -> dict[str, Any]:
-    return {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": command,
-                                           "timeout": timeout}]}]}}
+    return {
+        "hooks": {
+            "Stop": [{"hooks": [{"type": "command", "command": command, "timeout": timeout}]}]
+        }
+    }
 
 
 # -- running ---------------------------------------------------------------------------------
@@ -220,8 +256,12 @@ class Canary:
     @classmethod
     def make(cls) -> Canary:
         token = secrets.token_hex(12)
-        return cls({"ANTHROPIC_API_KEY": f"sk-ant-canary-{token}",
-                    "HOOKLAB_CANARY_SECRET": f"canary-secret-{token}"})
+        return cls(
+            {
+                "ANTHROPIC_API_KEY": f"sk-ant-canary-{token}",
+                "HOOKLAB_CANARY_SECRET": f"canary-secret-{token}",
+            }
+        )
 
     def found_in(self, text: str) -> list[str]:
         return [name for name, value in self.values.items() if value in text]
@@ -254,8 +294,9 @@ class Phase:
 
 
 class _Grader:
-    def __init__(self, project: Path, settings: Settings, canary: Canary, work: Path,
-                 progress: Progress) -> None:
+    def __init__(
+        self, project: Path, settings: Settings, canary: Canary, work: Path, progress: Progress
+    ) -> None:
         self.project = project
         self.settings = settings
         self.canary = canary
@@ -269,27 +310,40 @@ class _Grader:
         self.progress(f"running {flag}: {command}")
         env = dict(os.environ)
         env["CLAUDE_PROJECT_DIR"] = str(self.project)
-        res = proc.run(["bash", "-c", command], cwd=self.project, env=env,
-                       timeout=COMMAND_TIMEOUT)
+        res = proc.run(["bash", "-c", command], cwd=self.project, env=env, timeout=COMMAND_TIMEOUT)
         if res.returncode != 0:
             tail = "\n".join((res.stdout + res.stderr).strip().splitlines()[-8:])
-            why = (f"timed out after {COMMAND_TIMEOUT:.0f} s" if res.returncode == 124
-                   else f"exited {res.returncode}")
+            why = (
+                f"timed out after {COMMAND_TIMEOUT:.0f} s"
+                if res.returncode == 124
+                else f"exited {res.returncode}"
+            )
             raise HarnessError(
                 f"the {flag} command `{command}` {why} in {self.project}, so the hook cannot "
                 "be graded" + (f":\n{tail}" if tail else ""),
-                fix=f"run `{command}` by hand in {self.project} until it exits 0")
+                fix=f"run `{command}` by hand in {self.project} until it exits 0",
+            )
 
     def direct(self, label: str, *, active: bool) -> Phase:
         """The seed's `printf '{"stop_hook_active":…}' | ./hook; echo $?` with a full payload."""
         self.progress(f"Stop hook, {label}")
-        payload = {"session_id": f"verify-{secrets.token_hex(6)}",
-                   "transcript_path": str(self.transcript),
-                   "cwd": str(self.project), "permission_mode": "default",
-                   "hook_event_name": Event.STOP.value, "stop_hook_active": active,
-                   "last_assistant_message": "Done."}
-        out = dispatch(Event.STOP, payload, self.settings, self.project, cwd=self.project,
-                       env=self.canary.values)
+        payload = {
+            "session_id": f"verify-{secrets.token_hex(6)}",
+            "transcript_path": str(self.transcript),
+            "cwd": str(self.project),
+            "permission_mode": "default",
+            "hook_event_name": Event.STOP.value,
+            "stop_hook_active": active,
+            "last_assistant_message": "Done.",
+        }
+        out = dispatch(
+            Event.STOP,
+            payload,
+            self.settings,
+            self.project,
+            cwd=self.project,
+            env=self.canary.values,
+        )
         phase = Phase(label, active, out.runs[0] if out.runs else None, outcome=out)
         self.phases.append(phase)
         return phase
@@ -340,8 +394,9 @@ def grade_stop_hook(
         g.command("--break", break_cmd)
         broken = g.direct("artefact broken", active=False)
         # (3) + (4) a session: Claude tries to stop with the artefact still broken
-        with Session(project, settings, env=g.canary.values,
-                     transcript_dir=Path(tmp) / "session") as session:
+        with Session(
+            project, settings, env=g.canary.values, transcript_dir=Path(tmp) / "session"
+        ) as session:
             session.prompt("Make a small, reversible change, then finish.")
             held = g.session_stop(session, "session, artefact broken")
             if held.blocked and not (held.step and held.step.turn_ended):
@@ -395,8 +450,15 @@ _TITLES = {
 _TIMED_OUT_SKIP = f"not judged: the hook was killed at its timeout (see {IN_TIME})"
 
 
-def _check(name: str, status: str, expected: str, found: str, problem: str = "",
-           detail: str = "", fix: str = "") -> GradeCheck:
+def _check(
+    name: str,
+    status: str,
+    expected: str,
+    found: str,
+    problem: str = "",
+    detail: str = "",
+    fix: str = "",
+) -> GradeCheck:
     return GradeCheck(name, _TITLES[name], status, expected, found, problem, detail, fix)
 
 
@@ -418,12 +480,15 @@ def _said(run: HookRun) -> str:
 
 def _no_run(name: str, expected: str) -> GradeCheck:
     # The hook is the only Stop hook registered, so it always runs; guard anyway.
-    return _check(name, FAIL, expected, "the hook did not run", "did not run",
-                  fix="check the script path")
+    return _check(
+        name, FAIL, expected, "the hook did not run", "did not run", fix="check the script path"
+    )
 
 
-_SET_E_HINT = ("With `set -e`, a failing test command ends the script with its own code "
-               "before your `exit 2`: wrap it in `if ! …; then … exit 2; fi`.")
+_SET_E_HINT = (
+    "With `set -e`, a failing test command ends the script with its own code "
+    "before your `exit 2`: wrap it in `if ! …; then … exit 2; fi`."
+)
 
 
 def _judge_blocks(p: Phase, break_cmd: str) -> GradeCheck:
@@ -435,21 +500,37 @@ def _judge_blocks(p: Phase, break_cmd: str) -> GradeCheck:
     if p.code == 2:
         return _check(BLOCKS, PASS, expected, _said(p.run))
     if p.code == 0 and p.blocked:
-        return _check(BLOCKS, FAIL, expected, 'exit 0 with {"decision": "block"}',
-                      "blocks through JSON, not exit 2",
-                      detail="Claude Code accepts this, but the contract is exit 2 with the "
-                      "reason on stderr, which works the same for every event.",
-                      fix="print the reason to stderr (`>&2`) and `exit 2`")
+        return _check(
+            BLOCKS,
+            FAIL,
+            expected,
+            'exit 0 with {"decision": "block"}',
+            "blocks through JSON, not exit 2",
+            detail="Claude Code accepts this, but the contract is exit 2 with the "
+            "reason on stderr, which works the same for every event.",
+            fix="print the reason to stderr (`>&2`) and `exit 2`",
+        )
     if p.code == 0:
-        return _check(BLOCKS, FAIL, expected, _said(p.run), "never blocks",
-                      detail=f"After `{break_cmd}` the claim is false, yet the hook exited 0: "
-                      "Claude ends the turn on a false claim.",
-                      fix="test the claim and, when it does not hold, print why on stderr and "
-                      "`exit 2`")
-    return _check(BLOCKS, FAIL, expected, _said(p.run), f"exits {p.code} instead of 2",
-                  detail=f"Exit {p.code} is a non-blocking error: Claude Code shows the first "
-                  "stderr line and ends the turn anyway. " + _SET_E_HINT,
-                  fix="end the failing branch with `exit 2`")
+        return _check(
+            BLOCKS,
+            FAIL,
+            expected,
+            _said(p.run),
+            "never blocks",
+            detail=f"After `{break_cmd}` the claim is false, yet the hook exited 0: "
+            "Claude ends the turn on a false claim.",
+            fix="test the claim and, when it does not hold, print why on stderr and `exit 2`",
+        )
+    return _check(
+        BLOCKS,
+        FAIL,
+        expected,
+        _said(p.run),
+        f"exits {p.code} instead of 2",
+        detail=f"Exit {p.code} is a non-blocking error: Claude Code shows the first "
+        "stderr line and ends the turn anyway. " + _SET_E_HINT,
+        fix="end the failing branch with `exit 2`",
+    )
 
 
 def _judge_reason(p: Phase) -> GradeCheck:
@@ -459,30 +540,53 @@ def _judge_reason(p: Phase) -> GradeCheck:
     if p.timed_out:
         return _check(REASON, SKIP, expected, _said(p.run), detail=_TIMED_OUT_SKIP)
     if p.code == 0:
-        return _check(REASON, SKIP, expected, "the hook did not block",
-                      detail=f"not judged: the hook gave no exit-2 reason (see {BLOCKS})")
+        return _check(
+            REASON,
+            SKIP,
+            expected,
+            "the hook did not block",
+            detail=f"not judged: the hook gave no exit-2 reason (see {BLOCKS})",
+        )
     reason = p.run.stderr.strip()
     if not reason:
         if p.run.stdout.strip():
-            return _check(REASON, FAIL, expected,
-                          f"stderr empty; stdout: {_first_line(p.run.stdout)!r}",
-                          "reason on stdout",
-                          detail="On exit 2 Claude Code ignores stdout: Claude is told "
-                          "nothing and cannot act on the block.",
-                          fix="print the reason to stderr: `echo '…' >&2`")
-        return _check(REASON, FAIL, expected, "stderr and stdout empty", "no reason",
-                      detail="Claude is held but not told why.",
-                      fix="print one line on stderr: the failed check and the command to run")
+            return _check(
+                REASON,
+                FAIL,
+                expected,
+                f"stderr empty; stdout: {_first_line(p.run.stdout)!r}",
+                "reason on stdout",
+                detail="On exit 2 Claude Code ignores stdout: Claude is told "
+                "nothing and cannot act on the block.",
+                fix="print the reason to stderr: `echo '…' >&2`",
+            )
+        return _check(
+            REASON,
+            FAIL,
+            expected,
+            "stderr and stdout empty",
+            "no reason",
+            detail="Claude is held but not told why.",
+            fix="print one line on stderr: the failed check and the command to run",
+        )
     lines = len(reason.splitlines())
     if lines > REASON_MAX_LINES or len(reason) > REASON_MAX_CHARS:
-        return _check(REASON, FAIL, expected, f"{lines} lines, {len(reason)} characters",
-                      "reason too long",
-                      detail="A Stop reason is an instruction for Claude, not a log: a long "
-                      "one buries the point and may carry secrets.",
-                      fix="name the failed check and the command to run; leave the log in its "
-                      "file")
-    return _check(REASON, PASS, expected, repr(_first_line(reason)) + (
-        f" (+{lines - 1} lines)" if lines > 1 else ""))
+        return _check(
+            REASON,
+            FAIL,
+            expected,
+            f"{lines} lines, {len(reason)} characters",
+            "reason too long",
+            detail="A Stop reason is an instruction for Claude, not a log: a long "
+            "one buries the point and may carry secrets.",
+            fix="name the failed check and the command to run; leave the log in its file",
+        )
+    return _check(
+        REASON,
+        PASS,
+        expected,
+        repr(_first_line(reason)) + (f" (+{lines - 1} lines)" if lines > 1 else ""),
+    )
 
 
 def _judge_passes(p: Phase, fix_cmd: str) -> GradeCheck:
@@ -493,24 +597,46 @@ def _judge_passes(p: Phase, fix_cmd: str) -> GradeCheck:
         return _check(PASSES, SKIP, expected, _said(p.run), detail=_TIMED_OUT_SKIP)
     out = p.outcome
     if p.code == 0 and out is not None and out.stopped:
-        return _check(PASSES, FAIL, expected, 'exit 0 with {"continue": false}',
-                      "stops Claude although fixed",
-                      fix='drop "continue": false; exit 0 when the claim holds')
+        return _check(
+            PASSES,
+            FAIL,
+            expected,
+            'exit 0 with {"continue": false}',
+            "stops Claude although fixed",
+            fix='drop "continue": false; exit 0 when the claim holds',
+        )
     if p.code == 0 and p.blocked:
-        return _check(PASSES, FAIL, expected, 'exit 0 with {"decision": "block"}',
-                      "blocks although fixed", fix="exit 0 without a block decision when the "
-                      "claim holds")
+        return _check(
+            PASSES,
+            FAIL,
+            expected,
+            'exit 0 with {"decision": "block"}',
+            "blocks although fixed",
+            fix="exit 0 without a block decision when the claim holds",
+        )
     if p.code == 0:
         return _check(PASSES, PASS, expected, _said(p.run))
     if p.code == 2:
-        return _check(PASSES, FAIL, expected, _said(p.run), "blocks although fixed",
-                      detail=f"After `{fix_cmd}` the claim holds, yet the hook refuses the "
-                      "stop: Claude would loop until the cap of 8.",
-                      fix=f"run `{fix_cmd}`, then the hook by hand, and see which test fails")
-    return _check(PASSES, FAIL, expected, _said(p.run), f"exits {p.code} when fixed",
-                  detail="A non-blocking error: the turn ends, but every stop shows a hook "
-                  "error. " + _SET_E_HINT,
-                  fix="exit 0 when the claim holds")
+        return _check(
+            PASSES,
+            FAIL,
+            expected,
+            _said(p.run),
+            "blocks although fixed",
+            detail=f"After `{fix_cmd}` the claim holds, yet the hook refuses the "
+            "stop: Claude would loop until the cap of 8.",
+            fix=f"run `{fix_cmd}`, then the hook by hand, and see which test fails",
+        )
+    return _check(
+        PASSES,
+        FAIL,
+        expected,
+        _said(p.run),
+        f"exits {p.code} when fixed",
+        detail="A non-blocking error: the turn ends, but every stop shows a hook "
+        "error. " + _SET_E_HINT,
+        fix="exit 0 when the claim holds",
+    )
 
 
 def _judge_session_held(p: Phase) -> GradeCheck:
@@ -518,36 +644,64 @@ def _judge_session_held(p: Phase) -> GradeCheck:
     if p.run is None or p.step is None:
         return _no_run(SESSION_HELD, expected)
     if p.timed_out:
-        return _check(SESSION_HELD, SKIP, expected, "the hook timed out; the turn ended",
-                      detail=_TIMED_OUT_SKIP)
+        return _check(
+            SESSION_HELD,
+            SKIP,
+            expected,
+            "the hook timed out; the turn ended",
+            detail=_TIMED_OUT_SKIP,
+        )
     step = p.step
     if step.outcome == "stopped":
-        return _check(SESSION_HELD, FAIL, expected, "Claude stopped (continue: false)",
-                      "stops Claude instead of holding the turn",
-                      fix="exit 2 with a reason; `continue: false` ends the session's work")
+        return _check(
+            SESSION_HELD,
+            FAIL,
+            expected,
+            "Claude stopped (continue: false)",
+            "stops Claude instead of holding the turn",
+            fix="exit 2 with a reason; `continue: false` ends the session's work",
+        )
     if step.outcome != "blocked":
-        why = ("the hook exited 0" if p.code == 0
-               else f"exit {p.code} is a non-blocking error, shown as {step.errors[0]!r}"
-               if step.errors else f"the hook exited {p.code}")
-        return _check(SESSION_HELD, FAIL, expected, f"turn ended: {why}",
-                      "the session is not held",
-                      detail="Claude said done with the artefact broken and the turn ended.",
-                      fix="exit 2 with the reason on stderr when the claim does not hold")
+        why = (
+            "the hook exited 0"
+            if p.code == 0
+            else f"exit {p.code} is a non-blocking error, shown as {step.errors[0]!r}"
+            if step.errors
+            else f"the hook exited {p.code}"
+        )
+        return _check(
+            SESSION_HELD,
+            FAIL,
+            expected,
+            f"turn ended: {why}",
+            "the session is not held",
+            detail="Claude said done with the artefact broken and the turn ended.",
+            fix="exit 2 with the reason on stderr when the claim does not hold",
+        )
     shown = step.feedback.strip()
     # Claude Code caps what it shows at 10,000 characters; compare like with like.
     reason = cap(p.run.stderr.strip()) if p.code == 2 else ""
     if p.code == 2 and not reason:
-        return _check(SESSION_HELD, FAIL, expected, f"blocked; Claude was shown {shown!r}",
-                      "Claude is not told why",
-                      detail="The turn is held but stderr was empty, so Claude gets no "
-                      "instruction.", fix="print the reason to stderr (`>&2`)")
+        return _check(
+            SESSION_HELD,
+            FAIL,
+            expected,
+            f"blocked; Claude was shown {shown!r}",
+            "Claude is not told why",
+            detail="The turn is held but stderr was empty, so Claude gets no instruction.",
+            fix="print the reason to stderr (`>&2`)",
+        )
     if p.code == 2 and shown != reason.strip():
-        return _check(SESSION_HELD, FAIL, expected, f"Claude was shown {shown[:120]!r}",
-                      "feedback differs from the stderr reason",
-                      detail="The simulator showed Claude something other than the hook's "
-                      "stderr; please report this.")
-    return _check(SESSION_HELD, PASS, expected, f"blocked; Claude was shown "
-                  f"{_first_line(shown)!r}")
+        return _check(
+            SESSION_HELD,
+            FAIL,
+            expected,
+            f"Claude was shown {shown[:120]!r}",
+            "feedback differs from the stderr reason",
+            detail="The simulator showed Claude something other than the hook's "
+            "stderr; please report this.",
+        )
+    return _check(SESSION_HELD, PASS, expected, f"blocked; Claude was shown {_first_line(shown)!r}")
 
 
 def _judge_lets_go(p: Phase) -> GradeCheck:
@@ -560,7 +714,9 @@ def _judge_lets_go(p: Phase) -> GradeCheck:
         blocks = 1 + sum(1 for r in p.extra_runs if r.exit_code == 2)
         capped = p.step is not None and p.step.turn_ended
         return _check(
-            LETS_GO, FAIL, expected,
+            LETS_GO,
+            FAIL,
+            expected,
             f"{_said(p.run)} — blocked {blocks} more time{'s' if blocks > 1 else ''}"
             + (f"; Claude Code's cap of {STOP_BLOCK_CAP} ended the turn" if capped else ""),
             "ignores stop_hook_active",
@@ -568,20 +724,36 @@ def _judge_lets_go(p: Phase) -> GradeCheck:
             f"again, so the turn only ends when Claude Code overrides it after {STOP_BLOCK_CAP} "
             "consecutive blocks.",
             fix="read it first: `active=$(jq -r '.stop_hook_active // false')`; when true, "
-            "print '{\"systemMessage\": \"…still fails…\"}' and exit 0")
+            'print \'{"systemMessage": "…still fails…"}\' and exit 0',
+        )
     if p.code != 0:
-        return _check(LETS_GO, FAIL, expected, _said(p.run),
-                      f"exits {p.code} on stop_hook_active",
-                      detail="The turn ends, but with a hook error instead of a message to the "
-                      "user.", fix="print a systemMessage JSON and exit 0")
-    message = (p.step.system_message if p.step is not None
-               else p.outcome.system_message if p.outcome is not None else "")
+        return _check(
+            LETS_GO,
+            FAIL,
+            expected,
+            _said(p.run),
+            f"exits {p.code} on stop_hook_active",
+            detail="The turn ends, but with a hook error instead of a message to the user.",
+            fix="print a systemMessage JSON and exit 0",
+        )
+    message = (
+        p.step.system_message
+        if p.step is not None
+        else p.outcome.system_message
+        if p.outcome is not None
+        else ""
+    )
     if message:
-        return _check(LETS_GO, PASS, expected,
-                      f"exit 0, systemMessage {_first_line(message, 80)!r}")
-    return _check(LETS_GO, PASS, expected, "exit 0, no systemMessage",
-                  detail="Lets go silently: a systemMessage would tell the user the check "
-                  "still fails.")
+        return _check(
+            LETS_GO, PASS, expected, f"exit 0, systemMessage {_first_line(message, 80)!r}"
+        )
+    return _check(
+        LETS_GO,
+        PASS,
+        expected,
+        "exit 0, no systemMessage",
+        detail="Lets go silently: a systemMessage would tell the user the check still fails.",
+    )
 
 
 def _judge_session_ends(p: Phase) -> GradeCheck:
@@ -592,47 +764,83 @@ def _judge_session_ends(p: Phase) -> GradeCheck:
         return _check(SESSION_ENDS, SKIP, expected, _said(p.run), detail=_TIMED_OUT_SKIP)
     step = p.step
     if step.outcome == "blocked":
-        return _check(SESSION_ENDS, FAIL, expected, f"blocked: {_first_line(step.feedback)}",
-                      "blocks although fixed",
-                      fix="exit 0 when the claim holds")
+        return _check(
+            SESSION_ENDS,
+            FAIL,
+            expected,
+            f"blocked: {_first_line(step.feedback)}",
+            "blocks although fixed",
+            fix="exit 0 when the claim holds",
+        )
     if step.outcome == "stopped":
-        return _check(SESSION_ENDS, FAIL, expected, "Claude stopped (continue: false)",
-                      "stops Claude although fixed", fix='drop "continue": false')
+        return _check(
+            SESSION_ENDS,
+            FAIL,
+            expected,
+            "Claude stopped (continue: false)",
+            "stops Claude although fixed",
+            fix='drop "continue": false',
+        )
     if step.errors:
-        return _check(SESSION_ENDS, FAIL, expected, f"turn ended with {step.errors[0]!r}",
-                      f"exits {p.code} when fixed", fix="exit 0 when the claim holds")
+        return _check(
+            SESSION_ENDS,
+            FAIL,
+            expected,
+            f"turn ended with {step.errors[0]!r}",
+            f"exits {p.code} when fixed",
+            fix="exit 0 when the claim holds",
+        )
     return _check(SESSION_ENDS, PASS, expected, "turn ended, no block")
 
 
-def _judge_stale(p: Phase | None, broken: Phase, fix_cmd: str,
-                 stale_cmd: str | None) -> GradeCheck:
+def _judge_stale(p: Phase | None, broken: Phase, fix_cmd: str, stale_cmd: str | None) -> GradeCheck:
     expected = "exit 2"
     if p is None or stale_cmd is None:
-        return _check(STALE, SKIP, expected, "no stale command given",
-                      detail="Not judged: without a command that makes the artefact stale, "
-                      "freshness cannot be tested.",
-                      fix="give --stale CMD, e.g. --stale 'touch src/…' (a source newer than "
-                      "the artefact)")
+        return _check(
+            STALE,
+            SKIP,
+            expected,
+            "no stale command given",
+            detail="Not judged: without a command that makes the artefact stale, "
+            "freshness cannot be tested.",
+            fix="give --stale CMD, e.g. --stale 'touch src/…' (a source newer than the artefact)",
+        )
     if p.run is None:
         return _no_run(STALE, expected)
     if p.timed_out:
         return _check(STALE, SKIP, expected, _said(p.run), detail=_TIMED_OUT_SKIP)
     if broken.code != 2:
-        return _check(STALE, SKIP, expected, _said(p.run),
-                      detail=f"not judged: the hook does not block a missing artefact either "
-                      f"(see {BLOCKS})")
+        return _check(
+            STALE,
+            SKIP,
+            expected,
+            _said(p.run),
+            detail=f"not judged: the hook does not block a missing artefact either (see {BLOCKS})",
+        )
     if p.code == 2:
         return _check(STALE, PASS, expected, _said(p.run))
     if p.code == 0:
-        return _check(STALE, FAIL, expected, _said(p.run), "trusts a stale artefact",
-                      detail=f"After `{fix_cmd}` and then `{stale_cmd}` the artefact exists "
-                      "but is out of date, and the hook let the turn end: it proves that a "
-                      "build once ran, not that it ran after the last change.",
-                      fix="compare mtimes: the artefact must be newer than what it is built "
-                      "from (`find src -newer ARTEFACT`) or than the session start")
-    return _check(STALE, FAIL, expected, _said(p.run), f"exits {p.code} on a stale artefact",
-                  detail="Non-blocking: the turn ends on an out-of-date artefact.",
-                  fix="exit 2 when the artefact is older than its sources")
+        return _check(
+            STALE,
+            FAIL,
+            expected,
+            _said(p.run),
+            "trusts a stale artefact",
+            detail=f"After `{fix_cmd}` and then `{stale_cmd}` the artefact exists "
+            "but is out of date, and the hook let the turn end: it proves that a "
+            "build once ran, not that it ran after the last change.",
+            fix="compare mtimes: the artefact must be newer than what it is built "
+            "from (`find src -newer ARTEFACT`) or than the session start",
+        )
+    return _check(
+        STALE,
+        FAIL,
+        expected,
+        _said(p.run),
+        f"exits {p.code} on a stale artefact",
+        detail="Non-blocking: the turn ends on an out-of-date artefact.",
+        fix="exit 2 when the artefact is older than its sources",
+    )
 
 
 def _judge_timeout(g: _Grader, timeout: float) -> GradeCheck:
@@ -641,13 +849,18 @@ def _judge_timeout(g: _Grader, timeout: float) -> GradeCheck:
     slow = [(label, run) for label, run in runs if run.timed_out]
     if slow:
         where = ", ".join(dict.fromkeys(label for label, _ in slow))
-        return _check(IN_TIME, FAIL, expected,
-                      f"killed after {slow[0][1].duration:.1f} s in {len(slow)} of {len(runs)} "
-                      f"runs ({where})", "too slow for its timeout",
-                      detail="A Stop hook that runs past its timeout is cancelled: its output "
-                      "is thrown away and it does not block.",
-                      fix="check what the build left behind (reports, files) instead of "
-                      f"running the build, or raise the timeout (now {timeout:g} s)")
+        return _check(
+            IN_TIME,
+            FAIL,
+            expected,
+            f"killed after {slow[0][1].duration:.1f} s in {len(slow)} of {len(runs)} "
+            f"runs ({where})",
+            "too slow for its timeout",
+            detail="A Stop hook that runs past its timeout is cancelled: its output "
+            "is thrown away and it does not block.",
+            fix="check what the build left behind (reports, files) instead of "
+            f"running the build, or raise the timeout (now {timeout:g} s)",
+        )
     longest = max((run.duration for _, run in runs), default=0.0)
     return _check(IN_TIME, PASS, expected, f"slowest of {len(runs)} runs: {longest:.1f} s")
 
@@ -660,13 +873,16 @@ def _judge_leak(g: _Grader) -> GradeCheck:
             names = g.canary.found_in(text)
             if names:
                 return _check(
-                    NO_LEAK, FAIL, expected,
+                    NO_LEAK,
+                    FAIL,
+                    expected,
                     f"the value of {', '.join(names)} on {stream} ({label})",
                     "leaks the environment",
                     detail="The hook printed an environment variable holding a secret. Its "
                     "output goes to Claude, the transcript and the screen.",
                     fix="never print env, set, keys, .env or whole logs; print only the failed "
-                    "check and the command to run")
+                    "check and the command to run",
+                )
     return _check(NO_LEAK, PASS, expected, f"no secret in {len(runs)} runs")
 
 
@@ -687,12 +903,23 @@ def verify_hook(
     """
     name = f"verify-hook {script}"
     try:
-        grade = grade_stop_hook(Path(project_dir), Path(script), break_cmd=break_cmd,
-                                fix_cmd=fix_cmd, stale_cmd=stale_cmd, timeout=timeout,
-                                progress=progress)
+        grade = grade_stop_hook(
+            Path(project_dir),
+            Path(script),
+            break_cmd=break_cmd,
+            fix_cmd=fix_cmd,
+            stale_cmd=stale_cmd,
+            timeout=timeout,
+            progress=progress,
+        )
     except HookScriptError as exc:
-        return CheckResult.failed(exc.message, name=name, expected="an executable script",
-                                  found=exc.message, details={"fix": exc.fix})
+        return CheckResult.failed(
+            exc.message,
+            name=name,
+            expected="an executable script",
+            found=exc.message,
+            details={"fix": exc.fix},
+        )
     except HarnessError as exc:
         return CheckResult.errored(exc.message, name=name, details={"fix": exc.fix})
     return grade.to_check_result(name)

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import docker
+
 from harness.errors import HarnessError
 from harness.maven.backend import BackendStatus, MavenRun, OutputSink
 from harness.maven.image import ImageInfo, build_fix, configured_image, image_info

@@ -28,19 +28,26 @@ def grade_table(grade: HookGrade) -> Table:
     table.add_column("expected")
     table.add_column("what happened", overflow="fold")
     for check in grade.checks:
-        table.add_row(escape(check.title), _MARK.get(check.status, check.status),
-                      escape(check.expected), _happened(check))
+        table.add_row(
+            escape(check.title),
+            _MARK.get(check.status, check.status),
+            escape(check.expected),
+            _happened(check),
+        )
     return table
 
 
 def render_grade(console: Console, grade: HookGrade) -> None:
     console.print(grade_table(grade))
-    console.print(f"[dim]registered as {escape(grade.command)} in a temporary settings "
-                  f"object; CLAUDE_PROJECT_DIR={escape(str(grade.project_dir))}[/]")
+    console.print(
+        f"[dim]registered as {escape(grade.command)} in a temporary settings "
+        f"object; CLAUDE_PROJECT_DIR={escape(str(grade.project_dir))}[/]"
+    )
     for check in grade.checks:
         if check.failed:
-            console.print(f"\n[bold red]✗ {escape(check.title)}[/] — "
-                          f"[red]{escape(check.problem)}[/]")
+            console.print(
+                f"\n[bold red]✗ {escape(check.title)}[/] — [red]{escape(check.problem)}[/]"
+            )
             if check.detail:
                 console.print(f"  {escape(check.detail)}")
             if check.fix:
@@ -50,7 +57,9 @@ def render_grade(console: Console, grade: HookGrade) -> None:
         console.print(f"\n[yellow]note[/] {escape(check.title)}: {escape(check.detail)}")
     skipped = [c for c in grade.checks if c.skipped]
     for check in skipped:
-        console.print(f"[dim]– {escape(check.title)}: {escape(check.detail)}[/]"
-                      + (f"[dim] ({escape(check.fix)})[/]" if check.fix else ""))
-    verdict = ("[bold green]PASS[/]" if grade.passed else "[bold red]FAIL[/]")
+        console.print(
+            f"[dim]– {escape(check.title)}: {escape(check.detail)}[/]"
+            + (f"[dim] ({escape(check.fix)})[/]" if check.fix else "")
+        )
+    verdict = "[bold green]PASS[/]" if grade.passed else "[bold red]FAIL[/]"
     console.print(f"\n{verdict} {escape(grade.summary())}")

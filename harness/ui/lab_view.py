@@ -24,8 +24,13 @@ from harness.results import CheckResult, Status
 
 STYLE = {Status.PASS: "green", Status.FAIL: "red", Status.ERROR: "yellow"}
 MARK = {Status.PASS: "✔", Status.FAIL: "✘", Status.ERROR: "!"}
-OUTCOME_STYLE = {"allowed": "green", "blocked": "red", "asked": "yellow", "stopped": "magenta",
-                 "error": "yellow"}
+OUTCOME_STYLE = {
+    "allowed": "green",
+    "blocked": "red",
+    "asked": "yellow",
+    "stopped": "magenta",
+    "error": "yellow",
+}
 
 
 def step_panel(lab: Lab, step: Step) -> Panel:
@@ -35,14 +40,23 @@ def step_panel(lab: Lab, step: Step) -> Panel:
 
 
 def print_intro(console: Console, lab: Lab) -> None:
-    console.print(Panel(Markdown(lab.intro.strip()), title=escape(f"Lab {lab.id}: {lab.title}"),
-                        title_align="left", border_style="blue"))
+    console.print(
+        Panel(
+            Markdown(lab.intro.strip()),
+            title=escape(f"Lab {lab.id}: {lab.title}"),
+            title_align="left",
+            border_style="blue",
+        )
+    )
 
 
 def result_renderable(result: CheckResult, *, verbose: bool = True) -> RenderableType:
     style = STYLE[result.status]
-    head = Text.assemble((f"{MARK[result.status]} {result.status.value.upper()} ", f"bold {style}"),
-                         (result.name + ": " if result.name else "", "bold"), result.message)
+    head = Text.assemble(
+        (f"{MARK[result.status]} {result.status.value.upper()} ", f"bold {style}"),
+        (result.name + ": " if result.name else "", "bold"),
+        result.message,
+    )
     parts: list[RenderableType] = [head]
     if verbose and result.status is not Status.PASS:
         if result.expected:
@@ -51,14 +65,20 @@ def result_renderable(result: CheckResult, *, verbose: bool = True) -> Renderabl
             parts.append(Text.assemble(("  found:    ", "bold"), _indent(result.found)))
         if result.output:
             tail = "\n".join(result.output.strip().splitlines()[-15:])
-            parts.append(Panel(Text(tail), title="output (tail)", title_align="left",
-                               border_style="dim"))
+            parts.append(
+                Panel(Text(tail), title="output (tail)", title_align="left", border_style="dim")
+            )
         fix = result.details.get("fix")
         if fix:
             parts.append(Text.assemble(("  fix: ", "bold"), str(fix)))
         if result.status is Status.ERROR:
-            parts.append(Text("  This is the harness or the machine, not your work: run "
-                              "lab doctor, or ask the trainer.", style="yellow"))
+            parts.append(
+                Text(
+                    "  This is the harness or the machine, not your work: run "
+                    "lab doctor, or ask the trainer.",
+                    style="yellow",
+                )
+            )
     return Group(*parts)
 
 
@@ -70,19 +90,24 @@ def print_results(console: Console, results: Sequence[CheckResult], skipped: int
     for result in results:
         console.print(result_renderable(result))
     if skipped:
-        console.print(f"  ({skipped} more check{'s' if skipped > 1 else ''} not run yet)",
-                      style="dim")
+        console.print(
+            f"  ({skipped} more check{'s' if skipped > 1 else ''} not run yet)", style="dim"
+        )
 
 
 def print_step_run(console: Console, run: StepRun) -> None:
     print_results(console, run.results, run.skipped)
     if run.status is Status.PASS:
         last = run.step.index + 1 == len(run.lab.steps)
-        console.print(f"[bold green]Step {run.step.index + 1} passed.[/] Next: [bold]lab next[/]"
-                      + (" (finishes the lab)" if last else ""))
+        console.print(
+            f"[bold green]Step {run.step.index + 1} passed.[/] Next: [bold]lab next[/]"
+            + (" (finishes the lab)" if last else "")
+        )
     elif run.status is Status.FAIL:
-        console.print("[bold]Not yet.[/] Change your work and run [bold]lab check[/] again; "
-                      "[bold]lab hint[/] gives a nudge.")
+        console.print(
+            "[bold]Not yet.[/] Change your work and run [bold]lab check[/] again; "
+            "[bold]lab hint[/] gives a nudge."
+        )
     else:
         console.print("[bold yellow]The check could not run.[/] Nothing was judged.")
 
@@ -93,9 +118,13 @@ def hook_event_renderable(entry: dict[str, Any]) -> RenderableType:
     detail = " ".join(str(entry.get("detail") or "").split())[:90]
     expect = entry.get("expect")
     verdict = Text.assemble(
-        ("  ⚙ ", "dim"), (f"{entry['do']:<14}", "bold"), (detail + " ", "cyan"),
-        ("→ ", "dim"), (outcome, f"bold {style}"),
-        (f" (expected {expect})" if expect and expect != outcome else "", "red"))
+        ("  ⚙ ", "dim"),
+        (f"{entry['do']:<14}", "bold"),
+        (detail + " ", "cyan"),
+        ("→ ", "dim"),
+        (outcome, f"bold {style}"),
+        (f" (expected {expect})" if expect and expect != outcome else "", "red"),
+    )
     parts: list[RenderableType] = [verdict]
     for hook in entry.get("hooks", []):
         if hook["exit_code"] not in (0, None) or hook["timed_out"]:
@@ -114,15 +143,18 @@ def hook_event_renderable(entry: dict[str, Any]) -> RenderableType:
 
 def print_moved(console: Console, moved: Moved, *, show_intro: bool = False) -> None:
     if moved.backup is not None:
-        console.print(f"Your files were backed up first: [bold]{escape(moved.backup.restore_hint)}"
-                      "[/]")
+        console.print(
+            f"Your files were backed up first: [bold]{escape(moved.backup.restore_hint)}[/]"
+        )
     bad = [a for a in moved.actions if a.status is not Status.PASS]
     if bad:
         print_results(console, bad)
     for run in moved.reverified:
         mark = MARK[run.status]
-        console.print(f"  re-verified step {run.step.index + 1} {run.step.id}: "
-                      f"[{STYLE[run.status]}]{mark} {run.status.value}[/]")
+        console.print(
+            f"  re-verified step {run.step.index + 1} {run.step.id}: "
+            f"[{STYLE[run.status]}]{mark} {run.status.value}[/]"
+        )
     if moved.note:
         console.print(f"[dim]{escape(moved.note)}[/]")
     if show_intro:
@@ -131,8 +163,9 @@ def print_moved(console: Console, moved: Moved, *, show_intro: bool = False) -> 
         console.print(step_panel(moved.lab, moved.step))
         console.print("When you are done: [bold]lab check[/]   stuck: [bold]lab hint[/]")
     else:
-        console.print(f"[bold green]Lab {moved.lab.id} complete.[/] "
-                      "See [bold]lab list[/] for the next one.")
+        console.print(
+            f"[bold green]Lab {moved.lab.id} complete.[/] See [bold]lab list[/] for the next one."
+        )
 
 
 def lab_table(labs: Sequence[Lab], progress: Progress) -> Table:
@@ -186,8 +219,10 @@ def activity(console: Console, ctx: CheckContext) -> Iterator[CheckContext]:
     def on_output(line: str) -> None:
         if line.strip():
             elapsed = time.monotonic() - float(state["started"])
-            status.update(f"{escape(str(state['label']))} [dim]({elapsed:.0f} s) "
-                          f"{escape(line.strip()[:70])}[/]")
+            status.update(
+                f"{escape(str(state['label']))} [dim]({elapsed:.0f} s) "
+                f"{escape(line.strip()[:70])}[/]"
+            )
 
     inner_hook = ctx.on_hook_event
 
@@ -210,8 +245,12 @@ def watch_renderable(run: StepRun | None, changed: str, checking: bool) -> Rende
         parts.append(Text(f"[{stamp}] checking…", style="cyan"))
     elif run is not None:
         style = STYLE[run.status]
-        parts.append(Text.assemble((f"[{stamp}] step {run.step.index + 1} {run.step.id}: ", ""),
-                                   (run.status.value.upper(), f"bold {style}")))
+        parts.append(
+            Text.assemble(
+                (f"[{stamp}] step {run.step.index + 1} {run.step.id}: ", ""),
+                (run.status.value.upper(), f"bold {style}"),
+            )
+        )
         parts.extend(result_renderable(r) for r in run.results)
         if run.status is Status.PASS:
             parts.append(Text("Passed. Ctrl-C, then lab next.", style="bold green"))
@@ -236,9 +275,14 @@ class WalkView(Observer):
             if self.demo:
                 lines = step.instructions.strip().splitlines()
                 short = "\n".join(lines[:6]) + ("\n…" if len(lines) > 6 else "")
-                self.console.print(Panel(Markdown(short), title=escape(
-                    f"step {step.index + 1}: {step.title}"), title_align="left",
-                    border_style="cyan"))
+                self.console.print(
+                    Panel(
+                        Markdown(short),
+                        title=escape(f"step {step.index + 1}: {step.title}"),
+                        title_align="left",
+                        border_style="cyan",
+                    )
+                )
             self.console.print("[bold]check before solving[/] (must fail)")
         elif phase == "solve":
             self.console.print("[bold]solve[/]")
@@ -252,13 +296,16 @@ class WalkView(Observer):
                 self.console.print(f"  [{style}]{MARK[r.status]}[/] {escape(r.message)}")
             else:
                 shown = r.status is Status.PASS or phase == "before"
-                self.console.print(result_renderable(r, verbose=not shown or r.status is
-                                                     Status.ERROR))
+                self.console.print(
+                    result_renderable(r, verbose=not shown or r.status is Status.ERROR)
+                )
 
     def step_done(self, walk: StepWalk) -> None:
         if walk.ok:
-            self.console.print(f"[green]✔ step {walk.step.id} behaves: fails before, passes "
-                               f"after[/] [dim]({walk.duration:.1f} s)[/]")
+            self.console.print(
+                f"[green]✔ step {walk.step.id} behaves: fails before, passes "
+                f"after[/] [dim]({walk.duration:.1f} s)[/]"
+            )
         else:
             for p in walk.problems:
                 self.console.print(f"[bold red]✘ step {walk.step.id}: {escape(p)}[/]")
@@ -279,5 +326,6 @@ def _add_lab(table: Table, lab: LabWalk) -> None:
         return
     for s in lab.steps:
         verdict = "[green]ok[/]" if s.ok else f"[red]{escape('; '.join(s.problems))}[/]"
-        table.add_row(lab.lab_id, s.step.id, verdict, f"{s.duration:.1f} s",
-                      f"{s.maven_seconds:.1f} s")
+        table.add_row(
+            lab.lab_id, s.step.id, verdict, f"{s.duration:.1f} s", f"{s.maven_seconds:.1f} s"
+        )

@@ -13,8 +13,13 @@ from rich.markup import escape
 from harness.claude.scenario import ScenarioStep, StepReport
 from harness.claude.session import StepOutcome
 
-_STYLE = {"allowed": "green", "blocked": "red", "asked": "yellow", "stopped": "magenta",
-          "error": "red"}
+_STYLE = {
+    "allowed": "green",
+    "blocked": "red",
+    "asked": "yellow",
+    "stopped": "magenta",
+    "error": "red",
+}
 _LINE_CAP = 12  # lines per message: the full text is in --json and the transcript
 
 
@@ -26,8 +31,13 @@ def _short(text: str, limit: int = 70) -> str:
 def _wrap(line: str, width: int) -> list[str]:
     """Wrap one message line, keeping its own indentation on the continuation lines."""
     indent = line[: len(line) - len(line.lstrip())]
-    return textwrap.wrap(line, width=max(width, 20), subsequent_indent=indent,
-                         break_on_hyphens=False, drop_whitespace=True) or [""]
+    return textwrap.wrap(
+        line,
+        width=max(width, 20),
+        subsequent_indent=indent,
+        break_on_hyphens=False,
+        drop_whitespace=True,
+    ) or [""]
 
 
 def _block(console: Console, label: str, text: str, style: str) -> None:
@@ -52,13 +62,17 @@ def step_status(console: Console, step: ScenarioStep) -> Iterator[None]:
         yield
 
 
-def render_step(console: Console, step: StepOutcome, expect: str | None = None,
-                name: str = "") -> None:
+def render_step(
+    console: Console, step: StepOutcome, expect: str | None = None, name: str = ""
+) -> None:
     style = _STYLE.get(step.outcome, "white")
     verdict = f"[bold {style}]{step.outcome.upper()}[/]"
     if expect is not None:
-        verdict += (" [green]✓ as expected[/]" if expect == step.outcome
-                    else f" [bold red]✗ expected {expect}[/]")
+        verdict += (
+            " [green]✓ as expected[/]"
+            if expect == step.outcome
+            else f" [bold red]✗ expected {expect}[/]"
+        )
     title = escape(name or _short(step.detail))
     console.print(f"[bold]{step.step:>3}[/] {step.do:<13} {title}  {verdict}")
     facts = []
@@ -83,8 +97,10 @@ def render_step(console: Console, step: StepOutcome, expect: str | None = None,
     for run in step.hooks:
         status = "timed out" if run.timed_out else f"exit {run.exit_code}"
         colour = "red" if run.timed_out or run.exit_code not in (0, None) else "dim"
-        console.print(f"     [dim]hook {run.event}[/] {escape(_short(run.command, 60))} "
-                      f"[{colour}]{status}[/] [dim]{run.duration:.2f}s[/]")
+        console.print(
+            f"     [dim]hook {run.event}[/] {escape(_short(run.command, 60))} "
+            f"[{colour}]{status}[/] [dim]{run.duration:.2f}s[/]"
+        )
     for note in step.notes:
         _block(console, "note:", note, "dim")
 
@@ -93,8 +109,9 @@ def render_report(console: Console, report: StepReport) -> None:
     render_step(console, report.outcome, report.step.expect, report.step.name)
 
 
-def render_summary(console: Console, reports: list[StepReport],
-                   transcript: Path | None = None) -> None:
+def render_summary(
+    console: Console, reports: list[StepReport], transcript: Path | None = None
+) -> None:
     if transcript is not None:
         console.print(f"[dim]transcript: {escape(str(transcript))}[/]")
     missed = [r for r in reports if r.expect_met is False]

@@ -33,8 +33,9 @@ class HookProject:
         path.chmod(0o755)
         return f'"$CLAUDE_PROJECT_DIR/.claude/hooks/{name}"'
 
-    def register(self, event: str, command: str, *, matcher: str | None = None,
-                 timeout: float | None = None) -> str:
+    def register(
+        self, event: str, command: str, *, matcher: str | None = None, timeout: float | None = None
+    ) -> str:
         entry: dict[str, Any] = {"type": "command", "command": command}
         if timeout is not None:
             entry["timeout"] = timeout
@@ -45,8 +46,15 @@ class HookProject:
         self.save()
         return command
 
-    def hook(self, event: str, body: str, *, matcher: str | None = None,
-             timeout: float | None = None, name: str | None = None) -> str:
+    def hook(
+        self,
+        event: str,
+        body: str,
+        *,
+        matcher: str | None = None,
+        timeout: float | None = None,
+        name: str | None = None,
+    ) -> str:
         return self.register(event, self.script(body, name), matcher=matcher, timeout=timeout)
 
     def permit(self, kind: str, *rules: str) -> None:

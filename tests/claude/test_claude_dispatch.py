@@ -14,13 +14,23 @@ from tests.claude.hookproject import HookProject
 
 
 def payload(event: str, **fields: Any) -> dict[str, Any]:
-    return {"session_id": "s1", "transcript_path": "/nonexistent/t.jsonl", "cwd": "",
-            "permission_mode": "default", "hook_event_name": event, **fields}
+    return {
+        "session_id": "s1",
+        "transcript_path": "/nonexistent/t.jsonl",
+        "cwd": "",
+        "permission_mode": "default",
+        "hook_event_name": event,
+        **fields,
+    }
 
 
 def pre(tool: str = "Edit", **tool_input: Any) -> dict[str, Any]:
-    return payload("PreToolUse", tool_name=tool, tool_input=tool_input or {"file_path": "/x"},
-                   tool_use_id="toolu_1")
+    return payload(
+        "PreToolUse",
+        tool_name=tool,
+        tool_input=tool_input or {"file_path": "/x"},
+        tool_use_id="toolu_1",
+    )
 
 
 def fire(project: HookProject, event: str, body: dict[str, Any]) -> Any:
@@ -29,6 +39,7 @@ def fire(project: HookProject, event: str, body: dict[str, Any]) -> Any:
 
 
 # -- exit 2 routing per event ----------------------------------------------------------------
+
 
 def test_pretooluse_exit2_denies_with_stderr_as_reason(project: HookProject) -> None:
     project.hook("PreToolUse", 'echo "ignored stdout"; echo "status needs an audit" >&2; exit 2')
@@ -40,25 +51,37 @@ def test_pretooluse_exit2_denies_with_stderr_as_reason(project: HookProject) -> 
 
 def test_posttooluse_exit2_shows_stderr_to_claude(project: HookProject) -> None:
     project.hook("PostToolUse", 'echo "UC-003 changed to Done" >&2; exit 2')
-    out = fire(project, "PostToolUse", payload("PostToolUse", tool_name="Bash",
-                                                 tool_input={"command": "sed"},
-                                                 tool_response={"stdout": "", "stderr": "",
-                                                                "interrupted": False}))
+    out = fire(
+        project,
+        "PostToolUse",
+        payload(
+            "PostToolUse",
+            tool_name="Bash",
+            tool_input={"command": "sed"},
+            tool_response={"stdout": "", "stderr": "", "interrupted": False},
+        ),
+    )
     assert out.blocked and out.reason == "UC-003 changed to Done"
     assert out.permission_decision is None
 
 
 def test_stop_exit2_is_the_instruction_for_claude(project: HookProject) -> None:
     project.hook("Stop", 'echo "run ./mvnw -q test -Dgroups=sensor" >&2; exit 2')
-    out = fire(project, "Stop", payload("Stop", stop_hook_active=False,
-                                          last_assistant_message="done"))
+    out = fire(
+        project, "Stop", payload("Stop", stop_hook_active=False, last_assistant_message="done")
+    )
     assert out.blocked and out.reason == "run ./mvnw -q test -Dgroups=sensor"
 
 
 def test_subagentstop_exit2_keeps_the_subagent_working(project: HookProject) -> None:
     project.hook("SubagentStop", 'echo "cover BR-002 too" >&2; exit 2')
-    body = payload("SubagentStop", agent_type="x", agent_id="a1", agent_transcript_path="/t",
-                   stop_hook_active=False)
+    body = payload(
+        "SubagentStop",
+        agent_type="x",
+        agent_id="a1",
+        agent_transcript_path="/t",
+        stop_hook_active=False,
+    )
     out = fire(project, "SubagentStop", body)
     assert out.blocked and out.reason == "cover BR-002 too"
 
@@ -80,9 +103,11 @@ def test_sessionstart_exit2_only_tells_the_user(project: HookProject) -> None:
 
 # -- non-blocking errors and timeouts --------------------------------------------------------
 
+
 @pytest.mark.parametrize("event", ["PreToolUse", "Stop"])
 def test_exit1_is_a_non_blocking_error_with_the_first_stderr_line(
-        project: HookProject, event: str) -> None:
+    project: HookProject, event: str
+) -> None:
     project.hook(event, 'echo "first line" >&2; echo "second line" >&2; exit 1')
     body = pre() if event == "PreToolUse" else payload("Stop", stop_hook_active=False)
     out = fire(project, event, body)
@@ -100,11 +125,13 @@ def test_missing_script_127_does_not_block(project: HookProject) -> None:
 
 
 def test_hanging_hook_is_killed_at_its_timeout_without_blocking(
-        project: HookProject, tmp_path: Path) -> None:
+    project: HookProject, tmp_path: Path
+) -> None:
     marker = tmp_path / "child-survived"
     # The background child must die with the group too, or it would write the marker.
-    project.hook("Stop", f'(sleep 3; touch "{marker}") & echo "blocked" >&2; sleep 30; exit 2',
-                 timeout=1)
+    project.hook(
+        "Stop", f'(sleep 3; touch "{marker}") & echo "blocked" >&2; sleep 30; exit 2', timeout=1
+    )
     started = time.monotonic()
     out = fire(project, "Stop", payload("Stop", stop_hook_active=False))
     elapsed = time.monotonic() - started
@@ -118,21 +145,31 @@ def test_hanging_hook_is_killed_at_its_timeout_without_blocking(
 
 # -- JSON output -----------------------------------------------------------------------------
 
+
 def decision_hook(decision: str, reason: str) -> str:
-    doc = {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": decision,
-                                  "permissionDecisionReason": reason}}
+    doc = {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": decision,
+            "permissionDecisionReason": reason,
+        }
+    }
     return f"echo '{json.dumps(doc)}'"
 
 
-@pytest.mark.parametrize(("decisions", "winner"), [
-    (["allow", "deny"], "deny"),
-    (["allow", "ask", "defer"], "defer"),
-    (["ask", "allow"], "ask"),
-    (["allow", "allow"], "allow"),
-    (["defer", "deny", "ask"], "deny"),
-])
-def test_permission_decision_precedence(project: HookProject, decisions: list[str],
-                                        winner: str) -> None:
+@pytest.mark.parametrize(
+    ("decisions", "winner"),
+    [
+        (["allow", "deny"], "deny"),
+        (["allow", "ask", "defer"], "defer"),
+        (["ask", "allow"], "ask"),
+        (["allow", "allow"], "allow"),
+        (["defer", "deny", "ask"], "deny"),
+    ],
+)
+def test_permission_decision_precedence(
+    project: HookProject, decisions: list[str], winner: str
+) -> None:
     for i, decision in enumerate(decisions):
         project.hook("PreToolUse", decision_hook(decision, f"{decision} #{i}"))
     out = fire(project, "PreToolUse", pre())
@@ -149,9 +186,12 @@ def test_continue_false_wins_over_a_block(project: HookProject) -> None:
 
 
 def test_json_block_system_message_and_context(project: HookProject) -> None:
-    project.hook("PostToolUse", """echo '{"decision": "block", "reason": "lint failed",
+    project.hook(
+        "PostToolUse",
+        """echo '{"decision": "block", "reason": "lint failed",
       "systemMessage": "heads up", "hookSpecificOutput": {"hookEventName": "PostToolUse",
-      "additionalContext": "see lint.log"}}'""")
+      "additionalContext": "see lint.log"}}'""",
+    )
     out = fire(project, "PostToolUse", payload("PostToolUse", tool_name="Write"))
     assert out.blocked and out.reason == "lint failed"
     assert out.system_messages == ["heads up"]
@@ -190,18 +230,22 @@ def test_output_is_capped_at_10000_characters(project: HookProject) -> None:
 
 # -- matchers --------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("matcher", "tool", "runs"), [
-    ("Edit|Write", "Edit", True),
-    ("Edit|Write", "MultiEdit", False),
-    ("Edit, Write", "Write", True),
-    ("Edit.*", "MultiEdit", True),  # a regex, searched anywhere in the name
-    ("^Edit$", "MultiEdit", False),
-    ("mcp__.*", "mcp__github__create_issue", True),
-    ("mcp__.*", "Bash", False),
-    ("*", "Anything", True),
-    ("", "Anything", True),
-    ("Bash", "BashOutput", False),
-])
+
+@pytest.mark.parametrize(
+    ("matcher", "tool", "runs"),
+    [
+        ("Edit|Write", "Edit", True),
+        ("Edit|Write", "MultiEdit", False),
+        ("Edit, Write", "Write", True),
+        ("Edit.*", "MultiEdit", True),  # a regex, searched anywhere in the name
+        ("^Edit$", "MultiEdit", False),
+        ("mcp__.*", "mcp__github__create_issue", True),
+        ("mcp__.*", "Bash", False),
+        ("*", "Anything", True),
+        ("", "Anything", True),
+        ("Bash", "BashOutput", False),
+    ],
+)
 def test_tool_matchers(project: HookProject, matcher: str, tool: str, runs: bool) -> None:
     project.hook("PreToolUse", "exit 0", matcher=matcher)
     out = fire(project, "PreToolUse", pre(tool))
@@ -218,10 +262,14 @@ def test_stop_and_prompt_ignore_matchers(project: HookProject) -> None:
 def test_subagentstop_matches_agent_type_and_sessionstart_source(project: HookProject) -> None:
     project.hook("SubagentStop", "exit 0", matcher="aiup-vaadin-jooq:uc-coverage$")
     project.hook("SessionStart", "exit 0", matcher="startup|clear")
-    hit = fire(project, "SubagentStop", payload("SubagentStop",
-                                                agent_type="aiup-vaadin-jooq:uc-coverage"))
-    miss = fire(project, "SubagentStop", payload("SubagentStop",
-                                                 agent_type="aiup-vaadin-jooq:uc-coverage-x"))
+    hit = fire(
+        project, "SubagentStop", payload("SubagentStop", agent_type="aiup-vaadin-jooq:uc-coverage")
+    )
+    miss = fire(
+        project,
+        "SubagentStop",
+        payload("SubagentStop", agent_type="aiup-vaadin-jooq:uc-coverage-x"),
+    )
     assert hit.runs and not miss.runs
     assert fire(project, "SessionStart", payload("SessionStart", source="clear")).runs
     assert not fire(project, "SessionStart", payload("SessionStart", source="resume")).runs
@@ -229,19 +277,25 @@ def test_subagentstop_matches_agent_type_and_sessionstart_source(project: HookPr
 
 # -- execution -------------------------------------------------------------------------------
 
+
 def test_matching_hooks_run_truly_in_parallel(project: HookProject, tmp_path: Path) -> None:
     stamps = tmp_path / "stamps"
     stamps.mkdir()
     for name in ("a", "b", "c"):
-        project.hook("Stop", f"""
+        project.hook(
+            "Stop",
+            f"""
             date +%s.%N > "{stamps}/{name}.start"
             sleep 0.5
             date +%s.%N > "{stamps}/{name}.end"
-        """)
+        """,
+        )
     out = fire(project, "Stop", payload("Stop", stop_hook_active=False))
     assert len(out.runs) == 3
-    spans = [(float((stamps / f"{n}.start").read_text()), float((stamps / f"{n}.end").read_text()))
-             for n in ("a", "b", "c")]
+    spans = [
+        (float((stamps / f"{n}.start").read_text()), float((stamps / f"{n}.end").read_text()))
+        for n in ("a", "b", "c")
+    ]
     # Every pair overlaps: each starts before the other ends.
     for s1, e1 in spans:
         for s2, e2 in spans:
@@ -262,12 +316,19 @@ def test_environment_and_cwd(project: HookProject, tmp_path: Path) -> None:
     sub = project.root / "sub"
     sub.mkdir()
     dump = tmp_path / "env.txt"
-    project.hook("Stop", f"""
+    project.hook(
+        "Stop",
+        f"""
         input=$(cat)
         {{ echo "$CLAUDE_PROJECT_DIR"; pwd; echo "$input"; }} > "{dump}"
-    """)
-    dispatch(Event.STOP, payload("Stop", stop_hook_active=True, cwd=str(sub)),
-             project.settings(), project.root)
+    """,
+    )
+    dispatch(
+        Event.STOP,
+        payload("Stop", stop_hook_active=True, cwd=str(sub)),
+        project.settings(),
+        project.root,
+    )
     project_dir, cwd, stdin = dump.read_text().splitlines()
     assert project_dir == str(project.root)
     assert cwd == str(sub)

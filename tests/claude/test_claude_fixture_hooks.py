@@ -17,12 +17,14 @@ COVERAGE_AGENT = "aiup-vaadin-jooq:uc-coverage"
 
 pytestmark = pytest.mark.skipif(
     not (FIXTURE / ".claude" / "settings.json").is_file() or shutil.which("jq") is None,
-    reason="needs petclinic_fixture/.claude and jq")
+    reason="needs petclinic_fixture/.claude and jq",
+)
 
 
 def git(root: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True,
-                          text=True).stdout
+    return subprocess.run(
+        ["git", *args], cwd=root, check=True, capture_output=True, text=True
+    ).stdout
 
 
 @pytest.fixture
@@ -47,12 +49,16 @@ def test_status_done_refused_until_the_coverage_agent_audited(repo: Path, tmp_pa
         assert spec.read_text() == before
 
         # A cut-off audit (max_tokens) is no audit: still refused.
-        session.subagent_stop(COVERAGE_AGENT, "coverage-check UC-005", "# UC-005\npartial",
-                              stop_reason="max_tokens")
+        session.subagent_stop(
+            COVERAGE_AGENT, "coverage-check UC-005", "# UC-005\npartial", stop_reason="max_tokens"
+        )
         assert session.edit(SPEC, "**Status:** Approved", "**Status:** Done").outcome == "blocked"
 
-        audit = session.subagent_stop(COVERAGE_AGENT, "coverage-check UC-005",
-                                      "# UC-005 Add Visit\nAll scenarios and rules covered.")
+        audit = session.subagent_stop(
+            COVERAGE_AGENT,
+            "coverage-check UC-005",
+            "# UC-005 Add Visit\nAll scenarios and rules covered.",
+        )
         assert audit.outcome == "allowed" and len(audit.hooks) == 1
         accepted = session.edit(SPEC, "**Status:** Approved", "**Status:** Done")
     assert (accepted.outcome, accepted.tool_ran) == ("allowed", True), accepted

@@ -11,12 +11,15 @@ import pytest
 from harness.claude import STOP_BLOCK_CAP
 from tests.claude.hookproject import HookProject
 
-ASK = ("""echo '{"hookSpecificOutput": {"hookEventName": "PreToolUse", """
-       """"permissionDecision": "ask", "permissionDecisionReason": "sure?"}}'""")
+ASK = (
+    """echo '{"hookSpecificOutput": {"hookEventName": "PreToolUse", """
+    """"permissionDecision": "ask", "permissionDecisionReason": "sure?"}}'"""
+)
 
 
 def test_edit_allowed_changes_the_file_and_hooks_see_the_documented_input(
-        project: HookProject, tmp_path: Path) -> None:
+    project: HookProject, tmp_path: Path
+) -> None:
     spec = project.file("docs/uc.md", "**Status:** Approved\n")
     seen = tmp_path / "seen.json"
     project.hook("PreToolUse", f'cat > "{seen}"', matcher="Edit|Write")
@@ -26,8 +29,12 @@ def test_edit_allowed_changes_the_file_and_hooks_see_the_documented_input(
     assert spec.read_text() == "**Status:** Done\n"
     body = json.loads(seen.read_text())
     assert body["tool_name"] == "Edit"
-    assert body["tool_input"] == {"file_path": str(spec), "old_string": "Approved",
-                                  "new_string": "Done", "replace_all": False}
+    assert body["tool_input"] == {
+        "file_path": str(spec),
+        "old_string": "Approved",
+        "new_string": "Done",
+        "replace_all": False,
+    }
     assert body["tool_use_id"].startswith("toolu_")
     assert body["cwd"] == str(project.root) and body["permission_mode"] == "default"
     assert body["session_id"] == session.session_id
@@ -36,8 +43,9 @@ def test_edit_allowed_changes_the_file_and_hooks_see_the_documented_input(
 
 def test_pretooluse_block_leaves_the_file_unchanged(project: HookProject) -> None:
     spec = project.file("docs/uc.md", "**Status:** Approved\n")
-    project.hook("PreToolUse", 'echo "audit first: coverage-check UC-003" >&2; exit 2',
-                 matcher="Edit|Write")
+    project.hook(
+        "PreToolUse", 'echo "audit first: coverage-check UC-003" >&2; exit 2', matcher="Edit|Write"
+    )
     with project.session() as session:
         step = session.edit("docs/uc.md", "Approved", "Done")
     assert (step.outcome, step.tool_ran) == ("blocked", False)
@@ -96,7 +104,8 @@ def test_allow_rule_is_recorded(project: HookProject) -> None:
 
 
 def test_edit_fails_like_claude_when_old_string_is_missing_or_ambiguous(
-        project: HookProject) -> None:
+    project: HookProject,
+) -> None:
     target = project.file("a.txt", "x x\n")
     project.hook("PreToolUse", "exit 0")
     with project.session() as session:
@@ -106,22 +115,28 @@ def test_edit_fails_like_claude_when_old_string_is_missing_or_ambiguous(
     assert (missing.outcome, missing.tool_ran) == ("error", False)
     assert "String to replace not found in file." in missing.feedback
     assert "Found 2 matches of the string to replace, but replace_all is false" in (
-        ambiguous.feedback)
+        ambiguous.feedback
+    )
     assert everywhere.outcome == "allowed" and target.read_text() == "z z\n"
     assert [h.event for h in everywhere.hooks] == ["PreToolUse"]
     assert missing.hooks == [] and ambiguous.hooks == []
 
 
 def test_bash_runs_for_real_and_posttooluse_sees_the_response(
-        project: HookProject, tmp_path: Path) -> None:
+    project: HookProject, tmp_path: Path
+) -> None:
     seen = tmp_path / "post.json"
     project.hook("PostToolUse", f'cat > "{seen}"', matcher="Bash")
     with project.session() as session:
         step = session.bash("echo out; echo err >&2; touch made.txt; exit 3")
     assert step.tool_ran and (project.root / "made.txt").exists()
     body = json.loads(seen.read_text())
-    assert body["tool_response"] == {"stdout": "out\n", "stderr": "err\n", "interrupted": False,
-                                     "isImage": False}
+    assert body["tool_response"] == {
+        "stdout": "out\n",
+        "stderr": "err\n",
+        "interrupted": False,
+        "isImage": False,
+    }
     assert body["tool_input"]["command"].startswith("echo out")
     assert "Exit code 3" in step.tool_result
 
@@ -181,14 +196,19 @@ def test_session_start_stdout_becomes_context(project: HookProject) -> None:
 
 # -- stop loop -------------------------------------------------------------------------------
 
+
 def test_stop_hook_active_after_a_block_and_cleared_after_a_pass(
-        project: HookProject, tmp_path: Path) -> None:
+    project: HookProject, tmp_path: Path
+) -> None:
     flag = tmp_path / "let-go"
-    project.hook("Stop", f"""
+    project.hook(
+        "Stop",
+        f"""
         input=$(cat)
         [ -e "{flag}" ] && exit 0
         echo "run the sensors" >&2; exit 2
-    """)
+    """,
+    )
     with project.session() as session:
         first = session.stop("done")
         second = session.stop("done")
@@ -221,31 +241,46 @@ def test_eighth_consecutive_block_ends_the_turn_and_a_prompt_resets(project: Hoo
 
 # -- subagents and transcripts ---------------------------------------------------------------
 
+
 def test_subagent_stop_writes_the_agent_transcript(project: HookProject, tmp_path: Path) -> None:
     seen = tmp_path / "sub.json"
     project.hook("SubagentStop", f'cat > "{seen}"', matcher="aiup-vaadin-jooq:uc-coverage$")
     with project.session() as session:
-        step = session.subagent_stop("aiup-vaadin-jooq:uc-coverage", "coverage-check UC-003",
-                                     "UC-003 fully covered", stop_reason="max_tokens")
+        step = session.subagent_stop(
+            "aiup-vaadin-jooq:uc-coverage",
+            "coverage-check UC-003",
+            "UC-003 fully covered",
+            stop_reason="max_tokens",
+        )
     assert step.outcome == "allowed" and len(step.hooks) == 1
     body = json.loads(seen.read_text())
     assert body["agent_type"] == "aiup-vaadin-jooq:uc-coverage"
     assert body["last_assistant_message"] == "UC-003 fully covered"
     assert body["stop_hook_active"] is False and body["agent_id"]
     lines = Path(body["agent_transcript_path"]).read_text().splitlines()
-    assert json.loads(lines[0]) == {"type": "user", "message": {
-        "role": "user", "content": "coverage-check UC-003"}}
-    assert json.loads(lines[-1]) == {"type": "assistant", "message": {
-        "role": "assistant", "content": [{"type": "text", "text": "UC-003 fully covered"}],
-        "stop_reason": "max_tokens"}}
+    assert json.loads(lines[0]) == {
+        "type": "user",
+        "message": {"role": "user", "content": "coverage-check UC-003"},
+    }
+    assert json.loads(lines[-1]) == {
+        "type": "assistant",
+        "message": {
+            "role": "assistant",
+            "content": [{"type": "text", "text": "UC-003 fully covered"}],
+            "stop_reason": "max_tokens",
+        },
+    }
 
 
 def test_blocked_subagent_continues_with_stop_hook_active(project: HookProject) -> None:
-    project.hook("SubagentStop", """
+    project.hook(
+        "SubagentStop",
+        """
         input=$(cat)
         case "$input" in *'"stop_hook_active": true'*) exit 0;; esac
         echo "cover BR-002" >&2; exit 2
-    """)
+    """,
+    )
     with project.session() as session:
         first = session.subagent_stop("reviewer", "review", "ok")
         second = session.subagent_stop("reviewer", "review", "ok, BR-002 too")
@@ -262,8 +297,11 @@ def test_transcript_records_prompts_tools_and_hook_feedback(project: HookProject
     entries = [json.loads(line) for line in session.transcript_path.read_text().splitlines()]
     kinds = [(e["type"], e.get("subtype")) for e in entries]
     assert kinds[0] == ("user", None) and entries[0]["message"]["content"] == "please write"
-    blocks = [e["message"]["content"][0] for e in entries if e["type"] != "system"
-              and isinstance(e["message"]["content"], list)]
+    blocks = [
+        e["message"]["content"][0]
+        for e in entries
+        if e["type"] != "system" and isinstance(e["message"]["content"], list)
+    ]
     assert [b["type"] for b in blocks] == ["tool_use", "tool_result", "tool_use", "tool_result"]
     assert blocks[1]["is_error"] is True and blocks[1]["content"] == "nope"
     assert blocks[3]["content"] == "hi"

@@ -30,10 +30,17 @@ def error_for(data: Any) -> ConfigError:
 
 
 def test_bad_timeout_names_file_field_and_fix() -> None:
-    err = error_for({"hooks": {"PreToolUse": [{"matcher": "Edit", "hooks": [
-        hook("a"), hook("b", timeout=-3)]}]}})
-    assert str(err) == (".claude/settings.json: hooks.PreToolUse[0].hooks[1].timeout: must be a "
-                        "positive number\n  fix: give the timeout in seconds, e.g. \"timeout\": 10")
+    err = error_for(
+        {
+            "hooks": {
+                "PreToolUse": [{"matcher": "Edit", "hooks": [hook("a"), hook("b", timeout=-3)]}]
+            }
+        }
+    )
+    assert str(err) == (
+        ".claude/settings.json: hooks.PreToolUse[0].hooks[1].timeout: must be a "
+        'positive number\n  fix: give the timeout in seconds, e.g. "timeout": 10'
+    )
 
 
 def test_unknown_events_are_named() -> None:
@@ -43,23 +50,44 @@ def test_unknown_events_are_named() -> None:
     assert err.fix is not None and "PreToolUse" in err.fix
 
 
-@pytest.mark.parametrize(("data", "field", "problem"), [
-    ({"hooks": {"Stop": [{"hooks": [{"command": "x"}]}]}}, "hooks.Stop[0].hooks[0].type",
-     "is missing"),
-    ({"hooks": {"Stop": [{"hooks": [{"type": "prompt", "prompt": "x"}]}]}},
-     "hooks.Stop[0].hooks[0].type", "is 'prompt', which the simulator does not run"),
-    ({"hooks": {"Stop": [{"hooks": [hook("")]}]}}, "hooks.Stop[0].hooks[0].command",
-     "must be a non-empty string"),
-    ({"hooks": {"Stop": [{"hooks": [hook("x", timeout=True)]}]}},
-     "hooks.Stop[0].hooks[0].timeout", "must be a positive number"),
-    ({"hooks": {"Stop": [{"hooks": []}]}}, "hooks.Stop[0].hooks", "must be a non-empty list"),
-    ({"hooks": {"Stop": {"hooks": []}}}, "hooks.Stop", "must be a list of matcher groups"),
-    ({"hooks": {"PreToolUse": [{"matcher": "Edit(", "hooks": [hook("x")]}]}},
-     "hooks.PreToolUse[0].matcher", "is not a valid regular expression"),
-    ({"permissions": {"deny": ["Edit(target/**"]}}, "permissions.deny[0]",
-     "'Edit(target/**' is not a permission rule"),
-    ({"permissions": {"allow": "Bash"}}, "permissions.allow", "must be a list of rules"),
-])
+@pytest.mark.parametrize(
+    ("data", "field", "problem"),
+    [
+        (
+            {"hooks": {"Stop": [{"hooks": [{"command": "x"}]}]}},
+            "hooks.Stop[0].hooks[0].type",
+            "is missing",
+        ),
+        (
+            {"hooks": {"Stop": [{"hooks": [{"type": "prompt", "prompt": "x"}]}]}},
+            "hooks.Stop[0].hooks[0].type",
+            "is 'prompt', which the simulator does not run",
+        ),
+        (
+            {"hooks": {"Stop": [{"hooks": [hook("")]}]}},
+            "hooks.Stop[0].hooks[0].command",
+            "must be a non-empty string",
+        ),
+        (
+            {"hooks": {"Stop": [{"hooks": [hook("x", timeout=True)]}]}},
+            "hooks.Stop[0].hooks[0].timeout",
+            "must be a positive number",
+        ),
+        ({"hooks": {"Stop": [{"hooks": []}]}}, "hooks.Stop[0].hooks", "must be a non-empty list"),
+        ({"hooks": {"Stop": {"hooks": []}}}, "hooks.Stop", "must be a list of matcher groups"),
+        (
+            {"hooks": {"PreToolUse": [{"matcher": "Edit(", "hooks": [hook("x")]}]}},
+            "hooks.PreToolUse[0].matcher",
+            "is not a valid regular expression",
+        ),
+        (
+            {"permissions": {"deny": ["Edit(target/**"]}},
+            "permissions.deny[0]",
+            "'Edit(target/**' is not a permission rule",
+        ),
+        ({"permissions": {"allow": "Bash"}}, "permissions.allow", "must be a list of rules"),
+    ],
+)
 def test_field_errors(data: Any, field: str, problem: str) -> None:
     err = error_for(data)
     assert err.field == field
@@ -77,12 +105,24 @@ def test_invalid_json_names_line_and_column(tmp_path: Path) -> None:
 
 
 def test_local_settings_are_merged(tmp_path: Path) -> None:
-    write(tmp_path, {"hooks": {"Stop": [{"hooks": [hook("one")]}]},
-                     "permissions": {"deny": ["Edit(target/**)"]}})
-    write(tmp_path, {"hooks": {"Stop": [{"hooks": [hook("two")]}],
-                               "PreToolUse": [{"matcher": "Bash", "hooks": [hook("three")]}]},
-                     "permissions": {"deny": ["Write(target/**)"], "allow": ["Bash(git status)"]}},
-          "settings.local.json")
+    write(
+        tmp_path,
+        {
+            "hooks": {"Stop": [{"hooks": [hook("one")]}]},
+            "permissions": {"deny": ["Edit(target/**)"]},
+        },
+    )
+    write(
+        tmp_path,
+        {
+            "hooks": {
+                "Stop": [{"hooks": [hook("two")]}],
+                "PreToolUse": [{"matcher": "Bash", "hooks": [hook("three")]}],
+            },
+            "permissions": {"deny": ["Write(target/**)"], "allow": ["Bash(git status)"]},
+        },
+        "settings.local.json",
+    )
     settings = load_settings(tmp_path)
     assert [h.command for h in settings.commands_for(Event.STOP, None)] == ["one", "two"]
     assert [h.command for h in settings.commands_for(Event.PRE_TOOL_USE, "Bash")] == ["three"]
@@ -92,8 +132,7 @@ def test_local_settings_are_merged(tmp_path: Path) -> None:
 
 def test_error_in_local_file_names_the_local_file(tmp_path: Path) -> None:
     write(tmp_path, {})
-    write(tmp_path, {"hooks": {"Stop": [{"hooks": [hook("x", timeout=0)]}]}},
-          "settings.local.json")
+    write(tmp_path, {"hooks": {"Stop": [{"hooks": [hook("x", timeout=0)]}]}}, "settings.local.json")
     with pytest.raises(ConfigError, match=r"^\.claude/settings\.local\.json: hooks\.Stop"):
         load_settings(tmp_path)
 
@@ -114,34 +153,42 @@ def test_find_project_root_walks_up(tmp_path: Path) -> None:
 
 # -- permission rules ------------------------------------------------------------------------
 
+
 def perms(**rules: list[str]) -> Permissions:
     def parse(texts: list[str]) -> tuple[Any, ...]:
         return tuple(parse_rule(t) for t in texts)
 
-    return Permissions(parse(rules.get("allow", [])), parse(rules.get("ask", [])),
-                       parse(rules.get("deny", [])))
+    return Permissions(
+        parse(rules.get("allow", [])), parse(rules.get("ask", [])), parse(rules.get("deny", []))
+    )
 
 
-@pytest.mark.parametrize(("rule", "rel", "hit"), [
-    ("Edit(target/**)", "target/surefire-reports/TEST-x.xml", True),
-    ("Edit(target/**)", "src/target/x", False),
-    ("Edit(/target/**)", "target/x", True),
-    ("Edit(*.env)", "config/prod.env", True),
-    ("Edit(docs/*.md)", "docs/sub/x.md", False),
-    ("Edit", "anything.txt", True),
-])
+@pytest.mark.parametrize(
+    ("rule", "rel", "hit"),
+    [
+        ("Edit(target/**)", "target/surefire-reports/TEST-x.xml", True),
+        ("Edit(target/**)", "src/target/x", False),
+        ("Edit(/target/**)", "target/x", True),
+        ("Edit(*.env)", "config/prod.env", True),
+        ("Edit(docs/*.md)", "docs/sub/x.md", False),
+        ("Edit", "anything.txt", True),
+    ],
+)
 def test_path_rules(tmp_path: Path, rule: str, rel: str, hit: bool) -> None:
     kind, _ = perms(deny=[rule]).check("Edit", {"file_path": str(tmp_path / rel)}, tmp_path)
     assert (kind == "deny") is hit
 
 
-@pytest.mark.parametrize(("rule", "command", "hit"), [
-    ("Bash(rm -rf:*)", "rm -rf /", True),
-    ("Bash(rm -rf:*)", "rm -rfv x", False),
-    ("Bash(rm -rf:*)", "cd x && rm -rf build", True),
-    ("Bash(git push *)", "git push origin main", True),
-    ("Bash(git status)", "git status --short", False),
-])
+@pytest.mark.parametrize(
+    ("rule", "command", "hit"),
+    [
+        ("Bash(rm -rf:*)", "rm -rf /", True),
+        ("Bash(rm -rf:*)", "rm -rfv x", False),
+        ("Bash(rm -rf:*)", "cd x && rm -rf build", True),
+        ("Bash(git push *)", "git push origin main", True),
+        ("Bash(git status)", "git status --short", False),
+    ],
+)
 def test_bash_deny_rules(tmp_path: Path, rule: str, command: str, hit: bool) -> None:
     kind, _ = perms(deny=[rule]).check("Bash", {"command": command}, tmp_path)
     assert (kind == "deny") is hit

@@ -13,6 +13,7 @@ def flat(text: str) -> str:
     """The console wraps long error lines; compare words, not line breaks."""
     return " ".join(text.split())
 
+
 SCENARIO = """
 [[step]]
 do = "session_start"
@@ -48,10 +49,13 @@ expect = "allowed"
 def setup(project: HookProject) -> None:
     project.file("docs/uc.md", "**Status:** Approved\n")
     project.hook("PreToolUse", 'echo "audit UC-003 first" >&2; exit 2', matcher="Edit|Write")
-    project.hook("Stop", """
+    project.hook(
+        "Stop",
+        """
         grep -q '"stop_hook_active": true' && exit 0
         echo "run the sensors" >&2; exit 2
-    """)
+    """,
+    )
 
 
 def test_json_lines_one_object_per_step(project: HookProject) -> None:
@@ -78,8 +82,12 @@ def test_json_lines_one_object_per_step(project: HookProject) -> None:
 def test_unmet_expectation_exits_1_naming_the_step(project: HookProject) -> None:
     setup(project)
     scenario = project.root / "scenario.toml"
-    scenario.write_text(SCENARIO.replace('expect = "blocked"\n\n[[step]]\ndo = "bash"',
-                                         'expect = "allowed"\n\n[[step]]\ndo = "bash"'))
+    scenario.write_text(
+        SCENARIO.replace(
+            'expect = "blocked"\n\n[[step]]\ndo = "bash"',
+            'expect = "allowed"\n\n[[step]]\ndo = "bash"',
+        )
+    )
     result = run_cli("simulate", str(scenario), cwd=project.root)
     assert result.code == 1, result
     assert "step 3 (edit 'the guard refuses'): expected allowed, got blocked" in flat(result.err)
@@ -110,13 +118,15 @@ def test_bad_scenario_is_a_clear_error(project: HookProject) -> None:
 
 def test_settings_error_surfaces_through_the_cli(project: HookProject) -> None:
     (project.root / ".claude" / "settings.json").write_text(
-        '{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "x", "timeout": 0}]}]}}')
+        '{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "x", "timeout": 0}]}]}}'
+    )
     scenario = project.root / "s.toml"
     scenario.write_text('[[step]]\ndo = "stop"\n')
     result = run_cli("simulate", str(scenario), cwd=project.root)
     assert result.code == 1
     assert ".claude/settings.json: hooks.Stop[0].hooks[0].timeout: must be a positive number" in (
-        flat(result.err))
+        flat(result.err)
+    )
 
 
 def test_outside_a_workspace(tmp_path: Path) -> None:
@@ -132,8 +142,9 @@ def test_as_a_real_process(project: HookProject) -> None:
     done = run_lab_process("simulate", "scenario.toml", "--json", cwd=project.root, timeout=120)
     assert done.returncode == 0, done.stderr
     assert len(done.stdout.splitlines()) == 6
-    human = run_lab_process("simulate", "scenario.toml", cwd=project.root,
-                            env={"NO_COLOR": "1"}, timeout=120)
+    human = run_lab_process(
+        "simulate", "scenario.toml", cwd=project.root, env={"NO_COLOR": "1"}, timeout=120
+    )
     assert human.returncode == 0, human.stderr
     assert "Claude sees: run the sensors" in human.stdout
     assert "all 4 expectations met" in human.stdout

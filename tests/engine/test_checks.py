@@ -75,10 +75,18 @@ def test_quiz(ws: Workspace) -> None:
 
 def test_hook_session_pass_fail_with_event_json(ws: Workspace) -> None:
     uc = "docs/use_cases/UC-005-add-visit.md"
-    steps = [{"do": "session_start"},
-             {"do": "edit", "file": uc, "old": "**Status:** Approved", "new": "**Status:** Done",
-              "expect": "blocked", "feedback_contains": "coverage-check UC-005",
-              "file_unchanged": uc}]
+    steps = [
+        {"do": "session_start"},
+        {
+            "do": "edit",
+            "file": uc,
+            "old": "**Status:** Approved",
+            "new": "**Status:** Done",
+            "expect": "blocked",
+            "feedback_contains": "coverage-check UC-005",
+            "file_unchanged": uc,
+        },
+    ]
     r = check(ws, "hook_session", steps=steps)
     assert r.status is Status.PASS, r.found
     session = r.details["session"]
@@ -95,9 +103,11 @@ def test_hook_session_pass_fail_with_event_json(ws: Workspace) -> None:
 
 
 def test_hook_session_fail_open_without_jq(ws: Workspace) -> None:
-    steps = [{"do": "session_start", "quiet": True},
-             {"do": "write", "file": "docs/n.md", "content": "x", "quiet": True},
-             {"do": "stop", "expect": "allowed", "quiet": True}]
+    steps = [
+        {"do": "session_start", "quiet": True},
+        {"do": "write", "file": "docs/n.md", "content": "x", "quiet": True},
+        {"do": "stop", "expect": "allowed", "quiet": True},
+    ]
     assert check(ws, "hook_session", steps=steps, hide_programs=["jq"])
     # With jq the same change holds the turn: the check can fail.
     assert not check(ws, "hook_session", steps=steps)
@@ -110,14 +120,19 @@ def test_hook_session_error_when_settings_are_broken(ws: Workspace) -> None:
 
 
 def test_verify_hook(ws: Workspace) -> None:
-    params = {"script": "scripts/check-before-stop.sh", "break_cmd": "rm -f ok",
-              "fix_cmd": "touch ok"}
+    params = {
+        "script": "scripts/check-before-stop.sh",
+        "break_cmd": "rm -f ok",
+        "fix_cmd": "touch ok",
+    }
     r = check(ws, "verify_hook", **params)
     assert r.status is Status.FAIL and "does not exist" in r.message
     hook = ws.root / "scripts" / "check-before-stop.sh"
     hook.parent.mkdir()
-    hook.write_text("#!/bin/sh\ncat >/dev/null\n[ -f ok ] && exit 0\necho 'Stop check blocked:"
-                    " no ok' >&2\nexit 1\n")
+    hook.write_text(
+        "#!/bin/sh\ncat >/dev/null\n[ -f ok ] && exit 0\necho 'Stop check blocked:"
+        " no ok' >&2\nexit 1\n"
+    )
     hook.chmod(0o755)
     r = check(ws, "verify_hook", **params)
     assert r.status is Status.FAIL  # exit 1 never blocks
@@ -125,8 +140,9 @@ def test_verify_hook(ws: Workspace) -> None:
     assert r.status is Status.ERROR
 
 
-def test_sensors_error_when_maven_is_missing(ws: Workspace, monkeypatch: pytest.MonkeyPatch
-                                             ) -> None:
+def test_sensors_error_when_maven_is_missing(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
     with path_without(["mvn", "java"]) as path:
         monkeypatch.setenv("PATH", path)
         r = check(ws, "sensors", expect={"ArchitectureTest": "green"})
@@ -149,5 +165,9 @@ def test_sensors_real_run_green_and_red(ws: Workspace) -> None:
     assert stale.status is Status.FAIL and "older" in stale.message
     r = check(ws, "sensors", expect=both)
     assert r.status is Status.FAIL and "UseCaseTraceabilityTest: red" in (r.found or "")
-    assert check(ws, "sensors", failure_contains={
-        "UseCaseTraceabilityTest": "A1: Validation Errors"}, run=False)
+    assert check(
+        ws,
+        "sensors",
+        failure_contains={"UseCaseTraceabilityTest": "A1: Validation Errors"},
+        run=False,
+    )

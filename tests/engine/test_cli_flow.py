@@ -20,8 +20,14 @@ SOLUTION = REPO / "labs" / "04-status-guard" / "solution"
 
 def lab(ws: Workspace, *args: str) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, NO_COLOR="1", COLUMNS="200")
-    return subprocess.run([sys.executable, "-m", "harness", *args], cwd=ws.root, env=env,
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "harness", *args],
+        cwd=ws.root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def test_start_wrong_hint_fix_next_reset_restore(ws: Workspace) -> None:
@@ -32,9 +38,11 @@ def test_start_wrong_hint_fix_next_reset_restore(ws: Workspace) -> None:
     assert scenario.is_file()
 
     # A wrong attempt: an edit the guard has no reason to refuse.
-    scenario.write_text(scenario.read_text() + '\n[[step]]\ndo = "edit"\n'
-                        'file = "docs/use_cases/UC-005-add-visit.md"\n'
-                        'old = "**Status:** Approved"\nnew = "**Status:** Draft"\n')
+    scenario.write_text(
+        scenario.read_text() + '\n[[step]]\ndo = "edit"\n'
+        'file = "docs/use_cases/UC-005-add-visit.md"\n'
+        'old = "**Status:** Approved"\nnew = "**Status:** Draft"\n'
+    )
     out = lab(ws, "check")
     assert out.returncode == 1
     assert "does not show the Done edit of UC-005 being refused" in out.stdout
@@ -42,7 +50,7 @@ def test_start_wrong_hint_fix_next_reset_restore(ws: Workspace) -> None:
 
     tiers = [lab(ws, "hint").stdout for _ in range(3)]
     assert "hint 1/2" in tiers[0] and "hint 2/2" in tiers[1] and "hint 2/2" in tiers[2]
-    assert "expect = \"blocked\"" in tiers[1]
+    assert 'expect = "blocked"' in tiers[1]
 
     shutil.copyfile(SOLUTION / "status-guard-1.toml", scenario)
     out = lab(ws, "check", "--json")
@@ -59,8 +67,11 @@ def test_start_wrong_hint_fix_next_reset_restore(ws: Workspace) -> None:
     assert out.returncode == 0, out.stderr
     assert "backed up first" in out.stdout
     assert "half-done" not in scenario.read_text()
-    name = next(line.split("lab restore ")[1].split()[0] for line in out.stdout.splitlines()
-                if "lab restore " in line)
+    name = next(
+        line.split("lab restore ")[1].split()[0]
+        for line in out.stdout.splitlines()
+        if "lab restore " in line
+    )
     out = lab(ws, "restore", name)
     assert out.returncode == 0, out.stderr
     assert scenario.read_text() == "# my half-done audit scenario\n"
@@ -100,14 +111,18 @@ def test_check_without_maven_is_fast(ws: Workspace) -> None:
 def test_watch_updates_on_change_and_exits_130(ws: Workspace) -> None:
     assert lab(ws, "start", "9").returncode == 0
     session = f"hooklab-watch-{os.getpid()}"
-    cmd = (f"cd {ws.root} && NO_COLOR=1 {sys.executable} -m harness watch --interval 0.2; "
-           "echo EXIT=$?; sleep 30")
-    subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "160", "-y", "50", cmd],
-                   check=True)
+    cmd = (
+        f"cd {ws.root} && NO_COLOR=1 {sys.executable} -m harness watch --interval 0.2; "
+        "echo EXIT=$?; sleep 30"
+    )
+    subprocess.run(
+        ["tmux", "new-session", "-d", "-s", session, "-x", "160", "-y", "50", cmd], check=True
+    )
 
     def screen() -> str:
-        return subprocess.run(["tmux", "capture-pane", "-p", "-t", session],
-                              capture_output=True, text=True).stdout
+        return subprocess.run(
+            ["tmux", "capture-pane", "-p", "-t", session], capture_output=True, text=True
+        ).stdout
 
     def wait_for(text: str) -> str:
         deadline = time.monotonic() + 20
@@ -121,8 +136,10 @@ def test_watch_updates_on_change_and_exits_130(ws: Workspace) -> None:
     try:
         wait_for("FAIL")
         (ws.root / "answers").mkdir()
-        shutil.copyfile(REPO / "labs/09-read-the-adrs/solution/adr-quiz.toml",
-                        ws.root / "answers" / "adr-quiz.toml")
+        shutil.copyfile(
+            REPO / "labs/09-read-the-adrs/solution/adr-quiz.toml",
+            ws.root / "answers" / "adr-quiz.toml",
+        )
         shown = wait_for("PASS")
         assert "answers/adr-quiz.toml" in shown
         subprocess.run(["tmux", "send-keys", "-t", session, "C-c"], check=True)

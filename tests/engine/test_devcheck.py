@@ -5,7 +5,7 @@ from pathlib import Path
 from harness.engine.devcheck import dev_check
 from tests.engine.conftest import write_lab
 
-TRIVIAL = '''
+TRIVIAL = """
 format = 1
 id = "01-trivial"
 title = "Passes before it is solved"
@@ -37,10 +37,11 @@ exists = true
 do = "write"
 path = "y.txt"
 content = "y"
-'''
+"""
 
 BROKEN_SOLVE = TRIVIAL.replace('path = "pom.xml"', 'path = "z.txt"').replace(
-    'id = "01-trivial"', 'id = "02-bad-solve"')
+    'id = "01-trivial"', 'id = "02-bad-solve"'
+)
 
 
 def test_dev_check_reports_a_step_that_passes_before_solving(tmp_path: Path) -> None:
@@ -62,10 +63,16 @@ def test_dev_check_reports_a_solve_that_does_not_solve(tmp_path: Path) -> None:
 
 def test_dev_check_passes_an_honest_lab_and_reports_manifest_errors(tmp_path: Path) -> None:
     honest = TRIVIAL.replace('path = "pom.xml"', 'path = "x.txt"').replace(
-        'id = "01-trivial"', 'id = "01-honest"')
+        'id = "01-trivial"', 'id = "01-honest"'
+    )
     write_lab(tmp_path, "01-honest", honest)
-    write_lab(tmp_path, "02-broken", TRIVIAL.replace('kind = "file"', 'kind = "flie"').replace(
-        'id = "01-trivial"', 'id = "02-broken"'))
+    write_lab(
+        tmp_path,
+        "02-broken",
+        TRIVIAL.replace('kind = "file"', 'kind = "flie"').replace(
+            'id = "01-trivial"', 'id = "02-broken"'
+        ),
+    )
     report = dev_check(tmp_path)
     by_id = {lab.lab_id: lab for lab in report.labs}
     assert by_id["01-honest"].ok

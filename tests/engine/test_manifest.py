@@ -8,7 +8,7 @@ from harness.engine.manifest import find_lab, load_lab, load_labs
 from harness.errors import ConfigError
 from tests.engine.conftest import write_lab
 
-GOOD = '''
+GOOD = """
 format = 1
 id = "01-demo"
 title = "Demo"
@@ -26,7 +26,7 @@ exists = true
 do = "write"
 path = "x.txt"
 content = "x"
-'''
+"""
 
 
 def _error(tmp_path: Path, body: str, lab_id: str = "01-demo") -> ConfigError:
@@ -63,7 +63,7 @@ def test_empty_hints_are_refused(tmp_path: Path) -> None:
 
 
 def test_duplicate_step_ids_are_refused(tmp_path: Path) -> None:
-    second = GOOD[GOOD.index("[[step]]"):]
+    second = GOOD[GOOD.index("[[step]]") :]
     err = _error(tmp_path, GOOD + second)
     assert err.field == "step[1].id" and "duplicate" in err.problem
 
@@ -91,8 +91,10 @@ def test_wrong_type_is_named(tmp_path: Path) -> None:
 
 
 def test_inline_session_steps_are_validated(tmp_path: Path) -> None:
-    body = GOOD.replace('kind = "file"\npath = "x.txt"\nexists = true',
-                        'kind = "hook_session"\nsteps = [{ do = "edit", file = "a" }]')
+    body = GOOD.replace(
+        'kind = "file"\npath = "x.txt"\nexists = true',
+        'kind = "hook_session"\nsteps = [{ do = "edit", file = "a" }]',
+    )
     err = _error(tmp_path, body)
     assert err.field.startswith("step[0].check[0].steps[0]")
 

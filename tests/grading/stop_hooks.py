@@ -39,31 +39,59 @@ CORRECT = _HEAD + _BLOCK + _CHECKS
 
 # Each wrong hook differs from CORRECT in one place; the value is the set of checks it fails.
 WRONG: dict[str, tuple[str, set[str]]] = {
-    "exit-1": (CORRECT.replace("  exit 2\n", "  exit 1\n"),
-               {"blocks-when-broken", "session-shows-reason"}),
-    "set-e-crash": (_HEAD.replace("set -u", "set -eu") + _BLOCK + """test -s build/app.txt
+    "exit-1": (
+        CORRECT.replace("  exit 2\n", "  exit 1\n"),
+        {"blocks-when-broken", "session-shows-reason"},
+    ),
+    "set-e-crash": (
+        _HEAD.replace("set -u", "set -eu")
+        + _BLOCK
+        + """test -s build/app.txt
 [ build/app.txt -nt src/app.src ] || block "build/app.txt is older than src/app.src"
 exit 0
-""", {"blocks-when-broken", "reason-on-stderr", "session-shows-reason", "lets-go-when-active"}),
-    "ignores-active": (CORRECT.replace('if [ "$active" = "true" ]', "if false"),
-                       {"lets-go-when-active"}),
-    "reason-on-stdout": (CORRECT.replace('echo "Stop check blocked: $1" >&2',
-                                         'echo "Stop check blocked: $1"'),
-                         {"reason-on-stderr", "session-shows-reason"}),
-    "never-blocks": (_HEAD + 'echo "Stop check: build/app.txt looks fine"\nexit 0\n',
-                     {"blocks-when-broken", "session-shows-reason"}),
-    "too-slow": (CORRECT.replace("cd \"$CLAUDE_PROJECT_DIR\" || exit 0\n",
-                                 "cd \"$CLAUDE_PROJECT_DIR\" || exit 0\nsleep 3\n"),
-                 {"within-timeout"}),
-    "leaks-env": (CORRECT.replace('echo "Stop check blocked: $1" >&2',
-                                  'echo "Stop check blocked: $1 (debug: $(env | grep KEY))" >&2'),
-                  {"no-leak"}),
-    "trusts-stale": (CORRECT.replace(
-        '[ build/app.txt -nt src/app.src ] || block "build/app.txt is older than src/app.src: '
-        'rebuild"\n', ""), {"blocks-on-stale"}),
-    "whole-log": (CORRECT.replace('echo "Stop check blocked: $1" >&2',
-                                  'echo "Stop check blocked: $1" >&2; cat build.log >&2'),
-                  {"reason-on-stderr"}),
+""",
+        {"blocks-when-broken", "reason-on-stderr", "session-shows-reason", "lets-go-when-active"},
+    ),
+    "ignores-active": (
+        CORRECT.replace('if [ "$active" = "true" ]', "if false"),
+        {"lets-go-when-active"},
+    ),
+    "reason-on-stdout": (
+        CORRECT.replace('echo "Stop check blocked: $1" >&2', 'echo "Stop check blocked: $1"'),
+        {"reason-on-stderr", "session-shows-reason"},
+    ),
+    "never-blocks": (
+        _HEAD + 'echo "Stop check: build/app.txt looks fine"\nexit 0\n',
+        {"blocks-when-broken", "session-shows-reason"},
+    ),
+    "too-slow": (
+        CORRECT.replace(
+            'cd "$CLAUDE_PROJECT_DIR" || exit 0\n', 'cd "$CLAUDE_PROJECT_DIR" || exit 0\nsleep 3\n'
+        ),
+        {"within-timeout"},
+    ),
+    "leaks-env": (
+        CORRECT.replace(
+            'echo "Stop check blocked: $1" >&2',
+            'echo "Stop check blocked: $1 (debug: $(env | grep KEY))" >&2',
+        ),
+        {"no-leak"},
+    ),
+    "trusts-stale": (
+        CORRECT.replace(
+            '[ build/app.txt -nt src/app.src ] || block "build/app.txt is older than src/app.src: '
+            'rebuild"\n',
+            "",
+        ),
+        {"blocks-on-stale"},
+    ),
+    "whole-log": (
+        CORRECT.replace(
+            'echo "Stop check blocked: $1" >&2',
+            'echo "Stop check blocked: $1" >&2; cat build.log >&2',
+        ),
+        {"reason-on-stderr"},
+    ),
 }
 
 

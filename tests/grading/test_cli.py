@@ -56,8 +56,7 @@ def test_project_option_and_an_existing_settings_file_left_alone(tmp_path: Path)
     settings.parent.mkdir()
     settings.write_text('{"hooks": {}}\n')
     script = write_hook(root, CORRECT)
-    res = run_cli("verify-hook", str(script), *ARGS, "--project", str(root), "--json",
-                  cwd=tmp_path)
+    res = run_cli("verify-hook", str(script), *ARGS, "--project", str(root), "--json", cwd=tmp_path)
     assert res.code == 0, res
     assert settings.read_text() == '{"hooks": {}}\n'
 

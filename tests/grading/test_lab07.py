@@ -24,10 +24,11 @@ def fake_fix(failures: int = 0) -> str:
     for name in SENSORS:
         lines.append(
             "printf '%s\\n' '<?xml version=\"1.0\" encoding=\"UTF-8\"?>' "
-            f"'<testsuite xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" "
-            f"name=\"ai.unifiedprocess.petclinic.{name}\" time=\"0.2\" tests=\"4\" errors=\"0\" "
-            f"skipped=\"0\" failures=\"{failures}\">' '</testsuite>' "
-            f"> target/surefire-reports/TEST-ai.unifiedprocess.petclinic.{name}.xml")
+            f'\'<testsuite xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" '
+            f'name="ai.unifiedprocess.petclinic.{name}" time="0.2" tests="4" errors="0" '
+            f'skipped="0" failures="{failures}">\' \'</testsuite>\' '
+            f"> target/surefire-reports/TEST-ai.unifiedprocess.petclinic.{name}.xml"
+        )
     return " && ".join(lines)
 
 
@@ -53,8 +54,9 @@ def install(root: Path, asset: str) -> Path:
 
 def test_solution_passes_every_check(project: Path) -> None:
     script = install(project, "solution/check-before-stop.sh")
-    grade = grade_stop_hook(project, script, break_cmd=BREAK, fix_cmd=fake_fix(),
-                            stale_cmd=STALE, timeout=10)
+    grade = grade_stop_hook(
+        project, script, break_cmd=BREAK, fix_cmd=fake_fix(), stale_cmd=STALE, timeout=10
+    )
     assert grade.passed, grade.checks
     assert not any(c.skipped for c in grade.checks)
     assert "no report for ArchitectureTest" in grade.check("reason-on-stderr").found
@@ -63,16 +65,18 @@ def test_solution_passes_every_check(project: Path) -> None:
 
 def test_skeleton_never_blocks(project: Path) -> None:
     script = install(project, "skeleton.sh")
-    grade = grade_stop_hook(project, script, break_cmd=BREAK, fix_cmd=fake_fix(),
-                            stale_cmd=STALE, timeout=10)
+    grade = grade_stop_hook(
+        project, script, break_cmd=BREAK, fix_cmd=fake_fix(), stale_cmd=STALE, timeout=10
+    )
     assert {c.name for c in grade.failures} == {"blocks-when-broken", "session-shows-reason"}
     assert grade.check("blocks-when-broken").problem == "never blocks"
 
 
 def test_solution_blocks_a_red_report(project: Path) -> None:
     script = install(project, "solution/check-before-stop.sh")
-    grade = grade_stop_hook(project, script, break_cmd=BREAK, fix_cmd=fake_fix(failures=1),
-                            timeout=10)
+    grade = grade_stop_hook(
+        project, script, break_cmd=BREAK, fix_cmd=fake_fix(failures=1), timeout=10
+    )
     fixed = grade.check("passes-when-fixed")
     assert fixed.failed and fixed.problem == "blocks although fixed"
     assert "ArchitectureTest is red (1 failures, 0 errors)" in fixed.found
@@ -83,9 +87,15 @@ def test_solution_blocks_a_red_report(project: Path) -> None:
 def test_solution_passes_against_the_real_sensors(workspace) -> None:  # type: ignore[no-untyped-def]
     root = workspace.root
     script = install(root, "solution/check-before-stop.sh")
-    grade = grade_stop_hook(root, script, break_cmd=BREAK,
-                            fix_cmd="./mvnw -q test -Dgroups=sensor", stale_cmd=STALE,
-                            timeout=10)
+    grade = grade_stop_hook(
+        root,
+        script,
+        break_cmd=BREAK,
+        fix_cmd="./mvnw -q test -Dgroups=sensor",
+        stale_cmd=STALE,
+        timeout=10,
+    )
     assert grade.passed, grade.checks
-    assert (root / "target/surefire-reports"
-            / "TEST-ai.unifiedprocess.petclinic.ArchitectureTest.xml").is_file()
+    assert (
+        root / "target/surefire-reports" / "TEST-ai.unifiedprocess.petclinic.ArchitectureTest.xml"
+    ).is_file()

@@ -15,8 +15,9 @@ from tests.grading.stop_hooks import BREAK, CORRECT, FIX, STALE, WRONG, make_pro
 
 def grade(root: Path, text: str, *, stale: str | None = STALE, timeout: float = 5) -> HookGrade:
     script = write_hook(root, text)
-    return grade_stop_hook(root, script, break_cmd=BREAK, fix_cmd=FIX, stale_cmd=stale,
-                           timeout=timeout)
+    return grade_stop_hook(
+        root, script, break_cmd=BREAK, fix_cmd=FIX, stale_cmd=stale, timeout=timeout
+    )
 
 
 @pytest.fixture
@@ -30,8 +31,9 @@ def test_correct_hook_passes_every_check(project: Path) -> None:
     assert [c.name for c in result.checks if not c.passed] == []
     assert result.passed
     assert result.check("lets-go-when-active").found.startswith("exit 0, systemMessage")
-    assert "Stop check blocked: build/app.txt is missing" in result.check(
-        "session-shows-reason").found
+    assert (
+        "Stop check blocked: build/app.txt is missing" in result.check("session-shows-reason").found
+    )
     # the project is left fixed, and its settings untouched
     assert (project / "build" / "app.txt").is_file()
     assert not (project / ".claude").exists()
@@ -79,7 +81,9 @@ def test_ignoring_stop_hook_active_runs_into_the_cap(project: Path) -> None:
 def test_slow_hook_leaves_the_other_checks_unjudged(project: Path) -> None:
     result = grade(project, WRONG["too-slow"][0], timeout=1)
     assert {c.name for c in result.checks if c.skipped} == set(CHECK_ORDER) - {
-        "within-timeout", "no-leak"}
+        "within-timeout",
+        "no-leak",
+    }
     assert "killed after 1." in result.check("within-timeout").found
 
 
@@ -97,7 +101,8 @@ def test_stale_check_is_skipped_without_a_stale_command(project: Path) -> None:
 
 
 def test_hook_outside_the_project_is_registered_by_absolute_path(
-        project: Path, tmp_path: Path) -> None:
+    project: Path, tmp_path: Path
+) -> None:
     script = write_hook(tmp_path / "elsewhere", CORRECT, rel="hook.sh")
     result = grade_stop_hook(project, script, break_cmd=BREAK, fix_cmd=FIX, timeout=5)
     assert result.command == str(script)

@@ -16,9 +16,9 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import docker
 import pytest
 
-import docker
 from harness.errors import HarnessError
 from harness.maven.backend import SENSOR_GOALS
 from harness.maven.docker_backend import CONTAINER_LABEL, PERMISSION_FIX, DockerBackend

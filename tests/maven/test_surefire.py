@@ -21,35 +21,37 @@ SUITE = """<?xml version="1.0" encoding="UTF-8"?>
 """
 
 
-def write_report(project: Path, name: str, *, tests: int = 1, failures: int = 0,
-                 errors: int = 0, body: str = "") -> Path:
+def write_report(
+    project: Path, name: str, *, tests: int = 1, failures: int = 0, errors: int = 0, body: str = ""
+) -> Path:
     path = report_path(project, name)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(SUITE.format(name=name, tests=tests, failures=failures, errors=errors,
-                                 body=body))
+    path.write_text(
+        SUITE.format(name=name, tests=tests, failures=failures, errors=errors, body=body)
+    )
     return path
 
 
 def test_green_report(tmp_path: Path) -> None:
     report = read_report(write_report(tmp_path, "ArchitectureTest", tests=4))
     assert (report.name, report.tests, report.failures, report.errors) == (
-        "ArchitectureTest", 4, 0, 0)
+        "ArchitectureTest",
+        4,
+        0,
+        0,
+    )
     assert report.green
 
 
-@pytest.mark.parametrize(
-    ("tests", "failures", "errors"), [(0, 0, 0), (3, 1, 0), (3, 0, 1)]
-)
+@pytest.mark.parametrize(("tests", "failures", "errors"), [(0, 0, 0), (3, 1, 0), (3, 0, 1)])
 def test_not_green(tmp_path: Path, tests: int, failures: int, errors: int) -> None:
-    path = write_report(tmp_path, "ArchitectureTest", tests=tests, failures=failures,
-                        errors=errors)
+    path = write_report(tmp_path, "ArchitectureTest", tests=tests, failures=failures, errors=errors)
     assert not read_report(path).green
 
 
 def test_failure_messages_are_kept(tmp_path: Path) -> None:
     body = '<failure message="UC003X.m: dangling" type="AssertionError">trace</failure>'
-    report = read_report(write_report(tmp_path, "UseCaseTraceabilityTest", failures=1,
-                                      body=body))
+    report = read_report(write_report(tmp_path, "UseCaseTraceabilityTest", failures=1, body=body))
     assert report.problems[0].kind == "failure"
     assert report.problems[0].message == "UC003X.m: dangling"
     assert report.problems[0].test.endswith("UseCaseTraceabilityTest.rule")

@@ -10,8 +10,15 @@ from harness.engine.kinds import Kind, Params
 from harness.engine.schema import Field
 from harness.results import CheckResult
 
-ASSERTIONS = ("exists", "absent", "contains", "contains_all", "not_contains", "matches",
-              "executable")
+ASSERTIONS = (
+    "exists",
+    "absent",
+    "contains",
+    "contains_all",
+    "not_contains",
+    "matches",
+    "executable",
+)
 
 
 def _validate(params: Params) -> str | None:
@@ -32,38 +39,62 @@ def run(ctx: CheckContext, p: Params) -> CheckResult:
     if p["absent"]:
         if path.exists():
             return CheckResult.failed(
-                p["message"] or f"{rel} should not exist", name=name,
-                expected="no such file", found="the file exists")
+                p["message"] or f"{rel} should not exist",
+                name=name,
+                expected="no such file",
+                found="the file exists",
+            )
         return CheckResult.passed(f"{rel} is gone", name=name)
     if not path.is_file():
         return CheckResult.failed(
-            p["message"] or f"{rel} does not exist", name=name,
-            expected="the file exists", found="no such file")
+            p["message"] or f"{rel} does not exist",
+            name=name,
+            expected="the file exists",
+            found="no such file",
+        )
     if p["executable"] and not os.access(path, os.X_OK):
         return CheckResult.failed(
-            p["message"] or f"{rel} is not executable", name=name,
-            expected="executable", found="not executable", details={"fix": f"chmod +x {rel}"})
+            p["message"] or f"{rel} is not executable",
+            name=name,
+            expected="executable",
+            found="not executable",
+            details={"fix": f"chmod +x {rel}"},
+        )
     text = path.read_text(errors="replace")
     if p["contains"] is not None and p["contains"] not in text:
         return CheckResult.failed(
-            p["message"] or f"{rel} does not contain the expected text", name=name,
-            expected=f"contains {p['contains']!r}", found=_excerpt(text))
+            p["message"] or f"{rel} does not contain the expected text",
+            name=name,
+            expected=f"contains {p['contains']!r}",
+            found=_excerpt(text),
+        )
     missing = [t for t in p["contains_all"] or [] if t not in text]
     if missing:
         return CheckResult.failed(
-            p["message"] or f"{rel} lacks {len(missing)} of the expected pieces", name=name,
+            p["message"] or f"{rel} lacks {len(missing)} of the expected pieces",
+            name=name,
             expected="contains " + ", ".join(repr(t) for t in p["contains_all"]),
-            found="missing: " + ", ".join(repr(t) for t in missing))
+            found="missing: " + ", ".join(repr(t) for t in missing),
+        )
     if p["not_contains"] is not None and p["not_contains"] in text:
-        line = next(ln for ln in text.splitlines() if p["not_contains"] in ln) if (
-            p["not_contains"] in "\n".join(text.splitlines())) else p["not_contains"]
+        line = (
+            next(ln for ln in text.splitlines() if p["not_contains"] in ln)
+            if (p["not_contains"] in "\n".join(text.splitlines()))
+            else p["not_contains"]
+        )
         return CheckResult.failed(
-            p["message"] or f"{rel} still contains {p['not_contains']!r}", name=name,
-            expected=f"no {p['not_contains']!r}", found=line.strip())
+            p["message"] or f"{rel} still contains {p['not_contains']!r}",
+            name=name,
+            expected=f"no {p['not_contains']!r}",
+            found=line.strip(),
+        )
     if p["matches"] is not None and not re.search(p["matches"], text, re.MULTILINE):
         return CheckResult.failed(
-            p["message"] or f"{rel} does not match the expected pattern", name=name,
-            expected=f"matches /{p['matches']}/", found=_excerpt(text))
+            p["message"] or f"{rel} does not match the expected pattern",
+            name=name,
+            expected=f"matches /{p['matches']}/",
+            found=_excerpt(text),
+        )
     return CheckResult.passed(p["pass_message"] or f"{rel} is as expected", name=name)
 
 
@@ -83,8 +114,13 @@ KIND = Kind(
         Field("absent", bool, default=False, doc="the file must not exist"),
         Field("executable", bool, default=False, doc="the file must be executable"),
         Field("contains", str, doc="text the file must contain"),
-        Field("contains_all", list, item_type=str, default=[],
-              doc="pieces of text the file must all contain"),
+        Field(
+            "contains_all",
+            list,
+            item_type=str,
+            default=[],
+            doc="pieces of text the file must all contain",
+        ),
         Field("not_contains", str, doc="text the file must not contain"),
         Field("matches", str, doc="a regular expression (multiline) the file must match"),
         Field("message", str, doc="what the participant reads when the check fails"),

@@ -47,8 +47,11 @@ def run(ctx: CheckContext, p: Params) -> CheckResult:
         return changed
     if p["clean"] and changed:
         return CheckResult.failed(
-            p["message"] or "the workspace has uncommitted changes", name=name,
-            expected="a clean worktree", found="\n".join(changed[:20]))
+            p["message"] or "the workspace has uncommitted changes",
+            name=name,
+            expected="a clean worktree",
+            found="\n".join(changed[:20]),
+        )
     considered = list(changed)
     if p["committed"] or p["commits_since_start"]:
         base = ctx.extra.get("lab_start_commit")
@@ -61,30 +64,40 @@ def run(ctx: CheckContext, p: Params) -> CheckResult:
             missing = [pat for pat, hit in _hits(p["committed"], committed).items() if not hit]
             if missing:
                 return CheckResult.failed(
-                    p["message"] or "not committed yet: " + ", ".join(missing), name=name,
+                    p["message"] or "not committed yet: " + ", ".join(missing),
+                    name=name,
                     expected="commits since the lab started touching " + ", ".join(missing),
-                    found="\n".join(committed) or "no committed change since the lab started")
+                    found="\n".join(committed) or "no committed change since the lab started",
+                )
         considered = sorted(set(considered) | set(committed))
     if p["changed"]:
         missing = [pat for pat, hit in _hits(p["changed"], considered).items() if not hit]
         if missing:
             return CheckResult.failed(
-                p["message"] or "no change yet to " + ", ".join(missing), name=name,
+                p["message"] or "no change yet to " + ", ".join(missing),
+                name=name,
                 expected="a change to " + ", ".join(missing),
-                found="\n".join(considered[:20]) or "no changes")
+                found="\n".join(considered[:20]) or "no changes",
+            )
     if p["changed_any"] and not any(_hits(p["changed_any"], considered).values()):
         return CheckResult.failed(
-            p["message"] or "no change yet to any of " + ", ".join(p["changed_any"]), name=name,
+            p["message"] or "no change yet to any of " + ", ".join(p["changed_any"]),
+            name=name,
             expected="a change to one of " + ", ".join(p["changed_any"]),
-            found="\n".join(considered[:20]) or "no changes")
+            found="\n".join(considered[:20]) or "no changes",
+        )
     if p["unchanged"]:
         touched = [path for hit in _hits(p["unchanged"], changed).values() for path in hit]
         if touched:
             return CheckResult.failed(
-                p["message"] or "these should be left alone: " + ", ".join(touched), name=name,
-                expected="no change to " + ", ".join(p["unchanged"]), found="\n".join(touched))
-    return CheckResult.passed(p["pass_message"] or "the workspace changes are as expected",
-                              name=name)
+                p["message"] or "these should be left alone: " + ", ".join(touched),
+                name=name,
+                expected="no change to " + ", ".join(p["unchanged"]),
+                found="\n".join(touched),
+            )
+    return CheckResult.passed(
+        p["pass_message"] or "the workspace changes are as expected", name=name
+    )
 
 
 KIND = Kind(
@@ -92,16 +105,40 @@ KIND = Kind(
     summary="changed / unchanged paths, commits since the lab started, a clean worktree",
     params=(
         Field("kind", str, required=True),
-        Field("changed", list, item_type=str, default=[],
-              doc="glob patterns; each must match a changed path (uncommitted or committed)"),
-        Field("changed_any", list, item_type=str, default=[],
-              doc="glob patterns; at least one changed path must match one of them"),
-        Field("unchanged", list, item_type=str, default=[],
-              doc="glob patterns no uncommitted change may match"),
-        Field("committed", list, item_type=str, default=[],
-              doc="glob patterns each matching a path committed since the lab started"),
-        Field("commits_since_start", bool, default=False,
-              doc="count committed changes since the lab started as changes"),
+        Field(
+            "changed",
+            list,
+            item_type=str,
+            default=[],
+            doc="glob patterns; each must match a changed path (uncommitted or committed)",
+        ),
+        Field(
+            "changed_any",
+            list,
+            item_type=str,
+            default=[],
+            doc="glob patterns; at least one changed path must match one of them",
+        ),
+        Field(
+            "unchanged",
+            list,
+            item_type=str,
+            default=[],
+            doc="glob patterns no uncommitted change may match",
+        ),
+        Field(
+            "committed",
+            list,
+            item_type=str,
+            default=[],
+            doc="glob patterns each matching a path committed since the lab started",
+        ),
+        Field(
+            "commits_since_start",
+            bool,
+            default=False,
+            doc="count committed changes since the lab started as changes",
+        ),
         Field("clean", bool, default=False, doc="no uncommitted change at all"),
         Field("message", str, doc="what the participant reads when the check fails"),
         Field("pass_message", str, doc="what the participant reads when it passes"),

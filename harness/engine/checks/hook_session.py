@@ -71,8 +71,11 @@ def parse_inline(raw: list[Any], path: object, where: str) -> Scenario:
     for i, step in enumerate(asserts):
         for key, value in step.items():
             if not isinstance(value, ASSERTIONS[key]):
-                raise ConfigError(path, f"{where}.steps[{i}].{key}",
-                                  f"expected {ASSERTIONS[key].__name__}, found {value!r}")
+                raise ConfigError(
+                    path,
+                    f"{where}.steps[{i}].{key}",
+                    f"expected {ASSERTIONS[key].__name__}, found {value!r}",
+                )
     try:
         return parse_scenario({"step": plain}, Path(str(path)))
     except ConfigError as exc:
@@ -90,24 +93,40 @@ def _validate(p: Params) -> str | None:
         return "give exactly one of steps (inline) or scenario (a scenario file)"
     for i, want in enumerate(p.get("expect_sequence") or []):
         if not isinstance(want, dict) or set(want) - SEQUENCE_KEYS:
-            return (f"expect_sequence[{i}] must be a table with keys from "
-                    + ", ".join(sorted(SEQUENCE_KEYS)))
+            return f"expect_sequence[{i}] must be a table with keys from " + ", ".join(
+                sorted(SEQUENCE_KEYS)
+            )
     return None
 
 
 def _hook_view(outcome: StepOutcome) -> list[dict[str, Any]]:
-    return [{"event": run.event, "command": run.command, "exit_code": run.exit_code,
-             "timed_out": run.timed_out, "stdout": run.stdout[:2000], "stderr": run.stderr[:2000]}
-            for run in outcome.hooks]
+    return [
+        {
+            "event": run.event,
+            "command": run.command,
+            "exit_code": run.exit_code,
+            "timed_out": run.timed_out,
+            "stdout": run.stdout[:2000],
+            "stderr": run.stderr[:2000],
+        }
+        for run in outcome.hooks
+    ]
 
 
 def _said(outcome: StepOutcome) -> str:
-    return "\n".join(t for t in (outcome.feedback, outcome.system_message,
-                                 outcome.user_message) if t)
+    return "\n".join(
+        t for t in (outcome.feedback, outcome.system_message, outcome.user_message) if t
+    )
 
 
-def _judge(step: ScenarioStep, asserts: dict[str, Any], outcome: StepOutcome, root: Path,
-           git_dir: Path, before: bytes | None) -> list[str]:
+def _judge(
+    step: ScenarioStep,
+    asserts: dict[str, Any],
+    outcome: StepOutcome,
+    root: Path,
+    git_dir: Path,
+    before: bytes | None,
+) -> list[str]:
     problems = []
     if step.expect is not None and outcome.outcome != step.expect:
         problems.append(f"expected {step.expect}, found {outcome.outcome}")
@@ -130,13 +149,22 @@ def _judge(step: ScenarioStep, asserts: dict[str, Any], outcome: StepOutcome, ro
     if "marker_absent" in asserts and (git_dir / asserts["marker_absent"]).exists():
         problems.append(f"marker {asserts['marker_absent']} should not exist")
     if asserts.get("quiet"):
-        loud = [r for r in outcome.hooks if r.exit_code != 0 or r.stdout.strip()
-                or r.stderr.strip()]
+        loud = [
+            r for r in outcome.hooks if r.exit_code != 0 or r.stdout.strip() or r.stderr.strip()
+        ]
         if loud:
-            problems.append("a hook did not stay silent: " + "; ".join(
-                f"{Path(r.command.strip(chr(34))).name} exit {r.exit_code}"
-                + (f", said {(r.stderr or r.stdout).strip()[:120]!r}"
-                   if (r.stderr or r.stdout).strip() else "") for r in loud))
+            problems.append(
+                "a hook did not stay silent: "
+                + "; ".join(
+                    f"{Path(r.command.strip(chr(34))).name} exit {r.exit_code}"
+                    + (
+                        f", said {(r.stderr or r.stdout).strip()[:120]!r}"
+                        if (r.stderr or r.stdout).strip()
+                        else ""
+                    )
+                    for r in loud
+                )
+            )
     return problems
 
 
@@ -146,23 +174,31 @@ def run(ctx: CheckContext, p: Params) -> CheckResult:
             base = ctx.lab_dir if p["scenario_in"] == "lab" else ctx.root
             scenario_path = base / p["scenario"]
             if p["scenario_in"] == "workspace" and not scenario_path.is_file():
-                return CheckResult.failed(f"{p['scenario']} does not exist yet",
-                                          name="hook session", expected=f"a scenario file "
-                                          f"{p['scenario']}", found="no such file")
+                return CheckResult.failed(
+                    f"{p['scenario']} does not exist yet",
+                    name="hook session",
+                    expected=f"a scenario file {p['scenario']}",
+                    found="no such file",
+                )
             try:
                 scenario = load_scenario(scenario_path)
             except ConfigError as exc:
                 if p["scenario_in"] == "workspace":
-                    return CheckResult.failed(str(exc), name="hook session",
-                                              expected="a valid scenario file", found=exc.problem)
+                    return CheckResult.failed(
+                        str(exc),
+                        name="hook session",
+                        expected="a valid scenario file",
+                        found=exc.problem,
+                    )
                 raise
             asserts: list[dict[str, Any]] = [{} for _ in scenario.steps]
         else:
             scenario = parse_inline(p["steps"], "lab.toml", "check")
             asserts = split_steps(p["steps"])[1]
     except HarnessError as exc:
-        return CheckResult.errored(f"the lab's session script is broken: {exc}",
-                                   name="hook session")
+        return CheckResult.errored(
+            f"the lab's session script is broken: {exc}", name="hook session"
+        )
     title = p["title"] or (Path(p["scenario"]).name if p["scenario"] else "hook session")
     with contextlib.ExitStack() as stack:
         root = ctx.root
@@ -177,9 +213,14 @@ def run(ctx: CheckContext, p: Params) -> CheckResult:
         stack.callback(shutil.rmtree, transcripts, True)
         git_dir = root / ".git"
         try:
-            session: RecordingSession = stack.enter_context(RecordingSession(
-                root, transcript_dir=transcripts, auto_approve=scenario.auto_approve
-                or p["auto_approve"], env=env))
+            session: RecordingSession = stack.enter_context(
+                RecordingSession(
+                    root,
+                    transcript_dir=transcripts,
+                    auto_approve=scenario.auto_approve or p["auto_approve"],
+                    env=env,
+                )
+            )
         except HarnessError as exc:
             return CheckResult.errored(f"cannot start a session: {exc}", name=title)
         ctx.on_activity(f"simulating a Claude Code session: {title}")
@@ -196,52 +237,73 @@ def run(ctx: CheckContext, p: Params) -> CheckResult:
             try:
                 report = next(run_scenario(Scenario(scenario.path, (step,)), session))
             except HarnessError as exc:
-                return CheckResult.errored(f"session step {step.number} could not run: {exc}",
-                                           name=title, details={"session": steps_json})
+                return CheckResult.errored(
+                    f"session step {step.number} could not run: {exc}",
+                    name=title,
+                    details={"session": steps_json},
+                )
             outcome = report.outcome
             last = outcome
-            counts[f"{step.do}:{outcome.outcome}"] = counts.get(
-                f"{step.do}:{outcome.outcome}", 0) + 1
+            counts[f"{step.do}:{outcome.outcome}"] = (
+                counts.get(f"{step.do}:{outcome.outcome}", 0) + 1
+            )
             problems = _judge(step, asserted, outcome, root, git_dir, before)
             entry = {
-                "step": step.number, "name": step.name, "do": step.do, "detail": outcome.detail,
-                "expect": step.expect, "outcome": outcome.outcome, "tool_ran": outcome.tool_ran,
-                "feedback": outcome.feedback[:3000], "system_message": outcome.system_message,
+                "step": step.number,
+                "name": step.name,
+                "do": step.do,
+                "detail": outcome.detail,
+                "expect": step.expect,
+                "outcome": outcome.outcome,
+                "tool_ran": outcome.tool_ran,
+                "feedback": outcome.feedback[:3000],
+                "system_message": outcome.system_message,
                 "user_message": outcome.user_message[:2000],
-                "events": [json.loads(json.dumps(x, default=str))
-                           for x in session.payloads[seen:]],
-                "hooks": _hook_view(outcome), "problems": problems,
+                "events": [json.loads(json.dumps(x, default=str)) for x in session.payloads[seen:]],
+                "hooks": _hook_view(outcome),
+                "problems": problems,
             }
             steps_json.append(entry)
             ctx.on_hook_event(entry)
             if problems:
-                failures.append(f"step {step.number} {step.do} {outcome.detail[:60]}: "
-                                + "; ".join(problems))
+                failures.append(
+                    f"step {step.number} {step.do} {outcome.detail[:60]}: " + "; ".join(problems)
+                )
         # Markers live in the sandbox's git directory: judge them before it is removed.
         failures.extend(_sequence_problems(p["expect_sequence"] or [], steps_json, git_dir))
     if p["final"] is not None and (last is None or last.outcome != p["final"]):
-        failures.append(f"the last step should be {p['final']}, "
-                        f"found {last.outcome if last else 'nothing'}")
+        failures.append(
+            f"the last step should be {p['final']}, found {last.outcome if last else 'nothing'}"
+        )
     blocked = counts.get("stop:blocked", 0)
     if p["blocked_stops_at_least"] and blocked < p["blocked_stops_at_least"]:
-        failures.append(f"{blocked} blocked stops, expected at least "
-                        f"{p['blocked_stops_at_least']}")
+        failures.append(f"{blocked} blocked stops, expected at least {p['blocked_stops_at_least']}")
     details = {"session": steps_json}
     if failures:
         return CheckResult.failed(
             p["message"] or "the hooks did not behave as this step expects",
-            name=title, expected=_describe_expected(scenario, asserts, p),
-            found="\n".join(failures), output=_output(steps_json), details=details)
-    return CheckResult.passed(p["pass_message"] or "every hook outcome as expected",
-                              name=title, details=details)
+            name=title,
+            expected=_describe_expected(scenario, asserts, p),
+            found="\n".join(failures),
+            output=_output(steps_json),
+            details=details,
+        )
+    return CheckResult.passed(
+        p["pass_message"] or "every hook outcome as expected", name=title, details=details
+    )
 
 
-SEQUENCE_KEYS = {"do", "outcome", "feedback_contains", "message_contains", "marker_exists",
-                 "detail_contains"}
+SEQUENCE_KEYS = {
+    "do",
+    "outcome",
+    "feedback_contains",
+    "message_contains",
+    "marker_exists",
+    "detail_contains",
+}
 
 
-def _sequence_problems(wanted: list[Any], steps: list[dict[str, Any]], git_dir: Path
-                       ) -> list[str]:
+def _sequence_problems(wanted: list[Any], steps: list[dict[str, Any]], git_dir: Path) -> list[str]:
     """Each wanted step must match a session step, in order (other steps may come between)."""
     i = 0
     for n, want in enumerate(wanted):
@@ -257,15 +319,17 @@ def _sequence_problems(wanted: list[Any], steps: list[dict[str, Any]], git_dir: 
 
 
 def _step_matches(want: dict[str, Any], step: dict[str, Any]) -> bool:
-    said = "\n".join(str(step.get(k) or "") for k in ("feedback", "system_message",
-                                                      "user_message"))
-    return ((want.get("do") is None or want["do"] == step["do"])
-            and (want.get("outcome") is None or want["outcome"] == step["outcome"])
-            and (want.get("feedback_contains") is None
-                 or want["feedback_contains"] in step["feedback"])
-            and (want.get("message_contains") is None or want["message_contains"] in said)
-            and (want.get("detail_contains") is None
-                 or want["detail_contains"] in str(step.get("detail") or "")))
+    said = "\n".join(str(step.get(k) or "") for k in ("feedback", "system_message", "user_message"))
+    return (
+        (want.get("do") is None or want["do"] == step["do"])
+        and (want.get("outcome") is None or want["outcome"] == step["outcome"])
+        and (want.get("feedback_contains") is None or want["feedback_contains"] in step["feedback"])
+        and (want.get("message_contains") is None or want["message_contains"] in said)
+        and (
+            want.get("detail_contains") is None
+            or want["detail_contains"] in str(step.get("detail") or "")
+        )
+    )
 
 
 def _describe_expected(scenario: Scenario, asserts: list[dict[str, Any]], p: Params) -> str:
@@ -274,8 +338,12 @@ def _describe_expected(scenario: Scenario, asserts: list[dict[str, Any]], p: Par
         bits = [step.expect] if step.expect else []
         bits += [f"{k}={v!r}" for k, v in extra.items()]
         if bits:
-            detail = step.args.get("command") or step.args.get("file") or step.args.get(
-                "agent_type") or ""
+            detail = (
+                step.args.get("command")
+                or step.args.get("file")
+                or step.args.get("agent_type")
+                or ""
+            )
             lines.append(f"{step.number}. {step.do} {str(detail)[:60]}: {', '.join(bits)}")
     if p["final"]:
         lines.append(f"last step: {p['final']}")
@@ -292,8 +360,10 @@ def _output(steps: list[dict[str, Any]]) -> str:
         for event in entry["events"]:
             chunks.append("event: " + json.dumps(event)[:800])
         for hook in entry["hooks"]:
-            chunks.append(f"hook {hook['command']}: exit {hook['exit_code']}"
-                          + (" (timed out)" if hook["timed_out"] else ""))
+            chunks.append(
+                f"hook {hook['command']}: exit {hook['exit_code']}"
+                + (" (timed out)" if hook["timed_out"] else "")
+            )
             if hook["stderr"].strip():
                 chunks.append("stderr: " + hook["stderr"].strip()[:800])
     return "\n".join(chunks)
@@ -309,26 +379,52 @@ KIND = Kind(
     params=(
         Field("kind", str, required=True),
         Field("title", str, doc="a short name for the session in results"),
-        Field("steps", list, doc="inline scenario steps (do, expect, … plus assertions "
-              "feedback_contains, message_contains, file_unchanged, marker_exists, "
-              "marker_absent, quiet)"),
+        Field(
+            "steps",
+            list,
+            doc="inline scenario steps (do, expect, … plus assertions "
+            "feedback_contains, message_contains, file_unchanged, marker_exists, "
+            "marker_absent, quiet)",
+        ),
         Field("scenario", str, doc="a scenario file instead of inline steps"),
-        Field("scenario_in", str, default="lab", choices=("lab", "workspace"),
-              doc="where the scenario file lives: the lab folder or the participant's workspace"),
+        Field(
+            "scenario_in",
+            str,
+            default="lab",
+            choices=("lab", "workspace"),
+            doc="where the scenario file lives: the lab folder or the participant's workspace",
+        ),
         Field("sandbox", bool, default=True, doc="run on a throwaway copy of the workspace"),
         Field("without_git", bool, default=False, doc="the copy has no .git (fail-open labs)"),
-        Field("hide_programs", list, item_type=str, default=[],
-              doc="programs the hooks must not find on PATH, e.g. [\"jq\"]"),
+        Field(
+            "hide_programs",
+            list,
+            item_type=str,
+            default=[],
+            doc='programs the hooks must not find on PATH, e.g. ["jq"]',
+        ),
         Field("env", dict, default={}, doc="extra environment for hooks and tools"),
         Field("auto_approve", bool, default=False, doc="the simulated user says yes when asked"),
-        Field("final", str, choices=("allowed", "blocked", "asked", "stopped", "error"),
-              doc="the outcome the last step must have"),
-        Field("expect_sequence", list, default=[],
-              doc="tables {do, outcome, feedback_contains, message_contains, detail_contains, "
-                  "marker_exists} that must happen in this order (for participant-written "
-                  "scenarios)"),
-        Field("blocked_stops_at_least", int, default=0,
-              doc="the session must contain at least this many blocked stops"),
+        Field(
+            "final",
+            str,
+            choices=("allowed", "blocked", "asked", "stopped", "error"),
+            doc="the outcome the last step must have",
+        ),
+        Field(
+            "expect_sequence",
+            list,
+            default=[],
+            doc="tables {do, outcome, feedback_contains, message_contains, detail_contains, "
+            "marker_exists} that must happen in this order (for participant-written "
+            "scenarios)",
+        ),
+        Field(
+            "blocked_stops_at_least",
+            int,
+            default=0,
+            doc="the session must contain at least this many blocked stops",
+        ),
         Field("message", str, doc="what the participant reads when the check fails"),
         Field("pass_message", str, doc="what the participant reads when it passes"),
     ),

@@ -20,7 +20,7 @@ def _norm(value: Any) -> Any:
 
 def _validate(p: Params) -> str | None:
     if not p.get("answers"):
-        return "answers must name at least one question, e.g. answers = { q1 = \"b\" }"
+        return 'answers must name at least one question, e.g. answers = { q1 = "b" }'
     for q, a in p["answers"].items():
         if not isinstance(a, str | list):
             return f"answers.{q} must be a string or an array of strings"
@@ -32,13 +32,21 @@ def run(ctx: CheckContext, p: Params) -> CheckResult:
     name = f"quiz {rel}"
     path = ctx.path(rel)
     if not path.is_file():
-        return CheckResult.failed(f"{rel} does not exist yet", name=name,
-                                  expected=f"your answers in {rel}", found="no such file")
+        return CheckResult.failed(
+            f"{rel} does not exist yet",
+            name=name,
+            expected=f"your answers in {rel}",
+            found="no such file",
+        )
     try:
         given = tomllib.loads(path.read_text(errors="replace"))
     except tomllib.TOMLDecodeError as exc:
-        return CheckResult.failed(f"{rel} is not valid TOML: {exc}", name=name,
-                                  expected='lines like q1 = "b"', found=str(exc))
+        return CheckResult.failed(
+            f"{rel} is not valid TOML: {exc}",
+            name=name,
+            expected='lines like q1 = "b"',
+            found=str(exc),
+        )
     expected: dict[str, Any] = p["answers"]
     explain: dict[str, str] = p["explain"] or {}
     missing = [q for q in expected if q not in given or given[q] in ("", [])]
@@ -46,13 +54,20 @@ def run(ctx: CheckContext, p: Params) -> CheckResult:
     right = len(expected) - len(missing) - len(wrong)
     found = "\n".join(
         [f"{q}: not answered" for q in missing]
-        + [f"{q}: {given[q]!r} is not right" + (f" — {explain[q]}" if q in explain else "")
-           for q in wrong])
+        + [
+            f"{q}: {given[q]!r} is not right" + (f" — {explain[q]}" if q in explain else "")
+            for q in wrong
+        ]
+    )
     details = {"right": right, "of": len(expected), "missing": missing, "wrong": wrong}
     if missing or wrong:
         return CheckResult.failed(
-            f"{right} of {len(expected)} answers right", name=name,
-            expected=f"{len(expected)} right answers in {rel}", found=found, details=details)
+            f"{right} of {len(expected)} answers right",
+            name=name,
+            expected=f"{len(expected)} right answers in {rel}",
+            found=found,
+            details=details,
+        )
     return CheckResult.passed(f"all {len(expected)} answers right", name=name, details=details)
 
 
@@ -62,10 +77,18 @@ KIND = Kind(
     params=(
         Field("kind", str, required=True),
         Field("file", str, required=True, doc="the answers file, e.g. answers/adr-quiz.toml"),
-        Field("answers", dict, required=True,
-              doc='expected answers per question: a string, or an array when several letters'),
-        Field("explain", dict, default={},
-              doc="per question: where to read up when the answer is wrong"),
+        Field(
+            "answers",
+            dict,
+            required=True,
+            doc="expected answers per question: a string, or an array when several letters",
+        ),
+        Field(
+            "explain",
+            dict,
+            default={},
+            doc="per question: where to read up when the answer is wrong",
+        ),
     ),
     run=run,
     validate=_validate,

@@ -83,15 +83,19 @@ def _run(ctx: CheckContext, p: Params) -> CheckResult:
             return CheckResult.errored(
                 f"Maven could not run through the {backend.name} backend "
                 f"(exit {maven.returncode}); this is not your mistake",
-                name=name, output=output, details={"fix": "lab doctor"})
+                name=name,
+                output=output,
+                details={"fix": "lab doctor"},
+            )
     try:
         reports = sensor_reports(ctx.root, sensors)
     except ReportError as exc:
         return CheckResult.errored(f"a sensor report is unreadable: {exc}", name=name)
     if p["run"]:
         # Reports the run did not write are leftovers and prove nothing about it.
-        reports = {s: r if r is None or r.mtime >= started - 1 else None
-                   for s, r in reports.items()}
+        reports = {
+            s: r if r is None or r.mtime >= started - 1 else None for s, r in reports.items()
+        }
     stale: list[str] = []
     if p["fresh"] and not p["run"]:
         newest = _newest_change(ctx)
@@ -99,22 +103,42 @@ def _run(ctx: CheckContext, p: Params) -> CheckResult:
         if stale:
             return CheckResult.failed(
                 "the reports are older than your latest change: run the sensors again",
-                name=name, expected="reports newer than every changed file",
-                found="stale: " + ", ".join(stale), details={"fix": "./mvnw -q test "
-                                                             "-Dgroups=sensor"})
+                name=name,
+                expected="reports newer than every changed file",
+                found="stale: " + ", ".join(stale),
+                details={"fix": "./mvnw -q test -Dgroups=sensor"},
+            )
     found = "\n".join(f"{s}: {_state(r)}" for s, r in reports.items())
-    details = {"reports": {s: None if r is None else {
-        "tests": r.tests, "failures": r.failures, "errors": r.errors,
-        "problems": [f.message[:500] for f in r.problems]} for s, r in reports.items()}}
-    if p["run"] and all(r is None for r in reports.values()) and any(
-            o != "absent" for o in expect.values()):
+    details = {
+        "reports": {
+            s: None
+            if r is None
+            else {
+                "tests": r.tests,
+                "failures": r.failures,
+                "errors": r.errors,
+                "problems": [f.message[:500] for f in r.problems],
+            }
+            for s, r in reports.items()
+        }
+    }
+    if (
+        p["run"]
+        and all(r is None for r in reports.values())
+        and any(o != "absent" for o in expect.values())
+    ):
         if "COMPILATION ERROR" in output or "BUILD FAILURE" in output:
             return CheckResult.failed(
                 "the build failed before any sensor ran: look at the compiler output",
-                name=name, expected=_expected(expect, contains), found="no report",
-                output=output, details=details)
-        return CheckResult.errored("Maven ran but wrote no sensor report", name=name,
-                                   output=output, details=details)
+                name=name,
+                expected=_expected(expect, contains),
+                found="no report",
+                output=output,
+                details=details,
+            )
+        return CheckResult.errored(
+            "Maven ran but wrote no sensor report", name=name, output=output, details=details
+        )
     wrong = [s for s, outcome in expect.items() if not _matches(outcome, reports.get(s))]
     for sensor, text in contains.items():
         report = reports.get(sensor)
@@ -124,16 +148,27 @@ def _run(ctx: CheckContext, p: Params) -> CheckResult:
     if wrong:
         return CheckResult.failed(
             p["message"] or "the sensors did not report what this step expects",
-            name=name, expected=_expected(expect, contains), found=_found(reports),
-            output=output, details=details)
-    return CheckResult.passed(p["pass_message"] or "the sensor reports are as expected",
-                              name=name, found=found, details=details)
+            name=name,
+            expected=_expected(expect, contains),
+            found=_found(reports),
+            output=output,
+            details=details,
+        )
+    return CheckResult.passed(
+        p["pass_message"] or "the sensor reports are as expected",
+        name=name,
+        found=found,
+        details=details,
+    )
 
 
 def _newest_change(ctx: CheckContext) -> float:
     """The mtime of the most recently changed file (uncommitted changes), or 0."""
-    res = proc.run(["git", "status", "--porcelain", "--untracked-files=all", "--no-renames"],
-                   cwd=ctx.root, timeout=60)
+    res = proc.run(
+        ["git", "status", "--porcelain", "--untracked-files=all", "--no-renames"],
+        cwd=ctx.root,
+        timeout=60,
+    )
     newest = 0.0
     for line in res.stdout.splitlines():
         path = ctx.root / line[3:]
@@ -163,20 +198,45 @@ KIND = Kind(
     summary="run the sensors via the workspace's Maven backend and judge each Surefire report",
     params=(
         Field("kind", str, required=True),
-        Field("expect", dict, default={},
-              doc='per sensor: "green", "red", "absent" or "present", '
-                  'e.g. { ArchitectureTest = "green" }'),
-        Field("failure_contains", dict, default={},
-              doc="per sensor: text one of its failure messages must contain"),
-        Field("run", bool, default=True,
-              doc="run Maven first (false: judge the reports already in target/)"),
-        Field("sandbox_files", dict, default={},
-              doc="files (path = content) written into a throwaway copy of the workspace "
-                  "before the run, e.g. to break a rule and watch the sensor catch it"),
-        Field("fresh", bool, default=False,
-              doc="with run = false: every report must be newer than every changed file"),
-        Field("args", list, item_type=str, default=[],
-              doc="Maven arguments (default: -q test -Dgroups=sensor)"),
+        Field(
+            "expect",
+            dict,
+            default={},
+            doc='per sensor: "green", "red", "absent" or "present", '
+            'e.g. { ArchitectureTest = "green" }',
+        ),
+        Field(
+            "failure_contains",
+            dict,
+            default={},
+            doc="per sensor: text one of its failure messages must contain",
+        ),
+        Field(
+            "run",
+            bool,
+            default=True,
+            doc="run Maven first (false: judge the reports already in target/)",
+        ),
+        Field(
+            "sandbox_files",
+            dict,
+            default={},
+            doc="files (path = content) written into a throwaway copy of the workspace "
+            "before the run, e.g. to break a rule and watch the sensor catch it",
+        ),
+        Field(
+            "fresh",
+            bool,
+            default=False,
+            doc="with run = false: every report must be newer than every changed file",
+        ),
+        Field(
+            "args",
+            list,
+            item_type=str,
+            default=[],
+            doc="Maven arguments (default: -q test -Dgroups=sensor)",
+        ),
         Field("timeout", float, default=600.0, doc="seconds before Maven is stopped"),
         Field("message", str, doc="what the participant reads when the check fails"),
         Field("pass_message", str, doc="what the participant reads when it passes"),

@@ -20,35 +20,53 @@ def run(ctx: CheckContext, p: Params) -> CheckResult:
     env["CLAUDE_PROJECT_DIR"] = str(ctx.root)
     if p["slow"]:
         ctx.on_activity(f"running {command}")
-    res = proc.run(["bash", "-c", command], cwd=ctx.root, env=env, stdin=p["stdin"],
-                   timeout=p["timeout"])
+    res = proc.run(
+        ["bash", "-c", command], cwd=ctx.root, env=env, stdin=p["stdin"], timeout=p["timeout"]
+    )
     output = (res.stdout + ("\n" if res.stdout and res.stderr else "") + res.stderr).strip()
     found = f"exit {res.returncode}"
     if res.returncode == 124 and p["exit"] != 124:
-        return CheckResult.errored(f"{command} did not finish within {p['timeout']} s",
-                                   name=name, output=output)
+        return CheckResult.errored(
+            f"{command} did not finish within {p['timeout']} s", name=name, output=output
+        )
     if res.returncode != p["exit"]:
-        return CheckResult.failed(p["message"] or f"exited {res.returncode}",
-                                  name=name, expected=f"exit {p['exit']}", found=found,
-                                  output=output)
+        return CheckResult.failed(
+            p["message"] or f"exited {res.returncode}",
+            name=name,
+            expected=f"exit {p['exit']}",
+            found=found,
+            output=output,
+        )
     for stream, text in (("stdout", res.stdout), ("stderr", res.stderr)):
         want = p[f"{stream}_contains"]
         if want is not None and want not in text:
             return CheckResult.failed(
-                p["message"] or f"{stream} of {command} lacks the expected text", name=name,
-                expected=f"{stream} contains {want!r}", found=text.strip()[:1500] or "(empty)",
-                output=output)
+                p["message"] or f"{stream} of {command} lacks the expected text",
+                name=name,
+                expected=f"{stream} contains {want!r}",
+                found=text.strip()[:1500] or "(empty)",
+                output=output,
+            )
         pattern = p[f"{stream}_matches"]
         if pattern is not None and not re.search(pattern, text, re.MULTILINE):
             return CheckResult.failed(
-                p["message"] or f"{stream} of {command} does not match", name=name,
-                expected=f"{stream} matches /{pattern}/", found=text.strip()[:1500] or "(empty)",
-                output=output)
+                p["message"] or f"{stream} of {command} does not match",
+                name=name,
+                expected=f"{stream} matches /{pattern}/",
+                found=text.strip()[:1500] or "(empty)",
+                output=output,
+            )
     if p["quiet"] and (res.stdout.strip() or res.stderr.strip()):
-        return CheckResult.failed(p["message"] or f"{command} should say nothing", name=name,
-                                  expected="no output", found=output[:1500], output=output)
-    return CheckResult.passed(p["pass_message"] or f"{found} as expected",
-                              name=name, found=found, output=output)
+        return CheckResult.failed(
+            p["message"] or f"{command} should say nothing",
+            name=name,
+            expected="no output",
+            found=output[:1500],
+            output=output,
+        )
+    return CheckResult.passed(
+        p["pass_message"] or f"{found} as expected", name=name, found=found, output=output
+    )
 
 
 def _validate(p: Params) -> str | None:

@@ -19,20 +19,32 @@ def run(ctx: CheckContext, p: Params) -> CheckResult:
     try:
         from harness.grading import verify_hook
     except ImportError:
-        return CheckResult.errored("grader not available: harness/grading is not installed",
-                                   name=name)
+        return CheckResult.errored(
+            "grader not available: harness/grading is not installed", name=name
+        )
     if not ctx.path(p["script"]).is_file():
-        return CheckResult.failed(f"{p['script']} does not exist yet", name=name,
-                                  expected="your Stop hook script", found="no such file")
+        return CheckResult.failed(
+            f"{p['script']} does not exist yet",
+            name=name,
+            expected="your Stop hook script",
+            found="no such file",
+        )
     ctx.on_activity(f"grading {p['script']} against the Stop-hook contract")
     with sandbox_copy(ctx.root) as copy:
         try:
-            result = verify_hook(copy, p["script"], break_cmd=p["break_cmd"],
-                                 fix_cmd=p["fix_cmd"], stale_cmd=p["stale_cmd"],
-                                 timeout=p["timeout"], progress=ctx.on_activity)
+            result = verify_hook(
+                copy,
+                p["script"],
+                break_cmd=p["break_cmd"],
+                fix_cmd=p["fix_cmd"],
+                stale_cmd=p["stale_cmd"],
+                timeout=p["timeout"],
+                progress=ctx.on_activity,
+            )
         except Exception as exc:  # the grader is harness code: its crash is an error
-            return CheckResult.errored(f"the grader crashed: {type(exc).__name__}: {exc}",
-                                       name=name)
+            return CheckResult.errored(
+                f"the grader crashed: {type(exc).__name__}: {exc}", name=name
+            )
     result.name = result.name or name
     return result
 
@@ -42,8 +54,12 @@ KIND = Kind(
     summary="grade the participant's Stop hook against the contract (lab verify-hook)",
     params=(
         Field("kind", str, required=True),
-        Field("script", str, default="scripts/check-before-stop.sh",
-              doc="the participant's Stop hook, relative to the workspace"),
+        Field(
+            "script",
+            str,
+            default="scripts/check-before-stop.sh",
+            doc="the participant's Stop hook, relative to the workspace",
+        ),
         Field("break_cmd", str, required=True, doc="makes the hook's claim false (bash -c)"),
         Field("fix_cmd", str, required=True, doc="makes the claim true again"),
         Field("stale_cmd", str, doc="leaves the artefact in place but out of date"),
