@@ -328,7 +328,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         finally:
             status.stop()
     report = DevCheckReport(walks, time.monotonic() - started)
-    console.print(devcheck_table(report))
+    console.print(devcheck_table(report, title="lab demo: every lab, step by step"))
     verdict = (
         "[bold green]every step failed before and passed after its solve[/]"
         if (report.ok)

@@ -7,6 +7,7 @@ says how to get them back. Results are CheckResults; the CLI and views only rend
 from __future__ import annotations
 
 import contextlib
+import shutil
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -191,6 +192,10 @@ class LabRunner:
             self.progress.step = step.id if step else None
             self._save(f"{lab.id}: resumed")
             return Moved(lab, step, note="resumed where you left this lab")
+        # Every lab starts from the provisioned fixture, as `lab dev check` proves it: leftovers
+        # of an earlier lab (an edit, a commit, old reports) would pass its checks for free.
+        backup = self.ws.rewind(self.ws.meta["initial_commit"], f"before starting {lab.id}")
+        shutil.rmtree(self.ws.root / "target", ignore_errors=True)
         lp = self.progress.lab_progress(lab.id)
         lp.started_at = time.time()
         lp.start_commit = self.ws.head() or ""

@@ -311,8 +311,8 @@ class WalkView(Observer):
                 self.console.print(f"[bold red]✘ step {walk.step.id}: {escape(p)}[/]")
 
 
-def devcheck_table(report: DevCheckReport) -> Table:
-    table = Table(title="lab dev check", title_justify="left")
+def devcheck_table(report: DevCheckReport, title: str = "lab dev check") -> Table:
+    table = Table(title=title, title_justify="left")
     for col in ("lab", "step", "verdict", "time", "maven"):
         table.add_column(col)
     for lab in report.labs:

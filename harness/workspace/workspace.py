@@ -206,6 +206,20 @@ class Workspace:
         self.restore_tree(commit.tree)
         return target, safety
 
+    def rewind(self, commit_id: str, reason: str) -> Backup | None:
+        """Put the branch, the index and the worktree back at ``commit_id``.
+
+        Anything that differs from it (edits, new files, later commits) is backed up first,
+        so a rewind never loses work; None when there was nothing to keep.
+        """
+        differs = self.head() != commit_id or bool(self.changed_files())
+        backup = self.backup(reason) if differs else None
+        porcelain.reset(self.repo, "hard", commit_id.encode())
+        commit = self.repo[commit_id.encode()]
+        assert isinstance(commit, Commit)
+        self.restore_tree(commit.tree)  # reset --hard leaves untracked files behind
+        return backup
+
     def restore_commit(self, commit_id: str) -> None:
         commit = self.repo[commit_id.encode()]
         assert isinstance(commit, Commit)

@@ -138,3 +138,30 @@ def test_find_outside_a_workspace_says_how_to_make_one(tmp_path: Path) -> None:
         Workspace.find(tmp_path)
     assert "not inside a Hook Lab workspace" in info.value.message
     assert info.value.fix and "lab init" in info.value.fix
+
+
+def test_rewind_returns_to_a_commit_and_keeps_everything_in_a_backup(
+    workspace: Workspace,
+) -> None:
+    root = workspace.root
+    initial = workspace.meta["initial_commit"]
+    (root / "docs" / "committed.md").write_text("committed work")
+    workspace.commit_all("participant's commit")
+    (root / "docs" / "loose.md").write_text("uncommitted work")
+    backup = workspace.rewind(initial, "before starting lab 03")
+    assert backup is not None
+    assert workspace.head() == initial
+    assert workspace.changed_files() == []
+    assert not (root / "docs" / "committed.md").exists()
+    assert not (root / "docs" / "loose.md").exists()
+    workspace.restore(backup.name)
+    assert (root / "docs" / "committed.md").read_text() == "committed work"
+    assert (root / "docs" / "loose.md").read_text() == "uncommitted work"
+    # The backup's parent is the participant's commit, so `git log` of the ref shows it.
+    log = git(root, "log", "--format=%s", backup.ref).splitlines()
+    assert log[:2] == ["hooklab backup: before starting lab 03", "participant's commit"]
+
+
+def test_rewind_of_a_pristine_workspace_takes_no_backup(workspace: Workspace) -> None:
+    assert workspace.rewind(workspace.meta["initial_commit"], "noop") is None
+    assert workspace.backups() == []
