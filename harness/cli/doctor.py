@@ -5,11 +5,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from rich.markup import escape
-from rich.table import Table
-
 from harness.cli.common import add_json_flag, emit_json, make_console
-from harness.doctor import MISSING, OK, run_checks
+from harness.doctor import MISSING, run_checks
+from harness.ui.reports import doctor_table
 
 
 def add_parser(subparsers: Any) -> None:
@@ -29,15 +27,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     if args.json:
         emit_json({"ready": ready, "checks": [f.to_json() for f in findings]})
         return 0 if ready else 1
-    table = Table(title="lab doctor", title_justify="left")
-    for column in ("check", "state", "found", "fix"):
-        table.add_column(column)
-    colours = {OK: "green", MISSING: "red"}
-    for f in findings:
-        colour = colours.get(f.state, "yellow")
-        label = f.state if f.required or f.state == OK else f"{f.state} (optional)"
-        table.add_row(f.name, f"[{colour}]{label}[/]", escape(f.found), escape(f.fix))
-    console.print(table)
+    console.print(doctor_table(findings))
     console.print(
         "[green]Ready for the workshop.[/]"
         if ready

@@ -167,23 +167,9 @@ def cmd_hint(args: argparse.Namespace) -> int:
     if args.json:
         emit_json({"step": step.id, "tier": tier, "of": len(step.hints), "hint": text})
         return 0
-    from rich.markdown import Markdown
-    from rich.panel import Panel
+    from harness.ui.lab_view import hint_panel
 
-    more = (
-        "run lab hint again for a stronger one"
-        if tier < len(step.hints)
-        else "that was the last hint; lab solve shows the solution"
-    )
-    make_console().print(
-        Panel(
-            Markdown(text),
-            title=f"hint {tier}/{len(step.hints)}",
-            title_align="left",
-            subtitle=more,
-            border_style="yellow",
-        )
-    )
+    make_console().print(hint_panel(step, tier, text))
     return 0
 
 
@@ -223,25 +209,13 @@ def cmd_solve(args: argparse.Namespace) -> int:
             }
         )
         return 0 if all(r.status is Status.PASS for r in results) else 1
-    from rich.markup import escape
-
-    from harness.ui.lab_view import print_results
+    from harness.ui.lab_view import print_solution, print_solved
 
     console = make_console()
     if not args.apply:
-        console.print(f"[bold]The solution of step {step.index + 1} ({step.id}):[/]")
-        for spec in step.solve:
-            shown = {k: v for k, v in spec.params.items() if v not in (None, False, [], {})}
-            console.print(f"  • {escape(str(shown))}")
-        console.print(
-            "Apply it with [bold]lab solve --apply[/] (your files are backed up "
-            "first), then [bold]lab check[/]."
-        )
+        print_solution(console, step)
         return 0
-    print_results(console, results)
-    if backup:
-        console.print(f"Backed up first: [bold]{escape(backup.restore_hint)}[/]")
-    console.print("Now run [bold]lab check[/].")
+    print_solved(console, results, backup)
     return 0 if all(r.status is Status.PASS for r in results) else 1
 
 
@@ -259,9 +233,7 @@ def _scan(root: Path) -> dict[str, float]:
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
-    from rich.live import Live
-
-    from harness.ui.lab_view import watch_renderable
+    from harness.ui.lab_view import live_view, watch_renderable
 
     runner = _runner()
     runner.current()
@@ -271,9 +243,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
     run = None
     changed = ""
     try:
-        with Live(
-            watch_renderable(None, "", True), console=console, refresh_per_second=4, transient=False
-        ) as live:
+        with live_view(console, watch_renderable(None, "", True)) as live:
             while True:
                 live.update(watch_renderable(run, changed, True))
                 run = runner.check()

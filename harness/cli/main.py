@@ -61,12 +61,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args))
     except HarnessError as exc:
-        from harness.ui.console import make_console
+        from harness.ui.console import print_error
 
-        console = make_console(stderr=True)
-        console.print(f"[bold red]error:[/] {exc.message}", markup=True, highlight=False)
-        if exc.fix:
-            console.print(f"  [bold]fix:[/] {exc.fix}")
+        print_error(exc.message, exc.fix)
         return 1
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

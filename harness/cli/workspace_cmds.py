@@ -7,13 +7,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from rich.markup import escape
-
 from harness.cli.common import add_json_flag, emit_json, make_console
 from harness.errors import HarnessError
 from harness.maven import BACKEND_NAMES, get_backend
 from harness.maven.backend import SENSOR_GOALS
 from harness.maven.surefire import ReportError, sensor_reports
+from harness.ui.console import escape
 from harness.ui.reports import (
     backups_table,
     maven_failure_text,

@@ -6,6 +6,9 @@ import os
 import sys
 
 from rich.console import Console
+from rich.markup import escape
+
+__all__ = ["escape", "make_console", "print_error"]
 
 
 def make_console(*, stderr: bool = False) -> Console:
@@ -18,3 +21,12 @@ def make_console(*, stderr: bool = False) -> Console:
         # Keep output readable in CI logs and pipes, where rich would otherwise pick 80 columns.
         width=None if sys.stdout.isatty() else 120,
     )
+
+
+def print_error(message: str, fix: str | None = None) -> None:
+    """A user-facing error on stderr: what is wrong, then the command or step that fixes it."""
+    console = make_console(stderr=True)
+    # Messages quote user input (paths, fields like hooks.Stop[0]); never read it as markup.
+    console.print(f"[bold red]error:[/] {escape(message)}")
+    if fix:
+        console.print(f"  [bold]fix:[/] {escape(fix)}")

@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from rich.console import Console, Group, RenderableType
+from rich.live import Live
 from rich.markdown import Markdown
 from rich.markup import escape
 from rich.panel import Panel
@@ -21,6 +22,7 @@ from harness.engine.manifest import Lab, Step
 from harness.engine.progress import Progress
 from harness.engine.runner import Moved, StepRun
 from harness.results import CheckResult, Status
+from harness.workspace import Backup
 
 STYLE = {Status.PASS: "green", Status.FAIL: "red", Status.ERROR: "yellow"}
 MARK = {Status.PASS: "✔", Status.FAIL: "✘", Status.ERROR: "!"}
@@ -329,3 +331,41 @@ def _add_lab(table: Table, lab: LabWalk) -> None:
         table.add_row(
             lab.lab_id, s.step.id, verdict, f"{s.duration:.1f} s", f"{s.maven_seconds:.1f} s"
         )
+
+
+def hint_panel(step: Step, tier: int, text: str) -> Panel:
+    more = (
+        "run lab hint again for a stronger one"
+        if tier < len(step.hints)
+        else "that was the last hint; lab solve shows the solution"
+    )
+    return Panel(
+        Markdown(text),
+        title=f"hint {tier}/{len(step.hints)}",
+        title_align="left",
+        subtitle=more,
+        border_style="yellow",
+    )
+
+
+def print_solution(console: Console, step: Step) -> None:
+    console.print(f"[bold]The solution of step {step.index + 1} ({step.id}):[/]")
+    for spec in step.solve:
+        shown = {k: v for k, v in spec.params.items() if v not in (None, False, [], {})}
+        console.print(f"  • {escape(str(shown))}")
+    console.print(
+        "Apply it with [bold]lab solve --apply[/] (your files are backed up "
+        "first), then [bold]lab check[/]."
+    )
+
+
+def print_solved(console: Console, results: Sequence[CheckResult], backup: Backup | None) -> None:
+    print_results(console, results)
+    if backup:
+        console.print(f"Backed up first: [bold]{escape(backup.restore_hint)}[/]")
+    console.print("Now run [bold]lab check[/].")
+
+
+def live_view(console: Console, first: RenderableType) -> Live:
+    """A live region that redraws in place (lab watch); leaves its last frame on screen."""
+    return Live(first, console=console, refresh_per_second=4, transient=False)

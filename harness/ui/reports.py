@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from harness.doctor import MISSING, OK, Finding
 from harness.maven.backend import BackendStatus, MavenRun
 from harness.maven.surefire import SurefireReport
 from harness.workspace import Backup
@@ -114,3 +115,15 @@ class MavenStatusSink:
 
 def maven_failure_text(run: MavenRun) -> str:
     return run.output.strip() or f"Maven exited with status {run.returncode} and printed nothing"
+
+
+def doctor_table(findings: Sequence[Finding]) -> Table:
+    table = Table(title="lab doctor", title_justify="left")
+    for column in ("check", "state", "found", "fix"):
+        table.add_column(column)
+    colours = {OK: "green", MISSING: "red"}
+    for f in findings:
+        colour = colours.get(f.state, "yellow")
+        label = f.state if f.required or f.state == OK else f"{f.state} (optional)"
+        table.add_row(f.name, f"[{colour}]{label}[/]", escape(f.found), escape(f.fix))
+    return table

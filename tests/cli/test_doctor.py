@@ -1,0 +1,96 @@
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+
+from harness import doctor
+from tests.builders import REPO_ROOT, run_lab_process
+
+
+def path_without(tmp_path: Path, *missing: str) -> str:
+    """A PATH holding links to every program of the real PATH except ``missing``."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for entry in os.environ["PATH"].split(os.pathsep):
+        if not os.path.isdir(entry):
+            continue
+        for name in os.listdir(entry):
+            target = bin_dir / name
+            if name in missing or target.exists():
+                continue
+            source = Path(entry) / name
+            if source.is_file() and os.access(source, os.X_OK):
+                target.symlink_to(source)
+    return str(bin_dir)
+
+
+def test_doctor_json_on_this_machine() -> None:
+    done = run_lab_process("doctor", "--json", cwd=REPO_ROOT)
+    data = json.loads(done.stdout)
+    by_name = {c["name"]: c for c in data["checks"]}
+    assert {"python", "git", "bash", "jq", "java", "maven", "docker", "sensors can run"} <= set(
+        by_name
+    )
+    assert by_name["jq"]["state"] == "ok" and by_name["jq"]["found"].startswith("jq-")
+    assert data["ready"] is (done.returncode == 0)
+
+
+def test_missing_jq_is_named_with_its_fix_and_exit_1(tmp_path: Path) -> None:
+    done = run_lab_process(
+        "doctor", "--json", cwd=REPO_ROOT, env={"PATH": path_without(tmp_path, "jq")}
+    )
+    assert done.returncode == 1, done.stderr
+    jq = next(c for c in json.loads(done.stdout)["checks"] if c["name"] == "jq")
+    assert jq["state"] == "missing"
+    assert jq["fix"] == "apt-get install jq"
+
+
+def test_human_table_shows_the_fix(tmp_path: Path) -> None:
+    done = run_lab_process("doctor", cwd=REPO_ROOT, env={"PATH": path_without(tmp_path, "jq")})
+    assert done.returncode == 1
+    assert "apt-get install jq" in done.stdout
+    assert "Not ready" in done.stdout
+
+
+def test_no_local_maven_but_docker_still_lets_the_sensors_run() -> None:
+    ok = doctor.Finding("x", doctor.OK, "")
+    missing = doctor.Finding("x", doctor.MISSING, "")
+    findings = [
+        doctor.Finding("java", doctor.MISSING, ""),
+        doctor.Finding("maven", doctor.MISSING, ""),
+        doctor.Finding("offline maven repo", doctor.WARN, ""),
+        doctor.Finding("maven central", doctor.WARN, ""),
+        doctor.Finding("docker", ok.state, "engine 28"),
+    ]
+    assert "container" in doctor.maven_verdict(findings).found
+    findings[-1] = doctor.Finding("docker", missing.state, "")
+    verdict = doctor.maven_verdict(findings)
+    assert verdict.state == doctor.MISSING and "scripts/docker-up.sh" in verdict.fix
+
+
+def test_offline_repo_check(tmp_path: Path) -> None:
+    assert doctor.check_offline_repo(tmp_path / "absent").state == doctor.WARN
+    assert doctor.check_offline_repo(Path("/usr/share/maven-repo")).state == doctor.OK
+
+
+def test_network_check_asks_mavens_own_central_url() -> None:
+    asked: list[tuple[str, int]] = []
+
+    def connect(host: str, port: int) -> bool:
+        asked.append((host, port))
+        return False
+
+    finding = doctor.check_network(connect)
+    assert shutil.which("mvn") and asked and asked[0][1] == 443
+    assert finding.state == doctor.WARN and "offline" in finding.found
+
+
+def test_no_color_is_respected(tmp_path: Path) -> None:
+    coloured = run_lab_process("doctor", cwd=REPO_ROOT, env={"FORCE_COLOR": "1"})
+    assert "\x1b[" in coloured.stdout
+    plain = run_lab_process("doctor", cwd=REPO_ROOT, env={"FORCE_COLOR": "1", "NO_COLOR": "1"})
+    # Bold and the like may stay; colour codes (3x/9x foreground) must go.
+    assert not re.search(r"\x1b\[[0-9;]*3[0-7]m|\x1b\[[0-9;]*9[0-7]m", plain.stdout)
