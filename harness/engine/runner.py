@@ -145,8 +145,11 @@ class LabRunner:
                 break
         return done
 
-    def run_checks(self, lab: Lab, step: Step, root: Path | None = None) -> StepRun:
+    def run_checks(
+        self, lab: Lab, step: Step, root: Path | None = None, *, rebuild_evidence: bool = False
+    ) -> StepRun:
         ctx = self.context(lab, root)
+        ctx.extra["rebuild_evidence"] = rebuild_evidence
         started = time.monotonic()
         results: list[CheckResult] = []
         for spec in step.checks:
@@ -283,7 +286,10 @@ class LabRunner:
                 continue
             with sandbox_copy(self.ws.root) as copy:
                 Workspace(copy).restore_commit(record["snapshot"])
-                runs.append(self.run_checks(lab, step, copy))
+                # A snapshot holds sources, not build output: today's reports belong to a later
+                # state, so the sensors must run again at the state the step passed at.
+                shutil.rmtree(copy / "target", ignore_errors=True)
+                runs.append(self.run_checks(lab, step, copy, rebuild_evidence=True))
         return runs
 
     def solve(self, apply: bool) -> tuple[Step, list[CheckResult], Backup | None]:

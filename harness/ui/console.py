@@ -18,8 +18,9 @@ def make_console(*, stderr: bool = False) -> Console:
         no_color=no_color,
         highlight=False,
         soft_wrap=False,
-        # Keep output readable in CI logs and pipes, where rich would otherwise pick 80 columns.
-        width=None if sys.stdout.isatty() else 120,
+        # Keep output readable in CI logs and pipes, where rich would otherwise pick 80 columns;
+        # an explicit COLUMNS still wins.
+        width=None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 120,
     )
 
 

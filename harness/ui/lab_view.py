@@ -60,6 +60,9 @@ def result_renderable(result: CheckResult, *, verbose: bool = True) -> Renderabl
         result.message,
     )
     parts: list[RenderableType] = [head]
+    evidence = result.details.get("evidence")
+    if verbose and result.status is Status.PASS and evidence:
+        parts.append(Text("    " + str(evidence).replace("\n", "\n    "), style="dim"))
     if verbose and result.status is not Status.PASS:
         if result.expected:
             parts.append(Text.assemble(("  expected: ", "bold"), _indent(result.expected)))

@@ -146,3 +146,42 @@ def test_watch_updates_on_change_and_exits_130(ws: Workspace) -> None:
         assert "EXIT=130" in wait_for("EXIT=")
     finally:
         subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+
+
+@pytest.mark.maven
+def test_a_lab_whose_evidence_the_participant_built_completes_after_reverification(
+    ws: Workspace,
+) -> None:
+    """Lab 02 the way a participant does it: edit, run ./mvnw by hand, check, next.
+
+    Re-verification happens on a copy at each step's verified state, where today's reports
+    (from a later state) must not count: the sensors are run again there.
+    """
+    spec = ws.root / "docs/use_cases/UC-003-register-new-owner.md"
+    test = ws.root / "src/test/java/ai/unifiedprocess/petclinic/UC003RegisterOwnerTest.java"
+
+    def sensors() -> None:
+        subprocess.run(
+            ["./mvnw", "-q", "test", "-Dgroups=sensor"],
+            cwd=ws.root,
+            capture_output=True,
+            check=False,
+            timeout=300,
+        )
+
+    assert lab(ws, "start", "2").returncode == 0
+    spec.write_text(spec.read_text().replace("### A1: Validation Errors", "### A1: Invalid Input"))
+    sensors()
+    first = lab(ws, "check")
+    assert first.returncode == 0, first.stdout
+    shown = " ".join(first.stdout.split())
+    assert 'scenario="A1: Validation Errors") points at no alternative flow' in shown
+    assert lab(ws, "next").returncode == 0
+    test.write_text(test.read_text().replace("A1: Validation Errors", "A1: Invalid Input"))
+    sensors()
+    assert lab(ws, "check").returncode == 0
+    done = lab(ws, "next")
+    assert done.returncode == 0, done.stdout
+    assert "re-verified step 1 rename: ✔ pass" in done.stdout
+    assert "re-verified step 2 fix-annotations: ✔ pass" in done.stdout
+    assert "complete" in lab(ws, "status", "--json").stdout

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 
@@ -66,7 +67,7 @@ def run(ctx: CheckContext, p: Params) -> CheckResult:
             p["message"] or f"{rel} does not contain the expected text",
             name=name,
             expected=f"contains {p['contains']!r}",
-            found=_excerpt(text),
+            found=_nearest(text, p["contains"]),
         )
     missing = [t for t in p["contains_all"] or [] if t not in text]
     if missing:
@@ -77,11 +78,7 @@ def run(ctx: CheckContext, p: Params) -> CheckResult:
             found="missing: " + ", ".join(repr(t) for t in missing),
         )
     if p["not_contains"] is not None and p["not_contains"] in text:
-        line = (
-            next(ln for ln in text.splitlines() if p["not_contains"] in ln)
-            if (p["not_contains"] in "\n".join(text.splitlines()))
-            else p["not_contains"]
-        )
+        line = next((ln for ln in text.splitlines() if p["not_contains"] in ln), p["not_contains"])
         return CheckResult.failed(
             p["message"] or f"{rel} still contains {p['not_contains']!r}",
             name=name,
@@ -96,6 +93,13 @@ def run(ctx: CheckContext, p: Params) -> CheckResult:
             found=_excerpt(text),
         )
     return CheckResult.passed(p["pass_message"] or f"{rel} is as expected", name=name)
+
+
+def _nearest(text: str, wanted: str) -> str:
+    """The lines most like the expected text: what the participant wrote instead."""
+    first = wanted.strip().splitlines()[0] if wanted.strip() else wanted
+    close = difflib.get_close_matches(first, text.splitlines(), n=2, cutoff=0.5)
+    return "\n".join(line.strip() for line in close) if close else _excerpt(text)
 
 
 def _excerpt(text: str, lines: int = 12) -> str:

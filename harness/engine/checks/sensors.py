@@ -73,7 +73,8 @@ def _run(ctx: CheckContext, p: Params) -> CheckResult:
     name = "sensors " + ", ".join(sensors)
     output = ""
     started = time.time()
-    if p["run"]:
+    run_maven = bool(p["run"] or ctx.extra.get("rebuild_evidence"))
+    if run_maven:
         args = tuple(p["args"] or SENSOR_GOALS)
         ctx.on_activity(f"running ./mvnw {' '.join(args)}")
         backend = ctx.maven()
@@ -91,13 +92,13 @@ def _run(ctx: CheckContext, p: Params) -> CheckResult:
         reports = sensor_reports(ctx.root, sensors)
     except ReportError as exc:
         return CheckResult.errored(f"a sensor report is unreadable: {exc}", name=name)
-    if p["run"]:
+    if run_maven:
         # Reports the run did not write are leftovers and prove nothing about it.
         reports = {
             s: r if r is None or r.mtime >= started - 1 else None for s, r in reports.items()
         }
     stale: list[str] = []
-    if p["fresh"] and not p["run"]:
+    if p["fresh"] and not run_maven:
         newest = _newest_change(ctx)
         stale = [s for s, r in reports.items() if r is not None and r.mtime <= newest]
         if stale:
@@ -109,7 +110,7 @@ def _run(ctx: CheckContext, p: Params) -> CheckResult:
                 details={"fix": "./mvnw -q test -Dgroups=sensor"},
             )
     found = "\n".join(f"{s}: {_state(r)}" for s, r in reports.items())
-    details = {
+    details: dict[str, object] = {
         "reports": {
             s: None
             if r is None
@@ -123,7 +124,7 @@ def _run(ctx: CheckContext, p: Params) -> CheckResult:
         }
     }
     if (
-        p["run"]
+        run_maven
         and all(r is None for r in reports.values())
         and any(o != "absent" for o in expect.values())
     ):
@@ -154,6 +155,15 @@ def _run(ctx: CheckContext, p: Params) -> CheckResult:
             output=output,
             details=details,
         )
+    # Show the failure the step is about (e.g. the dangling annotation): it is the lesson.
+    evidence = [
+        m
+        for sensor, text in contains.items()
+        if (report := reports.get(sensor)) is not None
+        and (m := next((f.message for f in report.problems if text in f.message), None))
+    ]
+    if evidence:
+        details["evidence"] = "\n".join("\n".join(m.splitlines()[:4]) for m in evidence)
     return CheckResult.passed(
         p["pass_message"] or "the sensor reports are as expected",
         name=name,
