@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import textwrap
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -40,8 +41,13 @@ def _wrap(line: str, width: int) -> list[str]:
     ) or [""]
 
 
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
 def _block(console: Console, label: str, text: str, style: str) -> None:
-    if not text:
+    # Tools print terminal colour codes (Maven does even with -q); show the words only.
+    text = _ANSI.sub("", text)
+    if not text.strip():
         return
     lines = text.rstrip("\n").splitlines() or [""]
     more = len(lines) - _LINE_CAP
