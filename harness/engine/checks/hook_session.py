@@ -234,6 +234,10 @@ def run(ctx: CheckContext, p: Params) -> CheckResult:
             if watched is not None and (root / watched).is_file():
                 before = (root / watched).read_bytes()
             seen = len(session.payloads)
+            command = str(step.args.get("command", ""))
+            runs_maven = step.do == "bash" and "mvnw" in command
+            if runs_maven:  # announced, so the live view and the Maven timer see it
+                ctx.on_activity(f"session step {step.number}: {command}")
             try:
                 report = next(run_scenario(Scenario(scenario.path, (step,)), session))
             except HarnessError as exc:
@@ -242,6 +246,8 @@ def run(ctx: CheckContext, p: Params) -> CheckResult:
                     name=title,
                     details={"session": steps_json},
                 )
+            if runs_maven:
+                ctx.on_activity(f"simulating a Claude Code session: {title}")
             outcome = report.outcome
             last = outcome
             counts[f"{step.do}:{outcome.outcome}"] = (
