@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -149,9 +148,7 @@ def test_bash_timeout_interrupts(project: HookProject) -> None:
 
 def test_background_bash_returns_at_once_with_an_id(project: HookProject) -> None:
     with project.session() as session:
-        started = time.monotonic()
-        step = session.bash("sleep 1; touch bg-done", background=True)
-        assert time.monotonic() - started < 1
+        step = session.bash("sleep 2; touch bg-done", background=True)
         assert step.tool_response is not None
         shell_id = step.tool_response["backgroundTaskId"]
         assert not (project.root / "bg-done").exists()
