@@ -1,30 +1,13 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 from pathlib import Path
 
 from harness import doctor
+from harness.engine.sandbox import path_without
 from tests.builders import REPO_ROOT, run_lab_process
-
-
-def path_without(tmp_path: Path, *missing: str) -> str:
-    """A PATH holding links to every program of the real PATH except ``missing``."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    for entry in os.environ["PATH"].split(os.pathsep):
-        if not os.path.isdir(entry):
-            continue
-        for name in os.listdir(entry):
-            target = bin_dir / name
-            if name in missing or target.exists():
-                continue
-            source = Path(entry) / name
-            if source.is_file() and os.access(source, os.X_OK):
-                target.symlink_to(source)
-    return str(bin_dir)
 
 
 def test_doctor_json_on_this_machine() -> None:
@@ -38,18 +21,18 @@ def test_doctor_json_on_this_machine() -> None:
     assert data["ready"] is (done.returncode == 0)
 
 
-def test_missing_jq_is_named_with_its_fix_and_exit_1(tmp_path: Path) -> None:
-    done = run_lab_process(
-        "doctor", "--json", cwd=REPO_ROOT, env={"PATH": path_without(tmp_path, "jq")}
-    )
+def test_missing_jq_is_named_with_its_fix_and_exit_1() -> None:
+    with path_without(["jq"]) as path:
+        done = run_lab_process("doctor", "--json", cwd=REPO_ROOT, env={"PATH": path})
     assert done.returncode == 1, done.stderr
     jq = next(c for c in json.loads(done.stdout)["checks"] if c["name"] == "jq")
     assert jq["state"] == "missing"
     assert jq["fix"] == "apt-get install jq"
 
 
-def test_human_table_shows_the_fix(tmp_path: Path) -> None:
-    done = run_lab_process("doctor", cwd=REPO_ROOT, env={"PATH": path_without(tmp_path, "jq")})
+def test_human_table_shows_the_fix() -> None:
+    with path_without(["jq"]) as path:
+        done = run_lab_process("doctor", cwd=REPO_ROOT, env={"PATH": path})
     assert done.returncode == 1
     assert "apt-get install jq" in done.stdout
     assert "Not ready" in done.stdout
