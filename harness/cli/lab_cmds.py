@@ -18,6 +18,7 @@ from harness.engine.manifest import load_labs
 from harness.engine.progress import Progress
 from harness.engine.runner import LabRunner
 from harness.results import Status
+from harness.ui.console import escape
 from harness.workspace import Workspace, provision
 
 
@@ -267,8 +268,15 @@ def cmd_demo(args: argparse.Namespace) -> int:
     console = make_console()
     target = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="hooklab-demo-")) / "ws"
     with console.status("provisioning the workspace…"):
-        ws = provision(target).workspace
-    console.print(f"Workspace: [bold]{ws.root}[/]")
+        provisioned = provision(target)
+    ws = provisioned.workspace
+    if not provisioned.created:
+        # A second demo in the same place starts over; what was there is kept in a backup.
+        backup = ws.rewind(ws.meta["initial_commit"], "before running the demo again")
+        Progress().save(ws, "demo: start over")
+        if backup is not None:
+            console.print(f"Earlier state backed up: {escape(backup.restore_hint)}")
+    console.print(f"Workspace: [bold]{escape(str(ws.root))}[/]")
     view = WalkView(console, demo=True)
     labs = load_labs()
     if args.labs:
