@@ -36,10 +36,10 @@ class EventOutcome:
     """What one event's hooks decided.
 
     ``blocked`` means, per event: PreToolUse — the tool call is refused (a deny decision or exit
-    2; ``reason`` is what Claude sees); PostToolUse — ``reason`` is shown to Claude (the tool
-    already ran); Stop/SubagentStop — (sub)agent keeps working with ``reason`` as its
-    instruction; UserPromptSubmit — the prompt is erased and ``user_messages`` are shown to the
-    user. SessionStart never blocks; its exit-2 stderr lands in ``user_messages``.
+    2; ``reason`` is what Claude sees); PostToolUse and PostToolUseFailure — ``reason`` is shown
+    to Claude (the tool already ran); Stop/SubagentStop — (sub)agent keeps working with
+    ``reason`` as its instruction; UserPromptSubmit — the prompt is erased and ``user_messages``
+    are shown to the user. SessionStart never blocks; its exit-2 stderr lands in ``user_messages``.
     ``continue_`` False (JSON ``continue: false``) stops Claude altogether and wins over all.
     """
 

@@ -12,6 +12,7 @@ class Event(enum.StrEnum):
     USER_PROMPT_SUBMIT = "UserPromptSubmit"
     PRE_TOOL_USE = "PreToolUse"
     POST_TOOL_USE = "PostToolUse"
+    POST_TOOL_USE_FAILURE = "PostToolUseFailure"  # instead of PostToolUse when the tool failed
     SUBAGENT_STOP = "SubagentStop"
     STOP = "Stop"
 
@@ -22,7 +23,6 @@ class Event(enum.StrEnum):
 KNOWN_EVENTS: frozenset[str] = frozenset(
     {e.value for e in Event}
     | {
-        "PostToolUseFailure",
         "PermissionRequest",
         "Notification",
         "SubagentStart",
@@ -37,6 +37,7 @@ MATCH_FIELD: dict[Event, str | None] = {
     Event.USER_PROMPT_SUBMIT: None,
     Event.PRE_TOOL_USE: "tool_name",
     Event.POST_TOOL_USE: "tool_name",
+    Event.POST_TOOL_USE_FAILURE: "tool_name",
     Event.SUBAGENT_STOP: "agent_type",
     Event.STOP: None,
 }

@@ -478,13 +478,25 @@ class Session:
             return self._done(_collect(step, pre))
         self.transcript.tool_result(use_id, text, is_error=is_error)
 
-        post = self._dispatch(
-            Event.POST_TOOL_USE,
-            tool_name=name,
-            tool_input=tool_input,
-            tool_response=response,
-            tool_use_id=use_id,
-        )
+        # A tool that failed (a Bash command exiting non-zero, or cut off by its timeout) fires
+        # PostToolUseFailure with the error, not PostToolUse with the response.
+        if is_error:
+            post = self._dispatch(
+                Event.POST_TOOL_USE_FAILURE,
+                tool_name=name,
+                tool_input=tool_input,
+                tool_use_id=use_id,
+                error=cap(text),
+                is_interrupt=bool(response.get("interrupted")),
+            )
+        else:
+            post = self._dispatch(
+                Event.POST_TOOL_USE,
+                tool_name=name,
+                tool_input=tool_input,
+                tool_response=response,
+                tool_use_id=use_id,
+            )
         outcome = "asked" if asked else "allowed"
         step = self._step(
             do,
@@ -500,5 +512,5 @@ class Session:
         elif post.blocked:
             step.outcome = "blocked"
             step.feedback = post.reason
-            self.transcript.hook_note("PostToolUse", "claude", post.reason)
+            self.transcript.hook_note(post.event.value, "claude", post.reason)
         return self._done(_collect(step, pre, post))

@@ -127,9 +127,10 @@ def test_bash_runs_for_real_and_posttooluse_sees_the_response(
     seen = tmp_path / "post.json"
     project.hook("PostToolUse", f'cat > "{seen}"', matcher="Bash")
     with project.session() as session:
-        step = session.bash("echo out; echo err >&2; touch made.txt; exit 3")
+        step = session.bash("echo out; echo err >&2; touch made.txt")
     assert step.tool_ran and (project.root / "made.txt").exists()
     body = json.loads(seen.read_text())
+    assert body["hook_event_name"] == "PostToolUse"
     assert body["tool_response"] == {
         "stdout": "out\n",
         "stderr": "err\n",
@@ -137,7 +138,32 @@ def test_bash_runs_for_real_and_posttooluse_sees_the_response(
         "isImage": False,
     }
     assert body["tool_input"]["command"].startswith("echo out")
+
+
+def test_a_failing_bash_fires_posttoolusefailure_not_posttooluse(
+    project: HookProject, tmp_path: Path
+) -> None:
+    post, failure = tmp_path / "post.json", tmp_path / "failure.json"
+    project.hook("PostToolUse", f'cat > "{post}"', matcher="Bash")
+    project.hook("PostToolUseFailure", f'cat > "{failure}"', matcher="Bash")
+    with project.session() as session:
+        step = session.bash("echo out; echo err >&2; touch made.txt; exit 3")
+    assert step.tool_ran and (project.root / "made.txt").exists()
     assert "Exit code 3" in step.tool_result
+    assert not post.exists()
+    body = json.loads(failure.read_text())
+    assert body["hook_event_name"] == "PostToolUseFailure"
+    assert "Exit code 3" in body["error"] and body["is_interrupt"] is False
+    assert "tool_response" not in body
+    assert [h.event for h in step.hooks] == ["PostToolUseFailure"]
+
+
+def test_posttoolusefailure_exit_2_is_shown_to_claude(project: HookProject) -> None:
+    project.hook("PostToolUseFailure", 'echo "the sensors are red: read the report" >&2; exit 2')
+    with project.session() as session:
+        step = session.bash("exit 1")
+    assert (step.outcome, step.tool_ran) == ("blocked", True)
+    assert step.feedback == "the sensors are red: read the report"
 
 
 def test_bash_timeout_interrupts(project: HookProject) -> None:
