@@ -70,3 +70,20 @@ def test_evidence_under_target_is_refused_by_the_deny_rule(repo: Path, tmp_path:
         step = session.write("target/surefire-reports/TEST-x.xml", "<testsuite/>")
     assert (step.outcome, step.permission, step.hooks) == ("blocked", "deny-rule", [])
     assert not (repo / "target" / "surefire-reports" / "TEST-x.xml").exists()
+
+
+@pytest.mark.parametrize("tail", ["", "; exit 1"], ids=["succeeds", "then-fails"])
+def test_a_sed_to_done_through_bash_is_reported_whether_the_command_fails_or_not(
+    repo: Path, tmp_path: Path, tail: str
+) -> None:
+    """The Edit guard never sees Bash; the status check after every tool (PostToolUse, or
+    PostToolUseFailure when the command exits non-zero) reads the files instead."""
+    with Session(repo, transcript_dir=tmp_path / "t") as session:
+        session.session_start("startup")
+        step = session.bash(
+            f"sed -i 's/^\\*\\*Status:\\*\\* Approved/**Status:** Done/' {SPEC}{tail}"
+        )
+    assert (step.outcome, step.tool_ran) == ("blocked", True), step
+    assert "UC-005" in step.feedback
+    expected_event = "PostToolUseFailure" if tail else "PostToolUse"
+    assert expected_event in [h.event for h in step.hooks]

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# PostToolUse (every tool): re-read every Status line and report one that changed to an
-# asserting value (Done, Tested, Automated) without a fresh coverage audit, whatever tool made
-# the change (sed, a heredoc, a script). Each change is reported once: the snapshot moves on.
+# PostToolUse and PostToolUseFailure (every tool): re-read every Status line and report one
+# that changed to an asserting value (Done, Tested, Automated) without a fresh coverage audit,
+# whatever tool made the change (sed, a heredoc, a script), even one that then exited non-zero.
+# Each change is reported once: the snapshot moves on.
 # shellcheck source=lib.sh
 . "${BASH_SOURCE[0]%/*}/lib.sh" 2>/dev/null || exit 0
 aiup_fail_open

@@ -279,6 +279,8 @@ group_settings() {
     ok "PreToolUse Edit|Write runs guard-spec-status.sh" registered PreToolUse "Edit|Write" guard-spec-status.sh 10
     ok "PostToolUse Bash runs record-sensor-run.sh" registered PostToolUse Bash record-sensor-run.sh 10
     ok "PostToolUse (every tool) runs check-spec-status.sh" registered PostToolUse "" check-spec-status.sh 10
+    ok "PostToolUseFailure (every tool) runs check-spec-status.sh" \
+        registered PostToolUseFailure "" check-spec-status.sh 10
     ok "SubagentStop uc-coverage runs record-coverage-check.sh" \
         registered SubagentStop 'aiup-vaadin-jooq:uc-coverage$' record-coverage-check.sh 10
     ok "Stop runs require-sensors.sh with 15 s" registered Stop "" require-sensors.sh 15
@@ -588,6 +590,15 @@ group_check() {
         >"$PROJECT/docs/test_cases/TC-002-find-owner.md"
     fire PostToolUse Read "{$(common PostToolUse), \"tool_name\": \"Read\", \"tool_input\": {}}"
     blocks "a heredoc spec that claims Automated is reported, after any tool"
+    local uc9=docs/use_cases/UC-009-cancel-visit.md
+    printf '# Use Case: Cancel visit\n\n**Use Case ID:** UC-009\n**Status:** Draft\n' >"$PROJECT/$uc9"
+    bash_call "git status"
+    passes "a new Draft spec is not reported"
+    sed -i 's/^\*\*Status:\*\* Draft/**Status:** Done/' "$PROJECT/$uc9"
+    fire PostToolUseFailure Bash "{$(common PostToolUseFailure), \"tool_name\": \"Bash\",
+        \"tool_input\": {\"command\": \"sed -i s/Draft/Done/ $uc9; exit 1\"},
+        \"tool_use_id\": \"t1\", \"error\": \"Exit code 1\", \"is_interrupt\": false}"
+    blocks "a sed to Done in a command that then fails is reported (PostToolUseFailure)"
     sed -i 's/^\*\*Status:\*\* Done/**Status:** Draft/' "$PROJECT/$UC3"
     bash_call "sed -i 's/Done/Draft/' $UC3"
     passes "Done -> Draft via sed is not reported"
