@@ -311,6 +311,10 @@ class LabRunner:
         if lp is None or not lp.start_snapshot:
             raise HarnessError(f"lab {lab.id} has not been started here", fix=f"lab start {lab.id}")
         backup = self.ws.backup(f"before goto {lab.id} {target.id}")
+        if lp.start_commit:
+            # Commits made since the lab started (a setup's, a solve's, the participant's) are
+            # in the backup; replaying the steps must not stack them up again on HEAD.
+            self.ws.rewind(lp.start_commit, f"before goto {lab.id} {target.id}")
         self.ws.restore_commit(lp.start_snapshot)
         actions: list[CheckResult] = []
         self.progress.lab = lab.id

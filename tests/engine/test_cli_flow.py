@@ -197,3 +197,16 @@ def test_a_lab_whose_evidence_the_participant_built_completes_after_reverificati
     assert "re-verified step 1 rename: ✔ pass" in done.stdout
     assert "re-verified step 2 fix-annotations: ✔ pass" in done.stdout
     assert "complete" in lab(ws, "status", "--json").stdout
+
+
+def test_reset_does_not_stack_up_commits_on_head(ws: Workspace) -> None:
+    """Lab 08's setup commits a hook; resetting the step replays that setup on a rewound HEAD."""
+    assert lab(ws, "start", "8").returncode == 0
+    for _ in range(2):
+        out = lab(ws, "reset")
+        assert out.returncode == 0, out.stdout + out.stderr
+        assert "lab restore" in out.stdout  # the work before the reset is kept
+    log = subprocess.run(
+        ["git", "log", "--format=%s"], cwd=ws.root, capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    assert log.count("Refuse repository classes not named ...Repository (hook)") == 1, log
