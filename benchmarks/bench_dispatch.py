@@ -78,19 +78,9 @@ def main() -> None:
 
         by_hand: list[float] = []
         via_dispatch: list[float] = []
-        for _ in range(5):  # warm the page cache and bash
-            subprocess.run(
-                ["bash", "-c", command],
-                input=stdin,
-                text=True,
-                env=env,
-                cwd=root,
-                capture_output=True,
-                check=True,
-            )
-        for _ in range(args.n):
-            t0 = time.perf_counter()
-            done = subprocess.run(
+
+        def run_by_hand() -> subprocess.CompletedProcess[str]:
+            return subprocess.run(
                 ["bash", "-c", command],
                 input=stdin,
                 text=True,
@@ -99,6 +89,12 @@ def main() -> None:
                 capture_output=True,
                 check=False,
             )
+
+        for _ in range(5):  # warm the page cache and bash
+            run_by_hand()
+        for _ in range(args.n):
+            t0 = time.perf_counter()
+            done = run_by_hand()
             by_hand.append(time.perf_counter() - t0)
             assert done.returncode == 0, done.stderr
 
@@ -110,14 +106,9 @@ def main() -> None:
     hand = statistics.median(by_hand)
     disp = statistics.median(via_dispatch)
     print(f"repetitions      {args.n}")
-    print(
-        f"by hand   median {hand * 1000:8.2f} ms   p90 "
-        f"{statistics.quantiles(by_hand, n=10)[-1] * 1000:8.2f} ms"
-    )
-    print(
-        f"dispatch  median {disp * 1000:8.2f} ms   p90 "
-        f"{statistics.quantiles(via_dispatch, n=10)[-1] * 1000:8.2f} ms"
-    )
+    for label, samples in (("by hand ", by_hand), ("dispatch", via_dispatch)):
+        median, p90 = statistics.median(samples), statistics.quantiles(samples, n=10)[-1]
+        print(f"{label}  median {median * 1000:8.2f} ms   p90 {p90 * 1000:8.2f} ms")
     print(f"ratio dispatch/by hand {disp / hand:.2f}x  (overhead {(disp - hand) * 1000:+.2f} ms)")
 
 

@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+def strip_ansi(text: str) -> str:
+    """Drop terminal escape codes (Maven colours its output even with -q or -B)."""
+    return _ANSI.sub("", text)
 
 
 @dataclass(frozen=True)

@@ -30,11 +30,8 @@ class Finding:
         return asdict(self)
 
 
-_ANSI = re.compile(r"\x1b\[[0-9;]*m")
-
-
 def _first_line(text: str) -> str:
-    text = _ANSI.sub("", text)  # Maven colours its banner even when not on a terminal
+    text = proc.strip_ansi(text)
     return next((line.strip() for line in text.splitlines() if line.strip()), "")
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import textwrap
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -13,6 +12,7 @@ from rich.markup import escape
 
 from harness.claude.scenario import ScenarioStep, StepReport
 from harness.claude.session import StepOutcome
+from harness.proc import strip_ansi
 
 _STYLE = {
     "allowed": "green",
@@ -41,12 +41,8 @@ def _wrap(line: str, width: int) -> list[str]:
     ) or [""]
 
 
-_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
-
-
 def _block(console: Console, label: str, text: str, style: str) -> None:
-    # Tools print terminal colour codes (Maven does even with -q); show the words only.
-    text = _ANSI.sub("", text)
+    text = strip_ansi(text)  # tools print colour codes; show the words only
     if not text.strip():
         return
     lines = text.rstrip("\n").splitlines() or [""]

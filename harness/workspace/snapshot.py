@@ -78,8 +78,13 @@ def snapshot_tree(repo: Repo) -> bytes:
 
 
 def commit_snapshot(repo: Repo, message: str, parents: list[bytes]) -> bytes:
+    return make_commit(repo, snapshot_tree(repo), parents, message)
+
+
+def make_commit(repo: Repo, tree_id: bytes, parents: list[bytes], message: str) -> bytes:
+    """Store a commit of ``tree_id`` by the harness itself, outside any branch."""
     commit = Commit()
-    commit.tree = snapshot_tree(repo)
+    commit.tree = tree_id
     commit.parents = parents
     commit.author = commit.committer = IDENTITY
     commit.author_time = commit.commit_time = int(time.time())

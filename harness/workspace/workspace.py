@@ -24,6 +24,7 @@ from harness.errors import HarnessError
 from harness.workspace.snapshot import (
     IDENTITY,
     commit_snapshot,
+    make_commit,
     snapshot_tree,
     tree_files,
     worktree_files,
@@ -249,22 +250,10 @@ class Workspace:
         blob = Blob.from_string(json.dumps(progress, indent=2, sort_keys=True).encode() + b"\n")
         tree = Tree()
         tree.add(b"progress.json", 0o100644, blob.id)
-        store = self.repo.object_store
-        store.add_object(blob)
-        store.add_object(tree)
-        commit = Commit()
-        commit.tree = tree.id
-        try:
-            commit.parents = [self.repo.refs[PROGRESS_REF]]
-        except KeyError:
-            commit.parents = []
-        commit.author = commit.committer = IDENTITY
-        commit.author_time = commit.commit_time = int(time.time())
-        commit.author_timezone = commit.commit_timezone = 0
-        commit.encoding = b"UTF-8"
-        commit.message = message.encode()
-        store.add_object(commit)
-        self.repo.refs[PROGRESS_REF] = commit.id
+        self.repo.object_store.add_object(blob)
+        self.repo.object_store.add_object(tree)
+        parents = [self.repo.refs[PROGRESS_REF]] if PROGRESS_REF in self.repo.refs else []
+        self.repo.refs[PROGRESS_REF] = make_commit(self.repo, tree.id, parents, message)
 
     def __repr__(self) -> str:
         return f"Workspace({str(self.root)!r}, backend={self.backend!r})"

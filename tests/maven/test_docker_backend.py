@@ -172,13 +172,11 @@ def wrapper_env(**extra: str) -> dict[str, str]:
     return env
 
 
-def test_mvnw_hands_over_to_docker_and_keeps_the_exit_code(
-    docker_ws: Workspace, engine: docker.DockerClient
-) -> None:
-    started = time.time()
-    done = subprocess.run(
+def run_mvnw(ws: Workspace) -> subprocess.CompletedProcess[str]:
+    """The fixture's ./mvnw run as a participant would, in a workspace set to docker."""
+    return subprocess.run(
         ["./mvnw", *SENSOR_GOALS],
-        cwd=docker_ws.root,
+        cwd=ws.root,
         env=wrapper_env(),
         stdin=subprocess.DEVNULL,
         capture_output=True,
@@ -186,22 +184,20 @@ def test_mvnw_hands_over_to_docker_and_keeps_the_exit_code(
         timeout=600,
         check=False,
     )
+
+
+def test_mvnw_hands_over_to_docker_and_keeps_the_exit_code(
+    docker_ws: Workspace, engine: docker.DockerClient
+) -> None:
+    started = time.time()
+    done = run_mvnw(docker_ws)
     assert done.returncode == 0, done.stdout + done.stderr
     assert container_starts(engine, docker_ws, started) == 1
     assert_green_reports(docker_ws, os.getuid(), started - 1)
 
     spec = docker_ws.root / "docs/use_cases/UC-003-register-new-owner.md"
     spec.write_text(spec.read_text().replace("### A1: Validation Errors", "### A1: Renamed"))
-    red = subprocess.run(
-        ["./mvnw", *SENSOR_GOALS],
-        cwd=docker_ws.root,
-        env=wrapper_env(),
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+    red = run_mvnw(docker_ws)
     assert red.returncode == 1, red.stdout + red.stderr
     assert our_containers(engine, docker_ws) == []
 
