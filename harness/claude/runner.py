@@ -1,8 +1,10 @@
 """Running hook commands: ``bash -c``, JSON on stdin, in parallel, each with its own timeout.
 
-Each hook gets its own process group so a timeout can kill the whole tree (a hook that starts
-``mvn`` must not leave it running). A timed-out hook's output is thrown away: it renders no
-decision, as in Claude Code.
+The JSON arrives on a Unix socket, as Claude Code (2.1.332) hands it over, not a pipe: a hook
+that can only read pipes (``$(</dev/stdin)`` fails on a socket) must fail here as it fails
+there. Each hook gets its own process group so a timeout can kill the whole tree (a hook that
+starts ``mvn`` must not leave it running). A timed-out hook's output is thrown away: it renders
+no decision, as in Claude Code.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import socket
 import subprocess
 import threading
 import time
@@ -65,21 +68,31 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
         os.killpg(proc.pid, signal.SIGKILL)
 
 
+def _feed(sock: socket.socket, data: bytes) -> None:
+    """Write the event and close our end, so the hook sees end-of-file after the JSON."""
+    with contextlib.suppress(OSError), sock:  # a hook that exits without reading is no error
+        sock.sendall(data)
+        sock.shutdown(socket.SHUT_WR)
+
+
 def run_hook(
     event: str, hook: HookCommand, stdin: bytes, *, cwd: Path, env: Mapping[str, str]
 ) -> HookRun:
     started = time.monotonic()
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         proc = subprocess.Popen(
             ["bash", "-c", hook.command],
             cwd=cwd,
             env=dict(env),
-            stdin=subprocess.PIPE,
+            stdin=theirs.fileno(),
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             start_new_session=True,
         )
     except OSError as exc:  # no bash, or cwd gone: a non-blocking error like a missing script
+        ours.close()
+        theirs.close()
         ended = time.monotonic()
         return HookRun(
             event,
@@ -92,8 +105,13 @@ def run_hook(
             started,
             ended,
         )
+    theirs.close()
+    # A thread writes, so a hook that reads nothing (or slowly) cannot stall the reading of
+    # its output, whatever the size of the event.
+    writer = threading.Thread(target=_feed, args=(ours, stdin), daemon=True)
+    writer.start()
     try:
-        out, err = proc.communicate(stdin, timeout=hook.timeout)
+        out, err = proc.communicate(timeout=hook.timeout)
     except subprocess.TimeoutExpired:
         _kill_group(proc)
         # A grandchild that left the group may still hold the pipes: do not wait for it.

@@ -336,6 +336,23 @@ def test_environment_and_cwd(project: HookProject, tmp_path: Path) -> None:
     assert body["hook_event_name"] == "Stop" and body["stop_hook_active"] is True
 
 
+def test_hooks_read_their_event_from_a_socket_as_in_claude_code(project: HookProject) -> None:
+    """Claude Code (2.1.332) hands a hook its stdin as a Unix socket. A hook that can only read
+    pipes must fail here as it fails there, or every test would pass for a dead hook."""
+    project.hook(
+        "Stop",
+        """
+        [ -S /dev/stdin ] && echo "socket" >&2
+        input=$(</dev/stdin) || { echo "cannot open stdin" >&2; exit 2; }
+        exit 0
+    """,
+    )
+    out = fire(project, "Stop", payload("Stop", stop_hook_active=False))
+    assert out.blocked
+    assert out.reason.splitlines()[0] == "socket"
+    assert "cannot open stdin" in out.reason
+
+
 def test_no_matching_hooks_is_an_empty_outcome(project: HookProject) -> None:
     out = fire(project, "Stop", payload("Stop"))
     assert out.runs == [] and not out.blocked and not out.stopped

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import pty
 import shutil
+import socket
 import subprocess
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -70,18 +74,70 @@ def event(name: str, root: Path, **fields: Any) -> dict[str, Any]:
     }
 
 
+STDIN_KINDS = ("socket", "pipe", "file", "closed", "terminal")
+
+
 def run_hook(
-    root: Path, script: str, payload: dict[str, Any], env: dict[str, str] | None = None
+    root: Path,
+    script: str,
+    payload: dict[str, Any],
+    env: dict[str, str] | None = None,
+    *,
+    stdin_kind: str = "socket",
 ) -> subprocess.CompletedProcess[str]:
-    """Run one hook script of the project with the JSON on stdin, as Claude Code does."""
-    return subprocess.run(
+    """Run one hook script of the project with the JSON on stdin.
+
+    By default the JSON comes over a Unix socket, as the real Claude Code hands it over; a pipe,
+    a regular file, a closed stdin or a terminal can be chosen instead.
+    """
+    return run_with_stdin(
         [str(root / ".claude" / "hooks" / script)],
-        input=json.dumps(payload),
+        json.dumps(payload),
+        stdin_kind,
         cwd=root,
         env=env or clean_env(CLAUDE_PROJECT_DIR=str(root)),
-        capture_output=True,
-        text=True,
-        timeout=60,
+    )
+
+
+def run_with_stdin(
+    argv: list[str], text: str, stdin_kind: str, *, cwd: Path, env: dict[str, str]
+) -> subprocess.CompletedProcess[str]:
+    """Run ``argv`` with ``text`` on stdin handed over as ``stdin_kind`` (see STDIN_KINDS)."""
+    data = text.encode()
+    common: dict[str, Any] = {"cwd": cwd, "env": env, "capture_output": True, "timeout": 60}
+    if stdin_kind == "pipe":
+        done = subprocess.run(argv, input=data, **common)
+    elif stdin_kind == "file":
+        with tempfile.TemporaryFile() as handle:
+            handle.write(data)
+            handle.seek(0)
+            done = subprocess.run(argv, stdin=handle, **common)
+    elif stdin_kind == "closed":
+        # close_fds keeps 0-2, so close fd 0 in the child itself.
+        done = subprocess.run(argv, preexec_fn=lambda: os.close(0), **common)
+    elif stdin_kind == "terminal":
+        primary, secondary = pty.openpty()
+        try:
+            done = subprocess.run(argv, stdin=secondary, **common)
+        finally:
+            os.close(primary)
+            os.close(secondary)
+    elif stdin_kind == "socket":
+        ours, theirs = socket.socketpair()
+        with ours, theirs:
+            proc = subprocess.Popen(
+                argv, stdin=theirs, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, env=env
+            )
+            theirs.close()
+            with contextlib.suppress(OSError):
+                ours.sendall(data)
+                ours.shutdown(socket.SHUT_WR)
+            out, err = proc.communicate(timeout=60)
+            done = subprocess.CompletedProcess(argv, proc.returncode, out, err)
+    else:
+        raise ValueError(f"stdin_kind {stdin_kind!r} is not one of {STDIN_KINDS}")
+    return subprocess.CompletedProcess(
+        argv, done.returncode, done.stdout.decode(), done.stderr.decode()
     )
 
 

@@ -19,6 +19,7 @@ from tests.hooks.hookrepo import (
     init_repo,
     project_with_hooks,
     run_hook,
+    run_with_stdin,
     start_session,
     stop,
 )
@@ -204,3 +205,66 @@ def test_a_project_nested_in_a_bigger_repository_sees_its_own_paths(tmp_path: Pa
     blocked = stop(root)
     assert blocked.returncode == 2
     assert f"  {SRC_FILE}\n" in blocked.stderr
+
+
+HOOKS = (
+    "session-start.sh",
+    "guard-spec-status.sh",
+    "record-sensor-run.sh",
+    "check-spec-status.sh",
+    "record-coverage-check.sh",
+    "require-sensors.sh",
+)
+
+
+@pytest.mark.parametrize("kind", ["socket", "pipe", "file"])
+def test_each_event_is_read_whatever_carries_stdin(tmp_path: Path, kind: str) -> None:
+    """The real client hands the event over a Unix socket: a hook that reads only pipes would
+    fail open there in silence. Every way of handing it over must block alike."""
+    root = project_with_hooks(tmp_path)
+    start = run_hook(
+        root, "session-start.sh", event("SessionStart", root, source="startup"), stdin_kind=kind
+    )
+    assert start.returncode == 0
+    assert (git_dir(root) / "aiup-session-base").exists()
+    (root / SRC_FILE).write_text("class Changed {}\n")
+
+    stopped = run_hook(
+        root,
+        "require-sensors.sh",
+        event("Stop", root, stop_hook_active=False, last_assistant_message="Done."),
+        stdin_kind=kind,
+    )
+    guarded = run_hook(
+        root,
+        "guard-spec-status.sh",
+        edit_event(root, SPEC, "**Status:** Approved", "**Status:** Done"),
+        stdin_kind=kind,
+    )
+
+    assert stopped.returncode == 2, stopped.stderr
+    assert SENSOR_COMMAND in stopped.stderr
+    assert guarded.returncode == 2, guarded.stderr
+    assert "coverage-check UC-005" in guarded.stderr
+
+
+@pytest.mark.parametrize("kind", ["closed", "terminal"])
+@pytest.mark.parametrize("script", HOOKS)
+def test_no_event_on_stdin_lets_the_session_go_at_once(
+    tmp_path: Path, script: str, kind: str
+) -> None:
+    """A closed stdin or a terminal carries no event: exit 0, silent, and no hang (a closed
+    fd 0 would otherwise be taken by $(cat)'s own pipe and read forever)."""
+    root = project_with_hooks(tmp_path)
+    start_session(root)
+    (root / SRC_FILE).write_text("class Changed {}\n")
+
+    result = run_with_stdin(
+        [str(root / ".claude/hooks" / script)],
+        "",
+        kind,
+        cwd=root,
+        env=clean_env(CLAUDE_PROJECT_DIR=str(root)),
+    )
+
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")

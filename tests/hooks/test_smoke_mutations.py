@@ -57,6 +57,13 @@ STOP = "hooks/require-sensors.sh"
 
 MUTATIONS: list[Mutation] = [
     Mutation(
+        "stdin read the way that fails on Claude Code's socket",
+        LIB,
+        (("AIUP_INPUT=$(cat) || exit 0", "AIUP_INPUT=$(</dev/stdin) || exit 0"),),
+        ("stdin",),
+        "require-sensors.sh blocks an unproven change, event on a socket",
+    ),
+    Mutation(
         "a block exits 1 instead of 2",
         LIB,
         (("    AIUP_BLOCKING=1\n    exit 2", "    AIUP_BLOCKING=1\n    exit 1"),),

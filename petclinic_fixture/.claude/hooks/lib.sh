@@ -54,13 +54,18 @@ AIUP_EVENT_FIELDS=(source tool_name tool_input.command tool_input.file_path
     last_assistant_message cwd)
 
 # Reads the event JSON from stdin into AIUP_INPUT and its fields into AIUP_EVENT. Without jq
-# nothing can be read, and empty or garbage input is not an event: either way the hook lets
-# the session go.
+# nothing can be read, and a terminal, a closed stdin, empty or garbage input is not an event:
+# either way the hook lets the session go.
 aiup_read_input() {
     local value count=0
     command -v jq >/dev/null 2>&1 || exit 0
     [ -t 0 ] && exit 0
-    AIUP_INPUT=$(</dev/stdin) || exit 0
+    # A closed stdin is no event; $(cat) would get its own output pipe as fd 0 and wait forever.
+    { exec 9<&0; } 2>/dev/null || exit 0
+    exec 9<&-
+    # Claude Code hands the event over a Unix socket. $(</dev/stdin) cannot open a socket
+    # (ENXIO) and would fail open on every event; cat reads sockets, pipes and files alike.
+    AIUP_INPUT=$(cat) || exit 0
     [ -n "$AIUP_INPUT" ] || exit 0
     declare -gA AIUP_EVENT=()
     while IFS= read -r -d '' value; do

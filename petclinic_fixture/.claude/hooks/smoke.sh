@@ -11,7 +11,7 @@
 # shellcheck disable=SC2317
 set -u
 
-GROUPS_ALL=(settings session evidence changes self guard check audit failopen worktree)
+GROUPS_ALL=(settings session stdin evidence changes self guard check audit failopen worktree)
 groups=("$@")
 [ "$#" -gt 0 ] || groups=("${GROUPS_ALL[@]}")
 for group in "${groups[@]}"; do
@@ -147,6 +147,38 @@ load_registry() {
         "$PROJECT/.claude/settings.json" 2>/dev/null)
 }
 
+# on_socket COMMAND...: runs COMMAND with $AIUP_SMOKE_JSON on a Unix socket as its stdin, the
+# way Claude Code hands a hook its event (a hook that can only read pipes fails open there).
+# perl is part of every Debian and macOS base system; bash itself cannot make a socketpair.
+on_socket() {
+    perl -MSocket -e '
+        socketpair(my $ours, my $theirs, AF_UNIX, SOCK_STREAM, PF_UNSPEC) or exit 125;
+        my $pid = fork() // exit 125;
+        if (!$pid) { close $ours; open(STDIN, "<&", $theirs) or exit 125; close $theirs;
+                     exec { $ARGV[0] } @ARGV; exit 127 }
+        close $theirs;
+        $SIG{PIPE} = "IGNORE";
+        my $data = $ENV{AIUP_SMOKE_JSON} // "";
+        while (length $data) { my $n = syswrite($ours, $data) or last; substr($data, 0, $n) = "" }
+        shutdown($ours, 1);
+        waitpid($pid, 0);
+        exit(($? & 127) ? 128 + ($? & 127) : $? >> 8)' "$@"
+}
+
+# How fire hands over the event: socket (as Claude Code does), pipe or file.
+STDIN_KIND=socket
+
+# feed JSON COMMAND...: runs COMMAND with JSON on stdin, handed over as STDIN_KIND says.
+feed() {
+    local json=$1
+    shift
+    case $STDIN_KIND in
+        socket) AIUP_SMOKE_JSON=$json on_socket "$@" ;;
+        pipe) printf '%s\n' "$json" | "$@" ;;
+        file) printf '%s\n' "$json" >"$work/event.json" && "$@" <"$work/event.json" ;;
+    esac
+}
+
 # fire EVENT TARGET JSON: runs every hook registered for EVENT whose matcher selects TARGET,
 # JSON on stdin, in the project. RC is 2 when any blocked; OUT and ERR collect their output.
 fire() {
@@ -160,7 +192,7 @@ fire() {
         (
             cd "$PROJECT" || exit 1
             export "CLAUDE_PROJECT_DIR=$PROJECT" "${FIRE_ENV[@]}"
-            exec timeout "$timeout" bash -c "$command" <<<"$json" >"$work/out" 2>"$work/err"
+            feed "$json" timeout "$timeout" bash -c "$command" >"$work/out" 2>"$work/err"
         )
         rc=$?
         OUT+=$(<"$work/out")
@@ -324,6 +356,40 @@ group_session() {
     session_start
     ok "an unborn HEAD gives an empty session base" test -f "$(state session-base)" -a ! -s "$(state session-base)"
     PROJECT=$work/project
+}
+
+# --- stdin: every hook reads its event however it is handed over ---------------------------
+group_stdin() {
+    local kind
+    for kind in socket pipe file; do
+        STDIN_KIND=$kind
+        scenario "stdin-$kind"
+        exists "session-start.sh records the base from a $kind" "$(state session-base)"
+        edit "$SRC"
+        stop
+        blocks "require-sensors.sh blocks an unproven change, event on a $kind"
+        edit_call "$UC5" "Approved" "Done"
+        blocks "guard-spec-status.sh refuses Done without audit, event on a $kind"
+        sed -i 's/^\*\*Status:\*\* Approved/**Status:** Done/' "$PROJECT/$UC5"
+        bash_call "sed -i s/Approved/Done/ $UC5"
+        blocks "check-spec-status.sh reports a sed to Done, event on a $kind"
+        sensor_run
+        bash_call "./mvnw -q test -Dgroups=sensor"
+        exists "record-sensor-run.sh records a green run, event on a $kind" "$(state sensors-ran)"
+        audit aiup-vaadin-jooq:uc-coverage "Check UC-005" "# Coverage report"
+        exists "record-coverage-check.sh records the audit, event on a $kind" \
+            "$(state coverage-checked)/UC-005"
+    done
+    STDIN_KIND=socket
+    edit "$SRC"
+    for script in session-start guard-spec-status record-sensor-run check-spec-status \
+        record-coverage-check require-sensors; do
+        RC=0
+        OUT=$(cd "$PROJECT" && CLAUDE_PROJECT_DIR=$PROJECT "$PROJECT/.claude/hooks/$script.sh" \
+            <&- 2>"$work/err") || RC=$?
+        ERR=$(cat "$work/err")
+        silent "$script.sh lets a closed stdin go silently"
+    done
 }
 
 # --- the Stop hook: which runs count -------------------------------------------------------
