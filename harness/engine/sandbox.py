@@ -3,6 +3,8 @@ real) never changes the participant's files."""
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import os
 import shutil
 import tempfile
@@ -24,28 +26,41 @@ def sandbox_copy(root: Path, *, with_git: bool = True) -> Iterator[Path]:
         shutil.rmtree(holder, ignore_errors=True)
 
 
+# One farm per PATH directory and hidden set, made once per process: symlinking a directory
+# like /usr/bin costs about a second, and a lab's fail-open check hides the same programs on
+# every run.
+_FARMS: dict[tuple[str, frozenset[str]], str] = {}
+
+
+def _farm(directory: str, hidden: frozenset[str]) -> str:
+    """A directory of symlinks to every entry of ``directory`` except ``hidden``."""
+    key = (os.path.realpath(directory), hidden)
+    if key not in _FARMS:
+        holder = tempfile.mkdtemp(prefix="hooklab-path-")
+        atexit.register(shutil.rmtree, holder, True)
+        for name in os.listdir(directory):
+            if name not in hidden:
+                with contextlib.suppress(OSError):
+                    os.symlink(os.path.join(directory, name), os.path.join(holder, name))
+        _FARMS[key] = holder
+    return _FARMS[key]
+
+
 @contextmanager
 def path_without(programs: Sequence[str]) -> Iterator[str]:
-    """A PATH value with every program of the current PATH except ``programs``.
+    """A PATH value that finds every program of the current PATH except ``programs``.
 
-    Removing a directory from PATH would take bash and git with it; a directory of symlinks
-    to everything else hides exactly the named programs.
+    Removing a directory from PATH would take bash and git with it: a directory that holds a
+    hidden program is replaced by a farm of symlinks to everything else in it; the other
+    directories stay as they are.
     """
-    holder = Path(tempfile.mkdtemp(prefix="hooklab-path-"))
-    hidden = set(programs)
-    try:
-        for directory in os.environ.get("PATH", "").split(os.pathsep):
-            if not directory or not os.path.isdir(directory):
-                continue
-            for name in os.listdir(directory):
-                link = holder / name
-                source = Path(directory) / name
-                if name in hidden or link.exists() or not os.access(source, os.X_OK):
-                    continue
-                try:
-                    link.symlink_to(source)
-                except OSError:
-                    continue
-        yield str(holder)
-    finally:
-        shutil.rmtree(holder, ignore_errors=True)
+    hidden = frozenset(programs)
+    entries: list[str] = []
+    for directory in os.environ.get("PATH", "").split(os.pathsep):
+        if not directory or not os.path.isdir(directory):
+            continue
+        if any(os.path.lexists(os.path.join(directory, name)) for name in hidden):
+            entries.append(_farm(directory, hidden))
+        else:
+            entries.append(directory)
+    yield os.pathsep.join(entries)
