@@ -245,13 +245,21 @@ def dev_check(
 ) -> DevCheckReport:
     started = time.monotonic()
     labs, walks = lint(root or labs_dir(), only)
-    for lab in labs:
-        holder = Path(tempfile.mkdtemp(prefix=f"hooklab-devcheck-{lab.number}-"))
-        try:
-            ws = provision(holder / "ws", backend=backend, fixture=fixture).workspace
-            ctx = context_factory(ws, lab) if context_factory else None
-            walks.append(walk_lab(lab, ws, observer=observer, context=ctx))
-        finally:
-            shutil.rmtree(holder, ignore_errors=True)
+    template = Path(tempfile.mkdtemp(prefix="hooklab-devcheck-template-"))
+    try:
+        # Provisioned once, copied per lab: a copy of a fresh workspace is a fresh workspace,
+        # and copying is several times cheaper than committing the fixture again.
+        fresh = provision(template / "ws", backend=backend, fixture=fixture).workspace.root
+        for lab in labs:
+            holder = Path(tempfile.mkdtemp(prefix=f"hooklab-devcheck-{lab.number}-"))
+            try:
+                shutil.copytree(fresh, holder / "ws", symlinks=True)
+                ws = Workspace(holder / "ws")
+                ctx = context_factory(ws, lab) if context_factory else None
+                walks.append(walk_lab(lab, ws, observer=observer, context=ctx))
+            finally:
+                shutil.rmtree(holder, ignore_errors=True)
+    finally:
+        shutil.rmtree(template, ignore_errors=True)
     walks.sort(key=lambda w: w.lab_id)
     return DevCheckReport(walks, time.monotonic() - started)
