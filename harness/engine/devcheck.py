@@ -106,6 +106,12 @@ class _Timer:
             self.total += time.monotonic() - self.since
             self.since = None
 
+    def lap(self) -> float:
+        """The Maven time since the last lap."""
+        self.stop()
+        total, self.total = self.total, 0.0
+        return total
+
 
 def walk_lab(
     lab: Lab,
@@ -122,11 +128,11 @@ def walk_lab(
     runner = LabRunner(ws, labs_root=lab.dir.parent, context=ctx)
     walk = LabWalk(lab.id)
     obs.lab_started(lab)
+    # A step's time and Maven time include its setup, which runs when the walk enters it.
+    entered = time.monotonic()
     moved = runner.start(lab.id)
     setup = moved.actions
     for step in lab.steps:
-        t0 = time.monotonic()
-        timer.total = 0.0
         sw = StepWalk(step, setup=setup)
         obs.results(step, "setup", setup)
         if any(r.status is not Status.PASS for r in setup):
@@ -157,13 +163,14 @@ def walk_lab(
                 f"the checks {sw.after.status.value} after the solve: "
                 + _first_bad(sw.after.results)
             )
-        sw.duration = time.monotonic() - t0
-        sw.maven_seconds = timer.total
+        sw.duration = time.monotonic() - entered
+        sw.maven_seconds = timer.lap()
         walk.steps.append(sw)
         obs.step_done(sw)
         if not sw.ok:
             break  # later steps build on this one; their verdicts would mislead
         setup = []
+        entered = time.monotonic()
         if step.index + 1 < len(lab.steps):
             try:
                 setup = runner.next().actions

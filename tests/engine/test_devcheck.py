@@ -79,3 +79,51 @@ def test_dev_check_passes_an_honest_lab_and_reports_manifest_errors(tmp_path: Pa
     error = by_id["02-broken"].manifest_error or ""
     assert "02-broken/lab.toml: step[0].check[0].kind" in error and 'did you mean "file"' in error
     assert not report.ok
+
+
+TIMED = """
+format = 1
+id = "01-timed"
+title = "A setup that stands in for a Maven run"
+intro = "x"
+[[step]]
+id = "first"
+title = "First"
+instructions = "write x"
+hints = ["x"]
+[[step.check]]
+kind = "file"
+path = "x.txt"
+exists = true
+[[step.solve]]
+do = "write"
+path = "x.txt"
+content = "x"
+
+[[step]]
+id = "second"
+title = "Second, entered through a slow setup"
+instructions = "write y"
+hints = ["y"]
+[[step.setup]]
+do = "run"
+command = "sleep 1  # announced like ./mvnw"
+slow = true
+[[step.check]]
+kind = "file"
+path = "y.txt"
+exists = true
+[[step.solve]]
+do = "write"
+path = "y.txt"
+content = "y"
+"""
+
+
+def test_a_step_counts_the_maven_time_of_its_own_setup_and_no_more(tmp_path: Path) -> None:
+    write_lab(tmp_path, "01-timed", TIMED)
+    (lab,) = dev_check(tmp_path).labs
+    first, second = lab.steps
+    assert lab.ok
+    assert first.maven_seconds < 0.5
+    assert 1.0 <= second.maven_seconds <= second.duration
