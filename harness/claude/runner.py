@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import select
+import selectors
 import signal
 import socket
 import subprocess
@@ -75,6 +77,65 @@ def _feed(sock: socket.socket, data: bytes) -> None:
         sock.shutdown(socket.SHUT_WR)
 
 
+def _send_at_once(sock: socket.socket, data: bytes) -> int:
+    """Send what the socket takes without waiting; how many bytes went."""
+    sock.setblocking(False)
+    try:
+        return sock.send(data) if data else 0
+    except (BlockingIOError, InterruptedError):
+        return 0
+    except OSError:  # the hook is gone already: the rest can go nowhere either
+        return len(data)
+    finally:
+        sock.setblocking(True)
+
+
+def _communicate(proc: subprocess.Popen[bytes], timeout: float) -> tuple[bytes, bytes]:
+    """``proc.communicate(timeout=...)`` without its polling wait.
+
+    With a timeout, Popen.wait polls with sleeps from half a millisecond up; a hook's pipes
+    close a moment before it can be reaped, so every hook paid that sleep. Here the exit is
+    awaited on a pidfd where the system has them. Raises TimeoutExpired like communicate.
+    """
+    deadline = time.monotonic() + timeout
+    assert proc.stdout is not None and proc.stderr is not None
+    out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()
+    chunks: dict[int, list[bytes]] = {out_fd: [], err_fd: []}
+    with selectors.DefaultSelector() as selector:
+        for fd in chunks:
+            selector.register(fd, selectors.EVENT_READ)
+        while selector.get_map():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise subprocess.TimeoutExpired(proc.args, timeout)
+            for key, _events in selector.select(remaining):
+                data = os.read(key.fd, 65536)
+                if data:
+                    chunks[key.fd].append(data)
+                else:
+                    selector.unregister(key.fd)
+    _wait_for_exit(proc, deadline, timeout)
+    proc.stdout.close()
+    proc.stderr.close()
+    return b"".join(chunks[out_fd]), b"".join(chunks[err_fd])
+
+
+def _wait_for_exit(proc: subprocess.Popen[bytes], deadline: float, timeout: float) -> None:
+    remaining = max(0.0, deadline - time.monotonic())
+    try:
+        pidfd = os.pidfd_open(proc.pid)
+    except (AttributeError, OSError):  # not Linux, or an old kernel
+        proc.wait(remaining)
+        return
+    try:
+        readable, _, _ = select.select([pidfd], [], [], remaining)
+    finally:
+        os.close(pidfd)
+    if not readable:
+        raise subprocess.TimeoutExpired(proc.args, timeout)
+    proc.wait()
+
+
 def run_hook(
     event: str, hook: HookCommand, stdin: bytes, *, cwd: Path, env: Mapping[str, str]
 ) -> HookRun:
@@ -88,7 +149,8 @@ def run_hook(
             stdin=theirs.fileno(),
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            start_new_session=True,
+            # Its own process group (not session: setsid made every hook ~2 ms slower).
+            process_group=0,
         )
     except OSError as exc:  # no bash, or cwd gone: a non-blocking error like a missing script
         ours.close()
@@ -106,12 +168,16 @@ def run_hook(
             ended,
         )
     theirs.close()
-    # A thread writes, so a hook that reads nothing (or slowly) cannot stall the reading of
-    # its output, whatever the size of the event.
-    writer = threading.Thread(target=_feed, args=(ours, stdin), daemon=True)
-    writer.start()
+    # An event that fits in the socket's buffer goes in at once. A thread writes the rest, so a
+    # hook that reads nothing (or slowly) cannot stall the reading of its output, whatever the
+    # size of the event; starting one for every hook cost a fifth of a small hook's time.
+    sent = _send_at_once(ours, stdin)
+    if sent == len(stdin):
+        _feed(ours, b"")
+    else:
+        threading.Thread(target=_feed, args=(ours, stdin[sent:]), daemon=True).start()
     try:
-        out, err = proc.communicate(timeout=hook.timeout)
+        out, err = _communicate(proc, hook.timeout)
     except subprocess.TimeoutExpired:
         _kill_group(proc)
         # A grandchild that left the group may still hold the pipes: do not wait for it.
