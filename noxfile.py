@@ -58,9 +58,8 @@ def labs(session: nox.Session) -> None:
 
 @nox.session(default=False)
 def bench(session: nox.Session) -> None:
-    """Benchmarks: ratios measured side by side in one run (not part of CI)."""
-    for script in sorted(glob.glob("benchmarks/bench_*.py")):
-        session.run(PY, script, *session.posargs)
+    """Every benchmark side by side in one run: one table, build/bench.json (not part of CI)."""
+    session.run(PY, "-m", "benchmarks", *session.posargs)
 
 
 @nox.session(default=False)

@@ -1,23 +1,22 @@
-"""What does dispatch() cost on top of running the hook yourself?
+"""Hook dispatch against the same hook run by hand.
 
-Runs one PreToolUse hook (a bash script that reads its stdin and exits 0) many
-times two ways, alternating so both see the same machine load:
-  by hand   subprocess.run(["bash", "-c", command], input=payload) with CLAUDE_PROJECT_DIR set
+One PreToolUse hook (bash that reads its stdin and exits 0), run alternately two ways:
+  by hand   subprocess.run(["bash", "-c", command], input=payload), CLAUDE_PROJECT_DIR set
   dispatch  harness.claude.dispatch(PreToolUse, payload, settings, project_dir)
-and prints both medians and the ratio. Usage: python benchmarks/bench_dispatch.py [-n 200]
+Aim: dispatch at most 1.2× the hook by hand (medians).
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
-import statistics
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
+from benchmarks.report import Options, Row, alternate, median, run_standalone
 from harness.claude import Event, dispatch, load_settings
 
 HOOK = """#!/usr/bin/env bash
@@ -49,11 +48,8 @@ def make_project(root: Path) -> str:
     return command
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("-n", type=int, default=200, help="repetitions of each (default 200)")
-    args = parser.parse_args()
-
+def measure(options: Options) -> list[Row]:
+    n = options.times(200)
     with tempfile.TemporaryDirectory(prefix="bench-dispatch-") as tmp:
         root = Path(tmp).resolve()
         command = make_project(root)
@@ -76,11 +72,9 @@ def main() -> None:
         stdin = json.dumps(payload)
         env = {**os.environ, "CLAUDE_PROJECT_DIR": str(root)}
 
-        by_hand: list[float] = []
-        via_dispatch: list[float] = []
-
-        def run_by_hand() -> subprocess.CompletedProcess[str]:
-            return subprocess.run(
+        def by_hand() -> float:
+            t0 = time.perf_counter()
+            done = subprocess.run(
                 ["bash", "-c", command],
                 input=stdin,
                 text=True,
@@ -89,28 +83,32 @@ def main() -> None:
                 capture_output=True,
                 check=False,
             )
-
-        for _ in range(5):  # warm the page cache and bash
-            run_by_hand()
-        for _ in range(args.n):
-            t0 = time.perf_counter()
-            done = run_by_hand()
-            by_hand.append(time.perf_counter() - t0)
+            elapsed = time.perf_counter() - t0
             assert done.returncode == 0, done.stderr
+            return elapsed
 
+        def via_dispatch() -> float:
             t0 = time.perf_counter()
             out = dispatch(Event.PRE_TOOL_USE, payload, settings, root)
-            via_dispatch.append(time.perf_counter() - t0)
+            elapsed = time.perf_counter() - t0
             assert out.runs[0].exit_code == 0 and not out.blocked, out
+            return elapsed
 
-    hand = statistics.median(by_hand)
-    disp = statistics.median(via_dispatch)
-    print(f"repetitions      {args.n}")
-    for label, samples in (("by hand ", by_hand), ("dispatch", via_dispatch)):
-        median, p90 = statistics.median(samples), statistics.quantiles(samples, n=10)[-1]
-        print(f"{label}  median {median * 1000:8.2f} ms   p90 {p90 * 1000:8.2f} ms")
-    print(f"ratio dispatch/by hand {disp / hand:.2f}x  (overhead {(disp - hand) * 1000:+.2f} ms)")
+        runs: dict[str, Callable[[], float]] = {"by hand": by_hand, "dispatch": via_dispatch}
+        for _ in range(5):  # warm the page cache and bash
+            by_hand()
+        samples = alternate(runs, n)
+    return [
+        Row(
+            "hook dispatch vs the hook by hand",
+            median(samples["dispatch"]) * 1000,
+            "ms",
+            floor=median(samples["by hand"]) * 1000,
+            aim=1.2,
+            note=f"medians of {n} runs each",
+        )
+    ]
 
 
 if __name__ == "__main__":
-    main()
+    run_standalone(measure)

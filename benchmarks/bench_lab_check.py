@@ -1,24 +1,24 @@
-"""How quickly does `lab check` answer, with and without Maven in the step?
+"""`lab check` on a step without Maven against the interpreter starting the harness.
 
-Three commands run alternately in one provisioned workspace, so all see the same load:
-  baseline   python -m harness --version      (interpreter start and imports)
-  no maven   lab check on lab 09 (a quiz read from a file)
-  sensors    ./mvnw -q test -Dgroups=sensor   (what a Maven step costs at least)
-Prints medians and the ratios to the baseline. Usage: python benchmarks/bench_lab_check.py [-n 7]
+In one provisioned workspace at lab 09 (a quiz read from a file), alternately:
+  baseline   python -m harness --version   (interpreter start and the CLI's imports)
+  lab check  python -m harness check       (the same, plus loading the lab and judging the step)
+Aim: lab check at most 2× the baseline (medians).
 """
 
 from __future__ import annotations
 
-import argparse
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+from benchmarks.report import Options, Row, alternate, median, run_standalone
 from harness.workspace import provision
+
+LAB = [sys.executable, "-m", "harness"]
 
 
 def timed(argv: list[str], cwd: Path) -> float:
@@ -28,30 +28,32 @@ def timed(argv: list[str], cwd: Path) -> float:
     return time.perf_counter() - started
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("-n", type=int, default=7, help="repetitions of each command")
-    n = parser.parse_args().n
-    with tempfile.TemporaryDirectory() as holder:
+def measure(options: Options) -> list[Row]:
+    n = options.times(15)
+    with tempfile.TemporaryDirectory(prefix="bench-lab-check-") as holder:
         ws = provision(Path(holder) / "ws").workspace
-        lab = [sys.executable, "-m", "harness"]
-        subprocess.run([*lab, "start", "9"], cwd=ws.root, capture_output=True, check=True)
-        commands = {
-            "baseline": [*lab, "--version"],
-            "no maven": [*lab, "check"],
-            "sensors": ["./mvnw", "-q", "test", "-Dgroups=sensor"],
-        }
-        timed(commands["sensors"], ws.root)  # compile once: measure warm runs
-        samples: dict[str, list[float]] = {name: [] for name in commands}
-        for _ in range(n):
-            for name, argv in commands.items():
-                samples[name].append(timed(argv, ws.root))
-    base = statistics.median(samples["baseline"])
-    print(f"lab check speed, {n} runs each (medians)")
-    for name, values in samples.items():
-        median = statistics.median(values)
-        print(f"  {name:9} {median * 1000:8.0f} ms   {median / base:6.1f}x baseline")
+        subprocess.run([*LAB, "start", "9"], cwd=ws.root, capture_output=True, check=True)
+        check = subprocess.run([*LAB, "check"], cwd=ws.root, capture_output=True, text=True)
+        if "FAIL" not in check.stdout:  # an unsolved quiz fails; anything else is no measurement
+            raise RuntimeError(f"lab check did not judge the quiz:\n{check.stdout}{check.stderr}")
+        samples = alternate(
+            {
+                "baseline": lambda: timed([*LAB, "--version"], ws.root),
+                "lab check": lambda: timed([*LAB, "check"], ws.root),
+            },
+            n,
+        )
+    return [
+        Row(
+            "lab check (no Maven) vs python -m harness --version",
+            median(samples["lab check"]) * 1000,
+            "ms",
+            floor=median(samples["baseline"]) * 1000,
+            aim=2.0,
+            note=f"medians of {n} runs each",
+        )
+    ]
 
 
 if __name__ == "__main__":
-    main()
+    run_standalone(measure)
