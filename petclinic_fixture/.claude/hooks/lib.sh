@@ -229,6 +229,12 @@ aiup_suite_attr() {
     if [[ $1 =~ [[:space:]]$2=\"([0-9]+)\" ]]; then printf '%s\n' "${BASH_REMATCH[1]}"; fi
 }
 
+# True when the report was written to its end. A run cut off (a full disk, a killed JVM) can
+# leave a start tag with green counts and no closing tag: that is no evidence.
+aiup_report_complete() {
+    [[ $(tail -c 64 -- "$1" 2>/dev/null | tr -d '[:space:]') == *'</testsuite>' ]]
+}
+
 # stdin: the changed paths the run must postdate. Prints why the sensor reports are no
 # evidence of a green run after those changes, or nothing when they are.
 aiup_evidence_problem() {
@@ -250,6 +256,10 @@ aiup_evidence_problem() {
         errors=$(aiup_suite_attr "$tag" errors)
         if [ -z "$tests" ] || [ -z "$failures" ] || [ -z "$errors" ]; then
             echo "the $name report cannot be read"
+            return
+        fi
+        if ! aiup_report_complete "$report"; then
+            echo "the $name report is cut off (no closing </testsuite>)"
             return
         fi
         if [ "$tests" -lt 1 ]; then

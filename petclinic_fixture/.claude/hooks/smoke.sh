@@ -455,6 +455,15 @@ group_evidence() {
     blocks "a report that counts no test blocks"
     says "the message says so" "counts no test"
 
+    scenario cut-off
+    edit "$SRC"
+    sensor_run
+    head -c 300 "$(aiup_report_path UseCaseTraceabilityTest)" >"$work/cut" &&
+        mv "$work/cut" "$(aiup_report_path UseCaseTraceabilityTest)"
+    bash_call "./mvnw -q test -Dgroups=sensor"
+    stop
+    blocks "a report cut off before </testsuite> blocks, green counts or not"
+
     scenario stale
     sensor_run
     bash_call "./mvnw -q test -Dgroups=sensor"
