@@ -1,0 +1,33 @@
+"""The real ``lab`` CLI as a process, and what a clean user-facing error looks like."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+
+def lab(
+    cwd: Path, *args: str, env: dict[str, str] | None = None, timeout: float = 300
+) -> subprocess.CompletedProcess[str]:
+    full = dict(os.environ, NO_COLOR="1", COLUMNS="200")
+    full.update(env or {})
+    return subprocess.run(
+        [sys.executable, "-m", "harness", *args],
+        cwd=cwd,
+        env=full,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def assert_clean_error(done: subprocess.CompletedProcess[str], *names: str) -> None:
+    """Exit 1, no traceback, no crash report, and every one of ``names`` in what was said."""
+    said = done.stdout + done.stderr
+    assert done.returncode == 1, f"exit {done.returncode}:\n{said[-3000:]}"
+    assert "Traceback" not in said and "crashed unexpectedly" not in said, said[-3000:]
+    for name in names:
+        assert name in said, f"{name!r} not named in:\n{said[-3000:]}"
