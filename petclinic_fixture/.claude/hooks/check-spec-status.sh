@@ -12,8 +12,10 @@ aiup_open_project
 snapshot=$(aiup_state spec-status)
 now=$(aiup_status_snapshot)
 if [ ! -f "$snapshot" ]; then
-    # No session start seen: this snapshot is the baseline.
-    printf '%s\n' "$now" >"$snapshot"
+    # No session start seen: this snapshot is the baseline (whole or not at all).
+    if ! { printf '%s\n' "$now" >"$snapshot.tmp" && mv -f "$snapshot.tmp" "$snapshot"; }; then
+        rm -f "$snapshot.tmp"
+    fi
     exit 0
 fi
 

@@ -18,5 +18,10 @@ git rev-parse -q --verify HEAD >"$base_file" 2>/dev/null || : >"$base_file"
 
 rm -f "$(aiup_state sensors-ran)"
 rm -rf "$(aiup_state coverage-checked)"
-aiup_status_snapshot >"$(aiup_state spec-status)"
+# Whole or not at all: a snapshot cut short (a full disk) would make every Status look new.
+snapshot=$(aiup_state spec-status)
+statuses=$(aiup_status_snapshot)
+if ! { printf '%s\n' "$statuses" >"$snapshot.tmp" && mv -f "$snapshot.tmp" "$snapshot"; }; then
+    rm -f "$snapshot.tmp" "$snapshot"
+fi
 exit 0
