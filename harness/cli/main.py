@@ -7,6 +7,7 @@ Exit codes: 0 ok, 1 user-facing error or failed check, 2 usage, 130 interrupted,
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import os
 import sys
@@ -52,12 +53,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# The disk, not the harness: the user can fix these, so they are errors, not crashes.
+STORAGE_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    # Cleanup that fails after the real error (dulwich closing a lock file on a full disk)
+    # would print a traceback on the way out; the error that counts is reported below.
+    sys.unraisablehook = lambda unraisable: None
     try:
         return int(args.func(args))
     except HarnessError as exc:
@@ -68,12 +76,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except OSError as exc:
+        if exc.errno not in STORAGE_ERRORS:
+            return _crashed()
+        from harness.ui.console import print_error
+
+        where = f" ({exc.filename})" if exc.filename else ""
+        print_error(
+            f"{exc.strerror}{where}",
+            "free some space on the disk that holds the workspace (df -h .), then run the "
+            "command again; a command that changes your files backs them up first "
+            "(lab backups)",
+        )
+        return 1
     except Exception:
-        fd, log = tempfile.mkstemp(prefix="hooklab-crash-", suffix=".log")
-        with os.fdopen(fd, "w") as fh:
-            traceback.print_exc(file=fh)
-        print(f"lab crashed unexpectedly; the traceback is in {log}", file=sys.stderr)
-        return 3
+        return _crashed()
+
+
+def _crashed() -> int:
+    fd, log = tempfile.mkstemp(prefix="hooklab-crash-", suffix=".log")
+    with os.fdopen(fd, "w") as fh:
+        traceback.print_exc(file=fh)
+    print(f"lab crashed unexpectedly; the traceback is in {log}", file=sys.stderr)
+    return 3
 
 
 if __name__ == "__main__":

@@ -6,8 +6,9 @@ from harness.workspace.workspace import (
     Backup,
     ProvisionResult,
     Workspace,
+    WorkspaceBusy,
     fixture_dir,
     provision,
 )
 
-__all__ = ["Backup", "ProvisionResult", "Workspace", "fixture_dir", "provision"]
+__all__ = ["Backup", "ProvisionResult", "Workspace", "WorkspaceBusy", "fixture_dir", "provision"]

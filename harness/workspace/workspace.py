@@ -6,11 +6,14 @@ follows the repository, never shows up as a change, and cannot go stale beside i
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
 import re
 import shutil
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,6 +39,7 @@ SKIP_ON_COPY = {".git", "target", ".idea", ".vscode", "__pycache__"}
 BACKUP_PREFIX = b"refs/hooklab/backups/"
 PROGRESS_REF = b"refs/hooklab/progress"
 META_FILE = "hooklab/workspace.json"
+OPERATION_LOCK = "hooklab/operation.lock"
 BACKEND_FILE = Path(".mvn") / "hooklab-backend"
 
 
@@ -49,6 +53,10 @@ def fixture_dir() -> Path:
             fix="run lab from a Hook Lab checkout, or set HOOKLAB_FIXTURE to the fixture folder",
         )
     return path
+
+
+class WorkspaceBusy(HarnessError):
+    """Another lab command holds the workspace (``Workspace.operation``)."""
 
 
 @dataclass(frozen=True)
@@ -109,6 +117,41 @@ class Workspace:
         meta = self.meta
         meta["backend"] = name
         _write_meta(self.git_dir, meta)
+
+    # ---- one command at a time ----------------------------------------------------------
+    @contextlib.contextmanager
+    def operation(self, what: str) -> Iterator[None]:
+        """Hold the workspace for one command that changes it.
+
+        A second lab command is refused while one runs: two at once would interleave backups,
+        rewinds and progress writes. When the command fails or is interrupted, lock files
+        dulwich leaves behind (on a full disk it cannot remove its own) are removed, so the
+        next command does not trip over them.
+        """
+        path = self.git_dir / OPERATION_LOCK
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                holder = os.read(fd, 200).decode(errors="replace").strip() or "another command"
+                raise WorkspaceBusy(
+                    f"another lab command is working in this workspace ({holder})",
+                    fix="wait until it has finished, then run this one again",
+                ) from None
+            with contextlib.suppress(OSError):  # a full disk must not stop the command here
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, f"lab {what}, pid {os.getpid()}".encode(), 0)
+            ours = _git_lock_files(self.git_dir)
+            try:
+                yield
+            except BaseException:
+                for stale in _git_lock_files(self.git_dir) - ours:
+                    stale.unlink(missing_ok=True)
+                raise
+        finally:
+            os.close(fd)  # releases the lock
 
     # ---- state -------------------------------------------------------------------------
     def head(self) -> str | None:
@@ -221,6 +264,12 @@ class Workspace:
         self.restore_tree(commit.tree)  # reset --hard leaves untracked files behind
         return backup
 
+    def put_back(self, backup: Backup, head: str | None) -> None:
+        """Undo a command cut short: HEAD at ``head``, the files as ``backup`` holds them."""
+        if head is not None:
+            porcelain.reset(self.repo, "hard", head.encode())
+        self.restore_commit(backup.commit)
+
     def restore_commit(self, commit_id: str) -> None:
         commit = self.repo[commit_id.encode()]
         assert isinstance(commit, Commit)
@@ -243,6 +292,12 @@ class Workspace:
         assert isinstance(blob, Blob)
         data: dict[str, Any] = json.loads(blob.data)
         return data
+
+    def progress_commit(self) -> str | None:
+        try:
+            return self.repo.refs[PROGRESS_REF].decode()
+        except KeyError:
+            return None
 
     def write_progress(self, progress: dict[str, Any], message: str) -> None:
         from dulwich.objects import Tree
@@ -278,6 +333,15 @@ def _prune_empty_dirs(root: Path) -> None:
             continue
         if not any(path.iterdir()):
             path.rmdir()
+
+
+def _git_lock_files(git_dir: Path) -> set[Path]:
+    """git's ``*.lock`` files: refs, the index, loose objects (not our operation lock)."""
+    return {
+        path
+        for path in git_dir.rglob("*.lock")
+        if path.name != Path(OPERATION_LOCK).name and path.is_file()
+    }
 
 
 def _meta_path(root: Path) -> Path:
@@ -340,7 +404,28 @@ def provision(
             fix="choose a new or empty directory: lab init DIR",
         )
     source = fixture or fixture_dir()
+    fresh_dir = not target.exists()
     target.mkdir(parents=True, exist_ok=True)
+    try:
+        files = _provision_into(target, source, backend)
+    except BaseException:
+        # Half a workspace (Ctrl-C, a full disk) would make the next `lab init` refuse the
+        # directory as "not empty": take it away again, as it was before.
+        if fresh_dir:
+            shutil.rmtree(target, ignore_errors=True)
+        else:
+            for child in list(target.iterdir()):
+                if child.is_dir() and not child.is_symlink():
+                    shutil.rmtree(child, ignore_errors=True)
+                else:
+                    child.unlink(missing_ok=True)
+        raise
+    return ProvisionResult(Workspace(target), created=True, files=files)
+
+
+def _provision_into(target: Path, source: Path, backend: str) -> int:
+    """Copy the fixture into ``target`` and commit it; the meta file, written last, makes it a
+    workspace. Returns the number of files copied."""
     files = _copy_fixture(source, target)
     if backend != "local":
         (target / BACKEND_FILE).parent.mkdir(parents=True, exist_ok=True)
@@ -372,4 +457,4 @@ def provision(
             "files": files,
         },
     )
-    return ProvisionResult(Workspace(target), created=True, files=files)
+    return files
