@@ -4,10 +4,12 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +21,7 @@ from harness.engine.progress import Progress
 from harness.engine.runner import LabRunner
 from harness.results import Status
 from harness.ui.console import escape
-from harness.workspace import Workspace, provision
+from harness.workspace import Workspace, WorkspaceBusy, provision
 
 
 def add_parser(subparsers: Any) -> None:
@@ -77,6 +79,14 @@ def _runner(console: Any | None = None) -> LabRunner:
     return LabRunner(Workspace.find())
 
 
+@contextlib.contextmanager
+def _holding(what: str) -> Iterator[LabRunner]:
+    """The runner of this workspace, held for one command that changes it."""
+    ws = Workspace.find()
+    with ws.operation(what):
+        yield LabRunner(ws)  # progress read under the hold, so it is the latest
+
+
 def cmd_list(args: argparse.Namespace) -> int:
     labs = load_labs()
     try:
@@ -129,8 +139,7 @@ def _moved(args: argparse.Namespace, moved: Any, *, intro: bool = False) -> int:
 
 
 def cmd_start(args: argparse.Namespace) -> int:
-    runner = _runner()
-    with _live(args, runner):
+    with _holding(f"start {args.lab}") as runner, _live(args, runner):
         moved = runner.start(args.lab)
     return _moved(args, moved, intro=True)
 
@@ -151,8 +160,7 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    runner = _runner()
-    with _live(args, runner):
+    with _holding("check") as runner, _live(args, runner):
         run = runner.check()
     if args.json:
         emit_json(run.to_json())
@@ -164,7 +172,8 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_hint(args: argparse.Namespace) -> int:
-    step, tier, text = _runner().hint()
+    with _holding("hint") as runner:
+        step, tier, text = runner.hint()
     if args.json:
         emit_json({"step": step.id, "tier": tier, "of": len(step.hints), "hint": text})
         return 0
@@ -175,29 +184,25 @@ def cmd_hint(args: argparse.Namespace) -> int:
 
 
 def cmd_next(args: argparse.Namespace) -> int:
-    runner = _runner()
-    with _live(args, runner):
+    with _holding("next") as runner, _live(args, runner):
         moved = runner.next()
     return _moved(args, moved)
 
 
 def cmd_goto(args: argparse.Namespace) -> int:
-    runner = _runner()
-    with _live(args, runner):
+    with _holding(f"goto {args.step}") as runner, _live(args, runner):
         moved = runner.goto(args.step)
     return _moved(args, moved)
 
 
 def cmd_reset(args: argparse.Namespace) -> int:
-    runner = _runner()
-    with _live(args, runner):
+    with _holding("reset") as runner, _live(args, runner):
         moved = runner.reset(args.step)
     return _moved(args, moved)
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
-    runner = _runner()
-    with _live(args, runner):
+    with _holding("solve") as runner, _live(args, runner):
         step, results, backup = runner.solve(args.apply)
     if args.json:
         emit_json(
@@ -247,7 +252,12 @@ def cmd_watch(args: argparse.Namespace) -> int:
         with live_view(console, watch_renderable(None, "", True)) as live:
             while True:
                 live.update(watch_renderable(run, changed, True))
-                run = runner.check()
+                try:
+                    with runner.ws.operation("watch"):
+                        runner.progress = Progress.load(runner.ws)  # a hint given meanwhile
+                        run = runner.check()
+                except WorkspaceBusy:
+                    pass  # another command is at work: check on the next change
                 live.update(watch_renderable(run, changed, False))
                 while True:
                     time.sleep(args.interval)

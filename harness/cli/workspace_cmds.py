@@ -170,7 +170,8 @@ def cmd_backups(args: argparse.Namespace) -> int:
 
 def cmd_restore(args: argparse.Namespace) -> int:
     ws = Workspace.find()
-    target, safety = ws.restore(args.name)
+    with ws.operation(f"restore {args.name}"):
+        target, safety = ws.restore(args.name)
     console = make_console()
     console.print(f"[green]✓[/] Restored {escape(target.name)}.")
     console.print(f"What you had just before is kept too: {escape(safety.restore_hint)}")

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import contextlib
 import shutil
+import signal
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -306,29 +307,50 @@ class LabRunner:
         if lp is None or not lp.start_snapshot:
             raise HarnessError(f"lab {lab.id} has not been started here", fix=f"lab start {lab.id}")
         backup = self.ws.backup(f"before goto {lab.id} {target.id}")
-        if lp.start_commit:
-            # Commits made since the lab started (a setup's, a solve's, the participant's) are
-            # in the backup; replaying the steps must not stack them up again on HEAD.
-            self.ws.rewind(lp.start_commit, f"before goto {lab.id} {target.id}")
-        self.ws.restore_commit(lp.start_snapshot)
-        actions: list[CheckResult] = []
-        self.progress.lab = lab.id
-        for step in lab.steps[: target.index]:
-            for specs in (step.setup, step.solve):
-                done = self.run_actions(lab, specs)
-                actions.extend(done)
-                if done and done[-1].status is not Status.PASS:
-                    self._save(f"{lab.id}: goto {target.id} stopped at {step.id}")
-                    raise HarnessError(
-                        f"fast-forward stopped at step {step.id}: {done[-1].message}",
-                        fix=f"your files are backed up: {backup.restore_hint}",
-                    )
-        for step in lab.steps[target.index :]:
-            with contextlib.suppress(KeyError):
-                del lp.steps[step.id]
-        lp.completed_at = None
-        actions.extend(self._enter(lab, target))
+        with self._undone_if_interrupted(backup):
+            if lp.start_commit:
+                # Commits made since the lab started (a setup's, a solve's, the participant's)
+                # are in the backup; replaying the steps must not stack them up again on HEAD.
+                self.ws.rewind(lp.start_commit, f"before goto {lab.id} {target.id}")
+            self.ws.restore_commit(lp.start_snapshot)
+            actions: list[CheckResult] = []
+            self.progress.lab = lab.id
+            for step in lab.steps[: target.index]:
+                for specs in (step.setup, step.solve):
+                    done = self.run_actions(lab, specs)
+                    actions.extend(done)
+                    if done and done[-1].status is not Status.PASS:
+                        self._save(f"{lab.id}: goto {target.id} stopped at {step.id}")
+                        raise HarnessError(
+                            f"fast-forward stopped at step {step.id}: {done[-1].message}",
+                            fix=f"your files are backed up: {backup.restore_hint}",
+                        )
+            for step in lab.steps[target.index :]:
+                with contextlib.suppress(KeyError):
+                    del lp.steps[step.id]
+            lp.completed_at = None
+            actions.extend(self._enter(lab, target))
         return Moved(lab, target, actions, backup)
+
+    @contextlib.contextmanager
+    def _undone_if_interrupted(self, backup: Backup) -> Iterator[None]:
+        """Ctrl-C halfway puts HEAD and the files back as they were (``backup`` holds them).
+
+        Once the progress is saved the command is done, and stays done. A second Ctrl-C waits
+        until the files are back: stopping the putting back would leave them half-way.
+        """
+        head = self.ws.head()
+        saved = self.ws.progress_commit()
+        try:
+            yield
+        except KeyboardInterrupt:
+            if self.ws.progress_commit() == saved:
+                signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+                try:
+                    self.ws.put_back(backup, head)
+                finally:
+                    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+            raise
 
     def reset(self, ref: str | None = None) -> Moved:
         _lab, step = self.current() if ref is None else (None, None)
