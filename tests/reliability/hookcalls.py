@@ -156,6 +156,20 @@ class HookResult:
         return self.returncode != 0 or bool(self.stdout or self.stderr) or self.state_changed
 
 
+def same_as(result: HookResult, want: HookResult, want_root: Path, root: Path) -> bool:
+    """The same exit and output as ``want``, which ran in the workspace copy ``want_root``."""
+    return (result.returncode, result.stdout, result.stderr) == (
+        want.returncode,
+        want.stdout.replace(str(want_root), str(root)),
+        want.stderr.replace(str(want_root), str(root)),
+    )
+
+
+def quiet(result: HookResult) -> bool:
+    """Exit 0 and nothing said (hook state may have been cleared: that is failing open too)."""
+    return result.returncode == 0 and not result.stdout + result.stderr
+
+
 def hook_state(git_dir: Path | None) -> dict[str, int]:
     if git_dir is None or not git_dir.is_dir():
         return {}
@@ -192,8 +206,8 @@ def call(
     return HookResult(hook.script, done.returncode, done.stdout, done.stderr, changed)
 
 
-def call_all(root: Path, **kw: Any) -> Iterator[HookResult]:
-    for hook in session(root):
+def call_all(root: Path, hooks: list[HookCall] | None = None, **kw: Any) -> Iterator[HookResult]:
+    for hook in session(root) if hooks is None else hooks:
         yield call(root, hook, **kw)
 
 
