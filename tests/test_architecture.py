@@ -21,7 +21,7 @@ ALLOWED = {
     "ui": {"ui", "claude", "workspace", "maven", "engine", "grading", "doctor"},
     "cli": {"cli", "ui", "claude", "workspace", "maven", "engine", "grading", "doctor"},
 }
-SHARED = {"errors", "results", "proc", "__init__"}
+SHARED = {"errors", "results", "proc", "paths", "__init__"}
 
 
 def imports_of(path: Path) -> set[str]:

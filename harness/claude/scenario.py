@@ -10,7 +10,8 @@
     new = "**Status:** Done"
     expect = "blocked"        # optional: allowed | blocked | asked | stopped | error
 
-Paths are relative to the project root. Errors name the file, the step and the field.
+Paths are relative to the project root and stay inside it. Errors name the file, the step and
+the field.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import Any
 from harness.claude.events import SESSION_START_SOURCES
 from harness.claude.session import OUTCOMES, Session, StepOutcome
 from harness.errors import ConfigError
+from harness.paths import escape_problem
 
 # do -> (required fields with types, optional fields with types)
 _FIELDS: dict[str, tuple[dict[str, type], dict[str, type]]] = {
@@ -142,6 +144,14 @@ def parse_scenario(data: dict[str, Any], path: Path) -> Scenario:
                     f"must be {_TYPE_NAMES[kind]}",
                     fix=f"write {key} as {_TYPE_NAMES[kind]}",
                 )
+        escape = escape_problem(raw["file"], "the project") if "file" in required else None
+        if escape:
+            raise ConfigError(
+                path,
+                f"{where}.file",
+                escape,
+                fix="name the file relative to the project root, without '..'",
+            )
         if do == "session_start" and raw.get("source", "startup") not in SESSION_START_SOURCES:
             raise ConfigError(
                 path,

@@ -34,6 +34,7 @@ from harness.claude.tools import (
 )
 from harness.claude.transcript import Transcript, write_agent_transcript
 from harness.errors import HarnessError
+from harness.paths import inside
 
 STOP_BLOCK_CAP = 8  # consecutive blocked stops after which Claude Code ends the turn anyway
 OUTCOMES = ("allowed", "blocked", "asked", "stopped", "error")
@@ -214,7 +215,16 @@ class Session:
         return step
 
     def _path(self, file: str | Path) -> Path:
-        return Path(os.path.abspath(self.cwd / file))
+        """Where a tool acts: in the project, never out of it (not through a symlink either),
+        since the simulated tools change real files."""
+        path = Path(os.path.abspath(self.cwd / file))
+        try:
+            inside(self.project_dir, path)
+        except ValueError as exc:
+            raise HarnessError(
+                f"refused: {exc}", fix="the session's tools act on files inside the project only"
+            ) from None
+        return path
 
     def _tool_env(self) -> dict[str, str]:
         env = dict(os.environ)

@@ -8,10 +8,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from harness.claude.scenario import StepReport, load_scenario, run_step
+from harness.claude.scenario import ScenarioStep, StepReport, load_scenario, run_step
 from harness.claude.session import Session
 from harness.claude.settings import find_project_root
-from harness.errors import HarnessError
+from harness.errors import ConfigError, HarnessError
 
 _DESCRIPTION = """\
 Play the steps of SCENARIO.toml as a Claude Code session in the current workspace (the nearest
@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         with Session(root, auto_approve=scenario.auto_approve) as session:
             for step in scenario.steps:
-                reports.append(run_step(session, step))
+                reports.append(_run(args.scenario, session, step))
                 sys.stdout.write(json.dumps(reports[-1].to_json()) + "\n")
                 sys.stdout.flush()
     else:
@@ -71,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
         with Session(root, auto_approve=scenario.auto_approve) as session:
             for step in scenario.steps:
                 with step_status(console, step):
-                    reports.append(run_step(session, step))
+                    reports.append(_run(args.scenario, session, step))
                 render_report(console, reports[-1])
         render_summary(console, reports, session.transcript_path)
     missed = [r for r in reports if r.expect_met is False]
@@ -87,3 +87,12 @@ def run(args: argparse.Namespace) -> int:
             fix="read what Claude was shown at that step; fix the hook or the expectation",
         )
     return 0
+
+
+def _run(scenario: Path, session: Session, step: ScenarioStep) -> StepReport:
+    """One step; a step the session refuses (a file out of the project) names its field."""
+    try:
+        return run_step(session, step)
+    except HarnessError as exc:
+        field = f"step {step.number}" + (".file" if "file" in step.args else "")
+        raise ConfigError(scenario, field, exc.message, fix=exc.fix) from None

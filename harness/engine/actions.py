@@ -14,6 +14,8 @@ from harness.maven.backend import SENSOR_GOALS
 from harness.results import CheckResult
 
 DO = Field("do", str, required=True)
+WORKSPACE = "the workspace"
+LAB_FOLDER = "the lab folder"
 
 
 def _content(ctx: CheckContext, p: Params) -> str:
@@ -139,9 +141,9 @@ ACTION_KINDS: dict[str, Kind] = {
             "write a file (content inline or from a lab asset)",
             (
                 DO,
-                Field("path", str, required=True),
+                Field("path", str, required=True, inside=WORKSPACE),
                 Field("content", str),
-                Field("from", str, doc="a file in the lab folder"),
+                Field("from", str, doc="a file in the lab folder", inside=LAB_FOLDER),
                 Field("executable", bool, default=False),
             ),
             _write,
@@ -151,7 +153,12 @@ ACTION_KINDS: dict[str, Kind] = {
         Kind(
             "append",
             "append text to a file",
-            (DO, Field("path", str, required=True), Field("content", str), Field("from", str)),
+            (
+                DO,
+                Field("path", str, required=True, inside=WORKSPACE),
+                Field("content", str),
+                Field("from", str, inside=LAB_FOLDER),
+            ),
             _append,
             assets=lambda p: [p["from"]] if p.get("from") else [],
             validate=lambda p: one_of(p, "content", "from"),
@@ -161,7 +168,7 @@ ACTION_KINDS: dict[str, Kind] = {
             "replace text in a file (the first occurrence, or all)",
             (
                 DO,
-                Field("path", str, required=True),
+                Field("path", str, required=True, inside=WORKSPACE),
                 Field("old", str, required=True),
                 Field("new", str, required=True),
                 Field("all", bool, default=False),
@@ -173,18 +180,23 @@ ACTION_KINDS: dict[str, Kind] = {
             "copy a file from the lab folder into the workspace",
             (
                 DO,
-                Field("from", str, required=True),
-                Field("to", str, required=True),
+                Field("from", str, required=True, inside=LAB_FOLDER),
+                Field("to", str, required=True, inside=WORKSPACE),
                 Field("executable", bool, default=False),
             ),
             _copy,
             assets=lambda p: [p["from"]],
         ),
-        Kind("delete", "delete a file or folder", (DO, Field("path", str, required=True)), _delete),
+        Kind(
+            "delete",
+            "delete a file or folder",
+            (DO, Field("path", str, required=True, inside=WORKSPACE)),
+            _delete,
+        ),
         Kind(
             "patch",
             "apply a unified diff from the lab folder with git apply",
-            (DO, Field("from", str, required=True)),
+            (DO, Field("from", str, required=True, inside=LAB_FOLDER)),
             _patch,
             assets=lambda p: [p["from"]],
         ),

@@ -10,6 +10,7 @@ from typing import Any
 
 from harness.errors import HarnessError
 from harness.maven import MavenBackend, get_backend
+from harness.paths import inside
 from harness.workspace import Workspace
 
 Sink = Callable[[str], None]
@@ -44,14 +45,18 @@ class CheckContext:
 
     def path(self, rel: str) -> Path:
         """A workspace path; a manifest may not reach outside the workspace."""
-        target = (self.root / rel).resolve()
-        if target != self.root and self.root not in target.parents:
-            raise HarnessError(f"{rel!r} points outside the workspace")
-        return target
+        try:
+            return inside(self.root, rel)
+        except ValueError as exc:
+            raise HarnessError(f"refused: {exc}") from None
 
     def git_dir(self) -> Path:
         git = self.root / ".git"
         return git if git.is_dir() else self.workspace.git_dir
 
     def asset(self, rel: str) -> Path:
-        return (self.lab_dir / rel).resolve()
+        """A file of the lab folder; a symlink there may not lead out of it."""
+        try:
+            return inside(self.lab_dir, rel)
+        except ValueError as exc:
+            raise HarnessError(f"refused: {exc}") from None

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.errors import ConfigError
+from harness.paths import escape_problem
 
 _TYPE_NAMES: dict[type, str] = {
     str: "a string",
@@ -33,6 +34,7 @@ class Field:
     doc: str = ""
     choices: tuple[str, ...] = ()
     item_type: builtins.type | None = None  # for arrays: the type of every element
+    inside: str = ""  # a file path that must stay inside this folder, e.g. "the workspace"
 
     def describe(self) -> str:
         kind = _TYPE_NAMES.get(self.type, self.type.__name__)
@@ -103,6 +105,16 @@ def check_table(
                         f"{here}[{i}]",
                         f"expected {_TYPE_NAMES.get(field.item_type, '?')}, found {item!r}"[:200],
                         fix=field.describe(),
+                    )
+        if field.inside:
+            for i, item in enumerate(value if isinstance(value, list) else [value]):
+                problem = escape_problem(item, field.inside)
+                if problem:
+                    raise ConfigError(
+                        path,
+                        f"{here}[{i}]" if isinstance(value, list) else here,
+                        problem,
+                        fix=f"write a path relative to {field.inside}, without '..'",
                     )
         if field.choices and value not in field.choices:
             raise ConfigError(

@@ -113,7 +113,13 @@ KIND = Kind(
     summary="a workspace file exists/is absent, contains or matches text",
     params=(
         Field("kind", str, required=True),
-        Field("path", str, required=True, doc="file relative to the workspace root"),
+        Field(
+            "path",
+            str,
+            required=True,
+            doc="file relative to the workspace root",
+            inside="the workspace",
+        ),
         Field("exists", bool, default=False, doc="the file must exist"),
         Field("absent", bool, default=False, doc="the file must not exist"),
         Field("executable", bool, default=False, doc="the file must be executable"),

@@ -27,6 +27,7 @@ from harness.engine.kinds import Kind, Params
 from harness.engine.sandbox import path_without, sandbox_copy
 from harness.engine.schema import Field
 from harness.errors import ConfigError, HarnessError
+from harness.paths import escape_problem
 from harness.results import CheckResult
 
 # Assertions a step may carry on top of the scenario fields harness/claude defines.
@@ -38,6 +39,11 @@ ASSERTIONS: dict[str, type] = {
     "marker_exists": str,  # a path inside the git directory (hook state)
     "marker_absent": str,
     "quiet": bool,  # every hook exited 0 and printed nothing (fail open)
+}
+PATH_ASSERTIONS = {
+    "file_unchanged": "the workspace",
+    "marker_exists": "the git directory",
+    "marker_absent": "the git directory",
 }
 
 
@@ -76,6 +82,10 @@ def parse_inline(raw: list[Any], path: object, where: str) -> Scenario:
                     f"{where}.steps[{i}].{key}",
                     f"expected {ASSERTIONS[key].__name__}, found {value!r}",
                 )
+            folder = PATH_ASSERTIONS.get(key)
+            problem = escape_problem(str(value), folder) if folder else None
+            if problem:
+                raise ConfigError(path, f"{where}.steps[{i}].{key}", problem)
     try:
         return parse_scenario({"step": plain}, Path(str(path)))
     except ConfigError as exc:
@@ -392,7 +402,12 @@ KIND = Kind(
             "feedback_contains, message_contains, file_unchanged, marker_exists, "
             "marker_absent, quiet)",
         ),
-        Field("scenario", str, doc="a scenario file instead of inline steps"),
+        Field(
+            "scenario",
+            str,
+            doc="a scenario file instead of inline steps",
+            inside="its folder",
+        ),
         Field(
             "scenario_in",
             str,

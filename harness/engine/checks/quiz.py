@@ -76,7 +76,13 @@ KIND = Kind(
     summary="answers in a TOML file in the workspace, compared with the expected answers",
     params=(
         Field("kind", str, required=True),
-        Field("file", str, required=True, doc="the answers file, e.g. answers/adr-quiz.toml"),
+        Field(
+            "file",
+            str,
+            required=True,
+            doc="the answers file, e.g. answers/adr-quiz.toml",
+            inside="the workspace",
+        ),
         Field(
             "answers",
             dict,

@@ -15,6 +15,7 @@ from harness.engine.sandbox import sandbox_copy
 from harness.engine.schema import Field
 from harness.maven.backend import SENSOR_GOALS
 from harness.maven.surefire import ReportError, SurefireReport, sensor_reports
+from harness.paths import escape_problem
 from harness.results import CheckResult
 
 OUTCOMES = ("green", "red", "absent", "present")
@@ -27,6 +28,10 @@ def _validate(p: Params) -> str | None:
                 return f"{table}.{sensor} must be a string"
             if table == "expect" and value not in OUTCOMES:
                 return f'{table}.{sensor}: unknown outcome "{value}" (known: {", ".join(OUTCOMES)})'
+    for rel in p.get("sandbox_files") or {}:
+        problem = escape_problem(rel, "the workspace")
+        if problem:
+            return f"sandbox_files: {problem}"
     if p.get("sandbox_files") and not p.get("run", True):
         return "sandbox_files needs run = true"
     if not p.get("expect") and not p.get("failure_contains"):

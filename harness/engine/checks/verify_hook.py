@@ -59,6 +59,7 @@ KIND = Kind(
             str,
             default="scripts/check-before-stop.sh",
             doc="the participant's Stop hook, relative to the workspace",
+            inside="the workspace",
         ),
         Field("break_cmd", str, required=True, doc="makes the hook's claim false (bash -c)"),
         Field("fix_cmd", str, required=True, doc="makes the claim true again"),
