@@ -62,6 +62,19 @@ def bench(session: nox.Session) -> None:
     session.run(PY, "-m", "benchmarks", *session.posargs)
 
 
+@nox.session(name="reliability-doc", default=False)
+def reliability_doc(session: nox.Session) -> None:
+    """Run the reliability suite and write docs/reliability.md from its results."""
+    session.run(
+        PY,
+        "-m",
+        "pytest",
+        "tests/reliability",
+        "--reliability-doc=docs/reliability.md",
+        *session.posargs,
+    )
+
+
 @nox.session(default=False)
 def docker(session: nox.Session) -> None:
     """Start dockerd if needed, build the local Maven image, run the Docker tests."""

@@ -22,22 +22,22 @@ from typing import Any, ClassVar, TypeVar
 import pytest
 
 SUITE_DIR = Path(__file__).resolve().parent
-AREAS = (
-    "hook input and tools",
-    "environment",
-    "surefire and maven",
-    "misbehaving hooks",
-    "storage and interruption",
-    "bad input",
-    "nothing leaks",
-)
+AREAS = {  # area: its heading in the document, in this order
+    "hook input and tools": "Hook input and tools",
+    "environment": "The environment",
+    "surefire and maven": "Surefire and Maven",
+    "misbehaving hooks": "Misbehaving hooks in the runtime",
+    "storage and interruption": "Storage and interruption",
+    "bad input": "Bad input",
+    "nothing leaks": "Nothing leaks",
+}
 F = TypeVar("F", bound=Callable[..., Any])
 
 
 def fault(area: str, what: str, *, tried: str, held: str) -> Callable[[F], F]:
     """Declare the row a reliability test proves: the fault, what was tried, what held."""
     if area not in AREAS:
-        raise ValueError(f"area {area!r} is not one of {AREAS}")
+        raise ValueError(f"area {area!r} is not one of {', '.join(AREAS)}")
     marker: Callable[[F], F] = pytest.mark.fault(area=area, what=what, tried=tried, held=held)
     return marker
 
@@ -165,11 +165,11 @@ def render(rows: list[Row], results: dict[str, str]) -> str:
         "without it, and the participant's files, progress (`refs/hooklab/progress`) and backups "
         "(`refs/hooklab/backups/*`) are as they were.",
     ]
-    for area in AREAS:
+    for area, heading in AREAS.items():
         mine = [r for r in rows if r.area == area]
         if not mine:
             continue
-        lines += ["", f"## {area[0].upper()}{area[1:]}", ""]
+        lines += ["", f"## {heading}", ""]
         lines.append("| " + " | ".join(COLUMNS) + " |")
         lines.append("|" + "---|" * len(COLUMNS))
         for row in mine:

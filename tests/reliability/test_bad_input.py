@@ -121,7 +121,7 @@ SCENARIOS = {
     "broken TOML syntax": ("[[step]\ndo = 'stop'\n", "invalid TOML"),
     "no steps": ("[session]\nauto_approve = true\n", "step"),
     "an unknown action": ('[[step]]\ndo = "deploy"\n', "step 1.do"),
-    "a required field missing": (
+    "a required field left out": (
         '[[step]]\ndo = "edit"\nfile = "a.md"\nold = "x"\n',
         "step 1.new",
     ),
@@ -135,11 +135,11 @@ SCENARIOS = {
         '[session]\nauto = true\n[[step]]\ndo = "stop"\n',
         "session.auto",
     ),
-    "a file with ..": (
+    "a file path with ..": (
         '[[step]]\ndo = "write"\nfile = "../escaped.txt"\ncontent = "x"\n',
         "step 1.file",
     ),
-    "an absolute file": (
+    "an absolute file path": (
         '[[step]]\ndo = "edit"\nfile = "/etc/hostname"\nold = "a"\nnew = "b"\n',
         "step 1.file",
     ),
@@ -158,7 +158,7 @@ def project(root: Path, settings: object, local: object | None = None) -> Path:
 @fault(
     "bad input",
     "scenario file: {case}",
-    tried="lab simulate scenario.toml (a file with {case}) in a project with valid settings",
+    tried="lab simulate scenario.toml in a project with valid settings; the scenario has {case}",
     held="exit 1, no traceback, nothing written; the error names scenario.toml and {field}",
 )
 @pytest.mark.parametrize(

@@ -61,7 +61,7 @@ def started_session(root: Path) -> dict[str, HookCall]:
 
 @fault(
     "surefire and maven",
-    "a {kind} Surefire report",
+    "a Surefire report that is {kind}",
     tried="a session: the participant's change, fresh sensor reports with the last one "
     "{kind}, the sensor run reported to the hooks, then Stop (the same with all reports "
     "intact ends the turn)",
@@ -87,7 +87,7 @@ def test_broken_report_is_no_evidence(participant: Workspace, tmp_path: Path, ki
 
 @fault(
     "surefire and maven",
-    "a {kind} Surefire report read by the harness",
+    "a Surefire report that is {kind}, read by the harness",
     tried="lab sensors --no-run, and lab check on lab 01's report step, with the last sensor "
     "report {kind}",
     held=f"exit 1, the broken file named, no traceback; the step not passed; {INTACT}",

@@ -190,9 +190,8 @@ def test_ten_megabytes_on_stdin(control: Control, participant: Workspace) -> Non
 @fault(
     "hook input and tools",
     "hook stdin a {carrier}",
-    tried="the six acting events handed over on a {carrier} instead of the real client's "
-    "Unix socket",
-    held="every event is read: each hook acts as it does on the socket",
+    tried="the six acting events handed over on a {carrier} (the real client uses a Unix socket)",
+    held="every event is read whole and each hook acts on it",
 )
 @pytest.mark.parametrize("carrier", ["socket", "pipe", "file"])
 def test_every_carrier_delivers_the_event(participant: Workspace, carrier: str) -> None:

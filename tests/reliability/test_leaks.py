@@ -88,6 +88,9 @@ class Command:
     args: tuple[str, ...]  # "{tmp}" is the test's scratch folder
     prepare: Callable[[Workspace, Path], None] = _nothing
 
+    def __str__(self) -> str:  # the name in test ids and in docs/reliability.md
+        return self.name
+
 
 COMMANDS = [
     Command("lab simulate --json", ("simulate", "{tmp}/session.toml", "--json"), _scenario),
@@ -125,7 +128,7 @@ def leaked(text: str) -> list[str]:
     "a cloud key, a token) in its environment",
     held="no canary in stdout, stderr or the JSON",
 )
-@pytest.mark.parametrize("command", COMMANDS, ids=lambda c: c.name)
+@pytest.mark.parametrize("command", COMMANDS, ids=str)
 def test_no_command_prints_a_secret(
     participant: Workspace, tmp_path: Path, command: Command
 ) -> None:
