@@ -1,7 +1,7 @@
 """Hook dispatch against the same hook run by hand.
 
 One PreToolUse hook (bash that reads its stdin and exits 0), run alternately two ways:
-  by hand   subprocess.run(["bash", "-c", command], input=payload), CLAUDE_PROJECT_DIR set
+  by hand   subprocess.run(["/bin/sh", "-c", command], input=payload), CLAUDE_PROJECT_DIR set
   dispatch  harness.claude.dispatch(PreToolUse, payload, settings, project_dir)
 Aim: dispatch at most 1.2× the hook by hand (medians).
 """
@@ -75,7 +75,7 @@ def measure(options: Options) -> list[Row]:
         def by_hand() -> float:
             t0 = time.perf_counter()
             done = subprocess.run(
-                ["bash", "-c", command],
+                ["/bin/sh", "-c", command],
                 input=stdin,
                 text=True,
                 env=env,

@@ -178,7 +178,18 @@ SETTINGS: dict[str, tuple[object, object | None, str, str]] = {
     # case: (settings.json, settings.local.json, the file named, the field named)
     "broken JSON": ('{"hooks": {,}}', None, "settings.json", "line 1, column"),
     "hooks that are a list": ({"hooks": []}, None, "settings.json", "hooks"),
-    "an unknown event": ({"hooks": {"Stopp": []}}, None, "settings.json", "'Stopp'"),
+    "an event whose hooks are no list": (
+        {"hooks": {"Stop": {"hooks": [STOP]}}},
+        None,
+        "settings.json",
+        "hooks.Stop",
+    ),
+    "disableAllHooks that is no boolean": (
+        {"disableAllHooks": "yes"},
+        None,
+        "settings.json",
+        "disableAllHooks",
+    ),
     "a hook without type": (
         {"hooks": {"Stop": [{"hooks": [{"command": "true"}]}]}},
         None,
