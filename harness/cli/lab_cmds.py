@@ -11,7 +11,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from harness.cli.common import add_json_flag, emit_json, make_console
+from harness.cli.common import (
+    add_engine_flag,
+    add_json_flag,
+    emit_json,
+    engine_fields,
+    make_console,
+)
 from harness.engine.context import CheckContext
 from harness.engine.devcheck import dev_check, walk_lab
 from harness.engine.manifest import load_labs
@@ -34,7 +40,8 @@ def add_parser(subparsers: Any) -> None:
     start = cmd("start", "start a lab (by number or id)", cmd_start, json_flag=True)
     start.add_argument("lab", help="lab number or id, e.g. 3 or 03-stop-hook")
     cmd("status", "where you are in the current lab", cmd_status, json_flag=True)
-    cmd("check", "check the current step", cmd_check, json_flag=True)
+    check_step = cmd("check", "check the current step", cmd_check, json_flag=True)
+    add_engine_flag(check_step)
     cmd("hint", "show the next hint for the current step", cmd_hint, json_flag=True)
     cmd("next", "move on once the current step passed", cmd_next, json_flag=True)
     goto = cmd(
@@ -68,13 +75,16 @@ def add_parser(subparsers: Any) -> None:
         "setup → check must fail → solve → check must pass",
     )
     check.add_argument("labs", nargs="*", help="lab numbers or ids (default: all)")
+    add_engine_flag(check)
     add_json_flag(check)
     check.set_defaults(func=cmd_dev_check)
     dev.set_defaults(func=lambda args: (dev.print_help(), 2)[1])
 
 
-def _runner(console: Any | None = None) -> LabRunner:
-    return LabRunner(Workspace.find())
+def _runner(console: Any | None = None, args: argparse.Namespace | None = None) -> LabRunner:
+    ws = Workspace.find()
+    fields = engine_fields(args) if args is not None else {}
+    return LabRunner(ws, context=CheckContext(ws, ws.root, **fields) if fields else None)
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -151,7 +161,7 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    runner = _runner()
+    runner = _runner(args=args)
     with _live(args, runner):
         run = runner.check()
     if args.json:
@@ -328,11 +338,14 @@ def cmd_dev_check(args: argparse.Namespace) -> int:
             status.update(f"{lab.id}: {text}")
             status.start()
 
-        return CheckContext(ws, lab.dir, on_activity=on_activity)
+        return CheckContext(ws, lab.dir, on_activity=on_activity, **engine_fields(args))
+
+    def quiet_factory(ws: Workspace, lab: Any) -> CheckContext:
+        return CheckContext(ws, lab.dir, **engine_fields(args))
 
     try:
         report = dev_check(
-            only=args.labs, observer=view, context_factory=None if args.json else factory
+            only=args.labs, observer=view, context_factory=quiet_factory if args.json else factory
         )
     finally:
         status.stop()

@@ -31,6 +31,7 @@ class CheckContext:
     root_override: Path | None = None  # checks that work on a sandbox copy set this
     extra: dict[str, Any] = field(default_factory=dict)
     engine: str = "emulator"  # which Claude Code runs hook sessions: emulator | claude-code
+    engine_forced: bool = False  # chosen on the command line: wins over a lab's own choice
 
     @property
     def root(self) -> Path:

@@ -42,6 +42,7 @@ from harness.claude.settings import Settings, load_settings
 from harness.errors import HarnessError
 
 IMPLICIT_PROMPT = "Go on."  # opens a turn when a scenario acts before any prompt
+COMPACT_SUMMARY = "Summary: a scripted session; nothing left to do."  # the model's, for /compact
 STEP_TIMEOUT = 120.0  # seconds a step may wait for the client, beyond its own hook timeouts
 _REMINDER = re.compile(r"</?system-reminder>")
 _PREAMBLE = "The text below is the output of a hook"
@@ -162,6 +163,21 @@ class ClaudeCodeSession:
         self.api.close()
         if self._own_dir:
             shutil.rmtree(self.config_dir, ignore_errors=True)
+        else:
+            self.save_evidence(self.config_dir)
+
+    def save_evidence(self, folder: Path) -> None:
+        """Every request the client sent the scripted model, and every line it printed."""
+        folder.mkdir(parents=True, exist_ok=True)
+        with (folder / "api-requests.jsonl").open("w", encoding="utf-8") as out:
+            for request in self.api.requests:
+                out.write(
+                    json.dumps({"seq": request.seq, "path": request.path, "body": request.body})
+                    + "\n"
+                )
+        with (folder / "stream-json.jsonl").open("w", encoding="utf-8") as out:
+            for event in self.events:
+                out.write(json.dumps(event) + "\n")
 
     # -- the client process ------------------------------------------------------------------
 
@@ -491,6 +507,11 @@ class ClaudeCodeSession:
             self._close_open_turn(record)
             self._send({"type": "user", "message": {"role": "user", "content": f"/{source}"}})
             turn = self._await(record=record)
+            for _ in range(5):  # /compact asks the model for a summary of the session first
+                if turn.kind not in ("request", "subagent") or turn.request is None:
+                    break
+                self.api.answer(turn.request, Reply.text(COMPACT_SUMMARY))
+                turn = self._await(record=record)
             if turn.kind == "result" and turn.result and turn.result.get("session_id"):
                 self.session_id = str(turn.result["session_id"])
             if turn.kind == "result" and turn.result and source == "compact":
