@@ -76,15 +76,21 @@ class _Inbox:
     """Everything the client does, in arrival order: API requests and stream-json lines."""
 
     items: queue.Queue[tuple[str, Any]] = field(default_factory=queue.Queue)
+    held: list[tuple[str, Any]] = field(default_factory=list)  # taken out, not yet handled
 
     def put(self, kind: str, item: Any) -> None:
         self.items.put((kind, item))
 
     def get(self, timeout: float) -> tuple[str, Any] | None:
+        if self.held:
+            return self.held.pop(0)
         try:
             return self.items.get(timeout=timeout)
         except queue.Empty:
             return None
+
+    def hold(self, item: tuple[str, Any]) -> None:
+        self.held.append(item)
 
 
 @dataclass
@@ -347,6 +353,20 @@ class ClaudeCodeSession:
             elif event.get("type") == "result":
                 return _Turn("result", result=event)
         return _Turn("timeout")
+
+    def _await_result_line(self, use_id: str, record: _StepLog, timeout: float = 10.0) -> None:
+        """The client prints a tool's result line on stdout about when it asks the model
+        again; wait for that line, which tells whether the tool really ran."""
+        deadline = time.monotonic() + timeout
+        while record.tool_result_event(use_id) is None and time.monotonic() < deadline:
+            item = self._inbox.get(0.05)
+            if item is None:
+                continue
+            if item[0] == "event":
+                record.events.append(item[1])
+            else:
+                self._inbox.hold(item)
+                return
 
     def _route_request(self, request: ApiRequest, record: _StepLog) -> bool:
         """True for a main-loop request; a subagent's is kept for its own step."""
@@ -678,6 +698,7 @@ class ClaudeCodeSession:
                 fix="see the client's output in the step's notes",
             )
         self._pending = turn.request
+        self._await_result_line(use_id, record)
         result_block = _tool_result(turn.request, use_id)
         text = blocks_text(result_block.get("content")) if result_block else ""
         is_error = bool(result_block.get("is_error")) if result_block else False
