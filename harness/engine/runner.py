@@ -16,7 +16,7 @@ from typing import Any
 
 from harness.engine.context import CheckContext
 from harness.engine.manifest import Lab, Spec, Step, find_lab
-from harness.engine.progress import LabProgress, Progress
+from harness.engine.progress import LabProgress, Progress, digest, evidence_path
 from harness.engine.sandbox import sandbox_copy
 from harness.errors import HarnessError
 from harness.results import CheckResult, Status
@@ -171,6 +171,7 @@ class LabRunner:
 
     def _enter(self, lab: Lab, step: Step) -> list[CheckResult]:
         self.progress.lab, self.progress.step = lab.id, step.id
+        self.progress.lab_progress(lab.id).step(step.id).entered_at = time.time()
         actions = self.run_actions(lab, step.setup)
         self._save(f"{lab.id}: at step {step.id}")
         return actions
@@ -212,14 +213,36 @@ class LabRunner:
         lab, step = self.current()
         run = self.run_checks(lab, step)
         if run.status is Status.PASS:
-            lp = self.progress.lab_progress(lab.id)
-            lp.step(step.id).passed = {
-                "commit": self.ws.head(),
-                "snapshot": self._snapshot(lab, f"verified/{step.id}"),
-                "at": time.time(),
-            }
-            self._save(f"{lab.id}: step {step.id} passed")
+            self._record_pass(lab, step, run)
         return run
+
+    def _record_pass(self, lab: Lab, step: Step, run: StepRun) -> None:
+        """Keep the claim with its evidence: the state checked, the result, the reports read."""
+        snapshot = self._snapshot(lab, f"verified/{step.id}")
+        commit = self.ws.repo[snapshot.encode()]
+        reports = {rel: data for r in run.results for rel, data in r.evidence.items()}
+        self.progress.lab_progress(lab.id).step(step.id).passed = {
+            "commit": self.ws.head(),
+            "tree": commit.tree.decode(),
+            "snapshot": snapshot,
+            "at": time.time(),
+            "engine": self.template.engine,
+            "duration": round(run.duration, 3),
+            "result": {
+                "status": run.status.value,
+                "checks": [
+                    {"name": r.name, "status": r.status.value, "message": r.message}
+                    for r in run.results
+                ],
+            },
+            "evidence": {rel: digest(data) for rel, data in sorted(reports.items())},
+        }
+        self.progress.save(
+            self.ws,
+            f"{lab.id}: step {step.id} passed",
+            attach={evidence_path(lab.id, step.id, rel): data for rel, data in reports.items()},
+            anchors=[snapshot],
+        )
 
     def hint(self) -> tuple[Step, int, str]:
         """The next hint tier (1-based); stays on the last one once all were shown."""
