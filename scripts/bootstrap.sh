@@ -8,6 +8,9 @@ apt_packages=(
   openjdk-17-jdk-headless maven junit5 libsurefire-java libmaven-compiler-plugin-java
   libmaven-resources-plugin-java libmaven-jar-plugin-java libmaven-install-plugin-java
   jq git bash shellcheck tmux python3-venv
+  # Trainer tests: real git servers on loopback (git daemon, git http-backend ship with git)
+  # and the cohort page rendered in headless Chromium.
+  chromium
 )
 missing=()
 for pkg in "${apt_packages[@]}"; do

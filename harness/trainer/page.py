@@ -36,7 +36,7 @@ table { border-collapse: collapse; }
 .grid td.current { background: var(--here); }
 .grid td.stuck { background: var(--stuck); }
 .grid td.todo { background: var(--todo); color: var(--muted); }
-.grid td.where { text-align: left; padding: 3px 8px; white-space: nowrap; color: var(--muted); }
+.grid .where { text-align: left; padding: 3px 8px; white-space: nowrap; color: var(--muted); }
 .grid tr.problem td.who { color: var(--stuck); }
 .stuck-list li { margin: 3px 0; }
 .stuck-list .for { color: var(--stuck); font-weight: 600; }

@@ -227,11 +227,14 @@ def _verify_step(
             f"{', '.join(missing)}, which the claim does not carry"
         )
         return verdict
-    verdict.message = f"{verdict.label}: holds (checks pass again at the submitted state" + (
-        f"; {len(cited)} report{'s' if len(cited) != 1 else ''} match their digests)"
-        if cited
-        else ")"
+    reports = (
+        ""
+        if not cited
+        else "; 1 report matches its digest"
+        if len(cited) == 1
+        else f"; {len(cited)} reports match their digests"
     )
+    verdict.message = f"{verdict.label}: holds (checks pass again at the submitted state{reports})"
     return verdict
 
 
