@@ -6,10 +6,11 @@ pass their checks again.
 
 Format 2 adds what a trainer needs to trust a claim without the participant's laptop: each
 passed step's result, when and on which Claude Code engine it ran, and the sha256 of every
-sensor report it relied on. The reports themselves ride in the same progress commit under
-``evidence/LAB/STEP/``, and the verified snapshot is one of the commit's parents, so pushing
-the chain carries everything a re-verification needs. Format 1 documents still load; their
-passed steps simply carry no evidence.
+sensor report it relied on. The reports themselves are kept in an evidence commit (the reports
+at their workspace paths, its parent the verified snapshot), and that commit is a parent of the
+progress commit that records the pass: pushing the chain carries everything a re-verification
+needs, while each progress commit's own tree stays the one document. Format 1 documents still
+load; their passed steps simply carry no evidence.
 """
 
 from __future__ import annotations
@@ -24,16 +25,6 @@ from harness.errors import HarnessError
 from harness.workspace import Workspace
 
 FORMAT = 2
-EVIDENCE_DIR = "evidence"
-
-
-def evidence_folder(lab_id: str, step_id: str) -> str:
-    return f"{EVIDENCE_DIR}/{lab_id}/{step_id}"
-
-
-def evidence_path(lab_id: str, step_id: str, rel: str) -> str:
-    """Where a report the step relied on is kept in the progress commit's tree."""
-    return f"{evidence_folder(lab_id, step_id)}/{rel}"
 
 
 def digest(data: bytes) -> str:
@@ -44,8 +35,8 @@ def digest(data: bytes) -> str:
 class StepProgress:
     hints: int = 0
     solved_with_help: bool = False
-    # {"commit", "tree", "snapshot", "at", "engine", "duration", "result", "evidence"};
-    # format 1 records carry only commit, snapshot and at.
+    # {"commit", "tree", "snapshot", "at", "engine", "duration", "result", "evidence",
+    # "evidence_commit"}; format 1 records carry only commit, snapshot and at.
     passed: dict[str, Any] | None = None
     entered_at: float | None = None  # when the participant reached this step
 
@@ -134,37 +125,9 @@ class Progress:
     def load(cls, ws: Workspace) -> Progress:
         return cls.from_json(ws.read_progress(), source=f"{ws.root}: refs/hooklab/progress")
 
-    def save(
-        self,
-        ws: Workspace,
-        message: str,
-        *,
-        attach: Mapping[str, bytes] | None = None,
-        anchors: Sequence[str] = (),
-    ) -> str:
-        """Commit the document; evidence of steps no longer passed leaves the tree with it.
-
-        ``attach`` replaces a step's evidence whole, so a step passed again keeps only the
-        reports of its latest pass.
-        """
+    def save(self, ws: Workspace, message: str, *, anchors: Sequence[str] = ()) -> str:
         self.updated_at = time.time()
-        fresh = {path.rsplit("/", 1)[0] for path in attach or {}}
-        kept = {
-            evidence_folder(lab_id, step_id) + "/"
-            for lab_id, lp in self.labs.items()
-            for step_id, sp in lp.steps.items()
-            if sp.passed
-        }
-
-        def discard(path: str) -> bool:
-            if not path.startswith(EVIDENCE_DIR + "/"):
-                return False
-            folder = "/".join(path.split("/")[:3]) + "/"
-            return folder not in kept or any(f.startswith(folder) for f in fresh)
-
-        return ws.write_progress(
-            self.to_json(), message, attach=attach, discard=discard, anchors=anchors
-        )
+        return ws.write_progress(self.to_json(), message, anchors=anchors)
 
     def lab_progress(self, lab_id: str) -> LabProgress:
         return self.labs.setdefault(lab_id, LabProgress(started_at=time.time()))

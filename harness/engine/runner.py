@@ -16,7 +16,7 @@ from typing import Any
 
 from harness.engine.context import CheckContext
 from harness.engine.manifest import Lab, Spec, Step, find_lab
-from harness.engine.progress import LabProgress, Progress, digest, evidence_path
+from harness.engine.progress import LabProgress, Progress, digest
 from harness.engine.sandbox import sandbox_copy
 from harness.errors import HarnessError
 from harness.results import CheckResult, Status
@@ -221,6 +221,11 @@ class LabRunner:
         snapshot = self._snapshot(lab, f"verified/{step.id}")
         commit = self.ws.repo[snapshot.encode()]
         reports = {rel: data for r in run.results for rel, data in r.evidence.items()}
+        evidence_commit = (
+            self.ws.commit_files(reports, [snapshot], f"hooklab {lab.id}: evidence for {step.id}")
+            if reports
+            else None
+        )
         self.progress.lab_progress(lab.id).step(step.id).passed = {
             "commit": self.ws.head(),
             "tree": commit.tree.decode(),
@@ -236,12 +241,11 @@ class LabRunner:
                 ],
             },
             "evidence": {rel: digest(data) for rel, data in sorted(reports.items())},
+            "evidence_commit": evidence_commit,
         }
+        # The evidence commit's parent is the snapshot: anchoring it carries both.
         self.progress.save(
-            self.ws,
-            f"{lab.id}: step {step.id} passed",
-            attach={evidence_path(lab.id, step.id, rel): data for rel, data in reports.items()},
-            anchors=[snapshot],
+            self.ws, f"{lab.id}: step {step.id} passed", anchors=[evidence_commit or snapshot]
         )
 
     def hint(self) -> tuple[Step, int, str]:

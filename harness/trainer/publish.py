@@ -2,9 +2,9 @@
 
 One ref per participant, ``refs/hooklab/cohorts/COHORT/NAME``, so participants never overwrite
 each other and one remote holds several rooms. What is pushed is the workspace's own progress
-chain (refs/hooklab/progress): every progress commit carries the document and the sensor
-reports the passed steps relied on, and has the verified snapshots as parents. Git sends what
-the remote lacks, so a submit after an outage sends everything still pending.
+chain (refs/hooklab/progress): each commit holds the document, and the commit recording a pass
+has that step's evidence commit (the sensor reports, on top of the verified snapshot) as a
+parent. Git sends what the remote lacks, so a submit after an outage sends everything pending.
 """
 
 from __future__ import annotations
@@ -152,11 +152,12 @@ def _chain(ws: Workspace, head: str) -> list[Commit]:
 
 
 def _verified_states(progress: Progress) -> set[str]:
+    """Every commit a passed step rests on: its evidence commit, else its snapshot."""
     return {
-        str(sp.passed["snapshot"])
+        str(sp.passed.get("evidence_commit") or sp.passed["snapshot"])
         for lp in progress.labs.values()
         for sp in lp.steps.values()
-        if sp.passed and sp.passed.get("snapshot")
+        if sp.passed and (sp.passed.get("evidence_commit") or sp.passed.get("snapshot"))
     }
 
 

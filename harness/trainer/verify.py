@@ -23,7 +23,7 @@ from dulwich.objects import Commit
 
 from harness.engine.context import CheckContext
 from harness.engine.manifest import Lab, Step, find_lab
-from harness.engine.progress import Progress, digest, evidence_path
+from harness.engine.progress import Progress, digest
 from harness.engine.runner import LabRunner, StepRun
 from harness.engine.sandbox import sandbox_copy
 from harness.errors import HarnessError
@@ -192,7 +192,7 @@ def _verify_step(
             "(update the trainer's checkout to the participants' version)"
         )
         return verdict
-    problem = _state_problem(ws, record) or _evidence_problem(ws, lab_id, step_id, record)
+    problem = _state_problem(ws, record) or _evidence_problem(ws, record)
     if problem:
         verdict.status = Status.FAIL
         verdict.message = f"{verdict.label}: {problem}"
@@ -272,17 +272,27 @@ def _state_problem(ws: Workspace, record: dict[str, Any]) -> str | None:
     return None
 
 
-def _evidence_problem(
-    ws: Workspace, lab_id: str, step_id: str, record: dict[str, Any]
-) -> str | None:
+def _evidence_problem(ws: Workspace, record: dict[str, Any]) -> str | None:
     """Every report the claim cites must be in the submission, byte for byte."""
     cited = record.get("evidence") or {}
     if not isinstance(cited, dict):
         return "the record's evidence is not a table of report digests: it was edited"
-    head = ws.repo[ws.repo.refs[PROGRESS_REF]]
-    assert isinstance(head, Commit)
+    if not cited:
+        return None
+    evidence_id = record.get("evidence_commit")
+    evidence = None
+    if isinstance(evidence_id, str) and evidence_id:
+        try:
+            evidence = ws.repo[evidence_id.encode()]
+        except (KeyError, ValueError):
+            evidence = None
+    if not isinstance(evidence, Commit):
+        return (
+            f"claimed without its evidence: the reports it cites ({', '.join(sorted(cited))}) "
+            "were not submitted"
+        )
     for rel, expected in sorted(cited.items()):
-        data = read_blob(ws.repo, head.tree, evidence_path(lab_id, step_id, rel))
+        data = read_blob(ws.repo, evidence.tree, rel)
         if data is None:
             return f"claimed without its evidence: report {rel} was not submitted"
         if digest(data) != expected:

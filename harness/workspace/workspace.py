@@ -11,7 +11,7 @@ import os
 import re
 import shutil
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -256,37 +256,32 @@ class Workspace:
         return progress_document(self.repo, head) if head else {}
 
     def write_progress(
-        self,
-        progress: dict[str, Any],
-        message: str,
-        *,
-        attach: Mapping[str, bytes] | None = None,
-        discard: Callable[[str], bool] | None = None,
-        anchors: Sequence[str] = (),
+        self, progress: dict[str, Any], message: str, *, anchors: Sequence[str] = ()
     ) -> str:
         """Commit a new progress document on top of the chain.
 
-        Files attached earlier (evidence) stay in the tree unless ``discard`` says otherwise;
-        ``attach`` adds files beside progress.json. ``anchors`` become extra parents, so
-        whatever pushes the chain also carries those commits (the verified states).
+        ``anchors`` become extra parents, so whatever pushes the chain also carries those
+        commits (the verified states and their evidence) while the chain's own trees stay one
+        small file: a reader that fetches only the tip gets the whole document and nothing more.
         """
         parents = [head.encode()] if (head := self.progress_head()) else []
-        files: dict[str, tuple[int, bytes]] = {}
-        if parents:
-            commit = self.repo[parents[0]]
-            assert isinstance(commit, Commit)
-            files = tree_files(self.repo, commit.tree)
-        if discard is not None:
-            files = {p: entry for p, entry in files.items() if not discard(p)}
-        document = json.dumps(progress, indent=2, sort_keys=True).encode() + b"\n"
-        for path, data in {**(attach or {}), PROGRESS_FILE: document}.items():
-            blob = Blob.from_string(data)
-            self.repo.object_store.add_object(blob)
-            files[path] = (0o100644, blob.id)
+        blob = Blob.from_string(json.dumps(progress, indent=2, sort_keys=True).encode() + b"\n")
+        self.repo.object_store.add_object(blob)
+        tree = build_tree(self.repo, {PROGRESS_FILE: (0o100644, blob.id)})
         parents += [a.encode() for a in dict.fromkeys(anchors) if a.encode() not in parents]
-        commit_id = make_commit(self.repo, build_tree(self.repo, files), parents, message)
+        commit_id = make_commit(self.repo, tree, parents, message)
         self.repo.refs[PROGRESS_REF] = commit_id
         return commit_id.decode()
+
+    def commit_files(self, files: Mapping[str, bytes], parents: Sequence[str], message: str) -> str:
+        """A harness commit of exactly ``files`` (path -> content), outside any branch."""
+        entries = {}
+        for path, data in files.items():
+            blob = Blob.from_string(data)
+            self.repo.object_store.add_object(blob)
+            entries[path] = (0o100644, blob.id)
+        tree = build_tree(self.repo, entries)
+        return make_commit(self.repo, tree, [p.encode() for p in parents], message).decode()
 
     def __repr__(self) -> str:
         return f"Workspace({str(self.root)!r}, backend={self.backend!r})"

@@ -9,7 +9,7 @@ from pathlib import Path
 from dulwich.objects import Commit
 
 from harness.engine.context import CheckContext
-from harness.engine.progress import Progress, evidence_path
+from harness.engine.progress import Progress
 from harness.engine.runner import LabRunner
 from harness.workspace.snapshot import read_blob, tree_files
 from tests.trainer.cohort_builder import REPORT_PATH, SyntheticLabs, tiny_workspace, walk
@@ -39,31 +39,31 @@ def test_a_passed_sensor_step_records_its_evidence_in_the_progress_commit(
 
     head = ws.repo[ws.repo.refs[b"refs/hooklab/progress"]]
     assert isinstance(head, Commit)
-    stored = read_blob(ws.repo, head.tree, evidence_path("01-warmup", "report", REPORT_PATH))
-    assert stored == report
+    assert list(tree_files(ws.repo, head.tree)) == ["progress.json"]  # the tip stays small
+    evidence = ws.repo[record["evidence_commit"].encode()]
+    assert evidence.id in head.parents  # a push carries the evidence and, through it, the state
+    assert read_blob(ws.repo, evidence.tree, REPORT_PATH) == report
+    assert [p.decode() for p in evidence.parents] == [record["snapshot"]]
     snapshot = ws.repo[record["snapshot"].encode()]
-    assert record["snapshot"].encode() in head.parents  # a push carries the verified state
     assert snapshot.tree.decode() == record["tree"]
     assert snapshot.parents[0].decode() == record["commit"] == ws.head()
 
 
-def test_evidence_leaves_the_tree_with_the_claim(tmp_path: Path) -> None:
+def test_a_step_passed_again_keeps_the_evidence_of_its_latest_pass(tmp_path: Path) -> None:
     labs = SyntheticLabs.write(tmp_path / "labs")
     ws = tiny_workspace(tmp_path / "ws")
     runner = walk(ws, labs, 2)
-    folder = "evidence/01-warmup/report/"
-
-    def evidence_files() -> list[str]:
-        head = ws.repo[ws.repo.refs[b"refs/hooklab/progress"]]
-        return [p for p in tree_files(ws.repo, head.tree) if p.startswith("evidence/")]
-
-    assert evidence_files() == [folder + REPORT_PATH]
+    first = Progress.load(ws).labs["01-warmup"].steps["report"].passed
+    assert first is not None
     runner.goto("report", lab_ref="01-warmup")  # back before the step: the claim is gone
     assert Progress.load(ws).labs["01-warmup"].steps["report"].passed is None
-    assert evidence_files() == []
+    (ws.root / "README.md").write_text("# passed again, from another state\n")
     runner.solve(apply=True)
     assert runner.check().status.value == "pass"
-    assert evidence_files() == [folder + REPORT_PATH]
+    again = Progress.load(ws).labs["01-warmup"].steps["report"].passed
+    assert again is not None
+    assert again["evidence_commit"] != first["evidence_commit"]
+    assert again["snapshot"] != first["snapshot"]
 
 
 def test_format_1_progress_still_loads(tmp_path: Path) -> None:

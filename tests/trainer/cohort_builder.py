@@ -23,7 +23,7 @@ from pathlib import Path
 from dulwich.objects import Blob
 from dulwich.repo import Repo
 
-from harness.engine.progress import LabProgress, Progress, StepProgress, digest, evidence_path
+from harness.engine.progress import LabProgress, Progress, StepProgress
 from harness.engine.runner import LabRunner
 from harness.workspace import Workspace, empty_workspace
 from harness.workspace.snapshot import build_tree, make_commit
@@ -224,21 +224,13 @@ def seed_cohort(
     repository ``remote``; returns name -> commit id."""
     now = time.time() if now is None else now
     repo = Repo(str(remote))
-    report = Blob.from_string(GREEN_REPORT.encode())
-    repo.object_store.add_object(report)
     written: dict[str, str] = {}
     for member in members:
         progress = seeded_progress(member, now)
-        files = {}
-        if member.passed >= 2:  # the report step passed: carry its evidence as a real submit does
-            sp = progress.labs["01-warmup"].steps["report"]
-            assert sp.passed is not None
-            sp.passed["evidence"] = {REPORT_PATH: digest(GREEN_REPORT.encode())}
-            files[evidence_path("01-warmup", "report", REPORT_PATH)] = (0o100644, report.id)
         doc = Blob.from_string(json.dumps(progress.to_json(), indent=2).encode())
         repo.object_store.add_object(doc)
-        files["progress.json"] = (0o100644, doc.id)
-        commit = make_commit(repo, build_tree(repo, files), [], f"{member.name}: seeded")
+        tree = build_tree(repo, {"progress.json": (0o100644, doc.id)})
+        commit = make_commit(repo, tree, [], f"{member.name}: seeded")
         repo.refs[f"refs/hooklab/cohorts/{cohort}/{member.name}".encode()] = commit
         written[member.name] = commit.decode()
     return written

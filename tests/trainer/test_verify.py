@@ -7,7 +7,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from harness.engine.progress import EVIDENCE_DIR
 from harness.results import Status
 from harness.trainer.publish import make_settings, submit
 from harness.trainer.verify import verify_participant
@@ -19,13 +18,11 @@ from tests.trainer.servers import GitDaemon
 Document = dict[str, Any]
 
 
-def hand_edit(
-    ws: Workspace, edit: Callable[[Document], None], discard: Callable[[str], bool] | None = None
-) -> None:
+def hand_edit(ws: Workspace, edit: Callable[[Document], None]) -> None:
     """What a participant could do with git plumbing: commit an edited progress.json."""
     document = ws.read_progress()
     edit(document)
-    ws.write_progress(document, "edited by hand", discard=discard)
+    ws.write_progress(document, "edited by hand")
 
 
 def steps_of(document: Document, lab: str) -> dict[str, Any]:
@@ -103,8 +100,13 @@ def test_a_claim_without_its_evidence_fails_verify(
 ) -> None:
     url = daemon.url("room.git")
     ws = participant(tmp_path / "ws", labs, 2)
-    # The reports left out of the submission, the record still citing them.
-    hand_edit(ws, lambda doc: None, discard=lambda path: path.startswith(EVIDENCE_DIR + "/"))
+
+    def without_reports(doc: Document) -> None:
+        # The record still cites the report, but points at a commit that does not hold it.
+        passed = steps_of(doc, "01-warmup")["report"]["passed"]
+        passed["evidence_commit"] = passed["snapshot"]
+
+    hand_edit(ws, without_reports)
     submit(ws, make_settings(url, "kim"))
     found = verdicts(url, "kim", labs)
     assert found["01-warmup/report"] == (
