@@ -184,11 +184,14 @@ class Seeded:
     stuck_seconds: float  # time on the current step when the cohort is read
 
 
-def seeded_progress(member: Seeded, now: float) -> Progress:
-    """The document a participant with ``member.passed`` steps would have, with chosen times."""
+def seeded_progress(
+    member: Seeded, now: float, steps: Sequence[tuple[str, str]] = STEPS
+) -> Progress:
+    """The document a participant with ``member.passed`` of ``steps`` would have, with chosen
+    times (any lab catalogue: the benchmark seeds the real labs' steps)."""
     progress = Progress(updated_at=now - member.stuck_seconds)
     at = member.started
-    for i, (lab_id, step_id) in enumerate(STEPS):
+    for i, (lab_id, step_id) in enumerate(steps):
         if i > member.passed:
             break
         lp = progress.labs.setdefault(lab_id, LabProgress(started_at=at))
@@ -209,16 +212,21 @@ def seeded_progress(member: Seeded, now: float) -> Progress:
             "result": {"status": "pass", "checks": []},
             "evidence": {},
         }
-        if (lab_id, step_id) == STEPS[-1]:
+        if i == len(steps) - 1:
             lp.completed_at = at
             progress.step = None
-        elif STEPS[i + 1][0] != lab_id:
+        elif steps[i + 1][0] != lab_id:
             lp.completed_at = at
     return progress
 
 
 def seed_cohort(
-    remote: Path, cohort: str, members: Sequence[Seeded], *, now: float | None = None
+    remote: Path,
+    cohort: str,
+    members: Sequence[Seeded],
+    *,
+    now: float | None = None,
+    steps: Sequence[tuple[str, str]] = STEPS,
 ) -> dict[str, str]:
     """Write one progress commit per member under refs/hooklab/cohorts/COHORT/NAME of the bare
     repository ``remote``; returns name -> commit id."""
@@ -226,7 +234,7 @@ def seed_cohort(
     repo = Repo(str(remote))
     written: dict[str, str] = {}
     for member in members:
-        progress = seeded_progress(member, now)
+        progress = seeded_progress(member, now, steps)
         doc = Blob.from_string(json.dumps(progress.to_json(), indent=2).encode())
         repo.object_store.add_object(doc)
         tree = build_tree(repo, {"progress.json": (0o100644, doc.id)})
