@@ -143,16 +143,6 @@ class Cohort:
     read_at: float = field(default_factory=time.time)
     seconds: float = 0.0  # how long reading the remote took
 
-    def member(self, name: str) -> Member:
-        for m in self.members:
-            if m.name == name:
-                return m
-        known = ", ".join(m.name for m in self.members[:10]) or "nobody yet"
-        raise HarnessError(
-            f"{self.url}: no participant {name!r} in cohort {self.name}",
-            fix=f"pick one of: {known} (lab trainer status {self.url} --cohort {self.name})",
-        )
-
     def step_stats(self) -> list[StepStats]:
         readable = [m for m in self.members if m.progress is not None]
         stats = []

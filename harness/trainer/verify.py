@@ -234,7 +234,7 @@ def _verify_step(
         if len(cited) == 1
         else f"; {len(cited)} reports match their digests"
     )
-    verdict.message = f"{verdict.label}: holds (checks pass again at the submitted state{reports})"
+    verdict.message = f"{verdict.label}: its checks pass again at the submitted state{reports}"
     return verdict
 
 

@@ -124,7 +124,8 @@ def print_submission(console: Console, done: Submission, pending_before: int) ->
         return
     console.print(
         f"[green]✓[/] Submitted {done.updates} progress update"
-        f"{'s' if done.updates != 1 else ''} ({done.passed_steps} passed steps) to "
+        f"{'s' if done.updates != 1 else ''} ({done.passed_steps} passed "
+        f"step{'s' if done.passed_steps != 1 else ''}) to "
         f"{escape(s.url)} as [bold]{escape(s.participant)}[/] in cohort "
         f"[bold]{escape(s.cohort)}[/] ({done.duration:.1f} s)."
     )
