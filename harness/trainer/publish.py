@@ -267,8 +267,11 @@ def auto_submit(ws: Workspace) -> AutoSubmit | None:
     """
     try:
         settings = stored_settings(ws)
-        if settings is None:
-            return None
+    except HarnessError as exc:
+        return AutoSubmit(False, f"not submitted: {exc.message} (fix: {exc.fix})")
+    if settings is None:
+        return None
+    try:
         timeout = timeout_from_env("HOOKLAB_AUTO_SUBMIT_TIMEOUT", AUTO_TIMEOUT)
         done = submit(ws, settings, timeout=timeout)
     except RemoteError as exc:
@@ -280,8 +283,12 @@ def auto_submit(ws: Workspace) -> AutoSubmit | None:
         )
     except HarnessError as exc:
         return AutoSubmit(False, f"not submitted: {exc.message} (fix: {exc.fix or 'lab submit'})")
+    except Exception as exc:  # a bug in submitting must not turn a passed check into a crash
+        return AutoSubmit(
+            False,
+            f"not submitted ({type(exc).__name__}: {exc}); your progress is kept here, "
+            "lab submit shows the whole error",
+        )
     return AutoSubmit(
-        True,
-        f"submitted to cohort {settings.cohort} as {settings.participant}",
-        done,
+        True, f"submitted to cohort {settings.cohort} as {settings.participant}", done
     )
