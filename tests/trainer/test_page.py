@@ -20,23 +20,25 @@ from tests.builders import run_cli
 from tests.trainer.cohort_builder import STEPS, Seeded, SyntheticLabs, seed_cohort
 from tests.trainer.servers import GitDaemon
 
-NOW = time.time()
 MINUTE = 60.0
 
 
-def member(name: str, passed: int, started: int, step: int, stuck: int) -> Seeded:
-    """Minutes: started that long ago, each step took ``step``, ``stuck`` on the current one."""
-    return Seeded(name, passed, NOW - started * MINUTE, step * MINUTE, stuck * MINUTE)
+def room(now: float) -> list[Seeded]:
+    """Six participants, in minutes: started that long ago, each step took ``step``, ``stuck``
+    on the current one when the page is made (``now``: times are relative to the test's run,
+    never to when the module was imported)."""
 
+    def member(name: str, passed: int, started: int, step: int, stuck: int) -> Seeded:
+        return Seeded(name, passed, now - started * MINUTE, step * MINUTE, stuck * MINUTE)
 
-ROOM = [
-    member("ada", 5, started=90, step=8, stuck=0),
-    member("bo", 3, started=60, step=10, stuck=2),
-    member("cy", 2, started=70, step=12, stuck=25),
-    member("di", 0, started=40, step=5, stuck=40),
-    member("ed", 1, started=30, step=6, stuck=4),
-    member("fay<&>co", 4, started=50, step=9, stuck=1),  # a name that must be escaped
-]
+    return [
+        member("ada", 5, started=90, step=8, stuck=0),
+        member("bo", 3, started=60, step=10, stuck=2),
+        member("cy", 2, started=70, step=12, stuck=25),
+        member("di", 0, started=40, step=5, stuck=40),
+        member("ed", 1, started=30, step=6, stuck=4),
+        member("fay<&>co", 4, started=50, step=9, stuck=1),  # a name that must be escaped
+    ]
 
 
 class Cells(HTMLParser):
@@ -136,7 +138,8 @@ def chromium(*args: str, profile: Path) -> subprocess.CompletedProcess[str]:
 def test_the_page_renders_in_chromium_with_every_participant_and_step(
     tmp_path: Path, labs: SyntheticLabs, served: Path, daemon: GitDaemon
 ) -> None:
-    seed_cohort(served / "room.git", "thursday", ROOM, now=NOW)
+    people = room(time.time())
+    seed_cohort(served / "room.git", "thursday", people)
     page = tmp_path / "room.html"
     out = run_cli(
         "trainer",
@@ -166,7 +169,7 @@ def test_the_page_renders_in_chromium_with_every_participant_and_step(
     parsed = Cells()
     parsed.feed(dom.stdout)
     assert parsed.external == []
-    names = [m.name for m in ROOM]
+    names = [m.name for m in people]
     steps = [f"{lab}/{step}" for lab, step in STEPS]
     assert set(parsed.cells) == {(n, s) for n in names for s in steps}
     text = " ".join(parsed.text)
@@ -190,9 +193,10 @@ def test_the_page_renders_in_chromium_with_every_participant_and_step(
 
 
 def test_the_numbers_on_the_page(tmp_path: Path, labs: SyntheticLabs, served: Path) -> None:
-    seed_cohort(served / "room.git", "thursday", ROOM, now=NOW)
+    now = time.time()
+    seed_cohort(served / "room.git", "thursday", room(now), now=now)
     cohort = CohortReader(str(served / "room.git"), "thursday", labs_root=labs.root).read()
-    cohort.read_at = NOW
+    cohort.read_at = now
     stats = {f"{s.column.lab}/{s.column.step}": s for s in cohort.step_stats()}
     # notes: passed by everyone but di; each took its participant's step_seconds.
     assert (stats["01-warmup/notes"].passed, stats["01-warmup/notes"].of) == (5, 6)
