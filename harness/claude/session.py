@@ -20,6 +20,7 @@ from typing import Any
 from harness.claude.dispatch import EventOutcome, dispatch
 from harness.claude.events import SESSION_START_SOURCES, Event
 from harness.claude.runner import HookRun, cap
+from harness.claude.sensitive import is_sensitive, sensitive_message, sensitive_write
 from harness.claude.settings import Settings, load_settings
 from harness.claude.tools import (
     DEFAULT_BASH_TIMEOUT,
@@ -455,13 +456,14 @@ class Session:
             self.transcript.hook_note("PreToolUse", "claude", step.feedback)
             return self._done(_collect(step, pre))
         if kind == "deny":  # a command rule refuses after the PreToolUse hooks had their say
-            msg = f"Permission to use {name} with command {tool_input.get('command', '')} has been denied."
+            command = tool_input.get("command", "")
+            msg = f"Permission to use {name} with command {command} has been denied."
             step = refuse("blocked", msg, permission="deny-rule")
             return self._done(_collect(step, pre))
 
-        # Writes to the project's own Claude configuration always ask (after the hooks).
-        sensitive = name in _FILE_TOOLS and self._in_claude_dir(tool_input.get("file_path"))
-        asked = decision in ("ask", "defer") or kind == "ask" or sensitive
+        # Writes into .claude/ or .git/ always ask (after the hooks), whatever the rules say.
+        sensitive = self._sensitive_target(name, tool_input)
+        asked = decision in ("ask", "defer") or kind == "ask" or sensitive is not None
         if asked:
             if decision in ("ask", "defer"):
                 permission, prompt_text = decision, pre.permission_reason
@@ -469,10 +471,7 @@ class Session:
                 permission, prompt_text = "ask-rule", f"Claude wants to use {name}: {detail}"
             else:
                 permission = "ask-sensitive"
-                prompt_text = (
-                    f"Claude requested permissions to edit {tool_input.get('file_path')} "
-                    "which is a sensitive file."
-                )
+                prompt_text = sensitive_message(sensitive) if sensitive else ""
             if not self.auto_approve:
                 step = self._step(
                     do,
@@ -539,8 +538,12 @@ class Session:
                 step.outcome = "blocked"
         return self._done(_collect(step, pre, post))
 
-    def _in_claude_dir(self, file_path: object) -> bool:
-        if not isinstance(file_path, str):
-            return False
-        target = Path(os.path.normpath(file_path))
-        return (self.project_dir / ".claude") in target.parents
+    def _sensitive_target(self, name: str, tool_input: dict[str, Any]) -> Path | None:
+        if name in _FILE_TOOLS:
+            path = tool_input.get("file_path")
+            if isinstance(path, str) and is_sensitive(Path(path), self.project_dir):
+                return Path(os.path.normpath(path))
+            return None
+        if name == "Bash":
+            return sensitive_write(str(tool_input.get("command", "")), self.cwd, self.project_dir)
+        return None
