@@ -9,6 +9,9 @@ apt_packages=(
   openjdk-17-jdk-headless maven junit5 libsurefire-java libmaven-compiler-plugin-java
   libmaven-resources-plugin-java libmaven-jar-plugin-java libmaven-install-plugin-java
   jq git bash shellcheck tmux python3-venv
+  # Trainer tests: real git servers on loopback (git daemon, git http-backend ship with git)
+  # and the cohort page rendered in headless Chromium.
+  chromium
 )
 # Node and npm install the real Claude Code client; a machine that has them keeps its own.
 command -v npm >/dev/null 2>&1 || apt_packages+=(nodejs npm)

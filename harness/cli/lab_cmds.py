@@ -24,6 +24,7 @@ from harness.engine.manifest import load_labs
 from harness.engine.progress import Progress
 from harness.engine.runner import LabRunner
 from harness.results import Status
+from harness.trainer.publish import AutoSubmit, auto_submit
 from harness.ui.console import escape
 from harness.workspace import Workspace, provision
 
@@ -127,13 +128,31 @@ def _live(args: argparse.Namespace, runner: LabRunner) -> Any:
     return activity(make_console(), runner.template)
 
 
-def _moved(args: argparse.Namespace, moved: Any, *, intro: bool = False) -> int:
+def _auto_submit(ws: Workspace) -> AutoSubmit | None:
+    """Send progress to the cohort remote when the workspace has one (lab init --remote).
+
+    Never fails the command: a remote that is down costs a one-line notice, and everything
+    stays pending for the next submit.
+    """
+    return auto_submit(ws)
+
+
+def _moved(
+    args: argparse.Namespace,
+    moved: Any,
+    *,
+    intro: bool = False,
+    submitted: AutoSubmit | None = None,
+) -> int:
     if args.json:
-        emit_json(moved.to_json())
+        emit_json({**moved.to_json(), "submit": submitted.to_json() if submitted else None})
     else:
         from harness.ui.lab_view import print_moved
+        from harness.ui.trainer_view import print_auto_submit
 
-        print_moved(make_console(), moved, show_intro=intro)
+        console = make_console()
+        print_moved(console, moved, show_intro=intro)
+        print_auto_submit(console, submitted)
     bad = [a for a in moved.actions if a.status is not Status.PASS]
     return 1 if bad or any(r.status is not Status.PASS for r in moved.reverified) else 0
 
@@ -142,7 +161,8 @@ def cmd_start(args: argparse.Namespace) -> int:
     runner = _runner()
     with _live(args, runner):
         moved = runner.start(args.lab)
-    return _moved(args, moved, intro=True)
+    # The trainer's view shows who has started where, not only who has passed something.
+    return _moved(args, moved, intro=True, submitted=_auto_submit(runner.ws))
 
 
 def cmd_status(args: argparse.Namespace) -> int:
@@ -164,12 +184,16 @@ def cmd_check(args: argparse.Namespace) -> int:
     runner = _runner(args=args)
     with _live(args, runner):
         run = runner.check()
+    submitted = _auto_submit(runner.ws) if run.status is Status.PASS else None
     if args.json:
-        emit_json(run.to_json())
+        emit_json({**run.to_json(), "submit": submitted.to_json() if submitted else None})
     else:
         from harness.ui.lab_view import print_step_run
+        from harness.ui.trainer_view import print_auto_submit
 
-        print_step_run(make_console(), run)
+        console = make_console()
+        print_step_run(console, run)
+        print_auto_submit(console, submitted)
     return 0 if run.status is Status.PASS else 1
 
 
@@ -188,7 +212,8 @@ def cmd_next(args: argparse.Namespace) -> int:
     runner = _runner()
     with _live(args, runner):
         moved = runner.next()
-    return _moved(args, moved)
+    completed = moved.step is None or bool(moved.reverified)
+    return _moved(args, moved, submitted=_auto_submit(runner.ws) if completed else None)
 
 
 def cmd_goto(args: argparse.Namespace) -> int:
@@ -259,6 +284,8 @@ def cmd_watch(args: argparse.Namespace) -> int:
                 live.update(watch_renderable(run, changed, True))
                 run = runner.check()
                 live.update(watch_renderable(run, changed, False))
+                if run.status is Status.PASS:
+                    _auto_submit(runner.ws)  # quietly: the next lab check reports a failure
                 while True:
                     time.sleep(args.interval)
                     now = _scan(root)

@@ -12,6 +12,10 @@ from harness.errors import HarnessError
 from harness.maven import MavenBackend, get_backend
 from harness.workspace import Workspace
 
+# The Claude Code that runs a check's hook sessions: the emulator in harness/claude, or the
+# real client. A passed step records which one it ran on.
+ENGINES = ("emulator", "claude-code")
+
 Sink = Callable[[str], None]
 EventSink = Callable[[dict[str, Any]], None]
 
