@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import secrets
 import tempfile
+import time
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -39,6 +40,7 @@ from harness.paths import inside
 
 # Claude Code (2.1.332) honours eight consecutive Stop blocks and overrides the ninth.
 STOP_BLOCK_CAP = 9
+EFFORT = "medium"  # the client's default effort level, sent in every turn's events
 CAP_NOTICE = (
     f"A hook blocked the turn from ending {STOP_BLOCK_CAP} consecutive times\u2014overriding "
     "and ending turn."
@@ -172,7 +174,9 @@ class Session:
         self.history: list[StepOutcome] = []
         self.background: dict[str, BackgroundShell] = {}
         self.blocked_stops = 0  # consecutive blocked stops in this turn
+        self.prompt_id = str(uuid.uuid4())  # a new one with every prompt, as the client does
         self._subagents: dict[str, tuple[str, bool]] = {}  # agent_type -> (agent_id, blocked)
+        self._agent_call_id = ""  # the Agent tool call that started the running subagent
 
     def __repr__(self) -> str:
         return (
@@ -198,14 +202,34 @@ class Session:
     # -- plumbing ----------------------------------------------------------------------------
 
     def _payload(self, event: Event, **fields: Any) -> dict[str, Any]:
-        return {
+        """The event's JSON in the shape and key order Claude Code (2.1.332) sends it."""
+        body: dict[str, Any] = {
             "session_id": self.session_id,
             "transcript_path": str(self.transcript.path),
             "cwd": str(self.cwd),
-            "permission_mode": self.permission_mode,
-            "hook_event_name": event.value,
-            **fields,
         }
+        if event is Event.SESSION_START:  # sent before any prompt: no turn, no mode yet
+            return {**body, "hook_event_name": event.value, **fields}
+        body["prompt_id"] = self.prompt_id
+        body["permission_mode"] = self.permission_mode
+        if event is Event.SUBAGENT_STOP:
+            body["agent_id"] = fields.pop("agent_id")
+            body["agent_type"] = fields.pop("agent_type")
+        if event is not Event.USER_PROMPT_SUBMIT:
+            body["effort"] = {"level": EFFORT}
+        body["hook_event_name"] = event.value
+        body.update(fields)
+        if event in (Event.STOP, Event.SUBAGENT_STOP):
+            body.setdefault("background_tasks", self._background_tasks())
+            body["session_crons"] = []
+        return body
+
+    def _background_tasks(self) -> list[dict[str, Any]]:
+        return [
+            {"id": shell_id, "type": "shell", "status": "running"}
+            for shell_id, shell in self.background.items()
+            if shell.running
+        ]
 
     def _dispatch(self, event: Event, **fields: Any) -> EventOutcome:
         out = dispatch(
@@ -267,6 +291,7 @@ class Session:
         return self._done(_collect(step, out))
 
     def prompt(self, text: str) -> StepOutcome:
+        self.prompt_id = str(uuid.uuid4())
         out = self._dispatch(Event.USER_PROMPT_SUBMIT, prompt=text)
         if out.stopped:
             step = self._step("prompt", text, "stopped", turn_ended=True)
@@ -318,6 +343,34 @@ class Session:
         active = previous is not None and previous[1]
         if agent_id is None:
             agent_id = previous[0] if previous and active else secrets.token_hex(8)
+        # The main agent starts a subagent with the Agent tool (in the foreground): its
+        # PreToolUse runs before the subagent, its PostToolUse once the subagent is done.
+        call = {
+            "description": f"{agent_type} task",
+            "prompt": prompt,
+            "subagent_type": agent_type,
+            "run_in_background": False,
+        }
+        events: list[EventOutcome] = []
+        if not active:
+            self._agent_call_id = "toolu_" + secrets.token_hex(12)
+            pre = self._dispatch(
+                Event.PRE_TOOL_USE,
+                tool_name="Agent",
+                tool_input=call,
+                tool_use_id=self._agent_call_id,
+            )
+            if pre.blocked or pre.stopped:
+                step = self._step(
+                    "subagent_stop",
+                    agent_type,
+                    "stopped" if pre.stopped else "blocked",
+                    tool_ran=False,
+                    feedback=pre.message,
+                    turn_ended=pre.stopped,
+                )
+                return self._done(_collect(step, pre))
+            events.append(pre)
         path = self.transcript_dir / self.session_id / "subagents" / f"agent-{agent_id}.jsonl"
         write_agent_transcript(path, prompt, last_message, stop_reason)
         out = self._dispatch(
@@ -344,7 +397,22 @@ class Session:
             self.transcript.hook_note("SubagentStop", "subagent", out.message)
         else:
             step = self._step("subagent_stop", agent_type, "allowed", stop_hook_active=active)
-        return self._done(_collect(step, out))
+            started = time.monotonic()
+            events.append(
+                self._dispatch(
+                    Event.POST_TOOL_USE,
+                    tool_name="Agent",
+                    tool_input=call,
+                    tool_response={
+                        "status": "completed",
+                        "prompt": prompt,
+                        "content": [{"type": "text", "text": last_message}],
+                    },
+                    tool_use_id=self._agent_call_id,
+                    duration_ms=int((time.monotonic() - started) * 1000),
+                )
+            )
+        return self._done(_collect(step, *events, out))
 
     # -- tools -------------------------------------------------------------------------------
 
@@ -503,6 +571,7 @@ class Session:
         else:
             permission = "prompted"  # the simulated user approves the usual prompt
 
+        started = time.monotonic()
         try:
             response, text, is_error = run()
         except ToolError as exc:
@@ -520,6 +589,7 @@ class Session:
                 tool_use_id=use_id,
                 error=cap(text),
                 is_interrupt=bool(response.get("interrupted")),
+                duration_ms=int((time.monotonic() - started) * 1000),
             )
         else:
             post = self._dispatch(
@@ -528,6 +598,7 @@ class Session:
                 tool_input=tool_input,
                 tool_response=response,
                 tool_use_id=use_id,
+                duration_ms=int((time.monotonic() - started) * 1000),
             )
         outcome = "asked" if asked else "allowed"
         step = self._step(

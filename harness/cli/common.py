@@ -9,7 +9,7 @@ from typing import Any
 
 from harness.ui.console import make_console
 
-__all__ = ["add_json_flag", "emit_json", "make_console"]
+__all__ = ["add_engine_flag", "add_json_flag", "emit_json", "make_console"]
 
 
 def add_json_flag(parser: argparse.ArgumentParser) -> None:
@@ -19,3 +19,19 @@ def add_json_flag(parser: argparse.ArgumentParser) -> None:
 def emit_json(data: Any) -> None:
     json.dump(data, sys.stdout, indent=2, sort_keys=False, default=str)
     sys.stdout.write("\n")
+
+
+def add_engine_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--engine",
+        choices=("emulator", "claude-code", "auto"),
+        default=None,
+        help="play hook sessions on the emulator or the real Claude Code client "
+        "(default: as each lab says, else the emulator)",
+    )
+
+
+def engine_fields(args: argparse.Namespace) -> dict[str, Any]:
+    """CheckContext fields for a command's --engine (none when it was not given)."""
+    engine = getattr(args, "engine", None)
+    return {"engine": engine, "engine_forced": True} if engine else {}

@@ -13,13 +13,20 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from harness.cli.common import add_json_flag, emit_json, make_console
+from harness.cli.common import (
+    add_engine_flag,
+    add_json_flag,
+    emit_json,
+    engine_fields,
+    make_console,
+)
 from harness.engine.context import CheckContext
 from harness.engine.devcheck import dev_check, walk_lab
 from harness.engine.manifest import load_labs
 from harness.engine.progress import Progress
 from harness.engine.runner import LabRunner
 from harness.results import Status
+from harness.trainer.publish import AutoSubmit, auto_submit
 from harness.ui.console import escape
 from harness.workspace import Workspace, WorkspaceBusy, provision
 
@@ -36,7 +43,8 @@ def add_parser(subparsers: Any) -> None:
     start = cmd("start", "start a lab (by number or id)", cmd_start, json_flag=True)
     start.add_argument("lab", help="lab number or id, e.g. 3 or 03-stop-hook")
     cmd("status", "where you are in the current lab", cmd_status, json_flag=True)
-    cmd("check", "check the current step", cmd_check, json_flag=True)
+    check_step = cmd("check", "check the current step", cmd_check, json_flag=True)
+    add_engine_flag(check_step)
     cmd("hint", "show the next hint for the current step", cmd_hint, json_flag=True)
     cmd("next", "move on once the current step passed", cmd_next, json_flag=True)
     goto = cmd(
@@ -70,21 +78,28 @@ def add_parser(subparsers: Any) -> None:
         "setup → check must fail → solve → check must pass",
     )
     check.add_argument("labs", nargs="*", help="lab numbers or ids (default: all)")
+    add_engine_flag(check)
     add_json_flag(check)
     check.set_defaults(func=cmd_dev_check)
     dev.set_defaults(func=lambda args: (dev.print_help(), 2)[1])
 
 
-def _runner(console: Any | None = None) -> LabRunner:
-    return LabRunner(Workspace.find())
+def _runner(
+    console: Any | None = None,
+    args: argparse.Namespace | None = None,
+    ws: Workspace | None = None,
+) -> LabRunner:
+    ws = ws or Workspace.find()
+    fields = engine_fields(args) if args is not None else {}
+    return LabRunner(ws, context=CheckContext(ws, ws.root, **fields) if fields else None)
 
 
 @contextlib.contextmanager
-def _holding(what: str) -> Iterator[LabRunner]:
+def _holding(what: str, args: argparse.Namespace | None = None) -> Iterator[LabRunner]:
     """The runner of this workspace, held for one command that changes it."""
     ws = Workspace.find()
     with ws.operation(what):
-        yield LabRunner(ws)  # progress read under the hold, so it is the latest
+        yield _runner(args=args, ws=ws)  # progress read under the hold, so it is the latest
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -127,13 +142,31 @@ def _live(args: argparse.Namespace, runner: LabRunner) -> Any:
     return activity(make_console(), runner.template)
 
 
-def _moved(args: argparse.Namespace, moved: Any, *, intro: bool = False) -> int:
+def _auto_submit(ws: Workspace) -> AutoSubmit | None:
+    """Send progress to the cohort remote when the workspace has one (lab init --remote).
+
+    Never fails the command: a remote that is down costs a one-line notice, and everything
+    stays pending for the next submit.
+    """
+    return auto_submit(ws)
+
+
+def _moved(
+    args: argparse.Namespace,
+    moved: Any,
+    *,
+    intro: bool = False,
+    submitted: AutoSubmit | None = None,
+) -> int:
     if args.json:
-        emit_json(moved.to_json())
+        emit_json({**moved.to_json(), "submit": submitted.to_json() if submitted else None})
     else:
         from harness.ui.lab_view import print_moved
+        from harness.ui.trainer_view import print_auto_submit
 
-        print_moved(make_console(), moved, show_intro=intro)
+        console = make_console()
+        print_moved(console, moved, show_intro=intro)
+        print_auto_submit(console, submitted)
     bad = [a for a in moved.actions if a.status is not Status.PASS]
     return 1 if bad or any(r.status is not Status.PASS for r in moved.reverified) else 0
 
@@ -141,7 +174,8 @@ def _moved(args: argparse.Namespace, moved: Any, *, intro: bool = False) -> int:
 def cmd_start(args: argparse.Namespace) -> int:
     with _holding(f"start {args.lab}") as runner, _live(args, runner):
         moved = runner.start(args.lab)
-    return _moved(args, moved, intro=True)
+    # The trainer's view shows who has started where, not only who has passed something.
+    return _moved(args, moved, intro=True, submitted=_auto_submit(runner.ws))
 
 
 def cmd_status(args: argparse.Namespace) -> int:
@@ -160,14 +194,18 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    with _holding("check") as runner, _live(args, runner):
+    with _holding("check", args) as runner, _live(args, runner):
         run = runner.check()
+    submitted = _auto_submit(runner.ws) if run.status is Status.PASS else None
     if args.json:
-        emit_json(run.to_json())
+        emit_json({**run.to_json(), "submit": submitted.to_json() if submitted else None})
     else:
         from harness.ui.lab_view import print_step_run
+        from harness.ui.trainer_view import print_auto_submit
 
-        print_step_run(make_console(), run)
+        console = make_console()
+        print_step_run(console, run)
+        print_auto_submit(console, submitted)
     return 0 if run.status is Status.PASS else 1
 
 
@@ -186,7 +224,8 @@ def cmd_hint(args: argparse.Namespace) -> int:
 def cmd_next(args: argparse.Namespace) -> int:
     with _holding("next") as runner, _live(args, runner):
         moved = runner.next()
-    return _moved(args, moved)
+    completed = moved.step is None or bool(moved.reverified)
+    return _moved(args, moved, submitted=_auto_submit(runner.ws) if completed else None)
 
 
 def cmd_goto(args: argparse.Namespace) -> int:
@@ -259,6 +298,8 @@ def cmd_watch(args: argparse.Namespace) -> int:
                 except WorkspaceBusy:
                     pass  # another command is at work: check on the next change
                 live.update(watch_renderable(run, changed, False))
+                if run is not None and run.status is Status.PASS:
+                    _auto_submit(runner.ws)  # quietly: the next lab check reports a failure
                 while True:
                     time.sleep(args.interval)
                     now = _scan(root)
@@ -338,11 +379,14 @@ def cmd_dev_check(args: argparse.Namespace) -> int:
             status.update(f"{lab.id}: {text}")
             status.start()
 
-        return CheckContext(ws, lab.dir, on_activity=on_activity)
+        return CheckContext(ws, lab.dir, on_activity=on_activity, **engine_fields(args))
+
+    def quiet_factory(ws: Workspace, lab: Any) -> CheckContext:
+        return CheckContext(ws, lab.dir, **engine_fields(args))
 
     try:
         report = dev_check(
-            only=args.labs, observer=view, context_factory=None if args.json else factory
+            only=args.labs, observer=view, context_factory=quiet_factory if args.json else factory
         )
     finally:
         status.stop()

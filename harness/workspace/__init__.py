@@ -7,8 +7,19 @@ from harness.workspace.workspace import (
     ProvisionResult,
     Workspace,
     WorkspaceBusy,
+    empty_workspace,
     fixture_dir,
+    progress_document,
     provision,
 )
 
-__all__ = ["Backup", "ProvisionResult", "Workspace", "WorkspaceBusy", "fixture_dir", "provision"]
+__all__ = [
+    "Backup",
+    "ProvisionResult",
+    "Workspace",
+    "WorkspaceBusy",
+    "empty_workspace",
+    "fixture_dir",
+    "progress_document",
+    "provision",
+]

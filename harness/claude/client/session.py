@@ -42,6 +42,7 @@ from harness.claude.settings import Settings, load_settings
 from harness.errors import HarnessError
 
 IMPLICIT_PROMPT = "Go on."  # opens a turn when a scenario acts before any prompt
+COMPACT_SUMMARY = "Summary: a scripted session; nothing left to do."  # the model's, for /compact
 STEP_TIMEOUT = 120.0  # seconds a step may wait for the client, beyond its own hook timeouts
 _REMINDER = re.compile(r"</?system-reminder>")
 _PREAMBLE = "The text below is the output of a hook"
@@ -75,15 +76,21 @@ class _Inbox:
     """Everything the client does, in arrival order: API requests and stream-json lines."""
 
     items: queue.Queue[tuple[str, Any]] = field(default_factory=queue.Queue)
+    held: list[tuple[str, Any]] = field(default_factory=list)  # taken out, not yet handled
 
     def put(self, kind: str, item: Any) -> None:
         self.items.put((kind, item))
 
     def get(self, timeout: float) -> tuple[str, Any] | None:
+        if self.held:
+            return self.held.pop(0)
         try:
             return self.items.get(timeout=timeout)
         except queue.Empty:
             return None
+
+    def hold(self, item: tuple[str, Any]) -> None:
+        self.held.append(item)
 
 
 @dataclass
@@ -162,6 +169,21 @@ class ClaudeCodeSession:
         self.api.close()
         if self._own_dir:
             shutil.rmtree(self.config_dir, ignore_errors=True)
+        else:
+            self.save_evidence(self.config_dir)
+
+    def save_evidence(self, folder: Path) -> None:
+        """Every request the client sent the scripted model, and every line it printed."""
+        folder.mkdir(parents=True, exist_ok=True)
+        with (folder / "api-requests.jsonl").open("w", encoding="utf-8") as out:
+            for request in self.api.requests:
+                out.write(
+                    json.dumps({"seq": request.seq, "path": request.path, "body": request.body})
+                    + "\n"
+                )
+        with (folder / "stream-json.jsonl").open("w", encoding="utf-8") as out:
+            for event in self.events:
+                out.write(json.dumps(event) + "\n")
 
     # -- the client process ------------------------------------------------------------------
 
@@ -332,6 +354,20 @@ class ClaudeCodeSession:
                 return _Turn("result", result=event)
         return _Turn("timeout")
 
+    def _await_result_line(self, use_id: str, record: _StepLog, timeout: float = 10.0) -> None:
+        """The client prints a tool's result line on stdout about when it asks the model
+        again; wait for that line, which tells whether the tool really ran."""
+        deadline = time.monotonic() + timeout
+        while record.tool_result_event(use_id) is None and time.monotonic() < deadline:
+            item = self._inbox.get(0.05)
+            if item is None:
+                continue
+            if item[0] == "event":
+                record.events.append(item[1])
+            else:
+                self._inbox.hold(item)
+                return
+
     def _route_request(self, request: ApiRequest, record: _StepLog) -> bool:
         """True for a main-loop request; a subagent's is kept for its own step."""
         opening = request.opening_prompt()
@@ -491,6 +527,11 @@ class ClaudeCodeSession:
             self._close_open_turn(record)
             self._send({"type": "user", "message": {"role": "user", "content": f"/{source}"}})
             turn = self._await(record=record)
+            for _ in range(5):  # /compact asks the model for a summary of the session first
+                if turn.kind not in ("request", "subagent") or turn.request is None:
+                    break
+                self.api.answer(turn.request, Reply.text(COMPACT_SUMMARY))
+                turn = self._await(record=record)
             if turn.kind == "result" and turn.result and turn.result.get("session_id"):
                 self.session_id = str(turn.result["session_id"])
             if turn.kind == "result" and turn.result and source == "compact":
@@ -657,6 +698,7 @@ class ClaudeCodeSession:
                 fix="see the client's output in the step's notes",
             )
         self._pending = turn.request
+        self._await_result_line(use_id, record)
         result_block = _tool_result(turn.request, use_id)
         text = blocks_text(result_block.get("content")) if result_block else ""
         is_error = bool(result_block.get("is_error")) if result_block else False

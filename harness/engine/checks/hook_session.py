@@ -14,6 +14,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from harness.claude.engines import CLAUDE_CODE, ENGINE_CHOICES, ScriptedSession, open_session
+from harness.claude.engines import resolve_engine as resolve_engine_name
 from harness.claude.scenario import (
     Scenario,
     ScenarioStep,
@@ -222,18 +224,22 @@ def run(ctx: CheckContext, p: Params) -> CheckResult:
         transcripts = Path(tempfile.mkdtemp(prefix="hooklab-transcripts-"))
         stack.callback(shutil.rmtree, transcripts, True)
         git_dir = root / ".git"
+        auto_approve = scenario.auto_approve or p["auto_approve"]
         try:
-            session: RecordingSession = stack.enter_context(
+            engine = session_engine(ctx, p)
+            session: ScriptedSession = stack.enter_context(
                 RecordingSession(
-                    root,
-                    transcript_dir=transcripts,
-                    auto_approve=scenario.auto_approve or p["auto_approve"],
-                    env=env,
+                    root, transcript_dir=transcripts, auto_approve=auto_approve, env=env
+                )
+                if engine != CLAUDE_CODE
+                else open_session(
+                    engine, root, transcript_dir=transcripts, auto_approve=auto_approve, env=env
                 )
             )
         except HarnessError as exc:
             return CheckResult.errored(f"cannot start a session: {exc}", name=title)
-        ctx.on_activity(f"simulating a Claude Code session: {title}")
+        on = "real Claude Code" if engine == CLAUDE_CODE else "the emulator"
+        ctx.on_activity(f"playing a Claude Code session on {on}: {title}")
         steps_json: list[dict[str, Any]] = []
         failures: list[str] = []
         counts: dict[str, int] = {}
@@ -243,7 +249,8 @@ def run(ctx: CheckContext, p: Params) -> CheckResult:
             before = None
             if watched is not None and (root / watched).is_file():
                 before = (root / watched).read_bytes()
-            seen = len(session.payloads)
+            payloads = getattr(session, "payloads", [])  # the emulator keeps each event's JSON
+            seen = len(payloads)
             command = str(step.args.get("command", ""))
             runs_maven = step.do == "bash" and "mvnw" in command
             if runs_maven:  # announced, so the live view and the Maven timer see it
@@ -257,7 +264,7 @@ def run(ctx: CheckContext, p: Params) -> CheckResult:
                     details={"session": steps_json},
                 )
             if runs_maven:
-                ctx.on_activity(f"simulating a Claude Code session: {title}")
+                ctx.on_activity(f"playing a Claude Code session on {on}: {title}")
             outcome = report.outcome
             last = outcome
             counts[f"{step.do}:{outcome.outcome}"] = (
@@ -275,7 +282,7 @@ def run(ctx: CheckContext, p: Params) -> CheckResult:
                 "feedback": outcome.feedback[:3000],
                 "system_message": outcome.system_message,
                 "user_message": outcome.user_message[:2000],
-                "events": [json.loads(json.dumps(x, default=str)) for x in session.payloads[seen:]],
+                "events": [json.loads(json.dumps(x, default=str)) for x in payloads[seen:]],
                 "hooks": _hook_view(outcome),
                 "problems": problems,
             }
@@ -294,7 +301,7 @@ def run(ctx: CheckContext, p: Params) -> CheckResult:
     blocked = counts.get("stop:blocked", 0)
     if p["blocked_stops_at_least"] and blocked < p["blocked_stops_at_least"]:
         failures.append(f"{blocked} blocked stops, expected at least {p['blocked_stops_at_least']}")
-    details = {"session": steps_json}
+    details: dict[str, Any] = {"session": steps_json, "engine": engine}
     if failures:
         return CheckResult.failed(
             p["message"] or "the hooks did not behave as this step expects",
@@ -385,6 +392,13 @@ def _output(steps: list[dict[str, Any]]) -> str:
     return "\n".join(chunks)
 
 
+def session_engine(ctx: CheckContext, p: Params) -> str:
+    """The engine a session plays on: the command line's choice, else the lab's (``auto``
+    takes the real client when it is installed), else the context's default."""
+    wanted = ctx.engine if ctx.engine_forced or not p.get("engine") else str(p["engine"])
+    return resolve_engine_name(wanted)
+
+
 def _assets(p: Params) -> list[str]:
     return [p["scenario"]] if p.get("scenario") and p.get("scenario_in", "lab") == "lab" else []
 
@@ -426,6 +440,13 @@ KIND = Kind(
         ),
         Field("env", dict, default={}, doc="extra environment for hooks and tools"),
         Field("auto_approve", bool, default=False, doc="the simulated user says yes when asked"),
+        Field(
+            "engine",
+            str,
+            choices=ENGINE_CHOICES,
+            doc="emulator, claude-code, or auto (the real client when installed); "
+            "lab check --engine overrides it",
+        ),
         Field(
             "final",
             str,
