@@ -112,7 +112,7 @@ def cmd_submit(args: argparse.Namespace) -> int:
     pending = pending_updates(ws, settings)
     console = make_console(stderr=args.json)
     try:
-        with console.status(f"Submitting to {escape(settings.url)} …"):
+        with ws.operation("submit"), console.status(f"Submitting to {escape(settings.url)} …"):
             done = submit(ws, settings, force=args.force)
     except RemoteError as exc:
         pending = pending_updates(ws, settings)

@@ -1,14 +1,16 @@
 """Nothing leaks: every command runs with canary secrets in its environment, and no output of
 it (stdout, stderr, --json) contains one. The hooks are called one by one as well.
 
-A new command is one line in COMMANDS: a name, its `lab` arguments, and what it needs set up
-first. The control test shows the canaries reach the hooks, so their absence means something.
+A new command is one line in COMMANDS: a name, its `lab` arguments, what it needs set up first
+and any file it writes. The control test shows the canaries reach the hooks, so their absence
+means something.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -82,11 +84,26 @@ def _stop_hook(ws: Workspace, tmp: Path) -> None:
     hook.chmod(0o755)
 
 
+COHORT = "{tmp}/cohort.git"  # a trainer's cohort remote: a bare repository on disk
+PAGE = "{tmp}/room.html"
+
+
+def _cohort(ws: Workspace, tmp: Path) -> None:
+    subprocess.run(["git", "init", "-q", "--bare", str(tmp / "cohort.git")], check=True)
+
+
+def _submitted(ws: Workspace, tmp: Path) -> None:
+    _cohort(ws, tmp)
+    done = lab(ws.root, "submit", "--remote", str(tmp / "cohort.git"), "--participant", "al")
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
 @dataclass(frozen=True)
 class Command:
     name: str
     args: tuple[str, ...]  # "{tmp}" is the test's scratch folder
     prepare: Callable[[Workspace, Path], None] = _nothing
+    writes: tuple[str, ...] = ()  # files the command writes, read like its output
 
     def __str__(self) -> str:  # the name in test ids and in docs/reliability.md
         return self.name
@@ -114,6 +131,13 @@ COMMANDS = [
     Command("lab sensors --no-run --json", ("sensors", "--no-run", "--json")),
     Command("lab doctor --json", ("doctor", "--json")),
     Command("lab backups --json", ("backups", "--json")),
+    Command("lab submit --json", ("submit", "--json", "--remote", COHORT, "--participant", "al"),
+            _cohort),
+    Command("lab trainer status --json", ("trainer", "status", COHORT, "--json"), _submitted),
+    Command("lab trainer status", ("trainer", "status", COHORT), _submitted),
+    Command("lab trainer report", ("trainer", "report", COHORT, "--html", PAGE), _submitted,
+            writes=(PAGE,)),
+    Command("lab trainer verify --json", ("trainer", "verify", COHORT, "al", "--json"), _submitted),
 ]  # fmt: skip
 
 
@@ -126,7 +150,7 @@ def leaked(text: str) -> list[str]:
     "secrets in the environment of {command}",
     tried="{command} in the participant's workspace with four canary secrets (an API key, "
     "a cloud key, a token) in its environment",
-    held="no canary in stdout, stderr or the JSON",
+    held="no canary in stdout, stderr, the JSON or a file it writes",
 )
 @pytest.mark.parametrize("command", COMMANDS, ids=str)
 def test_no_command_prints_a_secret(
@@ -135,8 +159,11 @@ def test_no_command_prints_a_secret(
     command.prepare(participant, tmp_path)
     args = [a.replace("{tmp}", str(tmp_path)) for a in command.args]
     done = lab(participant.root, *args, env=SECRETS)
-    assert done.stdout + done.stderr, f"{command.name} said nothing: the test would prove nothing"
-    assert not leaked(done.stdout + done.stderr), (done.stdout + done.stderr)[-3000:]
+    said = done.stdout + done.stderr
+    for written in command.writes:
+        said += Path(written.replace("{tmp}", str(tmp_path))).read_text()
+    assert said, f"{command.name} said nothing: the test would prove nothing"
+    assert not leaked(said), said[-3000:]
 
 
 @fault(

@@ -1,14 +1,17 @@
 """Storage and interruption: a full disk, Ctrl-C (a real SIGINT to a real `lab` process) in the
-middle of init, reset and goto, and two `lab` commands at once in one workspace."""
+middle of init, reset, goto and submit, and two `lab` commands at once in one workspace."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -181,14 +184,60 @@ def test_ctrl_c_in_goto_and_reset(
     assert backup_holds(root, f"refs/hooklab/backups/{first}", EDITED, "Written during the lab.")
 
 
+class StallingRemote:
+    """A git:// remote on loopback that takes the connection and never answers: a push to it
+    hangs the way one to an overloaded server does, until someone presses Ctrl-C."""
+
+    def __init__(self) -> None:
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.url = f"git://127.0.0.1:{self.server.getsockname()[1]}/cohort.git"
+        self.connected = threading.Event()
+        self.held: list[socket.socket] = []
+
+    def __enter__(self) -> StallingRemote:
+        threading.Thread(target=self._accept, daemon=True).start()
+        return self
+
+    def _accept(self) -> None:
+        with contextlib.suppress(OSError):
+            while True:
+                connection, _ = self.server.accept()
+                self.held.append(connection)
+                self.connected.set()
+
+    def __exit__(self, *exc: object) -> None:
+        for connection in self.held:
+            connection.close()
+        self.server.close()
+
+
 @fault(
     "storage and interruption",
     "Ctrl-C in lab submit",
-    tried="(lab submit is not built yet: the trainer work adds it; this row is its place)",
-    held="to be filled with lab submit: exit 130, nothing half-published, " + INTACT,
+    tried="lab submit to a git:// remote that takes the connection and never answers, SIGINT to "
+    "its process group while the push waits",
+    held="exit 130, 'interrupted', no traceback; nothing changed in the workspace (files, "
+    f"progress, backups); the next submit to a working remote sends the progress; {INTACT}",
 )
-def test_ctrl_c_in_lab_submit() -> None:
-    pytest.skip("lab submit does not exist yet; the trainer work fills in this test")
+def test_ctrl_c_in_lab_submit(participant: Workspace, tmp_path: Path) -> None:
+    root = participant.root
+    before = state(root)
+    with StallingRemote() as remote:
+        process = start_lab(root, "submit", "--remote", remote.url, "--participant", "alice")
+        wait_for(remote.connected.is_set, process, "the push to reach the remote")
+        interrupted_cleanly(*ctrl_c(process))
+    assert_intact(before, root)
+    cohort = tmp_path / "cohort.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(cohort)], check=True)
+    done = lab(root, "submit", "--remote", str(cohort), "--participant", "alice")
+    assert done.returncode == 0, done.stdout + done.stderr
+    refs = subprocess.run(
+        ["git", "--git-dir", str(cohort), "for-each-ref", "refs/hooklab/"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "alice" in refs.stdout, refs.stdout
 
 
 # ---- two commands at once --------------------------------------------------------------------
