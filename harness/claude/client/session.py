@@ -38,7 +38,7 @@ from harness.claude.client.install import ClientInstall, require_client
 from harness.claude.events import SESSION_START_SOURCES, Event
 from harness.claude.runner import HookRun
 from harness.claude.session import UNANSWERED_PROMPT, StepOutcome
-from harness.claude.settings import Settings, load_settings
+from harness.claude.settings import DEFAULT_TIMEOUT, Settings, load_settings
 from harness.errors import HarnessError
 
 IMPLICIT_PROMPT = "Go on."  # opens a turn when a scenario acts before any prompt
@@ -318,9 +318,11 @@ class ClaudeCodeSession:
     # -- waiting for the client --------------------------------------------------------------
 
     def _hook_budget(self) -> float:
+        """How long to wait for the client in one step: its hooks' timeouts (a hook with the
+        600 s default is budgeted a minute) on top of the step's own allowance."""
         longest = max(
             (
-                hook.timeout
+                min(hook.timeout, 60.0) if hook.timeout == DEFAULT_TIMEOUT else hook.timeout
                 for groups in self.settings.hooks.values()
                 for g in groups
                 for hook in g.hooks
@@ -329,10 +331,10 @@ class ClaudeCodeSession:
         )
         return STEP_TIMEOUT + longest
 
-    def _await(self, *, tool_use_id: str | None = None, record: _StepLog) -> _Turn:
+    def _await(self, *, record: _StepLog, extra: float = 0.0) -> _Turn:
         """Wait until the client asks the model again, ends the turn, or exits; answer the
-        permission prompts it raises on the way."""
-        deadline = time.monotonic() + self._hook_budget()
+        permission prompts it raises on the way. ``extra``: a tool's own time allowance."""
+        deadline = time.monotonic() + self._hook_budget() + extra
         while time.monotonic() < deadline:
             item = self._inbox.get(0.1)
             if item is None:
@@ -685,7 +687,8 @@ class ClaudeCodeSession:
         use_id = self._new_tool_id()
         self._pending = None
         self.api.answer(request, Reply.tool_use(use_id, name, tool_input))
-        turn = self._await(tool_use_id=use_id, record=record)
+        allowance = float(tool_input.get("timeout", 120_000)) / 1000  # Bash's own limit
+        turn = self._await(record=record, extra=allowance)
         result_event = record.tool_result_event(use_id)
         if turn.kind == "result" and turn.result is not None:
             step = self._step(do, detail, "stopped", turn_ended=True)
