@@ -10,7 +10,7 @@ import contextlib
 import shutil
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -115,14 +115,8 @@ class LabRunner:
         return lab, lab.step(self.progress.step)
 
     def context(self, lab: Lab, root: Path | None = None) -> CheckContext:
-        ctx = CheckContext(
-            self.ws,
-            lab.dir,
-            self.template.backend_name,
-            self.template.on_output,
-            self.template.on_activity,
-            self.template.on_hook_event,
-            root,
+        ctx = replace(
+            self.template, workspace=self.ws, lab_dir=lab.dir, root_override=root, extra={}
         )
         lp = self.progress.labs.get(lab.id)
         ctx.extra["lab_start_commit"] = lp.start_commit if lp else self.ws.head()
