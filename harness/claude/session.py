@@ -67,9 +67,12 @@ class StepOutcome:
     tool_result: str = ""  # the tool's own result text, as Claude reads it
     events: list[EventOutcome] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    hook_runs: list[HookRun] | None = None  # the claude-code engine reads these off the client
 
     @property
     def hooks(self) -> list[HookRun]:
+        if self.hook_runs is not None:
+            return self.hook_runs
         return [run for ev in self.events for run in ev.runs]
 
     def __repr__(self) -> str:
