@@ -22,6 +22,7 @@ import os
 import queue
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 import threading
@@ -36,13 +37,10 @@ from harness.claude.client.api import ApiRequest, Reply, ScriptedApi, blocks_tex
 from harness.claude.client.install import ClientInstall, require_client
 from harness.claude.events import SESSION_START_SOURCES, Event
 from harness.claude.runner import HookRun
-from harness.claude.session import StepOutcome
+from harness.claude.session import UNANSWERED_PROMPT, StepOutcome
 from harness.claude.settings import Settings, load_settings
 from harness.errors import HarnessError
 
-# What the simulated user says when a permission prompt is left unanswered (the scenario did
-# not ask for auto_approve). The emulator shows Claude the same words.
-UNANSWERED_PROMPT = "The user did not answer the permission prompt; the tool did not run."
 IMPLICIT_PROMPT = "Go on."  # opens a turn when a scenario acts before any prompt
 STEP_TIMEOUT = 120.0  # seconds a step may wait for the client, beyond its own hook timeouts
 _REMINDER = re.compile(r"</?system-reminder>")
@@ -92,7 +90,7 @@ class _Inbox:
 class _Turn:
     """What came back for one model turn: the request that followed, or the turn's end."""
 
-    kind: str  # request | result | exit | timeout
+    kind: str  # request (main loop) | subagent | result | exit | timeout
     request: ApiRequest | None = None
     result: dict[str, Any] | None = None
 
@@ -116,7 +114,7 @@ class ClaudeCodeSession:
         client: ClientInstall | None = None,
     ) -> None:
         self.project_dir = Path(project_dir).resolve()
-        self.settings = settings if settings is not None else load_settings(self.project_dir)
+        self.settings = settings if settings is not None else _settings_or_none(self.project_dir)
         self.cwd = Path(cwd).resolve() if cwd is not None else self.project_dir
         self.session_id = session_id or str(uuid.uuid4())
         self.permission_mode = permission_mode
@@ -271,17 +269,22 @@ class ClaudeCodeSession:
         process, self._proc = self._proc, None
         if process is None:
             return
-        if self._pending is not None:  # let a turn in flight end without a model reply
-            self.api.answer(self._pending, Reply.text("(session over)"))
-            self._pending = None
+        in_flight = self._pending is not None or any(r for _, r in self._subagents.values())
+        self._pending = None
         with contextlib.suppress(OSError):
             if process.stdin:
                 process.stdin.close()
+        # An idle client exits on end of input; one in the middle of a turn would first run
+        # its Stop hooks against a model that no longer answers, so it is ended like a closed
+        # terminal would end it.
+        if in_flight:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGTERM)
         try:
-            process.wait(timeout=20)
+            process.wait(timeout=10)
         except subprocess.TimeoutExpired:
             with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, 9)
+                os.killpg(process.pid, signal.SIGKILL)
             process.wait(timeout=10)
         # Drain what the reader threads still hold for this process.
         deadline = time.monotonic() + 5
@@ -316,7 +319,7 @@ class ClaudeCodeSession:
             if kind == "request":
                 if self._route_request(value, record):
                     return _Turn("request", request=value)
-                continue
+                return _Turn("subagent", request=value)
             if kind == "exit":
                 if value is self._proc:
                     return _Turn("exit")
@@ -809,6 +812,16 @@ class _StepLog:
             ):
                 return e
         return None
+
+
+def _settings_or_none(project_dir: Path) -> Settings:
+    """The project's settings as far as this engine needs them (which SessionStart hooks to
+    wait for, how long a step may take). The client reads the files itself: a file our own
+    validation rejects is the client's to judge, so it counts as no hooks here."""
+    try:
+        return load_settings(project_dir)
+    except HarnessError:
+        return Settings()
 
 
 def _metas(event: dict[str, Any] | None) -> list[dict[str, Any]]:
