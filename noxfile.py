@@ -11,7 +11,7 @@ import sys
 
 import nox
 
-nox.options.sessions = ["lint", "tests", "labs", "labs-claude-code"]
+nox.options.sessions = ["lint", "tests", "labs"]
 nox.options.default_venv_backend = "none"
 
 PY = sys.executable
@@ -52,14 +52,10 @@ def lint(session: nox.Session) -> None:
 
 @nox.session
 def labs(session: nox.Session) -> None:
-    """Prove every lab: on a fresh workspace each check fails, then passes after the solve."""
-    session.run(PY, "-m", "harness", "dev", "check", *session.posargs)
-
-
-@nox.session(name="labs-claude-code")
-def labs_claude_code(session: nox.Session) -> None:
-    """Prove every lab with its hook sessions played on the real, pinned Claude Code."""
-    session.run(PY, "-m", "harness", "dev", "check", "--engine", "claude-code", *session.posargs)
+    """Prove every lab: on a fresh workspace each check fails, then passes after the solve;
+    every hook session plays on the emulator and on the real, pinned Claude Code, which
+    must agree step by step."""
+    session.run(PY, "-m", "harness", "dev", "check", "--engine", "both", *session.posargs)
 
 
 @nox.session(name="semantics-doc", default=False)

@@ -7,4 +7,4 @@ cd "$(dirname "$0")/.."
 ./scripts/bootstrap.sh
 ./scripts/docker-up.sh
 mkdir -p build/test-results
-exec .venv/bin/nox -s lint tests labs labs-claude-code
+exec .venv/bin/nox -s lint tests labs

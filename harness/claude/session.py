@@ -512,7 +512,7 @@ class Session:
                 msg = f"<tool_use_error>{exc}</tool_use_error>"
                 return self._done(refuse("error", msg, permission=None))
 
-        kind, _ = self.settings.permissions.check(name, tool_input, self.project_dir)
+        kind, _ = self.settings.permissions.check(name, tool_input, self.project_dir, self.cwd)
         if kind == "deny" and name in _FILE_TOOLS:
             # A denied path refuses a file tool while its input is checked, before any hook.
             return self._done(refuse("blocked", DENIED_PATH, permission="deny-rule"))

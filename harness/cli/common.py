@@ -24,10 +24,11 @@ def emit_json(data: Any) -> None:
 def add_engine_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--engine",
-        choices=("emulator", "claude-code", "auto"),
+        choices=("emulator", "claude-code", "auto", "both"),
         default=None,
-        help="play hook sessions on the emulator or the real Claude Code client "
-        "(default: as each lab says, else the emulator)",
+        help="play hook sessions on the emulator or the real Claude Code client; both plays "
+        "each on the two and fails where they disagree (default: as each lab says, else the "
+        "emulator)",
     )
 
 

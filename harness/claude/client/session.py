@@ -38,7 +38,7 @@ from harness.claude.client.install import ClientInstall, require_client
 from harness.claude.events import SESSION_START_SOURCES, Event
 from harness.claude.runner import HookRun
 from harness.claude.session import UNANSWERED_PROMPT, StepOutcome
-from harness.claude.settings import Settings, load_settings
+from harness.claude.settings import DEFAULT_TIMEOUT, Settings, load_settings
 from harness.errors import HarnessError
 
 IMPLICIT_PROMPT = "Go on."  # opens a turn when a scenario acts before any prompt
@@ -318,9 +318,11 @@ class ClaudeCodeSession:
     # -- waiting for the client --------------------------------------------------------------
 
     def _hook_budget(self) -> float:
+        """How long to wait for the client in one step: its hooks' timeouts (a hook with the
+        600 s default is budgeted a minute) on top of the step's own allowance."""
         longest = max(
             (
-                hook.timeout
+                min(hook.timeout, 60.0) if hook.timeout == DEFAULT_TIMEOUT else hook.timeout
                 for groups in self.settings.hooks.values()
                 for g in groups
                 for hook in g.hooks
@@ -329,10 +331,10 @@ class ClaudeCodeSession:
         )
         return STEP_TIMEOUT + longest
 
-    def _await(self, *, tool_use_id: str | None = None, record: _StepLog) -> _Turn:
+    def _await(self, *, record: _StepLog, extra: float = 0.0) -> _Turn:
         """Wait until the client asks the model again, ends the turn, or exits; answer the
-        permission prompts it raises on the way."""
-        deadline = time.monotonic() + self._hook_budget()
+        permission prompts it raises on the way. ``extra``: a tool's own time allowance."""
+        deadline = time.monotonic() + self._hook_budget() + extra
         while time.monotonic() < deadline:
             item = self._inbox.get(0.1)
             if item is None:
@@ -354,10 +356,11 @@ class ClaudeCodeSession:
                 return _Turn("result", result=event)
         return _Turn("timeout")
 
-    def _await_result_line(self, use_id: str, record: _StepLog, timeout: float = 10.0) -> None:
+    def _await_result_line(self, use_id: str, record: _StepLog, timeout: float = 30.0) -> None:
         """The client prints a tool's result line on stdout about when it asks the model
         again; wait for that line, which tells whether the tool really ran."""
         deadline = time.monotonic() + timeout
+        kept: list[tuple[str, Any]] = []
         while record.tool_result_event(use_id) is None and time.monotonic() < deadline:
             item = self._inbox.get(0.05)
             if item is None:
@@ -365,8 +368,9 @@ class ClaudeCodeSession:
             if item[0] == "event":
                 record.events.append(item[1])
             else:
-                self._inbox.hold(item)
-                return
+                kept.append(item)
+        for item in kept:
+            self._inbox.hold(item)
 
     def _route_request(self, request: ApiRequest, record: _StepLog) -> bool:
         """True for a main-loop request; a subagent's is kept for its own step."""
@@ -685,7 +689,8 @@ class ClaudeCodeSession:
         use_id = self._new_tool_id()
         self._pending = None
         self.api.answer(request, Reply.tool_use(use_id, name, tool_input))
-        turn = self._await(tool_use_id=use_id, record=record)
+        allowance = float(tool_input.get("timeout", 120_000)) / 1000  # Bash's own limit
+        turn = self._await(record=record, extra=allowance)
         result_event = record.tool_result_event(use_id)
         if turn.kind == "result" and turn.result is not None:
             step = self._step(do, detail, "stopped", turn_ended=True)
@@ -702,7 +707,7 @@ class ClaudeCodeSession:
         result_block = _tool_result(turn.request, use_id)
         text = blocks_text(result_block.get("content")) if result_block else ""
         is_error = bool(result_block.get("is_error")) if result_block else False
-        ran = result_event is not None and _ran(result_event)
+        ran = _ran(result_event) if result_event is not None else _ran_by_text(text, is_error)
         step = self._step(do, detail, "allowed", tool_ran=ran, permission=record.permission)
         step.tool_result = text
         if result_event is not None and isinstance(result_event.get("tool_use_result"), dict):
@@ -715,7 +720,7 @@ class ClaudeCodeSession:
             if record.asked and not self.auto_approve:
                 step.outcome = "asked"
                 step.user_message = record.ask_text
-            elif _validation_error(result_event):
+            elif _input_error(result_event, text):
                 step.outcome = "error"
             else:
                 step.outcome = "blocked"
@@ -887,8 +892,23 @@ def _ran(event: dict[str, Any]) -> bool:
     return True
 
 
-def _validation_error(event: dict[str, Any] | None) -> bool:
-    return event is not None and not _metas(event)
+_NOT_RUN = ("<tool_use_error>", "Permission to use ", UNANSWERED_PROMPT)
+
+
+def _ran_by_text(text: str, is_error: bool) -> bool:
+    """Whether the tool ran, judged from its result alone (when the client's result line did
+    not come): a refusal reads as a hook error, an input error or a permission denial."""
+    if not is_error:
+        return True
+    return not (text.startswith(_NOT_RUN) or " hook error: " in text.split("\n", 1)[0])
+
+
+def _input_error(event: dict[str, Any] | None, text: str) -> bool:
+    """The tool rejected its input (no permission record at all), e.g. an Edit whose
+    old_string is not in the file."""
+    if event is not None:
+        return not _metas(event)
+    return text.startswith("<tool_use_error>") and "permission settings" not in text
 
 
 def _refusal(event: dict[str, Any] | None) -> str | None:
