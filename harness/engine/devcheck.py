@@ -11,7 +11,7 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -118,9 +118,7 @@ def walk_lab(
     started = time.monotonic()
     base = context or CheckContext(ws, lab.dir)
     timer = _Timer(base.on_activity)
-    ctx = CheckContext(
-        ws, lab.dir, base.backend_name, base.on_output, timer.activity, base.on_hook_event
-    )
+    ctx = replace(base, workspace=ws, lab_dir=lab.dir, on_activity=timer.activity)
     runner = LabRunner(ws, labs_root=lab.dir.parent, context=ctx)
     walk = LabWalk(lab.id)
     obs.lab_started(lab)

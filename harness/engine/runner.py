@@ -7,6 +7,7 @@ says how to get them back. Results are CheckResults; the CLI and views only rend
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import shutil
 import time
 from collections.abc import Sequence
@@ -115,15 +116,8 @@ class LabRunner:
         return lab, lab.step(self.progress.step)
 
     def context(self, lab: Lab, root: Path | None = None) -> CheckContext:
-        ctx = CheckContext(
-            self.ws,
-            lab.dir,
-            self.template.backend_name,
-            self.template.on_output,
-            self.template.on_activity,
-            self.template.on_hook_event,
-            root,
-        )
+        # replace() keeps every field of the template (backend, engine, callbacks) by name.
+        ctx = dataclasses.replace(self.template, lab_dir=lab.dir, root_override=root, extra={})
         lp = self.progress.labs.get(lab.id)
         ctx.extra["lab_start_commit"] = lp.start_commit if lp else self.ws.head()
         return ctx
