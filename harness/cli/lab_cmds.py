@@ -272,7 +272,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
     ws = provisioned.workspace
     if not provisioned.created:
         # A second demo in the same place starts over; what was there is kept in a backup.
-        backup = ws.rewind(ws.meta["initial_commit"], "before running the demo again")
+        backup = ws.rewind(
+            ws.meta["initial_commit"], "before running the demo again", action="demo"
+        )
         Progress().save(ws, "demo: start over")
         if backup is not None:
             console.print(f"Earlier state backed up: {escape(backup.restore_hint)}")

@@ -156,20 +156,26 @@ def print_moved(console: Console, moved: Moved, *, show_intro: bool = False) -> 
         print_results(console, bad)
     for run in moved.reverified:
         mark = MARK[run.status]
+        how = " [dim](passed on this very state, not run again)[/]" if run.unchanged else ""
         console.print(
             f"  re-verified step {run.step.index + 1} {run.step.id}: "
-            f"[{STYLE[run.status]}]{mark} {run.status.value}[/]"
+            f"[{STYLE[run.status]}]{mark} {run.status.value}[/]{how}"
         )
-    if moved.note:
+    if moved.note and moved.step is not None:
         console.print(f"[dim]{escape(moved.note)}[/]")
     if show_intro:
         print_intro(console, moved.lab)
     if moved.step is not None:
         console.print(step_panel(moved.lab, moved.step))
         console.print("When you are done: [bold]lab check[/]   stuck: [bold]lab hint[/]")
+    elif moved.next_command:
+        console.print(
+            f"[bold green]Lab {moved.lab.id} complete.[/] Next: [bold]{moved.next_command}[/]"
+        )
     else:
         console.print(
-            f"[bold green]Lab {moved.lab.id} complete.[/] See [bold]lab list[/] for the next one."
+            f"[bold green]Lab {moved.lab.id} complete.[/] That was the last lab; "
+            "[bold]lab list[/] shows your progress."
         )
 
 
