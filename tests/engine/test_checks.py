@@ -171,3 +171,21 @@ def test_sensors_real_run_green_and_red(ws: Workspace) -> None:
         failure_contains={"UseCaseTraceabilityTest": "A1: Validation Errors"},
         run=False,
     )
+
+
+def test_quiz_lists_questions_in_their_own_order(ws: Workspace) -> None:
+    answers = {"q1": "b", "q2": "a", "q3": "c"}
+    (ws.root / "answers").mkdir()
+    (ws.root / "answers" / "q.toml").write_text('q1 = "a"\nq2 = "a"\n')  # q1 wrong, q3 missing
+    r = check(ws, "quiz", file="answers/q.toml", answers=answers)
+    assert (r.found or "").splitlines() == ["q1: 'a' is not right", "q3: not answered"]
+
+
+def test_file_pass_message_does_not_repeat_the_path(ws: Workspace) -> None:
+    uc = "docs/use_cases/UC-005-add-visit.md"
+    for params in ({"contains": "**Status:** Approved"}, {"exists": True}):
+        r = check(ws, "file", path=uc, **params)
+        assert r.status is Status.PASS and r.name == f"file {uc}"
+        assert uc not in r.message, r.message
+    gone = check(ws, "file", path="nope.txt", absent=True)
+    assert gone.status is Status.PASS and "nope.txt" not in gone.message
