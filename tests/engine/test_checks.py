@@ -189,3 +189,38 @@ def test_file_pass_message_does_not_repeat_the_path(ws: Workspace) -> None:
         assert uc not in r.message, r.message
     gone = check(ws, "file", path="nope.txt", absent=True)
     assert gone.status is Status.PASS and "nope.txt" not in gone.message
+
+
+def test_hook_session_failure_names_file_steps_and_sequence_items_apart(ws: Workspace) -> None:
+    """A trick without its own prompt: the stop after it has stop_hook_active: true, so the
+    Stop hook lets the turn end. The result says so in words and never says a bare "step 5"."""
+    (ws.root / "scenarios").mkdir()
+    (ws.root / "scenarios" / "s.toml").write_text(
+        '[[step]]\ndo = "session_start"\n'
+        '[[step]]\ndo = "write"\nfile = "docs/notes.md"\ncontent = "a change"\n'
+        '[[step]]\ndo = "stop"\nexpect = "blocked"\n'
+        '[[step]]\ndo = "bash"\ncommand = "true"\n'
+        '[[step]]\ndo = "stop"\nexpect = "blocked"\n'
+    )
+    r = check(
+        ws,
+        "hook_session",
+        scenario="scenarios/s.toml",
+        scenario_in="workspace",
+        expect_sequence=[
+            {"do": "stop", "outcome": "blocked"},
+            {"do": "bash"},
+            {"do": "stop", "outcome": "blocked"},
+        ],
+    )
+    assert r.status is Status.FAIL
+    found = (r.found or "").splitlines()
+    assert found[0].startswith("s.toml step 5 (stop): expected blocked, found allowed"), found
+    assert "stop_hook_active: true" in found[0] and "let the turn end" in found[0]
+    assert "a prompt" in found[0]  # what to do about it
+    assert found[1].startswith("expected sequence, item 3 of 3 (stop, outcome blocked)"), found
+    assert "s.toml step 4" in found[1]  # where the sequence got to
+    assert not any(line.startswith("step ") for line in found)
+    assert "s.toml step 3 (stop): blocked" in (r.expected or "")
+    session = r.details["session"]
+    assert [e["stop_hook_active"] for e in session if e["do"] == "stop"] == [False, True]
