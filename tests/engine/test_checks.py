@@ -220,6 +220,7 @@ def test_hook_session_failure_names_file_steps_and_sequence_items_apart(ws: Work
     assert "a prompt" in found[0]  # what to do about it
     assert found[1].startswith("expected sequence, item 3 of 3 (stop, outcome blocked)"), found
     assert "s.toml step 4" in found[1]  # where the sequence got to
+    assert "s.toml step 5 went through on stop_hook_active: true" in found[1]
     assert not any(line.startswith("step ") for line in found)
     assert "s.toml step 3 (stop): blocked" in (r.expected or "")
     session = r.details["session"]

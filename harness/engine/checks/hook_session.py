@@ -342,9 +342,16 @@ def _sequence_problems(wanted: list[Any], steps: list[dict[str, Any]], git_dir: 
                 else "anywhere in the session"
             )
             problem = f"{item}: no such step {where}"
-            released = [s["label"] for s in steps[start:] if s["stop_hook_active"]]
-            if released and want.get("outcome") == "blocked":
-                problem += f"; {', '.join(released)} went through on {LET_GO}"
+            released = [
+                s["label"]
+                for s in steps
+                if s["do"] == "stop" and s["stop_hook_active"] and s["outcome"] == "allowed"
+            ]
+            if released:
+                problem += (
+                    f" ({', '.join(released)} went through on stop_hook_active: true: "
+                    "a trick without its own prompt shifts every later step)"
+                )
             return [problem]
         if want.get("marker_exists") and not (git_dir / want["marker_exists"]).exists():
             return [f"{item}: no marker {want['marker_exists']} after the session"]
