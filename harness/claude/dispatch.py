@@ -1,15 +1,17 @@
 """One event through its hooks: who runs, and what their exit codes and JSON mean.
 
-Routing (Claude Code's documented behaviour):
-- exit 0: success. Stdout starting with ``{`` is read as JSON; SessionStart and
-  UserPromptSubmit turn plain stdout into context for Claude; for other events it only shows in
-  the transcript view. Stdout that starts with ``{`` but does not parse is treated as plain
-  output, and a note says so.
-- exit 2: blocking. Stdout (and any JSON in it) is ignored; stderr goes where the event sends it
-  (see ``EventOutcome``).
-- any other code, 127 for a missing script included: non-blocking error, the first stderr line is
-  shown in the transcript, nothing is decided.
+Routing, as real Claude Code (2.1.332) does it, observed by the differential suite:
+- exit 2: blocking. Stdout (and any JSON in it) is ignored; stderr goes where the event sends
+  it, prefixed the client's way (``PreToolUse:Edit hook error: [COMMAND]: STDERR``,
+  ``Stop hook feedback:\n[COMMAND]: STDERR``, ...).
+- any other exit code: stdout that starts with ``{`` is read as JSON (so ``decision: block``
+  with exit 1 still blocks); a ``hookSpecificOutput`` without ``hookEventName`` makes the whole
+  answer invalid (no decision). Plain stdout is context for SessionStart and UserPromptSubmit
+  and only shows in the transcript view otherwise. A non-zero exit without JSON is a
+  non-blocking error.
 - timed out: killed, output discarded, no decision, never blocking.
+``messages`` holds exactly what Claude is sent, in the client's wording; ``block_reasons``
+keeps the hooks' own words.
 """
 
 from __future__ import annotations
@@ -21,14 +23,23 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from harness.claude.events import MATCH_FIELD, Event
-from harness.claude.runner import HookRun, cap, run_hooks
+from harness.claude.events import MATCH_FIELD, TOOL_EVENTS, Event
+from harness.claude.runner import HookRun, cap, run_hooks, start_async_hooks
 from harness.claude.settings import Settings
 
 # PreToolUse decisions, strongest first: one deny among many allows still denies.
 DECISION_RANK = {"deny": 3, "defer": 2, "ask": 1, "allow": 0}
-_DECISION_EVENTS = {Event.STOP, Event.SUBAGENT_STOP, Event.POST_TOOL_USE, Event.USER_PROMPT_SUBMIT}
+_DECISION_EVENTS = {
+    Event.STOP,
+    Event.SUBAGENT_STOP,
+    Event.POST_TOOL_USE,
+    Event.POST_TOOL_USE_FAILURE,
+    Event.USER_PROMPT_SUBMIT,
+}
 _CONTEXT_EVENTS = {Event.SESSION_START, Event.USER_PROMPT_SUBMIT}
+_STOP_EVENTS = {Event.STOP, Event.SUBAGENT_STOP}
+NO_VERDICT = "A hook gave no usable answer, so it didn't check this action."
+TOO_LATE = "A hook didn't answer in time, so it didn't check this action."
 
 
 @dataclass
@@ -36,17 +47,20 @@ class EventOutcome:
     """What one event's hooks decided.
 
     ``blocked`` means, per event: PreToolUse — the tool call is refused (a deny decision or exit
-    2; ``reason`` is what Claude sees); PostToolUse and PostToolUseFailure — ``reason`` is shown
-    to Claude (the tool already ran); Stop/SubagentStop — (sub)agent keeps working with
-    ``reason`` as its instruction; UserPromptSubmit — the prompt is erased and ``user_messages``
-    are shown to the user. SessionStart never blocks; its exit-2 stderr lands in ``user_messages``.
-    ``continue_`` False (JSON ``continue: false``) stops Claude altogether and wins over all.
+    2); PostToolUse and PostToolUseFailure — a message goes to Claude (the tool already ran);
+    Stop/SubagentStop — (sub)agent keeps working with the messages as its instruction (an
+    ``additionalContext`` keeps it working too); UserPromptSubmit — the prompt is erased and
+    ``user_messages`` are shown to the user. SessionStart never blocks; its exit-2 stderr lands
+    in ``user_messages``. ``continue_`` False (JSON ``continue: false``) stops Claude
+    altogether and wins over all. ``messages`` are what Claude is sent, word for word.
     """
 
     event: Event
+    label: str = ""  # "PreToolUse:Edit", "Stop": how the client names the event in messages
     runs: list[HookRun] = field(default_factory=list)
     blocked: bool = False
     block_reasons: list[str] = field(default_factory=list)
+    messages: list[str] = field(default_factory=list)
     permission_decision: str | None = None  # PreToolUse only: allow|deny|ask|defer
     permission_reason: str = ""
     continue_: bool = True
@@ -56,7 +70,9 @@ class EventOutcome:
     user_messages: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)  # non-blocking, for the transcript
     output: list[str] = field(default_factory=list)  # plain stdout, transcript view only
-    notes: list[str] = field(default_factory=list)  # simulator remarks (invalid JSON, timeouts)
+    notes: list[str] = field(
+        default_factory=list
+    )  # what the client says of a hook (invalid JSON, timeouts)
 
     @property
     def stopped(self) -> bool:
@@ -65,6 +81,11 @@ class EventOutcome:
     @property
     def reason(self) -> str:
         return cap("\n".join(r for r in self.block_reasons if r))
+
+    @property
+    def message(self) -> str:
+        """Everything Claude is sent for this event, as one text."""
+        return "\n".join(self.messages)
 
     @property
     def system_message(self) -> str:
@@ -91,111 +112,152 @@ def _first_line(text: str) -> str:
     return ""
 
 
+def _stderr_message(out: EventOutcome, run: HookRun) -> str:
+    """A blocking exit 2 as the client words it for Claude."""
+    said = f"[{run.command}]: {run.stderr}"
+    if out.event is Event.PRE_TOOL_USE:
+        return f"{out.label} hook error: {said}"
+    if out.event in _STOP_EVENTS:
+        return f"Stop hook feedback:\n{said}"
+    return f'{out.label} hook blocking error from command: "{run.command}": {said}'
+
+
 def _apply_json(
-    out: EventOutcome, data: dict[str, Any], run: HookRun, decisions: list[tuple[str, str]]
+    out: EventOutcome,
+    data: dict[str, Any],
+    run: HookRun,
+    decisions: list[tuple[str, str, str]],
 ) -> None:
     event = out.event
+    specific = data.get("hookSpecificOutput")
+    if isinstance(specific, dict) and specific.get("hookEventName") != event.value:
+        # The client rejects the whole answer: no decision, no message.
+        named = specific.get("hookEventName")
+        out.notes.append(
+            f"{run.command}: hookSpecificOutput "
+            + ("has no hookEventName" if named is None else f"names {named!r}, not {event.value!r}")
+            + f"; {NO_VERDICT}"
+        )
+        return
     if data.get("continue") is False:
         out.continue_ = False
         reason = data.get("stopReason")
-        if isinstance(reason, str) and reason:
-            out.stop_reason = cap(reason) if not out.stop_reason else out.stop_reason
+        if isinstance(reason, str) and reason and not out.stop_reason:
+            out.stop_reason = reason
     message = data.get("systemMessage")
     if isinstance(message, str) and message:
-        out.system_messages.append(cap(message))
+        out.system_messages.append(message)
     decision = data.get("decision")
     reason = data.get("reason")
-    reason_text = cap(reason) if isinstance(reason, str) else ""
+    reason_text = reason if isinstance(reason, str) else ""
     if decision is not None:
         if event in _DECISION_EVENTS and decision == "block":
             out.blocked = True
             if event is Event.USER_PROMPT_SUBMIT:
-                out.user_messages.append(reason_text)
+                out.user_messages.append(f"{out.label} operation blocked by hook:\n{reason_text}")
+            elif event in _STOP_EVENTS:
+                out.block_reasons.append(reason_text)
+                out.messages.append(f"Stop hook feedback:\n{reason_text}")
+                out.messages.append(
+                    f'{out.label} hook blocking error from command: "{run.command}": ' + reason_text
+                )
             else:
                 out.block_reasons.append(reason_text)
+                out.messages.append(
+                    f'{out.label} hook blocking error from command: "{run.command}": ' + reason_text
+                )
         elif event is Event.PRE_TOOL_USE and decision in ("approve", "block"):
             # The older PreToolUse form; Claude Code still maps it to allow/deny.
-            decisions.append(("allow" if decision == "approve" else "deny", reason_text))
+            decisions.append(
+                ("allow" if decision == "approve" else "deny", reason_text, reason_text)
+            )
         elif decision not in ("approve", "undefined"):
             out.notes.append(f"{run.command}: decision {decision!r} has no effect on {event.value}")
-    specific = data.get("hookSpecificOutput")
-    if isinstance(specific, dict):
-        named = specific.get("hookEventName")
-        if named is not None and named != event.value:
+    if not isinstance(specific, dict):
+        return
+    context = specific.get("additionalContext")
+    if isinstance(context, str) and context:
+        out.additional_context.append(context)
+        if event in _STOP_EVENTS:
+            out.blocked = True  # the client keeps the turn going with the context
+            out.messages.append(f"{out.label} hook additional context: {context}")
+        elif event not in _CONTEXT_EVENTS:
+            out.messages.append(f"{out.label} hook additional context: {context}")
+    if event is Event.PRE_TOOL_USE and "permissionDecision" in specific:
+        value = specific["permissionDecision"]
+        why = specific.get("permissionDecisionReason")
+        if value in DECISION_RANK:
+            text = why if isinstance(why, str) else ""
+            decisions.append((value, text, text))
+        else:
             out.notes.append(
-                f"{run.command}: hookSpecificOutput.hookEventName is {named!r}, "
-                f"expected {event.value!r}; ignored"
+                f"{run.command}: permissionDecision {value!r} is not one of "
+                "allow, deny, ask, defer; ignored"
             )
-            return
-        context = specific.get("additionalContext")
-        if isinstance(context, str) and context:
-            out.additional_context.append(cap(context))
-        if event is Event.PRE_TOOL_USE and "permissionDecision" in specific:
-            value = specific["permissionDecision"]
-            why = specific.get("permissionDecisionReason")
-            if value in DECISION_RANK:
-                decisions.append((value, cap(why) if isinstance(why, str) else ""))
-            else:
-                out.notes.append(
-                    f"{run.command}: permissionDecision {value!r} is not one of "
-                    "allow, deny, ask, defer; ignored"
-                )
-        if "updatedInput" in specific:
-            out.notes.append(
-                f"{run.command}: updatedInput is not simulated; the tool input is left unchanged"
-            )
+    if "updatedInput" in specific:
+        out.notes.append(
+            f"{run.command}: updatedInput is not simulated; the tool input is left unchanged"
+        )
 
 
-def route(event: Event, runs: list[HookRun]) -> EventOutcome:
+def _json_of(text: str) -> dict[str, Any] | None:
+    if not text.lstrip().startswith("{"):
+        return None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def route(event: Event, runs: list[HookRun], tool_name: str | None = None) -> EventOutcome:
     """Turn finished hook runs into the event's outcome (no processes run here)."""
-    out = EventOutcome(event)
-    decisions: list[tuple[str, str]] = []
+    label = f"{event.value}:{tool_name}" if tool_name and event in TOOL_EVENTS else event.value
+    out = EventOutcome(event, label)
+    decisions: list[tuple[str, str, str]] = []  # (decision, reason, what Claude is told)
     for run in runs:
         if run.timed_out:
-            out.notes.append(
-                f"{run.command}: timed out after {run.duration:.1f} s; killed, "
-                "output discarded, no decision"
-            )
+            out.notes.append(f"{run.command}: timed out after {run.duration:.1f} s; {TOO_LATE}")
             continue
-        if run.exit_code == 0:
-            text = run.stdout
-            if text.lstrip().startswith("{"):
-                try:
-                    data = json.loads(text)
-                except json.JSONDecodeError as exc:
-                    out.notes.append(
-                        f"{run.command}: stdout starts with '{{' but is not valid "
-                        f"JSON ({exc.msg}); treated as plain output"
-                    )
-                else:
-                    if isinstance(data, dict):
-                        _apply_json(out, data, run, decisions)
-                        continue
-            if text.strip():
-                target = out.additional_context if event in _CONTEXT_EVENTS else out.output
-                target.append(cap(text.strip()))
-        elif run.exit_code == 2:
-            message = cap(run.stderr.strip())
+        if run.exit_code == 2:
+            if event is not Event.PRE_TOOL_USE:
+                out.block_reasons.append(run.stderr.strip())
             if event is Event.PRE_TOOL_USE:
-                decisions.append(("deny", message))
+                decisions.append(("deny", run.stderr.strip(), f"[{run.command}]: {run.stderr}"))
             elif event is Event.SESSION_START:
-                out.user_messages.append(message)
+                out.user_messages.append(run.stderr.strip())
             elif event is Event.USER_PROMPT_SUBMIT:
                 out.blocked = True
-                out.user_messages.append(message)
+                out.user_messages.append(
+                    f"{label} operation blocked by hook:\n[{run.command}]: {run.stderr.strip()}"
+                )
             else:
                 out.blocked = True
-                out.block_reasons.append(message)
+                out.messages.append(_stderr_message(out, run))
+            continue
+        data = _json_of(run.stdout)
+        if data is not None:
+            _apply_json(out, data, run, decisions)
+            continue
+        if run.exit_code == 0:
+            text = run.stdout.strip()
+            if text:
+                target = out.additional_context if event in _CONTEXT_EVENTS else out.output
+                target.append(text)
+            if run.stdout.lstrip().startswith("{"):
+                out.notes.append(f"{run.command}: stdout starts with '{{' but is not valid JSON")
         else:
             line = _first_line(run.stderr) or f"exited with status {run.exit_code}"
-            out.errors.append(cap(f"{event.value} hook error ({run.command}): {line}"))
+            out.errors.append(f"{event.value} hook error ({run.command}): {line}")
     if decisions:
         winner = max(decisions, key=lambda d: DECISION_RANK[d[0]])[0]
         out.permission_decision = winner
-        out.permission_reason = cap("\n".join(r for d, r in decisions if d == winner and r))
+        chosen = [(reason, said) for d, reason, said in decisions if d == winner]
+        out.permission_reason = "\n".join(reason for reason, _ in chosen if reason)
         if winner == "deny":
             out.blocked = True
             out.block_reasons.append(out.permission_reason)
+            out.messages += [f"{label} hook error: {said}" for _, said in chosen]
     out.runs = [replace(r, stdout=cap(r.stdout), stderr=cap(r.stderr)) for r in runs]
     return out
 
@@ -220,17 +282,31 @@ def dispatch(
     """Run the hooks ``settings`` registers for ``event`` with ``payload`` as JSON on stdin.
 
     ``cwd`` defaults to ``payload["cwd"]``, then ``project_dir``; ``env`` adds to (or overrides)
-    the inherited environment, which always gets ``CLAUDE_PROJECT_DIR=project_dir``.
+    the inherited environment, which always gets ``CLAUDE_PROJECT_DIR=project_dir``. Hooks
+    marked ``async`` are started and left to run: they decide nothing.
     """
     event = Event(event)
     body = dict(payload)
     body.setdefault("hook_event_name", event.value)
     field_name = MATCH_FIELD[event]
     value = None if field_name is None else str(body.get(field_name, ""))
-    hooks = settings.commands_for(event, value)
+    tool_name = str(body["tool_name"]) if event in TOOL_EVENTS and "tool_name" in body else None
+    raw_input = body.get("tool_input")
+    tool_input: dict[str, Any] = raw_input if isinstance(raw_input, dict) else {}
+    hooks = [
+        hook
+        for hook in settings.commands_for(event, value)
+        if hook.condition is None
+        or (tool_name is not None and hook.condition.covers(tool_name, tool_input, project_dir))
+    ]
     if not hooks:
-        return EventOutcome(event)
+        return EventOutcome(event, f"{event.value}:{tool_name}" if tool_name else event.value)
     where = cwd or Path(str(body.get("cwd") or project_dir))
     stdin = json.dumps(body).encode()
-    runs = run_hooks(event.value, hooks, stdin, cwd=where, env=hook_env(project_dir, env))
-    return route(event, runs)
+    environment = hook_env(project_dir, env)
+    waited = [h for h in hooks if not h.run_async]
+    start_async_hooks(
+        event.value, [h for h in hooks if h.run_async], stdin, cwd=where, env=environment
+    )
+    runs = run_hooks(event.value, waited, stdin, cwd=where, env=environment)
+    return route(event, runs, tool_name)

@@ -43,3 +43,6 @@ MATCH_FIELD: dict[Event, str | None] = {
 }
 
 SESSION_START_SOURCES = ("startup", "resume", "clear", "compact")
+
+# Events about one tool call: the client names them "Event:Tool" in what Claude is sent.
+TOOL_EVENTS = frozenset({Event.PRE_TOOL_USE, Event.POST_TOOL_USE, Event.POST_TOOL_USE_FAILURE})

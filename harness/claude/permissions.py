@@ -1,10 +1,11 @@
 """Permission rules (``permissions.allow|ask|deny``) for the tools the simulator runs.
 
 Rule syntax: ``Tool`` (every call of the tool) or ``Tool(spec)``.
-- Edit/Write: ``spec`` is a glob on the file path. ``//abs/**`` is an absolute path,
-  ``~/x`` is under the home directory, anything else (``target/**``, ``/target/**``) is
-  relative to the project root; a pattern without ``/`` matches at any depth (``*.env``).
-  ``**`` crosses directories, ``*`` and ``?`` do not.
+- Edit/Write: ``spec`` is a glob on the file path, written as an ``Edit(...)`` rule: it covers
+  every file tool, while a ``Write(path)`` rule covers nothing (as Claude Code 2.1.332 has it).
+  ``//abs/**`` is an absolute path, ``~/x`` is under the home directory, anything else
+  (``target/**``, ``/target/**``) is relative to the project root; a pattern without ``/``
+  matches at any depth (``*.env``). ``**`` crosses directories, ``*`` and ``?`` do not.
 - Bash: ``prefix:*`` matches a command that is the prefix or starts with it followed by a space;
   a spec with ``*`` is a glob over the whole command (``*`` crosses spaces); anything else must
   equal the command. Compound commands (``a && b``, ``a; b``, ``a | b``) are split: a deny or
@@ -119,6 +120,10 @@ def rule_matches(
     if rule.spec is None:
         return True
     if tool_name in _FILE_TOOLS:
+        # Path rules for the file tools are Edit(...) rules; Claude Code (2.1.332) applies a
+        # Write(path) rule to nothing.
+        if rule.tool != "Edit":
+            return False
         path = tool_input.get("file_path") or tool_input.get("notebook_path")
         return isinstance(path, str) and _path_matches(rule.spec, path, project_dir)
     if tool_name == "Bash":

@@ -1,10 +1,11 @@
-"""Running hook commands: ``bash -c``, JSON on stdin, in parallel, each with its own timeout.
+"""Running hook commands: JSON on stdin, in parallel, each with its own timeout.
 
-The JSON arrives on a Unix socket, as Claude Code (2.1.332) hands it over, not a pipe: a hook
-that can only read pipes (``$(</dev/stdin)`` fails on a socket) must fail here as it fails
-there. Each hook gets its own process group so a timeout can kill the whole tree (a hook that
-starts ``mvn`` must not leave it running). A timed-out hook's output is thrown away: it renders
-no decision, as in Claude Code.
+A hook's command line runs in ``/bin/sh -c`` (dash on Debian), as Claude Code (2.1.332) runs
+it, not in bash: a bash-only construct on the command line fails there and here alike. The
+JSON arrives on a Unix socket, as the client hands it over, not a pipe: a hook that can only
+read pipes (``$(</dev/stdin)`` fails on a socket) must fail here as it fails there. Each hook
+gets its own process group so a timeout can kill the whole tree (a hook that starts ``mvn``
+must not leave it running). A timed-out hook's output is thrown away: it renders no decision.
 """
 
 from __future__ import annotations
@@ -22,8 +23,10 @@ from pathlib import Path
 
 from harness.claude.settings import HookCommand
 
-OUTPUT_CAP = 10_000
-_CUT_MARK = "\n[... output capped at 10,000 characters]"
+# What a run keeps of its stdout and stderr for display and transcripts. What Claude is sent is
+# not cut: the real client passed 20,000 characters of stderr on whole.
+OUTPUT_CAP = 100_000
+_CUT_MARK = "\n[... output capped at 100,000 characters]"
 
 
 def cap(text: str, limit: int = OUTPUT_CAP) -> str:
@@ -82,7 +85,7 @@ def run_hook(
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         proc = subprocess.Popen(
-            ["bash", "-c", hook.command],
+            ["/bin/sh", "-c", hook.command],
             cwd=cwd,
             env=dict(env),
             stdin=theirs.fileno(),
@@ -155,3 +158,19 @@ def run_hooks(
     for t in threads:
         t.join()
     return [r for r in results if r is not None]
+
+
+def start_async_hooks(
+    event: str,
+    hooks: Sequence[HookCommand],
+    stdin: bytes,
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+) -> None:
+    """Start hooks marked ``async``: they run on their own and decide nothing, as in Claude
+    Code; each is still killed at its timeout."""
+    for hook in hooks:
+        threading.Thread(
+            target=run_hook, args=(event, hook, stdin), kwargs={"cwd": cwd, "env": env}, daemon=True
+        ).start()

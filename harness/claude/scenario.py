@@ -21,8 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.claude.engines import ScriptedSession
 from harness.claude.events import SESSION_START_SOURCES
-from harness.claude.session import OUTCOMES, Session, StepOutcome
+from harness.claude.session import OUTCOMES, StepOutcome
 from harness.errors import ConfigError
 
 # do -> (required fields with types, optional fields with types)
@@ -179,7 +180,7 @@ def load_scenario(path: Path) -> Scenario:
     return parse_scenario(data, path)
 
 
-def _action(session: Session, step: ScenarioStep) -> Callable[[], StepOutcome]:
+def _action(session: ScriptedSession, step: ScenarioStep) -> Callable[[], StepOutcome]:
     a = step.args
     actions: dict[str, Callable[[], StepOutcome]] = {
         "session_start": lambda: session.session_start(a.get("source", "startup")),
@@ -204,11 +205,11 @@ def _action(session: Session, step: ScenarioStep) -> Callable[[], StepOutcome]:
     return actions[step.do]
 
 
-def run_step(session: Session, step: ScenarioStep) -> StepReport:
+def run_step(session: ScriptedSession, step: ScenarioStep) -> StepReport:
     return StepReport(step, _action(session, step)())
 
 
-def run_scenario(scenario: Scenario, session: Session) -> Iterator[StepReport]:
+def run_scenario(scenario: Scenario, session: ScriptedSession) -> Iterator[StepReport]:
     """Run the steps in order, yielding each report as soon as the step is done."""
     for step in scenario.steps:
         yield run_step(session, step)

@@ -35,7 +35,20 @@ from harness.claude.tools import (
 from harness.claude.transcript import Transcript, write_agent_transcript
 from harness.errors import HarnessError
 
-STOP_BLOCK_CAP = 8  # consecutive blocked stops after which Claude Code ends the turn anyway
+# Claude Code (2.1.332) honours eight consecutive Stop blocks and overrides the ninth.
+STOP_BLOCK_CAP = 9
+CAP_NOTICE = (
+    f"A hook blocked the turn from ending {STOP_BLOCK_CAP} consecutive times\u2014overriding "
+    "and ending turn."
+)
+# What Claude is told when a permission prompt stays unanswered (the scenario did not set
+# auto_approve); the claude-code engine answers the real prompt with the same words.
+UNANSWERED_PROMPT = "The user did not answer the permission prompt; the tool did not run."
+DENIED_PATH = (
+    "<tool_use_error>File is in a directory that is denied by your permission settings."
+    "</tool_use_error>"
+)
+_FILE_TOOLS = ("Edit", "Write")
 OUTCOMES = ("allowed", "blocked", "asked", "stopped", "error")
 
 
@@ -67,9 +80,12 @@ class StepOutcome:
     tool_result: str = ""  # the tool's own result text, as Claude reads it
     events: list[EventOutcome] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    hook_runs: list[HookRun] | None = None  # the claude-code engine reads these off the client
 
     @property
     def hooks(self) -> list[HookRun]:
+        if self.hook_runs is not None:
+            return self.hook_runs
         return [run for ev in self.events for run in ev.runs]
 
     def __repr__(self) -> str:
@@ -245,6 +261,7 @@ class Session:
             step = self._step("prompt", text, "stopped", turn_ended=True)
         elif out.blocked:  # the prompt is erased: no new turn starts
             step = self._step("prompt", text, "blocked", turn_ended=True)
+            out.user_messages = [f"{m}\n\n\nOriginal prompt: {text}" for m in out.user_messages]
             for message in out.user_messages:
                 self.transcript.hook_note("UserPromptSubmit", "user", message)
         else:
@@ -260,24 +277,18 @@ class Session:
         out = self._dispatch(
             Event.STOP, stop_hook_active=active, last_assistant_message=last_message
         )
-        if out.stopped:
-            step = self._step("stop", "", "stopped", turn_ended=True, stop_hook_active=active)
+        if out.stopped:  # continue: false at a stop: the turn ends, as it was about to
+            step = self._step("stop", "", "allowed", turn_ended=True, stop_hook_active=active)
         elif out.blocked:
             self.blocked_stops += 1
-            step = self._step(
-                "stop",
-                "",
-                "blocked",
-                stop_hook_active=active,
-                feedback=out.reason or "Stop hook blocked without a reason",
-            )
-            self.transcript.hook_note("Stop", "claude", step.feedback)
+            step = self._step("stop", "", "blocked", stop_hook_active=active)
             if self.blocked_stops >= STOP_BLOCK_CAP:
+                # The client overrides this block: the turn ends and Claude is not told.
                 step.turn_ended = True
-                step.notes.append(
-                    f"{STOP_BLOCK_CAP} consecutive blocked stops: Claude Code "
-                    "overrides the Stop hook and ends the turn"
-                )
+                step.notes.append(CAP_NOTICE)
+            else:
+                step.feedback = out.message
+                self.transcript.hook_note("Stop", "claude", step.feedback)
         else:
             step = self._step("stop", "", "allowed", turn_ended=True, stop_hook_active=active)
         return self._done(_collect(step, out))
@@ -313,9 +324,13 @@ class Session:
             )
         elif out.blocked:  # the subagent keeps working with the reason as its instruction
             step = self._step(
-                "subagent_stop", agent_type, "blocked", stop_hook_active=active, feedback=out.reason
+                "subagent_stop",
+                agent_type,
+                "blocked",
+                stop_hook_active=active,
+                feedback=out.message,
             )
-            self.transcript.hook_note("SubagentStop", "subagent", out.reason)
+            self.transcript.hook_note("SubagentStop", "subagent", out.message)
         else:
             step = self._step("subagent_stop", agent_type, "allowed", stop_hook_active=active)
         return self._done(_collect(step, out))
@@ -418,13 +433,10 @@ class Session:
                 msg = f"<tool_use_error>{exc}</tool_use_error>"
                 return self._done(refuse("error", msg, permission=None))
 
-        kind, rule = self.settings.permissions.check(name, tool_input, self.project_dir)
-        if kind == "deny":
-            msg = (
-                f"Permission to use {name} has been denied by the rule {rule} in the "
-                "project settings."
-            )
-            return self._done(refuse("blocked", msg, permission="deny-rule"))
+        kind, _ = self.settings.permissions.check(name, tool_input, self.project_dir)
+        if kind == "deny" and name in _FILE_TOOLS:
+            # A denied path refuses a file tool while its input is checked, before any hook.
+            return self._done(refuse("blocked", DENIED_PATH, permission="deny-rule"))
 
         pre = self._dispatch(
             Event.PRE_TOOL_USE, tool_name=name, tool_input=tool_input, tool_use_id=use_id
@@ -439,16 +451,28 @@ class Session:
             return self._done(_collect(step, pre))
         decision = pre.permission_decision
         if decision == "deny":
-            step = refuse(
-                "blocked", pre.reason or f"PreToolUse hook denied {name}.", permission="hook-deny"
-            )
+            step = refuse("blocked", pre.message, permission="hook-deny")
             self.transcript.hook_note("PreToolUse", "claude", step.feedback)
             return self._done(_collect(step, pre))
+        if kind == "deny":  # a command rule refuses after the PreToolUse hooks had their say
+            msg = f"Permission to use {name} with command {tool_input.get('command', '')} has been denied."
+            step = refuse("blocked", msg, permission="deny-rule")
+            return self._done(_collect(step, pre))
 
-        asked = decision in ("ask", "defer") or kind == "ask"
+        # Writes to the project's own Claude configuration always ask (after the hooks).
+        sensitive = name in _FILE_TOOLS and self._in_claude_dir(tool_input.get("file_path"))
+        asked = decision in ("ask", "defer") or kind == "ask" or sensitive
         if asked:
-            permission = decision if decision in ("ask", "defer") else "ask-rule"
-            prompt_text = pre.permission_reason or f"Claude wants to use {name}: {detail}"
+            if decision in ("ask", "defer"):
+                permission, prompt_text = decision, pre.permission_reason
+            elif kind == "ask":
+                permission, prompt_text = "ask-rule", f"Claude wants to use {name}: {detail}"
+            else:
+                permission = "ask-sensitive"
+                prompt_text = (
+                    f"Claude requested permissions to edit {tool_input.get('file_path')} "
+                    "which is a sensitive file."
+                )
             if not self.auto_approve:
                 step = self._step(
                     do,
@@ -457,11 +481,10 @@ class Session:
                     tool_ran=False,
                     permission=permission,
                     user_message=prompt_text,
+                    feedback=UNANSWERED_PROMPT,
                 )
                 self.transcript.hook_note("PreToolUse", "user", prompt_text)
-                self.transcript.tool_result(
-                    use_id, "Waiting for the user's permission.", is_error=True
-                )
+                self.transcript.tool_result(use_id, UNANSWERED_PROMPT, is_error=True)
                 return self._done(_collect(step, pre))
             permission += ", auto-approved"
         elif decision == "allow":
@@ -509,8 +532,15 @@ class Session:
         )
         if post.stopped:
             step.outcome, step.turn_ended = "stopped", True
-        elif post.blocked:
-            step.outcome = "blocked"
-            step.feedback = post.reason
-            self.transcript.hook_note(post.event.value, "claude", post.reason)
+        elif post.messages:
+            step.feedback = post.message
+            self.transcript.hook_note(post.event.value, "claude", post.message)
+            if post.blocked:
+                step.outcome = "blocked"
         return self._done(_collect(step, pre, post))
+
+    def _in_claude_dir(self, file_path: object) -> bool:
+        if not isinstance(file_path, str):
+            return False
+        target = Path(os.path.normpath(file_path))
+        return (self.project_dir / ".claude") in target.parents

@@ -7,6 +7,7 @@ file, the field path (``hooks.PreToolUse[0].hooks[1].timeout``) and the fix.
 
 from __future__ import annotations
 
+import difflib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -15,11 +16,22 @@ from typing import Any
 
 from harness.claude.events import KNOWN_EVENTS, Event
 from harness.claude.matchers import matches, regex_error
-from harness.claude.permissions import PermissionRule, Permissions, parse_rule
+from harness.claude.permissions import PermissionRule, Permissions, parse_rule, rule_matches
 from harness.errors import ConfigError, HarnessError
 
 DEFAULT_TIMEOUT = 600.0
 SETTINGS_FILES = (".claude/settings.json", ".claude/settings.local.json")
+
+
+@dataclass(frozen=True)
+class HookCondition:
+    """A handler's ``if``: a permission rule (``Bash(git commit:*)``, ``Edit(docs/**)``) the
+    tool call must match for the hook to run."""
+
+    rule: PermissionRule
+
+    def covers(self, tool_name: str, tool_input: dict[str, Any], project_dir: Path) -> bool:
+        return rule_matches(self.rule, tool_name, tool_input, project_dir)
 
 
 @dataclass(frozen=True)
@@ -29,6 +41,8 @@ class HookCommand:
     command: str
     timeout: float = DEFAULT_TIMEOUT
     source: str = ""  # e.g. ".claude/settings.json: hooks.Stop[0].hooks[0]"
+    run_async: bool = False  # "async": true — runs in the background, decides nothing
+    condition: HookCondition | None = None
 
 
 @dataclass(frozen=True)
@@ -43,6 +57,7 @@ class Settings:
     permissions: Permissions = field(default_factory=Permissions)
     disable_all_hooks: bool = False
     files: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()  # what Claude Code accepts but ignores, e.g. unknown events
 
     def commands_for(self, event: Event, match_value: str | None) -> list[HookCommand]:
         """Hooks registered for ``event`` whose matcher accepts ``match_value`` (None: the event
@@ -69,6 +84,7 @@ class Settings:
             self.permissions.merged(other.permissions),
             self.disable_all_hooks or other.disable_all_hooks,
             self.files + other.files,
+            self.warnings + other.warnings,
         )
 
 
@@ -76,7 +92,9 @@ def _is_number(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def _parse_hooks(data: object, where: str) -> dict[str, tuple[MatcherGroup, ...]]:
+def _parse_hooks(
+    data: object, where: str, warnings: list[str]
+) -> dict[str, tuple[MatcherGroup, ...]]:
     if not isinstance(data, dict):
         raise ConfigError(
             where,
@@ -84,15 +102,16 @@ def _parse_hooks(data: object, where: str) -> dict[str, tuple[MatcherGroup, ...]
             "must be an object mapping event names to lists",
             fix='write "hooks": {"Stop": [{"hooks": [...]}]}',
         )
-    unknown = sorted(set(data) - KNOWN_EVENTS)
-    if unknown:
-        raise ConfigError(
-            where,
-            "hooks",
-            f"unknown event{'s' if len(unknown) > 1 else ''} "
-            + ", ".join(repr(u) for u in unknown),
-            fix="use one of " + ", ".join(sorted(KNOWN_EVENTS)) + " (names are case-sensitive)",
+    # Claude Code (2.1.332) loads a file with an unknown event name and runs the other hooks;
+    # the unknown ones never run. A typo ("stop", "PreToolUSE") is worth a warning.
+    for name in sorted(set(data) - KNOWN_EVENTS):
+        close = difflib.get_close_matches(name, sorted(KNOWN_EVENTS), n=1, cutoff=0.6)
+        close += [e for e in KNOWN_EVENTS if e.lower() == str(name).lower()]
+        hint = f"; did you mean {close[-1]!r}?" if close else ""
+        warnings.append(
+            f"{where}: hooks.{name}: not an event Claude Code knows; its hooks never run{hint}"
         )
+    data = {k: v for k, v in data.items() if k in KNOWN_EVENTS}
     result: dict[str, tuple[MatcherGroup, ...]] = {}
     for event, groups in data.items():
         path = f"hooks.{event}"
@@ -174,7 +193,23 @@ def _parse_hook(entry: object, where: str, hpath: str) -> HookCommand:
             "must be a positive number",
             fix='give the timeout in seconds, e.g. "timeout": 10',
         )
-    return HookCommand(command, float(timeout), f"{where}: {hpath}")
+    run_async = entry.get("async", False)
+    if not isinstance(run_async, bool):
+        raise ConfigError(
+            where, f"{hpath}.async", "must be true or false", fix='write "async": true or drop it'
+        )
+    condition = None
+    if "if" in entry:
+        rule = parse_rule(entry["if"]) if isinstance(entry["if"], str) else None
+        if rule is None:
+            raise ConfigError(
+                where,
+                f"{hpath}.if",
+                f"{entry['if']!r} is not a permission rule",
+                fix='write a rule the call must match, e.g. "if": "Bash(git commit:*)"',
+            )
+        condition = HookCondition(rule)
+    return HookCommand(command, float(timeout), f"{where}: {hpath}", run_async, condition)
 
 
 def _parse_rules(data: object, where: str, name: str) -> tuple[PermissionRule, ...]:
@@ -204,7 +239,8 @@ def parse_settings(data: object, where: str) -> Settings:
     """Validate one decoded settings document; ``where`` names it in errors."""
     if not isinstance(data, dict):
         raise ConfigError(where, "", "must hold a JSON object", fix='start the file with "{"')
-    hooks = _parse_hooks(data["hooks"], where) if "hooks" in data else {}
+    warnings: list[str] = []
+    hooks = _parse_hooks(data["hooks"], where, warnings) if "hooks" in data else {}
     perms = Permissions()
     if "permissions" in data:
         raw = data["permissions"]
@@ -223,7 +259,7 @@ def parse_settings(data: object, where: str) -> Settings:
         raise ConfigError(
             where, "disableAllHooks", "must be true or false", fix="remove it or write true/false"
         )
-    return Settings(hooks, perms, disable, (where,))
+    return Settings(hooks, perms, disable, (where,), tuple(warnings))
 
 
 def load_settings_file(path: Path, label: str | None = None) -> Settings:

@@ -25,12 +25,12 @@ class CheckContext:
     workspace: Workspace
     lab_dir: Path
     backend_name: str | None = None  # None: the workspace's own backend
-    engine: str = "emulator"  # which Claude Code runs hook sessions: emulator | claude-code
     on_output: Sink = _ignore  # Maven's console, line by line, for a live view
     on_activity: Sink = _ignore  # "running the sensors…": anything that takes a while
     on_hook_event: EventSink = _ignore  # each simulated hook event with its verdict
     root_override: Path | None = None  # checks that work on a sandbox copy set this
     extra: dict[str, Any] = field(default_factory=dict)
+    engine: str = "emulator"  # which Claude Code runs hook sessions: emulator | claude-code
 
     @property
     def root(self) -> Path:

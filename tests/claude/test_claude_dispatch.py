@@ -90,8 +90,11 @@ def test_userpromptsubmit_exit2_erases_prompt_and_tells_only_the_user(project: H
     project.hook("UserPromptSubmit", 'echo "no secrets in prompts" >&2; exit 2')
     out = fire(project, "UserPromptSubmit", payload("UserPromptSubmit", prompt="key=abc"))
     assert out.blocked
-    assert out.user_messages == ["no secrets in prompts"]
-    assert out.reason == ""  # nothing goes to Claude
+    assert out.user_messages == [
+        "UserPromptSubmit operation blocked by hook:\n"
+        '["$CLAUDE_PROJECT_DIR/.claude/hooks/hook1.sh"]: no secrets in prompts'
+    ]
+    assert out.messages == []  # nothing goes to Claude
 
 
 def test_sessionstart_exit2_only_tells_the_user(project: HookProject) -> None:
@@ -121,7 +124,7 @@ def test_missing_script_127_does_not_block(project: HookProject) -> None:
     out = fire(project, "PreToolUse", pre())
     assert out.runs[0].exit_code == 127
     assert not out.blocked
-    assert "No such file or directory" in out.errors[0]
+    assert out.errors[0].endswith("nope.sh: not found")  # /bin/sh's words
 
 
 def test_hanging_hook_is_killed_at_its_timeout_without_blocking(
@@ -211,7 +214,7 @@ def test_invalid_json_is_plain_output_with_a_note(project: HookProject) -> None:
     project.hook("SessionStart", "echo '{not json'")
     out = fire(project, "SessionStart", payload("SessionStart", source="startup"))
     assert out.additional_context == ["{not json"]
-    assert "treated as plain output" in out.notes[0]
+    assert "is not valid JSON" in out.notes[0]
 
 
 def test_exit2_ignores_json_on_stdout(project: HookProject) -> None:
@@ -220,11 +223,14 @@ def test_exit2_ignores_json_on_stdout(project: HookProject) -> None:
     assert out.blocked and not out.stopped
 
 
-def test_output_is_capped_at_10000_characters(project: HookProject) -> None:
-    project.hook("Stop", "head -c 25000 /dev/zero | tr '\\0' x >&2; exit 2")
+def test_what_claude_is_sent_is_not_cut_but_the_run_record_is(project: HookProject) -> None:
+    """The real client passed 20,000 characters of stderr on whole (differential case
+    pretooluse-long-stderr-reaches-claude-whole); only the kept run record is capped."""
+    project.hook("Stop", "head -c 125000 /dev/zero | tr '\\0' x >&2; exit 2")
     out = fire(project, "Stop", payload("Stop", stop_hook_active=False))
     assert len(out.reason) == OUTPUT_CAP
-    assert out.reason.startswith("xxxx") and out.reason.endswith("10,000 characters]")
+    assert out.reason.endswith("100,000 characters]")
+    assert out.messages[0].count("x") == 125000
     assert len(out.runs[0].stderr) == OUTPUT_CAP
 
 

@@ -43,11 +43,19 @@ def test_bad_timeout_names_file_field_and_fix() -> None:
     )
 
 
-def test_unknown_events_are_named() -> None:
-    err = error_for({"hooks": {"Stop": [], "PreToolUSE": [], "AfterEdit": []}})
-    assert err.field == "hooks"
-    assert "unknown events 'AfterEdit', 'PreToolUSE'" in err.message
-    assert err.fix is not None and "PreToolUse" in err.fix
+def test_unknown_events_are_ignored_with_a_warning_that_names_them() -> None:
+    """Claude Code (2.1.332) loads such a file and runs the other hooks (differential case
+    unknown-event-does-not-reject-settings); a typo still deserves a word."""
+    settings = parse_settings(
+        {"hooks": {"Stop": [{"hooks": [hook("a")]}], "PreToolUSE": [], "AfterEdit": []}},
+        ".claude/settings.json",
+    )
+    assert set(settings.hooks) == {"Stop"}
+    assert len(settings.warnings) == 2
+    typo = next(w for w in settings.warnings if "PreToolUSE" in w)
+    assert typo.startswith(".claude/settings.json: hooks.PreToolUSE: not an event")
+    assert "did you mean 'PreToolUse'?" in typo
+    assert any("hooks.AfterEdit" in w for w in settings.warnings)
 
 
 @pytest.mark.parametrize(

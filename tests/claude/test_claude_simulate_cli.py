@@ -68,7 +68,11 @@ def test_json_lines_one_object_per_step(project: HookProject) -> None:
     assert [s["do"] for s in steps] == ["session_start", "prompt", "edit", "bash", "stop", "stop"]
     edit = steps[2]
     assert edit["outcome"] == "blocked" and edit["tool_ran"] is False
-    assert edit["feedback"] == "audit UC-003 first" and edit["expect_met"] is True
+    assert edit["feedback"] == (
+        'PreToolUse:Edit hook error: ["$CLAUDE_PROJECT_DIR/.claude/hooks/hook1.sh"]: '
+        "audit UC-003 first\n"
+    )
+    assert edit["expect_met"] is True
     assert edit["name"] == "the guard refuses"
     assert edit["hooks"][0]["event"] == "PreToolUse" and edit["hooks"][0]["exit_code"] == 2
     assert edit["hooks"][0]["timed_out"] is False
@@ -146,5 +150,6 @@ def test_as_a_real_process(project: HookProject) -> None:
         "simulate", "scenario.toml", cwd=project.root, env={"NO_COLOR": "1"}, timeout=120
     )
     assert human.returncode == 0, human.stderr
-    assert "Claude sees: run the sensors" in human.stdout
+    assert "Claude sees: Stop hook feedback:" in human.stdout
+    assert "]: run the sensors" in human.stdout
     assert "all 4 expectations met" in human.stdout

@@ -1,0 +1,311 @@
+"""A scripted stand-in for the Anthropic Messages API on 127.0.0.1, for the real Claude Code.
+
+The real client is pointed at it with ``ANTHROPIC_BASE_URL``. Every conversation request (one
+that offers tools: the main loop or a subagent) waits until the driver answers it, so the
+driver plays the model one turn at a time and sees exactly what the client sent in between:
+tool results, hook feedback, system reminders. Requests that offer no tools (titles, summaries)
+get a short canned answer at once. Every request is kept as evidence.
+
+Answers are streamed as server-sent events, the way the real API streams: ``message_start``,
+one ``content_block_*`` run per block (text deltas, or ``input_json_delta`` for a tool use),
+``message_delta`` with the stop reason, ``message_stop``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import http.server
+import itertools
+import json
+import queue
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+ANSWER_WAIT = 900.0  # seconds a request waits for the driver before it fails the client
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One model message: content blocks (``{"type": "text", ...}`` or ``tool_use``) and why
+    it stopped (``end_turn``, ``tool_use``, ``max_tokens``)."""
+
+    content: tuple[dict[str, Any], ...]
+    stop_reason: str
+
+    @classmethod
+    def text(cls, text: str, stop_reason: str = "end_turn") -> Reply:
+        return cls(({"type": "text", "text": text},), stop_reason)
+
+    @classmethod
+    def tool_use(cls, tool_use_id: str, name: str, tool_input: dict[str, Any]) -> Reply:
+        block = {"type": "tool_use", "id": tool_use_id, "name": name, "input": tool_input}
+        return cls((block,), "tool_use")
+
+
+@dataclass
+class ApiRequest:
+    """One request the client made, as received."""
+
+    seq: int
+    path: str
+    body: dict[str, Any]
+    received: float
+    answered: threading.Event = field(default_factory=threading.Event, repr=False)
+    reply: Reply | None = None
+
+    def __repr__(self) -> str:
+        kind = "conversation" if self.is_conversation else "auxiliary"
+        return f"<ApiRequest {self.seq} {kind} messages={len(self.messages)}>"
+
+    @property
+    def is_conversation(self) -> bool:
+        return bool(self.body.get("tools"))
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        value = self.body.get("messages")
+        return value if isinstance(value, list) else []
+
+    @property
+    def system_text(self) -> str:
+        system = self.body.get("system")
+        if isinstance(system, str):
+            return system
+        if isinstance(system, list):
+            return "\n".join(str(b.get("text", "")) for b in system if isinstance(b, dict))
+        return ""
+
+    def first_user_text(self) -> str:
+        for message in self.messages:
+            if message.get("role") == "user":
+                return blocks_text(message.get("content"))
+        return ""
+
+    def opening_prompt(self) -> str:
+        """The last text block of the first user message: the prompt that opened this
+        conversation (the client puts its own context blocks before it)."""
+        for message in self.messages:
+            if message.get("role") != "user":
+                continue
+            content = message.get("content")
+            if isinstance(content, str):
+                return content
+            texts = [
+                str(b.get("text", ""))
+                for b in content or []
+                if isinstance(b, dict) and b.get("type") == "text"
+            ]
+            return texts[-1] if texts else ""
+        return ""
+
+    def last_user_blocks(self) -> list[dict[str, Any]]:
+        """The content blocks of the newest user message: what the client sent since the
+        model last spoke."""
+        for message in reversed(self.messages):
+            if message.get("role") == "user":
+                content = message.get("content")
+                if isinstance(content, str):
+                    return [{"type": "text", "text": content}]
+                return [b for b in content or [] if isinstance(b, dict)]
+            if message.get("role") == "assistant":
+                break
+        return []
+
+
+def blocks_text(content: Any) -> str:
+    """The text of a message's content, whether a string or a list of blocks."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    parts = []
+    for block in content:
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") == "text":
+            parts.append(str(block.get("text", "")))
+        elif block.get("type") == "tool_result":
+            parts.append(blocks_text(block.get("content")))
+    return "\n".join(parts)
+
+
+class _Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:
+        return None
+
+    def _json(self, status: int, data: object) -> None:
+        body = json.dumps(data).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self) -> None:
+        self._json(404, {"type": "error", "error": {"type": "not_found_error", "message": ""}})
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("content-length") or 0)
+        raw = self.rfile.read(length)
+        try:
+            body = json.loads(raw or b"{}")
+        except json.JSONDecodeError:
+            body = {}
+        if "count_tokens" in self.path:
+            self._json(200, {"input_tokens": max(1, len(raw) // 4)})
+            return
+        if not self.path.startswith("/v1/messages"):
+            self._json(404, {"type": "error", "error": {"type": "not_found_error"}})
+            return
+        request = self.server.api.receive(self.path, body if isinstance(body, dict) else {})
+        if not request.answered.wait(ANSWER_WAIT) or request.reply is None:
+            self._json(
+                500, {"type": "error", "error": {"type": "api_error", "message": "unanswered"}}
+            )
+            return
+        self._stream(request.reply, str(body.get("model", "scripted")))
+        self.close_connection = True
+
+    def _stream(self, reply: Reply, model: str) -> None:
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("cache-control", "no-cache")
+        self.send_header("connection", "close")
+        self.end_headers()
+        events: list[tuple[str, dict[str, Any]]] = [
+            (
+                "message_start",
+                {
+                    "type": "message_start",
+                    "message": {
+                        "id": f"msg_scripted_{next(self.server.api.ids)}",
+                        "type": "message",
+                        "role": "assistant",
+                        "model": model,
+                        "content": [],
+                        "stop_reason": None,
+                        "stop_sequence": None,
+                        "usage": {"input_tokens": 1, "output_tokens": 1},
+                    },
+                },
+            )
+        ]
+        for index, block in enumerate(reply.content):
+            if block["type"] == "tool_use":
+                start = {**block, "input": {}}
+                delta = {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
+            else:
+                start = {"type": "text", "text": ""}
+                delta = {"type": "text_delta", "text": block["text"]}
+            events += [
+                (
+                    "content_block_start",
+                    {"type": "content_block_start", "index": index, "content_block": start},
+                ),
+                (
+                    "content_block_delta",
+                    {"type": "content_block_delta", "index": index, "delta": delta},
+                ),
+                ("content_block_stop", {"type": "content_block_stop", "index": index}),
+            ]
+        events += [
+            (
+                "message_delta",
+                {
+                    "type": "message_delta",
+                    "delta": {"stop_reason": reply.stop_reason, "stop_sequence": None},
+                    "usage": {"output_tokens": 1},
+                },
+            ),
+            ("message_stop", {"type": "message_stop"}),
+        ]
+        with contextlib.suppress(OSError):  # the client may hang up; that is its business
+            for name, data in events:
+                self.wfile.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
+            self.wfile.flush()
+
+
+class _Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, api: ScriptedApi) -> None:
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.api = api
+
+
+class ScriptedApi:
+    """The stand-in server. Use as a context manager; ``base_url`` goes to the client."""
+
+    def __init__(
+        self,
+        auxiliary_text: str = "Scripted session",
+        on_request: Callable[[ApiRequest], None] | None = None,
+    ) -> None:
+        """``on_request`` receives each conversation request as it arrives (instead of the
+        server's own queue that ``next_request`` reads)."""
+        self.auxiliary_text = auxiliary_text
+        self.on_request = on_request
+        self.requests: list[ApiRequest] = []
+        self.ids = itertools.count(1)
+        self._seq = itertools.count(1)
+        self._pending: queue.Queue[ApiRequest] = queue.Queue()
+        self._lock = threading.Lock()
+        self._server = _Server(self)
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    def __enter__(self) -> ScriptedApi:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        # Release every request still waiting, so no handler thread outlives the server.
+        with self._lock:
+            waiting = [r for r in self.requests if not r.answered.is_set()]
+        for request in waiting:
+            request.reply = Reply.text("(the scripted session is over)")
+            request.answered.set()
+        self._server.shutdown()
+        self._server.server_close()
+
+    @property
+    def port(self) -> int:
+        return int(self._server.server_address[1])
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def receive(self, path: str, body: dict[str, Any]) -> ApiRequest:
+        request = ApiRequest(next(self._seq), path, body, time.monotonic())
+        with self._lock:
+            self.requests.append(request)
+        if request.is_conversation:
+            if self.on_request is not None:
+                self.on_request(request)
+            else:
+                self._pending.put(request)
+        else:
+            request.reply = Reply.text(self.auxiliary_text)
+            request.answered.set()
+        return request
+
+    def next_request(self, timeout: float) -> ApiRequest | None:
+        """The next conversation request waiting for an answer, or None after ``timeout``."""
+        try:
+            return self._pending.get(timeout=timeout)
+        except queue.Empty:
+            return None
+
+    @staticmethod
+    def answer(request: ApiRequest, reply: Reply) -> None:
+        request.reply = reply
+        request.answered.set()

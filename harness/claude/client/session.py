@@ -1,0 +1,877 @@
+"""The ``claude-code`` engine: a scripted session played on the real Claude Code client.
+
+The pinned CLI runs in ``-p`` mode with stream-json in and out, pointed at the scripted
+Messages API on 127.0.0.1 (``api.py``). This class plays the model: each scenario step becomes
+the model's next turn (a ``tool_use`` block, an ``end_turn`` text, an ``Agent`` call whose
+subagent answers with the step's last message), and each user action becomes a stream-json
+input line (a prompt, ``/clear``) or a relaunch (``--resume``). What the step did is read back
+from what the client sent next (the tool result, hook feedback, system reminders), from its
+stream-json output (``--include-hook-events``: every hook run with exit code and output) and
+from its permission requests (``--permission-prompt-tool stdio``), which the simulated user
+answers. The result is the same ``StepOutcome`` the emulator gives.
+
+The client's own rules apply, not ours: its hooks, matchers, permission rules, timeouts and
+stop loop. Nothing here decides an outcome; it only reads what the client did.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import queue
+import re
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness.claude.client.api import ApiRequest, Reply, ScriptedApi, blocks_text
+from harness.claude.client.install import ClientInstall, require_client
+from harness.claude.events import SESSION_START_SOURCES, Event
+from harness.claude.runner import HookRun
+from harness.claude.session import UNANSWERED_PROMPT, StepOutcome
+from harness.claude.settings import Settings, load_settings
+from harness.errors import HarnessError
+
+IMPLICIT_PROMPT = "Go on."  # opens a turn when a scenario acts before any prompt
+STEP_TIMEOUT = 120.0  # seconds a step may wait for the client, beyond its own hook timeouts
+_REMINDER = re.compile(r"</?system-reminder>")
+_PREAMBLE = "The text below is the output of a hook"
+# Messages the client writes for hooks, as they reach the model.
+_HOOK_MESSAGE = re.compile(
+    r"^(?:(?:PreToolUse|PostToolUse|PostToolUseFailure|Stop|SubagentStop|UserPromptSubmit|"
+    r"SessionStart)(?::[\w.:-]+)? hook (?:error|blocking error|additional context|success)"
+    r"|Stop hook feedback:|SubagentStop hook feedback:)"
+)
+_CLIENT_ENV_DROP = (
+    "ANTHROPIC_AUTH_TOKEN",
+    "ANTHROPIC_MODEL",
+    "CLAUDE_CODE_USE_BEDROCK",
+    "CLAUDE_CODE_USE_VERTEX",
+    "CLAUDECODE",
+    "CLAUDE_CODE_ENTRYPOINT",
+)
+
+
+def hook_messages(text: str) -> list[str]:
+    """The hook messages in one text block the client sent, without its reminder wrapping."""
+    body = _REMINDER.sub("", text).strip()
+    if body.startswith(_PREAMBLE):
+        body = body.split("\n", 1)[1] if "\n" in body else ""
+    body = body.strip()
+    return [body] if body and _HOOK_MESSAGE.match(body) else []
+
+
+@dataclass
+class _Inbox:
+    """Everything the client does, in arrival order: API requests and stream-json lines."""
+
+    items: queue.Queue[tuple[str, Any]] = field(default_factory=queue.Queue)
+
+    def put(self, kind: str, item: Any) -> None:
+        self.items.put((kind, item))
+
+    def get(self, timeout: float) -> tuple[str, Any] | None:
+        try:
+            return self.items.get(timeout=timeout)
+        except queue.Empty:
+            return None
+
+
+@dataclass
+class _Turn:
+    """What came back for one model turn: the request that followed, or the turn's end."""
+
+    kind: str  # request (main loop) | subagent | result | exit | timeout
+    request: ApiRequest | None = None
+    result: dict[str, Any] | None = None
+
+
+class ClaudeCodeSession:
+    """A scripted session on the real client, with the emulator ``Session``'s interface."""
+
+    engine = "claude-code"
+
+    def __init__(
+        self,
+        project_dir: Path | str,
+        settings: Settings | None = None,
+        *,
+        cwd: Path | str | None = None,
+        session_id: str | None = None,
+        transcript_dir: Path | str | None = None,
+        permission_mode: str = "default",
+        auto_approve: bool = False,
+        env: Mapping[str, str] | None = None,
+        client: ClientInstall | None = None,
+    ) -> None:
+        self.project_dir = Path(project_dir).resolve()
+        self.settings = settings if settings is not None else _settings_or_none(self.project_dir)
+        self.cwd = Path(cwd).resolve() if cwd is not None else self.project_dir
+        self.session_id = session_id or str(uuid.uuid4())
+        self.permission_mode = permission_mode
+        self.auto_approve = auto_approve
+        self.env = dict(env or {})
+        self.client = client or require_client()
+        self._own_dir = transcript_dir is None
+        self.config_dir = Path(
+            transcript_dir or tempfile.mkdtemp(prefix="hooklab-claude-code-")
+        ).resolve()
+        self.config_dir.mkdir(parents=True, exist_ok=True)
+        self.history: list[StepOutcome] = []
+        self.blocked_stops = 0
+        self.events: list[dict[str, Any]] = []  # every stream-json line, as evidence
+        self.stderr_lines: list[str] = []
+        self._inbox = _Inbox()
+        self.api = ScriptedApi(on_request=lambda r: self._inbox.put("request", r))
+        self.api.__enter__()
+        self._proc: subprocess.Popen[str] | None = None
+        self._pending: ApiRequest | None = None  # the main loop waiting for the model
+        self._subagents: dict[str, tuple[str, ApiRequest | None]] = {}  # type -> (prompt, req)
+        self._tool_ids = 0
+
+    def __repr__(self) -> str:
+        state = "running" if self._proc and self._proc.poll() is None else "idle"
+        return f"<ClaudeCodeSession {self.client.version} {state} steps={len(self.history)}>"
+
+    def __enter__(self) -> ClaudeCodeSession:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def transcript_path(self) -> Path:
+        slug = re.sub(r"[^A-Za-z0-9]", "-", str(self.cwd))
+        return self.config_dir / "projects" / slug / f"{self.session_id}.jsonl"
+
+    @property
+    def requests(self) -> list[ApiRequest]:
+        return self.api.requests
+
+    def close(self) -> None:
+        self._end_process()
+        self.api.close()
+        if self._own_dir:
+            shutil.rmtree(self.config_dir, ignore_errors=True)
+
+    # -- the client process ------------------------------------------------------------------
+
+    def _client_env(self) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if k not in _CLIENT_ENV_DROP}
+        env.update(self.env)
+        env.update(
+            ANTHROPIC_BASE_URL=self.api.base_url,
+            ANTHROPIC_API_KEY="hooklab-scripted-model-no-key",
+            CLAUDE_CONFIG_DIR=str(self.config_dir),
+            DISABLE_TELEMETRY="1",
+            DISABLE_AUTOUPDATER="1",
+            DISABLE_ERROR_REPORTING="1",
+            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+        )
+        return env
+
+    def _plugin_dirs(self) -> list[str]:
+        """Plugins shipped with the project (``.claude/plugins/NAME``): their agents are named
+        ``NAME:agent``, as an installed plugin's would be."""
+        root = self.project_dir / ".claude" / "plugins"
+        if not root.is_dir():
+            return []
+        return sorted(
+            str(p) for p in root.iterdir() if (p / ".claude-plugin" / "plugin.json").is_file()
+        )
+
+    def _launch(self, resume: bool) -> None:
+        argv = [
+            str(self.client.path),
+            "-p",
+            "--input-format",
+            "stream-json",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--include-hook-events",
+            "--permission-prompt-tool",
+            "stdio",
+            "--permission-mode",
+            self.permission_mode,
+            "--setting-sources",
+            "project,local",
+        ]
+        argv += ["--resume", self.session_id] if resume else ["--session-id", self.session_id]
+        for plugin in self._plugin_dirs():
+            argv += ["--plugin-dir", plugin]
+        try:
+            self._proc = subprocess.Popen(
+                argv,
+                cwd=self.cwd,
+                env=self._client_env(),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                errors="replace",
+                start_new_session=True,
+            )
+        except OSError as exc:
+            raise HarnessError(
+                f"cannot start Claude Code ({self.client.path}): {exc.strerror}",
+                fix="run lab doctor --fix to reinstall it",
+            ) from None
+        threading.Thread(target=self._read_stdout, args=(self._proc,), daemon=True).start()
+        threading.Thread(target=self._read_stderr, args=(self._proc,), daemon=True).start()
+
+    def _read_stdout(self, process: subprocess.Popen[str]) -> None:
+        assert process.stdout is not None
+        for line in process.stdout:
+            try:
+                event = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(event, dict):
+                self.events.append(event)
+                self._inbox.put("event", event)
+        self._inbox.put("exit", process)
+
+    def _read_stderr(self, process: subprocess.Popen[str]) -> None:
+        assert process.stderr is not None
+        for line in process.stderr:
+            self.stderr_lines.append(line.rstrip("\n"))
+
+    def _send(self, message: dict[str, Any]) -> None:
+        if self._proc is None or self._proc.stdin is None or self._proc.poll() is not None:
+            raise HarnessError(
+                "Claude Code is not running in this session: " + self._last_words(),
+                fix="start the scenario with a session_start step",
+            )
+        try:
+            self._proc.stdin.write(json.dumps(message) + "\n")
+            self._proc.stdin.flush()
+        except OSError:
+            raise HarnessError(
+                "Claude Code stopped reading its input: " + self._last_words(),
+                fix="see the client's stderr above; lab doctor checks the installation",
+            ) from None
+
+    def _last_words(self) -> str:
+        tail = [line for line in self.stderr_lines if line.strip()][-3:]
+        return " / ".join(tail) if tail else "it printed nothing"
+
+    def _end_process(self) -> None:
+        process, self._proc = self._proc, None
+        if process is None:
+            return
+        in_flight = self._pending is not None or any(r for _, r in self._subagents.values())
+        self._pending = None
+        with contextlib.suppress(OSError):
+            if process.stdin:
+                process.stdin.close()
+        # An idle client exits on end of input; one in the middle of a turn would first run
+        # its Stop hooks against a model that no longer answers, so it is ended like a closed
+        # terminal would end it.
+        if in_flight:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=10)
+        # Drain what the reader threads still hold for this process.
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            item = self._inbox.get(0.05)
+            if item is None or (item[0] == "exit" and item[1] is process):
+                break
+
+    # -- waiting for the client --------------------------------------------------------------
+
+    def _hook_budget(self) -> float:
+        longest = max(
+            (
+                hook.timeout
+                for groups in self.settings.hooks.values()
+                for g in groups
+                for hook in g.hooks
+            ),
+            default=60.0,
+        )
+        return STEP_TIMEOUT + longest
+
+    def _await(self, *, tool_use_id: str | None = None, record: _StepLog) -> _Turn:
+        """Wait until the client asks the model again, ends the turn, or exits; answer the
+        permission prompts it raises on the way."""
+        deadline = time.monotonic() + self._hook_budget()
+        while time.monotonic() < deadline:
+            item = self._inbox.get(0.1)
+            if item is None:
+                continue
+            kind, value = item
+            if kind == "request":
+                if self._route_request(value, record):
+                    return _Turn("request", request=value)
+                return _Turn("subagent", request=value)
+            if kind == "exit":
+                if value is self._proc:
+                    return _Turn("exit")
+                continue
+            event: dict[str, Any] = value
+            record.events.append(event)
+            if event.get("type") == "control_request":
+                self._answer_control(event, record)
+            elif event.get("type") == "result":
+                return _Turn("result", result=event)
+        return _Turn("timeout")
+
+    def _route_request(self, request: ApiRequest, record: _StepLog) -> bool:
+        """True for a main-loop request; a subagent's is kept for its own step."""
+        opening = request.opening_prompt()
+        for agent_type, (prompt, _) in self._subagents.items():
+            if opening == prompt:
+                self._subagents[agent_type] = (prompt, request)
+                record.subagent_requests.append((agent_type, request))
+                return False
+        return True
+
+    def _answer_control(self, event: dict[str, Any], record: _StepLog) -> None:
+        request = event.get("request") or {}
+        if request.get("subtype") != "can_use_tool":
+            self._send(
+                {
+                    "type": "control_response",
+                    "response": {
+                        "subtype": "error",
+                        "request_id": event.get("request_id"),
+                        "error": "not supported by the scripted user",
+                    },
+                }
+            )
+            return
+        reason_type = str(request.get("decision_reason_type") or "")
+        asking = {"rule": "ask-rule", "hook": "ask", "safetyCheck": "ask-sensitive"}
+        if reason_type in asking:
+            record.asked = asking[reason_type]
+            record.ask_text = str(request.get("decision_reason") or "")
+            allow = self.auto_approve
+            record.permission = asking[reason_type] + (", auto-approved" if allow else "")
+        else:  # the usual prompt for a tool without an allow rule: the user says yes
+            allow = True
+            record.permission = "prompted"
+        response: dict[str, Any] = (
+            {"behavior": "allow", "updatedInput": request.get("input") or {}}
+            if allow
+            else {"behavior": "deny", "message": UNANSWERED_PROMPT}
+        )
+        self._send(
+            {
+                "type": "control_response",
+                "response": {
+                    "subtype": "success",
+                    "request_id": event.get("request_id"),
+                    "response": response,
+                },
+            }
+        )
+
+    # -- steps -------------------------------------------------------------------------------
+
+    def _step(self, do: str, detail: str, outcome: str, **kw: Any) -> StepOutcome:
+        return StepOutcome(len(self.history) + 1, do, detail, outcome, **kw)
+
+    def _done(self, step: StepOutcome, record: _StepLog) -> StepOutcome:
+        step.hook_runs = record.hook_runs()
+        for event in record.events:
+            if event.get("subtype") == "informational" and event.get("content"):
+                text = str(event["content"])
+                if "hook" in text.lower():
+                    step.notes.append(text)
+        for note in record.notes:
+            step.notes.append(note)
+        if step.turn_ended:
+            self.blocked_stops = 0
+        self.history.append(step)
+        return step
+
+    def _ensure_running(self, record: _StepLog) -> None:
+        if self._proc is None or self._proc.poll() is not None:
+            # Every real session opens with SessionStart; a scenario that skips the step
+            # still gets it here, and the step says so.
+            record.notes.append("the client started a session first (SessionStart: startup)")
+            self._launch(resume=False)
+            self._collect_session_start("startup", record)
+
+    def _ensure_turn(self, record: _StepLog) -> ApiRequest:
+        """The main loop's request waiting for the model, opening a turn if none is."""
+        self._ensure_running(record)
+        if self._pending is not None:
+            return self._pending
+        record.notes.append(
+            f"the scenario acts without a prompt: the user said {IMPLICIT_PROMPT!r}"
+        )
+        self._send({"type": "user", "message": {"role": "user", "content": IMPLICIT_PROMPT}})
+        turn = self._await(record=record)
+        if turn.kind != "request" or turn.request is None:
+            raise HarnessError(
+                "Claude Code did not start a turn for the scenario's step: " + self._describe(turn),
+                fix="check the UserPromptSubmit hooks, or start the step with a prompt",
+            )
+        self._pending = turn.request
+        return turn.request
+
+    def _describe(self, turn: _Turn) -> str:
+        if turn.kind == "result" and turn.result is not None:
+            return f"the turn ended ({turn.result.get('result') or turn.result.get('subtype')})"
+        if turn.kind == "exit":
+            return "the client exited: " + self._last_words()
+        return "no answer within the step's time"
+
+    def _expected_session_start_hooks(self, source: str) -> int:
+        return len(self.settings.commands_for(Event.SESSION_START, source))
+
+    def _collect_session_start(self, source: str, record: _StepLog) -> None:
+        """Wait until every SessionStart hook the client runs for ``source`` has answered."""
+        expected = self._expected_session_start_hooks(source)
+        deadline = time.monotonic() + self._hook_budget()
+        while expected and time.monotonic() < deadline:
+            answered = sum(
+                1
+                for e in record.events
+                if e.get("subtype") == "hook_response" and e.get("hook_event") == "SessionStart"
+            )
+            if answered >= expected:
+                return
+            item = self._inbox.get(0.1)
+            if item is None:
+                continue
+            if item[0] == "event":
+                record.events.append(item[1])
+            elif item[0] == "exit" and item[1] is self._proc:
+                raise HarnessError(
+                    "Claude Code exited at session start: " + self._last_words(),
+                    fix="run lab doctor to check the client",
+                )
+
+    def _new_tool_id(self) -> str:
+        self._tool_ids += 1
+        return f"toolu_scripted_{self._tool_ids:03d}"
+
+    # session_start, prompt, stop ---------------------------------------------------------------
+
+    def session_start(self, source: str = "startup") -> StepOutcome:
+        if source not in SESSION_START_SOURCES:
+            raise HarnessError(
+                f"session_start source {source!r} is not one of "
+                + ", ".join(SESSION_START_SOURCES),
+                fix="use startup, resume, clear or compact",
+            )
+        record = _StepLog()
+        if source in ("startup", "resume"):
+            if source == "resume" and self._proc is None and not self.history:
+                raise HarnessError(
+                    "session_start source 'resume' needs an earlier session to resume",
+                    fix="start with a startup session first",
+                )
+            self._end_process()
+            self._subagents.clear()
+            if source == "startup":
+                self.session_id = str(uuid.uuid4())
+            self._launch(resume=source == "resume")
+            self._collect_session_start(source, record)
+        else:
+            self._ensure_running(record)
+            self._close_open_turn(record)
+            self._send({"type": "user", "message": {"role": "user", "content": f"/{source}"}})
+            turn = self._await(record=record)
+            if turn.kind == "result" and turn.result and turn.result.get("session_id"):
+                self.session_id = str(turn.result["session_id"])
+            if turn.kind == "result" and turn.result and source == "compact":
+                said = str(turn.result.get("result") or "")
+                if said and "compact" in said.lower() and "not enough" in said.lower():
+                    record.notes.append(f"/compact: {said}")
+        step = self._step("session_start", source, "allowed")
+        runs = record.hook_runs("SessionStart")
+        contexts = [r.stdout.strip() for r in runs if r.exit_code == 0 and r.stdout.strip()]
+        step.additional_context = "\n".join(contexts)
+        step.user_message = "\n".join(r.stderr.strip() for r in runs if r.exit_code == 2)
+        return self._done(step, record)
+
+    def _close_open_turn(self, record: _StepLog) -> None:
+        """End a turn still in flight before the user acts (a new prompt, /clear): the model
+        says it is done, and a blocking Stop hook is answered the same way until it lets go."""
+        for _ in range(12):
+            if self._pending is None:
+                return
+            record.notes.append("the open turn was ended first (the model said it was done)")
+            request, self._pending = self._pending, None
+            self.api.answer(request, Reply.text("Stopping here."))
+            turn = self._await(record=record)
+            if turn.kind == "request":
+                self._pending = turn.request
+        raise HarnessError(
+            "Claude Code kept the turn open after 12 replies", fix="check the Stop hooks"
+        )
+
+    def prompt(self, text: str) -> StepOutcome:
+        record = _StepLog()
+        self._ensure_running(record)
+        self._close_open_turn(record)
+        self._send({"type": "user", "message": {"role": "user", "content": text}})
+        turn = self._await(record=record)
+        if turn.kind == "request":
+            self._pending = turn.request
+            self.blocked_stops = 0
+            step = self._step("prompt", text, "allowed")
+        else:
+            blocked = [
+                str(e.get("content"))
+                for e in record.events
+                if e.get("subtype") == "informational"
+                and "UserPromptSubmit" in str(e.get("content", ""))
+            ]
+            stopped = turn.result is not None and turn.result.get("terminal_reason") == (
+                "hook_stopped"
+            )
+            step = self._step("prompt", text, "stopped" if stopped else "blocked", turn_ended=True)
+            step.user_message = "\n".join(blocked)
+        return self._done(step, record)
+
+    def stop(self, last_message: str = "") -> StepOutcome:
+        record = _StepLog()
+        request = self._ensure_turn(record)
+        active = self.blocked_stops > 0
+        self._pending = None
+        self.api.answer(request, Reply.text(last_message or "Done."))
+        turn = self._await(record=record)
+        if turn.kind == "request" and turn.request is not None:
+            self._pending = turn.request
+            self.blocked_stops += 1
+            feedback = self._hook_feedback(turn.request, after=request)
+            step = self._step(
+                "stop", "", "blocked", stop_hook_active=active, feedback="\n".join(feedback)
+            )
+        elif turn.kind == "result" and turn.result is not None:
+            runs = record.hook_runs("Stop")
+            capped = any(
+                "consecutive times" in str(e.get("content", ""))
+                for e in record.events
+                if e.get("subtype") == "informational"
+            )
+            if turn.result.get("terminal_reason") == "hook_stopped":
+                outcome = "stopped"
+            elif capped or any(r.exit_code == 2 for r in runs):
+                outcome = "blocked"  # the hook blocked; the client overrode it
+            else:
+                outcome = "allowed"
+            step = self._step("stop", "", outcome, turn_ended=True, stop_hook_active=active)
+            step.system_message = self._system_messages(record)
+        else:
+            raise HarnessError(
+                "Claude Code did not answer the stop: " + self._describe(turn),
+                fix="see the client's output in the step's notes",
+            )
+        return self._done(step, record)
+
+    def _system_messages(self, record: _StepLog) -> str:
+        """What hooks told the user (``systemMessage`` JSON), from the hook runs' stdout."""
+        said = []
+        for run in record.hook_runs():
+            text = run.stdout.strip()
+            if not text.startswith("{"):
+                continue
+            with contextlib.suppress(json.JSONDecodeError):
+                data = json.loads(text)
+                if isinstance(data, dict) and isinstance(data.get("systemMessage"), str):
+                    said.append(data["systemMessage"])
+        return "\n".join(said)
+
+    def _hook_feedback(self, request: ApiRequest, *, after: ApiRequest) -> list[str]:
+        """The hook messages in what the client sent since the model's last turn."""
+        new = request.messages[len(after.messages) + 1 :]
+        said: list[str] = []
+        for message in new:
+            content = message.get("content")
+            blocks = (
+                [{"type": "text", "text": content}] if isinstance(content, str) else content or []
+            )
+            for block in blocks:
+                if isinstance(block, dict) and block.get("type") == "text":
+                    said += hook_messages(str(block.get("text", "")))
+        return said
+
+    # tools ---------------------------------------------------------------------------------
+
+    def edit(self, file: str | Path, old: str, new: str, replace_all: bool = False) -> StepOutcome:
+        path = Path(os.path.abspath(self.cwd / file))
+        tool_input = {
+            "file_path": str(path),
+            "old_string": old,
+            "new_string": new,
+            "replace_all": replace_all,
+        }
+        return self._tool("edit", str(file), "Edit", tool_input)
+
+    def write(self, file: str | Path, content: str) -> StepOutcome:
+        path = Path(os.path.abspath(self.cwd / file))
+        return self._tool("write", str(file), "Write", {"file_path": str(path), "content": content})
+
+    def bash(
+        self,
+        command: str,
+        *,
+        background: bool = False,
+        timeout: float | None = None,
+        description: str = "",
+    ) -> StepOutcome:
+        tool_input: dict[str, Any] = {"command": command, "description": description or command}
+        if background:
+            tool_input["run_in_background"] = True
+        if timeout is not None:
+            tool_input["timeout"] = int(min(timeout, 600) * 1000)
+        return self._tool("bash", command, "Bash", tool_input)
+
+    def _tool(self, do: str, detail: str, name: str, tool_input: dict[str, Any]) -> StepOutcome:
+        record = _StepLog()
+        request = self._ensure_turn(record)
+        use_id = self._new_tool_id()
+        self._pending = None
+        self.api.answer(request, Reply.tool_use(use_id, name, tool_input))
+        turn = self._await(tool_use_id=use_id, record=record)
+        result_event = record.tool_result_event(use_id)
+        if turn.kind == "result" and turn.result is not None:
+            step = self._step(do, detail, "stopped", turn_ended=True)
+            step.tool_ran = result_event is not None and _ran(result_event)
+            step.permission = record.permission
+            return self._done(step, record)
+        if turn.kind != "request" or turn.request is None:
+            raise HarnessError(
+                f"Claude Code did not finish the {name} call: " + self._describe(turn),
+                fix="see the client's output in the step's notes",
+            )
+        self._pending = turn.request
+        result_block = _tool_result(turn.request, use_id)
+        text = blocks_text(result_block.get("content")) if result_block else ""
+        is_error = bool(result_block.get("is_error")) if result_block else False
+        ran = result_event is not None and _ran(result_event)
+        step = self._step(do, detail, "allowed", tool_ran=ran, permission=record.permission)
+        step.tool_result = text
+        if result_event is not None and isinstance(result_event.get("tool_use_result"), dict):
+            step.tool_response = result_event["tool_use_result"]
+        said = self._hook_feedback(turn.request, after=request)
+        context = [m for m in said if " hook additional context: " in m.split("\n", 1)[0]]
+        step.additional_context = "\n".join(context)
+        if not ran:
+            step.feedback = text
+            if record.asked and not self.auto_approve:
+                step.outcome = "asked"
+                step.user_message = record.ask_text
+            elif _validation_error(result_event):
+                step.outcome = "error"
+            else:
+                step.outcome = "blocked"
+                step.permission = _refusal(result_event) or step.permission
+        else:
+            step.feedback = "\n".join(said)
+            blocking = [m for m in said if " hook blocking error " in m.split("\n", 1)[0]]
+            if blocking:
+                step.outcome = "blocked"
+            elif record.asked:
+                step.outcome = "asked"
+        if is_error and ran and not step.feedback:
+            step.errors.append(text)
+        return self._done(step, record)
+
+    # subagents -----------------------------------------------------------------------------
+
+    def subagent_stop(
+        self,
+        agent_type: str,
+        prompt: str,
+        last_message: str,
+        stop_reason: str = "end_turn",
+        agent_id: str | None = None,
+    ) -> StepOutcome:
+        """A subagent of ``agent_type`` finishing with ``last_message``. The first time, the
+        main loop calls the Agent tool (in the foreground) with ``prompt``; after a blocked
+        stop the same subagent answers again."""
+        record = _StepLog()
+        if agent_id:
+            record.notes.append(f"agent_id {agent_id!r} is the client's to choose; ignored")
+        waiting = self._subagents.get(agent_type)
+        active = waiting is not None and waiting[1] is not None
+        main_request: ApiRequest | None = None
+        if not active:
+            main_request = self._ensure_turn(record)
+            self._subagents[agent_type] = (prompt, None)
+            use_id = self._new_tool_id()
+            self._pending = None
+            self.api.answer(
+                main_request,
+                Reply.tool_use(
+                    use_id,
+                    "Agent",
+                    {
+                        "description": f"{agent_type} task",
+                        "prompt": prompt,
+                        "subagent_type": agent_type,
+                        "run_in_background": False,
+                    },
+                ),
+            )
+            turn = self._await(record=record)
+            sub = self._subagents.get(agent_type, (prompt, None))[1]
+            if sub is None:
+                if turn.kind == "request":
+                    self._pending = turn.request
+                raise HarnessError(
+                    f"Claude Code did not start the subagent {agent_type!r}: "
+                    + (
+                        _first_text(turn.request)
+                        if turn.request is not None
+                        else self._describe(turn)
+                    ),
+                    fix="ship the agent in the project (.claude/agents, or a plugin in "
+                    ".claude/plugins for a namespaced type)",
+                )
+        prompt, sub_request = self._subagents[agent_type]
+        assert sub_request is not None
+        self._subagents[agent_type] = (prompt, None)
+        self.api.answer(sub_request, Reply.text(last_message, stop_reason))
+        turn = self._await(record=record)
+        blocked_request = self._subagents.get(agent_type, (prompt, None))[1]
+        if blocked_request is not None:
+            feedback = self._hook_feedback(blocked_request, after=sub_request)
+            step = self._step(
+                "subagent_stop",
+                agent_type,
+                "blocked",
+                stop_hook_active=active,
+                feedback="\n".join(feedback),
+            )
+            if turn.kind == "request":
+                self._pending = turn.request
+            return self._done(step, record)
+        del self._subagents[agent_type]
+        if turn.kind == "request":
+            self._pending = turn.request
+        step = self._step("subagent_stop", agent_type, "allowed", stop_hook_active=active)
+        if turn.kind == "result" and turn.result is not None:
+            step.turn_ended = True
+            if turn.result.get("terminal_reason") == "hook_stopped":
+                step.outcome = "stopped"
+        return self._done(step, record)
+
+
+@dataclass
+class _StepLog:
+    """What happened while one step ran."""
+
+    events: list[dict[str, Any]] = field(default_factory=list)
+    subagent_requests: list[tuple[str, ApiRequest]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    asked: str = ""
+    ask_text: str = ""
+    permission: str | None = None
+
+    def hook_runs(self, event: str | None = None) -> list[HookRun]:
+        runs = []
+        for e in self.events:
+            if e.get("subtype") != "hook_response":
+                continue
+            if event is not None and e.get("hook_event") != event:
+                continue
+            code = e.get("exit_code")
+            runs.append(
+                HookRun(
+                    str(e.get("hook_event", "")),
+                    str(e.get("hook_name", "")),
+                    int(code) if isinstance(code, int) else None,
+                    str(e.get("stdout", "")),
+                    str(e.get("stderr", "")),
+                    e.get("outcome") == "cancelled",
+                    0.0,
+                )
+            )
+        return runs
+
+    def tool_result_event(self, use_id: str) -> dict[str, Any] | None:
+        for e in self.events:
+            if e.get("type") != "user":
+                continue
+            content = (e.get("message") or {}).get("content")
+            if isinstance(content, list) and any(
+                isinstance(b, dict) and b.get("tool_use_id") == use_id for b in content
+            ):
+                return e
+        return None
+
+
+def _settings_or_none(project_dir: Path) -> Settings:
+    """The project's settings as far as this engine needs them (which SessionStart hooks to
+    wait for, how long a step may take). The client reads the files itself: a file our own
+    validation rejects is the client's to judge, so it counts as no hooks here."""
+    try:
+        return load_settings(project_dir)
+    except HarnessError:
+        return Settings()
+
+
+def _metas(event: dict[str, Any] | None) -> list[dict[str, Any]]:
+    metas = (event or {}).get("tool_result_meta")
+    return [m for m in metas if isinstance(m, dict)] if isinstance(metas, list) else []
+
+
+def _ran(event: dict[str, Any]) -> bool:
+    """Whether the tool really ran: the client marks a call it refused before running
+    (``non_execution_kind``, a rejected permission decision); an input the tool itself
+    rejected carries no permission record at all."""
+    metas = _metas(event)
+    if not metas:
+        return False
+    for meta in metas:
+        if meta.get("non_execution_kind"):
+            return False
+        decision = meta.get("permission_decision") or {}
+        if isinstance(decision, dict) and decision.get("decision") == "reject":
+            return False
+    return True
+
+
+def _validation_error(event: dict[str, Any] | None) -> bool:
+    return event is not None and not _metas(event)
+
+
+def _refusal(event: dict[str, Any] | None) -> str | None:
+    for meta in _metas(event):
+        decision = meta.get("permission_decision") or {}
+        if isinstance(decision, dict) and decision.get("decision") == "reject":
+            return "hook-deny" if decision.get("source") == "hook" else "deny-rule"
+    return None
+
+
+def _tool_result(request: ApiRequest, use_id: str) -> dict[str, Any] | None:
+    for message in reversed(request.messages):
+        content = message.get("content")
+        if not isinstance(content, list):
+            continue
+        for block in content:
+            if (
+                isinstance(block, dict)
+                and block.get("type") == "tool_result"
+                and block.get("tool_use_id") == use_id
+            ):
+                return block
+    return None
+
+
+def _first_text(request: ApiRequest) -> str:
+    blocks = request.last_user_blocks()
+    return blocks_text(blocks)[:300] if blocks else "(no message)"

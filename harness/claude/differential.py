@@ -1,0 +1,230 @@
+"""The differential check: one scenario on both engines, step by step, side by side.
+
+A case is a small project (files, hook scripts, a settings file) and a scenario, written as one
+TOML file. It is built twice, once per engine, in directories of the same shape, and run on
+each. The steps agree when ``outcome``, ``tool_ran``, ``turn_ended`` and the normalised
+``feedback`` (what the model was sent, with paths, ids and whitespace evened out) are the same.
+The real client is the authority: a disagreement is the emulator's to fix.
+
+Case file::
+
+    rule = "pretooluse-exit2"            # the rule of docs/claude-code-semantics.md it shows
+    title = "PreToolUse exit 2 refuses an Edit; Claude sees the stderr"
+    [files]                              # project files; .claude/hooks/*.sh become executable
+    "notes.txt" = "hello\\n"
+    ".claude/hooks/deny.sh" = "#!/bin/bash\\necho no >&2\\nexit 2\\n"
+    [settings]                           # .claude/settings.json, as TOML
+    hooks.PreToolUse = [{matcher = "Edit", hooks = [{type = "command", command = "..."}]}]
+    [[step]]                             # scenario steps, as in scenario files
+    do = "edit"
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import stat
+import tempfile
+import time
+import tomllib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness import proc
+from harness.claude.engines import CLAUDE_CODE, EMULATOR, open_session
+from harness.claude.scenario import Scenario, parse_scenario, run_scenario
+from harness.claude.session import StepOutcome
+from harness.errors import ConfigError
+
+COMPARED = ("outcome", "tool_ran", "turn_ended", "feedback")
+_IDS = re.compile(
+    r"\b(toolu_[A-Za-z0-9_]+|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+    r"|agent-?[0-9a-f]{16,})\b"
+)
+
+
+@dataclass(frozen=True)
+class Case:
+    path: Path
+    rule: str
+    title: str
+    files: dict[str, str]
+    settings: dict[str, Any]
+    scenario: Scenario
+    env: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return self.path.stem
+
+
+def load_case(path: Path) -> Case:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(path, "", f"cannot be read ({exc})", fix="fix the TOML") from None
+    for key in ("rule", "title"):
+        if not isinstance(data.get(key), str):
+            raise ConfigError(path, key, "is required (a string)", fix=f'{key} = "..."')
+    files = data.get("files", {})
+    settings = data.get("settings", {})
+    env = data.get("env", {})
+    if not isinstance(files, dict) or not all(isinstance(v, str) for v in files.values()):
+        raise ConfigError(path, "files", "must map paths to text", fix='"path" = "text"')
+    if not isinstance(settings, dict):
+        raise ConfigError(path, "settings", "must be a table", fix="[settings]")
+    if not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values()):
+        raise ConfigError(path, "env", "must map names to strings", fix='NAME = "value"')
+    scenario = parse_scenario({k: v for k, v in data.items() if k in ("step", "session")}, path)
+    return Case(path, data["rule"], data["title"], files, settings, scenario, env)
+
+
+def load_cases(folder: Path) -> list[Case]:
+    return [load_case(p) for p in sorted(folder.glob("*.toml"))]
+
+
+def build_project(case: Case, root: Path) -> Path:
+    """The case's project as a committed git repository at ``root``."""
+    root.mkdir(parents=True, exist_ok=True)
+    for rel, text in case.files.items():
+        target = root / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+        if rel.endswith(".sh"):
+            target.chmod(target.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    (root / ".claude").mkdir(exist_ok=True)
+    (root / ".claude" / "settings.json").write_text(json.dumps(case.settings, indent=2) + "\n")
+    git = ["git", "-c", "user.name=hooklab", "-c", "user.email=hooklab@example.invalid"]
+    for argv in (
+        ["git", "init", "-q", "-b", "main"],
+        ["git", "add", "-A"],
+        [*git, "commit", "-q", "-m", "case"],
+    ):
+        result = proc.run(argv, cwd=root, timeout=60)
+        if not result.ok:
+            raise RuntimeError(f"{' '.join(argv)} failed in {root}: {result.stderr}")
+    return root
+
+
+def normalise(text: str, project: Path) -> str:
+    """Feedback as comparable text: the project path, ids and trailing spaces evened out."""
+    text = text.replace(str(project), "<project>")
+    text = _IDS.sub("<id>", text)
+    lines = [line.rstrip() for line in text.strip().splitlines()]
+    return "\n".join(lines)
+
+
+@dataclass
+class StepComparison:
+    number: int
+    do: str
+    detail: str
+    sides: dict[str, dict[str, Any]]  # engine -> compared field -> value
+
+    @property
+    def differing(self) -> list[str]:
+        emulator, real = self.sides.get(EMULATOR, {}), self.sides.get(CLAUDE_CODE, {})
+        return [name for name in COMPARED if emulator.get(name) != real.get(name)]
+
+    @property
+    def agrees(self) -> bool:
+        return not self.differing
+
+
+@dataclass
+class CaseResult:
+    case: Case
+    steps: list[StepComparison]
+    seconds: dict[str, float]
+    notes: dict[str, list[str]]
+
+    @property
+    def agrees(self) -> bool:
+        return all(s.agrees for s in self.steps)
+
+    def explain(self) -> str:
+        """Both sides of every step that differs, for a failing test."""
+        lines = [f"{self.case.name} ({self.case.rule}): {self.case.title}"]
+        for step in self.steps:
+            if step.agrees:
+                continue
+            lines.append(f"  step {step.number} {step.do} {step.detail[:60]!r}:")
+            for name in step.differing:
+                for engine in (CLAUDE_CODE, EMULATOR):
+                    value = step.sides.get(engine, {}).get(name)
+                    lines.append(f"    {name:11} {engine:11} {value!r}")
+        return "\n".join(lines)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "case": self.case.name,
+            "rule": self.case.rule,
+            "title": self.case.title,
+            "agrees": self.agrees,
+            "seconds": self.seconds,
+            "steps": [
+                {
+                    "step": s.number,
+                    "do": s.do,
+                    "detail": s.detail,
+                    **{e: v for e, v in s.sides.items()},
+                }
+                for s in self.steps
+            ],
+        }
+
+
+def observe(outcome: StepOutcome, project: Path) -> dict[str, Any]:
+    return {
+        "outcome": outcome.outcome,
+        "tool_ran": outcome.tool_ran,
+        "turn_ended": outcome.turn_ended,
+        "feedback": normalise(outcome.feedback, project),
+    }
+
+
+def run_on(case: Case, engine: str, root: Path) -> tuple[list[StepOutcome], float]:
+    project = build_project(case, root)
+    started = time.perf_counter()
+    env = {**case.env}
+    with open_session(
+        engine, project, auto_approve=case.scenario.auto_approve, env=env or None
+    ) as session:
+        outcomes = [report.outcome for report in run_scenario(case.scenario, session)]
+    return outcomes, time.perf_counter() - started
+
+
+def compare(case: Case, workdir: Path | None = None) -> CaseResult:
+    """Run ``case`` on both engines in sibling directories of the same shape."""
+    base = Path(workdir or tempfile.mkdtemp(prefix="hooklab-differential-"))
+    sides: dict[str, list[StepOutcome]] = {}
+    seconds: dict[str, float] = {}
+    projects: dict[str, Path] = {}
+    for engine in (CLAUDE_CODE, EMULATOR):
+        projects[engine] = base / engine / "project"
+        sides[engine], seconds[engine] = run_on(case, engine, projects[engine])
+    steps = []
+    for number, step in enumerate(case.scenario.steps, start=1):
+        observed = {
+            engine: observe(outcomes[number - 1], projects[engine])
+            for engine, outcomes in sides.items()
+            if len(outcomes) >= number
+        }
+        detail = str(
+            step.args.get("command") or step.args.get("file") or step.args.get("text") or ""
+        )
+        steps.append(StepComparison(number, step.do, detail, observed))
+    notes = {e: [n for o in outs for n in o.notes] for e, outs in sides.items()}
+    return CaseResult(case, steps, seconds, notes)
+
+
+def compare_all(
+    cases: list[Case], workdir: Path, on_result: Callable[[CaseResult], None] | None = None
+) -> Iterator[CaseResult]:
+    for case in cases:
+        result = compare(case, workdir / case.name)
+        if on_result:
+            on_result(result)
+        yield result

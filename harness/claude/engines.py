@@ -1,0 +1,131 @@
+"""The two engines a scripted session can run on, behind one interface.
+
+``emulator``: the embedded runtime (``session.Session``): hooks run for real, Claude Code's
+rules are imitated, no Node needed. ``claude-code``: the real, pinned client
+(``client.session.ClaudeCodeSession``). ``auto`` picks the real client when it is installed.
+Both take the same arguments and return the same ``StepOutcome`` per step.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Protocol
+
+from harness.claude.runner import HookRun
+from harness.claude.session import Session, StepOutcome
+from harness.claude.settings import Settings
+from harness.errors import HarnessError
+
+EMULATOR = "emulator"
+CLAUDE_CODE = "claude-code"
+ENGINES = (EMULATOR, CLAUDE_CODE)
+ENGINE_CHOICES = (*ENGINES, "auto")
+
+
+class ScriptedSession(Protocol):
+    """What scenarios, lab checks and the grader use; both engines provide it."""
+
+    project_dir: Path
+    history: list[StepOutcome]
+
+    @property
+    def transcript_path(self) -> Path: ...
+
+    def __enter__(self) -> ScriptedSession: ...
+
+    def __exit__(self, *exc: object) -> None: ...
+
+    def close(self) -> None: ...
+
+    def session_start(self, source: str = "startup") -> StepOutcome: ...
+
+    def prompt(self, text: str) -> StepOutcome: ...
+
+    def edit(
+        self, file: str | Path, old: str, new: str, replace_all: bool = False
+    ) -> StepOutcome: ...
+
+    def write(self, file: str | Path, content: str) -> StepOutcome: ...
+
+    def bash(
+        self,
+        command: str,
+        *,
+        background: bool = False,
+        timeout: float | None = None,
+        description: str = "",
+    ) -> StepOutcome: ...
+
+    def subagent_stop(
+        self,
+        agent_type: str,
+        prompt: str,
+        last_message: str,
+        stop_reason: str = "end_turn",
+        agent_id: str | None = None,
+    ) -> StepOutcome: ...
+
+    def stop(self, last_message: str = "") -> StepOutcome: ...
+
+
+def resolve_engine(name: str) -> str:
+    """``auto`` becomes the real client when it is installed, else the emulator."""
+    if name == "auto":
+        from harness.claude.client.install import find_client
+
+        return CLAUDE_CODE if find_client() is not None else EMULATOR
+    if name not in ENGINES:
+        raise HarnessError(
+            f"engine {name!r} is not one of " + ", ".join(ENGINE_CHOICES),
+            fix="use --engine emulator (built in) or --engine claude-code (the real client)",
+        )
+    return name
+
+
+def open_session(
+    engine: str,
+    project_dir: Path | str,
+    settings: Settings | None = None,
+    *,
+    cwd: Path | str | None = None,
+    transcript_dir: Path | str | None = None,
+    permission_mode: str = "default",
+    auto_approve: bool = False,
+    env: Mapping[str, str] | None = None,
+) -> ScriptedSession:
+    """A scripted session on ``engine`` (emulator | claude-code | auto)."""
+    engine = resolve_engine(engine)
+    if engine == CLAUDE_CODE:
+        from harness.claude.client.session import ClaudeCodeSession
+
+        return ClaudeCodeSession(
+            project_dir,
+            settings,
+            cwd=cwd,
+            transcript_dir=transcript_dir,
+            permission_mode=permission_mode,
+            auto_approve=auto_approve,
+            env=env,
+        )
+    return Session(
+        project_dir,
+        settings,
+        cwd=cwd,
+        transcript_dir=transcript_dir,
+        permission_mode=permission_mode,
+        auto_approve=auto_approve,
+        env=env,
+    )
+
+
+__all__ = [
+    "CLAUDE_CODE",
+    "EMULATOR",
+    "ENGINES",
+    "ENGINE_CHOICES",
+    "HookRun",
+    "ScriptedSession",
+    "open_session",
+    "resolve_engine",
+]
