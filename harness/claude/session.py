@@ -455,7 +455,8 @@ class Session:
             self.transcript.hook_note("PreToolUse", "claude", step.feedback)
             return self._done(_collect(step, pre))
         if kind == "deny":  # a command rule refuses after the PreToolUse hooks had their say
-            msg = f"Permission to use {name} with command {tool_input.get('command', '')} has been denied."
+            command = tool_input.get("command", "")
+            msg = f"Permission to use {name} with command {command} has been denied."
             step = refuse("blocked", msg, permission="deny-rule")
             return self._done(_collect(step, pre))
 
