@@ -691,7 +691,8 @@ def _judge_session_held(p: Phase) -> GradeCheck:
             detail="The turn is held but stderr was empty, so Claude gets no instruction.",
             fix="print the reason to stderr (`>&2`)",
         )
-    if p.code == 2 and shown != reason.strip():
+    # Claude Code frames the reason ("Stop hook feedback:\n[command]: …"); it must be in there.
+    if p.code == 2 and reason.strip() not in shown:
         return _check(
             SESSION_HELD,
             FAIL,
@@ -701,7 +702,9 @@ def _judge_session_held(p: Phase) -> GradeCheck:
             detail="The simulator showed Claude something other than the hook's "
             "stderr; please report this.",
         )
-    return _check(SESSION_HELD, PASS, expected, f"blocked; Claude was shown {_first_line(shown)!r}")
+    return _check(
+        SESSION_HELD, PASS, expected, f"blocked; Claude was shown {_first_line(reason or shown)!r}"
+    )
 
 
 def _judge_lets_go(p: Phase) -> GradeCheck:
