@@ -52,8 +52,40 @@ def lint(session: nox.Session) -> None:
 
 @nox.session
 def labs(session: nox.Session) -> None:
-    """Prove every lab: on a fresh workspace each check fails, then passes after the solve."""
-    session.run(PY, "-m", "harness", "dev", "check", *session.posargs)
+    """Prove every lab: on a fresh workspace each check fails, then passes after the solve;
+    every hook session plays on the emulator and on the real, pinned Claude Code, which
+    must agree step by step."""
+    session.run(PY, "-m", "harness", "dev", "check", "--engine", "both", *session.posargs)
+
+
+@nox.session(name="semantics-doc", default=False)
+def semantics_doc(session: nox.Session) -> None:
+    """Run the differential suite and regenerate docs/claude-code-semantics.md from it."""
+    session.run(PY, "-m", "pytest", "-q", "tests/differential/test_differential.py")
+    session.run(PY, "-m", "tests.differential.semantics_doc", "render")
+
+
+@nox.session(name="claude-code-upgrade", default=False)
+def claude_code_upgrade(session: nox.Session) -> None:
+    """Try a newer Claude Code: nox -s claude-code-upgrade -- VERSION. Installs it, runs the
+    differential suite on it and lists every observation that changed."""
+    if len(session.posargs) != 1:
+        session.error("give the version: nox -s claude-code-upgrade -- 2.1.400")
+    version = session.posargs[0]
+    results = f"build/differential-{version}.json"
+    env = {"HOOKLAB_CLAUDE_CODE_VERSION": version, "HOOKLAB_DIFFERENTIAL_RESULTS": results}
+    session.run(PY, "-m", "harness.claude.client.install", env=env)
+    # Disagreements are expected when the client changed: they are what this lists.
+    session.run(
+        PY,
+        "-m",
+        "pytest",
+        "-q",
+        "tests/differential/test_differential.py",
+        env=env,
+        success_codes=[0, 1],
+    )
+    session.run(PY, "-m", "tests.differential.semantics_doc", "compare", results)
 
 
 @nox.session(default=False)

@@ -35,6 +35,9 @@ class CheckResult:
     found: str | None = None
     output: str = ""
     details: dict[str, Any] = field(default_factory=dict)
+    # Files the verdict rests on (workspace-relative path -> content), e.g. the Surefire
+    # reports a sensors check read: kept with a passed step so anyone can audit the claim.
+    evidence: dict[str, bytes] = field(default_factory=dict, repr=False)
 
     def __bool__(self) -> bool:
         return self.status is Status.PASS

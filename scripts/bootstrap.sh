@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Set up a fresh machine for Hook Lab: Debian packages for offline Maven and the hooks, then a
-# Python venv with the harness installed. Safe to run again: it only adds what is missing.
+# Python venv with the harness installed, then the pinned Claude Code client from npm (for the
+# claude-code engine). Safe to run again: it only adds what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -8,7 +9,12 @@ apt_packages=(
   openjdk-17-jdk-headless maven junit5 libsurefire-java libmaven-compiler-plugin-java
   libmaven-resources-plugin-java libmaven-jar-plugin-java libmaven-install-plugin-java
   jq git bash shellcheck tmux python3-venv
+  # Trainer tests: real git servers on loopback (git daemon, git http-backend ship with git)
+  # and the cohort page rendered in headless Chromium.
+  chromium
 )
+# Node and npm install the real Claude Code client; a machine that has them keeps its own.
+command -v npm >/dev/null 2>&1 || apt_packages+=(nodejs npm)
 missing=()
 for pkg in "${apt_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" \
@@ -35,6 +41,11 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   echo "bootstrap: installing the harness into .venv"
   .venv/bin/python -m pip install -q --disable-pip-version-check -e '.[dev]'
   touch "$stamp"
+fi
+if ! .venv/bin/python -m harness.claude.client.install | sed 's/^/bootstrap: /'; then
+  # CI proves the labs on the real client; a participant can work on the emulator meanwhile.
+  [ -z "${CI:-}" ] || exit 1
+  echo "bootstrap: continuing without Claude Code (the emulator engine needs none; lab doctor --fix retries)"
 fi
 # Put `lab` on the PATH of every new terminal, so the guides' bare `lab` works as printed:
 # a link in /usr/local/bin for root, else in ~/.local/bin (Debian's ~/.profile adds it to PATH

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite from a fresh machine: set up, start Docker with the local Maven image,
-# then lint, tests (JUnit XML at build/test-results/pytest.xml) and the lab proofs.
+# then lint, tests (JUnit XML at build/test-results/pytest.xml; the differential suite plays every
+# case on the emulator and the real Claude Code) and the lab proofs on both engines.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/bootstrap.sh

@@ -16,6 +16,10 @@ from tests.builders import REPO_ROOT
 def _isolated_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """Keep tests away from the real $HOME (git config, ~/.m2, docker config)."""
     real_home = os.environ.get("HOME")
+    # The pinned Claude Code client lives in the user's cache; keep finding it there.
+    from harness.claude.client.install import cache_root
+
+    os.environ.setdefault("HOOKLAB_CACHE", str(cache_root()))
     fake_home = tmp_path_factory.mktemp("home")
     os.environ["HOME"] = str(fake_home)
     # Tests commit with git; give them an identity that never leaks into the real config.
@@ -52,3 +56,25 @@ def workspace(tmp_path: Path, _compiled_template: Path):  # type: ignore[no-unty
     root = tmp_path / "ws"
     shutil.copytree(_compiled_template, root, symlinks=True)
     return Workspace(root)
+
+
+def require_real_client() -> None:
+    """Skip a test that needs the real Claude Code client when it is not installed here, but
+    fail in CI, where .ci/run installs it: a skipped real-client test proves nothing."""
+    from harness.claude.client.install import find_client, wanted_version
+
+    if find_client() is not None:
+        return
+    message = f"Claude Code {wanted_version()} is not installed (lab doctor --fix installs it)"
+    if os.environ.get("CI"):
+        pytest.fail(message + "; CI must install it")
+    pytest.skip(message)
+
+
+@pytest.fixture(params=["emulator", "claude-code"])
+def engine(request: pytest.FixtureRequest) -> str:
+    """Both engines: the emulator and the real client, for tests that must hold on each."""
+    name = str(request.param)
+    if name == "claude-code":
+        require_real_client()
+    return name

@@ -18,8 +18,9 @@ ALLOWED = {
     "doctor": {"doctor", "maven"},
     "engine": {"engine", "claude", "workspace", "maven", "grading"},
     "grading": {"grading", "claude"},
-    "ui": {"ui", "claude", "workspace", "maven", "engine", "grading", "doctor"},
-    "cli": {"cli", "ui", "claude", "workspace", "maven", "engine", "grading", "doctor"},
+    "trainer": {"trainer", "engine", "claude", "workspace", "maven", "grading"},
+    "ui": {"ui", "claude", "workspace", "maven", "engine", "grading", "doctor", "trainer"},
+    "cli": {"cli", "ui", "claude", "workspace", "maven", "engine", "grading", "doctor", "trainer"},
 }
 SHARED = {"errors", "results", "proc", "__init__"}
 

@@ -302,7 +302,7 @@ def dispatch(
     if not hooks:
         return EventOutcome(event, f"{event.value}:{tool_name}" if tool_name else event.value)
     where = cwd or Path(str(body.get("cwd") or project_dir))
-    stdin = json.dumps(body).encode()
+    stdin = json.dumps(body, separators=(",", ":")).encode()  # compact, as the client sends it
     environment = hook_env(project_dir, env)
     waited = [h for h in hooks if not h.run_async]
     start_async_hooks(

@@ -145,10 +145,28 @@ class Permissions:
     deny: tuple[PermissionRule, ...] = ()
 
     def check(
-        self, tool_name: str, tool_input: dict[str, object], project_dir: Path
+        self,
+        tool_name: str,
+        tool_input: dict[str, object],
+        project_dir: Path,
+        cwd: Path | None = None,
     ) -> tuple[str, PermissionRule | None]:
         """``("deny"|"ask"|"allow", rule)`` for the first rule that decides, deny first;
-        ``("none", None)`` when no rule covers the call."""
+        ``("none", None)`` when no rule covers the call. An ``Edit(path)`` deny rule also
+        refuses a Bash command that writes there (``rm``, ``touch``, a redirection), as
+        Claude Code (2.1.332) judges each subcommand's file targets."""
+        if tool_name == "Bash":
+            from harness.claude.sensitive import bash_write_targets
+
+            base = cwd or project_dir
+            command = str(tool_input.get("command", ""))
+            for target in bash_write_targets(command):
+                path = os.path.normpath(base / os.path.expanduser(target))
+                for rule in self.deny:
+                    if rule.tool == "Edit" and rule_matches(
+                        rule, "Edit", {"file_path": path}, project_dir
+                    ):
+                        return "deny", rule
         for kind, rules in (("deny", self.deny), ("ask", self.ask), ("allow", self.allow)):
             for rule in rules:
                 if rule_matches(

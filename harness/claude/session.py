@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import secrets
 import tempfile
+import time
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ from typing import Any
 from harness.claude.dispatch import EventOutcome, dispatch
 from harness.claude.events import SESSION_START_SOURCES, Event
 from harness.claude.runner import HookRun, cap
+from harness.claude.sensitive import is_sensitive, sensitive_message, sensitive_write
 from harness.claude.settings import Settings, load_settings
 from harness.claude.tools import (
     DEFAULT_BASH_TIMEOUT,
@@ -37,6 +39,7 @@ from harness.errors import HarnessError
 
 # Claude Code (2.1.332) honours eight consecutive Stop blocks and overrides the ninth.
 STOP_BLOCK_CAP = 9
+EFFORT = "medium"  # the client's default effort level, sent in every turn's events
 CAP_NOTICE = (
     f"A hook blocked the turn from ending {STOP_BLOCK_CAP} consecutive times\u2014overriding "
     "and ending turn."
@@ -170,7 +173,9 @@ class Session:
         self.history: list[StepOutcome] = []
         self.background: dict[str, BackgroundShell] = {}
         self.blocked_stops = 0  # consecutive blocked stops in this turn
+        self.prompt_id = str(uuid.uuid4())  # a new one with every prompt, as the client does
         self._subagents: dict[str, tuple[str, bool]] = {}  # agent_type -> (agent_id, blocked)
+        self._agent_call_id = ""  # the Agent tool call that started the running subagent
 
     def __repr__(self) -> str:
         return (
@@ -196,14 +201,34 @@ class Session:
     # -- plumbing ----------------------------------------------------------------------------
 
     def _payload(self, event: Event, **fields: Any) -> dict[str, Any]:
-        return {
+        """The event's JSON in the shape and key order Claude Code (2.1.332) sends it."""
+        body: dict[str, Any] = {
             "session_id": self.session_id,
             "transcript_path": str(self.transcript.path),
             "cwd": str(self.cwd),
-            "permission_mode": self.permission_mode,
-            "hook_event_name": event.value,
-            **fields,
         }
+        if event is Event.SESSION_START:  # sent before any prompt: no turn, no mode yet
+            return {**body, "hook_event_name": event.value, **fields}
+        body["prompt_id"] = self.prompt_id
+        body["permission_mode"] = self.permission_mode
+        if event is Event.SUBAGENT_STOP:
+            body["agent_id"] = fields.pop("agent_id")
+            body["agent_type"] = fields.pop("agent_type")
+        if event is not Event.USER_PROMPT_SUBMIT:
+            body["effort"] = {"level": EFFORT}
+        body["hook_event_name"] = event.value
+        body.update(fields)
+        if event in (Event.STOP, Event.SUBAGENT_STOP):
+            body.setdefault("background_tasks", self._background_tasks())
+            body["session_crons"] = []
+        return body
+
+    def _background_tasks(self) -> list[dict[str, Any]]:
+        return [
+            {"id": shell_id, "type": "shell", "status": "running"}
+            for shell_id, shell in self.background.items()
+            if shell.running
+        ]
 
     def _dispatch(self, event: Event, **fields: Any) -> EventOutcome:
         out = dispatch(
@@ -256,6 +281,7 @@ class Session:
         return self._done(_collect(step, out))
 
     def prompt(self, text: str) -> StepOutcome:
+        self.prompt_id = str(uuid.uuid4())
         out = self._dispatch(Event.USER_PROMPT_SUBMIT, prompt=text)
         if out.stopped:
             step = self._step("prompt", text, "stopped", turn_ended=True)
@@ -307,6 +333,34 @@ class Session:
         active = previous is not None and previous[1]
         if agent_id is None:
             agent_id = previous[0] if previous and active else secrets.token_hex(8)
+        # The main agent starts a subagent with the Agent tool (in the foreground): its
+        # PreToolUse runs before the subagent, its PostToolUse once the subagent is done.
+        call = {
+            "description": f"{agent_type} task",
+            "prompt": prompt,
+            "subagent_type": agent_type,
+            "run_in_background": False,
+        }
+        events: list[EventOutcome] = []
+        if not active:
+            self._agent_call_id = "toolu_" + secrets.token_hex(12)
+            pre = self._dispatch(
+                Event.PRE_TOOL_USE,
+                tool_name="Agent",
+                tool_input=call,
+                tool_use_id=self._agent_call_id,
+            )
+            if pre.blocked or pre.stopped:
+                step = self._step(
+                    "subagent_stop",
+                    agent_type,
+                    "stopped" if pre.stopped else "blocked",
+                    tool_ran=False,
+                    feedback=pre.message,
+                    turn_ended=pre.stopped,
+                )
+                return self._done(_collect(step, pre))
+            events.append(pre)
         path = self.transcript_dir / self.session_id / "subagents" / f"agent-{agent_id}.jsonl"
         write_agent_transcript(path, prompt, last_message, stop_reason)
         out = self._dispatch(
@@ -333,7 +387,22 @@ class Session:
             self.transcript.hook_note("SubagentStop", "subagent", out.message)
         else:
             step = self._step("subagent_stop", agent_type, "allowed", stop_hook_active=active)
-        return self._done(_collect(step, out))
+            started = time.monotonic()
+            events.append(
+                self._dispatch(
+                    Event.POST_TOOL_USE,
+                    tool_name="Agent",
+                    tool_input=call,
+                    tool_response={
+                        "status": "completed",
+                        "prompt": prompt,
+                        "content": [{"type": "text", "text": last_message}],
+                    },
+                    tool_use_id=self._agent_call_id,
+                    duration_ms=int((time.monotonic() - started) * 1000),
+                )
+            )
+        return self._done(_collect(step, *events, out))
 
     # -- tools -------------------------------------------------------------------------------
 
@@ -433,7 +502,7 @@ class Session:
                 msg = f"<tool_use_error>{exc}</tool_use_error>"
                 return self._done(refuse("error", msg, permission=None))
 
-        kind, _ = self.settings.permissions.check(name, tool_input, self.project_dir)
+        kind, _ = self.settings.permissions.check(name, tool_input, self.project_dir, self.cwd)
         if kind == "deny" and name in _FILE_TOOLS:
             # A denied path refuses a file tool while its input is checked, before any hook.
             return self._done(refuse("blocked", DENIED_PATH, permission="deny-rule"))
@@ -460,9 +529,9 @@ class Session:
             step = refuse("blocked", msg, permission="deny-rule")
             return self._done(_collect(step, pre))
 
-        # Writes to the project's own Claude configuration always ask (after the hooks).
-        sensitive = name in _FILE_TOOLS and self._in_claude_dir(tool_input.get("file_path"))
-        asked = decision in ("ask", "defer") or kind == "ask" or sensitive
+        # Writes into .claude/ or .git/ always ask (after the hooks), whatever the rules say.
+        sensitive = self._sensitive_target(name, tool_input)
+        asked = decision in ("ask", "defer") or kind == "ask" or sensitive is not None
         if asked:
             if decision in ("ask", "defer"):
                 permission, prompt_text = decision, pre.permission_reason
@@ -470,10 +539,7 @@ class Session:
                 permission, prompt_text = "ask-rule", f"Claude wants to use {name}: {detail}"
             else:
                 permission = "ask-sensitive"
-                prompt_text = (
-                    f"Claude requested permissions to edit {tool_input.get('file_path')} "
-                    "which is a sensitive file."
-                )
+                prompt_text = sensitive_message(sensitive) if sensitive else ""
             if not self.auto_approve:
                 step = self._step(
                     do,
@@ -495,6 +561,7 @@ class Session:
         else:
             permission = "prompted"  # the simulated user approves the usual prompt
 
+        started = time.monotonic()
         try:
             response, text, is_error = run()
         except ToolError as exc:
@@ -512,6 +579,7 @@ class Session:
                 tool_use_id=use_id,
                 error=cap(text),
                 is_interrupt=bool(response.get("interrupted")),
+                duration_ms=int((time.monotonic() - started) * 1000),
             )
         else:
             post = self._dispatch(
@@ -520,6 +588,7 @@ class Session:
                 tool_input=tool_input,
                 tool_response=response,
                 tool_use_id=use_id,
+                duration_ms=int((time.monotonic() - started) * 1000),
             )
         outcome = "asked" if asked else "allowed"
         step = self._step(
@@ -540,8 +609,12 @@ class Session:
                 step.outcome = "blocked"
         return self._done(_collect(step, pre, post))
 
-    def _in_claude_dir(self, file_path: object) -> bool:
-        if not isinstance(file_path, str):
-            return False
-        target = Path(os.path.normpath(file_path))
-        return (self.project_dir / ".claude") in target.parents
+    def _sensitive_target(self, name: str, tool_input: dict[str, Any]) -> Path | None:
+        if name in _FILE_TOOLS:
+            path = tool_input.get("file_path")
+            if isinstance(path, str) and is_sensitive(Path(path), self.project_dir):
+                return Path(os.path.normpath(path))
+            return None
+        if name == "Bash":
+            return sensitive_write(str(tool_input.get("command", "")), self.cwd, self.project_dir)
+        return None

@@ -156,6 +156,10 @@ class BackgroundShell:
         state = "running" if self.process.poll() is None else f"exit {self.process.returncode}"
         return f"<BackgroundShell {self.shell_id} {self.command!r} {state}>"
 
+    @property
+    def running(self) -> bool:
+        return self.process.poll() is None
+
     def wait(self, timeout: float | None = None) -> int:
         return self.process.wait(timeout)
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from harness.ui.console import make_console
 
-__all__ = ["add_json_flag", "emit_json", "lab_command", "make_console"]
+__all__ = ["add_engine_flag", "add_json_flag", "emit_json", "lab_command", "make_console"]
 
 
 def add_json_flag(parser: argparse.ArgumentParser) -> None:
@@ -35,3 +35,20 @@ def lab_command() -> str:
         return shlex.quote(str(entry.absolute()))
     # python -m harness (or an embedding test): any lab on PATH is the participant's.
     return "lab" if on_path else f"{shlex.quote(sys.executable)} -m harness"
+
+
+def add_engine_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--engine",
+        choices=("emulator", "claude-code", "auto", "both"),
+        default=None,
+        help="play hook sessions on the emulator or the real Claude Code client; both plays "
+        "each on the two and fails where they disagree (default: as each lab says, else the "
+        "emulator)",
+    )
+
+
+def engine_fields(args: argparse.Namespace) -> dict[str, Any]:
+    """CheckContext fields for a command's --engine (none when it was not given)."""
+    engine = getattr(args, "engine", None)
+    return {"engine": engine, "engine_forced": True} if engine else {}

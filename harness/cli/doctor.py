@@ -11,13 +11,26 @@ from harness.ui.reports import doctor_table
 
 
 def add_parser(subparsers: Any) -> None:
-    parser = subparsers.add_parser("doctor", help="check Java, Maven, jq, git, bash and Docker")
+    parser = subparsers.add_parser(
+        "doctor", help="check Java, Maven, jq, git, bash, Docker, Node and Claude Code"
+    )
+    parser.add_argument(
+        "--fix",
+        action="store_true",
+        help="install what Hook Lab installs itself: the pinned Claude Code client (from npm)",
+    )
     add_json_flag(parser)
     parser.set_defaults(func=cmd_doctor)
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
-    console = make_console()
+    console = make_console(stderr=args.json)
+    if args.fix:
+        from harness.claude.client.install import install_client, wanted_version
+
+        with console.status(f"Installing Claude Code {wanted_version()} from npm …"):
+            client = install_client(on_output=lambda line: console.log(line))
+        console.print(f"Claude Code {client.version} is installed at {client.path}")
     if args.json:
         findings = run_checks()
     else:

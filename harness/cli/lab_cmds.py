@@ -11,13 +11,20 @@ import time
 from pathlib import Path
 from typing import Any
 
-from harness.cli.common import add_json_flag, emit_json, make_console
+from harness.cli.common import (
+    add_engine_flag,
+    add_json_flag,
+    emit_json,
+    engine_fields,
+    make_console,
+)
 from harness.engine.context import CheckContext
 from harness.engine.devcheck import dev_check, walk_lab
 from harness.engine.manifest import load_labs
 from harness.engine.progress import Progress
 from harness.engine.runner import LabRunner
 from harness.results import Status
+from harness.trainer.publish import AutoSubmit, auto_submit
 from harness.ui.console import escape
 from harness.workspace import Workspace, provision
 
@@ -34,7 +41,8 @@ def add_parser(subparsers: Any) -> None:
     start = cmd("start", "start a lab (by number or id)", cmd_start, json_flag=True)
     start.add_argument("lab", help="lab number or id, e.g. 3 or 03-stop-hook")
     cmd("status", "where you are in the current lab", cmd_status, json_flag=True)
-    cmd("check", "check the current step", cmd_check, json_flag=True)
+    check_step = cmd("check", "check the current step", cmd_check, json_flag=True)
+    add_engine_flag(check_step)
     cmd("hint", "show the next hint for the current step", cmd_hint, json_flag=True)
     cmd("next", "move on once the current step passed", cmd_next, json_flag=True)
     goto = cmd(
@@ -68,13 +76,16 @@ def add_parser(subparsers: Any) -> None:
         "setup → check must fail → solve → check must pass",
     )
     check.add_argument("labs", nargs="*", help="lab numbers or ids (default: all)")
+    add_engine_flag(check)
     add_json_flag(check)
     check.set_defaults(func=cmd_dev_check)
     dev.set_defaults(func=lambda args: (dev.print_help(), 2)[1])
 
 
-def _runner(console: Any | None = None) -> LabRunner:
-    return LabRunner(Workspace.find())
+def _runner(console: Any | None = None, args: argparse.Namespace | None = None) -> LabRunner:
+    ws = Workspace.find()
+    fields = engine_fields(args) if args is not None else {}
+    return LabRunner(ws, context=CheckContext(ws, ws.root, **fields) if fields else None)
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -117,13 +128,31 @@ def _live(args: argparse.Namespace, runner: LabRunner) -> Any:
     return activity(make_console(), runner.template)
 
 
-def _moved(args: argparse.Namespace, moved: Any, *, intro: bool = False) -> int:
+def _auto_submit(ws: Workspace) -> AutoSubmit | None:
+    """Send progress to the cohort remote when the workspace has one (lab init --remote).
+
+    Never fails the command: a remote that is down costs a one-line notice, and everything
+    stays pending for the next submit.
+    """
+    return auto_submit(ws)
+
+
+def _moved(
+    args: argparse.Namespace,
+    moved: Any,
+    *,
+    intro: bool = False,
+    submitted: AutoSubmit | None = None,
+) -> int:
     if args.json:
-        emit_json(moved.to_json())
+        emit_json({**moved.to_json(), "submit": submitted.to_json() if submitted else None})
     else:
         from harness.ui.lab_view import print_moved
+        from harness.ui.trainer_view import print_auto_submit
 
-        print_moved(make_console(), moved, show_intro=intro)
+        console = make_console()
+        print_moved(console, moved, show_intro=intro)
+        print_auto_submit(console, submitted)
     bad = [a for a in moved.actions if a.status is not Status.PASS]
     return 1 if bad or any(r.status is not Status.PASS for r in moved.reverified) else 0
 
@@ -132,7 +161,8 @@ def cmd_start(args: argparse.Namespace) -> int:
     runner = _runner()
     with _live(args, runner):
         moved = runner.start(args.lab)
-    return _moved(args, moved, intro=True)
+    # The trainer's view shows who has started where, not only who has passed something.
+    return _moved(args, moved, intro=True, submitted=_auto_submit(runner.ws))
 
 
 def cmd_status(args: argparse.Namespace) -> int:
@@ -148,15 +178,19 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    runner = _runner()
+    runner = _runner(args=args)
     with _live(args, runner):
         run = runner.check()
+    submitted = _auto_submit(runner.ws) if run.status is Status.PASS else None
     if args.json:
-        emit_json(run.to_json())
+        emit_json({**run.to_json(), "submit": submitted.to_json() if submitted else None})
     else:
         from harness.ui.lab_view import print_step_run
+        from harness.ui.trainer_view import print_auto_submit
 
-        print_step_run(make_console(), run)
+        console = make_console()
+        print_step_run(console, run)
+        print_auto_submit(console, submitted)
     return 0 if run.status is Status.PASS else 1
 
 
@@ -175,7 +209,8 @@ def cmd_next(args: argparse.Namespace) -> int:
     runner = _runner()
     with _live(args, runner):
         moved = runner.next()
-    return _moved(args, moved)
+    completed = moved.step is None or bool(moved.reverified)
+    return _moved(args, moved, submitted=_auto_submit(runner.ws) if completed else None)
 
 
 def cmd_goto(args: argparse.Namespace) -> int:
@@ -246,6 +281,8 @@ def cmd_watch(args: argparse.Namespace) -> int:
                 live.update(watch_renderable(run, changed, True))
                 run = runner.check()
                 live.update(watch_renderable(run, changed, False))
+                if run.status is Status.PASS:
+                    _auto_submit(runner.ws)  # quietly: the next lab check reports a failure
                 while True:
                     time.sleep(args.interval)
                     now = _scan(root)
@@ -330,11 +367,14 @@ def cmd_dev_check(args: argparse.Namespace) -> int:
             status.update(f"{lab.id}: {text}")
             status.start()
 
-        return CheckContext(ws, lab.dir, on_activity=on_activity)
+        return CheckContext(ws, lab.dir, on_activity=on_activity, **engine_fields(args))
+
+    def quiet_factory(ws: Workspace, lab: Any) -> CheckContext:
+        return CheckContext(ws, lab.dir, **engine_fields(args))
 
     try:
         report = dev_check(
-            only=args.labs, observer=view, context_factory=None if args.json else factory
+            only=args.labs, observer=view, context_factory=quiet_factory if args.json else factory
         )
     finally:
         status.stop()

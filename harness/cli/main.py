@@ -26,6 +26,7 @@ COMMAND_MODULES = [
     "harness.cli.simulate",
     "harness.cli.lab_cmds",
     "harness.cli.verify_hook",
+    "harness.cli.trainer_cmds",
 ]
 
 

@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from harness.claude.engines import EMULATOR, ENGINE_CHOICES, open_session
 from harness.claude.scenario import StepReport, load_scenario, run_step
-from harness.claude.session import Session
-from harness.claude.settings import find_project_root
+from harness.claude.settings import find_project_root, load_settings
 from harness.errors import HarnessError
 
 _DESCRIPTION = """\
@@ -28,6 +28,10 @@ tool_ran, permission, feedback (what Claude is shown), user_message, system_mess
 additional_context, errors, stop_hook_active, turn_ended, tool_result,
 hooks [{event, command, exit_code, timed_out, duration}], notes, name, expect, expect_met.
 
+--engine emulator (the default) plays it on Hook Lab's built-in imitation of Claude Code;
+--engine claude-code on the real, pinned Claude Code client (installed by lab doctor --fix),
+driven by a scripted model on 127.0.0.1; auto picks the real client when it is installed.
+
 Exit status 1 when an expectation is not met (the step is named on stderr) or the scenario is
 malformed."""
 
@@ -44,6 +48,12 @@ def add_parser(subparsers: Any) -> None:
         "--json", action="store_true", help="JSON Lines on stdout, one object per step"
     )
     parser.add_argument(
+        "--engine",
+        choices=ENGINE_CHOICES,
+        default=EMULATOR,
+        help="emulator (built in, default), claude-code (the real client) or auto",
+    )
+    parser.add_argument(
         "--project",
         type=Path,
         default=None,
@@ -57,8 +67,10 @@ def run(args: argparse.Namespace) -> int:
     scenario = load_scenario(args.scenario)
     root = args.project.resolve() if args.project else find_project_root(Path.cwd())
     reports: list[StepReport] = []
+    for warning in load_settings(root).warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     if args.json:
-        with Session(root, auto_approve=scenario.auto_approve) as session:
+        with open_session(args.engine, root, auto_approve=scenario.auto_approve) as session:
             for step in scenario.steps:
                 reports.append(run_step(session, step))
                 sys.stdout.write(json.dumps(reports[-1].to_json()) + "\n")
@@ -68,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
         from harness.ui.session_view import render_report, render_summary, step_status
 
         console = make_console()
-        with Session(root, auto_approve=scenario.auto_approve) as session:
+        with open_session(args.engine, root, auto_approve=scenario.auto_approve) as session:
             for step in scenario.steps:
                 with step_status(console, step):
                     reports.append(run_step(session, step))

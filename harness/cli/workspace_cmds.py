@@ -13,6 +13,7 @@ from harness.errors import HarnessError
 from harness.maven import BACKEND_NAMES, get_backend
 from harness.maven.backend import SENSOR_GOALS
 from harness.maven.surefire import ReportError, sensor_reports
+from harness.trainer.publish import make_settings, store_settings
 from harness.ui.console import escape
 from harness.ui.reports import (
     backups_table,
@@ -30,9 +31,16 @@ def add_parser(subparsers: Any) -> None:
     init.add_argument(
         "--backend",
         choices=BACKEND_NAMES,
-        default="local",
-        help="where ./mvnw runs Maven: this machine or a container",
+        default=None,
+        help="where ./mvnw runs Maven: this machine or a container (default: local; an "
+        "existing workspace keeps its own)",
     )
+    init.add_argument(
+        "--remote",
+        help="the cohort remote your trainer gave you: each passed step is submitted there",
+    )
+    init.add_argument("--participant", help="your name in the cohort (letters, digits, . _ -)")
+    init.add_argument("--cohort", help="the room's cohort name (default: default)")
     add_json_flag(init)
     init.set_defaults(func=cmd_init)
 
@@ -60,9 +68,19 @@ def add_parser(subparsers: Any) -> None:
 
 def cmd_init(args: argparse.Namespace) -> int:
     console = make_console()
+    settings = None
+    if args.remote or args.participant or args.cohort:
+        if not (args.remote and args.participant):
+            raise HarnessError(
+                "submitting needs both --remote and --participant",
+                fix="lab init DIR --remote URL --participant NAME [--cohort C]",
+            )
+        settings = make_settings(args.remote, args.participant, args.cohort)
     with console.status("Provisioning the workspace …"):
         result = provision(args.dir, backend=args.backend)
     ws = result.workspace
+    if settings is not None:
+        store_settings(ws, settings)
     if args.json:
         emit_json(
             {
@@ -71,9 +89,15 @@ def cmd_init(args: argparse.Namespace) -> int:
                 "files": result.files,
                 "backend": ws.backend,
                 "head": ws.head(),
+                "submit": settings.to_json() if settings else None,
             }
         )
         return 0
+    if settings is not None:
+        console.print(
+            f"Passed steps are submitted to [bold]{escape(settings.url)}[/] as "
+            f"[bold]{escape(settings.participant)}[/] (cohort {escape(settings.cohort)})."
+        )
     if result.created:
         console.print(
             f"[green]✓[/] Workspace ready at [bold]{escape(str(ws.root))}[/] "

@@ -183,6 +183,28 @@ def check_lab_on_path(repo: Path = REPO_ROOT) -> Finding:
     return Finding("lab on PATH", OK, found, required=False)
 
 
+def check_claude_code() -> Finding:
+    """The pinned real client, for ``--engine claude-code`` (the emulator needs none)."""
+    from harness.claude.client.install import find_client, install_dir, wanted_version
+
+    wanted = wanted_version()
+    client = find_client()
+    if client is not None:
+        return Finding(
+            "claude code",
+            OK,
+            f"{client.version} (pinned {wanted}) at {client.path}",
+            required=False,
+        )
+    return Finding(
+        "claude code",
+        WARN,
+        f"{wanted} (pinned) not installed in {install_dir(wanted)}; the emulator still works",
+        "lab doctor --fix",
+        required=False,
+    )
+
+
 def run_checks() -> list[Finding]:
     findings = [
         check_python(),
@@ -201,6 +223,9 @@ def run_checks() -> list[Finding]:
         check_offline_repo(),
         check_network(),
         check_docker(),
+        _tool("node", ["node", "--version"], "apt-get install nodejs npm", required=False),
+        _tool("npm", ["npm", "--version"], "apt-get install npm", required=False),
+        check_claude_code(),
     ]
     return [*findings, maven_verdict(findings)]
 

@@ -12,6 +12,10 @@ from harness.errors import HarnessError
 from harness.maven import MavenBackend, get_backend
 from harness.workspace import Workspace
 
+# The Claude Code that runs a check's hook sessions: the emulator in harness/claude, or the
+# real client. A passed step records which one it ran on.
+ENGINES = ("emulator", "claude-code")
+
 Sink = Callable[[str], None]
 EventSink = Callable[[dict[str, Any]], None]
 
@@ -31,6 +35,7 @@ class CheckContext:
     root_override: Path | None = None  # checks that work on a sandbox copy set this
     extra: dict[str, Any] = field(default_factory=dict)
     engine: str = "emulator"  # which Claude Code runs hook sessions: emulator | claude-code
+    engine_forced: bool = False  # chosen on the command line: wins over a lab's own choice
 
     @property
     def root(self) -> Path:

@@ -3,30 +3,49 @@
 The document is small and rewritten whole. A passed step records the commit and the snapshot
 of the worktree it was verified at, so a lab is called complete only after those snapshots
 pass their checks again.
+
+Format 2 adds what a trainer needs to trust a claim without the participant's laptop: each
+passed step's result, when and on which Claude Code engine it ran, and the sha256 of every
+sensor report it relied on. The reports themselves are kept in an evidence commit (the reports
+at their workspace paths, its parent the verified snapshot), and that commit is a parent of the
+progress commit that records the pass: pushing the chain carries everything a re-verification
+needs, while each progress commit's own tree stays the one document. Format 1 documents still
+load; their passed steps simply carry no evidence.
 """
 
 from __future__ import annotations
 
+import hashlib
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from harness.errors import HarnessError
 from harness.workspace import Workspace
 
-FORMAT = 1
+FORMAT = 2
+
+
+def digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
 
 
 @dataclass
 class StepProgress:
     hints: int = 0
     solved_with_help: bool = False
-    passed: dict[str, Any] | None = None  # {"commit", "tree", "snapshot", "at"}
+    # {"commit", "tree", "snapshot", "at", "engine", "duration", "result", "evidence",
+    # "evidence_commit"}; format 1 records carry only commit, snapshot and at.
+    passed: dict[str, Any] | None = None
+    entered_at: float | None = None  # when the participant reached this step
 
     def to_json(self) -> dict[str, Any]:
         return {
             "hints": self.hints,
             "solved_with_help": self.solved_with_help,
             "passed": self.passed,
+            "entered_at": self.entered_at,
         }
 
 
@@ -51,36 +70,64 @@ class LabProgress:
         }
 
 
+def _number(raw: Any, default: float | None) -> float | None:
+    return float(raw) if isinstance(raw, int | float) and not isinstance(raw, bool) else default
+
+
 @dataclass
 class Progress:
     lab: str | None = None
     step: str | None = None
     labs: dict[str, LabProgress] = field(default_factory=dict)
+    updated_at: float | None = None  # the last save: a trainer's "last activity"
+    format: int = FORMAT  # the format the document was read in
 
     @classmethod
-    def load(cls, ws: Workspace) -> Progress:
-        data = ws.read_progress()
+    def from_json(cls, data: Mapping[str, Any], *, source: str = "progress.json") -> Progress:
+        """Read a document of any known format; a newer one is refused, not misread."""
         if not data:
             return cls()
+        found = data.get("format", 1)
+        if not isinstance(found, int) or found > FORMAT:
+            raise HarnessError(
+                f"{source}: format: {found!r} is newer than this Hook Lab understands "
+                f"(format {FORMAT})",
+                fix="upgrade Hook Lab (git pull, then scripts/bootstrap.sh)",
+            )
         labs = {}
         for lab_id, raw in (data.get("labs") or {}).items():
             steps = {
                 sid: StepProgress(
-                    int(s.get("hints", 0)), bool(s.get("solved_with_help")), s.get("passed")
+                    int(s.get("hints", 0)),
+                    bool(s.get("solved_with_help")),
+                    s.get("passed") if isinstance(s.get("passed"), dict) else None,
+                    _number(s.get("entered_at"), None),
                 )
-                for sid, s in raw.get("steps", {}).items()
+                for sid, s in (raw.get("steps") or {}).items()
+                if isinstance(s, dict)
             }
             labs[lab_id] = LabProgress(
-                float(raw.get("started_at", 0)),
-                str(raw.get("start_commit", "")),
-                str(raw.get("start_snapshot", "")),
+                _number(raw.get("started_at"), 0.0) or 0.0,
+                str(raw.get("start_commit") or ""),
+                str(raw.get("start_snapshot") or ""),
                 steps,
-                raw.get("completed_at"),
+                _number(raw.get("completed_at"), None),
             )
-        return cls(data.get("lab"), data.get("step"), labs)
+        return cls(
+            data.get("lab"),
+            data.get("step"),
+            labs,
+            _number(data.get("updated_at"), None),
+            found,
+        )
 
-    def save(self, ws: Workspace, message: str) -> None:
-        ws.write_progress(self.to_json(), message)
+    @classmethod
+    def load(cls, ws: Workspace) -> Progress:
+        return cls.from_json(ws.read_progress(), source=f"{ws.root}: refs/hooklab/progress")
+
+    def save(self, ws: Workspace, message: str, *, anchors: Sequence[str] = ()) -> str:
+        self.updated_at = time.time()
+        return ws.write_progress(self.to_json(), message, anchors=anchors)
 
     def lab_progress(self, lab_id: str) -> LabProgress:
         return self.labs.setdefault(lab_id, LabProgress(started_at=time.time()))
@@ -90,5 +137,6 @@ class Progress:
             "format": FORMAT,
             "lab": self.lab,
             "step": self.step,
+            "updated_at": self.updated_at,
             "labs": {k: v.to_json() for k, v in self.labs.items()},
         }

@@ -7,17 +7,16 @@ says how to get them back. Results are CheckResults; the CLI and views only rend
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import shutil
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from harness.engine.context import CheckContext
 from harness.engine.manifest import Lab, Spec, Step, find_lab, lab_dirs
-from harness.engine.progress import LabProgress, Progress
+from harness.engine.progress import LabProgress, Progress, digest
 from harness.engine.sandbox import sandbox_copy
 from harness.errors import HarnessError
 from harness.results import CheckResult, Status
@@ -132,8 +131,9 @@ class LabRunner:
         return lab, lab.step(self.progress.step)
 
     def context(self, lab: Lab, root: Path | None = None) -> CheckContext:
-        # replace() keeps every field of the template (backend, engine, callbacks) by name.
-        ctx = dataclasses.replace(self.template, lab_dir=lab.dir, root_override=root, extra={})
+        # Everything the caller chose (backend, engine, live-view callbacks) carries over; only
+        # the lab, the root and the per-run extras are this run's own.
+        ctx = replace(self.template, lab_dir=lab.dir, root_override=root, extra={})
         lp = self.progress.labs.get(lab.id)
         ctx.extra["lab_start_commit"] = lp.start_commit if lp else self.ws.head()
         return ctx
@@ -192,6 +192,7 @@ class LabRunner:
 
     def _enter(self, lab: Lab, step: Step) -> list[CheckResult]:
         self.progress.lab, self.progress.step = lab.id, step.id
+        self.progress.lab_progress(lab.id).step(step.id).entered_at = time.time()
         actions = self.run_actions(lab, step.setup)
         self._save(f"{lab.id}: at step {step.id}")
         return actions
@@ -235,14 +236,44 @@ class LabRunner:
         lab, step = self.current()
         run = self.run_checks(lab, step)
         if run.status is Status.PASS:
-            lp = self.progress.lab_progress(lab.id)
-            lp.step(step.id).passed = {
-                "commit": self.ws.head(),
-                "snapshot": self._snapshot(lab, f"verified/{step.id}"),
-                "at": time.time(),
-            }
-            self._save(f"{lab.id}: step {step.id} passed")
+            self._record_pass(lab, step, run)
         return run
+
+    def _record_pass(self, lab: Lab, step: Step, run: StepRun) -> None:
+        """Keep the claim with its evidence: the state checked, the result, the reports read."""
+        snapshot = self._snapshot(lab, f"verified/{step.id}")
+        commit = self.ws.repo[snapshot.encode()]
+        reports = {rel: data for r in run.results for rel, data in r.evidence.items()}
+        evidence_commit = (
+            self.ws.commit_files(reports, [snapshot], f"hooklab {lab.id}: evidence for {step.id}")
+            if reports
+            else None
+        )
+        self.progress.lab_progress(lab.id).step(step.id).passed = {
+            "commit": self.ws.head(),
+            "tree": commit.tree.decode(),
+            "snapshot": snapshot,
+            "at": time.time(),
+            # The engine a hook session really played on (a lab may pick the real client).
+            "engine": next(
+                (str(r.details["engine"]) for r in run.results if r.details.get("engine")),
+                self.template.engine,
+            ),
+            "duration": round(run.duration, 3),
+            "result": {
+                "status": run.status.value,
+                "checks": [
+                    {"name": r.name, "status": r.status.value, "message": r.message}
+                    for r in run.results
+                ],
+            },
+            "evidence": {rel: digest(data) for rel, data in sorted(reports.items())},
+            "evidence_commit": evidence_commit,
+        }
+        # The evidence commit's parent is the snapshot: anchoring it carries both.
+        self.progress.save(
+            self.ws, f"{lab.id}: step {step.id} passed", anchors=[evidence_commit or snapshot]
+        )
 
     def hint(self) -> tuple[Step, int, str]:
         """The next hint tier (1-based); stays on the last one once all were shown."""

@@ -33,7 +33,6 @@ from typing import Any
 
 from harness import proc
 from harness.claude import Event, EventOutcome, HookRun, Session, StepOutcome, dispatch
-from harness.claude.runner import cap
 from harness.claude.session import STOP_BLOCK_CAP
 from harness.claude.settings import Settings, parse_settings
 from harness.errors import HarnessError
@@ -624,7 +623,7 @@ def _judge_passes(p: Phase, fix_cmd: str) -> GradeCheck:
             _said(p.run),
             "blocks although fixed",
             detail=f"After `{fix_cmd}` the claim holds, yet the hook refuses the "
-            "stop: Claude would loop until the cap of 8.",
+            f"stop: Claude would loop until the cap of {STOP_BLOCK_CAP}.",
             fix=f"run `{fix_cmd}`, then the hook by hand, and see which test fails",
         )
     return _check(
@@ -679,8 +678,8 @@ def _judge_session_held(p: Phase) -> GradeCheck:
             fix="exit 2 with the reason on stderr when the claim does not hold",
         )
     shown = step.feedback.strip()
-    # Claude Code caps what it shows at 10,000 characters; compare like with like.
-    reason = cap(p.run.stderr.strip()) if p.code == 2 else ""
+    # Claude is sent "Stop hook feedback:\n[COMMAND]: STDERR": the reason, whole, in a frame.
+    reason = p.run.stderr.strip() if p.code == 2 else ""
     if p.code == 2 and not reason:
         return _check(
             SESSION_HELD,
@@ -691,8 +690,7 @@ def _judge_session_held(p: Phase) -> GradeCheck:
             detail="The turn is held but stderr was empty, so Claude gets no instruction.",
             fix="print the reason to stderr (`>&2`)",
         )
-    # Claude Code frames the reason ("Stop hook feedback:\n[command]: …"); it must be in there.
-    if p.code == 2 and reason.strip() not in shown:
+    if p.code == 2 and reason not in shown:
         return _check(
             SESSION_HELD,
             FAIL,
@@ -702,9 +700,8 @@ def _judge_session_held(p: Phase) -> GradeCheck:
             detail="The simulator showed Claude something other than the hook's "
             "stderr; please report this.",
         )
-    return _check(
-        SESSION_HELD, PASS, expected, f"blocked; Claude was shown {_first_line(reason or shown)!r}"
-    )
+    said = _first_line(reason) if reason else _first_line(shown)
+    return _check(SESSION_HELD, PASS, expected, f"blocked; Claude was shown {said!r}")
 
 
 def _judge_lets_go(p: Phase) -> GradeCheck:

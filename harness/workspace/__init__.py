@@ -6,8 +6,18 @@ from harness.workspace.workspace import (
     Backup,
     ProvisionResult,
     Workspace,
+    empty_workspace,
     fixture_dir,
+    progress_document,
     provision,
 )
 
-__all__ = ["Backup", "ProvisionResult", "Workspace", "fixture_dir", "provision"]
+__all__ = [
+    "Backup",
+    "ProvisionResult",
+    "Workspace",
+    "empty_workspace",
+    "fixture_dir",
+    "progress_document",
+    "provision",
+]

@@ -51,14 +51,22 @@ def _mode_for(path: Path) -> int:
 def snapshot_tree(repo: Repo) -> bytes:
     """Store every worktree file as blobs and return the id of the root tree."""
     root = Path(repo.path)
-    store = repo.object_store
-    trees: dict[str, Tree] = {"": Tree()}
+    files: dict[str, tuple[int, bytes]] = {}
     for rel in worktree_files(repo):
         path = root / rel
         mode = _mode_for(path)
         data = os.readlink(path).encode() if mode == 0o120000 else path.read_bytes()
         blob = Blob.from_string(data)
-        store.add_object(blob)
+        repo.object_store.add_object(blob)
+        files[rel] = (mode, blob.id)
+    return build_tree(repo, files)
+
+
+def build_tree(repo: Repo, files: dict[str, tuple[int, bytes]]) -> bytes:
+    """Store the trees for ``files`` (path -> (mode, blob id), blobs already stored)."""
+    store = repo.object_store
+    trees: dict[str, Tree] = {"": Tree()}
+    for rel, (mode, blob_id) in sorted(files.items()):
         parent = ""
         parts = rel.split("/")
         for part in parts[:-1]:
@@ -66,7 +74,7 @@ def snapshot_tree(repo: Repo) -> bytes:
             if child not in trees:
                 trees[child] = Tree()
             parent = child
-        trees[parent].add(parts[-1].encode(), mode, blob.id)
+        trees[parent].add(parts[-1].encode(), mode, blob_id)
     # Write deepest trees first so each parent can point at its children's ids.
     for key in sorted(trees, key=lambda k: k.count("/") + (1 if k else 0), reverse=True):
         tree = trees[key]

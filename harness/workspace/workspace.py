@@ -11,6 +11,7 @@ import os
 import re
 import shutil
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,8 +24,10 @@ from harness import __version__
 from harness.errors import HarnessError
 from harness.workspace.snapshot import (
     IDENTITY,
+    build_tree,
     commit_snapshot,
     make_commit,
+    read_blob,
     snapshot_tree,
     tree_files,
     worktree_files,
@@ -35,6 +38,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 SKIP_ON_COPY = {".git", "target", ".idea", ".vscode", "__pycache__"}
 BACKUP_PREFIX = b"refs/hooklab/backups/"
 PROGRESS_REF = b"refs/hooklab/progress"
+PROGRESS_FILE = "progress.json"
 META_FILE = "hooklab/workspace.json"
 BACKEND_FILE = Path(".mvn") / "hooklab-backend"
 
@@ -232,31 +236,55 @@ class Workspace:
     def snapshot_tree_id(self) -> str:
         return snapshot_tree(self.repo).decode()
 
+    def update_meta(self, changes: dict[str, Any]) -> None:
+        """Merge ``changes`` into the workspace's meta (a key set to None is removed)."""
+        meta = self.meta
+        for key, value in changes.items():
+            if value is None:
+                meta.pop(key, None)
+            else:
+                meta[key] = value
+        _write_meta(self.git_dir, meta)
+
     # ---- progress ----------------------------------------------------------------------
+    def progress_head(self) -> str | None:
+        try:
+            return self.repo.refs[PROGRESS_REF].decode()
+        except KeyError:
+            return None
+
     def read_progress(self) -> dict[str, Any]:
         """The progress document: progress.json in a commit chain at refs/hooklab/progress."""
-        try:
-            commit = self.repo[self.repo.refs[PROGRESS_REF]]
-        except KeyError:
-            return {}
-        assert isinstance(commit, Commit)
-        tree = self.repo[commit.tree]
-        _mode, sha = tree[b"progress.json"]
-        blob = self.repo[sha]
-        assert isinstance(blob, Blob)
-        data: dict[str, Any] = json.loads(blob.data)
-        return data
+        head = self.progress_head()
+        return progress_document(self.repo, head) if head else {}
 
-    def write_progress(self, progress: dict[str, Any], message: str) -> None:
-        from dulwich.objects import Tree
+    def write_progress(
+        self, progress: dict[str, Any], message: str, *, anchors: Sequence[str] = ()
+    ) -> str:
+        """Commit a new progress document on top of the chain.
 
+        ``anchors`` become extra parents, so whatever pushes the chain also carries those
+        commits (the verified states and their evidence) while the chain's own trees stay one
+        small file: a reader that fetches only the tip gets the whole document and nothing more.
+        """
+        parents = [head.encode()] if (head := self.progress_head()) else []
         blob = Blob.from_string(json.dumps(progress, indent=2, sort_keys=True).encode() + b"\n")
-        tree = Tree()
-        tree.add(b"progress.json", 0o100644, blob.id)
         self.repo.object_store.add_object(blob)
-        self.repo.object_store.add_object(tree)
-        parents = [self.repo.refs[PROGRESS_REF]] if PROGRESS_REF in self.repo.refs else []
-        self.repo.refs[PROGRESS_REF] = make_commit(self.repo, tree.id, parents, message)
+        tree = build_tree(self.repo, {PROGRESS_FILE: (0o100644, blob.id)})
+        parents += [a.encode() for a in dict.fromkeys(anchors) if a.encode() not in parents]
+        commit_id = make_commit(self.repo, tree, parents, message)
+        self.repo.refs[PROGRESS_REF] = commit_id
+        return commit_id.decode()
+
+    def commit_files(self, files: Mapping[str, bytes], parents: Sequence[str], message: str) -> str:
+        """A harness commit of exactly ``files`` (path -> content), outside any branch."""
+        entries = {}
+        for path, data in files.items():
+            blob = Blob.from_string(data)
+            self.repo.object_store.add_object(blob)
+            entries[path] = (0o100644, blob.id)
+        tree = build_tree(self.repo, entries)
+        return make_commit(self.repo, tree, [p.encode() for p in parents], message).decode()
 
     def __repr__(self) -> str:
         return f"Workspace({str(self.root)!r}, backend={self.backend!r})"
@@ -272,6 +300,28 @@ def backup_slug(text: str, limit: int = 40) -> str:
             break
         slug = longer
     return slug or (words[0][:limit] if words else "backup")
+
+
+def progress_document(repo: Repo, commit_id: str) -> dict[str, Any]:
+    """The progress.json of a progress commit, in any repository (a workspace, a cohort)."""
+    commit = repo[commit_id.encode()]
+    assert isinstance(commit, Commit)
+    data = read_blob(repo, commit.tree, PROGRESS_FILE)
+    if data is None:
+        raise HarnessError(
+            f"progress commit {commit_id[:12]} holds no {PROGRESS_FILE}",
+            fix="this ref was not written by Hook Lab; check the remote and the ref name",
+        )
+    try:
+        document: dict[str, Any] = json.loads(data)
+    except ValueError as exc:
+        raise HarnessError(
+            f"{PROGRESS_FILE} in progress commit {commit_id[:12]} is not valid JSON ({exc})",
+            fix="the progress record was edited by hand; lab status shows the last good one",
+        ) from exc
+    if not isinstance(document, dict):
+        raise HarnessError(f"{PROGRESS_FILE} in progress commit {commit_id[:12]} is not an object")
+    return document
 
 
 # ---- provisioning --------------------------------------------------------------------------
@@ -332,10 +382,23 @@ def _has_git_identity() -> bool:
         return False
 
 
+def empty_workspace(target: Path, meta: dict[str, Any]) -> Workspace:
+    """A workspace with no files and no commits yet, for objects fetched from elsewhere
+    (re-verifying a participant's submission in a fresh place)."""
+    target.mkdir(parents=True, exist_ok=True)
+    if any(target.iterdir()):
+        raise HarnessError(f"{target} is not empty", fix="pick a new directory")
+    repo = porcelain.init(str(target))
+    repo.refs.set_symbolic_ref(b"HEAD", b"refs/heads/main")
+    _write_meta(Path(repo.controldir()), {"harness_version": __version__, **meta})
+    return Workspace(target)
+
+
 def provision(
-    target: Path, *, backend: str = "local", fixture: Path | None = None
+    target: Path, *, backend: str | None = None, fixture: Path | None = None
 ) -> ProvisionResult:
-    """Create a workspace in ``target``; on an existing workspace, change nothing but the backend.
+    """Create a workspace in ``target`` (backend default: local); on an existing workspace,
+    change nothing but the backend, and that only when one is given.
 
     A directory holding anything else is refused untouched: it may be someone's work.
     """
@@ -346,9 +409,10 @@ def provision(
         )
     if target.is_dir() and _meta_path(target).is_file():
         ws = Workspace(target)
-        if ws.backend != backend:
+        if backend is not None and ws.backend != backend:
             ws.set_backend(backend)
         return ProvisionResult(ws, created=False, files=0)
+    backend = backend or "local"
     if target.is_dir() and any(target.iterdir()):
         raise HarnessError(
             f"{target} is not empty and is not a Hook Lab workspace; nothing was changed",

@@ -322,7 +322,7 @@ def test_blocked_subagent_continues_with_stop_hook_active(project: HookProject) 
         "SubagentStop",
         """
         input=$(cat)
-        case "$input" in *'"stop_hook_active": true'*) exit 0;; esac
+        case "$input" in *'"stop_hook_active":true'*) exit 0;; esac
         echo "cover BR-002" >&2; exit 2
     """,
     )

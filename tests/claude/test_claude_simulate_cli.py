@@ -52,7 +52,7 @@ def setup(project: HookProject) -> None:
     project.hook(
         "Stop",
         """
-        grep -q '"stop_hook_active": true' && exit 0
+        grep -q '"stop_hook_active":true' && exit 0  # compact JSON, as the client sends
         echo "run the sensors" >&2; exit 2
     """,
     )
@@ -153,3 +153,29 @@ def test_as_a_real_process(project: HookProject) -> None:
     assert "Claude sees: Stop hook feedback:" in human.stdout
     assert "]: run the sensors" in human.stdout
     assert "all 4 expectations met" in human.stdout
+
+
+def test_the_same_scenario_on_either_engine_as_a_real_process(
+    project: HookProject, engine: str
+) -> None:
+    """`lab simulate --engine claude-code` plays the scenario on the real client; the JSON
+    lines carry the same outcomes and what Claude was sent as on the emulator."""
+    setup(project)
+    (project.root / "scenario.toml").write_text(SCENARIO)
+    done = run_lab_process(
+        "simulate", "scenario.toml", "--json", "--engine", engine, cwd=project.root, timeout=180
+    )
+    assert done.returncode == 0, done.stderr
+    steps = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [s["outcome"] for s in steps] == [
+        "allowed",
+        "allowed",
+        "blocked",
+        "allowed",
+        "blocked",
+        "allowed",
+    ]
+    assert steps[2]["feedback"].startswith("PreToolUse:Edit hook error: ")
+    assert steps[4]["feedback"].startswith("Stop hook feedback:\n")
+    assert all(s["expect_met"] in (True, None) for s in steps)
+    assert [h["event"] for h in steps[4]["hooks"]] == ["Stop"]

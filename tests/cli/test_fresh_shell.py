@@ -11,6 +11,7 @@ that namespace sees the link bootstrap makes.
 from __future__ import annotations
 
 import os
+import pwd
 import shlex
 import shutil
 import subprocess
@@ -49,9 +50,17 @@ def fresh_home(root: Path, owner: int = 0) -> Path:
     return home
 
 
-def login_shell(home: Path, script: str) -> list[str]:
+# Bootstrap also installs the pinned Claude Code client from npm (384 MB) for the other
+# engine; that is not what these tests are about. Root's run shares this machine's cache of it;
+# the unprivileged user's download is refused at once (no registry), which bootstrap reports
+# and gets past.
+REAL_CACHE = Path(pwd.getpwuid(os.getuid()).pw_dir) / ".cache" / "hooklab"
+NO_REGISTRY = ("npm_config_registry=http://127.0.0.1:9/", "npm_config_fetch_retries=0")
+
+
+def login_shell(home: Path, script: str, *extra: str) -> list[str]:
     """A new terminal: bash -l with only HOME (and TERM) set, running ``script``."""
-    return ["env", "-i", f"HOME={home}", "TERM=dumb", "bash", "-lc", script]
+    return ["env", "-i", f"HOME={home}", "TERM=dumb", *extra, "bash", "-lc", script]
 
 
 @pytest.fixture(scope="module")
@@ -92,7 +101,7 @@ def test_guide_commands_work_as_printed_after_bootstrap_as_root(checkout: Path) 
 set -e
 mount -t tmpfs tmpfs /usr/local/bin
 cd {shlex.quote(str(out_dir))}
-{shlex.join(login_shell(home, boot))}
+{shlex.join(login_shell(home, boot, f"HOOKLAB_CACHE={REAL_CACHE}"))}
 {shlex.join(login_shell(home, guide))} > guide.out 2>&1
 sed -n 's/^Next: *//p' guide.out > next.txt
 {shlex.join(login_shell(home, printed))} > next.out 2>&1
@@ -127,6 +136,7 @@ def test_a_user_without_root_gets_lab_in_new_terminals(checkout: Path) -> None:
     home = fresh_home(checkout.parent / "user", owner=NOBODY)
     as_user = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
     env = {"HOME": str(home), "PATH": "/usr/bin:/bin", "TERM": "dumb"}
+    env.update(item.split("=", 1) for item in NO_REGISTRY)
     boot = subprocess.run(
         [*as_user, "./scripts/bootstrap.sh"],
         cwd=checkout,

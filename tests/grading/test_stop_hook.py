@@ -74,8 +74,9 @@ def test_each_failure_is_named(project: Path, variant: str) -> None:
 
 def test_ignoring_stop_hook_active_runs_into_the_cap(project: Path) -> None:
     check = grade(project, WRONG["ignores-active"][0]).check("lets-go-when-active")
-    assert "blocked 7 more times" in check.found
-    assert "cap of 8 ended the turn" in check.found
+    # Claude Code 2.1.332 honours eight blocks in a row and overrides the ninth.
+    assert "blocked 8 more times" in check.found
+    assert "cap of 9 ended the turn" in check.found
 
 
 def test_slow_hook_leaves_the_other_checks_unjudged(project: Path) -> None:

@@ -136,3 +136,18 @@ def install_client(
             fix="check that the npm registry is reachable (npm ping), then run lab doctor --fix",
         )
     return client
+
+
+def main() -> int:
+    """``python -m harness.claude.client.install``: what scripts/bootstrap.sh runs."""
+    try:
+        client = install_client(on_output=print)
+    except HarnessError as exc:
+        print(f"claude-code: {exc}")
+        return 1
+    print(f"claude-code: {client.version} at {client.path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

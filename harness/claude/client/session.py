@@ -38,10 +38,11 @@ from harness.claude.client.install import ClientInstall, require_client
 from harness.claude.events import SESSION_START_SOURCES, Event
 from harness.claude.runner import HookRun
 from harness.claude.session import UNANSWERED_PROMPT, StepOutcome
-from harness.claude.settings import Settings, load_settings
+from harness.claude.settings import DEFAULT_TIMEOUT, Settings, load_settings
 from harness.errors import HarnessError
 
 IMPLICIT_PROMPT = "Go on."  # opens a turn when a scenario acts before any prompt
+COMPACT_SUMMARY = "Summary: a scripted session; nothing left to do."  # the model's, for /compact
 STEP_TIMEOUT = 120.0  # seconds a step may wait for the client, beyond its own hook timeouts
 _REMINDER = re.compile(r"</?system-reminder>")
 _PREAMBLE = "The text below is the output of a hook"
@@ -75,15 +76,21 @@ class _Inbox:
     """Everything the client does, in arrival order: API requests and stream-json lines."""
 
     items: queue.Queue[tuple[str, Any]] = field(default_factory=queue.Queue)
+    held: list[tuple[str, Any]] = field(default_factory=list)  # taken out, not yet handled
 
     def put(self, kind: str, item: Any) -> None:
         self.items.put((kind, item))
 
     def get(self, timeout: float) -> tuple[str, Any] | None:
+        if self.held:
+            return self.held.pop(0)
         try:
             return self.items.get(timeout=timeout)
         except queue.Empty:
             return None
+
+    def hold(self, item: tuple[str, Any]) -> None:
+        self.held.append(item)
 
 
 @dataclass
@@ -162,6 +169,21 @@ class ClaudeCodeSession:
         self.api.close()
         if self._own_dir:
             shutil.rmtree(self.config_dir, ignore_errors=True)
+        else:
+            self.save_evidence(self.config_dir)
+
+    def save_evidence(self, folder: Path) -> None:
+        """Every request the client sent the scripted model, and every line it printed."""
+        folder.mkdir(parents=True, exist_ok=True)
+        with (folder / "api-requests.jsonl").open("w", encoding="utf-8") as out:
+            for request in self.api.requests:
+                out.write(
+                    json.dumps({"seq": request.seq, "path": request.path, "body": request.body})
+                    + "\n"
+                )
+        with (folder / "stream-json.jsonl").open("w", encoding="utf-8") as out:
+            for event in self.events:
+                out.write(json.dumps(event) + "\n")
 
     # -- the client process ------------------------------------------------------------------
 
@@ -296,9 +318,11 @@ class ClaudeCodeSession:
     # -- waiting for the client --------------------------------------------------------------
 
     def _hook_budget(self) -> float:
+        """How long to wait for the client in one step: its hooks' timeouts (a hook with the
+        600 s default is budgeted a minute) on top of the step's own allowance."""
         longest = max(
             (
-                hook.timeout
+                min(hook.timeout, 60.0) if hook.timeout == DEFAULT_TIMEOUT else hook.timeout
                 for groups in self.settings.hooks.values()
                 for g in groups
                 for hook in g.hooks
@@ -307,10 +331,10 @@ class ClaudeCodeSession:
         )
         return STEP_TIMEOUT + longest
 
-    def _await(self, *, tool_use_id: str | None = None, record: _StepLog) -> _Turn:
+    def _await(self, *, record: _StepLog, extra: float = 0.0) -> _Turn:
         """Wait until the client asks the model again, ends the turn, or exits; answer the
-        permission prompts it raises on the way."""
-        deadline = time.monotonic() + self._hook_budget()
+        permission prompts it raises on the way. ``extra``: a tool's own time allowance."""
+        deadline = time.monotonic() + self._hook_budget() + extra
         while time.monotonic() < deadline:
             item = self._inbox.get(0.1)
             if item is None:
@@ -331,6 +355,20 @@ class ClaudeCodeSession:
             elif event.get("type") == "result":
                 return _Turn("result", result=event)
         return _Turn("timeout")
+
+    def _await_result_line(self, use_id: str, record: _StepLog, timeout: float = 10.0) -> None:
+        """The client prints a tool's result line on stdout about when it asks the model
+        again; wait for that line, which tells whether the tool really ran."""
+        deadline = time.monotonic() + timeout
+        while record.tool_result_event(use_id) is None and time.monotonic() < deadline:
+            item = self._inbox.get(0.05)
+            if item is None:
+                continue
+            if item[0] == "event":
+                record.events.append(item[1])
+            else:
+                self._inbox.hold(item)
+                return
 
     def _route_request(self, request: ApiRequest, record: _StepLog) -> bool:
         """True for a main-loop request; a subagent's is kept for its own step."""
@@ -491,6 +529,11 @@ class ClaudeCodeSession:
             self._close_open_turn(record)
             self._send({"type": "user", "message": {"role": "user", "content": f"/{source}"}})
             turn = self._await(record=record)
+            for _ in range(5):  # /compact asks the model for a summary of the session first
+                if turn.kind not in ("request", "subagent") or turn.request is None:
+                    break
+                self.api.answer(turn.request, Reply.text(COMPACT_SUMMARY))
+                turn = self._await(record=record)
             if turn.kind == "result" and turn.result and turn.result.get("session_id"):
                 self.session_id = str(turn.result["session_id"])
             if turn.kind == "result" and turn.result and source == "compact":
@@ -644,7 +687,8 @@ class ClaudeCodeSession:
         use_id = self._new_tool_id()
         self._pending = None
         self.api.answer(request, Reply.tool_use(use_id, name, tool_input))
-        turn = self._await(tool_use_id=use_id, record=record)
+        allowance = float(tool_input.get("timeout", 120_000)) / 1000  # Bash's own limit
+        turn = self._await(record=record, extra=allowance)
         result_event = record.tool_result_event(use_id)
         if turn.kind == "result" and turn.result is not None:
             step = self._step(do, detail, "stopped", turn_ended=True)
@@ -657,6 +701,7 @@ class ClaudeCodeSession:
                 fix="see the client's output in the step's notes",
             )
         self._pending = turn.request
+        self._await_result_line(use_id, record)
         result_block = _tool_result(turn.request, use_id)
         text = blocks_text(result_block.get("content")) if result_block else ""
         is_error = bool(result_block.get("is_error")) if result_block else False

@@ -11,9 +11,18 @@ import contextlib
 import json
 import shutil
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from harness.claude.engines import (
+    CLAUDE_CODE,
+    EMULATOR,
+    ENGINE_CHOICES,
+    ScriptedSession,
+    open_session,
+)
+from harness.claude.engines import resolve_engine as resolve_engine_name
 from harness.claude.scenario import (
     Scenario,
     ScenarioStep,
@@ -28,6 +37,8 @@ from harness.engine.sandbox import path_without, sandbox_copy
 from harness.engine.schema import Field
 from harness.errors import ConfigError, HarnessError
 from harness.results import CheckResult
+
+BOTH = "both"  # --engine both: the differential over a lab's sessions
 
 # Assertions a step may carry on top of the scenario fields harness/claude defines.
 ASSERTIONS: dict[str, type] = {
@@ -212,6 +223,57 @@ def run(ctx: CheckContext, p: Params) -> CheckResult:
             f"the lab's session script is broken: {exc}", name="hook session"
         )
     title = p["title"] or (Path(p["scenario"]).name if p["scenario"] else "hook session")
+    try:
+        engines = session_engines(ctx, p)
+    except HarnessError as exc:
+        return CheckResult.errored(f"cannot start a session: {exc}", name=title)
+    plays: dict[str, _Play] = {}
+    for engine in engines:
+        play = _play(ctx, p, scenario, asserts, title, engine)
+        if isinstance(play, CheckResult):
+            return play
+        plays[engine] = play
+    last_engine = engines[-1]
+    play = plays[last_engine]
+    failures = list(play.failures)
+    if len(plays) == 2:  # the differential: both engines must tell the same story
+        failures += _disagreements(plays, ctx.root)
+        for engine, other in plays.items():
+            if engine != last_engine:
+                failures += [f"on the {engine}: {f}" for f in other.failures]
+    details: dict[str, Any] = {"session": play.steps, "engine": last_engine}
+    if len(plays) == 2:
+        details["sessions"] = {engine: other.steps for engine, other in plays.items()}
+    if failures:
+        return CheckResult.failed(
+            p["message"] or "the hooks did not behave as this step expects",
+            name=title,
+            expected=_describe_expected(scenario, asserts, p),
+            found="\n".join(failures),
+            output=_output(play.steps),
+            details=details,
+        )
+    return CheckResult.passed(
+        p["pass_message"] or "every hook outcome as expected", name=title, details=details
+    )
+
+
+@dataclass
+class _Play:
+    """One engine's run of the session: each step as shown, and what went wrong."""
+
+    steps: list[dict[str, Any]]
+    failures: list[str]
+
+
+def _play(
+    ctx: CheckContext,
+    p: Params,
+    scenario: Scenario,
+    asserts: list[dict[str, Any]],
+    title: str,
+    engine: str,
+) -> _Play | CheckResult:
     # Step numbers of the participant's file and item numbers of the expected sequence must
     # never be confused: the first always carry the file's name.
     label = f"{Path(p['scenario']).name} step" if p["scenario"] else "session step"
@@ -227,18 +289,21 @@ def run(ctx: CheckContext, p: Params) -> CheckResult:
         transcripts = Path(tempfile.mkdtemp(prefix="hooklab-transcripts-"))
         stack.callback(shutil.rmtree, transcripts, True)
         git_dir = root / ".git"
+        auto_approve = scenario.auto_approve or p["auto_approve"]
         try:
-            session: RecordingSession = stack.enter_context(
+            session: ScriptedSession = stack.enter_context(
                 RecordingSession(
-                    root,
-                    transcript_dir=transcripts,
-                    auto_approve=scenario.auto_approve or p["auto_approve"],
-                    env=env,
+                    root, transcript_dir=transcripts, auto_approve=auto_approve, env=env
+                )
+                if engine != CLAUDE_CODE
+                else open_session(
+                    engine, root, transcript_dir=transcripts, auto_approve=auto_approve, env=env
                 )
             )
         except HarnessError as exc:
             return CheckResult.errored(f"cannot start a session: {exc}", name=title)
-        ctx.on_activity(f"simulating a Claude Code session: {title}")
+        on = "real Claude Code" if engine == CLAUDE_CODE else "the emulator"
+        ctx.on_activity(f"playing a Claude Code session on {on}: {title}")
         steps_json: list[dict[str, Any]] = []
         failures: list[str] = []
         counts: dict[str, int] = {}
@@ -248,7 +313,8 @@ def run(ctx: CheckContext, p: Params) -> CheckResult:
             before = None
             if watched is not None and (root / watched).is_file():
                 before = (root / watched).read_bytes()
-            seen = len(session.payloads)
+            payloads = getattr(session, "payloads", [])  # the emulator keeps each event's JSON
+            seen = len(payloads)
             command = str(step.args.get("command", ""))
             runs_maven = step.do == "bash" and "mvnw" in command
             if runs_maven:  # announced, so the live view and the Maven timer see it
@@ -257,12 +323,12 @@ def run(ctx: CheckContext, p: Params) -> CheckResult:
                 report = next(run_scenario(Scenario(scenario.path, (step,)), session))
             except HarnessError as exc:
                 return CheckResult.errored(
-                    f"session step {step.number} could not run: {exc}",
+                    f"session step {step.number} could not run on {on}: {exc}",
                     name=title,
-                    details={"session": steps_json},
+                    details={"session": steps_json, "engine": engine},
                 )
             if runs_maven:
-                ctx.on_activity(f"simulating a Claude Code session: {title}")
+                ctx.on_activity(f"playing a Claude Code session on {on}: {title}")
             outcome = report.outcome
             last = outcome
             counts[f"{step.do}:{outcome.outcome}"] = (
@@ -279,12 +345,14 @@ def run(ctx: CheckContext, p: Params) -> CheckResult:
                 "outcome": outcome.outcome,
                 "stop_hook_active": bool(outcome.stop_hook_active),
                 "tool_ran": outcome.tool_ran,
+                "turn_ended": outcome.turn_ended,
                 "feedback": outcome.feedback[:3000],
                 "system_message": outcome.system_message,
                 "user_message": outcome.user_message[:2000],
-                "events": [json.loads(json.dumps(x, default=str)) for x in session.payloads[seen:]],
+                "events": [json.loads(json.dumps(x, default=str)) for x in payloads[seen:]],
                 "hooks": _hook_view(outcome),
                 "problems": problems,
+                "root": str(root),
             }
             steps_json.append(entry)
             ctx.on_hook_event(entry)
@@ -302,19 +370,27 @@ def run(ctx: CheckContext, p: Params) -> CheckResult:
     blocked = counts.get("stop:blocked", 0)
     if p["blocked_stops_at_least"] and blocked < p["blocked_stops_at_least"]:
         failures.append(f"{blocked} blocked stops, expected at least {p['blocked_stops_at_least']}")
-    details = {"session": steps_json}
-    if failures:
-        return CheckResult.failed(
-            p["message"] or "the hooks did not behave as this step expects",
-            name=title,
-            expected=_describe_expected(scenario, asserts, p),
-            found="\n".join(failures),
-            output=_output(steps_json),
-            details=details,
-        )
-    return CheckResult.passed(
-        p["pass_message"] or "every hook outcome as expected", name=title, details=details
-    )
+    return _Play(steps_json, failures)
+
+
+def _disagreements(plays: dict[str, _Play], workspace: Path) -> list[str]:
+    """Steps where the emulator and the real client differ (the real client is right)."""
+    from harness.claude.differential import normalise
+
+    real, emulated = plays[CLAUDE_CODE].steps, plays["emulator"].steps
+    found = []
+    for ours, theirs in zip(emulated, real, strict=False):
+        for key in ("outcome", "tool_ran", "turn_ended", "feedback"):
+            mine, truth = ours.get(key), theirs.get(key)
+            if key == "feedback":
+                mine = normalise(str(mine), Path(ours["root"]))
+                truth = normalise(str(truth), Path(theirs["root"]))
+            if mine != truth:
+                found.append(
+                    f"{ours['label']} ({ours['do']}): the emulator says {key} {mine!r}, "
+                    f"real Claude Code {truth!r}"
+                )
+    return found
 
 
 SEQUENCE_KEYS = {
@@ -422,6 +498,16 @@ def _output(steps: list[dict[str, Any]]) -> str:
     return "\n".join(chunks)
 
 
+def session_engines(ctx: CheckContext, p: Params) -> list[str]:
+    """The engines a session plays on: the command line's choice (``both``: the emulator,
+    then the real client, compared step by step), else the lab's (``auto`` takes the real
+    client when it is installed), else the context's default."""
+    wanted = ctx.engine if ctx.engine_forced or not p.get("engine") else str(p["engine"])
+    if wanted == BOTH:
+        return [EMULATOR, resolve_engine_name(CLAUDE_CODE)]
+    return [resolve_engine_name(wanted)]
+
+
 def _assets(p: Params) -> list[str]:
     return [p["scenario"]] if p.get("scenario") and p.get("scenario_in", "lab") == "lab" else []
 
@@ -458,6 +544,13 @@ KIND = Kind(
         ),
         Field("env", dict, default={}, doc="extra environment for hooks and tools"),
         Field("auto_approve", bool, default=False, doc="the simulated user says yes when asked"),
+        Field(
+            "engine",
+            str,
+            choices=ENGINE_CHOICES,
+            doc="emulator, claude-code, or auto (the real client when installed); "
+            "lab check --engine overrides it",
+        ),
         Field(
             "final",
             str,

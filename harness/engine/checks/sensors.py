@@ -169,7 +169,21 @@ def _run(ctx: CheckContext, p: Params) -> CheckResult:
         name=name,
         found=found,
         details=details,
+        evidence=_report_files(ctx, reports),
     )
+
+
+def _report_files(ctx: CheckContext, reports: dict[str, SurefireReport | None]) -> dict[str, bytes]:
+    """The bytes of every report the verdict read, by workspace-relative path."""
+    files: dict[str, bytes] = {}
+    for report in reports.values():
+        if report is None:
+            continue
+        try:
+            files[report.path.relative_to(ctx.root).as_posix()] = report.path.read_bytes()
+        except (OSError, ValueError):
+            continue  # gone since it was read: the record simply lacks it, verify will say so
+    return files
 
 
 def _newest_change(ctx: CheckContext) -> float:

@@ -1,0 +1,267 @@
+"""``lab submit`` (participants) and ``lab trainer status|report|verify`` (trainers)."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from harness.cli.common import add_json_flag, emit_json, make_console
+from harness.engine.context import ENGINES
+from harness.errors import HarnessError
+from harness.maven import BACKEND_NAMES
+from harness.trainer.cohort import STUCK_AFTER, Cohort, CohortReader, cohorts_on
+from harness.trainer.page import render_page
+from harness.trainer.publish import (
+    DEFAULT_COHORT,
+    pending_updates,
+    resolve_settings,
+    stored_settings,
+    submit,
+)
+from harness.trainer.remote import RemoteError
+from harness.trainer.verify import StepVerdict, verify_participant
+from harness.ui.console import escape
+from harness.workspace import Workspace
+
+
+def add_parser(subparsers: Any) -> None:
+    sub = subparsers.add_parser(
+        "submit",
+        help="send your verified progress to the cohort remote",
+        description="Push your progress (each passed step with its evidence) to the cohort "
+        "remote. Settings come from `lab init --remote URL --participant NAME`; the options "
+        "here override them for this submit.",
+    )
+    sub.add_argument("--remote", help="git URL or path of the cohort remote")
+    sub.add_argument("--participant", help="your name in the cohort (letters, digits, . _ -)")
+    sub.add_argument("--cohort", help=f"the room's cohort name (default: {DEFAULT_COHORT})")
+    sub.add_argument(
+        "--force",
+        action="store_true",
+        help="replace what the remote holds under your name even if it is another history",
+    )
+    add_json_flag(sub)
+    sub.set_defaults(func=cmd_submit)
+
+    trainer = subparsers.add_parser("trainer", help="see and check a cohort (for trainers)")
+    trainer_sub = trainer.add_subparsers(dest="trainer_command", metavar="COMMAND")
+    trainer.set_defaults(func=lambda args: (trainer.print_help(), 2)[1])
+
+    status = trainer_sub.add_parser(
+        "status", help="participants × labs: completed steps, where each one is, who is stuck"
+    )
+    _remote_args(status)
+    fmt = status.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    fmt.add_argument("--csv", action="store_true", help="print one CSV row per participant")
+    fmt.add_argument("--watch", action="store_true", help="refresh the table live")
+    status.add_argument(
+        "--interval", type=float, default=5.0, help="seconds between refreshes with --watch"
+    )
+    status.set_defaults(func=cmd_status)
+
+    report = trainer_sub.add_parser(
+        "report", help="write one self-contained HTML page to project in the room"
+    )
+    _remote_args(report)
+    report.add_argument("--html", type=Path, required=True, help="the page to write")
+    report.add_argument(
+        "--refresh",
+        type=int,
+        metavar="SECONDS",
+        help="keep rewriting the page every SECONDS (it reloads itself in the browser)",
+    )
+    report.set_defaults(func=cmd_report)
+
+    verify = trainer_sub.add_parser(
+        "verify",
+        help="clone a participant's submission and re-run the checks of every claimed step",
+    )
+    verify.add_argument("remote", help="git URL or path of the cohort remote")
+    verify.add_argument("participant", help="the participant's name in the cohort")
+    verify.add_argument("--cohort", default=DEFAULT_COHORT, help="cohort name")
+    verify.add_argument(
+        "--engine", choices=ENGINES, default="emulator", help="Claude Code engine for hook sessions"
+    )
+    verify.add_argument(
+        "--backend", choices=BACKEND_NAMES, default=None, help="where Maven runs (default: local)"
+    )
+    add_json_flag(verify)
+    verify.set_defaults(func=cmd_verify)
+
+
+def _remote_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("remote", help="git URL or path of the cohort remote")
+    parser.add_argument("--cohort", default=DEFAULT_COHORT, help="cohort name")
+    parser.add_argument(
+        "--stuck-after",
+        type=float,
+        default=STUCK_AFTER / 60,
+        metavar="MINUTES",
+        help="call a participant stuck after this long on one step",
+    )
+
+
+def cmd_submit(args: argparse.Namespace) -> int:
+    ws = Workspace.find()
+    settings = resolve_settings(ws, args.remote, args.participant, args.cohort)
+    pending = pending_updates(ws, settings)
+    console = make_console(stderr=args.json)
+    try:
+        with console.status(f"Submitting to {escape(settings.url)} …"):
+            done = submit(ws, settings, force=args.force)
+    except RemoteError as exc:
+        pending = pending_updates(ws, settings)
+        raise HarnessError(
+            f"{exc.message}; nothing is lost: your progress stays in this workspace "
+            f"({pending} update{'s' if pending != 1 else ''} pending) and the next submit "
+            "sends it",
+            fix=exc.fix,
+        ) from exc
+    if args.json:
+        emit_json(done.to_json())
+        return 0
+    from harness.ui.trainer_view import print_submission
+
+    print_submission(console, done, pending)
+    if stored_settings(ws) is None:
+        console.print(
+            "To submit after every passed step on its own: "
+            f"lab init . --remote {escape(settings.url)} --participant "
+            f"{escape(settings.participant)} --cohort {escape(settings.cohort)}"
+        )
+    return 0
+
+
+def _read(reader: CohortReader, console: Any) -> Cohort:
+    with console.status(f"Reading cohort {escape(reader.cohort)} from {escape(reader.url)} …"):
+        cohort = reader.read()
+    if not cohort.members:
+        others = [c for c in cohorts_on(reader.url) if c != reader.cohort]
+        hint = f" (cohorts there: {', '.join(others)})" if others else ""
+        console.print(
+            f"Nobody has submitted to cohort {escape(reader.cohort)} on "
+            f"{escape(reader.url)} yet{escape(hint)}."
+        )
+    return cohort
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    reader = CohortReader(args.remote, args.cohort)
+    stuck_after = args.stuck_after * 60
+    machine = args.json or args.csv
+    console = make_console(stderr=machine)
+    if args.watch:
+        return _watch(reader, console, stuck_after, args.interval)
+    cohort = _read(reader, console)
+    if args.json:
+        emit_json(cohort.to_json())
+    elif args.csv:
+        csv.writer(sys.stdout, lineterminator="\n").writerows(cohort.csv_rows())
+    else:
+        from harness.ui.trainer_view import cohort_renderable
+
+        console.print(cohort_renderable(cohort, stuck_after=stuck_after))
+    return 0
+
+
+def _watch(reader: CohortReader, console: Any, stuck_after: float, interval: float) -> int:
+    from harness.ui.lab_view import live_view
+    from harness.ui.trainer_view import cohort_renderable
+
+    cohort = _read(reader, console)
+    footer = f"refreshing every {interval:g} s · Ctrl-C to stop"
+    try:
+        with live_view(
+            console, cohort_renderable(cohort, stuck_after=stuck_after, footer=footer)
+        ) as live:
+            while True:
+                time.sleep(interval)
+                try:
+                    cohort = reader.read()
+                    live.update(cohort_renderable(cohort, stuck_after=stuck_after, footer=footer))
+                except RemoteError as exc:
+                    # The remote hiccuped: keep the last table, say so, try again next round.
+                    live.update(
+                        cohort_renderable(
+                            cohort,
+                            stuck_after=stuck_after,
+                            footer=f"{footer} · last read failed: {exc.problem}",
+                        )
+                    )
+    except KeyboardInterrupt:
+        console.print("stopped watching")
+        return 130
+
+
+def _write_page(path: Path, html: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(html, encoding="utf-8")
+    tmp.replace(path)  # a browser reloading mid-write never sees half a page
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    reader = CohortReader(args.remote, args.cohort)
+    stuck_after = args.stuck_after * 60
+    console = make_console()
+    cohort = _read(reader, console)
+    _write_page(args.html, render_page(cohort, stuck_after=stuck_after, refresh=args.refresh))
+    console.print(
+        f"[green]✓[/] Wrote {escape(str(args.html))}: {len(cohort.members)} participants, "
+        f"{sum(len(lab.steps) for lab in cohort.labs)} steps."
+    )
+    if not args.refresh:
+        return 0
+    console.print(f"Rewriting it every {args.refresh} s; Ctrl-C to stop.")
+    try:
+        while True:
+            time.sleep(args.refresh)
+            try:
+                cohort = reader.read()
+            except RemoteError as exc:
+                console.print(f"[yellow]read failed, page kept as it was:[/] {escape(exc.message)}")
+                continue
+            _write_page(
+                args.html, render_page(cohort, stuck_after=stuck_after, refresh=args.refresh)
+            )
+    except KeyboardInterrupt:
+        return 130
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from harness.ui.trainer_view import verdict_line, verify_summary
+
+    console = make_console(stderr=args.json)
+    status = console.status("", spinner="dots")
+
+    def on_activity(text: str) -> None:
+        status.update(escape(text))
+        status.start()
+
+    def on_verdict(verdict: StepVerdict) -> None:
+        status.stop()
+        if not args.json:
+            console.print(verdict_line(verdict))
+
+    try:
+        report = verify_participant(
+            args.remote,
+            args.participant,
+            cohort=args.cohort,
+            engine=args.engine,
+            backend=args.backend,
+            on_activity=on_activity,
+            on_verdict=on_verdict,
+        )
+    finally:
+        status.stop()
+    if args.json:
+        emit_json(report.to_json())
+    else:
+        console.print(verify_summary(report))
+    return 0 if report.ok else 1

@@ -1,0 +1,184 @@
+"""``lab trainer report --html``: one page to project in the room.
+
+Self-contained on purpose: classrooms are often offline, so no script, font, stylesheet or
+image is fetched from anywhere; the page is one HTML file with its CSS inline. Every cell names
+its participant and step in data attributes, so the page is also easy to test and to scrape.
+"""
+
+from __future__ import annotations
+
+import time
+from html import escape
+
+from harness import __version__
+from harness.trainer.cohort import STUCK_AFTER, Cohort, LabColumn, Member, human_duration
+
+CSS = """
+:root { --pass: #2e9e5b; --here: #e0a800; --stuck: #d64545; --todo: #e6e8eb; --ink: #1d2329;
+        --muted: #66707a; }
+* { box-sizing: border-box; }
+body { font: 15px/1.4 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink);
+       margin: 24px; background: #fff; }
+h1 { font-size: 26px; margin: 0 0 4px; }
+h2 { font-size: 19px; margin: 28px 0 8px; }
+.meta { color: var(--muted); margin-bottom: 16px; }
+.tiles { display: flex; gap: 12px; flex-wrap: wrap; margin: 12px 0 8px; }
+.tile { border: 1px solid var(--todo); border-radius: 8px; padding: 8px 14px; min-width: 140px; }
+.tile b { display: block; font-size: 26px; }
+table { border-collapse: collapse; }
+.grid th, .grid td { border: 1px solid #fff; padding: 0; text-align: center; }
+.grid th.lab { background: #f3f4f6; padding: 4px 6px; font-weight: 600; font-size: 13px; }
+.grid th.step { font-size: 12px; color: var(--muted); padding: 2px 4px; min-width: 26px; }
+.grid th.who, .grid td.who { text-align: left; padding: 3px 10px 3px 4px; white-space: nowrap;
+                             background: #fff; }
+.grid td.cell { width: 26px; height: 24px; font-size: 13px; color: #fff; }
+.grid td.passed { background: var(--pass); }
+.grid td.current { background: var(--here); }
+.grid td.stuck { background: var(--stuck); }
+.grid td.todo { background: var(--todo); color: var(--muted); }
+.grid .where { text-align: left; padding: 3px 8px; white-space: nowrap; color: var(--muted); }
+.grid tr.problem td.who { color: var(--stuck); }
+.stuck-list li { margin: 3px 0; }
+.stuck-list .for { color: var(--stuck); font-weight: 600; }
+.stats td, .stats th { padding: 4px 10px; border-bottom: 1px solid var(--todo); text-align: left; }
+.bar { background: var(--todo); width: 160px; height: 12px; border-radius: 6px; overflow: hidden; }
+.bar span { display: block; height: 100%; background: var(--pass); }
+.legend span { display: inline-block; width: 14px; height: 14px; vertical-align: middle;
+               margin: 0 4px 0 14px; border-radius: 3px; }
+footer { margin-top: 32px; color: var(--muted); font-size: 12px; }
+"""
+
+
+def _cell(m: Member, lab: LabColumn, index: int, stuck_after: float, now: float) -> str:
+    column = lab.steps[index]
+    current_lab, current_step = m.current
+    state, mark = "todo", "·"
+    if m.passed(lab.id, column.step):
+        state, mark = "passed", "✓"
+    elif current_lab == lab.id and current_step == column.step:
+        stuck = m.stuck_for(now)
+        state, mark = (
+            ("stuck", "!")
+            if stuck is not None and stuck >= stuck_after
+            else (
+                "current",
+                "●",
+            )
+        )
+    title = f"{m.name} · {lab.id} step {index + 1} ({column.title}): {state}"
+    return (
+        f'<td class="cell {state}" data-participant="{escape(m.name)}" '
+        f'data-lab="{escape(lab.id)}" data-step="{escape(column.step)}" data-state="{state}" '
+        f'title="{escape(title)}">{mark}</td>'
+    )
+
+
+def _where(m: Member, cohort: Cohort) -> str:
+    if m.problem:
+        return f"unreadable: {escape(m.problem)}"
+    lab, step = m.current
+    if lab is None:
+        return "not started"
+    if step is None:
+        return f"{escape(lab)} complete"
+    stuck = human_duration(m.stuck_for(cohort.read_at))
+    return f"{escape(lab)} · {escape(step)} · {stuck} on it"
+
+
+def render_page(
+    cohort: Cohort, *, stuck_after: float = STUCK_AFTER, refresh: int | None = None
+) -> str:
+    now = cohort.read_at
+    members = cohort.members
+    stuck = cohort.stuck(stuck_after)
+    complete_labs = sum(1 for m in members for lab in cohort.labs if m.lab_complete(lab.id))
+    head_labs = "".join(
+        f'<th class="lab" colspan="{len(lab.steps)}" data-lab="{escape(lab.id)}" '
+        f'title="{escape(lab.title)}">{escape(lab.id.split("-", 1)[0])}</th>'
+        for lab in cohort.labs
+        if lab.steps
+    )
+    head_steps = "".join(
+        f'<th class="step" data-lab="{escape(lab.id)}" data-step="{escape(s.step)}" '
+        f'title="{escape(lab.id)}: {escape(s.title)}">{i + 1}</th>'
+        for lab in cohort.labs
+        for i, s in enumerate(lab.steps)
+    )
+    rows = []
+    for m in members:
+        cells = "".join(
+            _cell(m, lab, i, stuck_after, now) for lab in cohort.labs for i in range(len(lab.steps))
+        )
+        cls = ' class="problem"' if m.problem else ""
+        rows.append(
+            f'<tr{cls} data-participant="{escape(m.name)}"><td class="who">{escape(m.name)}</td>'
+            f'{cells}<td class="where">{_where(m, cohort)}</td></tr>'
+        )
+    stuck_items = "".join(
+        f'<li data-participant="{escape(m.name)}"><b>{escape(m.name)}</b> on '
+        f"{escape(m.current[0] or '')} · {escape(m.current[1] or '')} for "
+        f'<span class="for">{human_duration(seconds)}</span></li>'
+        for m, seconds in stuck
+    )
+    stats_rows = "".join(
+        f'<tr data-lab="{escape(s.column.lab)}" data-step="{escape(s.column.step)}">'
+        f"<td>{escape(s.column.lab)}</td><td>{escape(s.column.step)}</td>"
+        f"<td>{escape(s.column.title)}</td>"
+        f"<td>{s.passed}/{s.of}</td>"
+        f'<td><div class="bar"><span style="width:{s.rate * 100:.0f}%"></span></div></td>'
+        f"<td>{s.rate * 100:.0f}%</td><td>{human_duration(s.median_seconds)}</td></tr>"
+        for s in cohort.step_stats()
+    )
+    refresh_tag = f'<meta http-equiv="refresh" content="{int(refresh)}">' if refresh else ""
+    read_at = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(now))
+    title = f"Hook Lab · cohort {cohort.name}"
+    stuck_label = human_duration(stuck_after)
+    return f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+{refresh_tag}
+<title>{escape(title)}</title>
+<style>{CSS}</style>
+</head>
+<body>
+<h1>{escape(title)}</h1>
+<div class="meta">{escape(cohort.url)} · read {escape(read_at)}</div>
+<div class="tiles">
+  <div class="tile" id="participants"><b>{len(members)}</b>participants</div>
+  <div class="tile" id="complete"><b>{complete_labs}</b>labs completed</div>
+  <div class="tile" id="stuck-count"><b>{len(stuck)}</b>stuck over {stuck_label}</div>
+</div>
+<div class="legend">
+  <span style="background:var(--pass)"></span>passed
+  <span style="background:var(--here)"></span>working on it
+  <span style="background:var(--stuck)"></span>stuck over {stuck_label}
+  <span style="background:var(--todo)"></span>not yet
+</div>
+<h2>Progress</h2>
+<table class="grid" id="grid">
+<thead>
+<tr><th class="who" rowspan="2">participant</th>{head_labs}
+<th class="where" rowspan="2">now</th></tr>
+<tr>{head_steps}</tr>
+</thead>
+<tbody>
+{"".join(rows) or '<tr><td class="who">nobody has submitted yet</td></tr>'}
+</tbody>
+</table>
+<h2>Who is stuck where</h2>
+<ul class="stuck-list" id="stuck">{stuck_items or "<li>nobody is stuck</li>"}</ul>
+<h2>Per step</h2>
+<table class="stats" id="steps">
+<thead><tr><th>lab</th><th>step</th><th>title</th><th>passed</th><th></th><th>pass rate</th>
+<th>median time</th></tr></thead>
+<tbody>
+{stats_rows}
+</tbody>
+</table>
+<footer>Hook Lab {escape(__version__)} · every ✓ is a claim; <code>lab trainer verify</code>
+re-runs its checks at the state it was made in.</footer>
+</body>
+</html>
+"""

@@ -1,0 +1,294 @@
+"""``lab submit``: push a participant's progress chain, with its evidence, to the cohort remote.
+
+One ref per participant, ``refs/hooklab/cohorts/COHORT/NAME``, so participants never overwrite
+each other and one remote holds several rooms. What is pushed is the workspace's own progress
+chain (refs/hooklab/progress): each commit holds the document, and the commit recording a pass
+has that step's evidence commit (the sensor reports, on top of the verified snapshot) as a
+parent. Git sends what the remote lacks, so a submit after an outage sends everything pending.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from dulwich.objects import Commit
+
+from harness.engine.progress import Progress
+from harness.errors import ConfigError, HarnessError
+from harness.trainer.remote import RemoteError, normalise_url, push, timeout_from_env
+from harness.workspace import Workspace
+
+DEFAULT_COHORT = "default"
+COHORT_REFS = "refs/hooklab/cohorts/"
+SETTINGS_KEY = "submit"  # in .git/hooklab/workspace.json
+SUBMITTED_KEY = "submitted"
+NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$")
+# After a passed step the check is done; the network gets this long before we move on.
+AUTO_TIMEOUT = 3.0
+MANUAL_TIMEOUT = 60.0
+
+
+def check_name(value: str, field: str, source: str = "command line") -> str:
+    """A participant or cohort name that is safe as one git ref component."""
+    if not NAME_PATTERN.match(value) or value.endswith(".lock") or ".." in value:
+        raise ConfigError(
+            source,
+            field,
+            f"{value!r} cannot be part of a git ref name",
+            fix="use letters, digits, '.', '_' and '-' (at most 63, starting with a letter "
+            "or digit), e.g. --participant ada-lovelace",
+        )
+    return value
+
+
+def cohort_prefix(cohort: str) -> bytes:
+    return f"{COHORT_REFS}{check_name(cohort, 'cohort')}/".encode()
+
+
+def participant_ref(cohort: str, participant: str) -> bytes:
+    return cohort_prefix(cohort) + check_name(participant, "participant").encode()
+
+
+@dataclass(frozen=True)
+class SubmitSettings:
+    url: str
+    participant: str
+    cohort: str = DEFAULT_COHORT
+
+    @property
+    def ref(self) -> bytes:
+        return participant_ref(self.cohort, self.participant)
+
+    def to_json(self) -> dict[str, str]:
+        return {"url": self.url, "participant": self.participant, "cohort": self.cohort}
+
+
+def stored_settings(ws: Workspace) -> SubmitSettings | None:
+    raw = ws.meta.get(SETTINGS_KEY)
+    if not isinstance(raw, dict) or not raw.get("url") or not raw.get("participant"):
+        return None
+    source = str(ws.git_dir / "hooklab" / "workspace.json")
+    return SubmitSettings(
+        str(raw["url"]),
+        check_name(str(raw["participant"]), f"{SETTINGS_KEY}.participant", source),
+        check_name(str(raw.get("cohort") or DEFAULT_COHORT), f"{SETTINGS_KEY}.cohort", source),
+    )
+
+
+def store_settings(ws: Workspace, settings: SubmitSettings) -> None:
+    ws.update_meta({SETTINGS_KEY: settings.to_json()})
+
+
+def make_settings(url: str, participant: str, cohort: str | None = None) -> SubmitSettings:
+    return SubmitSettings(
+        normalise_url(url),
+        check_name(participant, "--participant"),
+        check_name(cohort or DEFAULT_COHORT, "--cohort"),
+    )
+
+
+def resolve_settings(
+    ws: Workspace,
+    url: str | None = None,
+    participant: str | None = None,
+    cohort: str | None = None,
+) -> SubmitSettings:
+    """The workspace's settings, with any given on the command line taking precedence."""
+    stored = stored_settings(ws)
+    url = url or (stored.url if stored else None)
+    participant = participant or (stored.participant if stored else None)
+    cohort = cohort or (stored.cohort if stored else None)
+    if not url or not participant:
+        missing = " and no ".join(
+            n for n, v in (("remote", url), ("participant name", participant)) if not v
+        )
+        raise HarnessError(
+            f"{ws.root}: this workspace has no {missing} for submitting",
+            fix="set them once for this workspace (later passed steps then submit on their "
+            "own): lab init . --remote URL --participant NAME [--cohort C]",
+        )
+    return make_settings(url, participant, cohort)
+
+
+@dataclass
+class Submission:
+    settings: SubmitSettings
+    commit: str
+    previous: str | None  # what the remote held before
+    updates: int  # progress commits the remote did not have
+    passed_steps: int
+    duration: float
+
+    @property
+    def up_to_date(self) -> bool:
+        return self.previous == self.commit
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            **self.settings.to_json(),
+            "ref": self.settings.ref.decode(),
+            "commit": self.commit,
+            "previous": self.previous,
+            "updates": self.updates,
+            "passed_steps": self.passed_steps,
+            "up_to_date": self.up_to_date,
+            "duration": round(self.duration, 3),
+        }
+
+
+def _chain(ws: Workspace, head: str) -> list[Commit]:
+    """The progress chain, newest first, along first parents (anchored snapshots hang off it)."""
+    commits: list[Commit] = []
+    next_id: bytes | None = head.encode()
+    while next_id is not None:
+        commit = ws.repo[next_id]
+        assert isinstance(commit, Commit)
+        commits.append(commit)
+        next_id = commit.parents[0] if commit.parents else None
+    return commits
+
+
+def _verified_states(progress: Progress) -> set[str]:
+    """Every commit a passed step rests on: its evidence commit, else its snapshot."""
+    return {
+        str(sp.passed.get("evidence_commit") or sp.passed["snapshot"])
+        for lp in progress.labs.values()
+        for sp in lp.steps.values()
+        if sp.passed and (sp.passed.get("evidence_commit") or sp.passed.get("snapshot"))
+    }
+
+
+def anchor_verified_states(ws: Workspace) -> str | None:
+    """Make every passed step's snapshot reachable from the progress head, so a push carries
+    it. Progress written before format 2 kept snapshots only under local refs."""
+    head = ws.progress_head()
+    if head is None:
+        return None
+    progress = Progress.load(ws)
+    anchored = {p.decode() for c in _chain(ws, head) for p in c.parents[1:]}
+    missing = sorted(
+        s for s in _verified_states(progress) - anchored if s.encode() in ws.repo.object_store
+    )
+    if not missing:
+        return head
+    return ws.write_progress(
+        ws.read_progress(), "anchor the verified states for submission", anchors=missing
+    )
+
+
+def pending_updates(ws: Workspace, settings: SubmitSettings | None = None) -> int:
+    """Progress commits not yet on the remote, as far as this workspace knows."""
+    head = ws.progress_head()
+    if head is None:
+        return 0
+    record = ws.meta.get(SUBMITTED_KEY) or {}
+    if settings is not None and record.get("ref") != settings.ref.decode():
+        record = {}
+    last = record.get("commit")
+    count = 0
+    for commit in _chain(ws, head):
+        if commit.id.decode() == last:
+            break
+        count += 1
+    return count
+
+
+def submit(
+    ws: Workspace,
+    settings: SubmitSettings,
+    *,
+    timeout: float | None = None,
+    force: bool = False,
+) -> Submission:
+    """Push the progress chain to ``settings.ref``; fast-forward only unless ``force``."""
+    started = time.monotonic()
+    head = anchor_verified_states(ws)
+    if head is None:
+        raise HarnessError(
+            f"{ws.root}: nothing to submit yet, no lab has been started here",
+            fix="lab start 1, then lab check",
+        )
+    chain_ids = {c.id for c in _chain(ws, head)}
+
+    def ours(old: bytes | None) -> bool:
+        return force or old is None or old in chain_ids
+
+    before = push(
+        settings.url,
+        ws.repo,
+        settings.ref,
+        head.encode(),
+        timeout=timeout
+        if timeout is not None
+        else timeout_from_env("HOOKLAB_SUBMIT_TIMEOUT", MANUAL_TIMEOUT),
+        accept_old=ours,
+    )
+    previous = before.decode() if before else None
+    updates = 0
+    for commit in _chain(ws, head):
+        if commit.id.decode() == previous:
+            break
+        updates += 1
+    ws.update_meta(
+        {
+            SUBMITTED_KEY: {
+                "url": settings.url,
+                "ref": settings.ref.decode(),
+                "commit": head,
+                "at": time.time(),
+            }
+        }
+    )
+    progress = Progress.load(ws)
+    passed = sum(1 for lp in progress.labs.values() for sp in lp.steps.values() if sp.passed)
+    return Submission(settings, head, previous, updates, passed, time.monotonic() - started)
+
+
+@dataclass
+class AutoSubmit:
+    """What an automatic submit after a passed step did: a line for the participant."""
+
+    ok: bool
+    message: str
+    submission: Submission | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ok": self.ok, "message": self.message}
+
+
+def auto_submit(ws: Workspace) -> AutoSubmit | None:
+    """Submit if the workspace has a remote; never raises, never waits long.
+
+    A failure leaves everything in the local chain; the next submit (automatic or
+    ``lab submit``) sends it.
+    """
+    try:
+        settings = stored_settings(ws)
+    except HarnessError as exc:
+        return AutoSubmit(False, f"not submitted: {exc.message} (fix: {exc.fix})")
+    if settings is None:
+        return None
+    try:
+        timeout = timeout_from_env("HOOKLAB_AUTO_SUBMIT_TIMEOUT", AUTO_TIMEOUT)
+        done = submit(ws, settings, timeout=timeout)
+    except RemoteError as exc:
+        pending = pending_updates(ws, settings)
+        return AutoSubmit(
+            False,
+            f"not submitted to {exc.url}: {exc.problem}; kept here, {pending} update"
+            f"{'s' if pending != 1 else ''} pending for the next submit (or: lab submit)",
+        )
+    except HarnessError as exc:
+        return AutoSubmit(False, f"not submitted: {exc.message} (fix: {exc.fix or 'lab submit'})")
+    except Exception as exc:  # a bug in submitting must not turn a passed check into a crash
+        return AutoSubmit(
+            False,
+            f"not submitted ({type(exc).__name__}: {exc}); your progress is kept here, "
+            "lab submit shows the whole error",
+        )
+    return AutoSubmit(
+        True, f"submitted to cohort {settings.cohort} as {settings.participant}", done
+    )

@@ -1,0 +1,249 @@
+"""Talking to a cohort remote with dulwich: any URL it speaks (a path to a bare repository,
+file://, git://, http(s)://, ssh), with a deadline and errors that name the remote and the fix.
+
+A workshop room's network is the least reliable part of it, so every failure here becomes a
+``RemoteError`` a participant can act on, never a traceback.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import socket
+import threading
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+from dulwich.client import GitClient, HTTPUnauthorized, get_transport_and_path
+from dulwich.errors import GitProtocolError, HangupException, NotGitRepository
+from dulwich.repo import BaseRepo
+
+from harness.errors import HarnessError
+
+T = TypeVar("T")
+ZERO_SHA = b"0" * 40
+
+
+class RemoteError(HarnessError):
+    """The remote could not be reached, or refused what was sent."""
+
+    def __init__(self, url: str, problem: str, *, fix: str) -> None:
+        super().__init__(f"{url}: {problem}", fix=fix)
+        self.url = url
+        self.problem = problem
+
+
+def normalise_url(url: str) -> str:
+    """A local path becomes absolute (a workspace keeps it, the cwd changes); URLs stay."""
+    if "://" in url or _scp_like(url):
+        return url
+    return str(Path(url).expanduser().resolve())
+
+
+def _scp_like(url: str) -> bool:
+    # user@host:path or host:path, as git reads it (a colon before any slash).
+    head, colon, _rest = url.partition(":")
+    return bool(colon) and "/" not in head and len(head) > 1
+
+
+def _client(url: str) -> tuple[GitClient, str]:
+    try:
+        return get_transport_and_path(url)  # type: ignore[no-any-return]
+    except ValueError as exc:
+        raise RemoteError(
+            url,
+            f"not a git URL dulwich understands ({exc})",
+            fix="use a path to a bare repository, git://HOST/REPO, http(s)://HOST/REPO "
+            "or ssh://HOST/REPO",
+        ) from exc
+
+
+def with_deadline(url: str, seconds: float, work: Callable[[], T], doing: str) -> T:
+    """Run ``work`` but give up after ``seconds``: a stalled network must not stall a check.
+
+    The worker thread is a daemon; if it is abandoned, the process ending takes it along, and
+    a push it was in the middle of never updates the remote ref (git writes the ref last).
+    """
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            box["value"] = work()
+        except BaseException as exc:  # handed to the caller's thread below
+            box["error"] = exc
+
+    worker = threading.Thread(target=run, name=f"hooklab-{doing}", daemon=True)
+    worker.start()
+    worker.join(seconds)
+    if worker.is_alive():
+        raise RemoteError(
+            url,
+            f"no answer after {seconds:g} s while {doing}",
+            fix=_unreachable_fix(url),
+        )
+    if "error" in box:
+        raise translate(url, box["error"]) from box["error"]
+    value: T = box["value"]
+    return value
+
+
+def _unreachable_fix(url: str) -> str:
+    return f"check the address with your trainer and that the remote is up (git ls-remote {url})"
+
+
+def translate(url: str, exc: BaseException) -> BaseException:
+    """Turn what dulwich or the network raised into a RemoteError naming the remote."""
+    if isinstance(exc, RemoteError | HarnessError | KeyboardInterrupt):
+        return exc
+    if isinstance(exc, NotGitRepository) or (
+        isinstance(exc, FileNotFoundError | NotADirectoryError) and "://" not in url
+    ):
+        return RemoteError(
+            url,
+            "there is no git repository at this path",
+            fix=f"create it once for the room: git init --bare {url}",
+        )
+    if isinstance(exc, HTTPUnauthorized):
+        return RemoteError(
+            url,
+            "the server wants credentials",
+            fix="put them in the URL (https://USER:TOKEN@HOST/REPO) or use a URL your "
+            "git credentials cover",
+        )
+    if isinstance(exc, ConnectionRefusedError):
+        return RemoteError(
+            url, "connection refused: nothing listens there", fix=_unreachable_fix(url)
+        )
+    if isinstance(exc, socket.gaierror):
+        return RemoteError(url, f"unknown host ({exc.strerror})", fix=_unreachable_fix(url))
+    if isinstance(exc, TimeoutError | socket.timeout):
+        return RemoteError(url, "the connection timed out", fix=_unreachable_fix(url))
+    if isinstance(exc, HangupException):
+        return RemoteError(
+            url,
+            "the server hung up (busy, or it does not allow pushes to this path)",
+            fix="try again in a moment (lab submit); trainers: run git daemon with "
+            "--enable=receive-pack --export-all --max-connections=0",
+        )
+    if isinstance(exc, GitProtocolError):
+        return RemoteError(url, f"the server refused: {exc}", fix=_unreachable_fix(url))
+    if isinstance(exc, PermissionError):
+        return RemoteError(
+            url,
+            f"permission denied ({exc.filename or exc})",
+            fix="the shared folder must be writable by every participant (chmod -R g+w, "
+            "git config core.sharedRepository group)",
+        )
+    if isinstance(exc, OSError):
+        return RemoteError(url, f"network error: {exc}", fix=_unreachable_fix(url))
+    name = type(exc).__name__
+    if "urllib3" in type(exc).__module__ or name in {"MaxRetryError", "ProtocolError"}:
+        return RemoteError(url, f"HTTP request failed ({exc})", fix=_unreachable_fix(url))
+    return exc
+
+
+def list_refs(url: str, prefix: bytes, *, timeout: float) -> dict[bytes, bytes]:
+    """The remote's refs under ``prefix`` (name -> commit id)."""
+    client, path = _client(url)
+
+    def work() -> dict[bytes, bytes]:
+        result = client.get_refs(path.encode() if isinstance(path, str) else path)
+        refs = getattr(result, "refs", result)
+        return {k: v for k, v in refs.items() if k.startswith(prefix) and v}
+
+    return with_deadline(url, timeout, work, "listing refs")
+
+
+def fetch(
+    url: str,
+    target: BaseRepo,
+    wants: Sequence[bytes],
+    *,
+    depth: int | None = None,
+    timeout: float,
+) -> None:
+    """Bring the objects of ``wants`` (commit ids) into ``target``; ``depth`` 1 takes just the
+    tips and their trees, which is all a cohort view reads."""
+    if not wants:
+        return
+    client, path = _client(url)
+    wanted = list(dict.fromkeys(wants))
+
+    def determine(refs: dict[bytes, bytes], depth: int | None = None) -> list[bytes]:
+        return [w for w in wanted if w not in target.object_store]
+
+    def work() -> None:
+        client.fetch(path, target, determine_wants=determine, depth=depth)
+
+    with_deadline(url, timeout, work, "fetching")
+
+
+def push(
+    url: str,
+    repo: BaseRepo,
+    ref: bytes,
+    commit: bytes,
+    *,
+    timeout: float,
+    accept_old: Callable[[bytes | None], bool],
+) -> bytes | None:
+    """Point ``ref`` on the remote at ``commit``, sending what it lacks; returns the old value.
+
+    ``accept_old`` sees the remote's current value first and may refuse the update (a
+    history that is not ours); a refusal raises RemoteError before anything is sent.
+    """
+    client, path = _client(url)
+    seen: dict[str, bytes | None] = {}
+
+    def update_refs(remote: dict[bytes, bytes]) -> dict[bytes, bytes]:
+        old = remote.get(ref) or None
+        if old == ZERO_SHA:
+            old = None
+        seen["old"] = old
+        if old == commit:
+            return {}
+        if not accept_old(old):
+            raise RemoteError(
+                url,
+                f"{ref.decode()} holds a different history (another workspace submitted "
+                "under this name)",
+                fix="submit under another name (--participant NAME), or replace it: "
+                "lab submit --force",
+            )
+        return {ref: commit}
+
+    def work() -> None:
+        try:
+            result = client.send_pack(path, update_refs, repo.generate_pack_data)
+        except HangupException:
+            # A busy server drops connections (git daemon past --max-connections); one more
+            # try a moment later usually gets through, and nothing was changed by the first.
+            time.sleep(0.3 + random.random())
+            client2, _ = _client(url)
+            result = client2.send_pack(path, update_refs, repo.generate_pack_data)
+        problem = (getattr(result, "ref_status", None) or {}).get(ref)
+        if problem:
+            raise RemoteError(
+                url,
+                f"the server rejected {ref.decode()}: {problem}",
+                fix="ask the trainer whether the remote accepts pushes to refs/hooklab/*",
+            )
+
+    with_deadline(url, timeout, work, "pushing")
+    return seen.get("old")
+
+
+def timeout_from_env(name: str, default: float) -> float:
+    raw = os.environ.get(name)
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError as exc:
+        raise HarnessError(
+            f"environment variable {name}={raw!r} is not a number of seconds",
+            fix=f"unset it or set a number, e.g. {name}={default:g}",
+        ) from exc
+    return max(value, 0.1)

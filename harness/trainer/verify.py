@@ -1,0 +1,309 @@
+"""``lab trainer verify``: "done" is a claim, the evidence decides.
+
+The participant's pushed progress commit is cloned into a fresh workspace. For every step it
+claims as passed: the verified state must be there (the snapshot commit, its tree, the commit
+checked), every sensor report the claim cites must be there with its sha256, the step's checks
+must pass again at that state (sensors run again: reports prove nothing about a later state),
+and the reports that re-run relied on must be among the ones the claim cites. Any claim that
+does not hold is reported by step.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from dulwich import porcelain
+from dulwich.objects import Commit
+
+from harness.engine.context import CheckContext
+from harness.engine.manifest import Lab, Step, find_lab
+from harness.engine.progress import Progress, digest
+from harness.engine.runner import LabRunner, StepRun
+from harness.engine.sandbox import sandbox_copy
+from harness.errors import HarnessError
+from harness.results import CheckResult, Status
+from harness.trainer.publish import DEFAULT_COHORT, participant_ref
+from harness.trainer.remote import fetch, list_refs, normalise_url
+from harness.workspace import Workspace, empty_workspace, progress_document
+from harness.workspace.snapshot import read_blob
+from harness.workspace.workspace import PROGRESS_REF
+
+FETCH_TIMEOUT = 300.0
+
+
+@dataclass
+class StepVerdict:
+    lab: str
+    step: str
+    title: str
+    number: int | None  # 1-based within the lab; None for a step this checkout does not know
+    status: Status  # pass: the claim holds; fail: it does not; error: could not judge
+    message: str
+    engine: str | None = None  # the engine the claim was made on
+    claimed_at: float | None = None
+    run: StepRun | None = None
+
+    @property
+    def label(self) -> str:
+        where = f"step {self.number} ({self.step})" if self.number else f"step {self.step}"
+        return f"{self.lab} {where}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "lab": self.lab,
+            "step": self.step,
+            "title": self.title,
+            "status": self.status.value,
+            "holds": self.status is Status.PASS,
+            "message": self.message,
+            "engine": self.engine,
+            "claimed_at": self.claimed_at,
+            "checks": [r.to_json() for r in self.run.results] if self.run else [],
+        }
+
+
+@dataclass
+class VerifyReport:
+    url: str
+    cohort: str
+    participant: str
+    commit: str
+    engine: str
+    verdicts: list[StepVerdict] = field(default_factory=list)
+    duration: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return all(v.status is Status.PASS for v in self.verdicts)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "remote": self.url,
+            "cohort": self.cohort,
+            "participant": self.participant,
+            "commit": self.commit,
+            "engine": self.engine,
+            "ok": self.ok,
+            "claimed": len(self.verdicts),
+            "hold": sum(1 for v in self.verdicts if v.status is Status.PASS),
+            "duration": round(self.duration, 2),
+            "steps": [v.to_json() for v in self.verdicts],
+        }
+
+
+def _ignore(_: Any) -> None:
+    return None
+
+
+def verify_participant(
+    url: str,
+    participant: str,
+    *,
+    cohort: str = DEFAULT_COHORT,
+    engine: str = "emulator",
+    backend: str | None = None,
+    labs_root: Path | None = None,
+    on_activity: Callable[[str], None] = _ignore,
+    on_verdict: Callable[[StepVerdict], None] = _ignore,
+) -> VerifyReport:
+    started = time.monotonic()
+    url = normalise_url(url)
+    ref = participant_ref(cohort, participant)
+    on_activity(f"reading {ref.decode()}")
+    refs = list_refs(url, ref, timeout=FETCH_TIMEOUT)
+    sha = refs.get(ref)
+    if sha is None:
+        raise HarnessError(
+            f"{url}: nobody submitted as {participant!r} in cohort {cohort}",
+            fix=f"lab trainer status {url} --cohort {cohort} lists who did",
+        )
+    holder = Path(tempfile.mkdtemp(prefix="hooklab-verify-"))
+    try:
+        ws = empty_workspace(
+            holder / "ws",
+            {"verifying": {"remote": url, "ref": ref.decode(), "commit": sha.decode()}},
+        )
+        on_activity(f"cloning {participant}'s submission {sha.decode()[:12]}")
+        fetch(url, ws.repo, [sha], timeout=FETCH_TIMEOUT)
+        ws.repo.refs[PROGRESS_REF] = sha
+        progress = Progress.from_json(
+            progress_document(ws.repo, sha.decode()), source=f"{ref.decode()}: progress.json"
+        )
+        report = VerifyReport(url, cohort, participant, sha.decode(), engine)
+        context = CheckContext(
+            ws,
+            ws.root,
+            backend_name=backend,
+            engine=engine,
+            engine_forced=True,  # the trainer's choice holds for every lab
+            on_activity=on_activity,
+        )
+        runner = LabRunner(ws, labs_root=labs_root, context=context)
+        for lab_id, lp in sorted(progress.labs.items()):
+            lab: Lab | None
+            try:
+                lab = find_lab(lab_id, labs_root)
+            except HarnessError:
+                lab = None
+            order = {s.id: s.index for s in lab.steps} if lab else {}
+            claimed = sorted(
+                ((sid, sp) for sid, sp in lp.steps.items() if sp.passed),
+                key=lambda pair: (order.get(pair[0], len(order)), pair[0]),
+            )
+            for step_id, sp in claimed:
+                assert sp.passed is not None
+                verdict = _verify_step(runner, ws, lab, lab_id, step_id, sp.passed, on_activity)
+                report.verdicts.append(verdict)
+                on_verdict(verdict)
+        report.duration = time.monotonic() - started
+        return report
+    finally:
+        shutil.rmtree(holder, ignore_errors=True)
+
+
+def _verify_step(
+    runner: LabRunner,
+    ws: Workspace,
+    lab: Lab | None,
+    lab_id: str,
+    step_id: str,
+    record: dict[str, Any],
+    on_activity: Callable[[str], None],
+) -> StepVerdict:
+    step: Step | None = None
+    if lab is not None:
+        step = next((s for s in lab.steps if s.id == step_id), None)
+    verdict = StepVerdict(
+        lab_id,
+        step_id,
+        step.title if step else step_id,
+        step.index + 1 if step else None,
+        Status.PASS,
+        "",
+        engine=record.get("engine") if isinstance(record.get("engine"), str) else None,
+        claimed_at=record.get("at") if isinstance(record.get("at"), int | float) else None,
+    )
+    if lab is None or step is None:
+        verdict.status = Status.ERROR
+        verdict.message = (
+            f"{verdict.label}: this Hook Lab checkout has no such "
+            f"{'lab' if lab is None else 'step'}, so the claim cannot be checked "
+            "(update the trainer's checkout to the participants' version)"
+        )
+        return verdict
+    problem = _state_problem(ws, record) or _evidence_problem(ws, record)
+    if problem:
+        verdict.status = Status.FAIL
+        verdict.message = f"{verdict.label}: {problem}"
+        return verdict
+    on_activity(f"re-running {verdict.label} at its verified state")
+    with sandbox_copy(ws.root) as copy:
+        rebuilt = Workspace(copy)
+        if record.get("commit"):
+            porcelain.reset(rebuilt.repo, "hard", str(record["commit"]).encode())
+        snapshot = rebuilt.repo[str(record["snapshot"]).encode()]
+        rebuilt.restore_tree(snapshot.tree)
+        shutil.rmtree(copy / "target", ignore_errors=True)
+        run = runner.run_checks(lab, step, copy, rebuild_evidence=True)
+    verdict.run = run
+    if run.status is not Status.PASS:
+        bad = next(r for r in run.results if r.status is not Status.PASS)
+        verdict.status = run.status
+        reason = (
+            "does not pass at the submitted state"
+            if run.status is Status.FAIL
+            else ("could not be re-run (not the participant's fault)")
+        )
+        verdict.message = f"{verdict.label}: {reason}: {_describe(bad)}"
+        return verdict
+    relied_on = {rel for r in run.results for rel in r.evidence}
+    cited = set((record.get("evidence") or {}).keys())
+    missing = sorted(relied_on - cited)
+    if missing:
+        verdict.status = Status.FAIL
+        verdict.message = (
+            f"{verdict.label}: claimed without its evidence: the checks read "
+            f"{', '.join(missing)}, which the claim does not carry"
+        )
+        return verdict
+    reports = (
+        ""
+        if not cited
+        else "; 1 report matches its digest"
+        if len(cited) == 1
+        else f"; {len(cited)} reports match their digests"
+    )
+    verdict.message = f"{verdict.label}: its checks pass again at the submitted state{reports}"
+    return verdict
+
+
+def _describe(result: CheckResult) -> str:
+    found = f" (found: {result.found.splitlines()[0][:160]})" if result.found else ""
+    return f"{result.name or 'check'}: {result.message}{found}"
+
+
+def _state_problem(ws: Workspace, record: dict[str, Any]) -> str | None:
+    """Is the verified state the claim points at really in the submission?"""
+    snapshot_id = record.get("snapshot")
+    if not isinstance(snapshot_id, str) or not snapshot_id:
+        return "claimed as passed without a verified state (no snapshot recorded)"
+    try:
+        snapshot = ws.repo[snapshot_id.encode()]
+    except (KeyError, ValueError):
+        return f"claimed without its evidence: snapshot {snapshot_id[:12]} was not submitted"
+    if not isinstance(snapshot, Commit):
+        return f"the recorded snapshot {snapshot_id[:12]} is not a commit"
+    tree = record.get("tree")
+    if tree and tree != snapshot.tree.decode():
+        return (
+            f"the record says tree {str(tree)[:12]} but snapshot {snapshot_id[:12]} holds "
+            f"{snapshot.tree.decode()[:12]}: the progress record was edited"
+        )
+    commit = record.get("commit")
+    if commit:
+        if snapshot.parents and snapshot.parents[0].decode() != commit:
+            return (
+                f"the record says commit {str(commit)[:12]} but the snapshot was taken on "
+                f"{snapshot.parents[0].decode()[:12]}: the progress record was edited"
+            )
+        if str(commit).encode() not in ws.repo.object_store:
+            return f"claimed without its evidence: commit {str(commit)[:12]} was not submitted"
+    return None
+
+
+def _evidence_problem(ws: Workspace, record: dict[str, Any]) -> str | None:
+    """Every report the claim cites must be in the submission, byte for byte."""
+    cited = record.get("evidence") or {}
+    if not isinstance(cited, dict):
+        return "the record's evidence is not a table of report digests: it was edited"
+    if not cited:
+        return None
+    evidence_id = record.get("evidence_commit")
+    evidence = None
+    if isinstance(evidence_id, str) and evidence_id:
+        try:
+            evidence = ws.repo[evidence_id.encode()]
+        except (KeyError, ValueError):
+            evidence = None
+    if not isinstance(evidence, Commit):
+        return (
+            f"claimed without its evidence: the reports it cites ({', '.join(sorted(cited))}) "
+            "were not submitted"
+        )
+    for rel, expected in sorted(cited.items()):
+        data = read_blob(ws.repo, evidence.tree, rel)
+        if data is None:
+            return f"claimed without its evidence: report {rel} was not submitted"
+        if digest(data) != expected:
+            return (
+                f"report {rel} does not match its recorded sha256 "
+                f"({str(expected)[:12]}… recorded, {digest(data)[:12]}… submitted): "
+                "the evidence or the record was edited"
+            )
+    return None

@@ -1,0 +1,80 @@
+"""The differential suite: every case on the emulator and on the real, pinned Claude Code.
+
+Each case (``cases/*.toml``) is a small project and a scenario; both engines run it in
+directories of the same shape and must agree, step by step, on outcome, tool_ran, turn_ended
+and the normalised feedback. A disagreement fails and shows both sides. The real client is the
+authority: fix the emulator, not the case. Every result is also written to
+build/differential.json, from which docs/claude-code-semantics.md is generated.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from harness.claude.differential import CaseResult, compare, load_cases
+from harness.claude.events import Event
+from tests.builders import REPO_ROOT
+from tests.conftest import require_real_client
+
+CASES = load_cases(Path(__file__).parent / "cases")
+# The upgrade check points this elsewhere, to keep the pinned client's results apart.
+RESULTS = Path(
+    os.environ.get("HOOKLAB_DIFFERENTIAL_RESULTS") or REPO_ROOT / "build/differential.json"
+)
+_collected: list[CaseResult] = []
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _write_results() -> Iterator[None]:
+    yield
+    if _collected:
+        RESULTS.parent.mkdir(parents=True, exist_ok=True)
+        from harness.claude.client.install import find_client
+
+        client = find_client()
+        RESULTS.write_text(
+            json.dumps(
+                {
+                    "claude_code": client.version if client else None,
+                    "cases": [r.to_json() for r in _collected],
+                },
+                indent=2,
+            )
+            + "\n"
+        )
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_both_engines_agree(case, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    require_real_client()
+    result = compare(case, tmp_path)
+    _collected.append(result)
+    assert result.agrees, result.explain()
+    for step in result.steps:  # a case's own expectations hold on the real client too
+        expected = case.scenario.steps[step.number - 1].expect
+        if expected is not None:
+            assert step.sides["claude-code"]["outcome"] == expected, result.explain()
+
+
+def test_the_cases_cover_every_event_and_are_enough() -> None:
+    """At least 40 cases, and every event the workshop relies on is exercised: SessionStart in
+    each source it matches, UserPromptSubmit, PreToolUse, PostToolUse, PostToolUseFailure,
+    Stop and SubagentStop."""
+    assert len(CASES) >= 40
+    registered: set[str] = set()
+    sources: set[str] = set()
+    for case in CASES:
+        registered |= set(case.settings.get("hooks", {}))
+        sources |= {
+            str(step.args.get("source", "startup"))
+            for step in case.scenario.steps
+            if step.do == "session_start"
+        }
+    every = {e.value for e in Event}
+    assert every <= registered, every - registered
+    assert {"startup", "resume", "clear"} <= sources
