@@ -108,11 +108,22 @@ def build_project(case: Case, root: Path) -> Path:
     return root
 
 
+# Where one hook's message starts inside feedback that carries several.
+_MESSAGE_START = re.compile(
+    r"^(?=Stop hook feedback:$|Stop hook additional context: |Stop hook blocking error |"
+    r"(?:PreToolUse|PostToolUse|PostToolUseFailure):\w+ hook )",
+    re.MULTILINE,
+)
+
+
 def normalise(text: str, project: Path) -> str:
-    """Feedback as comparable text: the project path, ids and trailing spaces evened out."""
+    """Feedback as comparable text: the project path, ids and trailing spaces evened out, and
+    the hooks' messages in a fixed order: hooks run in parallel and the real client lists
+    their messages as they finish, so their order is the machine's, not a rule."""
     text = text.replace(str(project), "<project>")
     text = _IDS.sub("<id>", text)
-    lines = [line.rstrip() for line in text.strip().splitlines()]
+    messages = [m.strip() for m in _MESSAGE_START.split(text.strip()) if m.strip()]
+    lines = [line.rstrip() for m in sorted(messages) for line in m.splitlines()]
     return "\n".join(lines)
 
 

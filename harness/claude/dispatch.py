@@ -84,8 +84,12 @@ class EventOutcome:
 
     @property
     def message(self) -> str:
-        """Everything Claude is sent for this event, as one text."""
-        return "\n".join(self.messages)
+        """Everything Claude is sent for this event, as one text: each message on lines of
+        its own (the client keeps a message's final newline and adds none after it)."""
+        if not self.messages:
+            return ""
+        head = [m if m.endswith("\n") else m + "\n" for m in self.messages[:-1]]
+        return "".join(head) + self.messages[-1]
 
     @property
     def system_message(self) -> str:

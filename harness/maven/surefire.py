@@ -12,8 +12,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 SENSOR_PACKAGE = "ai.unifiedprocess.petclinic"
-# Keep in step with AIUP_SENSORS in petclinic_fixture/.claude/hooks/lib.sh (a test checks it).
-SENSORS = ("ArchitectureTest", "UseCaseTraceabilityTest")
+# The fixture's JUnit tests tagged "sensor". Keep in step with AIUP_SENSORS in
+# petclinic_fixture/.claude/hooks/lib.sh and the @Tag("sensor") classes (tests check both).
+SENSORS = (
+    "ArchitectureTest",
+    "TestLayerConventionsTest",
+    "UseCaseTraceabilityTest",
+    "TestCaseTraceabilityTest",
+    "BusinessRuleTraceabilityTest",
+)
 REPORTS_DIR = Path("target") / "surefire-reports"
 
 

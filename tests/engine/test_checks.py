@@ -159,6 +159,10 @@ def test_sensors_real_run_green_and_red(ws: Workspace) -> None:
     both = {"ArchitectureTest": "green", "UseCaseTraceabilityTest": "green"}
     assert check(ws, "sensors", expect=both)
     assert check(ws, "sensors", run=False, fresh=True, expect=both)
+    # Answers written after the run are nothing the sensors read: the reports stay fresh.
+    (ws.root / "answers").mkdir()
+    (ws.root / "answers" / "reports.toml").write_text('q1 = "5"\n')
+    assert check(ws, "sensors", run=False, fresh=True, expect=both)
     uc = ws.root / "docs/use_cases/UC-003-register-new-owner.md"
     uc.write_text(uc.read_text().replace("A1: Validation Errors", "A1: Invalid Input"))
     stale = check(ws, "sensors", run=False, fresh=True, expect=both)

@@ -3,6 +3,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness.engine.devcheck import dev_check
+from harness.workspace import Workspace
 from tests.engine.conftest import write_lab
 
 TRIVIAL = """
@@ -79,3 +80,25 @@ def test_dev_check_passes_an_honest_lab_and_reports_manifest_errors(tmp_path: Pa
     error = by_id["02-broken"].manifest_error or ""
     assert "02-broken/lab.toml: step[0].check[0].kind" in error and 'did you mean "file"' in error
     assert not report.ok
+
+
+def test_checks_get_the_context_they_were_given(ws: Workspace, tmp_path: Path) -> None:
+    """The engine, the backend and the live-view callbacks reach every check, whatever fields
+    CheckContext grows (a positional copy once handed the root to on_hook_event)."""
+    from harness.engine.context import CheckContext
+    from harness.engine.manifest import load_lab
+    from harness.engine.runner import LabRunner
+
+    lab = load_lab(write_lab(tmp_path / "labs", "01-trivial", TRIVIAL))
+    events: list[dict[str, object]] = []
+    given = CheckContext(
+        ws, lab.dir, backend_name="local", engine="claude-code", on_hook_event=events.append
+    )
+    runner = LabRunner(ws, labs_root=lab.dir.parent, context=given)
+
+    ctx = runner.context(lab, root=tmp_path)
+
+    assert (ctx.engine, ctx.backend_name, ctx.root) == ("claude-code", "local", tmp_path)
+    ctx.on_hook_event({"step": 1})
+    assert events == [{"step": 1}]
+    assert "lab_start_commit" in ctx.extra and "lab_start_commit" not in given.extra

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from harness.grading import grade_stop_hook
+from harness.maven.surefire import SENSORS
 from tests.builders import REPO_ROOT
 
 LAB = REPO_ROOT / "labs" / "07-own-stop-hook"
-SENSORS = ("ArchitectureTest", "UseCaseTraceabilityTest")
 BREAK = "rm -rf target/surefire-reports"
 STALE = "touch src/main/java/ai/unifiedprocess/petclinic/domain/Pet.java"
 

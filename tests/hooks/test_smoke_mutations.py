@@ -54,6 +54,7 @@ def _drop_status_check_registration(root: Path) -> None:
 
 LIB = "hooks/lib.sh"
 STOP = "hooks/require-sensors.sh"
+AUDIT = "hooks/record-coverage-check.sh"
 
 MUTATIONS: list[Mutation] = [
     Mutation(
@@ -178,10 +179,81 @@ MUTATIONS: list[Mutation] = [
     ),
     Mutation(
         "a cut-off coverage agent is recorded",
-        "hooks/record-coverage-check.sh",
-        (('[ "$stop_reason" = end_turn ] || exit 0\n', ""),),
+        AUDIT,
+        (('[ "$transcript_reason" = end_turn ] || exit 0', ":"),),
         ("audit",),
         "a cut-off agent records nothing",
+    ),
+    Mutation(
+        "a shell call without a tool_name is ignored",
+        "hooks/record-sensor-run.sh",
+        (
+            (
+                '[ "$(aiup_tool_name)" = Bash ] || exit 0',
+                '[ "$(aiup_field tool_name)" = Bash ] || exit 0',
+            ),
+        ),
+        ("clients",),
+        "a command without a tool_name is taken for Bash",
+    ),
+    Mutation(
+        "every tool with a command taken for Bash",
+        LIB,
+        (
+            (
+                'if [ -z "$name" ] && [ -n "$(aiup_field tool_input.command)" ]; then',
+                "if true; then",
+            ),
+        ),
+        ("clients",),
+        "a named tool with a command is not taken for Bash",
+    ),
+    Mutation(
+        "the event's stop_reason ignored",
+        AUDIT,
+        (('[ -z "$event_reason" ] || [ "$event_reason" = end_turn ] || exit 0\n', ""),),
+        ("clients",),
+        "an event stop_reason max_tokens records nothing",
+    ),
+    Mutation(
+        "the event's end_turn overrules the transcript",
+        AUDIT,
+        (('    if [ -n "$transcript_reason" ]; then', '    if [ -z "$event_reason" ]; then'),),
+        ("clients",),
+        "a transcript cut off at max_tokens is not overruled by an event end_turn",
+    ),
+    Mutation(
+        "an empty last message records nothing again",
+        AUDIT,
+        (
+            (
+                "event_reason=$(aiup_field stop_reason)\n",
+                'event_reason=$(aiup_field stop_reason)\n[ -n "$last" ] || exit 0\n',
+            ),
+        ),
+        ("clients",),
+        "an empty last message still records the assignment's id",
+    ),
+    Mutation(
+        "without a transcript no stop_reason is needed",
+        AUDIT,
+        (('else\n    [ "$event_reason" = end_turn ] || exit 0\nfi', "fi"),),
+        ("clients",),
+        "without a readable transcript and without a stop_reason nothing is recorded",
+    ),
+    Mutation(
+        "without a transcript the whole report counts, not its headings",
+        AUDIT,
+        (("    grep -E '^[[:space:]]*#' <<<\"$last\"\n", "    printf '%s\\n' \"$last\"\n"),),
+        ("clients",),
+        "but not an id the report only mentions",
+    ),
+    Mutation(
+        "the evidence reads only the first two sensors' reports",
+        LIB,
+        (('for name in "${AIUP_SENSORS[@]}"; do', 'for name in "${AIUP_SENSORS[@]:0:2}"; do'),),
+        ("evidence",),
+        "a run without the BusinessRuleTraceabilityTest report blocks",
     ),
     Mutation(
         "ids not padded (UC-7)",

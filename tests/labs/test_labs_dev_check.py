@@ -10,7 +10,7 @@ import pytest
 from harness.engine.devcheck import dev_check
 
 FAST = ["04", "05", "09"]
-MAVEN = ["01", "02", "03", "06", "07", "08"]
+MAVEN = ["01", "02", "03", "06", "07", "08", "11"]
 
 
 @pytest.mark.parametrize("lab", FAST)

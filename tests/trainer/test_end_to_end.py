@@ -69,7 +69,7 @@ def test_a_participant_passes_lab_01_and_the_trainer_sees_and_verifies_it(
         assert lab(ws, "check").returncode == 0
         done = lab(ws, "next")
         assert done.returncode == 0, done.stdout
-        assert "lab complete" in done.stdout
+        assert "Lab 01-sensor-reports complete. Next: lab start 2" in done.stdout
         assert "↑ submitted to cohort e2e as pat" in done.stdout
 
         head = Workspace(ws).progress_head()

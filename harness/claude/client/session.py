@@ -356,10 +356,11 @@ class ClaudeCodeSession:
                 return _Turn("result", result=event)
         return _Turn("timeout")
 
-    def _await_result_line(self, use_id: str, record: _StepLog, timeout: float = 10.0) -> None:
+    def _await_result_line(self, use_id: str, record: _StepLog, timeout: float = 30.0) -> None:
         """The client prints a tool's result line on stdout about when it asks the model
         again; wait for that line, which tells whether the tool really ran."""
         deadline = time.monotonic() + timeout
+        kept: list[tuple[str, Any]] = []
         while record.tool_result_event(use_id) is None and time.monotonic() < deadline:
             item = self._inbox.get(0.05)
             if item is None:
@@ -367,8 +368,9 @@ class ClaudeCodeSession:
             if item[0] == "event":
                 record.events.append(item[1])
             else:
-                self._inbox.hold(item)
-                return
+                kept.append(item)
+        for item in kept:
+            self._inbox.hold(item)
 
     def _route_request(self, request: ApiRequest, record: _StepLog) -> bool:
         """True for a main-loop request; a subagent's is kept for its own step."""
@@ -705,7 +707,7 @@ class ClaudeCodeSession:
         result_block = _tool_result(turn.request, use_id)
         text = blocks_text(result_block.get("content")) if result_block else ""
         is_error = bool(result_block.get("is_error")) if result_block else False
-        ran = result_event is not None and _ran(result_event)
+        ran = _ran(result_event) if result_event is not None else _ran_by_text(text, is_error)
         step = self._step(do, detail, "allowed", tool_ran=ran, permission=record.permission)
         step.tool_result = text
         if result_event is not None and isinstance(result_event.get("tool_use_result"), dict):
@@ -718,7 +720,7 @@ class ClaudeCodeSession:
             if record.asked and not self.auto_approve:
                 step.outcome = "asked"
                 step.user_message = record.ask_text
-            elif _validation_error(result_event):
+            elif _input_error(result_event, text):
                 step.outcome = "error"
             else:
                 step.outcome = "blocked"
@@ -890,8 +892,23 @@ def _ran(event: dict[str, Any]) -> bool:
     return True
 
 
-def _validation_error(event: dict[str, Any] | None) -> bool:
-    return event is not None and not _metas(event)
+_NOT_RUN = ("<tool_use_error>", "Permission to use ", UNANSWERED_PROMPT)
+
+
+def _ran_by_text(text: str, is_error: bool) -> bool:
+    """Whether the tool ran, judged from its result alone (when the client's result line did
+    not come): a refusal reads as a hook error, an input error or a permission denial."""
+    if not is_error:
+        return True
+    return not (text.startswith(_NOT_RUN) or " hook error: " in text.split("\n", 1)[0])
+
+
+def _input_error(event: dict[str, Any] | None, text: str) -> bool:
+    """The tool rejected its input (no permission record at all), e.g. an Edit whose
+    old_string is not in the file."""
+    if event is not None:
+        return not _metas(event)
+    return text.startswith("<tool_use_error>") and "permission settings" not in text
 
 
 def _refusal(event: dict[str, Any] | None) -> str | None:

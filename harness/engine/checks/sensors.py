@@ -186,8 +186,13 @@ def _report_files(ctx: CheckContext, reports: dict[str, SurefireReport | None]) 
     return files
 
 
+# What the sensors read, as the Stop hook counts it: a lab's answers/ or scenarios/ written
+# after a run do not make its reports stale.
+SENSOR_INPUT_DIRS = ("src/", "docs/")
+
+
 def _newest_change(ctx: CheckContext) -> float:
-    """The mtime of the most recently changed file (uncommitted changes), or 0."""
+    """The mtime of the most recently changed file the sensors read (uncommitted), or 0."""
     res = proc.run(
         ["git", "status", "--porcelain", "--untracked-files=all", "--no-renames"],
         cwd=ctx.root,
@@ -195,7 +200,10 @@ def _newest_change(ctx: CheckContext) -> float:
     )
     newest = 0.0
     for line in res.stdout.splitlines():
-        path = ctx.root / line[3:]
+        relative = line[3:]
+        if not (relative == "pom.xml" or relative.startswith(SENSOR_INPUT_DIRS)):
+            continue
+        path = ctx.root / relative
         if path.is_file():
             newest = max(newest, path.stat().st_mtime)
     return newest
@@ -252,7 +260,8 @@ KIND = Kind(
             "fresh",
             bool,
             default=False,
-            doc="with run = false: every report must be newer than every changed file",
+            doc="with run = false: every report must be newer than every changed file the "
+            "sensors read (src/, docs/, pom.xml)",
         ),
         Field(
             "args",

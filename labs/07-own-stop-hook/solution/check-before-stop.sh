@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Stop hook: the sensors ran green after the last change.
 #
-# Claim:   the sensors (ArchitectureTest, UseCaseTraceabilityTest) ran green after the last
+# Claim:   the five sensors (ArchitectureTest, TestLayerConventionsTest, UseCaseTraceabilityTest,
+#          TestCaseTraceabilityTest, BusinessRuleTraceabilityTest) ran green after the last
 #          change to src/, docs/ or pom.xml.
 # Check:   target/surefire-reports/TEST-ai.unifiedprocess.petclinic.<Sensor>.xml exists, counts
 #          at least one test and no failure or error, and is newer than every file in src/,
@@ -43,7 +44,8 @@ attr() {
         sed -n "s/.* $2=\"\([0-9]*\)\".*/\1/p"
 }
 
-for sensor in ArchitectureTest UseCaseTraceabilityTest; do
+for sensor in ArchitectureTest TestLayerConventionsTest UseCaseTraceabilityTest \
+    TestCaseTraceabilityTest BusinessRuleTraceabilityTest; do
     report="$reports/TEST-ai.unifiedprocess.petclinic.$sensor.xml"
     [ -s "$report" ] || block "no report for $sensor: $run_sensors"
     tests=$(attr "$report" tests)

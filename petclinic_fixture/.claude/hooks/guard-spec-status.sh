@@ -50,7 +50,7 @@ problem=$(aiup_audit_problem "$id")
 aiup_say <<MSG
 Refused: $rel would read "**Status:** $next".
 
-A Status of $next is an assertion that UseCaseTraceabilityTest acts on, not a label,
+A Status of $next is an assertion the traceability sensors act on, not a label,
 and $problem.
 First run the coverage audit:
 

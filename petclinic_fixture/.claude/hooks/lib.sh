@@ -9,7 +9,8 @@
 
 # The hooks that source this file use these.
 # shellcheck disable=SC2034
-AIUP_SENSORS=(ArchitectureTest UseCaseTraceabilityTest)
+AIUP_SENSORS=(ArchitectureTest TestLayerConventionsTest UseCaseTraceabilityTest
+    TestCaseTraceabilityTest BusinessRuleTraceabilityTest)
 AIUP_REPORT_DIR=target/surefire-reports
 AIUP_REPORT_PACKAGE=ai.unifiedprocess.petclinic
 AIUP_SENSOR_COMMAND="./mvnw -q test -Dgroups=sensor"
@@ -51,7 +52,7 @@ aiup_say() {
 # The event fields the hooks read, parsed once: every jq start costs tens of milliseconds.
 AIUP_EVENT_FIELDS=(source tool_name tool_input.command tool_input.file_path
     tool_input.run_in_background stop_hook_active agent_type agent_id agent_transcript_path
-    last_assistant_message cwd)
+    last_assistant_message stop_reason cwd)
 
 # Reads the event JSON from stdin into AIUP_INPUT and its fields into AIUP_EVENT. Without jq
 # nothing can be read, and a terminal, a closed stdin, empty or garbage input is not an event:
@@ -83,6 +84,18 @@ aiup_read_input() {
 # One field of the event as text ("" when missing or null), e.g. aiup_field tool_input.command.
 aiup_field() {
     printf '%s' "${AIUP_EVENT[$1]-}"
+}
+
+# The tool a tool event is about. Claude Code always names it; some other clients and older
+# versions leave tool_name out of a shell call, so a tool_input.command without a tool_name is
+# taken for Bash. A named tool stays what it is named.
+aiup_tool_name() {
+    local name
+    name=$(aiup_field tool_name)
+    if [ -z "$name" ] && [ -n "$(aiup_field tool_input.command)" ]; then
+        name=Bash
+    fi
+    printf '%s' "$name"
 }
 
 # A JSON string literal for text (for the few hooks that answer with JSON on stdout).

@@ -8,7 +8,7 @@ aiup_fail_open
 aiup_read_input
 aiup_open_project
 
-[ "$(aiup_field tool_name)" = Bash ] || exit 0
+[ "$(aiup_tool_name)" = Bash ] || exit 0
 command=$(aiup_field tool_input.command)
 # A Maven call (mvnw or mvn) that reaches the test phase; test-compile does not.
 grep -qE '(^|[[:space:];&|(])(\./)?(mvnw|mvn)([[:space:]]|$)' <<<"$command" || exit 0

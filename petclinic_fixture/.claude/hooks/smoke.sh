@@ -11,7 +11,7 @@
 # shellcheck disable=SC2317
 set -u
 
-GROUPS_ALL=(settings session stdin evidence changes self guard check audit failopen worktree)
+GROUPS_ALL=(settings session stdin evidence changes self guard check audit clients failopen worktree)
 groups=("$@")
 [ "$#" -gt 0 ] || groups=("${GROUPS_ALL[@]}")
 for group in "${groups[@]}"; do
@@ -236,19 +236,44 @@ write_call() {
         \"tool_input\": {\"file_path\": $(js "$PROJECT/$1"), \"content\": $(js "$2")}}"
 }
 
-# audit AGENT_TYPE ASSIGNMENT LAST_MESSAGE [STOP_REASON]: SubagentStop of an agent whose
-# transcript starts with the assignment and ends with its last message.
-audit() {
+# agent_transcript ASSIGNMENT LAST_MESSAGE STOP_REASON: writes the transcript of an agent that
+# starts with the assignment and ends with its last message, and prints its path.
+agent_transcript() {
     local transcript=$work/agent.jsonl
     {
-        printf '{"type": "user", "message": {"role": "user", "content": %s}}\n' "$(js "$2")"
+        printf '{"type": "user", "message": {"role": "user", "content": %s}}\n' "$(js "$1")"
         printf '{"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": "reading"}], "stop_reason": "tool_use"}}\n'
         printf '{"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": %s}], "stop_reason": %s}}\n' \
-            "$(js "$3")" "$(js "${4:-end_turn}")"
+            "$(js "$2")" "$(js "$3")"
     } >"$transcript"
-    fire SubagentStop "$1" "{$(common SubagentStop), \"agent_id\": \"a1\", \"agent_type\": $(js "$1"),
-        \"agent_transcript_path\": $(js "$transcript"), \"last_assistant_message\": $(js "$3"),
-        \"stop_hook_active\": false}"
+    printf '%s\n' "$transcript"
+}
+
+# subagent_stop AGENT_TYPE TRANSCRIPT LAST_MESSAGE [EVENT_STOP_REASON]: SubagentStop as a client
+# sends it. Claude Code 2.1.332 sends no stop_reason (an empty EVENT_STOP_REASON leaves it out);
+# an empty TRANSCRIPT leaves agent_transcript_path out.
+subagent_stop() {
+    local fields
+    fields="\"agent_id\": \"a1\", \"agent_type\": $(js "$1"), \"stop_hook_active\": false"
+    fields+=", \"last_assistant_message\": $(js "$3")"
+    [ -z "$2" ] || fields+=", \"agent_transcript_path\": $(js "$2")"
+    [ -z "${4:-}" ] || fields+=", \"stop_reason\": $(js "$4")"
+    fire SubagentStop "$1" "{$(common SubagentStop), $fields}"
+}
+
+# audit AGENT_TYPE ASSIGNMENT LAST_MESSAGE [STOP_REASON]: SubagentStop as Claude Code sends it,
+# the agent's transcript ending with STOP_REASON (end_turn by default).
+audit() {
+    subagent_stop "$1" "$(agent_transcript "$2" "$3" "${4:-end_turn}")" "$3"
+}
+
+# shell_call TOOL_NAME COMMAND: PostToolUse of a shell command as another client may send it;
+# an empty TOOL_NAME leaves tool_name out. Fired where the Bash matcher selects it.
+shell_call() {
+    local name=""
+    [ -z "$1" ] || name="\"tool_name\": $(js "$1"), "
+    fire PostToolUse Bash "{$(common PostToolUse), $name\"tool_input\": {\"command\": $(js "$2")},
+        \"tool_response\": {\"stdout\": \"\", \"stderr\": \"\", \"interrupted\": false}}"
 }
 
 # --- files a session changes --------------------------------------------------------------
@@ -281,10 +306,16 @@ XML
 # sensor_run [TESTS FAILURES ERRORS]: what ./mvnw -q test -Dgroups=sensor leaves behind: the
 # old reports deleted, then one per sensor (the counts apply to UseCaseTraceabilityTest).
 sensor_run() {
+    local name
     tick
     rm -rf "${PROJECT:?}/$AIUP_REPORT_DIR"
-    report ArchitectureTest 4 0 0
-    report UseCaseTraceabilityTest "${1:-3}" "${2:-0}" "${3:-0}"
+    for name in "${AIUP_SENSORS[@]}"; do
+        if [ "$name" = UseCaseTraceabilityTest ]; then
+            report "$name" "${1:-3}" "${2:-0}" "${3:-0}"
+        else
+            report "$name" 4 0 0
+        fi
+    done
     tick
 }
 
@@ -294,6 +325,7 @@ record_smoke() {
 }
 
 state() { printf '%s/aiup-%s\n' "$(g rev-parse --absolute-git-dir)" "$1"; }
+marker() { printf '%s/%s\n' "$(state coverage-checked)" "$1"; }
 
 # --- settings.json ----------------------------------------------------------------------
 group_settings() {
@@ -506,6 +538,17 @@ group_evidence() {
     stop
     blocks "a missing sensor report blocks"
 
+    local sensor
+    for sensor in "${AIUP_SENSORS[@]}"; do
+        scenario "without-$sensor"
+        edit "$SRC"
+        sensor_run
+        rm "$PROJECT/$(aiup_report_path "$sensor")"
+        stop
+        blocks "a run without the $sensor report blocks"
+        says "the message names the missing report" "no $sensor report"
+    done
+
     scenario background
     edit "$SRC"
     bash_call "./mvnw -q test -Dgroups=sensor" "" true
@@ -677,7 +720,6 @@ group_check() {
 # --- audit recording (SubagentStop) --------------------------------------------------------
 group_audit() {
     scenario audit
-    marker() { printf '%s/%s\n' "$(state coverage-checked)" "$1"; }
     audit aiup-vaadin-jooq:uc-coverage "Run a coverage check of UC-005 against the code." "All flows covered."
     silent "the audit hook says nothing"
     exists "the assignment's id is recorded" "$(marker UC-005)"
@@ -688,13 +730,72 @@ group_audit() {
     exists "'TC001' is normalised to TC-001" "$(marker TC-001)"
     audit aiup-vaadin-jooq:uc-coverage "Check UC-008" "# Coverage report: UC-008 (partial" max_tokens
     absent "a cut-off agent records nothing" "$(marker UC-008)"
-    audit aiup-vaadin-jooq:uc-coverage "Check UC-008" ""
-    absent "an agent without a last message records nothing" "$(marker UC-008)"
     audit general-purpose "Check UC-004" "# Coverage report: UC-004"
     absent "another agent records nothing" "$(marker UC-004)"
     audit other:aiup-vaadin-jooq:uc-coverage-x "Check UC-004" "# Coverage report: UC-004"
     absent "a look-alike agent type records nothing" "$(marker UC-004)"
     absent "markers stay out of the work tree" "$PROJECT/aiup-coverage-checked"
+}
+
+# --- other clients and older versions: input Claude Code 2.1.332 does not send -------------
+# Each form is accepted without loosening what Claude Code itself is held to.
+group_clients() {
+    local gone=$work/no-such-transcript.jsonl assignment_only=$work/assignment-only.jsonl
+    scenario tool-name-missing
+    edit "$SRC"
+    sensor_run
+    shell_call "" "./mvnw -q test -Dgroups=sensor"
+    exists "a command without a tool_name is taken for Bash: the green run is recorded" \
+        "$(state sensors-ran)"
+    stop
+    silent "and the turn may end"
+    rm -f "$(state sensors-ran)"
+    shell_call Task "./mvnw -q test -Dgroups=sensor"
+    absent "a named tool with a command is not taken for Bash" "$(state sensors-ran)"
+
+    scenario audit-stop-reason
+    audit_with() { # audit_with ID TRANSCRIPT_STOP_REASON EVENT_STOP_REASON [LAST_MESSAGE]
+        subagent_stop aiup-vaadin-jooq:uc-coverage \
+            "$(agent_transcript "Audit $1 against the code" "${4-# Coverage report: $1}" "$2")" \
+            "${4-# Coverage report: $1}" "$3"
+    }
+    audit_with UC-011 end_turn end_turn
+    silent "an event stop_reason says nothing"
+    exists "an event stop_reason end_turn that agrees with the transcript records the audit" \
+        "$(marker UC-011)"
+    audit_with UC-012 end_turn max_tokens
+    absent "an event stop_reason max_tokens records nothing, whatever the transcript says" \
+        "$(marker UC-012)"
+    audit_with UC-013 max_tokens end_turn
+    absent "a transcript cut off at max_tokens is not overruled by an event end_turn" \
+        "$(marker UC-013)"
+    audit_with UC-014 end_turn "" ""
+    exists "an empty last message still records the assignment's id" "$(marker UC-014)"
+    printf '{"type": "user", "message": {"role": "user", "content": "Audit UC-015"}}\n' \
+        >"$assignment_only"
+    subagent_stop aiup-vaadin-jooq:uc-coverage "$assignment_only" "" end_turn
+    exists "a transcript without an assistant entry takes the event's end_turn" "$(marker UC-015)"
+    printf '{"type": "user", "message": {"role": "user", "content": "Audit UC-016"}}\n' \
+        >"$assignment_only"
+    subagent_stop aiup-vaadin-jooq:uc-coverage "$assignment_only" ""
+    absent "and without a stop_reason from either, records nothing" "$(marker UC-016)"
+
+    scenario audit-no-transcript
+    subagent_stop aiup-vaadin-jooq:uc-coverage "$gone" \
+        "$(printf '# Coverage report: UC-017\n\nUC-018 is out of scope.')" end_turn
+    exists "without a readable transcript, an event end_turn records the report heading's id" \
+        "$(marker UC-017)"
+    absent "but not an id the report only mentions" "$(marker UC-018)"
+    subagent_stop aiup-vaadin-jooq:uc-coverage "" "# Coverage report: UC-019" end_turn
+    exists "without any agent_transcript_path, the same" "$(marker UC-019)"
+    subagent_stop aiup-vaadin-jooq:uc-coverage "$gone" "# Coverage report: UC-020"
+    absent "without a readable transcript and without a stop_reason nothing is recorded" \
+        "$(marker UC-020)"
+    subagent_stop aiup-vaadin-jooq:uc-coverage "$gone" "# Coverage report: UC-021" max_tokens
+    absent "without a readable transcript a stop_reason max_tokens records nothing" \
+        "$(marker UC-021)"
+    subagent_stop other:aiup-vaadin-jooq:uc-coverage-x "$gone" "# Coverage report: UC-022" end_turn
+    absent "a look-alike agent type records nothing, stop_reason or not" "$(marker UC-022)"
 }
 
 # --- fail open -----------------------------------------------------------------------------

@@ -1,7 +1,6 @@
 package ai.unifiedprocess.petclinic;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -19,7 +18,8 @@ import org.junit.jupiter.api.Test;
  *                        repository.inmemory (implementations, wired only by PetClinic)
  * </pre>
  *
- * Each rule lists every offender in one failure, so one run shows all there is to fix.
+ * Each rule lists every offender in one failure, so one run shows all there is to fix. The
+ * conventions of the test classes themselves are TestLayerConventionsTest's.
  */
 @Tag("sensor")
 class ArchitectureTest {
@@ -30,10 +30,6 @@ class ArchitectureTest {
     private static final String REPOSITORY_IMPL = ROOT + ".repository.inmemory";
     private static final String SERVICE = ROOT + ".service";
     private static final String UI = ROOT + ".ui";
-
-    /** Test classes that drive a browser; they end in IT and run outside the sensor set. */
-    private static final List<String> BROWSER_PACKAGES =
-            List.of("com.microsoft.playwright.", "org.openqa.selenium.");
 
     private static List<CompiledClass> main;
     private static List<CompiledClass> tests;
@@ -104,24 +100,6 @@ class ArchitectureTest {
     }
 
     @Test
-    void browserlessTestClassesEndInTest() {
-        List<String> offenders = new ArrayList<>();
-        for (CompiledClass type : tests) {
-            if (!type.isTopLevel() || !declaresTests(type)) {
-                continue;
-            }
-            boolean browser = type.references().stream()
-                    .anyMatch(name -> BROWSER_PACKAGES.stream().anyMatch(name::startsWith));
-            String expected = browser ? "IT" : "Test";
-            if (!type.simpleName().endsWith(expected)) {
-                offenders.add(type.name() + " holds " + (browser ? "browser" : "browserless")
-                        + " tests, so its name must end in " + expected);
-            }
-        }
-        report("test classes are named after how they run", offenders);
-    }
-
-    @Test
     void productionCodeNeverUsesTestCode() {
         Set<String> testClassNames = new java.util.HashSet<>();
         tests.forEach(type -> testClassNames.add(type.name()));
@@ -133,13 +111,6 @@ class ArchitectureTest {
                     .forEach(name -> offenders.add(type.name() + " -> " + name));
         }
         report("production code does not depend on tests or JUnit", offenders);
-    }
-
-    private static boolean declaresTests(CompiledClass type) {
-        return type.references("org.junit.jupiter.api.Test")
-                || type.references("org.junit.jupiter.params.ParameterizedTest")
-                || type.references("org.junit.jupiter.api.TestFactory")
-                || type.references("org.junit.jupiter.api.RepeatedTest");
     }
 
     private static void assertNoDependency(String rule, Predicate<String> from,
@@ -167,9 +138,6 @@ class ArchitectureTest {
     }
 
     private static void report(String rule, List<String> offenders) {
-        if (!offenders.isEmpty()) {
-            fail("Architecture rule broken: " + rule + " (" + offenders.size() + " violation"
-                    + (offenders.size() == 1 ? "" : "s") + ")\n  " + String.join("\n  ", offenders));
-        }
+        Violations.failIfAny("Architecture", rule, offenders);
     }
 }

@@ -37,6 +37,11 @@ record CompiledClass(String name, String superName, List<String> interfaces,
         return !simpleName().contains("$");
     }
 
+    /** The source file of a top-level class below a source root, e.g. "src/test/java". */
+    String sourceFile(String sourceRoot) {
+        return sourceRoot + "/" + name.replace('.', '/') + ".java";
+    }
+
     boolean references(String className) {
         return references.contains(className);
     }

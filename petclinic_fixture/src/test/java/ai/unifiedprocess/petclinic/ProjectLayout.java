@@ -14,6 +14,8 @@ import java.util.List;
  */
 final class ProjectLayout {
 
+    private static Path basedir;
+
     private ProjectLayout() {
     }
 
@@ -35,15 +37,28 @@ final class ProjectLayout {
     }
 
     /** The project directory: the first candidate that holds a pom.xml. */
-    static Path basedir() {
+    static synchronized Path basedir() {
+        if (basedir == null) {
+            basedir = findBasedir();
+        }
+        return basedir;
+    }
+
+    /** A file as a message names it: relative to the project, with forward slashes. */
+    static String relative(Path file) {
+        return basedir().relativize(file.toAbsolutePath().normalize()).toString()
+                .replace('\\', '/');
+    }
+
+    private static Path findBasedir() {
         List<Path> candidates = new ArrayList<>();
         Path target = testClasses().getParent();
         if (target != null && target.getParent() != null) {
             candidates.add(target.getParent());
         }
-        String basedir = System.getProperty("basedir");
-        if (basedir != null) {
-            candidates.add(Paths.get(basedir));
+        String property = System.getProperty("basedir");
+        if (property != null) {
+            candidates.add(Paths.get(property));
         }
         candidates.add(Paths.get(System.getProperty("user.dir")));
         for (Path candidate : candidates) {

@@ -23,6 +23,7 @@ class UC003RegisterOwnerTest {
 
     @Test
     @UseCase(id = "UC-003")
+    @TestCase(id = "TC-001")
     void registersOwnerWithValidData() {
         OwnerFormView form = clinic.newOwnerForm()
                 .enter("firstName", "Jean")

@@ -14,11 +14,12 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * A use-case spec, docs/use_cases/UC-###-slug.md, reduced to what the traceability sensor
- * checks: id, status, numbered main-scenario steps, alternative flows and business rules.
+ * A use-case spec, docs/use_cases/UC-###-slug.md, reduced to what the traceability sensors
+ * check: id, status, numbered main-scenario steps, alternative flows, business rules and where
+ * the text mentions a rule (rule id -> first line that does, outside the rule headings).
  */
 record UseCaseSpec(Path file, String id, String status, int mainSteps, List<String> flows,
-        Map<String, String> rules, List<String> problems) {
+        Map<String, String> rules, Map<String, Integer> ruleMentions, List<String> problems) {
 
     static final String MAIN_SCENARIO = "Main Success Scenario";
 
@@ -28,6 +29,7 @@ record UseCaseSpec(Path file, String id, String status, int mainSteps, List<Stri
     private static final Pattern FLOW = Pattern.compile("###\\s+(A\\d+:\\s*\\S.*?)\\s*");
     private static final Pattern RULE = Pattern.compile("###\\s+(BR-\\d{3}):\\s*(\\S.*?)\\s*");
     private static final Pattern STEP = Pattern.compile("\\d+\\.\\s+\\S.*");
+    private static final Pattern RULE_MENTION = Pattern.compile("\\bBR-\\d+\\b");
 
     /** Every spec in the directory, sorted by file name. */
     static List<UseCaseSpec> readAll(Path directory) {
@@ -59,9 +61,18 @@ record UseCaseSpec(Path file, String id, String status, int mainSteps, List<Stri
         int mainSteps = 0;
         List<String> flows = new ArrayList<>();
         Map<String, String> rules = new LinkedHashMap<>();
+        Map<String, Integer> ruleMentions = new LinkedHashMap<>();
+        int number = 0;
         for (String raw : lines) {
             String line = raw.strip();
+            number++;
             Matcher matcher;
+            if (!line.startsWith("### BR-")) {
+                Matcher mention = RULE_MENTION.matcher(line);
+                while (mention.find()) {
+                    ruleMentions.putIfAbsent(mention.group(), number);
+                }
+            }
             if (id == null && (matcher = ID_LINE.matcher(line)).matches()) {
                 id = matcher.group(1);
             } else if (status == null && (matcher = STATUS_LINE.matcher(line)).matches()) {
@@ -104,7 +115,7 @@ record UseCaseSpec(Path file, String id, String status, int mainSteps, List<Stri
             problems.add("the " + MAIN_SCENARIO + " has no numbered steps");
         }
         return new UseCaseSpec(file, id, status, mainSteps, List.copyOf(flows),
-                Map.copyOf(rules), List.copyOf(problems));
+                Map.copyOf(rules), Map.copyOf(ruleMentions), List.copyOf(problems));
     }
 
     /** Done and Tested are assertions: from then on the spec must be fully covered. */
@@ -112,7 +123,12 @@ record UseCaseSpec(Path file, String id, String status, int mainSteps, List<Stri
         return status.equals("Done") || status.equals("Tested");
     }
 
-    /** "BR-001: Required Fields", in spec order. */
+    /** True for "Main Success Scenario" and for an alternative flow the spec defines. */
+    boolean hasScenario(String scenario) {
+        return scenario.equals(MAIN_SCENARIO) || flows.contains(scenario);
+    }
+
+    /** "BR-001: Required Fields", sorted by id. */
     List<String> ruleHeadings() {
         return rules.entrySet().stream().map(rule -> rule.getKey() + ": " + rule.getValue())
                 .sorted().toList();
