@@ -35,6 +35,7 @@ def sensor_table(reports: Mapping[str, SurefireReport | None], now: float | None
         title="Sensor reports (target/surefire-reports)",
         title_justify="left",
         box=box.SIMPLE_HEAD,
+        show_edge=False,
         pad_edge=False,
         padding=0,
     )
@@ -43,7 +44,7 @@ def sensor_table(reports: Mapping[str, SurefireReport | None], now: float | None
     for column in ("tests", "fail", "err", "skip"):
         table.add_column(column, justify="right", no_wrap=True, min_width=len(column))
     table.add_column("age", no_wrap=True)
-    table.add_column("verdict", no_wrap=True)
+    table.add_column("verdict", no_wrap=True, min_width=len("verdict"))
     for name, report in reports.items():
         if report is None:
             table.add_row(name, "-", "-", "-", "-", "-", "[red]no report[/]")
