@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from harness.maven.surefire import SENSORS
-
 from harness.workspace import Workspace
 from tests.trainer.servers import GitDaemon, bare_repo, remote_refs
 
