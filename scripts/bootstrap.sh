@@ -47,4 +47,44 @@ if ! .venv/bin/python -m harness.claude.client.install | sed 's/^/bootstrap: /';
   [ -z "${CI:-}" ] || exit 1
   echo "bootstrap: continuing without Claude Code (the emulator engine needs none; lab doctor --fix retries)"
 fi
-echo "bootstrap: ready ($(.venv/bin/lab --version))"
+# Put `lab` on the PATH of every new terminal, so the guides' bare `lab` works as printed:
+# a link in /usr/local/bin for root, else in ~/.local/bin (Debian's ~/.profile adds it to PATH
+# at login once it exists). HOOKLAB_BIN_DIR picks another directory.
+lab_entry="$PWD/.venv/bin/lab"
+if [ -n "${HOOKLAB_BIN_DIR:-}" ]; then
+  bin_dir=$HOOKLAB_BIN_DIR
+elif [ "$(id -u)" -eq 0 ]; then
+  bin_dir=/usr/local/bin
+else
+  bin_dir=$HOME/.local/bin
+fi
+link="$bin_dir/lab"
+current=$(readlink "$link" 2>/dev/null || true)
+if { [ -e "$link" ] || [ -L "$link" ]; } && [[ $current != */.venv/bin/lab ]]; then
+  # Not a link an earlier bootstrap made: someone else's lab. Leave it alone.
+  echo "bootstrap: ready ($("$lab_entry" --version)), but $link is not Hook Lab's; left as it is."
+  echo "  Run Hook Lab as $lab_entry, or remove $link and run ./scripts/bootstrap.sh again."
+  exit 0
+fi
+mkdir -p "$bin_dir"
+ln -sfn "$lab_entry" "$link"
+
+# Which `lab` does a new login shell find? Ask one, with nothing inherited from this shell.
+found=$(env -i HOME="$HOME" USER="${USER:-$(id -un)}" TERM="${TERM:-dumb}" \
+  bash -lc 'command -v lab' 2>/dev/null </dev/null | tail -n 1 || true)
+echo "bootstrap: ready ($("$lab_entry" --version)); lab is $link"
+if [ "$found" != "$link" ]; then
+  if [ -n "$found" ]; then
+    echo "bootstrap: new terminals find another lab first: $found"
+  else
+    echo "bootstrap: new terminals do not find $link yet."
+  fi
+  # shellcheck disable=SC2016 # the $PATH in the advice is for the reader's shell to expand
+  cat <<MSG
+Put $bin_dir first on your PATH, then open a new terminal:
+  echo 'export PATH="$bin_dir:\$PATH"' >> ~/.profile
+MSG
+elif [ "$(command -v lab 2>/dev/null || true)" != "$link" ]; then
+  echo "bootstrap: new terminals find lab; in this one, run first:"
+  echo "  export PATH=\"$bin_dir:\$PATH\""
+fi

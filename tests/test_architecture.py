@@ -15,7 +15,7 @@ ALLOWED = {
     "claude": {"claude"},
     "workspace": {"workspace"},
     "maven": {"maven"},
-    "doctor": {"doctor", "maven"},
+    "doctor": {"doctor", "maven", "claude"},  # it checks the Maven backends and the real client
     "engine": {"engine", "claude", "workspace", "maven", "grading"},
     "grading": {"grading", "claude"},
     "trainer": {"trainer", "engine", "claude", "workspace", "maven", "grading"},

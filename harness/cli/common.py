@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
+import shutil
 import sys
+from pathlib import Path
 from typing import Any
 
 from harness.ui.console import make_console
 
-__all__ = ["add_engine_flag", "add_json_flag", "emit_json", "make_console"]
+__all__ = ["add_engine_flag", "add_json_flag", "emit_json", "lab_command", "make_console"]
 
 
 def add_json_flag(parser: argparse.ArgumentParser) -> None:
@@ -19,6 +22,19 @@ def add_json_flag(parser: argparse.ArgumentParser) -> None:
 def emit_json(data: Any) -> None:
     json.dump(data, sys.stdout, indent=2, sort_keys=False, default=str)
     sys.stdout.write("\n")
+
+
+def lab_command() -> str:
+    """How to run this very ``lab`` from the participant's shell: bare ``lab`` when PATH finds
+    it, else its full path, so a command we print works where it is printed."""
+    on_path = shutil.which("lab")
+    entry = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
+    if entry is not None and entry.name == "lab" and entry.exists():
+        if on_path and Path(on_path).resolve() == entry.resolve():
+            return "lab"
+        return shlex.quote(str(entry.absolute()))
+    # python -m harness (or an embedding test): any lab on PATH is the participant's.
+    return "lab" if on_path else f"{shlex.quote(sys.executable)} -m harness"
 
 
 def add_engine_flag(parser: argparse.ArgumentParser) -> None:

@@ -184,12 +184,9 @@ def cmd_status(args: argparse.Namespace) -> int:
     if args.json:
         emit_json({"workspace": str(runner.ws.root), **runner.progress.to_json()})
         return 0
-    from harness.ui.lab_view import status_renderable, step_panel
+    from harness.ui.lab_view import print_status
 
-    console = make_console()
-    console.print(status_renderable(lab, runner.progress))
-    if runner.progress.step:
-        console.print(step_panel(lab, lab.step(runner.progress.step)))
+    print_status(make_console(), lab, runner.progress)
     return 0
 
 
@@ -215,9 +212,9 @@ def cmd_hint(args: argparse.Namespace) -> int:
     if args.json:
         emit_json({"step": step.id, "tier": tier, "of": len(step.hints), "hint": text})
         return 0
-    from harness.ui.lab_view import hint_panel
+    from harness.ui.lab_view import print_hint
 
-    make_console().print(hint_panel(step, tier, text))
+    print_hint(make_console(), step, tier, text)
     return 0
 
 
@@ -315,6 +312,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
 def cmd_demo(args: argparse.Namespace) -> int:
     from harness.ui.lab_view import WalkView, devcheck_table, hook_event_renderable
+    from harness.ui.prose import print_prose
 
     console = make_console()
     target = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="hooklab-demo-")) / "ws"
@@ -323,10 +321,14 @@ def cmd_demo(args: argparse.Namespace) -> int:
     ws = provisioned.workspace
     if not provisioned.created:
         # A second demo in the same place starts over; what was there is kept in a backup.
-        backup = ws.rewind(ws.meta["initial_commit"], "before running the demo again")
+        backup = ws.rewind(
+            ws.meta["initial_commit"], "before running the demo again", action="demo"
+        )
         Progress().save(ws, "demo: start over")
         if backup is not None:
-            console.print(f"Earlier state backed up: {escape(backup.restore_hint)}")
+            from harness.ui.lab_view import backup_renderable
+
+            print_prose(console, backup_renderable(backup, "Earlier state backed up:"))
     console.print(f"Workspace: [bold]{escape(str(ws.root))}[/]")
     view = WalkView(console, demo=True)
     labs = load_labs()
@@ -348,7 +350,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
     def on_hook(entry: dict[str, Any]) -> None:
         status.stop()
-        console.print(hook_event_renderable(entry))
+        print_prose(console, hook_event_renderable(entry))
 
     for lab in labs:
         ctx = CheckContext(ws, lab.dir, on_activity=on_activity, on_hook_event=on_hook)

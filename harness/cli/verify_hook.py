@@ -26,11 +26,14 @@ in the project directory and must exit 0; the project is left fixed.
 "fix"}]}. Exit status 0 when no check fails, 1 otherwise or on bad input."""
 
 _EXAMPLE = """\
-example (in the workspace):
-  lab verify-hook scripts/check-before-stop.sh \\
-      --break 'rm -rf target/surefire-reports' \\
+example, in a workspace, grading the workshop's own Stop hook (it passes; the hook guards
+changes git sees, so --break and --stale change a file, and docs/draft.md stays behind):
+  lab verify-hook .claude/hooks/require-sensors.sh \\
+      --break 'echo draft > docs/draft.md' \\
       --fix './mvnw -q test -Dgroups=sensor' \\
-      --stale 'touch src/main/java/ai/unifiedprocess/petclinic/domain/Pet.java'"""
+      --stale 'touch docs/draft.md'
+
+Lab 07 grades your own scripts/check-before-stop.sh the same way."""
 
 
 def add_parser(subparsers: Any) -> None:

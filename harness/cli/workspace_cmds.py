@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 import time
 from pathlib import Path
 from typing import Any
 
-from harness.cli.common import add_json_flag, emit_json, make_console
+from harness.cli.common import add_json_flag, emit_json, lab_command, make_console
 from harness.errors import HarnessError
 from harness.maven import BACKEND_NAMES, get_backend
 from harness.maven.backend import SENSOR_GOALS
@@ -102,7 +103,16 @@ def cmd_init(args: argparse.Namespace) -> int:
             f"[green]✓[/] Workspace ready at [bold]{escape(str(ws.root))}[/] "
             f"({result.files} files, backend [bold]{ws.backend}[/])."
         )
-        console.print("Next:  cd " + escape(str(args.dir)) + " && lab sensors")
+        lab = lab_command()
+        console.print(
+            f"Next:  cd {escape(shlex.quote(str(args.dir)))} && {escape(lab)} sensors",
+            soft_wrap=True,  # a command is never broken across lines
+        )
+        if lab != "lab":
+            console.print(
+                "(lab is not on your PATH yet: ./scripts/bootstrap.sh in your Hook Lab "
+                "checkout puts it there)"
+            )
     else:
         console.print(
             f"{escape(str(ws.root))} is already a workspace; nothing was copied "

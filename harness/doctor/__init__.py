@@ -167,6 +167,22 @@ def check_docker() -> Finding:
     return Finding("docker", state, status.detail, status.fix or "", required=False)
 
 
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+def check_lab_on_path(repo: Path = REPO_ROOT) -> Finding:
+    """The guides say a bare ``lab``: is that this Hook Lab?"""
+    found = shutil.which("lab")
+    bootstrap = repo / "scripts" / "bootstrap.sh"
+    fix = f"run {bootstrap}: it puts lab on your PATH"
+    if not found:
+        return Finding("lab on PATH", WARN, "no lab on PATH", fix, required=False)
+    target = Path(found).resolve()
+    if not target.is_relative_to(repo):
+        return Finding("lab on PATH", WARN, f"{found} is another lab ({target})", fix, False)
+    return Finding("lab on PATH", OK, found, required=False)
+
+
 def check_claude_code() -> Finding:
     """The pinned real client, for ``--engine claude-code`` (the emulator needs none)."""
     from harness.claude.client.install import find_client, install_dir, wanted_version
@@ -192,6 +208,7 @@ def check_claude_code() -> Finding:
 def run_checks() -> list[Finding]:
     findings = [
         check_python(),
+        check_lab_on_path(),
         _tool("git", ["git", "--version"], "apt-get install git"),
         _tool(
             "bash",

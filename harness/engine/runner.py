@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.engine.context import CheckContext
-from harness.engine.manifest import Lab, Spec, Step, find_lab
+from harness.engine.manifest import Lab, Spec, Step, find_lab, lab_dirs
 from harness.engine.progress import LabProgress, Progress, digest
 from harness.engine.sandbox import sandbox_copy
 from harness.errors import HarnessError
@@ -25,6 +25,10 @@ from harness.workspace import Backup, Workspace
 from harness.workspace.snapshot import commit_snapshot
 
 LAB_REFS = "refs/hooklab/labs/"
+
+
+def _quiet(_entry: dict[str, Any]) -> None:
+    return None
 
 
 def overall(results: Sequence[CheckResult]) -> Status:
@@ -45,6 +49,7 @@ class StepRun:
     results: list[CheckResult]
     skipped: int = 0  # checks not run because an earlier one did not pass
     duration: float = 0.0
+    unchanged: bool = False  # not run again: it passed on this very state (see reverify)
 
     @property
     def status(self) -> Status:
@@ -58,6 +63,7 @@ class StepRun:
             "status": self.status.value,
             "duration": round(self.duration, 2),
             "skipped": self.skipped,
+            "unchanged": self.unchanged,
             "checks": [r.to_json() for r in self.results],
         }
 
@@ -72,11 +78,21 @@ class Moved:
     backup: Backup | None = None
     reverified: list[StepRun] = field(default_factory=list)
     note: str = ""
+    next_lab: str | None = None  # set once the lab is complete; None after the last lab
+
+    @property
+    def next_command(self) -> str | None:
+        """What to run next when the lab is complete: the next lab's start command."""
+        if self.step is not None or self.next_lab is None:
+            return None
+        return f"lab start {int(self.next_lab.split('-', 1)[0])}"
 
     def to_json(self) -> dict[str, Any]:
         return {
             "lab": self.lab.id,
             "step": self.step.id if self.step else None,
+            "next_lab": self.next_lab,
+            "next_command": self.next_command,
             "actions": [a.to_json() for a in self.actions],
             "backup": None
             if self.backup is None
@@ -145,6 +161,11 @@ class LabRunner:
     ) -> StepRun:
         ctx = self.context(lab, root)
         ctx.extra["rebuild_evidence"] = rebuild_evidence
+        if rebuild_evidence:
+            # Re-verification: the participant saw these sessions when the step passed; a
+            # progress line is enough, not every hook event again.
+            ctx.on_activity(f"re-verifying step {step.index + 1} ({step.id})")
+            ctx.on_hook_event = _quiet
         started = time.monotonic()
         results: list[CheckResult] = []
         for spec in step.checks:
@@ -193,7 +214,9 @@ class LabRunner:
             return Moved(lab, step, note="resumed where you left this lab")
         # Every lab starts from the provisioned fixture, as `lab dev check` proves it: leftovers
         # of an earlier lab (an edit, a commit, old reports) would pass its checks for free.
-        backup = self.ws.rewind(self.ws.meta["initial_commit"], f"before starting {lab.id}")
+        backup = self.ws.rewind(
+            self.ws.meta["initial_commit"], f"before starting {lab.id}", action="start"
+        )
         shutil.rmtree(self.ws.root / "target", ignore_errors=True)
         lp = self.progress.lab_progress(lab.id)
         lp.started_at = time.time()
@@ -261,7 +284,17 @@ class LabRunner:
         self._save(f"{lab.id}: hint {sp.hints} for {step.id}")
         return step, sp.hints, step.hints[sp.hints - 1]
 
+    def following_lab(self, lab: Lab) -> str | None:
+        """The id of the lab after ``lab`` in the course, None after the last one."""
+        ids = [d.name for d in lab_dirs(self.labs_root)]
+        later = ids[ids.index(lab.id) + 1 :] if lab.id in ids else []
+        return later[0] if later else None
+
     def next(self) -> Moved:
+        lab = self.lab()
+        if self.progress.step is None:
+            # Already complete: say what comes next instead of refusing.
+            return Moved(lab, None, note="lab complete", next_lab=self.following_lab(lab))
         lab, step = self.current()
         sp = self.progress.lab_progress(lab.id).step(step.id)
         if not sp.passed:
@@ -295,12 +328,41 @@ class LabRunner:
         lp.completed_at = time.time()
         self.progress.step = None
         self._save(f"{lab.id}: complete")
-        return Moved(lab, None, reverified=reverified, note="lab complete")
+        return Moved(
+            lab,
+            None,
+            reverified=reverified,
+            note="lab complete",
+            next_lab=self.following_lab(lab),
+        )
+
+    def _unchanged_since(self, record: dict[str, Any]) -> bool:
+        """The worktree is exactly the state a step was verified at."""
+        snapshot = self.ws.repo[str(record["snapshot"]).encode()]
+        return bool(snapshot.tree.decode() == self.ws.snapshot_tree_id())
 
     def reverify(self, lab: Lab, lp: LabProgress) -> list[StepRun]:
         runs = []
         for step in lab.steps:
             record = lp.step(step.id).passed
+            if (
+                record
+                and record.get("snapshot")
+                and not any(spec.name == "sensors" for spec in step.checks)
+                and self._unchanged_since(record)
+            ):
+                # It passed on this very state (usually just now): running it again would only
+                # replay the same session. Sensor checks are the exception: re-verification
+                # rebuilds their evidence instead of trusting the reports in target/.
+                runs.append(
+                    StepRun(
+                        lab,
+                        step,
+                        [CheckResult.passed("passed on this very state", name="progress")],
+                        unchanged=True,
+                    )
+                )
+                continue
             if not record or not record.get("snapshot"):
                 runs.append(
                     StepRun(
@@ -322,26 +384,29 @@ class LabRunner:
         lab, step = self.current()
         if not apply:
             return step, [], None
-        backup = self.ws.backup(f"before solving {lab.id} {step.id}")
+        backup = self.ws.backup(f"before solving {lab.id} {step.id}", action="solve")
         results = self.run_actions(lab, step.solve)
         self.progress.lab_progress(lab.id).step(step.id).solved_with_help = True
         self._save(f"{lab.id}: solved {step.id} with lab solve")
         return step, results, backup
 
-    def goto(self, ref: str, *, lab_ref: str | None = None) -> Moved:
+    def goto(self, ref: str, *, lab_ref: str | None = None, action: str = "goto") -> Moved:
         """Rewind to the lab's start, replay every earlier step's setup and solve, then enter
-        the target step. The participant's current files are backed up first."""
+        the target step. The participant's current files are backed up first, once."""
         lab = self.lab(lab_ref)
         target = lab.step(ref)
         lp = self.progress.labs.get(lab.id)
         if lp is None or not lp.start_snapshot:
             raise HarnessError(f"lab {lab.id} has not been started here", fix=f"lab start {lab.id}")
-        backup = self.ws.backup(f"before goto {lab.id} {target.id}")
-        with self._undone_if_interrupted(backup):
+        with self._undone_if_interrupted():
+            reason = f"before {action} of {lab.id} to step {target.index + 1} ({target.id})"
+            backup: Backup | None
             if lp.start_commit:
-                # Commits made since the lab started (a setup's, a solve's, the participant's)
-                # are in the backup; replaying the steps must not stack them up again on HEAD.
-                self.ws.rewind(lp.start_commit, f"before goto {lab.id} {target.id}")
+                # Commits made since the lab started (a setup's, a solve's, the participant's) go
+                # into the one backup; replaying the steps must not stack them up again on HEAD.
+                backup = self.ws.rewind(lp.start_commit, reason, action=action)
+            else:
+                backup = self.ws.backup(reason, action=action)
             self.ws.restore_commit(lp.start_snapshot)
             actions: list[CheckResult] = []
             self.progress.lab = lab.id
@@ -351,9 +416,10 @@ class LabRunner:
                     actions.extend(done)
                     if done and done[-1].status is not Status.PASS:
                         self._save(f"{lab.id}: goto {target.id} stopped at {step.id}")
+                        kept = f"your files are backed up: {backup.restore_hint}" if backup else ""
                         raise HarnessError(
                             f"fast-forward stopped at step {step.id}: {done[-1].message}",
-                            fix=f"your files are backed up: {backup.restore_hint}",
+                            fix=kept or f"lab reset {target.index + 1}",
                         )
             for step in lab.steps[target.index :]:
                 with contextlib.suppress(KeyError):
@@ -363,25 +429,35 @@ class LabRunner:
         return Moved(lab, target, actions, backup)
 
     @contextlib.contextmanager
-    def _undone_if_interrupted(self, backup: Backup) -> Iterator[None]:
-        """Ctrl-C halfway puts HEAD and the files back as they were (``backup`` holds them).
+    def _undone_if_interrupted(self) -> Iterator[None]:
+        """Ctrl-C halfway puts HEAD and the files back as they were.
 
-        Once the progress is saved the command is done, and stays done. A second Ctrl-C waits
-        until the files are back: stopping the putting back would leave them half-way.
+        A change starts with a backup when there is anything to keep: a new backup holds the
+        files as they were; none and a clean worktree means HEAD's tree is what they were; none
+        and changes means the interrupt came before anything was touched. Once the progress is
+        saved the command is done, and stays done. A second Ctrl-C waits until the files are
+        back: stopping the putting back would leave them half-way.
         """
         head = self.ws.head()
         saved = self.ws.progress_head()
+        known = {b.ref for b in self.ws.backups()}
+        clean = not self.ws.changed_files()
         try:
             yield
         except KeyboardInterrupt:
-            if self.ws.progress_head() == saved:
+            new = [b for b in self.ws.backups() if b.ref not in known]
+            if self.ws.progress_head() == saved and (new or clean):
                 signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
                 try:
-                    self.ws.put_back(backup, head)
+                    self.ws.put_back(new[0] if new else None, head)
                 finally:
                     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
             raise
 
     def reset(self, ref: str | None = None) -> Moved:
-        _lab, step = self.current() if ref is None else (None, None)
-        return self.goto(ref or (step.id if step else "1"))
+        """Put a step (default: the current one) back to its start; a completed lab starts
+        over at its first step."""
+        if ref is None:
+            self.lab()  # no lab started: say how to start one
+            ref = self.progress.step or "1"
+        return self.goto(ref, action="reset")

@@ -26,8 +26,13 @@ def make_console(*, stderr: bool = False) -> Console:
 
 def print_error(message: str, fix: str | None = None) -> None:
     """A user-facing error on stderr: what is wrong, then the command or step that fixes it."""
+    from rich.text import Text
+
+    from harness.ui.prose import Block, Prose, print_prose
+
     console = make_console(stderr=True)
-    # Messages quote user input (paths, fields like hooks.Stop[0]); never read it as markup.
-    console.print(f"[bold red]error:[/] {escape(message)}")
+    # Messages quote user input (paths, fields like hooks.Stop[0]): plain Text, never markup.
+    blocks = [Block(Text(message), Text("error: ", style="bold red"), Text("  "))]
     if fix:
-        console.print(f"  [bold]fix:[/] {escape(fix)}")
+        blocks.append(Block(Text(fix), Text("  fix: ", style="bold"), Text(" " * 7)))
+    print_prose(console, Prose(blocks))

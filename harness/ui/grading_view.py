@@ -5,8 +5,10 @@ from __future__ import annotations
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from harness.grading import GradeCheck, HookGrade
+from harness.ui.prose import print_prose, prose
 
 _MARK = {"pass": "[green]✓[/]", "fail": "[bold red]✗[/]", "skip": "[dim]–[/]"}
 
@@ -48,10 +50,11 @@ def render_grade(console: Console, grade: HookGrade) -> None:
             console.print(
                 f"\n[bold red]✗ {escape(check.title)}[/] — [red]{escape(check.problem)}[/]"
             )
+            # Details quote commands in `backticks`: kept whole, never split by a wrap.
             if check.detail:
-                console.print(f"  {escape(check.detail)}")
+                print_prose(console, prose(check.detail, indent=2))
             if check.fix:
-                console.print(f"  [bold]fix:[/] {escape(check.fix)}")
+                print_prose(console, prose(Text.assemble(("fix: ", "bold"), check.fix), indent=2))
     notes = [c for c in grade.checks if not c.failed and c.detail and not c.skipped]
     for check in notes:
         console.print(f"\n[yellow]note[/] {escape(check.title)}: {escape(check.detail)}")

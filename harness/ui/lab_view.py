@@ -8,11 +8,10 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from rich import box
 from rich.console import Console, Group, RenderableType
 from rich.live import Live
-from rich.markdown import Markdown
 from rich.markup import escape
-from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
@@ -22,6 +21,7 @@ from harness.engine.manifest import Lab, Step
 from harness.engine.progress import Progress
 from harness.engine.runner import Moved, StepRun
 from harness.results import CheckResult, Status
+from harness.ui.prose import Block, Framed, Prose, markdown, print_prose, prose
 from harness.workspace import Backup
 
 STYLE = {Status.PASS: "green", Status.FAIL: "red", Status.ERROR: "yellow"}
@@ -35,21 +35,23 @@ OUTCOME_STYLE = {
 }
 
 
-def step_panel(lab: Lab, step: Step) -> Panel:
-    body = Markdown(step.instructions.strip())
+def step_panel(lab: Lab, step: Step) -> Framed:
     title = f"{lab.id} · step {step.index + 1}/{len(lab.steps)}: {step.title}"
-    return Panel(body, title=escape(title), title_align="left", border_style="cyan")
+    return Framed(title, markdown(step.instructions.strip()))
+
+
+def intro_panel(lab: Lab) -> Framed:
+    return Framed(f"Lab {lab.id}: {lab.title}", markdown(lab.intro.strip()), style="blue")
 
 
 def print_intro(console: Console, lab: Lab) -> None:
-    console.print(
-        Panel(
-            Markdown(lab.intro.strip()),
-            title=escape(f"Lab {lab.id}: {lab.title}"),
-            title_align="left",
-            border_style="blue",
-        )
-    )
+    print_prose(console, intro_panel(lab))
+
+
+def print_status(console: Console, lab: Lab, progress: Progress) -> None:
+    console.print(status_renderable(lab, progress))
+    if progress.step:
+        print_prose(console, step_panel(lab, lab.step(progress.step)))
 
 
 def result_renderable(result: CheckResult, *, verbose: bool = True) -> RenderableType:
@@ -59,41 +61,46 @@ def result_renderable(result: CheckResult, *, verbose: bool = True) -> Renderabl
         (result.name + ": " if result.name else "", "bold"),
         result.message,
     )
-    parts: list[RenderableType] = [head]
+    blocks = [Block(head, rest=Text("  "))]
+    parts: list[RenderableType] = []
     evidence = result.details.get("evidence")
     if verbose and result.status is Status.PASS and evidence:
-        parts.append(Text("    " + str(evidence).replace("\n", "\n    "), style="dim"))
+        blocks.append(Block(Text(str(evidence), style="dim"), Text("    ")))
     if verbose and result.status is not Status.PASS:
-        if result.expected:
-            parts.append(Text.assemble(("  expected: ", "bold"), _indent(result.expected)))
-        if result.found:
-            parts.append(Text.assemble(("  found:    ", "bold"), _indent(result.found)))
+        for label, value in (("expected", result.expected), ("found", result.found)):
+            if value:
+                blocks.append(
+                    Block(Text(value), Text(f"  {label + ':':<10}", style="bold"), Text(" " * 12))
+                )
+        parts.append(Prose(blocks))
+        blocks = []
         if result.output:
             tail = "\n".join(result.output.strip().splitlines()[-15:])
             parts.append(
-                Panel(Text(tail), title="output (tail)", title_align="left", border_style="dim")
+                Framed("output (tail)", Prose([Block(Text(tail), wrap=False)]), style="dim")
             )
         fix = result.details.get("fix")
         if fix:
-            parts.append(Text.assemble(("  fix: ", "bold"), str(fix)))
+            blocks.append(Block(Text(str(fix)), Text("  fix: ", style="bold"), Text(" " * 7)))
         if result.status is Status.ERROR:
-            parts.append(
-                Text(
-                    "  This is the harness or the machine, not your work: run "
-                    "lab doctor, or ask the trainer.",
-                    style="yellow",
+            blocks.append(
+                Block(
+                    Text(
+                        "This is the harness or the machine, not your work: run "
+                        "lab doctor, or ask the trainer.",
+                        style="yellow",
+                    ),
+                    Text("  "),
                 )
             )
+    if blocks:
+        parts.append(Prose(blocks))
     return Group(*parts)
-
-
-def _indent(text: str) -> str:
-    return text.replace("\n", "\n            ")
 
 
 def print_results(console: Console, results: Sequence[CheckResult], skipped: int = 0) -> None:
     for result in results:
-        console.print(result_renderable(result))
+        print_prose(console, result_renderable(result))
     if skipped:
         console.print(
             f"  ({skipped} more check{'s' if skipped > 1 else ''} not run yet)", style="dim"
@@ -109,9 +116,9 @@ def print_step_run(console: Console, run: StepRun) -> None:
             + (" (finishes the lab)" if last else "")
         )
     elif run.status is Status.FAIL:
-        console.print(
-            "[bold]Not yet.[/] Change your work and run [bold]lab check[/] again; "
-            "[bold]lab hint[/] gives a nudge."
+        print_prose(
+            console,
+            prose("Not yet. Change your work and run `lab check` again; `lab hint` gives a nudge."),
         )
     else:
         console.print("[bold yellow]The check could not run.[/] Nothing was judged.")
@@ -120,63 +127,102 @@ def print_step_run(console: Console, run: StepRun) -> None:
 def hook_event_renderable(entry: dict[str, Any]) -> RenderableType:
     outcome = entry["outcome"]
     style = OUTCOME_STYLE.get(outcome, "white")
-    detail = " ".join(str(entry.get("detail") or "").split())[:90]
+    detail = " ".join(str(entry.get("detail") or "").split())
+    if len(detail) > 90:
+        detail = detail[:89] + "…"
     expect = entry.get("expect")
     verdict = Text.assemble(
-        ("  ⚙ ", "dim"),
+        ("⚙ ", "dim"),
         (f"{entry['do']:<14}", "bold"),
         (detail + " ", "cyan"),
         ("→ ", "dim"),
         (outcome, f"bold {style}"),
         (f" (expected {expect})" if expect and expect != outcome else "", "red"),
     )
-    parts: list[RenderableType] = [verdict]
+    if entry["do"] == "stop" and outcome == "allowed" and entry.get("stop_hook_active"):
+        verdict.append(" (stop_hook_active: true: the hook let the turn end)", style="yellow")
+    # What Claude did and what came of it stay one unit: a long command is never split, and
+    # its outcome never ends up alone on a line.
+    start = 2 + 14
+    blocks = [Block(verdict, Text("  "), Text(" " * 18), protected=[(start, len(verdict.plain))])]
     for hook in entry.get("hooks", []):
         if hook["exit_code"] not in (0, None) or hook["timed_out"]:
             name = hook["command"].strip('"').rsplit("/", 1)[-1]
             code = "timed out" if hook["timed_out"] else f"exit {hook['exit_code']}"
-            parts.append(Text(f"      {name}: {code}", style="dim"))
+            blocks.append(Block(Text(f"{name}: {code}", style="dim"), Text(" " * 6)))
     said = entry.get("feedback") or entry.get("system_message") or ""
     if said.strip():
         lines = said.strip().splitlines()
         shown = "\n".join(lines[:4]) + ("\n…" if len(lines) > 4 else "")
-        parts.append(Text("      " + shown.replace("\n", "\n      "), style="italic"))
+        # Every line, and every line it wraps to, keeps the six-space indent.
+        blocks.append(Block(Text(shown, style="italic"), Text(" " * 6)))
     for problem in entry.get("problems", []):
-        parts.append(Text(f"      ✘ {problem}", style="red"))
-    return Group(*parts)
+        blocks.append(Block(Text(f"✘ {problem}", style="red"), Text(" " * 6), Text(" " * 8)))
+    return Prose(blocks)
+
+
+def backup_renderable(backup: Backup, label: str = "Your files were backed up first:") -> Prose:
+    """The two ways back, each a whole command: `lab restore` and plain git."""
+    return Prose(
+        [
+            Block(
+                Text.assemble(label, " ", ("lab restore " + backup.name, "bold")),
+                protected=[(len(label) + 1, len(label) + 13 + len(backup.name))],
+            ),
+            Block(
+                Text(f"(or: git checkout {backup.ref} -- .)", style="dim"),
+                Text("  "),
+                protected=[(5, 5 + len(f"git checkout {backup.ref} -- ."))],
+            ),
+        ]
+    )
 
 
 def print_moved(console: Console, moved: Moved, *, show_intro: bool = False) -> None:
     if moved.backup is not None:
-        console.print(
-            f"Your files were backed up first: [bold]{escape(moved.backup.restore_hint)}[/]"
-        )
+        print_prose(console, backup_renderable(moved.backup))
     bad = [a for a in moved.actions if a.status is not Status.PASS]
     if bad:
         print_results(console, bad)
     for run in moved.reverified:
         mark = MARK[run.status]
+        how = " [dim](passed on this very state, not run again)[/]" if run.unchanged else ""
         console.print(
             f"  re-verified step {run.step.index + 1} {run.step.id}: "
-            f"[{STYLE[run.status]}]{mark} {run.status.value}[/]"
+            f"[{STYLE[run.status]}]{mark} {run.status.value}[/]{how}"
         )
-    if moved.note:
+    if moved.note and moved.step is not None:
         console.print(f"[dim]{escape(moved.note)}[/]")
     if show_intro:
         print_intro(console, moved.lab)
     if moved.step is not None:
-        console.print(step_panel(moved.lab, moved.step))
+        print_prose(console, step_panel(moved.lab, moved.step))
         console.print("When you are done: [bold]lab check[/]   stuck: [bold]lab hint[/]")
+    elif moved.next_command:
+        console.print(
+            f"[bold green]Lab {moved.lab.id} complete.[/] Next: [bold]{moved.next_command}[/]"
+        )
     else:
         console.print(
-            f"[bold green]Lab {moved.lab.id} complete.[/] See [bold]lab list[/] for the next one."
+            f"[bold green]Lab {moved.lab.id} complete.[/] That was the last lab; "
+            "[bold]lab list[/] shows your progress."
         )
 
 
+def compact_table(title: str) -> Table:
+    """A table that leaves the most room for its cells: no vertical rules, one space apart."""
+    return Table(
+        title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1)
+    )
+
+
 def lab_table(labs: Sequence[Lab], progress: Progress) -> Table:
-    table = Table(title="Labs", title_justify="left")
-    for col in ("#", "lab", "title", "steps", "progress"):
-        table.add_column(col)
+    table = compact_table("Labs")
+    # Ids are what people type (lab start 3 or lab start 03-stop-hook): never wrapped or cut.
+    table.add_column("lab", no_wrap=True, min_width=max(len(lab.id) for lab in labs))
+    table.add_column("title", ratio=1, overflow="fold")
+    table.add_column("steps", no_wrap=True, justify="right")
+    table.add_column("progress")
     for lab in labs:
         lp = progress.labs.get(lab.id)
         passed = sum(1 for s in lab.steps if lp.step(s.id).passed) if lp else 0
@@ -188,15 +234,17 @@ def lab_table(labs: Sequence[Lab], progress: Progress) -> Table:
             state = f"{passed}/{len(lab.steps)} passed"
         else:
             state = "[dim]not started[/]"
-        table.add_row(lab.number, lab.id, escape(lab.title), str(len(lab.steps)), state)
+        table.add_row(lab.id, escape(lab.title), str(len(lab.steps)), state)
     return table
 
 
 def status_renderable(lab: Lab, progress: Progress) -> RenderableType:
     lp = progress.labs.get(lab.id)
-    table = Table(title=escape(f"{lab.id}: {lab.title}"), title_justify="left")
-    for col in ("#", "step", "state", "hints"):
-        table.add_column(col)
+    table = compact_table("")
+    table.add_column("#", no_wrap=True, min_width=2)
+    table.add_column("step", no_wrap=True, min_width=max(len(s.id) for s in lab.steps))
+    table.add_column("state")
+    table.add_column("hints", no_wrap=True)
     for step in lab.steps:
         sp = lp.step(step.id) if lp else None
         if sp and sp.passed:
@@ -207,7 +255,8 @@ def status_renderable(lab: Lab, progress: Progress) -> RenderableType:
             state = "[dim]-[/]"
         hints = f"{sp.hints}/{len(step.hints)}" if sp else f"0/{len(step.hints)}"
         table.add_row(str(step.index + 1), step.id, state, hints)
-    return table
+    # The title above the table, not in it: a narrow table would wrap it.
+    return Group(Text(f"{lab.id}: {lab.title}", style="italic"), table)
 
 
 @contextmanager
@@ -233,7 +282,7 @@ def activity(console: Console, ctx: CheckContext) -> Iterator[CheckContext]:
 
     def on_hook_event(entry: dict[str, Any]) -> None:
         status.stop()
-        console.print(hook_event_renderable(entry))
+        print_prose(console, hook_event_renderable(entry))
         inner_hook(entry)
 
     ctx.on_activity, ctx.on_output, ctx.on_hook_event = on_activity, on_output, on_hook_event
@@ -262,7 +311,7 @@ def watch_renderable(run: StepRun | None, changed: str, checking: bool) -> Rende
     if changed:
         parts.append(Text(f"last change: {changed}", style="dim"))
     parts.append(Text("watching your files; Ctrl-C to stop", style="dim"))
-    return Panel(Group(*parts), title="lab watch", title_align="left", border_style="cyan")
+    return Group(Text("── lab watch ──", style="cyan"), *parts)
 
 
 class WalkView(Observer):
@@ -278,16 +327,9 @@ class WalkView(Observer):
     def phase(self, step: Step, phase: str) -> None:
         if phase == "before":
             if self.demo:
-                lines = step.instructions.strip().splitlines()
-                short = "\n".join(lines[:6]) + ("\n…" if len(lines) > 6 else "")
-                self.console.print(
-                    Panel(
-                        Markdown(short),
-                        title=escape(f"step {step.index + 1}: {step.title}"),
-                        title_align="left",
-                        border_style="cyan",
-                    )
-                )
+                blocks = markdown(step.instructions.strip()).blocks
+                short = Prose(blocks[:4] + ([Block(Text("…"))] if len(blocks) > 4 else []))
+                print_prose(self.console, Framed(f"step {step.index + 1}: {step.title}", short))
             self.console.print("[bold]check before solving[/] (must fail)")
         elif phase == "solve":
             self.console.print("[bold]solve[/]")
@@ -301,8 +343,9 @@ class WalkView(Observer):
                 self.console.print(f"  [{style}]{MARK[r.status]}[/] {escape(r.message)}")
             else:
                 shown = r.status is Status.PASS or phase == "before"
-                self.console.print(
-                    result_renderable(r, verbose=not shown or r.status is Status.ERROR)
+                print_prose(
+                    self.console,
+                    result_renderable(r, verbose=not shown or r.status is Status.ERROR),
                 )
 
     def step_done(self, walk: StepWalk) -> None:
@@ -318,7 +361,10 @@ class WalkView(Observer):
 
 def devcheck_table(report: DevCheckReport, title: str = "lab dev check") -> Table:
     table = Table(title=title, title_justify="left")
-    for col in ("lab", "step", "verdict", "time", "maven"):
+    width = max([len(lab.lab_id) for lab in report.labs] or [3])
+    table.add_column("lab", no_wrap=True, min_width=width)
+    table.add_column("step", no_wrap=True)
+    for col in ("verdict", "time", "maven"):
         table.add_column(col)
     for lab in report.labs:
         _add_lab(table, lab)
@@ -336,19 +382,17 @@ def _add_lab(table: Table, lab: LabWalk) -> None:
         )
 
 
-def hint_panel(step: Step, tier: int, text: str) -> Panel:
+def hint_panel(step: Step, tier: int, text: str) -> Framed:
     more = (
         "run lab hint again for a stronger one"
         if tier < len(step.hints)
         else "that was the last hint; lab solve shows the solution"
     )
-    return Panel(
-        Markdown(text),
-        title=f"hint {tier}/{len(step.hints)}",
-        title_align="left",
-        subtitle=more,
-        border_style="yellow",
-    )
+    return Framed(f"hint {tier}/{len(step.hints)}", markdown(text), style="yellow", subtitle=more)
+
+
+def print_hint(console: Console, step: Step, tier: int, text: str) -> None:
+    print_prose(console, hint_panel(step, tier, text))
 
 
 def print_solution(console: Console, step: Step) -> None:
@@ -365,7 +409,7 @@ def print_solution(console: Console, step: Step) -> None:
 def print_solved(console: Console, results: Sequence[CheckResult], backup: Backup | None) -> None:
     print_results(console, results)
     if backup:
-        console.print(f"Backed up first: [bold]{escape(backup.restore_hint)}[/]")
+        print_prose(console, backup_renderable(backup, "Backed up first:"))
     console.print("Now run [bold]lab check[/].")
 
 

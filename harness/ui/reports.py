@@ -6,6 +6,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 
+from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -30,12 +31,20 @@ def human_age(seconds: float) -> str:
 
 def sensor_table(reports: Mapping[str, SurefireReport | None], now: float | None = None) -> Table:
     now = time.time() if now is None else now
-    table = Table(title="Sensor reports (target/surefire-reports)", title_justify="left")
-    for column in ("sensor", "tests", "failures", "errors", "skipped", "age", "verdict"):
-        table.add_column(
-            column,
-            justify="right" if column in {"tests", "failures", "errors", "skipped"} else "left",
-        )
+    table = Table(
+        title="Sensor reports (target/surefire-reports)",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        show_edge=False,
+        pad_edge=False,
+        padding=0,
+    )
+    # Sensor names are what -Dtest= takes: never cut. The rest fits 60 columns.
+    table.add_column("sensor", no_wrap=True, min_width=max([len(n) for n in reports] or [6]))
+    for column in ("tests", "fail", "err", "skip"):
+        table.add_column(column, justify="right", no_wrap=True, min_width=len(column))
+    table.add_column("age", no_wrap=True)
+    table.add_column("verdict", no_wrap=True, min_width=len("verdict"))
     for name, report in reports.items():
         if report is None:
             table.add_row(name, "-", "-", "-", "-", "-", "[red]no report[/]")
@@ -43,7 +52,7 @@ def sensor_table(reports: Mapping[str, SurefireReport | None], now: float | None
         if report.green:
             verdict = "[green]green[/]"
         elif report.tests == 0:
-            verdict = "[yellow]ran no test[/]"
+            verdict = "[yellow]no tests[/]"
         else:
             verdict = "[red]red[/]"
         table.add_row(
@@ -52,7 +61,7 @@ def sensor_table(reports: Mapping[str, SurefireReport | None], now: float | None
             str(report.failures),
             str(report.errors),
             str(report.skipped),
-            human_age(report.age(now)),
+            human_age(report.age(now)).removesuffix(" ago"),
             verdict,
         )
     return table
@@ -84,10 +93,16 @@ def backend_table(statuses: Sequence[BackendStatus]) -> Table:
 
 
 def backups_table(backups: Sequence[Backup]) -> Table:
-    table = Table(title="Backups of your work (refs/hooklab/backups)", title_justify="left")
-    table.add_column("name")
+    table = Table(
+        title="Backups of your work (refs/hooklab/backups)",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+    )
+    # The name is what `lab restore` takes: never cut.
+    table.add_column("name", no_wrap=True, min_width=max([len(b.name) for b in backups] or [4]))
     table.add_column("reason")
-    table.add_column("taken")
+    table.add_column("taken", no_wrap=True)
     for backup in backups:
         table.add_row(backup.name, escape(backup.reason), human_age(time.time() - backup.created))
     return table

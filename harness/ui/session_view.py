@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from rich.console import Console
 from rich.markup import escape
+from rich.text import Text
 
 from harness.claude.scenario import ScenarioStep, StepReport
 from harness.claude.session import StepOutcome
 from harness.proc import strip_ansi
+from harness.ui.prose import Block, Prose, print_prose
 
 _STYLE = {
     "allowed": "green",
@@ -29,18 +30,6 @@ def _short(text: str, limit: int = 70) -> str:
     return one if len(one) <= limit else one[: limit - 1] + "…"
 
 
-def _wrap(line: str, width: int) -> list[str]:
-    """Wrap one message line, keeping its own indentation on the continuation lines."""
-    indent = line[: len(line) - len(line.lstrip())]
-    return textwrap.wrap(
-        line,
-        width=max(width, 20),
-        subsequent_indent=indent,
-        break_on_hyphens=False,
-        drop_whitespace=True,
-    ) or [""]
-
-
 def _block(console: Console, label: str, text: str, style: str) -> None:
     text = strip_ansi(text)  # tools print colour codes; show the words only
     if not text.strip():
@@ -48,13 +37,14 @@ def _block(console: Console, label: str, text: str, style: str) -> None:
     lines = text.rstrip("\n").splitlines() or [""]
     more = len(lines) - _LINE_CAP
     pad = " " * (5 + len(label) + 1)
-    width = console.width - len(pad)
-    wrapped = [piece for line in lines[:_LINE_CAP] for piece in _wrap(line, width)]
-    console.print(f"     [{style}]{label}[/] {escape(wrapped[0])}")
-    for piece in wrapped[1:]:
-        console.print(f"{pad}{escape(piece)}".rstrip())
+    # Each line and every line it wraps to keeps its indent; commands are never split.
+    body = Block(
+        Text("\n".join(lines[:_LINE_CAP])), Text.assemble("     ", (label, style), " "), Text(pad)
+    )
+    blocks = [body]
     if more > 0:
-        console.print(f"{pad}[dim]… {more} more lines[/]")
+        blocks.append(Block(Text(f"… {more} more lines", style="dim"), Text(pad)))
+    print_prose(console, Prose(blocks))
 
 
 @contextmanager
@@ -68,15 +58,21 @@ def render_step(
     console: Console, step: StepOutcome, expect: str | None = None, name: str = ""
 ) -> None:
     style = _STYLE.get(step.outcome, "white")
-    verdict = f"[bold {style}]{step.outcome.upper()}[/]"
+    verdict = Text(step.outcome.upper(), style=f"bold {style}")
     if expect is not None:
-        verdict += (
-            " [green]✓ as expected[/]"
-            if expect == step.outcome
-            else f" [bold red]✗ expected {expect}[/]"
+        verdict.append(
+            " ✓ as expected" if expect == step.outcome else f" ✗ expected {expect}",
+            style="green" if expect == step.outcome else "bold red",
         )
-    title = escape(name or _short(step.detail))
-    console.print(f"[bold]{step.step:>3}[/] {step.do:<13} {title}  {verdict}")
+    title = name or _short(step.detail)
+    head = Text.assemble((f"{step.step:>3}", "bold"), f" {step.do:<13} ")
+    # The command (or the step's name) is one unit; the verdict may wrap after it.
+    start = len(head.plain)
+    head.append(title)
+    head.append("  ")
+    head.append_text(verdict)
+    unit = [(start, start + len(title))]
+    print_prose(console, Prose([Block(head, Text(), Text(" " * 18), protected=unit)]))
     facts = []
     if step.tool_ran is not None:
         facts.append("tool ran" if step.tool_ran else "tool not run")
@@ -99,10 +95,12 @@ def render_step(
     for run in step.hooks:
         status = "timed out" if run.timed_out else f"exit {run.exit_code}"
         colour = "red" if run.timed_out or run.exit_code not in (0, None) else "dim"
-        console.print(
-            f"     [dim]hook {run.event}[/] {escape(_short(run.command, 60))} "
-            f"[{colour}]{status}[/] [dim]{run.duration:.2f}s[/]"
-        )
+        line = Text(f"hook {run.event} ", style="dim")
+        start = len(line.plain)
+        line.append(run.command)
+        line.append_text(Text.assemble(" ", (status, colour), (f" {run.duration:.2f}s", "dim")))
+        hook = [(start, start + len(run.command))]
+        print_prose(console, Prose([Block(line, Text("     "), Text(" " * 7), protected=hook)]))
     for note in step.notes:
         _block(console, "note:", note, "dim")
 

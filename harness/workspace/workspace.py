@@ -186,14 +186,17 @@ class Workspace:
         ).decode()
 
     # ---- backups -----------------------------------------------------------------------
-    def backup(self, reason: str) -> Backup:
-        """Snapshot the whole worktree (untracked included) under refs/hooklab/backups/."""
+    def backup(self, reason: str, *, action: str | None = None) -> Backup:
+        """Snapshot the whole worktree (untracked included) under refs/hooklab/backups/.
+
+        The name is the time and, given an ``action`` (reset, goto, solve…), ``before-ACTION``:
+        short enough to type, and one name per action. ``reason`` is kept in the commit.
+        """
         head = self.head()
         parents = [head.encode()] if head else []
         commit_id = commit_snapshot(self.repo, f"hooklab backup: {reason}", parents)
         stamp = time.strftime("%Y%m%d-%H%M%S")
-        slug = re.sub(r"[^a-z0-9]+", "-", reason.lower()).strip("-")[:40] or "backup"
-        name = f"{stamp}-{slug}"
+        name = f"{stamp}-{backup_slug(f'before {action}' if action else reason)}"
         ref = BACKUP_PREFIX + name.encode()
         n = 1
         while ref in self.repo.refs:
@@ -247,31 +250,35 @@ class Workspace:
     def restore(self, name: str) -> tuple[Backup, Backup]:
         """Bring a backup back; the current state is backed up first, so nothing is lost."""
         target = self.find_backup(name)
-        safety = self.backup(f"before restoring {target.name}")
+        safety = self.backup(f"before restoring {target.name}", action="restore")
         commit = self.repo[target.commit.encode()]
         assert isinstance(commit, Commit)
         self.restore_tree(commit.tree)
         return target, safety
 
-    def rewind(self, commit_id: str, reason: str) -> Backup | None:
+    def rewind(self, commit_id: str, reason: str, *, action: str | None = None) -> Backup | None:
         """Put the branch, the index and the worktree back at ``commit_id``.
 
         Anything that differs from it (edits, new files, later commits) is backed up first,
         so a rewind never loses work; None when there was nothing to keep.
         """
         differs = self.head() != commit_id or bool(self.changed_files())
-        backup = self.backup(reason) if differs else None
+        backup = self.backup(reason, action=action) if differs else None
         porcelain.reset(self.repo, "hard", commit_id.encode())
         commit = self.repo[commit_id.encode()]
         assert isinstance(commit, Commit)
         self.restore_tree(commit.tree)  # reset --hard leaves untracked files behind
         return backup
 
-    def put_back(self, backup: Backup, head: str | None) -> None:
-        """Undo a command cut short: HEAD at ``head``, the files as ``backup`` holds them."""
+    def put_back(self, backup: Backup | None, head: str | None) -> None:
+        """Undo a command cut short: HEAD at ``head``, the files as ``backup`` holds them
+        (without a backup, as ``head`` holds them: the worktree was clean)."""
         if head is not None:
             porcelain.reset(self.repo, "hard", head.encode())
-        self.restore_commit(backup.commit)
+        if backup is not None:
+            self.restore_commit(backup.commit)
+        elif head is not None:
+            self.restore_commit(head)
 
     def restore_commit(self, commit_id: str) -> None:
         commit = self.repo[commit_id.encode()]
@@ -333,6 +340,18 @@ class Workspace:
 
     def __repr__(self) -> str:
         return f"Workspace({str(self.root)!r}, backend={self.backend!r})"
+
+
+def backup_slug(text: str, limit: int = 40) -> str:
+    """``text`` as lowercase words joined by dashes, cut after a whole word within ``limit``."""
+    words = re.sub(r"[^a-z0-9]+", " ", text.lower()).split()
+    slug = ""
+    for word in words:
+        longer = f"{slug}-{word}" if slug else word
+        if len(longer) > limit:
+            break
+        slug = longer
+    return slug or (words[0][:limit] if words else "backup")
 
 
 def progress_document(repo: Repo, commit_id: str) -> dict[str, Any]:

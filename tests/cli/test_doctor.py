@@ -77,3 +77,19 @@ def test_no_color_is_respected(tmp_path: Path) -> None:
     plain = run_lab_process("doctor", cwd=REPO_ROOT, env={"FORCE_COLOR": "1", "NO_COLOR": "1"})
     # Bold and the like may stay; colour codes (3x/9x foreground) must go.
     assert not re.search(r"\x1b\[[0-9;]*3[0-7]m|\x1b\[[0-9;]*9[0-7]m", plain.stdout)
+
+
+def test_lab_on_path_is_reported_with_the_bootstrap_fix(tmp_path: Path) -> None:
+    with path_without(["lab"]) as path:
+        done = run_lab_process("doctor", "--json", cwd=REPO_ROOT, env={"PATH": path})
+    finding = next(c for c in json.loads(done.stdout)["checks"] if c["name"] == "lab on PATH")
+    assert finding["state"] == "warn" and finding["required"] is False
+    assert finding["fix"].endswith("scripts/bootstrap.sh: it puts lab on your PATH")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "lab").symlink_to(REPO_ROOT / ".venv" / "bin" / "lab")
+    with path_without(["lab"]) as path:
+        env = {"PATH": f"{bin_dir}:{path}"}
+        done = run_lab_process("doctor", "--json", cwd=REPO_ROOT, env=env)
+    finding = next(c for c in json.loads(done.stdout)["checks"] if c["name"] == "lab on PATH")
+    assert finding["state"] == "ok" and finding["found"] == str(bin_dir / "lab")

@@ -175,3 +175,57 @@ def test_sensors_real_run_green_and_red(ws: Workspace) -> None:
         failure_contains={"UseCaseTraceabilityTest": "A1: Validation Errors"},
         run=False,
     )
+
+
+def test_quiz_lists_questions_in_their_own_order(ws: Workspace) -> None:
+    answers = {"q1": "b", "q2": "a", "q3": "c"}
+    (ws.root / "answers").mkdir()
+    (ws.root / "answers" / "q.toml").write_text('q1 = "a"\nq2 = "a"\n')  # q1 wrong, q3 missing
+    r = check(ws, "quiz", file="answers/q.toml", answers=answers)
+    assert (r.found or "").splitlines() == ["q1: 'a' is not right", "q3: not answered"]
+
+
+def test_file_pass_message_does_not_repeat_the_path(ws: Workspace) -> None:
+    uc = "docs/use_cases/UC-005-add-visit.md"
+    for params in ({"contains": "**Status:** Approved"}, {"exists": True}):
+        r = check(ws, "file", path=uc, **params)
+        assert r.status is Status.PASS and r.name == f"file {uc}"
+        assert uc not in r.message, r.message
+    gone = check(ws, "file", path="nope.txt", absent=True)
+    assert gone.status is Status.PASS and "nope.txt" not in gone.message
+
+
+def test_hook_session_failure_names_file_steps_and_sequence_items_apart(ws: Workspace) -> None:
+    """A trick without its own prompt: the stop after it has stop_hook_active: true, so the
+    Stop hook lets the turn end. The result says so in words and never says a bare "step 5"."""
+    (ws.root / "scenarios").mkdir()
+    (ws.root / "scenarios" / "s.toml").write_text(
+        '[[step]]\ndo = "session_start"\n'
+        '[[step]]\ndo = "write"\nfile = "docs/notes.md"\ncontent = "a change"\n'
+        '[[step]]\ndo = "stop"\nexpect = "blocked"\n'
+        '[[step]]\ndo = "bash"\ncommand = "true"\n'
+        '[[step]]\ndo = "stop"\nexpect = "blocked"\n'
+    )
+    r = check(
+        ws,
+        "hook_session",
+        scenario="scenarios/s.toml",
+        scenario_in="workspace",
+        expect_sequence=[
+            {"do": "stop", "outcome": "blocked"},
+            {"do": "bash"},
+            {"do": "stop", "outcome": "blocked"},
+        ],
+    )
+    assert r.status is Status.FAIL
+    found = (r.found or "").splitlines()
+    assert found[0].startswith("s.toml step 5 (stop): expected blocked, found allowed"), found
+    assert "stop_hook_active: true" in found[0] and "let the turn end" in found[0]
+    assert "a prompt" in found[0]  # what to do about it
+    assert found[1].startswith("expected sequence, item 3 of 3 (stop, outcome blocked)"), found
+    assert "s.toml step 4" in found[1]  # where the sequence got to
+    assert "s.toml step 5 went through on stop_hook_active: true" in found[1]
+    assert not any(line.startswith("step ") for line in found)
+    assert "s.toml step 3 (stop): blocked" in (r.expected or "")
+    session = r.details["session"]
+    assert [e["stop_hook_active"] for e in session if e["do"] == "stop"] == [False, True]

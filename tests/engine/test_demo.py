@@ -19,7 +19,7 @@ def test_demo_runs_again_in_the_same_place_and_keeps_the_earlier_state(tmp_path:
     assert "Earlier state backed up: lab restore" in again.stdout
     assert not (target / "notes.md").exists()
     backups = git(target, "for-each-ref", "--format=%(refname)", "refs/hooklab/backups/")
-    latest = [r for r in backups.splitlines() if "before-running-the-demo-again" in r]
+    latest = [r for r in backups.splitlines() if r.endswith("-before-demo")]
     assert latest, backups
     assert git(target, "show", f"{latest[0]}:notes.md") == "the trainer's notes"
 

@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from harness.engine.checks import file, git, hook_session, quiz, sensors, shell, verify_hook
+from harness.engine.checks import (
+    file,
+    git,
+    hook_session,
+    quiz,
+    scenario,
+    sensors,
+    shell,
+    verify_hook,
+)
 from harness.engine.kinds import Kind
 
 CHECK_KINDS: dict[str, Kind] = {
@@ -14,6 +23,7 @@ CHECK_KINDS: dict[str, Kind] = {
         hook_session.KIND,
         shell.KIND,
         quiz.KIND,
+        scenario.KIND,
         verify_hook.KIND,
     )
 }

@@ -45,7 +45,8 @@ def run(ctx: CheckContext, p: Params) -> CheckResult:
                 expected="no such file",
                 found="the file exists",
             )
-        return CheckResult.passed(f"{rel} is gone", name=name)
+        # The result's name already carries the path: the message does not repeat it.
+        return CheckResult.passed(p["pass_message"] or "gone, as expected", name=name)
     if not path.is_file():
         return CheckResult.failed(
             p["message"] or f"{rel} does not exist",
@@ -92,7 +93,7 @@ def run(ctx: CheckContext, p: Params) -> CheckResult:
             expected=f"matches /{p['matches']}/",
             found=_excerpt(text),
         )
-    return CheckResult.passed(p["pass_message"] or f"{rel} is as expected", name=name)
+    return CheckResult.passed(p["pass_message"] or "as expected", name=name)
 
 
 def _nearest(text: str, wanted: str) -> str:

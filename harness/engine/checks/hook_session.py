@@ -140,6 +140,17 @@ def _said(outcome: StepOutcome) -> str:
     )
 
 
+LET_GO = (
+    "stop_hook_active: true (the stop right after a blocked one, in the same turn), so the "
+    "Stop hook let the turn end; give each trick its own turn with a prompt before it"
+)
+
+
+def let_go(outcome: StepOutcome) -> bool:
+    """A stop that went through because the hook lets go on the second stop of a turn."""
+    return outcome.outcome == "allowed" and bool(outcome.stop_hook_active)
+
+
 def _judge(
     step: ScenarioStep,
     asserts: dict[str, Any],
@@ -150,7 +161,8 @@ def _judge(
 ) -> list[str]:
     problems = []
     if step.expect is not None and outcome.outcome != step.expect:
-        problems.append(f"expected {step.expect}, found {outcome.outcome}")
+        wrong = f"expected {step.expect}, found {outcome.outcome}"
+        problems.append(f"{wrong}: {LET_GO}" if let_go(outcome) else wrong)
     text = asserts.get("feedback_contains")
     if text is not None and text not in outcome.feedback:
         problems.append(f"feedback lacks {text!r}")
@@ -272,6 +284,9 @@ def _play(
     title: str,
     engine: str,
 ) -> _Play | CheckResult:
+    # Step numbers of the participant's file and item numbers of the expected sequence must
+    # never be confused: the first always carry the file's name.
+    label = f"{Path(p['scenario']).name} step" if p["scenario"] else "session step"
     with contextlib.ExitStack() as stack:
         root = ctx.root
         if p["sandbox"]:
@@ -335,8 +350,10 @@ def _play(
                 "name": step.name,
                 "do": step.do,
                 "detail": outcome.detail,
+                "label": f"{label} {step.number}",
                 "expect": step.expect,
                 "outcome": outcome.outcome,
+                "stop_hook_active": bool(outcome.stop_hook_active),
                 "tool_ran": outcome.tool_ran,
                 "turn_ended": outcome.turn_ended,
                 "feedback": outcome.feedback[:3000],
@@ -350,8 +367,9 @@ def _play(
             steps_json.append(entry)
             ctx.on_hook_event(entry)
             if problems:
+                detail = f" {outcome.detail[:60]}" if outcome.detail else ""
                 failures.append(
-                    f"step {step.number} {step.do} {outcome.detail[:60]}: " + "; ".join(problems)
+                    f"{label} {step.number} ({step.do}{detail}): " + "; ".join(problems)
                 )
         # Markers live in the sandbox's git directory: judge them before it is removed.
         failures.extend(_sequence_problems(p["expect_sequence"] or [], steps_json, git_dir))
@@ -379,7 +397,7 @@ def _disagreements(plays: dict[str, _Play], workspace: Path) -> list[str]:
                 truth = normalise(str(truth), Path(theirs["root"]))
             if mine != truth:
                 found.append(
-                    f"step {ours['step']} {ours['do']}: the emulator says {key} {mine!r}, "
+                    f"{ours['label']} ({ours['do']}): the emulator says {key} {mine!r}, "
                     f"real Claude Code {truth!r}"
                 )
     return found
@@ -399,15 +417,42 @@ def _sequence_problems(wanted: list[Any], steps: list[dict[str, Any]], git_dir: 
     """Each wanted step must match a session step, in order (other steps may come between)."""
     i = 0
     for n, want in enumerate(wanted):
+        start = i
         while i < len(steps) and not _step_matches(want, steps[i]):
             i += 1
+        item = f"expected sequence, item {n + 1} of {len(wanted)} ({_describe_item(want)})"
         if i == len(steps):
-            shown = ", ".join(f"{k}={v!r}" for k, v in want.items())
-            return [f"the session never reaches expected step {n + 1} ({shown}) in order"]
+            where = (
+                f"after {steps[start - 1]['label']}, where item {n} matched"
+                if start
+                else "anywhere in the session"
+            )
+            problem = f"{item}: no such step {where}"
+            released = [
+                s["label"]
+                for s in steps
+                if s["do"] == "stop" and s["stop_hook_active"] and s["outcome"] == "allowed"
+            ]
+            if released:
+                problem += (
+                    f" ({', '.join(released)} went through on stop_hook_active: true: "
+                    "a trick without its own prompt shifts every later step)"
+                )
+            return [problem]
         if want.get("marker_exists") and not (git_dir / want["marker_exists"]).exists():
-            return [f"no marker {want['marker_exists']} after the session"]
+            return [f"{item}: no marker {want['marker_exists']} after the session"]
         i += 1
     return []
+
+
+def _describe_item(want: dict[str, Any]) -> str:
+    bits = [str(want.get("do", "any step"))]
+    for key, value in want.items():
+        if key == "do":
+            continue
+        name = key.replace("_contains", " contains").replace("_", " ")
+        bits.append(f"{name} {value!r}" if "contains" in key else f"{name} {value}")
+    return ", ".join(bits)
 
 
 def _step_matches(want: dict[str, Any], step: dict[str, Any]) -> bool:
@@ -425,6 +470,7 @@ def _step_matches(want: dict[str, Any], step: dict[str, Any]) -> bool:
 
 
 def _describe_expected(scenario: Scenario, asserts: list[dict[str, Any]], p: Params) -> str:
+    label = f"{Path(p['scenario']).name} step" if p["scenario"] else "session step"
     lines = []
     for step, extra in zip(scenario.steps, asserts, strict=True):
         bits = [step.expect] if step.expect else []
@@ -436,7 +482,8 @@ def _describe_expected(scenario: Scenario, asserts: list[dict[str, Any]], p: Par
                 or step.args.get("agent_type")
                 or ""
             )
-            lines.append(f"{step.number}. {step.do} {str(detail)[:60]}: {', '.join(bits)}")
+            shown = f" {str(detail)[:60]}" if detail else ""
+            lines.append(f"{label} {step.number} ({step.do}{shown}): {', '.join(bits)}")
     if p["final"]:
         lines.append(f"last step: {p['final']}")
     return "\n".join(lines)
@@ -448,7 +495,7 @@ def _output(steps: list[dict[str, Any]]) -> str:
     for entry in steps:
         if not entry["problems"]:
             continue
-        chunks.append(f"--- step {entry['step']} {entry['do']} -> {entry['outcome']}")
+        chunks.append(f"--- {entry['label']} {entry['do']} -> {entry['outcome']}")
         for event in entry["events"]:
             chunks.append("event: " + json.dumps(event)[:800])
         for hook in entry["hooks"]:

@@ -52,12 +52,13 @@ def run(ctx: CheckContext, p: Params) -> CheckResult:
     missing = [q for q in expected if q not in given or given[q] in ("", [])]
     wrong = [q for q in expected if q not in missing and _norm(given[q]) != _norm(expected[q])]
     right = len(expected) - len(missing) - len(wrong)
+    # In the quiz's own order: q1 before q3, whatever is wrong with each.
     found = "\n".join(
-        [f"{q}: not answered" for q in missing]
-        + [
-            f"{q}: {given[q]!r} is not right" + (f" — {explain[q]}" if q in explain else "")
-            for q in wrong
-        ]
+        f"{q}: not answered"
+        if q in missing
+        else f"{q}: {given[q]!r} is not right" + (f" — {explain[q]}" if q in explain else "")
+        for q in expected
+        if q in missing or q in wrong
     )
     details = {"right": right, "of": len(expected), "missing": missing, "wrong": wrong}
     if missing or wrong:

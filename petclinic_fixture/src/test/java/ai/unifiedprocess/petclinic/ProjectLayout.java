@@ -1,6 +1,7 @@
 package ai.unifiedprocess.petclinic;
 
 import java.net.URISyntaxException;
+import java.net.URL;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -20,11 +21,13 @@ final class ProjectLayout {
 
     /** target/test-classes (or wherever this class was loaded from). */
     static Path testClasses() {
+        URL location = ProjectLayout.class.getProtectionDomain().getCodeSource().getLocation();
         try {
-            return Paths.get(ProjectLayout.class.getProtectionDomain().getCodeSource().getLocation()
-                    .toURI());
+            return Paths.get(location.toURI());
         } catch (URISyntaxException e) {
-            throw new IllegalStateException("Cannot locate the compiled test classes", e);
+            // Maven's in-process class loader makes its URLs without escaping: in a directory
+            // with a space ("My Projects") the URL is no valid URI, but its path is the path.
+            return Paths.get(location.getPath());
         }
     }
 

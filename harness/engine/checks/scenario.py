@@ -1,0 +1,119 @@
+"""``scenario``: a participant's scenario file has the steps it must have.
+
+It parses the file the way ``lab check`` plays it, so a comment that mentions a trick is not a
+step that tries it. Quick (no session runs): a step puts it before its ``hook_session`` check.
+
+    [[step.check]]
+    kind = "scenario"
+    path = "scenarios/tricks.toml"
+    has_steps = [{ do = "bash", command_contains = "| tail" }, { do = "bash", background = true }]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.claude.scenario import ScenarioStep, load_scenario
+from harness.engine.context import CheckContext
+from harness.engine.kinds import Kind, Params
+from harness.engine.schema import Field
+from harness.errors import ConfigError
+from harness.results import CheckResult
+
+CONTAINS = "_contains"
+
+
+def _validate(p: Params) -> str | None:
+    for i, want in enumerate(p.get("has_steps") or []):
+        if not isinstance(want, dict) or not want:
+            return f'has_steps[{i}] must be a table such as {{ do = "bash", command = "..." }}'
+        for key, value in want.items():
+            if key.endswith(CONTAINS) and not isinstance(value, str):
+                return f"has_steps[{i}].{key} must be a string"
+    if not p.get("has_steps"):
+        return 'say which steps the scenario needs: has_steps = [{ do = "stop" }]'
+    return None
+
+
+def _matches(want: dict[str, Any], step: ScenarioStep) -> bool:
+    for key, value in want.items():
+        if key == "do":
+            if step.do != value:
+                return False
+        elif key.endswith(CONTAINS):
+            if value not in str(step.args.get(key.removesuffix(CONTAINS), "")):
+                return False
+        elif step.args.get(key, False if isinstance(value, bool) else None) != value:
+            return False
+    return True
+
+
+def describe(want: dict[str, Any]) -> str:
+    """``{do = "bash", command_contains = "touch"}`` → "a bash step whose command contains …"."""
+    bits = []
+    for key, value in want.items():
+        if key == "do":
+            continue
+        if key.endswith(CONTAINS):
+            bits.append(f"whose {key.removesuffix(CONTAINS)} contains {value!r}")
+        else:
+            shown = str(value).lower() if isinstance(value, bool) else repr(value)
+            bits.append(f"with {key} = {shown}")
+    return " ".join([f"{want.get('do', 'any')} step", *bits])
+
+
+def run(ctx: CheckContext, p: Params) -> CheckResult:
+    rel = p["path"]
+    name = f"scenario {rel}"
+    path = ctx.path(rel)
+    if not path.is_file():
+        return CheckResult.failed(
+            f"{rel} does not exist yet",
+            name=name,
+            expected=f"a scenario file {rel}",
+            found="no such file",
+        )
+    try:
+        scenario = load_scenario(path)
+    except ConfigError as exc:
+        return CheckResult.failed(
+            f"{rel}: {exc.field}: {exc.problem}" if exc.field else f"{rel}: {exc.problem}",
+            name=name,
+            expected="a scenario file lab check can play",
+            found=exc.problem,
+            details={"fix": exc.fix} if exc.fix else {},
+        )
+    missing = [
+        want for want in p["has_steps"] if not any(_matches(want, s) for s in scenario.steps)
+    ]
+    if missing:
+        return CheckResult.failed(
+            p["message"] or f"{rel} lacks {len(missing)} of the steps it needs",
+            name=name,
+            expected="\n".join(describe(w) for w in p["has_steps"]),
+            found="\n".join(f"no {describe(w)}" for w in missing),
+        )
+    return CheckResult.passed(
+        p["pass_message"] or f"all {len(p['has_steps'])} steps are there", name=name
+    )
+
+
+KIND = Kind(
+    name="scenario",
+    summary="a scenario file in the workspace has the steps it needs (parsed, not grepped)",
+    params=(
+        Field("kind", str, required=True),
+        Field("path", str, required=True, doc="the scenario file, relative to the workspace"),
+        Field(
+            "has_steps",
+            list,
+            required=True,
+            doc="tables that must each match a step: do, any scenario field (equal), or "
+            'FIELD_contains = "text", e.g. { do = "bash", command_contains = "| tail" }',
+        ),
+        Field("message", str, doc="what the participant reads when the check fails"),
+        Field("pass_message", str, doc="what the participant reads when it passes"),
+    ),
+    run=run,
+    validate=_validate,
+)

@@ -1,0 +1,423 @@
+"""Text laid out for a terminal of any width without breaking what people type.
+
+Rich wraps at any space and folds long words: at 60 or even 120 columns that splits
+``./mvnw -q test -Dgroups=sensor`` or a backup's ``git checkout`` over two lines, and hook
+feedback that wraps loses its indent. Here the unit of wrapping is a word, a command or a
+code span, never a part of one; wrapped lines keep their indent; and a unit longer than the
+terminal is left whole for the terminal's own soft wrap (copy and paste keep it one line)
+instead of being cut. Print these renderables with ``crop=False`` (``print_prose``).
+
+Commands are found two ways: spans the text marks with backticks, and a heuristic for
+commands in text we do not write ourselves (the hooks' messages): ``./anything`` or a known
+program followed by its arguments (options, paths, placeholders, quoted strings).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
+from rich.segment import Segment
+from rich.text import Text
+
+COMMAND_STYLE = "bold cyan"
+CODE_STYLE = "cyan"
+
+# What a bare word after `lab` must be for the pair to be a command, not prose ("the lab is").
+LAB_SUBCOMMANDS = frozenset(
+    {
+        *("init", "sensors", "backups", "restore", "doctor", "simulate", "verify-hook"),
+        *("list", "start", "status", "check", "hint", "next", "goto", "reset", "solve"),
+        *("watch", "demo", "dev"),
+    }
+)
+PROGRAMS = frozenset(
+    {
+        *("git", "mvn", "bash", "sh", "chmod", "sed", "rm", "touch", "cat", "jq", "cd"),
+        *("export", "sudo", "apt-get", "docker", "python3", "pip"),
+    }
+)
+PHASES = frozenset(["test", "verify", "package", "install", "compile", "clean", "validate"])
+_ARGUMENT = re.compile(
+    r"""
+    -{1,2}[\w.=/:@+,-]*         # an option: -q, -Dgroups=sensor, --break, --
+    | [A-Z][A-Z0-9_]*           # a placeholder: N, STEP, NAME, DIR
+    | \d[\w.-]*                 # a number or a numbered id: 3, 03-stop-hook
+    | [\w.@+~$-]*[/=][\w./=:@+~$*-]*   # a path or an assignment
+    | [\w.-]+\.[A-Za-z]{1,5}    # a file name: smoke.sh, tricks.toml
+    | \. | \*                   # "git checkout REF -- ."
+    """,
+    re.VERBOSE,
+)
+_LEAD = "([\"'`"
+_TRAIL = ")].,;:!?\"'`"
+
+
+# ---- finding the units --------------------------------------------------------------------
+def _core(token: str) -> str:
+    """The word without the punctuation of the sentence around it: "(run" → "run"."""
+    bare = token.lstrip(_LEAD)
+    if bare.rstrip(")],;:") in {".", "--"}:  # "-- ." and "-- .)" end a git checkout
+        return bare.rstrip(")],;:")
+    return bare.rstrip(_TRAIL)
+
+
+def _closes_clause(token: str) -> bool:
+    """A token after which a command ends: "sensor).", "again,", ".)" (not "." or "--")."""
+    if token in {".", "--"}:
+        return False
+    return token[-1] in ",;:)]" or (token.endswith(".") and not token.endswith(".."))
+
+
+def command_spans(plain: str) -> list[tuple[int, int]]:
+    """Character ranges of commands in running text (see the module docstring)."""
+    tokens = [(m.start(), m.end(), m.group()) for m in re.finditer(r"\S+", plain)]
+    spans: list[tuple[int, int]] = []
+    i = 0
+    while i < len(tokens):
+        core = _core(tokens[i][2])
+        nxt = _core(tokens[i + 1][2]) if i + 1 < len(tokens) else ""
+        if core == "lab":
+            starts = nxt in LAB_SUBCOMMANDS
+        elif core == "git":
+            starts = bool(re.fullmatch(r"[a-z][a-z-]+", nxt))
+        else:
+            starts = core in PROGRAMS or (core.startswith(("./", "../")) and len(core) > 2)
+        if not starts or _closes_clause(tokens[i][2]):
+            if starts:  # a one-word command at the end of a clause: "run ./smoke.sh."
+                spans.append(_trimmed(tokens[i], tokens[i]))
+            i += 1
+            continue
+        j = i
+        if core in {"lab", "git"}:
+            j += 1  # the subcommand
+        quote = ""
+        while j + 1 < len(tokens) and (quote or not _closes_clause(tokens[j][2])):
+            word = tokens[j + 1][2]
+            if quote:
+                j += 1
+                if word.rstrip(_TRAIL.replace(quote, "")).endswith(quote):
+                    quote = ""
+                continue
+            if word[0] in "'\"":
+                quote = word[0]
+                j += 1
+                if len(word) > 1 and word.rstrip(_TRAIL.replace(quote, "")).endswith(quote):
+                    quote = ""
+                continue
+            if not (_ARGUMENT.fullmatch(_core(word)) or _core(word) in PHASES):
+                break
+            j += 1
+        spans.append(_trimmed(tokens[i], tokens[j]))
+        i = j + 1
+    return spans
+
+
+def _trimmed(first: tuple[int, int, str], last: tuple[int, int, str]) -> tuple[int, int]:
+    start = first[0] + len(first[2]) - len(first[2].lstrip(_LEAD))
+    end_token = last[2]
+    # The sentence's punctuation is not part of the command; a closing quote and the "." of
+    # "git checkout REF -- ." are.
+    kept = end_token.rstrip(")],;:")
+    if kept.lstrip(_LEAD) not in {".", "--"}:
+        kept = end_token.rstrip(")],;:.!?")
+    return start, last[1] - (len(end_token) - len(kept))
+
+
+def backticked(text: Text) -> tuple[Text, list[tuple[int, int]]]:
+    """Remove `backtick` marks, styling and protecting what they enclose."""
+    plain = text.plain
+    out = Text(style=text.style, end="")
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    for match in re.finditer(r"`([^`\n]+)`", plain):
+        out.append_text(text[pos : match.start()])
+        start = len(out.plain)
+        inner = text[match.start(1) : match.end(1)]
+        inner.stylize(COMMAND_STYLE)
+        out.append_text(inner)
+        spans.append((start, len(out.plain)))
+        pos = match.end()
+    out.append_text(text[pos:])
+    return out, spans
+
+
+def _units(text: Text, protected: Sequence[tuple[int, int]]) -> list[Text]:
+    """Split at spaces, except inside protected ranges: each unit is wrapped as a whole.
+
+    A run of spaces keeps all but one with the unit before it, so joining the units with
+    single spaces gives the line back as it was (columns of a row stay aligned).
+    """
+    plain = text.plain
+    ranges = sorted(protected)
+    bounds: list[tuple[int, int]] = []
+    start: int | None = None
+    i = 0
+    while i < len(plain):
+        inside = next((r for r in ranges if r[0] <= i < r[1]), None)
+        if inside is not None:
+            start = i if start is None else start
+            i = inside[1]
+        elif plain[i] == " ":
+            if start is not None:
+                bounds.append((start, i))
+                start = None
+            i += 1
+        else:
+            start = i if start is None else start
+            i += 1
+    if start is not None:
+        bounds.append((start, len(plain)))
+    units = []
+    for n, (a, b) in enumerate(bounds):
+        # The spaces up to the next unit, all but the one the join puts back.
+        end = bounds[n + 1][0] - 1 if n + 1 < len(bounds) else b
+        units.append(text[a : max(b, end)])
+    return units
+
+
+# ---- laying out ---------------------------------------------------------------------------
+@dataclass
+class Block:
+    """One paragraph: its text, the prefix of its first line and of every wrapped line."""
+
+    text: Text
+    first: Text = field(default_factory=Text)
+    rest: Text | None = None  # None: as wide as ``first``, in spaces
+    wrap: bool = True  # False: preformatted (code), each line as it is
+    protected: list[tuple[int, int]] = field(default_factory=list)
+
+
+def lay_out(block: Block, width: int) -> list[Text]:
+    rest = block.rest if block.rest is not None else Text(" " * block.first.cell_len)
+    lines: list[Text] = []
+    for n, source in enumerate(_split_lines(block)):
+        text, protected = source
+        prefix = block.first if n == 0 else rest
+        if not block.wrap:
+            lines.append(Text.assemble(prefix, text))
+            continue
+        # A hook's own indentation ("  ./mvnw …") is kept on every line the text wraps to.
+        indent = len(text.plain) - len(text.plain.lstrip(" "))
+        lead = Text(" " * indent)
+        body = text[indent:]
+        shifted = [(a - indent, b - indent) for a, b in protected if b > indent]
+        shifted += command_spans(body.plain)
+        units = _units(body, shifted)
+        line = Text.assemble(prefix, lead)
+        filled = False
+        for unit in units:
+            if filled and line.cell_len + 1 + unit.cell_len > width:
+                lines.append(line)
+                line = Text.assemble(rest, lead)
+                filled = False
+            if filled:
+                line.append(" ")
+            line.append_text(unit)
+            filled = True
+        lines.append(line)
+    return lines
+
+
+def _split_lines(block: Block) -> Iterator[tuple[Text, list[tuple[int, int]]]]:
+    offset = 0
+    for piece in block.text.split("\n", allow_blank=True):
+        length = len(piece.plain)
+        spans = [
+            (max(a, offset) - offset, min(b, offset + length) - offset)
+            for a, b in block.protected
+            if a < offset + length and b > offset
+        ]
+        yield piece, spans
+        offset += length + 1
+
+
+class Prose:
+    """Blocks of text, laid out to the width at hand (see the module docstring)."""
+
+    def __init__(self, blocks: Iterable[Block], *, gutter: Text | None = None) -> None:
+        self.blocks = list(blocks)
+        self.gutter = gutter or Text()
+
+    def lines(self, width: int) -> list[Text]:
+        inner = max(width - self.gutter.cell_len, 20)
+        out: list[Text] = []
+        for block in self.blocks:
+            out.extend(Text.assemble(self.gutter, line) for line in lay_out(block, inner))
+        return out
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        for line in self.lines(options.max_width):
+            line.rstrip()
+            yield from line.render(console)
+            yield Segment.line()
+
+
+def prose(
+    text: str | Text,
+    *,
+    indent: int | Text = 0,
+    hanging: int | None = None,
+    style: str = "",
+    protected: Sequence[tuple[int, int]] = (),
+) -> Prose:
+    """One paragraph (newlines kept): ``indent`` before every line, or ``hanging`` extra
+    spaces before the wrapped ones. Backticks mark commands."""
+    body = Text(text, style=style) if isinstance(text, str) else text
+    marked, spans = backticked(body)
+    first = indent if isinstance(indent, Text) else Text(" " * indent)
+    rest = None if hanging is None else Text(" " * (first.cell_len + hanging))
+    return Prose([Block(marked, first, rest, protected=[*protected, *spans])])
+
+
+def print_prose(console: Console, *renderables: RenderableType) -> None:
+    """Print without cropping: a unit wider than the terminal goes to its soft wrap."""
+    console.print(*renderables, crop=False)
+
+
+# ---- Markdown ----------------------------------------------------------------------------
+_MARKDOWN = MarkdownIt().enable("strikethrough")
+
+
+def markdown(source: str) -> Prose:
+    """Lab instructions, hints and intros: paragraphs, lists (numbered as written), code
+    blocks (never wrapped, one blank line around them) and inline code kept whole."""
+    return Prose(markdown_blocks(source))
+
+
+def markdown_blocks(source: str) -> list[Block]:
+    blocks: list[Block] = []
+    lists: list[dict[str, object]] = []  # open lists: {"prefix": Text, "marker": str|None}
+    quote = 0
+
+    def prefixes() -> tuple[Text, Text]:
+        first = Text("▌ " * quote, style="dim")
+        rest = first.copy()
+        for entry in lists:
+            marker = entry.get("marker")
+            if isinstance(marker, str):  # the item's first line carries its marker, once
+                first.append(marker)
+                rest.append(" " * len(marker))
+                entry["marker"] = None
+            else:
+                width = int(str(entry["width"]))
+                first.append(" " * width)
+                rest.append(" " * width)
+        return first, rest
+
+    def gap() -> None:
+        if blocks and blocks[-1].text.plain != "" and not (lists and lists[-1]["tight"]):
+            blocks.append(Block(Text()))
+
+    tokens = _MARKDOWN.parse(source)
+    for i, token in enumerate(tokens):
+        kind = token.type
+        if kind in ("bullet_list_open", "ordered_list_open"):
+            if not lists:
+                gap()
+            tight = i + 2 < len(tokens) and tokens[i + 2].hidden
+            lists.append({"tight": tight, "marker": None, "width": 0})
+        elif kind in ("bullet_list_close", "ordered_list_close"):
+            lists.pop()
+        elif kind == "list_item_open":
+            marker = f"{token.info}{token.markup} " if token.info else "• "
+            lists[-1]["marker"] = marker
+            lists[-1]["width"] = len(marker)
+        elif kind == "blockquote_open":
+            gap()
+            quote += 1
+        elif kind == "blockquote_close":
+            quote -= 1
+        elif kind == "inline" and token.children is not None:
+            gap()
+            text, spans = _inline(token.children)
+            if tokens[i - 1].type == "heading_open":
+                text.stylize("bold")
+            first, rest = prefixes()
+            blocks.append(Block(text, first, rest, protected=spans))
+        elif kind in ("fence", "code_block"):
+            gap()
+            first, rest = prefixes()
+            code = Text(token.content.rstrip("\n"), style=CODE_STYLE)
+            blocks.append(
+                Block(code, Text.assemble(first, "  "), Text.assemble(rest, "  "), wrap=False)
+            )
+            if lists:
+                blocks.append(Block(Text()))
+        elif kind == "hr":
+            gap()
+            blocks.append(Block(Text("─" * 20, style="dim")))
+        elif kind == "html_block":
+            gap()
+            first, rest = prefixes()
+            blocks.append(Block(Text(token.content.rstrip("\n")), first, rest))
+    while blocks and not blocks[-1].text.plain:
+        blocks.pop()
+    return blocks
+
+
+def _inline(children: Sequence[Token]) -> tuple[Text, list[tuple[int, int]]]:
+    text = Text()
+    spans: list[tuple[int, int]] = []
+    styles: list[str] = []
+    for child in children:
+        kind = child.type
+        if kind in ("text", "html_inline"):
+            text.append(child.content, style=" ".join(styles) or None)
+        elif kind == "code_inline":
+            start = len(text.plain)
+            text.append(child.content, style=COMMAND_STYLE)
+            spans.append((start, len(text.plain)))
+        elif kind == "softbreak":
+            text.append(" ")
+        elif kind == "hardbreak":
+            text.append("\n")
+        elif kind in ("strong_open", "em_open", "s_open"):
+            styles.append({"strong_open": "bold", "em_open": "italic"}.get(kind, "strike"))
+        elif kind in ("strong_close", "em_close", "s_close") and styles:
+            styles.pop()
+        elif kind == "image":
+            text.append(child.content)
+    return text, spans
+
+
+# ---- frames -------------------------------------------------------------------------------
+class Framed:
+    """A titled frame open on the right: lines never need to fit a box, so nothing is cut.
+
+    ╭─ 03-stop-hook · step 2/2: Every trick still blocks ─────
+    │ text, wrapped to the width
+    ╰──────────────────────────────────────────────────────────
+    """
+
+    def __init__(self, title: str, body: Prose, *, style: str = "cyan", subtitle: str = "") -> None:
+        self.title = title
+        self.body = body
+        self.style = style
+        self.subtitle = subtitle
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        width = options.max_width
+        head = Prose([Block(Text(self.title, style="bold"), Text("╭─ "), Text("│  "))])
+        lines = head.lines(width - 2)
+        for n, line in enumerate(lines):
+            line.stylize(self.style, 0, 3)
+            if n == len(lines) - 1:
+                line.append(" " + "─" * max(width - line.cell_len - 1, 2), style=self.style)
+            yield from line.render(console)
+            yield Segment.line()
+        gutter = Text("│ ", style=self.style)
+        for line in Prose(self.body.blocks, gutter=gutter).lines(width):
+            line.rstrip()
+            yield from line.render(console)
+            yield Segment.line()
+        foot = Text("╰" + "─" * (width - 1), style=self.style)
+        if self.subtitle:
+            foot = Text.assemble(("╰─ ", self.style), self.subtitle, " ")
+            foot.append("─" * max(width - foot.cell_len, 2), style=self.style)
+        yield from foot.render(console)
+        yield Segment.line()
