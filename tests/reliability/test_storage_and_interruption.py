@@ -184,6 +184,26 @@ def test_ctrl_c_in_goto_and_reset(
     assert backup_holds(root, f"refs/hooklab/backups/{first}", EDITED, "Written during the lab.")
 
 
+@fault(
+    "storage and interruption",
+    "Ctrl-C in lab goto 2 with a clean worktree",
+    tried="lab goto 2 with nothing of the participant's to back up (no backup is taken), SIGINT "
+    "while step 2's setup runs, after step 1 was replayed",
+    held="exit 130, no traceback; the files the replay wrote are gone again, HEAD and the "
+    f"progress as they were, no backup made; {INTACT}",
+)
+def test_ctrl_c_in_goto_with_a_clean_worktree(participant: Workspace, hold: Path) -> None:
+    root = participant.root
+    env = {"HOOKLAB_LABS": str(LABS)}
+    assert lab(root, "start", "1", env=env).returncode == 0
+    before = state(root)
+    process = start_lab(root, "goto", "2", env={**env, "HOOKLAB_TEST_HOLD": str(hold)})
+    wait_for(lambda: (root / "setup" / "began.txt").exists(), process, "step 2's setup")
+    assert (root / "first.txt").exists()  # step 1's solve was replayed
+    interrupted_cleanly(*ctrl_c(process))
+    assert_intact(before, root)
+
+
 class StallingRemote:
     """A git:// remote on loopback that takes the connection and never answers: a push to it
     hangs the way one to an overloaded server does, until someone presses Ctrl-C."""
