@@ -21,7 +21,7 @@ from harness.claude import Event, dispatch, load_settings
 
 HOOK = """#!/usr/bin/env bash
 input=$(cat)
-case "$input" in *'"tool_name": "Edit"'*) exit 0 ;; esac
+case "$input" in *'"tool_name":"Edit"'*) exit 0 ;; esac
 echo "unexpected input" >&2
 exit 2
 """
@@ -69,7 +69,7 @@ def measure(options: Options) -> list[Row]:
             },
             "tool_use_id": "toolu_bench",
         }
-        stdin = json.dumps(payload)
+        stdin = json.dumps(payload, separators=(",", ":"))  # compact, as the client sends it
         env = {**os.environ, "CLAUDE_PROJECT_DIR": str(root)}
 
         def by_hand() -> float:

@@ -16,6 +16,7 @@ import platform
 import statistics
 import sys
 import time
+import traceback
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -104,7 +105,8 @@ class Outcome:
     benchmark: str
     title: str
     rows: Sequence[Row] = ()
-    skipped: str = ""
+    skipped: str = ""  # why the benchmark cannot run here (Unavailable)
+    failed: str = ""  # the error of a benchmark that broke
     seconds: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
@@ -113,6 +115,7 @@ class Outcome:
             "title": self.title,
             "seconds": round(self.seconds, 1),
             "skipped": self.skipped or None,
+            "failed": self.failed or None,
             "rows": [r.to_json() for r in self.rows],
         }
 
@@ -139,6 +142,10 @@ def run_module(module: ModuleType, options: Options) -> Outcome:
         rows = list(measure(options))
     except Unavailable as exc:
         return Outcome(name, title, skipped=str(exc), seconds=time.monotonic() - started)
+    except Exception as exc:  # a broken benchmark must not hide the others' figures
+        traceback.print_exc()
+        problem = f"{type(exc).__name__}: {exc}".splitlines()[0][:200]
+        return Outcome(name, title, failed=problem, seconds=time.monotonic() - started)
     return Outcome(name, title, rows, seconds=time.monotonic() - started)
 
 
@@ -155,6 +162,9 @@ def table(outcomes: Sequence[Outcome]) -> str:
     for outcome in outcomes:
         if outcome.skipped:
             lines.append((outcome.title, f"skipped: {outcome.skipped}", "", "", "", ""))
+            continue
+        if outcome.failed:
+            lines.append((outcome.title, f"FAILED: {outcome.failed}", "", "", "", ""))
             continue
         for row in outcome.rows:
             met = {True: "yes", False: "NO", None: "—"}[row.met]
@@ -219,7 +229,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"\n{os.cpu_count()} CPUs, load average at the end {os.getloadavg()[0]:.2f}; "
         f"written to {args.json}"
     )
-    return 0
+    return 1 if any(o.failed for o in outcomes) else 0
 
 
 def run_standalone(measure: Measure) -> None:
