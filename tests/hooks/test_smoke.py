@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 from pathlib import Path
@@ -49,3 +50,49 @@ def test_smoke_outside_a_git_repository_proves_but_records_nothing(tmp_path: Pat
     smoke = run_smoke(root, GIT_CEILING_DIRECTORIES=str(tmp_path))
     assert smoke.returncode == 0, smoke.stdout + smoke.stderr
     assert "not a git repository; nothing recorded" in smoke.stdout
+
+
+def smoke_count(output: str) -> tuple[int, int]:
+    count = re.search(r"smoke: (\d+)/(\d+) checks passed", output)
+    assert count is not None, output
+    return int(count[1]), int(count[2])
+
+
+def test_groups_run_side_by_side_count_every_check_of_every_group(tmp_path: Path) -> None:
+    root = project_with_hooks(tmp_path)
+    whole = run_smoke(root)
+    assert whole.returncode == 0, whole.stdout + whole.stderr
+    groups = re.findall(r"^GROUPS_ALL=\((.*)\)$", (root / SMOKE_COMMAND).read_text(), re.M)[0]
+    alone = [run_smoke(root, group) for group in groups.split()]
+    assert all(run.returncode == 0 for run in alone), [run.stdout for run in alone]
+    assert smoke_count(whole.stdout)[1] == sum(smoke_count(run.stdout)[1] for run in alone)
+
+
+def test_a_check_group_that_dies_fails_the_run_and_records_nothing(tmp_path: Path) -> None:
+    root = project_with_hooks(tmp_path)
+    smoke = root / SMOKE_COMMAND
+    source = smoke.read_text()
+    assert "group_audit() {\n" in source
+    smoke.write_text(source.replace("group_audit() {\n", "group_audit() {\n    exit 3\n", 1))
+
+    run = run_smoke(root)
+    assert run.returncode == 1, run.stdout
+    assert "FAIL [audit] the check group did not run to its end" in run.stdout
+    passed, total = smoke_count(run.stdout)
+    assert passed == total - 1
+    assert not (git_dir(root) / "aiup-smoke-ran").exists()
+
+
+def test_fail_fast_stops_every_group_at_the_first_failure(tmp_path: Path) -> None:
+    root = project_with_hooks(tmp_path)
+    lib = root / ".claude/hooks/lib.sh"
+    source = lib.read_text()
+    assert "    AIUP_BLOCKING=1\n    exit 2\n" in source
+    lib.write_text(source.replace("    AIUP_BLOCKING=1\n    exit 2\n", "    exit 0\n"))
+
+    everything = run_smoke(root)
+    fast = run_smoke(root, AIUP_SMOKE_FAIL_FAST="1")
+    assert everything.returncode == fast.returncode == 1
+    assert "stopped at the first failure" in fast.stdout
+    failures = fast.stdout.count("FAIL [")
+    assert 1 <= failures <= (os.cpu_count() or 1) < everything.stdout.count("FAIL [")

@@ -33,8 +33,9 @@ done
 . "$here/lib.sh" || exit 1
 
 started=$(date +%s%N)
-work=$(mktemp -d "${TMPDIR:-/tmp}/aiup-smoke.XXXXXX") || exit 1
-trap 'rm -rf "$work"' EXIT
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/aiup-smoke.XXXXXX") || exit 1
+trap 'rm -rf "$scratch"' EXIT
+work=$scratch
 passed=0
 total=0
 SCENARIO=setup
@@ -883,16 +884,60 @@ group_worktree() {
 
 # =========================================================================================
 
-PROJECT=$work/project
-make_project
-INITIAL=$(g rev-parse HEAD)
-load_registry
-GIT_DIR_MAIN=$(g rev-parse --absolute-git-dir)
-settings=$PROJECT/.claude/settings.json
+# prepare DIR: a fresh throwaway project in DIR; the checks that follow run against it.
+prepare() {
+    work=$1
+    PROJECT=$work/project
+    make_project
+    INITIAL=$(g rev-parse HEAD)
+    load_registry
+    GIT_DIR_MAIN=$(g rev-parse --absolute-git-dir)
+    settings=$PROJECT/.claude/settings.json
+}
 
-for group in "${groups[@]}"; do
-    "group_$group"
-done
+# Most of the time goes into starting processes, so the groups run side by side, one per CPU,
+# each against its own project; their output is printed in group order. With
+# AIUP_SMOKE_FAIL_FAST the first group to fail stops the others.
+cpus=$(getconf _NPROCESSORS_ONLN 2>/dev/null) || cpus=1
+stopped=""
+# reap: waits for one group to end; under fail fast, a group that failed stops the run.
+reap() {
+    wait -n && return 0
+    [ -z "${AIUP_SMOKE_FAIL_FAST:-}" ] || stopped=1
+}
+if [ "${cpus:-1}" -lt 2 ] || [ "${#groups[@]}" -lt 2 ]; then
+    prepare "$scratch"
+    for group in "${groups[@]}"; do
+        "group_$group"
+    done
+else
+    started_groups=()
+    for group in "${groups[@]}"; do
+        while [ -z "$stopped" ] && [ "$(jobs -pr | wc -l)" -ge "$cpus" ]; do reap; done
+        [ -z "$stopped" ] || break
+        started_groups+=("$group")
+        (
+            mkdir -p "$scratch/$group" && prepare "$scratch/$group" && "group_$group"
+            echo "$passed $total" >"$scratch/$group.count"
+        ) >"$scratch/$group.log" 2>&1 &
+    done
+    while [ -z "$stopped" ] && [ -n "$(jobs -pr)" ]; do reap; done
+    # shellcheck disable=SC2046  # one word per process id
+    [ -z "$stopped" ] || kill $(jobs -pr) 2>/dev/null
+    wait
+    for group in "${started_groups[@]}"; do
+        cat "$scratch/$group.log"
+        [ -z "$stopped" ] || continue
+        if read -r group_passed group_total <"$scratch/$group.count" 2>/dev/null; then
+            passed=$((passed + group_passed))
+            total=$((total + group_total))
+        else
+            echo "FAIL [$group] the check group did not run to its end"
+            total=$((total + 1))
+        fi
+    done
+    [ -z "$stopped" ] || exit 1
+fi
 
 SCENARIO=result
 elapsed=$((($(date +%s%N) - started) / 1000000))
