@@ -17,6 +17,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from benchmarks.report import Options, Row, Unavailable, run_standalone
 
@@ -71,9 +72,20 @@ def measure(options: Options) -> list[Row]:
             "s",
             floor=maven,
             aim=1.2,
-            note=f"{len(intervals)} Maven runs, {total - maven:.1f} s outside Maven",
+            note=f"{len(intervals)} Maven runs, {total - maven:.1f} s outside Maven; "
+            f"most outside Maven: {costliest_outside_maven(report)}",
         )
     ]
+
+
+def costliest_outside_maven(report: dict[str, Any], count: int = 3) -> str:
+    """The steps that spend the most time outside Maven, as 'lab/step N s' (the profile)."""
+    outside = [
+        (step["duration"] - step["maven_seconds"], f"{lab['lab'][:2]}/{step['step']}")
+        for lab in report.get("labs", [])
+        for step in lab.get("steps", [])
+    ]
+    return ", ".join(f"{name} {seconds:.1f} s" for seconds, name in sorted(outside)[::-1][:count])
 
 
 if __name__ == "__main__":
