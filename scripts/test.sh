@@ -3,8 +3,30 @@
 # then lint, tests (JUnit XML at build/test-results/pytest.xml; the differential suite plays every
 # case on the emulator and the real Claude Code) and the lab proofs on both engines.
 set -euo pipefail
+sudo=()
 cd "$(dirname "$0")/.."
 ./scripts/bootstrap.sh
+# The trainer tests push over ssh:// to a real sshd they start on loopback. Only the tests need
+# it, so it is installed here, not by bootstrap; the package must not start a daemon on port 22.
+if [ ! -x /usr/sbin/sshd ]; then
+  [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+  policy=/usr/sbin/policy-rc.d
+  made_policy=""
+  if [ ! -e "$policy" ]; then
+    printf '#!/bin/sh\nexit 101\n' | "${sudo[@]}" tee "$policy" >/dev/null
+    "${sudo[@]}" chmod +x "$policy"
+    made_policy=1
+    trap '"${sudo[@]}" rm -f "$policy"' EXIT
+  fi
+  echo "test: installing openssh-server (for the ssh:// trainer tests)"
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo[@]}" apt-get update -qq
+  "${sudo[@]}" apt-get install -y -qq --no-install-recommends openssh-server >/dev/null
+  if [ -n "$made_policy" ]; then
+    "${sudo[@]}" rm -f "$policy"
+    trap - EXIT
+  fi
+fi
 ./scripts/docker-up.sh
 mkdir -p build/test-results
 exec .venv/bin/nox -s lint tests labs

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from dulwich.client import GitClient, HTTPUnauthorized, get_transport_and_path
+from dulwich.config import StackedConfig
 from dulwich.errors import GitProtocolError, HangupException, NotGitRepository
 from dulwich.repo import BaseRepo
 
@@ -48,9 +49,28 @@ def _scp_like(url: str) -> bool:
     return bool(colon) and "/" not in head and len(head) > 1
 
 
+def ssh_command() -> str | None:
+    """The ssh program git itself would use: GIT_SSH_COMMAND, then GIT_SSH, then the user's
+    core.sshCommand (None: plain ssh). A trainer's key or port set up for git works here too."""
+    for variable in ("GIT_SSH_COMMAND", "GIT_SSH"):
+        if os.environ.get(variable):
+            return os.environ[variable]
+    return None
+
+
+def _user_git_config() -> StackedConfig | None:
+    try:
+        return StackedConfig.default()
+    except (OSError, ValueError):  # an unreadable ~/.gitconfig: git's defaults
+        return None
+
+
 def _client(url: str) -> tuple[GitClient, str]:
     try:
-        return get_transport_and_path(url)  # type: ignore[no-any-return]
+        # The user's git config brings core.sshCommand and url.<base>.insteadOf along.
+        return get_transport_and_path(  # type: ignore[no-any-return]
+            url, config=_user_git_config(), ssh_command=ssh_command()
+        )
     except ValueError as exc:
         raise RemoteError(
             url,
@@ -89,6 +109,21 @@ def with_deadline(url: str, seconds: float, work: Callable[[], T], doing: str) -
     return value
 
 
+def _is_ssh(url: str) -> bool:
+    return url.startswith(("ssh://", "git+ssh://", "ssh+git://")) or _scp_like(url)
+
+
+def _ssh_login(url: str) -> str:
+    """What to type to try the login by hand: ssh -p PORT USER@HOST, or USER@HOST."""
+    if "://" not in url:
+        return url.partition(":")[0]
+    netloc = url.split("://", 1)[1].split("/", 1)[0]
+    host, colon, port = netloc.rpartition(":")
+    if colon and port.isdigit():
+        return f"-p {port} {host}"
+    return netloc
+
+
 def _unreachable_fix(url: str) -> str:
     return f"check the address with your trainer and that the remote is up (git ls-remote {url})"
 
@@ -120,6 +155,14 @@ def translate(url: str, exc: BaseException) -> BaseException:
         return RemoteError(url, f"unknown host ({exc.strerror})", fix=_unreachable_fix(url))
     if isinstance(exc, TimeoutError | socket.timeout):
         return RemoteError(url, "the connection timed out", fix=_unreachable_fix(url))
+    if isinstance(exc, HangupException) and _is_ssh(url):
+        said = " ".join(line.strip() for line in str(exc).splitlines() if line.strip())
+        return RemoteError(
+            url,
+            f"ssh could not connect ({said or 'the connection closed'})",
+            fix=f"check that ssh logs in without a prompt: ssh {_ssh_login(url)} (the key, "
+            "known_hosts); another key or port goes in GIT_SSH_COMMAND, as for git",
+        )
     if isinstance(exc, HangupException):
         return RemoteError(
             url,

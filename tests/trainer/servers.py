@@ -9,6 +9,7 @@ HTTP server. Both are started and stopped by the test that uses them; ``stop`` f
 from __future__ import annotations
 
 import contextlib
+import getpass
 import os
 import socket
 import subprocess
@@ -225,3 +226,88 @@ class SmartHttpServer:
 def git_daemon(base: Path) -> Iterator[GitDaemon]:
     with GitDaemon(base) as daemon:
         yield daemon
+
+
+SSHD = "/usr/sbin/sshd"
+
+
+class SshServer:
+    """A real OpenSSH ``sshd`` on loopback, serving git over ssh:// as a team's git host does:
+    the client logs in with a key made for the test and runs git-receive-pack/upload-pack.
+
+    ``ssh_command`` is what a trainer puts in GIT_SSH_COMMAND for a key of their own; the host
+    key is new each time, so known_hosts is not consulted.
+    """
+
+    def __init__(self, home: Path, port: int | None = None) -> None:
+        self.home = home
+        self.port = port or free_port()
+        self.client_key = home / "client_key"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def url(self, repo: Path) -> str:
+        return f"ssh://{getpass.getuser()}@127.0.0.1:{self.port}{repo}"
+
+    def ssh_command(self, key: Path | None = None) -> str:
+        return (
+            f"ssh -i {key or self.client_key} -o IdentitiesOnly=yes -o BatchMode=yes "
+            "-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR"
+        )
+
+    def start(self) -> SshServer:
+        self.home.mkdir(parents=True, exist_ok=True)
+        for key in (self.home / "host_key", self.client_key):
+            if not key.exists():
+                keygen(key)
+        (self.home / "authorized_keys").write_text(
+            Path(f"{self.client_key}.pub").read_text(encoding="utf-8"), encoding="utf-8"
+        )
+        config = self.home / "sshd_config"
+        config.write_text(
+            "\n".join(
+                [
+                    "ListenAddress 127.0.0.1",
+                    f"Port {self.port}",
+                    f"HostKey {self.home / 'host_key'}",
+                    f"AuthorizedKeysFile {self.home / 'authorized_keys'}",
+                    f"PidFile {self.home / 'sshd.pid'}",
+                    "PasswordAuthentication no",
+                    "KbdInteractiveAuthentication no",
+                    "PermitRootLogin prohibit-password",
+                    "StrictModes no",
+                    "UsePAM no",
+                    "",
+                ]
+            ),
+            encoding="utf-8",
+        )
+        if os.geteuid() == 0:
+            Path("/run/sshd").mkdir(mode=0o755, exist_ok=True)  # its privilege separation dir
+        self.proc = subprocess.Popen(
+            [SSHD, "-D", "-e", "-f", str(config)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        _wait_for_port(self.port, up=True)
+        return self
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.terminate()
+            self.proc.wait(timeout=10)
+            self.proc = None
+        _wait_for_port(self.port, up=False)
+
+    def __enter__(self) -> SshServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def keygen(path: Path) -> Path:
+    subprocess.run(
+        ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "hooklab-test", "-f", str(path)],
+        check=True,
+    )
+    return path
