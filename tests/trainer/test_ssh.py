@@ -78,3 +78,23 @@ def test_a_key_the_server_does_not_know_is_named_with_the_fix_and_nothing_is_los
     monkeypatch.setenv("GIT_SSH_COMMAND", sshd.ssh_command())  # the right key: it catches up
     assert submit(ws, make_settings(url, "fay", "tuesday")).commit == head
     assert remote_refs(served / "room.git") == {"refs/hooklab/cohorts/tuesday/fay": head}
+
+
+def test_core_ssh_command_in_the_git_config_is_honoured_like_git(
+    tmp_path: Path,
+    labs: SyntheticLabs,
+    served: Path,
+    sshd: SshServer,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    url = sshd.url(served / "room.git")
+    ws = participant(tmp_path / "gil", labs, 1)
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".gitconfig").write_text(f'[core]\n\tsshCommand = "{sshd.ssh_command()}"\n')
+    monkeypatch.delenv("GIT_SSH_COMMAND")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+
+    assert submit(ws, make_settings(url, "gil", "tuesday")).commit == ws.progress_head()
+    assert list(remote_refs(served / "room.git")) == ["refs/hooklab/cohorts/tuesday/gil"]
