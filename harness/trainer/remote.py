@@ -170,6 +170,12 @@ def translate(url: str, exc: BaseException) -> BaseException:
             fix="try again in a moment (lab submit); trainers: run git daemon with "
             "--enable=receive-pack --export-all --max-connections=0",
         )
+    if isinstance(exc, GitProtocolError) and _dropped(exc):
+        return RemoteError(
+            url,
+            "the server closed the connection without an answer (busy, or a proxy dropped it)",
+            fix="try again in a moment (lab submit); what was not sent waits here",
+        )
     if isinstance(exc, GitProtocolError):
         return RemoteError(url, f"the server refused: {exc}", fix=_unreachable_fix(url))
     if isinstance(exc, PermissionError):
@@ -260,9 +266,12 @@ def push(
     def work() -> None:
         try:
             result = client.send_pack(path, update_refs, repo.generate_pack_data)
-        except HangupException:
-            # A busy server drops connections (git daemon past --max-connections); one more
-            # try a moment later usually gets through, and nothing was changed by the first.
+        except (HangupException, GitProtocolError) as exc:
+            if not _dropped(exc):
+                raise
+            # A busy server drops connections (git daemon past --max-connections, an HTTP
+            # server or proxy under load); one more try a moment later usually gets through.
+            # It is safe: a push that did land shows as the remote's value and sends nothing.
             time.sleep(0.3 + random.random())
             client2, _ = _client(url)
             result = client2.send_pack(path, update_refs, repo.generate_pack_data)
@@ -276,6 +285,15 @@ def push(
 
     with_deadline(url, timeout, work, "pushing")
     return seen.get("old")
+
+
+def _dropped(exc: BaseException) -> bool:
+    """The connection was dropped, not refused: a hang-up, or an HTTP connection closed
+    without an answer (dulwich wraps urllib3's error in a GitProtocolError)."""
+    if isinstance(exc, HangupException):
+        return True
+    cause = exc.__cause__
+    return isinstance(cause, ConnectionError) or type(cause).__name__ == "ProtocolError"
 
 
 def timeout_from_env(name: str, default: float) -> float:

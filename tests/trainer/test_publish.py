@@ -294,3 +294,27 @@ def test_nothing_to_submit_before_a_lab_started(tmp_path: Path, daemon: GitDaemo
     with pytest.raises(HarnessError) as info:
         submit(ws, make_settings(daemon.url("room.git"), "hal"))
     assert "nothing to submit yet" in str(info.value)
+
+
+def test_a_push_dropped_without_an_answer_is_tried_once_more(
+    tmp_path: Path, labs: SyntheticLabs, served: Path, http: SmartHttpServer
+) -> None:
+    assert http.httpd is not None
+    ws = participant(tmp_path / "hana", labs, 1)
+    head = ws.progress_head()
+    http.httpd.drop_posts = 1
+    assert submit(ws, make_settings(http.url("room.git"), "hana", "monday")).commit == head
+    assert http.httpd.drop_posts == 0
+    assert remote_refs(served / "room.git") == {"refs/hooklab/cohorts/monday/hana": head}
+
+    other = participant(tmp_path / "ivo", labs, 2)
+    http.httpd.drop_posts = 2  # dropped twice: named, nothing lost, and the next one catches up
+    with pytest.raises(RemoteError) as dropped:
+        submit(other, make_settings(http.url("room.git"), "ivo", "monday"))
+    said = str(dropped.value)
+    assert f"{http.url('room.git')}: the server closed the connection without an answer" in said
+    assert "try again in a moment (lab submit)" in said
+    assert list(remote_refs(served / "room.git")) == ["refs/hooklab/cohorts/monday/hana"]
+    later = submit(other, make_settings(http.url("room.git"), "ivo", "monday"))
+    assert later.commit == other.progress_head()
+    assert remote_refs(served / "room.git")["refs/hooklab/cohorts/monday/ivo"] == later.commit
