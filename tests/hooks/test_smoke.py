@@ -90,9 +90,12 @@ def test_fail_fast_stops_every_group_at_the_first_failure(tmp_path: Path) -> Non
     assert "    AIUP_BLOCKING=1\n    exit 2\n" in source
     lib.write_text(source.replace("    AIUP_BLOCKING=1\n    exit 2\n", "    exit 0\n"))
 
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
     everything = run_smoke(root)
-    fast = run_smoke(root, AIUP_SMOKE_FAIL_FAST="1")
+    fast = run_smoke(root, AIUP_SMOKE_FAIL_FAST="1", TMPDIR=str(scratch))
     assert everything.returncode == fast.returncode == 1
     assert "stopped at the first failure" in fast.stdout
+    assert list(scratch.iterdir()) == []  # the groups stopped were not left writing there
     failures = fast.stdout.count("FAIL [")
     assert 1 <= failures <= (os.cpu_count() or 1) < everything.stdout.count("FAIL [")

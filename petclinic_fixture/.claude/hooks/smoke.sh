@@ -50,6 +50,9 @@ FIRE_ENV=()
 ok() {
     local what=$1
     shift
+    # Another group failed first under fail fast: stop here (a killed group would leave its
+    # running hooks writing into the scratch directory after it is removed).
+    [ ! -e "$scratch/stop" ] || exit 1
     total=$((total + 1))
     if "$@" >/dev/null 2>&1; then
         passed=$((passed + 1))
@@ -897,7 +900,7 @@ prepare() {
 
 # Most of the time goes into starting processes, so the groups run side by side, one per CPU,
 # each against its own project; their output is printed in group order. With
-# AIUP_SMOKE_FAIL_FAST the first group to fail stops the others.
+# AIUP_SMOKE_FAIL_FAST the first group to fail stops the others at their next check.
 cpus=$(getconf _NPROCESSORS_ONLN 2>/dev/null) || cpus=1
 stopped=""
 # reap: waits for one group to end; under fail fast, a group that failed stops the run.
@@ -922,8 +925,7 @@ else
         ) >"$scratch/$group.log" 2>&1 &
     done
     while [ -z "$stopped" ] && [ -n "$(jobs -pr)" ]; do reap; done
-    # shellcheck disable=SC2046  # one word per process id
-    [ -z "$stopped" ] || kill $(jobs -pr) 2>/dev/null
+    [ -z "$stopped" ] || : >"$scratch/stop"
     wait
     for group in "${started_groups[@]}"; do
         cat "$scratch/$group.log"
