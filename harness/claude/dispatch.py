@@ -62,6 +62,7 @@ class EventOutcome:
     block_reasons: list[str] = field(default_factory=list)
     messages: list[str] = field(default_factory=list)
     permission_decision: str | None = None  # PreToolUse only: allow|deny|ask|defer
+    updated_input: dict[str, Any] | None = None  # PreToolUse only: the tool input to run with
     permission_reason: str = ""
     continue_: bool = True
     stop_reason: str = ""
@@ -198,10 +199,13 @@ def _apply_json(
                 f"{run.command}: permissionDecision {value!r} is not one of "
                 "allow, deny, ask, defer; ignored"
             )
-    if "updatedInput" in specific:
-        out.notes.append(
-            f"{run.command}: updatedInput is not simulated; the tool input is left unchanged"
-        )
+    if event is Event.PRE_TOOL_USE and "updatedInput" in specific:
+        # The client runs the tool with it, whole (not merged), with or without a decision.
+        updated = specific["updatedInput"]
+        if isinstance(updated, dict):
+            out.updated_input = updated
+        else:
+            out.notes.append(f"{run.command}: updatedInput is not an object; ignored")
 
 
 def _json_of(text: str) -> dict[str, Any] | None:

@@ -145,8 +145,11 @@ def run_hook(
     started = time.monotonic()
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
+        # The shell form runs in /bin/sh as the client does; the exec form starts the command
+        # itself (looked up on PATH, or relative to the cwd), its args passed as they are.
+        argv = ["/bin/sh", "-c", hook.command] if hook.args is None else [hook.command, *hook.args]
         proc = subprocess.Popen(
-            ["/bin/sh", "-c", hook.command],
+            argv,
             cwd=cwd,
             env=dict(env),
             stdin=theirs.fileno(),
@@ -161,7 +164,7 @@ def run_hook(
         ended = time.monotonic()
         return HookRun(
             event,
-            hook.command,
+            hook.label,
             127,
             "",
             f"cannot start hook: {exc}",
@@ -187,11 +190,11 @@ def run_hook(
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.communicate(timeout=5)
         ended = time.monotonic()
-        return HookRun(event, hook.command, None, "", "", True, ended - started, started, ended)
+        return HookRun(event, hook.label, None, "", "", True, ended - started, started, ended)
     ended = time.monotonic()
     return HookRun(
         event,
-        hook.command,
+        hook.label,
         proc.returncode,
         out.decode("utf-8", errors="replace"),
         err.decode("utf-8", errors="replace"),

@@ -424,27 +424,36 @@ class Session:
             "new_string": new,
             "replace_all": replace_all,
         }
-        return self._tool(
-            "edit",
-            str(file),
-            "Edit",
-            tool_input,
-            check=lambda: check_edit(path, old, new, replace_all),
-            run=lambda: (
-                apply_edit(path, old, new, replace_all),
-                f"The file {path} has been updated.",
-                False,
-            ),
-        )
+
+        def check(given: dict[str, Any]) -> None:
+            check_edit(
+                self._path(given["file_path"]),
+                given["old_string"],
+                given["new_string"],
+                bool(given.get("replace_all", False)),
+            )
+
+        def run(given: dict[str, Any]) -> tuple[dict[str, Any], str, bool]:
+            target = self._path(given["file_path"])
+            response = apply_edit(
+                target,
+                given["old_string"],
+                given["new_string"],
+                bool(given.get("replace_all", False)),
+            )
+            return response, f"The file {target} has been updated.", False
+
+        return self._tool("edit", str(file), "Edit", tool_input, check=check, run=run)
 
     def write(self, file: str | Path, content: str) -> StepOutcome:
         path = self._path(file)
         tool_input = {"file_path": str(path), "content": content}
 
-        def run() -> tuple[dict[str, Any], str, bool]:
-            response = apply_write(path, content)
+        def run(given: dict[str, Any]) -> tuple[dict[str, Any], str, bool]:
+            target = self._path(given["file_path"])
+            response = apply_write(target, given["content"])
             verb = "created" if response["type"] == "create" else "updated"
-            return response, f"File {verb} successfully at: {path}", False
+            return response, f"File {verb} successfully at: {target}", False
 
         return self._tool("write", str(file), "Write", tool_input, check=None, run=run)
 
@@ -467,7 +476,8 @@ class Session:
         if timeout is not None:
             tool_input["timeout"] = int(limit * 1000)
 
-        def run() -> tuple[dict[str, Any], str, bool]:
+        def run(given: dict[str, Any]) -> tuple[dict[str, Any], str, bool]:
+            command = given["command"]
             if background:
                 shell_id = f"bash_{len(self.background) + 1}"
                 log = self.transcript_dir / self.session_id / "background" / f"{shell_id}.log"
@@ -495,8 +505,8 @@ class Session:
         name: str,
         tool_input: dict[str, Any],
         *,
-        check: Callable[[], None] | None,
-        run: Callable[[], tuple[dict[str, Any], str, bool]],
+        check: Callable[[dict[str, Any]], None] | None,
+        run: Callable[[dict[str, Any]], tuple[dict[str, Any], str, bool]],
     ) -> StepOutcome:
         use_id = "toolu_" + secrets.token_hex(12)
         self.transcript.tool_use(use_id, name, tool_input)
@@ -507,7 +517,7 @@ class Session:
 
         if check is not None:
             try:
-                check()
+                check(tool_input)
             except ToolError as exc:
                 msg = f"<tool_use_error>{exc}</tool_use_error>"
                 return self._done(refuse("error", msg, permission=None))
@@ -538,6 +548,25 @@ class Session:
             msg = f"Permission to use {name} with command {command} has been denied."
             step = refuse("blocked", msg, permission="deny-rule")
             return self._done(_collect(step, pre))
+
+        if pre.updated_input is not None:
+            # A hook's updatedInput replaces the input whole; the client validates it first.
+            problems = input_problems(name, pre.updated_input)
+            if problems:
+                msg = (
+                    f"PreToolUse hook for {name} returned updatedInput that failed schema "
+                    f"validation: {name} failed due to the following issue"
+                    f"{'s' if len(problems) > 1 else ''}:\n" + "\n".join(problems) + "\n"
+                    "The tool input from the model was valid; the hook's rewrite of it was not."
+                )
+                return self._done(_collect(refuse("blocked", msg, permission="hook-input"), pre))
+            tool_input = pre.updated_input
+            if check is not None:
+                try:
+                    check(tool_input)
+                except ToolError as exc:
+                    msg = f"<tool_use_error>{exc}</tool_use_error>"
+                    return self._done(_collect(refuse("error", msg, permission=None), pre))
 
         # Writes into .claude/ or .git/ always ask (after the hooks), whatever the rules say.
         sensitive = self._sensitive_target(name, tool_input)
@@ -573,7 +602,7 @@ class Session:
 
         started = time.monotonic()
         try:
-            response, text, is_error = run()
+            response, text, is_error = run(tool_input)
         except ToolError as exc:
             step = refuse("error", f"<tool_use_error>{exc}</tool_use_error>", permission=permission)
             return self._done(_collect(step, pre))
@@ -628,3 +657,42 @@ class Session:
         if name == "Bash":
             return sensitive_write(str(tool_input.get("command", "")), self.cwd, self.project_dir)
         return None
+
+
+# The parameters each simulated tool requires, and their JSON types (the client's schemas).
+TOOL_SCHEMAS: dict[str, dict[str, tuple[type, bool]]] = {
+    "Write": {"file_path": (str, True), "content": (str, True)},
+    "Edit": {
+        "file_path": (str, True),
+        "old_string": (str, True),
+        "new_string": (str, True),
+        "replace_all": (bool, False),
+    },
+    "Bash": {
+        "command": (str, True),
+        "description": (str, False),
+        "run_in_background": (bool, False),
+        "timeout": (int, False),
+    },
+}
+_JSON_TYPE_NAMES = {str: "string", bool: "boolean", int: "number", float: "number"}
+
+
+def input_problems(tool: str, given: dict[str, Any]) -> list[str]:
+    """What is wrong with a tool input, worded as the client words it ([] when it is valid)."""
+    problems = []
+    for param, (kind, required) in TOOL_SCHEMAS.get(tool, {}).items():
+        if param not in given:
+            if required:
+                problems.append(f"The required parameter `{param}` is missing")
+            continue
+        value = given[param]
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            provided = _JSON_TYPE_NAMES.get(type(value), "null" if value is None else "object")
+            if isinstance(value, list):
+                provided = "array"
+            problems.append(
+                f"The parameter `{param}` type is expected as `{_JSON_TYPE_NAMES[kind]}` "
+                f"but provided as `{provided}`"
+            )
+    return problems

@@ -20,6 +20,9 @@ from harness.claude.permissions import PermissionRule, Permissions, parse_rule, 
 from harness.errors import ConfigError, HarnessError
 
 DEFAULT_TIMEOUT = 600.0
+# Events whose hooks the client gives a shorter default (observed on the pinned client: a
+# UserPromptSubmit hook without "timeout" is cancelled after 30 s and decides nothing).
+EVENT_DEFAULT_TIMEOUTS = {"UserPromptSubmit": 30.0}
 SETTINGS_FILES = (".claude/settings.json", ".claude/settings.local.json")
 
 
@@ -43,6 +46,14 @@ class HookCommand:
     source: str = ""  # e.g. ".claude/settings.json: hooks.Stop[0].hooks[0]"
     run_async: bool = False  # "async": true — runs in the background, decides nothing
     condition: HookCondition | None = None
+    # "args": [...] — the exec form: ``command`` is started directly with these arguments, no
+    # shell, so nothing in either is expanded ($CLAUDE_PROJECT_DIR included).
+    args: tuple[str, ...] | None = None
+
+    @property
+    def label(self) -> str:
+        """How the client names the hook in messages: the command, then its args, by spaces."""
+        return " ".join((self.command, *self.args)) if self.args is not None else self.command
 
 
 @dataclass(frozen=True)
@@ -70,8 +81,8 @@ class Settings:
             if match_value is not None and not matches(group.matcher, match_value):
                 continue
             for hook in group.hooks:
-                if hook.command not in seen:
-                    seen.add(hook.command)
+                if hook.label not in seen:
+                    seen.add(hook.label)
                     found.append(hook)
         return found
 
@@ -160,13 +171,16 @@ def _parse_hooks(
             commands: list[HookCommand] = []
             for hi, entry in enumerate(entries):
                 hpath = f"{gpath}.hooks[{hi}]"
-                commands.append(_parse_hook(entry, where, hpath))
+                default = EVENT_DEFAULT_TIMEOUTS.get(event, DEFAULT_TIMEOUT)
+                commands.append(_parse_hook(entry, where, hpath, default))
             parsed.append(MatcherGroup(matcher, tuple(commands)))
         result[event] = tuple(parsed)
     return result
 
 
-def _parse_hook(entry: object, where: str, hpath: str) -> HookCommand:
+def _parse_hook(
+    entry: object, where: str, hpath: str, default_timeout: float = DEFAULT_TIMEOUT
+) -> HookCommand:
     if not isinstance(entry, dict):
         raise ConfigError(
             where, hpath, "must be an object", fix='write {"type": "command", "command": "..."}'
@@ -185,7 +199,7 @@ def _parse_hook(entry: object, where: str, hpath: str) -> HookCommand:
             "must be a non-empty string",
             fix='e.g. "command": "\\"$CLAUDE_PROJECT_DIR/.claude/hooks/x.sh\\""',
         )
-    timeout = entry.get("timeout", DEFAULT_TIMEOUT)
+    timeout = entry.get("timeout", default_timeout)
     if not _is_number(timeout) or timeout <= 0:
         raise ConfigError(
             where,
@@ -209,7 +223,24 @@ def _parse_hook(entry: object, where: str, hpath: str) -> HookCommand:
                 fix='write a rule the call must match, e.g. "if": "Bash(git commit:*)"',
             )
         condition = HookCondition(rule)
-    return HookCommand(command, float(timeout), f"{where}: {hpath}", run_async, condition)
+    args = entry.get("args")
+    if args is not None and not (
+        isinstance(args, list) and all(isinstance(arg, str) for arg in args)
+    ):
+        raise ConfigError(
+            where,
+            f"{hpath}.args",
+            "must be a list of strings",
+            fix='e.g. "args": ["--strict", "docs"] (each string is one argument, no shell)',
+        )
+    return HookCommand(
+        command,
+        float(timeout),
+        f"{where}: {hpath}",
+        run_async,
+        condition,
+        tuple(args) if args is not None else None,
+    )
 
 
 def _parse_rules(data: object, where: str, name: str) -> tuple[PermissionRule, ...]:

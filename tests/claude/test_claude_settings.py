@@ -94,6 +94,16 @@ def test_unknown_events_are_ignored_with_a_warning_that_names_them() -> None:
             "'Edit(target/**' is not a permission rule",
         ),
         ({"permissions": {"allow": "Bash"}}, "permissions.allow", "must be a list of rules"),
+        (
+            {"hooks": {"Stop": [{"hooks": [hook("x", args="--strict")]}]}},
+            "hooks.Stop[0].hooks[0].args",
+            "must be a list of strings",
+        ),
+        (
+            {"hooks": {"Stop": [{"hooks": [hook("x", args=["--level", 2])]}]}},
+            "hooks.Stop[0].hooks[0].args",
+            "must be a list of strings",
+        ),
     ],
 )
 def test_field_errors(data: Any, field: str, problem: str) -> None:
@@ -207,3 +217,22 @@ def test_allow_rule_must_cover_every_part_and_deny_beats_allow(tmp_path: Path) -
     assert rules.check("Bash", {"command": "git status"}, tmp_path)[0] == "allow"
     assert rules.check("Bash", {"command": "git status; curl x"}, tmp_path)[0] == "none"
     assert rules.check("Bash", {"command": "git status && git push"}, tmp_path)[0] == "deny"
+
+
+def test_a_handler_with_args_is_named_by_command_and_args_and_deduplicated_by_both() -> None:
+    settings = parse_settings(
+        {
+            "hooks": {
+                "Stop": [
+                    {"hooks": [hook("./check.sh", args=["a b"]), hook("./check.sh")]},
+                    {"hooks": [hook("./check.sh", args=["a b"])]},
+                ]
+            }
+        },
+        ".claude/settings.json",
+    )
+    found = settings.commands_for(Event.STOP, None)
+    assert [(h.command, h.args, h.label) for h in found] == [
+        ("./check.sh", ("a b",), "./check.sh a b"),
+        ("./check.sh", None, "./check.sh"),
+    ]
