@@ -54,6 +54,13 @@ class CheckResult:
         return cls(Status.FAIL, message, **kw)
 
     @classmethod
+    def missing_file(cls, rel: str, *, name: str, expected: str) -> CheckResult:
+        """A check whose file the participant has not written yet."""
+        return cls.failed(
+            f"{rel} does not exist yet", name=name, expected=expected, found="no such file"
+        )
+
+    @classmethod
     def errored(cls, message: str, **kw: Any) -> CheckResult:
         return cls(Status.ERROR, message, **kw)
 

@@ -18,6 +18,7 @@ import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Self
 
 
 def free_port() -> int:
@@ -65,20 +66,47 @@ def _wait_for_port(port: int, up: bool, timeout: float = 10.0) -> None:
     raise RuntimeError(f"port {port} did not come {'up' if up else 'down'} in {timeout} s")
 
 
-class GitDaemon:
+class _LoopbackProcess:
+    """A server process on a loopback port, started and stopped by a test."""
+
+    def __init__(self, port: int | None = None) -> None:
+        self.port = port or free_port()
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def _spawn(self, argv: list[str]) -> None:
+        self.proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        _wait_for_port(self.port, up=True)
+
+    def start(self) -> Self:
+        raise NotImplementedError
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.terminate()
+            self.proc.wait(timeout=10)
+            self.proc = None
+        _wait_for_port(self.port, up=False)
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+class GitDaemon(_LoopbackProcess):
     """``git daemon`` exporting every repository under ``base`` with pushes enabled."""
 
     def __init__(self, base: Path, port: int | None = None, max_connections: int = 0) -> None:
+        super().__init__(port)
         self.base = base
-        self.port = port or free_port()
         self.max_connections = max_connections
-        self.proc: subprocess.Popen[bytes] | None = None
 
     def url(self, name: str) -> str:
         return f"git://127.0.0.1:{self.port}/{name}"
 
-    def start(self) -> GitDaemon:
-        self.proc = subprocess.Popen(
+    def start(self) -> Self:
+        self._spawn(
             [
                 "git",
                 "daemon",
@@ -91,25 +119,9 @@ class GitDaemon:
                 "--informative-errors",
                 f"--max-connections={self.max_connections}",
                 str(self.base),
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+            ]
         )
-        _wait_for_port(self.port, up=True)
         return self
-
-    def stop(self) -> None:
-        if self.proc is not None:
-            self.proc.terminate()
-            self.proc.wait(timeout=10)
-            self.proc = None
-        _wait_for_port(self.port, up=False)
-
-    def __enter__(self) -> GitDaemon:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
 
 class _BackendHandler(BaseHTTPRequestHandler):
@@ -238,7 +250,7 @@ def git_daemon(base: Path) -> Iterator[GitDaemon]:
 SSHD = "/usr/sbin/sshd"
 
 
-class SshServer:
+class SshServer(_LoopbackProcess):
     """A real OpenSSH ``sshd`` on loopback, serving git over ssh:// as a team's git host does:
     the client logs in with a key made for the test and runs git-receive-pack/upload-pack.
 
@@ -247,10 +259,9 @@ class SshServer:
     """
 
     def __init__(self, home: Path, port: int | None = None) -> None:
+        super().__init__(port)
         self.home = home
-        self.port = port or free_port()
         self.client_key = home / "client_key"
-        self.proc: subprocess.Popen[bytes] | None = None
 
     def url(self, repo: Path) -> str:
         return f"ssh://{getpass.getuser()}@127.0.0.1:{self.port}{repo}"
@@ -261,7 +272,7 @@ class SshServer:
             "-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR"
         )
 
-    def start(self) -> SshServer:
+    def start(self) -> Self:
         self.home.mkdir(parents=True, exist_ok=True)
         for key in (self.home / "host_key", self.client_key):
             if not key.exists():
@@ -290,26 +301,8 @@ class SshServer:
         )
         if os.geteuid() == 0:
             Path("/run/sshd").mkdir(mode=0o755, exist_ok=True)  # its privilege separation dir
-        self.proc = subprocess.Popen(
-            [SSHD, "-D", "-e", "-f", str(config)],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        _wait_for_port(self.port, up=True)
+        self._spawn([SSHD, "-D", "-e", "-f", str(config)])
         return self
-
-    def stop(self) -> None:
-        if self.proc is not None:
-            self.proc.terminate()
-            self.proc.wait(timeout=10)
-            self.proc = None
-        _wait_for_port(self.port, up=False)
-
-    def __enter__(self) -> SshServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
 
 def keygen(path: Path) -> Path:

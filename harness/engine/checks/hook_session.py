@@ -207,11 +207,10 @@ def run(ctx: CheckContext, p: Params) -> CheckResult:
             base = ctx.lab_dir if p["scenario_in"] == "lab" else ctx.root
             scenario_path = base / p["scenario"]
             if p["scenario_in"] == "workspace" and not scenario_path.is_file():
-                return CheckResult.failed(
-                    f"{p['scenario']} does not exist yet",
+                return CheckResult.missing_file(
+                    p["scenario"],
                     name="hook session",
                     expected=f"a scenario file {p['scenario']}",
-                    found="no such file",
                 )
             try:
                 scenario = load_scenario(scenario_path)

@@ -32,12 +32,7 @@ def run(ctx: CheckContext, p: Params) -> CheckResult:
     name = f"quiz {rel}"
     path = ctx.path(rel)
     if not path.is_file():
-        return CheckResult.failed(
-            f"{rel} does not exist yet",
-            name=name,
-            expected=f"your answers in {rel}",
-            found="no such file",
-        )
+        return CheckResult.missing_file(rel, name=name, expected=f"your answers in {rel}")
     try:
         given = tomllib.loads(path.read_text(errors="replace"))
     except tomllib.TOMLDecodeError as exc:

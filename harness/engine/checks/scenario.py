@@ -67,12 +67,7 @@ def run(ctx: CheckContext, p: Params) -> CheckResult:
     name = f"scenario {rel}"
     path = ctx.path(rel)
     if not path.is_file():
-        return CheckResult.failed(
-            f"{rel} does not exist yet",
-            name=name,
-            expected=f"a scenario file {rel}",
-            found="no such file",
-        )
+        return CheckResult.missing_file(rel, name=name, expected=f"a scenario file {rel}")
     try:
         scenario = load_scenario(path)
     except ConfigError as exc:

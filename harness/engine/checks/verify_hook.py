@@ -23,12 +23,7 @@ def run(ctx: CheckContext, p: Params) -> CheckResult:
             "grader not available: harness/grading is not installed", name=name
         )
     if not ctx.path(p["script"]).is_file():
-        return CheckResult.failed(
-            f"{p['script']} does not exist yet",
-            name=name,
-            expected="your Stop hook script",
-            found="no such file",
-        )
+        return CheckResult.missing_file(p["script"], name=name, expected="your Stop hook script")
     ctx.on_activity(f"grading {p['script']} against the Stop-hook contract")
     with sandbox_copy(ctx.root) as copy:
         try:
