@@ -35,7 +35,7 @@ def _validate(p: Params) -> str | None:
     return None
 
 
-def _matches(want: dict[str, Any], step: ScenarioStep) -> bool:
+def matches(want: dict[str, Any], step: ScenarioStep) -> bool:
     for key, value in want.items():
         if key == "do":
             if step.do != value:
@@ -79,7 +79,7 @@ def run(ctx: CheckContext, p: Params) -> CheckResult:
             details={"fix": exc.fix} if exc.fix else {},
         )
     missing = [
-        want for want in p["has_steps"] if not any(_matches(want, s) for s in scenario.steps)
+        want for want in p["has_steps"] if not any(matches(want, s) for s in scenario.steps)
     ]
     if missing:
         return CheckResult.failed(
