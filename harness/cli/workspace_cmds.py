@@ -104,9 +104,13 @@ def cmd_init(args: argparse.Namespace) -> int:
             f"({result.files} files, backend [bold]{ws.backend}[/])."
         )
         lab = lab_command()
+        # The participant guide's order: is the machine ready, what labs are there, go.
         console.print(
-            f"Next:  cd {escape(shlex.quote(str(args.dir)))} && {escape(lab)} sensors",
+            f"Next:  cd {escape(shlex.quote(str(args.dir)))} && {escape(lab)} doctor",
             soft_wrap=True,  # a command is never broken across lines
+        )
+        console.print(
+            f"then   {escape(lab)} list   and   {escape(lab)} start 1", soft_wrap=True
         )
         if lab != "lab":
             console.print(

@@ -22,7 +22,7 @@ from harness.engine.manifest import Lab, Step
 from harness.engine.progress import Progress
 from harness.engine.runner import Moved, StepRun
 from harness.results import CheckResult, Status
-from harness.ui.prose import Block, Framed, Prose, markdown, print_prose, prose
+from harness.ui.prose import Block, Folded, Framed, Prose, markdown, print_prose, prose
 from harness.workspace import Backup
 
 STYLE = {Status.PASS: "green", Status.FAIL: "red", Status.ERROR: "yellow"}
@@ -350,7 +350,8 @@ def watch_renderable(run: StepRun | None, changed: str, checking: bool) -> Rende
     if changed:
         parts.append(Text(f"last change: {changed}", style="dim"))
     parts.append(Text("watching your files; Ctrl-C to stop", style="dim"))
-    return Group(Text("── lab watch ──", style="cyan"), *parts)
+    # Live crops at the edge: Folded keeps a long path whole, over two lines if it must.
+    return Folded(Group(Text("── lab watch ──", style="cyan"), *parts))
 
 
 class WalkView(Observer):
