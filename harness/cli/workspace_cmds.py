@@ -109,9 +109,7 @@ def cmd_init(args: argparse.Namespace) -> int:
             f"Next:  cd {escape(shlex.quote(str(args.dir)))} && {escape(lab)} doctor",
             soft_wrap=True,  # a command is never broken across lines
         )
-        console.print(
-            f"then   {escape(lab)} list   and   {escape(lab)} start 1", soft_wrap=True
-        )
+        console.print(f"then   {escape(lab)} list   and   {escape(lab)} start 1", soft_wrap=True)
         if lab != "lab":
             console.print(
                 "(lab is not on your PATH yet: ./scripts/bootstrap.sh in your Hook Lab "

@@ -136,7 +136,7 @@ KIND = Kind(
             "options",
             dict,
             default={},
-            doc="per question: its options as { a = \"text\", b = \"text\" }, so an answer "
+            doc='per question: its options as { a = "text", b = "text" }, so an answer '
             "may give the option's text instead of its letter",
         ),
         Field(

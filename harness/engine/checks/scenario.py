@@ -78,9 +78,7 @@ def run(ctx: CheckContext, p: Params) -> CheckResult:
             found=exc.problem,
             details={"fix": exc.fix} if exc.fix else {},
         )
-    missing = [
-        want for want in p["has_steps"] if not any(matches(want, s) for s in scenario.steps)
-    ]
+    missing = [want for want in p["has_steps"] if not any(matches(want, s) for s in scenario.steps)]
     if missing:
         return CheckResult.failed(
             p["message"] or f"{rel} lacks {len(missing)} of the steps it needs",

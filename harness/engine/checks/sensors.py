@@ -54,7 +54,7 @@ def _plural(n: int, word: str) -> str:
 
 
 def _counted(report: SurefireReport) -> str:
-    """"1 failure, 0 errors": the counts a participant reads off the report."""
+    """ "1 failure, 0 errors": the counts a participant reads off the report."""
     return f"{_plural(report.failures, 'failure')}, {_plural(report.errors, 'error')}"
 
 

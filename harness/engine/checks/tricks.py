@@ -30,8 +30,8 @@ ASKED_NOT_RUN = (
     'simulated user says yes, and predict expect = "asked"'
 )
 LET_GO_SHORT = (
-    "the stop after it went through on stop_hook_active: true (a second stop in the same "
-    "turn): put a prompt before the trick, so it has a turn of its own"
+    "it went through on stop_hook_active: true (a second stop in the same turn): put a prompt "
+    "before the trick, so it has a turn of its own"
 )
 
 
@@ -54,9 +54,11 @@ def _trick_fields(trick: dict[str, Any]) -> dict[str, Any]:
 def validate(tricks: list[Any]) -> str | None:
     for i, trick in enumerate(tricks):
         if not isinstance(trick, dict) or not isinstance(trick.get("name"), str):
-            return f'tricks[{i}] must be a table with a name, e.g. {{ name = "| tail", do = "bash" }}'
+            return (
+                f'tricks[{i}] must be a table with a name, e.g. {{ name = "| tail", do = "bash" }}'
+            )
         if not _trick_fields(trick):
-            return f"tricks[{i}] must say which step it is, e.g. do = \"bash\""
+            return f'tricks[{i}] must say which step it is, e.g. do = "bash"'
     return None
 
 
@@ -98,7 +100,10 @@ def _verdict(
         if entry["outcome"] == "asked":
             return TrickVerdict(n, name, False, f"{where} was asked, not run: {ASKED_NOT_RUN}")
         return TrickVerdict(
-            n, name, False, f"{where} did not run (outcome {entry['outcome']}), so it proves nothing"
+            n,
+            name,
+            False,
+            f"{where} did not run (outcome {entry['outcome']}), so it proves nothing",
         )
     stop = next((s for s in scenario.steps if s.number > step.number and s.do == "stop"), None)
     if stop is None:
@@ -106,7 +111,9 @@ def _verdict(
     after = by_number.get(stop.number)
     if after is None:
         return TrickVerdict(n, name, False, f"{where} ran; the session ended before its stop")
-    verdict = _stop_verdict(n, name, f"{where} ran, and the stop after it (step {stop.number})", after)
+    verdict = _stop_verdict(
+        n, name, f"{where} ran, and the stop after it (step {stop.number})", after
+    )
     return verdict
 
 
@@ -120,7 +127,7 @@ def _stop_verdict(n: int, name: str, where: str, entry: dict[str, Any]) -> Trick
 
 
 def headline(verdicts: list[TrickVerdict]) -> str:
-    """"3 of 7 tricks tried and blocked; 1 did not count; 3 not in your scenario yet"."""
+    """ "3 of 7 tricks tried and blocked; 1 did not count; 3 not in your scenario yet"."""
     good = sum(v.ok for v in verdicts)
     missing = sum(v.missing for v in verdicts)
     bad = len(verdicts) - good - missing

@@ -1,0 +1,127 @@
+"""Issue 21, the screen: a newcomer's Labs 01–04 in a real terminal (tmux) at 60, 80, 100 and
+120 columns, with real Maven, the real hooks and a deliberate mistake or two.
+
+* the quiz's lines stay inside their box (no text spilled to column 0);
+* the step's own hook message is shown whole, its command line included;
+* paths are never cut or broken mid-name: a path that fits the terminal is on one screen line
+  (``lab simulate``, ``lab doctor``), and ``lab watch``'s live region keeps it whole.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+
+import pytest
+
+from harness.workspace import Workspace
+from tests.builders import REPO_ROOT
+from tests.ui.test_terminal import run_in, section, terminal, tmux
+
+__all__ = ["terminal"]  # the fixture, shared with test_terminal
+
+WIDTHS = [60, 80, 100, 120]
+WRONG_PREDICTION = """[[step]]
+do = "session_start"
+
+[[step]]
+do = "edit"
+file = "docs/use_cases/UC-005-add-visit.md"
+old = "**Status:** Approved"
+new = "**Status:** Done"
+expect = "allowed"
+"""
+REPORT_PATH = "target/surefire-reports/TEST-ai.unifiedprocess.petclinic.ArchitectureTest.xml"
+
+SESSION = """
+lab start 1
+./mvnw -q test -Dgroups=sensor
+lab check
+lab next
+mkdir -p answers
+printf 'q1 = "failures"\\nq2 = "deletes it"\\nq3 = "a"\\n' > answers/reports.toml
+lab check
+lab doctor
+lab start 3
+echo 'A note.' >> docs/use_cases/UC-002-edit-owner.md
+lab check
+printf '[[step]]\\ndo = "session_start"\\n[[step]]\\ndo = "stop"\\n' > stop.toml
+lab simulate stop.toml
+lab start 4
+cp ../wrong-prediction.toml scenarios/status-guard.toml
+timeout -s INT 25 lab watch
+"""
+
+
+def whole_on_a_line(path: str, raw: str, width: int) -> bool:
+    """Fitting the terminal, the path is on one screen line; wider, it is never shown cut
+    (tmux's joined lines, which undo only the terminal's own wrapping, have it whole)."""
+    if len(path) <= width:
+        return any(path in line for line in raw.splitlines())
+    return True
+
+
+@pytest.mark.maven
+@pytest.mark.parametrize("terminal", WIDTHS, indirect=True, ids=lambda w: f"{w}-cols")
+def test_a_newcomers_labs_01_to_04_fit_the_terminal(
+    terminal: tuple[str, int], workspace: Workspace
+) -> None:
+    _, width = terminal
+    # Output goes through a pipe (bash -x, to mark each command): tell lab the pane's width,
+    # as a terminal would.
+    (workspace.root.parent / "wrong-prediction.toml").write_text(WRONG_PREDICTION)
+    lines, raw = run_in(terminal, workspace.root, f"export COLUMNS={width}\n{SESSION}")
+    raw_lines = raw.splitlines()
+
+    # Item 4: the quiz panel of Lab 01 step 2 (shown by lab next) keeps every line in its box.
+    start = next(i for i, ln in enumerate(raw_lines) if "step 2/2: Read a report" in ln)
+    end = next(i for i in range(start, len(raw_lines)) if raw_lines[i].startswith("╰"))
+    panel = raw_lines[start + 1 : end]
+    assert any("# q1: which attribute" in ln for ln in panel), "\n".join(panel)
+    assert all(ln.startswith("│") for ln in panel), "\n".join(panel)
+    assert all(len(ln) <= width for ln in panel), "\n".join(panel)
+
+    # Item 3 on screen: the option's text is taken, a text that is no option asks for a letter.
+    quiz = " ".join(" ".join(section(lines, "lab check")[-6:]).split())
+    assert "q1" not in quiz.split("found:")[-1].split("q2")[0], quiz  # "failures" counted
+    quiz_check = "\n".join(lines[lines.index("+ lab doctor") - 8 : lines.index("+ lab doctor")])
+    assert "answer with a letter (a, b, c)" in " ".join(quiz_check.split()), quiz_check
+
+    # Item 7: the Claude Code cache path in lab doctor, whole.
+    doctor = "\n".join(section(lines, "lab doctor"))
+    cache = re.search(r"(/\S*/\.cache/hooklab/claude-code\S*?)[;,)]?(\s|$)", doctor)
+    assert cache, doctor
+    assert "…" not in doctor.split("claude code", 1)[1].split("\n")[0], doctor
+    assert whole_on_a_line(cache.group(1), raw, width), raw
+
+    # Item 5: Lab 03 step 1's own Stop hook message, whole, down to what Claude must run.
+    after3 = lines[lines.index("+ lab start 3") :]
+    check3 = section(after3, "lab check")
+    said = "\n".join(check3)
+    assert "      ./mvnw -q test -Dgroups=sensor" in said or "./mvnw -q test" in said, said
+    assert any(
+        "console output does not." in ln and ln.startswith("      ") for ln in check3
+    ) or "console output does not." in " ".join(said.split()), said
+    assert "\n      …\n" not in said, said
+
+    # Item 7: lab simulate shows the report path on one line wherever it fits.
+    simulate = "\n".join(section(after3, "lab simulate stop.toml"))
+    assert REPORT_PATH in simulate, simulate
+    assert whole_on_a_line(REPORT_PATH, raw, width), raw
+
+    # Item 6 and 7: lab watch on a wrong prediction: the headline, and the live region's
+    # transcript path kept whole (folded over lines, never cut at the edge).
+    watch_start = max(i for i, ln in enumerate(raw_lines) if "── lab watch ──" in ln)
+    watch = raw_lines[watch_start:]
+    shown = "\n".join(watch)
+    assert "your prediction was wrong" in " ".join(shown.split()), shown
+    glued = "".join(ln.removeprefix("│ ").rstrip() for ln in watch)
+    transcript = re.search(r'"transcript_path": "([^"]*)"', glued)
+    assert transcript and transcript.group(1).endswith(".jsonl"), shown
+    assert all(len(ln) <= width for ln in watch), shown
+
+
+def test_the_tmux_helpers_are_there() -> None:
+    """The helpers this module borrows (a guard: a rename there must not silently skip us)."""
+    assert callable(tmux) and callable(run_in) and (REPO_ROOT / ".venv" / "bin" / "lab").exists()
+    assert subprocess.run(["tmux", "-V"], capture_output=True, check=False).returncode == 0
