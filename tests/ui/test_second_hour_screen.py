@@ -72,51 +72,63 @@ def test_a_newcomers_labs_01_to_04_fit_the_terminal(
     (workspace.root.parent / "wrong-prediction.toml").write_text(WRONG_PREDICTION)
     lines, raw = run_in(terminal, workspace.root, f"export COLUMNS={width}\n{SESSION}")
     raw_lines = raw.splitlines()
+    # Every item is judged, so a failure lists all that is wrong on this screen, not the first.
+    problems: list[str] = []
+
+    def expect(ok: object, item: str, shown: str) -> None:
+        if not ok:
+            problems.append(f"{item}:\n{shown}")
 
     # Item 4: the quiz panel of Lab 01 step 2 (shown by lab next) keeps every line in its box.
     start = next(i for i, ln in enumerate(raw_lines) if "step 2/2: Read a report" in ln)
     end = next(i for i in range(start, len(raw_lines)) if raw_lines[i].startswith("╰"))
     panel = raw_lines[start + 1 : end]
-    assert any("# q1: which attribute" in ln for ln in panel), "\n".join(panel)
-    assert all(ln.startswith("│") for ln in panel), "\n".join(panel)
-    assert all(len(ln) <= width for ln in panel), "\n".join(panel)
+    boxed = "\n".join(panel)
+    expect(any("# q1: which attribute" in ln for ln in panel), "the quiz is shown", boxed)
+    expect(all(ln.startswith("│") for ln in panel), "quiz lines stay in their box", boxed)
+    expect(all(len(ln) <= width for ln in panel), "quiz lines fit the terminal", boxed)
 
-    # Item 3 on screen: the option's text is taken, a text that is no option asks for a letter.
-    quiz = " ".join(" ".join(section(lines, "lab check")[-6:]).split())
-    assert "q1" not in quiz.split("found:")[-1].split("q2")[0], quiz  # "failures" counted
-    quiz_check = "\n".join(lines[lines.index("+ lab doctor") - 8 : lines.index("+ lab doctor")])
-    assert "answer with a letter (a, b, c)" in " ".join(quiz_check.split()), quiz_check
+    # Item 3 on screen: the option's text counts, a text that is no option asks for a letter.
+    at_doctor = lines.index("+ lab doctor")
+    quiz_at = max(i for i in range(at_doctor) if lines[i] == "+ lab check")
+    quiz = " ".join(" ".join(lines[quiz_at:at_doctor]).split())
+    expect("2 of 3 answers right" in quiz, "the option's text 'failures' counts", quiz)
+    expect("answer with a letter (a, b, c)" in quiz, "a text that is no option", quiz)
 
     # Item 7: the Claude Code cache path in lab doctor, whole.
     doctor = "\n".join(section(lines, "lab doctor"))
     cache = re.search(r"(/\S*/\.cache/hooklab/claude-code\S*?)[;,)]?(\s|$)", doctor)
-    assert cache, doctor
-    assert "…" not in doctor.split("claude code", 1)[1].split("\n")[0], doctor
-    assert whole_on_a_line(cache.group(1), raw, width), raw
+    expect(cache, "lab doctor names the Claude Code cache path", doctor)
+    expect("…" not in doctor, "lab doctor cuts nothing", doctor)
+    if cache:
+        expect(whole_on_a_line(cache.group(1), raw, width), "the cache path on one line", raw)
 
     # Item 5: Lab 03 step 1's own Stop hook message, whole, down to what Claude must run.
     after3 = lines[lines.index("+ lab start 3") :]
     check3 = section(after3, "lab check")
     said = "\n".join(check3)
-    assert "        ./mvnw -q test -Dgroups=sensor" in check3, said  # the hook's own line
-    assert "console output does not." in " ".join(said.split()), said  # its last words
-    assert not any(ln.strip() == "…" for ln in check3), said  # nothing cut off
+    expect("        ./mvnw -q test -Dgroups=sensor" in check3, "the hook's command line", said)
+    expect("console output does not." in " ".join(said.split()), "the hook's last words", said)
+    expect(not any(ln.strip() == "…" for ln in check3), "the hook message is not cut", said)
 
     # Item 7: lab simulate shows the report path on one line wherever it fits.
     simulate = "\n".join(section(after3, "lab simulate stop.toml"))
-    assert REPORT_PATH in simulate, simulate
-    assert whole_on_a_line(REPORT_PATH, raw, width), raw
+    expect(REPORT_PATH in simulate, "lab simulate names the report", simulate)
+    expect(whole_on_a_line(REPORT_PATH, raw, width), "the report path on one line", raw)
 
-    # Item 6 and 7: lab watch on a wrong prediction: the headline, and the live region's
-    # transcript path kept whole (folded over lines, never cut at the edge).
+    # Items 6 and 7: lab watch on a wrong prediction: the headline says so, and the live
+    # region keeps the transcript path whole (folded over lines if it must, never cut).
     watch_start = max(i for i, ln in enumerate(raw_lines) if "── lab watch ──" in ln)
     watch = raw_lines[watch_start:]
     shown = "\n".join(watch)
-    assert "your prediction was wrong" in " ".join(shown.split()), shown
+    flat = " ".join(shown.split())
+    expect("your prediction was wrong" in flat, "lab watch: a wrong prediction", shown)
     glued = "".join(ln.removeprefix("│ ").rstrip() for ln in watch)
     transcript = re.search(r'"transcript_path":\s*"([^"]*)"', glued)
-    assert transcript and transcript.group(1).endswith(".jsonl"), shown
-    assert all(len(ln) <= width for ln in watch), shown
+    expect(transcript and transcript.group(1).endswith(".jsonl"), "lab watch: whole path", shown)
+    expect(all(len(ln) <= width for ln in watch), "lab watch fits the terminal", shown)
+
+    assert not problems, f"at {width} columns:\n\n" + "\n\n".join(problems)
 
 
 def test_the_tmux_helpers_are_there() -> None:

@@ -249,7 +249,9 @@ def _found(reports: dict[str, SurefireReport | None]) -> str:
     for sensor, report in reports.items():
         lines.append(f"{sensor}: {_state(report)}")
         for problem in (report.problems if report else ())[:3]:
-            first = " ".join(problem.message.split())[:400]
+            first = " ".join(problem.message.split())
+            if len(first) > 400:  # cut between words, never inside a name
+                first = first[:400].rsplit(" ", 1)[0] + " … (lab sensors --no-run shows it all)"
             lines.append(f"  {problem.test}: {first}")
     return "\n".join(lines)
 
