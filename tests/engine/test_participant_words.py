@@ -92,6 +92,7 @@ def test_a_wrong_prediction_is_called_a_wrong_prediction(workspace: Workspace) -
     result = run_check(workspace, LAB4, "done-refused")
     assert result.status is Status.FAIL
     assert result.message == "the hooks did what this step wants, but your prediction was wrong"
+    assert result.expected == "every expect in your file to name the outcome the step really had"
     assert result.found == (
         "status-guard.toml step 2 (edit docs/use_cases/UC-005-add-visit.md): "
         "you predicted allowed, it was blocked"

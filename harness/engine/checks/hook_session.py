@@ -264,10 +264,18 @@ def run(ctx: CheckContext, p: Params) -> CheckResult:
     if verdicts:
         details["tricks"] = [v.__dict__ for v in verdicts]
     if failures or not all(v.ok for v in verdicts):
+        headline = _headline(p, failures, verdicts, play.steps)
+        expected = (
+            TRICKS_EXPECTED
+            if verdicts
+            else PREDICTIONS_EXPECTED
+            if headline.startswith(PREDICTIONS_WRONG)
+            else _describe_expected(scenario, asserts, p)
+        )
         return CheckResult.failed(
-            _headline(p, failures, verdicts, play.steps),
+            headline,
             name=title,
-            expected=TRICKS_EXPECTED if verdicts else _describe_expected(scenario, asserts, p),
+            expected=expected,
             found="\n".join([*shown, *failures]),
             output=_output(play.steps),
             details=details,
@@ -279,6 +287,8 @@ def run(ctx: CheckContext, p: Params) -> CheckResult:
     )
 
 
+PREDICTIONS_WRONG = "the hooks did what this step wants, but"
+PREDICTIONS_EXPECTED = "every expect in your file to name the outcome the step really had"
 TRICKS_EXPECTED = (
     "every trick's command really runs and the stop after it is blocked; then a fix (an edit), "
     "a real sensor run, and a last stop that is allowed"
@@ -303,9 +313,9 @@ def _headline(
         # The hooks did what the step wants; only the participant's expect was off.
         wrong = len(failures)
         return (
-            "the hooks did what this step wants, but your prediction was wrong"
+            f"{PREDICTIONS_WRONG} your prediction was wrong"
             if wrong == 1
-            else f"the hooks did what this step wants, but {wrong} of your predictions were wrong"
+            else f"{PREDICTIONS_WRONG} {wrong} of your predictions were wrong"
         )
     return str(p["message"] or "the hooks did not behave as this step expects")
 
