@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import sys
 import tempfile
@@ -21,7 +22,7 @@ from harness.cli.common import (
     make_console,
 )
 from harness.engine.context import CheckContext
-from harness.engine.devcheck import dev_check, walk_lab
+from harness.engine.devcheck import Shard, dev_check, walk_lab
 from harness.engine.manifest import load_labs
 from harness.engine.progress import Progress
 from harness.engine.runner import LabRunner
@@ -80,7 +81,16 @@ def add_parser(subparsers: Any) -> None:
     check.add_argument("labs", nargs="*", help="lab numbers or ids (default: all)")
     add_engine_flag(check)
     add_json_flag(check)
+    _add_shard_flags(check)
     check.set_defaults(func=cmd_dev_check)
+    merge = dev_sub.add_parser(
+        "merge",
+        help="merge the reports of split dev checks (--shard K/N, or one lab per CI job) "
+        "into one; fails when a lab of the course is in none of them",
+    )
+    merge.add_argument("reports", nargs="+", type=Path, help="files written by --report")
+    add_json_flag(merge)
+    merge.set_defaults(func=cmd_dev_merge)
     dev.set_defaults(func=lambda args: (dev.print_help(), 2)[1])
 
 
@@ -310,6 +320,46 @@ def cmd_watch(args: argparse.Namespace) -> int:
         return 130
 
 
+def _add_shard_flags(check: argparse.ArgumentParser) -> None:
+    def shard(text: str) -> Shard:
+        try:
+            return Shard.parse(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from exc
+
+    check.add_argument(
+        "--shard",
+        type=shard,
+        metavar="K/N",
+        help="prove only part K of N (the labs dealt round-robin by id); "
+        "lab dev merge joins the parts' reports",
+    )
+    check.add_argument(
+        "--report", type=Path, metavar="FILE", help="also write the JSON report to FILE"
+    )
+
+
+def cmd_dev_merge(args: argparse.Namespace) -> int:
+    from harness.engine.manifest import lab_dirs
+    from harness.engine.shards import merge_reports, read_report
+    from harness.ui.lab_view import merged_table
+
+    parts = [(path, read_report(path)) for path in args.reports]
+    merged = merge_reports(parts, [d.name for d in lab_dirs()])
+    if args.json:
+        emit_json(merged)
+    else:
+        console = make_console()
+        console.print(merged_table(merged))
+        if merged["missing"]:
+            console.print(f"[red]no report proves[/] {escape(', '.join(merged['missing']))}")
+        console.print(
+            f"{'[green]ok[/]' if merged['ok'] else '[red]problems found[/]'}: "
+            f"{len(merged['labs'])} labs from {len(parts)} reports"
+        )
+    return 0 if merged["ok"] else 1
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from harness.ui.lab_view import WalkView, devcheck_table, hook_event_renderable
     from harness.ui.prose import print_prose
@@ -388,10 +438,16 @@ def cmd_dev_check(args: argparse.Namespace) -> int:
 
     try:
         report = dev_check(
-            only=args.labs, observer=view, context_factory=quiet_factory if args.json else factory
+            only=args.labs,
+            observer=view,
+            context_factory=quiet_factory if args.json else factory,
+            shard=args.shard,
         )
     finally:
         status.stop()
+    if args.report:
+        args.report.parent.mkdir(parents=True, exist_ok=True)
+        args.report.write_text(json.dumps(report.to_json(), indent=2) + "\n", encoding="utf-8")
     if args.json:
         emit_json(report.to_json())
     else:

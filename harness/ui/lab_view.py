@@ -382,6 +382,28 @@ def _add_lab(table: Table, lab: LabWalk) -> None:
         )
 
 
+def merged_table(merged: dict[str, Any]) -> Table:
+    """``lab dev merge``: one row per lab of the merged reports."""
+    table = Table(title="lab dev merge", title_justify="left")
+    for col in ("lab", "verdict", "steps", "time", "maven"):
+        table.add_column(col, no_wrap=col == "lab")
+    for lab in merged["labs"]:
+        problems = [p for step in lab.get("steps", []) for p in step.get("problems", [])]
+        if lab.get("manifest_error"):
+            problems.insert(0, str(lab["manifest_error"]))
+        verdict = "[green]ok[/]" if lab["ok"] else f"[red]{escape('; '.join(problems))}[/]"
+        table.add_row(
+            escape(str(lab["lab"])),
+            verdict,
+            str(len(lab.get("steps", []))),
+            f"{float(lab.get('duration', 0.0)):.1f} s",
+            f"{float(lab.get('maven_seconds', 0.0)):.1f} s",
+        )
+    for lab_id in merged["missing"]:
+        table.add_row(escape(lab_id), "[red]in no report[/]", "", "", "")
+    return table
+
+
 def hint_panel(step: Step, tier: int, text: str) -> Framed:
     more = (
         "run lab hint again for a stronger one"
