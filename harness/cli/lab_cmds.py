@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import os
 import sys
 import tempfile
 import time
@@ -21,6 +20,7 @@ from harness.cli.common import (
     engine_fields,
     make_console,
 )
+from harness.cli.watching import add_watch_arguments, cmd_watch
 from harness.engine.context import CheckContext
 from harness.engine.devcheck import Shard, dev_check, walk_lab
 from harness.engine.manifest import load_labs
@@ -29,7 +29,7 @@ from harness.engine.runner import LabRunner
 from harness.results import Status
 from harness.trainer.publish import AutoSubmit, auto_submit
 from harness.ui.console import escape
-from harness.workspace import Workspace, WorkspaceBusy, provision
+from harness.workspace import Workspace, provision
 
 
 def add_parser(subparsers: Any) -> None:
@@ -66,8 +66,12 @@ def add_parser(subparsers: Any) -> None:
         "solve", "show what solves the current step; --apply does it", cmd_solve, json_flag=True
     )
     solve.add_argument("--apply", action="store_true", help="apply the solution (backs up first)")
-    watch = cmd("watch", "re-check the current step whenever a file changes", cmd_watch)
-    watch.add_argument("--interval", type=float, default=0.5, help="seconds between scans")
+    watch = cmd(
+        "watch",
+        "re-check the current step whenever you change a file (h: next hint, q: quit)",
+        cmd_watch,
+    )
+    add_watch_arguments(watch)
     demo = cmd("demo", "autopilot: provision a workspace and walk every lab", cmd_demo)
     demo.add_argument("dir", nargs="?", help="workspace directory (default: a temp directory)")
     demo.add_argument("--labs", nargs="*", default=[], help="only these labs")
@@ -269,55 +273,6 @@ def cmd_solve(args: argparse.Namespace) -> int:
         return 0
     print_solved(console, results, backup)
     return 0 if all(r.status is Status.PASS for r in results) else 1
-
-
-def _scan(root: Path) -> dict[str, float]:
-    stamps: dict[str, float] = {}
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = [d for d in dirnames if d not in {".git", "target"}]
-        for name in filenames:
-            path = os.path.join(dirpath, name)
-            try:
-                stamps[path] = os.stat(path).st_mtime
-            except OSError:
-                continue
-    return stamps
-
-
-def cmd_watch(args: argparse.Namespace) -> int:
-    from harness.ui.lab_view import live_view, watch_renderable
-
-    runner = _runner()
-    runner.current()
-    console = make_console()
-    root = runner.ws.root
-    seen = _scan(root)
-    run = None
-    changed = ""
-    try:
-        with live_view(console, watch_renderable(None, "", True)) as live:
-            while True:
-                live.update(watch_renderable(run, changed, True))
-                try:
-                    with runner.ws.operation("watch"):
-                        runner.progress = Progress.load(runner.ws)  # a hint given meanwhile
-                        run = runner.check()
-                except WorkspaceBusy:
-                    pass  # another command is at work: check on the next change
-                live.update(watch_renderable(run, changed, False))
-                if run is not None and run.status is Status.PASS:
-                    _auto_submit(runner.ws)  # quietly: the next lab check reports a failure
-                while True:
-                    time.sleep(args.interval)
-                    now = _scan(root)
-                    if now != seen:
-                        diff = sorted(set(now.items()) ^ set(seen.items()))
-                        changed = os.path.relpath(diff[0][0], root) if diff else ""
-                        seen = now
-                        break
-    except KeyboardInterrupt:
-        console.print("stopped watching")
-        return 130
 
 
 def _add_shard_flags(check: argparse.ArgumentParser) -> None:
