@@ -6,10 +6,13 @@ import json
 import os
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from harness.engine.devcheck import Shard, select_shard
+from harness.engine.shards import merge_reports
+from harness.errors import ConfigError
 from tests.builders import REPO_ROOT, run_lab_process
 from tests.engine.conftest import write_lab
 from tests.engine.test_devcheck import TRIVIAL
@@ -122,3 +125,43 @@ def test_the_workflows_matrix_lists_every_lab_of_the_course(tmp_path: Path) -> N
     on_disk = sorted(p.parent.name for p in (REPO_ROOT / "labs").glob("[0-9][0-9]-*/lab.toml"))
     assert key == "labs"
     assert json.loads(value) == on_disk
+
+
+def part(
+    *labs: tuple[str, bool], shard: str | None = None, duration: float = 1.0
+) -> dict[str, Any]:
+    return {
+        "ok": all(ok for _lab, ok in labs),
+        "shard": shard,
+        "duration": duration,
+        "labs": [{"lab": lab, "ok": ok, "maven_seconds": 0.5, "steps": []} for lab, ok in labs],
+    }
+
+
+def test_per_lab_reports_merge_into_the_course_with_wall_and_machine_time() -> None:
+    course = ["01-a", "02-b", "03-c"]
+    parts = [
+        (Path("b.json"), part(("02-b", True), duration=4.0)),
+        (Path("a.json"), part(("01-a", True), duration=2.0)),
+        (Path("c.json"), part(("03-c", True), duration=3.0)),
+    ]
+    merged = merge_reports(parts, course)
+    assert merged["ok"] is True
+    assert [lab["lab"] for lab in merged["labs"]] == course
+    assert (merged["duration"], merged["machine_seconds"], merged["maven_seconds"]) == (
+        4.0,
+        9.0,
+        1.5,
+    )
+    failing = [*parts[:2], (Path("c.json"), part(("03-c", False)))]
+    assert merge_reports(failing, course)["ok"] is False
+    assert merge_reports(parts[:2], course)["missing"] == ["03-c"]
+
+
+def test_shards_of_different_splits_are_refused() -> None:
+    parts = [
+        (Path("s1.json"), part(("01-a", True), shard="1/2")),
+        (Path("t2.json"), part(("02-b", True), shard="2/3")),
+    ]
+    with pytest.raises(ConfigError, match=r"different splits \(/2, /3\)"):
+        merge_reports(parts, ["01-a", "02-b"])
