@@ -102,11 +102,11 @@ def lab(session: nox.Session, lab: str) -> None:
 @nox.session(name="labs-merge", default=False)
 def labs_merge(session: nox.Session) -> None:
     """Merge the reports in build/labs/ (per-lab jobs or --shard K/N runs) into
-    build/labs.json; fails when a lab failed or no report proves it."""
+    build/labs.json and build/labs.xml (JUnit); fails when a lab failed or no report proves it."""
     reports = sorted(glob.glob("build/labs/*.json"))
     if not reports:
         session.error("no reports in build/labs/: run the lab sessions (or dev check --report)")
-    session.run(PY, "-m", "harness", "dev", "merge", *reports)
+    session.run(PY, "-m", "harness", "dev", "merge", "--junit", "build/labs.xml", *reports)
     with open("build/labs.json", "w", encoding="utf-8") as out:
         session.run(PY, "-m", "harness", "dev", "merge", "--json", *reports, stdout=out)
 

@@ -93,6 +93,9 @@ def add_parser(subparsers: Any) -> None:
         "into one; fails when a lab of the course is in none of them",
     )
     merge.add_argument("reports", nargs="+", type=Path, help="files written by --report")
+    merge.add_argument(
+        "--junit", type=Path, metavar="FILE", help="also write the merged report as JUnit XML"
+    )
     add_json_flag(merge)
     merge.set_defaults(func=cmd_dev_merge)
     dev.set_defaults(func=lambda args: (dev.print_help(), 2)[1])
@@ -296,11 +299,14 @@ def _add_shard_flags(check: argparse.ArgumentParser) -> None:
 
 def cmd_dev_merge(args: argparse.Namespace) -> int:
     from harness.engine.manifest import lab_dirs
-    from harness.engine.shards import merge_reports, read_report
+    from harness.engine.shards import junit_xml, merge_reports, read_report
     from harness.ui.lab_view import merged_table
 
     parts = [(path, read_report(path)) for path in args.reports]
     merged = merge_reports(parts, [d.name for d in lab_dirs()])
+    if args.junit:
+        args.junit.parent.mkdir(parents=True, exist_ok=True)
+        args.junit.write_text(junit_xml(merged), encoding="utf-8")
     if args.json:
         emit_json(merged)
     else:

@@ -9,6 +9,7 @@ course that no part proved, which fails the merged report.
 from __future__ import annotations
 
 import json
+import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -115,3 +116,34 @@ def merge_reports(
         "missing": missing,
         "labs": labs,
     }
+
+
+def junit_xml(merged: dict[str, Any]) -> str:
+    """The merged report as JUnit XML (one suite per lab, one case per step), for CI services
+    that show test reports: a failed step, a broken manifest and a lab in no report fail."""
+    suites = ET.Element("testsuites", name="lab dev check")
+
+    def case(suite: ET.Element, name: str, seconds: float, problems: Sequence[str]) -> None:
+        element = ET.SubElement(
+            suite, "testcase", classname=suite.get("name", ""), name=name, time=f"{seconds:.2f}"
+        )
+        if problems:
+            failure = ET.SubElement(element, "failure", message=problems[0])
+            failure.text = "\n".join(problems)
+
+    for lab in merged["labs"]:
+        suite = ET.SubElement(suites, "testsuite", name=str(lab["lab"]))
+        if lab.get("manifest_error"):
+            case(suite, "manifest", 0.0, [str(lab["manifest_error"])])
+        for step in lab.get("steps", []):
+            problems = [str(p) for p in step.get("problems", [])]
+            case(suite, str(step["step"]), float(step.get("duration", 0.0)), problems)
+    for lab_id in merged["missing"]:
+        suite = ET.SubElement(suites, "testsuite", name=lab_id)
+        case(suite, "proven", 0.0, ["no report proves this lab: its job or shard is missing"])
+    for suite in suites:
+        cases = suite.findall("testcase")
+        suite.set("tests", str(len(cases)))
+        suite.set("failures", str(sum(1 for c in cases if c.find("failure") is not None)))
+    ET.indent(suites)
+    return ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n"

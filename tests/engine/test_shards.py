@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from harness.engine.devcheck import Shard, select_shard
-from harness.engine.shards import merge_reports
+from harness.engine.shards import junit_xml, merge_reports
 from harness.errors import ConfigError
 from tests.builders import REPO_ROOT, run_lab_process
 from tests.engine.conftest import write_lab
@@ -73,12 +74,22 @@ def test_two_shards_prove_exactly_the_labs_of_the_full_run_and_merge_into_its_re
     assert verdicts(first) | verdicts(second) == verdicts(full)
     assert (first["shard"], second["shard"]) == ("1/2", "2/2")
 
-    merged = run_lab_process("dev", "merge", "s1.json", "s2.json", "--json", cwd=tmp_path, env=env)
+    merged = run_lab_process(
+        "dev", "merge", "s1.json", "s2.json", "--json", "--junit", "labs.xml", cwd=tmp_path, env=env
+    )
     assert merged.returncode == 1, merged.stderr  # the broken lab stays a failure
     report = json.loads(merged.stdout)
     assert verdicts(report) == verdicts(full)
     assert report["missing"] == []
     assert [lab["lab"] for lab in report["labs"]] == [lab["lab"] for lab in full["labs"]]
+    # The same as JUnit: a suite per lab, a case per step walked, the broken manifest failing.
+    suites = {s.get("name"): s for s in ET.parse(tmp_path / "labs.xml").getroot()}
+    assert set(suites) == set(verdicts(full))
+    failing = {name for name, suite in suites.items() if suite.get("failures") != "0"}
+    assert failing == {lab for lab, ok in verdicts(full).items() if not ok} == {"04-broken"}
+    assert [c.get("name") for c in suites["04-broken"]] == ["manifest"]
+    walked = {lab["lab"]: [s["step"] for s in lab["steps"]] for lab in full["labs"]}
+    assert [c.get("name") for c in suites["01-one"]] == walked["01-one"]
 
     # What the merge refuses, each with the file and the fix.
     alone = run_lab_process("dev", "merge", "s1.json", cwd=tmp_path, env=env)
@@ -155,7 +166,11 @@ def test_per_lab_reports_merge_into_the_course_with_wall_and_machine_time() -> N
     )
     failing = [*parts[:2], (Path("c.json"), part(("03-c", False)))]
     assert merge_reports(failing, course)["ok"] is False
-    assert merge_reports(parts[:2], course)["missing"] == ["03-c"]
+    partial = merge_reports(parts[:2], course)
+    assert partial["missing"] == ["03-c"]
+    suites = {s.get("name"): s for s in ET.fromstring(junit_xml(partial))}
+    assert suites["03-c"].get("failures") == "1"
+    assert suites["01-a"].get("failures") == "0"
 
 
 def test_shards_of_different_splits_are_refused() -> None:
