@@ -26,6 +26,7 @@ from typing import Any
 from harness.claude.events import MATCH_FIELD, TOOL_EVENTS, Event
 from harness.claude.runner import HookRun, cap, run_hooks, start_async_hooks
 from harness.claude.settings import Settings
+from harness.claude.vocabulary import Outcome
 
 # PreToolUse decisions, strongest first: one deny among many allows still denies.
 DECISION_RANK = {"deny": 3, "defer": 2, "ask": 1, "allow": 0}
@@ -98,9 +99,9 @@ class EventOutcome:
 
     def __repr__(self) -> str:
         verdict = (
-            "stopped"
+            Outcome.STOPPED
             if self.stopped
-            else "blocked"
+            else Outcome.BLOCKED
             if self.blocked
             else self.permission_decision or "ok"
         )

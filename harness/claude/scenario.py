@@ -24,7 +24,8 @@ from typing import Any
 
 from harness.claude.engines import ScriptedSession
 from harness.claude.events import SESSION_START_SOURCES
-from harness.claude.session import OUTCOMES, StepOutcome
+from harness.claude.session import StepOutcome
+from harness.claude.vocabulary import OUTCOMES, Outcome
 from harness.errors import ConfigError
 from harness.paths import escape_problem
 
@@ -50,7 +51,7 @@ class ScenarioStep:
     number: int
     do: str
     args: dict[str, Any]
-    expect: str | None = None
+    expect: Outcome | None = None
     name: str = ""
 
 
@@ -172,7 +173,9 @@ def parse_scenario(data: dict[str, Any], path: Path) -> Scenario:
         if not isinstance(name, str):
             raise ConfigError(path, f"{where}.name", "must be a string", fix='name = "..."')
         args = {k: v for k, v in raw.items() if k not in _COMMON}
-        steps.append(ScenarioStep(number, do, args, expect, name))
+        steps.append(
+            ScenarioStep(number, do, args, None if expect is None else Outcome(expect), name)
+        )
     return Scenario(path, tuple(steps), auto_approve)
 
 

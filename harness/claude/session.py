@@ -35,6 +35,7 @@ from harness.claude.tools import (
     start_background,
 )
 from harness.claude.transcript import Transcript, write_agent_transcript
+from harness.claude.vocabulary import Outcome, Permission
 from harness.errors import HarnessError
 from harness.paths import inside
 
@@ -53,7 +54,6 @@ DENIED_PATH = (
     "</tool_use_error>"
 )
 _FILE_TOOLS = ("Edit", "Write")
-OUTCOMES = ("allowed", "blocked", "asked", "stopped", "error")
 
 
 @dataclass
@@ -70,9 +70,10 @@ class StepOutcome:
     step: int
     do: str
     detail: str
-    outcome: str
+    outcome: Outcome
     tool_ran: bool | None = None
-    permission: str | None = None
+    permission: Permission | None = None
+    auto_approved: bool = False  # the simulated user said yes to the prompt it was shown
     feedback: str = ""
     user_message: str = ""
     system_message: str = ""
@@ -92,6 +93,10 @@ class StepOutcome:
             return self.hook_runs
         return [run for ev in self.events for run in ev.runs]
 
+    @property
+    def permission_shown(self) -> str | None:
+        return None if self.permission is None else self.permission.shown(self.auto_approved)
+
     def __repr__(self) -> str:
         ran = "" if self.tool_ran is None else f" tool_ran={self.tool_ran}"
         said = f" feedback={self.feedback[:60]!r}" if self.feedback else ""
@@ -104,7 +109,7 @@ class StepOutcome:
             "detail": self.detail,
             "outcome": self.outcome,
             "tool_ran": self.tool_ran,
-            "permission": self.permission,
+            "permission": self.permission_shown,
             "feedback": self.feedback,
             "user_message": self.user_message,
             "system_message": self.system_message,
@@ -246,7 +251,7 @@ class Session:
             self.transcript.hook_note(event.value, "system", message)
         return out
 
-    def _step(self, do: str, detail: str, outcome: str, **kw: Any) -> StepOutcome:
+    def _step(self, do: str, detail: str, outcome: Outcome, **kw: Any) -> StepOutcome:
         return StepOutcome(len(self.history) + 1, do, detail, outcome, **kw)
 
     def _done(self, step: StepOutcome) -> StepOutcome:
@@ -284,7 +289,10 @@ class Session:
             )
         out = self._dispatch(Event.SESSION_START, source=source)
         step = self._step(
-            "session_start", source, "stopped" if out.stopped else "allowed", turn_ended=out.stopped
+            "session_start",
+            source,
+            Outcome.STOPPED if out.stopped else Outcome.ALLOWED,
+            turn_ended=out.stopped,
         )
         for message in out.user_messages:
             self.transcript.hook_note("SessionStart", "user", message)
@@ -294,16 +302,16 @@ class Session:
         self.prompt_id = str(uuid.uuid4())
         out = self._dispatch(Event.USER_PROMPT_SUBMIT, prompt=text)
         if out.stopped:
-            step = self._step("prompt", text, "stopped", turn_ended=True)
+            step = self._step("prompt", text, Outcome.STOPPED, turn_ended=True)
         elif out.blocked:  # the prompt is erased: no new turn starts
-            step = self._step("prompt", text, "blocked", turn_ended=True)
+            step = self._step("prompt", text, Outcome.BLOCKED, turn_ended=True)
             out.user_messages = [f"{m}\n\n\nOriginal prompt: {text}" for m in out.user_messages]
             for message in out.user_messages:
                 self.transcript.hook_note("UserPromptSubmit", "user", message)
         else:
             self.blocked_stops = 0  # a prompt that goes through starts a new turn
             self.transcript.user(text)
-            step = self._step("prompt", text, "allowed")
+            step = self._step("prompt", text, Outcome.ALLOWED)
         return self._done(_collect(step, out))
 
     def stop(self, last_message: str = "") -> StepOutcome:
@@ -314,10 +322,10 @@ class Session:
             Event.STOP, stop_hook_active=active, last_assistant_message=last_message
         )
         if out.stopped:  # continue: false at a stop: the turn ends, as it was about to
-            step = self._step("stop", "", "allowed", turn_ended=True, stop_hook_active=active)
+            step = self._step("stop", "", Outcome.ALLOWED, turn_ended=True, stop_hook_active=active)
         elif out.blocked:
             self.blocked_stops += 1
-            step = self._step("stop", "", "blocked", stop_hook_active=active)
+            step = self._step("stop", "", Outcome.BLOCKED, stop_hook_active=active)
             if self.blocked_stops >= STOP_BLOCK_CAP:
                 # The client overrides this block: the turn ends and Claude is not told.
                 step.turn_ended = True
@@ -326,7 +334,7 @@ class Session:
                 step.feedback = out.message
                 self.transcript.hook_note("Stop", "claude", step.feedback)
         else:
-            step = self._step("stop", "", "allowed", turn_ended=True, stop_hook_active=active)
+            step = self._step("stop", "", Outcome.ALLOWED, turn_ended=True, stop_hook_active=active)
         return self._done(_collect(step, out))
 
     def subagent_stop(
@@ -364,7 +372,7 @@ class Session:
                 step = self._step(
                     "subagent_stop",
                     agent_type,
-                    "stopped" if pre.stopped else "blocked",
+                    Outcome.STOPPED if pre.stopped else Outcome.BLOCKED,
                     tool_ran=False,
                     feedback=pre.message,
                     turn_ended=pre.stopped,
@@ -384,19 +392,23 @@ class Session:
         self._subagents[agent_type] = (agent_id, out.blocked and not out.stopped)
         if out.stopped:
             step = self._step(
-                "subagent_stop", agent_type, "stopped", turn_ended=True, stop_hook_active=active
+                "subagent_stop",
+                agent_type,
+                Outcome.STOPPED,
+                turn_ended=True,
+                stop_hook_active=active,
             )
         elif out.blocked:  # the subagent keeps working with the reason as its instruction
             step = self._step(
                 "subagent_stop",
                 agent_type,
-                "blocked",
+                Outcome.BLOCKED,
                 stop_hook_active=active,
                 feedback=out.message,
             )
             self.transcript.hook_note("SubagentStop", "subagent", out.message)
         else:
-            step = self._step("subagent_stop", agent_type, "allowed", stop_hook_active=active)
+            step = self._step("subagent_stop", agent_type, Outcome.ALLOWED, stop_hook_active=active)
             started = time.monotonic()
             events.append(
                 self._dispatch(
@@ -511,7 +523,7 @@ class Session:
         use_id = "toolu_" + secrets.token_hex(12)
         self.transcript.tool_use(use_id, name, tool_input)
 
-        def refuse(outcome: str, message: str, **kw: Any) -> StepOutcome:
+        def refuse(outcome: Outcome, message: str, **kw: Any) -> StepOutcome:
             self.transcript.tool_result(use_id, message, is_error=True)
             return self._step(do, detail, outcome, tool_ran=False, feedback=message, **kw)
 
@@ -520,33 +532,33 @@ class Session:
                 check(tool_input)
             except ToolError as exc:
                 msg = f"<tool_use_error>{exc}</tool_use_error>"
-                return self._done(refuse("error", msg, permission=None))
+                return self._done(refuse(Outcome.ERROR, msg, permission=None))
 
         kind, _ = self.settings.permissions.check(name, tool_input, self.project_dir, self.cwd)
         if kind == "deny" and name in _FILE_TOOLS:
             # A denied path refuses a file tool while its input is checked, before any hook.
-            return self._done(refuse("blocked", DENIED_PATH, permission="deny-rule"))
+            return self._done(refuse(Outcome.BLOCKED, DENIED_PATH, permission=Permission.DENY_RULE))
 
         pre = self._dispatch(
             Event.PRE_TOOL_USE, tool_name=name, tool_input=tool_input, tool_use_id=use_id
         )
         if pre.stopped:
             step = refuse(
-                "stopped",
+                Outcome.STOPPED,
                 "Stopped by a PreToolUse hook (continue: false).",
-                permission="hook-stop",
+                permission=Permission.HOOK_STOP,
                 turn_ended=True,
             )
             return self._done(_collect(step, pre))
         decision = pre.permission_decision
         if decision == "deny":
-            step = refuse("blocked", pre.message, permission="hook-deny")
+            step = refuse(Outcome.BLOCKED, pre.message, permission=Permission.HOOK_DENY)
             self.transcript.hook_note("PreToolUse", "claude", step.feedback)
             return self._done(_collect(step, pre))
         if kind == "deny":  # a command rule refuses after the PreToolUse hooks had their say
             command = tool_input.get("command", "")
             msg = f"Permission to use {name} with command {command} has been denied."
-            step = refuse("blocked", msg, permission="deny-rule")
+            step = refuse(Outcome.BLOCKED, msg, permission=Permission.DENY_RULE)
             return self._done(_collect(step, pre))
 
         if pre.updated_input is not None:
@@ -559,31 +571,38 @@ class Session:
                     f"{'s' if len(problems) > 1 else ''}:\n" + "\n".join(problems) + "\n"
                     "The tool input from the model was valid; the hook's rewrite of it was not."
                 )
-                return self._done(_collect(refuse("blocked", msg, permission="hook-input"), pre))
+                return self._done(
+                    _collect(refuse(Outcome.BLOCKED, msg, permission=Permission.HOOK_INPUT), pre)
+                )
             tool_input = pre.updated_input
             if check is not None:
                 try:
                     check(tool_input)
                 except ToolError as exc:
                     msg = f"<tool_use_error>{exc}</tool_use_error>"
-                    return self._done(_collect(refuse("error", msg, permission=None), pre))
+                    return self._done(_collect(refuse(Outcome.ERROR, msg, permission=None), pre))
 
         # Writes into .claude/ or .git/ always ask (after the hooks), whatever the rules say.
         sensitive = self._sensitive_target(name, tool_input)
         asked = decision in ("ask", "defer") or kind == "ask" or sensitive is not None
+        auto_approved = False
         if asked:
+            permission: Permission
             if decision in ("ask", "defer"):
-                permission, prompt_text = decision, pre.permission_reason
+                permission, prompt_text = Permission(decision), pre.permission_reason
             elif kind == "ask":
-                permission, prompt_text = "ask-rule", f"Claude wants to use {name}: {detail}"
+                permission, prompt_text = (
+                    Permission.ASK_RULE,
+                    f"Claude wants to use {name}: {detail}",
+                )
             else:
-                permission = "ask-sensitive"
+                permission = Permission.ASK_SENSITIVE
                 prompt_text = sensitive_message(sensitive) if sensitive else ""
             if not self.auto_approve:
                 step = self._step(
                     do,
                     detail,
-                    "asked",
+                    Outcome.ASKED,
                     tool_ran=False,
                     permission=permission,
                     user_message=prompt_text,
@@ -592,19 +611,24 @@ class Session:
                 self.transcript.hook_note("PreToolUse", "user", prompt_text)
                 self.transcript.tool_result(use_id, UNANSWERED_PROMPT, is_error=True)
                 return self._done(_collect(step, pre))
-            permission += ", auto-approved"
+            auto_approved = True
         elif decision == "allow":
-            permission = "hook-allow"
+            permission = Permission.HOOK_ALLOW
         elif kind == "allow":
-            permission = "allow-rule"
+            permission = Permission.ALLOW_RULE
         else:
-            permission = "prompted"  # the simulated user approves the usual prompt
+            permission = Permission.PROMPTED  # the simulated user approves the usual prompt
 
         started = time.monotonic()
         try:
             response, text, is_error = run(tool_input)
         except ToolError as exc:
-            step = refuse("error", f"<tool_use_error>{exc}</tool_use_error>", permission=permission)
+            step = refuse(
+                Outcome.ERROR,
+                f"<tool_use_error>{exc}</tool_use_error>",
+                permission=permission,
+                auto_approved=auto_approved,
+            )
             return self._done(_collect(step, pre))
         self.transcript.tool_result(use_id, text, is_error=is_error)
 
@@ -629,23 +653,24 @@ class Session:
                 tool_use_id=use_id,
                 duration_ms=int((time.monotonic() - started) * 1000),
             )
-        outcome = "asked" if asked else "allowed"
+        outcome = Outcome.ASKED if asked else Outcome.ALLOWED
         step = self._step(
             do,
             detail,
             outcome,
             tool_ran=True,
             permission=permission,
+            auto_approved=auto_approved,
             tool_response=response,
             tool_result=cap(text),
         )
         if post.stopped:
-            step.outcome, step.turn_ended = "stopped", True
+            step.outcome, step.turn_ended = Outcome.STOPPED, True
         elif post.messages:
             step.feedback = post.message
             self.transcript.hook_note(post.event.value, "claude", post.message)
             if post.blocked:
-                step.outcome = "blocked"
+                step.outcome = Outcome.BLOCKED
         return self._done(_collect(step, pre, post))
 
     def _sensitive_target(self, name: str, tool_input: dict[str, Any]) -> Path | None:

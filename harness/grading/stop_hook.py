@@ -35,6 +35,7 @@ from harness import proc
 from harness.claude import Event, EventOutcome, HookRun, Session, StepOutcome, dispatch
 from harness.claude.session import STOP_BLOCK_CAP
 from harness.claude.settings import Settings, parse_settings
+from harness.claude.vocabulary import Outcome
 from harness.errors import HarnessError
 from harness.results import CheckResult
 
@@ -284,7 +285,7 @@ class Phase:
     @property
     def blocked(self) -> bool:
         if self.step is not None:
-            return self.step.outcome == "blocked"
+            return self.step.outcome == Outcome.BLOCKED
         return self.outcome is not None and self.outcome.blocked
 
     @property
@@ -651,7 +652,7 @@ def _judge_session_held(p: Phase) -> GradeCheck:
             detail=_TIMED_OUT_SKIP,
         )
     step = p.step
-    if step.outcome == "stopped":
+    if step.outcome == Outcome.STOPPED:
         return _check(
             SESSION_HELD,
             FAIL,
@@ -660,7 +661,7 @@ def _judge_session_held(p: Phase) -> GradeCheck:
             "stops Claude instead of holding the turn",
             fix="exit 2 with a reason; `continue: false` ends the session's work",
         )
-    if step.outcome != "blocked":
+    if step.outcome != Outcome.BLOCKED:
         why = (
             "the hook exited 0"
             if p.code == 0
@@ -763,7 +764,7 @@ def _judge_session_ends(p: Phase) -> GradeCheck:
     if p.timed_out:
         return _check(SESSION_ENDS, SKIP, expected, _said(p.run), detail=_TIMED_OUT_SKIP)
     step = p.step
-    if step.outcome == "blocked":
+    if step.outcome == Outcome.BLOCKED:
         return _check(
             SESSION_ENDS,
             FAIL,
@@ -772,7 +773,7 @@ def _judge_session_ends(p: Phase) -> GradeCheck:
             "blocks although fixed",
             fix="exit 0 when the claim holds",
         )
-    if step.outcome == "stopped":
+    if step.outcome == Outcome.STOPPED:
         return _check(
             SESSION_ENDS,
             FAIL,

@@ -15,6 +15,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from harness.claude.vocabulary import Outcome
 from harness.engine.context import CheckContext
 from harness.engine.devcheck import DevCheckReport, LabWalk, Observer, StepWalk
 from harness.engine.manifest import Lab, Step
@@ -22,17 +23,11 @@ from harness.engine.progress import Progress
 from harness.engine.runner import Moved, StepRun
 from harness.results import CheckResult, Status
 from harness.ui.prose import Block, Framed, Prose, markdown, print_prose, prose
+from harness.ui.styles import outcome_style
 from harness.workspace import Backup
 
 STYLE = {Status.PASS: "green", Status.FAIL: "red", Status.ERROR: "yellow"}
 MARK = {Status.PASS: "✔", Status.FAIL: "✘", Status.ERROR: "!"}
-OUTCOME_STYLE = {
-    "allowed": "green",
-    "blocked": "red",
-    "asked": "yellow",
-    "stopped": "magenta",
-    "error": "yellow",
-}
 
 
 def step_panel(lab: Lab, step: Step) -> Framed:
@@ -126,7 +121,7 @@ def print_step_run(console: Console, run: StepRun) -> None:
 
 def hook_event_renderable(entry: dict[str, Any]) -> RenderableType:
     outcome = entry["outcome"]
-    style = OUTCOME_STYLE.get(outcome, "white")
+    style = outcome_style(outcome)
     detail = " ".join(str(entry.get("detail") or "").split())
     if len(detail) > 90:
         detail = detail[:89] + "…"
@@ -139,7 +134,7 @@ def hook_event_renderable(entry: dict[str, Any]) -> RenderableType:
         (outcome, f"bold {style}"),
         (f" (expected {expect})" if expect and expect != outcome else "", "red"),
     )
-    if entry["do"] == "stop" and outcome == "allowed" and entry.get("stop_hook_active"):
+    if entry["do"] == "stop" and outcome == Outcome.ALLOWED and entry.get("stop_hook_active"):
         verdict.append(" (stop_hook_active: true: the hook let the turn end)", style="yellow")
     # What Claude did and what came of it stay one unit: a long command is never split, and
     # its outcome never ends up alone on a line.

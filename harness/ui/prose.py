@@ -28,11 +28,12 @@ COMMAND_STYLE = "bold cyan"
 CODE_STYLE = "cyan"
 
 # What a bare word after `lab` must be for the pair to be a command, not prose ("the lab is").
+# ui/ may not import the CLI: tests/ui/test_prose.py keeps this equal to build_parser()'s.
 LAB_SUBCOMMANDS = frozenset(
     {
         *("init", "sensors", "backups", "restore", "doctor", "simulate", "verify-hook"),
         *("list", "start", "status", "check", "hint", "next", "goto", "reset", "solve"),
-        *("watch", "demo", "dev"),
+        *("watch", "demo", "dev", "submit", "trainer"),
     }
 )
 PROGRAMS = frozenset(

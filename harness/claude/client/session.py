@@ -39,6 +39,7 @@ from harness.claude.events import SESSION_START_SOURCES, Event
 from harness.claude.runner import HookRun
 from harness.claude.session import UNANSWERED_PROMPT, StepOutcome
 from harness.claude.settings import DEFAULT_TIMEOUT, Settings, load_settings
+from harness.claude.vocabulary import Engine, Outcome, Permission
 from harness.errors import HarnessError
 
 IMPLICIT_PROMPT = "Go on."  # opens a turn when a scenario acts before any prompt
@@ -105,7 +106,7 @@ class _Turn:
 class ClaudeCodeSession:
     """A scripted session on the real client, with the emulator ``Session``'s interface."""
 
-    engine = "claude-code"
+    engine = Engine.CLAUDE_CODE
 
     def __init__(
         self,
@@ -397,15 +398,19 @@ class ClaudeCodeSession:
             )
             return
         reason_type = str(request.get("decision_reason_type") or "")
-        asking = {"rule": "ask-rule", "hook": "ask", "safetyCheck": "ask-sensitive"}
+        asking = {
+            "rule": Permission.ASK_RULE,
+            "hook": Permission.ASK,
+            "safetyCheck": Permission.ASK_SENSITIVE,
+        }
         if reason_type in asking:
-            record.asked = asking[reason_type]
+            record.asked = True
             record.ask_text = str(request.get("decision_reason") or "")
             allow = self.auto_approve
-            record.permission = asking[reason_type] + (", auto-approved" if allow else "")
+            record.permission, record.auto_approved = asking[reason_type], allow
         else:  # the usual prompt for a tool without an allow rule: the user says yes
             allow = True
-            record.permission = "prompted"
+            record.permission = Permission.PROMPTED
         response: dict[str, Any] = (
             {"behavior": "allow", "updatedInput": request.get("input") or {}}
             if allow
@@ -424,7 +429,7 @@ class ClaudeCodeSession:
 
     # -- steps -------------------------------------------------------------------------------
 
-    def _step(self, do: str, detail: str, outcome: str, **kw: Any) -> StepOutcome:
+    def _step(self, do: str, detail: str, outcome: Outcome, **kw: Any) -> StepOutcome:
         return StepOutcome(len(self.history) + 1, do, detail, outcome, **kw)
 
     def _done(self, step: StepOutcome, record: _StepLog) -> StepOutcome:
@@ -542,7 +547,7 @@ class ClaudeCodeSession:
                 said = str(turn.result.get("result") or "")
                 if said and "compact" in said.lower() and "not enough" in said.lower():
                     record.notes.append(f"/compact: {said}")
-        step = self._step("session_start", source, "allowed")
+        step = self._step("session_start", source, Outcome.ALLOWED)
         runs = record.hook_runs("SessionStart")
         contexts = [r.stdout.strip() for r in runs if r.exit_code == 0 and r.stdout.strip()]
         step.additional_context = "\n".join(contexts)
@@ -574,7 +579,7 @@ class ClaudeCodeSession:
         if turn.kind == "request":
             self._pending = turn.request
             self.blocked_stops = 0
-            step = self._step("prompt", text, "allowed")
+            step = self._step("prompt", text, Outcome.ALLOWED)
         else:
             blocked = [
                 str(e.get("content"))
@@ -585,7 +590,9 @@ class ClaudeCodeSession:
             stopped = turn.result is not None and turn.result.get("terminal_reason") == (
                 "hook_stopped"
             )
-            step = self._step("prompt", text, "stopped" if stopped else "blocked", turn_ended=True)
+            step = self._step(
+                "prompt", text, Outcome.STOPPED if stopped else Outcome.BLOCKED, turn_ended=True
+            )
             step.user_message = "\n".join(blocked)
         return self._done(step, record)
 
@@ -601,7 +608,7 @@ class ClaudeCodeSession:
             self.blocked_stops += 1
             feedback = self._hook_feedback(turn.request, after=request)
             step = self._step(
-                "stop", "", "blocked", stop_hook_active=active, feedback="\n".join(feedback)
+                "stop", "", Outcome.BLOCKED, stop_hook_active=active, feedback="\n".join(feedback)
             )
         elif turn.kind == "result" and turn.result is not None:
             runs = record.hook_runs("Stop")
@@ -611,11 +618,11 @@ class ClaudeCodeSession:
                 if e.get("subtype") == "informational"
             )
             if turn.result.get("terminal_reason") == "hook_stopped":
-                outcome = "stopped"
+                outcome = Outcome.STOPPED
             elif capped or any(r.exit_code == 2 for r in runs):
-                outcome = "blocked"  # the hook blocked; the client overrode it
+                outcome = Outcome.BLOCKED  # the hook blocked; the client overrode it
             else:
-                outcome = "allowed"
+                outcome = Outcome.ALLOWED
             step = self._step("stop", "", outcome, turn_ended=True, stop_hook_active=active)
             step.system_message = self._system_messages(record)
         else:
@@ -693,9 +700,9 @@ class ClaudeCodeSession:
         turn = self._await(record=record, extra=allowance)
         result_event = record.tool_result_event(use_id)
         if turn.kind == "result" and turn.result is not None:
-            step = self._step(do, detail, "stopped", turn_ended=True)
+            step = self._step(do, detail, Outcome.STOPPED, turn_ended=True)
             step.tool_ran = result_event is not None and _ran(result_event)
-            step.permission = record.permission
+            step.permission, step.auto_approved = record.permission, record.auto_approved
             return self._done(step, record)
         if turn.kind != "request" or turn.request is None:
             raise HarnessError(
@@ -708,7 +715,14 @@ class ClaudeCodeSession:
         text = blocks_text(result_block.get("content")) if result_block else ""
         is_error = bool(result_block.get("is_error")) if result_block else False
         ran = _ran(result_event) if result_event is not None else _ran_by_text(text, is_error)
-        step = self._step(do, detail, "allowed", tool_ran=ran, permission=record.permission)
+        step = self._step(
+            do,
+            detail,
+            Outcome.ALLOWED,
+            tool_ran=ran,
+            permission=record.permission,
+            auto_approved=record.auto_approved,
+        )
         step.tool_result = text
         if result_event is not None and isinstance(result_event.get("tool_use_result"), dict):
             step.tool_response = result_event["tool_use_result"]
@@ -718,20 +732,22 @@ class ClaudeCodeSession:
         if not ran:
             step.feedback = text
             if record.asked and not self.auto_approve:
-                step.outcome = "asked"
+                step.outcome = Outcome.ASKED
                 step.user_message = record.ask_text
             elif _input_error(result_event, text):
-                step.outcome = "error"
+                step.outcome = Outcome.ERROR
             else:
-                step.outcome = "blocked"
-                step.permission = _refusal(result_event) or step.permission
+                step.outcome = Outcome.BLOCKED
+                refusal = _refusal(result_event)
+                if refusal is not None:
+                    step.permission, step.auto_approved = refusal, False
         else:
             step.feedback = "\n".join(said)
             blocking = [m for m in said if " hook blocking error " in m.split("\n", 1)[0]]
             if blocking:
-                step.outcome = "blocked"
+                step.outcome = Outcome.BLOCKED
             elif record.asked:
-                step.outcome = "asked"
+                step.outcome = Outcome.ASKED
         if is_error and ran and not step.feedback:
             step.errors.append(text)
         return self._done(step, record)
@@ -799,7 +815,7 @@ class ClaudeCodeSession:
             step = self._step(
                 "subagent_stop",
                 agent_type,
-                "blocked",
+                Outcome.BLOCKED,
                 stop_hook_active=active,
                 feedback="\n".join(feedback),
             )
@@ -809,11 +825,11 @@ class ClaudeCodeSession:
         del self._subagents[agent_type]
         if turn.kind == "request":
             self._pending = turn.request
-        step = self._step("subagent_stop", agent_type, "allowed", stop_hook_active=active)
+        step = self._step("subagent_stop", agent_type, Outcome.ALLOWED, stop_hook_active=active)
         if turn.kind == "result" and turn.result is not None:
             step.turn_ended = True
             if turn.result.get("terminal_reason") == "hook_stopped":
-                step.outcome = "stopped"
+                step.outcome = Outcome.STOPPED
         return self._done(step, record)
 
 
@@ -824,9 +840,10 @@ class _StepLog:
     events: list[dict[str, Any]] = field(default_factory=list)
     subagent_requests: list[tuple[str, ApiRequest]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    asked: str = ""
+    asked: bool = False
     ask_text: str = ""
-    permission: str | None = None
+    permission: Permission | None = None
+    auto_approved: bool = False
 
     def hook_runs(self, event: str | None = None) -> list[HookRun]:
         runs = []
@@ -911,11 +928,13 @@ def _input_error(event: dict[str, Any] | None, text: str) -> bool:
     return text.startswith("<tool_use_error>") and "permission settings" not in text
 
 
-def _refusal(event: dict[str, Any] | None) -> str | None:
+def _refusal(event: dict[str, Any] | None) -> Permission | None:
     for meta in _metas(event):
         decision = meta.get("permission_decision") or {}
         if isinstance(decision, dict) and decision.get("decision") == "reject":
-            return "hook-deny" if decision.get("source") == "hook" else "deny-rule"
+            return (
+                Permission.HOOK_DENY if decision.get("source") == "hook" else Permission.DENY_RULE
+            )
     return None
 
 

@@ -31,6 +31,7 @@ from harness.claude.scenario import (
     run_scenario,
 )
 from harness.claude.session import Session, StepOutcome
+from harness.claude.vocabulary import BOTH, OUTCOMES, Engine, Outcome
 from harness.engine.context import CheckContext
 from harness.engine.kinds import Kind, Params
 from harness.engine.sandbox import path_without, sandbox_copy
@@ -38,8 +39,6 @@ from harness.engine.schema import Field
 from harness.errors import ConfigError, HarnessError
 from harness.paths import escape_problem
 from harness.results import CheckResult
-
-BOTH = "both"  # --engine both: the differential over a lab's sessions
 
 # Assertions a step may carry on top of the scenario fields harness/claude defines.
 ASSERTIONS: dict[str, type] = {
@@ -148,7 +147,7 @@ LET_GO = (
 
 def let_go(outcome: StepOutcome) -> bool:
     """A stop that went through because the hook lets go on the second stop of a turn."""
-    return outcome.outcome == "allowed" and bool(outcome.stop_hook_active)
+    return outcome.outcome == Outcome.ALLOWED and bool(outcome.stop_hook_active)
 
 
 def _judge(
@@ -311,7 +310,7 @@ def _play(
             )
         except HarnessError as exc:
             return CheckResult.errored(f"cannot start a session: {exc}", name=title)
-        on = "real Claude Code" if engine == CLAUDE_CODE else "the emulator"
+        on = Engine(engine).label
         ctx.on_activity(f"playing a Claude Code session on {on}: {title}")
         steps_json: list[dict[str, Any]] = []
         failures: list[str] = []
@@ -386,7 +385,7 @@ def _disagreements(plays: dict[str, _Play], workspace: Path) -> list[str]:
     """Steps where the emulator and the real client differ (the real client is right)."""
     from harness.claude.differential import normalise
 
-    real, emulated = plays[CLAUDE_CODE].steps, plays["emulator"].steps
+    real, emulated = plays[CLAUDE_CODE].steps, plays[EMULATOR].steps
     found = []
     for ours, theirs in zip(emulated, real, strict=False):
         for key in ("outcome", "tool_ran", "turn_ended", "feedback"):
@@ -430,7 +429,7 @@ def _sequence_problems(wanted: list[Any], steps: list[dict[str, Any]], git_dir: 
             released = [
                 s["label"]
                 for s in steps
-                if s["do"] == "stop" and s["stop_hook_active"] and s["outcome"] == "allowed"
+                if s["do"] == "stop" and s["stop_hook_active"] and s["outcome"] == Outcome.ALLOWED
             ]
             if released:
                 problem += (
@@ -472,7 +471,7 @@ def _describe_expected(scenario: Scenario, asserts: list[dict[str, Any]], p: Par
     label = f"{Path(p['scenario']).name} step" if p["scenario"] else "session step"
     lines = []
     for step, extra in zip(scenario.steps, asserts, strict=True):
-        bits = [step.expect] if step.expect else []
+        bits: list[str] = [step.expect] if step.expect else []
         bits += [f"{k}={v!r}" for k, v in extra.items()]
         if bits:
             detail = (
@@ -568,7 +567,7 @@ KIND = Kind(
         Field(
             "final",
             str,
-            choices=("allowed", "blocked", "asked", "stopped", "error"),
+            choices=OUTCOMES,
             doc="the outcome the last step must have",
         ),
         Field(
