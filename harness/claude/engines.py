@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Protocol
 
 from harness.claude.runner import HookRun
-from harness.claude.session import Session, StepOutcome
+from harness.claude.session import PayloadSink, Session, StepOutcome
 from harness.claude.settings import Settings
 from harness.claude.vocabulary import AUTO, ENGINE_CHOICES, ENGINES, Engine
 from harness.errors import HarnessError
@@ -93,8 +93,10 @@ def open_session(
     permission_mode: str = "default",
     auto_approve: bool = False,
     env: Mapping[str, str] | None = None,
+    on_payload: PayloadSink | None = None,
 ) -> ScriptedSession:
-    """A scripted session on ``engine`` (emulator | claude-code | auto)."""
+    """A scripted session on ``engine`` (emulator | claude-code | auto). ``on_payload`` is
+    told the JSON of every event the engine sends its hooks, whichever engine it is."""
     engine = resolve_engine(engine)
     if engine == CLAUDE_CODE:
         from harness.claude.client.session import ClaudeCodeSession
@@ -107,6 +109,7 @@ def open_session(
             permission_mode=permission_mode,
             auto_approve=auto_approve,
             env=env,
+            on_payload=on_payload,
         )
     return Session(
         project_dir,
@@ -116,6 +119,7 @@ def open_session(
         permission_mode=permission_mode,
         auto_approve=auto_approve,
         env=env,
+        on_payload=on_payload,
     )
 
 
@@ -126,6 +130,7 @@ __all__ = [
     "ENGINE_CHOICES",
     "Engine",
     "HookRun",
+    "PayloadSink",
     "ScriptedSession",
     "open_session",
     "resolve_engine",

@@ -54,6 +54,8 @@ DENIED_PATH = (
     "</tool_use_error>"
 )
 _FILE_TOOLS = ("Edit", "Write")
+# Told each event's JSON as it is sent to the hooks, on either engine.
+PayloadSink = Callable[[dict[str, Any]], None]
 
 
 @dataclass
@@ -148,6 +150,7 @@ class Session:
     Claude Code would show for a tool with no allow rule is approved by the simulated user and
     recorded as ``permission="prompted"``. Transcripts go to ``transcript_dir`` (a fresh temp
     directory by default, outside the workspace so they never count as changed files).
+    ``on_payload`` is told each event's JSON before its hooks read it.
     """
 
     def __init__(
@@ -161,9 +164,11 @@ class Session:
         permission_mode: str = "default",
         auto_approve: bool = False,
         env: Mapping[str, str] | None = None,
+        on_payload: PayloadSink | None = None,
     ) -> None:
         self.project_dir = Path(project_dir).resolve()
         self.settings = settings if settings is not None else load_settings(self.project_dir)
+        self.on_payload = on_payload
         self.cwd = Path(cwd).resolve() if cwd is not None else self.project_dir
         self.session_id = session_id or str(uuid.uuid4())
         base = (
@@ -237,9 +242,12 @@ class Session:
         ]
 
     def _dispatch(self, event: Event, **fields: Any) -> EventOutcome:
+        payload = self._payload(event, **fields)
+        if self.on_payload is not None:
+            self.on_payload(payload)
         out = dispatch(
             event,
-            self._payload(event, **fields),
+            payload,
             self.settings,
             self.project_dir,
             cwd=self.cwd,

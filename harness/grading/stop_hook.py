@@ -32,10 +32,11 @@ from pathlib import Path
 from typing import Any
 
 from harness import proc
-from harness.claude import Event, EventOutcome, HookRun, Session, StepOutcome, dispatch
+from harness.claude import Event, EventOutcome, HookRun, StepOutcome, dispatch
+from harness.claude.engines import ScriptedSession, open_session
 from harness.claude.session import STOP_BLOCK_CAP
 from harness.claude.settings import Settings, parse_settings
-from harness.claude.vocabulary import Outcome
+from harness.claude.vocabulary import Engine, Outcome
 from harness.errors import HarnessError
 from harness.results import CheckResult
 
@@ -348,7 +349,7 @@ class _Grader:
         self.phases.append(phase)
         return phase
 
-    def session_stop(self, session: Session, label: str) -> Phase:
+    def session_stop(self, session: ScriptedSession, label: str) -> Phase:
         self.progress(f"session: Claude tries to stop ({label})")
         step = session.stop("Done: the change is made.")
         runs = step.hooks
@@ -372,13 +373,14 @@ def grade_stop_hook(
     stale_cmd: str | None = None,
     timeout: float = 10.0,
     progress: Progress | None = None,
+    engine: str = Engine.EMULATOR,
 ) -> HookGrade:
     """Grade ``script`` as a Stop hook of ``project_dir`` (its ``CLAUDE_PROJECT_DIR``); a
     relative ``script`` is taken relative to ``project_dir``.
 
     ``break_cmd`` makes the hook's claim false, ``fix_cmd`` makes it true, ``stale_cmd`` (run
     after a fix) leaves the artefact in place but out of date. All three run with ``bash -c``
-    in ``project_dir``. The project is left fixed.
+    in ``project_dir``. The project is left fixed. The session phases play on ``engine``.
     """
     commands = {"--break": break_cmd, "--fix": fix_cmd, "--stale": stale_cmd}
     project, path = _check_inputs(project_dir, script, commands, timeout)
@@ -394,8 +396,12 @@ def grade_stop_hook(
         g.command("--break", break_cmd)
         broken = g.direct("artefact broken", active=False)
         # (3) + (4) a session: Claude tries to stop with the artefact still broken
-        with Session(
-            project, settings, env=g.canary.values, transcript_dir=Path(tmp) / "session"
+        with open_session(
+            engine,
+            project,
+            settings,
+            env=g.canary.values,
+            transcript_dir=Path(tmp) / "session",
         ) as session:
             session.prompt("Make a small, reversible change, then finish.")
             held = g.session_stop(session, "session, artefact broken")

@@ -21,6 +21,7 @@ import json
 import os
 import queue
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -37,7 +38,7 @@ from harness.claude.client.api import ApiRequest, Reply, ScriptedApi, blocks_tex
 from harness.claude.client.install import ClientInstall, require_client
 from harness.claude.events import SESSION_START_SOURCES, Event
 from harness.claude.runner import HookRun
-from harness.claude.session import UNANSWERED_PROMPT, StepOutcome
+from harness.claude.session import UNANSWERED_PROMPT, PayloadSink, StepOutcome
 from harness.claude.settings import DEFAULT_TIMEOUT, Settings, load_settings
 from harness.claude.vocabulary import Engine, Outcome, Permission
 from harness.errors import HarnessError
@@ -45,6 +46,7 @@ from harness.errors import HarnessError
 IMPLICIT_PROMPT = "Go on."  # opens a turn when a scenario acts before any prompt
 COMPACT_SUMMARY = "Summary: a scripted session; nothing left to do."  # the model's, for /compact
 STEP_TIMEOUT = 120.0  # seconds a step may wait for the client, beyond its own hook timeouts
+RECORDER_MARK = "hooklab-payload-recorder"
 _REMINDER = re.compile(r"</?system-reminder>")
 _PREAMBLE = "The text below is the output of a hook"
 # Messages the client writes for hooks, as they reach the model.
@@ -120,6 +122,7 @@ class ClaudeCodeSession:
         auto_approve: bool = False,
         env: Mapping[str, str] | None = None,
         client: ClientInstall | None = None,
+        on_payload: PayloadSink | None = None,
     ) -> None:
         self.project_dir = Path(project_dir).resolve()
         self.settings = settings if settings is not None else _settings_or_none(self.project_dir)
@@ -134,6 +137,8 @@ class ClaudeCodeSession:
             transcript_dir or tempfile.mkdtemp(prefix="hooklab-claude-code-")
         ).resolve()
         self.config_dir.mkdir(parents=True, exist_ok=True)
+        self.on_payload = on_payload
+        self._payloads_read = 0  # bytes of the recorder's log already passed on
         self.history: list[StepOutcome] = []
         self.blocked_stops = 0
         self.events: list[dict[str, Any]] = []  # every stream-json line, as evidence
@@ -212,6 +217,39 @@ class ClaudeCodeSession:
             str(p) for p in root.iterdir() if (p / ".claude-plugin" / "plugin.json").is_file()
         )
 
+    @property
+    def _payload_log(self) -> Path:
+        return self.config_dir / "hooklab-payloads.jsonl"
+
+    def _recorder_settings(self) -> Path:
+        """Settings with one more hook on every event, which appends the JSON it reads to a
+        log: the client shows no hook's input anywhere else. It is given with --settings,
+        beside the project's files; it says nothing on stdout, exits 0 and is told apart
+        from the project's hooks by what it writes on stderr."""
+        log = shlex.quote(str(self._payload_log))
+        command = f"{{ cat; echo; }} >> {log}; echo {RECORDER_MARK} >&2"
+        hooks = {
+            event.value: [{"hooks": [{"type": "command", "command": command}]}] for event in Event
+        }
+        path = self.config_dir / "hooklab-recorder.json"
+        path.write_text(json.dumps({"hooks": hooks}), encoding="utf-8")
+        return path
+
+    def _pass_on_payloads(self) -> None:
+        """Tell ``on_payload`` the event JSON the recorder logged since the last step."""
+        if self.on_payload is None or not self._payload_log.is_file():
+            return
+        with self._payload_log.open("rb") as log:
+            log.seek(self._payloads_read)
+            fresh = log.read()
+        done = fresh.rfind(b"\n") + 1  # a line still being written waits for the next step
+        self._payloads_read += done
+        for line in fresh[:done].splitlines():
+            with contextlib.suppress(ValueError):
+                payload = json.loads(line)
+                if isinstance(payload, dict):
+                    self.on_payload(payload)
+
     def _launch(self, resume: bool) -> None:
         argv = [
             str(self.client.path),
@@ -230,6 +268,8 @@ class ClaudeCodeSession:
             "project,local",
         ]
         argv += ["--resume", self.session_id] if resume else ["--session-id", self.session_id]
+        if self.on_payload is not None:
+            argv += ["--settings", str(self._recorder_settings())]
         for plugin in self._plugin_dirs():
             argv += ["--plugin-dir", plugin]
         try:
@@ -434,6 +474,7 @@ class ClaudeCodeSession:
 
     def _done(self, step: StepOutcome, record: _StepLog) -> StepOutcome:
         step.hook_runs = record.hook_runs()
+        self._pass_on_payloads()
         for event in record.events:
             if event.get("subtype") == "informational" and event.get("content"):
                 text = str(event["content"])
@@ -480,7 +521,8 @@ class ClaudeCodeSession:
         return "no answer within the step's time"
 
     def _expected_session_start_hooks(self, source: str) -> int:
-        return len(self.settings.commands_for(Event.SESSION_START, source))
+        recorder = 1 if self.on_payload is not None else 0
+        return len(self.settings.commands_for(Event.SESSION_START, source)) + recorder
 
     def _collect_session_start(self, source: str, record: _StepLog) -> None:
         """Wait until every SessionStart hook the client runs for ``source`` has answered."""
@@ -491,7 +533,7 @@ class ClaudeCodeSession:
                 1
                 for e in record.events
                 if e.get("subtype") == "hook_response" and e.get("hook_event") == "SessionStart"
-            )
+            )  # the recorder's answer counts: it is among the expected
             if answered >= expected:
                 return
             item = self._inbox.get(0.1)
@@ -848,7 +890,7 @@ class _StepLog:
     def hook_runs(self, event: str | None = None) -> list[HookRun]:
         runs = []
         for e in self.events:
-            if e.get("subtype") != "hook_response":
+            if e.get("subtype") != "hook_response" or _is_recorder(e):
                 continue
             if event is not None and e.get("hook_event") != event:
                 continue
@@ -876,6 +918,11 @@ class _StepLog:
             ):
                 return e
         return None
+
+
+def _is_recorder(event: dict[str, Any]) -> bool:
+    """The payload recorder's own hook run (see ``_recorder_settings``), not the project's."""
+    return str(event.get("stderr", "")).strip() == RECORDER_MARK and event.get("exit_code") == 0
 
 
 def _settings_or_none(project_dir: Path) -> Settings:

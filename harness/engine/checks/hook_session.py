@@ -30,7 +30,7 @@ from harness.claude.scenario import (
     parse_scenario,
     run_scenario,
 )
-from harness.claude.session import Session, StepOutcome
+from harness.claude.session import StepOutcome
 from harness.claude.vocabulary import BOTH, OUTCOMES, Engine, Outcome
 from harness.engine.context import CheckContext
 from harness.engine.kinds import Kind, Params
@@ -55,21 +55,6 @@ PATH_ASSERTIONS = {
     "marker_exists": "the git directory",
     "marker_absent": "the git directory",
 }
-
-
-class RecordingSession(Session):
-    """A Session that keeps each event's JSON payload, so a result can show what the hook read."""
-
-    def __init__(self, *args: Any, **kw: Any) -> None:
-        super().__init__(*args, **kw)
-        self.payloads: list[dict[str, Any]] = []
-
-    def __enter__(self) -> RecordingSession:
-        return self
-
-    def _dispatch(self, event: Any, **fields: Any) -> Any:
-        self.payloads.append(self._payload(event, **fields))
-        return super()._dispatch(event, **fields)
 
 
 def split_steps(raw: list[Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -298,14 +283,16 @@ def _play(
         stack.callback(shutil.rmtree, transcripts, True)
         git_dir = root / ".git"
         auto_approve = scenario.auto_approve or p["auto_approve"]
+        payloads: list[dict[str, Any]] = []  # every event's JSON, as the hooks read it
         try:
             session: ScriptedSession = stack.enter_context(
-                RecordingSession(
-                    root, transcript_dir=transcripts, auto_approve=auto_approve, env=env
-                )
-                if engine != CLAUDE_CODE
-                else open_session(
-                    engine, root, transcript_dir=transcripts, auto_approve=auto_approve, env=env
+                open_session(
+                    engine,
+                    root,
+                    transcript_dir=transcripts,
+                    auto_approve=auto_approve,
+                    env=env,
+                    on_payload=payloads.append,
                 )
             )
         except HarnessError as exc:
@@ -321,7 +308,6 @@ def _play(
             before = None
             if watched is not None and (root / watched).is_file():
                 before = (root / watched).read_bytes()
-            payloads = getattr(session, "payloads", [])  # the emulator keeps each event's JSON
             seen = len(payloads)
             command = str(step.args.get("command", ""))
             runs_maven = step.do == "bash" and "mvnw" in command
