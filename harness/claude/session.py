@@ -14,14 +14,21 @@ import tempfile
 import time
 import uuid
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from harness.claude.dispatch import EventOutcome, dispatch
 from harness.claude.events import SESSION_START_SOURCES, Event
+from harness.claude.ladder import (
+    FILE_TOOLS,
+    Decision,
+    HookSay,
+    ToolCall,
+    decide,
+)
 from harness.claude.runner import HookRun, cap
-from harness.claude.sensitive import is_sensitive, sensitive_message, sensitive_write
+from harness.claude.sensitive import is_sensitive, sensitive_write
 from harness.claude.settings import Settings, load_settings
 from harness.claude.tools import (
     DEFAULT_BASH_TIMEOUT,
@@ -46,14 +53,6 @@ CAP_NOTICE = (
     f"A hook blocked the turn from ending {STOP_BLOCK_CAP} consecutive times\u2014overriding "
     "and ending turn."
 )
-# What Claude is told when a permission prompt stays unanswered (the scenario did not set
-# auto_approve); the claude-code engine answers the real prompt with the same words.
-UNANSWERED_PROMPT = "The user did not answer the permission prompt; the tool did not run."
-DENIED_PATH = (
-    "<tool_use_error>File is in a directory that is denied by your permission settings."
-    "</tool_use_error>"
-)
-_FILE_TOOLS = ("Edit", "Write")
 # Told each event's JSON as it is sent to the hooks, on either engine.
 PayloadSink = Callable[[dict[str, Any]], None]
 
@@ -528,120 +527,99 @@ class Session:
         check: Callable[[dict[str, Any]], None] | None,
         run: Callable[[dict[str, Any]], tuple[dict[str, Any], str, bool]],
     ) -> StepOutcome:
+        """One tool call: its input check, the permission ladder (``ladder.decide``) around
+        the PreToolUse hooks, the tool itself, then PostToolUse or PostToolUseFailure."""
         use_id = "toolu_" + secrets.token_hex(12)
         self.transcript.tool_use(use_id, name, tool_input)
-
-        def refuse(outcome: Outcome, message: str, **kw: Any) -> StepOutcome:
-            self.transcript.tool_result(use_id, message, is_error=True)
-            return self._step(do, detail, outcome, tool_ran=False, feedback=message, **kw)
-
         if check is not None:
-            try:
-                check(tool_input)
-            except ToolError as exc:
-                msg = f"<tool_use_error>{exc}</tool_use_error>"
-                return self._done(refuse(Outcome.ERROR, msg, permission=None))
+            problem = _input_error(check, tool_input)
+            if problem:
+                refusal = Decision(
+                    False, None, Outcome.ERROR, f"<tool_use_error>{problem}</tool_use_error>"
+                )
+                return self._done(self._refuse(do, detail, use_id, refusal))
 
-        kind, _ = self.settings.permissions.check(name, tool_input, self.project_dir, self.cwd)
-        if kind == "deny" and name in _FILE_TOOLS:
-            # A denied path refuses a file tool while its input is checked, before any hook.
-            return self._done(refuse(Outcome.BLOCKED, DENIED_PATH, permission=Permission.DENY_RULE))
+        rule, _ = self.settings.permissions.check(name, tool_input, self.project_dir, self.cwd)
+        call = ToolCall(name, detail, str(tool_input.get("command", "")), rule)
+        early = decide(call, None)
+        if early is not None:  # a denied path refuses a file tool before any hook
+            return self._done(self._refuse(do, detail, use_id, early))
 
         pre = self._dispatch(
             Event.PRE_TOOL_USE, tool_name=name, tool_input=tool_input, tool_use_id=use_id
         )
-        if pre.stopped:
-            step = refuse(
-                Outcome.STOPPED,
-                "Stopped by a PreToolUse hook (continue: false).",
-                permission=Permission.HOOK_STOP,
-                turn_ended=True,
-            )
+        rewritten = pre.updated_input  # a hook's updatedInput replaces the input whole
+        problems = tuple(input_problems(name, rewritten)) if rewritten is not None else ()
+        error = ""
+        if rewritten is not None and not problems:
+            tool_input = rewritten
+            error = _input_error(check, tool_input) if check is not None else ""
+        said = HookSay(
+            pre.stopped,
+            pre.permission_decision,
+            pre.message,
+            pre.permission_reason,
+            problems,
+            error,
+        )
+        call = replace(
+            call,
+            sensitive=self._sensitive_target(name, tool_input) if not problems else None,
+            auto_approve=self.auto_approve,
+        )
+        decision = decide(call, said)
+        assert decision is not None  # the ladder always ends once the hooks have spoken
+        if not decision.runs:
+            step = self._refuse(do, detail, use_id, decision)
             return self._done(_collect(step, pre))
-        decision = pre.permission_decision
-        if decision == "deny":
-            step = refuse(Outcome.BLOCKED, pre.message, permission=Permission.HOOK_DENY)
-            self.transcript.hook_note("PreToolUse", "claude", step.feedback)
-            return self._done(_collect(step, pre))
-        if kind == "deny":  # a command rule refuses after the PreToolUse hooks had their say
-            command = tool_input.get("command", "")
-            msg = f"Permission to use {name} with command {command} has been denied."
-            step = refuse(Outcome.BLOCKED, msg, permission=Permission.DENY_RULE)
-            return self._done(_collect(step, pre))
+        return self._run_tool(do, detail, name, use_id, tool_input, decision, pre, run)
 
-        if pre.updated_input is not None:
-            # A hook's updatedInput replaces the input whole; the client validates it first.
-            problems = input_problems(name, pre.updated_input)
-            if problems:
-                msg = (
-                    f"PreToolUse hook for {name} returned updatedInput that failed schema "
-                    f"validation: {name} failed due to the following issue"
-                    f"{'s' if len(problems) > 1 else ''}:\n" + "\n".join(problems) + "\n"
-                    "The tool input from the model was valid; the hook's rewrite of it was not."
-                )
-                return self._done(
-                    _collect(refuse(Outcome.BLOCKED, msg, permission=Permission.HOOK_INPUT), pre)
-                )
-            tool_input = pre.updated_input
-            if check is not None:
-                try:
-                    check(tool_input)
-                except ToolError as exc:
-                    msg = f"<tool_use_error>{exc}</tool_use_error>"
-                    return self._done(_collect(refuse(Outcome.ERROR, msg, permission=None), pre))
+    def _refuse(self, do: str, detail: str, use_id: str, decision: Decision) -> StepOutcome:
+        """A call that did not run: Claude reads why as the tool's error result."""
+        if decision.asked:
+            self.transcript.hook_note("PreToolUse", "user", decision.prompt)
+        elif decision.permission is Permission.HOOK_DENY:
+            self.transcript.hook_note("PreToolUse", "claude", decision.feedback)
+        self.transcript.tool_result(use_id, decision.feedback, is_error=True)
+        return self._step(
+            do,
+            detail,
+            decision.outcome,
+            tool_ran=False,
+            permission=decision.permission,
+            feedback=decision.feedback,
+            user_message=decision.prompt,
+            turn_ended=decision.turn_ended,
+        )
 
-        # Writes into .claude/ or .git/ always ask (after the hooks), whatever the rules say.
-        sensitive = self._sensitive_target(name, tool_input)
-        asked = decision in ("ask", "defer") or kind == "ask" or sensitive is not None
-        auto_approved = False
-        if asked:
-            permission: Permission
-            if decision in ("ask", "defer"):
-                permission, prompt_text = Permission(decision), pre.permission_reason
-            elif kind == "ask":
-                permission, prompt_text = (
-                    Permission.ASK_RULE,
-                    f"Claude wants to use {name}: {detail}",
-                )
-            else:
-                permission = Permission.ASK_SENSITIVE
-                prompt_text = sensitive_message(sensitive) if sensitive else ""
-            if not self.auto_approve:
-                step = self._step(
-                    do,
-                    detail,
-                    Outcome.ASKED,
-                    tool_ran=False,
-                    permission=permission,
-                    user_message=prompt_text,
-                    feedback=UNANSWERED_PROMPT,
-                )
-                self.transcript.hook_note("PreToolUse", "user", prompt_text)
-                self.transcript.tool_result(use_id, UNANSWERED_PROMPT, is_error=True)
-                return self._done(_collect(step, pre))
-            auto_approved = True
-        elif decision == "allow":
-            permission = Permission.HOOK_ALLOW
-        elif kind == "allow":
-            permission = Permission.ALLOW_RULE
-        else:
-            permission = Permission.PROMPTED  # the simulated user approves the usual prompt
-
+    def _run_tool(
+        self,
+        do: str,
+        detail: str,
+        name: str,
+        use_id: str,
+        tool_input: dict[str, Any],
+        decision: Decision,
+        pre: EventOutcome,
+        run: Callable[[dict[str, Any]], tuple[dict[str, Any], str, bool]],
+    ) -> StepOutcome:
+        permission, approved = decision.permission, decision.auto_approved
         started = time.monotonic()
         try:
             response, text, is_error = run(tool_input)
         except ToolError as exc:
-            step = refuse(
-                Outcome.ERROR,
-                f"<tool_use_error>{exc}</tool_use_error>",
-                permission=permission,
-                auto_approved=auto_approved,
+            failed = Decision(
+                False, permission, Outcome.ERROR, f"<tool_use_error>{exc}</tool_use_error>"
             )
+            step = self._refuse(do, detail, use_id, failed)
+            step.auto_approved = approved
             return self._done(_collect(step, pre))
         self.transcript.tool_result(use_id, text, is_error=is_error)
 
         # A tool that failed (a Bash command exiting non-zero, or cut off by its timeout) fires
         # PostToolUseFailure with the error, not PostToolUse with the response.
+        took_ms = int((time.monotonic() - started) * 1000)
+        # Keys in the client's order: PostToolUse has the response before the call's id.
         if is_error:
             post = self._dispatch(
                 Event.POST_TOOL_USE_FAILURE,
@@ -650,7 +628,7 @@ class Session:
                 tool_use_id=use_id,
                 error=cap(text),
                 is_interrupt=bool(response.get("interrupted")),
-                duration_ms=int((time.monotonic() - started) * 1000),
+                duration_ms=took_ms,
             )
         else:
             post = self._dispatch(
@@ -659,16 +637,15 @@ class Session:
                 tool_input=tool_input,
                 tool_response=response,
                 tool_use_id=use_id,
-                duration_ms=int((time.monotonic() - started) * 1000),
+                duration_ms=took_ms,
             )
-        outcome = Outcome.ASKED if asked else Outcome.ALLOWED
         step = self._step(
             do,
             detail,
-            outcome,
+            decision.outcome,
             tool_ran=True,
             permission=permission,
-            auto_approved=auto_approved,
+            auto_approved=approved,
             tool_response=response,
             tool_result=cap(text),
         )
@@ -682,7 +659,7 @@ class Session:
         return self._done(_collect(step, pre, post))
 
     def _sensitive_target(self, name: str, tool_input: dict[str, Any]) -> Path | None:
-        if name in _FILE_TOOLS:
+        if name in FILE_TOOLS:
             path = tool_input.get("file_path")
             if isinstance(path, str) and is_sensitive(Path(path), self.project_dir):
                 return Path(os.path.normpath(path))
@@ -690,6 +667,15 @@ class Session:
         if name == "Bash":
             return sensitive_write(str(tool_input.get("command", "")), self.cwd, self.project_dir)
         return None
+
+
+def _input_error(check: Callable[[dict[str, Any]], None], tool_input: dict[str, Any]) -> str:
+    """What the tool's own input check says is wrong ("" when nothing is)."""
+    try:
+        check(tool_input)
+    except ToolError as exc:
+        return str(exc)
+    return ""
 
 
 # The parameters each simulated tool requires, and their JSON types (the client's schemas).
