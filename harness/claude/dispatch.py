@@ -128,6 +128,9 @@ def _stderr_message(out: EventOutcome, run: HookRun) -> str:
     return f'{out.label} hook blocking error from command: "{run.command}": {said}'
 
 
+# Over 60 lines on purpose: one branch per field of a hook's JSON output, in the order
+# Claude Code reads them (continue, decision, hookSpecificOutput, messages); each branch is
+# a rule the differential suite observed.
 def _apply_json(
     out: EventOutcome,
     data: dict[str, Any],

@@ -397,41 +397,47 @@ class Session:
             last_assistant_message=last_message,
         )
         self._subagents[agent_type] = (agent_id, out.blocked and not out.stopped)
+        step = self._subagent_step(agent_type, out, active)
+        if step.outcome is Outcome.ALLOWED:  # the Agent call returns the subagent's answer
+            events.append(self._agent_returned(call, prompt, last_message))
+        return self._done(_collect(step, *events, out))
+
+    def _subagent_step(self, agent_type: str, out: EventOutcome, active: bool) -> StepOutcome:
+        """What the SubagentStop hooks made of the subagent's stop."""
         if out.stopped:
-            step = self._step(
+            return self._step(
                 "subagent_stop",
                 agent_type,
                 Outcome.STOPPED,
                 turn_ended=True,
                 stop_hook_active=active,
             )
-        elif out.blocked:  # the subagent keeps working with the reason as its instruction
-            step = self._step(
+        if out.blocked:  # the subagent keeps working with the reason as its instruction
+            self.transcript.hook_note("SubagentStop", "subagent", out.message)
+            return self._step(
                 "subagent_stop",
                 agent_type,
                 Outcome.BLOCKED,
                 stop_hook_active=active,
                 feedback=out.message,
             )
-            self.transcript.hook_note("SubagentStop", "subagent", out.message)
-        else:
-            step = self._step("subagent_stop", agent_type, Outcome.ALLOWED, stop_hook_active=active)
-            started = time.monotonic()
-            events.append(
-                self._dispatch(
-                    Event.POST_TOOL_USE,
-                    tool_name="Agent",
-                    tool_input=call,
-                    tool_response={
-                        "status": "completed",
-                        "prompt": prompt,
-                        "content": [{"type": "text", "text": last_message}],
-                    },
-                    tool_use_id=self._agent_call_id,
-                    duration_ms=int((time.monotonic() - started) * 1000),
-                )
-            )
-        return self._done(_collect(step, *events, out))
+        return self._step("subagent_stop", agent_type, Outcome.ALLOWED, stop_hook_active=active)
+
+    def _agent_returned(self, call: dict[str, Any], prompt: str, answer: str) -> EventOutcome:
+        """PostToolUse of the Agent call that ran the subagent, with its answer."""
+        started = time.monotonic()
+        return self._dispatch(
+            Event.POST_TOOL_USE,
+            tool_name="Agent",
+            tool_input=call,
+            tool_response={
+                "status": "completed",
+                "prompt": prompt,
+                "content": [{"type": "text", "text": answer}],
+            },
+            tool_use_id=self._agent_call_id,
+            duration_ms=int((time.monotonic() - started) * 1000),
+        )
 
     # -- tools -------------------------------------------------------------------------------
 

@@ -645,6 +645,8 @@ def _judge_passes(p: Phase, fix_cmd: str) -> GradeCheck:
     )
 
 
+# Over 60 lines on purpose: one contract check with a verdict per way a hook can fail it
+# (no run, timed out, not blocked, no reason, reason not shown); each returns its message.
 def _judge_session_held(p: Phase) -> GradeCheck:
     expected = "stop blocked; Claude is shown the stderr reason"
     if p.run is None or p.step is None:

@@ -168,6 +168,8 @@ def verify_participant(
         shutil.rmtree(holder, ignore_errors=True)
 
 
+# Over 60 lines on purpose: one claimed step re-verified in order (restore the files, run
+# the checks, compare with the claim, say why); each early return is a verdict.
 def _verify_step(
     runner: LabRunner,
     ws: Workspace,

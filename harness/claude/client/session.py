@@ -626,40 +626,8 @@ class ClaudeCodeSession:
             record.notes.append(f"agent_id {agent_id!r} is the client's to choose; ignored")
         waiting = self._subagents.get(agent_type)
         active = waiting is not None and waiting[1] is not None
-        main_request: ApiRequest | None = None
         if not active:
-            main_request = self._ensure_turn(record)
-            self._subagents[agent_type] = (prompt, None)
-            use_id = self._new_tool_id()
-            self._pending = None
-            self.api.answer(
-                main_request,
-                Reply.tool_use(
-                    use_id,
-                    "Agent",
-                    {
-                        "description": f"{agent_type} task",
-                        "prompt": prompt,
-                        "subagent_type": agent_type,
-                        "run_in_background": False,
-                    },
-                ),
-            )
-            turn = self._await(record=record)
-            sub = self._subagents.get(agent_type, (prompt, None))[1]
-            if sub is None:
-                if turn.kind == "request":
-                    self._pending = turn.request
-                raise HarnessError(
-                    f"Claude Code did not start the subagent {agent_type!r}: "
-                    + (
-                        first_text(turn.request)
-                        if turn.request is not None
-                        else self._describe(turn)
-                    ),
-                    fix="ship the agent in the project (.claude/agents, or a plugin in "
-                    ".claude/plugins for a namespaced type)",
-                )
+            self._start_subagent(agent_type, prompt, record)
         prompt, sub_request = self._subagents[agent_type]
         assert sub_request is not None
         self._subagents[agent_type] = (prompt, None)
@@ -687,6 +655,31 @@ class ClaudeCodeSession:
             if turn.result.get("terminal_reason") == "hook_stopped":
                 step.outcome = Outcome.STOPPED
         return self._done(step, record)
+
+    def _start_subagent(self, agent_type: str, prompt: str, record: StepLog) -> None:
+        """The main loop calls the Agent tool; the subagent's first request to the model is
+        then waiting in ``_subagents``."""
+        main_request = self._ensure_turn(record)
+        self._subagents[agent_type] = (prompt, None)
+        self._pending = None
+        call = {
+            "description": f"{agent_type} task",
+            "prompt": prompt,
+            "subagent_type": agent_type,
+            "run_in_background": False,
+        }
+        self.api.answer(main_request, Reply.tool_use(self._new_tool_id(), "Agent", call))
+        turn = self._await(record=record)
+        if self._subagents.get(agent_type, (prompt, None))[1] is not None:
+            return
+        if turn.kind == "request":
+            self._pending = turn.request
+        said = first_text(turn.request) if turn.request is not None else self._describe(turn)
+        raise HarnessError(
+            f"Claude Code did not start the subagent {agent_type!r}: {said}",
+            fix="ship the agent in the project (.claude/agents, or a plugin in "
+            ".claude/plugins for a namespaced type)",
+        )
 
 
 def _settings_or_none(project_dir: Path) -> Settings:
