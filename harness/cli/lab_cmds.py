@@ -25,6 +25,7 @@ from harness.engine.devcheck import dev_check, walk_lab
 from harness.engine.manifest import load_labs
 from harness.engine.progress import Progress
 from harness.engine.runner import LabRunner
+from harness.engine.stepview import StepView
 from harness.results import Status
 from harness.trainer.publish import AutoSubmit, auto_submit
 from harness.ui.console import escape
@@ -348,7 +349,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         status.update(text)
         status.start()
 
-    def on_hook(entry: dict[str, Any]) -> None:
+    def on_hook(entry: StepView) -> None:
         status.stop()
         print_prose(console, hook_event_renderable(entry))
 

@@ -6,16 +6,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.claude.vocabulary import Engine
+
+if TYPE_CHECKING:
+    from harness.engine.stepview import StepView
 from harness.errors import HarnessError
 from harness.maven import MavenBackend, get_backend
 from harness.paths import inside
 from harness.workspace import Workspace
 
 Sink = Callable[[str], None]
-EventSink = Callable[[dict[str, Any]], None]
+EventSink = Callable[["StepView"], None]
 
 
 def _ignore(_: Any) -> None:

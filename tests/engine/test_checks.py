@@ -10,8 +10,8 @@ import pytest
 from harness.engine.checks import CHECK_KINDS
 from harness.engine.context import CheckContext
 from harness.engine.sandbox import path_without
-from harness.engine.schema import check_table
 from harness.results import CheckResult, Status
+from harness.schema import check_table
 from harness.workspace import Workspace
 
 LAB_DIR = Path(__file__).resolve().parents[2] / "labs" / "04-status-guard"

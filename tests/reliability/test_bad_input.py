@@ -75,6 +75,15 @@ MANIFESTS: dict[str, Callable[[str], str]] = {
     "a session marker out of .git": _check(
         'kind = "hook_session"\nsteps = [{ do = "stop", marker_exists = "../../x" }]\n'
     ),
+    "session steps that are numbers": _check('kind = "hook_session"\nsteps = [1, 2]\n'),
+    "a session bash step with a negative timeout": _check(
+        'kind = "hook_session"\nsteps = [{ do = "bash", command = "ls", timeout = -1 }]\n'
+    ),
+    "a negative count": _check(
+        'kind = "hook_session"\nsteps = [{ do = "stop" }]\nblocked_stops_at_least = -3\n'
+    ),
+    "steps that are a table": lambda t: t[: t.index("[[step]]")] + '[step]\nid = "one"\n',
+    "a step that is a number": lambda t: t[: t.index("[[step]]")] + "step = [7]\n",
 }
 MANIFEST_FIELDS = {
     "broken TOML syntax": "line 3",
@@ -98,6 +107,11 @@ MANIFEST_FIELDS = {
     "a checked path with ..": "step[0].check[0].path",
     "a session step without do": "step[0].check[0].steps[0].do",
     "a session marker out of .git": "step[0].check[0].steps[0].marker_exists",
+    "session steps that are numbers": "step[0].check[0].steps[0]",
+    "a session bash step with a negative timeout": "step[0].check[0].steps[0].timeout",
+    "a negative count": "step[0].check[0].blocked_stops_at_least",
+    "steps that are a table": "step",
+    "a step that is a number": "step[0]",
 }
 
 
@@ -120,29 +134,46 @@ def test_malformed_manifest(tmp_path: Path, case: str, field: str) -> None:
 SCENARIOS = {
     "broken TOML syntax": ("[[step]\ndo = 'stop'\n", "invalid TOML"),
     "no steps": ("[session]\nauto_approve = true\n", "step"),
-    "an unknown action": ('[[step]]\ndo = "deploy"\n', "step 1.do"),
+    "an unknown action": ('[[step]]\ndo = "deploy"\n', "step[0].do"),
     "a required field left out": (
         '[[step]]\ndo = "edit"\nfile = "a.md"\nold = "x"\n',
-        "step 1.new",
+        "step[0].new",
     ),
     "a field of the wrong type": (
         '[[step]]\ndo = "bash"\ncommand = "ls"\ntimeout = "long"\n',
-        "step 1.timeout",
+        "step[0].timeout",
     ),
-    "an unknown field": ('[[step]]\ndo = "stop"\nnmae = "x"\n', "step 1.nmae"),
-    "an unknown expectation": ('[[step]]\ndo = "stop"\nexpect = "blokced"\n', "step 1.expect"),
+    "an unknown field": ('[[step]]\ndo = "stop"\nnmae = "x"\n', "step[0].nmae"),
+    "an unknown expectation": ('[[step]]\ndo = "stop"\nexpect = "blokced"\n', "step[0].expect"),
     "an unknown session setting": (
         '[session]\nauto = true\n[[step]]\ndo = "stop"\n',
         "session.auto",
     ),
     "a file path with ..": (
         '[[step]]\ndo = "write"\nfile = "../escaped.txt"\ncontent = "x"\n',
-        "step 1.file",
+        "step[0].file",
     ),
     "an absolute file path": (
         '[[step]]\ndo = "edit"\nfile = "/etc/hostname"\nold = "a"\nnew = "b"\n',
-        "step 1.file",
+        "step[0].file",
     ),
+    "steps that are numbers, not tables": ("step = [1, 2, 3]\n", "step[0]"),
+    "a step that is a string": ('step = ["stop"]\n', "step[0]"),
+    "a session that is not a table": ('session = 3\n[[step]]\ndo = "stop"\n', "session"),
+    "a negative bash timeout": (
+        '[[step]]\ndo = "bash"\ncommand = "ls"\ntimeout = -5\n',
+        "step[0].timeout",
+    ),
+    "an absurd bash timeout": (
+        '[[step]]\ndo = "bash"\ncommand = "ls"\ntimeout = 1e12\n',
+        "step[0].timeout",
+    ),
+    "a timeout that is not a number (nan)": (
+        '[[step]]\ndo = "bash"\ncommand = "ls"\ntimeout = nan\n',
+        "step[0].timeout",
+    ),
+    "an action that is not a string": ("[[step]]\ndo = 3\n", "step[0].do"),
+    "a step without an action": ('[[step]]\ntext = "hi"\n', "step[0].do"),
 }
 
 
@@ -208,6 +239,13 @@ SETTINGS: dict[str, tuple[object, object | None, str, str]] = {
         "settings.json",
         "hooks.Stop[0].hooks[0].timeout",
     ),
+    "an infinite timeout": (
+        '{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true", '
+        '"timeout": Infinity}]}]}}',
+        None,
+        "settings.json",
+        "hooks.Stop[0].hooks[0].timeout",
+    ),
     "a matcher that is no regex": (
         {"hooks": {"PreToolUse": [{"matcher": "Edit(", "hooks": [STOP]}]}},
         None,
@@ -264,7 +302,7 @@ def outside(tmp_path: Path) -> Path:
     "a scenario file that a symlink leads out of the project",
     tried="lab simulate with write file = 'link/x.txt', where link is a symlink to a folder "
     "outside the participant's workspace",
-    held="exit 1, no traceback, the error names scenario.toml and step 1.file; nothing written "
+    held="exit 1, no traceback, the error names scenario.toml and step[0].file; nothing written "
     "outside; the participant's files, progress and backups intact but for the symlink",
 )
 def test_scenario_symlink_out(participant: Workspace, outside: Path, tmp_path: Path) -> None:
@@ -273,7 +311,7 @@ def test_scenario_symlink_out(participant: Workspace, outside: Path, tmp_path: P
     before = state(root)
     scenario = tmp_path / "scenario.toml"
     scenario.write_text('[[step]]\ndo = "write"\nfile = "link/x.txt"\ncontent = "x"\n')
-    assert_clean_error(lab(root, "simulate", str(scenario)), "scenario.toml", "step 1.file")
+    assert_clean_error(lab(root, "simulate", str(scenario)), "scenario.toml", "step[0].file")
     assert sorted(p.name for p in outside.iterdir()) == ["secret.txt"]
     assert_intact(before, root)
 
