@@ -23,6 +23,7 @@ from typing import Any
 
 from harness.claude.scenario import Scenario, ScenarioStep
 from harness.engine.checks.scenario import describe, matches
+from harness.engine.stepview import StepView
 
 ASKED_NOT_RUN = (
     "Claude Code asked the user first (a write under .git/ always asks), nobody answered, so "
@@ -63,10 +64,10 @@ def validate(tricks: list[Any]) -> str | None:
 
 
 def judge(
-    tricks: list[dict[str, Any]], scenario: Scenario, played: list[dict[str, Any]]
+    tricks: list[dict[str, Any]], scenario: Scenario, played: list[StepView]
 ) -> list[TrickVerdict]:
     """One verdict per trick, in the order the lab lists them."""
-    by_number = {int(entry["step"]): entry for entry in played}
+    by_number = {entry.step: entry for entry in played}
     verdicts = []
     for n, trick in enumerate(tricks, start=1):
         want = _trick_fields(trick)
@@ -89,21 +90,21 @@ def _verdict(
     n: int,
     name: str,
     step: ScenarioStep,
-    entry: dict[str, Any],
+    entry: StepView,
     scenario: Scenario,
-    by_number: dict[int, dict[str, Any]],
+    by_number: dict[int, StepView],
 ) -> TrickVerdict:
     where = f"step {step.number}"
     if step.do == "stop":
         return _stop_verdict(n, name, where, entry)
-    if not entry.get("tool_ran"):
-        if entry["outcome"] == "asked":
+    if not entry.tool_ran:
+        if entry.outcome == "asked":
             return TrickVerdict(n, name, False, f"{where} was asked, not run: {ASKED_NOT_RUN}")
         return TrickVerdict(
             n,
             name,
             False,
-            f"{where} did not run (outcome {entry['outcome']}), so it proves nothing",
+            f"{where} did not run (outcome {entry.outcome}), so it proves nothing",
         )
     stop = next((s for s in scenario.steps if s.number > step.number and s.do == "stop"), None)
     if stop is None:
@@ -117,11 +118,11 @@ def _verdict(
     return verdict
 
 
-def _stop_verdict(n: int, name: str, where: str, entry: dict[str, Any]) -> TrickVerdict:
-    outcome = entry["outcome"]
+def _stop_verdict(n: int, name: str, where: str, entry: StepView) -> TrickVerdict:
+    outcome = entry.outcome
     if outcome == "blocked":
         return TrickVerdict(n, name, True, f"{where} was blocked")
-    if outcome == "allowed" and entry.get("stop_hook_active"):
+    if entry.let_go:
         return TrickVerdict(n, name, False, f"{where} was not blocked: {LET_GO_SHORT}")
     return TrickVerdict(n, name, False, f"{where} was {outcome}, not blocked")
 
