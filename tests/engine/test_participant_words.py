@@ -16,8 +16,8 @@ from harness.engine.checks import CHECK_KINDS
 from harness.engine.context import CheckContext
 from harness.engine.manifest import find_lab
 from harness.engine.progress import LabProgress, Progress, StepProgress
-from harness.engine.schema import check_table
 from harness.results import CheckResult, Status
+from harness.schema import check_table
 from harness.trainer.cohort import Cohort, LabColumn, Member, StepColumn
 from harness.workspace import Workspace
 
