@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 import subprocess
+import time
+from pathlib import Path
 
 import pytest
 
@@ -49,8 +51,30 @@ printf '[[step]]\\ndo = "session_start"\\n[[step]]\\ndo = "stop"\\n' > stop.toml
 lab simulate stop.toml
 lab start 4
 cp ../wrong-prediction.toml scenarios/status-guard.toml
-timeout -s INT 25 lab watch
 """
+
+
+def watch_screen(terminal: tuple[str, int], root: Path) -> list[str]:
+    """lab watch in the pane itself (a real terminal: its live region redraws in place and
+    crops at the edge), left with q once it has judged the step; the screen lines it drew."""
+    socket = terminal[0]
+    line = f"clear; cd {root} && lab watch; echo __WATCHED__"
+    tmux(socket, "send-keys", "-t", "t", line, "Enter")
+    deadline = time.monotonic() + 300
+    screen = ""
+    while time.monotonic() < deadline:
+        screen = tmux(socket, "capture-pane", "-p", "-t", "t")
+        if "· step 1 done-refused: FAIL" in screen:
+            break
+        time.sleep(0.5)
+    shown = screen.splitlines()
+    tmux(socket, "send-keys", "-t", "t", "q")
+    while time.monotonic() < deadline:
+        if "__WATCHED__" in tmux(socket, "capture-pane", "-p", "-t", "t"):
+            break
+        time.sleep(0.3)
+    start = max((i for i, ln in enumerate(shown) if "── lab watch ──" in ln), default=0)
+    return shown[start:]
 
 
 def whole_on_a_line(path: str, raw: str, width: int) -> bool:
@@ -72,6 +96,7 @@ def test_a_newcomers_labs_01_to_04_fit_the_terminal(
     (workspace.root.parent / "wrong-prediction.toml").write_text(WRONG_PREDICTION)
     lines, raw = run_in(terminal, workspace.root, f"export COLUMNS={width}\n{SESSION}")
     raw_lines = raw.splitlines()
+    watch = watch_screen(terminal, workspace.root)
     # Every item is judged, so a failure lists all that is wrong on this screen, not the first.
     problems: list[str] = []
 
@@ -118,8 +143,6 @@ def test_a_newcomers_labs_01_to_04_fit_the_terminal(
 
     # Items 6 and 7: lab watch on a wrong prediction: the headline says so, and the live
     # region keeps the transcript path whole (folded over lines if it must, never cut).
-    watch_start = max(i for i, ln in enumerate(raw_lines) if "── lab watch ──" in ln)
-    watch = raw_lines[watch_start:]
     shown = "\n".join(watch)
     flat = " ".join(shown.split())
     expect("your prediction was wrong" in flat, "lab watch: a wrong prediction", shown)
