@@ -43,9 +43,14 @@ def fixture_root() -> Path:
 
 @pytest.fixture(scope="session")
 def _compiled_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from harness.maven import get_backend
+    from harness.maven.warm import warm_compile
     from harness.workspace import provision
 
-    return provision(tmp_path_factory.mktemp("template") / "ws").workspace.root
+    root = provision(tmp_path_factory.mktemp("template") / "ws").workspace.root
+    # Compiled as `lab init` leaves a workspace (from the shared cache after the first time).
+    warm_compile(root, get_backend("local"))
+    return root
 
 
 @pytest.fixture

@@ -19,6 +19,8 @@ from harness.engine.context import CheckContext
 from harness.engine.manifest import Lab, Step, lab_dirs, labs_dir, load_lab
 from harness.engine.runner import LabRunner, StepRun
 from harness.errors import ConfigError, HarnessError
+from harness.maven import get_backend
+from harness.maven.warm import warm_compile
 from harness.results import CheckResult, Status
 from harness.workspace import Workspace, provision
 
@@ -257,6 +259,9 @@ def dev_check(
         # Provisioned once, copied per lab: a copy of a fresh workspace is a fresh workspace,
         # and copying is several times cheaper than committing the fixture again.
         fresh = provision(template / "ws", backend=backend, fixture=fixture).workspace.root
+        # As `lab init` leaves it: compiled, no report (the step checks see what a
+        # participant sees, and no lab pays for the first compile again).
+        warm_compile(fresh, get_backend(backend))
         for lab in labs:
             holder = Path(tempfile.mkdtemp(prefix=f"hooklab-devcheck-{lab.number}-"))
             try:
