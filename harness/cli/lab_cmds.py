@@ -78,6 +78,13 @@ def add_parser(subparsers: Any) -> None:
         "setup → check must fail → solve → check must pass",
     )
     check.add_argument("labs", nargs="*", help="lab numbers or ids (default: all)")
+    check.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="labs proven at once, each on its own workspace (default: one per core)",
+    )
     add_engine_flag(check)
     add_json_flag(check)
     check.set_defaults(func=cmd_dev_check)
@@ -388,7 +395,10 @@ def cmd_dev_check(args: argparse.Namespace) -> int:
 
     try:
         report = dev_check(
-            only=args.labs, observer=view, context_factory=quiet_factory if args.json else factory
+            only=args.labs,
+            observer=view,
+            context_factory=quiet_factory if args.json else factory,
+            jobs=args.jobs,
         )
     finally:
         status.stop()

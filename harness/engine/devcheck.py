@@ -7,10 +7,12 @@ setup → checks must FAIL (not error) → solve → checks must PASS.
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -243,6 +245,86 @@ def lint(root: Path | None = None, only: Sequence[str] = ()) -> tuple[list[Lab],
     return labs, broken
 
 
+def worker_count(wanted: int | None = None) -> int:
+    """How many labs to prove at once: ``wanted``, else $HOOKLAB_DEV_CHECK_JOBS, else one per
+    core this process may use (Maven is what they wait for, and it keeps one core busy)."""
+    if wanted is None:
+        env = os.environ.get("HOOKLAB_DEV_CHECK_JOBS", "")
+        wanted = int(env) if env.isdigit() else len(os.sched_getaffinity(0))
+    return max(1, wanted)
+
+
+class _Recorder(Observer):
+    """Keeps what one lab's walk told its observer, to tell it again later in one piece."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, tuple[Any, ...]]] = []
+
+    def lab_started(self, lab: Lab) -> None:
+        self.calls.append(("lab_started", (lab,)))
+
+    def phase(self, step: Step, phase: str) -> None:
+        self.calls.append(("phase", (step, phase)))
+
+    def results(self, step: Step, phase: str, results: Sequence[CheckResult]) -> None:
+        self.calls.append(("results", (step, phase, list(results))))
+
+    def step_done(self, walk: StepWalk) -> None:
+        self.calls.append(("step_done", (walk,)))
+
+    def replay(self, observer: Observer) -> None:
+        for name, args in self.calls:
+            getattr(observer, name)(*args)
+
+
+def prove_lab(
+    lab: Lab,
+    fresh: Path,
+    *,
+    observer: Observer | None = None,
+    context_factory: Callable[[Workspace, Lab], CheckContext] | None = None,
+) -> LabWalk:
+    """Walk one lab on its own copy of the fresh workspace ``fresh``, removed afterwards."""
+    holder = Path(tempfile.mkdtemp(prefix=f"hooklab-devcheck-{lab.number}-"))
+    try:
+        shutil.copytree(fresh, holder / "ws", symlinks=True)
+        ws = Workspace(holder / "ws")
+        ctx = context_factory(ws, lab) if context_factory else None
+        return walk_lab(lab, ws, observer=observer, context=ctx)
+    finally:
+        shutil.rmtree(holder, ignore_errors=True)
+
+
+def prove_labs(
+    labs: Sequence[Lab],
+    fresh: Path,
+    *,
+    jobs: int = 1,
+    observer: Observer | None = None,
+    context_factory: Callable[[Workspace, Lab], CheckContext] | None = None,
+) -> list[LabWalk]:
+    """Prove ``labs`` ``jobs`` at a time, each on its own workspace; the walks come back in
+    the order of ``labs``, and the observer hears each lab whole, in that order too."""
+    if jobs <= 1 or len(labs) <= 1:
+        return [
+            prove_lab(lab, fresh, observer=observer, context_factory=context_factory)
+            for lab in labs
+        ]
+    recorders = [_Recorder() for _ in labs]
+    walks: list[LabWalk] = []
+    # Threads suffice: a lab waits on Maven and on hook processes, not on Python.
+    with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="devcheck") as pool:
+        futures = [
+            pool.submit(prove_lab, lab, fresh, observer=recorder, context_factory=context_factory)
+            for lab, recorder in zip(labs, recorders, strict=True)
+        ]
+        for future, recorder in zip(futures, recorders, strict=True):
+            walks.append(future.result())  # in order: a later lab waits to be told
+            if observer is not None:
+                recorder.replay(observer)
+    return walks
+
+
 def dev_check(
     root: Path | None = None,
     only: Sequence[str] = (),
@@ -251,6 +333,7 @@ def dev_check(
     context_factory: Callable[[Workspace, Lab], CheckContext] | None = None,
     fixture: Path | None = None,
     backend: str = "local",
+    jobs: int | None = None,
 ) -> DevCheckReport:
     started = time.monotonic()
     labs, walks = lint(root or labs_dir(), only)
@@ -262,15 +345,13 @@ def dev_check(
         # As `lab init` leaves it: compiled, no report (the step checks see what a
         # participant sees, and no lab pays for the first compile again).
         warm_compile(fresh, get_backend(backend))
-        for lab in labs:
-            holder = Path(tempfile.mkdtemp(prefix=f"hooklab-devcheck-{lab.number}-"))
-            try:
-                shutil.copytree(fresh, holder / "ws", symlinks=True)
-                ws = Workspace(holder / "ws")
-                ctx = context_factory(ws, lab) if context_factory else None
-                walks.append(walk_lab(lab, ws, observer=observer, context=ctx))
-            finally:
-                shutil.rmtree(holder, ignore_errors=True)
+        walks += prove_labs(
+            labs,
+            fresh,
+            jobs=worker_count(jobs),
+            observer=observer,
+            context_factory=context_factory,
+        )
     finally:
         shutil.rmtree(template, ignore_errors=True)
     walks.sort(key=lambda w: w.lab_id)
