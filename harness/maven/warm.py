@@ -9,6 +9,7 @@ filling it (``test-compile`` stops before Surefire), so no report is ever left b
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
@@ -100,10 +101,9 @@ def _store(project: Path, entry: Path) -> None:
             if source.is_dir():
                 shutil.copytree(source, staging / name, symlinks=True)
         (staging / ROOT_FILE).write_text(str(project.resolve()) + "\n")
-        try:
+        # Another process may have filled the same entry first: theirs is as good.
+        with contextlib.suppress(OSError):
             staging.rename(entry)
-        except OSError:  # another process filled the same entry first: theirs is as good
-            pass
     finally:
         shutil.rmtree(staging, ignore_errors=True)
 

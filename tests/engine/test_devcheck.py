@@ -166,7 +166,8 @@ hints = ["x"]
 do = "run"
 # Say we are here, then wait (5 s at most) for the other lab: only labs proven at the same
 # time can both get past this.
-command = "touch {meeting}/{lab_id}; for i in $(seq 50); do [ -f {meeting}/{other} ] && exit 0; sleep 0.1; done; exit 1"
+command = '''touch {meeting}/{lab_id}
+for i in $(seq 50); do [ -f {meeting}/{other} ] && exit 0; sleep 0.1; done; exit 1'''
 exit = 0
 [[step.check]]
 kind = "file"
