@@ -7,7 +7,6 @@ setup → checks must FAIL (not error) → solve → checks must PASS.
 
 from __future__ import annotations
 
-import os
 import shutil
 import tempfile
 import time
@@ -19,6 +18,7 @@ from typing import Any
 
 from harness.engine.context import CheckContext
 from harness.engine.manifest import Lab, Step, lab_dirs, labs_dir, load_lab
+from harness.engine.parallel import worker_count
 from harness.engine.runner import LabRunner, StepRun
 from harness.errors import ConfigError, HarnessError
 from harness.maven import get_backend
@@ -243,15 +243,6 @@ def lint(root: Path | None = None, only: Sequence[str] = ()) -> tuple[list[Lab],
         seen_ids[lab.number] = lab.dir
         labs.append(lab)
     return labs, broken
-
-
-def worker_count(wanted: int | None = None) -> int:
-    """How many labs to prove at once: ``wanted``, else $HOOKLAB_DEV_CHECK_JOBS, else one per
-    core this process may use (Maven is what they wait for, and it keeps one core busy)."""
-    if wanted is None:
-        env = os.environ.get("HOOKLAB_DEV_CHECK_JOBS", "")
-        wanted = int(env) if env.isdigit() else len(os.sched_getaffinity(0))
-    return max(1, wanted)
 
 
 class _Recorder(Observer):

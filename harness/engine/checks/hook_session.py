@@ -8,10 +8,11 @@ The session's tools act for real, so by default it runs on a throwaway copy of t
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import shutil
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,7 @@ from harness.claude.scenario import (
 from harness.claude.session import Session, StepOutcome
 from harness.engine.context import CheckContext
 from harness.engine.kinds import Kind, Params
+from harness.engine.parallel import side_by_side
 from harness.engine.sandbox import path_without, sandbox_copy
 from harness.engine.schema import Field
 from harness.errors import ConfigError, HarnessError
@@ -112,6 +114,15 @@ def parse_inline(raw: list[Any], path: object, where: str) -> Scenario:
 def _validate(p: Params) -> str | None:
     if (p.get("steps") is None) == (p.get("scenario") is None):
         return "give exactly one of steps (inline) or scenario (a scenario file)"
+    if p.get("turns_apart"):
+        if p.get("sandbox") is False:
+            return "turns_apart plays each turn in a sandbox of its own: it needs sandbox = true"
+        wanted = p.get("expect_sequence") or []
+        if any(isinstance(w, dict) and "marker_exists" in w for w in wanted):
+            return (
+                "expect_sequence.marker_exists reads one session's git directory; with "
+                "turns_apart each turn has its own (assert the marker on the step instead)"
+            )
     for i, want in enumerate(p.get("expect_sequence") or []):
         if not isinstance(want, dict) or set(want) - SEQUENCE_KEYS:
             return f"expect_sequence[{i}] must be a table with keys from " + ", ".join(
@@ -238,7 +249,10 @@ def run(ctx: CheckContext, p: Params) -> CheckResult:
         return CheckResult.errored(f"cannot start a session: {exc}", name=title)
     plays: dict[str, _Play] = {}
     for engine in engines:
-        play = _play(ctx, p, scenario, asserts, title, engine)
+        if p["turns_apart"]:
+            play = _play_turns_apart(ctx, p, scenario, asserts, title, engine)
+        else:
+            play = _play(ctx, p, scenario, asserts, title, engine)
         if isinstance(play, CheckResult):
             return play
         plays[engine] = play
@@ -380,6 +394,71 @@ def _play(
     if p["blocked_stops_at_least"] and blocked < p["blocked_stops_at_least"]:
         failures.append(f"{blocked} blocked stops, expected at least {p['blocked_stops_at_least']}")
     return _Play(steps_json, failures)
+
+
+def split_turns(
+    scenario: Scenario, asserts: list[dict[str, Any]]
+) -> list[tuple[Scenario, list[dict[str, Any]], int]]:
+    """The session's opening (everything before the first prompt), then each turn from a
+    prompt to the next, as (scenario, assertions, replayed): every turn after the opening
+    starts with the opening's session_start steps again, ``replayed`` of them."""
+    cuts = [i for i, step in enumerate(scenario.steps) if step.do == "prompt"]
+    bounds = [0, *[c for c in cuts if c > 0], len(scenario.steps)]
+    starts = [i for i in range(bounds[1]) if scenario.steps[i].do == "session_start"]
+    turns = []
+    for n, (begin, end) in enumerate(itertools.pairwise(bounds)):
+        picked = list(range(begin, end)) if n == 0 else [*starts, *range(begin, end)]
+        turns.append(
+            (
+                replace(scenario, steps=tuple(scenario.steps[i] for i in picked)),
+                [asserts[i] for i in picked],
+                0 if n == 0 else len(starts),
+            )
+        )
+    return turns
+
+
+def _play_turns_apart(
+    ctx: CheckContext,
+    p: Params,
+    scenario: Scenario,
+    asserts: list[dict[str, Any]],
+    title: str,
+    engine: str,
+) -> _Play | CheckResult:
+    """Each turn as its own session from the session start, in its own sandbox, side by side
+    (one per core); the steps are then judged as one session, in the scenario's order."""
+    turns = split_turns(scenario, asserts)
+    # What is judged on the whole session is judged below, on the turns put back together.
+    part = {**p, "expect_sequence": [], "final": None, "blocked_stops_at_least": 0}
+    quiet = replace(ctx, on_hook_event=lambda _entry: None)  # told in order below
+
+    def play_turn(turn: tuple[Scenario, list[dict[str, Any]], int]) -> _Play | CheckResult:
+        return _play(quiet, part, turn[0], turn[1], title, engine)
+
+    steps: list[dict[str, Any]] = []
+    for (_scenario, _asserts, replayed), play in zip(
+        turns, side_by_side(play_turn, turns), strict=True
+    ):
+        if isinstance(play, CheckResult):
+            return play
+        steps += play.steps[replayed:]  # a replayed session start is told once, in the opening
+    failures = []
+    for entry in steps:
+        ctx.on_hook_event(entry)
+        if entry["problems"]:
+            detail = f" {entry['detail'][:60]}" if entry["detail"] else ""
+            failures.append(
+                f"{entry['label']} ({entry['do']}{detail}): " + "; ".join(entry["problems"])
+            )
+    failures += _sequence_problems(p["expect_sequence"] or [], steps, ctx.git_dir())
+    last = steps[-1]["outcome"] if steps else None
+    if p["final"] is not None and last != p["final"]:
+        failures.append(f"the last step should be {p['final']}, found {last or 'nothing'}")
+    blocked = sum(1 for e in steps if e["do"] == "stop" and e["outcome"] == "blocked")
+    if p["blocked_stops_at_least"] and blocked < p["blocked_stops_at_least"]:
+        failures.append(f"{blocked} blocked stops, expected at least {p['blocked_stops_at_least']}")
+    return _Play(steps, failures)
 
 
 def _disagreements(plays: dict[str, _Play], workspace: Path) -> list[str]:
@@ -578,6 +657,13 @@ KIND = Kind(
             doc="tables {do, outcome, feedback_contains, message_contains, detail_contains, "
             "marker_exists} that must happen in this order (for participant-written "
             "scenarios)",
+        ),
+        Field(
+            "turns_apart",
+            bool,
+            default=False,
+            doc="play each turn (from a prompt to the next) as its own session after the "
+            "session start, in its own sandbox, side by side; judged as one session",
         ),
         Field(
             "blocked_stops_at_least",
