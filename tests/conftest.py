@@ -11,7 +11,6 @@ import pytest
 
 from tests.builders import REPO_ROOT
 
-
 # Tests that share something machine-wide, so no two may run at once: each group runs on one
 # pytest-xdist worker (--dist loadgroup), beside the independent tests on the others.
 SHARED_RESOURCES = {
