@@ -119,3 +119,21 @@ def test_a_cached_build_lands_with_this_workspaces_paths(tmp_path: Path) -> None
         f"{ws.root}/src/A.java",
         "/elsewhere/wsX/B.java",
     ]
+
+
+@pytest.mark.maven
+def test_workspaces_share_one_class_data_archive_and_runs_print_nothing_of_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import subprocess
+
+    monkeypatch.setenv("HOOKLAB_CACHE", str(tmp_path / "cache"))
+    archives = tmp_path / "cache" / "cds"
+    for name in ("one", "two"):
+        ws = fresh(tmp_path, name)
+        done = subprocess.run(
+            ["./mvnw", *SENSOR_GOALS], cwd=ws.root, capture_output=True, text=True, check=False
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert done.stdout == "" and done.stderr == ""  # -q stays quiet, archive or not
+        assert [p.suffix for p in archives.iterdir()] == [".jsa"], list(archives.iterdir())
