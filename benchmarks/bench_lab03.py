@@ -39,6 +39,8 @@ def at_the_tricks_step(holder: Path) -> Path:
     runner = LabRunner(ws, labs_root=lab.dir.parent)
     runner.start(lab.id)
     runner.solve(apply=True)  # step 1
+    if runner.check().status is not Status.PASS:
+        raise RuntimeError("lab 03's first step did not pass after its solve")
     runner.next()  # the tricks step's setup: sensors, the broken annotation, the skeleton
     (ws.root / TRICKS).write_text((lab.dir / "solution" / "tricks.toml").read_text())
     return ws.root
