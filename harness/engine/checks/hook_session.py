@@ -248,14 +248,25 @@ def run(ctx: CheckContext, p: Params) -> CheckResult:
     except HarnessError as exc:
         return CheckResult.errored(f"cannot start a session: {exc}", name=title)
     plays: dict[str, _Play] = {}
-    for engine in engines:
+    # Two engines on their own sandboxes play side by side; their steps are told afterwards,
+    # one engine after the other, as when they played in turn.
+    apart = len(engines) > 1 and p["sandbox"]
+    played_ctx = replace(ctx, on_hook_event=lambda _entry: None) if apart else ctx
+
+    def play_on(engine: str) -> _Play | CheckResult:
         if p["turns_apart"]:
-            play = _play_turns_apart(ctx, p, scenario, asserts, title, engine)
-        else:
-            play = _play(ctx, p, scenario, asserts, title, engine)
+            return _play_turns_apart(played_ctx, p, scenario, asserts, title, engine)
+        return _play(played_ctx, p, scenario, asserts, title, engine)
+
+    for engine, play in zip(
+        engines, side_by_side(play_on, engines, jobs=None if apart else 1), strict=True
+    ):
         if isinstance(play, CheckResult):
             return play
         plays[engine] = play
+        if apart:
+            for entry in play.steps:
+                ctx.on_hook_event(entry)
     last_engine = engines[-1]
     play = plays[last_engine]
     failures = list(play.failures)
