@@ -7,6 +7,9 @@ setup → checks must FAIL (not error) → solve → checks must PASS.
 
 from __future__ import annotations
 
+import contextlib
+import json
+import os
 import shutil
 import tempfile
 import time
@@ -22,7 +25,7 @@ from harness.engine.parallel import worker_count
 from harness.engine.runner import LabRunner, StepRun
 from harness.errors import ConfigError, HarnessError
 from harness.maven import get_backend
-from harness.maven.warm import warm_compile
+from harness.maven.warm import cache_home, warm_compile
 from harness.results import CheckResult, Status
 from harness.workspace import Workspace, provision
 
@@ -331,19 +334,53 @@ def prove_labs(
             prove_lab(lab, fresh, observer=observer, context_factory=context_factory)
             for lab in labs
         ]
-    recorders = [_Recorder() for _ in labs]
+    recorders = {lab.id: _Recorder() for lab in labs}
     walks: list[LabWalk] = []
     # Threads suffice: a lab waits on Maven and on hook processes, not on Python.
     with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="devcheck") as pool:
-        futures = [
-            pool.submit(prove_lab, lab, fresh, observer=recorder, context_factory=context_factory)
-            for lab, recorder in zip(labs, recorders, strict=True)
-        ]
-        for future, recorder in zip(futures, recorders, strict=True):
-            walks.append(future.result())  # in order: a later lab waits to be told
+        futures = {
+            lab.id: pool.submit(
+                prove_lab, lab, fresh, observer=recorders[lab.id], context_factory=context_factory
+            )
+            for lab in longest_first(labs)
+        }
+        for lab in labs:
+            walks.append(futures[lab.id].result())  # in order: a later lab waits to be told
             if observer is not None:
-                recorder.replay(observer)
+                recorders[lab.id].replay(observer)
+    remember_durations(walks)
     return walks
+
+
+DURATIONS_FILE = "devcheck-seconds.json"
+
+
+def longest_first(labs: Sequence[Lab]) -> list[Lab]:
+    """The labs by how long each took last time here, longest first (one never timed first
+    of all): a long lab started last would leave the other cores idle at the end."""
+    known = _durations()
+    return sorted(labs, key=lambda lab: -known.get(lab.id, float("inf")))
+
+
+def remember_durations(walks: Sequence[LabWalk]) -> None:
+    known = _durations()
+    known.update({w.lab_id: round(w.duration, 1) for w in walks if w.ok})
+    path = cache_home() / DURATIONS_FILE
+    with contextlib.suppress(OSError):  # only an ordering hint: never worth failing over
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(known, indent=2, sort_keys=True) + "\n")
+        tmp.replace(path)
+
+
+def _durations() -> dict[str, float]:
+    try:
+        data = json.loads((cache_home() / DURATIONS_FILE).read_text())
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {str(k): float(v) for k, v in data.items() if isinstance(v, int | float)}
 
 
 def dev_check(

@@ -2,6 +2,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from harness.engine.devcheck import dev_check
 from harness.workspace import Workspace
 from tests.engine.conftest import write_lab
@@ -231,3 +233,24 @@ def test_one_job_proves_the_labs_one_after_the_other(tmp_path: Path) -> None:
     first, second = report.labs
     assert any("setup did not complete" in p for s in first.steps for p in s.problems)
     assert second.ok
+
+
+def test_the_labs_start_longest_first_by_their_last_times_here(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from harness.engine.devcheck import LabWalk, longest_first, remember_durations
+    from harness.engine.manifest import load_lab
+
+    monkeypatch.setenv("HOOKLAB_CACHE", str(tmp_path / "cache"))
+    honest = TRIVIAL.replace('path = "pom.xml"', 'path = "x.txt"')
+    labs = [
+        load_lab(write_lab(tmp_path / "labs", lab_id, honest.replace("01-trivial", lab_id)))
+        for lab_id in ("01-a", "02-b", "03-c")
+    ]
+    assert [lab.id for lab in longest_first(labs)] == ["01-a", "02-b", "03-c"]  # none timed
+
+    remember_durations([LabWalk("02-b", duration=50.0), LabWalk("01-a", duration=5.0)])
+
+    order = [lab.id for lab in longest_first(labs)]
+    # 03-c never timed: first; then 02-b before 01-a.
+    assert order == ["03-c", "02-b", "01-a"]
