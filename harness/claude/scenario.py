@@ -16,7 +16,6 @@ the field.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,8 +24,10 @@ from typing import Any
 from harness.claude.engines import ScriptedSession
 from harness.claude.events import SESSION_START_SOURCES
 from harness.claude.session import OUTCOMES, StepOutcome
+from harness.claude.tools import MAX_BASH_TIMEOUT
 from harness.errors import ConfigError
 from harness.paths import escape_problem
+from harness.userfiles import read_toml
 
 # do -> (required fields with types, optional fields with types)
 _FIELDS: dict[str, tuple[dict[str, type], dict[str, type]]] = {
@@ -111,13 +112,24 @@ def parse_scenario(data: dict[str, Any], path: Path) -> Scenario:
             )
         auto_approve = value
     raw_steps = data.get("step")
+    if isinstance(raw_steps, dict):
+        raise ConfigError(
+            path, "step", "is one table, not a list of steps", fix="write [[step]], two brackets"
+        )
     if not isinstance(raw_steps, list) or not raw_steps:
         raise ConfigError(path, "step", "no steps", fix='add [[step]] tables with do = "..."')
     steps = []
     for number, raw in enumerate(raw_steps, start=1):
         where = f"step {number}"
+        if not isinstance(raw, dict):
+            raise ConfigError(
+                path,
+                where,
+                f"must be a table, not {raw!r}"[:200],
+                fix='write each step as a [[step]] table with do = "..."',
+            )
         do = raw.get("do")
-        if do not in _FIELDS:
+        if not isinstance(do, str) or do not in _FIELDS:
             problem = "is missing" if do is None else f"is {do!r}, not a known action"
             raise ConfigError(path, f"{where}.do", problem, fix="use one of " + ", ".join(_FIELDS))
         required, optional = _FIELDS[do]
@@ -145,6 +157,13 @@ def parse_scenario(data: dict[str, Any], path: Path) -> Scenario:
                     f"must be {_TYPE_NAMES[kind]}",
                     fix=f"write {key} as {_TYPE_NAMES[kind]}",
                 )
+        if do == "bash" and "timeout" in raw and not 0 < raw["timeout"] <= MAX_BASH_TIMEOUT:
+            raise ConfigError(
+                path,
+                f"{where}.timeout",
+                f"{raw['timeout']!r} is out of range",
+                fix=f"seconds, more than 0 and at most {MAX_BASH_TIMEOUT:g} (Bash's own limit)",
+            )
         escape = escape_problem(raw["file"], "the project") if "file" in required else None
         if escape:
             raise ConfigError(
@@ -177,17 +196,7 @@ def parse_scenario(data: dict[str, Any], path: Path) -> Scenario:
 
 
 def load_scenario(path: Path) -> Scenario:
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError(
-            path, "", f"cannot be read ({exc.strerror})", fix="check the path of the scenario file"
-        ) from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(
-            path, "", f"invalid TOML ({exc})", fix="check the TOML syntax at that line"
-        ) from None
-    return parse_scenario(data, path)
+    return parse_scenario(read_toml(path), path)
 
 
 def _action(session: ScriptedSession, step: ScenarioStep) -> Callable[[], StepOutcome]:
