@@ -49,7 +49,8 @@ def read_text(path: Path, shown: object | None = None) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
-        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        line_start = data.rfind(b"\n", 0, exc.start) + 1
+        column = len(data[line_start : exc.start].decode("utf-8")) + 1  # in characters
         raise ConfigError(
             where,
             f"line {line}, column {column}",
