@@ -26,7 +26,6 @@ import re
 import stat
 import tempfile
 import time
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -226,13 +225,3 @@ def compare(case: Case, workdir: Path | None = None) -> CaseResult:
         steps.append(StepComparison(number, step.do, detail, observed))
     notes = {e: [n for o in outs for n in o.notes] for e, outs in sides.items()}
     return CaseResult(case, steps, seconds, notes)
-
-
-def compare_all(
-    cases: list[Case], workdir: Path, on_result: Callable[[CaseResult], None] | None = None
-) -> Iterator[CaseResult]:
-    for case in cases:
-        result = compare(case, workdir / case.name)
-        if on_result:
-            on_result(result)
-        yield result
