@@ -244,7 +244,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "without a transcript no stop_reason is needed",
         AUDIT,
-        (('elif ! $readable || [', "elif [ -z x ] && ["),),
+        (("elif ! $readable || [", "elif [ -z x ] && ["),),
         ("clients",),
         "without a readable transcript and without a stop_reason nothing is recorded",
     ),
