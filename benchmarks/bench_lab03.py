@@ -19,7 +19,7 @@ from pathlib import Path
 
 from benchmarks.report import Options, Row, alternate, median, run_standalone
 from harness.claude.scenario import load_scenario
-from harness.engine.checks.hook_session import KIND, split_turns
+from harness.engine.checks.hook_session import KIND, StepAsserts, split_turns
 from harness.engine.context import CheckContext
 from harness.engine.manifest import find_lab
 from harness.engine.parallel import worker_count
@@ -71,7 +71,8 @@ def slowest_turn(root: Path) -> float:
     ctx = CheckContext(Workspace(root), lab.dir)
     defaults = {f.name: f.default for f in KIND.params}
     longest = 0.0
-    for n, (turn, _asserts, _replayed) in enumerate(split_turns(scenario, [{}] * len(raw))):
+    turns = split_turns(scenario, [StepAsserts()] * len(raw))
+    for n, (turn, _asserts, _replayed) in enumerate(turns):
         params = defaults | {"steps": [raw[step.number - 1] for step in turn.steps]}
         started = time.perf_counter()
         result = KIND.run(ctx, params)

@@ -60,7 +60,7 @@ def test_a_scenario_that_is_not_valid_names_the_field(workspace: Workspace) -> N
     put(workspace, '[[step]]\ndo = "bash"\n')
     result = first_check(workspace)
     assert result.status is Status.FAIL
-    assert "step 1.command" in result.message and TRICKS in result.message
+    assert "step[0].command" in result.message and TRICKS in result.message
 
 
 def session_check(ws: Workspace) -> CheckResult:
@@ -122,7 +122,7 @@ def test_a_turn_that_relies_on_an_earlier_one_fails_when_played_apart(
 
 def test_turns_split_at_each_prompt_and_start_from_the_session_start() -> None:
     from harness.claude.scenario import parse_scenario
-    from harness.engine.checks.hook_session import split_turns
+    from harness.engine.checks.hook_session import StepAsserts, split_turns
 
     steps = [
         {"do": "session_start"},
@@ -134,8 +134,9 @@ def test_turns_split_at_each_prompt_and_start_from_the_session_start() -> None:
         {"do": "stop"},
     ]
     scenario = parse_scenario({"step": steps}, Path("inline.toml"))
-    turns = split_turns(scenario, [{"n": i} for i in range(len(steps))])
+    marks = [StepAsserts(feedback_contains=str(i)) for i in range(len(steps))]
+    turns = split_turns(scenario, marks)
 
     assert [[s.number for s in t[0].steps] for t in turns] == [[1, 2], [1, 3, 4, 5], [1, 6, 7]]
     assert [t[2] for t in turns] == [0, 1, 1]
-    assert [a["n"] for a in turns[1][1]] == [0, 2, 3, 4]
+    assert [a.feedback_contains for a in turns[1][1]] == ["0", "2", "3", "4"]
