@@ -20,7 +20,6 @@ do = "patch"
 
 from __future__ import annotations
 
-import os
 import re
 import tomllib
 from dataclasses import dataclass
@@ -32,9 +31,9 @@ from harness.engine.checks import CHECK_KINDS
 from harness.engine.kinds import Kind
 from harness.engine.schema import Field, check_table, suggest
 from harness.errors import ConfigError, HarnessError
+from harness.paths import CHECKOUT_ROOT, bundled_dir
 
 FORMAT = 1
-REPO_ROOT = Path(__file__).resolve().parents[2]
 ID_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 
 LAB_FIELDS = (
@@ -128,8 +127,8 @@ class Lab:
 
 
 def labs_dir() -> Path:
-    override = os.environ.get("HOOKLAB_LABS")
-    return Path(override) if override else REPO_ROOT / "labs"
+    """The labs: $HOOKLAB_LABS, else the ones shipped with the package (or the checkout's)."""
+    return bundled_dir("labs", "HOOKLAB_LABS")
 
 
 def _spec(
@@ -261,7 +260,7 @@ def _display(path: Path) -> Path:
         return path.resolve().relative_to(Path.cwd())
     except ValueError:
         try:
-            return path.resolve().relative_to(REPO_ROOT)
+            return path.resolve().relative_to(CHECKOUT_ROOT)
         except ValueError:
             return path
 
@@ -297,7 +296,7 @@ def load_labs(root: Path | None = None) -> list[Lab]:
     if not labs:
         raise HarnessError(
             f"no labs found in {root or labs_dir()}",
-            fix="run lab from a Hook Lab checkout, or set HOOKLAB_LABS",
+            fix="reinstall hooklab (its labs ship with it), or set HOOKLAB_LABS to a labs folder",
         )
     return labs
 
