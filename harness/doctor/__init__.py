@@ -51,6 +51,9 @@ def _tool(
         return Finding(name, MISSING, "not on PATH", fix, required)
     result = proc.run(argv, timeout=30)
     text = _first_line(result.stdout) or _first_line(result.stderr)
+    if not result.ok:
+        # e.g. macOS's /usr/bin/java, a stub that only says no Java is installed
+        return Finding(name, MISSING, f"{path} fails: {text}", fix, required)
     if version_re and minimum is not None:
         match = re.search(version_re, text)
         if match and int(match.group(1)) < minimum:
