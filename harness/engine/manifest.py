@@ -31,7 +31,7 @@ from harness.engine.checks import CHECK_KINDS
 from harness.engine.kinds import Kind
 from harness.engine.schema import Field, check_table, suggest
 from harness.errors import ConfigError, HarnessError
-from harness.paths import CHECKOUT_ROOT, bundled_dir
+from harness.paths import CHECKOUT_ROOT, bundled_dir, in_checkout
 
 FORMAT = 1
 ID_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
@@ -256,13 +256,14 @@ def parse_lab(data: dict[str, Any], path: Path) -> Lab:
 
 
 def _display(path: Path) -> Path:
-    try:
-        return path.resolve().relative_to(Path.cwd())
-    except ValueError:
-        try:
-            return path.resolve().relative_to(CHECKOUT_ROOT)
-        except ValueError:
-            return path
+    """The path as short as it stays findable: from here, else from the checkout, else whole
+    (an installed lab's file is named in full, not from site-packages)."""
+    resolved = path.resolve()
+    if resolved.is_relative_to(Path.cwd()):
+        return resolved.relative_to(Path.cwd())
+    if in_checkout() and resolved.is_relative_to(CHECKOUT_ROOT):
+        return resolved.relative_to(CHECKOUT_ROOT)
+    return path
 
 
 def load_lab(lab_dir: Path) -> Lab:
