@@ -168,3 +168,45 @@ def test_with_homebrew_both_name_the_brew_packages(checkout: Path, tmp_path: Pat
     assert str(found["java"]["fix"]).startswith("brew install openjdk@17, then put it on PATH")
     assert found["maven"]["fix"] == "brew install maven"
     assert "To install what is missing: brew install openjdk@17 maven jq" in table.stdout
+
+
+# A stand-in for dnf, since Fedora cannot run here: it records its calls and installs nothing.
+DNF_STAND_IN = """#!/usr/bin/env bash
+echo "$*" >> "$DNF_CALLS"
+exit 0
+"""
+
+
+def test_without_root_it_installs_nothing_and_names_the_dnf_packages(
+    checkout: Path, tmp_path: Path
+) -> None:
+    stand_in = tmp_path / "fedora-bin"
+    stand_in.mkdir()
+    (stand_in / "dnf").write_text(DNF_STAND_IN)
+    (stand_in / "dnf").chmod(0o755)
+    calls = tmp_path / "dnf-calls"
+    with path_without([*NO_DEBIAN, "sudo"]) as path:
+        env = environment(f"{stand_in}{os.pathsep}{path}", tmp_path)
+        env["DNF_CALLS"] = str(calls)
+        # A user namespace without root in it: a real unprivileged process (uid 65534 inside,
+        # no capabilities outside) that can still read this test's files.
+        done = subprocess.run(
+            ["unshare", "--user", "bash", "scripts/bootstrap.sh"],
+            cwd=checkout,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
+        found = checks(doctor(checkout, env, "--json"))
+    out = done.stdout + done.stderr
+    assert done.returncode == 1, out
+    wanted = "dnf install java-17-openjdk-devel maven jq"
+    assert "bootstrap: not root and no sudo: cannot install java-17-openjdk-devel maven jq" in out
+    assert not calls.exists(), calls.read_text()  # dnf was never run
+    assert install_line(out) == wanted
+    assert "still missing on Fedora/RHEL (dnf): java maven jq" in out
+    # What needs no root still happened: lab is linked into the (temporary) bin directory.
+    assert "bootstrap: ready (hooklab" in out
+    assert found["system packages"]["fix"] == wanted
+    assert found["jq"]["fix"] == "dnf install jq"
