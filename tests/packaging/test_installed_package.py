@@ -93,7 +93,7 @@ def installed(dist: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Pat
     """A fresh venv outside the checkout with the wheel installed; the env to run it in."""
     home = tmp_path_factory.mktemp("installed")
     venv = home / "venv"
-    subprocess.run(["python3", "-m", "venv", str(venv)], check=True, timeout=300)
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
     (wheel,) = dist.glob("hooklab-*.whl")
     pip = run([str(venv / "bin" / "pip"), "install", "-q", str(wheel)], home, dict(os.environ))
     assert pip.returncode == 0, pip.stderr[-3000:]
