@@ -124,15 +124,15 @@ report_missing() {
   fi
   if [ "$manager" = brew ] && [[ $needs == *" java "* ]]; then
     # shellcheck disable=SC2016 # for the reader's shell to expand
-    echo 'bootstrap: Homebrew keeps openjdk@17 off PATH; then put it on PATH: export PATH="$(brew --prefix openjdk@17)/bin:$PATH"'
+    echo 'bootstrap: Homebrew keeps openjdk@17 off the PATH; once it is installed, run: export PATH="$(brew --prefix openjdk@17)/bin:$PATH"'
   fi
   case $needs in *" jq "* | *" git "* | *" bash "*) status=1 ;; esac
   case $needs in
     *" java "* | *" maven "*)
       if docker info >/dev/null 2>&1; then
-        echo "bootstrap: no Java 17 and Maven here, but Docker runs: the sensors can run in a container:"
+        echo "bootstrap: no Java 17 or no Maven here, but Docker runs: the sensors can run in a container:"
       else
-        echo "bootstrap: no Java 17 and Maven here; with Docker (Docker Desktop on macOS) the sensors run in a container:"
+        echo "bootstrap: no Java 17 or no Maven here; with Docker (Docker Desktop on macOS) the sensors run in a container:"
         status=1
       fi
       echo "  scripts/docker-up.sh             # builds the Maven image (on Debian it installs Docker too)"
@@ -141,6 +141,7 @@ report_missing() {
   esac
   return "$status"
 }
+
 # How to run the package manager as root: nothing when we are root, sudo when there is one.
 root_cmd=""
 have_root=true
