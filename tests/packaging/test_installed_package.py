@@ -159,3 +159,34 @@ def test_doctor_knows_the_installed_lab(installed: tuple[Path, dict[str, str]]) 
     on_path = next(c for c in json.loads(done.stdout)["checks"] if c["name"] == "lab on PATH")
     assert on_path["state"] == "ok", on_path
     assert on_path["found"] == str(home / "venv" / "bin" / "lab")
+
+
+def test_pipx_install_of_the_checkout_gives_a_working_lab(
+    tmp_path: Path, installed: tuple[Path, dict[str, str]]
+) -> None:
+    """``pipx install DIR``, the one line a trainer sends a room: pipx itself comes from PyPI
+    into a venv of this test; its apps and its PATH directory stay in the temporary folder."""
+    _, base_env = installed
+    tools = tmp_path / "tools"
+    subprocess.run([sys.executable, "-m", "venv", str(tools)], check=True, timeout=300)
+    got = run([str(tools / "bin/pip"), "install", "-q", "pipx"], tmp_path, dict(os.environ))
+    assert got.returncode == 0, got.stderr[-3000:]
+    env = {
+        **base_env,
+        "PIPX_HOME": str(tmp_path / "pipx"),
+        "PIPX_BIN_DIR": str(tmp_path / "pipx-bin"),
+        "PIPX_MAN_DIR": str(tmp_path / "pipx-man"),
+        "PATH": f"{tmp_path / 'pipx-bin'}{os.pathsep}{os.environ['PATH']}",
+    }
+    done = run([str(tools / "bin/pipx"), "install", str(REPO_ROOT)], tmp_path, env)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    lab = tmp_path / "pipx-bin" / "lab"
+    assert lab.resolve().is_relative_to(tmp_path / "pipx")
+    init = run(["lab", "init", "ws"], tmp_path, env)
+    assert init.returncode == 0, init.stdout + init.stderr
+    listed = run(["lab", "list"], tmp_path / "ws", env)
+    assert listed.returncode == 0 and "11-try-it-yourself" in listed.stdout, listed.stderr
+    started = run(["lab", "start", "1"], tmp_path / "ws", env)
+    assert started.returncode == 0, started.stdout + started.stderr
+    checked = run(["lab", "check"], tmp_path / "ws", env)
+    assert checked.returncode == 1 and "absent" in checked.stdout  # no sensors run yet
