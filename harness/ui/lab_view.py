@@ -292,25 +292,41 @@ def activity(console: Console, ctx: CheckContext) -> Iterator[CheckContext]:
         status.stop()
 
 
-def watch_renderable(run: StepRun | None, changed: str, checking: bool) -> RenderableType:
+def watch_renderable(
+    run: StepRun | None,
+    changed: Sequence[str],
+    checking: bool,
+    *,
+    keys: bool = False,
+    hint: RenderableType | None = None,
+    count: int = 0,
+) -> RenderableType:
+    """lab watch's screen; ``count`` numbers the checks, so a change that set off no check
+    (build output, .git) is visibly one."""
     parts: list[RenderableType] = []
     stamp = time.strftime("%H:%M:%S")
+    label = f"[{stamp}] check {count}" if count else f"[{stamp}]"
     if checking:
-        parts.append(Text(f"[{stamp}] checking…", style="cyan"))
+        parts.append(Text(f"{label}: checking…", style="cyan"))
     elif run is not None:
         style = STYLE[run.status]
         parts.append(
             Text.assemble(
-                (f"[{stamp}] step {run.step.index + 1} {run.step.id}: ", ""),
+                (f"{label} · step {run.step.index + 1} {run.step.id}: ", ""),
                 (run.status.value.upper(), f"bold {style}"),
             )
         )
         parts.extend(result_renderable(r) for r in run.results)
         if run.status is Status.PASS:
-            parts.append(Text("Passed. Ctrl-C, then lab next.", style="bold green"))
+            leave = "q" if keys else "Ctrl-C"
+            parts.append(Text(f"Passed. {leave}, then lab next.", style="bold green"))
+    if hint is not None:
+        parts.append(hint)
     if changed:
-        parts.append(Text(f"last change: {changed}", style="dim"))
-    parts.append(Text("watching your files; Ctrl-C to stop", style="dim"))
+        more = f" (+{len(changed) - 1} more)" if len(changed) > 1 else ""
+        parts.append(Text(f"last change: {changed[0]}{more}", style="dim"))
+    controls = "h: next hint · q: quit" if keys else "Ctrl-C to stop"
+    parts.append(Text(f"watching your files; {controls}", style="dim"))
     return Group(Text("── lab watch ──", style="cyan"), *parts)
 
 
@@ -382,9 +398,31 @@ def _add_lab(table: Table, lab: LabWalk) -> None:
         )
 
 
-def hint_panel(step: Step, tier: int, text: str) -> Framed:
+def merged_table(merged: dict[str, Any]) -> Table:
+    """``lab dev merge``: one row per lab of the merged reports."""
+    table = Table(title="lab dev merge", title_justify="left")
+    for col in ("lab", "verdict", "steps", "time", "maven"):
+        table.add_column(col, no_wrap=col == "lab")
+    for lab in merged["labs"]:
+        problems = [p for step in lab.get("steps", []) for p in step.get("problems", [])]
+        if lab.get("manifest_error"):
+            problems.insert(0, str(lab["manifest_error"]))
+        verdict = "[green]ok[/]" if lab["ok"] else f"[red]{escape('; '.join(problems))}[/]"
+        table.add_row(
+            escape(str(lab["lab"])),
+            verdict,
+            str(len(lab.get("steps", []))),
+            f"{float(lab.get('duration', 0.0)):.1f} s",
+            f"{float(lab.get('maven_seconds', 0.0)):.1f} s",
+        )
+    for lab_id in merged["missing"]:
+        table.add_row(escape(lab_id), "[red]in no report[/]", "", "", "")
+    return table
+
+
+def hint_panel(step: Step, tier: int, text: str, *, again: str = "run lab hint again") -> Framed:
     more = (
-        "run lab hint again for a stronger one"
+        f"{again} for a stronger one"
         if tier < len(step.hints)
         else "that was the last hint; lab solve shows the solution"
     )
