@@ -26,12 +26,15 @@ from harness.engine.devcheck import Shard, dev_check, walk_lab
 from harness.engine.manifest import load_labs
 from harness.engine.progress import Progress
 from harness.engine.runner import LabRunner
+from harness.engine.stepview import StepView
 from harness.results import Status
 from harness.trainer.publish import AutoSubmit, auto_submit
 from harness.ui.console import escape
 from harness.workspace import Workspace, provision
 
 
+# Over 60 lines on purpose: the argparse declarations of the lab commands, a table written
+# as calls.
 def add_parser(subparsers: Any) -> None:
     def cmd(name: str, help: str, func: Any, json_flag: bool = False) -> argparse.ArgumentParser:
         parser: argparse.ArgumentParser = subparsers.add_parser(name, help=help, description=help)
@@ -359,7 +362,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         status.update(text)
         status.start()
 
-    def on_hook(entry: dict[str, Any]) -> None:
+    def on_hook(entry: StepView) -> None:
         status.stop()
         print_prose(console, hook_event_renderable(entry))
 

@@ -9,9 +9,9 @@ import shutil
 from harness import proc
 from harness.engine.context import CheckContext
 from harness.engine.kinds import Kind, Params, one_of
-from harness.engine.schema import Field
 from harness.maven.backend import SENSOR_GOALS
 from harness.results import CheckResult
+from harness.schema import Field
 
 DO = Field("do", str, required=True)
 WORKSPACE = "the workspace"
@@ -206,8 +206,14 @@ ACTION_KINDS: dict[str, Kind] = {
             (
                 DO,
                 Field("command", str, required=True),
-                Field("exit", int, doc="fail unless the command exits with this code"),
-                Field("timeout", float, default=300.0),
+                Field(
+                    "exit",
+                    int,
+                    minimum=0,
+                    maximum=255,
+                    doc="fail unless the command exits with this code",
+                ),
+                Field("timeout", float, default=300.0, positive=True),
                 Field("slow", bool, default=False),
             ),
             _run,

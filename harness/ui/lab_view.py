@@ -20,19 +20,14 @@ from harness.engine.devcheck import DevCheckReport, LabWalk, Observer, StepWalk
 from harness.engine.manifest import Lab, Step
 from harness.engine.progress import Progress
 from harness.engine.runner import Moved, StepRun
+from harness.engine.stepview import StepView
 from harness.results import CheckResult, Status
 from harness.ui.prose import Block, Framed, Prose, markdown, print_prose, prose
+from harness.ui.styles import outcome_style
 from harness.workspace import Backup
 
 STYLE = {Status.PASS: "green", Status.FAIL: "red", Status.ERROR: "yellow"}
 MARK = {Status.PASS: "✔", Status.FAIL: "✘", Status.ERROR: "!"}
-OUTCOME_STYLE = {
-    "allowed": "green",
-    "blocked": "red",
-    "asked": "yellow",
-    "stopped": "magenta",
-    "error": "yellow",
-}
 
 
 def step_panel(lab: Lab, step: Step) -> Framed:
@@ -124,39 +119,38 @@ def print_step_run(console: Console, run: StepRun) -> None:
         console.print("[bold yellow]The check could not run.[/] Nothing was judged.")
 
 
-def hook_event_renderable(entry: dict[str, Any]) -> RenderableType:
-    outcome = entry["outcome"]
-    style = OUTCOME_STYLE.get(outcome, "white")
-    detail = " ".join(str(entry.get("detail") or "").split())
+def hook_event_renderable(entry: StepView) -> RenderableType:
+    outcome = entry.outcome
+    style = outcome_style(outcome)
+    detail = " ".join(entry.detail.split())
     if len(detail) > 90:
         detail = detail[:89] + "…"
-    expect = entry.get("expect")
+    expect = entry.expect
     verdict = Text.assemble(
         ("⚙ ", "dim"),
-        (f"{entry['do']:<14}", "bold"),
+        (f"{entry.do:<14}", "bold"),
         (detail + " ", "cyan"),
         ("→ ", "dim"),
         (outcome, f"bold {style}"),
         (f" (expected {expect})" if expect and expect != outcome else "", "red"),
     )
-    if entry["do"] == "stop" and outcome == "allowed" and entry.get("stop_hook_active"):
+    if entry.let_go:
         verdict.append(" (stop_hook_active: true: the hook let the turn end)", style="yellow")
     # What Claude did and what came of it stay one unit: a long command is never split, and
     # its outcome never ends up alone on a line.
     start = 2 + 14
     blocks = [Block(verdict, Text("  "), Text(" " * 18), protected=[(start, len(verdict.plain))])]
-    for hook in entry.get("hooks", []):
-        if hook["exit_code"] not in (0, None) or hook["timed_out"]:
-            name = hook["command"].strip('"').rsplit("/", 1)[-1]
-            code = "timed out" if hook["timed_out"] else f"exit {hook['exit_code']}"
-            blocks.append(Block(Text(f"{name}: {code}", style="dim"), Text(" " * 6)))
-    said = entry.get("feedback") or entry.get("system_message") or ""
+    for hook in entry.hooks:
+        if hook.exit_code not in (0, None) or hook.timed_out:
+            code = "timed out" if hook.timed_out else f"exit {hook.exit_code}"
+            blocks.append(Block(Text(f"{hook.name}: {code}", style="dim"), Text(" " * 6)))
+    said = entry.feedback or entry.system_message
     if said.strip():
         lines = said.strip().splitlines()
         shown = "\n".join(lines[:4]) + ("\n…" if len(lines) > 4 else "")
         # Every line, and every line it wraps to, keeps the six-space indent.
         blocks.append(Block(Text(shown, style="italic"), Text(" " * 6)))
-    for problem in entry.get("problems", []):
+    for problem in entry.problems:
         blocks.append(Block(Text(f"✘ {problem}", style="red"), Text(" " * 6), Text(" " * 8)))
     return Prose(blocks)
 
@@ -280,7 +274,7 @@ def activity(console: Console, ctx: CheckContext) -> Iterator[CheckContext]:
 
     inner_hook = ctx.on_hook_event
 
-    def on_hook_event(entry: dict[str, Any]) -> None:
+    def on_hook_event(entry: StepView) -> None:
         status.stop()
         print_prose(console, hook_event_renderable(entry))
         inner_hook(entry)
