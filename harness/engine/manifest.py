@@ -21,7 +21,6 @@ do = "patch"
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,6 +31,7 @@ from harness.engine.kinds import Kind
 from harness.errors import ConfigError, HarnessError
 from harness.paths import CHECKOUT_ROOT, bundled_dir, in_checkout
 from harness.schema import Field, check_table, suggest
+from harness.userfiles import read_toml
 
 FORMAT = 1
 ID_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
@@ -140,7 +140,7 @@ def _spec(
     known = ", ".join(registry)
     if name is None:
         raise ConfigError(path, f"{where}.{key}", "missing", fix=f"add {key} = one of: {known}")
-    if name not in registry:
+    if not isinstance(name, str) or name not in registry:
         raise ConfigError(
             path,
             f"{where}.{key}",
@@ -271,14 +271,11 @@ def _display(path: Path) -> Path:
 def load_lab(lab_dir: Path) -> Lab:
     path = lab_dir / "lab.toml"
     shown = _display(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    if not path.exists():
         raise ConfigError(
             shown, "", "no lab.toml in this lab folder", fix="add one (see docs/lab-authoring.md)"
-        ) from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(shown, "", f"invalid TOML ({exc})", fix="fix the syntax there") from None
+        )
+    data = read_toml(path, shown)
     try:
         return parse_lab(data, path)
     except ConfigError as exc:
