@@ -283,6 +283,9 @@ class Timeline:
     not_json: list[int] = field(default_factory=list)  # lines skipped as unreadable
     truncated_last_line: bool = False
     other_types: dict[str, int] = field(default_factory=dict)  # unknown line types, counted
+    # Hook Lab's scripted model answers with message ids msg_scripted_N (client/api.py): a
+    # session whose every answer has one was played by Hook Lab, not by a person with a model.
+    scripted_model: bool = False
 
     @property
     def prompts(self) -> list[Prompt]:
@@ -341,6 +344,7 @@ class Timeline:
             "cwd": self.cwd,
             "client_version": self.client_version,
             "started": self.started.isoformat() if self.started else None,
+            "scripted_model": self.scripted_model,
             "entries": [
                 {"kind": "prompt", "line": e.line, "text": _cap(e.text)}
                 if isinstance(e, Prompt)
@@ -422,6 +426,8 @@ class _Reader:
 
     def __init__(self, timeline: Timeline) -> None:
         self.t = timeline
+        self.answers = 0
+        self.scripted_answers = 0
         self.calls: dict[str, ToolCall] = {}
         self.stop: StopAttempt | None = None  # the stop whose verdict is still coming
 
@@ -535,6 +541,9 @@ class _Reader:
 
     def _assistant(self, number: int, entry: dict[str, Any]) -> None:
         message = self._message(entry)
+        self.answers += 1
+        if str(message.get("id", "")).startswith("msg_scripted_"):
+            self.scripted_answers += 1
         content = message.get("content")
         blocks = [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
         uses = [b for b in blocks if b.get("type") == "tool_use"]
@@ -616,7 +625,7 @@ class _Reader:
             self.t.decisions.append(HookDecision(number, event, hook, "ran"))
 
     def finish(self) -> None:
-        pass
+        self.t.scripted_model = self.answers > 0 and self.answers == self.scripted_answers
 
 
 def _read_agent(main: Path, run: SubagentRun) -> None:

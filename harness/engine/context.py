@@ -37,6 +37,7 @@ class CheckContext:
     extra: dict[str, Any] = field(default_factory=dict)
     engine: str = "emulator"  # which Claude Code runs hook sessions: emulator | claude-code
     engine_forced: bool = False  # chosen on the command line: wins over a lab's own choice
+    scripted: bool = False  # lab check --scripted: a live step passes on its scripted session
 
     @property
     def root(self) -> Path:

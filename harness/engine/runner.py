@@ -102,6 +102,21 @@ class Moved:
         }
 
 
+def _live_record(results: Sequence[CheckResult]) -> dict[str, Any]:
+    """What a live step passed on: the participant's session (live), a session Hook Lab
+    played, or the scripted one (lab check --scripted), with the session's identity."""
+    for result in results:
+        kind = result.details.get("evidence_kind")
+        if kind is None:
+            continue
+        record: dict[str, Any] = {"evidence_kind": kind}
+        for key in ("session_id", "client_version", "timeline_digest", "scripted_model"):
+            if result.details.get(key) is not None:
+                record[key] = result.details[key]
+        return record
+    return {}
+
+
 class LabRunner:
     def __init__(
         self,
@@ -161,6 +176,17 @@ class LabRunner:
     ) -> StepRun:
         ctx = self.context(lab, root)
         ctx.extra["rebuild_evidence"] = rebuild_evidence
+        mine = self.progress.lab_progress(lab.id).step(step.id)
+        passed_on = (mine.passed or {}).get("evidence_kind") if rebuild_evidence else None
+        # Re-verifying a live step checks what it passed on: the scripted session, or the
+        # recorded session it named (found again by its id and digest).
+        ctx.extra["scripted"] = self.template.scripted or passed_on == "scripted"
+        if rebuild_evidence and mine.passed and mine.passed.get("session_id"):
+            ctx.extra["passed_session"] = mine.passed["session_id"]
+        ctx.extra["step_entered_at"] = mine.entered_at
+        live_ref = f"{LAB_REFS}{lab.id}/live/{step.id}"
+        if live_ref.encode() in self.ws.repo.refs:
+            ctx.extra["step_start_ref"] = live_ref
         if rebuild_evidence:
             # Re-verification: the participant saw these sessions when the step passed; a
             # progress line is enough, not every hook event again.
@@ -195,6 +221,9 @@ class LabRunner:
         self.progress.lab, self.progress.step = lab.id, step.id
         self.progress.lab_progress(lab.id).step(step.id).entered_at = time.time()
         actions = self.run_actions(lab, step.setup)
+        if any(spec.kind.name == "live_session" for spec in step.checks):
+            # A live step's session is replayed from the state it began in.
+            self._snapshot(lab, f"live/{step.id}")
         self._save(f"{lab.id}: at step {step.id}")
         return actions
 
@@ -261,6 +290,7 @@ class LabRunner:
                 self.template.engine,
             ),
             "duration": round(run.duration, 3),
+            **_live_record(run.results),
             "result": {
                 "status": run.status.value,
                 "checks": [
