@@ -144,7 +144,7 @@ def test_scripted_passes_only_when_asked(
     root = _copy(at_step_four, tmp_path)
     done, _ = _check(root, tmp_path / "claude-home", monkeypatch, "--engine", "emulator")
     assert done.code == 1
-    done, data = _check(
+    done, _ = _check(
         root, tmp_path / "claude-home", monkeypatch, "--scripted", "--engine", "emulator"
     )
     assert done.code == 0, done
