@@ -357,10 +357,74 @@ class Timeline:
 
     def digest(self) -> str:
         """A digest of the extract, for progress records: the same session gives the same one."""
-        data = self.to_json()
-        data.pop("warnings")
-        canon = json.dumps(data, sort_keys=True, separators=(",", ":"))
-        return "sha256:" + hashlib.sha256(canon.encode()).hexdigest()
+        return extract_digest(self.to_json())
+
+
+def extract_digest(extract: Mapping[str, Any]) -> str:
+    """The digest of a timeline extract (``Timeline.to_json``), its warnings left out."""
+    data = {k: v for k, v in extract.items() if k != "warnings"}
+    canon = json.dumps(data, sort_keys=True, separators=(",", ":"))
+    return "sha256:" + hashlib.sha256(canon.encode()).hexdigest()
+
+
+def from_extract(extract: Mapping[str, Any], path: Path) -> Timeline:
+    """A timeline back from its extract (what a submission carries instead of the transcript),
+    complete enough to replay: prompts, calls with inputs and verdicts, stops."""
+    t = Timeline(path=path)
+    t.session_id = str(extract.get("session_id") or "")
+    t.cwd = str(extract.get("cwd") or "")
+    t.client_version = str(extract.get("client_version") or "")
+    t.started = parse_time(str(extract.get("started") or ""))
+    t.scripted_model = extract.get("scripted_model") is True
+    entries = extract.get("entries")
+    for raw in entries if isinstance(entries, list) else []:
+        if not isinstance(raw, dict):
+            continue
+        line = int(raw.get("line") or 0)
+        kind = raw.get("kind")
+        if kind == "prompt":
+            t.entries.append(Prompt(line, str(raw.get("text", ""))))
+        elif kind == "stop":
+            stop = StopAttempt(line, str(raw.get("last_message", "")))
+            verdict = str(raw.get("verdict", ""))
+            if verdict.startswith("blocked by "):
+                stop.blocked_by = verdict.removeprefix("blocked by ").split(", ")
+                stop.feedback = str(raw.get("feedback", "")) or verdict
+            stop.prevented_continuation = verdict == "stopped"
+            t.entries.append(stop)
+        elif kind == "tool":
+            t.entries.append(_call_from_extract(raw, line))
+    return t
+
+
+def _call_from_extract(raw: Mapping[str, Any], line: int) -> ToolCall:
+    tool_input = raw.get("input")
+    call = ToolCall(
+        line, "", str(raw.get("name", "")), dict(tool_input) if isinstance(tool_input, dict) else {}
+    )
+    verdict = str(raw.get("verdict", ""))
+    call.result_line = None if verdict == "no result" else line + 1
+    call.result_text = str(raw.get("result", ""))
+    call.is_error = raw.get("is_error") is True
+    if verdict.startswith("refused by "):
+        call.refused_by = verdict.removeprefix("refused by ")
+    elif verdict == "denied":
+        call.denied = "a rule"
+    elif verdict.startswith("ran, reported by "):
+        call.reported_by = verdict.removeprefix("ran, reported by ").split(", ")
+        call.reported_text = [str(raw.get("feedback", ""))]
+    agent = raw.get("subagent")
+    if isinstance(agent, dict):
+        call.subagent = SubagentRun(
+            str(agent.get("agent_id", "")),
+            str(agent.get("agent_type", "")),
+            str(agent.get("prompt", "")),
+            str(agent.get("last_message", "")),
+            str(agent["stop_reason"]) if agent.get("stop_reason") else None,
+            None,
+            str(agent.get("status", "")),
+        )
+    return call
 
 
 # -- reading --------------------------------------------------------------------------------
@@ -769,7 +833,9 @@ __all__ = [
     "Timeline",
     "ToolCall",
     "config_root",
+    "extract_digest",
     "find_sessions",
+    "from_extract",
     "hook_name",
     "hooks_in_feedback",
     "read_session",

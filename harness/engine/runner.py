@@ -181,12 +181,16 @@ class LabRunner:
         # Re-verifying a live step checks what it passed on: the scripted session, or the
         # recorded session it named (found again by its id and digest).
         ctx.extra["scripted"] = self.template.scripted or passed_on == "scripted"
-        if rebuild_evidence and mine.passed and mine.passed.get("session_id"):
-            ctx.extra["passed_session"] = mine.passed["session_id"]
         ctx.extra["step_entered_at"] = mine.entered_at
         live_ref = f"{LAB_REFS}{lab.id}/live/{step.id}"
         if live_ref.encode() in self.ws.repo.refs:
             ctx.extra["step_start_ref"] = live_ref
+        if rebuild_evidence and mine.passed and mine.passed.get("session_id"):
+            ctx.extra["passed_session"] = mine.passed["session_id"]
+            ctx.extra["passed_digest"] = mine.passed.get("timeline_digest")
+            ctx.extra["passed_evidence_commit"] = mine.passed.get("evidence_commit")
+            if mine.passed.get("live_start"):
+                ctx.extra["step_start_ref"] = mine.passed["live_start"]
         if rebuild_evidence:
             # Re-verification: the participant saw these sessions when the step passed; a
             # progress line is enough, not every hook event again.
@@ -274,8 +278,15 @@ class LabRunner:
         snapshot = self._snapshot(lab, f"verified/{step.id}")
         commit = self.ws.repo[snapshot.encode()]
         reports = {rel: data for r in run.results for rel, data in r.evidence.items()}
+        live = _live_record(run.results)
+        parents = [snapshot]
+        live_ref = f"{LAB_REFS}{lab.id}/live/{step.id}".encode()
+        if live.get("session_id") and live_ref in self.ws.repo.refs:
+            # The state the live session began in travels with the claim: a replay needs it.
+            live["live_start"] = self.ws.repo.refs[live_ref].decode()
+            parents.append(live["live_start"])
         evidence_commit = (
-            self.ws.commit_files(reports, [snapshot], f"hooklab {lab.id}: evidence for {step.id}")
+            self.ws.commit_files(reports, parents, f"hooklab {lab.id}: evidence for {step.id}")
             if reports
             else None
         )
@@ -290,7 +301,7 @@ class LabRunner:
                 self.template.engine,
             ),
             "duration": round(run.duration, 3),
-            **_live_record(run.results),
+            **live,
             "result": {
                 "status": run.status.value,
                 "checks": [

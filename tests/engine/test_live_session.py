@@ -150,3 +150,37 @@ def test_scripted_passes_only_when_asked(
     assert done.code == 0, done
     record = Workspace(root).read_progress()["labs"][LAB]["steps"]["earn-done"]["passed"]
     assert record["evidence_kind"] == "scripted" and "session_id" not in record
+
+
+def _rerun_at_claim(root: Path, tmp_path: Path):  # type: ignore[no-untyped-def]
+    """What lab trainer verify does with a claim: the checks again, on a copy at its state."""
+    runner = LabRunner(Workspace(root))
+    lab = runner.lab(LAB)
+    step = lab.step("earn-done")
+    record = runner.progress.lab_progress(lab.id).step(step.id).passed
+    assert record is not None
+    copy = tmp_path / "claim"
+    shutil.copytree(root, copy, symlinks=True)
+    Workspace(copy).restore_commit(record["snapshot"])
+    shutil.rmtree(copy / "target", ignore_errors=True)
+    return runner, lab, step, record, copy
+
+
+@pytest.mark.maven
+def test_a_live_claim_is_rechecked_from_its_timeline_without_the_transcript(
+    earned: Played, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    done, _ = _check(earned.workspace, earned.config_dir, monkeypatch)
+    assert done.code == 0, done
+    # the trainer's machine has no transcript: only the claim and its evidence commit
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "nobody"))
+    runner, lab, step, record, copy = _rerun_at_claim(earned.workspace, tmp_path)
+    assert record["live_start"] and record["evidence"]
+    run = runner.run_checks(lab, step, copy, rebuild_evidence=True)
+    assert run.status.value == "pass", [r.to_json() for r in run.results]
+    assert "replays" in run.results[0].message
+    # an edited digest in the claim: the timeline no longer matches it
+    record["timeline_digest"] = "sha256:" + "0" * 64
+    run = runner.run_checks(lab, step, copy, rebuild_evidence=True)
+    assert run.status.value == "fail"
+    assert "was edited" in run.results[0].message

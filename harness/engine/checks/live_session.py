@@ -53,6 +53,9 @@ EXPECT_KEYS = {
     "ask",
 }
 LIVE, SCRIPTED, SOLVED = "live", "scripted", "played by Hook Lab"
+# The timeline's extract, kept with a passed claim (and sent by lab submit): never the
+# transcript itself, the requests sent to the model or the environment attachments.
+TIMELINE_FILE = "hooklab-live/timeline.json"
 
 
 # -- the timeline in the hook_session vocabulary ---------------------------------------------
@@ -202,6 +205,8 @@ def run(ctx: CheckContext, p: Params) -> CheckResult:
     if ctx.extra.get("scripted"):
         return _scripted(ctx, p, title)
     wanted: list[dict[str, Any]] = list(p["expect"])
+    if ctx.extra.get("rebuild_evidence") and ctx.extra.get("passed_evidence_commit"):
+        return _recheck_claim(ctx, p, title, wanted)
     try:
         sessions = _sessions(ctx)
     except OSError as exc:
@@ -270,6 +275,68 @@ def run(ctx: CheckContext, p: Params) -> CheckResult:
         f"Claude Code {timeline.client_version or 'unknown'}, replayed)",
         name=title,
         details=details,
+        evidence={TIMELINE_FILE: _extract_bytes(timeline)},
+    )
+
+
+def _extract_bytes(timeline: Timeline) -> bytes:
+    return json.dumps(timeline.to_json(), sort_keys=True, indent=1).encode()
+
+
+def _recheck_claim(
+    ctx: CheckContext, p: Params, title: str, wanted: list[dict[str, Any]]
+) -> CheckResult:
+    """Re-verification (lab trainer verify, a completed lab): the claim carries the timeline's
+    extract, not the transcript; its digest must be the recorded one, its steps must meet the
+    expectations and its calls must replay."""
+    from dulwich.objects import Commit
+
+    from harness.claude.recorded import extract_digest, from_extract
+    from harness.workspace.snapshot import read_blob
+
+    try:
+        commit = ctx.workspace.repo[str(ctx.extra["passed_evidence_commit"]).encode()]
+    except KeyError:
+        commit = None
+    data = (
+        read_blob(ctx.workspace.repo, commit.tree, TIMELINE_FILE)
+        if isinstance(commit, Commit)
+        else None
+    )
+    if data is None:
+        return CheckResult.failed(
+            "the claim carries no session timeline", name=title, found=f"no {TIMELINE_FILE}"
+        )
+    try:
+        extract = json.loads(data)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return CheckResult.failed("the claim's session timeline is not JSON", name=title)
+    if extract_digest(extract) != ctx.extra.get("passed_digest"):
+        return CheckResult.failed(
+            "the claim's session timeline was edited: its digest is not the recorded one",
+            name=title,
+            expected=str(ctx.extra.get("passed_digest")),
+            found=extract_digest(extract),
+        )
+    timeline = from_extract(extract, Path(TIMELINE_FILE))
+    views = step_views(timeline)
+    count, at = match_expectations(wanted, views)
+    details = _details(timeline, LIVE, views)
+    if count < len(wanted):
+        return _missing(p, title, wanted, count, views, at, timeline, details)
+    divergence = _replayed(ctx, timeline)
+    if divergence:
+        return CheckResult.failed(
+            "the claimed session does not replay: the hooks do not give a verdict it records",
+            name=title,
+            found=divergence,
+            details=details,
+        )
+    return CheckResult.passed(
+        "the claimed session replays and does what the step asks",
+        name=title,
+        details=details,
+        evidence={TIMELINE_FILE: data},
     )
 
 
