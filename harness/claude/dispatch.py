@@ -26,6 +26,7 @@ from typing import Any
 from harness.claude.events import MATCH_FIELD, TOOL_EVENTS, Event
 from harness.claude.runner import HookRun, cap, run_hooks, start_async_hooks
 from harness.claude.settings import Settings
+from harness.claude.vocabulary import Outcome
 
 # PreToolUse decisions, strongest first: one deny among many allows still denies.
 DECISION_RANK = {"deny": 3, "defer": 2, "ask": 1, "allow": 0}
@@ -98,9 +99,9 @@ class EventOutcome:
 
     def __repr__(self) -> str:
         verdict = (
-            "stopped"
+            Outcome.STOPPED
             if self.stopped
-            else "blocked"
+            else Outcome.BLOCKED
             if self.blocked
             else self.permission_decision or "ok"
         )
@@ -127,6 +128,9 @@ def _stderr_message(out: EventOutcome, run: HookRun) -> str:
     return f'{out.label} hook blocking error from command: "{run.command}": {said}'
 
 
+# Over 60 lines on purpose: one branch per field of a hook's JSON output, in the order
+# Claude Code reads them (continue, decision, hookSpecificOutput, messages); each branch is
+# a rule the differential suite observed.
 def _apply_json(
     out: EventOutcome,
     data: dict[str, Any],

@@ -13,14 +13,14 @@ from pathlib import Path
 from typing import Protocol
 
 from harness.claude.runner import HookRun
-from harness.claude.session import Session, StepOutcome
+from harness.claude.session import PayloadSink, Session, StepOutcome
 from harness.claude.settings import Settings
+from harness.claude.vocabulary import AUTO, ENGINE_CHOICES, ENGINES, Engine
 from harness.errors import HarnessError
 
-EMULATOR = "emulator"
-CLAUDE_CODE = "claude-code"
-ENGINES = (EMULATOR, CLAUDE_CODE)
-ENGINE_CHOICES = (*ENGINES, "auto")
+# Kept as names of their own: engine code reads better with the two spelled out.
+EMULATOR = Engine.EMULATOR
+CLAUDE_CODE = Engine.CLAUDE_CODE
 
 
 class ScriptedSession(Protocol):
@@ -69,9 +69,9 @@ class ScriptedSession(Protocol):
     def stop(self, last_message: str = "") -> StepOutcome: ...
 
 
-def resolve_engine(name: str) -> str:
+def resolve_engine(name: str) -> Engine:
     """``auto`` becomes the real client when it is installed, else the emulator."""
-    if name == "auto":
+    if name == AUTO:
         from harness.claude.client.install import find_client
 
         return CLAUDE_CODE if find_client() is not None else EMULATOR
@@ -80,7 +80,7 @@ def resolve_engine(name: str) -> str:
             f"engine {name!r} is not one of " + ", ".join(ENGINE_CHOICES),
             fix="use --engine emulator (built in) or --engine claude-code (the real client)",
         )
-    return name
+    return Engine(name)
 
 
 def open_session(
@@ -93,8 +93,10 @@ def open_session(
     permission_mode: str = "default",
     auto_approve: bool = False,
     env: Mapping[str, str] | None = None,
+    on_payload: PayloadSink | None = None,
 ) -> ScriptedSession:
-    """A scripted session on ``engine`` (emulator | claude-code | auto)."""
+    """A scripted session on ``engine`` (emulator | claude-code | auto). ``on_payload`` is
+    told the JSON of every event the engine sends its hooks, whichever engine it is."""
     engine = resolve_engine(engine)
     if engine == CLAUDE_CODE:
         from harness.claude.client.session import ClaudeCodeSession
@@ -107,6 +109,7 @@ def open_session(
             permission_mode=permission_mode,
             auto_approve=auto_approve,
             env=env,
+            on_payload=on_payload,
         )
     return Session(
         project_dir,
@@ -116,6 +119,7 @@ def open_session(
         permission_mode=permission_mode,
         auto_approve=auto_approve,
         env=env,
+        on_payload=on_payload,
     )
 
 
@@ -124,7 +128,9 @@ __all__ = [
     "EMULATOR",
     "ENGINES",
     "ENGINE_CHOICES",
+    "Engine",
     "HookRun",
+    "PayloadSink",
     "ScriptedSession",
     "open_session",
     "resolve_engine",

@@ -10,39 +10,77 @@
     new = "**Status:** Done"
     expect = "blocked"        # optional: allowed | blocked | asked | stopped | error
 
-Paths are relative to the project root and stay inside it. Errors name the file, the step and
-the field.
+Paths are relative to the project root and stay inside it. The fields are declared with
+``harness.schema`` (as lab manifests are): errors name the file, the field path
+(``step[2].file``, items counted from 0) and the fix.
 """
 
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from harness.claude.engines import ScriptedSession
 from harness.claude.events import SESSION_START_SOURCES
-from harness.claude.session import OUTCOMES, StepOutcome
+from harness.claude.session import StepOutcome
+from harness.claude.tools import MAX_BASH_TIMEOUT
+from harness.claude.vocabulary import OUTCOMES, Outcome
 from harness.errors import ConfigError
-from harness.paths import escape_problem
+from harness.schema import Field, check_table, found
 
-# do -> (required fields with types, optional fields with types)
-_FIELDS: dict[str, tuple[dict[str, type], dict[str, type]]] = {
-    "session_start": ({}, {"source": str}),
-    "prompt": ({"text": str}, {}),
-    "edit": ({"file": str, "old": str, "new": str}, {"replace_all": bool}),
-    "write": ({"file": str, "content": str}, {}),
-    "bash": ({"command": str}, {"background": bool, "timeout": float, "description": str}),
-    "subagent_stop": (
-        {"agent_type": str, "prompt": str, "last_message": str},
-        {"stop_reason": str, "agent_id": str},
+_PROJECT = "the project"
+# The fields of each action (do = ...), as the session's methods take them.
+ACTIONS: dict[str, tuple[Field, ...]] = {
+    "session_start": (
+        Field("source", str, choices=SESSION_START_SOURCES, doc="why the session starts"),
     ),
-    "stop": ({}, {"last_message": str}),
+    "prompt": (Field("text", str, required=True, doc="what the user types"),),
+    "edit": (
+        Field("file", str, required=True, inside=_PROJECT, doc="the file, from the project root"),
+        Field("old", str, required=True, doc="the text to replace"),
+        Field("new", str, required=True, doc="its replacement"),
+        Field("replace_all", bool, doc="replace every occurrence"),
+    ),
+    "write": (
+        Field("file", str, required=True, inside=_PROJECT, doc="the file, from the project root"),
+        Field("content", str, required=True, doc="the whole new content"),
+    ),
+    "bash": (
+        Field("command", str, required=True, doc="run with bash -c in the project"),
+        Field("background", bool, doc="run in the background"),
+        Field(
+            "timeout",
+            float,
+            positive=True,
+            maximum=MAX_BASH_TIMEOUT,
+            doc="seconds before the command is cut off (Claude Code allows up to 600)",
+        ),
+        Field("description", str, doc="what the command is for"),
+    ),
+    "subagent_stop": (
+        Field("agent_type", str, required=True, doc="the subagent, e.g. reviewer"),
+        Field("prompt", str, required=True, doc="the subagent's assignment"),
+        Field("last_message", str, required=True, doc="what it answers when it stops"),
+        Field("stop_reason", str, doc="how its last turn ended (end_turn)"),
+        Field("agent_id", str, doc="the agent's id (the engine picks one when not given)"),
+    ),
+    "stop": (Field("last_message", str, doc="what Claude says as it stops"),),
 }
-_COMMON = {"do", "expect", "name"}
-_TYPE_NAMES = {str: "a string", bool: "true or false", float: "a number"}
+STEP_FIELDS = (
+    Field("do", str, required=True, choices=tuple(ACTIONS), doc="what happens"),
+    Field("expect", str, choices=OUTCOMES, doc="the outcome the step must have"),
+    Field("name", str, default="", doc="a name for the step in results"),
+)
+SCENARIO_FIELDS = (
+    Field("step", list, required=True, item_type=dict, doc="the steps, as [[step]] tables"),
+    Field("session", dict, default={}, doc="[session] settings: auto_approve"),
+)
+SESSION_FIELDS = (
+    Field("auto_approve", bool, default=False, doc="the simulated user says yes when asked"),
+)
 
 
 @dataclass(frozen=True)
@@ -50,8 +88,13 @@ class ScenarioStep:
     number: int
     do: str
     args: dict[str, Any]
-    expect: str | None = None
+    expect: Outcome | None = None
     name: str = ""
+
+    @property
+    def where(self) -> str:
+        """The step's field path in a scenario file (items counted from 0, as TOML's)."""
+        return f"step[{self.number - 1}]"
 
 
 @dataclass(frozen=True)
@@ -82,98 +125,44 @@ class StepReport:
         return data
 
 
-def _check_type(value: object, kind: type) -> bool:
-    if kind is float:
-        return isinstance(value, int | float) and not isinstance(value, bool)
-    return isinstance(value, kind)
+def parse_steps(
+    raw: object, path: object, where: str, *, extra: Sequence[Field] = ()
+) -> tuple[tuple[ScenarioStep, ...], tuple[dict[str, Any], ...]]:
+    """The steps of a scenario file (``where`` = ``step``) or of a check (``…steps``), and
+    for each the values of the ``extra`` fields it may carry on top (a check's assertions)."""
+    if not isinstance(raw, list) or not raw:
+        raise ConfigError(path, where, "no steps", fix='add [[step]] tables with do = "..."')
+    steps: list[ScenarioStep] = []
+    extras: list[dict[str, Any]] = []
+    for i, item in enumerate(raw):
+        here = f"{where}[{i}]"
+        do = item.get("do") if isinstance(item, dict) else None
+        if not isinstance(item, dict):
+            raise ConfigError(
+                path, here, f"expected a step table, found {found(item)}", fix='do = "..."'
+            )
+        if do is None:
+            raise ConfigError(
+                path, f"{here}.do", "missing required field", fix=STEP_FIELDS[0].describe()
+            )
+        if not isinstance(do, str) or do not in ACTIONS:
+            check_table({"do": do}, STEP_FIELDS[:1], path=path, where=here)  # names the fix
+            raise AssertionError("unreachable: the schema refuses an unknown action")
+        fields = (*STEP_FIELDS, *ACTIONS[do], *extra)
+        checked = check_table(item, fields, path=path, where=here, what="step table")
+        args = {f.name: checked[f.name] for f in ACTIONS[do] if f.name in item}
+        extras.append({f.name: checked[f.name] for f in extra if f.name in item})
+        expect = checked["expect"]
+        outcome = None if expect is None else Outcome(expect)
+        steps.append(ScenarioStep(i + 1, do, args, outcome, checked["name"]))
+    return tuple(steps), tuple(extras)
 
 
 def parse_scenario(data: dict[str, Any], path: Path) -> Scenario:
-    unknown_top = sorted(set(data) - {"step", "session"})
-    if unknown_top:
-        raise ConfigError(
-            path,
-            unknown_top[0],
-            "is not a scenario section",
-            fix="use [[step]] tables and an optional [session] table",
-        )
-    auto_approve = False
-    session = data.get("session", {})
-    if not isinstance(session, dict):
-        raise ConfigError(path, "session", "must be a table", fix="write [session]")
-    for key, value in session.items():
-        if key != "auto_approve" or not isinstance(value, bool):
-            raise ConfigError(
-                path,
-                f"session.{key}",
-                "is not a session setting" if key != "auto_approve" else "must be true or false",
-                fix="only auto_approve = true|false is supported",
-            )
-        auto_approve = value
-    raw_steps = data.get("step")
-    if not isinstance(raw_steps, list) or not raw_steps:
-        raise ConfigError(path, "step", "no steps", fix='add [[step]] tables with do = "..."')
-    steps = []
-    for number, raw in enumerate(raw_steps, start=1):
-        where = f"step {number}"
-        do = raw.get("do")
-        if do not in _FIELDS:
-            problem = "is missing" if do is None else f"is {do!r}, not a known action"
-            raise ConfigError(path, f"{where}.do", problem, fix="use one of " + ", ".join(_FIELDS))
-        required, optional = _FIELDS[do]
-        for key in sorted(set(raw) - _COMMON - set(required) - set(optional)):
-            allowed = ", ".join([*required, *optional]) or "no other fields"
-            raise ConfigError(
-                path,
-                f"{where}.{key}",
-                f"is not a field of do = {do!r}",
-                fix=f"{do} takes: {allowed} (plus expect, name)",
-            )
-        for key, kind in required.items():
-            if key not in raw:
-                raise ConfigError(
-                    path,
-                    f"{where}.{key}",
-                    f"is required for do = {do!r}",
-                    fix=f"add {key} = ... ({_TYPE_NAMES[kind]})",
-                )
-        for key, kind in {**required, **optional}.items():
-            if key in raw and not _check_type(raw[key], kind):
-                raise ConfigError(
-                    path,
-                    f"{where}.{key}",
-                    f"must be {_TYPE_NAMES[kind]}",
-                    fix=f"write {key} as {_TYPE_NAMES[kind]}",
-                )
-        escape = escape_problem(raw["file"], "the project") if "file" in required else None
-        if escape:
-            raise ConfigError(
-                path,
-                f"{where}.file",
-                escape,
-                fix="name the file relative to the project root, without '..'",
-            )
-        if do == "session_start" and raw.get("source", "startup") not in SESSION_START_SOURCES:
-            raise ConfigError(
-                path,
-                f"{where}.source",
-                f"{raw['source']!r} is not a session source",
-                fix="use one of " + ", ".join(SESSION_START_SOURCES),
-            )
-        expect = raw.get("expect")
-        if expect is not None and expect not in OUTCOMES:
-            raise ConfigError(
-                path,
-                f"{where}.expect",
-                f"{expect!r} is not an outcome",
-                fix="use one of " + ", ".join(OUTCOMES),
-            )
-        name = raw.get("name", "")
-        if not isinstance(name, str):
-            raise ConfigError(path, f"{where}.name", "must be a string", fix='name = "..."')
-        args = {k: v for k, v in raw.items() if k not in _COMMON}
-        steps.append(ScenarioStep(number, do, args, expect, name))
-    return Scenario(path, tuple(steps), auto_approve)
+    top = check_table(data, SCENARIO_FIELDS, path=path, where="", what="scenario")
+    session = check_table(top["session"], SESSION_FIELDS, path=path, where="session")
+    steps, _ = parse_steps(top["step"], path, "step")
+    return Scenario(path, steps, session["auto_approve"])
 
 
 def load_scenario(path: Path) -> Scenario:

@@ -14,14 +14,21 @@ import tempfile
 import time
 import uuid
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from harness.claude.dispatch import EventOutcome, dispatch
 from harness.claude.events import SESSION_START_SOURCES, Event
+from harness.claude.ladder import (
+    FILE_TOOLS,
+    Decision,
+    HookSay,
+    ToolCall,
+    decide,
+)
 from harness.claude.runner import HookRun, cap
-from harness.claude.sensitive import is_sensitive, sensitive_message, sensitive_write
+from harness.claude.sensitive import is_sensitive, sensitive_write
 from harness.claude.settings import Settings, load_settings
 from harness.claude.tools import (
     DEFAULT_BASH_TIMEOUT,
@@ -35,6 +42,7 @@ from harness.claude.tools import (
     start_background,
 )
 from harness.claude.transcript import Transcript, write_agent_transcript
+from harness.claude.vocabulary import Outcome, Permission
 from harness.errors import HarnessError
 from harness.paths import inside
 
@@ -45,15 +53,8 @@ CAP_NOTICE = (
     f"A hook blocked the turn from ending {STOP_BLOCK_CAP} consecutive times\u2014overriding "
     "and ending turn."
 )
-# What Claude is told when a permission prompt stays unanswered (the scenario did not set
-# auto_approve); the claude-code engine answers the real prompt with the same words.
-UNANSWERED_PROMPT = "The user did not answer the permission prompt; the tool did not run."
-DENIED_PATH = (
-    "<tool_use_error>File is in a directory that is denied by your permission settings."
-    "</tool_use_error>"
-)
-_FILE_TOOLS = ("Edit", "Write")
-OUTCOMES = ("allowed", "blocked", "asked", "stopped", "error")
+# Told each event's JSON as it is sent to the hooks, on either engine.
+PayloadSink = Callable[[dict[str, Any]], None]
 
 
 @dataclass
@@ -70,9 +71,10 @@ class StepOutcome:
     step: int
     do: str
     detail: str
-    outcome: str
+    outcome: Outcome
     tool_ran: bool | None = None
-    permission: str | None = None
+    permission: Permission | None = None
+    auto_approved: bool = False  # the simulated user said yes to the prompt it was shown
     feedback: str = ""
     user_message: str = ""
     system_message: str = ""
@@ -92,6 +94,10 @@ class StepOutcome:
             return self.hook_runs
         return [run for ev in self.events for run in ev.runs]
 
+    @property
+    def permission_shown(self) -> str | None:
+        return None if self.permission is None else self.permission.shown(self.auto_approved)
+
     def __repr__(self) -> str:
         ran = "" if self.tool_ran is None else f" tool_ran={self.tool_ran}"
         said = f" feedback={self.feedback[:60]!r}" if self.feedback else ""
@@ -104,7 +110,7 @@ class StepOutcome:
             "detail": self.detail,
             "outcome": self.outcome,
             "tool_ran": self.tool_ran,
-            "permission": self.permission,
+            "permission": self.permission_shown,
             "feedback": self.feedback,
             "user_message": self.user_message,
             "system_message": self.system_message,
@@ -143,6 +149,7 @@ class Session:
     Claude Code would show for a tool with no allow rule is approved by the simulated user and
     recorded as ``permission="prompted"``. Transcripts go to ``transcript_dir`` (a fresh temp
     directory by default, outside the workspace so they never count as changed files).
+    ``on_payload`` is told each event's JSON before its hooks read it.
     """
 
     def __init__(
@@ -156,9 +163,11 @@ class Session:
         permission_mode: str = "default",
         auto_approve: bool = False,
         env: Mapping[str, str] | None = None,
+        on_payload: PayloadSink | None = None,
     ) -> None:
         self.project_dir = Path(project_dir).resolve()
         self.settings = settings if settings is not None else load_settings(self.project_dir)
+        self.on_payload = on_payload
         self.cwd = Path(cwd).resolve() if cwd is not None else self.project_dir
         self.session_id = session_id or str(uuid.uuid4())
         base = (
@@ -232,9 +241,12 @@ class Session:
         ]
 
     def _dispatch(self, event: Event, **fields: Any) -> EventOutcome:
+        payload = self._payload(event, **fields)
+        if self.on_payload is not None:
+            self.on_payload(payload)
         out = dispatch(
             event,
-            self._payload(event, **fields),
+            payload,
             self.settings,
             self.project_dir,
             cwd=self.cwd,
@@ -246,7 +258,7 @@ class Session:
             self.transcript.hook_note(event.value, "system", message)
         return out
 
-    def _step(self, do: str, detail: str, outcome: str, **kw: Any) -> StepOutcome:
+    def _step(self, do: str, detail: str, outcome: Outcome, **kw: Any) -> StepOutcome:
         return StepOutcome(len(self.history) + 1, do, detail, outcome, **kw)
 
     def _done(self, step: StepOutcome) -> StepOutcome:
@@ -284,7 +296,10 @@ class Session:
             )
         out = self._dispatch(Event.SESSION_START, source=source)
         step = self._step(
-            "session_start", source, "stopped" if out.stopped else "allowed", turn_ended=out.stopped
+            "session_start",
+            source,
+            Outcome.STOPPED if out.stopped else Outcome.ALLOWED,
+            turn_ended=out.stopped,
         )
         for message in out.user_messages:
             self.transcript.hook_note("SessionStart", "user", message)
@@ -294,16 +309,16 @@ class Session:
         self.prompt_id = str(uuid.uuid4())
         out = self._dispatch(Event.USER_PROMPT_SUBMIT, prompt=text)
         if out.stopped:
-            step = self._step("prompt", text, "stopped", turn_ended=True)
+            step = self._step("prompt", text, Outcome.STOPPED, turn_ended=True)
         elif out.blocked:  # the prompt is erased: no new turn starts
-            step = self._step("prompt", text, "blocked", turn_ended=True)
+            step = self._step("prompt", text, Outcome.BLOCKED, turn_ended=True)
             out.user_messages = [f"{m}\n\n\nOriginal prompt: {text}" for m in out.user_messages]
             for message in out.user_messages:
                 self.transcript.hook_note("UserPromptSubmit", "user", message)
         else:
             self.blocked_stops = 0  # a prompt that goes through starts a new turn
             self.transcript.user(text)
-            step = self._step("prompt", text, "allowed")
+            step = self._step("prompt", text, Outcome.ALLOWED)
         return self._done(_collect(step, out))
 
     def stop(self, last_message: str = "") -> StepOutcome:
@@ -314,10 +329,10 @@ class Session:
             Event.STOP, stop_hook_active=active, last_assistant_message=last_message
         )
         if out.stopped:  # continue: false at a stop: the turn ends, as it was about to
-            step = self._step("stop", "", "allowed", turn_ended=True, stop_hook_active=active)
+            step = self._step("stop", "", Outcome.ALLOWED, turn_ended=True, stop_hook_active=active)
         elif out.blocked:
             self.blocked_stops += 1
-            step = self._step("stop", "", "blocked", stop_hook_active=active)
+            step = self._step("stop", "", Outcome.BLOCKED, stop_hook_active=active)
             if self.blocked_stops >= STOP_BLOCK_CAP:
                 # The client overrides this block: the turn ends and Claude is not told.
                 step.turn_ended = True
@@ -326,7 +341,7 @@ class Session:
                 step.feedback = out.message
                 self.transcript.hook_note("Stop", "claude", step.feedback)
         else:
-            step = self._step("stop", "", "allowed", turn_ended=True, stop_hook_active=active)
+            step = self._step("stop", "", Outcome.ALLOWED, turn_ended=True, stop_hook_active=active)
         return self._done(_collect(step, out))
 
     def subagent_stop(
@@ -364,7 +379,7 @@ class Session:
                 step = self._step(
                     "subagent_stop",
                     agent_type,
-                    "stopped" if pre.stopped else "blocked",
+                    Outcome.STOPPED if pre.stopped else Outcome.BLOCKED,
                     tool_ran=False,
                     feedback=pre.message,
                     turn_ended=pre.stopped,
@@ -382,37 +397,47 @@ class Session:
             last_assistant_message=last_message,
         )
         self._subagents[agent_type] = (agent_id, out.blocked and not out.stopped)
+        step = self._subagent_step(agent_type, out, active)
+        if step.outcome is Outcome.ALLOWED:  # the Agent call returns the subagent's answer
+            events.append(self._agent_returned(call, prompt, last_message))
+        return self._done(_collect(step, *events, out))
+
+    def _subagent_step(self, agent_type: str, out: EventOutcome, active: bool) -> StepOutcome:
+        """What the SubagentStop hooks made of the subagent's stop."""
         if out.stopped:
-            step = self._step(
-                "subagent_stop", agent_type, "stopped", turn_ended=True, stop_hook_active=active
-            )
-        elif out.blocked:  # the subagent keeps working with the reason as its instruction
-            step = self._step(
+            return self._step(
                 "subagent_stop",
                 agent_type,
-                "blocked",
+                Outcome.STOPPED,
+                turn_ended=True,
+                stop_hook_active=active,
+            )
+        if out.blocked:  # the subagent keeps working with the reason as its instruction
+            self.transcript.hook_note("SubagentStop", "subagent", out.message)
+            return self._step(
+                "subagent_stop",
+                agent_type,
+                Outcome.BLOCKED,
                 stop_hook_active=active,
                 feedback=out.message,
             )
-            self.transcript.hook_note("SubagentStop", "subagent", out.message)
-        else:
-            step = self._step("subagent_stop", agent_type, "allowed", stop_hook_active=active)
-            started = time.monotonic()
-            events.append(
-                self._dispatch(
-                    Event.POST_TOOL_USE,
-                    tool_name="Agent",
-                    tool_input=call,
-                    tool_response={
-                        "status": "completed",
-                        "prompt": prompt,
-                        "content": [{"type": "text", "text": last_message}],
-                    },
-                    tool_use_id=self._agent_call_id,
-                    duration_ms=int((time.monotonic() - started) * 1000),
-                )
-            )
-        return self._done(_collect(step, *events, out))
+        return self._step("subagent_stop", agent_type, Outcome.ALLOWED, stop_hook_active=active)
+
+    def _agent_returned(self, call: dict[str, Any], prompt: str, answer: str) -> EventOutcome:
+        """PostToolUse of the Agent call that ran the subagent, with its answer."""
+        started = time.monotonic()
+        return self._dispatch(
+            Event.POST_TOOL_USE,
+            tool_name="Agent",
+            tool_input=call,
+            tool_response={
+                "status": "completed",
+                "prompt": prompt,
+                "content": [{"type": "text", "text": answer}],
+            },
+            tool_use_id=self._agent_call_id,
+            duration_ms=int((time.monotonic() - started) * 1000),
+        )
 
     # -- tools -------------------------------------------------------------------------------
 
@@ -508,108 +533,99 @@ class Session:
         check: Callable[[dict[str, Any]], None] | None,
         run: Callable[[dict[str, Any]], tuple[dict[str, Any], str, bool]],
     ) -> StepOutcome:
+        """One tool call: its input check, the permission ladder (``ladder.decide``) around
+        the PreToolUse hooks, the tool itself, then PostToolUse or PostToolUseFailure."""
         use_id = "toolu_" + secrets.token_hex(12)
         self.transcript.tool_use(use_id, name, tool_input)
-
-        def refuse(outcome: str, message: str, **kw: Any) -> StepOutcome:
-            self.transcript.tool_result(use_id, message, is_error=True)
-            return self._step(do, detail, outcome, tool_ran=False, feedback=message, **kw)
-
         if check is not None:
-            try:
-                check(tool_input)
-            except ToolError as exc:
-                msg = f"<tool_use_error>{exc}</tool_use_error>"
-                return self._done(refuse("error", msg, permission=None))
+            problem = _input_error(check, tool_input)
+            if problem:
+                refusal = Decision(
+                    False, None, Outcome.ERROR, f"<tool_use_error>{problem}</tool_use_error>"
+                )
+                return self._done(self._refuse(do, detail, use_id, refusal))
 
-        kind, _ = self.settings.permissions.check(name, tool_input, self.project_dir, self.cwd)
-        if kind == "deny" and name in _FILE_TOOLS:
-            # A denied path refuses a file tool while its input is checked, before any hook.
-            return self._done(refuse("blocked", DENIED_PATH, permission="deny-rule"))
+        rule, _ = self.settings.permissions.check(name, tool_input, self.project_dir, self.cwd)
+        call = ToolCall(name, detail, str(tool_input.get("command", "")), rule)
+        early = decide(call, None)
+        if early is not None:  # a denied path refuses a file tool before any hook
+            return self._done(self._refuse(do, detail, use_id, early))
 
         pre = self._dispatch(
             Event.PRE_TOOL_USE, tool_name=name, tool_input=tool_input, tool_use_id=use_id
         )
-        if pre.stopped:
-            step = refuse(
-                "stopped",
-                "Stopped by a PreToolUse hook (continue: false).",
-                permission="hook-stop",
-                turn_ended=True,
-            )
+        rewritten = pre.updated_input  # a hook's updatedInput replaces the input whole
+        problems = tuple(input_problems(name, rewritten)) if rewritten is not None else ()
+        error = ""
+        if rewritten is not None and not problems:
+            tool_input = rewritten
+            error = _input_error(check, tool_input) if check is not None else ""
+        said = HookSay(
+            pre.stopped,
+            pre.permission_decision,
+            pre.message,
+            pre.permission_reason,
+            problems,
+            error,
+        )
+        call = replace(
+            call,
+            sensitive=self._sensitive_target(name, tool_input) if not problems else None,
+            auto_approve=self.auto_approve,
+        )
+        decision = decide(call, said)
+        assert decision is not None  # the ladder always ends once the hooks have spoken
+        if not decision.runs:
+            step = self._refuse(do, detail, use_id, decision)
             return self._done(_collect(step, pre))
-        decision = pre.permission_decision
-        if decision == "deny":
-            step = refuse("blocked", pre.message, permission="hook-deny")
-            self.transcript.hook_note("PreToolUse", "claude", step.feedback)
-            return self._done(_collect(step, pre))
-        if kind == "deny":  # a command rule refuses after the PreToolUse hooks had their say
-            command = tool_input.get("command", "")
-            msg = f"Permission to use {name} with command {command} has been denied."
-            step = refuse("blocked", msg, permission="deny-rule")
-            return self._done(_collect(step, pre))
+        return self._run_tool(do, detail, name, use_id, tool_input, decision, pre, run)
 
-        if pre.updated_input is not None:
-            # A hook's updatedInput replaces the input whole; the client validates it first.
-            problems = input_problems(name, pre.updated_input)
-            if problems:
-                msg = (
-                    f"PreToolUse hook for {name} returned updatedInput that failed schema "
-                    f"validation: {name} failed due to the following issue"
-                    f"{'s' if len(problems) > 1 else ''}:\n" + "\n".join(problems) + "\n"
-                    "The tool input from the model was valid; the hook's rewrite of it was not."
-                )
-                return self._done(_collect(refuse("blocked", msg, permission="hook-input"), pre))
-            tool_input = pre.updated_input
-            if check is not None:
-                try:
-                    check(tool_input)
-                except ToolError as exc:
-                    msg = f"<tool_use_error>{exc}</tool_use_error>"
-                    return self._done(_collect(refuse("error", msg, permission=None), pre))
+    def _refuse(self, do: str, detail: str, use_id: str, decision: Decision) -> StepOutcome:
+        """A call that did not run: Claude reads why as the tool's error result."""
+        if decision.asked:
+            self.transcript.hook_note("PreToolUse", "user", decision.prompt)
+        elif decision.permission is Permission.HOOK_DENY:
+            self.transcript.hook_note("PreToolUse", "claude", decision.feedback)
+        self.transcript.tool_result(use_id, decision.feedback, is_error=True)
+        return self._step(
+            do,
+            detail,
+            decision.outcome,
+            tool_ran=False,
+            permission=decision.permission,
+            feedback=decision.feedback,
+            user_message=decision.prompt,
+            turn_ended=decision.turn_ended,
+        )
 
-        # Writes into .claude/ or .git/ always ask (after the hooks), whatever the rules say.
-        sensitive = self._sensitive_target(name, tool_input)
-        asked = decision in ("ask", "defer") or kind == "ask" or sensitive is not None
-        if asked:
-            if decision in ("ask", "defer"):
-                permission, prompt_text = decision, pre.permission_reason
-            elif kind == "ask":
-                permission, prompt_text = "ask-rule", f"Claude wants to use {name}: {detail}"
-            else:
-                permission = "ask-sensitive"
-                prompt_text = sensitive_message(sensitive) if sensitive else ""
-            if not self.auto_approve:
-                step = self._step(
-                    do,
-                    detail,
-                    "asked",
-                    tool_ran=False,
-                    permission=permission,
-                    user_message=prompt_text,
-                    feedback=UNANSWERED_PROMPT,
-                )
-                self.transcript.hook_note("PreToolUse", "user", prompt_text)
-                self.transcript.tool_result(use_id, UNANSWERED_PROMPT, is_error=True)
-                return self._done(_collect(step, pre))
-            permission += ", auto-approved"
-        elif decision == "allow":
-            permission = "hook-allow"
-        elif kind == "allow":
-            permission = "allow-rule"
-        else:
-            permission = "prompted"  # the simulated user approves the usual prompt
-
+    def _run_tool(
+        self,
+        do: str,
+        detail: str,
+        name: str,
+        use_id: str,
+        tool_input: dict[str, Any],
+        decision: Decision,
+        pre: EventOutcome,
+        run: Callable[[dict[str, Any]], tuple[dict[str, Any], str, bool]],
+    ) -> StepOutcome:
+        permission, approved = decision.permission, decision.auto_approved
         started = time.monotonic()
         try:
             response, text, is_error = run(tool_input)
         except ToolError as exc:
-            step = refuse("error", f"<tool_use_error>{exc}</tool_use_error>", permission=permission)
+            failed = Decision(
+                False, permission, Outcome.ERROR, f"<tool_use_error>{exc}</tool_use_error>"
+            )
+            step = self._refuse(do, detail, use_id, failed)
+            step.auto_approved = approved
             return self._done(_collect(step, pre))
         self.transcript.tool_result(use_id, text, is_error=is_error)
 
         # A tool that failed (a Bash command exiting non-zero, or cut off by its timeout) fires
         # PostToolUseFailure with the error, not PostToolUse with the response.
+        took_ms = int((time.monotonic() - started) * 1000)
+        # Keys in the client's order: PostToolUse has the response before the call's id.
         if is_error:
             post = self._dispatch(
                 Event.POST_TOOL_USE_FAILURE,
@@ -618,7 +634,7 @@ class Session:
                 tool_use_id=use_id,
                 error=cap(text),
                 is_interrupt=bool(response.get("interrupted")),
-                duration_ms=int((time.monotonic() - started) * 1000),
+                duration_ms=took_ms,
             )
         else:
             post = self._dispatch(
@@ -627,29 +643,29 @@ class Session:
                 tool_input=tool_input,
                 tool_response=response,
                 tool_use_id=use_id,
-                duration_ms=int((time.monotonic() - started) * 1000),
+                duration_ms=took_ms,
             )
-        outcome = "asked" if asked else "allowed"
         step = self._step(
             do,
             detail,
-            outcome,
+            decision.outcome,
             tool_ran=True,
             permission=permission,
+            auto_approved=approved,
             tool_response=response,
             tool_result=cap(text),
         )
         if post.stopped:
-            step.outcome, step.turn_ended = "stopped", True
+            step.outcome, step.turn_ended = Outcome.STOPPED, True
         elif post.messages:
             step.feedback = post.message
             self.transcript.hook_note(post.event.value, "claude", post.message)
             if post.blocked:
-                step.outcome = "blocked"
+                step.outcome = Outcome.BLOCKED
         return self._done(_collect(step, pre, post))
 
     def _sensitive_target(self, name: str, tool_input: dict[str, Any]) -> Path | None:
-        if name in _FILE_TOOLS:
+        if name in FILE_TOOLS:
             path = tool_input.get("file_path")
             if isinstance(path, str) and is_sensitive(Path(path), self.project_dir):
                 return Path(os.path.normpath(path))
@@ -657,6 +673,15 @@ class Session:
         if name == "Bash":
             return sensitive_write(str(tool_input.get("command", "")), self.cwd, self.project_dir)
         return None
+
+
+def _input_error(check: Callable[[dict[str, Any]], None], tool_input: dict[str, Any]) -> str:
+    """What the tool's own input check says is wrong ("" when nothing is)."""
+    try:
+        check(tool_input)
+    except ToolError as exc:
+        return str(exc)
+    return ""
 
 
 # The parameters each simulated tool requires, and their JSON types (the client's schemas).

@@ -18,6 +18,7 @@ from harness.claude.events import KNOWN_EVENTS, Event
 from harness.claude.matchers import matches, regex_error
 from harness.claude.permissions import PermissionRule, Permissions, parse_rule, rule_matches
 from harness.errors import ConfigError, HarnessError
+from harness.schema import Field
 
 DEFAULT_TIMEOUT = 600.0
 # Events whose hooks the client gives a shorter default (observed on the pinned client: a
@@ -99,10 +100,16 @@ class Settings:
         )
 
 
+_TIMEOUT = Field("timeout", float, positive=True, doc="seconds before the hook is killed")
+
+
 def _is_number(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
+# Over 60 lines on purpose: settings are the client's format, which tolerates unknown keys,
+# so they keep their own reader (not harness.schema's, which refuses them); each check is
+# one rule of that format, named by its field path.
 def _parse_hooks(
     data: object, where: str, warnings: list[str]
 ) -> dict[str, tuple[MatcherGroup, ...]]:
@@ -200,7 +207,8 @@ def _parse_hook(
             fix='e.g. "command": "\\"$CLAUDE_PROJECT_DIR/.claude/hooks/x.sh\\""',
         )
     timeout = entry.get("timeout", default_timeout)
-    if not _is_number(timeout) or timeout <= 0:
+    if not _is_number(timeout) or _TIMEOUT.number_problem(timeout):
+        # JSON as Python reads it takes NaN and Infinity too: neither is a timeout.
         raise ConfigError(
             where,
             f"{hpath}.timeout",

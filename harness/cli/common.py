@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from harness.claude.vocabulary import BOTH, ENGINE_CHOICES
 from harness.ui.console import make_console
 
 __all__ = ["add_engine_flag", "add_json_flag", "emit_json", "lab_command", "make_console"]
@@ -40,7 +41,7 @@ def lab_command() -> str:
 def add_engine_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--engine",
-        choices=("emulator", "claude-code", "auto", "both"),
+        choices=(*ENGINE_CHOICES, BOTH),
         default=None,
         help="play hook sessions on the emulator or the real Claude Code client; both plays "
         "each on the two and fails where they disagree (default: as each lab says, else the "

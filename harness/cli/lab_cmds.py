@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
+import json
 import sys
 import tempfile
 import time
@@ -20,17 +20,21 @@ from harness.cli.common import (
     engine_fields,
     make_console,
 )
+from harness.cli.watching import add_watch_arguments, cmd_watch
 from harness.engine.context import CheckContext
-from harness.engine.devcheck import dev_check, walk_lab
+from harness.engine.devcheck import Shard, dev_check, walk_lab
 from harness.engine.manifest import load_labs
 from harness.engine.progress import Progress
 from harness.engine.runner import LabRunner
+from harness.engine.stepview import StepView
 from harness.results import Status
 from harness.trainer.publish import AutoSubmit, auto_submit
 from harness.ui.console import escape
-from harness.workspace import Workspace, WorkspaceBusy, provision
+from harness.workspace import Workspace, provision
 
 
+# Over 60 lines on purpose: the argparse declarations of the lab commands, a table written
+# as calls.
 def add_parser(subparsers: Any) -> None:
     def cmd(name: str, help: str, func: Any, json_flag: bool = False) -> argparse.ArgumentParser:
         parser: argparse.ArgumentParser = subparsers.add_parser(name, help=help, description=help)
@@ -71,8 +75,12 @@ def add_parser(subparsers: Any) -> None:
         "solve", "show what solves the current step; --apply does it", cmd_solve, json_flag=True
     )
     solve.add_argument("--apply", action="store_true", help="apply the solution (backs up first)")
-    watch = cmd("watch", "re-check the current step whenever a file changes", cmd_watch)
-    watch.add_argument("--interval", type=float, default=0.5, help="seconds between scans")
+    watch = cmd(
+        "watch",
+        "re-check the current step whenever you change a file (h: next hint, q: quit)",
+        cmd_watch,
+    )
+    add_watch_arguments(watch)
     demo = cmd("demo", "autopilot: provision a workspace and walk every lab", cmd_demo)
     demo.add_argument("dir", nargs="?", help="workspace directory (default: a temp directory)")
     demo.add_argument("--labs", nargs="*", default=[], help="only these labs")
@@ -86,7 +94,19 @@ def add_parser(subparsers: Any) -> None:
     check.add_argument("labs", nargs="*", help="lab numbers or ids (default: all)")
     add_engine_flag(check)
     add_json_flag(check)
+    _add_shard_flags(check)
     check.set_defaults(func=cmd_dev_check)
+    merge = dev_sub.add_parser(
+        "merge",
+        help="merge the reports of split dev checks (--shard K/N, or one lab per CI job) "
+        "into one; fails when a lab of the course is in none of them",
+    )
+    merge.add_argument("reports", nargs="+", type=Path, help="files written by --report")
+    merge.add_argument(
+        "--junit", type=Path, metavar="FILE", help="also write the merged report as JUnit XML"
+    )
+    add_json_flag(merge)
+    merge.set_defaults(func=cmd_dev_merge)
     dev.set_defaults(func=lambda args: (dev.print_help(), 2)[1])
 
 
@@ -269,53 +289,47 @@ def cmd_solve(args: argparse.Namespace) -> int:
     return 0 if all(r.status is Status.PASS for r in results) else 1
 
 
-def _scan(root: Path) -> dict[str, float]:
-    stamps: dict[str, float] = {}
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = [d for d in dirnames if d not in {".git", "target"}]
-        for name in filenames:
-            path = os.path.join(dirpath, name)
-            try:
-                stamps[path] = os.stat(path).st_mtime
-            except OSError:
-                continue
-    return stamps
+def _add_shard_flags(check: argparse.ArgumentParser) -> None:
+    def shard(text: str) -> Shard:
+        try:
+            return Shard.parse(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from exc
+
+    check.add_argument(
+        "--shard",
+        type=shard,
+        metavar="K/N",
+        help="prove only part K of N (the labs dealt round-robin by id); "
+        "lab dev merge joins the parts' reports",
+    )
+    check.add_argument(
+        "--report", type=Path, metavar="FILE", help="also write the JSON report to FILE"
+    )
 
 
-def cmd_watch(args: argparse.Namespace) -> int:
-    from harness.ui.lab_view import live_view, watch_renderable
+def cmd_dev_merge(args: argparse.Namespace) -> int:
+    from harness.engine.manifest import lab_dirs
+    from harness.engine.shards import junit_xml, merge_reports, read_report
+    from harness.ui.lab_view import merged_table
 
-    runner = _runner()
-    runner.current()
-    console = make_console()
-    root = runner.ws.root
-    seen = _scan(root)
-    run = None
-    changed = ""
-    try:
-        with live_view(console, watch_renderable(None, "", True)) as live:
-            while True:
-                live.update(watch_renderable(run, changed, True))
-                try:
-                    with runner.ws.operation("watch"):
-                        runner.progress = Progress.load(runner.ws)  # a hint given meanwhile
-                        run = runner.check()
-                except WorkspaceBusy:
-                    pass  # another command is at work: check on the next change
-                live.update(watch_renderable(run, changed, False))
-                if run is not None and run.status is Status.PASS:
-                    _auto_submit(runner.ws)  # quietly: the next lab check reports a failure
-                while True:
-                    time.sleep(args.interval)
-                    now = _scan(root)
-                    if now != seen:
-                        diff = sorted(set(now.items()) ^ set(seen.items()))
-                        changed = os.path.relpath(diff[0][0], root) if diff else ""
-                        seen = now
-                        break
-    except KeyboardInterrupt:
-        console.print("stopped watching")
-        return 130
+    parts = [(path, read_report(path)) for path in args.reports]
+    merged = merge_reports(parts, [d.name for d in lab_dirs()])
+    if args.junit:
+        args.junit.parent.mkdir(parents=True, exist_ok=True)
+        args.junit.write_text(junit_xml(merged), encoding="utf-8")
+    if args.json:
+        emit_json(merged)
+    else:
+        console = make_console()
+        console.print(merged_table(merged))
+        if merged["missing"]:
+            console.print(f"[red]no report proves[/] {escape(', '.join(merged['missing']))}")
+        console.print(
+            f"{'[green]ok[/]' if merged['ok'] else '[red]problems found[/]'}: "
+            f"{len(merged['labs'])} labs from {len(parts)} reports"
+        )
+    return 0 if merged["ok"] else 1
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -356,7 +370,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         status.update(text)
         status.start()
 
-    def on_hook(entry: dict[str, Any]) -> None:
+    def on_hook(entry: StepView) -> None:
         status.stop()
         print_prose(console, hook_event_renderable(entry))
 
@@ -396,10 +410,16 @@ def cmd_dev_check(args: argparse.Namespace) -> int:
 
     try:
         report = dev_check(
-            only=args.labs, observer=view, context_factory=quiet_factory if args.json else factory
+            only=args.labs,
+            observer=view,
+            context_factory=quiet_factory if args.json else factory,
+            shard=args.shard,
         )
     finally:
         status.stop()
+    if args.report:
+        args.report.parent.mkdir(parents=True, exist_ok=True)
+        args.report.write_text(json.dumps(report.to_json(), indent=2) + "\n", encoding="utf-8")
     if args.json:
         emit_json(report.to_json())
     else:

@@ -106,5 +106,5 @@ def _run(scenario: Path, session: ScriptedSession, step: ScenarioStep) -> StepRe
     try:
         return run_step(session, step)
     except HarnessError as exc:
-        field = f"step {step.number}" + (".file" if "file" in step.args else "")
+        field = step.where + (".file" if "file" in step.args else "")
         raise ConfigError(scenario, field, exc.message, fix=exc.fix) from None

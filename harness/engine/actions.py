@@ -9,9 +9,9 @@ import shutil
 from harness import proc
 from harness.engine.context import CheckContext
 from harness.engine.kinds import Kind, Params, one_of
-from harness.engine.schema import Field
 from harness.maven.backend import SENSOR_GOALS
 from harness.results import CheckResult
+from harness.schema import Field
 
 DO = Field("do", str, required=True)
 WORKSPACE = "the workspace"
@@ -142,7 +142,7 @@ def _play_session(ctx: CheckContext, p: Params) -> CheckResult:
     from harness.engine.checks.live_session import SOLVED_SESSIONS
     from harness.errors import HarnessError
 
-    scenario = parse_inline(p["steps"], "lab.toml", "solve")
+    scenario, _ = parse_inline(p["steps"], "lab.toml", "solve")
     ctx.on_activity("playing the session on the real Claude Code client (scripted model)")
     try:
         with open_session(
@@ -232,8 +232,14 @@ ACTION_KINDS: dict[str, Kind] = {
             (
                 DO,
                 Field("command", str, required=True),
-                Field("exit", int, doc="fail unless the command exits with this code"),
-                Field("timeout", float, default=300.0),
+                Field(
+                    "exit",
+                    int,
+                    minimum=0,
+                    maximum=255,
+                    doc="fail unless the command exits with this code",
+                ),
+                Field("timeout", float, default=300.0, positive=True),
                 Field("slow", bool, default=False),
             ),
             _run,

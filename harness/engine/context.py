@@ -6,19 +6,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from harness.claude.vocabulary import Engine
+
+if TYPE_CHECKING:
+    from harness.engine.stepview import StepView
 from harness.errors import HarnessError
 from harness.maven import MavenBackend, get_backend
 from harness.paths import inside
 from harness.workspace import Workspace
 
-# The Claude Code that runs a check's hook sessions: the emulator in harness/claude, or the
-# real client. A passed step records which one it ran on.
-ENGINES = ("emulator", "claude-code")
-
 Sink = Callable[[str], None]
-EventSink = Callable[[dict[str, Any]], None]
+EventSink = Callable[["StepView"], None]
 
 
 def _ignore(_: Any) -> None:
@@ -35,7 +35,9 @@ class CheckContext:
     on_hook_event: EventSink = _ignore  # each simulated hook event with its verdict
     root_override: Path | None = None  # checks that work on a sandbox copy set this
     extra: dict[str, Any] = field(default_factory=dict)
-    engine: str = "emulator"  # which Claude Code runs hook sessions: emulator | claude-code
+    # Which Claude Code runs hook sessions (an Engine, auto or both); a passed step records
+    # the one it ran on.
+    engine: str = Engine.EMULATOR
     engine_forced: bool = False  # chosen on the command line: wins over a lab's own choice
     scripted: bool = False  # lab check --scripted: a live step passes on its scripted session
 

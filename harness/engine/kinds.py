@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.engine.context import CheckContext
-from harness.engine.schema import Field
 from harness.results import CheckResult
+from harness.schema import Field
 
 Params = dict[str, Any]
 

@@ -30,8 +30,8 @@ from typing import Any
 from harness.engine.actions import ACTION_KINDS
 from harness.engine.checks import CHECK_KINDS
 from harness.engine.kinds import Kind
-from harness.engine.schema import Field, check_table, suggest
 from harness.errors import ConfigError, HarnessError
+from harness.schema import Field, check_table, suggest
 
 FORMAT = 1
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -168,6 +168,59 @@ def _spec(
     return Spec(kind, params, where)
 
 
+def _parse_step(raw: object, i: int, path: Path, lab_dir: Path) -> Step:
+    """The lab's ``i``-th ``[[step]]``, its setup, checks and solve validated."""
+    where = f"step[{i}]"
+    s = check_table(raw, STEP_FIELDS, path=path, where=where)
+    if not ID_RE.match(s["id"]):
+        raise ConfigError(
+            path,
+            f"{where}.id",
+            f"{s['id']!r} is not a valid step id",
+            fix="use lowercase letters, digits and dashes",
+        )
+    if not s["hints"] or any(not h.strip() for h in s["hints"]):
+        raise ConfigError(
+            path,
+            f"{where}.hints",
+            "hints must be a non-empty list of non-empty strings",
+            fix='hints = ["a nudge", "the answer"]',
+        )
+    if not s["check"]:
+        raise ConfigError(
+            path,
+            f"{where}.check",
+            "a step needs at least one check",
+            fix='add [[step.check]] with kind = "..."',
+        )
+    if not s["solve"]:
+        raise ConfigError(
+            path,
+            f"{where}.solve",
+            "a step needs a solve (dev check and lab solve use it)",
+            fix='add [[step.solve]] with do = "..."',
+        )
+    return Step(
+        index=i,
+        id=s["id"],
+        title=s["title"],
+        instructions=s["instructions"],
+        hints=tuple(s["hints"]),
+        setup=tuple(
+            _spec(a, ACTION_KINDS, "do", path, f"{where}.setup[{j}]", lab_dir)
+            for j, a in enumerate(s["setup"])
+        ),
+        checks=tuple(
+            _spec(c, CHECK_KINDS, "kind", path, f"{where}.check[{j}]", lab_dir)
+            for j, c in enumerate(s["check"])
+        ),
+        solve=tuple(
+            _spec(a, ACTION_KINDS, "do", path, f"{where}.solve[{j}]", lab_dir)
+            for j, a in enumerate(s["solve"])
+        ),
+    )
+
+
 def parse_lab(data: dict[str, Any], path: Path) -> Lab:
     lab_dir = path.parent
     if "format" in data and data["format"] != FORMAT:
@@ -192,67 +245,16 @@ def parse_lab(data: dict[str, Any], path: Path) -> Lab:
     if not top["step"]:
         raise ConfigError(path, "step", "a lab needs at least one step", fix="add a [[step]]")
     steps: list[Step] = []
-    seen: set[str] = set()
     for i, raw in enumerate(top["step"]):
-        where = f"step[{i}]"
-        s = check_table(raw, STEP_FIELDS, path=path, where=where)
-        if not ID_RE.match(s["id"]):
+        step = _parse_step(raw, i, path, lab_dir)
+        if any(step.id == earlier.id for earlier in steps):
             raise ConfigError(
                 path,
-                f"{where}.id",
-                f"{s['id']!r} is not a valid step id",
-                fix="use lowercase letters, digits and dashes",
-            )
-        if s["id"] in seen:
-            raise ConfigError(
-                path,
-                f"{where}.id",
-                f"duplicate step id {s['id']!r}",
+                f"step[{i}].id",
+                f"duplicate step id {step.id!r}",
                 fix="give every step of a lab its own id",
             )
-        seen.add(s["id"])
-        if not s["hints"] or any(not h.strip() for h in s["hints"]):
-            raise ConfigError(
-                path,
-                f"{where}.hints",
-                "hints must be a non-empty list of non-empty strings",
-                fix='hints = ["a nudge", "the answer"]',
-            )
-        if not s["check"]:
-            raise ConfigError(
-                path,
-                f"{where}.check",
-                "a step needs at least one check",
-                fix='add [[step.check]] with kind = "..."',
-            )
-        if not s["solve"]:
-            raise ConfigError(
-                path,
-                f"{where}.solve",
-                "a step needs a solve (dev check and lab solve use it)",
-                fix='add [[step.solve]] with do = "..."',
-            )
-        steps.append(
-            Step(
-                index=i,
-                id=s["id"],
-                title=s["title"],
-                instructions=s["instructions"],
-                hints=tuple(s["hints"]),
-                setup=tuple(
-                    _spec(a, ACTION_KINDS, "do", path, f"{where}.setup[{j}]", lab_dir)
-                    for j, a in enumerate(s["setup"])
-                ),
-                checks=tuple(
-                    _spec(c, CHECK_KINDS, "kind", path, f"{where}.check[{j}]", lab_dir)
-                    for j, c in enumerate(s["check"])
-                ),
-                solve=tuple(
-                    _spec(a, ACTION_KINDS, "do", path, f"{where}.solve[{j}]", lab_dir)
-                    for j, a in enumerate(s["solve"])
-                ),
-            )
-        )
+        steps.append(step)
     return Lab(top["id"], top["title"], top["intro"], tuple(steps), lab_dir, path)
 
 

@@ -27,7 +27,7 @@ from harness.workspace.snapshot import commit_snapshot
 LAB_REFS = "refs/hooklab/labs/"
 
 
-def _quiet(_entry: dict[str, Any]) -> None:
+def _quiet(_entry: object) -> None:
     return None
 
 

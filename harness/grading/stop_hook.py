@@ -32,9 +32,11 @@ from pathlib import Path
 from typing import Any
 
 from harness import proc
-from harness.claude import Event, EventOutcome, HookRun, Session, StepOutcome, dispatch
+from harness.claude import Event, EventOutcome, HookRun, StepOutcome, dispatch
+from harness.claude.engines import ScriptedSession, open_session
 from harness.claude.session import STOP_BLOCK_CAP
 from harness.claude.settings import Settings, parse_settings
+from harness.claude.vocabulary import Engine, Outcome
 from harness.errors import HarnessError
 from harness.results import CheckResult
 
@@ -284,7 +286,7 @@ class Phase:
     @property
     def blocked(self) -> bool:
         if self.step is not None:
-            return self.step.outcome == "blocked"
+            return self.step.outcome == Outcome.BLOCKED
         return self.outcome is not None and self.outcome.blocked
 
     @property
@@ -347,7 +349,7 @@ class _Grader:
         self.phases.append(phase)
         return phase
 
-    def session_stop(self, session: Session, label: str) -> Phase:
+    def session_stop(self, session: ScriptedSession, label: str) -> Phase:
         self.progress(f"session: Claude tries to stop ({label})")
         step = session.stop("Done: the change is made.")
         runs = step.hooks
@@ -371,13 +373,14 @@ def grade_stop_hook(
     stale_cmd: str | None = None,
     timeout: float = 10.0,
     progress: Progress | None = None,
+    engine: str = Engine.EMULATOR,
 ) -> HookGrade:
     """Grade ``script`` as a Stop hook of ``project_dir`` (its ``CLAUDE_PROJECT_DIR``); a
     relative ``script`` is taken relative to ``project_dir``.
 
     ``break_cmd`` makes the hook's claim false, ``fix_cmd`` makes it true, ``stale_cmd`` (run
     after a fix) leaves the artefact in place but out of date. All three run with ``bash -c``
-    in ``project_dir``. The project is left fixed.
+    in ``project_dir``. The project is left fixed. The session phases play on ``engine``.
     """
     commands = {"--break": break_cmd, "--fix": fix_cmd, "--stale": stale_cmd}
     project, path = _check_inputs(project_dir, script, commands, timeout)
@@ -393,8 +396,12 @@ def grade_stop_hook(
         g.command("--break", break_cmd)
         broken = g.direct("artefact broken", active=False)
         # (3) + (4) a session: Claude tries to stop with the artefact still broken
-        with Session(
-            project, settings, env=g.canary.values, transcript_dir=Path(tmp) / "session"
+        with open_session(
+            engine,
+            project,
+            settings,
+            env=g.canary.values,
+            transcript_dir=Path(tmp) / "session",
         ) as session:
             session.prompt("Make a small, reversible change, then finish.")
             held = g.session_stop(session, "session, artefact broken")
@@ -638,6 +645,8 @@ def _judge_passes(p: Phase, fix_cmd: str) -> GradeCheck:
     )
 
 
+# Over 60 lines on purpose: one contract check with a verdict per way a hook can fail it
+# (no run, timed out, not blocked, no reason, reason not shown); each returns its message.
 def _judge_session_held(p: Phase) -> GradeCheck:
     expected = "stop blocked; Claude is shown the stderr reason"
     if p.run is None or p.step is None:
@@ -651,7 +660,7 @@ def _judge_session_held(p: Phase) -> GradeCheck:
             detail=_TIMED_OUT_SKIP,
         )
     step = p.step
-    if step.outcome == "stopped":
+    if step.outcome == Outcome.STOPPED:
         return _check(
             SESSION_HELD,
             FAIL,
@@ -660,7 +669,7 @@ def _judge_session_held(p: Phase) -> GradeCheck:
             "stops Claude instead of holding the turn",
             fix="exit 2 with a reason; `continue: false` ends the session's work",
         )
-    if step.outcome != "blocked":
+    if step.outcome != Outcome.BLOCKED:
         why = (
             "the hook exited 0"
             if p.code == 0
@@ -763,7 +772,7 @@ def _judge_session_ends(p: Phase) -> GradeCheck:
     if p.timed_out:
         return _check(SESSION_ENDS, SKIP, expected, _said(p.run), detail=_TIMED_OUT_SKIP)
     step = p.step
-    if step.outcome == "blocked":
+    if step.outcome == Outcome.BLOCKED:
         return _check(
             SESSION_ENDS,
             FAIL,
@@ -772,7 +781,7 @@ def _judge_session_ends(p: Phase) -> GradeCheck:
             "blocks although fixed",
             fix="exit 0 when the claim holds",
         )
-    if step.outcome == "stopped":
+    if step.outcome == Outcome.STOPPED:
         return _check(
             SESSION_ENDS,
             FAIL,

@@ -21,6 +21,7 @@ from typing import Any
 from dulwich import porcelain
 from dulwich.objects import Commit
 
+from harness.claude.vocabulary import Engine
 from harness.engine.context import CheckContext
 from harness.engine.manifest import Lab, Step, find_lab
 from harness.engine.progress import Progress, digest
@@ -106,7 +107,7 @@ def verify_participant(
     participant: str,
     *,
     cohort: str = DEFAULT_COHORT,
-    engine: str = "emulator",
+    engine: str = Engine.EMULATOR,
     backend: str | None = None,
     labs_root: Path | None = None,
     on_activity: Callable[[str], None] = _ignore,
@@ -167,6 +168,8 @@ def verify_participant(
         shutil.rmtree(holder, ignore_errors=True)
 
 
+# Over 60 lines on purpose: one claimed step re-verified in order (restore the files, run
+# the checks, compare with the claim, say why); each early return is a verdict.
 def _verify_step(
     runner: LabRunner,
     ws: Workspace,

@@ -20,19 +20,14 @@ from harness.engine.devcheck import DevCheckReport, LabWalk, Observer, StepWalk
 from harness.engine.manifest import Lab, Step
 from harness.engine.progress import Progress
 from harness.engine.runner import Moved, StepRun
+from harness.engine.stepview import StepView
 from harness.results import CheckResult, Status
 from harness.ui.prose import Block, Framed, Prose, markdown, print_prose, prose
+from harness.ui.styles import outcome_style
 from harness.workspace import Backup
 
 STYLE = {Status.PASS: "green", Status.FAIL: "red", Status.ERROR: "yellow"}
 MARK = {Status.PASS: "✔", Status.FAIL: "✘", Status.ERROR: "!"}
-OUTCOME_STYLE = {
-    "allowed": "green",
-    "blocked": "red",
-    "asked": "yellow",
-    "stopped": "magenta",
-    "error": "yellow",
-}
 
 
 def step_panel(lab: Lab, step: Step) -> Framed:
@@ -124,39 +119,38 @@ def print_step_run(console: Console, run: StepRun) -> None:
         console.print("[bold yellow]The check could not run.[/] Nothing was judged.")
 
 
-def hook_event_renderable(entry: dict[str, Any]) -> RenderableType:
-    outcome = entry["outcome"]
-    style = OUTCOME_STYLE.get(outcome, "white")
-    detail = " ".join(str(entry.get("detail") or "").split())
+def hook_event_renderable(entry: StepView) -> RenderableType:
+    outcome = entry.outcome
+    style = outcome_style(outcome)
+    detail = " ".join(entry.detail.split())
     if len(detail) > 90:
         detail = detail[:89] + "…"
-    expect = entry.get("expect")
+    expect = entry.expect
     verdict = Text.assemble(
         ("⚙ ", "dim"),
-        (f"{entry['do']:<14}", "bold"),
+        (f"{entry.do:<14}", "bold"),
         (detail + " ", "cyan"),
         ("→ ", "dim"),
         (outcome, f"bold {style}"),
         (f" (expected {expect})" if expect and expect != outcome else "", "red"),
     )
-    if entry["do"] == "stop" and outcome == "allowed" and entry.get("stop_hook_active"):
+    if entry.let_go:
         verdict.append(" (stop_hook_active: true: the hook let the turn end)", style="yellow")
     # What Claude did and what came of it stay one unit: a long command is never split, and
     # its outcome never ends up alone on a line.
     start = 2 + 14
     blocks = [Block(verdict, Text("  "), Text(" " * 18), protected=[(start, len(verdict.plain))])]
-    for hook in entry.get("hooks", []):
-        if hook["exit_code"] not in (0, None) or hook["timed_out"]:
-            name = hook["command"].strip('"').rsplit("/", 1)[-1]
-            code = "timed out" if hook["timed_out"] else f"exit {hook['exit_code']}"
-            blocks.append(Block(Text(f"{name}: {code}", style="dim"), Text(" " * 6)))
-    said = entry.get("feedback") or entry.get("system_message") or ""
+    for hook in entry.hooks:
+        if hook.exit_code not in (0, None) or hook.timed_out:
+            code = "timed out" if hook.timed_out else f"exit {hook.exit_code}"
+            blocks.append(Block(Text(f"{hook.name}: {code}", style="dim"), Text(" " * 6)))
+    said = entry.feedback or entry.system_message
     if said.strip():
         lines = said.strip().splitlines()
         shown = "\n".join(lines[:4]) + ("\n…" if len(lines) > 4 else "")
         # Every line, and every line it wraps to, keeps the six-space indent.
         blocks.append(Block(Text(shown, style="italic"), Text(" " * 6)))
-    for problem in entry.get("problems", []):
+    for problem in entry.problems:
         blocks.append(Block(Text(f"✘ {problem}", style="red"), Text(" " * 6), Text(" " * 8)))
     return Prose(blocks)
 
@@ -280,7 +274,7 @@ def activity(console: Console, ctx: CheckContext) -> Iterator[CheckContext]:
 
     inner_hook = ctx.on_hook_event
 
-    def on_hook_event(entry: dict[str, Any]) -> None:
+    def on_hook_event(entry: StepView) -> None:
         status.stop()
         print_prose(console, hook_event_renderable(entry))
         inner_hook(entry)
@@ -292,25 +286,41 @@ def activity(console: Console, ctx: CheckContext) -> Iterator[CheckContext]:
         status.stop()
 
 
-def watch_renderable(run: StepRun | None, changed: str, checking: bool) -> RenderableType:
+def watch_renderable(
+    run: StepRun | None,
+    changed: Sequence[str],
+    checking: bool,
+    *,
+    keys: bool = False,
+    hint: RenderableType | None = None,
+    count: int = 0,
+) -> RenderableType:
+    """lab watch's screen; ``count`` numbers the checks, so a change that set off no check
+    (build output, .git) is visibly one."""
     parts: list[RenderableType] = []
     stamp = time.strftime("%H:%M:%S")
+    label = f"[{stamp}] check {count}" if count else f"[{stamp}]"
     if checking:
-        parts.append(Text(f"[{stamp}] checking…", style="cyan"))
+        parts.append(Text(f"{label}: checking…", style="cyan"))
     elif run is not None:
         style = STYLE[run.status]
         parts.append(
             Text.assemble(
-                (f"[{stamp}] step {run.step.index + 1} {run.step.id}: ", ""),
+                (f"{label} · step {run.step.index + 1} {run.step.id}: ", ""),
                 (run.status.value.upper(), f"bold {style}"),
             )
         )
         parts.extend(result_renderable(r) for r in run.results)
         if run.status is Status.PASS:
-            parts.append(Text("Passed. Ctrl-C, then lab next.", style="bold green"))
+            leave = "q" if keys else "Ctrl-C"
+            parts.append(Text(f"Passed. {leave}, then lab next.", style="bold green"))
+    if hint is not None:
+        parts.append(hint)
     if changed:
-        parts.append(Text(f"last change: {changed}", style="dim"))
-    parts.append(Text("watching your files; Ctrl-C to stop", style="dim"))
+        more = f" (+{len(changed) - 1} more)" if len(changed) > 1 else ""
+        parts.append(Text(f"last change: {changed[0]}{more}", style="dim"))
+    controls = "h: next hint · q: quit" if keys else "Ctrl-C to stop"
+    parts.append(Text(f"watching your files; {controls}", style="dim"))
     return Group(Text("── lab watch ──", style="cyan"), *parts)
 
 
@@ -382,9 +392,31 @@ def _add_lab(table: Table, lab: LabWalk) -> None:
         )
 
 
-def hint_panel(step: Step, tier: int, text: str) -> Framed:
+def merged_table(merged: dict[str, Any]) -> Table:
+    """``lab dev merge``: one row per lab of the merged reports."""
+    table = Table(title="lab dev merge", title_justify="left")
+    for col in ("lab", "verdict", "steps", "time", "maven"):
+        table.add_column(col, no_wrap=col == "lab")
+    for lab in merged["labs"]:
+        problems = [p for step in lab.get("steps", []) for p in step.get("problems", [])]
+        if lab.get("manifest_error"):
+            problems.insert(0, str(lab["manifest_error"]))
+        verdict = "[green]ok[/]" if lab["ok"] else f"[red]{escape('; '.join(problems))}[/]"
+        table.add_row(
+            escape(str(lab["lab"])),
+            verdict,
+            str(len(lab.get("steps", []))),
+            f"{float(lab.get('duration', 0.0)):.1f} s",
+            f"{float(lab.get('maven_seconds', 0.0)):.1f} s",
+        )
+    for lab_id in merged["missing"]:
+        table.add_row(escape(lab_id), "[red]in no report[/]", "", "", "")
+    return table
+
+
+def hint_panel(step: Step, tier: int, text: str, *, again: str = "run lab hint again") -> Framed:
     more = (
-        "run lab hint again for a stronger one"
+        f"{again} for a stronger one"
         if tier < len(step.hints)
         else "that was the last hint; lab solve shows the solution"
     )

@@ -28,11 +28,12 @@ COMMAND_STYLE = "bold cyan"
 CODE_STYLE = "cyan"
 
 # What a bare word after `lab` must be for the pair to be a command, not prose ("the lab is").
+# ui/ may not import the CLI: tests/ui/test_prose.py keeps this equal to build_parser()'s.
 LAB_SUBCOMMANDS = frozenset(
     {
         *("init", "sensors", "backups", "restore", "doctor", "simulate", "verify-hook"),
         *("list", "start", "status", "check", "hint", "next", "goto", "reset", "solve"),
-        *("watch", "demo", "dev"),
+        *("watch", "demo", "dev", "submit", "trainer"),
     }
 )
 PROGRAMS = frozenset(
@@ -289,6 +290,8 @@ def markdown(source: str) -> Prose:
     return Prose(markdown_blocks(source))
 
 
+# Over 60 lines on purpose: one pass over markdown-it's token stream with the open lists
+# and quotes as its state; each token type is a short branch of that one loop.
 def markdown_blocks(source: str) -> list[Block]:
     blocks: list[Block] = []
     lists: list[dict[str, object]] = []  # open lists: {"prefix": Text, "marker": str|None}

@@ -14,14 +14,8 @@ from harness.claude.scenario import ScenarioStep, StepReport
 from harness.claude.session import StepOutcome
 from harness.proc import strip_ansi
 from harness.ui.prose import Block, Prose, print_prose
+from harness.ui.styles import outcome_style
 
-_STYLE = {
-    "allowed": "green",
-    "blocked": "red",
-    "asked": "yellow",
-    "stopped": "magenta",
-    "error": "red",
-}
 _LINE_CAP = 12  # lines per message: the full text is in --json and the transcript
 
 
@@ -57,7 +51,7 @@ def step_status(console: Console, step: ScenarioStep) -> Iterator[None]:
 def render_step(
     console: Console, step: StepOutcome, expect: str | None = None, name: str = ""
 ) -> None:
-    style = _STYLE.get(step.outcome, "white")
+    style = outcome_style(step.outcome)
     verdict = Text(step.outcome.upper(), style=f"bold {style}")
     if expect is not None:
         verdict.append(
@@ -77,7 +71,7 @@ def render_step(
     if step.tool_ran is not None:
         facts.append("tool ran" if step.tool_ran else "tool not run")
     if step.permission:
-        facts.append(f"permission: {step.permission}")
+        facts.append(f"permission: {step.permission_shown}")
     if step.stop_hook_active is not None:
         facts.append(f"stop_hook_active={str(step.stop_hook_active).lower()}")
     if step.turn_ended:

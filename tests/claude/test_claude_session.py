@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from harness.claude import STOP_BLOCK_CAP
-from harness.claude.session import DENIED_PATH
+from harness.claude.ladder import DENIED_PATH
 from tests.claude.hookproject import HookProject
 
 ASK = (

@@ -10,18 +10,27 @@ import pytest
 from harness.engine.checks import CHECK_KINDS
 from harness.engine.context import CheckContext
 from harness.engine.sandbox import path_without
-from harness.engine.schema import check_table
 from harness.results import CheckResult, Status
+from harness.schema import check_table
 from harness.workspace import Workspace
 
 LAB_DIR = Path(__file__).resolve().parents[2] / "labs" / "04-status-guard"
 
 
-def check(ws: Workspace, kind: str, start: str | None = None, **params: Any) -> CheckResult:
+def check(
+    ws: Workspace,
+    kind: str,
+    start: str | None = None,
+    *,
+    engine: str | None = None,
+    **params: Any,
+) -> CheckResult:
     spec = CHECK_KINDS[kind]
     p = check_table({"kind": kind, **params}, spec.params, path="test", where="check")
     assert spec.validate(p) is None
     ctx = CheckContext(ws, LAB_DIR)
+    if engine is not None:
+        ctx = CheckContext(ws, LAB_DIR, engine=engine, engine_forced=True)
     ctx.extra["lab_start_commit"] = start or ws.head()
     return spec.run(ctx, p)
 
@@ -73,7 +82,9 @@ def test_quiz(ws: Workspace) -> None:
     assert "not valid TOML" in check(ws, "quiz", file="answers/q.toml", answers=answers).message
 
 
-def test_hook_session_pass_fail_with_event_json(ws: Workspace) -> None:
+def test_hook_session_pass_fail_with_event_json(ws: Workspace, engine: str) -> None:
+    """On either engine a step carries the event JSON the hooks read, and a failing step
+    shows it."""
     uc = "docs/use_cases/UC-005-add-visit.md"
     steps = [
         {"do": "session_start"},
@@ -87,14 +98,20 @@ def test_hook_session_pass_fail_with_event_json(ws: Workspace) -> None:
             "file_unchanged": uc,
         },
     ]
-    r = check(ws, "hook_session", steps=steps)
+    r = check(ws, "hook_session", engine=engine, steps=steps)
     assert r.status is Status.PASS, r.found
+    assert r.details["engine"] == engine
     session = r.details["session"]
-    assert session[1]["events"][0]["hook_event_name"] == "PreToolUse"
+    assert [e["hook_event_name"] for e in session[0]["events"]] == ["SessionStart"]
+    # The real client opens a turn for an edit without a prompt (UserPromptSubmit first).
+    pre = [e for e in session[1]["events"] if e["hook_event_name"] == "PreToolUse"]
+    assert len(pre) == 1 and pre[0]["tool_input"]["old_string"] == "**Status:** Approved"
     assert session[1]["hooks"][0]["exit_code"] == 2
+    # Only the project's hooks are listed: the real client's payload recorder is not one.
+    assert not any("payload-recorder" in h["stderr"] for h in session[1]["hooks"])
     # Predict the wrong outcome: fail, with what was expected and the hook's side shown.
     steps[1]["expect"] = "allowed"
-    r = check(ws, "hook_session", steps=steps)
+    r = check(ws, "hook_session", engine=engine, steps=steps)
     assert r.status is Status.FAIL
     assert "expected allowed, found blocked" in (r.found or "")
     assert "stderr:" in r.output and '"tool_name": "Edit"' in r.output

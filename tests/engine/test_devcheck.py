@@ -4,49 +4,26 @@ from pathlib import Path
 
 from harness.engine.devcheck import dev_check
 from harness.workspace import Workspace
-from tests.engine.conftest import write_lab
+from tests.builders import Table, file_check, lab, step, write_action, write_lab
 
-TRIVIAL = """
-format = 1
-id = "01-trivial"
-title = "Passes before it is solved"
-intro = "x"
-[[step]]
-id = "already-true"
-title = "Already true"
-instructions = "nothing to do"
-hints = ["none"]
-[[step.check]]
-kind = "file"
-path = "pom.xml"
-exists = true
-[[step.solve]]
-do = "write"
-path = "x.txt"
-content = "x"
 
-[[step]]
-id = "honest"
-title = "Fails, then passes"
-instructions = "write y"
-hints = ["y"]
-[[step.check]]
-kind = "file"
-path = "y.txt"
-exists = true
-[[step.solve]]
-do = "write"
-path = "y.txt"
-content = "y"
-"""
-
-BROKEN_SOLVE = TRIVIAL.replace('path = "pom.xml"', 'path = "z.txt"').replace(
-    'id = "01-trivial"', 'id = "02-bad-solve"'
-)
+def trivial(lab_id: str = "01-trivial", *, first_checks: str = "pom.xml") -> Table:
+    """Two steps; the first checks ``first_checks``, which the fixture already has (so it
+    passes before it is solved) unless another file is named."""
+    return lab(
+        lab_id,
+        step(
+            "already-true",
+            check=file_check(first_checks),
+            solve=write_action("x.txt", "x"),
+        ),
+        step("honest", check=file_check("y.txt"), solve=write_action("y.txt", "y")),
+        title="Passes before it is solved",
+    )
 
 
 def test_dev_check_reports_a_step_that_passes_before_solving(tmp_path: Path) -> None:
-    write_lab(tmp_path, "01-trivial", TRIVIAL)
+    write_lab(tmp_path, "01-trivial", trivial())
     report = dev_check(tmp_path)
     assert not report.ok
     (lab,) = report.labs
@@ -56,24 +33,17 @@ def test_dev_check_reports_a_step_that_passes_before_solving(tmp_path: Path) -> 
 
 
 def test_dev_check_reports_a_solve_that_does_not_solve(tmp_path: Path) -> None:
-    write_lab(tmp_path, "02-bad-solve", BROKEN_SOLVE)
+    write_lab(tmp_path, "02-bad-solve", trivial("02-bad-solve", first_checks="z.txt"))
     report = dev_check(tmp_path)
     (lab,) = report.labs
     assert any("after the solve" in p for p in lab.steps[0].problems)
 
 
 def test_dev_check_passes_an_honest_lab_and_reports_manifest_errors(tmp_path: Path) -> None:
-    honest = TRIVIAL.replace('path = "pom.xml"', 'path = "x.txt"').replace(
-        'id = "01-trivial"', 'id = "01-honest"'
-    )
-    write_lab(tmp_path, "01-honest", honest)
-    write_lab(
-        tmp_path,
-        "02-broken",
-        TRIVIAL.replace('kind = "file"', 'kind = "flie"').replace(
-            'id = "01-trivial"', 'id = "02-broken"'
-        ),
-    )
+    write_lab(tmp_path, "01-honest", trivial("01-honest", first_checks="x.txt"))
+    broken = trivial("02-broken")
+    broken["step"][0]["check"][0]["kind"] = "flie"
+    write_lab(tmp_path, "02-broken", broken)
     report = dev_check(tmp_path)
     by_id = {lab.lab_id: lab for lab in report.labs}
     assert by_id["01-honest"].ok
@@ -82,43 +52,16 @@ def test_dev_check_passes_an_honest_lab_and_reports_manifest_errors(tmp_path: Pa
     assert not report.ok
 
 
-TIMED = """
-format = 1
-id = "01-timed"
-title = "A setup that stands in for a Maven run"
-intro = "x"
-[[step]]
-id = "first"
-title = "First"
-instructions = "write x"
-hints = ["x"]
-[[step.check]]
-kind = "file"
-path = "x.txt"
-exists = true
-[[step.solve]]
-do = "write"
-path = "x.txt"
-content = "x"
-
-[[step]]
-id = "second"
-title = "Second, entered through a slow setup"
-instructions = "write y"
-hints = ["y"]
-[[step.setup]]
-do = "run"
-command = "sleep 1  # announced like ./mvnw"
-slow = true
-[[step.check]]
-kind = "file"
-path = "y.txt"
-exists = true
-[[step.solve]]
-do = "write"
-path = "y.txt"
-content = "y"
-"""
+TIMED = lab(
+    "01-timed",
+    step("first"),
+    step(
+        "second",
+        title="Second, entered through a slow setup",
+        setup={"do": "run", "command": "sleep 1  # announced like ./mvnw", "slow": True},
+    ),
+    title="A setup that stands in for a Maven run",
+)
 
 
 def test_a_step_counts_the_maven_time_of_its_own_setup_and_no_more(tmp_path: Path) -> None:
@@ -137,7 +80,7 @@ def test_checks_get_the_context_they_were_given(ws: Workspace, tmp_path: Path) -
     from harness.engine.manifest import load_lab
     from harness.engine.runner import LabRunner
 
-    lab = load_lab(write_lab(tmp_path / "labs", "01-trivial", TRIVIAL))
+    lab = load_lab(write_lab(tmp_path / "labs", "01-trivial", trivial()))
     events: list[dict[str, object]] = []
     given = CheckContext(
         ws, lab.dir, backend_name="local", engine="claude-code", on_hook_event=events.append

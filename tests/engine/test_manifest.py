@@ -6,7 +6,7 @@ import pytest
 
 from harness.engine.manifest import find_lab, load_lab, load_labs
 from harness.errors import ConfigError
-from tests.engine.conftest import write_lab
+from tests.builders import write_lab
 
 GOOD = """
 format = 1

@@ -12,49 +12,20 @@ import pytest
 from harness.engine.runner import LabRunner
 from harness.errors import HarnessError
 from harness.workspace import Workspace
-from tests.builders import run_cli
-from tests.engine.conftest import write_lab
-
-TWO_STEPS = """
-format = 1
-id = "{id}"
-title = "Two quick steps"
-intro = "x"
-[[step]]
-id = "first"
-title = "Write a"
-instructions = "write a.txt"
-hints = ["a"]
-[[step.check]]
-kind = "file"
-path = "a.txt"
-exists = true
-[[step.solve]]
-do = "write"
-path = "a.txt"
-content = "a"
-
-[[step]]
-id = "second"
-title = "Write b"
-instructions = "write b.txt"
-hints = ["b"]
-[[step.check]]
-kind = "file"
-path = "b.txt"
-exists = true
-[[step.solve]]
-do = "write"
-path = "b.txt"
-content = "b"
-"""
+from tests.builders import file_check, lab, run_cli, step, write_action, write_lab
 
 
 @pytest.fixture
 def labs(tmp_path: Path) -> Path:
     root = tmp_path / "labs"
     for lab_id in ("01-first-lab", "02-second-lab"):
-        write_lab(root, lab_id, TWO_STEPS.format(id=lab_id))
+        two_steps = lab(
+            lab_id,
+            step("first", check=file_check("a.txt"), solve=write_action("a.txt", "a")),
+            step("second", check=file_check("b.txt"), solve=write_action("b.txt", "b")),
+            title="Two quick steps",
+        )
+        write_lab(root, lab_id, two_steps)
     return root
 
 

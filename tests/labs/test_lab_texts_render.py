@@ -30,6 +30,19 @@ def texts() -> Iterator[tuple[str, Lab, object, str]]:
 
 
 CASES = list(texts())
+SAMPLE = "Run `lab check`:\n\n1. `./mvnw -q test`\n2. read the report\n\n```\nlab hint\n```\n"
+
+
+def test_the_texts_and_what_they_hold_are_found() -> None:
+    """The loops below are only as good as what they loop over: every lab's texts are here,
+    the helpers find code and numbered items, and some lab texts do have both."""
+    labs = {case[1].id for case in CASES}
+    assert len(labs) == len(load_labs()) and len(labs) >= 10
+    assert code_of(SAMPLE) == (["lab check", "./mvnw -q test"], ["lab hint"])
+    assert ordered_items(SAMPLE) == [("1", "`./mvnw -q test`"), ("2", "read the report")]
+    with_code = [c for c in CASES if any(code_of(c[3]))]
+    with_lists = [c for c in CASES if ordered_items(c[3])]
+    assert len(with_code) > len(CASES) // 4 and with_lists
 
 
 def render(renderable: object, width: int) -> list[str]:
@@ -68,6 +81,8 @@ def test_text_renders_as_written(
     where: str, lab: Lab, shown: object, source: str, width: int
 ) -> None:
     lines = render(shown, width)
+    words = re.sub(r"[`*#>\[\]]", "", source).split()
+    assert words and words[0] in "\n".join(lines), f"{where}: its text is not shown"
     spans, code_lines = code_of(source)
     for piece in [*spans, *code_lines]:
         assert any(piece in line for line in lines), f"{piece!r} broken or lost:\n" + "\n".join(

@@ -7,74 +7,110 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from harness.workspace import Workspace
-from tests.reliability.cli import assert_clean_error, lab
+from tests.builders import Table, file_check, lab, step, toml_text, write_action, write_lab
+from tests.reliability.cli import assert_clean_error
+from tests.reliability.cli import lab as run_lab
 from tests.reliability.participant import assert_intact, state
 from tests.reliability.plugin import fault
 
-LAB = """\
-format = 1
-id = "01-bad"
-title = "A lab"
-intro = "An intro."
 
-[[step]]
-id = "one"
-title = "One"
-instructions = "Write done.txt."
-hints = ["a hint"]
-[[step.check]]
-kind = "file"
-path = "done.txt"
-exists = true
-[[step.solve]]
-do = "write"
-path = "done.txt"
-content = "x"
-"""
-CHECK = '[[step.check]]\nkind = "file"\npath = "done.txt"\nexists = true\n'
-SOLVE = '[[step.solve]]\ndo = "write"\npath = "done.txt"\ncontent = "x"\n'
+def good_lab() -> Table:
+    return lab(
+        "01-bad",
+        step(
+            "one",
+            title="One",
+            instructions="Write done.txt.",
+            hints=["a hint"],
+            check=file_check("done.txt"),
+            solve=write_action("done.txt", "x"),
+        ),
+        title="A lab",
+        intro="An intro.",
+    )
 
 
-def _check(body: str) -> Callable[[str], str]:
-    return lambda text: text.replace(CHECK, "[[step.check]]\n" + body)
+Change = Callable[[Table], Table | str]
 
 
-def _solve(body: str) -> Callable[[str], str]:
-    return lambda text: text.replace(SOLVE, "[[step.solve]]\n" + body)
+def _top(**fields: Any) -> Change:
+    """Set (or, with None, remove) top-level fields."""
+
+    def change(manifest: Table) -> Table:
+        for key, value in fields.items():
+            if value is None:
+                manifest.pop(key)
+            else:
+                manifest[key] = value
+        return manifest
+
+    return change
 
 
-MANIFESTS: dict[str, Callable[[str], str]] = {
-    "broken TOML syntax": lambda t: t.replace('title = "A lab"', 'title = "A lab'),
-    "no format": lambda t: t.replace("format = 1\n", ""),
-    "a format from the future": lambda t: t.replace("format = 1", "format = 2"),
-    "an id that is not its folder's": lambda t: t.replace('id = "01-bad"', 'id = "01-other"'),
-    "no title": lambda t: t.replace('title = "A lab"\n', ""),
-    "no step": lambda t: t[: t.index("[[step]]")],
-    "a step id with spaces": lambda t: t.replace('id = "one"', 'id = "Step One"'),
-    "empty hints": lambda t: t.replace('hints = ["a hint"]', "hints = []"),
-    "hints that are not text": lambda t: t.replace('hints = ["a hint"]', "hints = [1, 2]"),
-    "no check": lambda t: t.replace(CHECK, ""),
-    "a misspelt check kind": lambda t: t.replace('kind = "file"', 'kind = "flie"'),
-    "an unknown check field": lambda t: t.replace("exists = true", "exits = true"),
-    "a check field of the wrong type": lambda t: t.replace("exists = true", 'exists = "yes"'),
-    "a misspelt action": lambda t: t.replace('do = "write"', 'do = "wirte"'),
-    "a missing asset": _solve('do = "copy"\nfrom = "missing.txt"\nto = "done.txt"\n'),
-    "a path with ..": _solve('do = "write"\npath = "../escaped.txt"\ncontent = "x"\n'),
-    "an absolute path": _solve('do = "write"\npath = "/tmp/escaped.txt"\ncontent = "x"\n'),
+def _first_step(**fields: Any) -> Change:
+    def change(manifest: Table) -> Table:
+        manifest["step"][0].update(fields)
+        return manifest
+
+    return change
+
+
+def _check(**check: Any) -> Change:
+    return _first_step(check=[check])
+
+
+def _solve(**action: Any) -> Change:
+    return _first_step(solve=[action])
+
+
+def _file_check(**fields: Any) -> Change:
+    return _check(**{"kind": "file", "path": "done.txt", "exists": True, **fields})
+
+
+def _without_exists(**fields: Any) -> Change:
+    return _check(kind="file", path="done.txt", **fields)
+
+
+MANIFESTS: dict[str, Change] = {
+    "broken TOML syntax": lambda m: toml_text(m).replace('title = "A lab"', 'title = "A lab'),
+    "no format": _top(format=None),
+    "a format from the future": _top(format=2),
+    "an id that is not its folder's": _top(id="01-other"),
+    "no title": _top(title=None),
+    "no step": _top(step=None),
+    "a step id with spaces": _first_step(id="Step One"),
+    "empty hints": _first_step(hints=[]),
+    "hints that are not text": _first_step(hints=[1, 2]),
+    "no check": _first_step(check=[]),
+    "a misspelt check kind": _file_check(kind="flie"),
+    "an unknown check field": _without_exists(exits=True),
+    "a check field of the wrong type": _file_check(exists="yes"),
+    "a misspelt action": _solve(do="wirte", path="done.txt", content="x"),
+    "a missing asset": _solve(**{"do": "copy", "from": "missing.txt", "to": "done.txt"}),
+    "a path with ..": _solve(do="write", path="../escaped.txt", content="x"),
+    "an absolute path": _solve(do="write", path="/tmp/escaped.txt", content="x"),
     "an asset out of the lab folder": _solve(
-        'do = "copy"\nfrom = "../outside.txt"\nto = "done.txt"\n'
+        **{"do": "copy", "from": "../outside.txt", "to": "done.txt"}
     ),
-    "a checked path with ..": _check('kind = "file"\npath = "../../etc/passwd"\nexists = true\n'),
-    "a session step without do": _check(
-        'kind = "hook_session"\nsteps = [{ expect = "blocked" }]\n'
-    ),
+    "a checked path with ..": _file_check(path="../../etc/passwd"),
+    "a session step without do": _check(kind="hook_session", steps=[{"expect": "blocked"}]),
     "a session marker out of .git": _check(
-        'kind = "hook_session"\nsteps = [{ do = "stop", marker_exists = "../../x" }]\n'
+        kind="hook_session", steps=[{"do": "stop", "marker_exists": "../../x"}]
     ),
+    "session steps that are numbers": _check(kind="hook_session", steps=[1, 2]),
+    "a session bash step with a negative timeout": _check(
+        kind="hook_session", steps=[{"do": "bash", "command": "ls", "timeout": -1}]
+    ),
+    "a negative count": _check(
+        kind="hook_session", steps=[{"do": "stop"}], blocked_stops_at_least=-3
+    ),
+    "steps that are a table": _top(step={"id": "one"}),
+    "a step that is a number": _top(step=[7]),
 }
 MANIFEST_FIELDS = {
     "broken TOML syntax": "line 3",
@@ -98,6 +134,11 @@ MANIFEST_FIELDS = {
     "a checked path with ..": "step[0].check[0].path",
     "a session step without do": "step[0].check[0].steps[0].do",
     "a session marker out of .git": "step[0].check[0].steps[0].marker_exists",
+    "session steps that are numbers": "step[0].check[0].steps[0]",
+    "a session bash step with a negative timeout": "step[0].check[0].steps[0].timeout",
+    "a negative count": "step[0].check[0].blocked_stops_at_least",
+    "steps that are a table": "step",
+    "a step that is a number": "step[0]",
 }
 
 
@@ -110,39 +151,55 @@ MANIFEST_FIELDS = {
 @pytest.mark.parametrize(("case", "field"), MANIFEST_FIELDS.items(), ids=list(MANIFEST_FIELDS))
 def test_malformed_manifest(tmp_path: Path, case: str, field: str) -> None:
     labs = tmp_path / "labs"
-    (labs / "01-bad").mkdir(parents=True)
+    write_lab(labs, "01-bad", MANIFESTS[case](good_lab()))
     (labs / "outside.txt").write_text("not the lab's\n")
-    (labs / "01-bad" / "lab.toml").write_text(MANIFESTS[case](LAB))
-    done = lab(tmp_path, "list", env={"HOOKLAB_LABS": str(labs)})
+    done = run_lab(tmp_path, "list", env={"HOOKLAB_LABS": str(labs)})
     assert_clean_error(done, "01-bad/lab.toml", f"{field}:" if field != "line 3" else field)
 
 
 SCENARIOS = {
     "broken TOML syntax": ("[[step]\ndo = 'stop'\n", "invalid TOML"),
     "no steps": ("[session]\nauto_approve = true\n", "step"),
-    "an unknown action": ('[[step]]\ndo = "deploy"\n', "step 1.do"),
+    "an unknown action": ('[[step]]\ndo = "deploy"\n', "step[0].do"),
     "a required field left out": (
         '[[step]]\ndo = "edit"\nfile = "a.md"\nold = "x"\n',
-        "step 1.new",
+        "step[0].new",
     ),
     "a field of the wrong type": (
         '[[step]]\ndo = "bash"\ncommand = "ls"\ntimeout = "long"\n',
-        "step 1.timeout",
+        "step[0].timeout",
     ),
-    "an unknown field": ('[[step]]\ndo = "stop"\nnmae = "x"\n', "step 1.nmae"),
-    "an unknown expectation": ('[[step]]\ndo = "stop"\nexpect = "blokced"\n', "step 1.expect"),
+    "an unknown field": ('[[step]]\ndo = "stop"\nnmae = "x"\n', "step[0].nmae"),
+    "an unknown expectation": ('[[step]]\ndo = "stop"\nexpect = "blokced"\n', "step[0].expect"),
     "an unknown session setting": (
         '[session]\nauto = true\n[[step]]\ndo = "stop"\n',
         "session.auto",
     ),
     "a file path with ..": (
         '[[step]]\ndo = "write"\nfile = "../escaped.txt"\ncontent = "x"\n',
-        "step 1.file",
+        "step[0].file",
     ),
     "an absolute file path": (
         '[[step]]\ndo = "edit"\nfile = "/etc/hostname"\nold = "a"\nnew = "b"\n',
-        "step 1.file",
+        "step[0].file",
     ),
+    "steps that are numbers, not tables": ("step = [1, 2, 3]\n", "step[0]"),
+    "a step that is a string": ('step = ["stop"]\n', "step[0]"),
+    "a session that is not a table": ('session = 3\n[[step]]\ndo = "stop"\n', "session"),
+    "a negative bash timeout": (
+        '[[step]]\ndo = "bash"\ncommand = "ls"\ntimeout = -5\n',
+        "step[0].timeout",
+    ),
+    "an absurd bash timeout": (
+        '[[step]]\ndo = "bash"\ncommand = "ls"\ntimeout = 1e12\n',
+        "step[0].timeout",
+    ),
+    "a timeout that is not a number (nan)": (
+        '[[step]]\ndo = "bash"\ncommand = "ls"\ntimeout = nan\n',
+        "step[0].timeout",
+    ),
+    "an action that is not a string": ("[[step]]\ndo = 3\n", "step[0].do"),
+    "a step without an action": ('[[step]]\ntext = "hi"\n', "step[0].do"),
 }
 
 
@@ -168,7 +225,7 @@ def test_malformed_scenario(tmp_path: Path, case: str, field: str) -> None:
     root = project(tmp_path / "project", {"hooks": {}})
     scenario = tmp_path / "scenario.toml"
     scenario.write_text(SCENARIOS[case][0])
-    done = lab(root, "simulate", str(scenario))
+    done = run_lab(root, "simulate", str(scenario))
     assert_clean_error(done, "scenario.toml", field)
     assert not (tmp_path / "escaped.txt").exists()
 
@@ -204,6 +261,13 @@ SETTINGS: dict[str, tuple[object, object | None, str, str]] = {
     ),
     "a negative timeout": (
         {"hooks": {"Stop": [{"hooks": [{**STOP, "timeout": -5}]}]}},
+        None,
+        "settings.json",
+        "hooks.Stop[0].hooks[0].timeout",
+    ),
+    "an infinite timeout": (
+        '{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true", '
+        '"timeout": Infinity}]}]}}',
         None,
         "settings.json",
         "hooks.Stop[0].hooks[0].timeout",
@@ -245,7 +309,7 @@ def test_malformed_settings(tmp_path: Path, case: str, file: str, field: str) ->
     root = project(tmp_path / "project", settings, local)
     scenario = tmp_path / "scenario.toml"
     scenario.write_text('[[step]]\ndo = "stop"\n')
-    assert_clean_error(lab(root, "simulate", str(scenario)), f".claude/{file}", field)
+    assert_clean_error(run_lab(root, "simulate", str(scenario)), f".claude/{file}", field)
 
 
 # ---- a symlink out: the text stays inside, the file does not -------------------------------
@@ -264,7 +328,7 @@ def outside(tmp_path: Path) -> Path:
     "a scenario file that a symlink leads out of the project",
     tried="lab simulate with write file = 'link/x.txt', where link is a symlink to a folder "
     "outside the participant's workspace",
-    held="exit 1, no traceback, the error names scenario.toml and step 1.file; nothing written "
+    held="exit 1, no traceback, the error names scenario.toml and step[0].file; nothing written "
     "outside; the participant's files, progress and backups intact but for the symlink",
 )
 def test_scenario_symlink_out(participant: Workspace, outside: Path, tmp_path: Path) -> None:
@@ -273,7 +337,7 @@ def test_scenario_symlink_out(participant: Workspace, outside: Path, tmp_path: P
     before = state(root)
     scenario = tmp_path / "scenario.toml"
     scenario.write_text('[[step]]\ndo = "write"\nfile = "link/x.txt"\ncontent = "x"\n')
-    assert_clean_error(lab(root, "simulate", str(scenario)), "scenario.toml", "step 1.file")
+    assert_clean_error(run_lab(root, "simulate", str(scenario)), "scenario.toml", "step[0].file")
     assert sorted(p.name for p in outside.iterdir()) == ["secret.txt"]
     assert_intact(before, root)
 
@@ -289,12 +353,11 @@ def test_scenario_symlink_out(participant: Workspace, outside: Path, tmp_path: P
 def test_manifest_symlink_out(participant: Workspace, outside: Path, tmp_path: Path) -> None:
     root = participant.root
     labs = tmp_path / "labs"
-    (labs / "01-bad").mkdir(parents=True)
-    setup = '[[step.setup]]\ndo = "write"\npath = "link/x.txt"\ncontent = "x"\n'
-    (labs / "01-bad" / "lab.toml").write_text(LAB.replace(CHECK, setup + CHECK))
+    writes_through_link = _first_step(setup=[write_action("link/x.txt", "x")])
+    write_lab(labs, "01-bad", writes_through_link(good_lab()))
     (root / "link").symlink_to(outside)
     (root / ".gitignore").write_text("target/\nlink\n")  # so `lab start` leaves the link
-    done = lab(root, "start", "1", env={"HOOKLAB_LABS": str(labs)})
+    done = run_lab(root, "start", "1", env={"HOOKLAB_LABS": str(labs)})
     assert_clean_error(done, "link/x.txt", "leads out of")
     assert sorted(p.name for p in outside.iterdir()) == ["secret.txt"]
 
@@ -310,10 +373,9 @@ def test_manifest_symlink_out(participant: Workspace, outside: Path, tmp_path: P
 def test_asset_symlink_out(participant: Workspace, outside: Path, tmp_path: Path) -> None:
     root = participant.root
     labs = tmp_path / "labs"
-    (labs / "01-bad").mkdir(parents=True)
-    (labs / "01-bad" / "solution.txt").symlink_to(outside / "secret.txt")
-    setup = '[[step.setup]]\ndo = "copy"\nfrom = "solution.txt"\nto = "copied.txt"\n'
-    (labs / "01-bad" / "lab.toml").write_text(LAB.replace(CHECK, setup + CHECK))
-    done = lab(root, "start", "1", env={"HOOKLAB_LABS": str(labs)})
+    copies = _first_step(setup=[{"do": "copy", "from": "solution.txt", "to": "copied.txt"}])
+    folder = write_lab(labs, "01-bad", copies(good_lab()))
+    (folder / "solution.txt").symlink_to(outside / "secret.txt")
+    done = run_lab(root, "start", "1", env={"HOOKLAB_LABS": str(labs)})
     assert_clean_error(done, "solution.txt", "leads out of")
     assert not (root / "copied.txt").exists()

@@ -3,13 +3,23 @@ nothing is cut."""
 
 from __future__ import annotations
 
+import argparse
 import io
 
 import pytest
 from rich.console import Console
 from rich.text import Text
 
-from harness.ui.prose import Block, Prose, command_spans, markdown, print_prose, prose
+from harness.cli.main import build_parser
+from harness.ui.prose import (
+    LAB_SUBCOMMANDS,
+    Block,
+    Prose,
+    command_spans,
+    markdown,
+    print_prose,
+    prose,
+)
 
 
 def shown(renderable: object, width: int) -> list[str]:
@@ -46,10 +56,20 @@ def spans(text: str) -> list[str]:
             ["lab verify-hook SCRIPT --break 'rm -rf target' --fix CMD"],
         ),
         ("a plain sentence with no command in it", []),
+        ("not submitted (fix: lab submit --cohort NAME)", ["lab submit --cohort NAME"]),
+        ("then lab trainer verify URL NAME", ["lab trainer verify URL NAME"]),
     ],
 )
 def test_commands_are_found_in_running_text(text: str, commands: list[str]) -> None:
     assert spans(text) == commands
+
+
+def test_lab_subcommands_are_the_parsers_own() -> None:
+    """ui/ may not import the CLI, so the word list is a copy; this keeps it the parser's."""
+    parser = build_parser()
+    actions = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    assert len(actions) == 1
+    assert set(actions[0].choices) == LAB_SUBCOMMANDS
 
 
 @pytest.mark.parametrize("width", [30, 40, 60])

@@ -17,41 +17,42 @@ stop loop. Nothing here decides an outcome; it only reads what the client did.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
-import queue
 import re
+import shlex
 import shutil
-import signal
-import subprocess
 import tempfile
-import threading
 import time
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.claude.client.api import ApiRequest, Reply, ScriptedApi, blocks_text
+from harness.claude.client.api import ApiRequest, Reply, ScriptedApi
 from harness.claude.client.install import ClientInstall, require_client
+from harness.claude.client.process import ClientProcess, Inbox, last_words
+from harness.claude.client.reading import (
+    RECORDER_MARK,
+    StepLog,
+    first_text,
+    hook_feedback,
+    ran,
+    read_prompt,
+    read_stop_end,
+    read_tool,
+)
 from harness.claude.events import SESSION_START_SOURCES, Event
-from harness.claude.runner import HookRun
-from harness.claude.session import UNANSWERED_PROMPT, StepOutcome
+from harness.claude.session import PayloadSink, StepOutcome
 from harness.claude.settings import DEFAULT_TIMEOUT, Settings, load_settings
+from harness.claude.vocabulary import Engine, Outcome
 from harness.errors import HarnessError
 
 IMPLICIT_PROMPT = "Go on."  # opens a turn when a scenario acts before any prompt
 COMPACT_SUMMARY = "Summary: a scripted session; nothing left to do."  # the model's, for /compact
 STEP_TIMEOUT = 120.0  # seconds a step may wait for the client, beyond its own hook timeouts
-_REMINDER = re.compile(r"</?system-reminder>")
-_PREAMBLE = "The text below is the output of a hook"
-# Messages the client writes for hooks, as they reach the model.
-_HOOK_MESSAGE = re.compile(
-    r"^(?:(?:PreToolUse|PostToolUse|PostToolUseFailure|Stop|SubagentStop|UserPromptSubmit|"
-    r"SessionStart)(?::[\w.:-]+)? hook (?:error|blocking error|additional context|success)"
-    r"|Stop hook feedback:|SubagentStop hook feedback:)"
-)
 _CLIENT_ENV_DROP = (
     "ANTHROPIC_AUTH_TOKEN",
     "ANTHROPIC_MODEL",
@@ -60,37 +61,6 @@ _CLIENT_ENV_DROP = (
     "CLAUDECODE",
     "CLAUDE_CODE_ENTRYPOINT",
 )
-
-
-def hook_messages(text: str) -> list[str]:
-    """The hook messages in one text block the client sent, without its reminder wrapping."""
-    body = _REMINDER.sub("", text).strip()
-    if body.startswith(_PREAMBLE):
-        body = body.split("\n", 1)[1] if "\n" in body else ""
-    body = body.strip()
-    return [body] if body and _HOOK_MESSAGE.match(body) else []
-
-
-@dataclass
-class _Inbox:
-    """Everything the client does, in arrival order: API requests and stream-json lines."""
-
-    items: queue.Queue[tuple[str, Any]] = field(default_factory=queue.Queue)
-    held: list[tuple[str, Any]] = field(default_factory=list)  # taken out, not yet handled
-
-    def put(self, kind: str, item: Any) -> None:
-        self.items.put((kind, item))
-
-    def get(self, timeout: float) -> tuple[str, Any] | None:
-        if self.held:
-            return self.held.pop(0)
-        try:
-            return self.items.get(timeout=timeout)
-        except queue.Empty:
-            return None
-
-    def hold(self, item: tuple[str, Any]) -> None:
-        self.held.append(item)
 
 
 @dataclass
@@ -105,7 +75,7 @@ class _Turn:
 class ClaudeCodeSession:
     """A scripted session on the real client, with the emulator ``Session``'s interface."""
 
-    engine = "claude-code"
+    engine = Engine.CLAUDE_CODE
 
     def __init__(
         self,
@@ -119,6 +89,7 @@ class ClaudeCodeSession:
         auto_approve: bool = False,
         env: Mapping[str, str] | None = None,
         client: ClientInstall | None = None,
+        on_payload: PayloadSink | None = None,
     ) -> None:
         self.project_dir = Path(project_dir).resolve()
         self.settings = settings if settings is not None else _settings_or_none(self.project_dir)
@@ -133,20 +104,22 @@ class ClaudeCodeSession:
             transcript_dir or tempfile.mkdtemp(prefix="hooklab-claude-code-")
         ).resolve()
         self.config_dir.mkdir(parents=True, exist_ok=True)
+        self.on_payload = on_payload
+        self._payloads_read = 0  # bytes of the recorder's log already passed on
         self.history: list[StepOutcome] = []
         self.blocked_stops = 0
         self.events: list[dict[str, Any]] = []  # every stream-json line, as evidence
         self.stderr_lines: list[str] = []
-        self._inbox = _Inbox()
+        self._inbox = Inbox()
         self.api = ScriptedApi(on_request=lambda r: self._inbox.put("request", r))
         self.api.__enter__()
-        self._proc: subprocess.Popen[str] | None = None
+        self._proc: ClientProcess | None = None
         self._pending: ApiRequest | None = None  # the main loop waiting for the model
         self._subagents: dict[str, tuple[str, ApiRequest | None]] = {}  # type -> (prompt, req)
         self._tool_ids = 0
 
     def __repr__(self) -> str:
-        state = "running" if self._proc and self._proc.poll() is None else "idle"
+        state = "running" if self._proc and self._proc.running else "idle"
         return f"<ClaudeCodeSession {self.client.version} {state} steps={len(self.history)}>"
 
     def __enter__(self) -> ClaudeCodeSession:
@@ -211,6 +184,39 @@ class ClaudeCodeSession:
             str(p) for p in root.iterdir() if (p / ".claude-plugin" / "plugin.json").is_file()
         )
 
+    @property
+    def _payload_log(self) -> Path:
+        return self.config_dir / "hooklab-payloads.jsonl"
+
+    def _recorder_settings(self) -> Path:
+        """Settings with one more hook on every event, which appends the JSON it reads to a
+        log: the client shows no hook's input anywhere else. It is given with --settings,
+        beside the project's files; it says nothing on stdout, exits 0 and is told apart
+        from the project's hooks by what it writes on stderr."""
+        log = shlex.quote(str(self._payload_log))
+        command = f"{{ cat; echo; }} >> {log}; echo {RECORDER_MARK} >&2"
+        hooks = {
+            event.value: [{"hooks": [{"type": "command", "command": command}]}] for event in Event
+        }
+        path = self.config_dir / "hooklab-recorder.json"
+        path.write_text(json.dumps({"hooks": hooks}), encoding="utf-8")
+        return path
+
+    def _pass_on_payloads(self) -> None:
+        """Tell ``on_payload`` the event JSON the recorder logged since the last step."""
+        if self.on_payload is None or not self._payload_log.is_file():
+            return
+        with self._payload_log.open("rb") as log:
+            log.seek(self._payloads_read)
+            fresh = log.read()
+        done = fresh.rfind(b"\n") + 1  # a line still being written waits for the next step
+        self._payloads_read += done
+        for line in fresh[:done].splitlines():
+            with contextlib.suppress(ValueError):
+                payload = json.loads(line)
+                if isinstance(payload, dict):
+                    self.on_payload(payload)
+
     def _launch(self, resume: bool) -> None:
         argv = [
             str(self.client.path),
@@ -229,63 +235,29 @@ class ClaudeCodeSession:
             "project,local",
         ]
         argv += ["--resume", self.session_id] if resume else ["--session-id", self.session_id]
+        if self.on_payload is not None:
+            argv += ["--settings", str(self._recorder_settings())]
         for plugin in self._plugin_dirs():
             argv += ["--plugin-dir", plugin]
-        try:
-            self._proc = subprocess.Popen(
-                argv,
-                cwd=self.cwd,
-                env=self._client_env(),
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-                errors="replace",
-                start_new_session=True,
-            )
-        except OSError as exc:
-            raise HarnessError(
-                f"cannot start Claude Code ({self.client.path}): {exc.strerror}",
-                fix="run lab doctor --fix to reinstall it",
-            ) from None
-        threading.Thread(target=self._read_stdout, args=(self._proc,), daemon=True).start()
-        threading.Thread(target=self._read_stderr, args=(self._proc,), daemon=True).start()
-
-    def _read_stdout(self, process: subprocess.Popen[str]) -> None:
-        assert process.stdout is not None
-        for line in process.stdout:
-            try:
-                event = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if isinstance(event, dict):
-                self.events.append(event)
-                self._inbox.put("event", event)
-        self._inbox.put("exit", process)
-
-    def _read_stderr(self, process: subprocess.Popen[str]) -> None:
-        assert process.stderr is not None
-        for line in process.stderr:
-            self.stderr_lines.append(line.rstrip("\n"))
+        self._proc = ClientProcess(
+            argv,
+            cwd=self.cwd,
+            env=self._client_env(),
+            inbox=self._inbox,
+            events=self.events,
+            stderr_lines=self.stderr_lines,
+        )
 
     def _send(self, message: dict[str, Any]) -> None:
-        if self._proc is None or self._proc.stdin is None or self._proc.poll() is not None:
+        if self._proc is None:
             raise HarnessError(
                 "Claude Code is not running in this session: " + self._last_words(),
                 fix="start the scenario with a session_start step",
             )
-        try:
-            self._proc.stdin.write(json.dumps(message) + "\n")
-            self._proc.stdin.flush()
-        except OSError:
-            raise HarnessError(
-                "Claude Code stopped reading its input: " + self._last_words(),
-                fix="see the client's stderr above; lab doctor checks the installation",
-            ) from None
+        self._proc.send(message)
 
     def _last_words(self) -> str:
-        tail = [line for line in self.stderr_lines if line.strip()][-3:]
-        return " / ".join(tail) if tail else "it printed nothing"
+        return last_words(self.stderr_lines)
 
     def _end_process(self) -> None:
         process, self._proc = self._proc, None
@@ -293,27 +265,7 @@ class ClaudeCodeSession:
             return
         in_flight = self._pending is not None or any(r for _, r in self._subagents.values())
         self._pending = None
-        with contextlib.suppress(OSError):
-            if process.stdin:
-                process.stdin.close()
-        # An idle client exits on end of input; one in the middle of a turn would first run
-        # its Stop hooks against a model that no longer answers, so it is ended like a closed
-        # terminal would end it.
-        if in_flight:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)
-            process.wait(timeout=10)
-        # Drain what the reader threads still hold for this process.
-        deadline = time.monotonic() + 5
-        while time.monotonic() < deadline:
-            item = self._inbox.get(0.05)
-            if item is None or (item[0] == "exit" and item[1] is process):
-                break
+        process.end(in_flight=in_flight)
 
     # -- waiting for the client --------------------------------------------------------------
 
@@ -331,7 +283,7 @@ class ClaudeCodeSession:
         )
         return STEP_TIMEOUT + longest
 
-    def _await(self, *, record: _StepLog, extra: float = 0.0) -> _Turn:
+    def _await(self, *, record: StepLog, extra: float = 0.0) -> _Turn:
         """Wait until the client asks the model again, ends the turn, or exits; answer the
         permission prompts it raises on the way. ``extra``: a tool's own time allowance."""
         deadline = time.monotonic() + self._hook_budget() + extra
@@ -356,7 +308,7 @@ class ClaudeCodeSession:
                 return _Turn("result", result=event)
         return _Turn("timeout")
 
-    def _await_result_line(self, use_id: str, record: _StepLog, timeout: float = 30.0) -> None:
+    def _await_result_line(self, use_id: str, record: StepLog, timeout: float = 30.0) -> None:
         """The client prints a tool's result line on stdout about when it asks the model
         again; wait for that line, which tells whether the tool really ran."""
         deadline = time.monotonic() + timeout
@@ -372,7 +324,7 @@ class ClaudeCodeSession:
         for item in kept:
             self._inbox.hold(item)
 
-    def _route_request(self, request: ApiRequest, record: _StepLog) -> bool:
+    def _route_request(self, request: ApiRequest, record: StepLog) -> bool:
         """True for a main-loop request; a subagent's is kept for its own step."""
         opening = request.opening_prompt()
         for agent_type, (prompt, _) in self._subagents.items():
@@ -382,7 +334,7 @@ class ClaudeCodeSession:
                 return False
         return True
 
-    def _answer_control(self, event: dict[str, Any], record: _StepLog) -> None:
+    def _answer_control(self, event: dict[str, Any], record: StepLog) -> None:
         request = event.get("request") or {}
         if request.get("subtype") != "can_use_tool":
             self._send(
@@ -396,44 +348,30 @@ class ClaudeCodeSession:
                 }
             )
             return
-        reason_type = str(request.get("decision_reason_type") or "")
-        asking = {"rule": "ask-rule", "hook": "ask", "safetyCheck": "ask-sensitive"}
-        if reason_type in asking:
-            record.asked = asking[reason_type]
-            record.ask_text = str(request.get("decision_reason") or "")
-            allow = self.auto_approve
-            record.permission = asking[reason_type] + (", auto-approved" if allow else "")
-        else:  # the usual prompt for a tool without an allow rule: the user says yes
-            allow = True
-            record.permission = "prompted"
-        response: dict[str, Any] = (
-            {"behavior": "allow", "updatedInput": request.get("input") or {}}
-            if allow
-            else {"behavior": "deny", "message": UNANSWERED_PROMPT}
-        )
+        read = read_prompt(request, self.auto_approve)
+        record.permission = read.permission
+        if read.asked:
+            record.asked, record.ask_text, record.auto_approved = True, read.ask_text, read.allow
         self._send(
             {
                 "type": "control_response",
                 "response": {
                     "subtype": "success",
                     "request_id": event.get("request_id"),
-                    "response": response,
+                    "response": read.response(request),
                 },
             }
         )
 
     # -- steps -------------------------------------------------------------------------------
 
-    def _step(self, do: str, detail: str, outcome: str, **kw: Any) -> StepOutcome:
+    def _step(self, do: str, detail: str, outcome: Outcome, **kw: Any) -> StepOutcome:
         return StepOutcome(len(self.history) + 1, do, detail, outcome, **kw)
 
-    def _done(self, step: StepOutcome, record: _StepLog) -> StepOutcome:
+    def _done(self, step: StepOutcome, record: StepLog) -> StepOutcome:
         step.hook_runs = record.hook_runs()
-        for event in record.events:
-            if event.get("subtype") == "informational" and event.get("content"):
-                text = str(event["content"])
-                if "hook" in text.lower():
-                    step.notes.append(text)
+        self._pass_on_payloads()
+        step.notes += [text for text in record.informational() if "hook" in text.lower()]
         for note in record.notes:
             step.notes.append(note)
         if step.turn_ended:
@@ -441,15 +379,15 @@ class ClaudeCodeSession:
         self.history.append(step)
         return step
 
-    def _ensure_running(self, record: _StepLog) -> None:
-        if self._proc is None or self._proc.poll() is not None:
+    def _ensure_running(self, record: StepLog) -> None:
+        if self._proc is None or not self._proc.running:
             # Every real session opens with SessionStart; a scenario that skips the step
             # still gets it here, and the step says so.
             record.notes.append("the client started a session first (SessionStart: startup)")
             self._launch(resume=False)
             self._collect_session_start("startup", record)
 
-    def _ensure_turn(self, record: _StepLog) -> ApiRequest:
+    def _ensure_turn(self, record: StepLog) -> ApiRequest:
         """The main loop's request waiting for the model, opening a turn if none is."""
         self._ensure_running(record)
         if self._pending is not None:
@@ -475,9 +413,10 @@ class ClaudeCodeSession:
         return "no answer within the step's time"
 
     def _expected_session_start_hooks(self, source: str) -> int:
-        return len(self.settings.commands_for(Event.SESSION_START, source))
+        recorder = 1 if self.on_payload is not None else 0
+        return len(self.settings.commands_for(Event.SESSION_START, source)) + recorder
 
-    def _collect_session_start(self, source: str, record: _StepLog) -> None:
+    def _collect_session_start(self, source: str, record: StepLog) -> None:
         """Wait until every SessionStart hook the client runs for ``source`` has answered."""
         expected = self._expected_session_start_hooks(source)
         deadline = time.monotonic() + self._hook_budget()
@@ -486,7 +425,7 @@ class ClaudeCodeSession:
                 1
                 for e in record.events
                 if e.get("subtype") == "hook_response" and e.get("hook_event") == "SessionStart"
-            )
+            )  # the recorder's answer counts: it is among the expected
             if answered >= expected:
                 return
             item = self._inbox.get(0.1)
@@ -513,7 +452,7 @@ class ClaudeCodeSession:
                 + ", ".join(SESSION_START_SOURCES),
                 fix="use startup, resume, clear or compact",
             )
-        record = _StepLog()
+        record = StepLog()
         if source in ("startup", "resume"):
             if source == "resume" and self._proc is None and not self.history:
                 raise HarnessError(
@@ -542,14 +481,14 @@ class ClaudeCodeSession:
                 said = str(turn.result.get("result") or "")
                 if said and "compact" in said.lower() and "not enough" in said.lower():
                     record.notes.append(f"/compact: {said}")
-        step = self._step("session_start", source, "allowed")
+        step = self._step("session_start", source, Outcome.ALLOWED)
         runs = record.hook_runs("SessionStart")
         contexts = [r.stdout.strip() for r in runs if r.exit_code == 0 and r.stdout.strip()]
         step.additional_context = "\n".join(contexts)
         step.user_message = "\n".join(r.stderr.strip() for r in runs if r.exit_code == 2)
         return self._done(step, record)
 
-    def _close_open_turn(self, record: _StepLog) -> None:
+    def _close_open_turn(self, record: StepLog) -> None:
         """End a turn still in flight before the user acts (a new prompt, /clear): the model
         says it is done, and a blocking Stop hook is answered the same way until it lets go."""
         for _ in range(12):
@@ -566,7 +505,7 @@ class ClaudeCodeSession:
         )
 
     def prompt(self, text: str) -> StepOutcome:
-        record = _StepLog()
+        record = StepLog()
         self._ensure_running(record)
         self._close_open_turn(record)
         self._send({"type": "user", "message": {"role": "user", "content": text}})
@@ -574,23 +513,20 @@ class ClaudeCodeSession:
         if turn.kind == "request":
             self._pending = turn.request
             self.blocked_stops = 0
-            step = self._step("prompt", text, "allowed")
+            step = self._step("prompt", text, Outcome.ALLOWED)
         else:
-            blocked = [
-                str(e.get("content"))
-                for e in record.events
-                if e.get("subtype") == "informational"
-                and "UserPromptSubmit" in str(e.get("content", ""))
-            ]
+            blocked = record.informational("UserPromptSubmit")
             stopped = turn.result is not None and turn.result.get("terminal_reason") == (
                 "hook_stopped"
             )
-            step = self._step("prompt", text, "stopped" if stopped else "blocked", turn_ended=True)
+            step = self._step(
+                "prompt", text, Outcome.STOPPED if stopped else Outcome.BLOCKED, turn_ended=True
+            )
             step.user_message = "\n".join(blocked)
         return self._done(step, record)
 
     def stop(self, last_message: str = "") -> StepOutcome:
-        record = _StepLog()
+        record = StepLog()
         request = self._ensure_turn(record)
         active = self.blocked_stops > 0
         self._pending = None
@@ -599,58 +535,20 @@ class ClaudeCodeSession:
         if turn.kind == "request" and turn.request is not None:
             self._pending = turn.request
             self.blocked_stops += 1
-            feedback = self._hook_feedback(turn.request, after=request)
+            feedback = hook_feedback(turn.request, after=request)
             step = self._step(
-                "stop", "", "blocked", stop_hook_active=active, feedback="\n".join(feedback)
+                "stop", "", Outcome.BLOCKED, stop_hook_active=active, feedback="\n".join(feedback)
             )
         elif turn.kind == "result" and turn.result is not None:
-            runs = record.hook_runs("Stop")
-            capped = any(
-                "consecutive times" in str(e.get("content", ""))
-                for e in record.events
-                if e.get("subtype") == "informational"
-            )
-            if turn.result.get("terminal_reason") == "hook_stopped":
-                outcome = "stopped"
-            elif capped or any(r.exit_code == 2 for r in runs):
-                outcome = "blocked"  # the hook blocked; the client overrode it
-            else:
-                outcome = "allowed"
+            outcome = read_stop_end(record, turn.result)
             step = self._step("stop", "", outcome, turn_ended=True, stop_hook_active=active)
-            step.system_message = self._system_messages(record)
+            step.system_message = record.system_messages()
         else:
             raise HarnessError(
                 "Claude Code did not answer the stop: " + self._describe(turn),
                 fix="see the client's output in the step's notes",
             )
         return self._done(step, record)
-
-    def _system_messages(self, record: _StepLog) -> str:
-        """What hooks told the user (``systemMessage`` JSON), from the hook runs' stdout."""
-        said = []
-        for run in record.hook_runs():
-            text = run.stdout.strip()
-            if not text.startswith("{"):
-                continue
-            with contextlib.suppress(json.JSONDecodeError):
-                data = json.loads(text)
-                if isinstance(data, dict) and isinstance(data.get("systemMessage"), str):
-                    said.append(data["systemMessage"])
-        return "\n".join(said)
-
-    def _hook_feedback(self, request: ApiRequest, *, after: ApiRequest) -> list[str]:
-        """The hook messages in what the client sent since the model's last turn."""
-        new = request.messages[len(after.messages) + 1 :]
-        said: list[str] = []
-        for message in new:
-            content = message.get("content")
-            blocks = (
-                [{"type": "text", "text": content}] if isinstance(content, str) else content or []
-            )
-            for block in blocks:
-                if isinstance(block, dict) and block.get("type") == "text":
-                    said += hook_messages(str(block.get("text", "")))
-        return said
 
     # tools ---------------------------------------------------------------------------------
 
@@ -684,7 +582,7 @@ class ClaudeCodeSession:
         return self._tool("bash", command, "Bash", tool_input)
 
     def _tool(self, do: str, detail: str, name: str, tool_input: dict[str, Any]) -> StepOutcome:
-        record = _StepLog()
+        record = StepLog()
         request = self._ensure_turn(record)
         use_id = self._new_tool_id()
         self._pending = None
@@ -693,9 +591,9 @@ class ClaudeCodeSession:
         turn = self._await(record=record, extra=allowance)
         result_event = record.tool_result_event(use_id)
         if turn.kind == "result" and turn.result is not None:
-            step = self._step(do, detail, "stopped", turn_ended=True)
-            step.tool_ran = result_event is not None and _ran(result_event)
-            step.permission = record.permission
+            step = self._step(do, detail, Outcome.STOPPED, turn_ended=True)
+            step.tool_ran = result_event is not None and ran(result_event)
+            step.permission, step.auto_approved = record.permission, record.auto_approved
             return self._done(step, record)
         if turn.kind != "request" or turn.request is None:
             raise HarnessError(
@@ -704,36 +602,10 @@ class ClaudeCodeSession:
             )
         self._pending = turn.request
         self._await_result_line(use_id, record)
-        result_block = _tool_result(turn.request, use_id)
-        text = blocks_text(result_block.get("content")) if result_block else ""
-        is_error = bool(result_block.get("is_error")) if result_block else False
-        ran = _ran(result_event) if result_event is not None else _ran_by_text(text, is_error)
-        step = self._step(do, detail, "allowed", tool_ran=ran, permission=record.permission)
-        step.tool_result = text
-        if result_event is not None and isinstance(result_event.get("tool_use_result"), dict):
-            step.tool_response = result_event["tool_use_result"]
-        said = self._hook_feedback(turn.request, after=request)
-        context = [m for m in said if " hook additional context: " in m.split("\n", 1)[0]]
-        step.additional_context = "\n".join(context)
-        if not ran:
-            step.feedback = text
-            if record.asked and not self.auto_approve:
-                step.outcome = "asked"
-                step.user_message = record.ask_text
-            elif _input_error(result_event, text):
-                step.outcome = "error"
-            else:
-                step.outcome = "blocked"
-                step.permission = _refusal(result_event) or step.permission
-        else:
-            step.feedback = "\n".join(said)
-            blocking = [m for m in said if " hook blocking error " in m.split("\n", 1)[0]]
-            if blocking:
-                step.outcome = "blocked"
-            elif record.asked:
-                step.outcome = "asked"
-        if is_error and ran and not step.feedback:
-            step.errors.append(text)
+        read = read_tool(
+            record, use_id, before=request, after=turn.request, auto_approve=self.auto_approve
+        )
+        step = self._step(do, detail, **dataclasses.asdict(read))
         return self._done(step, record)
 
     # subagents -----------------------------------------------------------------------------
@@ -749,45 +621,13 @@ class ClaudeCodeSession:
         """A subagent of ``agent_type`` finishing with ``last_message``. The first time, the
         main loop calls the Agent tool (in the foreground) with ``prompt``; after a blocked
         stop the same subagent answers again."""
-        record = _StepLog()
+        record = StepLog()
         if agent_id:
             record.notes.append(f"agent_id {agent_id!r} is the client's to choose; ignored")
         waiting = self._subagents.get(agent_type)
         active = waiting is not None and waiting[1] is not None
-        main_request: ApiRequest | None = None
         if not active:
-            main_request = self._ensure_turn(record)
-            self._subagents[agent_type] = (prompt, None)
-            use_id = self._new_tool_id()
-            self._pending = None
-            self.api.answer(
-                main_request,
-                Reply.tool_use(
-                    use_id,
-                    "Agent",
-                    {
-                        "description": f"{agent_type} task",
-                        "prompt": prompt,
-                        "subagent_type": agent_type,
-                        "run_in_background": False,
-                    },
-                ),
-            )
-            turn = self._await(record=record)
-            sub = self._subagents.get(agent_type, (prompt, None))[1]
-            if sub is None:
-                if turn.kind == "request":
-                    self._pending = turn.request
-                raise HarnessError(
-                    f"Claude Code did not start the subagent {agent_type!r}: "
-                    + (
-                        _first_text(turn.request)
-                        if turn.request is not None
-                        else self._describe(turn)
-                    ),
-                    fix="ship the agent in the project (.claude/agents, or a plugin in "
-                    ".claude/plugins for a namespaced type)",
-                )
+            self._start_subagent(agent_type, prompt, record)
         prompt, sub_request = self._subagents[agent_type]
         assert sub_request is not None
         self._subagents[agent_type] = (prompt, None)
@@ -795,11 +635,11 @@ class ClaudeCodeSession:
         turn = self._await(record=record)
         blocked_request = self._subagents.get(agent_type, (prompt, None))[1]
         if blocked_request is not None:
-            feedback = self._hook_feedback(blocked_request, after=sub_request)
+            feedback = hook_feedback(blocked_request, after=sub_request)
             step = self._step(
                 "subagent_stop",
                 agent_type,
-                "blocked",
+                Outcome.BLOCKED,
                 stop_hook_active=active,
                 feedback="\n".join(feedback),
             )
@@ -809,56 +649,37 @@ class ClaudeCodeSession:
         del self._subagents[agent_type]
         if turn.kind == "request":
             self._pending = turn.request
-        step = self._step("subagent_stop", agent_type, "allowed", stop_hook_active=active)
+        step = self._step("subagent_stop", agent_type, Outcome.ALLOWED, stop_hook_active=active)
         if turn.kind == "result" and turn.result is not None:
             step.turn_ended = True
             if turn.result.get("terminal_reason") == "hook_stopped":
-                step.outcome = "stopped"
+                step.outcome = Outcome.STOPPED
         return self._done(step, record)
 
-
-@dataclass
-class _StepLog:
-    """What happened while one step ran."""
-
-    events: list[dict[str, Any]] = field(default_factory=list)
-    subagent_requests: list[tuple[str, ApiRequest]] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    asked: str = ""
-    ask_text: str = ""
-    permission: str | None = None
-
-    def hook_runs(self, event: str | None = None) -> list[HookRun]:
-        runs = []
-        for e in self.events:
-            if e.get("subtype") != "hook_response":
-                continue
-            if event is not None and e.get("hook_event") != event:
-                continue
-            code = e.get("exit_code")
-            runs.append(
-                HookRun(
-                    str(e.get("hook_event", "")),
-                    str(e.get("hook_name", "")),
-                    int(code) if isinstance(code, int) else None,
-                    str(e.get("stdout", "")),
-                    str(e.get("stderr", "")),
-                    e.get("outcome") == "cancelled",
-                    0.0,
-                )
-            )
-        return runs
-
-    def tool_result_event(self, use_id: str) -> dict[str, Any] | None:
-        for e in self.events:
-            if e.get("type") != "user":
-                continue
-            content = (e.get("message") or {}).get("content")
-            if isinstance(content, list) and any(
-                isinstance(b, dict) and b.get("tool_use_id") == use_id for b in content
-            ):
-                return e
-        return None
+    def _start_subagent(self, agent_type: str, prompt: str, record: StepLog) -> None:
+        """The main loop calls the Agent tool; the subagent's first request to the model is
+        then waiting in ``_subagents``."""
+        main_request = self._ensure_turn(record)
+        self._subagents[agent_type] = (prompt, None)
+        self._pending = None
+        call = {
+            "description": f"{agent_type} task",
+            "prompt": prompt,
+            "subagent_type": agent_type,
+            "run_in_background": False,
+        }
+        self.api.answer(main_request, Reply.tool_use(self._new_tool_id(), "Agent", call))
+        turn = self._await(record=record)
+        if self._subagents.get(agent_type, (prompt, None))[1] is not None:
+            return
+        if turn.kind == "request":
+            self._pending = turn.request
+        said = first_text(turn.request) if turn.request is not None else self._describe(turn)
+        raise HarnessError(
+            f"Claude Code did not start the subagent {agent_type!r}: {said}",
+            fix="ship the agent in the project (.claude/agents, or a plugin in "
+            ".claude/plugins for a namespaced type)",
+        )
 
 
 def _settings_or_none(project_dir: Path) -> Settings:
@@ -869,71 +690,3 @@ def _settings_or_none(project_dir: Path) -> Settings:
         return load_settings(project_dir)
     except HarnessError:
         return Settings()
-
-
-def _metas(event: dict[str, Any] | None) -> list[dict[str, Any]]:
-    metas = (event or {}).get("tool_result_meta")
-    return [m for m in metas if isinstance(m, dict)] if isinstance(metas, list) else []
-
-
-def _ran(event: dict[str, Any]) -> bool:
-    """Whether the tool really ran: the client marks a call it refused before running
-    (``non_execution_kind``, a rejected permission decision); an input the tool itself
-    rejected carries no permission record at all."""
-    metas = _metas(event)
-    if not metas:
-        return False
-    for meta in metas:
-        if meta.get("non_execution_kind"):
-            return False
-        decision = meta.get("permission_decision") or {}
-        if isinstance(decision, dict) and decision.get("decision") == "reject":
-            return False
-    return True
-
-
-_NOT_RUN = ("<tool_use_error>", "Permission to use ", UNANSWERED_PROMPT)
-
-
-def _ran_by_text(text: str, is_error: bool) -> bool:
-    """Whether the tool ran, judged from its result alone (when the client's result line did
-    not come): a refusal reads as a hook error, an input error or a permission denial."""
-    if not is_error:
-        return True
-    return not (text.startswith(_NOT_RUN) or " hook error: " in text.split("\n", 1)[0])
-
-
-def _input_error(event: dict[str, Any] | None, text: str) -> bool:
-    """The tool rejected its input (no permission record at all), e.g. an Edit whose
-    old_string is not in the file."""
-    if event is not None:
-        return not _metas(event)
-    return text.startswith("<tool_use_error>") and "permission settings" not in text
-
-
-def _refusal(event: dict[str, Any] | None) -> str | None:
-    for meta in _metas(event):
-        decision = meta.get("permission_decision") or {}
-        if isinstance(decision, dict) and decision.get("decision") == "reject":
-            return "hook-deny" if decision.get("source") == "hook" else "deny-rule"
-    return None
-
-
-def _tool_result(request: ApiRequest, use_id: str) -> dict[str, Any] | None:
-    for message in reversed(request.messages):
-        content = message.get("content")
-        if not isinstance(content, list):
-            continue
-        for block in content:
-            if (
-                isinstance(block, dict)
-                and block.get("type") == "tool_result"
-                and block.get("tool_use_id") == use_id
-            ):
-                return block
-    return None
-
-
-def _first_text(request: ApiRequest) -> str:
-    blocks = request.last_user_blocks()
-    return blocks_text(blocks)[:300] if blocks else "(no message)"

@@ -7,8 +7,8 @@ import fnmatch
 from harness import proc
 from harness.engine.context import CheckContext
 from harness.engine.kinds import Kind, Params
-from harness.engine.schema import Field
 from harness.results import CheckResult
+from harness.schema import Field
 
 
 def _validate(params: Params) -> str | None:

@@ -27,86 +27,97 @@ from harness.claude.scenario import (
     Scenario,
     ScenarioStep,
     load_scenario,
-    parse_scenario,
-    run_scenario,
+    parse_steps,
+    run_step,
 )
-from harness.claude.session import Session, StepOutcome
+from harness.claude.session import StepOutcome
+from harness.claude.vocabulary import BOTH, OUTCOMES, Engine, Outcome
 from harness.engine.context import CheckContext
 from harness.engine.kinds import Kind, Params
 from harness.engine.sandbox import path_without, sandbox_copy
-from harness.engine.schema import Field
+from harness.engine.stepview import StepView
 from harness.errors import ConfigError, HarnessError
-from harness.paths import escape_problem
 from harness.results import CheckResult
-
-BOTH = "both"  # --engine both: the differential over a lab's sessions
+from harness.schema import Field
 
 # Assertions a step may carry on top of the scenario fields harness/claude defines.
-ASSERTIONS: dict[str, type] = {
-    "feedback_contains": str,  # what Claude is shown (stderr of a blocking hook, a reason)
-    "feedback_not_contains": str,
-    "message_contains": str,  # anything said: feedback, system message, user message
-    "file_unchanged": str,  # the step must leave this workspace file as it was
-    "marker_exists": str,  # a path inside the git directory (hook state)
-    "marker_absent": str,
-    "quiet": bool,  # every hook exited 0 and printed nothing (fail open)
-}
-PATH_ASSERTIONS = {
-    "file_unchanged": "the workspace",
-    "marker_exists": "the git directory",
-    "marker_absent": "the git directory",
-}
+ASSERTION_FIELDS = (
+    Field(
+        "feedback_contains",
+        str,
+        doc="what Claude is shown (a blocking hook's stderr, a reason) contains this",
+    ),
+    Field("feedback_not_contains", str, doc="what Claude is shown does not contain this"),
+    Field("message_contains", str, doc="anything said: feedback, system or user message"),
+    Field(
+        "file_unchanged",
+        str,
+        inside="the workspace",
+        doc="the step leaves this workspace file as it was",
+    ),
+    Field("marker_exists", str, inside="the git directory", doc="hook state in .git exists"),
+    Field("marker_absent", str, inside="the git directory", doc="hook state in .git is absent"),
+    Field("quiet", bool, doc="every hook exited 0 and printed nothing (fail open)"),
+)
 
 
-class RecordingSession(Session):
-    """A Session that keeps each event's JSON payload, so a result can show what the hook read."""
+@dataclass(frozen=True)
+class StepAsserts:
+    """What one inline step must show beyond its outcome (None: not asserted)."""
 
-    def __init__(self, *args: Any, **kw: Any) -> None:
-        super().__init__(*args, **kw)
-        self.payloads: list[dict[str, Any]] = []
+    feedback_contains: str | None = None
+    feedback_not_contains: str | None = None
+    message_contains: str | None = None
+    file_unchanged: str | None = None
+    marker_exists: str | None = None
+    marker_absent: str | None = None
+    quiet: bool | None = None
 
-    def __enter__(self) -> RecordingSession:
-        return self
-
-    def _dispatch(self, event: Any, **fields: Any) -> Any:
-        self.payloads.append(self._payload(event, **fields))
-        return super()._dispatch(event, **fields)
-
-
-def split_steps(raw: list[Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """Separate scenario fields (for harness/claude) from this check's assertions."""
-    plain, asserts = [], []
-    for item in raw:
-        item = dict(item) if isinstance(item, dict) else {}
-        asserts.append({k: item.pop(k) for k in list(item) if k in ASSERTIONS})
-        plain.append(item)
-    return plain, asserts
+    def given(self) -> list[str]:
+        """The assertions written, as ``name=value`` in declaration order."""
+        return [
+            f"{f.name}={getattr(self, f.name)!r}"
+            for f in ASSERTION_FIELDS
+            if getattr(self, f.name) is not None
+        ]
 
 
-def parse_inline(raw: list[Any], path: object, where: str) -> Scenario:
-    plain, asserts = split_steps(raw)
-    for i, step in enumerate(asserts):
-        for key, value in step.items():
-            if not isinstance(value, ASSERTIONS[key]):
-                raise ConfigError(
-                    path,
-                    f"{where}.steps[{i}].{key}",
-                    f"expected {ASSERTIONS[key].__name__}, found {value!r}",
-                )
-            folder = PATH_ASSERTIONS.get(key)
-            problem = escape_problem(str(value), folder) if folder else None
-            if problem:
-                raise ConfigError(path, f"{where}.steps[{i}].{key}", problem)
-    try:
-        return parse_scenario({"step": plain}, Path(str(path)))
-    except ConfigError as exc:
-        # "step 3.file" from the scenario parser becomes "step[1].check[0].steps[2].file".
-        field = exc.field
-        if field.startswith("step "):
-            number, _, rest = field.removeprefix("step ").partition(".")
-            if number.isdigit():
-                field = f"steps[{int(number) - 1}]" + (f".{rest}" if rest else "")
-        raise ConfigError(path, f"{where}.{field}", exc.problem, fix=exc.fix) from None
+def parse_inline(raw: object, path: object, where: str) -> tuple[Scenario, list[StepAsserts]]:
+    """A check's inline steps (``where``: the check's field path): the scenario, and each
+    step's assertions. Validated by the scenario schema with the assertions on top."""
+    steps, extras = parse_steps(raw, path, f"{where}.steps", extra=ASSERTION_FIELDS)
+    return Scenario(Path(str(path)), steps), [StepAsserts(**extra) for extra in extras]
+
+
+@dataclass(frozen=True)
+class SessionParams:
+    """A ``hook_session`` check's parameters, typed (the fields of ``KIND.params``)."""
+
+    title: str | None
+    steps: list[Any] | None
+    scenario: str | None
+    scenario_in: str
+    sandbox: bool
+    without_git: bool
+    hide_programs: list[str]
+    env: dict[str, Any]
+    auto_approve: bool
+    engine: str | None
+    final: str | None
+    expect_sequence: list[dict[str, Any]]
+    blocked_stops_at_least: int
+    message: str | None
+    pass_message: str | None
+
+    @classmethod
+    def of(cls, p: Params) -> SessionParams:
+        return cls(**{f.name: p.get(f.name, f.default) for f in KIND.params if f.name != "kind"})
+
+    @property
+    def label(self) -> str:
+        """How a step is named: the steps of a scenario file always carry the file's name, so
+        they are never confused with the items of the expected sequence."""
+        return f"{Path(self.scenario).name} step" if self.scenario else "session step"
 
 
 def _validate(p: Params) -> str | None:
@@ -118,20 +129,6 @@ def _validate(p: Params) -> str | None:
                 sorted(SEQUENCE_KEYS)
             )
     return None
-
-
-def _hook_view(outcome: StepOutcome) -> list[dict[str, Any]]:
-    return [
-        {
-            "event": run.event,
-            "command": run.command,
-            "exit_code": run.exit_code,
-            "timed_out": run.timed_out,
-            "stdout": run.stdout[:2000],
-            "stderr": run.stderr[:2000],
-        }
-        for run in outcome.hooks
-    ]
 
 
 def _said(outcome: StepOutcome) -> str:
@@ -148,12 +145,12 @@ LET_GO = (
 
 def let_go(outcome: StepOutcome) -> bool:
     """A stop that went through because the hook lets go on the second stop of a turn."""
-    return outcome.outcome == "allowed" and bool(outcome.stop_hook_active)
+    return outcome.outcome == Outcome.ALLOWED and bool(outcome.stop_hook_active)
 
 
 def _judge(
     step: ScenarioStep,
-    asserts: dict[str, Any],
+    asserts: StepAsserts,
     outcome: StepOutcome,
     root: Path,
     git_dir: Path,
@@ -163,25 +160,25 @@ def _judge(
     if step.expect is not None and outcome.outcome != step.expect:
         wrong = f"expected {step.expect}, found {outcome.outcome}"
         problems.append(f"{wrong}: {LET_GO}" if let_go(outcome) else wrong)
-    text = asserts.get("feedback_contains")
+    text = asserts.feedback_contains
     if text is not None and text not in outcome.feedback:
         problems.append(f"feedback lacks {text!r}")
-    text = asserts.get("feedback_not_contains")
+    text = asserts.feedback_not_contains
     if text is not None and text in outcome.feedback:
         problems.append(f"feedback should not contain {text!r}")
-    text = asserts.get("message_contains")
+    text = asserts.message_contains
     if text is not None and text not in _said(outcome):
         problems.append(f"nothing said contains {text!r}")
-    if "file_unchanged" in asserts:
-        path = root / asserts["file_unchanged"]
+    if asserts.file_unchanged is not None:
+        path = root / asserts.file_unchanged
         now = path.read_bytes() if path.is_file() else None
         if now != before:
-            problems.append(f"{asserts['file_unchanged']} was changed")
-    if "marker_exists" in asserts and not (git_dir / asserts["marker_exists"]).exists():
-        problems.append(f"no marker {asserts['marker_exists']} in the git directory")
-    if "marker_absent" in asserts and (git_dir / asserts["marker_absent"]).exists():
-        problems.append(f"marker {asserts['marker_absent']} should not exist")
-    if asserts.get("quiet"):
+            problems.append(f"{asserts.file_unchanged} was changed")
+    if asserts.marker_exists is not None and not (git_dir / asserts.marker_exists).exists():
+        problems.append(f"no marker {asserts.marker_exists} in the git directory")
+    if asserts.marker_absent is not None and (git_dir / asserts.marker_absent).exists():
+        problems.append(f"marker {asserts.marker_absent} should not exist")
+    if asserts.quiet:
         loud = [
             r for r in outcome.hooks if r.exit_code != 0 or r.stdout.strip() or r.stderr.strip()
         ]
@@ -201,44 +198,60 @@ def _judge(
     return problems
 
 
-def run(ctx: CheckContext, p: Params) -> CheckResult:
+def _script(ctx: CheckContext, s: SessionParams) -> tuple[Scenario, list[StepAsserts]]:
+    """The session to play: inline steps, or a scenario file in the lab folder or (written by
+    the participant) in the workspace. Raises ``_NotYet`` for a participant's file that is
+    missing or invalid: that is the participant's to fix, not the lab's."""
+    if s.scenario is None:
+        return parse_inline(s.steps, "lab.toml", "check")
+    base = ctx.lab_dir if s.scenario_in == "lab" else ctx.root
+    scenario_path = base / s.scenario
+    theirs = s.scenario_in == "workspace"
+    if theirs and not scenario_path.is_file():
+        raise _NotYet(
+            CheckResult.missing_file(
+                s.scenario, name="hook session", expected=f"a scenario file {s.scenario}"
+            )
+        )
     try:
-        if p["scenario"] is not None:
-            base = ctx.lab_dir if p["scenario_in"] == "lab" else ctx.root
-            scenario_path = base / p["scenario"]
-            if p["scenario_in"] == "workspace" and not scenario_path.is_file():
-                return CheckResult.missing_file(
-                    p["scenario"],
-                    name="hook session",
-                    expected=f"a scenario file {p['scenario']}",
-                )
-            try:
-                scenario = load_scenario(scenario_path)
-            except ConfigError as exc:
-                if p["scenario_in"] == "workspace":
-                    return CheckResult.failed(
-                        str(exc),
-                        name="hook session",
-                        expected="a valid scenario file",
-                        found=exc.problem,
-                    )
-                raise
-            asserts: list[dict[str, Any]] = [{} for _ in scenario.steps]
-        else:
-            scenario = parse_inline(p["steps"], "lab.toml", "check")
-            asserts = split_steps(p["steps"])[1]
+        scenario = load_scenario(scenario_path)
+    except ConfigError as exc:
+        if not theirs:
+            raise
+        raise _NotYet(
+            CheckResult.failed(
+                str(exc), name="hook session", expected="a valid scenario file", found=exc.problem
+            )
+        ) from None
+    return scenario, [StepAsserts() for _ in scenario.steps]
+
+
+class _NotYet(Exception):
+    """The participant's scenario file is not there or not valid yet: the check fails."""
+
+    def __init__(self, result: CheckResult) -> None:
+        super().__init__(result.message)
+        self.result = result
+
+
+def run(ctx: CheckContext, p: Params) -> CheckResult:
+    s = SessionParams.of(p)
+    try:
+        scenario, asserts = _script(ctx, s)
+    except _NotYet as not_yet:
+        return not_yet.result
     except HarnessError as exc:
         return CheckResult.errored(
             f"the lab's session script is broken: {exc}", name="hook session"
         )
-    title = p["title"] or (Path(p["scenario"]).name if p["scenario"] else "hook session")
+    title = s.title or (Path(s.scenario).name if s.scenario else "hook session")
     try:
-        engines = session_engines(ctx, p)
+        engines = session_engines(ctx, s)
     except HarnessError as exc:
         return CheckResult.errored(f"cannot start a session: {exc}", name=title)
     plays: dict[str, _Play] = {}
     for engine in engines:
-        play = _play(ctx, p, scenario, asserts, title, engine)
+        play = _play(ctx, s, scenario, asserts, title, engine)
         if isinstance(play, CheckResult):
             return play
         plays[engine] = play
@@ -250,153 +263,172 @@ def run(ctx: CheckContext, p: Params) -> CheckResult:
         for engine, other in plays.items():
             if engine != last_engine:
                 failures += [f"on the {engine}: {f}" for f in other.failures]
-    details: dict[str, Any] = {"session": play.steps, "engine": last_engine}
+    details: dict[str, Any] = {"session": _json(play.steps), "engine": last_engine}
     if len(plays) == 2:
-        details["sessions"] = {engine: other.steps for engine, other in plays.items()}
+        details["sessions"] = {engine: _json(other.steps) for engine, other in plays.items()}
     if failures:
         return CheckResult.failed(
-            p["message"] or "the hooks did not behave as this step expects",
+            s.message or "the hooks did not behave as this step expects",
             name=title,
-            expected=_describe_expected(scenario, asserts, p),
+            expected=_describe_expected(scenario, asserts, s),
             found="\n".join(failures),
             output=_output(play.steps),
             details=details,
         )
     return CheckResult.passed(
-        p["pass_message"] or "every hook outcome as expected", name=title, details=details
+        s.pass_message or "every hook outcome as expected", name=title, details=details
     )
+
+
+def _json(steps: list[StepView]) -> list[dict[str, Any]]:
+    return [step.to_json() for step in steps]
 
 
 @dataclass
 class _Play:
     """One engine's run of the session: each step as shown, and what went wrong."""
 
-    steps: list[dict[str, Any]]
+    steps: list[StepView]
     failures: list[str]
 
 
 def _play(
     ctx: CheckContext,
-    p: Params,
+    s: SessionParams,
     scenario: Scenario,
-    asserts: list[dict[str, Any]],
+    asserts: list[StepAsserts],
     title: str,
     engine: str,
 ) -> _Play | CheckResult:
-    # Step numbers of the participant's file and item numbers of the expected sequence must
-    # never be confused: the first always carry the file's name.
-    label = f"{Path(p['scenario']).name} step" if p["scenario"] else "session step"
+    label = s.label
     with contextlib.ExitStack() as stack:
         root = ctx.root
-        if p["sandbox"]:
-            root = stack.enter_context(sandbox_copy(ctx.root, with_git=not p["without_git"]))
-        elif p["without_git"]:
+        if s.sandbox:
+            root = stack.enter_context(sandbox_copy(ctx.root, with_git=not s.without_git))
+        elif s.without_git:
             return CheckResult.errored("without_git needs sandbox = true", name=title)
-        env: dict[str, str] = {k: str(v) for k, v in (p["env"] or {}).items()}
-        if p["hide_programs"]:
-            env["PATH"] = stack.enter_context(path_without(p["hide_programs"]))
+        env: dict[str, str] = {k: str(v) for k, v in s.env.items()}
+        if s.hide_programs:
+            env["PATH"] = stack.enter_context(path_without(s.hide_programs))
         transcripts = Path(tempfile.mkdtemp(prefix="hooklab-transcripts-"))
         stack.callback(shutil.rmtree, transcripts, True)
         git_dir = root / ".git"
-        auto_approve = scenario.auto_approve or p["auto_approve"]
+        auto_approve = scenario.auto_approve or s.auto_approve
+        payloads: list[dict[str, Any]] = []  # every event's JSON, as the hooks read it
         try:
             session: ScriptedSession = stack.enter_context(
-                RecordingSession(
-                    root, transcript_dir=transcripts, auto_approve=auto_approve, env=env
-                )
-                if engine != CLAUDE_CODE
-                else open_session(
-                    engine, root, transcript_dir=transcripts, auto_approve=auto_approve, env=env
+                open_session(
+                    engine,
+                    root,
+                    transcript_dir=transcripts,
+                    auto_approve=auto_approve,
+                    env=env,
+                    on_payload=payloads.append,
                 )
             )
         except HarnessError as exc:
             return CheckResult.errored(f"cannot start a session: {exc}", name=title)
-        on = "real Claude Code" if engine == CLAUDE_CODE else "the emulator"
+        on = Engine(engine).label
         ctx.on_activity(f"playing a Claude Code session on {on}: {title}")
-        steps_json: list[dict[str, Any]] = []
+        steps_json: list[StepView] = []
         failures: list[str] = []
         counts: dict[str, int] = {}
         last: StepOutcome | None = None
         for step, asserted in zip(scenario.steps, asserts, strict=True):
-            watched = asserted.get("file_unchanged")
-            before = None
-            if watched is not None and (root / watched).is_file():
-                before = (root / watched).read_bytes()
-            payloads = getattr(session, "payloads", [])  # the emulator keeps each event's JSON
-            seen = len(payloads)
-            command = str(step.args.get("command", ""))
-            runs_maven = step.do == "bash" and "mvnw" in command
-            if runs_maven:  # announced, so the live view and the Maven timer see it
-                ctx.on_activity(f"session step {step.number}: {command}")
-            try:
-                report = next(run_scenario(Scenario(scenario.path, (step,)), session))
-            except HarnessError as exc:
-                return CheckResult.errored(
-                    f"session step {step.number} could not run on {on}: {exc}",
-                    name=title,
-                    details={"session": steps_json, "engine": engine},
-                )
-            if runs_maven:
-                ctx.on_activity(f"playing a Claude Code session on {on}: {title}")
-            outcome = report.outcome
+            played = _play_step(
+                ctx, session, step, asserted, label, root, payloads, on=on, title=title
+            )
+            if isinstance(played, CheckResult):
+                played.details = {"session": _json(steps_json), "engine": engine}
+                return played
+            outcome, entry = played
             last = outcome
             counts[f"{step.do}:{outcome.outcome}"] = (
                 counts.get(f"{step.do}:{outcome.outcome}", 0) + 1
             )
-            problems = _judge(step, asserted, outcome, root, git_dir, before)
-            entry = {
-                "step": step.number,
-                "name": step.name,
-                "do": step.do,
-                "detail": outcome.detail,
-                "label": f"{label} {step.number}",
-                "expect": step.expect,
-                "outcome": outcome.outcome,
-                "stop_hook_active": bool(outcome.stop_hook_active),
-                "tool_ran": outcome.tool_ran,
-                "turn_ended": outcome.turn_ended,
-                "feedback": outcome.feedback[:3000],
-                "system_message": outcome.system_message,
-                "user_message": outcome.user_message[:2000],
-                "events": [json.loads(json.dumps(x, default=str)) for x in payloads[seen:]],
-                "hooks": _hook_view(outcome),
-                "problems": problems,
-                "root": str(root),
-            }
             steps_json.append(entry)
             ctx.on_hook_event(entry)
-            if problems:
+            if entry.problems:
                 detail = f" {outcome.detail[:60]}" if outcome.detail else ""
                 failures.append(
-                    f"{label} {step.number} ({step.do}{detail}): " + "; ".join(problems)
+                    f"{label} {step.number} ({step.do}{detail}): " + "; ".join(entry.problems)
                 )
         # Markers live in the sandbox's git directory: judge them before it is removed.
-        failures.extend(_sequence_problems(p["expect_sequence"] or [], steps_json, git_dir))
-    if p["final"] is not None and (last is None or last.outcome != p["final"]):
-        failures.append(
-            f"the last step should be {p['final']}, found {last.outcome if last else 'nothing'}"
-        )
-    blocked = counts.get("stop:blocked", 0)
-    if p["blocked_stops_at_least"] and blocked < p["blocked_stops_at_least"]:
-        failures.append(f"{blocked} blocked stops, expected at least {p['blocked_stops_at_least']}")
+        failures.extend(_sequence_problems(s.expect_sequence, steps_json, git_dir))
+    failures += _whole_session_problems(s, last, counts.get("stop:blocked", 0))
     return _Play(steps_json, failures)
+
+
+def _whole_session_problems(s: SessionParams, last: StepOutcome | None, blocked: int) -> list[str]:
+    """What the session as a whole must show: its last outcome, its blocked stops."""
+    problems = []
+    if s.final is not None and (last is None or last.outcome != s.final):
+        problems.append(
+            f"the last step should be {s.final}, found {last.outcome if last else 'nothing'}"
+        )
+    if s.blocked_stops_at_least and blocked < s.blocked_stops_at_least:
+        problems.append(f"{blocked} blocked stops, expected at least {s.blocked_stops_at_least}")
+    return problems
+
+
+def _play_step(
+    ctx: CheckContext,
+    session: ScriptedSession,
+    step: ScenarioStep,
+    asserted: StepAsserts,
+    label: str,
+    root: Path,
+    payloads: list[dict[str, Any]],
+    *,
+    on: str,
+    title: str,
+) -> tuple[StepOutcome, StepView] | CheckResult:
+    """One step on the session, judged: its outcome and its view (an errored result when the
+    engine could not play it)."""
+    watched = asserted.file_unchanged
+    before = None
+    if watched is not None and (root / watched).is_file():
+        before = (root / watched).read_bytes()
+    seen = len(payloads)
+    command = str(step.args.get("command", ""))
+    runs_maven = step.do == "bash" and "mvnw" in command
+    if runs_maven:  # announced, so the live view and the Maven timer see it
+        ctx.on_activity(f"session step {step.number}: {command}")
+    try:
+        outcome = run_step(session, step).outcome
+    except HarnessError as exc:
+        return CheckResult.errored(
+            f"session step {step.number} could not run on {on}: {exc}", name=title
+        )
+    if runs_maven:
+        ctx.on_activity(f"playing a Claude Code session on {on}: {title}")
+    problems = _judge(step, asserted, outcome, root, root / ".git", before)
+    view = StepView.of(
+        step,
+        outcome,
+        label=f"{label} {step.number}",
+        events=payloads[seen:],
+        problems=problems,
+        root=str(root),
+    )
+    return outcome, view
 
 
 def _disagreements(plays: dict[str, _Play], workspace: Path) -> list[str]:
     """Steps where the emulator and the real client differ (the real client is right)."""
     from harness.claude.differential import normalise
 
-    real, emulated = plays[CLAUDE_CODE].steps, plays["emulator"].steps
+    real, emulated = plays[CLAUDE_CODE].steps, plays[EMULATOR].steps
     found = []
     for ours, theirs in zip(emulated, real, strict=False):
         for key in ("outcome", "tool_ran", "turn_ended", "feedback"):
-            mine, truth = ours.get(key), theirs.get(key)
+            mine, truth = getattr(ours, key), getattr(theirs, key)
             if key == "feedback":
-                mine = normalise(str(mine), Path(ours["root"]))
-                truth = normalise(str(truth), Path(theirs["root"]))
+                mine = normalise(str(mine), Path(ours.root))
+                truth = normalise(str(truth), Path(theirs.root))
             if mine != truth:
                 found.append(
-                    f"{ours['label']} ({ours['do']}): the emulator says {key} {mine!r}, "
+                    f"{ours.label} ({ours.do}): the emulator says {key} {mine!r}, "
                     f"real Claude Code {truth!r}"
                 )
     return found
@@ -412,7 +444,7 @@ SEQUENCE_KEYS = {
 }
 
 
-def _sequence_problems(wanted: list[Any], steps: list[dict[str, Any]], git_dir: Path) -> list[str]:
+def _sequence_problems(wanted: list[Any], steps: list[StepView], git_dir: Path) -> list[str]:
     """Each wanted step must match a session step, in order (other steps may come between)."""
     i = 0
     for n, want in enumerate(wanted):
@@ -422,16 +454,12 @@ def _sequence_problems(wanted: list[Any], steps: list[dict[str, Any]], git_dir: 
         item = f"expected sequence, item {n + 1} of {len(wanted)} ({_describe_item(want)})"
         if i == len(steps):
             where = (
-                f"after {steps[start - 1]['label']}, where item {n} matched"
+                f"after {steps[start - 1].label}, where item {n} matched"
                 if start
                 else "anywhere in the session"
             )
             problem = f"{item}: no such step {where}"
-            released = [
-                s["label"]
-                for s in steps
-                if s["do"] == "stop" and s["stop_hook_active"] and s["outcome"] == "allowed"
-            ]
+            released = [s.label for s in steps if s.let_go]
             if released:
                 problem += (
                     f" ({', '.join(released)} went through on stop_hook_active: true: "
@@ -454,26 +482,22 @@ def _describe_item(want: dict[str, Any]) -> str:
     return ", ".join(bits)
 
 
-def _step_matches(want: dict[str, Any], step: dict[str, Any]) -> bool:
-    said = "\n".join(str(step.get(k) or "") for k in ("feedback", "system_message", "user_message"))
+def _step_matches(want: dict[str, Any], step: StepView) -> bool:
     return (
-        (want.get("do") is None or want["do"] == step["do"])
-        and (want.get("outcome") is None or want["outcome"] == step["outcome"])
-        and (want.get("feedback_contains") is None or want["feedback_contains"] in step["feedback"])
-        and (want.get("message_contains") is None or want["message_contains"] in said)
-        and (
-            want.get("detail_contains") is None
-            or want["detail_contains"] in str(step.get("detail") or "")
-        )
+        (want.get("do") is None or want["do"] == step.do)
+        and (want.get("outcome") is None or want["outcome"] == step.outcome)
+        and (want.get("feedback_contains") is None or want["feedback_contains"] in step.feedback)
+        and (want.get("message_contains") is None or want["message_contains"] in step.said)
+        and (want.get("detail_contains") is None or want["detail_contains"] in step.detail)
     )
 
 
-def _describe_expected(scenario: Scenario, asserts: list[dict[str, Any]], p: Params) -> str:
-    label = f"{Path(p['scenario']).name} step" if p["scenario"] else "session step"
+def _describe_expected(scenario: Scenario, asserts: list[StepAsserts], s: SessionParams) -> str:
+    label = s.label
     lines = []
     for step, extra in zip(scenario.steps, asserts, strict=True):
-        bits = [step.expect] if step.expect else []
-        bits += [f"{k}={v!r}" for k, v in extra.items()]
+        bits: list[str] = [step.expect] if step.expect else []
+        bits += extra.given()
         if bits:
             detail = (
                 step.args.get("command")
@@ -483,35 +507,35 @@ def _describe_expected(scenario: Scenario, asserts: list[dict[str, Any]], p: Par
             )
             shown = f" {str(detail)[:60]}" if detail else ""
             lines.append(f"{label} {step.number} ({step.do}{shown}): {', '.join(bits)}")
-    if p["final"]:
-        lines.append(f"last step: {p['final']}")
+    if s.final:
+        lines.append(f"last step: {s.final}")
     return "\n".join(lines)
 
 
-def _output(steps: list[dict[str, Any]]) -> str:
+def _output(steps: list[StepView]) -> str:
     """The hook side of failing steps: event JSON, exit codes, stderr."""
     chunks = []
     for entry in steps:
-        if not entry["problems"]:
+        if not entry.problems:
             continue
-        chunks.append(f"--- {entry['label']} {entry['do']} -> {entry['outcome']}")
-        for event in entry["events"]:
+        chunks.append(f"--- {entry.label} {entry.do} -> {entry.outcome}")
+        for event in entry.events:
             chunks.append("event: " + json.dumps(event)[:800])
-        for hook in entry["hooks"]:
+        for hook in entry.hooks:
             chunks.append(
-                f"hook {hook['command']}: exit {hook['exit_code']}"
-                + (" (timed out)" if hook["timed_out"] else "")
+                f"hook {hook.command}: exit {hook.exit_code}"
+                + (" (timed out)" if hook.timed_out else "")
             )
-            if hook["stderr"].strip():
-                chunks.append("stderr: " + hook["stderr"].strip()[:800])
+            if hook.stderr.strip():
+                chunks.append("stderr: " + hook.stderr.strip()[:800])
     return "\n".join(chunks)
 
 
-def session_engines(ctx: CheckContext, p: Params) -> list[str]:
+def session_engines(ctx: CheckContext, s: SessionParams) -> list[str]:
     """The engines a session plays on: the command line's choice (``both``: the emulator,
     then the real client, compared step by step), else the lab's (``auto`` takes the real
     client when it is installed), else the context's default."""
-    wanted = ctx.engine if ctx.engine_forced or not p.get("engine") else str(p["engine"])
+    wanted = ctx.engine if ctx.engine_forced or not s.engine else s.engine
     if wanted == BOTH:
         return [EMULATOR, resolve_engine_name(CLAUDE_CODE)]
     return [resolve_engine_name(wanted)]
@@ -568,7 +592,7 @@ KIND = Kind(
         Field(
             "final",
             str,
-            choices=("allowed", "blocked", "asked", "stopped", "error"),
+            choices=OUTCOMES,
             doc="the outcome the last step must have",
         ),
         Field(
@@ -583,6 +607,7 @@ KIND = Kind(
             "blocked_stops_at_least",
             int,
             default=0,
+            minimum=0,
             doc="the session must contain at least this many blocked stops",
         ),
         Field("message", str, doc="what the participant reads when the check fails"),

@@ -33,9 +33,9 @@ from harness.claude.recorded import (
 )
 from harness.engine.context import CheckContext
 from harness.engine.kinds import Kind, Params
-from harness.engine.schema import Field
 from harness.errors import HarnessError
 from harness.results import CheckResult
+from harness.schema import Field
 
 # Where `lab solve` and `lab dev check` keep the sessions they play on the real client with
 # the scripted model (a config directory of the client's own, inside the git directory).

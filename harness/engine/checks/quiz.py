@@ -8,8 +8,8 @@ from typing import Any
 
 from harness.engine.context import CheckContext
 from harness.engine.kinds import Kind, Params
-from harness.engine.schema import Field
 from harness.results import CheckResult
+from harness.schema import Field
 
 
 def _norm(value: Any) -> Any:

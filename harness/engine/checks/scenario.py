@@ -16,9 +16,9 @@ from typing import Any
 from harness.claude.scenario import ScenarioStep, load_scenario
 from harness.engine.context import CheckContext
 from harness.engine.kinds import Kind, Params
-from harness.engine.schema import Field
 from harness.errors import ConfigError
 from harness.results import CheckResult
+from harness.schema import Field
 
 CONTAINS = "_contains"
 

@@ -12,11 +12,11 @@ from harness import proc
 from harness.engine.context import CheckContext
 from harness.engine.kinds import Kind, Params
 from harness.engine.sandbox import sandbox_copy
-from harness.engine.schema import Field
 from harness.maven.backend import SENSOR_GOALS
 from harness.maven.surefire import ReportError, SurefireReport, sensor_reports
 from harness.paths import escape_problem
 from harness.results import CheckResult
+from harness.schema import Field
 
 OUTCOMES = ("green", "red", "absent", "present")
 
@@ -71,6 +71,9 @@ def run(ctx: CheckContext, p: Params) -> CheckResult:
         return _run(ctx.in_sandbox(copy), p)
 
 
+# Over 60 lines on purpose: one verdict read top to bottom (run Maven or not, read the
+# reports, refuse stale ones, compare each sensor, keep the evidence); each branch returns
+# the result it builds, and splitting it would hand the half-built details around.
 def _run(ctx: CheckContext, p: Params) -> CheckResult:
     expect: dict[str, str] = dict(p["expect"] or {})
     contains: dict[str, str] = dict(p["failure_contains"] or {})
@@ -275,7 +278,9 @@ KIND = Kind(
             default=[],
             doc="Maven arguments (default: -q test -Dgroups=sensor)",
         ),
-        Field("timeout", float, default=600.0, doc="seconds before Maven is stopped"),
+        Field(
+            "timeout", float, default=600.0, positive=True, doc="seconds before Maven is stopped"
+        ),
         Field("message", str, doc="what the participant reads when the check fails"),
         Field("pass_message", str, doc="what the participant reads when it passes"),
     ),

@@ -8,8 +8,8 @@ import re
 from harness import proc
 from harness.engine.context import CheckContext
 from harness.engine.kinds import Kind, Params
-from harness.engine.schema import Field
 from harness.results import CheckResult
+from harness.schema import Field
 
 
 def run(ctx: CheckContext, p: Params) -> CheckResult:
@@ -86,7 +86,7 @@ KIND = Kind(
         Field("kind", str, required=True),
         Field("command", str, required=True, doc="run with bash -c in the workspace root"),
         Field("title", str, doc="a short name for results (default: the command's first line)"),
-        Field("exit", int, default=0, doc="expected exit code"),
+        Field("exit", int, default=0, minimum=0, maximum=255, doc="expected exit code"),
         Field("stdin", str, doc="text fed on stdin"),
         Field("env", dict, default={}, doc="extra environment variables"),
         Field("stdout_contains", str, doc="text stdout must contain"),
@@ -94,7 +94,13 @@ KIND = Kind(
         Field("stdout_matches", str, doc="regular expression stdout must match"),
         Field("stderr_matches", str, doc="regular expression stderr must match"),
         Field("quiet", bool, default=False, doc="the command must print nothing"),
-        Field("timeout", float, default=120.0, doc="seconds before the command is stopped"),
+        Field(
+            "timeout",
+            float,
+            default=120.0,
+            positive=True,
+            doc="seconds before the command is stopped",
+        ),
         Field("slow", bool, default=False, doc="takes a while (runs Maven): show progress"),
         Field("message", str, doc="what the participant reads when the check fails"),
         Field("pass_message", str, doc="what the participant reads when it passes"),

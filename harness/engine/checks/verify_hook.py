@@ -10,8 +10,8 @@ from __future__ import annotations
 from harness.engine.context import CheckContext
 from harness.engine.kinds import Kind, Params
 from harness.engine.sandbox import sandbox_copy
-from harness.engine.schema import Field
 from harness.results import CheckResult
+from harness.schema import Field
 
 
 def run(ctx: CheckContext, p: Params) -> CheckResult:
@@ -59,7 +59,7 @@ KIND = Kind(
         Field("break_cmd", str, required=True, doc="makes the hook's claim false (bash -c)"),
         Field("fix_cmd", str, required=True, doc="makes the claim true again"),
         Field("stale_cmd", str, doc="leaves the artefact in place but out of date"),
-        Field("timeout", float, default=10.0, doc="the hook's timeout in seconds"),
+        Field("timeout", float, default=10.0, positive=True, doc="the hook's timeout in seconds"),
     ),
     run=run,
     slow=lambda p: True,

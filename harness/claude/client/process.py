@@ -1,0 +1,152 @@
+"""The real client as a process: started with its arguments, fed stream-json lines on stdin,
+read line by line on stdout and stderr by two threads, ended like a closed terminal ends it.
+
+Nothing here knows what a line means; ``reading.py`` reads them, ``session.py`` plays the
+scenario with both.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import queue
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness.errors import HarnessError
+
+
+def last_words(stderr_lines: Sequence[str]) -> str:
+    """The client's last three lines on stderr, for an error that says why it stopped."""
+    tail = [line for line in stderr_lines if line.strip()][-3:]
+    return " / ".join(tail) if tail else "it printed nothing"
+
+
+@dataclass
+class Inbox:
+    """Everything the client does, in arrival order: API requests and stream-json lines."""
+
+    items: queue.Queue[tuple[str, Any]] = field(default_factory=queue.Queue)
+    held: list[tuple[str, Any]] = field(default_factory=list)  # taken out, not yet handled
+
+    def put(self, kind: str, item: Any) -> None:
+        self.items.put((kind, item))
+
+    def get(self, timeout: float) -> tuple[str, Any] | None:
+        if self.held:
+            return self.held.pop(0)
+        try:
+            return self.items.get(timeout=timeout)
+        except queue.Empty:
+            return None
+
+    def hold(self, item: tuple[str, Any]) -> None:
+        self.held.append(item)
+
+
+class ClientProcess:
+    """One run of the client. Its stdout lines (JSON objects) go to ``events`` and to the
+    inbox as ``("event", line)``; its end arrives as ``("exit", self)``."""
+
+    def __init__(
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: Path,
+        env: Mapping[str, str],
+        inbox: Inbox,
+        events: list[dict[str, Any]],
+        stderr_lines: list[str],
+    ) -> None:
+        self.inbox = inbox
+        self.events = events
+        self.stderr_lines = stderr_lines
+        try:
+            self.popen = subprocess.Popen(
+                list(argv),
+                cwd=cwd,
+                env=dict(env),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                errors="replace",
+                start_new_session=True,
+            )
+        except OSError as exc:
+            raise HarnessError(
+                f"cannot start Claude Code ({argv[0]}): {exc.strerror}",
+                fix="run lab doctor --fix to reinstall it",
+            ) from None
+        threading.Thread(target=self._read_stdout, daemon=True).start()
+        threading.Thread(target=self._read_stderr, daemon=True).start()
+
+    @property
+    def running(self) -> bool:
+        return self.popen.poll() is None
+
+    def _read_stdout(self) -> None:
+        assert self.popen.stdout is not None
+        for line in self.popen.stdout:
+            try:
+                event = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(event, dict):
+                self.events.append(event)
+                self.inbox.put("event", event)
+        self.inbox.put("exit", self)
+
+    def _read_stderr(self) -> None:
+        assert self.popen.stderr is not None
+        for line in self.popen.stderr:
+            self.stderr_lines.append(line.rstrip("\n"))
+
+    def send(self, message: dict[str, Any]) -> None:
+        if self.popen.stdin is None or not self.running:
+            raise HarnessError(
+                "Claude Code is not running in this session: " + self.last_words(),
+                fix="start the scenario with a session_start step",
+            )
+        try:
+            self.popen.stdin.write(json.dumps(message) + "\n")
+            self.popen.stdin.flush()
+        except OSError:
+            raise HarnessError(
+                "Claude Code stopped reading its input: " + self.last_words(),
+                fix="see the client's stderr above; lab doctor checks the installation",
+            ) from None
+
+    def last_words(self) -> str:
+        return last_words(self.stderr_lines)
+
+    def end(self, *, in_flight: bool) -> None:
+        """Close its input and wait for it. An idle client exits on end of input; one in the
+        middle of a turn would first run its Stop hooks against a model that no longer
+        answers, so it is ended like a closed terminal would end it."""
+        process = self.popen
+        with contextlib.suppress(OSError):
+            if process.stdin:
+                process.stdin.close()
+        if in_flight:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=10)
+        # Drain what the reader threads still hold for this process.
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            item = self.inbox.get(0.05)
+            if item is None or (item[0] == "exit" and item[1] is self):
+                break

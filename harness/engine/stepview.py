@@ -1,0 +1,144 @@
+"""One step of a lab's hook session as the check judged it and the views show it: what was
+done, what came of it, the event JSON the hooks read, each hook's run and what went wrong.
+
+Built by the ``hook_session`` check, handed to the live view (``CheckContext.on_hook_event``)
+and kept in the result's details as JSON (``to_json``, the same keys for every engine).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from harness.claude.runner import HookRun
+from harness.claude.scenario import ScenarioStep
+from harness.claude.session import StepOutcome
+from harness.claude.vocabulary import Outcome
+
+FEEDBACK_CAP = 3000  # characters of feedback kept per step; the transcript has it whole
+MESSAGE_CAP = 2000
+HOOK_OUTPUT_CAP = 2000
+
+
+@dataclass(frozen=True)
+class HookView:
+    """One hook's run in a step."""
+
+    event: str
+    command: str
+    exit_code: int | None
+    timed_out: bool
+    stdout: str
+    stderr: str
+
+    @classmethod
+    def of(cls, run: HookRun) -> HookView:
+        return cls(
+            run.event,
+            run.command,
+            run.exit_code,
+            run.timed_out,
+            run.stdout[:HOOK_OUTPUT_CAP],
+            run.stderr[:HOOK_OUTPUT_CAP],
+        )
+
+    @property
+    def name(self) -> str:
+        """The hook script's file name (its command without quotes and folders)."""
+        return self.command.strip('"').rsplit("/", 1)[-1]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "event": self.event,
+            "command": self.command,
+            "exit_code": self.exit_code,
+            "timed_out": self.timed_out,
+            "stdout": self.stdout,
+            "stderr": self.stderr,
+        }
+
+
+@dataclass(frozen=True)
+class StepView:
+    step: int
+    name: str
+    do: str
+    detail: str
+    label: str  # "session step 3" or "tricks.toml step 3": the file's steps carry its name
+    expect: Outcome | None
+    outcome: Outcome
+    stop_hook_active: bool
+    tool_ran: bool | None
+    turn_ended: bool
+    feedback: str
+    system_message: str
+    user_message: str
+    events: tuple[dict[str, Any], ...]  # each event's JSON, as the hooks read it
+    hooks: tuple[HookView, ...]
+    problems: tuple[str, ...]  # what the check found wrong with this step
+    root: str  # the directory the session played in (a sandbox copy, usually)
+
+    @classmethod
+    def of(
+        cls,
+        step: ScenarioStep,
+        outcome: StepOutcome,
+        *,
+        label: str,
+        events: Sequence[dict[str, Any]],
+        problems: Sequence[str],
+        root: str,
+    ) -> StepView:
+        return cls(
+            step=step.number,
+            name=step.name,
+            do=step.do,
+            detail=outcome.detail,
+            label=label,
+            expect=step.expect,
+            outcome=outcome.outcome,
+            stop_hook_active=bool(outcome.stop_hook_active),
+            tool_ran=outcome.tool_ran,
+            turn_ended=outcome.turn_ended,
+            feedback=outcome.feedback[:FEEDBACK_CAP],
+            system_message=outcome.system_message,
+            user_message=outcome.user_message[:MESSAGE_CAP],
+            # A payload may hold values JSON has no word for; they are shown as text.
+            events=tuple(json.loads(json.dumps(e, default=str)) for e in events),
+            hooks=tuple(HookView.of(run) for run in outcome.hooks),
+            problems=tuple(problems),
+            root=root,
+        )
+
+    @property
+    def said(self) -> str:
+        """Everything said in the step: to Claude, as a system message, to the user."""
+        return "\n".join(t for t in (self.feedback, self.system_message, self.user_message) if t)
+
+    @property
+    def let_go(self) -> bool:
+        """A stop that went through on ``stop_hook_active: true``: the hook let the turn end."""
+        return self.do == "stop" and self.stop_hook_active and self.outcome is Outcome.ALLOWED
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "step": self.step,
+            "name": self.name,
+            "do": self.do,
+            "detail": self.detail,
+            "label": self.label,
+            "expect": self.expect,
+            "outcome": self.outcome,
+            "stop_hook_active": self.stop_hook_active,
+            "tool_ran": self.tool_ran,
+            "turn_ended": self.turn_ended,
+            "feedback": self.feedback,
+            "system_message": self.system_message,
+            "user_message": self.user_message,
+            "events": list(self.events),
+            "hooks": [hook.to_json() for hook in self.hooks],
+            "problems": list(self.problems),
+            "root": self.root,
+        }

@@ -1,0 +1,186 @@
+"""A small declared schema for tables written by hand: every field named, typed and
+documented. Lab manifests, scenario files and the inline steps of a check all use it.
+
+Each problem names the file, the field path in one style (``step[2].check[0].kind``: tables
+by name, array items by their index from 0) and the fix; a typo suggests the field that was
+meant; a number must be finite and inside its bounds.
+"""
+
+from __future__ import annotations
+
+import builtins
+import difflib
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from harness.errors import ConfigError
+from harness.paths import escape_problem
+
+_TYPE_NAMES: dict[type, str] = {
+    str: "a string",
+    int: "an integer",
+    bool: "true or false",
+    float: "a number",
+    list: "an array",
+    dict: "a table",
+}
+
+
+_PLURALS: dict[type, str] = {
+    str: "strings",
+    int: "integers",
+    bool: "booleans",
+    float: "numbers",
+    list: "arrays",
+    dict: "tables",
+}
+
+
+def found(value: object) -> str:
+    """A value as an error shows it: its kind, then itself (cut short)."""
+    kind = _TYPE_NAMES.get(type(value), type(value).__name__)
+    return f"{kind} {value!r}"[:160]
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str
+    type: builtins.type
+    required: bool = False
+    default: Any = None
+    doc: str = ""
+    choices: tuple[str, ...] = ()
+    item_type: builtins.type | None = None  # for arrays: the type of every element
+    inside: str = ""  # a file path that must stay inside this folder, e.g. "the workspace"
+    minimum: float | None = None  # numbers: the smallest allowed value
+    maximum: float | None = None  # numbers: the largest allowed value
+    positive: bool = False  # numbers: above zero (a timeout, a duration)
+
+    def describe(self) -> str:
+        kind = _TYPE_NAMES.get(self.type, self.type.__name__)
+        if self.item_type is not None:
+            kind += f" of {_PLURALS.get(self.item_type, self.item_type.__name__)}"
+        need = "required" if self.required else "optional"
+        bounds = self.bounds()
+        return f"{self.name} ({kind}{', ' + bounds if bounds else ''}, {need}): {self.doc}"
+
+    def bounds(self) -> str:
+        said = []
+        if self.positive:
+            said.append("above 0")
+        if self.minimum is not None:
+            said.append(f"at least {self.minimum:g}")
+        if self.maximum is not None:
+            said.append(f"at most {self.maximum:g}")
+        return " and ".join(said)
+
+    def number_problem(self, value: object) -> str | None:
+        """What is wrong with a number for this field (None when it is fine)."""
+        if not isinstance(value, int | float) or isinstance(value, bool):
+            return None
+        if isinstance(value, float) and not math.isfinite(value):
+            return f"{value} is not a finite number"
+        low_ok = self.minimum is None or value >= self.minimum
+        high_ok = self.maximum is None or value <= self.maximum
+        if (self.positive and value <= 0) or not low_ok or not high_ok:
+            return f"{value:g} is out of range (it must be {self.bounds()})"
+        return None
+
+
+def _is(value: object, kind: type) -> bool:
+    if kind is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if kind is float:
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    return isinstance(value, kind)
+
+
+def suggest(word: str, known: Sequence[str]) -> str:
+    close = difflib.get_close_matches(word, list(known), n=1)
+    return f' (did you mean "{close[0]}"?)' if close else ""
+
+
+def check_table(
+    data: object,
+    fields: Sequence[Field],
+    *,
+    path: object,
+    where: str,
+    what: str = "table",
+) -> dict[str, Any]:
+    """Validate ``data`` against ``fields``; return it with defaults filled in."""
+    if not isinstance(data, Mapping):
+        raise ConfigError(
+            path,
+            where,
+            f"expected a {what}, found {found(data)}",
+            fix=f"write {where or 'it'} as a {what}",
+        )
+    known = {f.name: f for f in fields}
+    for key in data:
+        if key not in known:
+            names = ", ".join(known) or "none"
+            raise ConfigError(
+                path,
+                _join(where, key),
+                f"unknown field{suggest(key, list(known))}",
+                fix=f"remove it or use one of: {names}",
+            )
+    out: dict[str, Any] = {}
+    for field in fields:
+        here = _join(where, field.name)
+        if field.name in data:
+            out[field.name] = check_value(data[field.name], field, path=path, where=here)
+        elif field.required:
+            raise ConfigError(path, here, "missing required field", fix=f"add {field.describe()}")
+        else:
+            out[field.name] = field.default
+    return out
+
+
+def check_value(value: object, field: Field, *, path: object, where: str) -> Any:
+    """One field's value: its type, its items' types, its bounds, its paths, its choices."""
+    if not _is(value, field.type):
+        kind = _TYPE_NAMES.get(field.type, field.type.__name__)
+        raise ConfigError(
+            path, where, f"expected {kind}, found {found(value)}", fix=field.describe()
+        )
+    problem = field.number_problem(value)
+    if problem:
+        raise ConfigError(path, where, problem, fix=field.describe())
+    items = value if isinstance(value, list) else [value]
+    if field.item_type is not None:
+        for i, item in enumerate(items):
+            if not _is(item, field.item_type):
+                kind = _TYPE_NAMES.get(field.item_type, "?")
+                raise ConfigError(
+                    path,
+                    f"{where}[{i}]",
+                    f"expected {kind}, found {found(item)}",
+                    fix=field.describe(),
+                )
+    if field.inside:
+        for i, item in enumerate(items):
+            problem = escape_problem(item, field.inside)
+            if problem:
+                raise ConfigError(
+                    path,
+                    f"{where}[{i}]" if isinstance(value, list) else where,
+                    problem,
+                    fix=f"write a path relative to {field.inside}, without '..'",
+                )
+    if field.choices and value not in field.choices:
+        raise ConfigError(
+            path,
+            where,
+            f'unknown value "{value}"{suggest(str(value), field.choices)} '
+            f"(known: {', '.join(field.choices)})",
+            fix=f"use one of: {', '.join(field.choices)}",
+        )
+    return value
+
+
+def _join(where: str, key: str) -> str:
+    return f"{where}.{key}" if where else key

@@ -1,0 +1,47 @@
+"""File-system events from a workspace, for ``lab watch`` (watchfiles: inotify on Linux,
+FSEvents on macOS, ReadDirectoryChangesW on Windows).
+
+What the tools write is ignored, so a check never triggers the next one: Maven's build output
+(``target/``), git and the harness's own bookkeeping (``.git/``), and the usual editor and
+cache litter (watchfiles' default filter: swap files, ``~`` backups, ``__pycache__``...).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import watchfiles
+
+# Directories whose changes are never the participant's work.
+IGNORED_DIRS = ("target", "build")
+
+# Changes are grouped: a check starts once the workspace has been quiet for QUIET_MS, or after
+# MAX_GROUP_MS of steady changes (a checkout, a formatter run), whichever comes first.
+QUIET_MS = 150
+MAX_GROUP_MS = 800
+
+
+class WorkspaceFilter(watchfiles.DefaultFilter):
+    ignore_dirs = (*watchfiles.DefaultFilter.ignore_dirs, *IGNORED_DIRS)
+
+
+def watch_changes(
+    root: Path, stop: threading.Event, *, quiet_ms: int = QUIET_MS
+) -> Iterator[list[str]]:
+    """Yield each debounced group of changes as sorted paths relative to root, until stop is
+    set (seen within half a second)."""
+    for changes in watchfiles.watch(
+        root,
+        watch_filter=WorkspaceFilter(),
+        debounce=max(MAX_GROUP_MS, quiet_ms),
+        step=quiet_ms,
+        stop_event=stop,
+        rust_timeout=500,
+        raise_interrupt=False,
+    ):
+        paths = sorted({os.path.relpath(path, root) for _change, path in changes})
+        if paths:
+            yield paths

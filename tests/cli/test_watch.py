@@ -1,0 +1,139 @@
+"""``lab watch`` in a real terminal (tmux) on a real workspace: file-system events re-check
+within a second, a real Maven run (build output in target/) sets off no check, and the keys
+work inside it (h: the next hint, q: quit)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from harness.engine.progress import Progress
+from harness.workspace import Workspace
+from tests.builders import REPO_ROOT
+
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
+LAB = "09-read-the-adrs"
+
+
+class Terminal:
+    def __init__(self, socket: str) -> None:
+        self.socket = socket
+
+    def tmux(self, *args: str) -> str:
+        done = subprocess.run(
+            ["tmux", "-L", self.socket, "-f", "/dev/null", *args],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return done.stdout
+
+    def screen(self) -> str:
+        return self.tmux("capture-pane", "-p", "-t", "w")
+
+    def wait_for(self, pattern: str, timeout: float = 30) -> tuple[str, float]:
+        """The screen once pattern (a regex) is on it, and how long that took."""
+        started = time.monotonic()
+        while time.monotonic() - started < timeout:
+            shown = self.screen()
+            if re.search(pattern, shown):
+                return shown, time.monotonic() - started
+            time.sleep(0.03)
+        raise AssertionError(f"{pattern!r} never appeared:\n{self.screen()}")
+
+    def checks(self) -> int:
+        """The number of the check on screen (lab watch numbers them)."""
+        found = re.findall(r"\] check (\d+)", self.screen())
+        assert found, self.screen()
+        return int(found[-1])
+
+
+@pytest.fixture
+def watching(workspace: Workspace) -> Iterator[tuple[Terminal, Workspace]]:
+    started = subprocess.run(
+        [sys.executable, "-m", "harness", "start", LAB],
+        cwd=workspace.root,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert started.returncode == 0, started.stderr
+    terminal = Terminal(f"hooklab-watch-{os.getpid()}")
+    command = (
+        f"cd {workspace.root} && NO_COLOR=1 {sys.executable} -m harness watch; "
+        "echo EXIT=$?; sleep 60"
+    )
+    terminal.tmux("new-session", "-d", "-s", "w", "-x", "150", "-y", "50", command)
+    try:
+        yield terminal, workspace
+    finally:
+        subprocess.run(["tmux", "-L", terminal.socket, "kill-server"], capture_output=True)
+
+
+def test_an_edit_rechecks_within_a_second_and_a_maven_run_does_not(
+    watching: tuple[Terminal, Workspace],
+) -> None:
+    terminal, ws = watching
+    terminal.wait_for(r"check 1 · step 1 quiz: FAIL")
+    assert "h: next hint · q: quit" in terminal.screen()
+
+    # Edits the participant makes: each sets off one check, within a second.
+    latencies = []
+    for n, name in enumerate(["notes.md", "docs/notes.md", "notes.md"], start=2):
+        path = ws.root / name
+        with path.open("a", encoding="utf-8") as out:
+            out.write(f"edit {n}\n")
+        _shown, took = terminal.wait_for(rf"check {n}\b")
+        latencies.append(took)
+        assert name.split("/")[-1] in terminal.wait_for(rf"check {n} · step 1 quiz: FAIL")[0]
+    assert max(latencies) < 1.0, f"re-check latencies {latencies} (machine under load?)"
+    print(f"edit → re-check on screen: {', '.join(f'{t:.2f} s' for t in latencies)}")
+
+    # A real Maven run writes target/ (classes, reports): no check follows, and none loops.
+    before = terminal.checks()
+    maven = subprocess.run(
+        ["./mvnw", "-q", "test", "-Dgroups=sensor"],
+        cwd=ws.root,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert maven.returncode == 0, maven.stdout + maven.stderr
+    assert list((ws.root / "target" / "surefire-reports").glob("TEST-*.xml"))
+    time.sleep(1.5)  # several debounce periods: a check set off by target/ would be on screen
+    assert terminal.checks() == before, terminal.screen()
+
+    # The solution, written by hand: the step passes on screen.
+    (ws.root / "answers").mkdir()
+    shutil.copyfile(
+        REPO_ROOT / "labs" / LAB / "solution" / "adr-quiz.toml", ws.root / "answers/adr-quiz.toml"
+    )
+    terminal.wait_for(r"step 1 quiz: PASS")
+    assert "Passed. q, then lab next." in terminal.screen()
+
+
+def test_h_shows_the_next_hint_and_q_quits(watching: tuple[Terminal, Workspace]) -> None:
+    terminal, ws = watching
+    terminal.wait_for(r"check 1 · step 1 quiz: FAIL")
+
+    terminal.tmux("send-keys", "-t", "w", "h")
+    shown, _ = terminal.wait_for(r"hint 1/\d")
+    assert "press h again for a stronger one" in shown
+    terminal.tmux("send-keys", "-t", "w", "h")
+    terminal.wait_for(r"hint 2/\d")
+    # The hint counts as given, as lab hint's does (the trainer sees hints used).
+    progress = Progress.load(ws)
+    assert progress.lab_progress(LAB).step("quiz").hints == 2
+    assert terminal.checks() == 1  # a key is no change: nothing was re-checked
+
+    terminal.tmux("send-keys", "-t", "w", "q")
+    shown, _ = terminal.wait_for(r"EXIT=\d+")
+    assert "EXIT=0" in shown and "stopped watching" in shown
