@@ -1,12 +1,46 @@
-"""Paths a user's file (a manifest, a scenario) gives: they must stay inside their folder.
+"""Where the workshop's own folders are, and paths a user's file gives.
 
-Checked twice: the text when the file is loaded (absolute, ``..``), and the resolved path when
-it is used (a symlink can lead out of a folder that the text stays in).
+The labs and the fixture ship inside the package (``harness/_bundled/``, mapped there from the
+repository's top-level ``labs/`` and ``petclinic_fixture/`` when the wheel is built); in a
+checkout (an editable install) they are the repository's own folders.
+
+Paths a user's file (a manifest, a scenario) gives must stay inside their folder: checked
+twice, the text when the file is loaded (absolute, ``..``), and the resolved path when it is
+used (a symlink can lead out of a folder that the text stays in).
 """
 
 from __future__ import annotations
 
+import importlib.resources
+import os
 from pathlib import Path, PurePosixPath, PureWindowsPath
+
+# The repository when harness/ is imported from a checkout; in an installed wheel this is
+# site-packages, which never has our pyproject.toml.
+CHECKOUT_ROOT = Path(__file__).resolve().parents[1]
+BUNDLED = "_bundled"
+
+
+def in_checkout() -> bool:
+    """Whether harness/ runs from a Hook Lab checkout (not from an installed wheel)."""
+    pyproject = CHECKOUT_ROOT / "pyproject.toml"
+    return pyproject.is_file() and 'name = "hooklab"' in pyproject.read_text(encoding="utf-8")
+
+
+def bundled_dir(name: str, override_env: str) -> Path:
+    """The shipped folder ``name`` (``labs``, ``petclinic_fixture``): ``$override_env`` if
+    set, else the package data, else the checkout's own folder.
+
+    The result may not exist (a broken install); the caller names what is missing.
+    """
+    override = os.environ.get(override_env)
+    if override:
+        return Path(override)
+    # A wheel is unpacked on disk, so this is a real folder (hooks and Maven need real files).
+    data = Path(str(importlib.resources.files("harness").joinpath(BUNDLED, name)))
+    if data.is_dir() or not in_checkout():
+        return data
+    return CHECKOUT_ROOT / name
 
 
 def escape_problem(value: str, folder: str) -> str | None:

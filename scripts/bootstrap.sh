@@ -1,40 +1,211 @@
 #!/usr/bin/env bash
-# Set up a fresh machine for Hook Lab: Debian packages for offline Maven and the hooks, then a
-# Python venv with the harness installed, then the pinned Claude Code client from npm (for the
-# claude-code engine). Safe to run again: it only adds what is missing.
+# Set up a machine for Hook Lab: the system packages (with apt, dnf or Homebrew, whichever is
+# here), then a Python venv with the harness installed, then the pinned Claude Code client from
+# npm (for the claude-code engine). Without a package manager it knows, or without root, it does
+# what needs no root and prints the exact packages still missing. Safe to run again: it only
+# adds what is missing. Keeps to bash 3.2 outside the apt and dnf branches (macOS's /bin/bash).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-apt_packages=(
-  openjdk-17-jdk-headless maven junit5 libsurefire-java libmaven-compiler-plugin-java
-  libmaven-resources-plugin-java libmaven-jar-plugin-java libmaven-install-plugin-java
-  jq git bash shellcheck tmux python3-venv
-  # Trainer tests: real git servers on loopback (git daemon, git http-backend ship with git)
-  # and the cohort page rendered in headless Chromium.
-  chromium
-)
-# Node and npm install the real Claude Code client; a machine that has them keeps its own.
-command -v npm >/dev/null 2>&1 || apt_packages+=(nodejs npm)
-missing=()
-for pkg in "${apt_packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" \
-    || missing+=("$pkg")
-done
-if ((${#missing[@]})); then
-  echo "bootstrap: installing ${missing[*]}"
-  sudo_cmd=()
-  if [ "$(id -u)" -ne 0 ]; then
-    command -v sudo >/dev/null || { echo "bootstrap: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
-    sudo_cmd=(sudo)
+# One table of needs and their packages per system, shared with lab doctor.
+table=harness/doctor/system-packages.txt
+kernel=$(uname -s)
+manager=""
+for candidate in apt-get:apt dnf:dnf brew:brew; do
+  if command -v "${candidate%%:*}" >/dev/null 2>&1; then
+    manager=${candidate#*:}
+    break
   fi
-  export DEBIAN_FRONTEND=noninteractive
-  "${sudo_cmd[@]}" apt-get update -qq
-  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+done
+case $manager in
+  apt) system_label="Debian/Ubuntu (apt)" ;;
+  dnf) system_label="Fedora/RHEL (dnf)" ;;
+  brew) system_label="Homebrew (brew)" ;;
+  *) if [ "$kernel" = Darwin ]; then system_label="macOS without Homebrew"
+     else system_label="$kernel without apt, dnf or Homebrew"; fi ;;
+esac
+
+# A Python 3.11 or newer with venv, under any of its usual names.
+find_python() {
+  local candidate
+  for candidate in python3 python3.13 python3.12 python3.11; do
+    if command -v "$candidate" >/dev/null 2>&1 \
+      && "$candidate" -c 'import sys, venv, ensurepip; sys.exit(sys.version_info < (3, 11))' \
+        2>/dev/null; then
+      echo "$candidate"
+      return 0
+    fi
+  done
+  return 1
+}
+
+# Is NEED (a row of the table, checked by the command it provides) absent or too old here?
+# lab doctor applies the same minimums.
+need_missing() {
+  case $1 in
+    java)
+      local major
+      major=$(java -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -n 1 || true)
+      [ "${major:-0}" -lt 17 ] ;;
+    bash) ! bash -c '[ "${BASH_VERSINFO[0]}" -ge 4 ]' 2>/dev/null ;;
+    python) ! find_python >/dev/null ;;
+    *) ! command -v "$2" >/dev/null 2>&1 ;;
+  esac
+}
+
+missing_needs() {
+  local need command rest
+  while read -r need command rest; do
+    case $need in '' | '#'*) continue ;; esac
+    if need_missing "$need" "$command"; then printf '%s ' "$need"; fi
+  done <"$table"
+}
+
+# MANAGER NEED...: that manager's packages for these needs, each once, in the table's order.
+packages_for() {
+  local which=$1
+  shift
+  awk -v manager="$which" -v wanted=" $* " '
+    /^#/ || NF == 0 { next }
+    index(wanted, " " $1 " ") {
+      column = manager == "apt" ? 3 : manager == "dnf" ? 4 : 5
+      count = split($column, names, ",")
+      for (i = 1; i <= count; i++)
+        if (names[i] != "-" && !(names[i] in seen)) {
+          seen[names[i]] = 1
+          out = out (out == "" ? "" : " ") names[i]
+        }
+    }
+    END { print out }' "$table"
+}
+
+# NEED...: "what it is (command)", for a system whose package names we do not know.
+describe_needs() {
+  awk -v wanted=" $* " '
+    /^#/ || NF == 0 { next }
+    index(wanted, " " $1 " ") {
+      what = $6
+      for (i = 7; i <= NF; i++) what = what " " $i
+      out = out (out == "" ? "" : ", ") what " (" $2 ")"
+    }
+    END { print out }' "$table"
+}
+
+# NEED...: the one line that installs them here; lab doctor's "system packages" row says the same.
+install_command() {
+  local packages verb
+  if [ -n "$manager" ]; then
+    packages=$(packages_for "$manager" "$@")
+    case $manager in apt) verb="apt-get install" ;; dnf) verb="dnf install" ;; *) verb="brew install" ;; esac
+    if [ -n "$packages" ]; then
+      echo "$verb $packages"
+      return
+    fi
+  fi
+  if [ "$kernel" = Darwin ]; then
+    echo "install Homebrew (https://brew.sh), then: brew install $(packages_for brew "$@")"
+  else
+    echo "install with your system's package manager: $(describe_needs "$@")"
+  fi
+}
+
+# What the system still lacks, printed last so that it is what stays on the screen. Fails when
+# the hooks cannot run (jq, git, bash 4) or Maven can run neither here nor in a container.
+report_missing() {
+  local status=0 needs
+  needs=" $(missing_needs)"
+  if [ -n "${apt_still_missing:-}" ]; then
+    echo "bootstrap: still missing on $system_label; as root, run:"
+    echo "  $apt_still_missing"
+  elif [ -n "${needs// /}" ]; then
+    echo "bootstrap: still missing on $system_label:${needs% }"
+    # shellcheck disable=SC2086 # one word per need
+    echo "bootstrap: to install what is missing: $(install_command $needs)"
+  fi
+  if [ "$manager" = brew ] && [[ $needs == *" java "* ]]; then
+    # shellcheck disable=SC2016 # for the reader's shell to expand
+    echo 'bootstrap: Homebrew keeps openjdk@17 off the PATH; once it is installed, run: export PATH="$(brew --prefix openjdk@17)/bin:$PATH"'
+  fi
+  case $needs in *" jq "* | *" git "* | *" bash "*) status=1 ;; esac
+  case $needs in
+    *" java "* | *" maven "*)
+      if docker info >/dev/null 2>&1; then
+        echo "bootstrap: no Java 17 or no Maven here, but Docker runs: the sensors can run in a container:"
+      else
+        echo "bootstrap: no Java 17 or no Maven here; with Docker (Docker Desktop on macOS) the sensors run in a container:"
+        status=1
+      fi
+      echo "  scripts/docker-up.sh             # builds the Maven image (on Debian it installs Docker too)"
+      echo "  lab init ws --backend docker"
+      ;;
+  esac
+  return "$status"
+}
+
+# How to run the package manager as root: nothing when we are root, sudo when there is one.
+root_cmd=""
+have_root=true
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then root_cmd=sudo; else have_root=false; fi
+fi
+
+if [ "$manager" = apt ]; then
+  apt_packages=(
+    openjdk-17-jdk-headless maven junit5 libsurefire-java libmaven-compiler-plugin-java
+    libmaven-resources-plugin-java libmaven-jar-plugin-java libmaven-install-plugin-java
+    jq git bash shellcheck tmux python3-venv
+    # Trainer tests: real git servers on loopback (git daemon, git http-backend ship with git)
+    # and the cohort page rendered in headless Chromium.
+    chromium
+  )
+  # Node and npm install the real Claude Code client; a machine that has them keeps its own.
+  command -v npm >/dev/null 2>&1 || apt_packages+=(nodejs npm)
+  missing=()
+  for pkg in "${apt_packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" \
+      || missing+=("$pkg")
+  done
+  if ((${#missing[@]})) && ! $have_root; then
+    # No root: the rest still needs none; the packages are named at the end.
+    echo "bootstrap: not root and no sudo: cannot install ${missing[*]}"
+    apt_still_missing="apt-get install ${missing[*]}"
+  elif ((${#missing[@]})); then
+    echo "bootstrap: installing ${missing[*]}"
+    sudo_cmd=()
+    [ -z "$root_cmd" ] || sudo_cmd=("$root_cmd")
+    export DEBIAN_FRONTEND=noninteractive
+    "${sudo_cmd[@]}" apt-get update -qq
+    "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  fi
+else
+  needed=$(missing_needs)
+  if [ -n "$needed" ] && [ -n "$manager" ]; then
+    # shellcheck disable=SC2086 # one word per need
+    packages=$(packages_for "$manager" $needed)
+    if [ "$manager" = brew ]; then
+      echo "bootstrap: installing with Homebrew: $packages"
+      # shellcheck disable=SC2086 # one word per package
+      brew install $packages || echo "bootstrap: brew install failed; see its messages above"
+    elif $have_root; then
+      echo "bootstrap: installing with dnf: $packages"
+      # shellcheck disable=SC2086 # one word per package; root_cmd is empty or sudo
+      $root_cmd dnf install -y -q $packages || echo "bootstrap: dnf install failed; see above"
+    else
+      echo "bootstrap: not root and no sudo: cannot install $packages"
+    fi
+  fi
+fi
+
+python_cmd=$(find_python || true)
+if [ -z "$python_cmd" ]; then
+  echo "bootstrap: no Python 3.11 or newer with venv here, so no .venv yet" >&2
+  report_missing || true
+  exit 1
 fi
 
 if [ ! -x .venv/bin/python ]; then
   echo "bootstrap: creating .venv"
-  python3 -m venv .venv
+  "$python_cmd" -m venv .venv
 fi
 stamp=.venv/.hooklab-installed
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
@@ -42,7 +213,9 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   .venv/bin/python -m pip install -q --disable-pip-version-check -e '.[dev]'
   touch "$stamp"
 fi
-if ! .venv/bin/python -m harness.claude.client.install | sed 's/^/bootstrap: /'; then
+if ! command -v npm >/dev/null 2>&1 && [ -z "${CI:-}" ]; then
+  echo "bootstrap: no npm, so no Claude Code yet (the emulator engine needs none; lab doctor --fix installs it once npm is there)"
+elif ! .venv/bin/python -m harness.claude.client.install | sed 's/^/bootstrap: /'; then
   # CI proves the labs on the real client; a participant can work on the emulator meanwhile.
   [ -z "${CI:-}" ] || exit 1
   echo "bootstrap: continuing without Claude Code (the emulator engine needs none; lab doctor --fix retries)"
@@ -64,7 +237,8 @@ if { [ -e "$link" ] || [ -L "$link" ]; } && [[ $current != */.venv/bin/lab ]]; t
   # Not a link an earlier bootstrap made: someone else's lab. Leave it alone.
   echo "bootstrap: ready ($("$lab_entry" --version)), but $link is not Hook Lab's; left as it is."
   echo "  Run Hook Lab as $lab_entry, or remove $link and run ./scripts/bootstrap.sh again."
-  exit 0
+  report_missing
+  exit
 fi
 mkdir -p "$bin_dir"
 ln -sfn "$lab_entry" "$link"
@@ -88,3 +262,4 @@ elif [ "$(command -v lab 2>/dev/null || true)" != "$link" ]; then
   echo "bootstrap: new terminals find lab; in this one, run first:"
   echo "  export PATH=\"$bin_dir:\$PATH\""
 fi
+report_missing

@@ -22,7 +22,7 @@ ALLOWED = {
     "ui": {"ui", "claude", "workspace", "maven", "engine", "grading", "doctor", "trainer"},
     "cli": {"cli", "ui", "claude", "workspace", "maven", "engine", "grading", "doctor", "trainer"},
 }
-SHARED = {"errors", "results", "proc", "paths", "schema", "__init__"}
+SHARED = {"errors", "results", "proc", "paths", "schema", "userfiles", "__init__"}
 
 
 def imports_of(path: Path) -> set[str]:

@@ -19,7 +19,9 @@ permission_mode="default", auto_approve=False, env=None)``
         close()            # kills background shells; Session is also a context manager
 
     The stop loop: after a blocked stop the next Stop payload has ``stop_hook_active: true``;
-    the 8th consecutive block ends the turn anyway; a prompt that goes through starts a new count.
+    eight consecutive blocks are honoured and the ninth is overridden, ending the turn (as the
+    real client does: stop-block-cap in docs/claude-code-semantics.md); a prompt that goes
+    through starts a new count.
 
 ``dispatch(event, payload, settings, project_dir, *, cwd=None, env=None) -> EventOutcome``
     One event through its matching hooks (parallel, deduplicated, each with its timeout).

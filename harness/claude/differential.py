@@ -26,8 +26,6 @@ import re
 import stat
 import tempfile
 import time
-import tomllib
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,6 +35,7 @@ from harness.claude.engines import CLAUDE_CODE, EMULATOR, open_session
 from harness.claude.scenario import Scenario, parse_scenario, run_scenario
 from harness.claude.session import StepOutcome
 from harness.errors import ConfigError
+from harness.userfiles import read_toml
 
 COMPARED = ("outcome", "tool_ran", "turn_ended", "feedback")
 _IDS = re.compile(
@@ -61,10 +60,7 @@ class Case:
 
 
 def load_case(path: Path) -> Case:
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(path, "", f"cannot be read ({exc})", fix="fix the TOML") from None
+    data = read_toml(path)
     for key in ("rule", "title"):
         if not isinstance(data.get(key), str):
             raise ConfigError(path, key, "is required (a string)", fix=f'{key} = "..."')
@@ -229,13 +225,3 @@ def compare(case: Case, workdir: Path | None = None) -> CaseResult:
         steps.append(StepComparison(number, step.do, detail, observed))
     notes = {e: [n for o in outs for n in o.notes] for e, outs in sides.items()}
     return CaseResult(case, steps, seconds, notes)
-
-
-def compare_all(
-    cases: list[Case], workdir: Path, on_result: Callable[[CaseResult], None] | None = None
-) -> Iterator[CaseResult]:
-    for case in cases:
-        result = compare(case, workdir / case.name)
-        if on_result:
-            on_result(result)
-        yield result

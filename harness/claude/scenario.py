@@ -17,7 +17,6 @@ Paths are relative to the project root and stay inside it. The fields are declar
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +29,7 @@ from harness.claude.tools import MAX_BASH_TIMEOUT
 from harness.claude.vocabulary import OUTCOMES, Outcome
 from harness.errors import ConfigError
 from harness.schema import Field, check_table, found
+from harness.userfiles import read_toml
 
 _PROJECT = "the project"
 # The fields of each action (do = ...), as the session's methods take them.
@@ -166,17 +166,7 @@ def parse_scenario(data: dict[str, Any], path: Path) -> Scenario:
 
 
 def load_scenario(path: Path) -> Scenario:
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError(
-            path, "", f"cannot be read ({exc.strerror})", fix="check the path of the scenario file"
-        ) from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(
-            path, "", f"invalid TOML ({exc})", fix="check the TOML syntax at that line"
-        ) from None
-    return parse_scenario(data, path)
+    return parse_scenario(read_toml(path), path)
 
 
 def _action(session: ScriptedSession, step: ScenarioStep) -> Callable[[], StepOutcome]:

@@ -8,7 +8,6 @@ file, the field path (``hooks.PreToolUse[0].hooks[1].timeout``) and the fix.
 from __future__ import annotations
 
 import difflib
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +18,7 @@ from harness.claude.matchers import matches, regex_error
 from harness.claude.permissions import PermissionRule, Permissions, parse_rule, rule_matches
 from harness.errors import ConfigError, HarnessError
 from harness.schema import Field
+from harness.userfiles import read_json
 
 DEFAULT_TIMEOUT = 600.0
 # Events whose hooks the client gives a shorter default (observed on the pinned client: a
@@ -303,26 +303,7 @@ def parse_settings(data: object, where: str) -> Settings:
 
 def load_settings_file(path: Path, label: str | None = None) -> Settings:
     where = label or str(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(
-            where,
-            "",
-            f"cannot be read ({exc.strerror})",
-            fix="check the file exists and is readable",
-        ) from None
-    try:
-        data: Any = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(
-            where,
-            f"line {exc.lineno}, column {exc.colno}",
-            f"invalid JSON ({exc.msg})",
-            fix=f"check the JSON syntax near line {exc.lineno} "
-            "(trailing commas and comments are not allowed)",
-        ) from None
-    return parse_settings(data, where)
+    return parse_settings(read_json(path, where), where)
 
 
 def load_settings(project_dir: Path) -> Settings:

@@ -41,6 +41,10 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         emit_json({"ready": ready, "checks": [f.to_json() for f in findings]})
         return 0 if ready else 1
     console.print(doctor_table(findings))
+    packages = next(f for f in findings if f.name == "system packages")
+    if packages.fix:
+        # One line, never wrapped, so it can be copied as it is (the bootstrap prints the same).
+        console.print(f"To install what is missing: {packages.fix}", markup=False, soft_wrap=True)
     console.print(
         "[green]Ready for the workshop.[/]"
         if ready

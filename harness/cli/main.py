@@ -14,7 +14,6 @@ import sys
 import tempfile
 import traceback
 from collections.abc import Sequence
-from types import ModuleType
 
 from harness import __version__
 from harness.errors import HarnessError
@@ -32,15 +31,6 @@ COMMAND_MODULES = [
 ]
 
 
-def _load(name: str) -> ModuleType | None:
-    try:
-        return importlib.import_module(name)
-    except ModuleNotFoundError as exc:
-        if exc.name == name:  # a command module not written yet must not break the others
-            return None
-        raise
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="lab",
@@ -49,9 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"hooklab {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
-        module = _load(name)
-        if module is not None:
-            module.add_parser(subparsers)
+        importlib.import_module(name).add_parser(subparsers)
     return parser
 
 

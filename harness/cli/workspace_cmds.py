@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import shlex
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ from harness.errors import HarnessError
 from harness.maven import BACKEND_NAMES, get_backend
 from harness.maven.backend import SENSOR_GOALS
 from harness.maven.surefire import ReportError, sensor_reports
+from harness.paths import in_checkout
 from harness.trainer.publish import make_settings, store_settings
 from harness.ui.console import escape
 from harness.ui.reports import (
@@ -109,10 +111,13 @@ def cmd_init(args: argparse.Namespace) -> int:
             soft_wrap=True,  # a command is never broken across lines
         )
         if lab != "lab":
-            console.print(
-                "(lab is not on your PATH yet: ./scripts/bootstrap.sh in your Hook Lab "
-                "checkout puts it there)"
+            bin_dir = escape(str(Path(sys.executable).parent))
+            how = (
+                "./scripts/bootstrap.sh in your Hook Lab checkout puts it there"
+                if in_checkout()
+                else f"add {bin_dir} to your PATH (installed with pipx: pipx ensurepath)"
             )
+            console.print(f"(lab is not on your PATH yet: {how})")
     else:
         console.print(
             f"{escape(str(ws.root))} is already a workspace; nothing was copied "

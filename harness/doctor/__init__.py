@@ -14,7 +14,9 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from harness import proc
+from harness.doctor.system import System, detect, install_command, java_on_path_hint, needs
 from harness.maven.local import DEBIAN_MAVEN_REPO
+from harness.paths import CHECKOUT_ROOT, in_checkout
 
 OK, WARN, MISSING = "ok", "warn", "missing"
 
@@ -50,6 +52,9 @@ def _tool(
         return Finding(name, MISSING, "not on PATH", fix, required)
     result = proc.run(argv, timeout=30)
     text = _first_line(result.stdout) or _first_line(result.stderr)
+    if not result.ok:
+        # e.g. macOS's /usr/bin/java, a stub that only says no Java is installed
+        return Finding(name, MISSING, f"{path} fails: {text}", fix, required)
     if version_re and minimum is not None:
         match = re.search(version_re, text)
         if match and int(match.group(1)) < minimum:
@@ -57,30 +62,32 @@ def _tool(
     return Finding(name, OK, text or path, "", required)
 
 
-def check_python() -> Finding:
+def check_python(system: System) -> Finding:
     v = sys.version_info
     state = OK if v >= (3, 11) else MISSING
     return Finding(
         "python",
         state,
         f"Python {v.major}.{v.minor}.{v.micro}",
-        "" if state == OK else "install Python 3.11 or newer",
+        "" if state == OK else install_command(["python"], system),
     )
 
 
-def check_java() -> Finding:
+def check_java(system: System) -> Finding:
+    fix = install_command(["java"], system)
+    hint = java_on_path_hint(system)
     return _tool(
         "java",
         ["java", "-version"],
-        "apt-get install openjdk-17-jdk-headless",
+        f"{fix}, {hint}" if hint else fix,
         required=False,
         version_re=r'version "(\d+)',
         minimum=17,
     )
 
 
-def check_maven() -> Finding:
-    return _tool("maven", ["mvn", "-v"], "apt-get install maven", required=False)
+def check_maven(system: System) -> Finding:
+    return _tool("maven", ["mvn", "-v"], install_command(["maven"], system), required=False)
 
 
 _OFFLINE_MARKERS = (
@@ -90,7 +97,15 @@ _OFFLINE_MARKERS = (
 )
 
 
-def check_offline_repo(root: Path = DEBIAN_MAVEN_REPO) -> Finding:
+def check_offline_repo(root: Path = DEBIAN_MAVEN_REPO, system: System | None = None) -> Finding:
+    if system is not None and system.manager not in (None, "apt") and not root.is_dir():
+        return Finding(
+            "offline maven repo",
+            WARN,
+            f"{root} absent (only Debian packages one)",
+            "be online for Maven Central, or use the docker backend (lab init --backend docker)",
+            required=False,
+        )
     if not root.is_dir():
         return Finding(
             "offline maven repo",
@@ -168,18 +183,20 @@ def check_docker() -> Finding:
     return Finding("docker", state, status.detail, status.fix or "", required=False)
 
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-
-
-def check_lab_on_path(repo: Path = REPO_ROOT) -> Finding:
-    """The guides say a bare ``lab``: is that this Hook Lab?"""
+def check_lab_on_path() -> Finding:
+    """The guides say a bare ``lab``: is that this Hook Lab (a checkout's, or this install's)?"""
     found = shutil.which("lab")
-    bootstrap = repo / "scripts" / "bootstrap.sh"
-    fix = f"run {bootstrap}: it puts lab on your PATH"
+    # The entry point installed beside this interpreter (a venv's or pipx's bin directory).
+    own = Path(sys.executable).parent / "lab"
+    if in_checkout():
+        fix = f"run {CHECKOUT_ROOT / 'scripts' / 'bootstrap.sh'}: it puts lab on your PATH"
+    else:
+        fix = f"put {own.parent} on your PATH (installed with pipx: pipx ensurepath)"
     if not found:
         return Finding("lab on PATH", WARN, "no lab on PATH", fix, required=False)
     target = Path(found).resolve()
-    if not target.is_relative_to(repo):
+    ours = target == own.resolve() or (in_checkout() and target.is_relative_to(CHECKOUT_ROOT))
+    if not ours:
         return Finding("lab on PATH", WARN, f"{found} is another lab ({target})", fix, False)
     return Finding("lab on PATH", OK, found, required=False)
 
@@ -248,30 +265,40 @@ def check_own_claude() -> Finding:
     )
 
 
-def run_checks() -> list[Finding]:
+def run_checks(system: System | None = None) -> list[Finding]:
+    here = system or detect()
     findings = [
-        check_python(),
+        check_python(here),
         check_lab_on_path(),
-        _tool("git", ["git", "--version"], "apt-get install git"),
+        _tool("git", ["git", "--version"], install_command(["git"], here)),
         _tool(
             "bash",
             ["bash", "--version"],
-            "apt-get install bash",
+            install_command(["bash"], here),
             version_re=r"version (\d+)",
             minimum=4,
         ),
-        _tool("jq", ["jq", "--version"], "apt-get install jq"),
-        check_java(),
-        check_maven(),
-        check_offline_repo(),
+        _tool("jq", ["jq", "--version"], install_command(["jq"], here)),
+        check_java(here),
+        check_maven(here),
+        check_offline_repo(system=here),
         check_network(),
         check_docker(),
-        _tool("node", ["node", "--version"], "apt-get install nodejs npm", required=False),
-        _tool("npm", ["npm", "--version"], "apt-get install npm", required=False),
+        _tool("node", ["node", "--version"], install_command(["node"], here), required=False),
+        _tool("npm", ["npm", "--version"], install_command(["npm"], here), required=False),
         check_claude_code(),
         check_own_claude(),
     ]
-    return [*findings, maven_verdict(findings)]
+    return [*findings, system_packages(findings, here), maven_verdict(findings)]
+
+
+def system_packages(findings: list[Finding], system: System) -> Finding:
+    """Everything missing, as the one command that installs it here (bootstrap prints the same)."""
+    missing = [f.name for f in findings if f.state == MISSING and f.name in needs()]
+    fix = install_command(missing, system)
+    if not fix:
+        return Finding("system packages", OK, f"{system.label}: none missing", required=False)
+    return Finding("system packages", WARN, f"{system.label}: {', '.join(missing)}", fix, False)
 
 
 def maven_verdict(findings: list[Finding]) -> Finding:

@@ -12,6 +12,7 @@ from harness.engine.kinds import Kind, Params, one_of
 from harness.maven.backend import SENSOR_GOALS
 from harness.results import CheckResult
 from harness.schema import Field
+from harness.userfiles import read_text
 
 DO = Field("do", str, required=True)
 WORKSPACE = "the workspace"
@@ -20,7 +21,7 @@ LAB_FOLDER = "the lab folder"
 
 def _content(ctx: CheckContext, p: Params) -> str:
     if p.get("from") is not None:
-        return ctx.asset(p["from"]).read_text()
+        return read_text(ctx.asset(p["from"]))  # a lab author's file: UTF-8 or a clear error
     return str(p["content"])
 
 

@@ -20,9 +20,7 @@ do = "patch"
 
 from __future__ import annotations
 
-import os
 import re
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,10 +29,11 @@ from harness.engine.actions import ACTION_KINDS
 from harness.engine.checks import CHECK_KINDS
 from harness.engine.kinds import Kind
 from harness.errors import ConfigError, HarnessError
+from harness.paths import CHECKOUT_ROOT, bundled_dir, in_checkout
 from harness.schema import Field, check_table, suggest
+from harness.userfiles import read_toml
 
 FORMAT = 1
-REPO_ROOT = Path(__file__).resolve().parents[2]
 ID_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 
 LAB_FIELDS = (
@@ -128,8 +127,8 @@ class Lab:
 
 
 def labs_dir() -> Path:
-    override = os.environ.get("HOOKLAB_LABS")
-    return Path(override) if override else REPO_ROOT / "labs"
+    """The labs: $HOOKLAB_LABS, else the ones shipped with the package (or the checkout's)."""
+    return bundled_dir("labs", "HOOKLAB_LABS")
 
 
 def _spec(
@@ -141,7 +140,7 @@ def _spec(
     known = ", ".join(registry)
     if name is None:
         raise ConfigError(path, f"{where}.{key}", "missing", fix=f"add {key} = one of: {known}")
-    if name not in registry:
+    if not isinstance(name, str) or name not in registry:
         raise ConfigError(
             path,
             f"{where}.{key}",
@@ -259,26 +258,24 @@ def parse_lab(data: dict[str, Any], path: Path) -> Lab:
 
 
 def _display(path: Path) -> Path:
-    try:
-        return path.resolve().relative_to(Path.cwd())
-    except ValueError:
-        try:
-            return path.resolve().relative_to(REPO_ROOT)
-        except ValueError:
-            return path
+    """The path as short as it stays findable: from here, else from the checkout, else whole
+    (an installed lab's file is named in full, not from site-packages)."""
+    resolved = path.resolve()
+    if resolved.is_relative_to(Path.cwd()):
+        return resolved.relative_to(Path.cwd())
+    if in_checkout() and resolved.is_relative_to(CHECKOUT_ROOT):
+        return resolved.relative_to(CHECKOUT_ROOT)
+    return path
 
 
 def load_lab(lab_dir: Path) -> Lab:
     path = lab_dir / "lab.toml"
     shown = _display(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    if not path.exists():
         raise ConfigError(
             shown, "", "no lab.toml in this lab folder", fix="add one (see docs/lab-authoring.md)"
-        ) from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(shown, "", f"invalid TOML ({exc})", fix="fix the syntax there") from None
+        )
+    data = read_toml(path, shown)
     try:
         return parse_lab(data, path)
     except ConfigError as exc:
@@ -299,7 +296,7 @@ def load_labs(root: Path | None = None) -> list[Lab]:
     if not labs:
         raise HarnessError(
             f"no labs found in {root or labs_dir()}",
-            fix="run lab from a Hook Lab checkout, or set HOOKLAB_LABS",
+            fix="reinstall hooklab (its labs ship with it), or set HOOKLAB_LABS to a labs folder",
         )
     return labs
 

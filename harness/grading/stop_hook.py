@@ -1,4 +1,5 @@
-"""Grading a Stop hook against its contract (SPEC §5, the Russian seed's full cycle).
+"""Grading a Stop hook against its four-line contract (claim, check, success, block: lab 07
+teaches it, labs/07-own-stop-hook/solution/stop-hook-contract.md is one) through a full cycle.
 
 The hook is registered alone, as the only Stop hook of a throwaway settings object (the
 participant's ``.claude/settings.json`` is never read or written), and driven through the hook
@@ -8,7 +9,8 @@ runtime in ``harness.claude``:
 2. artefact fixed → exit 0;
 3. a scripted session, artefact broken → the stop is blocked and Claude is shown the reason;
 4. the next stop of that turn (``stop_hook_active: true``), still broken → the hook lets go
-   (exit 0, ideally a ``systemMessage``) instead of riding the 8-block cap;
+   (exit 0, ideally a ``systemMessage``) instead of riding Claude Code's cap (eight blocks in
+   a row honoured, the ninth overridden: stop-block-cap in docs/claude-code-semantics.md);
 5. artefact fixed, a new turn → the stop goes through;
 plus, when a stale command is given, an artefact that exists but is out of date must block.
 Every hook run sees canary secrets in its environment; none may show up in its output.

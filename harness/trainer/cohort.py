@@ -369,10 +369,6 @@ class CohortReader:
         return Member(name, ref.decode(), commit_id, progress, submitted)
 
 
-def read_cohort(url: str, cohort: str = DEFAULT_COHORT, *, labs_root: Path | None = None) -> Cohort:
-    return CohortReader(url, cohort, labs_root=labs_root).read()
-
-
 def cohorts_on(url: str, *, timeout: float = READ_TIMEOUT) -> list[str]:
     """The cohort names a remote holds (for a helpful error when one is mistyped)."""
     refs = list_refs(normalise_url(url), COHORT_REFS.encode(), timeout=timeout)

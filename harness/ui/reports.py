@@ -12,7 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from harness.doctor import MISSING, OK, Finding
-from harness.maven.backend import BackendStatus, MavenRun
+from harness.maven.backend import MavenRun
 from harness.maven.surefire import SurefireReport
 from harness.workspace import Backup
 
@@ -74,22 +74,6 @@ def print_problems(console: Console, reports: Mapping[str, SurefireReport | None
         for problem in report.problems:
             console.print(f"[red]{problem.kind}[/] in [bold]{escape(problem.test)}[/]:")
             console.print(escape(problem.message), markup=True)
-
-
-def backend_table(statuses: Sequence[BackendStatus]) -> Table:
-    table = Table(title="Maven backends", title_justify="left")
-    table.add_column("backend")
-    table.add_column("usable")
-    table.add_column("detail")
-    table.add_column("fix")
-    for status in statuses:
-        table.add_row(
-            status.name,
-            "[green]yes[/]" if status.usable else "[red]no[/]",
-            escape(status.detail),
-            escape(status.fix or ""),
-        )
-    return table
 
 
 def backups_table(backups: Sequence[Backup]) -> Table:

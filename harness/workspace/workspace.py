@@ -24,6 +24,7 @@ from dulwich.repo import Repo
 
 from harness import __version__
 from harness.errors import HarnessError
+from harness.paths import bundled_dir
 from harness.workspace.snapshot import (
     IDENTITY,
     build_tree,
@@ -35,7 +36,6 @@ from harness.workspace.snapshot import (
     worktree_files,
 )
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 # Build output, caches and VCS data never belong in a fresh workspace.
 SKIP_ON_COPY = {".git", "target", ".idea", ".vscode", "__pycache__"}
 BACKUP_PREFIX = b"refs/hooklab/backups/"
@@ -47,13 +47,13 @@ BACKEND_FILE = Path(".mvn") / "hooklab-backend"
 
 
 def fixture_dir() -> Path:
-    """Where the fixture project lives; HOOKLAB_FIXTURE overrides it (tests, installed copies)."""
-    override = os.environ.get("HOOKLAB_FIXTURE")
-    path = Path(override) if override else REPO_ROOT / "petclinic_fixture"
+    """The fixture project: $HOOKLAB_FIXTURE, else the one shipped with the package."""
+    path = bundled_dir("petclinic_fixture", "HOOKLAB_FIXTURE")
     if not (path / "pom.xml").is_file():
         raise HarnessError(
             f"the PetClinic fixture is missing: {path / 'pom.xml'} does not exist",
-            fix="run lab from a Hook Lab checkout, or set HOOKLAB_FIXTURE to the fixture folder",
+            fix="reinstall hooklab (the fixture ships with it), "
+            "or set HOOKLAB_FIXTURE to the fixture folder",
         )
     return path
 

@@ -79,7 +79,7 @@ def test_quiz(ws: Workspace) -> None:
     (ws.root / "answers" / "q.toml").write_text('q1 = "b"\nq2 = ["c", "a"]\n')
     assert check(ws, "quiz", file="answers/q.toml", answers=answers)
     (ws.root / "answers" / "q.toml").write_text("q1 = \n")
-    assert "not valid TOML" in check(ws, "quiz", file="answers/q.toml", answers=answers).message
+    assert "invalid TOML" in check(ws, "quiz", file="answers/q.toml", answers=answers).message
 
 
 def test_hook_session_pass_fail_with_event_json(ws: Workspace, engine: str) -> None:

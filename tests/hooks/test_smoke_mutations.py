@@ -180,7 +180,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "a cut-off coverage agent is recorded",
         AUDIT,
-        (('[ "$transcript_reason" = end_turn ] || exit 0', ":"),),
+        (('[ "$(transcript_stop_reason "$transcript")" != end_turn ]', "false"),),
         ("audit",),
         "a cut-off agent records nothing",
     ),
@@ -211,16 +211,23 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "the event's stop_reason ignored",
         AUDIT,
-        (('[ -z "$event_reason" ] || [ "$event_reason" = end_turn ] || exit 0\n', ""),),
+        (('    [ "$event_reason" = end_turn ] || exit 0\n', "    :\n"),),
         ("clients",),
         "an event stop_reason max_tokens records nothing",
     ),
     Mutation(
-        "the event's end_turn overrules the transcript",
+        "a readable transcript overrules the event's stop_reason",
         AUDIT,
-        (('    if [ -n "$transcript_reason" ]; then', '    if [ -z "$event_reason" ]; then'),),
+        (('if [ -n "$event_reason" ]; then', 'if [ -n "$event_reason" ] && ! $readable; then'),),
         ("clients",),
-        "a transcript cut off at max_tokens is not overruled by an event end_turn",
+        "an event end_turn records the audit when the transcript's entry has no stop_reason",
+    ),
+    Mutation(
+        "a namespaced coverage agent type is ignored",
+        LIB,
+        (('[[ $1 == *"$AIUP_COVERAGE_AGENT" ]]', '[ "$1" = "$AIUP_COVERAGE_AGENT" ]'),),
+        ("clients",),
+        "a namespaced type the matcher selects (plugin:aiup-vaadin-jooq:uc-coverage) records",
     ),
     Mutation(
         "an empty last message records nothing again",
@@ -237,7 +244,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "without a transcript no stop_reason is needed",
         AUDIT,
-        (('else\n    [ "$event_reason" = end_turn ] || exit 0\nfi', "fi"),),
+        (("elif ! $readable || [", "elif [ -z x ] && ["),),
         ("clients",),
         "without a readable transcript and without a stop_reason nothing is recorded",
     ),

@@ -69,21 +69,6 @@ class ApiRequest:
         value = self.body.get("messages")
         return value if isinstance(value, list) else []
 
-    @property
-    def system_text(self) -> str:
-        system = self.body.get("system")
-        if isinstance(system, str):
-            return system
-        if isinstance(system, list):
-            return "\n".join(str(b.get("text", "")) for b in system if isinstance(b, dict))
-        return ""
-
-    def first_user_text(self) -> str:
-        for message in self.messages:
-            if message.get("role") == "user":
-                return blocks_text(message.get("content"))
-        return ""
-
     def opening_prompt(self) -> str:
         """The last text block of the first user message: the prompt that opened this
         conversation (the client puts its own context blocks before it)."""

@@ -3,18 +3,19 @@ expected ones. Wrong answers are named with a pointer to read, the right answer 
 
 from __future__ import annotations
 
-import tomllib
 from typing import Any
 
 from harness.engine.context import CheckContext
 from harness.engine.kinds import Kind, Params
+from harness.errors import ConfigError
 from harness.results import CheckResult
 from harness.schema import Field
+from harness.userfiles import read_toml
 
 
 def _norm(value: Any) -> Any:
-    if isinstance(value, list):
-        return sorted({_norm(v) for v in value})
+    if isinstance(value, list):  # an answer nested deeper is wrong, never a crash
+        return sorted({str(v).strip().lower() for v in value})
     return str(value).strip().lower()
 
 
@@ -34,13 +35,14 @@ def run(ctx: CheckContext, p: Params) -> CheckResult:
     if not path.is_file():
         return CheckResult.missing_file(rel, name=name, expected=f"your answers in {rel}")
     try:
-        given = tomllib.loads(path.read_text(errors="replace"))
-    except tomllib.TOMLDecodeError as exc:
+        given = read_toml(path, rel)
+    except ConfigError as exc:
         return CheckResult.failed(
-            f"{rel} is not valid TOML: {exc}",
+            exc.message,
             name=name,
             expected='lines like q1 = "b"',
-            found=str(exc),
+            found=exc.problem,
+            details={"fix": exc.fix} if exc.fix else {},
         )
     expected: dict[str, Any] = p["answers"]
     explain: dict[str, str] = p["explain"] or {}

@@ -402,6 +402,13 @@ aiup_spec_id() {
     aiup_ids_in <<<"${BASH_REMATCH[1]}" | head -n 1
 }
 
+# True for the agent types the SubagentStop matcher "aiup-vaadin-jooq:uc-coverage$" selects. A
+# matcher like it is a regex searched anywhere in agent_type, so a namespaced type
+# (plugin:aiup-vaadin-jooq:uc-coverage, as some clients send it) is the coverage agent too.
+aiup_is_coverage_agent() {
+    [[ $1 == *"$AIUP_COVERAGE_AGENT" ]]
+}
+
 aiup_audit_marker() {
     printf '%s/%s\n' "$(aiup_state coverage-checked)" "$1"
 }

@@ -3,27 +3,23 @@
 # marker for every id it audited, taken from its assignment and from its report's headings.
 # A marker says an audit happened, not that it found nothing; the sensors decide that.
 #
-# Claude Code (2.1.332) sends no stop_reason: the agent's transcript tells how it ended, and
-# while that transcript is readable it stays the authority. Other clients and older versions
-# may send a stop_reason with the event; when they do, it must say end_turn too. Without a
-# readable transcript only an event stop_reason of end_turn counts, and the ids come from the
-# report headings alone.
+# How the agent ended: the event's stop_reason decides when the event carries one (other
+# clients and older versions send it), and it must say end_turn. Claude Code (2.1.332) sends
+# none: then the agent's transcript decides, by its last assistant entry's stop_reason. Without
+# a readable transcript the ids come from the report headings alone.
 # shellcheck source=lib.sh
 . "${BASH_SOURCE[0]%/*}/lib.sh" 2>/dev/null || exit 0
 aiup_fail_open
 aiup_read_input
 aiup_open_project
 
-[ "$(aiup_field agent_type)" = "$AIUP_COVERAGE_AGENT" ] || exit 0
+aiup_is_coverage_agent "$(aiup_field agent_type)" || exit 0
 last=$(aiup_field last_assistant_message)
 transcript=$(aiup_field agent_transcript_path)
 event_reason=$(aiup_field stop_reason)
 
-# Any source that says the agent was cut off (max_tokens, a refusal) wins.
-[ -z "$event_reason" ] || [ "$event_reason" = end_turn ] || exit 0
-
 # The stop_reason of the transcript's last assistant entry ("none" when that entry has none,
-# "" when the transcript holds no assistant entry at all).
+# "" when the transcript holds no assistant entry at all): only end_turn is a normal end.
 transcript_stop_reason() {
     jq -R -r 'fromjson? | select(type == "object" and .type == "assistant")
         | .message.stop_reason // "none"' "$1" | tail -n 1
@@ -37,18 +33,15 @@ transcript_assignment() {
           else "" end' "$1"
 }
 
-assignment=""
-if [ -n "$transcript" ] && [ -f "$transcript" ] && [ -r "$transcript" ]; then
-    transcript_reason=$(transcript_stop_reason "$transcript")
-    if [ -n "$transcript_reason" ]; then
-        [ "$transcript_reason" = end_turn ] || exit 0
-    else
-        [ "$event_reason" = end_turn ] || exit 0
-    fi
-    assignment=$(transcript_assignment "$transcript")
-else
+readable=false
+[ -n "$transcript" ] && [ -f "$transcript" ] && [ -r "$transcript" ] && readable=true
+if [ -n "$event_reason" ]; then
     [ "$event_reason" = end_turn ] || exit 0
+elif ! $readable || [ "$(transcript_stop_reason "$transcript")" != end_turn ]; then
+    exit 0
 fi
+assignment=""
+if $readable; then assignment=$(transcript_assignment "$transcript"); fi
 
 ids=$({
     printf '%s\n' "$assignment"

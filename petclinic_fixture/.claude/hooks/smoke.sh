@@ -241,14 +241,16 @@ write_call() {
 }
 
 # agent_transcript ASSIGNMENT LAST_MESSAGE STOP_REASON: writes the transcript of an agent that
-# starts with the assignment and ends with its last message, and prints its path.
+# starts with the assignment and ends with its last message (without a stop_reason when
+# STOP_REASON is empty), and prints its path.
 agent_transcript() {
-    local transcript=$work/agent.jsonl
+    local transcript=$work/agent.jsonl reason=""
+    [ -z "$3" ] || reason=", \"stop_reason\": $(js "$3")"
     {
         printf '{"type": "user", "message": {"role": "user", "content": %s}}\n' "$(js "$1")"
         printf '{"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": "reading"}], "stop_reason": "tool_use"}}\n'
-        printf '{"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": %s}], "stop_reason": %s}}\n' \
-            "$(js "$2")" "$(js "$3")"
+        printf '{"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": %s}]%s}}\n' \
+            "$(js "$2")" "$reason"
     } >"$transcript"
     printf '%s\n' "$transcript"
 }
@@ -780,8 +782,11 @@ group_clients() {
     absent "an event stop_reason max_tokens records nothing, whatever the transcript says" \
         "$(marker UC-012)"
     audit_with UC-013 max_tokens end_turn
-    absent "a transcript cut off at max_tokens is not overruled by an event end_turn" \
+    exists "an event stop_reason end_turn decides, over a transcript's max_tokens" \
         "$(marker UC-013)"
+    audit_with UC-023 "" end_turn
+    exists "an event end_turn records the audit when the transcript's entry has no stop_reason" \
+        "$(marker UC-023)"
     audit_with UC-014 end_turn "" ""
     exists "an empty last message still records the assignment's id" "$(marker UC-014)"
     printf '{"type": "user", "message": {"role": "user", "content": "Audit UC-015"}}\n' \
@@ -809,6 +814,11 @@ group_clients() {
         "$(marker UC-021)"
     subagent_stop other:aiup-vaadin-jooq:uc-coverage-x "$gone" "# Coverage report: UC-022" end_turn
     absent "a look-alike agent type records nothing, stop_reason or not" "$(marker UC-022)"
+
+    scenario audit-namespaced-agent
+    audit plugin:aiup-vaadin-jooq:uc-coverage "Audit UC-024" "# Coverage report: UC-024"
+    exists "a namespaced type the matcher selects (plugin:aiup-vaadin-jooq:uc-coverage) records" \
+        "$(marker UC-024)"
 }
 
 # --- fail open -----------------------------------------------------------------------------

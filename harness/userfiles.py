@@ -1,0 +1,120 @@
+"""Reading the files people write by hand: lab.toml, scenarios, .claude/settings.json, quiz
+answers, differential cases.
+
+Whatever is in them, the reader answers with a ``ConfigError`` that names the file and the fix,
+never a traceback: a file that cannot be read, bytes that are not UTF-8 (a UTF-16 save, a
+binary file), a NUL byte, a syntax error, and nesting too deep for Python's recursive parsers
+and for the code that walks the result.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from harness.errors import ConfigError
+
+# A hand-written file needs a few levels (settings: hooks.Event[0].hooks[0].field). Far more is
+# a mistake, and the parsers and the validators after them recurse per level.
+MAX_DEPTH = 64
+UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+SAVE_AS_UTF8 = "save it as UTF-8 text (in your editor: save with encoding UTF-8)"
+
+
+def read_text(path: Path, shown: object | None = None) -> str:
+    """The file's text, strictly UTF-8."""
+    where = path if shown is None else shown
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ConfigError(
+            where,
+            "",
+            f"cannot be read ({exc.strerror or exc})",
+            fix="check the path, and that it is a file you may read",
+        ) from None
+    if data.startswith(UTF16_BOMS):
+        raise ConfigError(where, "", "is UTF-16 text, not UTF-8", fix=SAVE_AS_UTF8)
+    nul = data.find(b"\0")
+    if nul >= 0:
+        raise ConfigError(
+            where,
+            "",
+            f"is not a text file (a NUL byte at offset {nul})",
+            fix="replace it with the text it should hold, or name the right file",
+        )
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        line_start = data.rfind(b"\n", 0, exc.start) + 1
+        column = len(data[line_start : exc.start].decode("utf-8")) + 1  # in characters
+        raise ConfigError(
+            where,
+            f"line {line}, column {column}",
+            f"is not UTF-8 text (byte 0x{data[exc.start]:02x})",
+            fix=SAVE_AS_UTF8,
+        ) from None
+
+
+def read_toml(path: Path, shown: object | None = None) -> dict[str, Any]:
+    """The file's TOML document as a dict."""
+    where = path if shown is None else shown
+    text = read_text(path, shown)
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(
+            where, "", f"invalid TOML ({exc})", fix="fix the TOML syntax at that line"
+        ) from None
+    except RecursionError:
+        raise _too_deep(where) from None
+    check_depth(data, where)
+    return data
+
+
+def read_json(path: Path, shown: object | None = None) -> Any:
+    """The file's JSON document (any JSON value: the caller checks its type)."""
+    where = path if shown is None else shown
+    text = read_text(path, shown)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(
+            where,
+            f"line {exc.lineno}, column {exc.colno}",
+            f"invalid JSON ({exc.msg})",
+            fix=f"check the JSON syntax near line {exc.lineno} "
+            "(trailing commas and comments are not allowed)",
+        ) from None
+    except RecursionError:
+        raise _too_deep(where) from None
+    check_depth(data, where)
+    return data
+
+
+def check_depth(data: object, where: object) -> None:
+    """Refuse tables and arrays nested deeper than MAX_DEPTH (walked without recursing)."""
+    level: list[object] = [data]
+    for _ in range(MAX_DEPTH):
+        level = [
+            child
+            for node in level
+            if isinstance(node, dict | list)
+            for child in (node.values() if isinstance(node, dict) else node)
+        ]
+        if not level:
+            return
+    if any(isinstance(node, dict | list) for node in level):
+        raise _too_deep(where)
+
+
+def _too_deep(where: object) -> ConfigError:
+    return ConfigError(
+        where,
+        "",
+        f"is nested more than {MAX_DEPTH} levels deep",
+        fix="flatten it: a hand-written file needs only a few levels",
+    )
