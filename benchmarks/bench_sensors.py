@@ -1,72 +1,189 @@
-"""Do five sensors keep the sensor run cheap? A warm sensor run beside Maven's floor.
+"""What a participant waits for: the sensor run, fresh, warm, after a change, and what pays.
 
-One provisioned workspace, after one compiling run, two commands alternating so both see the
-same machine load:
-  validate   ./mvnw -q validate                 (Maven's start-up: the floor of any run)
-  sensors    ./mvnw -q test -Dgroups=sensor     (what the Stop hook asks for)
-Aim: the sensor run at most 2× validate (medians). The sensor runs must be green with a report
-per sensor, or the numbers measure something else; the test time each sensor's report records
-is shown beside, for information.
+Workspaces as `lab init` leaves them (compiled from the cache, no report), the commands
+alternating so all see the same machine load:
+  warm       ./mvnw -q test -Dgroups=sensor, nothing changed since the last run
+  first      the same, as the first run in a workspace just provisioned
+  changed    the same, after a one-line change to one main Java file (the module recompiles)
+  validate   ./mvnw -q validate (Maven's start: the floor of any run)
+  no-cds     warm, without ./mvnw's class-data archive (HOOKLAB_MAVEN_CDS=0)
+  no-jvm     warm, without the archive and without .mvn/jvm.config
+  stale      changed, in maven-compiler-plugin's stale-file mode (useIncrementalCompilation=false)
+Every timed sensor run must be green with a report per sensor, or the numbers measure
+something else. Stale-file mode is measured and then tried on a changed signature: it is kept
+only if that is still caught (it is not: see its row's note).
 """
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import tempfile
 import time
-import xml.etree.ElementTree as ET
+from collections.abc import Mapping
 from pathlib import Path
 
 from benchmarks.report import Options, Row, alternate, median, run_standalone
+from harness.maven import get_backend
 from harness.maven.backend import SENSOR_GOALS
-from harness.maven.surefire import SENSORS, report_path, sensor_reports
+from harness.maven.surefire import sensor_reports
+from harness.maven.warm import warm_compile
 from harness.workspace import provision
 
+SENSORS = ["./mvnw", *SENSOR_GOALS]
+VALIDATE = ["./mvnw", "-q", "validate"]
+STALE_MODE = "-Dmaven.compiler.useIncrementalCompilation=false"
+CHANGED = Path("src/main/java/ai/unifiedprocess/petclinic/domain/Vet.java")
+NO_CDS = {"HOOKLAB_MAVEN_CDS": "0"}
 
-def timed(argv: list[str], cwd: Path) -> float:
+
+def timed(argv: list[str], cwd: Path, env: Mapping[str, str] | None = None) -> float:
     started = time.perf_counter()
-    done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        argv,
+        cwd=cwd,
+        env={**os.environ, **(env or {})},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     elapsed = time.perf_counter() - started
     if done.returncode != 0:
         raise RuntimeError(f"{' '.join(argv)} exited {done.returncode}:\n{done.stdout[-2000:]}")
+    if "test" in argv:
+        missing = [n for n, r in sensor_reports(cwd).items() if r is None or not r.green]
+        if missing:
+            raise RuntimeError(f"the sensor run left no green report for: {', '.join(missing)}")
     return elapsed
 
 
-def test_times(root: Path) -> dict[str, float]:
-    """Every sensor's report is there and green; returns the test time each one records."""
-    reports = sensor_reports(root)
-    missing = [name for name, report in reports.items() if report is None or not report.green]
-    if missing:
-        raise RuntimeError(f"the sensor run left no green report for: {', '.join(missing)}")
-    return {
-        name: float(ET.parse(report_path(root, name)).getroot().get("time", "0"))
-        for name in SENSORS
-    }
+class Workspaces:
+    """Fresh, compiled workspaces in one folder, as `lab init` makes them."""
+
+    def __init__(self, holder: Path) -> None:
+        self.holder = holder
+        self.count = 0
+
+    def fresh(self, *, without_jvm_config: bool = False) -> Path:
+        self.count += 1
+        root = provision(self.holder / f"ws{self.count}").workspace.root
+        if without_jvm_config:
+            (root / ".mvn" / "jvm.config").unlink()
+        warm = warm_compile(root, get_backend("local"))
+        if not warm.ok:
+            raise RuntimeError(f"the fixture did not compile:\n{warm.output}")
+        return root
+
+    def first_run(self) -> float:
+        root = self.fresh()
+        try:
+            return timed(SENSORS, root)
+        finally:
+            shutil.rmtree(root.parent / root.name, ignore_errors=True)
+
+
+def change_one_line(root: Path, n: list[int]) -> None:
+    n[0] += 1
+    with (root / CHANGED).open("a") as out:
+        out.write(f"// changed for run {n[0]}\n")
+
+
+def stale_mode_catches_a_changed_signature(workspaces: Workspaces) -> bool:
+    """In stale-file mode, does a renamed method that another class calls break the run?"""
+    root = workspaces.fresh()
+    timed(SENSORS, root)
+    path = root / CHANGED
+    path.write_text(path.read_text().replace("getSpecialties()", "specialties()", 1))
+    done = subprocess.run(
+        [*SENSORS, STALE_MODE], cwd=root, capture_output=True, text=True, check=False
+    )
+    return done.returncode != 0
 
 
 def measure(options: Options) -> list[Row]:
-    n = options.times(7)
-    sensors = ["./mvnw", *SENSOR_GOALS]
-    validate = ["./mvnw", "-q", "validate"]
+    n = options.times(5)
     with tempfile.TemporaryDirectory(prefix="bench-sensors-") as holder:
-        root = provision(Path(holder) / "ws").workspace.root
-        timed(sensors, root)  # compile once: warm runs are what a participant repeats
+        workspaces = Workspaces(Path(holder))
+        main = workspaces.fresh()
+        no_jvm = workspaces.fresh(without_jvm_config=True)
+        stale = workspaces.fresh()
+        for root in (main, no_jvm, stale):  # the class-data archive is made by a first run
+            timed(SENSORS, root)
+        edits = [0]
+
+        def changed() -> float:
+            change_one_line(main, edits)
+            return timed(SENSORS, main)
+
+        def changed_stale() -> float:
+            change_one_line(stale, edits)
+            return timed([*SENSORS, STALE_MODE], stale)
+
         samples = alternate(
-            {"validate": lambda: timed(validate, root), "sensors": lambda: timed(sensors, root)}, n
+            {
+                "warm": lambda: timed(SENSORS, main),
+                "first": workspaces.first_run,
+                "changed": changed,
+                "validate": lambda: timed(VALIDATE, main),
+                "no-cds": lambda: timed(SENSORS, main, NO_CDS),
+                "no-jvm": lambda: timed(SENSORS, no_jvm, NO_CDS),
+                "stale": changed_stale,
+            },
+            n,
         )
-        per_sensor = test_times(root)
+        caught = stale_mode_catches_a_changed_signature(workspaces)
+    m = {name: median(values) for name, values in samples.items()}
+    note = f"medians of {n} runs each"
     return [
         Row(
-            f"warm sensor run ({len(SENSORS)} sensors) vs ./mvnw -q validate",
-            median(samples["sensors"]),
+            "first sensor run in a fresh workspace vs a warm run (nothing changed)",
+            m["first"],
             "s",
-            floor=median(samples["validate"]),
-            aim=2.0,
-            note=f"medians of {n} runs each",
+            floor=m["warm"],
+            aim=1.2,
+            note=f"{note}; lab init leaves the fixture compiled from the cache",
         ),
-        *(
-            Row(f"test time of {name} (its report)", seconds, "s", note="information")
-            for name, seconds in per_sensor.items()
+        Row(
+            "sensor run after a one-file change vs a warm run",
+            m["changed"],
+            "s",
+            floor=m["warm"],
+            aim=1.3,
+            note=f"{note}; the module recompiles all 54 sources: stale-file mode would not, "
+            "but misses a changed signature (row below), so it is not kept",
+        ),
+        Row(
+            "warm sensor run vs ./mvnw -q validate",
+            m["warm"],
+            "s",
+            floor=m["validate"],
+            aim=1.5,
+            note=f"{note}; both with jvm.config and the class-data archive",
+        ),
+        Row(
+            "warm sensor run with ./mvnw's class-data archive vs without",
+            m["warm"],
+            "s",
+            floor=m["no-cds"],
+            aim=1.0,
+            note=f"{note}; kept only while it pays (ratio below 1)",
+        ),
+        Row(
+            "warm sensor run with .mvn/jvm.config (-XX:TieredStopAtLevel=1) vs without",
+            m["no-cds"],
+            "s",
+            floor=m["no-jvm"],
+            aim=1.0,
+            note=f"{note}; neither with the archive; kept only while it pays (ratio below 1)",
+        ),
+        Row(
+            "one-file change in stale-file mode vs a warm run (information: not kept)",
+            m["stale"],
+            "s",
+            floor=m["warm"],
+            note=f"{note}; a renamed method its caller still uses "
+            + ("was caught" if caught else "passed unnoticed (exit 0): the sensors went wrong"),
         ),
     ]
 

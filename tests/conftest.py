@@ -13,6 +13,26 @@ import pytest
 from tests.builders import REPO_ROOT
 from tests.recorded_sessions import Played
 
+# Tests that share something machine-wide, so no two may run at once: each group runs on one
+# pytest-xdist worker (--dist loadgroup), beside the independent tests on the others.
+SHARED_RESOURCES = {
+    "docker": "the Docker engine, the local image and the hooklab-m2 volume",
+    "differential": "build/differential.json, written whole from every case of the suite",
+}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        group = None
+        if item.get_closest_marker("docker"):
+            group = "docker"
+        elif item.nodeid.startswith("tests/differential/test_differential.py"):
+            group = "differential"
+        elif (serial := item.get_closest_marker("serial")) is not None:
+            group = str(serial.args[0]) if serial.args else "serial"
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
+
 
 @pytest.fixture(autouse=True, scope="session")
 def _isolated_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
@@ -66,9 +86,14 @@ def fixture_root() -> Path:
 
 @pytest.fixture(scope="session")
 def _compiled_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from harness.maven import get_backend
+    from harness.maven.warm import warm_compile
     from harness.workspace import provision
 
-    return provision(tmp_path_factory.mktemp("template") / "ws").workspace.root
+    root = provision(tmp_path_factory.mktemp("template") / "ws").workspace.root
+    # Compiled as `lab init` leaves a workspace (from the shared cache after the first time).
+    warm_compile(root, get_backend("local"))
+    return root
 
 
 @pytest.fixture

@@ -26,6 +26,7 @@ import re
 import stat
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -209,9 +210,15 @@ def compare(case: Case, workdir: Path | None = None) -> CaseResult:
     sides: dict[str, list[StepOutcome]] = {}
     seconds: dict[str, float] = {}
     projects: dict[str, Path] = {}
-    for engine in (CLAUDE_CODE, EMULATOR):
+    engines = (CLAUDE_CODE, EMULATOR)
+    for engine in engines:
         projects[engine] = base / engine / "project"
-        sides[engine], seconds[engine] = run_on(case, engine, projects[engine])
+    # Side by side: each engine has its own project, and a wait a case forces (a hook that
+    # outlives the 30 s UserPromptSubmit default) is then paid once, not once per engine.
+    with ThreadPoolExecutor(max_workers=len(engines)) as pool:
+        runs = {e: pool.submit(run_on, case, e, projects[e]) for e in engines}
+        for engine in engines:
+            sides[engine], seconds[engine] = runs[engine].result()
     steps = []
     for number, step in enumerate(case.scenario.steps, start=1):
         observed = {

@@ -92,6 +92,13 @@ def add_parser(subparsers: Any) -> None:
         "setup → check must fail → solve → check must pass",
     )
     check.add_argument("labs", nargs="*", help="lab numbers or ids (default: all)")
+    check.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="labs proven at once, each on its own workspace (default: one per core)",
+    )
     add_engine_flag(check)
     add_json_flag(check)
     _add_shard_flags(check)
@@ -414,6 +421,7 @@ def cmd_dev_check(args: argparse.Namespace) -> int:
             observer=view,
             context_factory=quiet_factory if args.json else factory,
             shard=args.shard,
+            jobs=args.jobs,
         )
     finally:
         status.stop()

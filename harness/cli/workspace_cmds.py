@@ -14,6 +14,7 @@ from harness.errors import HarnessError
 from harness.maven import BACKEND_NAMES, get_backend
 from harness.maven.backend import SENSOR_GOALS
 from harness.maven.surefire import ReportError, sensor_reports
+from harness.maven.warm import warm_compile
 from harness.paths import in_checkout
 from harness.trainer.publish import make_settings, store_settings
 from harness.ui.console import escape
@@ -81,6 +82,11 @@ def cmd_init(args: argparse.Namespace) -> int:
     with console.status("Provisioning the workspace …"):
         result = provision(args.dir, backend=args.backend)
     ws = result.workspace
+    warm = None
+    if result.created:
+        # Compiled now (or copied from the cache), so the first sensor run costs a warm one.
+        with console.status("Compiling the fixture (once; later workspaces copy it) …"):
+            warm = warm_compile(ws.root, get_backend(ws.backend))
     if settings is not None:
         store_settings(ws, settings)
     if args.json:
@@ -91,6 +97,7 @@ def cmd_init(args: argparse.Namespace) -> int:
                 "files": result.files,
                 "backend": ws.backend,
                 "head": ws.head(),
+                "compiled": warm.how if warm else None,
                 "submit": settings.to_json() if settings else None,
             }
         )
@@ -105,6 +112,11 @@ def cmd_init(args: argparse.Namespace) -> int:
             f"[green]✓[/] Workspace ready at [bold]{escape(str(ws.root))}[/] "
             f"({result.files} files, backend [bold]{ws.backend}[/])."
         )
+        if warm is not None and not warm.ok:
+            console.print(
+                "[yellow]![/] The fixture could not be compiled ahead; the first sensor run "
+                "compiles it (`lab doctor` shows what Maven needs)."
+            )
         lab = lab_command()
         console.print(
             f"Next:  cd {escape(shlex.quote(str(args.dir)))} && {escape(lab)} sensors",

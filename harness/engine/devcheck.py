@@ -7,18 +7,25 @@ setup → checks must FAIL (not error) → solve → checks must PASS.
 
 from __future__ import annotations
 
+import contextlib
+import json
+import os
 import shutil
 import tempfile
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from harness.engine.context import CheckContext
 from harness.engine.manifest import Lab, Step, lab_dirs, labs_dir, load_lab
+from harness.engine.parallel import worker_count
 from harness.engine.runner import LabRunner, StepRun
 from harness.errors import ConfigError, HarnessError
+from harness.maven import get_backend
+from harness.maven.warm import cache_home, warm_compile
 from harness.results import CheckResult, Status
 from harness.workspace import Workspace, provision
 
@@ -271,6 +278,111 @@ def lint(root: Path | None = None, only: Sequence[str] = ()) -> tuple[list[Lab],
     return labs, broken
 
 
+class _Recorder(Observer):
+    """Keeps what one lab's walk told its observer, to tell it again later in one piece."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, tuple[Any, ...]]] = []
+
+    def lab_started(self, lab: Lab) -> None:
+        self.calls.append(("lab_started", (lab,)))
+
+    def phase(self, step: Step, phase: str) -> None:
+        self.calls.append(("phase", (step, phase)))
+
+    def results(self, step: Step, phase: str, results: Sequence[CheckResult]) -> None:
+        self.calls.append(("results", (step, phase, list(results))))
+
+    def step_done(self, walk: StepWalk) -> None:
+        self.calls.append(("step_done", (walk,)))
+
+    def replay(self, observer: Observer) -> None:
+        for name, args in self.calls:
+            getattr(observer, name)(*args)
+
+
+def prove_lab(
+    lab: Lab,
+    fresh: Path,
+    *,
+    observer: Observer | None = None,
+    context_factory: Callable[[Workspace, Lab], CheckContext] | None = None,
+) -> LabWalk:
+    """Walk one lab on its own copy of the fresh workspace ``fresh``, removed afterwards."""
+    holder = Path(tempfile.mkdtemp(prefix=f"hooklab-devcheck-{lab.number}-"))
+    try:
+        shutil.copytree(fresh, holder / "ws", symlinks=True)
+        ws = Workspace(holder / "ws")
+        ctx = context_factory(ws, lab) if context_factory else None
+        return walk_lab(lab, ws, observer=observer, context=ctx)
+    finally:
+        shutil.rmtree(holder, ignore_errors=True)
+
+
+def prove_labs(
+    labs: Sequence[Lab],
+    fresh: Path,
+    *,
+    jobs: int = 1,
+    observer: Observer | None = None,
+    context_factory: Callable[[Workspace, Lab], CheckContext] | None = None,
+) -> list[LabWalk]:
+    """Prove ``labs`` ``jobs`` at a time, each on its own workspace; the walks come back in
+    the order of ``labs``, and the observer hears each lab whole, in that order too."""
+    if jobs <= 1 or len(labs) <= 1:
+        return [
+            prove_lab(lab, fresh, observer=observer, context_factory=context_factory)
+            for lab in labs
+        ]
+    recorders = {lab.id: _Recorder() for lab in labs}
+    walks: list[LabWalk] = []
+    # Threads suffice: a lab waits on Maven and on hook processes, not on Python.
+    with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="devcheck") as pool:
+        futures = {
+            lab.id: pool.submit(
+                prove_lab, lab, fresh, observer=recorders[lab.id], context_factory=context_factory
+            )
+            for lab in longest_first(labs)
+        }
+        for lab in labs:
+            walks.append(futures[lab.id].result())  # in order: a later lab waits to be told
+            if observer is not None:
+                recorders[lab.id].replay(observer)
+    remember_durations(walks)
+    return walks
+
+
+DURATIONS_FILE = "devcheck-seconds.json"
+
+
+def longest_first(labs: Sequence[Lab]) -> list[Lab]:
+    """The labs by how long each took last time here, longest first (one never timed first
+    of all): a long lab started last would leave the other cores idle at the end."""
+    known = _durations()
+    return sorted(labs, key=lambda lab: -known.get(lab.id, float("inf")))
+
+
+def remember_durations(walks: Sequence[LabWalk]) -> None:
+    known = _durations()
+    known.update({w.lab_id: round(w.duration, 1) for w in walks if w.ok})
+    path = cache_home() / DURATIONS_FILE
+    with contextlib.suppress(OSError):  # only an ordering hint: never worth failing over
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(known, indent=2, sort_keys=True) + "\n")
+        tmp.replace(path)
+
+
+def _durations() -> dict[str, float]:
+    try:
+        data = json.loads((cache_home() / DURATIONS_FILE).read_text())
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {str(k): float(v) for k, v in data.items() if isinstance(v, int | float)}
+
+
 def dev_check(
     root: Path | None = None,
     only: Sequence[str] = (),
@@ -280,6 +392,7 @@ def dev_check(
     fixture: Path | None = None,
     backend: str = "local",
     shard: Shard | None = None,
+    jobs: int | None = None,
 ) -> DevCheckReport:
     started = time.monotonic()
     labs, walks = lint(root or labs_dir(), only)
@@ -292,15 +405,16 @@ def dev_check(
         # Provisioned once, copied per lab: a copy of a fresh workspace is a fresh workspace,
         # and copying is several times cheaper than committing the fixture again.
         fresh = provision(template / "ws", backend=backend, fixture=fixture).workspace.root
-        for lab in labs:
-            holder = Path(tempfile.mkdtemp(prefix=f"hooklab-devcheck-{lab.number}-"))
-            try:
-                shutil.copytree(fresh, holder / "ws", symlinks=True)
-                ws = Workspace(holder / "ws")
-                ctx = context_factory(ws, lab) if context_factory else None
-                walks.append(walk_lab(lab, ws, observer=observer, context=ctx))
-            finally:
-                shutil.rmtree(holder, ignore_errors=True)
+        # As `lab init` leaves it: compiled, no report (the step checks see what a
+        # participant sees, and no lab pays for the first compile again).
+        warm_compile(fresh, get_backend(backend))
+        walks += prove_labs(
+            labs,
+            fresh,
+            jobs=worker_count(jobs),
+            observer=observer,
+            context_factory=context_factory,
+        )
     finally:
         shutil.rmtree(template, ignore_errors=True)
     walks.sort(key=lambda w: w.lab_id)

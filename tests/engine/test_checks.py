@@ -246,3 +246,41 @@ def test_hook_session_failure_names_file_steps_and_sequence_items_apart(ws: Work
     assert "s.toml step 3 (stop): blocked" in (r.expected or "")
     session = r.details["session"]
     assert [e["stop_hook_active"] for e in session if e["do"] == "stop"] == [False, True]
+
+
+def test_hook_session_on_both_engines_plays_them_side_by_side_and_tells_them_in_turn(
+    ws: Workspace,
+) -> None:
+    """--engine both: each engine on its own sandbox at once; the live view still hears the
+    emulator's steps, then the real client's, and the two must agree."""
+    from tests.conftest import require_real_client
+
+    require_real_client()
+    uc = "docs/use_cases/UC-005-add-visit.md"
+    steps = [
+        {"do": "session_start"},
+        {"do": "edit", "file": uc, "old": "**Status:** Approved", "new": "**Status:** Done"},
+        {"do": "stop"},
+    ]
+    spec = CHECK_KINDS["hook_session"]
+    p = check_table({"kind": "hook_session", "steps": steps}, spec.params, path="t", where="c")
+    heard: list[str] = []
+    ctx = CheckContext(
+        ws,
+        LAB_DIR,
+        engine="both",
+        engine_forced=True,
+        on_hook_event=lambda entry: heard.append(f"{entry.root}:{entry.do}"),
+    )
+
+    r = spec.run(ctx, p)
+
+    assert r.status is Status.PASS, r.found
+    sessions = r.details["sessions"]
+    assert set(sessions) == {"emulator", "claude-code"}
+    emulator_root, client_root = sessions["emulator"][0]["root"], sessions["claude-code"][0]["root"]
+    assert emulator_root != client_root  # two sandboxes
+    assert heard == [f"{emulator_root}:{s['do']}" for s in steps] + [
+        f"{client_root}:{s['do']}" for s in steps
+    ]
+    assert sessions["emulator"][1]["outcome"] == sessions["claude-code"][1]["outcome"] == "blocked"

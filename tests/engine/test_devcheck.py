@@ -2,6 +2,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from harness.engine.devcheck import dev_check
 from harness.workspace import Workspace
 from tests.builders import Table, file_check, lab, step, write_action, write_lab
@@ -93,3 +95,104 @@ def test_checks_get_the_context_they_were_given(ws: Workspace, tmp_path: Path) -
     ctx.on_hook_event({"step": 1})
     assert events == [{"step": 1}]
     assert "lab_start_commit" in ctx.extra and "lab_start_commit" not in given.extra
+
+
+RENDEZVOUS = """
+format = 1
+id = "{lab_id}"
+title = "Meets the other lab"
+intro = "x"
+[[step]]
+id = "meet"
+title = "Meet"
+instructions = "write {lab_id}.txt"
+hints = ["x"]
+[[step.setup]]
+do = "run"
+# Say we are here, then wait (5 s at most) for the other lab: only labs proven at the same
+# time can both get past this.
+command = '''touch {meeting}/{lab_id}
+for i in $(seq 50); do [ -f {meeting}/{other} ] && exit 0; sleep 0.1; done; exit 1'''
+exit = 0
+[[step.check]]
+kind = "file"
+path = "{lab_id}.txt"
+exists = true
+[[step.check]]
+kind = "file"
+path = "{other}.txt"
+absent = true
+message = "the other lab's file is here: the two labs share a workspace"
+[[step.solve]]
+do = "write"
+path = "{lab_id}.txt"
+content = "x"
+"""
+
+
+def test_labs_are_proven_side_by_side_each_on_its_own_workspace_heard_in_order(
+    tmp_path: Path,
+) -> None:
+    from harness.engine.devcheck import Observer, StepWalk
+    from harness.engine.manifest import Lab
+
+    meeting = tmp_path / "meeting"
+    meeting.mkdir()
+    labs = tmp_path / "labs"
+    for lab_id, other in (("01-first", "02-second"), ("02-second", "01-first")):
+        write_lab(labs, lab_id, RENDEZVOUS.format(lab_id=lab_id, other=other, meeting=meeting))
+    heard: list[tuple[str, str]] = []
+
+    class Ear(Observer):
+        def lab_started(self, lab: Lab) -> None:
+            heard.append((lab.id, "started"))
+
+        def step_done(self, walk: StepWalk) -> None:
+            heard.append((walk.step.id, "done"))
+
+    report = dev_check(labs, observer=Ear(), jobs=2)
+
+    assert [lab.lab_id for lab in report.labs] == ["01-first", "02-second"]
+    assert report.ok, [s.problems for lab in report.labs for s in lab.steps]
+    # Told lab by lab, in the labs' order, whichever finished first.
+    assert heard == [
+        ("01-first", "started"),
+        ("meet", "done"),
+        ("02-second", "started"),
+        ("meet", "done"),
+    ]
+
+
+def test_one_job_proves_the_labs_one_after_the_other(tmp_path: Path) -> None:
+    """The same two labs in series: the first waits for the second in vain, so it fails."""
+    meeting = tmp_path / "meeting"
+    meeting.mkdir()
+    labs = tmp_path / "labs"
+    for lab_id, other in (("01-first", "02-second"), ("02-second", "01-first")):
+        write_lab(labs, lab_id, RENDEZVOUS.format(lab_id=lab_id, other=other, meeting=meeting))
+
+    report = dev_check(labs, jobs=1)
+
+    first, second = report.labs
+    assert any("setup did not complete" in p for s in first.steps for p in s.problems)
+    assert second.ok
+
+
+def test_the_labs_start_longest_first_by_their_last_times_here(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from harness.engine.devcheck import LabWalk, longest_first, remember_durations
+    from harness.engine.manifest import load_lab
+
+    monkeypatch.setenv("HOOKLAB_CACHE", str(tmp_path / "cache"))
+    labs = [
+        load_lab(write_lab(tmp_path / "labs", lab_id, trivial(lab_id, first_checks="x.txt")))
+        for lab_id in ("01-a", "02-b", "03-c")
+    ]
+    assert [lab.id for lab in longest_first(labs)] == ["01-a", "02-b", "03-c"]  # none timed
+
+    remember_durations([LabWalk("02-b", duration=50.0), LabWalk("01-a", duration=5.0)])
+
+    order = [lab.id for lab in longest_first(labs)]
+    # 03-c never timed: first; then 02-b before 01-a.
+    assert order == ["03-c", "02-b", "01-a"]

@@ -68,6 +68,19 @@ def test_cli_init_json(tmp_path: Path) -> None:
     assert Path(data["workspace"]).is_dir()
 
 
+@pytest.mark.maven
+def test_cli_init_leaves_the_fixture_compiled_and_no_report(tmp_path: Path) -> None:
+    result = run_cli("init", str(tmp_path / "ws"), "--json")
+    assert result.code == 0, result
+    assert json.loads(result.out)["compiled"] in ("cache", "compiled")
+    target = tmp_path / "ws" / "target"
+    assert (
+        target / "classes" / "ai" / "unifiedprocess" / "petclinic" / "PetClinic.class"
+    ).is_file()
+    assert (target / "test-classes").is_dir()
+    assert not (target / "surefire-reports").exists()
+
+
 def test_changed_files_sees_edits_new_files_and_deletions(workspace: Workspace) -> None:
     assert workspace.changed_files() == []
     (workspace.root / "pom.xml").write_text(

@@ -8,10 +8,11 @@ The session's tools act for real, so by default it runs on a throwaway copy of t
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import shutil
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,7 @@ from harness.claude.session import StepOutcome
 from harness.claude.vocabulary import BOTH, OUTCOMES, Engine, Outcome
 from harness.engine.context import CheckContext
 from harness.engine.kinds import Kind, Params
+from harness.engine.parallel import side_by_side
 from harness.engine.sandbox import path_without, sandbox_copy
 from harness.engine.stepview import StepView
 from harness.errors import ConfigError, HarnessError
@@ -106,6 +108,7 @@ class SessionParams:
     final: str | None
     expect_sequence: list[dict[str, Any]]
     blocked_stops_at_least: int
+    turns_apart: bool
     message: str | None
     pass_message: str | None
 
@@ -123,6 +126,15 @@ class SessionParams:
 def _validate(p: Params) -> str | None:
     if (p.get("steps") is None) == (p.get("scenario") is None):
         return "give exactly one of steps (inline) or scenario (a scenario file)"
+    if p.get("turns_apart"):
+        if p.get("sandbox") is False:
+            return "turns_apart plays each turn in a sandbox of its own: it needs sandbox = true"
+        wanted = p.get("expect_sequence") or []
+        if any(isinstance(w, dict) and "marker_exists" in w for w in wanted):
+            return (
+                "expect_sequence.marker_exists reads one session's git directory; with "
+                "turns_apart each turn has its own (assert the marker on the step instead)"
+            )
     for i, want in enumerate(p.get("expect_sequence") or []):
         if not isinstance(want, dict) or set(want) - SEQUENCE_KEYS:
             return f"expect_sequence[{i}] must be a table with keys from " + ", ".join(
@@ -250,11 +262,25 @@ def run(ctx: CheckContext, p: Params) -> CheckResult:
     except HarnessError as exc:
         return CheckResult.errored(f"cannot start a session: {exc}", name=title)
     plays: dict[str, _Play] = {}
-    for engine in engines:
-        play = _play(ctx, s, scenario, asserts, title, engine)
+    # Two engines on their own sandboxes play side by side; their steps are told afterwards,
+    # one engine after the other, as when they played in turn.
+    apart = len(engines) > 1 and s.sandbox
+    played_ctx = replace(ctx, on_hook_event=lambda _entry: None) if apart else ctx
+
+    def play_on(engine: str) -> _Play | CheckResult:
+        if s.turns_apart:
+            return _play_turns_apart(played_ctx, s, scenario, asserts, title, engine)
+        return _play(played_ctx, s, scenario, asserts, title, engine)
+
+    for engine, play in zip(
+        engines, side_by_side(play_on, engines, jobs=None if apart else 1), strict=True
+    ):
         if isinstance(play, CheckResult):
             return play
         plays[engine] = play
+        if apart:
+            for entry in play.steps:
+                ctx.on_hook_event(entry)
     last_engine = engines[-1]
     play = plays[last_engine]
     failures = list(play.failures)
@@ -412,6 +438,70 @@ def _play_step(
         root=str(root),
     )
     return outcome, view
+
+
+Turn = tuple[Scenario, list[StepAsserts], int]
+
+
+def split_turns(scenario: Scenario, asserts: list[StepAsserts]) -> list[Turn]:
+    """The session's opening (everything before the first prompt), then each turn from a
+    prompt to the next, as (scenario, assertions, replayed): every turn after the opening
+    starts with the opening's session_start steps again, ``replayed`` of them."""
+    cuts = [i for i, step in enumerate(scenario.steps) if step.do == "prompt"]
+    bounds = [0, *[c for c in cuts if c > 0], len(scenario.steps)]
+    starts = [i for i in range(bounds[1]) if scenario.steps[i].do == "session_start"]
+    turns = []
+    for n, (begin, end) in enumerate(itertools.pairwise(bounds)):
+        picked = list(range(begin, end)) if n == 0 else [*starts, *range(begin, end)]
+        turns.append(
+            (
+                replace(scenario, steps=tuple(scenario.steps[i] for i in picked)),
+                [asserts[i] for i in picked],
+                0 if n == 0 else len(starts),
+            )
+        )
+    return turns
+
+
+def _play_turns_apart(
+    ctx: CheckContext,
+    s: SessionParams,
+    scenario: Scenario,
+    asserts: list[StepAsserts],
+    title: str,
+    engine: str,
+) -> _Play | CheckResult:
+    """Each turn as its own session from the session start, in its own sandbox, side by side
+    (one per core); the steps are then judged as one session, in the scenario's order."""
+    turns = split_turns(scenario, asserts)
+    # What is judged on the whole session is judged below, on the turns put back together.
+    part = replace(s, expect_sequence=[], final=None, blocked_stops_at_least=0)
+    quiet = replace(ctx, on_hook_event=lambda _entry: None)  # told in order below
+
+    def play_turn(turn: Turn) -> _Play | CheckResult:
+        return _play(quiet, part, turn[0], turn[1], title, engine)
+
+    steps: list[StepView] = []
+    for (_scenario, _asserts, replayed), play in zip(
+        turns, side_by_side(play_turn, turns), strict=True
+    ):
+        if isinstance(play, CheckResult):
+            return play
+        steps += play.steps[replayed:]  # a replayed session start is told once, in the opening
+    failures = []
+    for entry in steps:
+        ctx.on_hook_event(entry)
+        if entry.problems:
+            detail = f" {entry.detail[:60]}" if entry.detail else ""
+            failures.append(f"{entry.label} ({entry.do}{detail}): " + "; ".join(entry.problems))
+    failures += _sequence_problems(s.expect_sequence, steps, ctx.git_dir())
+    last = steps[-1].outcome if steps else None
+    if s.final is not None and last != s.final:
+        failures.append(f"the last step should be {s.final}, found {last or 'nothing'}")
+    blocked = sum(1 for e in steps if e.do == "stop" and e.outcome == "blocked")
+    if s.blocked_stops_at_least and blocked < s.blocked_stops_at_least:
+        failures.append(f"{blocked} blocked stops, expected at least {s.blocked_stops_at_least}")
+    return _Play(steps, failures)
 
 
 def _disagreements(plays: dict[str, _Play], workspace: Path) -> list[str]:
@@ -602,6 +692,13 @@ KIND = Kind(
             doc="tables {do, outcome, feedback_contains, message_contains, detail_contains, "
             "marker_exists} that must happen in this order (for participant-written "
             "scenarios)",
+        ),
+        Field(
+            "turns_apart",
+            bool,
+            default=False,
+            doc="play each turn (from a prompt to the next) as its own session after the "
+            "session start, in its own sandbox, side by side; judged as one session",
         ),
         Field(
             "blocked_stops_at_least",

@@ -1,0 +1,139 @@
+"""A workspace that starts compiled (harness/maven/warm.py), on real Maven: the first sensor run
+compiles nothing, no report is left behind, and the compiler still catches what it must."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from harness.maven import get_backend
+from harness.maven.backend import SENSOR_GOALS
+from harness.maven.surefire import SENSORS, sensor_reports
+from harness.maven.warm import sources_key, warm_compile
+from harness.workspace import Workspace, provision
+
+VET = Path("src/main/java/ai/unifiedprocess/petclinic/domain/Vet.java")
+VET_CALLER = "VetListView.java"  # calls Vet.getSpecialties()
+
+
+def fresh(tmp_path: Path, name: str) -> Workspace:
+    return provision(tmp_path / name).workspace
+
+
+def rename_getter(ws: Workspace) -> None:
+    """Change a signature that another class calls: only a recompile of the caller sees it."""
+    path = ws.root / VET
+    text = path.read_text()
+    assert "public List<Specialty> getSpecialties()" in text, f"{VET} changed"
+    path.write_text(text.replace("getSpecialties()", "specialties()", 1))
+
+
+def test_sources_key_follows_the_sources_and_nothing_else(tmp_path: Path) -> None:
+    one, two = fresh(tmp_path, "one"), fresh(tmp_path, "two")
+    assert sources_key(one.root) == sources_key(two.root)  # another path, the same sources
+    (two.root / "docs" / "note.md").write_text("docs are not compiled\n")
+    assert sources_key(one.root) == sources_key(two.root)
+    rename_getter(two)
+    assert sources_key(one.root) != sources_key(two.root)
+
+
+@pytest.mark.maven
+def test_a_warm_workspace_compiles_nothing_and_holds_no_report(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    backend = get_backend("local")
+    first = fresh(tmp_path, "first")
+    filled = warm_compile(first.root, backend, cache=cache)
+    assert filled.how == "compiled", filled.output
+    second = fresh(tmp_path, "second")
+    copied = warm_compile(second.root, backend, cache=cache)
+    assert copied.how == "cache"
+    for ws in (first, second):
+        assert (ws.root / "target" / "classes").is_dir()
+        assert not (ws.root / "target" / "surefire-reports").exists()
+        assert ws.changed_files() == []  # target/ is ignored: nothing shows up as a change
+
+    # Not -q: the compiler plugin says what it decided.
+    run = backend.run(second.root, [arg for arg in SENSOR_GOALS if arg != "-q"])
+
+    assert run.ok, run.output
+    assert run.output.count("Nothing to compile - all classes are up to date") == 2, run.output
+    assert "Changes detected" not in run.output
+    reports = sensor_reports(second.root)
+    assert set(reports) == set(SENSORS)
+    assert all(r is not None and r.green for r in reports.values())
+
+
+@pytest.mark.maven
+def test_a_changed_signature_is_still_caught_after_a_warm_start(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    backend = get_backend("local")
+    warm_compile(fresh(tmp_path, "filler").root, backend, cache=cache)
+    ws = fresh(tmp_path, "ws")
+    assert warm_compile(ws.root, backend, cache=cache).how == "cache"
+    rename_getter(ws)
+
+    run = backend.run(ws.root, SENSOR_GOALS)
+
+    # Only Vet.java is stale; its caller must be compiled again too, or the broken call would
+    # hide in an old class file while the sensors run green.
+    assert not run.ok, run.output
+    assert "COMPILATION ERROR" in run.output
+    assert VET_CALLER in run.output
+    assert not (ws.root / "target" / "surefire-reports").exists()
+
+
+@pytest.mark.maven
+def test_a_fixture_that_does_not_compile_is_left_uncompiled_and_uncached(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    ws = fresh(tmp_path, "ws")
+    (ws.root / VET).write_text("not java(\n")
+
+    result = warm_compile(ws.root, get_backend("local"), cache=cache)
+
+    assert result.how == "failed"
+    assert "COMPILATION ERROR" in result.output
+    assert not (ws.root / "target").exists()
+    assert not (cache / result.key).exists()
+
+
+def test_a_cached_build_lands_with_this_workspaces_paths(tmp_path: Path) -> None:
+    """The compiler plugin lists its inputs by absolute path; a copy must name its own."""
+    entry = tmp_path / "cache" / "k"
+    lists = entry / "maven-status" / "maven-compiler-plugin" / "compile" / "default-compile"
+    lists.mkdir(parents=True)
+    (entry / "classes").mkdir()
+    (entry / "built-at").write_text("/elsewhere/ws\n")
+    (lists / "inputFiles.lst").write_text("/elsewhere/ws/src/A.java\n/elsewhere/wsX/B.java\n")
+    ws = fresh(tmp_path, "ws")
+    shutil.rmtree(ws.root / "target", ignore_errors=True)
+
+    from harness.maven.warm import _restore
+
+    _restore(entry, ws.root)
+
+    copied = ws.root / "target" / lists.relative_to(entry) / "inputFiles.lst"
+    # Only whole path prefixes are rewritten: /elsewhere/wsX is another directory.
+    assert copied.read_text().splitlines() == [
+        f"{ws.root}/src/A.java",
+        "/elsewhere/wsX/B.java",
+    ]
+
+
+@pytest.mark.maven
+def test_workspaces_share_one_class_data_archive_and_runs_print_nothing_of_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import subprocess
+
+    monkeypatch.setenv("HOOKLAB_CACHE", str(tmp_path / "cache"))
+    archives = tmp_path / "cache" / "cds"
+    for name in ("one", "two"):
+        ws = fresh(tmp_path, name)
+        done = subprocess.run(
+            ["./mvnw", *SENSOR_GOALS], cwd=ws.root, capture_output=True, text=True, check=False
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert done.stdout == "" and done.stderr == ""  # -q stays quiet, archive or not
+        assert [p.suffix for p in archives.iterdir()] == [".jsa"], list(archives.iterdir())
