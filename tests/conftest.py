@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import os
+import pwd
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.builders import REPO_ROOT
+from tests.recorded_sessions import Played
 
 # Tests that share something machine-wide, so no two may run at once: each group runs on one
 # pytest-xdist worker (--dist loadgroup), beside the independent tests on the others.
@@ -42,6 +44,10 @@ def _isolated_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     os.environ.setdefault("HOOKLAB_CACHE", str(cache_root()))
     fake_home = tmp_path_factory.mktemp("home")
     os.environ["HOME"] = str(fake_home)
+    # Claude Code's own state (sessions, settings, login) of whoever runs the tests is never
+    # read or written: the client's config root points into the fake home too.
+    real_claude_config = os.environ.get("CLAUDE_CONFIG_DIR")
+    os.environ["CLAUDE_CONFIG_DIR"] = str(fake_home / ".claude")
     # Tests commit with git; give them an identity that never leaks into the real config.
     os.environ.setdefault("GIT_AUTHOR_NAME", "Hook Lab Tests")
     os.environ.setdefault("GIT_AUTHOR_EMAIL", "tests@hooklab.invalid")
@@ -51,6 +57,23 @@ def _isolated_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     yield
     if real_home is not None:
         os.environ["HOME"] = real_home
+    if real_claude_config is None:
+        os.environ.pop("CLAUDE_CONFIG_DIR", None)
+    else:
+        os.environ["CLAUDE_CONFIG_DIR"] = real_claude_config
+
+
+@pytest.fixture(autouse=True)
+def _no_real_claude_config(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Each test finds HOME and CLAUDE_CONFIG_DIR in temporary directories, even after an
+    earlier test changed them: sessions are looked up there, never in the real ~/.claude."""
+    home = Path(os.environ["HOME"])
+    config = Path(os.environ.get("CLAUDE_CONFIG_DIR", home / ".claude"))
+    real = Path(pwd.getpwuid(os.getuid()).pw_dir)
+    if config.resolve() == (real / ".claude").resolve() or home.resolve() == real.resolve():
+        os.environ["HOME"] = str(tmp_path_factory.mktemp("home"))
+        os.environ["CLAUDE_CONFIG_DIR"] = str(Path(os.environ["HOME"]) / ".claude")
+    yield
 
 
 @pytest.fixture(scope="session")
@@ -94,6 +117,28 @@ def require_real_client() -> None:
     if os.environ.get("CI"):
         pytest.fail(message + "; CI must install it")
     pytest.skip(message)
+
+
+@pytest.fixture(scope="session")
+def recorded(
+    tmp_path_factory: pytest.TempPathFactory, _compiled_template: Path
+) -> Callable[[str], Played]:
+    """Sessions played on the real client (tests/recorded_sessions.py), each once per run, in
+    a workspace of its own; the transcript stays in that session's own config directory."""
+    from tests.recorded_sessions import play
+
+    require_real_client()
+    played: dict[str, Played] = {}
+
+    def get(name: str) -> Played:
+        if name not in played:
+            base = tmp_path_factory.mktemp(f"recorded-{name}")
+            root = base / "ws"
+            shutil.copytree(_compiled_template, root, symlinks=True)
+            played[name] = play(name, root, base / "claude-config")
+        return played[name]
+
+    return get
 
 
 @pytest.fixture(params=["emulator", "claude-code"])

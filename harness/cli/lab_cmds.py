@@ -54,6 +54,12 @@ def add_parser(subparsers: Any) -> None:
         help="show every hook message whole (long ones are cut after 12 lines otherwise)",
     )
     add_engine_flag(check_step)
+    check_step.add_argument(
+        "--scripted",
+        action="store_true",
+        help="pass a live step on its scripted session instead of your own Claude Code "
+        "session (without model access); progress records it as scripted",
+    )
     cmd("hint", "show the next hint for the current step", cmd_hint, json_flag=True)
     cmd("next", "move on once the current step passed", cmd_next, json_flag=True)
     goto = cmd(
@@ -123,6 +129,8 @@ def _runner(
 ) -> LabRunner:
     ws = ws or Workspace.find()
     fields = engine_fields(args) if args is not None else {}
+    if args is not None and getattr(args, "scripted", False):
+        fields["scripted"] = True
     return LabRunner(ws, context=CheckContext(ws, ws.root, **fields) if fields else None)
 
 

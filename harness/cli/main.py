@@ -24,6 +24,7 @@ COMMAND_MODULES = [
     "harness.cli.workspace_cmds",
     "harness.cli.doctor",
     "harness.cli.simulate",
+    "harness.cli.replay",
     "harness.cli.lab_cmds",
     "harness.cli.verify_hook",
     "harness.cli.trainer_cmds",

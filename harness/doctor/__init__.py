@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import socket
@@ -222,6 +223,48 @@ def check_claude_code() -> Finding:
     )
 
 
+def check_own_claude() -> Finding:
+    """The participant's own ``claude`` (the one live steps use), beside the pinned one. It is
+    asked only for its version, with a throwaway config directory: the participant's own
+    ~/.claude, login and settings are never read or changed."""
+    import tempfile
+
+    from harness.claude.client.install import wanted_version
+
+    pinned = wanted_version()
+    path = shutil.which("claude")
+    if not path:
+        return Finding(
+            "your claude",
+            WARN,
+            "no claude on PATH: live steps need your own Claude Code",
+            "install Claude Code, or pass live steps with lab check --scripted",
+            required=False,
+        )
+    with tempfile.TemporaryDirectory(prefix="hooklab-doctor-claude-") as config:
+        env = {**os.environ, "CLAUDE_CONFIG_DIR": config, "DISABLE_AUTOUPDATER": "1"}
+        result = proc.run([path, "--version"], env=env, timeout=30)
+    text = _first_line(result.stdout) or _first_line(result.stderr)
+    match = re.search(r"\d+\.\d+\.\d+", text)
+    if result.returncode != 0 or match is None:
+        return Finding(
+            "your claude",
+            WARN,
+            f"{path} does not tell its version ({text or f'exit {result.returncode}'})",
+            "check your Claude Code installation (claude --version)",
+            required=False,
+        )
+    version = match.group(0)
+    same = "the pinned one" if version == pinned else f"pinned {pinned}"
+    return Finding(
+        "your claude",
+        OK if version == pinned else WARN,
+        f"{version} ({same}) at {path}",
+        "" if version == pinned else "live steps read its transcripts as far as they go",
+        required=False,
+    )
+
+
 def run_checks(system: System | None = None) -> list[Finding]:
     here = system or detect()
     findings = [
@@ -244,6 +287,7 @@ def run_checks(system: System | None = None) -> list[Finding]:
         _tool("node", ["node", "--version"], install_command(["node"], here), required=False),
         _tool("npm", ["npm", "--version"], install_command(["npm"], here), required=False),
         check_claude_code(),
+        check_own_claude(),
     ]
     return [*findings, system_packages(findings, here), maven_verdict(findings)]
 

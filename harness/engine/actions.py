@@ -133,6 +133,32 @@ def _commit(ctx: CheckContext, p: Params) -> CheckResult:
     return CheckResult.passed(f"committed {commit[:10]}: {p['message']}", name="commit")
 
 
+def _play_session(ctx: CheckContext, p: Params) -> CheckResult:
+    """A session played on the real client with the scripted model, in the workspace itself:
+    the transcript the client writes is what a live step then reads (kept in the git
+    directory, never in the participant's own ~/.claude)."""
+    from harness.claude.engines import open_session
+    from harness.claude.scenario import run_scenario
+    from harness.engine.checks.hook_session import parse_inline
+    from harness.engine.checks.live_session import SOLVED_SESSIONS
+    from harness.errors import HarnessError
+
+    scenario, _ = parse_inline(p["steps"], "lab.toml", "solve")
+    ctx.on_activity("playing the session on the real Claude Code client (scripted model)")
+    try:
+        with open_session(
+            p["engine"],
+            ctx.root,
+            transcript_dir=ctx.git_dir() / SOLVED_SESSIONS,
+            auto_approve=True,
+        ) as session:
+            outcomes = [report.outcome for report in run_scenario(scenario, session)]
+    except HarnessError as exc:
+        return CheckResult.errored(f"the session could not be played: {exc}", name="session")
+    said = ", ".join(f"{o.do} {o.outcome}" for o in outcomes)
+    return CheckResult.passed(f"played a session on Claude Code: {said}", name="session")
+
+
 MESSAGE = Field("message", str, doc="what the participant reads about this action")
 ACTION_KINDS: dict[str, Kind] = {
     k.name: k
@@ -225,6 +251,18 @@ ACTION_KINDS: dict[str, Kind] = {
             "run the sensors (./mvnw -q test -Dgroups=sensor)",
             (DO,),
             _sensors,
+            slow=lambda p: True,
+        ),
+        Kind(
+            "play_session",
+            "play a session on the real Claude Code client with the scripted model, in the "
+            "workspace (what a live step reads)",
+            (
+                DO,
+                Field("steps", list, required=True, doc="hook_session steps"),
+                Field("engine", str, default="claude-code", choices=("claude-code",)),
+            ),
+            _play_session,
             slow=lambda p: True,
         ),
         Kind(

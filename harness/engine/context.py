@@ -39,6 +39,7 @@ class CheckContext:
     # the one it ran on.
     engine: str = Engine.EMULATOR
     engine_forced: bool = False  # chosen on the command line: wins over a lab's own choice
+    scripted: bool = False  # lab check --scripted: a live step passes on its scripted session
 
     @property
     def root(self) -> Path:

@@ -102,6 +102,21 @@ class Moved:
         }
 
 
+def _live_record(results: Sequence[CheckResult]) -> dict[str, Any]:
+    """What a live step passed on: the participant's session (live), a session Hook Lab
+    played, or the scripted one (lab check --scripted), with the session's identity."""
+    for result in results:
+        kind = result.details.get("evidence_kind")
+        if kind is None:
+            continue
+        record: dict[str, Any] = {"evidence_kind": kind}
+        for key in ("session_id", "client_version", "timeline_digest", "scripted_model"):
+            if result.details.get(key) is not None:
+                record[key] = result.details[key]
+        return record
+    return {}
+
+
 class LabRunner:
     def __init__(
         self,
@@ -161,6 +176,21 @@ class LabRunner:
     ) -> StepRun:
         ctx = self.context(lab, root)
         ctx.extra["rebuild_evidence"] = rebuild_evidence
+        mine = self.progress.lab_progress(lab.id).step(step.id)
+        passed_on = (mine.passed or {}).get("evidence_kind") if rebuild_evidence else None
+        # Re-verifying a live step checks what it passed on: the scripted session, or the
+        # recorded session it named (found again by its id and digest).
+        ctx.extra["scripted"] = self.template.scripted or passed_on == "scripted"
+        ctx.extra["step_entered_at"] = mine.entered_at
+        live_ref = f"{LAB_REFS}{lab.id}/live/{step.id}"
+        if live_ref.encode() in self.ws.repo.refs:
+            ctx.extra["step_start_ref"] = live_ref
+        if rebuild_evidence and mine.passed and mine.passed.get("session_id"):
+            ctx.extra["passed_session"] = mine.passed["session_id"]
+            ctx.extra["passed_digest"] = mine.passed.get("timeline_digest")
+            ctx.extra["passed_evidence_commit"] = mine.passed.get("evidence_commit")
+            if mine.passed.get("live_start"):
+                ctx.extra["step_start_ref"] = mine.passed["live_start"]
         if rebuild_evidence:
             # Re-verification: the participant saw these sessions when the step passed; a
             # progress line is enough, not every hook event again.
@@ -195,6 +225,9 @@ class LabRunner:
         self.progress.lab, self.progress.step = lab.id, step.id
         self.progress.lab_progress(lab.id).step(step.id).entered_at = time.time()
         actions = self.run_actions(lab, step.setup)
+        if any(spec.kind.name == "live_session" for spec in step.checks):
+            # A live step's session is replayed from the state it began in.
+            self._snapshot(lab, f"live/{step.id}")
         self._save(f"{lab.id}: at step {step.id}")
         return actions
 
@@ -245,8 +278,15 @@ class LabRunner:
         snapshot = self._snapshot(lab, f"verified/{step.id}")
         commit = self.ws.repo[snapshot.encode()]
         reports = {rel: data for r in run.results for rel, data in r.evidence.items()}
+        live = _live_record(run.results)
+        parents = [snapshot]
+        live_ref = f"{LAB_REFS}{lab.id}/live/{step.id}".encode()
+        if live.get("session_id") and live_ref in self.ws.repo.refs:
+            # The state the live session began in travels with the claim: a replay needs it.
+            live["live_start"] = self.ws.repo.refs[live_ref].decode()
+            parents.append(live["live_start"])
         evidence_commit = (
-            self.ws.commit_files(reports, [snapshot], f"hooklab {lab.id}: evidence for {step.id}")
+            self.ws.commit_files(reports, parents, f"hooklab {lab.id}: evidence for {step.id}")
             if reports
             else None
         )
@@ -261,6 +301,7 @@ class LabRunner:
                 self.template.engine,
             ),
             "duration": round(run.duration, 3),
+            **live,
             "result": {
                 "status": run.status.value,
                 "checks": [

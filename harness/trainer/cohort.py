@@ -62,6 +62,13 @@ class Member:
     def passed(self, lab: str, step: str) -> bool:
         return self.step_record(lab, step) is not None
 
+    def evidence_kind(self, lab: str, step: str) -> str | None:
+        """How a live step passed: live (the participant's own session), scripted, or played
+        by Hook Lab; None for the other steps."""
+        record = self.step_record(lab, step) or {}
+        kind = record.get("evidence_kind")
+        return str(kind) if kind else None
+
     def completed(self, lab: LabColumn) -> int:
         return sum(1 for s in lab.steps if self.passed(lab.id, s.step))
 
@@ -228,6 +235,12 @@ class Cohort:
                     "steps": len(column.steps),
                     "complete": m.lab_complete(column.id),
                     "passed": [s.step for s in column.steps if m.passed(column.id, s.step)],
+                    # live steps: which evidence passed them
+                    "evidence": {
+                        s.step: kind
+                        for s in column.steps
+                        if (kind := m.evidence_kind(column.id, s.step)) is not None
+                    },
                 }
                 for column in self.labs
             },

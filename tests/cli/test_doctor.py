@@ -1,9 +1,12 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 from pathlib import Path
+
+import pytest
 
 from harness import doctor
 from harness.engine.sandbox import path_without
@@ -93,3 +96,33 @@ def test_lab_on_path_is_reported_with_the_bootstrap_fix(tmp_path: Path) -> None:
         done = run_lab_process("doctor", "--json", cwd=REPO_ROOT, env=env)
     finding = next(c for c in json.loads(done.stdout)["checks"] if c["name"] == "lab on PATH")
     assert finding["state"] == "ok" and finding["found"] == str(bin_dir / "lab")
+
+
+def test_the_participants_own_claude_is_named_beside_the_pinned_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from harness.claude.client.install import PINNED_VERSION, find_client
+    from tests.conftest import require_real_client
+
+    require_real_client()
+    client = find_client()
+    assert client is not None
+    # The participant's own claude here is the real pinned client, linked onto PATH.
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "claude").symlink_to(client.path)
+    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+    config = Path(os.environ["CLAUDE_CONFIG_DIR"])
+    before = sorted(config.rglob("*")) if config.exists() else []
+    finding = doctor.check_own_claude()
+    assert finding.state == "ok"
+    assert finding.found.startswith(f"{PINNED_VERSION} (the pinned one) at {bin_dir}")
+    # asking it for its version touched nothing in the (test's) Claude Code config root
+    assert (sorted(config.rglob("*")) if config.exists() else []) == before
+
+
+def test_no_own_claude_says_how_to_pass_live_steps_anyway() -> None:
+    with path_without(["claude"]) as path:
+        done = run_lab_process("doctor", "--json", cwd=REPO_ROOT, env={"PATH": path})
+    mine = next(c for c in json.loads(done.stdout)["checks"] if c["name"] == "your claude")
+    assert mine["state"] == "warn" and "--scripted" in mine["fix"]

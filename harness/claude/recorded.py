@@ -1,0 +1,842 @@
+"""Recorded sessions: what the real Claude Code client wrote, read into one typed timeline.
+
+The client keeps every session as JSON lines under ``$CLAUDE_CONFIG_DIR/projects`` (default
+``~/.claude/projects``): ``<DIR>/<session-id>.jsonl``, DIR being the session's cwd with every
+character but letters and digits turned into ``-`` (so two cwds can share a DIR: the ``cwd``
+field decides), and a subagent's own file at ``<session-id>/subagents/agent-<id>.jsonl``.
+
+Every shape read here was observed on the pinned client (2.1.332), run with the scripted model:
+- ``user`` lines: the prompt (``message.content`` a string), or ``tool_result`` blocks with
+  ``is_error`` and the text Claude was shown; a refused call reads ``PreToolUse:Edit hook
+  error: [COMMAND]: STDERR`` and carries ``permissionDecision`` ``{decision: reject, source:
+  hook}``; an ``isMeta`` line ``Stop hook feedback:\\n[COMMAND]: …`` is a blocked stop.
+- ``assistant`` lines: ``tool_use`` blocks (name, input; the Agent tool's ``subagent_type``),
+  or text with ``stop_reason: end_turn``, which is Claude ending its turn (the Stop event).
+- ``system`` ``stop_hook_summary``: ``hookInfos``, ``hookErrors``, ``preventedContinuation``.
+- ``attachment`` lines of type ``hook_blocking_error`` (a PostToolUse report, with
+  ``toolUseID``), ``hook_success``, ``hook_system_message`` and many others.
+- bookkeeping: ``queue-operation``, ``last-prompt``, ``atis-latch``, ``tools-used``,
+  ``api-request``, ``api-request-shape``, ``api-request-blob``, ``cost-state``.
+
+The format is not a promised interface, so reading is defensive: a line that is not JSON or of
+an unknown type is counted and skipped, a cut-off last line is tolerated, and a transcript of
+another client version is read as far as it goes with that version named.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from harness.claude.client.install import PINNED_VERSION
+from harness.errors import HarnessError
+
+TEXT_CAP = 4000  # characters of a prompt, result or feedback kept in the timeline
+_HEAD_BYTES = 2_000_000  # how far into a file the finder looks for its cwd
+KNOWN_TYPES = frozenset(
+    {
+        "user",
+        "assistant",
+        "system",
+        "attachment",
+        "progress",
+        "summary",
+        "queue-operation",
+        "last-prompt",
+        "atis-latch",
+        "tools-used",
+        "api-request",
+        "api-request-shape",
+        "api-request-blob",
+        "cost-state",
+        "file-history-snapshot",
+    }
+)
+_REFUSAL = re.compile(r"^(PreToolUse):([\w.:-]+) hook error: \[(.+?)\]: ", re.S)
+_STOP_FEEDBACK = re.compile(r"^Stop hook feedback:\n(?:\[(.+?)\]: )?", re.S)
+
+
+class RecordedSessionError(HarnessError):
+    """A transcript that cannot be read as a session at all (missing, empty, not JSON lines)."""
+
+
+def hook_name(command: str) -> str:
+    """The script a hook command runs, as a short name: ``"$CLAUDE_PROJECT_DIR/.claude/hooks/
+    guard-spec-status.sh"`` and ``["…/guard-spec-status.sh"]`` both give guard-spec-status.sh."""
+    text = command.strip().strip("[]").strip().strip("\"'")
+    first = text.split()[0].strip("\"'") if text.split() else ""
+    if not first:
+        return command.strip()[:80]
+    return first.rstrip("/").rsplit("/", 1)[-1][:80]
+
+
+_FEEDBACK_HOOK = re.compile(
+    r"(?:hook error: \[(.+?)\]: |hook blocking error from command: (.+?): |"
+    r"hook feedback:\n\[(.+?)\]: )"
+)
+
+
+def hooks_in_feedback(text: str) -> list[str]:
+    """The hooks a client message names: ``PreToolUse:Edit hook error: [CMD]: …``,
+    ``PostToolUse:Bash hook blocking error from command: CMD: …``, ``Stop hook feedback:\n
+    [CMD]: …``."""
+    names = []
+    for match in _FEEDBACK_HOOK.finditer(text):
+        command = next(g for g in match.groups() if g)
+        name = hook_name(command)
+        if name not in names:
+            names.append(name)
+    return names
+
+
+def _cap(text: str) -> str:
+    return text if len(text) <= TEXT_CAP else text[:TEXT_CAP] + f" [… {len(text) - TEXT_CAP} more]"
+
+
+def _text(content: Any) -> str:
+    """The text of a message's content: a string, or text blocks."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(
+            str(b.get("text", "")) for b in content if isinstance(b, dict) and "text" in b
+        )
+    return ""
+
+
+@dataclass
+class Prompt:
+    line: int
+    text: str
+
+
+@dataclass
+class SubagentRun:
+    """A subagent the session ran through the Agent tool, read from its own transcript."""
+
+    agent_id: str
+    agent_type: str
+    prompt: str
+    last_message: str = ""
+    stop_reason: str | None = None  # the last assistant line's, in the agent's transcript
+    transcript: Path | None = None
+    status: str = ""  # the tool result's (completed, …)
+
+    @property
+    def ended(self) -> str:
+        """normally (end_turn), cut off (another stop_reason) or unknown (no transcript)."""
+        if self.stop_reason == "end_turn":
+            return "normally"
+        if self.stop_reason:
+            return f"cut off ({self.stop_reason})"
+        return "unknown"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "agent_id": self.agent_id,
+            "agent_type": self.agent_type,
+            "prompt": _cap(self.prompt),
+            "last_message": _cap(self.last_message),
+            "stop_reason": self.stop_reason,
+            "ended": self.ended,
+            "status": self.status,
+        }
+
+
+@dataclass
+class HookDecision:
+    """What one hook decided at one point, as the transcript shows it."""
+
+    line: int
+    event: str
+    hook: str  # the script's short name (hook_name), or "" when the transcript omits it
+    decision: str  # refused | reported | blocked | said | ran
+    text: str = ""
+    tool_use_id: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "line": self.line,
+            "event": self.event,
+            "hook": self.hook,
+            "decision": self.decision,
+            "text": _cap(self.text),
+        }
+
+
+@dataclass
+class ToolCall:
+    line: int  # the assistant line holding the tool_use
+    use_id: str
+    name: str
+    input: dict[str, Any]
+    result_line: int | None = None
+    is_error: bool = False
+    result_text: str = ""
+    refused_by: str | None = None  # a PreToolUse hook that kept the tool from running
+    denied: str | None = None  # a refusal by a permission rule or the user
+    reported_by: list[str] = field(default_factory=list)  # PostToolUse hooks that reported
+    reported_text: list[str] = field(default_factory=list)
+    subagent: SubagentRun | None = None
+
+    kind = "tool"
+
+    @property
+    def ran(self) -> bool:
+        return self.result_line is not None and not self.refused_by and not self.denied
+
+    @property
+    def verdict(self) -> str:
+        """ran | ran, reported by HOOK | refused by HOOK | denied | error | no result."""
+        if self.result_line is None:
+            return "no result"
+        if self.refused_by:
+            return f"refused by {self.refused_by}"
+        if self.denied:
+            return "denied"
+        if self.reported_by:
+            return "ran, reported by " + ", ".join(sorted(set(self.reported_by)))
+        if self.is_error and self.result_text.startswith("<tool_use_error>"):
+            return "error"
+        return "ran"
+
+    @property
+    def feedback(self) -> str:
+        """What the hooks told Claude about this call."""
+        if self.refused_by:
+            return self.result_text
+        return "\n".join(self.reported_text)
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "kind": "tool",
+            "line": self.line,
+            "name": self.name,
+            "input": {k: _cap(v) if isinstance(v, str) else v for k, v in self.input.items()},
+            "verdict": self.verdict,
+            "is_error": self.is_error,
+            "result": _cap(self.result_text),
+            "feedback": _cap(self.feedback),
+        }
+        if self.subagent is not None:
+            data["subagent"] = self.subagent.to_json()
+        return data
+
+
+@dataclass
+class StopAttempt:
+    """Claude ending its turn (an ``end_turn`` answer): the Stop hooks let it end or not."""
+
+    line: int
+    last_message: str
+    blocked_by: list[str] = field(default_factory=list)
+    feedback: str = ""
+    decided_line: int | None = None  # the stop_hook_summary or feedback line
+    system_message: str = ""
+    prevented_continuation: bool = False
+
+    kind = "stop"
+
+    @property
+    def blocked(self) -> bool:
+        return bool(self.blocked_by) or bool(self.feedback)
+
+    @property
+    def verdict(self) -> str:
+        if self.blocked:
+            return "blocked by " + (", ".join(sorted(set(self.blocked_by))) or "a hook")
+        return "stopped" if self.prevented_continuation else "allowed"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": "stop",
+            "line": self.line,
+            "verdict": self.verdict,
+            "last_message": _cap(self.last_message),
+            "feedback": _cap(self.feedback),
+            "system_message": _cap(self.system_message),
+        }
+
+
+Entry = Prompt | ToolCall | StopAttempt
+
+
+@dataclass
+class Timeline:
+    """One recorded session, in order: prompts, tool calls and stops, with what hooks decided."""
+
+    path: Path
+    session_id: str = ""
+    cwd: str = ""
+    client_version: str = ""
+    started: datetime | None = None
+    entries: list[Entry] = field(default_factory=list)
+    decisions: list[HookDecision] = field(default_factory=list)
+    lines: int = 0
+    not_json: list[int] = field(default_factory=list)  # lines skipped as unreadable
+    truncated_last_line: bool = False
+    other_types: dict[str, int] = field(default_factory=dict)  # unknown line types, counted
+    # Hook Lab's scripted model answers with message ids msg_scripted_N (client/api.py): a
+    # session whose every answer has one was played by Hook Lab, not by a person with a model.
+    scripted_model: bool = False
+
+    @property
+    def prompts(self) -> list[Prompt]:
+        return [e for e in self.entries if isinstance(e, Prompt)]
+
+    @property
+    def tool_calls(self) -> list[ToolCall]:
+        return [e for e in self.entries if isinstance(e, ToolCall)]
+
+    @property
+    def stops(self) -> list[StopAttempt]:
+        return [e for e in self.entries if isinstance(e, StopAttempt)]
+
+    @property
+    def blocked_stops(self) -> list[StopAttempt]:
+        return [s for s in self.stops if s.blocked]
+
+    @property
+    def turn_ends(self) -> list[StopAttempt]:
+        return [s for s in self.stops if not s.blocked]
+
+    @property
+    def subagents(self) -> list[SubagentRun]:
+        return [c.subagent for c in self.tool_calls if c.subagent is not None]
+
+    @property
+    def other_version(self) -> bool:
+        return bool(self.client_version) and self.client_version != PINNED_VERSION
+
+    @property
+    def warnings(self) -> list[str]:
+        said = []
+        if self.other_version:
+            said.append(
+                f"written by Claude Code {self.client_version}; Hook Lab knows the format of "
+                f"{PINNED_VERSION}, so this was read as far as it goes"
+            )
+        elif not self.client_version:
+            said.append("no client version in the transcript; read as far as it goes")
+        if self.truncated_last_line:
+            said.append(f"line {self.lines} is cut off (the session was still writing); skipped")
+        bad = [n for n in self.not_json if not (self.truncated_last_line and n == self.lines)]
+        if bad:
+            shown = ", ".join(str(n) for n in bad[:5]) + (" …" if len(bad) > 5 else "")
+            said.append(f"{len(bad)} lines are not JSON objects (line {shown}); skipped")
+        if self.other_types:
+            kinds = ", ".join(f"{k} ×{v}" for k, v in sorted(self.other_types.items())[:8])
+            said.append(f"line types Hook Lab does not know, skipped: {kinds}")
+        return said
+
+    def to_json(self) -> dict[str, Any]:
+        """The extract: tool calls, verdicts and texts, capped. Never the raw lines, the API
+        requests or the environment attachments."""
+        return {
+            "session_id": self.session_id,
+            "cwd": self.cwd,
+            "client_version": self.client_version,
+            "started": self.started.isoformat() if self.started else None,
+            "scripted_model": self.scripted_model,
+            "entries": [
+                {"kind": "prompt", "line": e.line, "text": _cap(e.text)}
+                if isinstance(e, Prompt)
+                else e.to_json()
+                for e in self.entries
+            ],
+            "decisions": [d.to_json() for d in self.decisions],
+            "warnings": self.warnings,
+        }
+
+    def digest(self) -> str:
+        """A digest of the extract, for progress records: the same session gives the same one."""
+        return extract_digest(self.to_json())
+
+
+def extract_digest(extract: Mapping[str, Any]) -> str:
+    """The digest of a timeline extract (``Timeline.to_json``), its warnings left out."""
+    data = {k: v for k, v in extract.items() if k != "warnings"}
+    canon = json.dumps(data, sort_keys=True, separators=(",", ":"))
+    return "sha256:" + hashlib.sha256(canon.encode()).hexdigest()
+
+
+def from_extract(extract: Mapping[str, Any], path: Path) -> Timeline:
+    """A timeline back from its extract (what a submission carries instead of the transcript),
+    complete enough to replay: prompts, calls with inputs and verdicts, stops."""
+    t = Timeline(path=path)
+    t.session_id = str(extract.get("session_id") or "")
+    t.cwd = str(extract.get("cwd") or "")
+    t.client_version = str(extract.get("client_version") or "")
+    t.started = parse_time(str(extract.get("started") or ""))
+    t.scripted_model = extract.get("scripted_model") is True
+    entries = extract.get("entries")
+    for raw in entries if isinstance(entries, list) else []:
+        if not isinstance(raw, dict):
+            continue
+        line = int(raw.get("line") or 0)
+        kind = raw.get("kind")
+        if kind == "prompt":
+            t.entries.append(Prompt(line, str(raw.get("text", ""))))
+        elif kind == "stop":
+            stop = StopAttempt(line, str(raw.get("last_message", "")))
+            verdict = str(raw.get("verdict", ""))
+            if verdict.startswith("blocked by "):
+                stop.blocked_by = verdict.removeprefix("blocked by ").split(", ")
+                stop.feedback = str(raw.get("feedback", "")) or verdict
+            stop.prevented_continuation = verdict == "stopped"
+            t.entries.append(stop)
+        elif kind == "tool":
+            t.entries.append(_call_from_extract(raw, line))
+    return t
+
+
+def _call_from_extract(raw: Mapping[str, Any], line: int) -> ToolCall:
+    tool_input = raw.get("input")
+    call = ToolCall(
+        line, "", str(raw.get("name", "")), dict(tool_input) if isinstance(tool_input, dict) else {}
+    )
+    verdict = str(raw.get("verdict", ""))
+    call.result_line = None if verdict == "no result" else line + 1
+    call.result_text = str(raw.get("result", ""))
+    call.is_error = raw.get("is_error") is True
+    if verdict.startswith("refused by "):
+        call.refused_by = verdict.removeprefix("refused by ")
+    elif verdict == "denied":
+        call.denied = "a rule"
+    elif verdict.startswith("ran, reported by "):
+        call.reported_by = verdict.removeprefix("ran, reported by ").split(", ")
+        call.reported_text = [str(raw.get("feedback", ""))]
+    agent = raw.get("subagent")
+    if isinstance(agent, dict):
+        call.subagent = SubagentRun(
+            str(agent.get("agent_id", "")),
+            str(agent.get("agent_type", "")),
+            str(agent.get("prompt", "")),
+            str(agent.get("last_message", "")),
+            str(agent["stop_reason"]) if agent.get("stop_reason") else None,
+            None,
+            str(agent.get("status", "")),
+        )
+    return call
+
+
+# -- reading --------------------------------------------------------------------------------
+
+
+def _lines(path: Path) -> Iterator[tuple[int, bytes, bool]]:
+    """Each line with its number and whether it ended with a newline."""
+    with path.open("rb") as fh:
+        for number, raw in enumerate(fh, start=1):
+            yield number, raw, raw.endswith(b"\n")
+
+
+def read_session(path: Path | str) -> Timeline:
+    """The session in ``path`` as a timeline. Raises RecordedSessionError when the file is
+    not a transcript at all; anything less is a warning on the timeline."""
+    path = Path(path)
+    if not path.is_file():
+        raise RecordedSessionError(
+            f"{path}: no such transcript",
+            fix="name a session file (lab replay --latest finds this workspace's newest)",
+        )
+    timeline = Timeline(path=path)
+    reader = _Reader(timeline)
+    parsed = 0
+    try:
+        for number, raw, complete in _lines(path):
+            timeline.lines = number
+            if not raw.strip():
+                continue
+            try:
+                entry = json.loads(raw)
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                timeline.not_json.append(number)
+                if not complete:
+                    timeline.truncated_last_line = True
+                continue
+            if not isinstance(entry, dict):
+                timeline.not_json.append(number)
+                continue
+            parsed += 1
+            reader.take(number, entry)
+    except OSError as exc:
+        raise RecordedSessionError(
+            f"{path}: cannot read the transcript ({exc.strerror})",
+            fix="check the file's permissions",
+        ) from None
+    if timeline.lines == 0:
+        raise RecordedSessionError(
+            f"{path}: the transcript is empty",
+            fix="a session writes its transcript as it goes: ask Claude something first",
+        )
+    if parsed == 0:
+        raise RecordedSessionError(
+            f"{path}: not a Claude Code transcript (no line is a JSON object)",
+            fix="name a session file from ~/.claude/projects/ (one JSON object a line)",
+        )
+    reader.finish()
+    return timeline
+
+
+class _Reader:
+    """Turns transcript lines into the timeline, one at a time."""
+
+    def __init__(self, timeline: Timeline) -> None:
+        self.t = timeline
+        self.answers = 0
+        self.scripted_answers = 0
+        self.calls: dict[str, ToolCall] = {}
+        self.stop: StopAttempt | None = None  # the stop whose verdict is still coming
+
+    def take(self, number: int, entry: dict[str, Any]) -> None:
+        kind = entry.get("type")
+        if not isinstance(kind, str) or kind not in KNOWN_TYPES:
+            name = kind if isinstance(kind, str) else "(no type)"
+            self.t.other_types[name[:40]] = self.t.other_types.get(name[:40], 0) + 1
+            return
+        if entry.get("isSidechain") is True:
+            return  # a subagent's line inside the main file (other versions); its own file counts
+        self._identity(entry)
+        handler = {
+            "user": self._user,
+            "assistant": self._assistant,
+            "system": self._system,
+            "attachment": self._attachment,
+            "progress": self._progress,
+        }.get(kind)
+        if handler is not None:
+            handler(number, entry)
+
+    def _identity(self, entry: dict[str, Any]) -> None:
+        t = self.t
+        if not t.session_id and isinstance(entry.get("sessionId"), str):
+            t.session_id = entry["sessionId"]
+        if not t.cwd and isinstance(entry.get("cwd"), str):
+            t.cwd = entry["cwd"]
+        if not t.client_version and isinstance(entry.get("version"), str):
+            t.client_version = entry["version"][:40]
+        if t.started is None and isinstance(entry.get("timestamp"), str):
+            t.started = parse_time(entry["timestamp"])
+
+    def _message(self, entry: dict[str, Any]) -> dict[str, Any]:
+        message = entry.get("message")
+        return message if isinstance(message, dict) else {}
+
+    def _user(self, number: int, entry: dict[str, Any]) -> None:
+        content = self._message(entry).get("content")
+        if isinstance(content, str) or (
+            isinstance(content, list)
+            and not any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content)
+        ):
+            text = _text(content)
+            if entry.get("isMeta") is True:
+                self._meta(number, text)
+            elif text:
+                self.stop = None
+                self.t.entries.append(Prompt(number, _cap(text)))
+            return
+        for block in content if isinstance(content, list) else []:
+            if isinstance(block, dict) and block.get("type") == "tool_result":
+                self._result(number, entry, block)
+
+    def _meta(self, number: int, text: str) -> None:
+        match = _STOP_FEEDBACK.match(text)
+        if match is None:
+            return
+        hook = hook_name(match.group(1)) if match.group(1) else ""
+        stop = self.stop or self._orphan_stop(number)
+        stop.feedback = _cap(text)
+        if hook:
+            stop.blocked_by.append(hook)
+        stop.decided_line = number
+        self.t.decisions.append(HookDecision(number, "Stop", hook, "blocked", _cap(text)))
+
+    def _orphan_stop(self, number: int) -> StopAttempt:
+        """A stop verdict without the end_turn line before it (another version's order)."""
+        stop = StopAttempt(number, "")
+        self.t.entries.append(stop)
+        self.stop = stop
+        return stop
+
+    def _result(self, number: int, entry: dict[str, Any], block: dict[str, Any]) -> None:
+        call = self.calls.get(str(block.get("tool_use_id", "")))
+        if call is None:
+            return
+        call.result_line = number
+        call.is_error = block.get("is_error") is True
+        call.result_text = _cap(_text(block.get("content")))
+        decision = entry.get("permissionDecision")
+        decision = decision if isinstance(decision, dict) else {}
+        refusal = _REFUSAL.match(call.result_text)
+        if refusal is not None:
+            call.refused_by = hook_name(refusal.group(3))
+        elif decision.get("decision") == "reject":
+            if decision.get("source") == "hook":
+                call.refused_by = "a PreToolUse hook"
+            else:
+                call.denied = str(decision.get("source") or "a rule")
+        if call.refused_by:
+            self.t.decisions.append(
+                HookDecision(
+                    number, "PreToolUse", call.refused_by, "refused", call.result_text, call.use_id
+                )
+            )
+        if call.subagent is not None:
+            self._agent_result(call, entry)
+
+    def _agent_result(self, call: ToolCall, entry: dict[str, Any]) -> None:
+        run = call.subagent
+        assert run is not None
+        result = entry.get("toolUseResult")
+        if isinstance(result, dict):
+            run.agent_id = str(result.get("agentId") or run.agent_id)
+            run.agent_type = str(result.get("agentType") or run.agent_type)
+            run.status = str(result.get("status") or "")
+            run.last_message = _cap(_text(result.get("content"))) or run.last_message
+        if run.agent_id:
+            _read_agent(self.t.path, run)
+
+    def _assistant(self, number: int, entry: dict[str, Any]) -> None:
+        message = self._message(entry)
+        self.answers += 1
+        if str(message.get("id", "")).startswith("msg_scripted_"):
+            self.scripted_answers += 1
+        content = message.get("content")
+        blocks = [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
+        uses = [b for b in blocks if b.get("type") == "tool_use"]
+        for block in uses:
+            tool_input = block.get("input")
+            call = ToolCall(
+                number,
+                str(block.get("id", "")),
+                str(block.get("name", ""))[:80],
+                dict(tool_input) if isinstance(tool_input, dict) else {},
+            )
+            if call.name in ("Agent", "Task") and isinstance(call.input.get("subagent_type"), str):
+                call.subagent = SubagentRun(
+                    "", call.input["subagent_type"], str(call.input.get("prompt", ""))
+                )
+            self.calls[call.use_id] = call
+            self.t.entries.append(call)
+            self.stop = None
+        if not uses and message.get("stop_reason") == "end_turn":
+            self.stop = StopAttempt(number, _cap(_text(content)))
+            self.t.entries.append(self.stop)
+
+    def _system(self, number: int, entry: dict[str, Any]) -> None:
+        if entry.get("subtype") != "stop_hook_summary":
+            return
+        stop = self.stop or self._orphan_stop(number)
+        stop.decided_line = stop.decided_line or number
+        stop.prevented_continuation = entry.get("preventedContinuation") is True
+        errors = entry.get("hookErrors")
+        for error in errors if isinstance(errors, list) else []:
+            match = re.match(r"^\[(.+?)\]: ", str(error), re.S)
+            hook = hook_name(match.group(1)) if match else ""
+            if hook and hook not in stop.blocked_by:
+                stop.blocked_by.append(hook)
+            if not stop.feedback:
+                stop.feedback = _cap(str(error))
+
+    def _attachment(self, number: int, entry: dict[str, Any]) -> None:
+        attachment = entry.get("attachment")
+        if not isinstance(attachment, dict):
+            return
+        kind = str(attachment.get("type", ""))
+        if not kind.startswith("hook_"):
+            return
+        event = str(attachment.get("hookEvent") or str(attachment.get("hookName", "")))
+        event = event.split(":", 1)[0]
+        use_id = str(attachment.get("toolUseID", ""))
+        blocking = attachment.get("blockingError")
+        command = str(attachment.get("command", ""))
+        text = str(attachment.get("content") or attachment.get("stdout") or "")
+        if isinstance(blocking, dict):
+            command = str(blocking.get("command") or command)
+            text = str(blocking.get("blockingError") or text)
+        hook = hook_name(command) if command else ""
+        decision = {
+            "hook_blocking_error": "reported",
+            "hook_system_message": "said",
+            "hook_success": "ran",
+        }.get(kind, kind.removeprefix("hook_"))
+        if kind == "hook_blocking_error" and event == "Stop":
+            decision = "blocked"
+            stop = self.stop or self._orphan_stop(number)
+            if hook:
+                stop.blocked_by.append(hook)
+            stop.feedback = stop.feedback or _cap(text)
+        elif kind == "hook_blocking_error" and use_id in self.calls:
+            call = self.calls[use_id]
+            call.reported_by.append(hook or "a hook")
+            call.reported_text.append(_cap(f"{event}:{call.name} hook blocking error: {text}"))
+        elif kind == "hook_system_message" and event == "Stop" and self.stop is not None:
+            self.stop.system_message = _cap(text)
+        self.t.decisions.append(HookDecision(number, event, hook, decision, _cap(text), use_id))
+
+    def _progress(self, number: int, entry: dict[str, Any]) -> None:
+        data = entry.get("data")
+        if isinstance(data, dict) and data.get("type") == "hook_progress":
+            event = str(data.get("hookEvent", ""))
+            hook = hook_name(str(data.get("command", ""))) if data.get("command") else ""
+            self.t.decisions.append(HookDecision(number, event, hook, "ran"))
+
+    def finish(self) -> None:
+        self.t.scripted_model = self.answers > 0 and self.answers == self.scripted_answers
+
+
+def _read_agent(main: Path, run: SubagentRun) -> None:
+    """The subagent's own transcript: its assignment and how it ended."""
+    path = main.with_suffix("") / "subagents" / f"agent-{run.agent_id}.jsonl"
+    if not path.is_file():
+        return
+    run.transcript = path
+    try:
+        for _, raw, _ in _lines(path):
+            try:
+                entry = json.loads(raw)
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                continue
+            if not isinstance(entry, dict):
+                continue
+            message = entry.get("message")
+            if not isinstance(message, dict):
+                continue
+            if entry.get("type") == "user" and not run.prompt:
+                run.prompt = _cap(_text(message.get("content")))
+            elif entry.get("type") == "assistant":
+                reason = message.get("stop_reason")
+                run.stop_reason = str(reason) if reason else run.stop_reason
+                said = _text(message.get("content"))
+                if said:
+                    run.last_message = _cap(said)
+    except OSError:
+        return
+
+
+def parse_time(text: str) -> datetime | None:
+    try:
+        stamp = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return stamp if stamp.tzinfo is not None else None
+
+
+# -- finding a workspace's sessions ---------------------------------------------------------
+
+
+def config_root(env: Mapping[str, str] | None = None) -> Path:
+    """Where the client keeps its state: ``CLAUDE_CONFIG_DIR``, else ``~/.claude``."""
+    env = os.environ if env is None else env
+    explicit = env.get("CLAUDE_CONFIG_DIR", "").strip()
+    if explicit:
+        return Path(explicit).expanduser()
+    home = env.get("HOME", "").strip()
+    return (Path(home) if home else Path.home()) / ".claude"
+
+
+def project_dir_name(cwd: Path | str) -> str:
+    return re.sub(r"[^A-Za-z0-9]", "-", str(cwd))
+
+
+@dataclass(frozen=True)
+class SessionFile:
+    path: Path
+    session_id: str
+    cwd: str
+    started: datetime | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": str(self.path),
+            "session_id": self.session_id,
+            "cwd": self.cwd,
+            "started": self.started.isoformat() if self.started else None,
+        }
+
+
+def _head(path: Path) -> tuple[str, str, datetime | None]:
+    """The cwd, session id and first timestamp, from the start of a transcript."""
+    cwd = session_id = ""
+    started: datetime | None = None
+    read = 0
+    try:
+        for _, raw, _ in _lines(path):
+            read += len(raw)
+            if read > _HEAD_BYTES:
+                break
+            try:
+                entry = json.loads(raw)
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                continue
+            if not isinstance(entry, dict):
+                continue
+            if started is None and isinstance(entry.get("timestamp"), str):
+                started = parse_time(entry["timestamp"])
+            session_id = session_id or str(entry.get("sessionId") or "")
+            if isinstance(entry.get("cwd"), str):
+                cwd = entry["cwd"]
+                break
+    except OSError:
+        pass
+    return cwd, session_id, started
+
+
+def find_sessions(
+    workspace: Path | str,
+    *,
+    root: Path | None = None,
+    after: datetime | None = None,
+) -> list[SessionFile]:
+    """The sessions whose cwd is ``workspace`` (or inside it), newest first; with ``after``,
+    only those started after it."""
+    workspace = Path(workspace).resolve()
+    projects = (root or config_root()) / "projects"
+    if not projects.is_dir():
+        return []
+    found = []
+    for folder in projects.iterdir():
+        if not folder.is_dir():
+            continue
+        for path in folder.glob("*.jsonl"):
+            cwd, session_id, started = _head(path)
+            if not cwd:
+                continue
+            where = Path(cwd)
+            if where != workspace and workspace not in where.parents:
+                continue
+            if after is not None and (started is None or started <= after):
+                continue
+            found.append(SessionFile(path, session_id or path.stem, cwd, started))
+    found.sort(
+        key=lambda s: s.started.timestamp() if s.started else s.path.stat().st_mtime,
+        reverse=True,
+    )
+    return found
+
+
+__all__ = [
+    "Entry",
+    "HookDecision",
+    "Prompt",
+    "RecordedSessionError",
+    "SessionFile",
+    "StopAttempt",
+    "SubagentRun",
+    "Timeline",
+    "ToolCall",
+    "config_root",
+    "extract_digest",
+    "find_sessions",
+    "from_extract",
+    "hook_name",
+    "hooks_in_feedback",
+    "read_session",
+]

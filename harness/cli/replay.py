@@ -1,0 +1,100 @@
+"""``lab replay [SESSION.jsonl | --latest]``: play a recorded Claude Code session's tool calls
+against the workspace's hooks as they are now, and compare every verdict."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from harness.claude.recorded import config_root, find_sessions, read_session
+from harness.cli.common import emit_json, make_console
+from harness.engine.replay import replay, replay_engines
+from harness.errors import HarnessError
+from harness.workspace import Workspace
+
+_DESCRIPTION = """\
+Replay a session Claude Code recorded (a transcript under ~/.claude/projects/, or under
+$CLAUDE_CONFIG_DIR/projects/) against this workspace's hooks as they are now. The replay runs
+in a throwaway copy of the workspace: its files as at the session's start (--from REV, default
+HEAD), its .claude/ (hooks and settings) as it is now. Your files and hook state are never
+touched.
+
+Each tool call and each stop gets a row: the recorded verdict (ran, refused by which hook,
+ran and reported by which hook, stop blocked or allowed) beside the replayed one. The first
+divergence is named; exit status 1 when any verdict differs.
+
+--engine emulator (default) plays the calls as scenario steps on Hook Lab's emulator;
+claude-code plays them on the real, pinned client, the scripted model answering with the
+recorded turns; both does the two. Edit, Write, Bash and the Agent tool are replayed; other
+tools (Read, Grep, ...) are listed and not compared."""
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "replay",
+        help="replay a recorded Claude Code session against the workspace's hooks",
+        description=_DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("session", type=Path, nargs="?", metavar="SESSION.jsonl")
+    parser.add_argument(
+        "--latest", action="store_true", help="this workspace's newest recorded session"
+    )
+    parser.add_argument(
+        "--engine",
+        choices=("emulator", "claude-code", "both"),
+        default="emulator",
+        help="emulator (default), claude-code (the real client) or both",
+    )
+    parser.add_argument(
+        "--from",
+        dest="start",
+        metavar="REV",
+        default=None,
+        help="the commit the session started from (default HEAD)",
+    )
+    parser.add_argument("--json", action="store_true", help="print the rows as JSON")
+    parser.set_defaults(func=run)
+
+
+def _transcript(args: argparse.Namespace, workspace: Workspace) -> Path:
+    if args.session is not None and args.latest:
+        raise HarnessError("give a session file or --latest, not both", fix="lab replay --latest")
+    if args.session is not None:
+        return Path(args.session)
+    if not args.latest:
+        raise HarnessError(
+            "which session? give SESSION.jsonl or --latest",
+            fix="lab replay --latest replays this workspace's newest session",
+        )
+    found = find_sessions(workspace.root)
+    if not found:
+        raise HarnessError(
+            f"no Claude Code session of {workspace.root} under {config_root() / 'projects'}",
+            fix="start claude in the workspace and ask it something, or name the transcript",
+        )
+    return found[0].path
+
+
+def run(args: argparse.Namespace) -> int:
+    workspace = Workspace.find(Path.cwd())
+    timeline = read_session(_transcript(args, workspace))
+    engines = replay_engines(args.engine)
+    if args.json:
+        report = replay(timeline, workspace.root, engines=engines, start=args.start)
+        emit_json(report.to_json())
+    else:
+        from harness.ui.replay_view import render_replay, replay_status
+
+        console = make_console()
+        calls = len(timeline.tool_calls) + len(timeline.stops)
+        with replay_status(console, f"replaying {calls} calls and stops on {args.engine}"):
+            report = replay(timeline, workspace.root, engines=engines, start=args.start)
+        render_replay(console, report)
+    if not report.agrees:
+        if not args.json:
+            print("replay: a verdict differs from the recorded one", file=sys.stderr)
+        return 1
+    return 0

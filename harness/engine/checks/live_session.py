@@ -1,0 +1,473 @@
+"""``live_session``: the participant's own Claude Code session as a step's evidence.
+
+The check reads the sessions the client recorded for this workspace since the step began
+(harness/claude/recorded.py), newest first, and looks for one whose tool calls and stops meet
+the expectations in order (the hook_session vocabulary: do, outcome, feedback_contains,
+detail_contains, …); a real model's extra calls may fall in between. Then:
+- the session is replayed on the emulator from the step's start state, against the hooks as
+  they are now: a recorded verdict the hooks do not reproduce fails, naming the transcript line
+  (a hand-edited transcript does not pass);
+- the workspace's evidence must agree: the markers the expectations name exist, and with
+  ``fresh_green_reports`` every sensor's report is green and newer than the session's start.
+
+A participant without model access passes the step on the scripted session (``steps``, as a
+hook_session check plays it), but only when asking for it: ``lab check --scripted``.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from harness.claude.recorded import (
+    Prompt,
+    RecordedSessionError,
+    StopAttempt,
+    Timeline,
+    ToolCall,
+    config_root,
+    find_sessions,
+    read_session,
+)
+from harness.engine.context import CheckContext
+from harness.engine.kinds import Kind, Params
+from harness.errors import HarnessError
+from harness.results import CheckResult
+from harness.schema import Field
+
+# Where `lab solve` and `lab dev check` keep the sessions they play on the real client with
+# the scripted model (a config directory of the client's own, inside the git directory).
+SOLVED_SESSIONS = "hooklab/claude-sessions"
+EXPECT_KEYS = {
+    "do",
+    "outcome",
+    "feedback_contains",
+    "message_contains",
+    "detail_contains",
+    "input_contains",
+    "marker_exists",
+    "ended",
+    "foreground",
+    "ask",
+}
+LIVE, SCRIPTED, SOLVED = "live", "scripted", "played by Hook Lab"
+# The timeline's extract, kept with a passed claim (and sent by lab submit): never the
+# transcript itself, the requests sent to the model or the environment attachments.
+TIMELINE_FILE = "hooklab-live/timeline.json"
+
+
+# -- the timeline in the hook_session vocabulary ---------------------------------------------
+
+
+def _relative(path: str, cwd: str) -> str:
+    try:
+        return str(Path(path).relative_to(cwd)) if cwd else path
+    except ValueError:
+        return path
+
+
+def step_views(timeline: Timeline) -> list[dict[str, Any]]:
+    """Each prompt, tool call and stop as a step the expectations match."""
+    views: list[dict[str, Any]] = []
+    for entry in timeline.entries:
+        label = f"transcript line {entry.line}"
+        if isinstance(entry, Prompt):
+            views.append({"do": "prompt", "detail": entry.text, "label": label, "outcome": ""})
+        elif isinstance(entry, StopAttempt):
+            views.append(
+                {
+                    "do": "stop",
+                    "detail": "",
+                    "outcome": "blocked" if entry.blocked else "allowed",
+                    "feedback": entry.feedback,
+                    "message": entry.system_message,
+                    "label": label,
+                    "verdict": entry.verdict,
+                }
+            )
+        else:
+            views.append(_call_view(entry, timeline.cwd, label))
+    return views
+
+
+def _call_view(call: ToolCall, cwd: str, label: str) -> dict[str, Any]:
+    i = call.input
+    view: dict[str, Any] = {
+        "label": label,
+        "feedback": call.feedback,
+        "message": call.result_text,
+        "input": json.dumps(i, ensure_ascii=False),
+        "verdict": call.verdict,
+        "foreground": i.get("run_in_background") is not True,
+        "outcome": "blocked" if call.refused_by or call.reported_by else "allowed",
+    }
+    if call.subagent is not None:
+        view.update(do="subagent_stop", detail=call.subagent.agent_type)
+        view["ended"] = call.subagent.ended
+        view["message"] = call.subagent.last_message
+    elif call.name in ("Edit", "Write", "MultiEdit"):
+        view.update(do=call.name.lower(), detail=_relative(str(i.get("file_path", "")), cwd))
+    elif call.name == "Bash":
+        view.update(do="bash", detail=str(i.get("command", "")))
+    else:
+        view.update(do=call.name.lower(), detail="")
+    if call.denied or call.result_line is None or call.verdict == "error":
+        view["outcome"] = "error" if call.verdict == "error" else "blocked"
+    return view
+
+
+def _matches(want: dict[str, Any], step: dict[str, Any]) -> bool:
+    said = "\n".join(str(step.get(k) or "") for k in ("feedback", "message"))
+    checks = (
+        ("do", lambda v: v == step["do"]),
+        ("outcome", lambda v: v == step.get("outcome")),
+        ("feedback_contains", lambda v: v in str(step.get("feedback") or "")),
+        ("message_contains", lambda v: v in said),
+        ("detail_contains", lambda v: v in str(step.get("detail") or "")),
+        ("input_contains", lambda v: v in str(step.get("input") or "")),
+        ("ended", lambda v: v == step.get("ended")),
+        ("foreground", lambda v: v == step.get("foreground")),
+    )
+    return all(test(want[key]) for key, test in checks if want.get(key) is not None)
+
+
+def describe(want: dict[str, Any]) -> str:
+    bits = [str(want.get("do", "any step"))]
+    for key, value in want.items():
+        if key in ("do", "ask"):
+            continue
+        name = key.replace("_contains", " contains").replace("_", " ")
+        bits.append(f"{name} {value!r}" if "contains" in key else f"{name} {value}")
+    return ", ".join(bits)
+
+
+def _shown(step: dict[str, Any]) -> str:
+    detail = " ".join(str(step.get("detail") or "").split())[:70]
+    verdict = step.get("verdict") or step.get("outcome") or ""
+    return (
+        f"{step['label']}: {step['do']}"
+        + (f" {detail}" if detail else "")
+        + (f" ({verdict})" if verdict else "")
+    )
+
+
+def match_expectations(
+    wanted: list[dict[str, Any]], steps: list[dict[str, Any]]
+) -> tuple[int, list[int]]:
+    """How many expectations match in order, and the step index each matched."""
+    at: list[int] = []
+    i = 0
+    for want in wanted:
+        while i < len(steps) and not _matches(want, steps[i]):
+            i += 1
+        if i == len(steps):
+            break
+        at.append(i)
+        i += 1
+    return len(at), at
+
+
+# -- the check -------------------------------------------------------------------------------
+
+
+def _entered_at(ctx: CheckContext) -> datetime | None:
+    stamp = ctx.extra.get("step_entered_at")
+    return datetime.fromtimestamp(float(stamp), UTC) if stamp else None
+
+
+def _sessions(ctx: CheckContext) -> list[tuple[Path, str]]:
+    """(transcript, kind) for this workspace's sessions since the step began, newest first.
+    The sessions ran in the participant's workspace, even when the check runs on a copy."""
+    found: list[tuple[float, Path, str]] = []
+    after = _entered_at(ctx)
+    wanted = ctx.extra.get("passed_session")
+    roots = [config_root(), ctx.workspace.git_dir / SOLVED_SESSIONS]
+    for n, root in enumerate(roots):
+        for session in find_sessions(ctx.workspace.root, root=root, after=after):
+            if wanted and session.session_id != wanted:
+                continue
+            stamp = session.started.timestamp() if session.started else 0.0
+            found.append((stamp, session.path, LIVE if n == 0 else SOLVED))
+    found.sort(key=lambda item: item[0], reverse=True)
+    return [(path, kind) for _, path, kind in found]
+
+
+def _ask(p: Params, want: dict[str, Any] | None) -> str:
+    if want is not None and want.get("ask"):
+        return str(want["ask"])
+    return f"ask Claude: {p['prompt']}" if p.get("prompt") else "carry on with Claude"
+
+
+def run(ctx: CheckContext, p: Params) -> CheckResult:
+    title = p["title"] or "your Claude Code session"
+    if ctx.extra.get("scripted"):
+        return _scripted(ctx, p, title)
+    wanted: list[dict[str, Any]] = list(p["expect"])
+    if ctx.extra.get("rebuild_evidence") and ctx.extra.get("passed_evidence_commit"):
+        return _recheck_claim(ctx, p, title, wanted)
+    try:
+        sessions = _sessions(ctx)
+    except OSError as exc:
+        return CheckResult.errored(f"cannot read Claude Code's sessions: {exc}", name=title)
+    if not sessions:
+        return CheckResult.failed(
+            "no Claude Code session in this workspace since this step began",
+            name=title,
+            expected=f"a session started in {ctx.root} after the step began, in which: "
+            + "; ".join(describe(w) for w in wanted),
+            found=f"no session under {config_root() / 'projects'} whose cwd is {ctx.root}",
+            details={
+                "fix": f"start claude in {ctx.root} and {_ask(p, None)}; "
+                "without model access: lab check --scripted"
+            },
+        )
+    best: tuple[int, Timeline, list[dict[str, Any]], list[int], str] | None = None
+    unreadable: list[str] = []
+    for path, kind in sessions:
+        try:
+            timeline = read_session(path)
+        except RecordedSessionError as exc:
+            unreadable.append(exc.message)
+            continue
+        views = step_views(timeline)
+        count, at = match_expectations(wanted, views)
+        if best is None or count > best[0]:
+            best = (count, timeline, views, at, kind)
+        if count == len(wanted):
+            break
+    if best is None:
+        return CheckResult.failed(
+            "this workspace's Claude Code sessions cannot be read",
+            name=title,
+            found="\n".join(unreadable[:3]),
+        )
+    count, timeline, views, at, kind = best
+    details = _details(timeline, kind, views)
+    # The replay comes first: a transcript edited by hand fails as what it is, wherever the
+    # edit is, before its steps are matched.
+    divergence = _replayed(ctx, timeline)
+    if divergence:
+        return CheckResult.failed(
+            "the recorded session does not replay: the hooks do not give a verdict it records",
+            name=title,
+            expected="every recorded verdict reproduced by the hooks on a replay",
+            found=divergence,
+            details=details,
+        )
+    if count < len(wanted):
+        return _missing(p, title, wanted, count, views, at, timeline, details)
+    # Re-verification runs on a copy at the passed state, without today's reports and markers:
+    # the replay alone re-checks the session there.
+    problems = [] if ctx.extra.get("rebuild_evidence") else _evidence(ctx, wanted, p, timeline)
+    if problems:
+        return CheckResult.failed(
+            "the workspace does not show what the session claims",
+            name=title,
+            expected="the evidence the session's hooks write",
+            found="\n".join(problems),
+            details=details,
+        )
+    said = "your own session" if kind == LIVE else "a session Hook Lab played on Claude Code"
+    return CheckResult.passed(
+        (p["pass_message"] or "the session did what the step asks") + f" ({said}, "
+        f"Claude Code {timeline.client_version or 'unknown'}, replayed)",
+        name=title,
+        details=details,
+        evidence={TIMELINE_FILE: _extract_bytes(timeline)},
+    )
+
+
+def _extract_bytes(timeline: Timeline) -> bytes:
+    return json.dumps(timeline.to_json(), sort_keys=True, indent=1).encode()
+
+
+def _recheck_claim(
+    ctx: CheckContext, p: Params, title: str, wanted: list[dict[str, Any]]
+) -> CheckResult:
+    """Re-verification (lab trainer verify, a completed lab): the claim carries the timeline's
+    extract, not the transcript; its digest must be the recorded one, its steps must meet the
+    expectations and its calls must replay."""
+    from dulwich.objects import Commit
+
+    from harness.claude.recorded import extract_digest, from_extract
+    from harness.workspace.snapshot import read_blob
+
+    try:
+        commit = ctx.workspace.repo[str(ctx.extra["passed_evidence_commit"]).encode()]
+    except KeyError:
+        commit = None
+    data = (
+        read_blob(ctx.workspace.repo, commit.tree, TIMELINE_FILE)
+        if isinstance(commit, Commit)
+        else None
+    )
+    if data is None:
+        return CheckResult.failed(
+            "the claim carries no session timeline", name=title, found=f"no {TIMELINE_FILE}"
+        )
+    try:
+        extract = json.loads(data)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return CheckResult.failed("the claim's session timeline is not JSON", name=title)
+    if extract_digest(extract) != ctx.extra.get("passed_digest"):
+        return CheckResult.failed(
+            "the claim's session timeline was edited: its digest is not the recorded one",
+            name=title,
+            expected=str(ctx.extra.get("passed_digest")),
+            found=extract_digest(extract),
+        )
+    timeline = from_extract(extract, Path(TIMELINE_FILE))
+    views = step_views(timeline)
+    count, at = match_expectations(wanted, views)
+    details = _details(timeline, LIVE, views)
+    if count < len(wanted):
+        return _missing(p, title, wanted, count, views, at, timeline, details)
+    divergence = _replayed(ctx, timeline)
+    if divergence:
+        return CheckResult.failed(
+            "the claimed session does not replay: the hooks do not give a verdict it records",
+            name=title,
+            found=divergence,
+            details=details,
+        )
+    return CheckResult.passed(
+        "the claimed session replays and does what the step asks",
+        name=title,
+        details=details,
+        evidence={TIMELINE_FILE: data},
+    )
+
+
+def _details(timeline: Timeline, kind: str, views: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "evidence_kind": kind,
+        # answered by Hook Lab's scripted model (its message ids), not by a real one
+        "scripted_model": timeline.scripted_model,
+        "session_id": timeline.session_id,
+        "client_version": timeline.client_version,
+        "timeline_digest": timeline.digest(),
+        "transcript": str(timeline.path),
+        "engine": "claude-code",
+        "timeline": timeline.to_json(),
+        "session_steps": [_shown(v) for v in views][:200],
+    }
+
+
+def _missing(
+    p: Params,
+    title: str,
+    wanted: list[dict[str, Any]],
+    count: int,
+    views: list[dict[str, Any]],
+    at: list[int],
+    timeline: Timeline,
+    details: dict[str, Any],
+) -> CheckResult:
+    missing = wanted[count]
+    after = views[at[-1] + 1 :] if at else views
+    where = f"after {views[at[-1]]['label']}" if at else "anywhere in the session"
+    instead = [_shown(v) for v in after] or ["nothing more: the session ends there"]
+    return CheckResult.failed(
+        p["message"] or "the session does not do what the step asks yet",
+        name=title,
+        expected=f"expectation {count + 1} of {len(wanted)}: {describe(missing)} ({where})",
+        found=f"session {timeline.session_id} did instead:\n  " + "\n  ".join(instead[:15]),
+        details={**details, "missing": describe(missing), "fix": _ask(p, missing)},
+    )
+
+
+def _evidence(
+    ctx: CheckContext, wanted: list[dict[str, Any]], p: Params, timeline: Timeline
+) -> list[str]:
+    problems = []
+    for want in wanted:
+        marker = want.get("marker_exists")
+        if marker and not (ctx.git_dir() / str(marker)).exists():
+            problems.append(f"no marker {marker} in the git directory")
+    if p["fresh_green_reports"]:
+        from harness.maven.surefire import ReportError, sensor_reports
+
+        started = timeline.started.timestamp() if timeline.started else 0.0
+        try:
+            reports = sensor_reports(ctx.root)
+        except ReportError as exc:
+            return [*problems, f"a sensor report cannot be read: {exc}"]
+        for sensor, report in reports.items():
+            if report is None:
+                problems.append(f"no report of {sensor} in target/surefire-reports")
+            elif report.failures or report.errors or report.tests == 0:
+                problems.append(f"{sensor} is not green in its report")
+            elif report.mtime <= started:
+                problems.append(f"{sensor}'s report is older than the session")
+    return problems
+
+
+def _replayed(ctx: CheckContext, timeline: Timeline) -> str:
+    from harness.engine.replay import replay
+
+    start = ctx.extra.get("step_start_ref")
+    ctx.on_activity("replaying the session's tool calls against the hooks (emulator)")
+    try:
+        report = replay(timeline, ctx.root, engines=["emulator"], start=start)
+    except HarnessError as exc:
+        return f"the replay could not run: {exc.message}"
+    return report.describe_divergence()
+
+
+def _scripted(ctx: CheckContext, p: Params, title: str) -> CheckResult:
+    from harness.engine.checks import hook_session
+
+    if not p["steps"]:
+        return CheckResult.errored("this live step has no scripted session", name=title)
+    params = {f.name: f.default for f in hook_session.KIND.params}
+    params.update(kind="hook_session", steps=p["steps"], title=f"{title} (scripted)")
+    params.update(engine=p["engine"], message=p["message"], pass_message=p["pass_message"])
+    result = hook_session.run(ctx, params)
+    result.details["evidence_kind"] = SCRIPTED
+    return result
+
+
+def _validate(p: Params) -> str | None:
+    for i, want in enumerate(p.get("expect") or []):
+        if not isinstance(want, dict) or not want or set(want) - EXPECT_KEYS:
+            return f"expect[{i}] must be a table with keys from " + ", ".join(sorted(EXPECT_KEYS))
+    return None
+
+
+KIND = Kind(
+    name="live_session",
+    summary="the participant's own Claude Code session, read from its transcript and replayed",
+    params=(
+        Field("kind", str, required=True),
+        Field("title", str, doc="a short name for the session in results"),
+        Field("prompt", str, doc="what the participant types into Claude Code"),
+        Field(
+            "expect",
+            list,
+            required=True,
+            doc="tables {do, outcome, feedback_contains, message_contains, detail_contains, "
+            "input_contains, marker_exists, ended, foreground, ask} met in this order; other "
+            "calls may come between; ask: what to tell Claude when it is missing",
+        ),
+        Field(
+            "fresh_green_reports",
+            bool,
+            default=False,
+            doc="every sensor report green and newer than the session's start",
+        ),
+        Field(
+            "steps",
+            list,
+            default=[],
+            doc="the scripted session (hook_session steps) lab check --scripted plays instead",
+        ),
+        Field("engine", str, default="auto", doc="the scripted session's engine"),
+        Field("message", str, doc="what the participant reads when the check fails"),
+        Field("pass_message", str, doc="what the participant reads when it passes"),
+    ),
+    run=run,
+    slow=lambda p: True,
+    validate=_validate,
+)

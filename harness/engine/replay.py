@@ -1,0 +1,343 @@
+"""Replay a recorded session: its tool calls and stops against the workspace's hooks as they
+are now, in a throwaway copy of the workspace at the session's start state.
+
+The timeline (harness/claude/recorded.py) becomes scenario steps: prompts, Edit, Write, Bash,
+the Agent tool (a subagent that ends with its recorded last message) and stops. Both engines
+play them through the one session interface: on the emulator as a scenario, on the real client
+as the scripted model's turns, each answer the recorded one. Every tool call and stop gets a
+row: the recorded verdict beside the replayed one. Tools the session interface cannot play
+(Read, Grep, …) get a row that says so and are not compared.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import subprocess
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness.claude.engines import CLAUDE_CODE, EMULATOR, open_session, resolve_engine
+from harness.claude.recorded import (
+    Prompt,
+    StopAttempt,
+    Timeline,
+    ToolCall,
+    hooks_in_feedback,
+)
+from harness.claude.scenario import ScenarioStep, run_step
+from harness.claude.session import StepOutcome
+from harness.engine.sandbox import sandbox_copy
+from harness.errors import HarnessError
+
+NOT_REPLAYED = "not replayed"
+PLAYABLE = ("Edit", "Write", "Bash")
+
+
+@dataclass
+class ReplayRow:
+    """One tool call or stop: what the recording says and what each engine did now."""
+
+    number: int
+    line: int  # the transcript line of the call or the end of turn
+    kind: str  # tool | stop
+    what: str
+    recorded: str
+    replayed: dict[str, str] = field(default_factory=dict)
+    feedback: dict[str, str] = field(default_factory=dict)
+    note: str = ""
+
+    @property
+    def compared(self) -> bool:
+        return self.note == ""
+
+    def differs(self, engine: str) -> bool:
+        return self.compared and self.replayed.get(engine, self.recorded) != self.recorded
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "number": self.number,
+            "line": self.line,
+            "kind": self.kind,
+            "what": self.what,
+            "recorded": self.recorded,
+            "replayed": dict(self.replayed),
+            "agrees": {engine: not self.differs(engine) for engine in self.replayed},
+            "note": self.note,
+        }
+
+
+@dataclass
+class ReplayReport:
+    timeline: Timeline
+    engines: list[str]
+    start: str  # the commit the copy started from
+    rows: list[ReplayRow] = field(default_factory=list)
+
+    def divergences(self) -> list[tuple[ReplayRow, str]]:
+        return [(row, e) for row in self.rows for e in self.engines if row.differs(e)]
+
+    @property
+    def first_divergence(self) -> tuple[ReplayRow, str] | None:
+        found = self.divergences()
+        return found[0] if found else None
+
+    @property
+    def agrees(self) -> bool:
+        return not self.divergences()
+
+    def describe_divergence(self) -> str:
+        first = self.first_divergence
+        if first is None:
+            return ""
+        row, engine = first
+        return (
+            f"transcript line {row.line} ({row.what}): recorded {row.recorded!r}, "
+            f"replayed on the {engine} {row.replayed[engine]!r}"
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        first = self.first_divergence
+        return {
+            "transcript": str(self.timeline.path),
+            "session_id": self.timeline.session_id,
+            "client_version": self.timeline.client_version,
+            "digest": self.timeline.digest(),
+            "engines": self.engines,
+            "start": self.start,
+            "rows": [row.to_json() for row in self.rows],
+            "agrees": self.agrees,
+            "first_divergence": None
+            if first is None
+            else {"line": first[0].line, "engine": first[1], "what": first[0].what},
+            "warnings": self.timeline.warnings,
+        }
+
+
+# -- the timeline as steps -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Planned:
+    step: ScenarioStep | None  # None: not played (a row that says why)
+    row: ReplayRow | None  # None: a prompt (played, no row)
+
+
+def _relative(path: str, recorded_cwd: str) -> str | None:
+    """A recorded absolute path inside the recorded workspace, relative to it."""
+    if not recorded_cwd or not os.path.isabs(path):
+        return path
+    try:
+        return str(Path(path).relative_to(recorded_cwd))
+    except ValueError:
+        return None
+
+
+def _what(call: ToolCall, cwd: str) -> str:
+    i = call.input
+    detail = str(i.get("file_path") or i.get("command") or i.get("subagent_type") or "")
+    if "file_path" in i:
+        detail = _relative(detail, cwd) or detail
+    return f"{call.name} {detail}".strip()[:120]
+
+
+def plan(timeline: Timeline, copy_root: Path) -> list[_Planned]:
+    """The recorded session as scenario steps, with a row per tool call and stop."""
+    cwd = timeline.cwd
+    planned = [_Planned(ScenarioStep(1, "session_start", {"source": "startup"}), None)]
+
+    def step(do: str, **args: Any) -> ScenarioStep:
+        return ScenarioStep(len(planned) + 1, do, args)
+
+    rows = 0
+    for entry in timeline.entries:
+        if isinstance(entry, Prompt):
+            planned.append(_Planned(step("prompt", text=entry.text), None))
+            continue
+        rows += 1
+        if isinstance(entry, StopAttempt):
+            row = ReplayRow(rows, entry.line, "stop", "stop", entry.verdict)
+            planned.append(_Planned(step("stop", last_message=entry.last_message), row))
+            continue
+        call = entry
+        row = ReplayRow(rows, call.line, "tool", _what(call, cwd), call.verdict)
+        if call.result_line is None:
+            row.note = "the transcript has no result for this call"
+            planned.append(_Planned(None, row))
+            continue
+        planned.append(_Planned(_call_step(call, cwd, copy_root, step, row), row))
+    return planned
+
+
+def _call_step(
+    call: ToolCall,
+    cwd: str,
+    copy_root: Path,
+    step: Callable[..., ScenarioStep],
+    row: ReplayRow,
+) -> ScenarioStep | None:
+    i = call.input
+    if call.subagent is not None:
+        run = call.subagent
+        return step(
+            "subagent_stop",
+            agent_type=run.agent_type,
+            prompt=run.prompt or f"{run.agent_type} task",
+            last_message=run.last_message or "Done.",
+            stop_reason=run.stop_reason or "end_turn",
+        )
+    if call.name not in PLAYABLE:
+        row.note = f"{call.name} is not replayed (Hook Lab plays Edit, Write, Bash and Agent)"
+        return None
+    if call.name == "Bash":
+        command = str(i.get("command", ""))
+        if cwd:
+            command = command.replace(cwd, str(copy_root))
+        timeout = i.get("timeout")
+        return step(
+            "bash",
+            command=command,
+            background=i.get("run_in_background") is True,
+            timeout=float(timeout) / 1000 if isinstance(timeout, int | float) else None,
+            description=str(i.get("description", "")),
+        )
+    file = _relative(str(i.get("file_path", "")), cwd)
+    if file is None:
+        row.note = "the file is outside the session's workspace: not replayed"
+        return None
+    if call.name == "Edit":
+        return step(
+            "edit",
+            file=file,
+            old=str(i.get("old_string", "")),
+            new=str(i.get("new_string", "")),
+            replace_all=i.get("replace_all") is True,
+        )
+    return step("write", file=file, content=str(i.get("content", "")))
+
+
+def verdict_of(outcome: StepOutcome) -> str:
+    """A replayed step's verdict, in the words the recorded side uses."""
+    hooks = ", ".join(sorted(hooks_in_feedback(outcome.feedback))) or "a hook"
+    if outcome.do == "stop":
+        if outcome.outcome == "blocked":
+            return f"blocked by {hooks}"
+        return "stopped" if outcome.outcome == "stopped" else "allowed"
+    if outcome.do == "subagent_stop":
+        return "ran"
+    if outcome.outcome == "blocked" and not outcome.tool_ran:
+        return f"refused by {hooks}" if hooks_in_feedback(outcome.feedback) else "denied"
+    if outcome.outcome == "blocked":
+        return f"ran, reported by {hooks}"
+    if outcome.outcome == "error":
+        return "error"
+    if outcome.outcome == "asked":
+        return "asked"
+    return "ran"
+
+
+# -- the start state -------------------------------------------------------------------------
+
+
+def resolve_start(root: Path, rev: str | None) -> str:
+    """The commit the session started from: ``rev``, else HEAD."""
+    wanted = rev or "HEAD"
+    done = subprocess.run(
+        ["git", "rev-parse", "--verify", "--quiet", f"{wanted}^{{commit}}"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise HarnessError(
+            f"--from {wanted}: no such commit in {root}",
+            fix="name a commit, branch or ref (git log --oneline, lab backups)",
+        )
+    return done.stdout.strip()
+
+
+@contextlib.contextmanager
+def start_state(root: Path, commit: str) -> Iterator[Path]:
+    """A throwaway copy of the workspace whose files are those of ``commit`` (ignored files,
+    such as compiled classes, stay as they are), with the hooks as they are now: the
+    workspace's ``.claude/`` replaces the commit's."""
+    from harness.workspace import Workspace
+
+    with sandbox_copy(root) as copy:
+        subprocess.run(
+            ["git", "reset", "-q", "--hard", commit], cwd=copy, check=False, capture_output=True
+        )
+        Workspace(copy).restore_commit(commit)
+        shutil.rmtree(copy / ".claude", ignore_errors=True)
+        if (root / ".claude").is_dir():
+            shutil.copytree(root / ".claude", copy / ".claude", symlinks=True)
+        yield copy
+
+
+# -- playing -------------------------------------------------------------------------------
+
+
+def replay_engines(name: str) -> list[str]:
+    if name == "both":
+        return [EMULATOR, resolve_engine(CLAUDE_CODE)]
+    return [resolve_engine(name)]
+
+
+def replay(
+    timeline: Timeline,
+    workspace: Path,
+    *,
+    engines: list[str],
+    start: str | None = None,
+    on_row: Callable[[ReplayRow, str], None] | None = None,
+) -> ReplayReport:
+    """Play ``timeline`` on each engine, from a fresh copy at the start state each time."""
+    commit = resolve_start(workspace, start)
+    report = ReplayReport(timeline, engines, commit)
+    for engine in engines:
+        with start_state(workspace, commit) as copy:
+            session_cwd = copy
+            if timeline.cwd:
+                inner = _relative(timeline.cwd, str(workspace))
+                if inner and inner != "." and (copy / inner).is_dir():
+                    session_cwd = copy / inner
+            steps = plan(timeline, copy)
+            if not report.rows:
+                report.rows = [p.row for p in steps if p.row is not None]
+            by_number = {row.number: row for row in report.rows}
+            with open_session(engine, copy, cwd=session_cwd, auto_approve=True) as session:
+                for item in steps:
+                    if item.step is None:
+                        continue
+                    try:
+                        outcome = run_step(session, item.step).outcome
+                    except HarnessError as exc:
+                        if item.row is None:
+                            raise
+                        row = by_number[item.row.number]
+                        row.replayed[engine] = f"could not play: {exc.message}"[:200]
+                        continue
+                    if item.row is not None:
+                        row = by_number[item.row.number]
+                        row.replayed[engine] = verdict_of(outcome)
+                        row.feedback[engine] = outcome.feedback[:2000]
+                        if on_row is not None:
+                            on_row(row, engine)
+    return report
+
+
+__all__ = [
+    "NOT_REPLAYED",
+    "ReplayReport",
+    "ReplayRow",
+    "plan",
+    "replay",
+    "replay_engines",
+    "resolve_start",
+    "start_state",
+    "verdict_of",
+]

@@ -1,0 +1,186 @@
+"""Lab 11 step 4 as a live step: sessions played on the real, pinned client (scripted model) in
+a workspace at that step, read back from the transcripts the client wrote, replayed and
+matched. Each test points CLAUDE_CONFIG_DIR at its own directory (a participant's ~/.claude)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from harness.engine.runner import LabRunner
+from harness.workspace import Workspace
+from tests.builders import run_cli
+from tests.conftest import require_real_client
+from tests.recorded_sessions import Played, accepted_copy, copy_session, play
+
+LAB = "11-try-it-yourself"
+
+
+@pytest.fixture(scope="module")
+def at_step_four(tmp_path_factory: pytest.TempPathFactory, _compiled_template: Path) -> Path:
+    """A workspace in Lab 11 at step 4, reached as a participant would (lab goto)."""
+    require_real_client()
+    root = tmp_path_factory.mktemp("lab11") / "ws"
+    shutil.copytree(_compiled_template, root, symlinks=True)
+    runner = LabRunner(Workspace(root))
+    runner.start(LAB)
+    runner.goto("earn-done")
+    return root
+
+
+def _copy(template: Path, tmp: Path) -> Path:
+    root = tmp / "ws"
+    shutil.copytree(template, root, symlinks=True)
+    return root
+
+
+@pytest.fixture(scope="module")
+def earned(at_step_four: Path, tmp_path_factory: pytest.TempPathFactory) -> Played:
+    """The participant asked Claude Code to set UC-005 to Done: refused, audited, accepted,
+    sensors, stop; the client wrote the session into this participant's config directory."""
+    base = tmp_path_factory.mktemp("earned")
+    root = _copy(at_step_four, base)
+    return play("earn-done", root, base / "claude-home")
+
+
+def _check(root: Path, config: Path, monkeypatch: pytest.MonkeyPatch, *extra: str):  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))
+    done = run_cli("check", "--json", *extra, cwd=root)
+    return done, json.loads(done.out)
+
+
+def _live(data: dict) -> dict:  # type: ignore[type-arg]
+    return data["checks"][0]
+
+
+@pytest.mark.maven
+def test_the_real_session_passes_the_step_as_live(
+    earned: Played, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    done, data = _check(earned.workspace, earned.config_dir, monkeypatch)
+    assert done.code == 0, done
+    result = _live(data)
+    assert "your own session" in result["message"]
+    assert result["details"]["session_id"] == earned.transcript.stem
+    progress = Workspace(earned.workspace).read_progress()
+    record = progress["labs"][LAB]["steps"]["earn-done"]["passed"]
+    assert record["evidence_kind"] == "live"
+    assert record["session_id"] == earned.transcript.stem
+    assert record["client_version"] == "2.1.332"
+    assert record["timeline_digest"].startswith("sha256:")
+    assert record["scripted_model"] is True  # the test's model is Hook Lab's scripted one
+
+
+@pytest.mark.maven
+def test_a_refusal_edited_to_look_accepted_fails_by_replay_naming_the_line(
+    earned: Played, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tampered, line = accepted_copy(earned, tmp_path / "claude-home")
+    done, data = _check(earned.workspace, tmp_path / "claude-home", monkeypatch)
+    assert done.code == 1, done
+    result = _live(data)
+    assert "does not replay" in result["message"]
+    # the row is the Edit's tool_use line, the line before the edited result
+    edit_line = (
+        line
+        - 1
+        - sum(
+            1
+            for entry in tampered.read_text().splitlines()[: line - 1][-3:]
+            if '"tool_use"' not in entry
+        )
+    )
+    assert f"transcript line {edit_line} " in result["found"], result["found"]
+    assert "recorded 'ran'" in result["found"]
+    assert "'refused by guard-spec-status.sh'" in result["found"]
+
+
+def test_no_session_fails_and_says_what_to_ask(
+    at_step_four: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = _copy(at_step_four, tmp_path)
+    done, data = _check(root, tmp_path / "claude-home", monkeypatch)
+    assert done.code == 1
+    result = _live(data)
+    assert "no Claude Code session" in result["message"]
+    assert "Set it to Done" in result["details"]["fix"] and "--scripted" in result["details"]["fix"]
+
+
+def test_the_session_without_the_audit_fails_naming_the_missing_audit(
+    at_step_four: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = _copy(at_step_four, tmp_path)
+    played = play("no-audit", root, tmp_path / "claude-home")
+    done, data = _check(root, played.config_dir, monkeypatch)
+    assert done.code == 1, done
+    result = _live(data)
+    assert "expectation 2 of 5: subagent_stop" in result["expected"]
+    assert "aiup-vaadin-jooq:uc-coverage" in result["expected"]
+    assert "refused by guard-spec-status.sh" in result["found"]  # what it did instead
+    assert "coverage audit" in result["details"]["fix"]
+
+
+def test_a_session_from_before_the_step_does_not_count(
+    earned: Played, at_step_four: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = _copy(at_step_four, tmp_path)
+    # the earned session, moved to this workspace, but entering the step again is later
+    config = tmp_path / "claude-home"
+    path = copy_session(earned, config)
+    path.write_text(path.read_text().replace(str(earned.workspace), str(root)))
+    runner = LabRunner(Workspace(root))
+    runner.goto("earn-done")
+    done, data = _check(root, config, monkeypatch)
+    assert done.code == 1
+    assert "no Claude Code session" in _live(data)["message"]
+
+
+def test_scripted_passes_only_when_asked(
+    at_step_four: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = _copy(at_step_four, tmp_path)
+    done, _ = _check(root, tmp_path / "claude-home", monkeypatch, "--engine", "emulator")
+    assert done.code == 1
+    done, _ = _check(
+        root, tmp_path / "claude-home", monkeypatch, "--scripted", "--engine", "emulator"
+    )
+    assert done.code == 0, done
+    record = Workspace(root).read_progress()["labs"][LAB]["steps"]["earn-done"]["passed"]
+    assert record["evidence_kind"] == "scripted" and "session_id" not in record
+
+
+def _rerun_at_claim(root: Path, tmp_path: Path):  # type: ignore[no-untyped-def]
+    """What lab trainer verify does with a claim: the checks again, on a copy at its state."""
+    runner = LabRunner(Workspace(root))
+    lab = runner.lab(LAB)
+    step = lab.step("earn-done")
+    record = runner.progress.lab_progress(lab.id).step(step.id).passed
+    assert record is not None
+    copy = tmp_path / "claim"
+    shutil.copytree(root, copy, symlinks=True)
+    Workspace(copy).restore_commit(record["snapshot"])
+    shutil.rmtree(copy / "target", ignore_errors=True)
+    return runner, lab, step, record, copy
+
+
+@pytest.mark.maven
+def test_a_live_claim_is_rechecked_from_its_timeline_without_the_transcript(
+    earned: Played, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    done, _ = _check(earned.workspace, earned.config_dir, monkeypatch)
+    assert done.code == 0, done
+    # the trainer's machine has no transcript: only the claim and its evidence commit
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "nobody"))
+    runner, lab, step, record, copy = _rerun_at_claim(earned.workspace, tmp_path)
+    assert record["live_start"] and record["evidence"]
+    run = runner.run_checks(lab, step, copy, rebuild_evidence=True)
+    assert run.status.value == "pass", [r.to_json() for r in run.results]
+    assert "replays" in run.results[0].message
+    # an edited digest in the claim: the timeline no longer matches it
+    record["timeline_digest"] = "sha256:" + "0" * 64
+    run = runner.run_checks(lab, step, copy, rebuild_evidence=True)
+    assert run.status.value == "fail"
+    assert "was edited" in run.results[0].message

@@ -1,0 +1,123 @@
+"""lab replay: recorded sessions (played on the real client in the test) replayed against the
+workspace's hooks on both engines; a changed hook or a tampered transcript shows where."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from harness.claude.recorded import read_session
+from harness.engine.replay import replay
+from tests.builders import run_cli
+from tests.recorded_sessions import SESSIONS, Played, accepted_copy, copy_session
+
+Recorded = Callable[[str], Played]
+
+
+def _workspace_copy(played: Played, tmp_path: Path) -> Path:
+    """The session's workspace, copied: a test that changes a hook keeps the shared one."""
+    root = tmp_path / "ws"
+    shutil.copytree(played.workspace, root, symlinks=True)
+    return root
+
+
+@pytest.mark.maven
+@pytest.mark.parametrize("name", sorted(SESSIONS))
+def test_every_recorded_session_replays_the_same_on_both_engines(
+    recorded: Recorded, name: str
+) -> None:
+    played = recorded(name)
+    timeline = read_session(played.transcript)
+    report = replay(timeline, played.workspace, engines=["emulator", "claude-code"])
+    compared = [row for row in report.rows if row.compared]
+    assert compared and len(compared) == len(timeline.tool_calls) + len(timeline.stops)
+    assert report.agrees, report.describe_divergence()
+    for row in compared:
+        assert row.replayed == {"emulator": row.recorded, "claude-code": row.recorded}
+
+
+def test_the_five_sessions_cover_blocks_a_refusal_a_subagent_and_a_sed(
+    recorded: Recorded,
+) -> None:
+    verdicts = set()
+    for name in SESSIONS:
+        timeline = read_session(recorded(name).transcript)
+        verdicts |= {call.verdict for call in timeline.tool_calls}
+        verdicts |= {stop.verdict for stop in timeline.stops}
+        verdicts |= {"subagent" for _ in timeline.subagents}
+    assert {
+        "blocked by require-sensors.sh",
+        "refused by guard-spec-status.sh",
+        "ran, reported by check-spec-status.sh",
+        "subagent",
+    } <= verdicts
+
+
+def test_a_changed_hook_diverges_at_the_call_it_decides(recorded: Recorded, tmp_path: Path) -> None:
+    played = recorded("no-audit")
+    root = _workspace_copy(played, tmp_path)
+    guard = root / ".claude" / "hooks" / "guard-spec-status.sh"
+    # The hook author "relaxes" the guard: it lets every edit through.
+    guard.write_text("#!/usr/bin/env bash\nexit 0\n" + guard.read_text())
+    timeline = read_session(played.transcript)
+    report = replay(timeline, root, engines=["emulator"])
+    first = report.first_divergence
+    assert first is not None
+    row, engine = first
+    assert (row.number, row.line, engine) == (1, timeline.tool_calls[0].line, "emulator")
+    assert row.recorded == "refused by guard-spec-status.sh"
+    # the edit now goes through, and the status check behind the guard reports it
+    assert row.replayed[engine] == "ran, reported by check-spec-status.sh"
+    assert f"transcript line {row.line}" in report.describe_divergence()
+
+
+def test_replay_latest_finds_the_session_and_exits_1_on_a_divergence(
+    recorded: Recorded, tmp_path: Path
+) -> None:
+    played = recorded("no-audit")
+    root = _workspace_copy(played, tmp_path)
+    config = Path(os.environ["CLAUDE_CONFIG_DIR"])
+    transcript = copy_session(played, config)
+    # the session's cwd is the shared workspace; point it at this copy
+    text = transcript.read_text().replace(str(played.workspace.resolve()), str(root.resolve()))
+    transcript.write_text(text)
+    done = run_cli("replay", "--latest", "--json", cwd=root)
+    assert done.code == 0, done
+    data = json.loads(done.out)
+    assert data["session_id"] == played.transcript.stem and data["agrees"] is True
+    assert [r["recorded"] for r in data["rows"]][:2] == ["refused by guard-spec-status.sh"] * 2
+    guard = root / ".claude" / "hooks" / "guard-spec-status.sh"
+    guard.write_text("#!/usr/bin/env bash\nexit 0\n" + guard.read_text())
+    done = run_cli("replay", "--latest", cwd=root)
+    assert done.code == 1, done
+    assert "First divergence" in done.out and "refused by guard-spec-status.sh" in done.out
+
+
+def test_a_refusal_edited_to_look_accepted_fails_by_replay_naming_the_line(
+    recorded: Recorded, tmp_path: Path
+) -> None:
+    played = recorded("no-audit")
+    tampered, line = accepted_copy(played, tmp_path / "config")
+    timeline = read_session(tampered)
+    assert timeline.tool_calls[0].verdict == "ran"  # the copy claims the edit went through
+    report = replay(timeline, played.workspace, engines=["emulator"])
+    first = report.first_divergence
+    assert first is not None
+    assert first[0].recorded == "ran"
+    assert first[0].replayed["emulator"] == "refused by guard-spec-status.sh"
+    # the row names the tool_use line; the tampered line is its result, right after it
+    assert timeline.tool_calls[0].result_line == line
+
+
+def test_replay_needs_a_session(workspace) -> None:  # type: ignore[no-untyped-def]
+    done = run_cli("replay", cwd=workspace.root)
+    assert done.code == 1 and "--latest" in done.err
+    done = run_cli("replay", "--latest", cwd=workspace.root)
+    assert done.code == 1 and "no Claude Code session" in done.err
+    done = run_cli("replay", "--from", "nope", str(workspace.root / "x.jsonl"), cwd=workspace.root)
+    assert done.code == 1 and "no such transcript" in done.err

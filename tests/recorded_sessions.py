@@ -1,0 +1,144 @@
+"""Sessions played on the real, pinned Claude Code client (scripted model), so every transcript
+a test reads was written by the real client. Tampered copies are made from these.
+
+Each session is a list of calls on the engines' session interface; ``play`` runs one in a
+workspace with its own config directory (the client writes the transcript there, never into
+the real ``~/.claude``).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+UC5 = "docs/use_cases/UC-005-add-visit.md"
+UC2 = "docs/use_cases/UC-002-edit-owner.md"
+APPROVED, DONE = "**Status:** Approved", "**Status:** Done"
+AUDITOR = "aiup-vaadin-jooq:uc-coverage"
+AUDIT_PROMPT = (
+    "Audit the coverage of UC-005 (docs/use_cases/UC-005-add-visit.md) against the code and "
+    "the tests."
+)
+AUDIT_REPORT = (
+    "# Coverage report: UC-005\n\nThe main scenario, A1 to A3 and BR-001 to BR-003 each have "
+    "a test.\ncovered"
+)
+SENSORS = "./mvnw -q test -Dgroups=sensor"
+ASK_DONE = "UC-005 (Add Visit) is implemented and tested. Set it to Done."
+
+Call = tuple[str, tuple[Any, ...], dict[str, Any]]
+
+
+def _c(name: str, *args: Any, **kw: Any) -> Call:
+    return (name, args, kw)
+
+
+SESSIONS: dict[str, list[Call]] = {
+    # Lab 11 step 4 as a participant's session would go: refused, audited, accepted, sensors, stop.
+    "earn-done": [
+        _c("prompt", ASK_DONE),
+        _c("edit", UC5, APPROVED, DONE),
+        _c("subagent_stop", AUDITOR, AUDIT_PROMPT, AUDIT_REPORT),
+        _c("edit", UC5, APPROVED, DONE),
+        _c("bash", SENSORS),
+        _c("stop", "UC-005 is Done: audited, and all five sensors are green."),
+    ],
+    # The same request without the audit: refused twice, and Claude gives up.
+    "no-audit": [
+        _c("prompt", ASK_DONE),
+        _c("edit", UC5, APPROVED, DONE),
+        _c("edit", UC5, APPROVED, DONE),
+        _c("stop", "The hook refuses the change; UC-005 stays Approved."),
+    ],
+    # A sed through Bash sets a Status: check-spec-status.sh reports it; the stop is held once.
+    "sed-reported": [
+        _c("prompt", "Mark UC-002 done quickly."),
+        _c("bash", f"sed -i 's/Status:\\*\\* Approved/Status:** Done/' {UC2}"),
+        _c("write", "docs/notes.md", "UC-002 marked.\n"),
+        _c("stop", "done"),
+        _c("stop", "done, really"),
+    ],
+    # A change without a sensor run: the Stop hook blocks, then lets go on stop_hook_active.
+    "stop-blocked": [
+        _c("prompt", "Add a note to the docs."),
+        _c("write", "docs/notes.md", "A note.\n"),
+        _c("stop", "Added the note."),
+        _c("stop", "Added the note, as asked."),
+        _c("prompt", "Thanks. Anything else?"),
+        _c("stop", "No."),
+    ],
+    # Only the audit: a subagent run that ends normally, then the stop.
+    "audit-only": [
+        _c("prompt", "Is UC-005 covered?"),
+        _c("subagent_stop", AUDITOR, AUDIT_PROMPT, AUDIT_REPORT),
+        _c("stop", "Yes, UC-005 is covered."),
+    ],
+}
+
+
+@dataclass(frozen=True)
+class Played:
+    name: str
+    workspace: Path
+    config_dir: Path
+    transcript: Path
+
+
+def play(name: str, workspace: Path, config_dir: Path) -> Played:
+    """Play session ``name`` on the real client in ``workspace``; the transcript stays in
+    ``config_dir``."""
+    from harness.claude.engines import open_session
+
+    with open_session("claude-code", workspace, transcript_dir=config_dir) as session:
+        session.session_start()
+        for method, args, kw in SESSIONS[name]:
+            action: Callable[..., Any] = getattr(session, method)
+            action(*args, **kw)
+        transcript = session.transcript_path
+    return Played(name, workspace, config_dir, transcript)
+
+
+def lines(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def write_lines(path: Path, entries: list[dict[str, Any]]) -> None:
+    path.write_text("".join(json.dumps(e) + "\n" for e in entries))
+
+
+def copy_session(played: Played, into: Path) -> Path:
+    """The transcript (and its subagents' files) copied under ``into``/projects/DIR/."""
+    target = into / "projects" / played.transcript.parent.name
+    target.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(played.transcript, target / played.transcript.name)
+    side = played.transcript.with_suffix("")
+    if side.is_dir():
+        shutil.copytree(side, target / side.name, dirs_exist_ok=True)
+    return target / played.transcript.name
+
+
+def accepted_copy(played: Played, into: Path) -> tuple[Path, int]:
+    """A tampered copy: the first refused Edit's result rewritten to read as accepted.
+    Returns the copy and the line number that was changed."""
+    path = copy_session(played, into)
+    entries = lines(path)
+    for number, entry in enumerate(entries, start=1):
+        content = (entry.get("message") or {}).get("content")
+        if entry.get("type") != "user" or not isinstance(content, list):
+            continue
+        for block in content:
+            text = str(block.get("content", "")) if isinstance(block, dict) else ""
+            if text.startswith("PreToolUse:Edit hook error:"):
+                block["content"] = (
+                    f"The file {played.workspace}/{UC5} has been updated successfully."
+                )
+                block.pop("is_error", None)
+                entry["permissionDecision"] = {"decision": "accept", "source": "config"}
+                entry.pop("toolDenialKind", None)
+                write_lines(path, entries)
+                return path, number
+    raise AssertionError(f"{played.name}: no refused Edit to tamper with")
