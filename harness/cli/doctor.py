@@ -7,7 +7,8 @@ from typing import Any
 
 from harness.cli.common import add_json_flag, emit_json, make_console
 from harness.doctor import MISSING, run_checks
-from harness.ui.reports import doctor_table
+from harness.ui.prose import print_prose
+from harness.ui.reports import doctor_renderable
 
 
 def add_parser(subparsers: Any) -> None:
@@ -40,7 +41,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     if args.json:
         emit_json({"ready": ready, "checks": [f.to_json() for f in findings]})
         return 0 if ready else 1
-    console.print(doctor_table(findings))
+    print_prose(console, doctor_renderable(findings))
     packages = next(f for f in findings if f.name == "system packages")
     if packages.fix:
         # One line, never wrapped, so it can be copied as it is (the bootstrap prints the same).

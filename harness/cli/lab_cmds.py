@@ -48,6 +48,11 @@ def add_parser(subparsers: Any) -> None:
     start.add_argument("lab", help="lab number or id, e.g. 3 or 03-stop-hook")
     cmd("status", "where you are in the current lab", cmd_status, json_flag=True)
     check_step = cmd("check", "check the current step", cmd_check, json_flag=True)
+    check_step.add_argument(
+        "--verbose",
+        action="store_true",
+        help="show every hook message whole (long ones are cut after 12 lines otherwise)",
+    )
     add_engine_flag(check_step)
     check_step.add_argument(
         "--scripted",
@@ -174,7 +179,7 @@ def _live(args: argparse.Namespace, runner: LabRunner) -> Any:
         return contextlib.nullcontext(runner.template)
     from harness.ui.lab_view import activity
 
-    return activity(make_console(), runner.template)
+    return activity(make_console(), runner.template, verbose=getattr(args, "verbose", False))
 
 
 def _auto_submit(ws: Workspace) -> AutoSubmit | None:

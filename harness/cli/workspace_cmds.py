@@ -118,10 +118,12 @@ def cmd_init(args: argparse.Namespace) -> int:
                 "compiles it (`lab doctor` shows what Maven needs)."
             )
         lab = lab_command()
+        # The participant guide's order: is the machine ready, what labs are there, go.
         console.print(
-            f"Next:  cd {escape(shlex.quote(str(args.dir)))} && {escape(lab)} sensors",
+            f"Next:  cd {escape(shlex.quote(str(args.dir)))} && {escape(lab)} doctor",
             soft_wrap=True,  # a command is never broken across lines
         )
+        console.print(f"then   {escape(lab)} list   and   {escape(lab)} start 1", soft_wrap=True)
         if lab != "lab":
             bin_dir = escape(str(Path(sys.executable).parent))
             how = (

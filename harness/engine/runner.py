@@ -382,6 +382,17 @@ class LabRunner:
         snapshot = self.ws.repo[str(record["snapshot"]).encode()]
         return bool(snapshot.tree.decode() == self.ws.snapshot_tree_id())
 
+    def _evidence_unchanged(self, record: dict[str, Any]) -> bool:
+        """Every report the pass read is still in the workspace, with the same bytes."""
+        evidence = record.get("evidence")
+        if not isinstance(evidence, dict) or not evidence:
+            return False
+        for rel, sha in evidence.items():
+            path = self.ws.root / rel
+            if not path.is_file() or digest(path.read_bytes()) != sha:
+                return False
+        return True
+
     def reverify(self, lab: Lab, lp: LabProgress) -> list[StepRun]:
         runs = []
         for step in lab.steps:
@@ -389,12 +400,15 @@ class LabRunner:
             if (
                 record
                 and record.get("snapshot")
-                and not any(spec.name == "sensors" for spec in step.checks)
                 and self._unchanged_since(record)
+                and (
+                    not any(spec.name == "sensors" for spec in step.checks)
+                    or self._evidence_unchanged(record)
+                )
             ):
                 # It passed on this very state (usually just now): running it again would only
-                # replay the same session. Sensor checks are the exception: re-verification
-                # rebuilds their evidence instead of trusting the reports in target/.
+                # replay the same session. A step that read sensor reports is re-run unless the
+                # reports in target/ are still byte for byte the ones its pass recorded.
                 runs.append(
                     StepRun(
                         lab,

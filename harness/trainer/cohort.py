@@ -103,10 +103,26 @@ class Member:
             moments.append(float(lp.steps[step].entered_at or 0))
         return max(moments) if moments else None
 
-    def stuck_for(self, now: float) -> float | None:
-        """Seconds on the same step; None between labs (no lab, or the lab complete)."""
+    @property
+    def on_passed_step(self) -> bool:
+        """The current step has passed and ``lab next`` has not been run yet: done, not stuck."""
         lab, step = self.current
-        if lab is None or step is None:
+        return bool(lab and step and self.passed(lab, step))
+
+    def where(self) -> str:
+        """Where the participant is, as the trainer reads it."""
+        lab, step = self.current
+        if lab is None:
+            return "not started"
+        if step is None:
+            return f"{lab} ✓"
+        return f"{lab} · {step}" + (" passed, not moved on" if self.on_passed_step else "")
+
+    def stuck_for(self, now: float) -> float | None:
+        """Seconds on the same step; None between labs (no lab, or the lab complete) and on a
+        step that has passed (the participant has not run lab next yet)."""
+        lab, step = self.current
+        if lab is None or step is None or self.on_passed_step:
             return None
         since = self.last_progress_at()
         return max(0.0, now - since) if since else None
@@ -210,6 +226,7 @@ class Cohort:
             "problem": m.problem,
             "current_lab": lab,
             "current_step": step,
+            "current_step_passed": m.on_passed_step,
             "last_activity": m.last_activity,
             "stuck_for_seconds": None if stuck is None else round(stuck, 1),
             "labs": {

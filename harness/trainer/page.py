@@ -81,6 +81,8 @@ def _where(m: Member, cohort: Cohort) -> str:
         return "not started"
     if step is None:
         return f"{escape(lab)} complete"
+    if m.on_passed_step:
+        return f"{escape(lab)} · {escape(step)} · passed, not moved on"
     stuck = human_duration(m.stuck_for(cohort.read_at))
     return f"{escape(lab)} · {escape(step)} · {stuck} on it"
 

@@ -3,6 +3,7 @@ live ``lab watch`` panel and the ``lab demo`` / ``lab dev check`` walk. Only ren
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -22,7 +23,7 @@ from harness.engine.progress import Progress
 from harness.engine.runner import Moved, StepRun
 from harness.engine.stepview import StepView
 from harness.results import CheckResult, Status
-from harness.ui.prose import Block, Framed, Prose, markdown, print_prose, prose
+from harness.ui.prose import Block, Folded, Framed, Prose, markdown, print_prose, prose
 from harness.ui.styles import outcome_style
 from harness.workspace import Backup
 
@@ -49,6 +50,11 @@ def print_status(console: Console, lab: Lab, progress: Progress) -> None:
         print_prose(console, step_panel(lab, lab.step(progress.step)))
 
 
+def quoted_spans(text: str) -> list[tuple[int, int]]:
+    """'|| true', 'A1: Missing Text': a quoted command or name stays on one line."""
+    return [m.span() for m in re.finditer(r"'[^'\n]{1,60}'", text)]
+
+
 def result_renderable(result: CheckResult, *, verbose: bool = True) -> RenderableType:
     style = STYLE[result.status]
     head = Text.assemble(
@@ -65,7 +71,12 @@ def result_renderable(result: CheckResult, *, verbose: bool = True) -> Renderabl
         for label, value in (("expected", result.expected), ("found", result.found)):
             if value:
                 blocks.append(
-                    Block(Text(value), Text(f"  {label + ':':<10}", style="bold"), Text(" " * 12))
+                    Block(
+                        Text(value),
+                        Text(f"  {label + ':':<10}", style="bold"),
+                        Text(" " * 12),
+                        protected=quoted_spans(value),
+                    )
                 )
         parts.append(Prose(blocks))
         blocks = []
@@ -119,7 +130,27 @@ def print_step_run(console: Console, run: StepRun) -> None:
         console.print("[bold yellow]The check could not run.[/] Nothing was judged.")
 
 
-def hook_event_renderable(entry: StepView) -> RenderableType:
+MESSAGE_LINES = 16  # a hook's message up to this many lines is shown whole
+MESSAGE_HEAD = 12  # of a longer one, this many, then how to see the rest
+VERBOSE_HINT = "lab check --verbose shows the whole message"
+
+
+def hook_message_text(said: str, *, full: bool = False, same_as: str = "") -> str:
+    """What a hook said, as ``lab check`` shows it: whole (the hook's message is the step's
+    lesson, its command line included), a long one cut with the way to see all of it, and a
+    repeat of an earlier message named instead of printed again."""
+    lines = said.strip().splitlines()
+    if same_as and not full:
+        return f"{lines[0]} … (the same message as {same_as})"
+    if full or len(lines) <= MESSAGE_LINES:
+        return "\n".join(lines)
+    more = len(lines) - MESSAGE_HEAD
+    return "\n".join(lines[:MESSAGE_HEAD]) + f"\n… {more} more lines: {VERBOSE_HINT}"
+
+
+def hook_event_renderable(
+    entry: StepView, *, full: bool = False, same_as: str = ""
+) -> RenderableType:
     outcome = entry.outcome
     style = outcome_style(outcome)
     detail = " ".join(entry.detail.split())
@@ -146,8 +177,7 @@ def hook_event_renderable(entry: StepView) -> RenderableType:
             blocks.append(Block(Text(f"{hook.name}: {code}", style="dim"), Text(" " * 6)))
     said = entry.feedback or entry.system_message
     if said.strip():
-        lines = said.strip().splitlines()
-        shown = "\n".join(lines[:4]) + ("\n…" if len(lines) > 4 else "")
+        shown = hook_message_text(said, full=full, same_as=same_as)
         # Every line, and every line it wraps to, keeps the six-space indent.
         blocks.append(Block(Text(shown, style="italic"), Text(" " * 6)))
     for problem in entry.problems:
@@ -254,8 +284,11 @@ def status_renderable(lab: Lab, progress: Progress) -> RenderableType:
 
 
 @contextmanager
-def activity(console: Console, ctx: CheckContext) -> Iterator[CheckContext]:
-    """Route a context's activity and Maven output into a spinner line (anything > 1 s)."""
+def activity(
+    console: Console, ctx: CheckContext, *, verbose: bool = False
+) -> Iterator[CheckContext]:
+    """Route a context's activity and Maven output into a spinner line (anything > 1 s), and
+    print each hook event as it happens (``verbose``: every message whole)."""
     status = console.status("working…", spinner="dots")
     state: dict[str, Any] = {"label": "working…", "started": time.monotonic()}
 
@@ -274,9 +307,15 @@ def activity(console: Console, ctx: CheckContext) -> Iterator[CheckContext]:
 
     inner_hook = ctx.on_hook_event
 
+    said_before: dict[str, str] = {}  # a message -> the step that said it first
+
     def on_hook_event(entry: StepView) -> None:
         status.stop()
-        print_prose(console, hook_event_renderable(entry))
+        said = (entry.feedback or entry.system_message or "").strip()
+        label = entry.label or f"step {entry.step}"
+        first = said_before.setdefault(said, label) if said else label
+        same_as = first if first != label else ""
+        print_prose(console, hook_event_renderable(entry, full=verbose, same_as=same_as))
         inner_hook(entry)
 
     ctx.on_activity, ctx.on_output, ctx.on_hook_event = on_activity, on_output, on_hook_event
@@ -321,7 +360,8 @@ def watch_renderable(
         parts.append(Text(f"last change: {changed[0]}{more}", style="dim"))
     controls = "h: next hint · q: quit" if keys else "Ctrl-C to stop"
     parts.append(Text(f"watching your files; {controls}", style="dim"))
-    return Group(Text("── lab watch ──", style="cyan"), *parts)
+    # Live crops at the edge: Folded keeps a long path whole, over two lines if it must.
+    return Folded(Group(Text("── lab watch ──", style="cyan"), *parts))
 
 
 class WalkView(Observer):

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 from markdown_it import MarkdownIt
@@ -199,8 +200,8 @@ def lay_out(block: Block, width: int) -> list[Text]:
     for n, source in enumerate(_split_lines(block)):
         text, protected = source
         prefix = block.first if n == 0 else rest
-        if not block.wrap:
-            lines.append(Text.assemble(prefix, text))
+        if not block.wrap and not _FOLD.get():  # folding, a code line wraps like prose
+            lines.extend(_code_line(prefix, rest, text, width))
             continue
         # A hook's own indentation ("  ./mvnw …") is kept on every line the text wraps to.
         indent = len(text.plain) - len(text.plain.lstrip(" "))
@@ -216,12 +217,49 @@ def lay_out(block: Block, width: int) -> list[Text]:
                 lines.append(line)
                 line = Text.assemble(rest, lead)
                 filled = False
+            if not filled and line.cell_len + unit.cell_len > width >= unit.cell_len:
+                # A path or command wider than what the indent leaves: rather than let the
+                # terminal break it at the edge, give it a line of its own, moved left just
+                # enough to fit whole.
+                indent_only = Text.assemble(rest, lead)
+                if indent_only.plain.strip():
+                    pass  # a gutter or marker that must stay: the terminal wraps it
+                else:
+                    if line.plain.strip():
+                        lines.append(line)  # the label stays where it is, the unit goes below
+                    line = Text(" " * min(indent_only.cell_len, width - unit.cell_len))
+            if unit.cell_len > width and _FOLD.get():
+                # A live region (lab watch) cannot leave a unit to the terminal's soft wrap:
+                # it would be cut at the edge. Fold it over whole lines instead.
+                if line.plain.strip():
+                    lines.append(line)
+                chunks = [unit[at : at + width] for at in range(0, len(unit.plain), width)]
+                lines.extend(chunks[:-1])
+                line = chunks[-1]
+                filled = True
+                continue
             if filled:
                 line.append(" ")
             line.append_text(unit)
             filled = True
         lines.append(line)
     return lines
+
+
+_COMMENT = re.compile(r"( *)(#+) ")
+
+
+def _code_line(prefix: Text, rest: Text, text: Text, width: int) -> list[Text]:
+    """A code line as it is, except a comment too wide for the terminal: it wraps at its
+    spaces, each piece a comment again ("#   …"), so copied lines still are valid TOML or
+    shell. Commands are never wrapped: what is copied must run."""
+    comment = _COMMENT.match(text.plain)
+    if comment is None or prefix.cell_len + text.cell_len <= width:
+        return [Text.assemble(prefix, text)]
+    lead = Text(comment.group(1) + comment.group(2) + "   ", style=text.style)
+    head = Text.assemble(prefix, text[: comment.end()])
+    wrapped = lay_out(Block(text[comment.end() :], head, Text.assemble(rest, lead)), width)
+    return wrapped
 
 
 def _split_lines(block: Block) -> Iterator[tuple[Text, list[tuple[int, int]]]]:
@@ -273,6 +311,24 @@ def prose(
     first = indent if isinstance(indent, Text) else Text(" " * indent)
     rest = None if hanging is None else Text(" " * (first.cell_len + hanging))
     return Prose([Block(marked, first, rest, protected=[*protected, *spans])])
+
+
+_FOLD: ContextVar[bool] = ContextVar("fold", default=False)
+
+
+class Folded:
+    """Render ``inner`` for a live region (``rich.live.Live`` crops every line at the edge):
+    a unit wider than the terminal is folded over whole lines instead of cut."""
+
+    def __init__(self, inner: RenderableType) -> None:
+        self.inner = inner
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        token = _FOLD.set(True)
+        try:
+            yield from console.render(self.inner, options)
+        finally:
+            _FOLD.reset(token)
 
 
 def print_prose(console: Console, *renderables: RenderableType) -> None:

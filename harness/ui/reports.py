@@ -7,13 +7,15 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 
 from rich import box
-from rich.console import Console
+from rich.console import Console, Group, RenderableType
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from harness.doctor import MISSING, OK, Finding
 from harness.maven.backend import MavenRun
 from harness.maven.surefire import SurefireReport
+from harness.ui.prose import Block, Prose
 from harness.workspace import Backup
 
 
@@ -116,13 +118,22 @@ def maven_failure_text(run: MavenRun) -> str:
     return run.output.strip() or f"Maven exited with status {run.returncode} and printed nothing"
 
 
-def doctor_table(findings: Sequence[Finding]) -> Table:
-    table = Table(title="lab doctor", title_justify="left")
-    for column in ("check", "state", "found", "fix"):
-        table.add_column(column)
+def doctor_renderable(findings: Sequence[Finding]) -> RenderableType:
+    """One line per check, its fix below it: no table cell cuts a path or a command (the
+    Claude Code cache path is longer than any column a narrow terminal leaves)."""
     colours = {OK: "green", MISSING: "red"}
+    marks = {OK: "✔", MISSING: "✘"}
+    width = max([len(f.name) for f in findings] or [5]) + 1
+    blocks = []
     for f in findings:
         colour = colours.get(f.state, "yellow")
         label = f.state if f.required or f.state == OK else f"{f.state} (optional)"
-        table.add_row(f.name, f"[{colour}]{label}[/]", escape(f.found), escape(f.fix))
-    return table
+        head = Text.assemble(
+            (f"{marks.get(f.state, '!')} ", colour), (f"{f.name:<{width}}", "bold"), " "
+        )
+        body = Text.assemble((label, colour), (" · " + f.found) if f.found else "")
+        rest = Text(" " * head.cell_len)
+        blocks.append(Block(body, head, rest))
+        if f.fix:
+            blocks.append(Block(Text(f.fix), Text.assemble(rest, ("fix: ", "bold")), rest))
+    return Group(Text("lab doctor", style="italic"), Prose(blocks))

@@ -51,14 +51,7 @@ def cohort_table(cohort: Cohort, *, stuck_after: float = STUCK_AFTER) -> Table:
                 "",
             )
             continue
-        lab_id, step_id = m.current
-        where = (
-            "not started"
-            if lab_id is None
-            else f"{lab_id} · {step_id}"
-            if step_id
-            else f"{lab_id} ✓"
-        )
+        where = m.where()
         stuck = m.stuck_for(now)
         activity = m.last_activity
         table.add_row(

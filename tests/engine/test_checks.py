@@ -113,7 +113,12 @@ def test_hook_session_pass_fail_with_event_json(ws: Workspace, engine: str) -> N
     steps[1]["expect"] = "allowed"
     r = check(ws, "hook_session", engine=engine, steps=steps)
     assert r.status is Status.FAIL
-    assert "expected allowed, found blocked" in (r.found or "")
+    # The hooks did their part: the headline says the prediction was wrong, not the hooks.
+    assert r.message == "the hooks did what this step wants, but your prediction was wrong"
+    assert (r.found or "") == (
+        "session step 2 (edit docs/use_cases/UC-005-add-visit.md): "
+        "you predicted allowed, it was blocked"
+    )
     assert "stderr:" in r.output and '"tool_name": "Edit"' in r.output
     # The session ran on a copy: the participant's file is untouched.
     assert "**Status:** Approved" in (ws.root / uc).read_text()
@@ -236,11 +241,12 @@ def test_hook_session_failure_names_file_steps_and_sequence_items_apart(ws: Work
     )
     assert r.status is Status.FAIL
     found = (r.found or "").splitlines()
-    assert found[0].startswith("s.toml step 5 (stop): expected blocked, found allowed"), found
+    assert found[0].startswith("s.toml step 5 (stop): you predicted blocked, it was allowed"), found
     assert "stop_hook_active: true" in found[0] and "let the turn end" in found[0]
     assert "a prompt" in found[0]  # what to do about it
-    assert found[1].startswith("expected sequence, item 3 of 3 (stop, outcome blocked)"), found
-    assert "s.toml step 4" in found[1]  # where the sequence got to
+    # In the participant's words: what the session lacks and after which step of their file.
+    assert found[1].startswith("your session lacks a stop that is blocked after s.toml step 4")
+    assert "expected sequence" not in r.found and "item" not in found[1]
     assert "s.toml step 5 went through on stop_hook_active: true" in found[1]
     assert not any(line.startswith("step ") for line in found)
     assert "s.toml step 3 (stop): blocked" in (r.expected or "")

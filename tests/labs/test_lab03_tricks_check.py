@@ -1,25 +1,31 @@
-"""Lab 03, step 2: the quick check before the session looks at the scenario's real steps, so
-comments that merely mention a trick cannot pass it."""
+"""Lab 03, step 2: a half-written tricks scenario gets a verdict per trick it has, a trick counts
+only when its tool really ran, and comments that merely mention a trick are no steps.
+
+Real: the lab's own setup (real Maven: green sensors, then the broken annotation), the
+workspace's bash hooks, the session on the emulator (the differential case
+bash-touch-in-git-dir-asks shows the real client asks for, and with a yes runs, the touch).
+"""
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
-import pytest
-
 from harness.engine.context import CheckContext
 from harness.engine.manifest import find_lab
+from harness.engine.runner import LabRunner
 from harness.results import CheckResult, Status
 from harness.workspace import Workspace
 
 LAB = find_lab("3")
 STEP = LAB.step("tricks")
 TRICKS = "scenarios/tricks.toml"
+TURN = (
+    '[[step]]\ndo = "prompt"\ntext = "{text}"\n\n'
+    '[[step]]\ndo = "bash"\ncommand = "{command}"\n{more}\n'
+    '[[step]]\ndo = "stop"\nexpect = "blocked"\n\n'
+)
 
 
-def first_check(ws: Workspace) -> CheckResult:
-    spec = STEP.checks[0]
+def tricks_check(ws: Workspace) -> CheckResult:
+    spec = next(s for s in STEP.checks if s.name == "hook_session")
     return spec.kind.run(CheckContext(ws, LAB.dir), spec.params)
 
 
@@ -28,115 +34,86 @@ def put(ws: Workspace, text: str) -> None:
     (ws.root / TRICKS).write_text(text)
 
 
-def test_comments_naming_every_trick_do_not_pass(workspace: Workspace) -> None:
+def set_up(ws: Workspace) -> None:
+    runner = LabRunner(ws)
+    runner.start("3")
+    assert all(r.status is Status.PASS for r in runner.run_actions(LAB, STEP.setup))
+
+
+def test_a_half_written_scenario_gets_a_verdict_per_trick(workspace: Workspace) -> None:
+    set_up(workspace)
     skeleton = (LAB.dir / "skeleton.toml").read_text()
+    touch = TURN.format(text="Mark them as run.", command="touch .git/aiup-sensors-ran", more="")
+    # Comments naming every trick are not steps; the touch is written but not approved.
     put(
         workspace,
-        skeleton + "# later: > /dev/null, || true, -Dtest=X, touch the marker, background = true\n",
+        skeleton + touch + "# later: > /dev/null, || true, -Dtest=X, background = true\n",
     )
-    result = first_check(workspace)
-    assert result.status is Status.FAIL, result
-    found = result.found or ""
-    assert "'/dev/null'" in found and "background = true" in found
-    assert "'| tail'" not in found  # the skeleton really has that step
-
-
-def test_the_solution_passes_and_a_missing_step_is_named(workspace: Workspace) -> None:
-    shutil.copyfile(LAB.dir / "solution" / "tricks.toml", Path(workspace.root / "tricks.tmp"))
-    put(workspace, (workspace.root / "tricks.tmp").read_text())
-    assert first_check(workspace).status is Status.PASS
-    without_touch = (
-        (workspace.root / TRICKS)
-        .read_text()
-        .replace('command = "touch .git/aiup-sensors-ran"', 'command = "true"')
-    )
-    put(workspace, without_touch)
-    result = first_check(workspace)
+    result = tricks_check(workspace)
     assert result.status is Status.FAIL
-    assert (result.found or "").strip() == "no bash step whose command contains 'touch'"
+    assert result.message == (
+        "2 of 7 tricks tried and blocked; 1 did not count; 4 not in your scenario yet"
+    )
+    found = (result.found or "").splitlines()
+    assert found[0] == "✔ trick 1, the old reports: step 2 was blocked"
+    assert found[1] == "✔ trick 2, | tail: step 4 ran, and the stop after it (step 5) was blocked"
+    assert found[2] == (
+        "✘ trick 3, > /dev/null: not in your scenario yet "
+        "(a bash step whose command contains '/dev/null')"
+    )
+    assert found[5].startswith("✘ trick 6, touch .git/aiup-sensors-ran: step 7 was asked, not run")
+    assert "auto_approve = true" in found[5] and 'expect = "asked"' in found[5]
+    assert "your session lacks an edit that is allowed" in found
+    # Every event of the half-written file was played, each with its outcome.
+    session = result.details["session"]
+    assert [(e["do"], e["outcome"]) for e in session] == [
+        ("session_start", "allowed"),
+        ("stop", "blocked"),
+        ("prompt", "allowed"),
+        ("bash", "allowed"),
+        ("stop", "blocked"),
+        ("prompt", "allowed"),
+        ("bash", "asked"),
+        ("stop", "blocked"),
+    ]
+    assert session[6]["tool_ran"] is False
+
+    # With the simulated user saying yes, the touch really runs, and the stop still blocks.
+    approved = (
+        "[session]\nauto_approve = true\n\n"
+        + skeleton
+        + touch.replace('aiup-sensors-ran"\n', 'aiup-sensors-ran"\nexpect = "asked"\n')
+    )
+    put(workspace, approved)
+    result = tricks_check(workspace)
+    found = (result.found or "").splitlines()
+    assert found[5] == (
+        "✔ trick 6, touch .git/aiup-sensors-ran: step 7 ran, and the stop after it (step 8) "
+        "was blocked"
+    ), found
+    assert result.details["session"][6]["tool_ran"] is True
+    assert result.message.startswith("3 of 7 tricks tried and blocked")
+
+
+def test_a_trick_without_its_own_turn_is_named(workspace: Workspace) -> None:
+    set_up(workspace)
+    # No prompt before the trick: its stop is the second of the turn and goes through.
+    put(
+        workspace,
+        '[[step]]\ndo = "session_start"\n\n[[step]]\ndo = "stop"\n\n'
+        '[[step]]\ndo = "bash"\ncommand = "./mvnw -q test -Dgroups=sensor || true"\n\n'
+        '[[step]]\ndo = "stop"\n',
+    )
+    found = (tricks_check(workspace).found or "").splitlines()
+    assert found[3].startswith(
+        "✘ trick 4, || true: step 3 ran, and the stop after it (step 4) was not blocked: "
+        "it went through on stop_hook_active: true"
+    ), found
+    assert "put a prompt before the trick" in found[3]
 
 
 def test_a_scenario_that_is_not_valid_names_the_field(workspace: Workspace) -> None:
     put(workspace, '[[step]]\ndo = "bash"\n')
-    result = first_check(workspace)
+    result = tricks_check(workspace)
     assert result.status is Status.FAIL
     assert "step[0].command" in result.message and TRICKS in result.message
-
-
-def session_check(ws: Workspace) -> CheckResult:
-    spec = STEP.checks[1]
-    assert spec.params["turns_apart"], "lab 03 plays its tricks apart"
-    return spec.kind.run(CheckContext(ws, LAB.dir), spec.params)
-
-
-def broken_annotation(ws: Workspace) -> None:
-    """The step's setup: a green sensor run (the solution's last turn waits for a report),
-    then the annotation broken."""
-    from harness.maven import get_backend
-    from harness.maven.backend import SENSOR_GOALS
-
-    assert get_backend("local").run(ws.root, SENSOR_GOALS).ok
-    test = ws.root / "src/test/java/ai/unifiedprocess/petclinic/UC005AddVisitTest.java"
-    test.write_text(test.read_text().replace("A1: Missing Description", "A1: Missing Text"))
-
-
-@pytest.mark.maven
-def test_the_solution_played_turn_by_turn_passes_and_reads_as_one_session(
-    workspace: Workspace,
-) -> None:
-    broken_annotation(workspace)
-    put(workspace, (LAB.dir / "solution" / "tricks.toml").read_text())
-
-    result = session_check(workspace)
-
-    assert result.status is Status.PASS, result
-    session = result.details["session"]
-    # One session start (the replays are not shown), every scenario step once, in order.
-    assert [e["do"] for e in session].count("session_start") == 1
-    steps = [e["step"] for e in session]
-    assert steps == sorted(steps) and len(steps) == len(set(steps))
-    stops = [e["outcome"] for e in session if e["do"] == "stop"]
-    assert stops == ["blocked"] * 7 + ["allowed"]
-
-
-@pytest.mark.maven
-def test_a_turn_that_relies_on_an_earlier_one_fails_when_played_apart(
-    workspace: Workspace,
-) -> None:
-    """The fix in one turn, the real run in the next: the last turn's copy never got the fix,
-    so its sensors are red and the last stop is blocked."""
-    broken_annotation(workspace)
-    solution = (LAB.dir / "solution" / "tricks.toml").read_text()
-    fix_then_prompt = solution.replace(
-        'new = "A1: Missing Description"\n',
-        'new = "A1: Missing Description"\n[[step]]\ndo = "prompt"\ntext = "Now run them."\n',
-    )
-    assert fix_then_prompt != solution
-    put(workspace, fix_then_prompt)
-
-    result = session_check(workspace)
-
-    assert result.status is Status.FAIL
-    assert "the last step should be allowed, found blocked" in (result.found or "")
-
-
-def test_turns_split_at_each_prompt_and_start_from_the_session_start() -> None:
-    from harness.claude.scenario import parse_scenario
-    from harness.engine.checks.hook_session import StepAsserts, split_turns
-
-    steps = [
-        {"do": "session_start"},
-        {"do": "stop"},
-        {"do": "prompt", "text": "a"},
-        {"do": "bash", "command": "true"},
-        {"do": "stop"},
-        {"do": "prompt", "text": "b"},
-        {"do": "stop"},
-    ]
-    scenario = parse_scenario({"step": steps}, Path("inline.toml"))
-    marks = [StepAsserts(feedback_contains=str(i)) for i in range(len(steps))]
-    turns = split_turns(scenario, marks)
-
-    assert [[s.number for s in t[0].steps] for t in turns] == [[1, 2], [1, 3, 4, 5], [1, 6, 7]]
-    assert [t[2] for t in turns] == [0, 1, 1]
-    assert [a.feedback_contains for a in turns[1][1]] == ["0", "2", "3", "4"]

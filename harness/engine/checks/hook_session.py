@@ -33,6 +33,7 @@ from harness.claude.scenario import (
 )
 from harness.claude.session import StepOutcome
 from harness.claude.vocabulary import BOTH, OUTCOMES, Engine, Outcome
+from harness.engine.checks import tricks as trick_check
 from harness.engine.context import CheckContext
 from harness.engine.kinds import Kind, Params
 from harness.engine.parallel import side_by_side
@@ -108,6 +109,7 @@ class SessionParams:
     final: str | None
     expect_sequence: list[dict[str, Any]]
     blocked_stops_at_least: int
+    tricks: list[dict[str, Any]]
     turns_apart: bool
     message: str | None
     pass_message: str | None
@@ -126,6 +128,10 @@ class SessionParams:
 def _validate(p: Params) -> str | None:
     if (p.get("steps") is None) == (p.get("scenario") is None):
         return "give exactly one of steps (inline) or scenario (a scenario file)"
+    if p.get("tricks"):
+        problem = trick_check.validate(p["tricks"])
+        if problem:
+            return problem
     if p.get("turns_apart"):
         if p.get("sandbox") is False:
             return "turns_apart plays each turn in a sandbox of its own: it needs sandbox = true"
@@ -149,6 +155,7 @@ def _said(outcome: StepOutcome) -> str:
     )
 
 
+PREDICTED = "you predicted "  # a wrong expect: the participant's guess, not the hooks, was off
 LET_GO = (
     "stop_hook_active: true (the stop right after a blocked one, in the same turn), so the "
     "Stop hook let the turn end; give each trick its own turn with a prompt before it"
@@ -170,7 +177,7 @@ def _judge(
 ) -> list[str]:
     problems = []
     if step.expect is not None and outcome.outcome != step.expect:
-        wrong = f"expected {step.expect}, found {outcome.outcome}"
+        wrong = f"{PREDICTED}{step.expect}, it was {outcome.outcome}"
         problems.append(f"{wrong}: {LET_GO}" if let_go(outcome) else wrong)
     text = asserts.feedback_contains
     if text is not None and text not in outcome.feedback:
@@ -292,18 +299,65 @@ def run(ctx: CheckContext, p: Params) -> CheckResult:
     details: dict[str, Any] = {"session": _json(play.steps), "engine": last_engine}
     if len(plays) == 2:
         details["sessions"] = {engine: _json(other.steps) for engine, other in plays.items()}
-    if failures:
+    verdicts = trick_check.judge(s.tricks, scenario, play.steps) if s.tricks else []
+    shown = [v.line() for v in verdicts]
+    if verdicts:
+        details["tricks"] = [v.__dict__ for v in verdicts]
+    if failures or not all(v.ok for v in verdicts):
+        headline = _headline(s, failures, verdicts, play.steps)
+        expected = (
+            TRICKS_EXPECTED
+            if verdicts
+            else PREDICTIONS_EXPECTED
+            if headline.startswith(PREDICTIONS_WRONG)
+            else _describe_expected(scenario, asserts, s)
+        )
         return CheckResult.failed(
-            s.message or "the hooks did not behave as this step expects",
+            headline,
             name=title,
-            expected=_describe_expected(scenario, asserts, s),
-            found="\n".join(failures),
+            expected=expected,
+            found="\n".join([*shown, *failures]),
             output=_output(play.steps),
             details=details,
         )
+    if shown:
+        details["evidence"] = "\n".join(shown)
     return CheckResult.passed(
         s.pass_message or "every hook outcome as expected", name=title, details=details
     )
+
+
+PREDICTIONS_WRONG = "the hooks did what this step wants, but"
+PREDICTIONS_EXPECTED = "every expect in your file to name the outcome the step really had"
+TRICKS_EXPECTED = (
+    "every trick's command really runs and the stop after it is blocked; then a fix (an edit), "
+    "a real sensor run, and a last stop that is allowed"
+)
+
+
+def _headline(
+    s: SessionParams,
+    failures: list[str],
+    verdicts: list[trick_check.TrickVerdict],
+    steps: list[StepView],
+) -> str:
+    """The failure in the participant's words: tricks first, then a wrong prediction."""
+    if not all(v.ok for v in verdicts):
+        return trick_check.headline(verdicts)
+    judged = [entry.problems for entry in steps if entry.problems]
+    predictions_only = len(judged) == len(failures) and all(
+        len(problems) == 1 and problems[0].startswith(PREDICTED) and LET_GO not in problems[0]
+        for problems in judged
+    )
+    if failures and predictions_only:
+        # The hooks did what the step wants; only the participant's expect was off.
+        wrong = len(failures)
+        return (
+            f"{PREDICTIONS_WRONG} your prediction was wrong"
+            if wrong == 1
+            else f"{PREDICTIONS_WRONG} {wrong} of your predictions were wrong"
+        )
+    return s.message or "the hooks did not behave as this step expects"
 
 
 def _json(steps: list[StepView]) -> list[dict[str, Any]]:
@@ -390,10 +444,14 @@ def _whole_session_problems(s: SessionParams, last: StepOutcome | None, blocked:
     problems = []
     if s.final is not None and (last is None or last.outcome != s.final):
         problems.append(
-            f"the last step should be {s.final}, found {last.outcome if last else 'nothing'}"
+            f"the last step of your session should be {s.final}; "
+            + (f"it was {last.outcome}" if last else "the session has no step")
         )
     if s.blocked_stops_at_least and blocked < s.blocked_stops_at_least:
-        problems.append(f"{blocked} blocked stops, expected at least {s.blocked_stops_at_least}")
+        problems.append(
+            f"{blocked} of your stops were blocked; this step needs at least "
+            f"{s.blocked_stops_at_least}"
+        )
     return problems
 
 
@@ -537,18 +595,15 @@ SEQUENCE_KEYS = {
 def _sequence_problems(wanted: list[Any], steps: list[StepView], git_dir: Path) -> list[str]:
     """Each wanted step must match a session step, in order (other steps may come between)."""
     i = 0
-    for n, want in enumerate(wanted):
+    for want in wanted:
         start = i
         while i < len(steps) and not _step_matches(want, steps[i]):
             i += 1
-        item = f"expected sequence, item {n + 1} of {len(wanted)} ({_describe_item(want)})"
+        item = describe_item(want)
         if i == len(steps):
-            where = (
-                f"after {steps[start - 1].label}, where item {n} matched"
-                if start
-                else "anywhere in the session"
+            problem = f"your session lacks {item}" + (
+                f" after {steps[start - 1].label}" if start else ""
             )
-            problem = f"{item}: no such step {where}"
             released = [s.label for s in steps if s.let_go]
             if released:
                 problem += (
@@ -557,19 +612,39 @@ def _sequence_problems(wanted: list[Any], steps: list[StepView], git_dir: Path) 
                 )
             return [problem]
         if want.get("marker_exists") and not (git_dir / want["marker_exists"]).exists():
-            return [f"{item}: no marker {want['marker_exists']} after the session"]
+            return [f"{steps[i].label} left no marker .git/{want['marker_exists']}"]
         i += 1
     return []
 
 
-def _describe_item(want: dict[str, Any]) -> str:
-    bits = [str(want.get("do", "any step"))]
-    for key, value in want.items():
-        if key == "do":
-            continue
-        name = key.replace("_contains", " contains").replace("_", " ")
-        bits.append(f"{name} {value!r}" if "contains" in key else f"{name} {value}")
-    return ", ".join(bits)
+_NOUNS = {
+    "edit": "an edit",
+    "write": "a write",
+    "bash": "a bash command",
+    "stop": "a stop",
+    "prompt": "a prompt",
+    "session_start": "a session_start",
+    "subagent_stop": "a subagent_stop",
+}
+
+
+def describe_item(want: dict[str, Any]) -> str:
+    """``{do = "edit", detail_contains = "UC-005", outcome = "blocked"}`` → "an edit
+    mentioning 'UC-005' that is blocked": what the session should show, as a person says it."""
+    do = want.get("do")
+    head = _NOUNS.get(str(do), f"a {do} step") if do else "a step"
+    if want.get("detail_contains") is not None:
+        head += f" mentioning {want['detail_contains']!r}"
+    clauses = []
+    if want.get("outcome"):
+        clauses.append(f"is {want['outcome']}")
+    if want.get("feedback_contains") is not None:
+        clauses.append(f"tells Claude {want['feedback_contains']!r}")
+    if want.get("message_contains") is not None:
+        clauses.append(f"says {want['message_contains']!r}")
+    if want.get("marker_exists"):
+        clauses.append(f"leaves the marker .git/{want['marker_exists']}")
+    return head + (" that " + " and ".join(clauses) if clauses else "")
 
 
 def _step_matches(want: dict[str, Any], step: StepView) -> bool:
@@ -692,6 +767,14 @@ KIND = Kind(
             doc="tables {do, outcome, feedback_contains, message_contains, detail_contains, "
             "marker_exists} that must happen in this order (for participant-written "
             "scenarios)",
+        ),
+        Field(
+            "tricks",
+            list,
+            default=[],
+            doc="a verdict per trick of a participant's scenario: tables {name, do, "
+            "FIELD_contains, …} matched like the scenario check's has_steps; each trick's tool "
+            "must really run and the stop after it be blocked (see checks/tricks.py)",
         ),
         Field(
             "turns_apart",

@@ -3,6 +3,7 @@ expected ones. Wrong answers are named with a pointer to read, the right answer 
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from harness.engine.context import CheckContext
@@ -14,9 +15,42 @@ from harness.userfiles import read_toml
 
 
 def _norm(value: Any) -> Any:
-    if isinstance(value, list):  # an answer nested deeper is wrong, never a crash
-        return sorted({str(v).strip().lower() for v in value})
-    return str(value).strip().lower()
+    if isinstance(value, list):
+        # an answer nested deeper is wrong, never a crash
+        return sorted({" ".join(str(v).split()).lower() for v in value})
+    return " ".join(str(value).split()).lower()
+
+
+_LETTER = re.compile(r"[a-z]")
+# "(b)", "b)", "b.", "(b) failures", "b) failures": the letter a participant marked.
+_MARKED = re.compile(r"\(?([a-z])[).:]?(?:\s+.*)?")
+
+
+def _as_letter(given: Any, options: dict[str, str]) -> Any:
+    """The participant's answer as an option letter when it names one: the letter itself,
+    the letter as the quiz prints it ("(b) failures"), or the option's own text."""
+    if isinstance(given, list):
+        return [_as_letter(v, options) for v in given]
+    text = _norm(given)
+    by_text = {_norm(t): letter for letter, t in options.items()}
+    if text in by_text:
+        return by_text[text]
+    marked = _MARKED.fullmatch(text)
+    if marked and (not options or marked.group(1) in options):
+        rest = text[marked.end(1) :].lstrip(").: ")
+        if not rest or rest == _norm(options.get(marked.group(1), rest)):
+            return marked.group(1)
+    return given
+
+
+def _letter_quiz(expected: Any) -> bool:
+    wanted = expected if isinstance(expected, list) else [expected]
+    return all(isinstance(w, str) and _LETTER.fullmatch(_norm(w)) for w in wanted)
+
+
+def _not_a_letter(given: Any) -> bool:
+    values = given if isinstance(given, list) else [given]
+    return any(not _LETTER.fullmatch(_norm(v)) for v in values)
 
 
 def _validate(p: Params) -> str | None:
@@ -25,6 +59,11 @@ def _validate(p: Params) -> str | None:
     for q, a in p["answers"].items():
         if not isinstance(a, str | list):
             return f"answers.{q} must be a string or an array of strings"
+    for q, opts in (p.get("options") or {}).items():
+        if q not in p["answers"]:
+            return f"options.{q}: there is no answer {q} in answers"
+        if not isinstance(opts, dict) or not all(isinstance(t, str) for t in opts.values()):
+            return f'options.{q} must be a table such as {{ a = "errors", b = "failures" }}'
     return None
 
 
@@ -46,17 +85,26 @@ def run(ctx: CheckContext, p: Params) -> CheckResult:
         )
     expected: dict[str, Any] = p["answers"]
     explain: dict[str, str] = p["explain"] or {}
+    options: dict[str, dict[str, str]] = p["options"] or {}
     missing = [q for q in expected if q not in given or given[q] in ("", [])]
-    wrong = [q for q in expected if q not in missing and _norm(given[q]) != _norm(expected[q])]
-    right = len(expected) - len(missing) - len(wrong)
-    # In the quiz's own order: q1 before q3, whatever is wrong with each.
-    found = "\n".join(
-        f"{q}: not answered"
-        if q in missing
-        else f"{q}: {given[q]!r} is not right" + (f" — {explain[q]}" if q in explain else "")
+    answers = {
+        q: _as_letter(given[q], options.get(q, {})) if _letter_quiz(expected[q]) else given[q]
         for q in expected
-        if q in missing or q in wrong
-    )
+        if q not in missing
+    }
+    wrong = [q for q in answers if _norm(answers[q]) != _norm(expected[q])]
+    right = len(expected) - len(missing) - len(wrong)
+
+    def problem(q: str) -> str:
+        if q in missing:
+            return f"{q}: not answered"
+        if _letter_quiz(expected[q]) and _not_a_letter(answers[q]):
+            letters = ", ".join(sorted(options.get(q, {}))) or "a, b, c …"
+            return f"{q}: {given[q]!r} is not one of the options: answer with a letter ({letters})"
+        return f"{q}: {given[q]!r} is not right" + (f" — {explain[q]}" if q in explain else "")
+
+    # In the quiz's own order: q1 before q3, whatever is wrong with each.
+    found = "\n".join(problem(q) for q in expected if q in missing or q in wrong)
     details = {"right": right, "of": len(expected), "missing": missing, "wrong": wrong}
     if missing or wrong:
         return CheckResult.failed(
@@ -86,6 +134,13 @@ KIND = Kind(
             dict,
             required=True,
             doc="expected answers per question: a string, or an array when several letters",
+        ),
+        Field(
+            "options",
+            dict,
+            default={},
+            doc='per question: its options as { a = "text", b = "text" }, so an answer '
+            "may give the option's text instead of its letter",
         ),
         Field(
             "explain",

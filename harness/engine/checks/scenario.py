@@ -35,7 +35,7 @@ def _validate(p: Params) -> str | None:
     return None
 
 
-def _matches(want: dict[str, Any], step: ScenarioStep) -> bool:
+def matches(want: dict[str, Any], step: ScenarioStep) -> bool:
     for key, value in want.items():
         if key == "do":
             if step.do != value:
@@ -78,9 +78,7 @@ def run(ctx: CheckContext, p: Params) -> CheckResult:
             found=exc.problem,
             details={"fix": exc.fix} if exc.fix else {},
         )
-    missing = [
-        want for want in p["has_steps"] if not any(_matches(want, s) for s in scenario.steps)
-    ]
+    missing = [want for want in p["has_steps"] if not any(matches(want, s) for s in scenario.steps)]
     if missing:
         return CheckResult.failed(
             p["message"] or f"{rel} lacks {len(missing)} of the steps it needs",

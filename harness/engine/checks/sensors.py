@@ -46,7 +46,27 @@ def _state(report: SurefireReport | None) -> str:
         return f"green ({report.tests} tests)"
     if report.tests == 0:
         return "ran no test"
-    return f"red ({report.failures} failures, {report.errors} errors of {report.tests})"
+    return f"red ({_counted(report)} of {_plural(report.tests, 'test')})"
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def _counted(report: SurefireReport) -> str:
+    """ "1 failure, 0 errors": the counts a participant reads off the report."""
+    return f"{_plural(report.failures, 'failure')}, {_plural(report.errors, 'error')}"
+
+
+def _red_but_fresh(
+    expect: dict[str, str], wrong: list[str], reports: dict[str, SurefireReport | None]
+) -> str:
+    """A headline for a run that happened and is red where the step wants green, or ""."""
+    red = [s for s in wrong if expect.get(s) == "green" and (r := reports.get(s)) and r.tests]
+    if not red or len(red) != len(wrong):
+        return ""
+    named = ", ".join(f"{s} ({_counted(r)})" for s in red if (r := reports.get(s)))
+    return f"the sensors ran (the reports are fresh), but the run is red: {named}"
 
 
 def _matches(outcome: str, report: SurefireReport | None) -> bool:
@@ -155,8 +175,12 @@ def _run(ctx: CheckContext, p: Params) -> CheckResult:
         if not any(text in m for m in messages):
             wrong.append(sensor)
     if wrong:
+        # The lab's message is about a run that is missing; a fresh red run is said as such.
+        red = _red_but_fresh(expect, wrong, reports)
+        if red:
+            details["fix"] = "fix what the failure names, then ./mvnw -q test -Dgroups=sensor"
         return CheckResult.failed(
-            p["message"] or "the sensors did not report what this step expects",
+            red or p["message"] or "the sensors did not report what this step expects",
             name=name,
             expected=_expected(expect, contains),
             found=_found(reports),
@@ -228,7 +252,9 @@ def _found(reports: dict[str, SurefireReport | None]) -> str:
     for sensor, report in reports.items():
         lines.append(f"{sensor}: {_state(report)}")
         for problem in (report.problems if report else ())[:3]:
-            first = " ".join(problem.message.split())[:400]
+            first = " ".join(problem.message.split())
+            if len(first) > 400:  # cut between words, never inside a name
+                first = first[:400].rsplit(" ", 1)[0] + " … (lab sensors --no-run shows it all)"
             lines.append(f"  {problem.test}: {first}")
     return "\n".join(lines)
 

@@ -1,0 +1,140 @@
+"""A verdict per trick of a participant's scenario (``hook_session``'s ``tricks``).
+
+Lab 03 has the participant script a session in which Claude tries trick after trick to end
+its turn without proof. A half-written scenario still gets a verdict for every trick it has,
+and a trick counts only when its tool really ran (a command that waited on a permission
+prompt nobody answered proves nothing) and the stop after it was blocked.
+
+    tricks = [
+        { name = "the old reports", do = "stop" },
+        { name = "| tail", do = "bash", command_contains = "| tail" },
+        { name = "in the background", do = "bash", background = true },
+    ]
+
+Each table matches the first step of the scenario it fits (fields as in the ``scenario``
+check's ``has_steps``); a ``stop`` trick is judged on its own outcome, any other on its tool and
+the next stop after it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from harness.claude.scenario import Scenario, ScenarioStep
+from harness.engine.checks.scenario import describe, matches
+from harness.engine.stepview import StepView
+
+ASKED_NOT_RUN = (
+    "Claude Code asked the user first (a write under .git/ always asks), nobody answered, so "
+    "the command never ran: add [session] auto_approve = true at the top of the file, so the "
+    'simulated user says yes, and predict expect = "asked"'
+)
+LET_GO_SHORT = (
+    "it went through on stop_hook_active: true (a second stop in the same turn): put a prompt "
+    "before the trick, so it has a turn of its own"
+)
+
+
+@dataclass(frozen=True)
+class TrickVerdict:
+    number: int
+    name: str
+    ok: bool
+    text: str  # what happened, in the participant's words
+    missing: bool = False  # not in the scenario yet
+
+    def line(self) -> str:
+        return f"{'✔' if self.ok else '✘'} trick {self.number}, {self.name}: {self.text}"
+
+
+def _trick_fields(trick: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in trick.items() if k != "name"}
+
+
+def validate(tricks: list[Any]) -> str | None:
+    for i, trick in enumerate(tricks):
+        if not isinstance(trick, dict) or not isinstance(trick.get("name"), str):
+            return (
+                f'tricks[{i}] must be a table with a name, e.g. {{ name = "| tail", do = "bash" }}'
+            )
+        if not _trick_fields(trick):
+            return f'tricks[{i}] must say which step it is, e.g. do = "bash"'
+    return None
+
+
+def judge(
+    tricks: list[dict[str, Any]], scenario: Scenario, played: list[StepView]
+) -> list[TrickVerdict]:
+    """One verdict per trick, in the order the lab lists them."""
+    by_number = {entry.step: entry for entry in played}
+    verdicts = []
+    for n, trick in enumerate(tricks, start=1):
+        want = _trick_fields(trick)
+        step = next((s for s in scenario.steps if matches(want, s)), None)
+        name = str(trick["name"])
+        if step is None:
+            verdicts.append(
+                TrickVerdict(n, name, False, f"not in your scenario yet (a {describe(want)})", True)
+            )
+            continue
+        entry = by_number.get(step.number)
+        if entry is None:
+            verdicts.append(TrickVerdict(n, name, False, "the session stopped before it"))
+            continue
+        verdicts.append(_verdict(n, name, step, entry, scenario, by_number))
+    return verdicts
+
+
+def _verdict(
+    n: int,
+    name: str,
+    step: ScenarioStep,
+    entry: StepView,
+    scenario: Scenario,
+    by_number: dict[int, StepView],
+) -> TrickVerdict:
+    where = f"step {step.number}"
+    if step.do == "stop":
+        return _stop_verdict(n, name, where, entry)
+    if not entry.tool_ran:
+        if entry.outcome == "asked":
+            return TrickVerdict(n, name, False, f"{where} was asked, not run: {ASKED_NOT_RUN}")
+        return TrickVerdict(
+            n,
+            name,
+            False,
+            f"{where} did not run (outcome {entry.outcome}), so it proves nothing",
+        )
+    stop = next((s for s in scenario.steps if s.number > step.number and s.do == "stop"), None)
+    if stop is None:
+        return TrickVerdict(n, name, False, f"{where} ran; add the stop that tries to end the turn")
+    after = by_number.get(stop.number)
+    if after is None:
+        return TrickVerdict(n, name, False, f"{where} ran; the session ended before its stop")
+    verdict = _stop_verdict(
+        n, name, f"{where} ran, and the stop after it (step {stop.number})", after
+    )
+    return verdict
+
+
+def _stop_verdict(n: int, name: str, where: str, entry: StepView) -> TrickVerdict:
+    outcome = entry.outcome
+    if outcome == "blocked":
+        return TrickVerdict(n, name, True, f"{where} was blocked")
+    if entry.let_go:
+        return TrickVerdict(n, name, False, f"{where} was not blocked: {LET_GO_SHORT}")
+    return TrickVerdict(n, name, False, f"{where} was {outcome}, not blocked")
+
+
+def headline(verdicts: list[TrickVerdict]) -> str:
+    """ "3 of 7 tricks tried and blocked; 1 did not count; 3 not in your scenario yet"."""
+    good = sum(v.ok for v in verdicts)
+    missing = sum(v.missing for v in verdicts)
+    bad = len(verdicts) - good - missing
+    parts = [f"{good} of {len(verdicts)} tricks tried and blocked"]
+    if bad:
+        parts.append(f"{bad} did not count")
+    if missing:
+        parts.append(f"{missing} not in your scenario yet")
+    return "; ".join(parts)
