@@ -54,6 +54,11 @@ def _isolated_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     os.environ.setdefault("GIT_COMMITTER_NAME", "Hook Lab Tests")
     os.environ.setdefault("GIT_COMMITTER_EMAIL", "tests@hooklab.invalid")
     os.environ.pop("NO_COLOR", None)
+    # pytest-xdist's workers inherit COLUMNS=80 and LINES=24 from execnet; a plain run has
+    # neither. Tests that care about the width set COLUMNS themselves, so every run sees the
+    # same terminal whatever the runner.
+    os.environ.pop("COLUMNS", None)
+    os.environ.pop("LINES", None)
     yield
     if real_home is not None:
         os.environ["HOME"] = real_home
