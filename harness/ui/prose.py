@@ -34,7 +34,7 @@ LAB_SUBCOMMANDS = frozenset(
     {
         *("init", "sensors", "backups", "restore", "doctor", "simulate", "verify-hook"),
         *("list", "start", "status", "check", "hint", "next", "goto", "reset", "solve"),
-        *("watch", "demo", "dev", "submit", "trainer"),
+        *("watch", "demo", "dev", "submit", "trainer", "replay"),
     }
 )
 PROGRAMS = frozenset(

@@ -14,16 +14,13 @@ import pytest
 from harness.engine.devcheck import Shard, select_shard
 from harness.engine.shards import junit_xml, merge_reports
 from harness.errors import ConfigError
-from tests.builders import REPO_ROOT, run_lab_process
-from tests.engine.conftest import write_lab
-from tests.engine.test_devcheck import TRIVIAL
+from tests.builders import REPO_ROOT, Table, run_lab_process, toml_text, write_lab
+from tests.engine.test_devcheck import trivial
 
 
-def honest(lab_id: str) -> str:
-    """A lab whose one real step fails before its solve and passes after it."""
-    return TRIVIAL.replace('path = "pom.xml"', 'path = "x.txt"').replace(
-        'id = "01-trivial"', f'id = "{lab_id}"'
-    )
+def honest(lab_id: str) -> Table:
+    """A lab whose steps fail before their solve and pass after it."""
+    return trivial(lab_id, first_checks="x.txt")
 
 
 @pytest.mark.parametrize("total", [1, 2, 3, 7, 9])
@@ -49,7 +46,11 @@ def test_two_shards_prove_exactly_the_labs_of_the_full_run_and_merge_into_its_re
     for lab_id in ("01-one", "02-two", "03-three"):
         write_lab(course, lab_id, honest(lab_id))
     # A broken manifest counts as a lab: some shard must report it, not drop it.
-    write_lab(course, "04-broken", honest("04-broken").replace('kind = "file"', 'kind = "flie"'))
+    write_lab(
+        course,
+        "04-broken",
+        toml_text(honest("04-broken")).replace('kind = "file"', 'kind = "flie"'),
+    )
     env = {"HOOKLAB_LABS": str(course), "NO_COLOR": "1"}
 
     def dev(*args: str) -> int:

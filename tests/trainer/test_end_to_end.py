@@ -85,6 +85,8 @@ def test_a_participant_passes_lab_01_and_the_trainer_sees_and_verifies_it(
             "steps": 2,
             "complete": True,
             "passed": ["run-sensors", "read-a-report"],
+            # how each live step passed: Lab 01 has none
+            "evidence": {},
         }
 
         verified = lab(tmp_path, "trainer", "verify", url, "pat", "--cohort", "e2e", "--json")

@@ -50,7 +50,8 @@ def _letter_quiz(expected: Any) -> bool:
 
 def _not_a_letter(given: Any) -> bool:
     values = given if isinstance(given, list) else [given]
-    return any(not _LETTER.fullmatch(_norm(v)) for v in values)
+    # An answer nested in arrays is no letter either, but it is simply wrong, not a misread option.
+    return any(isinstance(v, str) and not _LETTER.fullmatch(_norm(v)) for v in values)
 
 
 def _validate(p: Params) -> str | None:
