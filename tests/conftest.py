@@ -39,9 +39,9 @@ def _isolated_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """Keep tests away from the real $HOME (git config, ~/.m2, docker config)."""
     real_home = os.environ.get("HOME")
     # The pinned Claude Code client lives in the user's cache; keep finding it there.
-    from harness.claude.client.install import cache_root
+    from harness.paths import cache_home
 
-    os.environ.setdefault("HOOKLAB_CACHE", str(cache_root()))
+    os.environ.setdefault("HOOKLAB_CACHE", str(cache_home()))
     fake_home = tmp_path_factory.mktemp("home")
     os.environ["HOME"] = str(fake_home)
     # Claude Code's own state (sessions, settings, login) of whoever runs the tests is never

@@ -25,7 +25,8 @@ from harness.engine.parallel import worker_count
 from harness.engine.runner import LabRunner, StepRun
 from harness.errors import ConfigError, HarnessError
 from harness.maven import get_backend
-from harness.maven.warm import cache_home, warm_compile
+from harness.maven.warm import warm_compile
+from harness.paths import cache_home
 from harness.results import CheckResult, Status
 from harness.workspace import Workspace, provision
 
