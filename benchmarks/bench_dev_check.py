@@ -13,14 +13,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.report import Options, Row, Unavailable, run_standalone
+from benchmarks.report import Options, Row, Unavailable, run_standalone, timed_command
 
 WRAPPER = """#!/usr/bin/env bash
 started=$(date +%s.%N)
@@ -40,7 +38,9 @@ def union_seconds(intervals: list[tuple[float, float]]) -> float:
     return total
 
 
-def dev_check(engine: str, tmp: Path, real: str) -> tuple[float, list[tuple[float, float]], Any]:
+def dev_check(
+    engine: str, tmp: Path, real: str
+) -> tuple[float, list[tuple[float, float]], dict[str, Any]]:
     """One whole `lab dev check --engine ENGINE --json`: its time, Maven's runs, the report."""
     log = tmp / f"maven-{engine}.log"
     log.write_text("")
@@ -48,20 +48,14 @@ def dev_check(engine: str, tmp: Path, real: str) -> tuple[float, list[tuple[floa
     bin_dir.mkdir(exist_ok=True)
     (bin_dir / "mvn").write_text(WRAPPER.format(real=real, log=log))
     (bin_dir / "mvn").chmod(0o755)
-    env = dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
-    started = time.perf_counter()
-    done = subprocess.run(
+    total, done = timed_command(
         [sys.executable, "-m", "harness", "dev", "check", "--engine", engine, "--json"],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
+        env={"PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"},
     )
-    total = time.perf_counter() - started
     intervals = [
         (float(a), float(b)) for a, b in (line.split() for line in log.read_text().splitlines())
     ]
-    report = json.loads(done.stdout or "{}")
+    report: dict[str, Any] = json.loads(done.stdout or "{}")
     if not report.get("ok"):
         raise RuntimeError(
             f"lab dev check --engine {engine} failed, no measurement:\n{done.stdout[-3000:]}"
