@@ -7,11 +7,15 @@ import pwd
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from tests.builders import REPO_ROOT
 from tests.recorded_sessions import Played
+
+if TYPE_CHECKING:  # for the annotation only: this file imports harness inside its fixtures
+    from harness.workspace import Workspace
 
 # Tests that share something machine-wide, so no two may run at once: each group runs on one
 # pytest-xdist worker (--dist loadgroup), beside the independent tests on the others.
@@ -102,7 +106,7 @@ def _compiled_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def workspace(tmp_path: Path, _compiled_template: Path):  # type: ignore[no-untyped-def]
+def workspace(tmp_path: Path, _compiled_template: Path) -> Workspace:
     """A fresh provisioned workspace (a copy of one provisioned per session, .git included)."""
     from harness.workspace import Workspace
 
