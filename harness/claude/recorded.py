@@ -748,10 +748,6 @@ def config_root(env: Mapping[str, str] | None = None) -> Path:
     return (Path(home) if home else Path.home()) / ".claude"
 
 
-def project_dir_name(cwd: Path | str) -> str:
-    return re.sub(r"[^A-Za-z0-9]", "-", str(cwd))
-
-
 @dataclass(frozen=True)
 class SessionFile:
     path: Path
