@@ -5,12 +5,13 @@ answers alike: exit 1, no traceback, the file named and what to do."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
 
 from harness.workspace import Workspace
-from tests.reliability.cli import assert_clean_error, lab
+from tests.reliability.cli import assert_clean_error, lab, project
 from tests.reliability.participant import assert_intact, state
 from tests.reliability.plugin import fault
 
@@ -42,10 +43,12 @@ SCENARIOS: dict[str, tuple[str, str]] = {
 }
 
 
-def project(root: Path) -> Path:
-    (root / ".claude").mkdir(parents=True)
-    (root / ".claude" / "settings.json").write_text('{"hooks": {}}\n')
-    return root
+def each_case(table: Mapping[str, tuple[object, str]]) -> pytest.MarkDecorator:
+    """One run per case of ``table`` (its name is the test id), given ``case`` and ``said``:
+    the words the error must say."""
+    return pytest.mark.parametrize(
+        ("case", "said"), [(case, said) for case, (_, said) in table.items()], ids=list(table)
+    )
 
 
 @fault(
@@ -54,11 +57,9 @@ def project(root: Path) -> Path:
     tried="lab simulate scenario.toml in a project with valid settings; the file is {case}",
     held='exit 1, no traceback; the error names scenario.toml and says "{said}"',
 )
-@pytest.mark.parametrize(
-    ("case", "said"), [(c, s) for c, (_, s) in TOML_FILES.items()], ids=list(TOML_FILES)
-)
+@each_case(TOML_FILES)
 def test_unreadable_scenario(tmp_path: Path, case: str, said: str) -> None:
-    root = project(tmp_path / "project")
+    root = project(tmp_path / "project", {"hooks": {}})
     scenario = tmp_path / "scenario.toml"
     scenario.write_bytes(TOML_FILES[case][0])
     assert_clean_error(lab(root, "simulate", str(scenario)), "scenario.toml", said)
@@ -70,11 +71,9 @@ def test_unreadable_scenario(tmp_path: Path, case: str, said: str) -> None:
     tried="lab simulate scenario.toml in a project with valid settings; the scenario has {case}",
     held='exit 1, no traceback, no step run; the error names scenario.toml and says "{said}"',
 )
-@pytest.mark.parametrize(
-    ("case", "said"), [(c, s) for c, (_, s) in SCENARIOS.items()], ids=list(SCENARIOS)
-)
+@each_case(SCENARIOS)
 def test_scenario_of_wrong_types(tmp_path: Path, case: str, said: str) -> None:
-    root = project(tmp_path / "project")
+    root = project(tmp_path / "project", {"hooks": {}})
     scenario = tmp_path / "scenario.toml"
     scenario.write_text(SCENARIOS[case][0])
     done = lab(root, "simulate", str(scenario))
@@ -88,9 +87,7 @@ def test_scenario_of_wrong_types(tmp_path: Path, case: str, said: str) -> None:
     tried="lab list with a labs folder whose 01-bad/lab.toml is {case}",
     held='exit 1, no traceback; the error names 01-bad/lab.toml and says "{said}"',
 )
-@pytest.mark.parametrize(
-    ("case", "said"), [(c, s) for c, (_, s) in TOML_FILES.items()], ids=list(TOML_FILES)
-)
+@each_case(TOML_FILES)
 def test_unreadable_manifest(tmp_path: Path, case: str, said: str) -> None:
     (tmp_path / "labs" / "01-bad").mkdir(parents=True)
     (tmp_path / "labs" / "01-bad" / "lab.toml").write_bytes(TOML_FILES[case][0])
@@ -136,11 +133,9 @@ SETTINGS: dict[str, tuple[bytes, str]] = {
     tried="lab simulate of a one-step scenario in a project whose .claude/settings.json is {case}",
     held='exit 1, no traceback; the error names .claude/settings.json and says "{said}"',
 )
-@pytest.mark.parametrize(
-    ("case", "said"), [(c, s) for c, (_, s) in SETTINGS.items()], ids=list(SETTINGS)
-)
+@each_case(SETTINGS)
 def test_unreadable_settings(tmp_path: Path, case: str, said: str) -> None:
-    root = project(tmp_path / "project")
+    root = project(tmp_path / "project", {"hooks": {}})
     (root / ".claude" / "settings.json").write_bytes(SETTINGS[case][0])
     scenario = tmp_path / "scenario.toml"
     scenario.write_bytes(STOP_STEP)
@@ -163,9 +158,7 @@ ANSWERS: dict[str, tuple[bytes, str]] = {
     held="the check fails (exit 1, no traceback), naming answers/adr-quiz.toml and saying "
     '"{said}"; the participant\'s files, progress and backups intact',
 )
-@pytest.mark.parametrize(
-    ("case", "said"), [(c, s) for c, (_, s) in ANSWERS.items()], ids=list(ANSWERS)
-)
+@each_case(ANSWERS)
 def test_unreadable_quiz_answers(participant: Workspace, case: str, said: str) -> None:
     root = participant.root
     (root / QUIZ).parent.mkdir(parents=True, exist_ok=True)
