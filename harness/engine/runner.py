@@ -176,21 +176,7 @@ class LabRunner:
     ) -> StepRun:
         ctx = self.context(lab, root)
         ctx.extra["rebuild_evidence"] = rebuild_evidence
-        mine = self.progress.lab_progress(lab.id).step(step.id)
-        passed_on = (mine.passed or {}).get("evidence_kind") if rebuild_evidence else None
-        # Re-verifying a live step checks what it passed on: the scripted session, or the
-        # recorded session it named (found again by its id and digest).
-        ctx.extra["scripted"] = self.template.scripted or passed_on == "scripted"
-        ctx.extra["step_entered_at"] = mine.entered_at
-        live_ref = f"{LAB_REFS}{lab.id}/live/{step.id}"
-        if live_ref.encode() in self.ws.repo.refs:
-            ctx.extra["step_start_ref"] = live_ref
-        if rebuild_evidence and mine.passed and mine.passed.get("session_id"):
-            ctx.extra["passed_session"] = mine.passed["session_id"]
-            ctx.extra["passed_digest"] = mine.passed.get("timeline_digest")
-            ctx.extra["passed_evidence_commit"] = mine.passed.get("evidence_commit")
-            if mine.passed.get("live_start"):
-                ctx.extra["step_start_ref"] = mine.passed["live_start"]
+        ctx.extra.update(self._session_extras(lab, step, rebuild_evidence))
         if rebuild_evidence:
             # Re-verification: the participant saw these sessions when the step passed; a
             # progress line is enough, not every hook event again.
@@ -216,6 +202,29 @@ class LabRunner:
         return StepRun(
             lab, step, results, len(step.checks) - len(results), time.monotonic() - started
         )
+
+    def _session_extras(self, lab: Lab, step: Step, rebuild_evidence: bool) -> dict[str, Any]:
+        """What a live step's check reads besides the workspace: whether to play the scripted
+        session, when the step was entered, the state its session began in, and, when a passed
+        step is re-verified, the session it passed on."""
+        mine = self.progress.lab_progress(lab.id).step(step.id)
+        passed_on = (mine.passed or {}).get("evidence_kind") if rebuild_evidence else None
+        # Re-verifying a live step checks what it passed on: the scripted session, or the
+        # recorded session it named (found again by its id and digest).
+        extras: dict[str, Any] = {
+            "scripted": self.template.scripted or passed_on == "scripted",
+            "step_entered_at": mine.entered_at,
+        }
+        live_ref = f"{LAB_REFS}{lab.id}/live/{step.id}"
+        if live_ref.encode() in self.ws.repo.refs:
+            extras["step_start_ref"] = live_ref
+        if rebuild_evidence and mine.passed and mine.passed.get("session_id"):
+            extras["passed_session"] = mine.passed["session_id"]
+            extras["passed_digest"] = mine.passed.get("timeline_digest")
+            extras["passed_evidence_commit"] = mine.passed.get("evidence_commit")
+            if mine.passed.get("live_start"):
+                extras["step_start_ref"] = mine.passed["live_start"]
+        return extras
 
     # ---- commands ----------------------------------------------------------------------
     def _save(self, message: str) -> None:
