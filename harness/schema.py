@@ -9,14 +9,21 @@ meant; a number must be finite and inside its bounds.
 from __future__ import annotations
 
 import builtins
+import dataclasses
 import difflib
+import keyword
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from harness.errors import ConfigError
 from harness.paths import escape_problem
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+T = TypeVar("T", bound="DataclassInstance")
 
 _TYPE_NAMES: dict[type, str] = {
     str: "a string",
@@ -184,3 +191,21 @@ def check_value(value: object, field: Field, *, path: object, where: str) -> Any
 
 def _join(where: str, key: str) -> str:
     return f"{where}.{key}" if where else key
+
+
+def attribute(name: str) -> str:
+    """A field's attribute on its typed dataclass: a Python keyword gets a trailing underscore
+    (``from`` is ``from_``)."""
+    return f"{name}_" if keyword.iskeyword(name) else name
+
+
+def build(cls: type[T], table: Mapping[str, Any], fields: Sequence[Field]) -> T:
+    """The typed form of a table ``check_table`` validated against ``fields``: one attribute
+    per declared field the dataclass names (a tag such as ``kind`` is not a parameter)."""
+    by_attribute = {attribute(f.name): f for f in fields}
+    return cls(
+        **{
+            a.name: table.get(by_attribute[a.name].name, by_attribute[a.name].default)
+            for a in dataclasses.fields(cls)
+        }
+    )

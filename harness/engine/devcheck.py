@@ -131,7 +131,7 @@ def walk_lab(
     started = time.monotonic()
     base = context or CheckContext(ws, lab.dir)
     timer = _Timer(base.on_activity)
-    ctx = replace(base, workspace=ws, lab_dir=lab.dir, on_activity=timer.activity, extra={})
+    ctx = replace(base, workspace=ws, lab_dir=lab.dir, on_activity=timer.activity)
     runner = LabRunner(ws, labs_root=lab.dir.parent, context=ctx)
     walk = LabWalk(lab.id)
     obs.lab_started(lab)

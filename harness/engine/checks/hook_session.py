@@ -35,7 +35,7 @@ from harness.claude.session import StepOutcome
 from harness.claude.vocabulary import BOTH, OUTCOMES, Engine, Outcome
 from harness.engine.checks import tricks as trick_check
 from harness.engine.context import CheckContext
-from harness.engine.kinds import Kind, Params
+from harness.engine.kinds import Kind
 from harness.engine.parallel import side_by_side
 from harness.engine.sandbox import path_without, sandbox_copy
 from harness.engine.stepview import StepView
@@ -114,10 +114,6 @@ class SessionParams:
     message: str | None
     pass_message: str | None
 
-    @classmethod
-    def of(cls, p: Params) -> SessionParams:
-        return cls(**{f.name: p.get(f.name, f.default) for f in KIND.params if f.name != "kind"})
-
     @property
     def label(self) -> str:
         """How a step is named: the steps of a scenario file always carry the file's name, so
@@ -125,23 +121,23 @@ class SessionParams:
         return f"{Path(self.scenario).name} step" if self.scenario else "session step"
 
 
-def _validate(p: Params) -> str | None:
-    if (p.get("steps") is None) == (p.get("scenario") is None):
+def _validate(p: SessionParams) -> str | None:
+    if (p.steps is None) == (p.scenario is None):
         return "give exactly one of steps (inline) or scenario (a scenario file)"
-    if p.get("tricks"):
-        problem = trick_check.validate(p["tricks"])
+    if p.tricks:
+        problem = trick_check.validate(p.tricks)
         if problem:
             return problem
-    if p.get("turns_apart"):
-        if p.get("sandbox") is False:
+    if p.turns_apart:
+        if p.sandbox is False:
             return "turns_apart plays each turn in a sandbox of its own: it needs sandbox = true"
-        wanted = p.get("expect_sequence") or []
+        wanted = p.expect_sequence or []
         if any(isinstance(w, dict) and "marker_exists" in w for w in wanted):
             return (
                 "expect_sequence.marker_exists reads one session's git directory; with "
                 "turns_apart each turn has its own (assert the marker on the step instead)"
             )
-    for i, want in enumerate(p.get("expect_sequence") or []):
+    for i, want in enumerate(p.expect_sequence or []):
         if not isinstance(want, dict) or set(want) - SEQUENCE_KEYS:
             return f"expect_sequence[{i}] must be a table with keys from " + ", ".join(
                 sorted(SEQUENCE_KEYS)
@@ -253,8 +249,7 @@ class _NotYet(Exception):
         self.result = result
 
 
-def run(ctx: CheckContext, p: Params) -> CheckResult:
-    s = SessionParams.of(p)
+def run(ctx: CheckContext, s: SessionParams) -> CheckResult:
     try:
         scenario, asserts = _script(ctx, s)
     except _NotYet as not_yet:
@@ -706,8 +701,8 @@ def session_engines(ctx: CheckContext, s: SessionParams) -> list[str]:
     return [resolve_engine_name(wanted)]
 
 
-def _assets(p: Params) -> list[str]:
-    return [p["scenario"]] if p.get("scenario") and p.get("scenario_in", "lab") == "lab" else []
+def _assets(p: SessionParams) -> list[str]:
+    return [p.scenario] if p.scenario and p.scenario_in == "lab" else []
 
 
 KIND = Kind(
@@ -793,8 +788,9 @@ KIND = Kind(
         Field("message", str, doc="what the participant reads when the check fails"),
         Field("pass_message", str, doc="what the participant reads when it passes"),
     ),
-    run=run,
+    typed=SessionParams,
+    call=run,
     slow=lambda p: True,
     assets=_assets,
-    validate=_validate,
+    rules=_validate,
 )
