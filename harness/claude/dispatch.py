@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from harness.claude import deepjson
 from harness.claude.events import MATCH_FIELD, TOOL_EVENTS, Event
 from harness.claude.runner import HookRun, cap, run_hooks, start_async_hooks
 from harness.claude.settings import Settings
@@ -216,7 +217,7 @@ def _json_of(text: str) -> dict[str, Any] | None:
     if not text.lstrip().startswith("{"):
         return None
     try:
-        data = json.loads(text)
+        data = deepjson.loads(text)  # any depth: the real client's JSON.parse reads it
     except json.JSONDecodeError:
         return None
     return data if isinstance(data, dict) else None
