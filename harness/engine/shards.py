@@ -16,23 +16,28 @@ from typing import Any
 
 from harness.engine.devcheck import Shard
 from harness.errors import ConfigError
+from harness.userfiles import read_text
 
 
 def read_report(path: Path) -> dict[str, Any]:
     """A report written by ``lab dev check --report FILE`` (or ``--json``)."""
+    text = read_text(path)  # unreadable, not UTF-8, binary: a clear error naming the file
     try:
-        data: object = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError(
-            path, "", f"cannot be read ({exc.strerror})", fix="check the path"
-        ) from exc
+        data: object = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ConfigError(
             path,
             "",
             f"is not JSON (line {exc.lineno}: {exc.msg})",
             fix="give the file that lab dev check --report wrote",
-        ) from exc
+        ) from None
+    except RecursionError:
+        raise ConfigError(
+            path,
+            "",
+            "is not a report (nested too deep to read)",
+            fix="give the file that lab dev check --report wrote",
+        ) from None
     labs = data.get("labs") if isinstance(data, dict) else None
     if (
         not isinstance(data, dict)
