@@ -112,7 +112,7 @@ def _replace(ctx: CheckContext, p: ReplaceParams) -> CheckResult:
     path = ctx.path(p.path)
     if not path.is_file():
         return CheckResult.errored(f"{p.path} does not exist", name="replace")
-    text = path.read_text()
+    text = read_text(path, p.path)  # not UTF-8, binary: a clear error naming the file
     if p.old not in text:
         if p.new in text:
             return CheckResult.passed(f"{p.path} already has the change", name="replace")
