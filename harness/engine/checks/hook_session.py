@@ -263,6 +263,21 @@ def run(ctx: CheckContext, s: SessionParams) -> CheckResult:
         engines = session_engines(ctx, s)
     except HarnessError as exc:
         return CheckResult.errored(f"cannot start a session: {exc}", name=title)
+    plays = _play_engines(ctx, s, scenario, asserts, title, engines)
+    if isinstance(plays, CheckResult):
+        return plays
+    return _verdict(s, scenario, asserts, title, plays, ctx.root)
+
+
+def _play_engines(
+    ctx: CheckContext,
+    s: SessionParams,
+    scenario: Scenario,
+    asserts: list[StepAsserts],
+    title: str,
+    engines: list[str],
+) -> dict[str, _Play] | CheckResult:
+    """The session on each engine (the first to fail to play ends it), its steps told."""
     plays: dict[str, _Play] = {}
     # Two engines on their own sandboxes play side by side; their steps are told afterwards,
     # one engine after the other, as when they played in turn.
@@ -283,11 +298,23 @@ def run(ctx: CheckContext, s: SessionParams) -> CheckResult:
         if apart:
             for entry in play.steps:
                 ctx.on_hook_event(entry)
-    last_engine = engines[-1]
+    return plays
+
+
+def _verdict(
+    s: SessionParams,
+    scenario: Scenario,
+    asserts: list[StepAsserts],
+    title: str,
+    plays: dict[str, _Play],
+    workspace: Path,
+) -> CheckResult:
+    """The result: the last engine's play, with the other's failures and where they differ."""
+    last_engine = list(plays)[-1]
     play = plays[last_engine]
     failures = list(play.failures)
     if len(plays) == 2:  # the differential: both engines must tell the same story
-        failures += _disagreements(plays, ctx.root)
+        failures += _disagreements(plays, workspace)
         for engine, other in plays.items():
             if engine != last_engine:
                 failures += [f"on the {engine}: {f}" for f in other.failures]
@@ -405,43 +432,37 @@ def _play(
             return CheckResult.errored(f"cannot start a session: {exc}", name=title)
         on = Engine(engine).label
         ctx.on_activity(f"playing a Claude Code session on {on}: {title}")
-        steps_json: list[StepView] = []
-        failures: list[str] = []
-        counts: dict[str, int] = {}
-        last: StepOutcome | None = None
+        steps: list[StepView] = []
         for step, asserted in zip(scenario.steps, asserts, strict=True):
             played = _play_step(
                 ctx, session, step, asserted, label, root, payloads, on=on, title=title
             )
             if isinstance(played, CheckResult):
-                played.details = {"session": _json(steps_json), "engine": engine}
+                played.details = {"session": _json(steps), "engine": engine}
                 return played
-            outcome, entry = played
-            last = outcome
-            counts[f"{step.do}:{outcome.outcome}"] = (
-                counts.get(f"{step.do}:{outcome.outcome}", 0) + 1
-            )
-            steps_json.append(entry)
-            ctx.on_hook_event(entry)
-            if entry.problems:
-                detail = f" {outcome.detail[:60]}" if outcome.detail else ""
-                failures.append(
-                    f"{label} {step.number} ({step.do}{detail}): " + "; ".join(entry.problems)
-                )
+            steps.append(played)
+            ctx.on_hook_event(played)
         # Markers live in the sandbox's git directory: judge them before it is removed.
-        failures.extend(_sequence_problems(s.expect_sequence, steps_json, git_dir))
-    failures += _whole_session_problems(s, last, counts.get("stop:blocked", 0))
-    return _Play(steps_json, failures)
+        sequence = _sequence_problems(s.expect_sequence, steps, git_dir)
+    return _Play(steps, _session_problems(s, steps, sequence))
 
 
-def _whole_session_problems(s: SessionParams, last: StepOutcome | None, blocked: int) -> list[str]:
-    """What the session as a whole must show: its last outcome, its blocked stops."""
+def _session_problems(s: SessionParams, steps: list[StepView], sequence: list[str]) -> list[str]:
+    """What went wrong in a session played (or put back together from its turns): each step's
+    problems, then the expected sequence's, then the whole session's."""
     problems = []
-    if s.final is not None and (last is None or last.outcome != s.final):
+    for entry in steps:
+        if entry.problems:
+            detail = f" {entry.detail[:60]}" if entry.detail else ""
+            problems.append(f"{entry.label} ({entry.do}{detail}): " + "; ".join(entry.problems))
+    problems += sequence
+    last = steps[-1].outcome if steps else None
+    if s.final is not None and last != s.final:
         problems.append(
             f"the last step of your session should be {s.final}; "
-            + (f"it was {last.outcome}" if last else "the session has no step")
+            + (f"it was {last}" if last else "the session has no step")
         )
+    blocked = sum(1 for e in steps if e.do == "stop" and e.outcome == Outcome.BLOCKED)
     if s.blocked_stops_at_least and blocked < s.blocked_stops_at_least:
         problems.append(
             f"{blocked} of your stops were blocked; this step needs at least "
@@ -461,9 +482,9 @@ def _play_step(
     *,
     on: str,
     title: str,
-) -> tuple[StepOutcome, StepView] | CheckResult:
-    """One step on the session, judged: its outcome and its view (an errored result when the
-    engine could not play it)."""
+) -> StepView | CheckResult:
+    """One step on the session, judged: its view (an errored result when the engine could not
+    play it)."""
     watched = asserted.file_unchanged
     before = None
     if watched is not None and (root / watched).is_file():
@@ -482,7 +503,7 @@ def _play_step(
     if runs_maven:
         ctx.on_activity(f"playing a Claude Code session on {on}: {title}")
     problems = _judge(step, asserted, outcome, root, root / ".git", before)
-    view = StepView.of(
+    return StepView.of(
         step,
         outcome,
         label=f"{label} {step.number}",
@@ -490,7 +511,6 @@ def _play_step(
         problems=problems,
         root=str(root),
     )
-    return outcome, view
 
 
 Turn = tuple[Scenario, list[StepAsserts], int]
@@ -541,20 +561,10 @@ def _play_turns_apart(
         if isinstance(play, CheckResult):
             return play
         steps += play.steps[replayed:]  # a replayed session start is told once, in the opening
-    failures = []
     for entry in steps:
         ctx.on_hook_event(entry)
-        if entry.problems:
-            detail = f" {entry.detail[:60]}" if entry.detail else ""
-            failures.append(f"{entry.label} ({entry.do}{detail}): " + "; ".join(entry.problems))
-    failures += _sequence_problems(s.expect_sequence, steps, ctx.git_dir())
-    last = steps[-1].outcome if steps else None
-    if s.final is not None and last != s.final:
-        failures.append(f"the last step should be {s.final}, found {last or 'nothing'}")
-    blocked = sum(1 for e in steps if e.do == "stop" and e.outcome == "blocked")
-    if s.blocked_stops_at_least and blocked < s.blocked_stops_at_least:
-        failures.append(f"{blocked} blocked stops, expected at least {s.blocked_stops_at_least}")
-    return _Play(steps, failures)
+    sequence = _sequence_problems(s.expect_sequence, steps, ctx.git_dir())
+    return _Play(steps, _session_problems(s, steps, sequence))
 
 
 def _disagreements(plays: dict[str, _Play], workspace: Path) -> list[str]:
