@@ -129,9 +129,7 @@ def _stderr_message(out: EventOutcome, run: HookRun) -> str:
     return f'{out.label} hook blocking error from command: "{run.command}": {said}'
 
 
-# Over 60 lines on purpose: one branch per field of a hook's JSON output, in the order
-# Claude Code reads them (continue, decision, hookSpecificOutput, messages); each branch is
-# a rule the differential suite observed.
+# Long because: a branch per field of a hook's JSON, in the order the client reads them
 def _apply_json(
     out: EventOutcome,
     data: dict[str, Any],

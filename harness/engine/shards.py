@@ -66,19 +66,7 @@ def merge_reports(
     totals: set[int] = set()
     for path, report in parts:
         if report.get("shard"):
-            try:
-                shard = Shard.parse(str(report["shard"]))
-            except ValueError as exc:
-                raise ConfigError(path, "shard", str(exc), fix="give an unedited report") from exc
-            if shard.index in shards:
-                raise ConfigError(
-                    path,
-                    "shard",
-                    f"shard {shard} is also {shards[shard.index]}",
-                    fix="give each shard's report once",
-                )
-            shards[shard.index] = path
-            totals.add(shard.total)
+            _note_shard(path, str(report["shard"]), shards, totals)
         for lab in report["labs"]:
             lab_id = lab["lab"]
             if lab_id in owner:
@@ -90,24 +78,7 @@ def merge_reports(
                 )
             owner[lab_id] = path
             labs.append(lab)
-    if len(totals) > 1:
-        splits = ", ".join(f"/{n}" for n in sorted(totals))
-        raise ConfigError(
-            parts[0][0],
-            "shard",
-            f"the reports come from different splits ({splits})",
-            fix="merge the shards of one split: --shard 1/N … N/N with the same N",
-        )
-    if totals:
-        (total,) = totals
-        absent = [f"{k}/{total}" for k in range(1, total + 1) if k not in shards]
-        if absent:
-            raise ConfigError(
-                parts[0][0],
-                "shard",
-                f"shard {', '.join(absent)} is missing",
-                fix="add the report of every shard of the split",
-            )
+    _check_split(parts[0][0], shards, totals)
     missing = sorted(set(course) - set(owner))
     labs.sort(key=lambda lab: str(lab["lab"]))
     durations = [float(report.get("duration", 0.0)) for _path, report in parts]
@@ -121,6 +92,45 @@ def merge_reports(
         "missing": missing,
         "labs": labs,
     }
+
+
+def _note_shard(path: Path, text: str, shards: dict[int, Path], totals: set[int]) -> None:
+    """Record the shard a part says it is; one shard given twice is refused."""
+    try:
+        shard = Shard.parse(text)
+    except ValueError as exc:
+        raise ConfigError(path, "shard", str(exc), fix="give an unedited report") from exc
+    if shard.index in shards:
+        raise ConfigError(
+            path,
+            "shard",
+            f"shard {shard} is also {shards[shard.index]}",
+            fix="give each shard's report once",
+        )
+    shards[shard.index] = path
+    totals.add(shard.total)
+
+
+def _check_split(first: Path, shards: dict[int, Path], totals: set[int]) -> None:
+    """The shards are of one split (the same N), and every one of them is there."""
+    if len(totals) > 1:
+        splits = ", ".join(f"/{n}" for n in sorted(totals))
+        raise ConfigError(
+            first,
+            "shard",
+            f"the reports come from different splits ({splits})",
+            fix="merge the shards of one split: --shard 1/N … N/N with the same N",
+        )
+    if totals:
+        (total,) = totals
+        absent = [f"{k}/{total}" for k in range(1, total + 1) if k not in shards]
+        if absent:
+            raise ConfigError(
+                first,
+                "shard",
+                f"shard {', '.join(absent)} is missing",
+                fix="add the report of every shard of the split",
+            )
 
 
 def junit_xml(merged: dict[str, Any]) -> str:

@@ -32,7 +32,7 @@ def test_random_documents_read_alike() -> None:
     def value(depth: int) -> object:
         pick = rng.randrange(6 if depth < 6 else 3)
         if pick == 0:
-            return rng.choice([True, False, None, rng.randint(-99, 99), rng.random(), "s\"\\é"])
+            return rng.choice([True, False, None, rng.randint(-99, 99), rng.random(), 's"\\é'])
         if pick in (1, 2):
             return str(rng.random())
         if pick == 3:

@@ -239,26 +239,9 @@ def run(ctx: CheckContext, p: LiveParams) -> CheckResult:
                 "without model access: lab check --scripted"
             },
         )
-    best: tuple[int, Timeline, list[dict[str, Any]], list[int], str] | None = None
-    unreadable: list[str] = []
-    for path, kind in sessions:
-        try:
-            timeline = read_session(path)
-        except RecordedSessionError as exc:
-            unreadable.append(exc.message)
-            continue
-        views = step_views(timeline)
-        count, at = match_expectations(wanted, views)
-        if best is None or count > best[0]:
-            best = (count, timeline, views, at, kind)
-        if count == len(wanted):
-            break
-    if best is None:
-        return CheckResult.failed(
-            "this workspace's Claude Code sessions cannot be read",
-            name=title,
-            found="\n".join(unreadable[:3]),
-        )
+    best = _best_session(sessions, wanted, title)
+    if isinstance(best, CheckResult):
+        return best
     count, timeline, views, at, kind = best
     details = _details(timeline, kind, views)
     # The replay comes first: a transcript edited by hand fails as what it is, wherever the
@@ -293,6 +276,37 @@ def run(ctx: CheckContext, p: LiveParams) -> CheckResult:
         details=details,
         evidence={TIMELINE_FILE: _extract_bytes(timeline)},
     )
+
+
+_Best = tuple[int, Timeline, list[dict[str, Any]], list[int], str]
+
+
+def _best_session(
+    sessions: list[tuple[Path, str]], wanted: list[dict[str, Any]], title: str
+) -> _Best | CheckResult:
+    """The session meeting most of the expectations, newest first (the first that meets them
+    all): how many it meets, its timeline, its steps, where they matched, its kind."""
+    best: _Best | None = None
+    unreadable: list[str] = []
+    for path, kind in sessions:
+        try:
+            timeline = read_session(path)
+        except RecordedSessionError as exc:
+            unreadable.append(exc.message)
+            continue
+        views = step_views(timeline)
+        count, at = match_expectations(wanted, views)
+        if best is None or count > best[0]:
+            best = (count, timeline, views, at, kind)
+        if count == len(wanted):
+            break
+    if best is None:
+        return CheckResult.failed(
+            "this workspace's Claude Code sessions cannot be read",
+            name=title,
+            found="\n".join(unreadable[:3]),
+        )
+    return best
 
 
 def _extract_bytes(timeline: Timeline) -> bytes:
