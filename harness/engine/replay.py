@@ -260,18 +260,56 @@ def resolve_start(root: Path, rev: str | None) -> str:
     return done.stdout.strip()
 
 
+def _head_of(root: Path, commit: str) -> str:
+    """The commit HEAD was at in ``commit``'s state. A worktree snapshot (a live step's start,
+    a backup: made by Hook Lab, the worktree's files over HEAD) had its uncommitted changes
+    uncommitted, and the hooks count those as changed: HEAD was its parent. Any other commit
+    is HEAD itself."""
+    from dulwich.objects import Commit
+
+    from harness.workspace import Workspace
+    from harness.workspace.snapshot import IDENTITY
+
+    found = Workspace(root).repo[commit.encode()]
+    if (
+        isinstance(found, Commit)
+        and found.committer == IDENTITY
+        and found.message.startswith(b"hooklab ")
+        and len(found.parents) == 1
+    ):
+        return found.parents[0].decode()
+    return commit
+
+
+def _drop_reports_since(copy: Path, started: float | None) -> None:
+    """Sensor reports written after the session began (by the session, or by a run since)
+    were not there when it started: the replay writes its own, as the session did."""
+    reports = copy / "target" / "surefire-reports"
+    if started is None or not reports.is_dir():
+        return
+    for report in reports.iterdir():
+        with contextlib.suppress(OSError):
+            if report.stat().st_mtime >= started:
+                report.unlink()
+
+
 @contextlib.contextmanager
-def start_state(root: Path, commit: str) -> Iterator[Path]:
+def start_state(root: Path, commit: str, *, started: float | None = None) -> Iterator[Path]:
     """A throwaway copy of the workspace whose files are those of ``commit`` (ignored files,
-    such as compiled classes, stay as they are), with the hooks as they are now: the
-    workspace's ``.claude/`` replaces the commit's."""
+    such as compiled classes, stay as they are, but for sensor reports newer than ``started``,
+    the session's start), with the hooks as they are now: the workspace's ``.claude/``
+    replaces the commit's."""
     from harness.workspace import Workspace
 
     with sandbox_copy(root) as copy:
         subprocess.run(
-            ["git", "reset", "-q", "--hard", commit], cwd=copy, check=False, capture_output=True
+            ["git", "reset", "-q", "--hard", _head_of(root, commit)],
+            cwd=copy,
+            check=False,
+            capture_output=True,
         )
         Workspace(copy).restore_commit(commit)
+        _drop_reports_since(copy, started)
         shutil.rmtree(copy / ".claude", ignore_errors=True)
         if (root / ".claude").is_dir():
             shutil.copytree(root / ".claude", copy / ".claude", symlinks=True)
@@ -298,8 +336,9 @@ def replay(
     """Play ``timeline`` on each engine, from a fresh copy at the start state each time."""
     commit = resolve_start(workspace, start)
     report = ReplayReport(timeline, engines, commit)
+    started = timeline.started.timestamp() if timeline.started else None
     for engine in engines:
-        with start_state(workspace, commit) as copy:
+        with start_state(workspace, commit, started=started) as copy:
             session_cwd = copy
             if timeline.cwd:
                 inner = _relative(timeline.cwd, str(workspace))
