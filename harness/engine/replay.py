@@ -281,24 +281,12 @@ def _head_of(root: Path, commit: str) -> str:
     return commit
 
 
-def _drop_reports_since(copy: Path, started: float | None) -> None:
-    """Sensor reports written after the session began (by the session, or by a run since)
-    were not there when it started: the replay writes its own, as the session did."""
-    reports = copy / "target" / "surefire-reports"
-    if started is None or not reports.is_dir():
-        return
-    for report in reports.iterdir():
-        with contextlib.suppress(OSError):
-            if report.stat().st_mtime >= started:
-                report.unlink()
-
-
 @contextlib.contextmanager
-def start_state(root: Path, commit: str, *, started: float | None = None) -> Iterator[Path]:
+def start_state(root: Path, commit: str) -> Iterator[Path]:
     """A throwaway copy of the workspace whose files are those of ``commit`` (ignored files,
-    such as compiled classes, stay as they are, but for sensor reports newer than ``started``,
-    the session's start), with the hooks as they are now: the workspace's ``.claude/``
-    replaces the commit's."""
+    such as compiled classes, stay as they are; every file the commit holds is written anew,
+    so reports from before are older than all of them), with the hooks as they are now: the
+    workspace's ``.claude/`` replaces the commit's."""
     from harness.workspace import Workspace
 
     with sandbox_copy(root) as copy:
@@ -309,7 +297,6 @@ def start_state(root: Path, commit: str, *, started: float | None = None) -> Ite
             capture_output=True,
         )
         Workspace(copy).restore_commit(commit)
-        _drop_reports_since(copy, started)
         shutil.rmtree(copy / ".claude", ignore_errors=True)
         if (root / ".claude").is_dir():
             shutil.copytree(root / ".claude", copy / ".claude", symlinks=True)
@@ -336,9 +323,8 @@ def replay(
     """Play ``timeline`` on each engine, from a fresh copy at the start state each time."""
     commit = resolve_start(workspace, start)
     report = ReplayReport(timeline, engines, commit)
-    started = timeline.started.timestamp() if timeline.started else None
     for engine in engines:
-        with start_state(workspace, commit, started=started) as copy:
+        with start_state(workspace, commit) as copy:
             session_cwd = copy
             if timeline.cwd:
                 inner = _relative(timeline.cwd, str(workspace))
