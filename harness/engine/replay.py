@@ -277,7 +277,8 @@ def _head_of(root: Path, commit: str) -> str:
         and found.message.startswith(b"hooklab ")
         and len(found.parents) == 1
     ):
-        return found.parents[0].decode()
+        parent: bytes = found.parents[0]
+        return parent.decode()
     return commit
 
 
