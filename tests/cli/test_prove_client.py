@@ -130,3 +130,25 @@ def test_a_claude_that_tells_no_version_is_a_clear_error(tmp_path: Path, reply: 
     assert done.returncode == 1
     assert "does not tell its version" in done.stdout + done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_client_that_dies_at_start_fails_every_behaviour_with_its_last_words(
+    tmp_path: Path,
+) -> None:
+    # A stand-in for a broken client: it tells a version, then exits on every session.
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "claude").write_text(
+        '#!/bin/sh\n[ "$1" = --version ] && { echo "2.1.332 (Claude Code)"; exit 0; }\n'
+        "echo 'cannot find module' >&2\nexit 3\n"
+    )
+    (bin_dir / "claude").chmod(0o755)
+    home, _ = _participant(tmp_path)
+    done = _prove(bin_dir, home, "--json")
+    assert done.returncode == 1, done.stderr
+    proofs = json.loads(done.stdout)["proofs"]
+    assert [p["id"] for p in proofs] == BEHAVIOURS
+    for proof in proofs:
+        assert proof["holds"] is False
+        assert "could not be played" in proof["found"] and "cannot find module" in proof["found"]
+    assert "Traceback" not in done.stderr

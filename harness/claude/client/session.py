@@ -262,6 +262,8 @@ class ClaudeCodeSession:
         self._proc.send(message)
 
     def _last_words(self) -> str:
+        if self._proc is not None:
+            self._proc.settle()
         return last_words(self.stderr_lines)
 
     def _end_process(self) -> None:
