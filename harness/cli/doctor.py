@@ -35,14 +35,14 @@ def add_parser(subparsers: Any) -> None:
 
 def cmd_doctor(args: argparse.Namespace) -> int:
     console = make_console(stderr=args.json)
-    if args.prove_client:
-        return _prove_client(args, console)
     if args.fix:
         from harness.claude.client.install import install_client, wanted_version
 
         with console.status(f"Installing Claude Code {wanted_version()} from npm …"):
             client = install_client(on_output=lambda line: console.log(line))
         console.print(f"Claude Code {client.version} is installed at {client.path}")
+    if args.prove_client:
+        return _prove_client(args, console)
     if args.json:
         findings = run_checks()
     else:

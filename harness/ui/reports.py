@@ -162,7 +162,8 @@ def prove_client_renderable(
         if held == len(results)
         else Text(
             f"{len(results) - held} of {len(results)} do not hold on this client: there the "
-            "hooks fail open. Use the pinned client for the workshop (lab doctor --fix).",
+            "hooks fail open, and live steps cannot pass. Update Claude Code, or pass live "
+            "steps with lab check --scripted.",
             "red",
         )
     )
