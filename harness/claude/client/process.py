@@ -87,7 +87,7 @@ class ClientProcess:
             ) from None
         assert self.popen.stdout is not None and self.popen.stderr is not None  # both piped
         proc.read_lines(self.popen.stdout, self._heard, at_end=lambda: self.inbox.put("exit", self))
-        proc.read_lines(self.popen.stderr, self.stderr_lines.append)
+        self._stderr_reader = proc.read_lines(self.popen.stderr, self.stderr_lines.append)
 
     @property
     def running(self) -> bool:
@@ -118,7 +118,14 @@ class ClientProcess:
                 fix="see the client's stderr above; lab doctor checks the installation",
             ) from None
 
+    def settle(self, timeout: float = 2.0) -> None:
+        """Once the client has exited, let the stderr reader take in its last lines: the
+        exit is seen on stdout, often before stderr is read to its end."""
+        if not self.running:
+            self._stderr_reader.join(timeout)
+
     def last_words(self) -> str:
+        self.settle()
         return last_words(self.stderr_lines)
 
     def end(self, *, in_flight: bool) -> None:
