@@ -40,7 +40,9 @@ class ProvedHooks:
 def groups_of_smoke(root: Path) -> list[str]:
     """smoke.sh's own list of its check groups (GROUPS_ALL)."""
     text = (root / SMOKE_COMMAND).read_text()
-    return re.findall(r"^GROUPS_ALL=\((.*)\)$", text, re.M)[0].split()
+    listed = re.search(r"^GROUPS_ALL=\((.*)\)$", text, re.M)
+    assert listed is not None, f"{SMOKE_COMMAND} lists no GROUPS_ALL"
+    return listed[1].split()
 
 
 @pytest.fixture(scope="session")
