@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
 import pwd
 import shutil
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -76,6 +79,7 @@ def _groups(items: list[pytest.Item]) -> dict[str, str]:
             own.append("differential")
         elif (serial := item.get_closest_marker("serial")) is not None:
             own.append(str(serial.args[0]) if serial.args else "serial")
+        own += [str(m.args[0] if m.args else "default") for m in item.iter_markers("xdist_group")]
         own += [f"fixture:{name}" for name in _shared_fixtures(item)]
         for label in own[1:]:
             union(own[0], label)
@@ -118,6 +122,11 @@ def _longest_first(items: list[pytest.Item], groups: dict[str, str]) -> None:
     items[:] = [item for unit in sorted(units.values(), key=cost, reverse=True) for item in unit]
 
 
+# Where the workers leave each test's group for the controller's scheduler (see below).
+GROUPS_FILE = "HOOKLAB_TEST_GROUPS"
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     groups = _groups(items)
     for item in items:
@@ -127,6 +136,52 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     # plain run keeps the order the files are written in.
     if os.environ.get("PYTEST_XDIST_WORKER"):
         _longest_first(items, groups)
+        if path := os.environ.get(GROUPS_FILE):
+            # Every worker computes the same; each replaces the file whole.
+            partial = f"{path}.{os.environ['PYTEST_XDIST_WORKER']}"
+            Path(partial).write_text(json.dumps(groups))
+            os.replace(partial, path)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # The controller of a --dist loadgroup run: its workers inherit where to leave the groups.
+    if _groups_by_conftest(config):
+        handle, path = tempfile.mkstemp(prefix="hooklab-test-groups-", suffix=".json")
+        os.close(handle)
+        os.environ[GROUPS_FILE] = path
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if _groups_by_conftest(config) and (path := os.environ.pop(GROUPS_FILE, None)):
+        Path(path).unlink(missing_ok=True)
+
+
+def _groups_by_conftest(config: pytest.Config) -> bool:
+    worker = hasattr(config, "workerinput")
+    return not worker and getattr(config.option, "dist", "no") == "loadgroup"
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """--dist loadgroup with the groups above. xdist 3.8 tells its scheduler a test's group by
+    renaming the test (``nodeid@group``), which pytest 9 no longer lets a plugin do: so the
+    workers write the groups to a file and this scheduler reads them from there."""
+    if not _groups_by_conftest(config):
+        return None
+    from xdist.scheduler import LoadScopeScheduling  # type: ignore[import-untyped]
+
+    path = Path(os.environ[GROUPS_FILE])
+
+    class GroupScheduling(LoadScopeScheduling):  # type: ignore[misc]
+        groups: dict[str, str] | None = None
+
+        def _split_scope(self, nodeid: str) -> str:
+            if self.groups is None:
+                # Read once every worker has collected (the scheduler splits only then).
+                text = path.read_text() if path.is_file() else ""
+                self.groups = json.loads(text) if text else {}
+            return self.groups.get(nodeid, nodeid)
+
+    return GroupScheduling(config, log)
 
 
 @pytest.fixture(autouse=True, scope="session")
