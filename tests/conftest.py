@@ -161,6 +161,7 @@ def _groups_by_conftest(config: pytest.Config) -> bool:
     return not worker and getattr(config.option, "dist", "no") == "loadgroup"
 
 
+@pytest.hookimpl(optionalhook=True)  # a hook of xdist's: without it, never called
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """--dist loadgroup with the groups above. xdist 3.8 tells its scheduler a test's group by
     renaming the test (``nodeid@group``), which pytest 9 no longer lets a plugin do: so the
