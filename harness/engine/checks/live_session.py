@@ -310,30 +310,43 @@ def _recheck_claim(
     try:
         extract = json.loads(data)
     except (json.JSONDecodeError, UnicodeDecodeError):
-        return CheckResult.failed("the claim's session timeline is not JSON", name=title)
-    if extract_digest(extract) != ctx.extra.get("passed_digest"):
+        extract = None
+    if not isinstance(extract, dict):
         return CheckResult.failed(
-            "the claim's session timeline was edited: its digest is not the recorded one",
-            name=title,
-            expected=str(ctx.extra.get("passed_digest")),
-            found=extract_digest(extract),
+            "the claim's session timeline is not a JSON object: it was edited", name=title
         )
     timeline = from_extract(extract, Path(TIMELINE_FILE))
     views = step_views(timeline)
-    count, at = match_expectations(wanted, views)
     details = _details(timeline, LIVE, views)
-    if count < len(wanted):
-        return _missing(p, title, wanted, count, views, at, timeline, details)
+    # The replay comes first, as for a transcript: an edited verdict fails naming its line,
+    # whether or not the forger also rewrote the digests the claim keeps.
     divergence = _replayed(ctx, timeline)
+    recorded_digest = ctx.extra.get("passed_digest")
+    if extract_digest(extract) != recorded_digest:
+        replayed = f"; replayed, {divergence}" if divergence else ""
+        return CheckResult.failed(
+            "the claim's session timeline was edited: its digest is not the recorded one"
+            + replayed,
+            name=title,
+            expected=str(recorded_digest),
+            found=extract_digest(extract),
+            details=details,
+        )
     if divergence:
         return CheckResult.failed(
-            "the claimed session does not replay: the hooks do not give a verdict it records",
+            "the claimed session does not replay: the hooks do not give a verdict it "
+            f"records, {divergence}",
             name=title,
             found=divergence,
             details=details,
         )
+    count, at = match_expectations(wanted, views)
+    if count < len(wanted):
+        return _missing(p, title, wanted, count, views, at, timeline, details)
     return CheckResult.passed(
-        "the claimed session replays and does what the step asks",
+        f"the claimed live session (Claude Code {timeline.client_version or 'unknown'}, "
+        f"session {timeline.session_id or 'unknown'}) replays from its start state and does "
+        "what the step asks",
         name=title,
         details=details,
         evidence={TIMELINE_FILE: data},
