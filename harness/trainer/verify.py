@@ -268,7 +268,8 @@ def _live_files(live: bool) -> frozenset[str]:
 
 
 def _describe(result: CheckResult) -> str:
-    found = f" (found: {result.found.splitlines()[0][:160]})" if result.found else ""
+    # long enough for a replay's divergence: the line, the call, both verdicts
+    found = f" (found: {result.found.splitlines()[0][:300]})" if result.found else ""
     return f"{result.name or 'check'}: {result.message}{found}"
 
 

@@ -322,21 +322,21 @@ def _recheck_claim(
     # whether or not the forger also rewrote the digests the claim keeps.
     divergence = _replayed(ctx, timeline)
     recorded_digest = ctx.extra.get("passed_digest")
-    if extract_digest(extract) != recorded_digest:
-        replayed = f"; replayed, {divergence}" if divergence else ""
+    submitted_digest = extract_digest(extract)
+    if submitted_digest != recorded_digest:
         return CheckResult.failed(
             "the claim's session timeline was edited: its digest is not the recorded one"
-            + replayed,
+            + (", and it does not replay" if divergence else ""),
             name=title,
-            expected=str(recorded_digest),
-            found=extract_digest(extract),
+            expected=f"a timeline whose digest is {recorded_digest}",
+            found=divergence or f"a timeline whose digest is {submitted_digest}",
             details=details,
         )
     if divergence:
         return CheckResult.failed(
-            "the claimed session does not replay: the hooks do not give a verdict it "
-            f"records, {divergence}",
+            "the claimed session does not replay: the hooks do not give a verdict it records",
             name=title,
+            expected="every recorded verdict reproduced by the hooks on a replay",
             found=divergence,
             details=details,
         )
