@@ -171,11 +171,24 @@ def test_submit_sends_the_timeline_extract_never_the_transcript(room: Room) -> N
 
 @pytest.mark.maven
 @pytest.mark.slow
-def test_the_trainer_sees_the_live_mark_and_verify_replays_the_timeline(room: Room) -> None:
+def test_the_trainer_sees_the_live_mark_and_verify_replays_the_timeline(
+    room: Room, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     status = run_cli("trainer", "status", room.url, "--cohort", COHORT, "--json")
     assert status.code == 0, status
     ada = json.loads(status.out)["participants"][0]
     assert ada["labs"][LAB]["evidence"] == {STEP: "live"}
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("COLUMNS", "220")
+    table = run_cli("trainer", "status", room.url, "--cohort", COHORT)
+    assert table.code == 0, table
+    row = next(line for line in table.out.splitlines() if line.startswith("│ ada "))
+    assert "11·4 live · 2.1.332" in row, table.out
+    page = tmp_path / "room.html"
+    made = run_cli("trainer", "report", room.url, "--cohort", COHORT, "--html", str(page))
+    assert made.code == 0, made
+    html = page.read_text()
+    assert f'data-step="{STEP}" data-state="passed" data-evidence="live"' in html
 
     verified = run_cli("trainer", "verify", room.url, "ada", "--cohort", COHORT, "--json")
     assert verified.code == 0, verified
