@@ -165,6 +165,13 @@ def print_submission(console: Console, done: Submission, pending_before: int) ->
         f"{escape(s.url)} as [bold]{escape(s.participant)}[/] in cohort "
         f"[bold]{escape(s.cohort)}[/] ({done.duration:.1f} s)."
     )
+    if done.live_timelines:
+        many = done.live_timelines != 1
+        console.print(
+            f"[dim]With {done.live_timelines} live step{'s' if many else ''}: "
+            f"{'their' if many else 'its'} session timeline (tool calls, verdicts, texts; "
+            "never the transcript).[/]"
+        )
     if pending_before > done.updates:
         console.print(f"[dim]({pending_before} were pending here.)[/]")
 

@@ -72,6 +72,7 @@ def room(tmp_path_factory: pytest.TempPathFactory, _compiled_template: Path) -> 
             "submit", "--remote", url, "--participant", "ada", "--cohort", COHORT, cwd=root
         )
         assert sent.code == 0, sent
+        assert "With 1 live step: its session timeline" in " ".join(sent.out.split()), sent
         # The trainer's machine has no transcript of anyone's: only what was pushed.
         env.setenv("CLAUDE_CONFIG_DIR", str(base / "trainer-claude"))
         yield Room(url, bare, played)
