@@ -313,19 +313,13 @@ def _extract_bytes(timeline: Timeline) -> bytes:
     return json.dumps(timeline.to_json(), sort_keys=True, indent=1).encode()
 
 
-def _recheck_claim(
-    ctx: CheckContext,
-    claim: PassedClaim,
-    p: LiveParams,
-    title: str,
-    wanted: list[dict[str, Any]],
-) -> CheckResult:
-    """Re-verification (lab trainer verify, a completed lab): the claim carries the timeline's
-    extract, not the transcript; its digest must be the recorded one, its steps must meet the
-    expectations and its calls must replay."""
+def _claimed_extract(
+    ctx: CheckContext, claim: PassedClaim, title: str
+) -> tuple[bytes, dict[str, Any]] | CheckResult:
+    """The timeline extract a claim's evidence commit carries (its bytes and its JSON), or the
+    failure that says why there is none."""
     from dulwich.objects import Commit
 
-    from harness.claude.recorded import extract_digest, from_extract
     from harness.workspace.snapshot import read_blob
 
     try:
@@ -349,6 +343,25 @@ def _recheck_claim(
         return CheckResult.failed(
             "the claim's session timeline is not a JSON object: it was edited", name=title
         )
+    return data, extract
+
+
+def _recheck_claim(
+    ctx: CheckContext,
+    claim: PassedClaim,
+    p: LiveParams,
+    title: str,
+    wanted: list[dict[str, Any]],
+) -> CheckResult:
+    """Re-verification (lab trainer verify, a completed lab): the claim carries the timeline's
+    extract, not the transcript; its calls must replay, its digest must be the recorded one and
+    its steps must meet the expectations."""
+    from harness.claude.recorded import extract_digest, from_extract
+
+    claimed = _claimed_extract(ctx, claim, title)
+    if isinstance(claimed, CheckResult):
+        return claimed
+    data, extract = claimed
     timeline = from_extract(extract, Path(TIMELINE_FILE))
     views = step_views(timeline)
     details = _details(timeline, LIVE, views)
