@@ -46,8 +46,10 @@ def tests(session: nox.Session) -> None:
     xdist controller writes it from every worker's results).
 
     Independent tests run on one pytest-xdist worker per core; a group that shares something
-    (tests/conftest.py: SHARED_RESOURCES, @pytest.mark.serial) stays on one worker. The labs
-    are proven by the labs session, so the lab proofs marked ``labs`` are left out here."""
+    (tests/conftest.py: SHARED_RESOURCES, @pytest.mark.serial, a wider fixture) stays on one
+    worker. The work goes out in the order tests/conftest.py gives it (longest first, from the
+    last run's report), not xdist's own (largest group first). The labs are proven by the labs
+    session, so the lab proofs marked ``labs`` are left out here."""
     session.run(
         PY,
         "-m",
@@ -56,6 +58,7 @@ def tests(session: nox.Session) -> None:
         _workers(),
         "--dist",
         "loadgroup",
+        "--no-loadscope-reorder",
         "-m",
         "not labs",
         "--junitxml=build/test-results/pytest.xml",

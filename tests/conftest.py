@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
 import pwd
 import shutil
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -23,19 +25,167 @@ SHARED_RESOURCES = {
     "docker": "the Docker engine, the local image and the hooklab-m2 volume",
     "differential": "build/differential.json, written whole from every case of the suite",
 }
+# Fixtures wider than one test are built once per worker. The users of each such fixture are
+# grouped onto one worker (so a package build, a bootstrapped checkout or a real-client
+# session is made once per run, not once per worker), except for these: cheap enough, or used
+# by so much of the suite that every worker builds its own.
+PER_WORKER_FIXTURES = {
+    "_isolated_home": "every test's fake HOME",
+    "fixture_root": "a path",
+    "_compiled_template": "the provisioned, compiled workspace nearly every test copies",
+    "_participant_template": "a copy of that workspace with a few edits",
+}
+# The previous run's JUnit report: its durations order the work longest first (see below).
+PREVIOUS_RESULTS = REPO_ROOT / "build" / "test-results" / "pytest.xml"
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def _shared_fixtures(item: pytest.Item) -> list[str]:
+    """The fixtures wider than a test that ``item`` uses (directly or through another), each
+    named with the module or folder that defines it; plugins' own fixtures left out."""
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return []
+    shared = []
+    for name in getattr(item, "fixturenames", ()):
+        definitions = info.name2fixturedefs.get(name)
+        if not definitions or name in PER_WORKER_FIXTURES:
+            continue
+        definition = definitions[-1]
+        if definition.scope != "function" and definition.baseid:
+            shared.append(f"{name} of {definition.baseid}")
+    return shared
+
+
+def _groups(items: list[pytest.Item]) -> dict[str, str]:
+    """Each item's xdist group by nodeid: a shared resource, a serial mark, or the union of the
+    tests that share a wider fixture (transitively, so one group holds all who share)."""
+    parent: dict[str, str] = {}
+
+    def find(label: str) -> str:
+        while parent.setdefault(label, label) != label:
+            label = parent[label]
+        return label
+
+    def union(first: str, second: str) -> None:
+        a, b = find(first), find(second)
+        if a != b:
+            # A named group (a resource, a serial mark) keeps its name.
+            keep, drop = (a, b) if not a.startswith("fixture:") else (b, a)
+            parent[drop] = keep
+
+    labels: dict[str, list[str]] = {}
     for item in items:
-        group = None
+        own = []
         if item.get_closest_marker("docker"):
-            group = "docker"
+            own.append("docker")
         elif item.nodeid.startswith("tests/differential/test_differential.py"):
-            group = "differential"
+            own.append("differential")
         elif (serial := item.get_closest_marker("serial")) is not None:
-            group = str(serial.args[0]) if serial.args else "serial"
-        if group is not None:
-            item.add_marker(pytest.mark.xdist_group(group))
+            own.append(str(serial.args[0]) if serial.args else "serial")
+        own += [str(m.args[0] if m.args else "default") for m in item.iter_markers("xdist_group")]
+        own += [f"fixture:{name}" for name in _shared_fixtures(item)]
+        for label in own[1:]:
+            union(own[0], label)
+        labels[item.nodeid] = own
+    return {nodeid: find(own[0]) for nodeid, own in labels.items() if own}
+
+
+def _previous_durations() -> dict[str, float]:
+    """Seconds per test from the last run's report (empty on a first run or a bad file)."""
+    import xml.etree.ElementTree as ElementTree
+
+    try:
+        root = ElementTree.parse(PREVIOUS_RESULTS).getroot()
+    except (OSError, ElementTree.ParseError):
+        return {}
+    return {
+        f"{case.get('classname')}::{case.get('name')}": float(case.get("time") or 0)
+        for case in root.iter("testcase")
+    }
+
+
+def _report_key(item: pytest.Item) -> str:
+    """The item as the JUnit report names it: dotted module (and class), then the test."""
+    module, *rest = item.nodeid.split("::")
+    return ".".join([module.removesuffix(".py").replace("/", "."), *rest[:-1]]) + "::" + rest[-1]
+
+
+def _longest_first(items: list[pytest.Item], groups: dict[str, str]) -> None:
+    """Order the work units (a group, or a test on its own) by their seconds in the previous
+    run, longest first, so no worker is left alone with a long one at the end; a unit's tests
+    keep their order. Without a previous run, a unit's size stands in for its time."""
+    durations = _previous_durations()
+    units: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        units.setdefault(groups.get(item.nodeid, item.nodeid), []).append(item)
+
+    def cost(unit: list[pytest.Item]) -> float:
+        return sum(durations.get(_report_key(item), 1.0) for item in unit)
+
+    items[:] = [item for unit in sorted(units.values(), key=cost, reverse=True) for item in unit]
+
+
+# Where the workers leave each test's group for the controller's scheduler (see below).
+GROUPS_FILE = "HOOKLAB_TEST_GROUPS"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    groups = _groups(items)
+    for item in items:
+        if item.nodeid in groups:
+            item.add_marker(pytest.mark.xdist_group(groups[item.nodeid]))
+    # Only on xdist's workers (they all read the same report, so they agree on the order): a
+    # plain run keeps the order the files are written in.
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        _longest_first(items, groups)
+        if path := os.environ.get(GROUPS_FILE):
+            # Every worker computes the same; each replaces the file whole.
+            partial = f"{path}.{os.environ['PYTEST_XDIST_WORKER']}"
+            Path(partial).write_text(json.dumps(groups))
+            os.replace(partial, path)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # The controller of a --dist loadgroup run: its workers inherit where to leave the groups.
+    if _groups_by_conftest(config):
+        handle, path = tempfile.mkstemp(prefix="hooklab-test-groups-", suffix=".json")
+        os.close(handle)
+        os.environ[GROUPS_FILE] = path
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if _groups_by_conftest(config) and (path := os.environ.pop(GROUPS_FILE, None)):
+        Path(path).unlink(missing_ok=True)
+
+
+def _groups_by_conftest(config: pytest.Config) -> bool:
+    worker = hasattr(config, "workerinput")
+    return not worker and getattr(config.option, "dist", "no") == "loadgroup"
+
+
+@pytest.hookimpl(optionalhook=True)  # a hook of xdist's: without it, never called
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """--dist loadgroup with the groups above. xdist 3.8 tells its scheduler a test's group by
+    renaming the test (``nodeid@group``), which pytest 9 no longer lets a plugin do: so the
+    workers write the groups to a file and this scheduler reads them from there."""
+    if not _groups_by_conftest(config):
+        return None
+    from xdist.scheduler import LoadScopeScheduling  # type: ignore[import-untyped]
+
+    path = Path(os.environ[GROUPS_FILE])
+
+    class GroupScheduling(LoadScopeScheduling):  # type: ignore[misc]
+        groups: dict[str, str] | None = None
+
+        def _split_scope(self, nodeid: str) -> str:
+            if self.groups is None:
+                # Read once every worker has collected (the scheduler splits only then).
+                text = path.read_text() if path.is_file() else ""
+                self.groups = json.loads(text) if text else {}
+            return self.groups.get(nodeid, nodeid)
+
+    return GroupScheduling(config, log)
 
 
 @pytest.fixture(autouse=True, scope="session")

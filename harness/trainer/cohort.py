@@ -42,6 +42,37 @@ class LabColumn:
     steps: tuple[StepColumn, ...]
 
 
+# How a live step passed, as progress records it (harness/engine/checks/live_session.py).
+LIVE, SCRIPTED, PLAYED = "live", "scripted", "played by Hook Lab"
+# (kind, the word a mark shows, what it means): the legend of the table and the page.
+EVIDENCE_LEGEND = (
+    (LIVE, "live", "their own Claude Code session on client VERSION, replayed"),
+    (SCRIPTED, "scripted", "the scripted session: lab check --scripted, no model access"),
+    (PLAYED, "played", "Hook Lab played it on the pinned client (lab solve)"),
+)
+
+
+@dataclass(frozen=True)
+class EvidenceMark:
+    """Which evidence passed a live step, with the session's identity when there was one."""
+
+    kind: str
+    client_version: str | None = None
+    session_id: str | None = None
+
+    @property
+    def word(self) -> str:
+        """live, scripted or played (another Hook Lab's kind: as it is recorded)."""
+        return next((word for kind, word, _ in EVIDENCE_LEGEND if kind == self.kind), self.kind)
+
+    @property
+    def label(self) -> str:
+        """live · 2.1.332, scripted, played · 2.1.332."""
+        if self.kind == SCRIPTED or not self.client_version:
+            return self.word
+        return f"{self.word} · {self.client_version}"
+
+
 @dataclass
 class Member:
     """One participant as their last submit shows them."""
@@ -68,6 +99,17 @@ class Member:
         record = self.step_record(lab, step) or {}
         kind = record.get("evidence_kind")
         return str(kind) if kind else None
+
+    def evidence(self, lab: str, step: str) -> EvidenceMark | None:
+        """The mark of a passed live step; None for any other step."""
+        kind = self.evidence_kind(lab, step)
+        if kind is None:
+            return None
+        record = self.step_record(lab, step) or {}
+        version, session = record.get("client_version"), record.get("session_id")
+        return EvidenceMark(
+            kind, str(version) if version else None, str(session) if session else None
+        )
 
     def completed(self, lab: LabColumn) -> int:
         return sum(1 for s in lab.steps if self.passed(lab.id, s.step))
@@ -190,6 +232,16 @@ class Cohort:
             if (s := m.stuck_for(self.read_at)) is not None and s >= after
         ]
         return sorted(found, key=lambda pair: -pair[1])
+
+    def live_marks(self) -> list[tuple[Member, LabColumn, int, EvidenceMark]]:
+        """Every passed live step of the room: who, which lab and step (0-based), how."""
+        return [
+            (m, lab, i, mark)
+            for m in self.members
+            for lab in self.labs
+            for i, column in enumerate(lab.steps)
+            if (mark := m.evidence(lab.id, column.step)) is not None
+        ]
 
     def to_json(self) -> dict[str, Any]:
         return {

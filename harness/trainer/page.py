@@ -11,11 +11,25 @@ import time
 from html import escape
 
 from harness import __version__
-from harness.trainer.cohort import STUCK_AFTER, Cohort, LabColumn, Member, human_duration
+from harness.trainer.cohort import (
+    EVIDENCE_LEGEND,
+    LIVE,
+    SCRIPTED,
+    STUCK_AFTER,
+    Cohort,
+    EvidenceMark,
+    LabColumn,
+    Member,
+    human_duration,
+)
+
+# A passed live step's cell: its letter, and a class its colour comes from.
+EVIDENCE_CELL = {LIVE: ("L", "live"), SCRIPTED: ("S", "scripted")}
+PLAYED_CELL = ("P", "played")
 
 CSS = """
 :root { --pass: #2e9e5b; --here: #e0a800; --stuck: #d64545; --todo: #e6e8eb; --ink: #1d2329;
-        --muted: #66707a; }
+        --muted: #66707a; --live: #17663a; --scripted: #8fcfa8; }
 * { box-sizing: border-box; }
 body { font: 15px/1.4 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink);
        margin: 24px; background: #fff; }
@@ -33,6 +47,13 @@ table { border-collapse: collapse; }
                              background: #fff; }
 .grid td.cell { width: 26px; height: 24px; font-size: 13px; color: #fff; }
 .grid td.passed { background: var(--pass); }
+.grid td.passed.live { background: var(--live); font-weight: 700; }
+.grid td.passed.scripted { background: var(--scripted); color: var(--ink); font-weight: 700; }
+.grid td.passed.played { background: var(--scripted); color: var(--muted); font-weight: 700; }
+.live-list td, .live-list th { padding: 4px 10px; border-bottom: 1px solid var(--todo);
+                               text-align: left; }
+.live-list .kind-live { color: var(--live); font-weight: 600; }
+.live-list .kind-scripted { color: #8a6d00; font-weight: 600; }
 .grid td.current { background: var(--here); }
 .grid td.stuck { background: var(--stuck); }
 .grid td.todo { background: var(--todo); color: var(--muted); }
@@ -52,9 +73,13 @@ footer { margin-top: 32px; color: var(--muted); font-size: 12px; }
 def _cell(m: Member, lab: LabColumn, index: int, stuck_after: float, now: float) -> str:
     column = lab.steps[index]
     current_lab, current_step = m.current
-    state, mark = "todo", "·"
+    state, mark, how, evidence = "todo", "·", "", ""
+    live = m.evidence(lab.id, column.step)
     if m.passed(lab.id, column.step):
         state, mark = "passed", "✓"
+        if live is not None:
+            mark, how = EVIDENCE_CELL.get(live.kind, PLAYED_CELL)
+            evidence = f' data-evidence="{escape(how)}"'
     elif current_lab == lab.id and current_step == column.step:
         stuck = m.stuck_for(now)
         state, mark = (
@@ -66,11 +91,56 @@ def _cell(m: Member, lab: LabColumn, index: int, stuck_after: float, now: float)
             )
         )
     title = f"{m.name} · {lab.id} step {index + 1} ({column.title}): {state}"
+    if evidence and live is not None:
+        title += f" · {_said(live)}"
     return (
-        f'<td class="cell {state}" data-participant="{escape(m.name)}" '
-        f'data-lab="{escape(lab.id)}" data-step="{escape(column.step)}" data-state="{state}" '
-        f'title="{escape(title)}">{mark}</td>'
+        f'<td class="cell {state}{" " + how if how else ""}" data-participant="{escape(m.name)}" '
+        f'data-lab="{escape(lab.id)}" data-step="{escape(column.step)}" data-state="{state}"'
+        f'{evidence} title="{escape(title)}">{mark}</td>'
     )
+
+
+def _said(mark: EvidenceMark) -> str:
+    """live · Claude Code 2.1.332 · session 1a2b3c4d: a cell's tooltip."""
+    parts = [mark.word]
+    if mark.client_version:
+        parts.append(f"Claude Code {mark.client_version}")
+    if mark.session_id:
+        parts.append(f"session {mark.session_id[:8]}")
+    return " · ".join(parts)
+
+
+def _live_section(cohort: Cohort) -> str:
+    """Every passed live step, how it passed, and what the letters in the grid mean."""
+    marks = cohort.live_marks()
+    if not marks:
+        return ""
+    rows = "".join(
+        f'<tr data-participant="{escape(m.name)}" data-lab="{escape(lab.id)}" '
+        f'data-step="{escape(lab.steps[i].step)}" data-evidence="{escape(mark.word)}">'
+        f"<td>{escape(m.name)}</td><td>{escape(lab.id)} step {i + 1}</td>"
+        f"<td>{escape(lab.steps[i].title)}</td>"
+        f'<td class="kind-{escape(mark.word)}">{escape(mark.label)}</td>'
+        f"<td>{escape(mark.session_id or '–')}</td></tr>"
+        for m, lab, i, mark in marks
+    )
+    legend = "".join(
+        f"<li><b>{EVIDENCE_CELL.get(kind, PLAYED_CELL)[0]}</b> "
+        f"{escape(word if kind == SCRIPTED else word + ' · VERSION')}: {escape(meaning)}</li>"
+        for kind, word, meaning in EVIDENCE_LEGEND
+    )
+    return f"""<h2>Live steps</h2>
+<ul class="live-legend" id="live-legend">{legend}</ul>
+<table class="live-list" id="live">
+<thead><tr><th>participant</th><th>step</th><th>title</th><th>passed on</th><th>session</th>
+</tr></thead>
+<tbody>
+{rows}
+</tbody>
+</table>
+<p class="meta"><code>lab trainer verify</code> replays a live step's submitted timeline from the
+state the step began in: a verdict the hooks do not give fails, naming its transcript line.</p>
+"""
 
 
 def _where(m: Member, cohort: Cohort) -> str:
@@ -132,6 +202,12 @@ def render_page(
         f"<td>{s.rate * 100:.0f}%</td><td>{human_duration(s.median_seconds)}</td></tr>"
         for s in cohort.step_stats()
     )
+    live_legend = (
+        '\n  <span style="background:var(--live)"></span>L passed live (their own session)'
+        '\n  <span style="background:var(--scripted)"></span>S passed scripted'
+        if cohort.live_marks()
+        else ""
+    )
     refresh_tag = f'<meta http-equiv="refresh" content="{int(refresh)}">' if refresh else ""
     read_at = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(now))
     title = f"Hook Lab · cohort {cohort.name}"
@@ -157,7 +233,7 @@ def render_page(
   <span style="background:var(--pass)"></span>passed
   <span style="background:var(--here)"></span>working on it
   <span style="background:var(--stuck)"></span>stuck over {stuck_label}
-  <span style="background:var(--todo)"></span>not yet
+  <span style="background:var(--todo)"></span>not yet{live_legend}
 </div>
 <h2>Progress</h2>
 <table class="grid" id="grid">
@@ -170,7 +246,7 @@ def render_page(
 {"".join(rows) or '<tr><td class="who">nobody has submitted yet</td></tr>'}
 </tbody>
 </table>
-<h2>Who is stuck where</h2>
+{_live_section(cohort)}<h2>Who is stuck where</h2>
 <ul class="stuck-list" id="stuck">{stuck_items or "<li>nobody is stuck</li>"}</ul>
 <h2>Per step</h2>
 <table class="stats" id="steps">

@@ -121,6 +121,8 @@ class Submission:
     updates: int  # progress commits the remote did not have
     passed_steps: int
     duration: float
+    # live steps whose claim carries a session timeline (its extract, never the transcript)
+    live_timelines: int = 0
 
     @property
     def up_to_date(self) -> bool:
@@ -134,6 +136,7 @@ class Submission:
             "previous": self.previous,
             "updates": self.updates,
             "passed_steps": self.passed_steps,
+            "live_timelines": self.live_timelines,
             "up_to_date": self.up_to_date,
             "duration": round(self.duration, 3),
         }
@@ -243,8 +246,11 @@ def submit(
         }
     )
     progress = Progress.load(ws)
-    passed = sum(1 for lp in progress.labs.values() for sp in lp.steps.values() if sp.passed)
-    return Submission(settings, head, previous, updates, passed, time.monotonic() - started)
+    passed = [sp.passed for lp in progress.labs.values() for sp in lp.steps.values() if sp.passed]
+    live = sum(1 for record in passed if record.get("session_id"))
+    return Submission(
+        settings, head, previous, updates, len(passed), time.monotonic() - started, live
+    )
 
 
 @dataclass

@@ -22,6 +22,7 @@ from dulwich import porcelain
 from dulwich.objects import Commit
 
 from harness.claude.vocabulary import Engine
+from harness.engine.checks.live_session import TIMELINE_FILE
 from harness.engine.context import CheckContext
 from harness.engine.manifest import Lab, Step, find_lab
 from harness.engine.progress import Progress, digest
@@ -200,11 +201,15 @@ def _verify_step(
             "(update the trainer's checkout to the participants' version)"
         )
         return verdict
-    problem = _state_problem(ws, record) or _evidence_problem(ws, record)
+    live = bool(record.get("session_id"))
+    problem = _state_problem(ws, record) or _evidence_problem(ws, record, skip=_live_files(live))
     if problem:
         verdict.status = Status.FAIL
         verdict.message = f"{verdict.label}: {problem}"
         return verdict
+    # A live claim's timeline that does not match its digest is still replayed: the verdict
+    # then names the transcript line a forged verdict sits on, not only that bytes differ.
+    timeline_problem = _evidence_problem(ws, record, only=_live_files(live)) if live else None
     on_activity(f"re-running {verdict.label} at its verified state")
     with sandbox_copy(ws.root) as copy:
         rebuilt = Workspace(copy)
@@ -223,7 +228,12 @@ def _verify_step(
             if run.status is Status.FAIL
             else ("could not be re-run (not the participant's fault)")
         )
-        verdict.message = f"{verdict.label}: {reason}: {_describe(bad)}"
+        edited = f"{timeline_problem}; " if timeline_problem else ""
+        verdict.message = f"{verdict.label}: {edited}{reason}: {_describe(bad)}"
+        return verdict
+    if timeline_problem:
+        verdict.status = Status.FAIL
+        verdict.message = f"{verdict.label}: {timeline_problem}"
         return verdict
     relied_on = {rel for r in run.results for rel in r.evidence}
     cited = set((record.get("evidence") or {}).keys())
@@ -235,6 +245,10 @@ def _verify_step(
             f"{', '.join(missing)}, which the claim does not carry"
         )
         return verdict
+    if live:
+        replayed = next(r for r in run.results if r.details.get("evidence_kind"))
+        cited -= _live_files(live)
+        verdict.message = f"{verdict.label}: {replayed.message}; its timeline matches its digest"
     reports = (
         ""
         if not cited
@@ -242,12 +256,20 @@ def _verify_step(
         if len(cited) == 1
         else f"; {len(cited)} reports match their digests"
     )
+    if live:
+        verdict.message += reports
+        return verdict
     verdict.message = f"{verdict.label}: its checks pass again at the submitted state{reports}"
     return verdict
 
 
+def _live_files(live: bool) -> frozenset[str]:
+    return frozenset({TIMELINE_FILE}) if live else frozenset()
+
+
 def _describe(result: CheckResult) -> str:
-    found = f" (found: {result.found.splitlines()[0][:160]})" if result.found else ""
+    # long enough for a replay's divergence: the line, the call, both verdicts
+    found = f" (found: {result.found.splitlines()[0][:300]})" if result.found else ""
     return f"{result.name or 'check'}: {result.message}{found}"
 
 
@@ -280,11 +302,23 @@ def _state_problem(ws: Workspace, record: dict[str, Any]) -> str | None:
     return None
 
 
-def _evidence_problem(ws: Workspace, record: dict[str, Any]) -> str | None:
-    """Every report the claim cites must be in the submission, byte for byte."""
+def _evidence_problem(
+    ws: Workspace,
+    record: dict[str, Any],
+    *,
+    skip: frozenset[str] = frozenset(),
+    only: frozenset[str] | None = None,
+) -> str | None:
+    """Every report the claim cites must be in the submission, byte for byte (``skip``: not
+    these files; ``only``: just these)."""
     cited = record.get("evidence") or {}
     if not isinstance(cited, dict):
         return "the record's evidence is not a table of report digests: it was edited"
+    cited = {
+        rel: want
+        for rel, want in cited.items()
+        if rel not in skip and (only is None or rel in only)
+    }
     if not cited:
         return None
     evidence_id = record.get("evidence_commit")

@@ -8,13 +8,37 @@ from rich.table import Table
 from rich.text import Text
 
 from harness.results import Status
-from harness.trainer.cohort import STUCK_AFTER, Cohort, Member, human_duration
+from harness.trainer.cohort import (
+    EVIDENCE_LEGEND,
+    LIVE,
+    SCRIPTED,
+    STUCK_AFTER,
+    Cohort,
+    EvidenceMark,
+    Member,
+    human_duration,
+)
 from harness.trainer.publish import AutoSubmit, Submission
 from harness.trainer.verify import StepVerdict, VerifyReport
 from harness.ui.reports import human_age
 
 VERDICT_STYLE = {Status.PASS: "green", Status.FAIL: "red", Status.ERROR: "yellow"}
 VERDICT_WORD = {Status.PASS: "holds", Status.FAIL: "does not hold", Status.ERROR: "not judged"}
+EVIDENCE_STYLE = {LIVE: "green", SCRIPTED: "yellow"}  # played by Hook Lab: dim
+
+
+def _mark_text(mark: EvidenceMark) -> Text:
+    return Text(mark.label, style=EVIDENCE_STYLE.get(mark.kind, "dim"))
+
+
+def _live_cell(m: Member, cohort: Cohort) -> Text:
+    """Each passed live step of one participant, one line each: 11·4 live · 2.1.332."""
+    lines = [
+        Text.assemble(f"{lab.id.split('-', 1)[0]}·{i + 1} ", _mark_text(mark))
+        for who, lab, i, mark in cohort.live_marks()
+        if who is m
+    ]
+    return Text("\n").join(lines) if lines else Text("–", style="dim")
 
 
 def _lab_cell(m: Member, cohort: Cohort, index: int) -> Text:
@@ -38,6 +62,12 @@ def cohort_table(cohort: Cohort, *, stuck_after: float = STUCK_AFTER) -> Table:
     table.add_column("participant", no_wrap=True)
     for lab in cohort.labs:
         table.add_column(lab.id.split("-", 1)[0], justify="center")
+    # Live steps get a column of their own, and only when someone has passed one: how each
+    # passed (the participant's own session or the scripted one) is what a trainer asks.
+    live = bool(cohort.live_marks())
+    if live:
+        # However narrow the terminal, a mark wraps (folds) rather than ending in "…".
+        table.add_column("live steps", overflow="fold")
     table.add_column("now", no_wrap=True)
     table.add_column("last activity", justify="right")
     table.add_column("stuck for", justify="right")
@@ -46,6 +76,7 @@ def cohort_table(cohort: Cohort, *, stuck_after: float = STUCK_AFTER) -> Table:
             table.add_row(
                 Text(m.name, style="red"),
                 *[Text("?", style="red") for _ in cohort.labs],
+                *([Text("?", style="red")] if live else []),
                 Text(m.problem, style="red"),
                 "",
                 "",
@@ -57,6 +88,7 @@ def cohort_table(cohort: Cohort, *, stuck_after: float = STUCK_AFTER) -> Table:
         table.add_row(
             m.name,
             *[_lab_cell(m, cohort, i) for i in range(len(cohort.labs))],
+            *([_live_cell(m, cohort)] if live else []),
             where,
             human_age(now - activity) if activity else "–",
             Text(
@@ -77,6 +109,8 @@ def cohort_renderable(
             f"{m.name} ({m.current[0]} · {m.current[1]}, {human_duration(s)})" for m, s in stuck
         )
         parts.append(Text.assemble(("stuck: ", "bold red"), names))
+    if cohort.live_marks():
+        parts.append(live_legend())
     parts.append(
         Text(
             f"read in {cohort.seconds:.2f} s{' · ' + footer if footer else ''}",
@@ -84,6 +118,15 @@ def cohort_renderable(
         )
     )
     return Group(*parts)
+
+
+def live_legend() -> Text:
+    """What the live-step marks mean: LAB·STEP, then how the step passed."""
+    rows = [Text("live steps (LAB·STEP, then how it passed):", style="bold")]
+    for kind, word, meaning in EVIDENCE_LEGEND:
+        shown = word if kind == SCRIPTED else f"{word} · VERSION"
+        rows.append(Text.assemble("  ", (f"{shown:<17}", EVIDENCE_STYLE.get(kind, "dim")), meaning))
+    return Text("\n").join(rows)
 
 
 def verdict_line(verdict: StepVerdict) -> Text:
@@ -122,6 +165,13 @@ def print_submission(console: Console, done: Submission, pending_before: int) ->
         f"{escape(s.url)} as [bold]{escape(s.participant)}[/] in cohort "
         f"[bold]{escape(s.cohort)}[/] ({done.duration:.1f} s)."
     )
+    if done.live_timelines:
+        many = done.live_timelines != 1
+        console.print(
+            f"[dim]With {done.live_timelines} live step{'s' if many else ''}: "
+            f"{'their' if many else 'its'} session timeline (tool calls, verdicts, texts; "
+            "never the transcript).[/]"
+        )
     if pending_before > done.updates:
         console.print(f"[dim]({pending_before} were pending here.)[/]")
 

@@ -113,15 +113,26 @@ def test_a_foreground_green_sensor_run_lets_the_first_stop_through(
     assert (stop.outcome, stop.stop_hook_active, stop.turn_ended) == ("allowed", False, True)
 
 
+@pytest.fixture(scope="module")
+def _sensors_ran(tmp_path_factory: pytest.TempPathFactory, _compiled_template: Path) -> Path:
+    """A workspace whose sensors ran green, once for both engines: each copies it (times kept,
+    so its reports are from before the session, as in Lab 03)."""
+    root = tmp_path_factory.mktemp("sensors-ran") / "ws"
+    shutil.copytree(_compiled_template, root, symlinks=True)
+    assert proc.run(["./mvnw", "-q", "test", "-Dgroups=sensor"], cwd=root, timeout=600).ok
+    return root
+
+
 @pytest.mark.maven
 def test_every_defeat_from_the_seed_still_blocks(
-    engine: str, workspace: Workspace, tmp_path: Path
+    engine: str, _sensors_ran: Path, tmp_path: Path
 ) -> None:
     """Lab 03's solution played as it stands: old reports, | tail, > /dev/null, || true,
     -Dtest=, a touched marker and a background run each leave the stop blocked; only the fix
     and a real foreground run end the turn."""
-    root = workspace.root
-    assert proc.run(["./mvnw", "-q", "test", "-Dgroups=sensor"], cwd=root, timeout=600).ok
+    root = tmp_path / "ws"
+    shutil.copytree(_sensors_ran, root, symlinks=True)
+    workspace = Workspace(root)
     test_file = root / TEST_FILE
     test_file.write_text(
         test_file.read_text().replace("A1: Missing Description", "A1: Missing Text")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,22 @@ def project(tmp_path: Path) -> Path:
     return make_project(tmp_path / "proj")
 
 
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], HookGrade]:
+    """Each wrong hook of WRONG graded once per run, in a project of its own: several tests
+    read each grade (a grade runs the hook for real, too-slow waits out its timeout)."""
+    grades: dict[str, HookGrade] = {}
+
+    def get(variant: str) -> HookGrade:
+        if variant not in grades:
+            root = make_project(tmp_path_factory.mktemp(f"graded-{variant}") / "proj")
+            timeout = 1 if variant == "too-slow" else 5
+            grades[variant] = grade(root, WRONG[variant][0], timeout=timeout)
+        return grades[variant]
+
+    return get
+
+
 def test_correct_hook_passes_every_check(project: Path) -> None:
     result = grade(project, CORRECT)
     assert [c.name for c in result.checks] == list(CHECK_ORDER)
@@ -40,10 +57,11 @@ def test_correct_hook_passes_every_check(project: Path) -> None:
 
 
 @pytest.mark.parametrize("variant", sorted(WRONG))
-def test_each_wrong_hook_fails_exactly_its_checks(project: Path, variant: str) -> None:
-    text, expected = WRONG[variant]
-    timeout = 1 if variant == "too-slow" else 5
-    result = grade(project, text, timeout=timeout)
+def test_each_wrong_hook_fails_exactly_its_checks(
+    graded: Callable[[str], HookGrade], variant: str
+) -> None:
+    expected = WRONG[variant][1]
+    result = graded(variant)
     assert {c.name for c in result.failures} == expected, result.checks
     assert not result.passed
 
@@ -62,9 +80,9 @@ PROBLEMS = {
 
 
 @pytest.mark.parametrize("variant", sorted(PROBLEMS))
-def test_each_failure_is_named(project: Path, variant: str) -> None:
+def test_each_failure_is_named(graded: Callable[[str], HookGrade], variant: str) -> None:
     name, problem = PROBLEMS[variant]
-    result = grade(project, WRONG[variant][0], timeout=1 if variant == "too-slow" else 5)
+    result = graded(variant)
     check = result.check(name)
     assert check.failed
     assert check.problem == problem
@@ -72,15 +90,15 @@ def test_each_failure_is_named(project: Path, variant: str) -> None:
     assert problem in result.summary()
 
 
-def test_ignoring_stop_hook_active_runs_into_the_cap(project: Path) -> None:
-    check = grade(project, WRONG["ignores-active"][0]).check("lets-go-when-active")
+def test_ignoring_stop_hook_active_runs_into_the_cap(graded: Callable[[str], HookGrade]) -> None:
+    check = graded("ignores-active").check("lets-go-when-active")
     # Claude Code 2.1.332 honours eight blocks in a row and overrides the ninth.
     assert "blocked 8 more times" in check.found
     assert "cap of 9 ended the turn" in check.found
 
 
-def test_slow_hook_leaves_the_other_checks_unjudged(project: Path) -> None:
-    result = grade(project, WRONG["too-slow"][0], timeout=1)
+def test_slow_hook_leaves_the_other_checks_unjudged(graded: Callable[[str], HookGrade]) -> None:
+    result = graded("too-slow")
     assert {c.name for c in result.checks if c.skipped} == set(CHECK_ORDER) - {
         "within-timeout",
         "no-leak",

@@ -9,39 +9,29 @@ from pathlib import Path
 
 import pytest
 
-from tests.hooks.hookrepo import (
-    SMOKE_COMMAND,
-    git_dir,
-    project_with_hooks,
-    run_smoke,
-    start_session,
-    stop,
-)
+from tests.hooks.conftest import ProvedHooks, groups_of_smoke
+from tests.hooks.hookrepo import SMOKE_COMMAND, git_dir, project_with_hooks, run_smoke
 
 pytestmark = pytest.mark.skipif(shutil.which("jq") is None, reason="the hooks need jq")
 
 
-def test_a_hook_change_holds_the_turn_until_smoke_passes(tmp_path: Path) -> None:
-    root = project_with_hooks(tmp_path)
-    start_session(root)
-    hook = root / ".claude/hooks/require-sensors.sh"
-    hook.write_text(hook.read_text() + "# reviewed\n")
-
-    held = stop(root)
+def test_a_hook_change_holds_the_turn_until_smoke_passes(proved_hooks: ProvedHooks) -> None:
+    # The session (tests/hooks/conftest.py): a comment added to require-sensors.sh, a stop,
+    # smoke.sh with every group, a stop again.
+    held = proved_hooks.held
     assert held.returncode == 2
     assert ".claude/hooks/require-sensors.sh" in held.stderr
     assert SMOKE_COMMAND in held.stderr
 
-    smoke = run_smoke(root)
+    smoke = proved_hooks.whole
     assert smoke.returncode == 0, smoke.stdout + smoke.stderr
     count = re.search(r"smoke: (\d+)/(\d+) checks passed", smoke.stdout)
     assert count is not None, smoke.stdout
     assert count[1] == count[2]
     assert int(count[2]) >= 50
-    record = (git_dir(root) / "aiup-smoke-ran").read_text()
-    assert ".claude/hooks/require-sensors.sh" in record
+    assert ".claude/hooks/require-sensors.sh" in proved_hooks.record
 
-    assert stop(root).returncode == 0
+    assert proved_hooks.released.returncode == 0
 
 
 def test_smoke_outside_a_git_repository_proves_but_records_nothing(tmp_path: Path) -> None:
@@ -58,12 +48,14 @@ def smoke_count(output: str) -> tuple[int, int]:
     return int(count[1]), int(count[2])
 
 
-def test_groups_run_side_by_side_count_every_check_of_every_group(tmp_path: Path) -> None:
-    root = project_with_hooks(tmp_path)
-    whole = run_smoke(root)
+def test_groups_run_side_by_side_count_every_check_of_every_group(
+    proved_hooks: ProvedHooks,
+) -> None:
+    whole = proved_hooks.whole
     assert whole.returncode == 0, whole.stdout + whole.stderr
-    groups = re.findall(r"^GROUPS_ALL=\((.*)\)$", (root / SMOKE_COMMAND).read_text(), re.M)[0]
-    alone = [run_smoke(root, group) for group in groups.split()]
+    groups = groups_of_smoke(proved_hooks.root)
+    assert sorted(proved_hooks.alone) == sorted(groups)
+    alone = [proved_hooks.alone[group] for group in groups]
     assert all(run.returncode == 0 for run in alone), [run.stdout for run in alone]
     assert smoke_count(whole.stdout)[1] == sum(smoke_count(run.stdout)[1] for run in alone)
 

@@ -313,19 +313,13 @@ def _extract_bytes(timeline: Timeline) -> bytes:
     return json.dumps(timeline.to_json(), sort_keys=True, indent=1).encode()
 
 
-def _recheck_claim(
-    ctx: CheckContext,
-    claim: PassedClaim,
-    p: LiveParams,
-    title: str,
-    wanted: list[dict[str, Any]],
-) -> CheckResult:
-    """Re-verification (lab trainer verify, a completed lab): the claim carries the timeline's
-    extract, not the transcript; its digest must be the recorded one, its steps must meet the
-    expectations and its calls must replay."""
+def _claimed_extract(
+    ctx: CheckContext, claim: PassedClaim, title: str
+) -> tuple[bytes, dict[str, Any]] | CheckResult:
+    """The timeline extract a claim's evidence commit carries (its bytes and its JSON), or the
+    failure that says why there is none."""
     from dulwich.objects import Commit
 
-    from harness.claude.recorded import extract_digest, from_extract
     from harness.workspace.snapshot import read_blob
 
     try:
@@ -344,30 +338,62 @@ def _recheck_claim(
     try:
         extract = json.loads(data)
     except (json.JSONDecodeError, UnicodeDecodeError):
-        return CheckResult.failed("the claim's session timeline is not JSON", name=title)
-    if extract_digest(extract) != claim.digest:
+        extract = None
+    if not isinstance(extract, dict):
         return CheckResult.failed(
-            "the claim's session timeline was edited: its digest is not the recorded one",
-            name=title,
-            expected=str(claim.digest),
-            found=extract_digest(extract),
+            "the claim's session timeline is not a JSON object: it was edited", name=title
         )
+    return data, extract
+
+
+def _recheck_claim(
+    ctx: CheckContext,
+    claim: PassedClaim,
+    p: LiveParams,
+    title: str,
+    wanted: list[dict[str, Any]],
+) -> CheckResult:
+    """Re-verification (lab trainer verify, a completed lab): the claim carries the timeline's
+    extract, not the transcript; its calls must replay, its digest must be the recorded one and
+    its steps must meet the expectations."""
+    from harness.claude.recorded import extract_digest, from_extract
+
+    claimed = _claimed_extract(ctx, claim, title)
+    if isinstance(claimed, CheckResult):
+        return claimed
+    data, extract = claimed
     timeline = from_extract(extract, Path(TIMELINE_FILE))
     views = step_views(timeline)
-    count, at = match_expectations(wanted, views)
     details = _details(timeline, LIVE, views)
-    if count < len(wanted):
-        return _missing(p, title, wanted, count, views, at, timeline, details)
+    # The replay comes first, as for a transcript: an edited verdict fails naming its line,
+    # whether or not the forger also rewrote the digests the claim keeps.
     divergence = _replayed(ctx, timeline)
+    recorded_digest = claim.digest
+    submitted_digest = extract_digest(extract)
+    if submitted_digest != recorded_digest:
+        return CheckResult.failed(
+            "the claim's session timeline was edited: its digest is not the recorded one"
+            + (", and it does not replay" if divergence else ""),
+            name=title,
+            expected=f"a timeline whose digest is {recorded_digest}",
+            found=divergence or f"a timeline whose digest is {submitted_digest}",
+            details=details,
+        )
     if divergence:
         return CheckResult.failed(
             "the claimed session does not replay: the hooks do not give a verdict it records",
             name=title,
+            expected="every recorded verdict reproduced by the hooks on a replay",
             found=divergence,
             details=details,
         )
+    count, at = match_expectations(wanted, views)
+    if count < len(wanted):
+        return _missing(p, title, wanted, count, views, at, timeline, details)
     return CheckResult.passed(
-        "the claimed session replays and does what the step asks",
+        f"the claimed live session (Claude Code {timeline.client_version or 'unknown'}, "
+        f"session {timeline.session_id or 'unknown'}) replays from its start state and does "
+        "what the step asks",
         name=title,
         details=details,
         evidence={TIMELINE_FILE: data},
