@@ -40,6 +40,9 @@ class CheckContext:
     engine: str = Engine.EMULATOR
     engine_forced: bool = False  # chosen on the command line: wins over a lab's own choice
     scripted: bool = False  # lab check --scripted: a live step passes on its scripted session
+    # lab dev check: a session played on both engines runs each identical Maven call once
+    # (harness/maven/share.py); a participant's own check always runs Maven for real.
+    share_maven: bool = False
 
     @property
     def root(self) -> Path:
