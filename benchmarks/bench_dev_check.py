@@ -12,6 +12,7 @@ a call served from the other engine's run is no Maven run, so the wrapper does n
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -28,9 +29,27 @@ WRAPPER = """#!/usr/bin/env bash
 started=$(date +%s.%N)
 {real} "$@"
 status=$?
-printf '%s %s\\n' "$started" "$(date +%s.%N)" >>{log}
+printf '%s %s\\n' "$started" "$(date +%s.%N)" >>"$HOOKLAB_BENCH_MAVEN_LOG"
 exit $status
 """
+
+
+def wrapper_dir(real: str) -> Path:
+    """The logging ``mvn``'s folder, the same from run to run: ./mvnw names its class-data
+    archive after the ``mvn`` it finds (path, mtime, size), and a new wrapper each run would
+    have the first runs of every dev check write an archive instead of using one."""
+    from harness.maven.warm import cache_home
+
+    text = WRAPPER.format(real=real)
+    folder = cache_home() / "bench-mvn" / hashlib.sha256(text.encode()).hexdigest()[:16]
+    wrapper = folder / "mvn"
+    if not wrapper.is_file():
+        folder.mkdir(parents=True, exist_ok=True)
+        partial = folder / f"mvn.{os.getpid()}.tmp"
+        partial.write_text(text)
+        partial.chmod(0o755)
+        partial.replace(wrapper)
+    return folder
 
 
 def union_seconds(intervals: list[tuple[float, float]]) -> float:
@@ -46,11 +65,11 @@ def dev_check(engine: str, tmp: Path, real: str) -> tuple[float, list[tuple[floa
     """One whole `lab dev check --engine ENGINE --json`: its time, Maven's runs, the report."""
     log = tmp / f"maven-{engine}.log"
     log.write_text("")
-    bin_dir = tmp / f"bin-{engine}"
-    bin_dir.mkdir(exist_ok=True)
-    (bin_dir / "mvn").write_text(WRAPPER.format(real=real, log=log))
-    (bin_dir / "mvn").chmod(0o755)
-    env = dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+    env = dict(
+        os.environ,
+        PATH=f"{wrapper_dir(real)}{os.pathsep}{os.environ.get('PATH', '')}",
+        HOOKLAB_BENCH_MAVEN_LOG=str(log),
+    )
     started = time.perf_counter()
     done = subprocess.run(
         [sys.executable, "-m", "harness", "dev", "check", "--engine", engine, "--json"],

@@ -39,6 +39,7 @@ from pathlib import Path
 
 STORE_ENV = "HOOKLAB_MAVEN_SHARE"  # the share's folder
 ENGINE_ENV = "HOOKLAB_MAVEN_SHARE_AS"  # the engine this session plays on
+SHIM_ENV = "HOOKLAB_MAVEN_SHARE_BIN"  # the shim's folder, skipped when looking for the real mvn
 # Environment Maven's result depends on (MAVEN_OPTS without the class-data archive options:
 # mvnw names the archive being written after its own pid).
 KEYED_ENV = ("MAVEN_OPTS", "MAVEN_ARGS", "JAVA_HOME", "JAVA_TOOL_OPTIONS", "HOOKLAB_MAVEN_ONLINE")
@@ -72,12 +73,11 @@ class Call:
 
 
 class MavenShare:
-    """The share of one step's session: a folder for the kept runs and the ``mvn`` shim."""
+    """The share of one step's session: a folder for the kept runs, and the ``mvn`` shim."""
 
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
-        self.bin_dir = folder / "bin"
-        self.store = folder / "runs"
+    def __init__(self, folder: Path, bin_dir: Path) -> None:
+        self.store = folder
+        self.bin_dir = bin_dir
 
     def environment(self, engine: str, env: Mapping[str, str]) -> dict[str, str]:
         """``env`` (a session's extra environment) with the shim first on PATH."""
@@ -86,6 +86,7 @@ class MavenShare:
             **env,
             "PATH": f"{self.bin_dir}{os.pathsep}{path}",
             STORE_ENV: str(self.store),
+            SHIM_ENV: str(self.bin_dir),
             ENGINE_ENV: engine,
         }
 
@@ -102,22 +103,32 @@ class MavenShare:
         return calls
 
 
+def shim_dir() -> Path:
+    """The folder of the ``mvn`` shim, made once per Python and Hook Lab install. Its place and
+    its file stay the same from run to run: ./mvnw names its class-data archive after the
+    ``mvn`` it finds (path, mtime, size), so a new shim each time would make every shared run
+    write an archive instead of using one."""
+    from harness.maven.warm import cache_home
+
+    text = f"#!/bin/sh\nexec '{sys.executable}' -I -S '{Path(__file__).resolve()}' \"$@\"\n"
+    folder = cache_home() / "maven-share" / hashlib.sha256(text.encode()).hexdigest()[:16]
+    shim = folder / "mvn"
+    if not shim.is_file():
+        folder.mkdir(parents=True, exist_ok=True)
+        # -I -S: the standard library only, whatever the caller's environment holds.
+        partial = folder / f"mvn.{os.getpid()}.tmp"
+        partial.write_text(text, encoding="utf-8")
+        partial.chmod(0o755)
+        partial.replace(shim)  # whole or not at all: a session beside this one may call it
+    return folder
+
+
 @contextlib.contextmanager
 def maven_share() -> Iterator[MavenShare]:
-    """A share for one step's session, removed afterwards."""
+    """A share for one step's session, its kept runs removed afterwards."""
     folder = Path(tempfile.mkdtemp(prefix="hooklab-maven-share-"))
     try:
-        share = MavenShare(folder)
-        share.bin_dir.mkdir()
-        share.store.mkdir()
-        shim = share.bin_dir / "mvn"
-        # -I -S: the standard library only, whatever the caller's environment holds.
-        shim.write_text(
-            f"#!/bin/sh\nexec '{sys.executable}' -I -S '{Path(__file__).resolve()}' \"$@\"\n",
-            encoding="utf-8",
-        )
-        shim.chmod(0o755)
-        yield share
+        yield MavenShare(folder, shim_dir())
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
@@ -270,7 +281,7 @@ def shim(argv: list[str]) -> int:
     started = time.monotonic()
     store = Path(os.environ[STORE_ENV])
     engine = os.environ[ENGINE_ENV]
-    mvn = _real_mvn(store.parent / "bin")
+    mvn = _real_mvn(Path(os.environ[SHIM_ENV]))
     if mvn is None:
         print("mvn (Hook Lab's shared run): no real mvn on PATH after the shim", file=sys.stderr)
         return 127
