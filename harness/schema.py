@@ -9,14 +9,21 @@ meant; a number must be finite and inside its bounds.
 from __future__ import annotations
 
 import builtins
+import dataclasses
 import difflib
+import keyword
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from harness.errors import ConfigError
 from harness.paths import escape_problem
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+T = TypeVar("T", bound="DataclassInstance")
 
 _TYPE_NAMES: dict[type, str] = {
     str: "a string",
@@ -57,6 +64,18 @@ class Field:
     minimum: float | None = None  # numbers: the smallest allowed value
     maximum: float | None = None  # numbers: the largest allowed value
     positive: bool = False  # numbers: above zero (a timeout, a duration)
+    # A format with its own words (the client's settings): what a wrong value is told, with
+    # {value} for the value; what a missing one is told; the fix for either.
+    problem: str = ""
+    missing: str = ""
+    fix: str = ""
+    # A rule on the value beyond its type (a regular expression that compiles); returns the
+    # problem, told with ``check_fix`` (else ``fix``).
+    check: Callable[[Any], str | None] | None = None
+    check_fix: str = ""
+    # A rule on every element of an array, told at the element's own path (with check_fix).
+    item_check: Callable[[Any], str | None] | None = None
+    nullable: bool = False  # null stands for the field left out (the client's settings)
 
     def describe(self) -> str:
         kind = _TYPE_NAMES.get(self.type, self.type.__name__)
@@ -109,18 +128,23 @@ def check_table(
     path: object,
     where: str,
     what: str = "table",
+    open_: bool = False,
+    problem: str = "",
+    fix: str = "",
 ) -> dict[str, Any]:
-    """Validate ``data`` against ``fields``; return it with defaults filled in."""
+    """Validate ``data`` against ``fields``; return it with defaults filled in. ``open_``: keys
+    not declared are let through (a format that tolerates them); ``problem`` and ``fix``: what
+    a value that is no table is told."""
     if not isinstance(data, Mapping):
         raise ConfigError(
             path,
             where,
-            f"expected a {what}, found {found(data)}",
-            fix=f"write {where or 'it'} as a {what}",
+            problem or f"expected a {what}, found {found(data)}",
+            fix=fix or f"write {where or 'it'} as a {what}",
         )
     known = {f.name: f for f in fields}
     for key in data:
-        if key not in known:
+        if key not in known and not open_:
             names = ", ".join(known) or "none"
             raise ConfigError(
                 path,
@@ -131,10 +155,15 @@ def check_table(
     out: dict[str, Any] = {}
     for field in fields:
         here = _join(where, field.name)
-        if field.name in data:
+        if field.name in data and not (field.nullable and data[field.name] is None):
             out[field.name] = check_value(data[field.name], field, path=path, where=here)
         elif field.required:
-            raise ConfigError(path, here, "missing required field", fix=f"add {field.describe()}")
+            raise ConfigError(
+                path,
+                here,
+                field.missing or "missing required field",
+                fix=field.fix or f"add {field.describe()}",
+            )
         else:
             out[field.name] = field.default
     return out
@@ -142,25 +171,24 @@ def check_table(
 
 def check_value(value: object, field: Field, *, path: object, where: str) -> Any:
     """One field's value: its type, its items' types, its bounds, its paths, its choices."""
+
+    def refuse(problem: str, at: str = where, fix: str = "") -> ConfigError:
+        said = field.problem.format(value=value) if field.problem else problem
+        return ConfigError(path, at, said, fix=field.fix or fix or field.describe())
+
     if not _is(value, field.type):
-        kind = _TYPE_NAMES.get(field.type, field.type.__name__)
-        raise ConfigError(
-            path, where, f"expected {kind}, found {found(value)}", fix=field.describe()
+        raise refuse(
+            f"expected {_TYPE_NAMES.get(field.type, field.type.__name__)}, found {found(value)}"
         )
     problem = field.number_problem(value)
     if problem:
-        raise ConfigError(path, where, problem, fix=field.describe())
+        raise refuse(problem)
     items = value if isinstance(value, list) else [value]
     if field.item_type is not None:
         for i, item in enumerate(items):
             if not _is(item, field.item_type):
                 kind = _TYPE_NAMES.get(field.item_type, "?")
-                raise ConfigError(
-                    path,
-                    f"{where}[{i}]",
-                    f"expected {kind}, found {found(item)}",
-                    fix=field.describe(),
-                )
+                raise refuse(f"expected {kind}, found {found(item)}", f"{where}[{i}]")
     if field.inside:
         for i, item in enumerate(items):
             problem = escape_problem(item, field.inside)
@@ -172,15 +200,44 @@ def check_value(value: object, field: Field, *, path: object, where: str) -> Any
                     fix=f"write a path relative to {field.inside}, without '..'",
                 )
     if field.choices and value not in field.choices:
-        raise ConfigError(
-            path,
-            where,
+        raise refuse(
             f'unknown value "{value}"{suggest(str(value), field.choices)} '
             f"(known: {', '.join(field.choices)})",
             fix=f"use one of: {', '.join(field.choices)}",
         )
+    _check_rules(value, field, path=path, where=where)
     return value
+
+
+def _check_rules(value: object, field: Field, *, path: object, where: str) -> None:
+    fix = field.check_fix or field.fix or field.describe()
+    problem = field.check(value) if field.check else None
+    if problem:
+        raise ConfigError(path, where, problem, fix=fix)
+    if field.item_check and isinstance(value, list):
+        for i, item in enumerate(value):
+            problem = field.item_check(item)
+            if problem:
+                raise ConfigError(path, f"{where}[{i}]", problem, fix=fix)
 
 
 def _join(where: str, key: str) -> str:
     return f"{where}.{key}" if where else key
+
+
+def attribute(name: str) -> str:
+    """A field's attribute on its typed dataclass: a Python keyword gets a trailing underscore
+    (``from`` is ``from_``)."""
+    return f"{name}_" if keyword.iskeyword(name) else name
+
+
+def build(cls: type[T], table: Mapping[str, Any], fields: Sequence[Field]) -> T:
+    """The typed form of a table ``check_table`` validated against ``fields``: one attribute
+    per declared field the dataclass names (a tag such as ``kind`` is not a parameter)."""
+    by_attribute = {attribute(f.name): f for f in fields}
+    return cls(
+        **{
+            a.name: table.get(by_attribute[a.name].name, by_attribute[a.name].default)
+            for a in dataclasses.fields(cls)
+        }
+    )

@@ -29,6 +29,7 @@ AUDIT_REPORT = (
 )
 SENSORS = "./mvnw -q test -Dgroups=sensor"
 ASK_DONE = "UC-005 (Add Visit) is implemented and tested. Set it to Done."
+ASK_NOTE = 'Add the line "Tried in lab 07." to NOTES.md, then tell me you are done.'
 
 Call = tuple[str, tuple[Any, ...], dict[str, Any]]
 
@@ -70,6 +71,13 @@ SESSIONS: dict[str, list[Call]] = {
         _c("stop", "Added the note, as asked."),
         _c("prompt", "Thanks. Anything else?"),
         _c("stop", "No."),
+    ],
+    # Lab 07 step 4: a small change outside src/ and docs/, the stop held, the next let go.
+    "small-change": [
+        _c("prompt", ASK_NOTE),
+        _c("write", "NOTES.md", "Tried in lab 07.\n"),
+        _c("stop", "Done: NOTES.md has the line."),
+        _c("stop", "Done: NOTES.md has the line."),
     ],
     # Only the audit: a subagent run that ends normally, then the stop.
     "audit-only": [

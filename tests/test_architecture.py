@@ -15,7 +15,8 @@ ALLOWED = {
     "claude": {"claude"},
     "workspace": {"workspace"},
     "maven": {"maven"},
-    "doctor": {"doctor", "maven", "claude"},  # it checks the Maven backends and the real client
+    # it checks the Maven backends and the real client, and proves a client on a workspace
+    "doctor": {"doctor", "maven", "claude", "workspace"},
     "engine": {"engine", "claude", "workspace", "maven", "grading"},
     "grading": {"grading", "claude"},
     "trainer": {"trainer", "engine", "claude", "workspace", "maven", "grading"},

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from harness.claude import deepjson
 from harness.claude.events import MATCH_FIELD, TOOL_EVENTS, Event
 from harness.claude.runner import HookRun, cap, run_hooks, start_async_hooks
 from harness.claude.settings import Settings
@@ -128,9 +129,7 @@ def _stderr_message(out: EventOutcome, run: HookRun) -> str:
     return f'{out.label} hook blocking error from command: "{run.command}": {said}'
 
 
-# Over 60 lines on purpose: one branch per field of a hook's JSON output, in the order
-# Claude Code reads them (continue, decision, hookSpecificOutput, messages); each branch is
-# a rule the differential suite observed.
+# Long because: a branch per field of a hook's JSON, in the order the client reads them
 def _apply_json(
     out: EventOutcome,
     data: dict[str, Any],
@@ -216,7 +215,7 @@ def _json_of(text: str) -> dict[str, Any] | None:
     if not text.lstrip().startswith("{"):
         return None
     try:
-        data = json.loads(text)
+        data = deepjson.loads(text)  # any depth: the real client's JSON.parse reads it
     except json.JSONDecodeError:
         return None
     return data if isinstance(data, dict) else None

@@ -552,7 +552,9 @@ class _Reader:
             return
         hook = hook_name(match.group(1)) if match.group(1) else ""
         stop = self.stop or self._orphan_stop(number)
-        stop.feedback = _cap(text)
+        # Each blocking Stop hook gets a feedback line of its own (2.1.332): Claude is shown
+        # them all, so the stop's feedback keeps them all.
+        stop.feedback = _cap(f"{stop.feedback}\n{text}" if stop.feedback else text)
         if hook:
             stop.blocked_by.append(hook)
         stop.decided_line = number

@@ -622,29 +622,8 @@ class Session:
             return self._done(_collect(step, pre))
         self.transcript.tool_result(use_id, text, is_error=is_error)
 
-        # A tool that failed (a Bash command exiting non-zero, or cut off by its timeout) fires
-        # PostToolUseFailure with the error, not PostToolUse with the response.
         took_ms = int((time.monotonic() - started) * 1000)
-        # Keys in the client's order: PostToolUse has the response before the call's id.
-        if is_error:
-            post = self._dispatch(
-                Event.POST_TOOL_USE_FAILURE,
-                tool_name=name,
-                tool_input=tool_input,
-                tool_use_id=use_id,
-                error=cap(text),
-                is_interrupt=bool(response.get("interrupted")),
-                duration_ms=took_ms,
-            )
-        else:
-            post = self._dispatch(
-                Event.POST_TOOL_USE,
-                tool_name=name,
-                tool_input=tool_input,
-                tool_response=response,
-                tool_use_id=use_id,
-                duration_ms=took_ms,
-            )
+        post = self._after_tool(name, use_id, tool_input, response, text, is_error, took_ms)
         step = self._step(
             do,
             detail,
@@ -663,6 +642,38 @@ class Session:
             if post.blocked:
                 step.outcome = Outcome.BLOCKED
         return self._done(_collect(step, pre, post))
+
+    def _after_tool(
+        self,
+        name: str,
+        use_id: str,
+        tool_input: dict[str, Any],
+        response: dict[str, Any],
+        text: str,
+        is_error: bool,
+        took_ms: int,
+    ) -> EventOutcome:
+        """The event after a tool ran. A tool that failed (a Bash command exiting non-zero, or
+        cut off by its timeout) fires PostToolUseFailure with the error, not PostToolUse with
+        the response; keys in the client's order (the response before the call's id)."""
+        if is_error:
+            return self._dispatch(
+                Event.POST_TOOL_USE_FAILURE,
+                tool_name=name,
+                tool_input=tool_input,
+                tool_use_id=use_id,
+                error=cap(text),
+                is_interrupt=bool(response.get("interrupted")),
+                duration_ms=took_ms,
+            )
+        return self._dispatch(
+            Event.POST_TOOL_USE,
+            tool_name=name,
+            tool_input=tool_input,
+            tool_response=response,
+            tool_use_id=use_id,
+            duration_ms=took_ms,
+        )
 
     def _sensitive_target(self, name: str, tool_input: dict[str, Any]) -> Path | None:
         if name in FILE_TOOLS:

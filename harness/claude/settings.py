@@ -16,8 +16,8 @@ from typing import Any
 from harness.claude.events import KNOWN_EVENTS, Event
 from harness.claude.matchers import matches, regex_error
 from harness.claude.permissions import PermissionRule, Permissions, parse_rule, rule_matches
-from harness.errors import ConfigError, HarnessError
-from harness.schema import Field
+from harness.errors import HarnessError
+from harness.schema import Field, check_table, check_value
 from harness.userfiles import read_json
 
 DEFAULT_TIMEOUT = 600.0
@@ -100,26 +100,150 @@ class Settings:
         )
 
 
-_TIMEOUT = Field("timeout", float, positive=True, doc="seconds before the hook is killed")
+# The client's format, declared on harness.schema: its tables let unknown keys through (Claude
+# Code does), and every rule keeps the words the client's users know (``must be a positive
+# number``), told with the file, the field path (hooks.Stop[0].hooks[1].timeout) and the fix.
 
 
-def _is_number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
+def _nonblank(value: str) -> str | None:
+    return None if value.strip() else "must be a non-empty string"
 
 
-# Over 60 lines on purpose: settings are the client's format, which tolerates unknown keys,
-# so they keep their own reader (not harness.schema's, which refuses them); each check is
-# one rule of that format, named by its field path.
+def _if_rule(value: str) -> str | None:
+    return None if parse_rule(value) else f"{value!r} is not a permission rule"
+
+
+def _strings(value: list[Any]) -> str | None:
+    return None if all(isinstance(arg, str) for arg in value) else "must be a list of strings"
+
+
+def _regex(value: str) -> str | None:
+    problem = regex_error(value)
+    return f"is not a valid regular expression ({problem})" if problem else None
+
+
+def _rule_item(value: object) -> str | None:
+    ok = isinstance(value, str) and parse_rule(value) is not None
+    return None if ok else f"{value!r} is not a permission rule"
+
+
+HOOK_FIELDS = (
+    Field(
+        "type",
+        str,
+        required=True,
+        choices=("command",),
+        nullable=True,  # "type": null is the type left out
+        missing="is missing",
+        problem="is {value!r}, which the simulator does not run",
+        fix='use "type": "command" with a shell command',
+    ),
+    Field(
+        "command",
+        str,
+        required=True,
+        missing="must be a non-empty string",
+        problem="must be a non-empty string",
+        check=_nonblank,
+        fix='e.g. "command": "\\"$CLAUDE_PROJECT_DIR/.claude/hooks/x.sh\\""',
+    ),
+    # JSON as Python reads it takes NaN and Infinity too: neither is a timeout.
+    Field(
+        "timeout",
+        float,
+        positive=True,
+        problem="must be a positive number",
+        fix='give the timeout in seconds, e.g. "timeout": 10',
+        doc="seconds before the hook is killed",
+    ),
+    Field(
+        "async",
+        bool,
+        default=False,
+        problem="must be true or false",
+        fix='write "async": true or drop it',
+    ),
+    Field(
+        "if",
+        str,
+        problem="{value!r} is not a permission rule",
+        check=_if_rule,
+        fix='write a rule the call must match, e.g. "if": "Bash(git commit:*)"',
+    ),
+    Field(
+        "args",
+        list,
+        nullable=True,
+        problem="must be a list of strings",
+        check=_strings,
+        fix='e.g. "args": ["--strict", "docs"] (each string is one argument, no shell)',
+    ),
+)
+GROUP_FIELDS = (
+    Field(
+        "matcher",
+        str,
+        nullable=True,
+        problem="must be a string",
+        fix='use a name list like "Edit|Write" or a regex like "mcp__.*"',
+        check=_regex,
+        check_fix="escape special characters or use a plain name list",
+    ),
+    Field(
+        "hooks",
+        list,
+        required=True,
+        missing="must be a non-empty list",
+        problem="must be a non-empty list",
+        check=lambda entries: None if entries else "must be a non-empty list",
+        fix='add {"type": "command", "command": "..."}',
+    ),
+)
+HOOKS = Field(
+    "hooks",
+    dict,
+    problem="must be an object mapping event names to lists",
+    fix='write "hooks": {"Stop": [{"hooks": [...]}]}',
+)
+PERMISSIONS = Field(
+    "permissions",
+    dict,
+    problem="must be an object",
+    fix='write "permissions": {"allow": [...], "deny": [...]}',
+)
+DISABLE_ALL_HOOKS = Field(
+    "disableAllHooks",
+    bool,
+    default=False,
+    problem="must be true or false",
+    fix="remove it or write true/false",
+)
+RULE_LISTS = ("allow", "ask", "deny")
+
+
+def _rules_field(name: str) -> Field:
+    return Field(
+        name,
+        list,
+        problem="must be a list of rules",
+        fix=f'write "{name}": ["Edit(target/**)", "Bash(git status)"]',
+        item_check=_rule_item,
+        check_fix='write "Tool" or "Tool(specifier)", e.g. "Bash(rm -rf:*)"',
+    )
+
+
+def _event_field(event: str) -> Field:
+    return Field(
+        event,
+        list,
+        problem="must be a list of matcher groups",
+        fix=f'write "{event}": [{{"matcher": "...", "hooks": [...]}}]',
+    )
+
+
 def _parse_hooks(
-    data: object, where: str, warnings: list[str]
+    data: dict[str, Any], where: str, warnings: list[str]
 ) -> dict[str, tuple[MatcherGroup, ...]]:
-    if not isinstance(data, dict):
-        raise ConfigError(
-            where,
-            "hooks",
-            "must be an object mapping event names to lists",
-            fix='write "hooks": {"Stop": [{"hooks": [...]}]}',
-        )
     # Claude Code (2.1.332) loads a file with an unknown event name and runs the other hooks;
     # the unknown ones never run. A typo ("stop", "PreToolUSE") is worth a warning.
     for name in sorted(set(data) - KNOWN_EVENTS):
@@ -129,175 +253,101 @@ def _parse_hooks(
         warnings.append(
             f"{where}: hooks.{name}: not an event Claude Code knows; its hooks never run{hint}"
         )
-    data = {k: v for k, v in data.items() if k in KNOWN_EVENTS}
     result: dict[str, tuple[MatcherGroup, ...]] = {}
     for event, groups in data.items():
+        if event not in KNOWN_EVENTS:
+            continue
         path = f"hooks.{event}"
-        if not isinstance(groups, list):
-            raise ConfigError(
-                where,
-                path,
-                "must be a list of matcher groups",
-                fix=f'write "{event}": [{{"matcher": "...", "hooks": [...]}}]',
-            )
-        parsed: list[MatcherGroup] = []
-        for gi, group in enumerate(groups):
-            gpath = f"{path}[{gi}]"
-            if not isinstance(group, dict):
-                raise ConfigError(
-                    where,
-                    gpath,
-                    'must be an object with "hooks"',
-                    fix='write {"matcher": "Edit|Write", "hooks": [...]}',
-                )
-            matcher = group.get("matcher")
-            if matcher is not None and not isinstance(matcher, str):
-                raise ConfigError(
-                    where,
-                    f"{gpath}.matcher",
-                    "must be a string",
-                    fix='use a name list like "Edit|Write" or a regex like "mcp__.*"',
-                )
-            if isinstance(matcher, str):
-                problem = regex_error(matcher)
-                if problem:
-                    raise ConfigError(
-                        where,
-                        f"{gpath}.matcher",
-                        f"is not a valid regular expression ({problem})",
-                        fix="escape special characters or use a plain name list",
-                    )
-            entries = group.get("hooks")
-            if not isinstance(entries, list) or not entries:
-                raise ConfigError(
-                    where,
-                    f"{gpath}.hooks",
-                    "must be a non-empty list",
-                    fix='add {"type": "command", "command": "..."}',
-                )
-            commands: list[HookCommand] = []
-            for hi, entry in enumerate(entries):
-                hpath = f"{gpath}.hooks[{hi}]"
-                default = EVENT_DEFAULT_TIMEOUTS.get(event, DEFAULT_TIMEOUT)
-                commands.append(_parse_hook(entry, where, hpath, default))
-            parsed.append(MatcherGroup(matcher, tuple(commands)))
-        result[event] = tuple(parsed)
+        check_value(groups, _event_field(event), path=where, where=path)
+        default = EVENT_DEFAULT_TIMEOUTS.get(event, DEFAULT_TIMEOUT)
+        result[event] = tuple(
+            _parse_group(group, where, f"{path}[{gi}]", default) for gi, group in enumerate(groups)
+        )
     return result
+
+
+def _parse_group(raw: object, where: str, gpath: str, default_timeout: float) -> MatcherGroup:
+    group = check_table(
+        raw,
+        GROUP_FIELDS,
+        path=where,
+        where=gpath,
+        open_=True,
+        problem='must be an object with "hooks"',
+        fix='write {"matcher": "Edit|Write", "hooks": [...]}',
+    )
+    hooks = tuple(
+        _parse_hook(entry, where, f"{gpath}.hooks[{hi}]", default_timeout)
+        for hi, entry in enumerate(group["hooks"])
+    )
+    return MatcherGroup(group["matcher"], hooks)
 
 
 def _parse_hook(
     entry: object, where: str, hpath: str, default_timeout: float = DEFAULT_TIMEOUT
 ) -> HookCommand:
-    if not isinstance(entry, dict):
-        raise ConfigError(
-            where, hpath, "must be an object", fix='write {"type": "command", "command": "..."}'
-        )
-    kind = entry.get("type")
-    if kind != "command":
-        problem = "is missing" if kind is None else f"is {kind!r}, which the simulator does not run"
-        raise ConfigError(
-            where, f"{hpath}.type", problem, fix='use "type": "command" with a shell command'
-        )
-    command = entry.get("command")
-    if not isinstance(command, str) or not command.strip():
-        raise ConfigError(
-            where,
-            f"{hpath}.command",
-            "must be a non-empty string",
-            fix='e.g. "command": "\\"$CLAUDE_PROJECT_DIR/.claude/hooks/x.sh\\""',
-        )
-    timeout = entry.get("timeout", default_timeout)
-    if not _is_number(timeout) or _TIMEOUT.number_problem(timeout):
-        # JSON as Python reads it takes NaN and Infinity too: neither is a timeout.
-        raise ConfigError(
-            where,
-            f"{hpath}.timeout",
-            "must be a positive number",
-            fix='give the timeout in seconds, e.g. "timeout": 10',
-        )
-    run_async = entry.get("async", False)
-    if not isinstance(run_async, bool):
-        raise ConfigError(
-            where, f"{hpath}.async", "must be true or false", fix='write "async": true or drop it'
-        )
-    condition = None
-    if "if" in entry:
-        rule = parse_rule(entry["if"]) if isinstance(entry["if"], str) else None
-        if rule is None:
-            raise ConfigError(
-                where,
-                f"{hpath}.if",
-                f"{entry['if']!r} is not a permission rule",
-                fix='write a rule the call must match, e.g. "if": "Bash(git commit:*)"',
-            )
-        condition = HookCondition(rule)
-    args = entry.get("args")
-    if args is not None and not (
-        isinstance(args, list) and all(isinstance(arg, str) for arg in args)
-    ):
-        raise ConfigError(
-            where,
-            f"{hpath}.args",
-            "must be a list of strings",
-            fix='e.g. "args": ["--strict", "docs"] (each string is one argument, no shell)',
-        )
+    hook = check_table(
+        entry,
+        HOOK_FIELDS,
+        path=where,
+        where=hpath,
+        open_=True,
+        problem="must be an object",
+        fix='write {"type": "command", "command": "..."}',
+    )
+    condition = parse_rule(hook["if"]) if hook["if"] is not None else None
+    timeout = hook["timeout"] if hook["timeout"] is not None else default_timeout
     return HookCommand(
-        command,
+        hook["command"],
         float(timeout),
         f"{where}: {hpath}",
-        run_async,
-        condition,
-        tuple(args) if args is not None else None,
+        hook["async"],
+        HookCondition(condition) if condition is not None else None,
+        tuple(hook["args"]) if hook["args"] is not None else None,
     )
 
 
-def _parse_rules(data: object, where: str, name: str) -> tuple[PermissionRule, ...]:
-    fpath = f"permissions.{name}"
-    if not isinstance(data, list):
-        raise ConfigError(
-            where,
-            fpath,
-            "must be a list of rules",
-            fix=f'write "{name}": ["Edit(target/**)", "Bash(git status)"]',
+def _parse_permissions(raw: object, where: str) -> Permissions:
+    table = check_table(
+        raw,
+        [_rules_field(name) for name in RULE_LISTS],
+        path=where,
+        where="permissions",
+        open_=True,
+    )
+    return Permissions(
+        *(
+            tuple(rule for text in table[name] or () if (rule := parse_rule(text)) is not None)
+            for name in RULE_LISTS
         )
-    rules: list[PermissionRule] = []
-    for i, text in enumerate(data):
-        rule = parse_rule(text) if isinstance(text, str) else None
-        if rule is None:
-            raise ConfigError(
-                where,
-                f"{fpath}[{i}]",
-                f"{text!r} is not a permission rule",
-                fix='write "Tool" or "Tool(specifier)", e.g. "Bash(rm -rf:*)"',
-            )
-        rules.append(rule)
-    return tuple(rules)
+    )
 
 
 def parse_settings(data: object, where: str) -> Settings:
     """Validate one decoded settings document; ``where`` names it in errors."""
-    if not isinstance(data, dict):
-        raise ConfigError(where, "", "must hold a JSON object", fix='start the file with "{"')
+    check_table(
+        data,
+        (),
+        path=where,
+        where="",
+        open_=True,
+        problem="must hold a JSON object",
+        fix='start the file with "{"',
+    )
+    assert isinstance(data, dict)  # check_table refused anything else
     warnings: list[str] = []
-    hooks = _parse_hooks(data["hooks"], where, warnings) if "hooks" in data else {}
+    hooks: dict[str, tuple[MatcherGroup, ...]] = {}
+    if "hooks" in data:
+        hooks = _parse_hooks(
+            check_value(data["hooks"], HOOKS, path=where, where="hooks"), where, warnings
+        )
     perms = Permissions()
     if "permissions" in data:
-        raw = data["permissions"]
-        if not isinstance(raw, dict):
-            raise ConfigError(
-                where,
-                "permissions",
-                "must be an object",
-                fix='write "permissions": {"allow": [...], "deny": [...]}',
-            )
-        perms = Permissions(
-            *(_parse_rules(raw[k], where, k) if k in raw else () for k in ("allow", "ask", "deny"))
+        perms = _parse_permissions(
+            check_value(data["permissions"], PERMISSIONS, path=where, where="permissions"), where
         )
     disable = data.get("disableAllHooks", False)
-    if not isinstance(disable, bool):
-        raise ConfigError(
-            where, "disableAllHooks", "must be true or false", fix="remove it or write true/false"
-        )
+    check_value(disable, DISABLE_ALL_HOOKS, path=where, where="disableAllHooks")
     return Settings(hooks, perms, disable, (where,), tuple(warnings))
 
 

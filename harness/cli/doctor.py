@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import shutil
+from pathlib import Path
 from typing import Any
 
 from harness.cli.common import add_json_flag, emit_json, make_console
 from harness.doctor import MISSING, run_checks
+from harness.ui.console import escape
 from harness.ui.prose import print_prose
-from harness.ui.reports import doctor_renderable
+from harness.ui.reports import doctor_renderable, prove_client_renderable
 
 
 def add_parser(subparsers: Any) -> None:
@@ -19,6 +22,12 @@ def add_parser(subparsers: Any) -> None:
         "--fix",
         action="store_true",
         help="install what Hook Lab installs itself: the pinned Claude Code client (from npm)",
+    )
+    parser.add_argument(
+        "--prove-client",
+        action="store_true",
+        help="prove the fixture's hooks on the claude on your PATH (offline, scripted model, "
+        "no key; your ~/.claude is never read or changed); exit 1 when any does not hold",
     )
     add_json_flag(parser)
     parser.set_defaults(func=cmd_doctor)
@@ -32,6 +41,8 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         with console.status(f"Installing Claude Code {wanted_version()} from npm …"):
             client = install_client(on_output=lambda line: console.log(line))
         console.print(f"Claude Code {client.version} is installed at {client.path}")
+    if args.prove_client:
+        return _prove_client(args, console)
     if args.json:
         findings = run_checks()
     else:
@@ -52,3 +63,50 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         else "[red]Not ready:[/] fix the rows marked missing, then run lab doctor again."
     )
     return 0 if ready else 1
+
+
+def _prove_client(args: argparse.Namespace, console: Any) -> int:
+    """The fixture hooks' proof on the participant's own claude, one row per behaviour."""
+    from harness.claude.client.install import ClientInstall, wanted_version
+    from harness.doctor import own_claude_version
+    from harness.doctor.prove_client import ProofResult, prove_client
+    from harness.errors import HarnessError
+
+    pinned = wanted_version()
+    path = shutil.which("claude")
+    if path is None:
+        raise HarnessError(
+            "no claude on your PATH: there is no client of yours to prove",
+            fix="install Claude Code (claude --version must work), or use the pinned one: "
+            "lab doctor --fix",
+        )
+    version, said = own_claude_version(path)
+    if version is None:
+        raise HarnessError(
+            f"{path} does not tell its version ({said})",
+            fix="check your Claude Code installation: claude --version",
+        )
+    client = ClientInstall(Path(path).absolute(), version)
+
+    def done(result: ProofResult) -> None:
+        mark = "[green]✔ holds[/]" if result.holds else "[red]✘ does not hold[/]"
+        console.print(f"{mark}  {escape(result.behaviour)}", highlight=False)
+
+    with console.status(f"Proving the fixture's hooks on Claude Code {version} …") as status:
+        results = prove_client(
+            client,
+            on_status=lambda text: status.update(f"{escape(text)} …"),
+            on_result=done,
+        )
+    holds = all(r.holds for r in results)
+    if args.json:
+        emit_json(
+            {
+                "client": {"path": str(client.path), "version": version, "pinned": pinned},
+                "holds": holds,
+                "proofs": [r.to_json() for r in results],
+            }
+        )
+    else:
+        print_prose(console, prove_client_renderable(str(client.path), version, pinned, results))
+    return 0 if holds else 1

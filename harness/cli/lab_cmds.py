@@ -33,8 +33,7 @@ from harness.ui.console import escape
 from harness.workspace import Workspace, provision
 
 
-# Over 60 lines on purpose: the argparse declarations of the lab commands, a table written
-# as calls.
+# Long because: the argparse declarations of the lab commands, a table written as calls
 def add_parser(subparsers: Any) -> None:
     def cmd(name: str, help: str, func: Any, json_flag: bool = False) -> argparse.ArgumentParser:
         parser: argparse.ArgumentParser = subparsers.add_parser(name, help=help, description=help)

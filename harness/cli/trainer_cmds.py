@@ -28,8 +28,7 @@ from harness.ui.console import escape
 from harness.workspace import Workspace
 
 
-# Over 60 lines on purpose: the argparse declarations of lab submit and lab trainer, a table
-# written as calls.
+# Long because: the argparse declarations of lab submit and lab trainer, a table as calls
 def add_parser(subparsers: Any) -> None:
     sub = subparsers.add_parser(
         "submit",

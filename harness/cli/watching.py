@@ -93,9 +93,7 @@ def _hint(runner: LabRunner) -> Any | None:
     return hint_panel(step, tier, text, again="press h again")
 
 
-# Over 60 lines on purpose: the watch loop and the live view it draws share their state
-# (the last run, the changed files, the hint shown); split up, that state would be passed
-# back and forth between the pieces.
+# Long because: the watch loop and its live view share their state (last run, changes)
 def cmd_watch(args: argparse.Namespace) -> int:
     from harness.ui.lab_view import live_view, watch_renderable
 

@@ -14,9 +14,9 @@ from harness.errors import HarnessError
 from harness.maven import BACKEND_NAMES, get_backend
 from harness.maven.backend import SENSOR_GOALS
 from harness.maven.surefire import ReportError, sensor_reports
-from harness.maven.warm import warm_compile
+from harness.maven.warm import WarmResult, warm_compile
 from harness.paths import in_checkout
-from harness.trainer.publish import make_settings, store_settings
+from harness.trainer.publish import SubmitSettings, make_settings, store_settings
 from harness.ui.console import escape
 from harness.ui.reports import (
     backups_table,
@@ -25,7 +25,7 @@ from harness.ui.reports import (
     print_problems,
     sensor_table,
 )
-from harness.workspace import Workspace, provision
+from harness.workspace import ProvisionResult, Workspace, provision
 
 
 def add_parser(subparsers: Any) -> None:
@@ -102,6 +102,19 @@ def cmd_init(args: argparse.Namespace) -> int:
             }
         )
         return 0
+    _say_ready(args, result, warm, settings)
+    return 0
+
+
+def _say_ready(
+    args: argparse.Namespace,
+    result: ProvisionResult,
+    warm: WarmResult | None,
+    settings: SubmitSettings | None,
+) -> None:
+    """What lab init tells a person: where submitted steps go, the workspace, what next."""
+    console = make_console()
+    ws = result.workspace
     if settings is not None:
         console.print(
             f"Passed steps are submitted to [bold]{escape(settings.url)}[/] as "
@@ -137,7 +150,6 @@ def cmd_init(args: argparse.Namespace) -> int:
             f"{escape(str(ws.root))} is already a workspace; nothing was copied "
             f"(backend [bold]{ws.backend}[/])."
         )
-    return 0
 
 
 def cmd_sensors(args: argparse.Namespace) -> int:

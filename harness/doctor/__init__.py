@@ -223,12 +223,25 @@ def check_claude_code() -> Finding:
     )
 
 
+def own_claude_version(path: str) -> tuple[str | None, str]:
+    """Ask the ``claude`` at ``path`` for its version, with a throwaway config directory:
+    (the version, or None when it tells none; what it said)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="hooklab-doctor-claude-") as config:
+        env = {**os.environ, "CLAUDE_CONFIG_DIR": config, "DISABLE_AUTOUPDATER": "1"}
+        result = proc.run([path, "--version"], env=env, timeout=30)
+    text = _first_line(result.stdout) or _first_line(result.stderr)
+    match = re.search(r"\d+\.\d+\.\d+", text)
+    if result.returncode != 0 or match is None:
+        return None, text or f"exit {result.returncode}"
+    return match.group(0), text
+
+
 def check_own_claude() -> Finding:
     """The participant's own ``claude`` (the one live steps use), beside the pinned one. It is
     asked only for its version, with a throwaway config directory: the participant's own
     ~/.claude, login and settings are never read or changed."""
-    import tempfile
-
     from harness.claude.client.install import wanted_version
 
     pinned = wanted_version()
@@ -241,26 +254,24 @@ def check_own_claude() -> Finding:
             "install Claude Code, or pass live steps with lab check --scripted",
             required=False,
         )
-    with tempfile.TemporaryDirectory(prefix="hooklab-doctor-claude-") as config:
-        env = {**os.environ, "CLAUDE_CONFIG_DIR": config, "DISABLE_AUTOUPDATER": "1"}
-        result = proc.run([path, "--version"], env=env, timeout=30)
-    text = _first_line(result.stdout) or _first_line(result.stderr)
-    match = re.search(r"\d+\.\d+\.\d+", text)
-    if result.returncode != 0 or match is None:
+    version, said = own_claude_version(path)
+    if version is None:
         return Finding(
             "your claude",
             WARN,
-            f"{path} does not tell its version ({text or f'exit {result.returncode}'})",
+            f"{path} does not tell its version ({said})",
             "check your Claude Code installation (claude --version)",
             required=False,
         )
-    version = match.group(0)
     same = "the pinned one" if version == pinned else f"pinned {pinned}"
     return Finding(
         "your claude",
         OK if version == pinned else WARN,
         f"{version} ({same}) at {path}",
-        "" if version == pinned else "live steps read its transcripts as far as they go",
+        ""
+        if version == pinned
+        else "live steps read its transcripts as far as they go; "
+        "lab doctor --prove-client shows which hooks hold on it",
         required=False,
     )
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import os
 import shutil
+from dataclasses import dataclass
+from typing import Any
 
 from harness import proc
 from harness.engine.context import CheckContext
-from harness.engine.kinds import Kind, Params, one_of
+from harness.engine.kinds import Kind, one_of
 from harness.maven.backend import SENSOR_GOALS
 from harness.results import CheckResult
 from harness.schema import Field
@@ -19,64 +21,128 @@ WORKSPACE = "the workspace"
 LAB_FOLDER = "the lab folder"
 
 
-def _content(ctx: CheckContext, p: Params) -> str:
-    if p.get("from") is not None:
-        return read_text(ctx.asset(p["from"]))  # a lab author's file: UTF-8 or a clear error
-    return str(p["content"])
+# Each action's parameters, typed (the fields of its kind, ``do`` aside).
 
 
-def _write(ctx: CheckContext, p: Params) -> CheckResult:
-    path = ctx.path(p["path"])
+@dataclass(frozen=True)
+class AppendParams:
+    path: str
+    content: str | None
+    from_: str | None  # a file of the lab folder instead of inline content
+
+
+@dataclass(frozen=True)
+class WriteParams(AppendParams):
+    executable: bool
+
+
+@dataclass(frozen=True)
+class ReplaceParams:
+    path: str
+    old: str
+    new: str
+    all: bool
+
+
+@dataclass(frozen=True)
+class CopyParams:
+    from_: str
+    to: str
+    executable: bool
+
+
+@dataclass(frozen=True)
+class PathParams:
+    path: str
+
+
+@dataclass(frozen=True)
+class PatchParams:
+    from_: str
+
+
+@dataclass(frozen=True)
+class RunParams:
+    command: str
+    exit: int | None
+    timeout: float
+    slow: bool
+
+
+@dataclass(frozen=True)
+class NoParams:
+    pass
+
+
+@dataclass(frozen=True)
+class PlayParams:
+    steps: list[Any]
+    engine: str
+
+
+@dataclass(frozen=True)
+class CommitParams:
+    message: str
+
+
+def _content(ctx: CheckContext, p: AppendParams) -> str:
+    if p.from_ is not None:
+        return read_text(ctx.asset(p.from_))  # a lab author's file: UTF-8 or a clear error
+    return str(p.content)
+
+
+def _write(ctx: CheckContext, p: WriteParams) -> CheckResult:
+    path = ctx.path(p.path)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(_content(ctx, p))
-    if p["executable"]:
+    if p.executable:
         path.chmod(0o755)
-    return CheckResult.passed(f"wrote {p['path']}", name="write")
+    return CheckResult.passed(f"wrote {p.path}", name="write")
 
 
-def _append(ctx: CheckContext, p: Params) -> CheckResult:
-    path = ctx.path(p["path"])
+def _append(ctx: CheckContext, p: AppendParams) -> CheckResult:
+    path = ctx.path(p.path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("a") as fh:
         fh.write(_content(ctx, p))
-    return CheckResult.passed(f"appended to {p['path']}", name="append")
+    return CheckResult.passed(f"appended to {p.path}", name="append")
 
 
-def _replace(ctx: CheckContext, p: Params) -> CheckResult:
-    path = ctx.path(p["path"])
+def _replace(ctx: CheckContext, p: ReplaceParams) -> CheckResult:
+    path = ctx.path(p.path)
     if not path.is_file():
-        return CheckResult.errored(f"{p['path']} does not exist", name="replace")
-    text = path.read_text()
-    if p["old"] not in text:
-        if p["new"] in text:
-            return CheckResult.passed(f"{p['path']} already has the change", name="replace")
+        return CheckResult.errored(f"{p.path} does not exist", name="replace")
+    text = read_text(path, p.path)  # not UTF-8, binary: a clear error naming the file
+    if p.old not in text:
+        if p.new in text:
+            return CheckResult.passed(f"{p.path} already has the change", name="replace")
         return CheckResult.errored(
-            f"{p['path']} no longer contains the text to replace",
+            f"{p.path} no longer contains the text to replace",
             name="replace",
-            expected=p["old"][:300],
+            expected=p.old[:300],
             details={"fix": "lab reset, then try again"},
         )
-    count = -1 if p["all"] else 1
-    path.write_text(text.replace(p["old"], p["new"], count))
-    return CheckResult.passed(f"changed {p['path']}", name="replace")
+    count = -1 if p.all else 1
+    path.write_text(text.replace(p.old, p.new, count))
+    return CheckResult.passed(f"changed {p.path}", name="replace")
 
 
-def _copy(ctx: CheckContext, p: Params) -> CheckResult:
-    target = ctx.path(p["to"])
+def _copy(ctx: CheckContext, p: CopyParams) -> CheckResult:
+    target = ctx.path(p.to)
     target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(ctx.asset(p["from"]), target)
-    if p["executable"] or os.access(ctx.asset(p["from"]), os.X_OK):
+    shutil.copyfile(ctx.asset(p.from_), target)
+    if p.executable or os.access(ctx.asset(p.from_), os.X_OK):
         target.chmod(0o755)
-    return CheckResult.passed(f"copied {p['from']} to {p['to']}", name="copy")
+    return CheckResult.passed(f"copied {p.from_} to {p.to}", name="copy")
 
 
-def _delete(ctx: CheckContext, p: Params) -> CheckResult:
-    path = ctx.path(p["path"])
+def _delete(ctx: CheckContext, p: PathParams) -> CheckResult:
+    path = ctx.path(p.path)
     if path.is_dir() and not path.is_symlink():
         shutil.rmtree(path)
     else:
         path.unlink(missing_ok=True)
-    return CheckResult.passed(f"deleted {p['path']}", name="delete")
+    return CheckResult.passed(f"deleted {p.path}", name="delete")
 
 
 def _shell(
@@ -96,8 +162,8 @@ def _shell(
     return CheckResult.passed(f"ran {command}", name=name, output=output)
 
 
-def _patch(ctx: CheckContext, p: Params) -> CheckResult:
-    patch = ctx.asset(p["from"])
+def _patch(ctx: CheckContext, p: PatchParams) -> CheckResult:
+    patch = ctx.asset(p.from_)
     return _shell(ctx, f"git apply --whitespace=nowarn {_quote(str(patch))}", 60, "patch", 0)
 
 
@@ -105,13 +171,13 @@ def _quote(text: str) -> str:
     return "'" + text.replace("'", "'\\''") + "'"
 
 
-def _run(ctx: CheckContext, p: Params) -> CheckResult:
-    if p["slow"]:
-        ctx.on_activity(f"running {p['command']}")
-    return _shell(ctx, p["command"], p["timeout"], "run", p["exit"])
+def _run(ctx: CheckContext, p: RunParams) -> CheckResult:
+    if p.slow:
+        ctx.on_activity(f"running {p.command}")
+    return _shell(ctx, p.command, p.timeout, "run", p.exit)
 
 
-def _sensors(ctx: CheckContext, p: Params) -> CheckResult:
+def _sensors(ctx: CheckContext, p: NoParams) -> CheckResult:
     ctx.on_activity("running ./mvnw " + " ".join(SENSOR_GOALS))
     backend = ctx.maven()
     run = backend.run(ctx.root, SENSOR_GOALS, on_output=ctx.on_output, timeout=600)
@@ -124,16 +190,14 @@ def _sensors(ctx: CheckContext, p: Params) -> CheckResult:
     )
 
 
-def _commit(ctx: CheckContext, p: Params) -> CheckResult:
+def _commit(ctx: CheckContext, p: CommitParams) -> CheckResult:
     if ctx.root_override is not None:
-        return _shell(
-            ctx, f"git add -A && git commit -q -m {_quote(p['message'])}", 60, "commit", 0
-        )
-    commit = ctx.workspace.commit_all(p["message"])
-    return CheckResult.passed(f"committed {commit[:10]}: {p['message']}", name="commit")
+        return _shell(ctx, f"git add -A && git commit -q -m {_quote(p.message)}", 60, "commit", 0)
+    commit = ctx.workspace.commit_all(p.message)
+    return CheckResult.passed(f"committed {commit[:10]}: {p.message}", name="commit")
 
 
-def _play_session(ctx: CheckContext, p: Params) -> CheckResult:
+def _play_session(ctx: CheckContext, p: PlayParams) -> CheckResult:
     """A session played on the real client with the scripted model, in the workspace itself:
     the transcript the client writes is what a live step then reads (kept in the git
     directory, never in the participant's own ~/.claude)."""
@@ -143,11 +207,11 @@ def _play_session(ctx: CheckContext, p: Params) -> CheckResult:
     from harness.engine.checks.live_session import SOLVED_SESSIONS
     from harness.errors import HarnessError
 
-    scenario, _ = parse_inline(p["steps"], "lab.toml", "solve")
+    scenario, _ = parse_inline(p.steps, "lab.toml", "solve")
     ctx.on_activity("playing the session on the real Claude Code client (scripted model)")
     try:
         with open_session(
-            p["engine"],
+            p.engine,
             ctx.root,
             transcript_dir=ctx.git_dir() / SOLVED_SESSIONS,
             auto_approve=True,
@@ -159,8 +223,7 @@ def _play_session(ctx: CheckContext, p: Params) -> CheckResult:
     return CheckResult.passed(f"played a session on Claude Code: {said}", name="session")
 
 
-MESSAGE = Field("message", str, doc="what the participant reads about this action")
-ACTION_KINDS: dict[str, Kind] = {
+ACTION_KINDS: dict[str, Kind[Any]] = {
     k.name: k
     for k in (
         Kind(
@@ -173,9 +236,10 @@ ACTION_KINDS: dict[str, Kind] = {
                 Field("from", str, doc="a file in the lab folder", inside=LAB_FOLDER),
                 Field("executable", bool, default=False),
             ),
+            WriteParams,
             _write,
-            assets=lambda p: [p["from"]] if p.get("from") else [],
-            validate=lambda p: one_of(p, "content", "from"),
+            assets=lambda p: [p.from_] if p.from_ else [],
+            rules=lambda p: one_of(p, "content", "from"),
         ),
         Kind(
             "append",
@@ -186,9 +250,10 @@ ACTION_KINDS: dict[str, Kind] = {
                 Field("content", str),
                 Field("from", str, inside=LAB_FOLDER),
             ),
+            AppendParams,
             _append,
-            assets=lambda p: [p["from"]] if p.get("from") else [],
-            validate=lambda p: one_of(p, "content", "from"),
+            assets=lambda p: [p.from_] if p.from_ else [],
+            rules=lambda p: one_of(p, "content", "from"),
         ),
         Kind(
             "replace",
@@ -200,6 +265,7 @@ ACTION_KINDS: dict[str, Kind] = {
                 Field("new", str, required=True),
                 Field("all", bool, default=False),
             ),
+            ReplaceParams,
             _replace,
         ),
         Kind(
@@ -211,21 +277,24 @@ ACTION_KINDS: dict[str, Kind] = {
                 Field("to", str, required=True, inside=WORKSPACE),
                 Field("executable", bool, default=False),
             ),
+            CopyParams,
             _copy,
-            assets=lambda p: [p["from"]],
+            assets=lambda p: [p.from_],
         ),
         Kind(
             "delete",
             "delete a file or folder",
             (DO, Field("path", str, required=True, inside=WORKSPACE)),
+            PathParams,
             _delete,
         ),
         Kind(
             "patch",
             "apply a unified diff from the lab folder with git apply",
             (DO, Field("from", str, required=True, inside=LAB_FOLDER)),
+            PatchParams,
             _patch,
-            assets=lambda p: [p["from"]],
+            assets=lambda p: [p.from_],
         ),
         Kind(
             "run",
@@ -243,13 +312,15 @@ ACTION_KINDS: dict[str, Kind] = {
                 Field("timeout", float, default=300.0, positive=True),
                 Field("slow", bool, default=False),
             ),
+            RunParams,
             _run,
-            slow=lambda p: bool(p.get("slow")),
+            slow=lambda p: p.slow,
         ),
         Kind(
             "sensors",
             "run the sensors (./mvnw -q test -Dgroups=sensor)",
             (DO,),
+            NoParams,
             _sensors,
             slow=lambda p: True,
         ),
@@ -262,6 +333,7 @@ ACTION_KINDS: dict[str, Kind] = {
                 Field("steps", list, required=True, doc="hook_session steps"),
                 Field("engine", str, default="claude-code", choices=("claude-code",)),
             ),
+            PlayParams,
             _play_session,
             slow=lambda p: True,
         ),
@@ -269,6 +341,7 @@ ACTION_KINDS: dict[str, Kind] = {
             "commit",
             "commit every change in the workspace",
             (DO, Field("message", str, required=True)),
+            CommitParams,
             _commit,
         ),
     )

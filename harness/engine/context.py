@@ -25,6 +25,26 @@ def _ignore(_: Any) -> None:
     return None
 
 
+@dataclass(frozen=True)
+class PassedClaim:
+    """What a passed live step recorded: the session it passed on, found again by its id and
+    the digest of its timeline, and the commit that keeps its evidence."""
+
+    session_id: str
+    digest: str | None = None
+    evidence_commit: str | None = None
+
+
+@dataclass(frozen=True)
+class StepState:
+    """Where the step being checked stands: set by the runner for one run of its checks."""
+
+    rebuild_evidence: bool = False  # lab verify: the evidence is built again, quietly
+    entered_at: float | None = None  # when the participant reached the step (epoch seconds)
+    start_ref: str | None = None  # the git ref of the workspace as the step began
+    passed: PassedClaim | None = None  # re-verifying: the claim the step passed with
+
+
 @dataclass
 class CheckContext:
     workspace: Workspace
@@ -34,12 +54,15 @@ class CheckContext:
     on_activity: Sink = _ignore  # "running the sensors…": anything that takes a while
     on_hook_event: EventSink = _ignore  # each simulated hook event with its verdict
     root_override: Path | None = None  # checks that work on a sandbox copy set this
-    extra: dict[str, Any] = field(default_factory=dict)
+    lab_start_commit: str | None = None  # the workspace's commit when the lab started
+    step: StepState = field(default_factory=StepState)
     # Which Claude Code runs hook sessions (an Engine, auto or both); a passed step records
     # the one it ran on.
     engine: str = Engine.EMULATOR
     engine_forced: bool = False  # chosen on the command line: wins over a lab's own choice
-    scripted: bool = False  # lab check --scripted: a live step passes on its scripted session
+    # lab check --scripted, or re-verifying a step that passed so: a live step passes on its
+    # scripted session
+    scripted: bool = False
     # lab dev check: a session played on both engines runs each identical Maven call once
     # (harness/maven/share.py); a participant's own check always runs Maven for real.
     share_maven: bool = False

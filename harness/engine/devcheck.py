@@ -131,7 +131,7 @@ def walk_lab(
     started = time.monotonic()
     base = context or CheckContext(ws, lab.dir)
     timer = _Timer(base.on_activity)
-    ctx = replace(base, workspace=ws, lab_dir=lab.dir, on_activity=timer.activity, extra={})
+    ctx = replace(base, workspace=ws, lab_dir=lab.dir, on_activity=timer.activity)
     runner = LabRunner(ws, labs_root=lab.dir.parent, context=ctx)
     walk = LabWalk(lab.id)
     obs.lab_started(lab)
@@ -140,36 +140,7 @@ def walk_lab(
     moved = runner.start(lab.id)
     setup = moved.actions
     for step in lab.steps:
-        sw = StepWalk(step, setup=setup)
-        obs.results(step, "setup", setup)
-        if any(r.status is not Status.PASS for r in setup):
-            sw.problems.append("setup did not complete: " + _first_bad(setup))
-        obs.phase(step, "before")
-        sw.before = runner.check()
-        timer.stop()
-        obs.results(step, "before", sw.before.results)
-        if sw.before.status is Status.PASS:
-            sw.problems.append(
-                "the checks pass before the step is solved: the step proves "
-                "nothing (make a check fail on the starting state)"
-            )
-        elif sw.before.status is Status.ERROR:
-            sw.problems.append("a check errored before solving: " + _first_bad(sw.before.results))
-        obs.phase(step, "solve")
-        _step, sw.solve, _backup = runner.solve(apply=True)
-        timer.stop()
-        obs.results(step, "solve", sw.solve)
-        if any(r.status is not Status.PASS for r in sw.solve):
-            sw.problems.append("the solve did not complete: " + _first_bad(sw.solve))
-        obs.phase(step, "after")
-        sw.after = runner.check()
-        timer.stop()
-        obs.results(step, "after", sw.after.results)
-        if sw.after.status is not Status.PASS:
-            sw.problems.append(
-                f"the checks {sw.after.status.value} after the solve: "
-                + _first_bad(sw.after.results)
-            )
+        sw = _walk_step(runner, obs, timer, step, setup)
         sw.duration = time.monotonic() - entered
         sw.maven_seconds = timer.lap()
         walk.steps.append(sw)
@@ -186,6 +157,43 @@ def walk_lab(
                 break
     walk.duration = time.monotonic() - started
     return walk
+
+
+def _walk_step(
+    runner: LabRunner, obs: Observer, timer: _Timer, step: Step, setup: list[CheckResult]
+) -> StepWalk:
+    """One step walked: its setup's results, its checks before, its solve, its checks after;
+    each phase that does not hold is a problem of the step."""
+    sw = StepWalk(step, setup=setup)
+    obs.results(step, "setup", setup)
+    if any(r.status is not Status.PASS for r in setup):
+        sw.problems.append("setup did not complete: " + _first_bad(setup))
+    obs.phase(step, "before")
+    sw.before = runner.check()
+    timer.stop()
+    obs.results(step, "before", sw.before.results)
+    if sw.before.status is Status.PASS:
+        sw.problems.append(
+            "the checks pass before the step is solved: the step proves "
+            "nothing (make a check fail on the starting state)"
+        )
+    elif sw.before.status is Status.ERROR:
+        sw.problems.append("a check errored before solving: " + _first_bad(sw.before.results))
+    obs.phase(step, "solve")
+    _step, sw.solve, _backup = runner.solve(apply=True)
+    timer.stop()
+    obs.results(step, "solve", sw.solve)
+    if any(r.status is not Status.PASS for r in sw.solve):
+        sw.problems.append("the solve did not complete: " + _first_bad(sw.solve))
+    obs.phase(step, "after")
+    sw.after = runner.check()
+    timer.stop()
+    obs.results(step, "after", sw.after.results)
+    if sw.after.status is not Status.PASS:
+        sw.problems.append(
+            f"the checks {sw.after.status.value} after the solve: " + _first_bad(sw.after.results)
+        )
+    return sw
 
 
 def _first_bad(results: Sequence[CheckResult]) -> str:

@@ -1,45 +1,65 @@
-"""The shape every check kind and every action kind shares: a declared parameter schema and
-one function. A new kind is one module plus one line in its registry."""
+"""The shape every check kind and every action kind shares: a declared parameter schema, the
+frozen dataclass the schema builds from it, and one function that reads that dataclass. A new
+kind is one module plus one line in its registry."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from harness.engine.context import CheckContext
 from harness.results import CheckResult
-from harness.schema import Field
+from harness.schema import Field, attribute, build
 
-Params = dict[str, Any]
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+Params = dict[str, Any]  # a validated table, before it is typed
+P = TypeVar("P", bound="DataclassInstance")
 
 
-def _never(_: Params) -> bool:
+def _never(_: object) -> bool:
     return False
 
 
-def _no_assets(_: Params) -> list[str]:
+def _no_assets(_: object) -> list[str]:
     return []
 
 
-def _no_problem(_: Params) -> str | None:
+def _no_problem(_: object) -> str | None:
     return None
 
 
 @dataclass(frozen=True)
-class Kind:
+class Kind(Generic[P]):
     name: str
     summary: str
     params: tuple[Field, ...]
-    run: Callable[[CheckContext, Params], CheckResult]
-    slow: Callable[[Params], bool] = _never  # needs Maven or a JVM: the view shows progress
-    assets: Callable[[Params], list[str]] = _no_assets  # files it needs from the lab folder
+    typed: type[P]  # the frozen dataclass of the parameters, one attribute per field
+    call: Callable[[CheckContext, P], CheckResult]
+    slow: Callable[[P], bool] = _never  # needs Maven or a JVM: the view shows progress
+    assets: Callable[[P], list[str]] = _no_assets  # files it needs from the lab folder
     # Cross-field rules the table schema cannot say ("exactly one of …"); returns the problem.
-    validate: Callable[[Params], str | None] = _no_problem
+    rules: Callable[[P], str | None] = _no_problem
+
+    def build(self, table: Params) -> P:
+        """The typed parameters of a table ``check_table`` validated against ``params``."""
+        return build(self.typed, table, self.params)
+
+    def _typed(self, p: P | Params) -> P:
+        return self.build(p) if isinstance(p, dict) else p
+
+    def validate(self, p: P | Params) -> str | None:
+        return self.rules(self._typed(p))
+
+    def run(self, ctx: CheckContext, p: P | Params) -> CheckResult:
+        """Run on typed parameters (a manifest's, built once) or on a validated table."""
+        return self.call(ctx, self._typed(p))
 
 
-def one_of(params: Params, *names: str) -> str | None:
-    given = [n for n in names if params.get(n) is not None]
+def one_of(params: object, *names: str) -> str | None:
+    given = [n for n in names if getattr(params, attribute(n)) is not None]
     if len(given) != 1:
         return f"give exactly one of {', '.join(names)} (found {', '.join(given) or 'none'})"
     return None

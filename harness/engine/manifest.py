@@ -64,9 +64,10 @@ STEP_FIELDS = (
 class Spec:
     """One configured action or check: its kind, its validated params, where it was written."""
 
-    kind: Kind
-    params: dict[str, Any]
+    kind: Kind[Any]
+    params: dict[str, Any]  # the validated table, as written (what views show)
     where: str
+    typed: Any  # the kind's frozen parameter dataclass, built once from params
 
     @property
     def name(self) -> str:
@@ -74,7 +75,7 @@ class Spec:
 
     @property
     def slow(self) -> bool:
-        return self.kind.slow(self.params)
+        return self.kind.slow(self.typed)
 
 
 @dataclass(frozen=True)
@@ -132,7 +133,7 @@ def labs_dir() -> Path:
 
 
 def _spec(
-    raw: object, registry: dict[str, Kind], key: str, path: Path, where: str, lab_dir: Path
+    raw: object, registry: dict[str, Kind[Any]], key: str, path: Path, where: str, lab_dir: Path
 ) -> Spec:
     if not isinstance(raw, dict):
         raise ConfigError(path, where, "expected a table", fix=f"write [[...]] with {key} = ...")
@@ -149,14 +150,15 @@ def _spec(
         )
     kind = registry[name]
     params = check_table(raw, kind.params, path=path, where=where)
-    problem = kind.validate(params)
+    typed = kind.build(params)
+    problem = kind.validate(typed)
     if problem:
         raise ConfigError(path, where, problem, fix=f"see docs/lab-authoring.md, {key} {name}")
     if name == "hook_session" and params.get("steps") is not None:
         from harness.engine.checks.hook_session import parse_inline
 
         parse_inline(params["steps"], path, where)
-    for asset in kind.assets(params):
+    for asset in kind.assets(typed):
         if not (lab_dir / asset).is_file():
             raise ConfigError(
                 path,
@@ -164,7 +166,7 @@ def _spec(
                 f"the file {asset!r} is not in {lab_dir}",
                 fix=f"add {lab_dir / asset} or fix the path",
             )
-    return Spec(kind, params, where)
+    return Spec(kind, params, where, typed)
 
 
 def _parse_step(raw: object, i: int, path: Path, lab_dir: Path) -> Step:

@@ -260,16 +260,42 @@ def resolve_start(root: Path, rev: str | None) -> str:
     return done.stdout.strip()
 
 
+def _head_of(root: Path, commit: str) -> str:
+    """The commit HEAD was at in ``commit``'s state. A worktree snapshot (a live step's start,
+    a backup: made by Hook Lab, the worktree's files over HEAD) had its uncommitted changes
+    uncommitted, and the hooks count those as changed: HEAD was its parent. Any other commit
+    is HEAD itself."""
+    from dulwich.objects import Commit
+
+    from harness.workspace import Workspace
+    from harness.workspace.snapshot import IDENTITY
+
+    found = Workspace(root).repo[commit.encode()]
+    if (
+        isinstance(found, Commit)
+        and found.committer == IDENTITY
+        and found.message.startswith(b"hooklab ")
+        and len(found.parents) == 1
+    ):
+        parent: bytes = found.parents[0]
+        return parent.decode()
+    return commit
+
+
 @contextlib.contextmanager
 def start_state(root: Path, commit: str) -> Iterator[Path]:
     """A throwaway copy of the workspace whose files are those of ``commit`` (ignored files,
-    such as compiled classes, stay as they are), with the hooks as they are now: the
+    such as compiled classes, stay as they are; every file the commit holds is written anew,
+    so reports from before are older than all of them), with the hooks as they are now: the
     workspace's ``.claude/`` replaces the commit's."""
     from harness.workspace import Workspace
 
     with sandbox_copy(root) as copy:
         subprocess.run(
-            ["git", "reset", "-q", "--hard", commit], cwd=copy, check=False, capture_output=True
+            ["git", "reset", "-q", "--hard", _head_of(root, commit)],
+            cwd=copy,
+            check=False,
+            capture_output=True,
         )
         Workspace(copy).restore_commit(commit)
         shutil.rmtree(copy / ".claude", ignore_errors=True)

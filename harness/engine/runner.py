@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from harness.engine.context import CheckContext
+from harness.engine.context import CheckContext, PassedClaim, StepState
 from harness.engine.manifest import Lab, Spec, Step, find_lab, lab_dirs
 from harness.engine.progress import LabProgress, Progress, digest
 from harness.engine.sandbox import sandbox_copy
@@ -148,11 +148,15 @@ class LabRunner:
 
     def context(self, lab: Lab, root: Path | None = None) -> CheckContext:
         # Everything the caller chose (backend, engine, live-view callbacks) carries over; only
-        # the lab, the root and the per-run extras are this run's own.
-        ctx = replace(self.template, lab_dir=lab.dir, root_override=root, extra={})
+        # the lab, the root and where the lab and the step stand are this run's own.
         lp = self.progress.labs.get(lab.id)
-        ctx.extra["lab_start_commit"] = lp.start_commit if lp else self.ws.head()
-        return ctx
+        return replace(
+            self.template,
+            lab_dir=lab.dir,
+            root_override=root,
+            lab_start_commit=lp.start_commit if lp else self.ws.head(),
+            step=StepState(),
+        )
 
     # ---- running specs -----------------------------------------------------------------
     def run_actions(
@@ -162,7 +166,7 @@ class LabRunner:
         done: list[CheckResult] = []
         for spec in specs:
             try:
-                result = spec.kind.run(ctx, spec.params)
+                result = spec.kind.run(ctx, spec.typed)
             except (OSError, HarnessError) as exc:
                 result = CheckResult.errored(f"{spec.name} failed: {exc}", name=spec.name)
             result.details.setdefault("where", spec.where)
@@ -175,22 +179,22 @@ class LabRunner:
         self, lab: Lab, step: Step, root: Path | None = None, *, rebuild_evidence: bool = False
     ) -> StepRun:
         ctx = self.context(lab, root)
-        ctx.extra["rebuild_evidence"] = rebuild_evidence
         mine = self.progress.lab_progress(lab.id).step(step.id)
         passed_on = (mine.passed or {}).get("evidence_kind") if rebuild_evidence else None
         # Re-verifying a live step checks what it passed on: the scripted session, or the
         # recorded session it named (found again by its id and digest).
-        ctx.extra["scripted"] = self.template.scripted or passed_on == "scripted"
-        ctx.extra["step_entered_at"] = mine.entered_at
+        ctx.scripted = self.template.scripted or passed_on == "scripted"
         live_ref = f"{LAB_REFS}{lab.id}/live/{step.id}"
-        if live_ref.encode() in self.ws.repo.refs:
-            ctx.extra["step_start_ref"] = live_ref
+        start_ref = live_ref if live_ref.encode() in self.ws.repo.refs else None
+        claim = None
         if rebuild_evidence and mine.passed and mine.passed.get("session_id"):
-            ctx.extra["passed_session"] = mine.passed["session_id"]
-            ctx.extra["passed_digest"] = mine.passed.get("timeline_digest")
-            ctx.extra["passed_evidence_commit"] = mine.passed.get("evidence_commit")
-            if mine.passed.get("live_start"):
-                ctx.extra["step_start_ref"] = mine.passed["live_start"]
+            claim = PassedClaim(
+                mine.passed["session_id"],
+                mine.passed.get("timeline_digest"),
+                mine.passed.get("evidence_commit"),
+            )
+            start_ref = mine.passed.get("live_start") or start_ref
+        ctx.step = StepState(rebuild_evidence, mine.entered_at, start_ref, claim)
         if rebuild_evidence:
             # Re-verification: the participant saw these sessions when the step passed; a
             # progress line is enough, not every hook event again.
@@ -200,7 +204,7 @@ class LabRunner:
         results: list[CheckResult] = []
         for spec in step.checks:
             try:
-                result = spec.kind.run(ctx, spec.params)
+                result = spec.kind.run(ctx, spec.typed)
             except HarnessError as exc:
                 result = CheckResult.errored(f"the check could not run: {exc}", name=spec.name)
             except Exception as exc:  # a bug in the harness must never read as "you are wrong"

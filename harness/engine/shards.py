@@ -16,23 +16,28 @@ from typing import Any
 
 from harness.engine.devcheck import Shard
 from harness.errors import ConfigError
+from harness.userfiles import read_text
 
 
 def read_report(path: Path) -> dict[str, Any]:
     """A report written by ``lab dev check --report FILE`` (or ``--json``)."""
+    text = read_text(path)  # unreadable, not UTF-8, binary: a clear error naming the file
     try:
-        data: object = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError(
-            path, "", f"cannot be read ({exc.strerror})", fix="check the path"
-        ) from exc
+        data: object = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ConfigError(
             path,
             "",
             f"is not JSON (line {exc.lineno}: {exc.msg})",
             fix="give the file that lab dev check --report wrote",
-        ) from exc
+        ) from None
+    except RecursionError:
+        raise ConfigError(
+            path,
+            "",
+            "is not a report (nested too deep to read)",
+            fix="give the file that lab dev check --report wrote",
+        ) from None
     labs = data.get("labs") if isinstance(data, dict) else None
     if (
         not isinstance(data, dict)
@@ -61,19 +66,7 @@ def merge_reports(
     totals: set[int] = set()
     for path, report in parts:
         if report.get("shard"):
-            try:
-                shard = Shard.parse(str(report["shard"]))
-            except ValueError as exc:
-                raise ConfigError(path, "shard", str(exc), fix="give an unedited report") from exc
-            if shard.index in shards:
-                raise ConfigError(
-                    path,
-                    "shard",
-                    f"shard {shard} is also {shards[shard.index]}",
-                    fix="give each shard's report once",
-                )
-            shards[shard.index] = path
-            totals.add(shard.total)
+            _note_shard(path, str(report["shard"]), shards, totals)
         for lab in report["labs"]:
             lab_id = lab["lab"]
             if lab_id in owner:
@@ -85,24 +78,7 @@ def merge_reports(
                 )
             owner[lab_id] = path
             labs.append(lab)
-    if len(totals) > 1:
-        splits = ", ".join(f"/{n}" for n in sorted(totals))
-        raise ConfigError(
-            parts[0][0],
-            "shard",
-            f"the reports come from different splits ({splits})",
-            fix="merge the shards of one split: --shard 1/N … N/N with the same N",
-        )
-    if totals:
-        (total,) = totals
-        absent = [f"{k}/{total}" for k in range(1, total + 1) if k not in shards]
-        if absent:
-            raise ConfigError(
-                parts[0][0],
-                "shard",
-                f"shard {', '.join(absent)} is missing",
-                fix="add the report of every shard of the split",
-            )
+    _check_split(parts[0][0], shards, totals)
     missing = sorted(set(course) - set(owner))
     labs.sort(key=lambda lab: str(lab["lab"]))
     durations = [float(report.get("duration", 0.0)) for _path, report in parts]
@@ -116,6 +92,45 @@ def merge_reports(
         "missing": missing,
         "labs": labs,
     }
+
+
+def _note_shard(path: Path, text: str, shards: dict[int, Path], totals: set[int]) -> None:
+    """Record the shard a part says it is; one shard given twice is refused."""
+    try:
+        shard = Shard.parse(text)
+    except ValueError as exc:
+        raise ConfigError(path, "shard", str(exc), fix="give an unedited report") from exc
+    if shard.index in shards:
+        raise ConfigError(
+            path,
+            "shard",
+            f"shard {shard} is also {shards[shard.index]}",
+            fix="give each shard's report once",
+        )
+    shards[shard.index] = path
+    totals.add(shard.total)
+
+
+def _check_split(first: Path, shards: dict[int, Path], totals: set[int]) -> None:
+    """The shards are of one split (the same N), and every one of them is there."""
+    if len(totals) > 1:
+        splits = ", ".join(f"/{n}" for n in sorted(totals))
+        raise ConfigError(
+            first,
+            "shard",
+            f"the reports come from different splits ({splits})",
+            fix="merge the shards of one split: --shard 1/N … N/N with the same N",
+        )
+    if totals:
+        (total,) = totals
+        absent = [f"{k}/{total}" for k in range(1, total + 1) if k not in shards]
+        if absent:
+            raise ConfigError(
+                first,
+                "shard",
+                f"shard {', '.join(absent)} is missing",
+                fix="add the report of every shard of the split",
+            )
 
 
 def junit_xml(merged: dict[str, Any]) -> str:

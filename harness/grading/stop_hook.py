@@ -647,8 +647,7 @@ def _judge_passes(p: Phase, fix_cmd: str) -> GradeCheck:
     )
 
 
-# Over 60 lines on purpose: one contract check with a verdict per way a hook can fail it
-# (no run, timed out, not blocked, no reason, reason not shown); each returns its message.
+# Long because: a verdict per way a hook fails the contract, each with its own message
 def _judge_session_held(p: Phase) -> GradeCheck:
     expected = "stop blocked; Claude is shown the stderr reason"
     if p.run is None or p.step is None:

@@ -87,8 +87,7 @@ def _where(m: Member, cohort: Cohort) -> str:
     return f"{escape(lab)} · {escape(step)} · {stuck} on it"
 
 
-# Over 60 lines on purpose: the page's HTML in document order (head, summary, one row per
-# member); split up, the markup would be read in pieces out of order.
+# Long because: the page's HTML in document order; split up, it is read out of order
 def render_page(
     cohort: Cohort, *, stuck_after: float = STUCK_AFTER, refresh: int | None = None
 ) -> str:

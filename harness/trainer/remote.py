@@ -128,8 +128,7 @@ def _unreachable_fix(url: str) -> str:
     return f"check the address with your trainer and that the remote is up (git ls-remote {url})"
 
 
-# Over 60 lines on purpose: one branch per failure dulwich or the network can raise, each
-# with the words and the fix for it; a table would need the same branches to build it.
+# Long because: a branch per failure dulwich or the network raises, each with its fix
 def translate(url: str, exc: BaseException) -> BaseException:
     """Turn what dulwich or the network raised into a RemoteError naming the remote."""
     if isinstance(exc, RemoteError | HarnessError | KeyboardInterrupt):

@@ -102,6 +102,7 @@ def _ignore(_: Any) -> None:
     return None
 
 
+# Long because: fetch, restore and verify in one temporary holder, removed by its finally
 def verify_participant(
     url: str,
     participant: str,
@@ -168,8 +169,7 @@ def verify_participant(
         shutil.rmtree(holder, ignore_errors=True)
 
 
-# Over 60 lines on purpose: one claimed step re-verified in order (restore the files, run
-# the checks, compare with the claim, say why); each early return is a verdict.
+# Long because: one claimed step re-verified in order; each early return is a verdict
 def _verify_step(
     runner: LabRunner,
     ws: Workspace,

@@ -346,8 +346,7 @@ def markdown(source: str) -> Prose:
     return Prose(markdown_blocks(source))
 
 
-# Over 60 lines on purpose: one pass over markdown-it's token stream with the open lists
-# and quotes as its state; each token type is a short branch of that one loop.
+# Long because: one loop over markdown-it's tokens; its state is the open lists and quotes
 def markdown_blocks(source: str) -> list[Block]:
     blocks: list[Block] = []
     lists: list[dict[str, object]] = []  # open lists: {"prefix": Text, "marker": str|None}

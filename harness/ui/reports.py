@@ -13,6 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from harness.doctor import MISSING, OK, Finding
+from harness.doctor.prove_client import ProofResult
 from harness.maven.backend import MavenRun
 from harness.maven.surefire import SurefireReport
 from harness.ui.prose import Block, Prose
@@ -137,3 +138,41 @@ def doctor_renderable(findings: Sequence[Finding]) -> RenderableType:
         if f.fix:
             blocks.append(Block(Text(f.fix), Text.assemble(rest, ("fix: ", "bold")), rest))
     return Group(Text("lab doctor", style="italic"), Prose(blocks))
+
+
+def prove_client_renderable(
+    path: str, version: str, pinned: str, results: Sequence[ProofResult]
+) -> RenderableType:
+    """One row per behaviour the workshop relies on (does it hold on this client?), then what
+    the client did in each, as prose: a command in it is never split."""
+    same = "the pinned one" if version == pinned else f"pinned {pinned}"
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    table.add_column("#", no_wrap=True)
+    table.add_column("behaviour")
+    table.add_column("hook", no_wrap=True)
+    table.add_column("holds", no_wrap=True)
+    blocks = []
+    for n, r in enumerate(results, start=1):
+        verdict = Text("✔ holds", "green") if r.holds else Text("✘ does not hold", "red")
+        table.add_row(str(n), r.behaviour, r.hook, verdict)
+        blocks.append(Block(Text(r.found), Text(f"{n}. "), Text("   ")))
+    held = sum(r.holds for r in results)
+    summary = (
+        Text(f"All {held} hold on this client.", "green")
+        if held == len(results)
+        else Text(
+            f"{len(results) - held} of {len(results)} do not hold on this client: there the "
+            "hooks fail open, and live steps cannot pass. Update Claude Code, or pass live "
+            "steps with lab check --scripted.",
+            "red",
+        )
+    )
+    return Group(
+        Text("lab doctor --prove-client", style="italic"),
+        Text.assemble("Your claude: ", (f"{version} ({same})", "bold"), f" at {path}"),
+        Text("Offline, with Hook Lab's scripted model; no key used, your ~/.claude untouched."),
+        table,
+        Text("What the client did:", style="bold"),
+        Prose(blocks),
+        summary,
+    )

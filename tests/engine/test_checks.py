@@ -31,7 +31,7 @@ def check(
     ctx = CheckContext(ws, LAB_DIR)
     if engine is not None:
         ctx = CheckContext(ws, LAB_DIR, engine=engine, engine_forced=True)
-    ctx.extra["lab_start_commit"] = start or ws.head()
+    ctx.lab_start_commit = start or ws.head()
     return spec.run(ctx, p)
 
 

@@ -94,7 +94,7 @@ def test_checks_get_the_context_they_were_given(ws: Workspace, tmp_path: Path) -
     assert (ctx.engine, ctx.backend_name, ctx.root) == ("claude-code", "local", tmp_path)
     ctx.on_hook_event({"step": 1})
     assert events == [{"step": 1}]
-    assert "lab_start_commit" in ctx.extra and "lab_start_commit" not in given.extra
+    assert ctx.lab_start_commit is not None and given.lab_start_commit is None
 
 
 RENDEZVOUS = """

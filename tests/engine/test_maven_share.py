@@ -27,8 +27,14 @@ def play_on_both(ws: Workspace, steps: list[dict[str, Any]]) -> CheckResult:
     require_real_client()
     spec = CHECK_KINDS["hook_session"]
     p = check_table({"kind": "hook_session", "steps": steps}, spec.params, path="t", where="c")
-    ctx = CheckContext(ws, LAB_DIR, engine="both", engine_forced=True, share_maven=True)
-    ctx.extra["lab_start_commit"] = ws.head()
+    ctx = CheckContext(
+        ws,
+        LAB_DIR,
+        engine="both",
+        engine_forced=True,
+        share_maven=True,
+        lab_start_commit=ws.head(),
+    )
     return spec.run(ctx, p)
 
 

@@ -27,7 +27,7 @@ LAB1, LAB2, LAB3, LAB4 = (find_lab(n) for n in ("1", "2", "3", "4"))
 def run_check(ws: Workspace, lab: Any, step: str, index: int = 0) -> CheckResult:
     spec = lab.step(step).checks[index]
     ctx = CheckContext(ws, lab.dir)
-    ctx.extra["lab_start_commit"] = ws.head()
+    ctx.lab_start_commit = ws.head()
     return spec.kind.run(ctx, spec.params)
 
 
@@ -36,7 +36,7 @@ def check(ws: Workspace, kind: str, **params: Any) -> CheckResult:
     p = check_table({"kind": kind, **params}, spec.params, path="test", where="check")
     assert spec.validate(p) is None
     ctx = CheckContext(ws, LAB1.dir)
-    ctx.extra["lab_start_commit"] = ws.head()
+    ctx.lab_start_commit = ws.head()
     return spec.run(ctx, p)
 
 

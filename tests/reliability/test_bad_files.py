@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 
 from harness.workspace import Workspace
+from tests.builders import lab as build_lab
+from tests.builders import step, write_lab
 from tests.reliability.cli import assert_clean_error, lab
 from tests.reliability.participant import assert_intact, state
 from tests.reliability.plugin import fault
@@ -174,3 +176,49 @@ def test_unreadable_quiz_answers(participant: Workspace, case: str, said: str) -
     done = lab(root, "check")
     assert_clean_error(done, QUIZ, said)
     assert_intact(before, root)
+
+
+# A dev-check report as lab dev merge meets it, with the words the error must say.
+REPORTS: dict[str, tuple[bytes, str]] = {
+    "Latin-1 bytes, not UTF-8": (b'{"labs": [], "note": "caf\xe9"}\n', "is not UTF-8"),
+    "a binary file": (b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)), "is not a text file"),
+    "arrays 100,000 deep": (b"[" * 100_000 + b"]" * 100_000, "nested too deep"),
+}
+
+
+@fault(
+    "bad input",
+    "dev-check report: {case}",
+    tried="lab dev merge report.json where report.json is {case}",
+    held='exit 1, no traceback; the error names report.json and says "{said}"',
+)
+@pytest.mark.parametrize(
+    ("case", "said"), [(c, s) for c, (_, s) in REPORTS.items()], ids=list(REPORTS)
+)
+def test_unreadable_dev_check_report(tmp_path: Path, case: str, said: str) -> None:
+    (tmp_path / "report.json").write_bytes(REPORTS[case][0])
+    assert_clean_error(lab(tmp_path, "dev", "merge", "report.json"), "report.json", said)
+
+
+@fault(
+    "bad input",
+    "a replace action on a file that is not UTF-8",
+    tried="lab solve --apply of a step whose solve replaces text in notes.txt, which the "
+    "participant saved as Latin-1",
+    held='the action errs (exit 1, no traceback) naming notes.txt and saying "is not UTF-8"; '
+    "notes.txt is left byte for byte as it was",
+)
+def test_replace_in_a_file_that_is_not_utf8(participant: Workspace, tmp_path: Path) -> None:
+    root = participant.root
+    labs = tmp_path / "labs"
+    replaces = step(
+        "one", solve={"do": "replace", "path": "notes.txt", "old": "cafe", "new": "bar"}
+    )
+    write_lab(labs, "01-bad", build_lab("01-bad", replaces))
+    env = {"HOOKLAB_LABS": str(labs)}
+    started = lab(root, "start", "1", env=env)
+    assert started.returncode == 0, started.stdout + started.stderr
+    latin1 = b"caf\xe9 au lait\n"
+    (root / "notes.txt").write_bytes(latin1)
+    assert_clean_error(lab(root, "solve", "--apply", env=env), "notes.txt", "is not UTF-8")
+    assert (root / "notes.txt").read_bytes() == latin1

@@ -86,7 +86,8 @@ class ClientProcess:
                 fix="run lab doctor --fix to reinstall it",
             ) from None
         threading.Thread(target=self._read_stdout, daemon=True).start()
-        threading.Thread(target=self._read_stderr, daemon=True).start()
+        self._stderr_reader = threading.Thread(target=self._read_stderr, daemon=True)
+        self._stderr_reader.start()
 
     @property
     def running(self) -> bool:
@@ -124,7 +125,14 @@ class ClientProcess:
                 fix="see the client's stderr above; lab doctor checks the installation",
             ) from None
 
+    def settle(self, timeout: float = 2.0) -> None:
+        """Once the client has exited, let the stderr reader take in its last lines: the
+        exit is seen on stdout, often before stderr is read to its end."""
+        if not self.running:
+            self._stderr_reader.join(timeout)
+
     def last_words(self) -> str:
+        self.settle()
         return last_words(self.stderr_lines)
 
     def end(self, *, in_flight: bool) -> None:

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from harness.claude import deepjson
 from harness.claude.client.api import ApiRequest, blocks_text
 from harness.claude.ladder import UNANSWERED_PROMPT
 from harness.claude.runner import HookRun
@@ -111,7 +112,7 @@ class StepLog:
             if not text.startswith("{"):
                 continue
             with contextlib.suppress(json.JSONDecodeError):
-                data = json.loads(text)
+                data = deepjson.loads(text)  # a hook's JSON: any depth
                 if isinstance(data, dict) and isinstance(data.get("systemMessage"), str):
                     said.append(data["systemMessage"])
         return "\n".join(said)

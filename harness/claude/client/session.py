@@ -55,6 +55,7 @@ COMPACT_SUMMARY = "Summary: a scripted session; nothing left to do."  # the mode
 STEP_TIMEOUT = 120.0  # seconds a step may wait for the client, beyond its own hook timeouts
 _CLIENT_ENV_DROP = (
     "ANTHROPIC_AUTH_TOKEN",
+    "CLAUDE_CODE_OAUTH_TOKEN",
     "ANTHROPIC_MODEL",
     "CLAUDE_CODE_USE_BEDROCK",
     "CLAUDE_CODE_USE_VERTEX",
@@ -90,6 +91,7 @@ class ClaudeCodeSession:
         env: Mapping[str, str] | None = None,
         client: ClientInstall | None = None,
         on_payload: PayloadSink | None = None,
+        startup_wait: float | None = None,
     ) -> None:
         self.project_dir = Path(project_dir).resolve()
         self.settings = settings if settings is not None else _settings_or_none(self.project_dir)
@@ -105,6 +107,9 @@ class ClaudeCodeSession:
         ).resolve()
         self.config_dir.mkdir(parents=True, exist_ok=True)
         self.on_payload = on_payload
+        # How long a session start waits for its SessionStart hooks (default: a step's whole
+        # budget). A client whose hooks never run would otherwise keep every start that long.
+        self.startup_wait = startup_wait
         self._payloads_read = 0  # bytes of the recorder's log already passed on
         self.history: list[StepOutcome] = []
         self.blocked_stops = 0
@@ -257,6 +262,8 @@ class ClaudeCodeSession:
         self._proc.send(message)
 
     def _last_words(self) -> str:
+        if self._proc is not None:
+            self._proc.settle()
         return last_words(self.stderr_lines)
 
     def _end_process(self) -> None:
@@ -419,7 +426,8 @@ class ClaudeCodeSession:
     def _collect_session_start(self, source: str, record: StepLog) -> None:
         """Wait until every SessionStart hook the client runs for ``source`` has answered."""
         expected = self._expected_session_start_hooks(source)
-        deadline = time.monotonic() + self._hook_budget()
+        wait = self._hook_budget() if self.startup_wait is None else self.startup_wait
+        deadline = time.monotonic() + wait
         while expected and time.monotonic() < deadline:
             answered = sum(
                 1
@@ -438,6 +446,11 @@ class ClaudeCodeSession:
                     "Claude Code exited at session start: " + self._last_words(),
                     fix="run lab doctor to check the client",
                 )
+        if expected:
+            record.notes.append(
+                f"not every SessionStart hook answered within {wait:.0f} s ({expected} "
+                "expected): the client's hooks may not run"
+            )
 
     def _new_tool_id(self) -> str:
         self._tool_ids += 1

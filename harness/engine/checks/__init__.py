@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from harness.engine.checks import (
     file,
     git,
@@ -15,7 +17,7 @@ from harness.engine.checks import (
 )
 from harness.engine.kinds import Kind
 
-CHECK_KINDS: dict[str, Kind] = {
+CHECK_KINDS: dict[str, Kind[Any]] = {
     k.name: k
     for k in (
         file.KIND,

@@ -5,9 +5,10 @@ from __future__ import annotations
 import difflib
 import os
 import re
+from dataclasses import dataclass
 
 from harness.engine.context import CheckContext
-from harness.engine.kinds import Kind, Params
+from harness.engine.kinds import Kind
 from harness.results import CheckResult
 from harness.schema import Field
 
@@ -22,78 +23,94 @@ ASSERTIONS = (
 )
 
 
-def _validate(params: Params) -> str | None:
-    if not any(params.get(a) not in (None, False) for a in ASSERTIONS):
+@dataclass(frozen=True)
+class FileParams:
+    """A ``file`` check's parameters, typed (the fields of ``KIND.params``)."""
+
+    path: str
+    exists: bool
+    absent: bool
+    executable: bool
+    contains: str | None
+    contains_all: list[str]
+    not_contains: str | None
+    matches: str | None
+    message: str | None
+    pass_message: str | None
+
+
+def _validate(p: FileParams) -> str | None:
+    if not any(getattr(p, a) not in (None, False) for a in ASSERTIONS):
         return f"say what to assert: one or more of {', '.join(ASSERTIONS)}"
-    if params.get("matches") is not None:
+    if p.matches is not None:
         try:
-            re.compile(params["matches"], re.MULTILINE)
+            re.compile(p.matches, re.MULTILINE)
         except re.error as exc:
             return f"matches is not a valid regular expression: {exc}"
     return None
 
 
-def run(ctx: CheckContext, p: Params) -> CheckResult:
-    rel = p["path"]
+def run(ctx: CheckContext, p: FileParams) -> CheckResult:
+    rel = p.path
     name = f"file {rel}"
     path = ctx.path(rel)
-    if p["absent"]:
+    if p.absent:
         if path.exists():
             return CheckResult.failed(
-                p["message"] or f"{rel} should not exist",
+                p.message or f"{rel} should not exist",
                 name=name,
                 expected="no such file",
                 found="the file exists",
             )
         # The result's name already carries the path: the message does not repeat it.
-        return CheckResult.passed(p["pass_message"] or "gone, as expected", name=name)
+        return CheckResult.passed(p.pass_message or "gone, as expected", name=name)
     if not path.is_file():
         return CheckResult.failed(
-            p["message"] or f"{rel} does not exist",
+            p.message or f"{rel} does not exist",
             name=name,
             expected="the file exists",
             found="no such file",
         )
-    if p["executable"] and not os.access(path, os.X_OK):
+    if p.executable and not os.access(path, os.X_OK):
         return CheckResult.failed(
-            p["message"] or f"{rel} is not executable",
+            p.message or f"{rel} is not executable",
             name=name,
             expected="executable",
             found="not executable",
             details={"fix": f"chmod +x {rel}"},
         )
     text = path.read_text(errors="replace")
-    if p["contains"] is not None and p["contains"] not in text:
+    if p.contains is not None and p.contains not in text:
         return CheckResult.failed(
-            p["message"] or f"{rel} does not contain the expected text",
+            p.message or f"{rel} does not contain the expected text",
             name=name,
-            expected=f"contains {p['contains']!r}",
-            found=_nearest(text, p["contains"]),
+            expected=f"contains {p.contains!r}",
+            found=_nearest(text, p.contains),
         )
-    missing = [t for t in p["contains_all"] or [] if t not in text]
+    missing = [t for t in p.contains_all or [] if t not in text]
     if missing:
         return CheckResult.failed(
-            p["message"] or f"{rel} lacks {len(missing)} of the expected pieces",
+            p.message or f"{rel} lacks {len(missing)} of the expected pieces",
             name=name,
-            expected="contains " + ", ".join(repr(t) for t in p["contains_all"]),
+            expected="contains " + ", ".join(repr(t) for t in p.contains_all),
             found="missing: " + ", ".join(repr(t) for t in missing),
         )
-    if p["not_contains"] is not None and p["not_contains"] in text:
-        line = next((ln for ln in text.splitlines() if p["not_contains"] in ln), p["not_contains"])
+    if p.not_contains is not None and p.not_contains in text:
+        line = next((ln for ln in text.splitlines() if p.not_contains in ln), p.not_contains)
         return CheckResult.failed(
-            p["message"] or f"{rel} still contains {p['not_contains']!r}",
+            p.message or f"{rel} still contains {p.not_contains!r}",
             name=name,
-            expected=f"no {p['not_contains']!r}",
+            expected=f"no {p.not_contains!r}",
             found=line.strip(),
         )
-    if p["matches"] is not None and not re.search(p["matches"], text, re.MULTILINE):
+    if p.matches is not None and not re.search(p.matches, text, re.MULTILINE):
         return CheckResult.failed(
-            p["message"] or f"{rel} does not match the expected pattern",
+            p.message or f"{rel} does not match the expected pattern",
             name=name,
-            expected=f"matches /{p['matches']}/",
+            expected=f"matches /{p.matches}/",
             found=_excerpt(text),
         )
-    return CheckResult.passed(p["pass_message"] or "as expected", name=name)
+    return CheckResult.passed(p.pass_message or "as expected", name=name)
 
 
 def _nearest(text: str, wanted: str) -> str:
@@ -137,6 +154,7 @@ KIND = Kind(
         Field("message", str, doc="what the participant reads when the check fails"),
         Field("pass_message", str, doc="what the participant reads when it passes"),
     ),
-    run=run,
-    validate=_validate,
+    typed=FileParams,
+    call=run,
+    rules=_validate,
 )

@@ -3,17 +3,32 @@
 from __future__ import annotations
 
 import fnmatch
+from dataclasses import dataclass
 
 from harness import proc
 from harness.engine.context import CheckContext
-from harness.engine.kinds import Kind, Params
+from harness.engine.kinds import Kind
 from harness.results import CheckResult
 from harness.schema import Field
 
 
-def _validate(params: Params) -> str | None:
+@dataclass(frozen=True)
+class GitParams:
+    """A ``git`` check's parameters, typed (the fields of ``KIND.params``)."""
+
+    changed: list[str]
+    changed_any: list[str]
+    unchanged: list[str]
+    committed: list[str]
+    commits_since_start: bool
+    clean: bool
+    message: str | None
+    pass_message: str | None
+
+
+def _validate(params: GitParams) -> str | None:
     keys = ("changed", "changed_any", "unchanged", "clean", "committed", "commits_since_start")
-    if not any(params.get(k) for k in keys):
+    if not any(getattr(params, k) for k in keys):
         return "say what to assert: changed, unchanged, clean, committed or commits_since_start"
     return None
 
@@ -40,64 +55,62 @@ def _hits(patterns: list[str], paths: list[str]) -> dict[str, list[str]]:
     return {pat: [p for p in paths if fnmatch.fnmatch(p, pat)] for pat in patterns}
 
 
-def run(ctx: CheckContext, p: Params) -> CheckResult:
+def run(ctx: CheckContext, p: GitParams) -> CheckResult:
     name = "git"
     changed = _changed(ctx)
     if isinstance(changed, CheckResult):
         return changed
-    if p["clean"] and changed:
+    if p.clean and changed:
         return CheckResult.failed(
-            p["message"] or "the workspace has uncommitted changes",
+            p.message or "the workspace has uncommitted changes",
             name=name,
             expected="a clean worktree",
             found="\n".join(changed[:20]),
         )
     considered = list(changed)
-    if p["committed"] or p["commits_since_start"]:
-        base = ctx.extra.get("lab_start_commit")
+    if p.committed or p.commits_since_start:
+        base = ctx.lab_start_commit
         if not base:
             return CheckResult.errored("no lab start commit recorded; start the lab first")
         committed = _committed_since(ctx, base)
         if isinstance(committed, CheckResult):
             return committed
-        if p["committed"]:
-            missing = [pat for pat, hit in _hits(p["committed"], committed).items() if not hit]
+        if p.committed:
+            missing = [pat for pat, hit in _hits(p.committed, committed).items() if not hit]
             if missing:
                 return CheckResult.failed(
-                    p["message"] or "not committed yet: " + ", ".join(missing),
+                    p.message or "not committed yet: " + ", ".join(missing),
                     name=name,
                     expected="commits since the lab started touching " + ", ".join(missing),
                     found="\n".join(committed) or "no committed change since the lab started",
                 )
         considered = sorted(set(considered) | set(committed))
-    if p["changed"]:
-        missing = [pat for pat, hit in _hits(p["changed"], considered).items() if not hit]
+    if p.changed:
+        missing = [pat for pat, hit in _hits(p.changed, considered).items() if not hit]
         if missing:
             return CheckResult.failed(
-                p["message"] or "no change yet to " + ", ".join(missing),
+                p.message or "no change yet to " + ", ".join(missing),
                 name=name,
                 expected="a change to " + ", ".join(missing),
                 found="\n".join(considered[:20]) or "no changes",
             )
-    if p["changed_any"] and not any(_hits(p["changed_any"], considered).values()):
+    if p.changed_any and not any(_hits(p.changed_any, considered).values()):
         return CheckResult.failed(
-            p["message"] or "no change yet to any of " + ", ".join(p["changed_any"]),
+            p.message or "no change yet to any of " + ", ".join(p.changed_any),
             name=name,
-            expected="a change to one of " + ", ".join(p["changed_any"]),
+            expected="a change to one of " + ", ".join(p.changed_any),
             found="\n".join(considered[:20]) or "no changes",
         )
-    if p["unchanged"]:
-        touched = [path for hit in _hits(p["unchanged"], changed).values() for path in hit]
+    if p.unchanged:
+        touched = [path for hit in _hits(p.unchanged, changed).values() for path in hit]
         if touched:
             return CheckResult.failed(
-                p["message"] or "these should be left alone: " + ", ".join(touched),
+                p.message or "these should be left alone: " + ", ".join(touched),
                 name=name,
-                expected="no change to " + ", ".join(p["unchanged"]),
+                expected="no change to " + ", ".join(p.unchanged),
                 found="\n".join(touched),
             )
-    return CheckResult.passed(
-        p["pass_message"] or "the workspace changes are as expected", name=name
-    )
+    return CheckResult.passed(p.pass_message or "the workspace changes are as expected", name=name)
 
 
 KIND = Kind(
@@ -143,6 +156,7 @@ KIND = Kind(
         Field("message", str, doc="what the participant reads when the check fails"),
         Field("pass_message", str, doc="what the participant reads when it passes"),
     ),
-    run=run,
-    validate=_validate,
+    typed=GitParams,
+    call=run,
+    rules=_validate,
 )

@@ -35,12 +35,12 @@ from harness.claude.session import StepOutcome
 from harness.claude.vocabulary import BOTH, OUTCOMES, Engine, Outcome
 from harness.engine.checks import tricks as trick_check
 from harness.engine.context import CheckContext
-from harness.engine.kinds import Kind, Params
+from harness.engine.kinds import Kind
 from harness.engine.parallel import side_by_side
 from harness.engine.sandbox import path_without, sandbox_copy
 from harness.engine.stepview import StepView
 from harness.errors import ConfigError, HarnessError
-from harness.maven.share import MavenShare, maven_share
+from harness.maven.share import Call, MavenShare, maven_share
 from harness.results import CheckResult
 from harness.schema import Field
 
@@ -115,10 +115,6 @@ class SessionParams:
     message: str | None
     pass_message: str | None
 
-    @classmethod
-    def of(cls, p: Params) -> SessionParams:
-        return cls(**{f.name: p.get(f.name, f.default) for f in KIND.params if f.name != "kind"})
-
     @property
     def label(self) -> str:
         """How a step is named: the steps of a scenario file always carry the file's name, so
@@ -126,23 +122,23 @@ class SessionParams:
         return f"{Path(self.scenario).name} step" if self.scenario else "session step"
 
 
-def _validate(p: Params) -> str | None:
-    if (p.get("steps") is None) == (p.get("scenario") is None):
+def _validate(p: SessionParams) -> str | None:
+    if (p.steps is None) == (p.scenario is None):
         return "give exactly one of steps (inline) or scenario (a scenario file)"
-    if p.get("tricks"):
-        problem = trick_check.validate(p["tricks"])
+    if p.tricks:
+        problem = trick_check.validate(p.tricks)
         if problem:
             return problem
-    if p.get("turns_apart"):
-        if p.get("sandbox") is False:
+    if p.turns_apart:
+        if p.sandbox is False:
             return "turns_apart plays each turn in a sandbox of its own: it needs sandbox = true"
-        wanted = p.get("expect_sequence") or []
+        wanted = p.expect_sequence or []
         if any(isinstance(w, dict) and "marker_exists" in w for w in wanted):
             return (
                 "expect_sequence.marker_exists reads one session's git directory; with "
                 "turns_apart each turn has its own (assert the marker on the step instead)"
             )
-    for i, want in enumerate(p.get("expect_sequence") or []):
+    for i, want in enumerate(p.expect_sequence or []):
         if not isinstance(want, dict) or set(want) - SEQUENCE_KEYS:
             return f"expect_sequence[{i}] must be a table with keys from " + ", ".join(
                 sorted(SEQUENCE_KEYS)
@@ -254,8 +250,7 @@ class _NotYet(Exception):
         self.result = result
 
 
-def run(ctx: CheckContext, p: Params) -> CheckResult:
-    s = SessionParams.of(p)
+def run(ctx: CheckContext, s: SessionParams) -> CheckResult:
     try:
         scenario, asserts = _script(ctx, s)
     except _NotYet as not_yet:
@@ -269,6 +264,23 @@ def run(ctx: CheckContext, p: Params) -> CheckResult:
         engines = session_engines(ctx, s)
     except HarnessError as exc:
         return CheckResult.errored(f"cannot start a session: {exc}", name=title)
+    played = _play_engines(ctx, s, scenario, asserts, title, engines)
+    if isinstance(played, CheckResult):
+        return played
+    plays, shared = played
+    return _verdict(s, scenario, asserts, title, plays, ctx.root, shared)
+
+
+def _play_engines(
+    ctx: CheckContext,
+    s: SessionParams,
+    scenario: Scenario,
+    asserts: list[StepAsserts],
+    title: str,
+    engines: list[str],
+) -> tuple[dict[str, _Play], list[Call] | None] | CheckResult:
+    """The session on each engine (the first to fail to play ends it), its steps told; and
+    the Maven calls the two engines shared (None: they shared none)."""
     plays: dict[str, _Play] = {}
     # Two engines on their own sandboxes play side by side; their steps are told afterwards,
     # one engine after the other, as when they played in turn.
@@ -295,11 +307,24 @@ def run(ctx: CheckContext, p: Params) -> CheckResult:
         if apart:
             for entry in play.steps:
                 ctx.on_hook_event(entry)
-    last_engine = engines[-1]
+    return plays, shared
+
+
+def _verdict(
+    s: SessionParams,
+    scenario: Scenario,
+    asserts: list[StepAsserts],
+    title: str,
+    plays: dict[str, _Play],
+    workspace: Path,
+    shared: list[Call] | None = None,
+) -> CheckResult:
+    """The result: the last engine's play, with the other's failures and where they differ."""
+    last_engine = list(plays)[-1]
     play = plays[last_engine]
     failures = list(play.failures)
     if len(plays) == 2:  # the differential: both engines must tell the same story
-        failures += _disagreements(plays, ctx.root)
+        failures += _disagreements(plays, workspace)
         for engine, other in plays.items():
             if engine != last_engine:
                 failures += [f"on the {engine}: {f}" for f in other.failures]
@@ -422,33 +447,19 @@ def _play(
             return CheckResult.errored(f"cannot start a session: {exc}", name=title)
         on = Engine(engine).label
         ctx.on_activity(f"playing a Claude Code session on {on}: {title}")
-        steps_json: list[StepView] = []
-        failures: list[str] = []
-        counts: dict[str, int] = {}
-        last: StepOutcome | None = None
+        steps: list[StepView] = []
         for step, asserted in zip(scenario.steps, asserts, strict=True):
             played = _play_step(
                 ctx, session, step, asserted, label, root, payloads, on=on, title=title
             )
             if isinstance(played, CheckResult):
-                played.details = {"session": _json(steps_json), "engine": engine}
+                played.details = {"session": _json(steps), "engine": engine}
                 return played
-            outcome, entry = played
-            last = outcome
-            counts[f"{step.do}:{outcome.outcome}"] = (
-                counts.get(f"{step.do}:{outcome.outcome}", 0) + 1
-            )
-            steps_json.append(entry)
-            ctx.on_hook_event(entry)
-            if entry.problems:
-                detail = f" {outcome.detail[:60]}" if outcome.detail else ""
-                failures.append(
-                    f"{label} {step.number} ({step.do}{detail}): " + "; ".join(entry.problems)
-                )
+            steps.append(played)
+            ctx.on_hook_event(played)
         # Markers live in the sandbox's git directory: judge them before it is removed.
-        failures.extend(_sequence_problems(s.expect_sequence, steps_json, git_dir))
-    failures += _whole_session_problems(s, last, counts.get("stop:blocked", 0))
-    return _Play(steps_json, failures)
+        sequence = _sequence_problems(s.expect_sequence, steps, git_dir)
+    return _Play(steps, _session_problems(s, steps, sequence))
 
 
 def _maven_in_background(scenario: Scenario) -> bool:
@@ -458,14 +469,22 @@ def _maven_in_background(scenario: Scenario) -> bool:
     return any(step.do == "bash" and step.args.get("background") for step in scenario.steps)
 
 
-def _whole_session_problems(s: SessionParams, last: StepOutcome | None, blocked: int) -> list[str]:
-    """What the session as a whole must show: its last outcome, its blocked stops."""
+def _session_problems(s: SessionParams, steps: list[StepView], sequence: list[str]) -> list[str]:
+    """What went wrong in a session played (or put back together from its turns): each step's
+    problems, then the expected sequence's, then the whole session's."""
     problems = []
-    if s.final is not None and (last is None or last.outcome != s.final):
+    for entry in steps:
+        if entry.problems:
+            detail = f" {entry.detail[:60]}" if entry.detail else ""
+            problems.append(f"{entry.label} ({entry.do}{detail}): " + "; ".join(entry.problems))
+    problems += sequence
+    last = steps[-1].outcome if steps else None
+    if s.final is not None and last != s.final:
         problems.append(
             f"the last step of your session should be {s.final}; "
-            + (f"it was {last.outcome}" if last else "the session has no step")
+            + (f"it was {last}" if last else "the session has no step")
         )
+    blocked = sum(1 for e in steps if e.do == "stop" and e.outcome == Outcome.BLOCKED)
     if s.blocked_stops_at_least and blocked < s.blocked_stops_at_least:
         problems.append(
             f"{blocked} of your stops were blocked; this step needs at least "
@@ -485,9 +504,9 @@ def _play_step(
     *,
     on: str,
     title: str,
-) -> tuple[StepOutcome, StepView] | CheckResult:
-    """One step on the session, judged: its outcome and its view (an errored result when the
-    engine could not play it)."""
+) -> StepView | CheckResult:
+    """One step on the session, judged: its view (an errored result when the engine could not
+    play it)."""
     watched = asserted.file_unchanged
     before = None
     if watched is not None and (root / watched).is_file():
@@ -506,7 +525,7 @@ def _play_step(
     if runs_maven:
         ctx.on_activity(f"playing a Claude Code session on {on}: {title}")
     problems = _judge(step, asserted, outcome, root, root / ".git", before)
-    view = StepView.of(
+    return StepView.of(
         step,
         outcome,
         label=f"{label} {step.number}",
@@ -514,7 +533,6 @@ def _play_step(
         problems=problems,
         root=str(root),
     )
-    return outcome, view
 
 
 Turn = tuple[Scenario, list[StepAsserts], int]
@@ -566,20 +584,10 @@ def _play_turns_apart(
         if isinstance(play, CheckResult):
             return play
         steps += play.steps[replayed:]  # a replayed session start is told once, in the opening
-    failures = []
     for entry in steps:
         ctx.on_hook_event(entry)
-        if entry.problems:
-            detail = f" {entry.detail[:60]}" if entry.detail else ""
-            failures.append(f"{entry.label} ({entry.do}{detail}): " + "; ".join(entry.problems))
-    failures += _sequence_problems(s.expect_sequence, steps, ctx.git_dir())
-    last = steps[-1].outcome if steps else None
-    if s.final is not None and last != s.final:
-        failures.append(f"the last step should be {s.final}, found {last or 'nothing'}")
-    blocked = sum(1 for e in steps if e.do == "stop" and e.outcome == "blocked")
-    if s.blocked_stops_at_least and blocked < s.blocked_stops_at_least:
-        failures.append(f"{blocked} blocked stops, expected at least {s.blocked_stops_at_least}")
-    return _Play(steps, failures)
+    sequence = _sequence_problems(s.expect_sequence, steps, ctx.git_dir())
+    return _Play(steps, _session_problems(s, steps, sequence))
 
 
 def _disagreements(plays: dict[str, _Play], workspace: Path) -> list[str]:
@@ -726,8 +734,8 @@ def session_engines(ctx: CheckContext, s: SessionParams) -> list[str]:
     return [resolve_engine_name(wanted)]
 
 
-def _assets(p: Params) -> list[str]:
-    return [p["scenario"]] if p.get("scenario") and p.get("scenario_in", "lab") == "lab" else []
+def _assets(p: SessionParams) -> list[str]:
+    return [p.scenario] if p.scenario and p.scenario_in == "lab" else []
 
 
 KIND = Kind(
@@ -813,8 +821,9 @@ KIND = Kind(
         Field("message", str, doc="what the participant reads when the check fails"),
         Field("pass_message", str, doc="what the participant reads when it passes"),
     ),
-    run=run,
+    typed=SessionParams,
+    call=run,
     slow=lambda p: True,
     assets=_assets,
-    validate=_validate,
+    rules=_validate,
 )

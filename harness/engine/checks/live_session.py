@@ -17,6 +17,7 @@ hook_session check plays it), but only when asking for it: ``lab check --scripte
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -31,8 +32,8 @@ from harness.claude.recorded import (
     find_sessions,
     read_session,
 )
-from harness.engine.context import CheckContext
-from harness.engine.kinds import Kind, Params
+from harness.engine.context import CheckContext, PassedClaim
+from harness.engine.kinds import Kind
 from harness.errors import HarnessError
 from harness.results import CheckResult
 from harness.schema import Field
@@ -59,6 +60,20 @@ TIMELINE_FILE = "hooklab-live/timeline.json"
 
 
 # -- the timeline in the hook_session vocabulary ---------------------------------------------
+
+
+@dataclass(frozen=True)
+class LiveParams:
+    """A ``live_session`` check's parameters, typed (the fields of ``KIND.params``)."""
+
+    title: str | None
+    prompt: str | None
+    expect: list[dict[str, Any]]
+    fresh_green_reports: bool
+    steps: list[Any]
+    engine: str
+    message: str | None
+    pass_message: str | None
 
 
 def _relative(path: str, cwd: str) -> str:
@@ -173,7 +188,7 @@ def match_expectations(
 
 
 def _entered_at(ctx: CheckContext) -> datetime | None:
-    stamp = ctx.extra.get("step_entered_at")
+    stamp = ctx.step.entered_at
     return datetime.fromtimestamp(float(stamp), UTC) if stamp else None
 
 
@@ -182,7 +197,7 @@ def _sessions(ctx: CheckContext) -> list[tuple[Path, str]]:
     The sessions ran in the participant's workspace, even when the check runs on a copy."""
     found: list[tuple[float, Path, str]] = []
     after = _entered_at(ctx)
-    wanted = ctx.extra.get("passed_session")
+    wanted = ctx.step.passed.session_id if ctx.step.passed else None
     roots = [config_root(), ctx.workspace.git_dir / SOLVED_SESSIONS]
     for n, root in enumerate(roots):
         for session in find_sessions(ctx.workspace.root, root=root, after=after):
@@ -194,19 +209,20 @@ def _sessions(ctx: CheckContext) -> list[tuple[Path, str]]:
     return [(path, kind) for _, path, kind in found]
 
 
-def _ask(p: Params, want: dict[str, Any] | None) -> str:
+def _ask(p: LiveParams, want: dict[str, Any] | None) -> str:
     if want is not None and want.get("ask"):
         return str(want["ask"])
-    return f"ask Claude: {p['prompt']}" if p.get("prompt") else "carry on with Claude"
+    return f"ask Claude: {p.prompt}" if p.prompt else "carry on with Claude"
 
 
-def run(ctx: CheckContext, p: Params) -> CheckResult:
-    title = p["title"] or "your Claude Code session"
-    if ctx.extra.get("scripted"):
+def run(ctx: CheckContext, p: LiveParams) -> CheckResult:
+    title = p.title or "your Claude Code session"
+    if ctx.scripted:
         return _scripted(ctx, p, title)
-    wanted: list[dict[str, Any]] = list(p["expect"])
-    if ctx.extra.get("rebuild_evidence") and ctx.extra.get("passed_evidence_commit"):
-        return _recheck_claim(ctx, p, title, wanted)
+    wanted: list[dict[str, Any]] = list(p.expect)
+    claim = ctx.step.passed
+    if ctx.step.rebuild_evidence and claim and claim.evidence_commit:
+        return _recheck_claim(ctx, claim, p, title, wanted)
     try:
         sessions = _sessions(ctx)
     except OSError as exc:
@@ -223,7 +239,54 @@ def run(ctx: CheckContext, p: Params) -> CheckResult:
                 "without model access: lab check --scripted"
             },
         )
-    best: tuple[int, Timeline, list[dict[str, Any]], list[int], str] | None = None
+    best = _best_session(sessions, wanted, title)
+    if isinstance(best, CheckResult):
+        return best
+    count, timeline, views, at, kind = best
+    details = _details(timeline, kind, views)
+    # The replay comes first: a transcript edited by hand fails as what it is, wherever the
+    # edit is, before its steps are matched.
+    divergence = _replayed(ctx, timeline)
+    if divergence:
+        return CheckResult.failed(
+            "the recorded session does not replay: the hooks do not give a verdict it records",
+            name=title,
+            expected="every recorded verdict reproduced by the hooks on a replay",
+            found=divergence,
+            details=details,
+        )
+    if count < len(wanted):
+        return _missing(p, title, wanted, count, views, at, timeline, details)
+    # Re-verification runs on a copy at the passed state, without today's reports and markers:
+    # the replay alone re-checks the session there.
+    problems = [] if ctx.step.rebuild_evidence else _evidence(ctx, wanted, p, timeline)
+    if problems:
+        return CheckResult.failed(
+            "the workspace does not show what the session claims",
+            name=title,
+            expected="the evidence the session's hooks write",
+            found="\n".join(problems),
+            details=details,
+        )
+    said = "your own session" if kind == LIVE else "a session Hook Lab played on Claude Code"
+    return CheckResult.passed(
+        (p.pass_message or "the session did what the step asks") + f" ({said}, "
+        f"Claude Code {timeline.client_version or 'unknown'}, replayed)",
+        name=title,
+        details=details,
+        evidence={TIMELINE_FILE: _extract_bytes(timeline)},
+    )
+
+
+_Best = tuple[int, Timeline, list[dict[str, Any]], list[int], str]
+
+
+def _best_session(
+    sessions: list[tuple[Path, str]], wanted: list[dict[str, Any]], title: str
+) -> _Best | CheckResult:
+    """The session meeting most of the expectations, newest first (the first that meets them
+    all): how many it meets, its timeline, its steps, where they matched, its kind."""
+    best: _Best | None = None
     unreadable: list[str] = []
     for path, kind in sessions:
         try:
@@ -243,40 +306,7 @@ def run(ctx: CheckContext, p: Params) -> CheckResult:
             name=title,
             found="\n".join(unreadable[:3]),
         )
-    count, timeline, views, at, kind = best
-    details = _details(timeline, kind, views)
-    # The replay comes first: a transcript edited by hand fails as what it is, wherever the
-    # edit is, before its steps are matched.
-    divergence = _replayed(ctx, timeline)
-    if divergence:
-        return CheckResult.failed(
-            "the recorded session does not replay: the hooks do not give a verdict it records",
-            name=title,
-            expected="every recorded verdict reproduced by the hooks on a replay",
-            found=divergence,
-            details=details,
-        )
-    if count < len(wanted):
-        return _missing(p, title, wanted, count, views, at, timeline, details)
-    # Re-verification runs on a copy at the passed state, without today's reports and markers:
-    # the replay alone re-checks the session there.
-    problems = [] if ctx.extra.get("rebuild_evidence") else _evidence(ctx, wanted, p, timeline)
-    if problems:
-        return CheckResult.failed(
-            "the workspace does not show what the session claims",
-            name=title,
-            expected="the evidence the session's hooks write",
-            found="\n".join(problems),
-            details=details,
-        )
-    said = "your own session" if kind == LIVE else "a session Hook Lab played on Claude Code"
-    return CheckResult.passed(
-        (p["pass_message"] or "the session did what the step asks") + f" ({said}, "
-        f"Claude Code {timeline.client_version or 'unknown'}, replayed)",
-        name=title,
-        details=details,
-        evidence={TIMELINE_FILE: _extract_bytes(timeline)},
-    )
+    return best
 
 
 def _extract_bytes(timeline: Timeline) -> bytes:
@@ -284,7 +314,11 @@ def _extract_bytes(timeline: Timeline) -> bytes:
 
 
 def _recheck_claim(
-    ctx: CheckContext, p: Params, title: str, wanted: list[dict[str, Any]]
+    ctx: CheckContext,
+    claim: PassedClaim,
+    p: LiveParams,
+    title: str,
+    wanted: list[dict[str, Any]],
 ) -> CheckResult:
     """Re-verification (lab trainer verify, a completed lab): the claim carries the timeline's
     extract, not the transcript; its digest must be the recorded one, its steps must meet the
@@ -295,7 +329,7 @@ def _recheck_claim(
     from harness.workspace.snapshot import read_blob
 
     try:
-        commit = ctx.workspace.repo[str(ctx.extra["passed_evidence_commit"]).encode()]
+        commit = ctx.workspace.repo[str(claim.evidence_commit).encode()]
     except KeyError:
         commit = None
     data = (
@@ -311,11 +345,11 @@ def _recheck_claim(
         extract = json.loads(data)
     except (json.JSONDecodeError, UnicodeDecodeError):
         return CheckResult.failed("the claim's session timeline is not JSON", name=title)
-    if extract_digest(extract) != ctx.extra.get("passed_digest"):
+    if extract_digest(extract) != claim.digest:
         return CheckResult.failed(
             "the claim's session timeline was edited: its digest is not the recorded one",
             name=title,
-            expected=str(ctx.extra.get("passed_digest")),
+            expected=str(claim.digest),
             found=extract_digest(extract),
         )
     timeline = from_extract(extract, Path(TIMELINE_FILE))
@@ -356,7 +390,7 @@ def _details(timeline: Timeline, kind: str, views: list[dict[str, Any]]) -> dict
 
 
 def _missing(
-    p: Params,
+    p: LiveParams,
     title: str,
     wanted: list[dict[str, Any]],
     count: int,
@@ -370,7 +404,7 @@ def _missing(
     where = f"after {views[at[-1]]['label']}" if at else "anywhere in the session"
     instead = [_shown(v) for v in after] or ["nothing more: the session ends there"]
     return CheckResult.failed(
-        p["message"] or "the session does not do what the step asks yet",
+        p.message or "the session does not do what the step asks yet",
         name=title,
         expected=f"expectation {count + 1} of {len(wanted)}: {describe(missing)} ({where})",
         found=f"session {timeline.session_id} did instead:\n  " + "\n  ".join(instead[:15]),
@@ -379,14 +413,14 @@ def _missing(
 
 
 def _evidence(
-    ctx: CheckContext, wanted: list[dict[str, Any]], p: Params, timeline: Timeline
+    ctx: CheckContext, wanted: list[dict[str, Any]], p: LiveParams, timeline: Timeline
 ) -> list[str]:
     problems = []
     for want in wanted:
         marker = want.get("marker_exists")
         if marker and not (ctx.git_dir() / str(marker)).exists():
             problems.append(f"no marker {marker} in the git directory")
-    if p["fresh_green_reports"]:
+    if p.fresh_green_reports:
         from harness.maven.surefire import ReportError, sensor_reports
 
         started = timeline.started.timestamp() if timeline.started else 0.0
@@ -407,7 +441,7 @@ def _evidence(
 def _replayed(ctx: CheckContext, timeline: Timeline) -> str:
     from harness.engine.replay import replay
 
-    start = ctx.extra.get("step_start_ref")
+    start = ctx.step.start_ref
     ctx.on_activity("replaying the session's tool calls against the hooks (emulator)")
     try:
         report = replay(timeline, ctx.root, engines=["emulator"], start=start)
@@ -416,21 +450,27 @@ def _replayed(ctx: CheckContext, timeline: Timeline) -> str:
     return report.describe_divergence()
 
 
-def _scripted(ctx: CheckContext, p: Params, title: str) -> CheckResult:
+def _scripted(ctx: CheckContext, p: LiveParams, title: str) -> CheckResult:
     from harness.engine.checks import hook_session
 
-    if not p["steps"]:
+    if not p.steps:
         return CheckResult.errored("this live step has no scripted session", name=title)
-    params = {f.name: f.default for f in hook_session.KIND.params}
-    params.update(kind="hook_session", steps=p["steps"], title=f"{title} (scripted)")
-    params.update(engine=p["engine"], message=p["message"], pass_message=p["pass_message"])
-    result = hook_session.run(ctx, params)
+    session = hook_session.KIND.build(
+        {
+            "steps": p.steps,
+            "title": f"{title} (scripted)",
+            "engine": p.engine,
+            "message": p.message,
+            "pass_message": p.pass_message,
+        }
+    )
+    result = hook_session.run(ctx, session)
     result.details["evidence_kind"] = SCRIPTED
     return result
 
 
-def _validate(p: Params) -> str | None:
-    for i, want in enumerate(p.get("expect") or []):
+def _validate(p: LiveParams) -> str | None:
+    for i, want in enumerate(p.expect or []):
         if not isinstance(want, dict) or not want or set(want) - EXPECT_KEYS:
             return f"expect[{i}] must be a table with keys from " + ", ".join(sorted(EXPECT_KEYS))
     return None
@@ -467,7 +507,8 @@ KIND = Kind(
         Field("message", str, doc="what the participant reads when the check fails"),
         Field("pass_message", str, doc="what the participant reads when it passes"),
     ),
-    run=run,
+    typed=LiveParams,
+    call=run,
     slow=lambda p: True,
-    validate=_validate,
+    rules=_validate,
 )

@@ -4,10 +4,11 @@ expected ones. Wrong answers are named with a pointer to read, the right answer 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from harness.engine.context import CheckContext
-from harness.engine.kinds import Kind, Params
+from harness.engine.kinds import Kind
 from harness.errors import ConfigError
 from harness.results import CheckResult
 from harness.schema import Field
@@ -54,22 +55,32 @@ def _not_a_letter(given: Any) -> bool:
     return any(isinstance(v, str) and not _LETTER.fullmatch(_norm(v)) for v in values)
 
 
-def _validate(p: Params) -> str | None:
-    if not p.get("answers"):
+@dataclass(frozen=True)
+class QuizParams:
+    """A ``quiz`` check's parameters, typed (the fields of ``KIND.params``)."""
+
+    file: str
+    answers: dict[str, Any]
+    options: dict[str, Any]
+    explain: dict[str, Any]
+
+
+def _validate(p: QuizParams) -> str | None:
+    if not p.answers:
         return 'answers must name at least one question, e.g. answers = { q1 = "b" }'
-    for q, a in p["answers"].items():
+    for q, a in p.answers.items():
         if not isinstance(a, str | list):
             return f"answers.{q} must be a string or an array of strings"
-    for q, opts in (p.get("options") or {}).items():
-        if q not in p["answers"]:
+    for q, opts in (p.options or {}).items():
+        if q not in p.answers:
             return f"options.{q}: there is no answer {q} in answers"
         if not isinstance(opts, dict) or not all(isinstance(t, str) for t in opts.values()):
             return f'options.{q} must be a table such as {{ a = "errors", b = "failures" }}'
     return None
 
 
-def run(ctx: CheckContext, p: Params) -> CheckResult:
-    rel = p["file"]
+def run(ctx: CheckContext, p: QuizParams) -> CheckResult:
+    rel = p.file
     name = f"quiz {rel}"
     path = ctx.path(rel)
     if not path.is_file():
@@ -84,9 +95,9 @@ def run(ctx: CheckContext, p: Params) -> CheckResult:
             found=exc.problem,
             details={"fix": exc.fix} if exc.fix else {},
         )
-    expected: dict[str, Any] = p["answers"]
-    explain: dict[str, str] = p["explain"] or {}
-    options: dict[str, dict[str, str]] = p["options"] or {}
+    expected: dict[str, Any] = p.answers
+    explain: dict[str, str] = p.explain or {}
+    options: dict[str, dict[str, str]] = p.options or {}
     missing = [q for q in expected if q not in given or given[q] in ("", [])]
     answers = {
         q: _as_letter(given[q], options.get(q, {})) if _letter_quiz(expected[q]) else given[q]
@@ -150,6 +161,7 @@ KIND = Kind(
             doc="per question: where to read up when the answer is wrong",
         ),
     ),
-    run=run,
-    validate=_validate,
+    typed=QuizParams,
+    call=run,
+    rules=_validate,
 )

@@ -11,11 +11,12 @@ step that tries it. Quick (no session runs): a step puts it before its ``hook_se
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from harness.claude.scenario import ScenarioStep, load_scenario
 from harness.engine.context import CheckContext
-from harness.engine.kinds import Kind, Params
+from harness.engine.kinds import Kind
 from harness.errors import ConfigError
 from harness.results import CheckResult
 from harness.schema import Field
@@ -23,14 +24,24 @@ from harness.schema import Field
 CONTAINS = "_contains"
 
 
-def _validate(p: Params) -> str | None:
-    for i, want in enumerate(p.get("has_steps") or []):
+@dataclass(frozen=True)
+class ScenarioParams:
+    """A ``scenario`` check's parameters, typed (the fields of ``KIND.params``)."""
+
+    path: str
+    has_steps: list[Any]
+    message: str | None
+    pass_message: str | None
+
+
+def _validate(p: ScenarioParams) -> str | None:
+    for i, want in enumerate(p.has_steps or []):
         if not isinstance(want, dict) or not want:
             return f'has_steps[{i}] must be a table such as {{ do = "bash", command = "..." }}'
         for key, value in want.items():
             if key.endswith(CONTAINS) and not isinstance(value, str):
                 return f"has_steps[{i}].{key} must be a string"
-    if not p.get("has_steps"):
+    if not p.has_steps:
         return 'say which steps the scenario needs: has_steps = [{ do = "stop" }]'
     return None
 
@@ -62,8 +73,8 @@ def describe(want: dict[str, Any]) -> str:
     return " ".join([f"{want.get('do', 'any')} step", *bits])
 
 
-def run(ctx: CheckContext, p: Params) -> CheckResult:
-    rel = p["path"]
+def run(ctx: CheckContext, p: ScenarioParams) -> CheckResult:
+    rel = p.path
     name = f"scenario {rel}"
     path = ctx.path(rel)
     if not path.is_file():
@@ -78,16 +89,16 @@ def run(ctx: CheckContext, p: Params) -> CheckResult:
             found=exc.problem,
             details={"fix": exc.fix} if exc.fix else {},
         )
-    missing = [want for want in p["has_steps"] if not any(matches(want, s) for s in scenario.steps)]
+    missing = [want for want in p.has_steps if not any(matches(want, s) for s in scenario.steps)]
     if missing:
         return CheckResult.failed(
-            p["message"] or f"{rel} lacks {len(missing)} of the steps it needs",
+            p.message or f"{rel} lacks {len(missing)} of the steps it needs",
             name=name,
-            expected="\n".join(describe(w) for w in p["has_steps"]),
+            expected="\n".join(describe(w) for w in p.has_steps),
             found="\n".join(f"no {describe(w)}" for w in missing),
         )
     return CheckResult.passed(
-        p["pass_message"] or f"all {len(p['has_steps'])} steps are there", name=name
+        p.pass_message or f"all {len(p.has_steps)} steps are there", name=name
     )
 
 
@@ -107,6 +118,7 @@ KIND = Kind(
         Field("message", str, doc="what the participant reads when the check fails"),
         Field("pass_message", str, doc="what the participant reads when it passes"),
     ),
-    run=run,
-    validate=_validate,
+    typed=ScenarioParams,
+    call=run,
+    rules=_validate,
 )

@@ -7,10 +7,12 @@ evidence the hooks demand.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
+from typing import Any
 
 from harness import proc
 from harness.engine.context import CheckContext
-from harness.engine.kinds import Kind, Params
+from harness.engine.kinds import Kind
 from harness.engine.sandbox import sandbox_copy
 from harness.maven.backend import SENSOR_GOALS
 from harness.maven.surefire import ReportError, SurefireReport, sensor_reports
@@ -21,20 +23,35 @@ from harness.schema import Field
 OUTCOMES = ("green", "red", "absent", "present")
 
 
-def _validate(p: Params) -> str | None:
+@dataclass(frozen=True)
+class SensorsParams:
+    """A ``sensors`` check's parameters, typed (the fields of ``KIND.params``)."""
+
+    expect: dict[str, Any]
+    failure_contains: dict[str, Any]
+    run: bool
+    sandbox_files: dict[str, Any]
+    fresh: bool
+    args: list[str]
+    timeout: float
+    message: str | None
+    pass_message: str | None
+
+
+def _validate(p: SensorsParams) -> str | None:
     for table in ("expect", "failure_contains"):
-        for sensor, value in (p.get(table) or {}).items():
+        for sensor, value in (getattr(p, table) or {}).items():
             if not isinstance(value, str):
                 return f"{table}.{sensor} must be a string"
             if table == "expect" and value not in OUTCOMES:
                 return f'{table}.{sensor}: unknown outcome "{value}" (known: {", ".join(OUTCOMES)})'
-    for rel in p.get("sandbox_files") or {}:
+    for rel in p.sandbox_files or {}:
         problem = escape_problem(rel, "the workspace")
         if problem:
             return f"sandbox_files: {problem}"
-    if p.get("sandbox_files") and not p.get("run", True):
+    if p.sandbox_files and not p.run:
         return "sandbox_files needs run = true"
-    if not p.get("expect") and not p.get("failure_contains"):
+    if not p.expect and not p.failure_contains:
         return 'say what to expect, e.g. expect = { ArchitectureTest = "green" }'
     return None
 
@@ -79,78 +96,33 @@ def _matches(outcome: str, report: SurefireReport | None) -> bool:
     return report.green if outcome == "green" else not report.green
 
 
-def run(ctx: CheckContext, p: Params) -> CheckResult:
-    if not p["sandbox_files"]:
+def run(ctx: CheckContext, p: SensorsParams) -> CheckResult:
+    if not p.sandbox_files:
         return _run(ctx, p)
     # Break a rule on a throwaway copy: the participant's files stay as they are.
     with sandbox_copy(ctx.root) as copy:
-        for rel, content in p["sandbox_files"].items():
+        for rel, content in p.sandbox_files.items():
             target = copy / rel
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(str(content))
         return _run(ctx.in_sandbox(copy), p)
 
 
-# Over 60 lines on purpose: one verdict read top to bottom (run Maven or not, read the
-# reports, refuse stale ones, compare each sensor, keep the evidence); each branch returns
-# the result it builds, and splitting it would hand the half-built details around.
-def _run(ctx: CheckContext, p: Params) -> CheckResult:
-    expect: dict[str, str] = dict(p["expect"] or {})
-    contains: dict[str, str] = dict(p["failure_contains"] or {})
+def _run(ctx: CheckContext, p: SensorsParams) -> CheckResult:
+    """One verdict: run Maven or not, read the reports, refuse stale ones, judge each sensor."""
+    expect: dict[str, str] = dict(p.expect or {})
+    contains: dict[str, str] = dict(p.failure_contains or {})
     sensors = tuple(dict.fromkeys([*expect, *contains]))
     name = "sensors " + ", ".join(sensors)
-    output = ""
     started = time.time()
-    run_maven = bool(p["run"] or ctx.extra.get("rebuild_evidence"))
-    if run_maven:
-        args = tuple(p["args"] or SENSOR_GOALS)
-        ctx.on_activity(f"running ./mvnw {' '.join(args)}")
-        backend = ctx.maven()
-        maven = backend.run(ctx.root, args, on_output=ctx.on_output, timeout=p["timeout"])
-        output = maven.output
-        if maven.returncode in (124, 127):
-            return CheckResult.errored(
-                f"Maven could not run through the {backend.name} backend "
-                f"(exit {maven.returncode}); this is not your mistake",
-                name=name,
-                output=output,
-                details={"fix": "lab doctor"},
-            )
-    try:
-        reports = sensor_reports(ctx.root, sensors)
-    except ReportError as exc:
-        return CheckResult.errored(f"a sensor report is unreadable: {exc}", name=name)
-    if run_maven:
-        # Reports the run did not write are leftovers and prove nothing about it.
-        reports = {
-            s: r if r is None or r.mtime >= started - 1 else None for s, r in reports.items()
-        }
-    stale: list[str] = []
-    if p["fresh"] and not run_maven:
-        newest = _newest_change(ctx)
-        stale = [s for s, r in reports.items() if r is not None and r.mtime <= newest]
-        if stale:
-            return CheckResult.failed(
-                "the reports are older than your latest change: run the sensors again",
-                name=name,
-                expected="reports newer than every changed file",
-                found="stale: " + ", ".join(stale),
-                details={"fix": "./mvnw -q test -Dgroups=sensor"},
-            )
-    found = "\n".join(f"{s}: {_state(r)}" for s, r in reports.items())
-    details: dict[str, object] = {
-        "reports": {
-            s: None
-            if r is None
-            else {
-                "tests": r.tests,
-                "failures": r.failures,
-                "errors": r.errors,
-                "problems": [f.message[:500] for f in r.problems],
-            }
-            for s, r in reports.items()
-        }
-    }
+    run_maven = bool(p.run or ctx.step.rebuild_evidence)
+    output = _run_maven(ctx, p, name) if run_maven else ""
+    if isinstance(output, CheckResult):
+        return output
+    reports = _read_reports(ctx, p, sensors, name, started if run_maven else None)
+    if isinstance(reports, CheckResult):
+        return reports
+    details: dict[str, object] = {"reports": _reports_json(reports)}
     if (
         run_maven
         and all(r is None for r in reports.values())
@@ -168,6 +140,81 @@ def _run(ctx: CheckContext, p: Params) -> CheckResult:
         return CheckResult.errored(
             "Maven ran but wrote no sensor report", name=name, output=output, details=details
         )
+    return _verdict(ctx, p, reports, name, output, details)
+
+
+def _run_maven(ctx: CheckContext, p: SensorsParams, name: str) -> str | CheckResult:
+    """Maven's output, or an error when it could not run at all (never the participant's)."""
+    args = tuple(p.args or SENSOR_GOALS)
+    ctx.on_activity(f"running ./mvnw {' '.join(args)}")
+    backend = ctx.maven()
+    maven = backend.run(ctx.root, args, on_output=ctx.on_output, timeout=p.timeout)
+    if maven.returncode in (124, 127):
+        return CheckResult.errored(
+            f"Maven could not run through the {backend.name} backend "
+            f"(exit {maven.returncode}); this is not your mistake",
+            name=name,
+            output=maven.output,
+            details={"fix": "lab doctor"},
+        )
+    return maven.output
+
+
+def _read_reports(
+    ctx: CheckContext,
+    p: SensorsParams,
+    sensors: tuple[str, ...],
+    name: str,
+    ran_at: float | None,
+) -> dict[str, SurefireReport | None] | CheckResult:
+    """Each sensor's report: after a run (``ran_at``) only those it wrote; without one, with
+    ``fresh``, none older than the participant's latest change."""
+    try:
+        reports = sensor_reports(ctx.root, sensors)
+    except ReportError as exc:
+        return CheckResult.errored(f"a sensor report is unreadable: {exc}", name=name)
+    if ran_at is not None:
+        # Reports the run did not write are leftovers and prove nothing about it.
+        return {s: r if r is None or r.mtime >= ran_at - 1 else None for s, r in reports.items()}
+    if p.fresh:
+        newest = _newest_change(ctx)
+        stale = [s for s, r in reports.items() if r is not None and r.mtime <= newest]
+        if stale:
+            return CheckResult.failed(
+                "the reports are older than your latest change: run the sensors again",
+                name=name,
+                expected="reports newer than every changed file",
+                found="stale: " + ", ".join(stale),
+                details={"fix": "./mvnw -q test -Dgroups=sensor"},
+            )
+    return reports
+
+
+def _reports_json(reports: dict[str, SurefireReport | None]) -> dict[str, object]:
+    return {
+        s: None
+        if r is None
+        else {
+            "tests": r.tests,
+            "failures": r.failures,
+            "errors": r.errors,
+            "problems": [f.message[:500] for f in r.problems],
+        }
+        for s, r in reports.items()
+    }
+
+
+def _verdict(
+    ctx: CheckContext,
+    p: SensorsParams,
+    reports: dict[str, SurefireReport | None],
+    name: str,
+    output: str,
+    details: dict[str, object],
+) -> CheckResult:
+    """Each sensor's report against what the step expects of it."""
+    expect: dict[str, str] = dict(p.expect or {})
+    contains: dict[str, str] = dict(p.failure_contains or {})
     wrong = [s for s, outcome in expect.items() if not _matches(outcome, reports.get(s))]
     for sensor, text in contains.items():
         report = reports.get(sensor)
@@ -180,7 +227,7 @@ def _run(ctx: CheckContext, p: Params) -> CheckResult:
         if red:
             details["fix"] = "fix what the failure names, then ./mvnw -q test -Dgroups=sensor"
         return CheckResult.failed(
-            red or p["message"] or "the sensors did not report what this step expects",
+            red or p.message or "the sensors did not report what this step expects",
             name=name,
             expected=_expected(expect, contains),
             found=_found(reports),
@@ -197,9 +244,9 @@ def _run(ctx: CheckContext, p: Params) -> CheckResult:
     if evidence:
         details["evidence"] = "\n".join("\n".join(m.splitlines()[:4]) for m in evidence)
     return CheckResult.passed(
-        p["pass_message"] or "the sensor reports are as expected",
+        p.pass_message or "the sensor reports are as expected",
         name=name,
-        found=found,
+        found="\n".join(f"{s}: {_state(r)}" for s, r in reports.items()),
         details=details,
         evidence=_report_files(ctx, reports),
     )
@@ -310,7 +357,8 @@ KIND = Kind(
         Field("message", str, doc="what the participant reads when the check fails"),
         Field("pass_message", str, doc="what the participant reads when it passes"),
     ),
-    run=run,
-    slow=lambda p: bool(p.get("run", True)),
-    validate=_validate,
+    typed=SensorsParams,
+    call=run,
+    slow=lambda p: p.run,
+    rules=_validate,
 )

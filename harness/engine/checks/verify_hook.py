@@ -7,33 +7,46 @@ throwaway copy of the workspace. Without harness/grading this check reports ``er
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from harness.engine.context import CheckContext
-from harness.engine.kinds import Kind, Params
+from harness.engine.kinds import Kind
 from harness.engine.sandbox import sandbox_copy
 from harness.results import CheckResult
 from harness.schema import Field
 
 
-def run(ctx: CheckContext, p: Params) -> CheckResult:
-    name = f"verify-hook {p['script']}"
+@dataclass(frozen=True)
+class VerifyHookParams:
+    """A ``verify_hook`` check's parameters, typed (the fields of ``KIND.params``)."""
+
+    script: str
+    break_cmd: str
+    fix_cmd: str
+    stale_cmd: str | None
+    timeout: float
+
+
+def run(ctx: CheckContext, p: VerifyHookParams) -> CheckResult:
+    name = f"verify-hook {p.script}"
     try:
         from harness.grading import verify_hook
     except ImportError:
         return CheckResult.errored(
             "grader not available: harness/grading is not installed", name=name
         )
-    if not ctx.path(p["script"]).is_file():
-        return CheckResult.missing_file(p["script"], name=name, expected="your Stop hook script")
-    ctx.on_activity(f"grading {p['script']} against the Stop-hook contract")
+    if not ctx.path(p.script).is_file():
+        return CheckResult.missing_file(p.script, name=name, expected="your Stop hook script")
+    ctx.on_activity(f"grading {p.script} against the Stop-hook contract")
     with sandbox_copy(ctx.root) as copy:
         try:
             result = verify_hook(
                 copy,
-                p["script"],
-                break_cmd=p["break_cmd"],
-                fix_cmd=p["fix_cmd"],
-                stale_cmd=p["stale_cmd"],
-                timeout=p["timeout"],
+                p.script,
+                break_cmd=p.break_cmd,
+                fix_cmd=p.fix_cmd,
+                stale_cmd=p.stale_cmd,
+                timeout=p.timeout,
                 progress=ctx.on_activity,
             )
         except Exception as exc:  # the grader is harness code: its crash is an error
@@ -61,6 +74,7 @@ KIND = Kind(
         Field("stale_cmd", str, doc="leaves the artefact in place but out of date"),
         Field("timeout", float, default=10.0, positive=True, doc="the hook's timeout in seconds"),
     ),
-    run=run,
+    typed=VerifyHookParams,
+    call=run,
     slow=lambda p: True,
 )

@@ -1,0 +1,161 @@
+"""Lab 07 step 4 as a live step (the Russian seed's step 3): a real session stays open with the
+participant's own Stop hook's reason while the artefact (the sensor reports) is broken. The
+sessions are played on the real, pinned client (scripted model) in a workspace at that step;
+each test points CLAUDE_CONFIG_DIR at its own directory (a participant's ~/.claude)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import uuid
+from pathlib import Path
+
+import pytest
+
+from harness.engine.runner import LabRunner
+from harness.workspace import Workspace
+from tests.builders import run_cli
+from tests.conftest import require_real_client
+from tests.recorded_sessions import Played, copy_session, lines, play, write_lines
+
+LAB = "07-own-stop-hook"
+STEP = "your-session"
+OWN_HOOK = "scripts/check-before-stop.sh"
+
+
+@pytest.fixture(scope="module")
+def at_step_four(tmp_path_factory: pytest.TempPathFactory, _compiled_template: Path) -> Path:
+    """A workspace in Lab 07 at step 4, reached as a participant would (lab goto): the hook
+    written and registered, the sensor reports gone."""
+    require_real_client()
+    root = tmp_path_factory.mktemp("lab07") / "ws"
+    shutil.copytree(_compiled_template, root, symlinks=True)
+    runner = LabRunner(Workspace(root))
+    runner.start(LAB)
+    runner.goto(STEP)
+    return root
+
+
+def _copy(template: Path, tmp: Path) -> Path:
+    root = tmp / "ws"
+    shutil.copytree(template, root, symlinks=True)
+    return root
+
+
+@pytest.fixture(scope="module")
+def held(at_step_four: Path, tmp_path_factory: pytest.TempPathFactory) -> Played:
+    """The participant asked Claude Code for a small change and to say it is done."""
+    base = tmp_path_factory.mktemp("held")
+    return play("small-change", _copy(at_step_four, base), base / "claude-home")
+
+
+@pytest.fixture(scope="module")
+def unregistered(at_step_four: Path, tmp_path_factory: pytest.TempPathFactory) -> Played:
+    """The same session in a workspace where the participant's hook is not registered: only
+    the workshop's require-sensors.sh holds the stop."""
+    base = tmp_path_factory.mktemp("unregistered")
+    root = _copy(at_step_four, base)
+    subprocess.run(["git", "checkout", "-q", "--", ".claude/settings.json"], cwd=root, check=True)
+    assert OWN_HOOK not in (root / ".claude/settings.json").read_text()
+    return play("small-change", root, base / "claude-home")
+
+
+def _check(root: Path, config: Path, monkeypatch: pytest.MonkeyPatch, *extra: str):  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))
+    done = run_cli("check", "--json", *extra, cwd=root)
+    return done, json.loads(done.out)["checks"][0]
+
+
+def test_the_held_session_passes_the_step_as_live(
+    held: Played, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert not (held.workspace / "target/surefire-reports").exists()  # the artefact is broken
+    done, result = _check(held.workspace, held.config_dir, monkeypatch)
+    assert done.code == 0, done
+    assert "your own session" in result["message"]
+    # Claude was shown both Stop hooks' reasons; the participant's is among them
+    stop = next(e for e in result["details"]["timeline"]["entries"] if e["kind"] == "stop")
+    assert stop["verdict"] == "blocked by check-before-stop.sh, require-sensors.sh"
+    assert f'{OWN_HOOK}"]: Stop check blocked: no report for ArchitectureTest' in stop["feedback"]
+    record = Workspace(held.workspace).read_progress()["labs"][LAB]["steps"][STEP]["passed"]
+    assert record["evidence_kind"] == "live"
+    assert record["session_id"] == held.transcript.stem
+    assert record["client_version"] == "2.1.332"
+
+
+def test_no_session_fails_and_gives_the_prompt(
+    at_step_four: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = _copy(at_step_four, tmp_path)
+    done, result = _check(root, tmp_path / "claude-home", monkeypatch)
+    assert done.code == 1
+    assert "no Claude Code session" in result["message"]
+    assert "NOTES.md" in result["details"]["fix"] and "--scripted" in result["details"]["fix"]
+
+
+def test_a_stop_held_only_by_the_workshops_hook_fails_naming_the_own_hook(
+    unregistered: Played, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    done, result = _check(unregistered.workspace, unregistered.config_dir, monkeypatch)
+    assert done.code == 1, done
+    assert "expectation 2 of 3: stop" in result["expected"]
+    assert OWN_HOOK in result["expected"]
+    assert "blocked by require-sensors.sh" in result["found"]  # what the session did instead
+
+
+def test_a_hold_written_into_the_transcript_by_hand_fails_by_replay(
+    unregistered: Played, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The unregistered session, with a feedback line of the participant's hook added by hand.
+    path = copy_session(unregistered, tmp_path / "claude-home")
+    entries = lines(path)
+    at, meta = next(
+        (n, e)
+        for n, e in enumerate(entries)
+        if e.get("isMeta") and "Stop hook feedback:" in json.dumps(e)
+    )
+    forged = json.loads(json.dumps(meta))
+    forged["uuid"] = str(uuid.uuid4())
+    forged["message"]["content"] = (
+        f'Stop hook feedback:\n["$CLAUDE_PROJECT_DIR/{OWN_HOOK}"]: Stop check blocked: no report '
+        "for ArchitectureTest: run ./mvnw -q test -Dgroups=sensor\n"
+    )
+    write_lines(path, [*entries[: at + 1], forged, *entries[at + 1 :]])
+    done, result = _check(unregistered.workspace, tmp_path / "claude-home", monkeypatch)
+    assert done.code == 1, done
+    assert "does not replay" in result["message"]
+    assert "recorded 'blocked by check-before-stop.sh, require-sensors.sh'" in result["found"]
+    assert "'blocked by require-sensors.sh'" in result["found"]
+
+
+@pytest.mark.maven
+def test_reports_written_after_the_session_do_not_change_its_replay(
+    held: Played, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The participant runs the sensors once the session is over: the replay still starts from
+    # the step's start, without reports, so the recorded hold is reproduced.
+    root = _copy(held.workspace, tmp_path)
+    session = copy_session(held, tmp_path / "claude-home")
+    session.write_text(session.read_text().replace(str(held.workspace), str(root)))
+    sensors = subprocess.run(
+        ["./mvnw", "-q", "test", "-Dgroups=sensor"], cwd=root, capture_output=True, check=False
+    )
+    assert sensors.returncode == 0, sensors.stdout[-2000:]
+    assert (root / "target/surefire-reports").is_dir()
+    done, result = _check(root, tmp_path / "claude-home", monkeypatch)
+    assert done.code == 0, result
+
+
+def test_scripted_passes_only_when_asked(
+    at_step_four: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = _copy(at_step_four, tmp_path)
+    done, _ = _check(root, tmp_path / "claude-home", monkeypatch, "--engine", "emulator")
+    assert done.code == 1
+    done, result = _check(
+        root, tmp_path / "claude-home", monkeypatch, "--scripted", "--engine", "emulator"
+    )
+    assert done.code == 0, result
+    record = Workspace(root).read_progress()["labs"][LAB]["steps"][STEP]["passed"]
+    assert record["evidence_kind"] == "scripted" and "session_id" not in record
