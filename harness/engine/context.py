@@ -63,6 +63,9 @@ class CheckContext:
     # lab check --scripted, or re-verifying a step that passed so: a live step passes on its
     # scripted session
     scripted: bool = False
+    # lab dev check: a session played on both engines runs each identical Maven call once
+    # (harness/maven/share.py); a participant's own check always runs Maven for real.
+    share_maven: bool = False
 
     @property
     def root(self) -> Path:

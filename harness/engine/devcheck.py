@@ -323,8 +323,9 @@ def prove_lab(
     try:
         shutil.copytree(fresh, holder / "ws", symlinks=True)
         ws = Workspace(holder / "ws")
-        ctx = context_factory(ws, lab) if context_factory else None
-        return walk_lab(lab, ws, observer=observer, context=ctx)
+        ctx = context_factory(ws, lab) if context_factory else CheckContext(ws, lab.dir)
+        # A session played on both engines runs each identical Maven call once.
+        return walk_lab(lab, ws, observer=observer, context=replace(ctx, share_maven=True))
     finally:
         shutil.rmtree(holder, ignore_errors=True)
 

@@ -40,6 +40,7 @@ from harness.engine.parallel import side_by_side
 from harness.engine.sandbox import path_without, sandbox_copy
 from harness.engine.stepview import StepView
 from harness.errors import ConfigError, HarnessError
+from harness.maven.share import Call, MavenShare, maven_share
 from harness.results import CheckResult
 from harness.schema import Field
 
@@ -263,10 +264,11 @@ def run(ctx: CheckContext, s: SessionParams) -> CheckResult:
         engines = session_engines(ctx, s)
     except HarnessError as exc:
         return CheckResult.errored(f"cannot start a session: {exc}", name=title)
-    plays = _play_engines(ctx, s, scenario, asserts, title, engines)
-    if isinstance(plays, CheckResult):
-        return plays
-    return _verdict(s, scenario, asserts, title, plays, ctx.root)
+    played = _play_engines(ctx, s, scenario, asserts, title, engines)
+    if isinstance(played, CheckResult):
+        return played
+    plays, shared = played
+    return _verdict(s, scenario, asserts, title, plays, ctx.root, shared)
 
 
 def _play_engines(
@@ -276,29 +278,36 @@ def _play_engines(
     asserts: list[StepAsserts],
     title: str,
     engines: list[str],
-) -> dict[str, _Play] | CheckResult:
-    """The session on each engine (the first to fail to play ends it), its steps told."""
+) -> tuple[dict[str, _Play], list[Call] | None] | CheckResult:
+    """The session on each engine (the first to fail to play ends it), its steps told; and
+    the Maven calls the two engines shared (None: they shared none)."""
     plays: dict[str, _Play] = {}
     # Two engines on their own sandboxes play side by side; their steps are told afterwards,
     # one engine after the other, as when they played in turn.
     apart = len(engines) > 1 and s.sandbox
     played_ctx = replace(ctx, on_hook_event=lambda _entry: None) if apart else ctx
 
-    def play_on(engine: str) -> _Play | CheckResult:
-        if s.turns_apart:
-            return _play_turns_apart(played_ctx, s, scenario, asserts, title, engine)
-        return _play(played_ctx, s, scenario, asserts, title, engine)
+    with contextlib.ExitStack() as stack:
+        # Only engines on sandboxes of their own share Maven: without a sandbox the second
+        # engine plays on the files the first one's session already changed, so no call of
+        # its is the same run as the first's.
+        share = stack.enter_context(maven_share()) if apart and ctx.share_maven else None
 
-    for engine, play in zip(
-        engines, side_by_side(play_on, engines, jobs=None if apart else 1), strict=True
-    ):
+        def play_on(engine: str) -> _Play | CheckResult:
+            if s.turns_apart:
+                return _play_turns_apart(played_ctx, s, scenario, asserts, title, engine, share)
+            return _play(played_ctx, s, scenario, asserts, title, engine, share)
+
+        played = side_by_side(play_on, engines, jobs=None if apart else 1)
+        shared = share.calls() if share is not None else None
+    for engine, play in zip(engines, played, strict=True):
         if isinstance(play, CheckResult):
             return play
         plays[engine] = play
         if apart:
             for entry in play.steps:
                 ctx.on_hook_event(entry)
-    return plays
+    return plays, shared
 
 
 def _verdict(
@@ -308,6 +317,7 @@ def _verdict(
     title: str,
     plays: dict[str, _Play],
     workspace: Path,
+    shared: list[Call] | None = None,
 ) -> CheckResult:
     """The result: the last engine's play, with the other's failures and where they differ."""
     last_engine = list(plays)[-1]
@@ -321,6 +331,8 @@ def _verdict(
     details: dict[str, Any] = {"session": _json(play.steps), "engine": last_engine}
     if len(plays) == 2:
         details["sessions"] = {engine: _json(other.steps) for engine, other in plays.items()}
+    if shared is not None:  # which Maven calls ran for real, which the other engine's run served
+        details["maven_calls"] = [call.to_json() for call in shared]
     verdicts = trick_check.judge(s.tricks, scenario, play.steps) if s.tricks else []
     shown = [v.line() for v in verdicts]
     if verdicts:
@@ -401,6 +413,7 @@ def _play(
     asserts: list[StepAsserts],
     title: str,
     engine: str,
+    share: MavenShare | None = None,
 ) -> _Play | CheckResult:
     label = s.label
     with contextlib.ExitStack() as stack:
@@ -412,6 +425,8 @@ def _play(
         env: dict[str, str] = {k: str(v) for k, v in s.env.items()}
         if s.hide_programs:
             env["PATH"] = stack.enter_context(path_without(s.hide_programs))
+        if share is not None and not _maven_in_background(scenario):
+            env = share.environment(engine, env)
         transcripts = Path(tempfile.mkdtemp(prefix="hooklab-transcripts-"))
         stack.callback(shutil.rmtree, transcripts, True)
         git_dir = root / ".git"
@@ -445,6 +460,13 @@ def _play(
         # Markers live in the sandbox's git directory: judge them before it is removed.
         sequence = _sequence_problems(s.expect_sequence, steps, git_dir)
     return _Play(steps, _session_problems(s, steps, sequence))
+
+
+def _maven_in_background(scenario: Scenario) -> bool:
+    """A session with a background command (it may start Maven, directly or not) does not
+    share Maven: the session sees when that run ends (a stop while it runs finds no reports),
+    and a restored run would end at another moment than a real one."""
+    return any(step.do == "bash" and step.args.get("background") for step in scenario.steps)
 
 
 def _session_problems(s: SessionParams, steps: list[StepView], sequence: list[str]) -> list[str]:
@@ -543,6 +565,7 @@ def _play_turns_apart(
     asserts: list[StepAsserts],
     title: str,
     engine: str,
+    share: MavenShare | None = None,
 ) -> _Play | CheckResult:
     """Each turn as its own session from the session start, in its own sandbox, side by side
     (one per core); the steps are then judged as one session, in the scenario's order."""
@@ -552,7 +575,7 @@ def _play_turns_apart(
     quiet = replace(ctx, on_hook_event=lambda _entry: None)  # told in order below
 
     def play_turn(turn: Turn) -> _Play | CheckResult:
-        return _play(quiet, part, turn[0], turn[1], title, engine)
+        return _play(quiet, part, turn[0], turn[1], title, engine, share)
 
     steps: list[StepView] = []
     for (_scenario, _asserts, replayed), play in zip(

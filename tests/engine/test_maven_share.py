@@ -1,0 +1,93 @@
+"""A session played on both engines in the dev check shares its Maven runs
+(harness/maven/share.py): real Maven, the real hooks and the real Claude Code client."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.engine.checks import CHECK_KINDS
+from harness.engine.context import CheckContext
+from harness.results import CheckResult, Status
+from harness.schema import check_table
+from harness.workspace import Workspace
+from tests.conftest import require_real_client
+
+pytestmark = pytest.mark.maven
+
+LAB_DIR = Path(__file__).resolve().parents[2] / "labs" / "03-stop-hook"
+SENSOR_RUN = "./mvnw -q test -Dgroups=sensor"
+DOC = "docs/use_cases/UC-002-edit-owner.md"
+
+
+def play_on_both(ws: Workspace, steps: list[dict[str, Any]]) -> CheckResult:
+    require_real_client()
+    spec = CHECK_KINDS["hook_session"]
+    p = check_table({"kind": "hook_session", "steps": steps}, spec.params, path="t", where="c")
+    ctx = CheckContext(
+        ws,
+        LAB_DIR,
+        engine="both",
+        engine_forced=True,
+        share_maven=True,
+        lab_start_commit=ws.head(),
+    )
+    return spec.run(ctx, p)
+
+
+def hows(result: CheckResult) -> list[str]:
+    return sorted(call["how"] for call in result.details["maven_calls"])
+
+
+def test_both_engines_agree_on_one_shared_run_and_old_reports_never_count(
+    ws: Workspace,
+) -> None:
+    # Green reports from before a change: the session must not take them for evidence.
+    subprocess.run(SENSOR_RUN.split(), cwd=ws.root, check=True, capture_output=True)
+    (ws.root / DOC).write_text((ws.root / DOC).read_text() + "\nA note.\n")
+    steps = [
+        {"do": "session_start"},
+        {"do": "stop", "expect": "blocked", "feedback_contains": SENSOR_RUN},
+        {"do": "prompt", "text": "Run the sensors."},
+        {"do": "bash", "command": SENSOR_RUN, "expect": "allowed"},
+        {"do": "stop", "expect": "allowed"},
+    ]
+
+    result = play_on_both(ws, steps)
+
+    # Passed: every step as expected on each engine, and no step where the two disagree.
+    assert result.status is Status.PASS, result.found
+    sessions = result.details["sessions"]
+    for engine in ("emulator", "claude-code"):
+        assert [s["outcome"] for s in sessions[engine]] == [
+            "allowed",
+            "blocked",
+            "allowed",
+            "allowed",
+            "allowed",
+        ]
+    # One engine ran Maven; the other's identical call was served from that run, and its
+    # hooks took the restored reports as fresh evidence (its last stop went through).
+    # Together they ran Maven as often as one engine alone: once.
+    assert hows(result) == ["real", "restored"]
+
+
+def test_a_session_that_changed_a_file_runs_maven_for_real_on_each_engine(
+    ws: Workspace,
+) -> None:
+    steps = [
+        {"do": "session_start"},
+        {"do": "prompt", "text": "Add a note, then run the sensors."},
+        {"do": "write", "file": "docs/notes.md", "content": "A note.\n", "expect": "allowed"},
+        {"do": "bash", "command": SENSOR_RUN, "expect": "allowed"},
+        {"do": "stop", "expect": "allowed"},
+    ]
+
+    result = play_on_both(ws, steps)
+
+    assert result.status is Status.PASS, result.found
+    # The same note on both, written at two moments: the inputs differ, nothing is shared.
+    assert hows(result) == ["real", "real"]
