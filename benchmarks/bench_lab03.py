@@ -10,14 +10,13 @@ Aim: the check at most 2.5× its slowest single session (seven sessions in serie
 
 from __future__ import annotations
 
-import subprocess
 import sys
 import tempfile
 import time
 import tomllib
 from pathlib import Path
 
-from benchmarks.report import Options, Row, alternate, median, run_standalone
+from benchmarks.report import Options, Row, alternate, median, run_standalone, timed_command
 from harness.claude.scenario import load_scenario
 from harness.engine.checks.hook_session import KIND, StepAsserts, split_turns
 from harness.engine.context import CheckContext
@@ -47,15 +46,7 @@ def at_the_tricks_step(holder: Path) -> Path:
 
 
 def lab_check(root: Path) -> float:
-    started = time.perf_counter()
-    done = subprocess.run(
-        [sys.executable, "-m", "harness", "check"],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    elapsed = time.perf_counter() - started
+    elapsed, done = timed_command([sys.executable, "-m", "harness", "check"], cwd=root)
     if done.returncode != 0:
         raise RuntimeError(f"lab check did not pass:\n{done.stdout[-3000:]}")
     return elapsed

@@ -12,18 +12,16 @@ hooks. A second row, for information, replays the session on the real client.
 from __future__ import annotations
 
 import shutil
-import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.report import Options, Row, Unavailable, alternate, median, run_standalone
-from harness.claude.client.install import find_client
+from benchmarks.fixtures import provisioned_template, require_claude_code
+from benchmarks.report import Options, Row, alternate, median, run_standalone
 from harness.claude.engines import CLAUDE_CODE, EMULATOR, open_session
 from harness.claude.recorded import Timeline, read_session
 from harness.claude.scenario import run_step
 from harness.engine.replay import plan, replay
 from harness.engine.sandbox import sandbox_copy
-from harness.workspace import provision
 
 CALLS = 50
 
@@ -71,12 +69,9 @@ def replayed(path: Path, template: Path, engine: str) -> float:
 
 
 def measure(options: Options) -> list[Row]:
-    if find_client() is None:
-        raise Unavailable("Claude Code is not installed (lab doctor --fix installs it)")
+    require_claude_code()
     n = options.times(3)
-    with tempfile.TemporaryDirectory(prefix="hooklab-bench-replay-") as tmp:
-        work = Path(tmp)
-        template = provision(work / "template").workspace.root
+    with provisioned_template("hooklab-bench-replay-") as (work, template):
         transcript = record(template, work)
         timeline = read_session(transcript)
         calls = len(timeline.tool_calls)

@@ -16,15 +16,14 @@ only if that is still caught (it is not: see its row's note).
 
 from __future__ import annotations
 
-import os
+import itertools
 import shutil
 import subprocess
 import tempfile
-import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from benchmarks.report import Options, Row, alternate, median, run_standalone
+from benchmarks.report import Options, Row, alternate, median, run_standalone, timed_command
 from harness.maven import get_backend
 from harness.maven.backend import SENSOR_GOALS
 from harness.maven.surefire import sensor_reports
@@ -39,16 +38,8 @@ NO_CDS = {"HOOKLAB_MAVEN_CDS": "0"}
 
 
 def timed(argv: list[str], cwd: Path, env: Mapping[str, str] | None = None) -> float:
-    started = time.perf_counter()
-    done = subprocess.run(
-        argv,
-        cwd=cwd,
-        env={**os.environ, **(env or {})},
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    elapsed = time.perf_counter() - started
+    """``argv``'s wall time; it must succeed, and a sensor run must leave green reports."""
+    elapsed, done = timed_command(argv, cwd=cwd, env=env)
     if done.returncode != 0:
         raise RuntimeError(f"{' '.join(argv)} exited {done.returncode}:\n{done.stdout[-2000:]}")
     if "test" in argv:
@@ -80,13 +71,12 @@ class Workspaces:
         try:
             return timed(SENSORS, root)
         finally:
-            shutil.rmtree(root.parent / root.name, ignore_errors=True)
+            shutil.rmtree(root, ignore_errors=True)
 
 
-def change_one_line(root: Path, n: list[int]) -> None:
-    n[0] += 1
+def change_one_line(root: Path, run: int) -> None:
     with (root / CHANGED).open("a") as out:
-        out.write(f"// changed for run {n[0]}\n")
+        out.write(f"// changed for run {run}\n")
 
 
 def stale_mode_catches_a_changed_signature(workspaces: Workspaces) -> bool:
@@ -110,79 +100,78 @@ def measure(options: Options) -> list[Row]:
         stale = workspaces.fresh()
         for root in (main, no_jvm, stale):  # the class-data archive is made by a first run
             timed(SENSORS, root)
-        edits = [0]
+        edits = itertools.count(1)  # one numbering for both workspaces: every edit differs
 
-        def changed() -> float:
-            change_one_line(main, edits)
-            return timed(SENSORS, main)
+        def after_a_change(root: Path, argv: list[str]) -> Callable[[], float]:
+            def run() -> float:
+                change_one_line(root, next(edits))
+                return timed(argv, root)
 
-        def changed_stale() -> float:
-            change_one_line(stale, edits)
-            return timed([*SENSORS, STALE_MODE], stale)
+            return run
 
         samples = alternate(
             {
                 "warm": lambda: timed(SENSORS, main),
                 "first": workspaces.first_run,
-                "changed": changed,
+                "changed": after_a_change(main, SENSORS),
                 "validate": lambda: timed(VALIDATE, main),
                 "no-cds": lambda: timed(SENSORS, main, NO_CDS),
                 "no-jvm": lambda: timed(SENSORS, no_jvm, NO_CDS),
-                "stale": changed_stale,
+                "stale": after_a_change(stale, [*SENSORS, STALE_MODE]),
             },
             n,
         )
         caught = stale_mode_catches_a_changed_signature(workspaces)
     m = {name: median(values) for name, values in samples.items()}
-    note = f"medians of {n} runs each"
+
+    def versus(name: str, value: str, floor: str, why: str, aim: float | None = None) -> Row:
+        """``samples[value]`` measured against ``samples[floor]``, both as medians."""
+        return Row(
+            name, m[value], "s", floor=m[floor], aim=aim, note=f"medians of {n} runs each; {why}"
+        )
+
     return [
-        Row(
+        versus(
             "first sensor run in a fresh workspace vs a warm run (nothing changed)",
-            m["first"],
-            "s",
-            floor=m["warm"],
+            "first",
+            "warm",
+            "lab init leaves the fixture compiled from the cache",
             aim=1.2,
-            note=f"{note}; lab init leaves the fixture compiled from the cache",
         ),
-        Row(
+        versus(
             "sensor run after a one-file change vs a warm run",
-            m["changed"],
-            "s",
-            floor=m["warm"],
-            aim=1.3,
-            note=f"{note}; the module recompiles all 54 sources: stale-file mode would not, "
+            "changed",
+            "warm",
+            "the module recompiles all 54 sources: stale-file mode would not, "
             "but misses a changed signature (row below), so it is not kept",
+            aim=1.3,
         ),
-        Row(
+        versus(
             "warm sensor run vs ./mvnw -q validate",
-            m["warm"],
-            "s",
-            floor=m["validate"],
+            "warm",
+            "validate",
+            "both with jvm.config and the class-data archive",
             aim=1.5,
-            note=f"{note}; both with jvm.config and the class-data archive",
         ),
-        Row(
+        versus(
             "warm sensor run with ./mvnw's class-data archive vs without",
-            m["warm"],
-            "s",
-            floor=m["no-cds"],
+            "warm",
+            "no-cds",
+            "kept only while it pays (ratio below 1)",
             aim=1.0,
-            note=f"{note}; kept only while it pays (ratio below 1)",
         ),
-        Row(
+        versus(
             "warm sensor run with .mvn/jvm.config (-XX:TieredStopAtLevel=1) vs without",
-            m["no-cds"],
-            "s",
-            floor=m["no-jvm"],
+            "no-cds",
+            "no-jvm",
+            "neither with the archive; kept only while it pays (ratio below 1)",
             aim=1.0,
-            note=f"{note}; neither with the archive; kept only while it pays (ratio below 1)",
         ),
-        Row(
+        versus(
             "one-file change in stale-file mode vs a warm run (information: not kept)",
-            m["stale"],
-            "s",
-            floor=m["warm"],
-            note=f"{note}; a renamed method its caller still uses "
+            "stale",
+            "warm",
+            "a renamed method its caller still uses "
             + ("was caught" if caught else "passed unnoticed (exit 0): the sensors went wrong"),
         ),
     ]

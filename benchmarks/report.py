@@ -14,10 +14,11 @@ import os
 import pkgutil
 import platform
 import statistics
+import subprocess
 import sys
 import time
 import traceback
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -95,6 +96,24 @@ def alternate(runs: dict[str, Callable[[], float]], repetitions: int) -> dict[st
         for name in order if i % 2 == 0 else reversed(order):
             samples[name].append(runs[name]())
     return samples
+
+
+def timed_command(
+    argv: Sequence[str], *, cwd: Path | None = None, env: Mapping[str, str] | None = None
+) -> tuple[float, subprocess.CompletedProcess[str]]:
+    """Run a command to its end, its output captured as text, with ``env`` over this process's
+    environment: its wall time in seconds, and what it did (the caller judges the exit status,
+    so each benchmark can say what failed in its own words)."""
+    started = time.perf_counter()
+    done = subprocess.run(
+        list(argv),
+        cwd=cwd,
+        env={**os.environ, **(env or {})},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return time.perf_counter() - started, done
 
 
 # ---- the runner ----------------------------------------------------------------------------

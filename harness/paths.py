@@ -1,4 +1,4 @@
-"""Where the workshop's own folders are, and paths a user's file gives.
+"""Where the workshop's own folders and its cache are, and paths a user's file gives.
 
 The labs and the fixture ship inside the package (``harness/_bundled/``, mapped there from the
 repository's top-level ``labs/`` and ``petclinic_fixture/`` when the wheel is built); in a
@@ -41,6 +41,18 @@ def bundled_dir(name: str, override_env: str) -> Path:
     if data.is_dir() or not in_checkout():
         return data
     return CHECKOUT_ROOT / name
+
+
+def cache_home() -> Path:
+    """Hook Lab's cache outside the repository (the pinned client, compiled fixtures, lab
+    timings, the lint session's actionlint): $HOOKLAB_CACHE, else $XDG_CACHE_HOME/hooklab,
+    else ~/.cache/hooklab. petclinic_fixture/mvnw finds the same folder in bash, for its
+    class-data archive: keep the two in step."""
+    explicit = os.environ.get("HOOKLAB_CACHE")
+    if explicit:
+        return Path(explicit)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "hooklab"
 
 
 def escape_problem(value: str, folder: str) -> str | None:

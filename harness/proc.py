@@ -1,11 +1,13 @@
-"""Every subprocess goes through here, so a missing executable is a result, not a traceback."""
+"""Every subprocess goes through here, so a missing executable is a result, not a traceback;
+and the one way to read a long-running child's output as it comes."""
 
 from __future__ import annotations
 
 import os
 import re
 import subprocess
-from collections.abc import Mapping, Sequence
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,3 +57,25 @@ def run(
         out = exc.stdout if isinstance(exc.stdout, str) else ""
         return ProcResult(124, out, f"{argv[0]}: timed out after {timeout} s")
     return ProcResult(done.returncode, done.stdout, done.stderr)
+
+
+def read_lines(
+    stream: Iterable[str],
+    on_line: Callable[[str], None],
+    *,
+    at_end: Callable[[], None] | None = None,
+) -> threading.Thread:
+    """Hand every line of ``stream`` (a child's text pipe), without its newline, to
+    ``on_line`` on a daemon thread of its own, then call ``at_end``: a pipe nobody reads
+    fills up and stalls the child, and a thread per pipe keeps the caller free to wait for
+    something else (the child's other pipe, a request, a deadline)."""
+
+    def pump() -> None:
+        for line in stream:
+            on_line(line.rstrip("\n"))
+        if at_end is not None:
+            at_end()
+
+    reader = threading.Thread(target=pump, daemon=True)
+    reader.start()
+    return reader

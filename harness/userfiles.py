@@ -75,7 +75,7 @@ def read_toml(path: Path, shown: object | None = None) -> dict[str, Any]:
     return data
 
 
-def read_json(path: Path, shown: object | None = None) -> Any:
+def read_json(path: Path, shown: object | None = None) -> object:
     """The file's JSON document (any JSON value: the caller checks its type)."""
     where = path if shown is None else shown
     text = read_text(path, shown)

@@ -9,12 +9,15 @@ import shutil
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from tests.builders import REPO_ROOT
 from tests.recorded_sessions import Played
+
+if TYPE_CHECKING:  # for the annotation only: this file imports harness inside its fixtures
+    from harness.workspace import Workspace
 
 # Tests that share something machine-wide, so no two may run at once: each group runs on one
 # pytest-xdist worker (--dist loadgroup), beside the independent tests on the others.
@@ -190,9 +193,9 @@ def _isolated_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """Keep tests away from the real $HOME (git config, ~/.m2, docker config)."""
     real_home = os.environ.get("HOME")
     # The pinned Claude Code client lives in the user's cache; keep finding it there.
-    from harness.claude.client.install import cache_root
+    from harness.paths import cache_home
 
-    os.environ.setdefault("HOOKLAB_CACHE", str(cache_root()))
+    os.environ.setdefault("HOOKLAB_CACHE", str(cache_home()))
     fake_home = tmp_path_factory.mktemp("home")
     os.environ["HOME"] = str(fake_home)
     # Claude Code's own state (sessions, settings, login) of whoever runs the tests is never
@@ -253,7 +256,7 @@ def _compiled_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def workspace(tmp_path: Path, _compiled_template: Path):  # type: ignore[no-untyped-def]
+def workspace(tmp_path: Path, _compiled_template: Path) -> Workspace:
     """A fresh provisioned workspace (a copy of one provisioned per session, .git included)."""
     from harness.workspace import Workspace
 

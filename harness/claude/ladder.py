@@ -97,9 +97,7 @@ def decide(call: ToolCall, hooks: HookSay | None) -> Decision | None:
             Permission.HOOK_INPUT,
         )
     if hooks.input_error:
-        return _refused(
-            Outcome.ERROR, f"<tool_use_error>{hooks.input_error}</tool_use_error>", None
-        )
+        return input_rejected(hooks.input_error)
     asking = _asking(call, hooks)
     if asking is not None:
         permission, prompt = asking

@@ -437,6 +437,15 @@ def _lines(path: Path) -> Iterator[tuple[int, bytes, bool]]:
             yield number, raw, raw.endswith(b"\n")
 
 
+def _json_object(raw: bytes) -> dict[str, Any] | None:
+    """The line as a JSON object, or None for anything else (a torn line, an array)."""
+    try:
+        entry = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return None
+    return entry if isinstance(entry, dict) else None
+
+
 def read_session(path: Path | str) -> Timeline:
     """The session in ``path`` as a timeline. Raises RecordedSessionError when the file is
     not a transcript at all; anything less is a warning on the timeline."""
@@ -702,11 +711,8 @@ def _read_agent(main: Path, run: SubagentRun) -> None:
     run.transcript = path
     try:
         for _, raw, _ in _lines(path):
-            try:
-                entry = json.loads(raw)
-            except (json.JSONDecodeError, UnicodeDecodeError):
-                continue
-            if not isinstance(entry, dict):
+            entry = _json_object(raw)
+            if entry is None:
                 continue
             message = entry.get("message")
             if not isinstance(message, dict):
@@ -744,10 +750,6 @@ def config_root(env: Mapping[str, str] | None = None) -> Path:
     return (Path(home) if home else Path.home()) / ".claude"
 
 
-def project_dir_name(cwd: Path | str) -> str:
-    return re.sub(r"[^A-Za-z0-9]", "-", str(cwd))
-
-
 @dataclass(frozen=True)
 class SessionFile:
     path: Path
@@ -774,11 +776,8 @@ def _head(path: Path) -> tuple[str, str, datetime | None]:
             read += len(raw)
             if read > _HEAD_BYTES:
                 break
-            try:
-                entry = json.loads(raw)
-            except (json.JSONDecodeError, UnicodeDecodeError):
-                continue
-            if not isinstance(entry, dict):
+            entry = _json_object(raw)
+            if entry is None:
                 continue
             if started is None and isinstance(entry.get("timestamp"), str):
                 started = parse_time(entry["timestamp"])

@@ -26,6 +26,7 @@ from harness.claude.ladder import (
     HookSay,
     ToolCall,
     decide,
+    input_rejected,
 )
 from harness.claude.runner import HookRun, cap
 from harness.claude.sensitive import is_sensitive, sensitive_write
@@ -540,10 +541,7 @@ class Session:
         if check is not None:
             problem = _input_error(check, tool_input)
             if problem:
-                refusal = Decision(
-                    False, None, Outcome.ERROR, f"<tool_use_error>{problem}</tool_use_error>"
-                )
-                return self._done(self._refuse(do, detail, use_id, refusal))
+                return self._done(self._refuse(do, detail, use_id, input_rejected(problem)))
 
         rule, _ = self.settings.permissions.check(name, tool_input, self.project_dir, self.cwd)
         call = ToolCall(name, detail, str(tool_input.get("command", "")), rule)
@@ -614,10 +612,7 @@ class Session:
         try:
             response, text, is_error = run(tool_input)
         except ToolError as exc:
-            failed = Decision(
-                False, permission, Outcome.ERROR, f"<tool_use_error>{exc}</tool_use_error>"
-            )
-            step = self._refuse(do, detail, use_id, failed)
+            step = self._refuse(do, detail, use_id, input_rejected(str(exc), permission))
             step.auto_approved = approved
             return self._done(_collect(step, pre))
         self.transcript.tool_result(use_id, text, is_error=is_error)

@@ -18,7 +18,7 @@ import termios
 import threading
 import tty
 from collections.abc import Iterator
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from harness.cli.common import make_console
 from harness.engine.progress import Progress
@@ -27,6 +27,9 @@ from harness.results import Status
 from harness.trainer.publish import auto_submit
 from harness.workspace import Workspace, WorkspaceBusy
 from harness.workspace.watch import QUIET_MS, watch_changes
+
+if TYPE_CHECKING:  # for the annotation only: the views are imported where they are used
+    from harness.ui.prose import Framed
 
 Event = tuple[str, Any]  # ("change", [paths]) | ("key", "h") | ("stopped", reason)
 
@@ -81,7 +84,7 @@ def _check(runner: LabRunner) -> StepRun | None:
         return None  # another command is at work: check on the next change
 
 
-def _hint(runner: LabRunner) -> Any | None:
+def _hint(runner: LabRunner) -> Framed | None:
     from harness.ui.lab_view import hint_panel
 
     try:
@@ -108,7 +111,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
     ).start()
     run: StepRun | None = None
     changed: list[str] = []
-    hint: Any | None = None
+    hint: Framed | None = None
     count = 0
     try:
         with (

@@ -25,7 +25,8 @@ from harness.engine.parallel import worker_count
 from harness.engine.runner import LabRunner, StepRun
 from harness.errors import ConfigError, HarnessError
 from harness.maven import get_backend
-from harness.maven.warm import cache_home, warm_compile
+from harness.maven.warm import warm_compile
+from harness.paths import cache_home
 from harness.results import CheckResult, Status
 from harness.workspace import Workspace, provision
 
@@ -290,23 +291,24 @@ class _Recorder(Observer):
     """Keeps what one lab's walk told its observer, to tell it again later in one piece."""
 
     def __init__(self) -> None:
-        self.calls: list[tuple[str, tuple[Any, ...]]] = []
+        self.calls: list[Callable[[Observer], None]] = []
 
     def lab_started(self, lab: Lab) -> None:
-        self.calls.append(("lab_started", (lab,)))
+        self.calls.append(lambda observer: observer.lab_started(lab))
 
     def phase(self, step: Step, phase: str) -> None:
-        self.calls.append(("phase", (step, phase)))
+        self.calls.append(lambda observer: observer.phase(step, phase))
 
     def results(self, step: Step, phase: str, results: Sequence[CheckResult]) -> None:
-        self.calls.append(("results", (step, phase, list(results))))
+        kept = list(results)
+        self.calls.append(lambda observer: observer.results(step, phase, kept))
 
     def step_done(self, walk: StepWalk) -> None:
-        self.calls.append(("step_done", (walk,)))
+        self.calls.append(lambda observer: observer.step_done(walk))
 
     def replay(self, observer: Observer) -> None:
-        for name, args in self.calls:
-            getattr(observer, name)(*args)
+        for call in self.calls:
+            call(observer)
 
 
 def prove_lab(

@@ -33,7 +33,6 @@ from harness.claude.session import StepOutcome
 from harness.engine.sandbox import sandbox_copy
 from harness.errors import HarnessError
 
-NOT_REPLAYED = "not replayed"
 PLAYABLE = ("Edit", "Write", "Bash")
 
 
@@ -313,6 +312,16 @@ def replay_engines(name: str) -> list[str]:
     return [resolve_engine(name)]
 
 
+def _session_cwd(timeline: Timeline, workspace: Path, copy: Path) -> Path:
+    """Where the session plays in the copy: in the same subfolder of the workspace as the
+    recorded session ran in, else (the root, or a folder the copy lacks) the copy's root."""
+    if timeline.cwd:
+        inner = _relative(timeline.cwd, str(workspace))
+        if inner and inner != "." and (copy / inner).is_dir():
+            return copy / inner
+    return copy
+
+
 def replay(
     timeline: Timeline,
     workspace: Path,
@@ -326,16 +335,12 @@ def replay(
     report = ReplayReport(timeline, engines, commit)
     for engine in engines:
         with start_state(workspace, commit) as copy:
-            session_cwd = copy
-            if timeline.cwd:
-                inner = _relative(timeline.cwd, str(workspace))
-                if inner and inner != "." and (copy / inner).is_dir():
-                    session_cwd = copy / inner
             steps = plan(timeline, copy)
             if not report.rows:
                 report.rows = [p.row for p in steps if p.row is not None]
             by_number = {row.number: row for row in report.rows}
-            with open_session(engine, copy, cwd=session_cwd, auto_approve=True) as session:
+            cwd = _session_cwd(timeline, workspace, copy)
+            with open_session(engine, copy, cwd=cwd, auto_approve=True) as session:
                 for item in steps:
                     if item.step is None:
                         continue
@@ -357,7 +362,6 @@ def replay(
 
 
 __all__ = [
-    "NOT_REPLAYED",
     "ReplayReport",
     "ReplayRow",
     "plan",

@@ -108,7 +108,7 @@ def shim_dir() -> Path:
     its file stay the same from run to run: ./mvnw names its class-data archive after the
     ``mvn`` it finds (path, mtime, size), so a new shim each time would make every shared run
     write an archive instead of using one."""
-    from harness.maven.warm import cache_home
+    from harness.paths import cache_home
 
     text = f"#!/bin/sh\nexec '{sys.executable}' -I -S '{Path(__file__).resolve()}' \"$@\"\n"
     folder = cache_home() / "maven-share" / hashlib.sha256(text.encode()).hexdigest()[:16]

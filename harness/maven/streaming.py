@@ -7,6 +7,7 @@ import contextlib
 import os
 import signal
 import subprocess
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -45,21 +46,34 @@ def run_streaming(
         )
     except (FileNotFoundError, PermissionError) as exc:
         return MavenRun(tuple(argv), 127, f"{argv[0]}: {exc.strerror}", 0.0)
-    deadline = None if timeout is None else started + timeout
+    # A watchdog, not a check between lines: a Maven that hangs silently prints nothing, so a
+    # deadline looked at only when a line arrives would never fire.
+    timed_out = threading.Event()
+
+    def stop_at_deadline() -> None:
+        timed_out.set()
+        _stop(proc)
+
+    watchdog = None if timeout is None else threading.Timer(timeout, stop_at_deadline)
+    if watchdog is not None:
+        watchdog.daemon = True
+        watchdog.start()
     try:
         assert proc.stdout is not None
         for line in proc.stdout:
             tail.append(line.rstrip("\n"))
             if on_output is not None:
                 on_output(line.rstrip("\n"))
-            if deadline is not None and time.monotonic() > deadline:
-                _stop(proc)
-                tail.append(f"[stopped after {timeout} s]")
-                return MavenRun(tuple(argv), 124, "\n".join(tail), time.monotonic() - started)
         code = proc.wait()
     except KeyboardInterrupt:
         _stop(proc)
         raise
+    finally:
+        if watchdog is not None:
+            watchdog.cancel()
+    if timed_out.is_set():
+        tail.append(f"[stopped after {timeout} s]")
+        return MavenRun(tuple(argv), 124, "\n".join(tail), time.monotonic() - started)
     return MavenRun(tuple(argv), code, "\n".join(tail), time.monotonic() - started)
 
 

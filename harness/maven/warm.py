@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.maven.backend import MavenBackend, OutputSink
+from harness.paths import cache_home
 
 # What maven-compiler-plugin writes and reads back to decide what is stale.
 COMPILED_DIRS = ("classes", "test-classes", "maven-status")
@@ -38,15 +39,6 @@ class WarmResult:
     @property
     def ok(self) -> bool:
         return self.how != "failed"
-
-
-def cache_home() -> Path:
-    """Hook Lab's cache: $HOOKLAB_CACHE, else $XDG_CACHE_HOME/hooklab, else ~/.cache/hooklab."""
-    explicit = os.environ.get("HOOKLAB_CACHE")
-    if explicit:
-        return Path(explicit)
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    return (Path(xdg) if xdg else Path.home() / ".cache") / "hooklab"
 
 
 def sources_key(project: Path) -> str:

@@ -24,8 +24,16 @@ GIT = Path("/p/.git/config")
 QUIET = HookSay()
 
 
-def call(tool: str = "Bash", rule: str = "none", **kw: object) -> ToolCall:
-    return ToolCall(tool, "the detail", command="rm -rf x", rule=rule, **kw)  # type: ignore[arg-type]
+def call(
+    tool: str = "Bash",
+    rule: str = "none",
+    *,
+    sensitive: Path | None = None,
+    auto_approve: bool = False,
+) -> ToolCall:
+    return ToolCall(
+        tool, "the detail", "rm -rf x", rule, sensitive=sensitive, auto_approve=auto_approve
+    )
 
 
 @pytest.mark.parametrize(

@@ -97,37 +97,33 @@ def test_checks_get_the_context_they_were_given(ws: Workspace, tmp_path: Path) -
     assert ctx.lab_start_commit is not None and given.lab_start_commit is None
 
 
-RENDEZVOUS = """
-format = 1
-id = "{lab_id}"
-title = "Meets the other lab"
-intro = "x"
-[[step]]
-id = "meet"
-title = "Meet"
-instructions = "write {lab_id}.txt"
-hints = ["x"]
-[[step.setup]]
-do = "run"
-# Say we are here, then wait (5 s at most) for the other lab: only labs proven at the same
-# time can both get past this.
-command = '''touch {meeting}/{lab_id}
-for i in $(seq 50); do [ -f {meeting}/{other} ] && exit 0; sleep 0.1; done; exit 1'''
-exit = 0
-[[step.check]]
-kind = "file"
-path = "{lab_id}.txt"
-exists = true
-[[step.check]]
-kind = "file"
-path = "{other}.txt"
-absent = true
-message = "the other lab's file is here: the two labs share a workspace"
-[[step.solve]]
-do = "write"
-path = "{lab_id}.txt"
-content = "x"
-"""
+def rendezvous(lab_id: str, other: str, meeting: Path) -> Table:
+    """A lab of one step whose setup says it is here, then waits (5 s at most) for ``other``:
+    only labs proven at the same time can both get past it."""
+    waits = (
+        f"touch {meeting}/{lab_id}\n"
+        f"for i in $(seq 50); do [ -f {meeting}/{other} ] && exit 0; sleep 0.1; done; exit 1"
+    )
+    return lab(
+        lab_id,
+        step(
+            "meet",
+            title="Meet",
+            instructions=f"write {lab_id}.txt",
+            hints=["x"],
+            setup={"do": "run", "command": waits, "exit": 0},
+            check=[
+                file_check(f"{lab_id}.txt"),
+                file_check(
+                    f"{other}.txt",
+                    absent=True,
+                    message="the other lab's file is here: the two labs share a workspace",
+                ),
+            ],
+            solve=write_action(f"{lab_id}.txt", "x"),
+        ),
+        title="Meets the other lab",
+    )
 
 
 def test_labs_are_proven_side_by_side_each_on_its_own_workspace_heard_in_order(
@@ -140,7 +136,7 @@ def test_labs_are_proven_side_by_side_each_on_its_own_workspace_heard_in_order(
     meeting.mkdir()
     labs = tmp_path / "labs"
     for lab_id, other in (("01-first", "02-second"), ("02-second", "01-first")):
-        write_lab(labs, lab_id, RENDEZVOUS.format(lab_id=lab_id, other=other, meeting=meeting))
+        write_lab(labs, lab_id, rendezvous(lab_id, other, meeting))
     heard: list[tuple[str, str]] = []
 
     class Ear(Observer):
@@ -169,7 +165,7 @@ def test_one_job_proves_the_labs_one_after_the_other(tmp_path: Path) -> None:
     meeting.mkdir()
     labs = tmp_path / "labs"
     for lab_id, other in (("01-first", "02-second"), ("02-second", "01-first")):
-        write_lab(labs, lab_id, RENDEZVOUS.format(lab_id=lab_id, other=other, meeting=meeting))
+        write_lab(labs, lab_id, rendezvous(lab_id, other, meeting))
 
     report = dev_check(labs, jobs=1)
 

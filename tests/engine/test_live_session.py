@@ -7,12 +7,14 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from harness.engine.manifest import Lab, Step
 from harness.engine.runner import LabRunner
 from harness.workspace import Workspace
-from tests.builders import run_cli
+from tests.builders import CliResult, run_cli
 from tests.conftest import require_real_client
 from tests.recorded_sessions import Played, accepted_copy, copy_session, play
 
@@ -46,14 +48,18 @@ def earned(at_step_four: Path, tmp_path_factory: pytest.TempPathFactory) -> Play
     return play("earn-done", root, base / "claude-home")
 
 
-def _check(root: Path, config: Path, monkeypatch: pytest.MonkeyPatch, *extra: str):  # type: ignore[no-untyped-def]
+def _check(
+    root: Path, config: Path, monkeypatch: pytest.MonkeyPatch, *extra: str
+) -> tuple[CliResult, dict[str, Any]]:
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))
     done = run_cli("check", "--json", *extra, cwd=root)
     return done, json.loads(done.out)
 
 
-def _live(data: dict) -> dict:  # type: ignore[type-arg]
-    return data["checks"][0]
+def _live(data: dict[str, Any]) -> dict[str, Any]:
+    """The step's one check (the live_session check) in ``lab check --json``."""
+    check: dict[str, Any] = data["checks"][0]
+    return check
 
 
 @pytest.mark.maven
@@ -152,7 +158,9 @@ def test_scripted_passes_only_when_asked(
     assert record["evidence_kind"] == "scripted" and "session_id" not in record
 
 
-def _rerun_at_claim(root: Path, tmp_path: Path):  # type: ignore[no-untyped-def]
+def _rerun_at_claim(
+    root: Path, tmp_path: Path
+) -> tuple[LabRunner, Lab, Step, dict[str, Any], Path]:
     """What lab trainer verify does with a claim: the checks again, on a copy at its state."""
     runner = LabRunner(Workspace(root))
     lab = runner.lab(LAB)

@@ -14,7 +14,7 @@ import pytest
 
 from harness.engine.checks import CHECK_KINDS
 from harness.engine.context import CheckContext
-from harness.engine.manifest import find_lab
+from harness.engine.manifest import Lab, find_lab
 from harness.engine.progress import LabProgress, Progress, StepProgress
 from harness.results import CheckResult, Status
 from harness.schema import check_table
@@ -24,7 +24,7 @@ from harness.workspace import Workspace
 LAB1, LAB2, LAB3, LAB4 = (find_lab(n) for n in ("1", "2", "3", "4"))
 
 
-def run_check(ws: Workspace, lab: Any, step: str, index: int = 0) -> CheckResult:
+def run_check(ws: Workspace, lab: Lab, step: str, index: int = 0) -> CheckResult:
     spec = lab.step(step).checks[index]
     ctx = CheckContext(ws, lab.dir)
     ctx.lab_start_commit = ws.head()

@@ -13,6 +13,7 @@ import pytest
 
 from harness.claude.recorded import read_session
 from harness.engine.replay import replay
+from harness.workspace import Workspace
 from tests.builders import run_cli
 from tests.recorded_sessions import SESSIONS, Played, accepted_copy, copy_session
 
@@ -114,7 +115,7 @@ def test_a_refusal_edited_to_look_accepted_fails_by_replay_naming_the_line(
     assert timeline.tool_calls[0].result_line == line
 
 
-def test_replay_needs_a_session(workspace) -> None:  # type: ignore[no-untyped-def]
+def test_replay_needs_a_session(workspace: Workspace) -> None:
     done = run_cli("replay", cwd=workspace.root)
     assert done.code == 1 and "--latest" in done.err
     done = run_cli("replay", "--latest", cwd=workspace.root)

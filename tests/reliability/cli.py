@@ -1,7 +1,9 @@
-"""The real ``lab`` CLI as a process, and what a clean user-facing error looks like."""
+"""The real ``lab`` CLI as a process, a project for it to run in, and what a clean
+user-facing error looks like."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -22,6 +24,17 @@ def lab(
         timeout=timeout,
         check=False,
     )
+
+
+def project(root: Path, settings: object, local: object | None = None) -> Path:
+    """A project whose .claude/settings.json (and settings.local.json, when given) hold
+    ``settings`` (``local``): text as it is, anything else as JSON."""
+    (root / ".claude").mkdir(parents=True)
+    for name, data in (("settings.json", settings), ("settings.local.json", local)):
+        if data is not None:
+            text = data if isinstance(data, str) else json.dumps(data)
+            (root / ".claude" / name).write_text(text)
+    return root
 
 
 def assert_clean_error(done: subprocess.CompletedProcess[str], *names: str) -> None:

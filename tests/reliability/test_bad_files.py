@@ -5,6 +5,7 @@ answers alike: exit 1, no traceback, the file named and what to do."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ import pytest
 from harness.workspace import Workspace
 from tests.builders import lab as build_lab
 from tests.builders import step, write_lab
-from tests.reliability.cli import assert_clean_error, lab
+from tests.reliability.cli import assert_clean_error, lab, project
 from tests.reliability.participant import assert_intact, state
 from tests.reliability.plugin import fault
 
@@ -44,10 +45,12 @@ SCENARIOS: dict[str, tuple[str, str]] = {
 }
 
 
-def project(root: Path) -> Path:
-    (root / ".claude").mkdir(parents=True)
-    (root / ".claude" / "settings.json").write_text('{"hooks": {}}\n')
-    return root
+def each_case(table: Mapping[str, tuple[object, str]]) -> pytest.MarkDecorator:
+    """One run per case of ``table`` (its name is the test id), given ``case`` and ``said``:
+    the words the error must say."""
+    return pytest.mark.parametrize(
+        ("case", "said"), [(case, said) for case, (_, said) in table.items()], ids=list(table)
+    )
 
 
 @fault(
@@ -56,11 +59,9 @@ def project(root: Path) -> Path:
     tried="lab simulate scenario.toml in a project with valid settings; the file is {case}",
     held='exit 1, no traceback; the error names scenario.toml and says "{said}"',
 )
-@pytest.mark.parametrize(
-    ("case", "said"), [(c, s) for c, (_, s) in TOML_FILES.items()], ids=list(TOML_FILES)
-)
+@each_case(TOML_FILES)
 def test_unreadable_scenario(tmp_path: Path, case: str, said: str) -> None:
-    root = project(tmp_path / "project")
+    root = project(tmp_path / "project", {"hooks": {}})
     scenario = tmp_path / "scenario.toml"
     scenario.write_bytes(TOML_FILES[case][0])
     assert_clean_error(lab(root, "simulate", str(scenario)), "scenario.toml", said)
@@ -72,11 +73,9 @@ def test_unreadable_scenario(tmp_path: Path, case: str, said: str) -> None:
     tried="lab simulate scenario.toml in a project with valid settings; the scenario has {case}",
     held='exit 1, no traceback, no step run; the error names scenario.toml and says "{said}"',
 )
-@pytest.mark.parametrize(
-    ("case", "said"), [(c, s) for c, (_, s) in SCENARIOS.items()], ids=list(SCENARIOS)
-)
+@each_case(SCENARIOS)
 def test_scenario_of_wrong_types(tmp_path: Path, case: str, said: str) -> None:
-    root = project(tmp_path / "project")
+    root = project(tmp_path / "project", {"hooks": {}})
     scenario = tmp_path / "scenario.toml"
     scenario.write_text(SCENARIOS[case][0])
     done = lab(root, "simulate", str(scenario))
@@ -90,9 +89,7 @@ def test_scenario_of_wrong_types(tmp_path: Path, case: str, said: str) -> None:
     tried="lab list with a labs folder whose 01-bad/lab.toml is {case}",
     held='exit 1, no traceback; the error names 01-bad/lab.toml and says "{said}"',
 )
-@pytest.mark.parametrize(
-    ("case", "said"), [(c, s) for c, (_, s) in TOML_FILES.items()], ids=list(TOML_FILES)
-)
+@each_case(TOML_FILES)
 def test_unreadable_manifest(tmp_path: Path, case: str, said: str) -> None:
     (tmp_path / "labs" / "01-bad").mkdir(parents=True)
     (tmp_path / "labs" / "01-bad" / "lab.toml").write_bytes(TOML_FILES[case][0])
@@ -138,11 +135,9 @@ SETTINGS: dict[str, tuple[bytes, str]] = {
     tried="lab simulate of a one-step scenario in a project whose .claude/settings.json is {case}",
     held='exit 1, no traceback; the error names .claude/settings.json and says "{said}"',
 )
-@pytest.mark.parametrize(
-    ("case", "said"), [(c, s) for c, (_, s) in SETTINGS.items()], ids=list(SETTINGS)
-)
+@each_case(SETTINGS)
 def test_unreadable_settings(tmp_path: Path, case: str, said: str) -> None:
-    root = project(tmp_path / "project")
+    root = project(tmp_path / "project", {"hooks": {}})
     (root / ".claude" / "settings.json").write_bytes(SETTINGS[case][0])
     scenario = tmp_path / "scenario.toml"
     scenario.write_bytes(STOP_STEP)
@@ -165,9 +160,7 @@ ANSWERS: dict[str, tuple[bytes, str]] = {
     held="the check fails (exit 1, no traceback), naming answers/adr-quiz.toml and saying "
     '"{said}"; the participant\'s files, progress and backups intact',
 )
-@pytest.mark.parametrize(
-    ("case", "said"), [(c, s) for c, (_, s) in ANSWERS.items()], ids=list(ANSWERS)
-)
+@each_case(ANSWERS)
 def test_unreadable_quiz_answers(participant: Workspace, case: str, said: str) -> None:
     root = participant.root
     (root / QUIZ).parent.mkdir(parents=True, exist_ok=True)
@@ -192,9 +185,7 @@ REPORTS: dict[str, tuple[bytes, str]] = {
     tried="lab dev merge report.json where report.json is {case}",
     held='exit 1, no traceback; the error names report.json and says "{said}"',
 )
-@pytest.mark.parametrize(
-    ("case", "said"), [(c, s) for c, (_, s) in REPORTS.items()], ids=list(REPORTS)
-)
+@each_case(REPORTS)
 def test_unreadable_dev_check_report(tmp_path: Path, case: str, said: str) -> None:
     (tmp_path / "report.json").write_bytes(REPORTS[case][0])
     assert_clean_error(lab(tmp_path, "dev", "merge", "report.json"), "report.json", said)

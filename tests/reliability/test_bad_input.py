@@ -4,7 +4,6 @@ names the file and the field."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -13,7 +12,7 @@ import pytest
 
 from harness.workspace import Workspace
 from tests.builders import Table, file_check, lab, step, toml_text, write_action, write_lab
-from tests.reliability.cli import assert_clean_error
+from tests.reliability.cli import assert_clean_error, project
 from tests.reliability.cli import lab as run_lab
 from tests.reliability.participant import assert_intact, state
 from tests.reliability.plugin import fault
@@ -201,15 +200,6 @@ SCENARIOS = {
     "an action that is not a string": ("[[step]]\ndo = 3\n", "step[0].do"),
     "a step without an action": ('[[step]]\ntext = "hi"\n', "step[0].do"),
 }
-
-
-def project(root: Path, settings: object, local: object | None = None) -> Path:
-    (root / ".claude").mkdir(parents=True)
-    for name, data in (("settings.json", settings), ("settings.local.json", local)):
-        if data is not None:
-            text = data if isinstance(data, str) else json.dumps(data)
-            (root / ".claude" / name).write_text(text)
-    return root
 
 
 @fault(

@@ -1,8 +1,8 @@
 """The pinned Claude Code client: where it lives, whether it is there, how to install it.
 
 The version is pinned here, in the repository; the client itself is installed from the npm
-registry into a cache outside the repository (never vendored): ``$HOOKLAB_CACHE`` or
-``$XDG_CACHE_HOME/hooklab`` or ``~/.cache/hooklab``, then ``claude-code/VERSION``.
+registry into Hook Lab's cache outside the repository (never vendored; see
+``harness.paths.cache_home``), under ``claude-code/VERSION``.
 ``HOOKLAB_CLAUDE_CODE_VERSION`` picks another release (the upgrade check does this), and
 ``HOOKLAB_CLAUDE_CODE`` points at a client binary directly.
 """
@@ -18,6 +18,7 @@ from pathlib import Path
 
 from harness import proc
 from harness.errors import HarnessError
+from harness.paths import cache_home
 
 PINNED_VERSION = "2.1.332"
 PACKAGE = "@anthropic-ai/claude-code"
@@ -45,16 +46,8 @@ def wanted_version() -> str:
     return version
 
 
-def cache_root() -> Path:
-    explicit = os.environ.get("HOOKLAB_CACHE")
-    if explicit:
-        return Path(explicit)
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    return (Path(xdg) if xdg else Path.home() / ".cache") / "hooklab"
-
-
 def install_dir(version: str) -> Path:
-    return cache_root() / "claude-code" / version
+    return cache_home() / "claude-code" / version
 
 
 def _binary_in(directory: Path) -> Path:

@@ -13,13 +13,13 @@ import os
 import queue
 import signal
 import subprocess
-import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness import proc
 from harness.errors import HarnessError
 
 
@@ -85,30 +85,23 @@ class ClientProcess:
                 f"cannot start Claude Code ({argv[0]}): {exc.strerror}",
                 fix="run lab doctor --fix to reinstall it",
             ) from None
-        threading.Thread(target=self._read_stdout, daemon=True).start()
-        self._stderr_reader = threading.Thread(target=self._read_stderr, daemon=True)
-        self._stderr_reader.start()
+        assert self.popen.stdout is not None and self.popen.stderr is not None  # both piped
+        proc.read_lines(self.popen.stdout, self._heard, at_end=lambda: self.inbox.put("exit", self))
+        self._stderr_reader = proc.read_lines(self.popen.stderr, self.stderr_lines.append)
 
     @property
     def running(self) -> bool:
         return self.popen.poll() is None
 
-    def _read_stdout(self) -> None:
-        assert self.popen.stdout is not None
-        for line in self.popen.stdout:
-            try:
-                event = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if isinstance(event, dict):
-                self.events.append(event)
-                self.inbox.put("event", event)
-        self.inbox.put("exit", self)
-
-    def _read_stderr(self) -> None:
-        assert self.popen.stderr is not None
-        for line in self.popen.stderr:
-            self.stderr_lines.append(line.rstrip("\n"))
+    def _heard(self, line: str) -> None:
+        """One stdout line: a stream-json event, or something else the client printed (skipped)."""
+        try:
+            event = json.loads(line)
+        except json.JSONDecodeError:
+            return
+        if isinstance(event, dict):
+            self.events.append(event)
+            self.inbox.put("event", event)
 
     def send(self, message: dict[str, Any]) -> None:
         if self.popen.stdin is None or not self.running:
