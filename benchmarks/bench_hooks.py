@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -31,9 +32,13 @@ aiup_read_input
 aiup_open_project
 exit 0
 """
-SMOKE_GROUPS = (
-    "settings session stdin evidence changes self guard check audit clients failopen worktree"
-).split()
+
+
+def smoke_groups(smoke: Path) -> list[str]:
+    """The check groups, as smoke.sh itself lists them (GROUPS_ALL=(...))."""
+    found = re.search(r"^GROUPS_ALL=\(([^)]*)\)", smoke.read_text(), re.MULTILINE)
+    assert found, f"{smoke} has no GROUPS_ALL=(...) line"
+    return found.group(1).split()
 
 
 def event(root: Path, name: str, **fields: object) -> str:
@@ -117,7 +122,8 @@ def measure(options: Options) -> list[Row]:
         parts: list[float] = []
         for _ in range(rounds):
             whole.append(smoke_seconds(root))
-            parts.append(sum(smoke_seconds(root, group) for group in SMOKE_GROUPS))
+            groups = smoke_groups(root / ".claude" / "hooks" / "smoke.sh")
+            parts.append(sum(smoke_seconds(root, group) for group in groups))
     floor_ms = median(samples["floor"]) * 1000
     return [
         Row(
