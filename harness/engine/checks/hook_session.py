@@ -433,16 +433,15 @@ def _play(
         auto_approve = scenario.auto_approve or s.auto_approve
         payloads: list[dict[str, Any]] = []  # every event's JSON, as the hooks read it
         try:
-            session: ScriptedSession = stack.enter_context(
-                open_session(
-                    engine,
-                    root,
-                    transcript_dir=transcripts,
-                    auto_approve=auto_approve,
-                    env=env,
-                    on_payload=payloads.append,
-                )
+            session = open_session(
+                engine,
+                root,
+                transcript_dir=transcripts,
+                auto_approve=auto_approve,
+                env=env,
+                on_payload=payloads.append,
             )
+            stack.enter_context(session)
         except HarnessError as exc:
             return CheckResult.errored(f"cannot start a session: {exc}", name=title)
         on = Engine(engine).label
