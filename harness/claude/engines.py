@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TYPE_CHECKING, Protocol
 
 from harness.claude.runner import HookRun
-from harness.claude.session import PayloadSink, Session
+from harness.claude.session import PayloadSink, Session, StepOutcome
 from harness.claude.settings import Settings
 from harness.claude.vocabulary import AUTO, ENGINE_CHOICES, ENGINES, Engine
 from harness.errors import HarnessError
@@ -26,9 +26,51 @@ EMULATOR = Engine.EMULATOR
 CLAUDE_CODE = Engine.CLAUDE_CODE
 
 
-# What scenarios, lab checks and the grader use: a session on either engine. A union, not a
-# protocol of its own, so that mypy checks each use against both engines' real signatures.
-ScriptedSession: TypeAlias = "Session | ClaudeCodeSession"
+class ScriptedSession(Protocol):
+    """What scenarios, lab checks and the grader use; both engines provide it. The interface
+    is the contract a third engine would meet, so it is spelled out rather than a union."""
+
+    project_dir: Path
+    history: list[StepOutcome]
+
+    @property
+    def transcript_path(self) -> Path: ...
+
+    def __enter__(self) -> ScriptedSession: ...
+
+    def __exit__(self, *exc: object) -> None: ...
+
+    def close(self) -> None: ...
+
+    def session_start(self, source: str = "startup") -> StepOutcome: ...
+
+    def prompt(self, text: str) -> StepOutcome: ...
+
+    def edit(
+        self, file: str | Path, old: str, new: str, replace_all: bool = False
+    ) -> StepOutcome: ...
+
+    def write(self, file: str | Path, content: str) -> StepOutcome: ...
+
+    def bash(
+        self,
+        command: str,
+        *,
+        background: bool = False,
+        timeout: float | None = None,
+        description: str = "",
+    ) -> StepOutcome: ...
+
+    def subagent_stop(
+        self,
+        agent_type: str,
+        prompt: str,
+        last_message: str,
+        stop_reason: str = "end_turn",
+        agent_id: str | None = None,
+    ) -> StepOutcome: ...
+
+    def stop(self, last_message: str = "") -> StepOutcome: ...
 
 
 def resolve_engine(name: str) -> Engine:
@@ -59,7 +101,7 @@ def open_session(
 ) -> ScriptedSession:
     """A scripted session on ``engine`` (emulator | claude-code | auto). ``on_payload`` is
     told the JSON of every event the engine sends its hooks, whichever engine it is."""
-    session_class: type[ScriptedSession] = Session
+    session_class: type[Session] | type[ClaudeCodeSession] = Session
     if resolve_engine(engine) == CLAUDE_CODE:
         from harness.claude.client.session import ClaudeCodeSession
 
