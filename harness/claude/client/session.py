@@ -123,6 +123,10 @@ class ClaudeCodeSession(SessionSteps):
         self._pending: ApiRequest | None = None  # the main loop waiting for the model
         self._subagents: dict[str, tuple[str, ApiRequest | None]] = {}  # type -> (prompt, req)
         self._tool_ids = 0
+        # Hooks whose start an earlier step saw. The client prints a hook's answer about when
+        # it asks the model again, so on a loaded machine the answer can be read after the
+        # request: it belongs to the step that started the hook, never to the next one.
+        self._earlier_hooks: set[str] = set()
 
     def __repr__(self) -> str:
         state = "running" if self._proc and self._proc.running else "idle"
@@ -303,7 +307,7 @@ class ClaudeCodeSession(SessionSteps):
                     return _Turn("exit")
                 continue
             event: dict[str, Any] = value
-            record.events.append(event)
+            self._take_event(event, record)
             if event.get("type") == "control_request":
                 self._answer_control(event, record)
             elif event.get("type") == "result":
@@ -320,7 +324,7 @@ class ClaudeCodeSession(SessionSteps):
             if item is None:
                 continue
             if item[0] == "event":
-                record.events.append(item[1])
+                self._take_event(item[1], record)
             else:
                 kept.append(item)
         for item in kept:
@@ -367,7 +371,19 @@ class ClaudeCodeSession(SessionSteps):
 
     # -- steps -------------------------------------------------------------------------------
 
+    def _take_event(self, event: dict[str, Any], record: StepLog) -> None:
+        """A stream-json line into this step's record, unless it is the late answer of a hook
+        an earlier step started."""
+        if event.get("subtype") == "hook_response" and event.get("hook_id") in self._earlier_hooks:
+            return
+        record.events.append(event)
+
     def _done(self, step: StepOutcome, record: StepLog) -> StepOutcome:
+        self._earlier_hooks.update(
+            str(e["hook_id"])
+            for e in record.events
+            if e.get("subtype") == "hook_started" and e.get("hook_id")
+        )
         step.hook_runs = record.hook_runs()
         self._pass_on_payloads()
         step.notes += [text for text in record.informational() if "hook" in text.lower()]
@@ -429,7 +445,7 @@ class ClaudeCodeSession(SessionSteps):
             if item is None:
                 continue
             if item[0] == "event":
-                record.events.append(item[1])
+                self._take_event(item[1], record)
             elif item[0] == "exit" and item[1] is self._proc:
                 raise HarnessError(
                     "Claude Code exited at session start: " + self._last_words(),

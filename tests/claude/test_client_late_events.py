@@ -1,0 +1,92 @@
+"""A hook's answer read after the client's next request, on the real client.
+
+The client prints a hook's answer (``hook_response``) on stdout about when it sends the model
+its next request. The two reach Hook Lab on different paths (a pipe, a loopback socket), so on
+a loaded machine the answer of a blocking Stop hook was once read after the request, counted
+in the next stop, and turned that stop's allowed into blocked (seen in CI's differential run).
+Here the real client and the real hook run as always; only the order in which our reader
+takes the two is the loaded machine's: the answer of the first blocking Stop run is held back
+until the request that follows it has been taken.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.claude import parse_settings
+from harness.claude.client import session as client_session
+from harness.claude.client.process import Inbox
+from harness.claude.vocabulary import Outcome
+from tests.conftest import require_real_client
+
+HOOK = """#!/bin/bash
+input=$(cat)
+[ "$(jq -r .stop_hook_active <<<"$input")" = true ] && exit 0
+echo "held once" >&2
+exit 2
+"""
+
+
+class LateHookAnswers(Inbox):
+    """Hands the first blocking Stop answer over only after the next request."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.late: tuple[str, Any] | None = None
+        self.delayed = 0
+
+    def put(self, kind: str, item: Any) -> None:
+        blocking_stop = (
+            kind == "event"
+            and item.get("subtype") == "hook_response"
+            and item.get("hook_event") == "Stop"
+            and item.get("exit_code") == 2
+        )
+        if blocking_stop and not self.delayed:
+            self.late, self.delayed = (kind, item), 1
+            return
+        super().put(kind, item)
+        if kind == "request" and self.late is not None:
+            late, self.late = self.late, None
+            super().put(*late)
+
+
+def test_a_late_hook_answer_counts_for_the_step_that_started_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    require_real_client()
+    root = tmp_path / "project"
+    hooks = root / ".claude" / "hooks"
+    hooks.mkdir(parents=True)
+    (hooks / "once.sh").write_text(HOOK)
+    (hooks / "once.sh").chmod(0o755)
+    command = '"$CLAUDE_PROJECT_DIR/.claude/hooks/once.sh"'
+    settings = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": command}]}]}}
+    (root / ".claude" / "settings.json").write_text(json.dumps(settings))
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    inboxes: list[LateHookAnswers] = []
+
+    def late_inbox() -> LateHookAnswers:
+        inboxes.append(LateHookAnswers())
+        return inboxes[-1]
+
+    monkeypatch.setattr(client_session, "Inbox", late_inbox)
+    with client_session.ClaudeCodeSession(
+        root,
+        parse_settings(settings, "test settings"),
+        transcript_dir=tmp_path / "transcripts",
+        env={"HOME": str(tmp_path / "home")},
+    ) as session:
+        session.session_start()
+        session.prompt("Finish up.")
+        first = session.stop("Done.")
+        second = session.stop("Done now.")
+    assert inboxes and inboxes[0].delayed == 1, "the blocking Stop answer never came"
+    assert first.outcome == Outcome.BLOCKED and "held once" in first.feedback
+    assert second.outcome == Outcome.ALLOWED and second.turn_ended, second
+    assert all(run.exit_code == 0 for run in second.hook_runs), second.hook_runs
