@@ -32,15 +32,19 @@ from harness.claude.runner import HookRun, cap
 from harness.claude.sensitive import is_sensitive, sensitive_write
 from harness.claude.settings import Settings, load_settings
 from harness.claude.tools import (
+    CLIENT_TOOLS,
     DEFAULT_BASH_TIMEOUT,
     MAX_BASH_TIMEOUT,
     BackgroundShell,
     ToolError,
     apply_edit,
+    apply_read,
     apply_write,
     check_edit,
+    no_such_tool,
     run_bash,
     start_background,
+    with_absolute_path,
 )
 from harness.claude.transcript import Transcript, write_agent_transcript
 from harness.claude.vocabulary import Outcome, Permission
@@ -523,6 +527,32 @@ class Session:
             return result.response(), result.result_text(), failed
 
         return self._tool("bash", command, "Bash", tool_input, check=None, run=run)
+
+    def tool(self, name: str, tool_input: dict[str, Any]) -> StepOutcome:
+        """Any other tool call, as the model makes it. Read runs; a tool the pinned client
+        does not offer (Grep, Glob, MultiEdit, …) fails there before any hook, and so here."""
+        tool_input = with_absolute_path(tool_input, self.cwd)
+        if name not in CLIENT_TOOLS:
+            use_id = "toolu_" + secrets.token_hex(12)
+            self.transcript.tool_use(use_id, name, tool_input)
+            refused = self._refuse("tool", name, use_id, input_rejected(no_such_tool(name)))
+            return self._done(refused)
+        if name != "Read":
+            raise HarnessError(
+                f"the emulator does not play the {name} tool",
+                fix="play the session on the real client (--engine claude-code)",
+            )
+
+        def run(given: dict[str, Any]) -> tuple[dict[str, Any], str, bool]:
+            offset, limit = given.get("offset"), given.get("limit")
+            return apply_read(
+                self._path(str(given.get("file_path", ""))),
+                self.cwd,
+                offset if isinstance(offset, int) else None,
+                limit if isinstance(limit, int) else None,
+            )
+
+        return self._tool("tool", name, name, dict(tool_input), check=None, run=run)
 
     def _tool(
         self,

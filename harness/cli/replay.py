@@ -27,8 +27,10 @@ divergence is named; exit status 1 when any verdict differs.
 
 --engine emulator (default) plays the calls as scenario steps on Hook Lab's emulator;
 claude-code plays them on the real, pinned client, the scripted model answering with the
-recorded turns; both does the two. Edit, Write, Bash and the Agent tool are replayed; other
-tools (Read, Grep, ...) are listed and not compared."""
+recorded turns; both does the two. Every tool call is replayed, Read, Grep or MultiEdit as
+much as Edit: a call no hook ran for is marked so (the hooks cannot change it), and a tool
+an engine cannot play (the emulator plays Edit, Write, Bash, Read and Agent, and refuses the
+tools the pinned client lacks as it does) says so in its row and is not compared there."""
 
 
 def add_parser(subparsers: Any) -> None:

@@ -1,12 +1,14 @@
 """Replay a recorded session: its tool calls and stops against the workspace's hooks as they
 are now, in a throwaway copy of the workspace at the session's start state.
 
-The timeline (harness/claude/recorded.py) becomes scenario steps: prompts, Edit, Write, Bash,
-the Agent tool (a subagent that ends with its recorded last message) and stops. Both engines
-play them through the one session interface: on the emulator as a scenario, on the real client
-as the scripted model's turns, each answer the recorded one. Every tool call and stop gets a
-row: the recorded verdict beside the replayed one. Tools the session interface cannot play
-(Read, Grep, …) get a row that says so and are not compared.
+The timeline (harness/claude/recorded.py) becomes scenario steps: prompts, every tool call
+(Edit, Write and Bash as their own steps, the Agent tool as a subagent that ends with its
+recorded last message, any other tool, Read, Grep, MultiEdit…, as a ``tool`` step) and stops.
+Both engines play them through the one session interface: on the emulator as a scenario, on
+the real client as the scripted model's turns, each answer the recorded one. Every tool call
+and stop gets a row: the recorded verdict beside the replayed one. A call no hook ran for says
+so in its row (the hooks cannot change it); a call an engine cannot play says why in its row,
+and is not compared on that engine.
 """
 
 from __future__ import annotations
@@ -33,7 +35,9 @@ from harness.claude.session import StepOutcome
 from harness.engine.sandbox import sandbox_copy
 from harness.errors import HarnessError
 
-PLAYABLE = ("Edit", "Write", "Bash")
+# A call no hook ran for on any engine (no matcher selects it, or the tool or client refused
+# it first): its verdict is the tool's or the client's own, not the hooks'.
+NO_HOOK_RAN = "no hook ran for this call: its verdict is not the hooks'"
 
 
 @dataclass
@@ -47,14 +51,29 @@ class ReplayRow:
     recorded: str
     replayed: dict[str, str] = field(default_factory=dict)
     feedback: dict[str, str] = field(default_factory=dict)
-    note: str = ""
+    note: str = ""  # what the row's reader should know (no hook ran, no result, …)
+    compared: bool = True  # False: the recording has no verdict to compare (no result)
+    unplayed: set[str] = field(default_factory=set)  # engines that could not play the call
+    hooks_ran: dict[str, bool] = field(default_factory=dict)
 
-    @property
-    def compared(self) -> bool:
-        return self.note == ""
+    def compared_on(self, engine: str) -> bool:
+        return self.compared and engine not in self.unplayed and engine in self.replayed
 
     def differs(self, engine: str) -> bool:
-        return self.compared and self.replayed.get(engine, self.recorded) != self.recorded
+        return self.compared_on(engine) and self.replayed[engine] != self.recorded
+
+    def played(self, engine: str, verdict: str, feedback: str, hooks_ran: bool) -> None:
+        self.replayed[engine] = verdict
+        self.feedback[engine] = feedback[:2000]
+        self.hooks_ran[engine] = hooks_ran
+        if self.kind == "tool" and not self.note and not any(self.hooks_ran.values()):
+            self.note = NO_HOOK_RAN
+        elif self.note == NO_HOOK_RAN and hooks_ran:
+            self.note = ""
+
+    def not_played(self, engine: str, why: str) -> None:
+        self.replayed[engine] = f"not played: {why}"[:200]
+        self.unplayed.add(engine)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -64,7 +83,11 @@ class ReplayRow:
             "what": self.what,
             "recorded": self.recorded,
             "replayed": dict(self.replayed),
-            "agrees": {engine: not self.differs(engine) for engine in self.replayed},
+            "agrees": {
+                engine: (not self.differs(engine)) if self.compared_on(engine) else None
+                for engine in self.replayed
+            },
+            "compared": self.compared,
             "note": self.note,
         }
 
@@ -165,6 +188,7 @@ def plan(timeline: Timeline, copy_root: Path) -> list[_Planned]:
         row = ReplayRow(rows, call.line, "tool", _what(call, cwd), call.verdict)
         if call.result_line is None:
             row.note = "the transcript has no result for this call"
+            row.compared = False
             planned.append(_Planned(None, row))
             continue
         planned.append(_Planned(_call_step(call, cwd, copy_root, step, row), row))
@@ -188,9 +212,8 @@ def _call_step(
             last_message=run.last_message or "Done.",
             stop_reason=run.stop_reason or "end_turn",
         )
-    if call.name not in PLAYABLE:
-        row.note = f"{call.name} is not replayed (Hook Lab plays Edit, Write, Bash and Agent)"
-        return None
+    if call.name not in ("Edit", "Write", "Bash"):
+        return _other_tool_step(call, cwd, step, row)
     if call.name == "Bash":
         command = str(i.get("command", ""))
         if cwd:
@@ -216,6 +239,22 @@ def _call_step(
             replace_all=i.get("replace_all") is True,
         )
     return step("write", file=file, content=str(i.get("content", "")))
+
+
+def _other_tool_step(
+    call: ToolCall, cwd: str, step: Callable[..., ScenarioStep], row: ReplayRow
+) -> ScenarioStep | None:
+    """Read, Grep, MultiEdit or any other tool, with its recorded input; a path inside the
+    recorded workspace is made relative, so it names the same file in the copy."""
+    tool_input = dict(call.input)
+    path = tool_input.get("file_path")
+    if isinstance(path, str):
+        inner = _relative(path, cwd)
+        if inner is None:
+            row.note = "the file is outside the session's workspace: not replayed"
+            return None
+        tool_input["file_path"] = inner
+    return step("tool", tool=call.name, input=tool_input)
 
 
 def verdict_of(outcome: StepOutcome) -> str:
@@ -343,6 +382,8 @@ def replay(
             with open_session(engine, copy, cwd=cwd, auto_approve=True) as session:
                 for item in steps:
                     if item.step is None:
+                        if item.row is not None and item.row.compared:
+                            by_number[item.row.number].not_played(engine, item.row.note)
                         continue
                     try:
                         outcome = run_step(session, item.step).outcome
@@ -350,12 +391,15 @@ def replay(
                         if item.row is None:
                             raise
                         row = by_number[item.row.number]
-                        row.replayed[engine] = f"could not play: {exc.message}"[:200]
+                        if item.step.do == "tool":  # a tool this engine does not play
+                            row.not_played(engine, exc.message)
+                        else:
+                            row.replayed[engine] = f"could not play: {exc.message}"[:200]
                         continue
                     if item.row is not None:
                         row = by_number[item.row.number]
-                        row.replayed[engine] = verdict_of(outcome)
-                        row.feedback[engine] = outcome.feedback[:2000]
+                        ran = bool(outcome.hooks)
+                        row.played(engine, verdict_of(outcome), outcome.feedback, ran)
                         if on_row is not None:
                             on_row(row, engine)
     return report
