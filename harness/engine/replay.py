@@ -17,7 +17,7 @@ import contextlib
 import os
 import shutil
 import subprocess
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -99,8 +99,16 @@ class ReplayReport:
     start: str  # the commit the copy started from
     rows: list[ReplayRow] = field(default_factory=list)
 
-    def divergences(self) -> list[tuple[ReplayRow, str]]:
-        return [(row, e) for row in self.rows for e in self.engines if row.differs(e)]
+    def divergences(self, only_lines: Collection[int] | None = None) -> list[tuple[ReplayRow, str]]:
+        """Each row and engine whose verdict differs; with ``only_lines``, only the rows at
+        those transcript lines."""
+        return [
+            (row, e)
+            for row in self.rows
+            if only_lines is None or row.line in only_lines
+            for e in self.engines
+            if row.differs(e)
+        ]
 
     @property
     def first_divergence(self) -> tuple[ReplayRow, str] | None:
@@ -111,11 +119,11 @@ class ReplayReport:
     def agrees(self) -> bool:
         return not self.divergences()
 
-    def describe_divergence(self) -> str:
-        first = self.first_divergence
-        if first is None:
+    def describe_divergence(self, only_lines: Collection[int] | None = None) -> str:
+        found = self.divergences(only_lines)
+        if not found:
             return ""
-        row, engine = first
+        row, engine = found[0]
         return (
             f"transcript line {row.line} ({row.what}): recorded {row.recorded!r}, "
             f"replayed on the {engine} {row.replayed[engine]!r}"
