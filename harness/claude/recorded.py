@@ -286,6 +286,7 @@ class Timeline:
     decisions: list[HookDecision] = field(default_factory=list)
     lines: int = 0
     not_json: list[int] = field(default_factory=list)  # lines skipped as unreadable
+    too_deep: list[int] = field(default_factory=list)  # JSON nested too deep to read; skipped
     truncated_last_line: bool = False
     other_types: dict[str, int] = field(default_factory=dict)  # unknown line types, counted
     # Hook Lab's scripted model answers with message ids msg_scripted_N (client/api.py): a
@@ -342,6 +343,12 @@ class Timeline:
         if bad:
             shown = ", ".join(str(n) for n in bad[:5]) + (" …" if len(bad) > 5 else "")
             said.append(f"{len(bad)} lines are not JSON objects (line {shown}); skipped")
+        if self.too_deep:
+            shown = ", ".join(str(n) for n in self.too_deep[:5])
+            said.append(
+                f"{len(self.too_deep)} lines are JSON nested too deep to read (line {shown}); "
+                "skipped"
+            )
         if self.other_types:
             kinds = ", ".join(f"{k} ×{v}" for k, v in sorted(self.other_types.items())[:8])
             said.append(f"line types Hook Lab does not know, skipped: {kinds}")
@@ -566,7 +573,7 @@ def _json_object(raw: bytes) -> dict[str, Any] | None:
     """The line as a JSON object, or None for anything else (a torn line, an array)."""
     try:
         entry = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError):
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
         return None
     return entry if isinstance(entry, dict) else None
 
@@ -590,6 +597,12 @@ def read_session(path: Path | str) -> Timeline:
                 continue
             try:
                 entry = json.loads(raw)
+            except RecursionError:
+                # Nested past Python's stack: the pinned client writes no such line (a hook's
+                # deep JSON is kept as a string), and a value this deep could not be written
+                # into an extract or a replay either, so the line is skipped and named.
+                timeline.too_deep.append(number)
+                continue
             except (json.JSONDecodeError, UnicodeDecodeError):
                 timeline.not_json.append(number)
                 if not complete:
@@ -609,6 +622,12 @@ def read_session(path: Path | str) -> Timeline:
         raise RecordedSessionError(
             f"{path}: the transcript is empty",
             fix="a session writes its transcript as it goes: ask Claude something first",
+        )
+    if parsed == 0 and timeline.too_deep:
+        raise RecordedSessionError(
+            f"{path}: every line is JSON nested too deep to read "
+            f"(line {timeline.too_deep[0]} and on)",
+            fix="name a session file the client wrote (one JSON object a line)",
         )
     if parsed == 0:
         raise RecordedSessionError(

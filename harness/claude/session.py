@@ -586,7 +586,7 @@ class Session:
         problems = tuple(input_problems(name, rewritten)) if rewritten is not None else ()
         error = ""
         if rewritten is not None and not problems:
-            tool_input = rewritten
+            tool_input = schema_keys(name, rewritten)
             error = _input_error(check, tool_input) if check is not None else ""
         said = HookSay(
             pre.stopped,
@@ -720,7 +720,8 @@ def _input_error(check: Callable[[dict[str, Any]], None], tool_input: dict[str, 
     return ""
 
 
-# The parameters each simulated tool requires, and their JSON types (the client's schemas).
+# The parameters of each simulated tool, their JSON types and whether they are required: the
+# input schemas the pinned client (2.1.332) sends the model (its api-request-shape lines).
 TOOL_SCHEMAS: dict[str, dict[str, tuple[type, bool]]] = {
     "Write": {"file_path": (str, True), "content": (str, True)},
     "Edit": {
@@ -734,9 +735,28 @@ TOOL_SCHEMAS: dict[str, dict[str, tuple[type, bool]]] = {
         "description": (str, False),
         "run_in_background": (bool, False),
         "timeout": (int, False),
+        "dangerouslyDisableSandbox": (bool, False),
+    },
+    "Read": {
+        "file_path": (str, True),
+        "offset": (int, False),
+        "limit": (int, False),
+        "pages": (str, False),
+        "allow_large": (bool, False),
     },
 }
 _JSON_TYPE_NAMES = {str: "string", bool: "boolean", int: "number", float: "number"}
+
+
+def schema_keys(tool: str, given: dict[str, Any]) -> dict[str, Any]:
+    """A valid rewritten input as the tool runs with it: only the parameters its schema
+    declares. The pinned client drops the others (a hook's updatedInput with an extra field,
+    even one nested 100,000 levels deep, runs without it: PostToolUse does not see it;
+    tests/differential/cases/updated-input-deep-*.toml), so nothing deep is passed on."""
+    schema = TOOL_SCHEMAS.get(tool)
+    if schema is None:
+        return given
+    return {key: value for key, value in given.items() if key in schema}
 
 
 def input_problems(tool: str, given: dict[str, Any]) -> list[str]:

@@ -9,9 +9,12 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
+
 from harness.claude.client.install import PINNED_VERSION
 from harness.claude.recorded import (
     Prompt,
+    RecordedSessionError,
     StopAttempt,
     ToolCall,
     config_root,
@@ -248,3 +251,32 @@ def test_an_extract_past_the_cap_keeps_the_matched_entries_and_counts_the_rest()
     back = from_extract(extract, Path("x"))
     assert (back.left_out, back.changing_left_out) == (702, 102)
     assert back.to_json()["left_out"]["entries"] == 702  # a re-read extract still says so
+
+
+def test_a_line_nested_100000_levels_deep_is_skipped_and_named(
+    recorded: Recorded, tmp_path: Path
+) -> None:
+    # The pinned client keeps a hook's deep JSON as a string (tests/differential cases
+    # updated-input-deep-*), so a line this deep is hand-made or another version's: read as
+    # far as it goes, never a RecursionError, and the extract of what was read serialises.
+    import json
+
+    played = recorded("no-audit")
+    path = copy_session(played, tmp_path)
+    deep = '{"a":' * 100_000 + "1" + "}" * 100_000
+    text = path.read_text().splitlines()
+    text.insert(
+        4,
+        '{"type": "assistant", "message": {"content": [{"type": "tool_use", '
+        '"id": "toolu_deep", "name": "Write", "input": {"x": ' + deep + "}}]}}",
+    )
+    path.write_text("\n".join(text) + "\n")
+    t = read_session(path)
+    assert t.too_deep == [5]
+    assert any("nested too deep to read (line 5)" in w for w in t.warnings)
+    assert [c.verdict for c in t.tool_calls] == ["refused by guard-spec-status.sh"] * 2
+    assert json.loads(json.dumps(t.to_json()))["session_id"] == t.session_id
+    only_deep = tmp_path / "deep.jsonl"
+    only_deep.write_text(deep + "\n")
+    with pytest.raises(RecordedSessionError, match="nested too deep"):
+        read_session(only_deep)

@@ -339,7 +339,7 @@ def _claimed_extract(
         )
     try:
         extract = json.loads(data)
-    except (json.JSONDecodeError, UnicodeDecodeError):
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):  # too deep: not ours
         extract = None
     if not isinstance(extract, dict):
         return CheckResult.failed(
