@@ -27,10 +27,11 @@ divergence is named; exit status 1 when any verdict differs.
 
 --engine emulator (default) plays the calls as scenario steps on Hook Lab's emulator;
 claude-code plays them on the real, pinned client, the scripted model answering with the
-recorded turns; both does the two. Every tool call is replayed, Read, Grep or MultiEdit as
-much as Edit: a call no hook ran for is marked so (the hooks cannot change it), and a tool
-an engine cannot play (the emulator plays Edit, Write, Bash, Read and Agent, and refuses the
-tools the pinned client lacks as it does) says so in its row and is not compared there."""
+recorded turns; both does the two. Every tool call gets a row. Edit, Write, Bash, Read and
+Agent calls are played, and so are calls of tools the pinned client does not offer (Grep, Glob,
+MultiEdit: refused before any hook, on both engines as on the client); a row whose call no hook
+ran for says so. The client's other tools (AskUserQuestion, Skill, ...) are not played: their
+row says so, and whether a hook selects them."""
 
 
 def add_parser(subparsers: Any) -> None:

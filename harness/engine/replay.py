@@ -1,9 +1,10 @@
 """Replay a recorded session: its tool calls and stops against the workspace's hooks as they
 are now, in a throwaway copy of the workspace at the session's start state.
 
-The timeline (harness/claude/recorded.py) becomes scenario steps: prompts, every tool call
-(Edit, Write and Bash as their own steps, the Agent tool as a subagent that ends with its
-recorded last message, any other tool, Read, Grep, MultiEdit…, as a ``tool`` step) and stops.
+The timeline (harness/claude/recorded.py) becomes scenario steps: prompts, tool calls (Edit,
+Write and Bash as their own steps, the Agent tool as a subagent that ends with its recorded
+last message, Read and the tools the pinned client does not offer, Grep, Glob, MultiEdit…, as a
+``tool`` step; the client's other tools, AskUserQuestion, Skill…, are not played) and stops.
 Both engines play them through the one session interface: on the emulator as a scenario, on
 the real client as the scripted model's turns, each answer the recorded one. Every tool call
 and stop gets a row: the recorded verdict beside the replayed one. A call no hook ran for says
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.claude.engines import CLAUDE_CODE, EMULATOR, open_session, resolve_engine
+from harness.claude.events import Event
 from harness.claude.recorded import (
     Prompt,
     StopAttempt,
@@ -32,11 +34,16 @@ from harness.claude.recorded import (
 )
 from harness.claude.scenario import ScenarioStep, run_step
 from harness.claude.session import StepOutcome
+from harness.claude.settings import Settings, load_settings
+from harness.claude.tools import CLIENT_TOOLS
 from harness.engine.sandbox import sandbox_copy
 from harness.errors import HarnessError
 
 # A call no hook ran for on any engine (no matcher selects it, or the tool or client refused
 # it first): its verdict is the tool's or the client's own, not the hooks'.
+# The tools a replay plays; any tool the pinned client does not offer is played too (both
+# engines answer "No such tool available", before any hook).
+REPLAYED_TOOLS = frozenset({"Edit", "Write", "Bash", "Read", "Agent", "Task"})
 NO_HOOK_RAN = "no hook ran for this call: its verdict is not the hooks'"
 
 
@@ -174,9 +181,11 @@ def _what(call: ToolCall, cwd: str) -> str:
     return f"{call.name} {detail}".strip()[:120]
 
 
-def plan(timeline: Timeline, copy_root: Path) -> list[_Planned]:
-    """The recorded session as scenario steps, with a row per tool call and stop."""
+def plan(timeline: Timeline, copy_root: Path, settings: Settings | None = None) -> list[_Planned]:
+    """The recorded session as scenario steps, with a row per tool call and stop. ``settings``:
+    the hooks the copy has, to say of a call Hook Lab does not play whether a hook selects it."""
     cwd = timeline.cwd
+    hooks = settings or Settings()
     planned = [_Planned(ScenarioStep(1, "session_start", {"source": "startup"}), None)]
 
     def step(do: str, **args: Any) -> ScenarioStep:
@@ -199,7 +208,7 @@ def plan(timeline: Timeline, copy_root: Path) -> list[_Planned]:
             row.compared = False
             planned.append(_Planned(None, row))
             continue
-        planned.append(_Planned(_call_step(call, cwd, copy_root, step, row), row))
+        planned.append(_Planned(_call_step(call, cwd, copy_root, hooks, step, row), row))
     return planned
 
 
@@ -207,6 +216,7 @@ def _call_step(
     call: ToolCall,
     cwd: str,
     copy_root: Path,
+    hooks: Settings,
     step: Callable[..., ScenarioStep],
     row: ReplayRow,
 ) -> ScenarioStep | None:
@@ -221,7 +231,7 @@ def _call_step(
             stop_reason=run.stop_reason or "end_turn",
         )
     if call.name not in ("Edit", "Write", "Bash"):
-        return _other_tool_step(call, cwd, step, row)
+        return _other_tool_step(call, cwd, hooks, step, row)
     if call.name == "Bash":
         command = str(i.get("command", ""))
         if cwd:
@@ -249,11 +259,34 @@ def _call_step(
     return step("write", file=file, content=str(i.get("content", "")))
 
 
+def _selected_by(hooks: Settings, tool: str) -> list[str]:
+    """The tool events whose hooks a call of ``tool`` would run."""
+    events = (Event.PRE_TOOL_USE, Event.POST_TOOL_USE, Event.POST_TOOL_USE_FAILURE)
+    return [e.value for e in events if hooks.commands_for(e, tool)]
+
+
 def _other_tool_step(
-    call: ToolCall, cwd: str, step: Callable[..., ScenarioStep], row: ReplayRow
+    call: ToolCall,
+    cwd: str,
+    hooks: Settings,
+    step: Callable[..., ScenarioStep],
+    row: ReplayRow,
 ) -> ScenarioStep | None:
     """Read, Grep, MultiEdit or any other tool, with its recorded input; a path inside the
-    recorded workspace is made relative, so it names the same file in the copy."""
+    recorded workspace is made relative, so it names the same file in the copy. A tool the
+    client offers but Hook Lab does not play (AskUserQuestion, Skill, …: they ask the user or
+    the model more than a replay can answer) gets a row that says whether a hook selects it."""
+    if call.name in CLIENT_TOOLS and call.name not in REPLAYED_TOOLS:
+        selected = _selected_by(hooks, call.name)
+        row.note = (
+            f"Hook Lab does not replay {call.name}; "
+            + (
+                f"a {', '.join(selected)} hook selects it, so the hooks could change it"
+                if selected
+                else "no hook's matcher selects it, so the hooks cannot change it"
+            )
+        )
+        return None
     tool_input = dict(call.input)
     path = tool_input.get("file_path")
     if isinstance(path, str):
@@ -353,6 +386,13 @@ def start_state(root: Path, commit: str) -> Iterator[Path]:
 # -- playing -------------------------------------------------------------------------------
 
 
+def _settings(copy: Path) -> Settings:
+    try:
+        return load_settings(copy)
+    except HarnessError:
+        return Settings()  # settings the engines will refuse themselves, with their message
+
+
 def replay_engines(name: str) -> list[str]:
     if name == "both":
         return [EMULATOR, resolve_engine(CLAUDE_CODE)]
@@ -382,7 +422,7 @@ def replay(
     report = ReplayReport(timeline, engines, commit)
     for engine in engines:
         with start_state(workspace, commit) as copy:
-            steps = plan(timeline, copy)
+            steps = plan(timeline, copy, _settings(copy))
             if not report.rows:
                 report.rows = [p.row for p in steps if p.row is not None]
             by_number = {row.number: row for row in report.rows}

@@ -171,3 +171,30 @@ def test_replay_needs_a_session(workspace: Workspace) -> None:
     assert done.code == 1 and "no Claude Code session" in done.err
     done = run_cli("replay", "--from", "nope", str(workspace.root / "x.jsonl"), cwd=workspace.root)
     assert done.code == 1 and "no such transcript" in done.err
+
+
+def test_a_client_tool_hook_lab_does_not_play_says_whether_a_hook_selects_it(
+    tmp_path: Path,
+) -> None:
+    from harness.claude.recorded import Timeline, ToolCall
+    from harness.claude.settings import parse_settings
+    from harness.engine.replay import plan
+
+    timeline = Timeline(path=tmp_path / "t.jsonl", cwd=str(tmp_path))
+    timeline.entries.append(ToolCall(3, "toolu_1", "ToolSearch", {"query": "cron"}, 4))
+    timeline.entries.append(ToolCall(5, "toolu_2", "Read", {"file_path": "a.md"}, 6))
+    only_edits = parse_settings(
+        {"hooks": {"PreToolUse": [{"matcher": "Edit|Write", "hooks": [HOOK]}]}}, "settings"
+    )
+    every_tool = parse_settings({"hooks": {"PostToolUse": [{"hooks": [HOOK]}]}}, "settings")
+    unselected = plan(timeline, tmp_path, only_edits)
+    (search, read) = [p for p in unselected if p.row is not None]
+    assert search.step is None and read.step is not None  # Read is played, ToolSearch is not
+    assert search.row is not None and search.row.compared
+    assert "no hook's matcher selects it, so the hooks cannot change it" in search.row.note
+    (search, _) = [p for p in plan(timeline, tmp_path, every_tool) if p.row is not None]
+    assert search.row is not None
+    assert "a PostToolUse hook selects it, so the hooks could change it" in search.row.note
+
+
+HOOK = {"type": "command", "command": "true"}
