@@ -278,13 +278,10 @@ def _other_tool_step(
     the model more than a replay can answer) gets a row that says whether a hook selects it."""
     if call.name in CLIENT_TOOLS and call.name not in REPLAYED_TOOLS:
         selected = _selected_by(hooks, call.name)
-        row.note = (
-            f"Hook Lab does not replay {call.name}; "
-            + (
-                f"a {', '.join(selected)} hook selects it, so the hooks could change it"
-                if selected
-                else "no hook's matcher selects it, so the hooks cannot change it"
-            )
+        row.note = f"Hook Lab does not replay {call.name}; " + (
+            f"a {', '.join(selected)} hook selects it, so the hooks could change it"
+            if selected
+            else "no hook's matcher selects it, so the hooks cannot change it"
         )
         return None
     tool_input = dict(call.input)
