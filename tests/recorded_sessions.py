@@ -137,6 +137,13 @@ def write_lines(path: Path, entries: list[dict[str, Any]]) -> None:
     path.write_text("".join(json.dumps(e) + "\n" for e in entries))
 
 
+def copy_workspace_into(workspace: Path, parent: Path) -> Path:
+    """A copy of ``workspace`` (.git and links kept) at ``parent``/ws, to play or check in."""
+    root = parent / "ws"
+    shutil.copytree(workspace, root, symlinks=True)
+    return root
+
+
 def copy_session(played: Played, into: Path) -> Path:
     """The transcript (and its subagents' files) copied under ``into``/projects/DIR/."""
     target = into / "projects" / played.transcript.parent.name

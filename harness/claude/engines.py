@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from harness.claude.runner import HookRun
 from harness.claude.session import PayloadSink, Session, StepOutcome
@@ -18,13 +18,17 @@ from harness.claude.settings import Settings
 from harness.claude.vocabulary import AUTO, ENGINE_CHOICES, ENGINES, Engine
 from harness.errors import HarnessError
 
+if TYPE_CHECKING:
+    from harness.claude.client.session import ClaudeCodeSession
+
 # Kept as names of their own: engine code reads better with the two spelled out.
 EMULATOR = Engine.EMULATOR
 CLAUDE_CODE = Engine.CLAUDE_CODE
 
 
 class ScriptedSession(Protocol):
-    """What scenarios, lab checks and the grader use; both engines provide it."""
+    """What scenarios, lab checks and the grader use; both engines provide it. The interface
+    is the contract a third engine would meet, so it is spelled out rather than a union."""
 
     project_dir: Path
     history: list[StepOutcome]
@@ -99,21 +103,12 @@ def open_session(
 ) -> ScriptedSession:
     """A scripted session on ``engine`` (emulator | claude-code | auto). ``on_payload`` is
     told the JSON of every event the engine sends its hooks, whichever engine it is."""
-    engine = resolve_engine(engine)
-    if engine == CLAUDE_CODE:
+    session_class: type[Session] | type[ClaudeCodeSession] = Session
+    if resolve_engine(engine) == CLAUDE_CODE:
         from harness.claude.client.session import ClaudeCodeSession
 
-        return ClaudeCodeSession(
-            project_dir,
-            settings,
-            cwd=cwd,
-            transcript_dir=transcript_dir,
-            permission_mode=permission_mode,
-            auto_approve=auto_approve,
-            env=env,
-            on_payload=on_payload,
-        )
-    return Session(
+        session_class = ClaudeCodeSession
+    return session_class(
         project_dir,
         settings,
         cwd=cwd,

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import enum
 
+from harness.errors import HarnessError
+
 
 class Event(enum.StrEnum):
     """The events the simulator dispatches. Values are the names used in settings and payloads."""
@@ -43,6 +45,16 @@ MATCH_FIELD: dict[Event, str | None] = {
 }
 
 SESSION_START_SOURCES = ("startup", "resume", "clear", "compact")
+
+
+def check_start_source(source: str) -> None:
+    """Refuse a SessionStart ``source`` Claude Code never sends, before the session acts."""
+    if source not in SESSION_START_SOURCES:
+        raise HarnessError(
+            f"session_start source {source!r} is not one of " + ", ".join(SESSION_START_SOURCES),
+            fix="use startup, resume, clear or compact",
+        )
+
 
 # Events about one tool call: the client names them "Event:Tool" in what Claude is sent.
 TOOL_EVENTS = frozenset({Event.PRE_TOOL_USE, Event.POST_TOOL_USE, Event.POST_TOOL_USE_FAILURE})

@@ -8,6 +8,7 @@ its input, ``permissions.deny`` refuses before any hook, PreToolUse decides (den
 
 from __future__ import annotations
 
+import abc
 import os
 import secrets
 import tempfile
@@ -16,10 +17,10 @@ import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from harness.claude.dispatch import EventOutcome, dispatch
-from harness.claude.events import SESSION_START_SOURCES, Event
+from harness.claude.events import Event, check_start_source
 from harness.claude.ladder import (
     FILE_TOOLS,
     Decision,
@@ -41,6 +42,7 @@ from harness.claude.tools import (
     apply_read,
     apply_write,
     check_edit,
+    edit_input,
     no_such_tool,
     run_bash,
     start_background,
@@ -146,7 +148,34 @@ def _collect(step: StepOutcome, *events: EventOutcome) -> StepOutcome:
     return step
 
 
-class Session:
+class SessionSteps(abc.ABC):
+    """What a session keeps on either engine: its numbered steps, the Stop blocks in a row in
+    the running turn, and its end when a ``with`` block is left."""
+
+    history: list[StepOutcome]
+    blocked_stops: int
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @abc.abstractmethod
+    def close(self) -> None: ...
+
+    def _step(self, do: str, detail: str, outcome: Outcome, **kw: Any) -> StepOutcome:
+        return StepOutcome(len(self.history) + 1, do, detail, outcome, **kw)
+
+    def _record(self, step: StepOutcome) -> StepOutcome:
+        """The step joins the history; a turn that ended starts the count of Stop blocks anew."""
+        if step.turn_ended:
+            self.blocked_stops = 0
+        self.history.append(step)
+        return step
+
+
+class Session(SessionSteps):
     """A scripted session in ``project_dir`` (the root holding ``.claude/``).
 
     ``settings`` defaults to the project's merged settings files. ``auto_approve`` makes the
@@ -197,12 +226,6 @@ class Session:
             f"<Session {self.session_id[:8]} in {self.project_dir} steps={len(self.history)} "
             f"blocked_stops={self.blocked_stops}>"
         )
-
-    def __enter__(self) -> Session:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def close(self) -> None:
         """Kill background shells still running (a real session ending would, too)."""
@@ -263,15 +286,6 @@ class Session:
             self.transcript.hook_note(event.value, "system", message)
         return out
 
-    def _step(self, do: str, detail: str, outcome: Outcome, **kw: Any) -> StepOutcome:
-        return StepOutcome(len(self.history) + 1, do, detail, outcome, **kw)
-
-    def _done(self, step: StepOutcome) -> StepOutcome:
-        if step.turn_ended:
-            self.blocked_stops = 0
-        self.history.append(step)
-        return step
-
     def _path(self, file: str | Path) -> Path:
         """Where a tool acts: in the project, never out of it (not through a symlink either),
         since the simulated tools change real files."""
@@ -293,12 +307,7 @@ class Session:
     # -- events ------------------------------------------------------------------------------
 
     def session_start(self, source: str = "startup") -> StepOutcome:
-        if source not in SESSION_START_SOURCES:
-            raise HarnessError(
-                f"session_start source {source!r} is not one of "
-                + ", ".join(SESSION_START_SOURCES),
-                fix="use startup, resume, clear or compact",
-            )
+        check_start_source(source)
         out = self._dispatch(Event.SESSION_START, source=source)
         step = self._step(
             "session_start",
@@ -308,7 +317,7 @@ class Session:
         )
         for message in out.user_messages:
             self.transcript.hook_note("SessionStart", "user", message)
-        return self._done(_collect(step, out))
+        return self._record(_collect(step, out))
 
     def prompt(self, text: str) -> StepOutcome:
         self.prompt_id = str(uuid.uuid4())
@@ -324,7 +333,7 @@ class Session:
             self.blocked_stops = 0  # a prompt that goes through starts a new turn
             self.transcript.user(text)
             step = self._step("prompt", text, Outcome.ALLOWED)
-        return self._done(_collect(step, out))
+        return self._record(_collect(step, out))
 
     def stop(self, last_message: str = "") -> StepOutcome:
         active = self.blocked_stops > 0
@@ -347,7 +356,7 @@ class Session:
                 self.transcript.hook_note("Stop", "claude", step.feedback)
         else:
             step = self._step("stop", "", Outcome.ALLOWED, turn_ended=True, stop_hook_active=active)
-        return self._done(_collect(step, out))
+        return self._record(_collect(step, out))
 
     def subagent_stop(
         self,
@@ -389,7 +398,7 @@ class Session:
                     feedback=pre.message,
                     turn_ended=pre.stopped,
                 )
-                return self._done(_collect(step, pre))
+                return self._record(_collect(step, pre))
             events.append(pre)
         path = self.transcript_dir / self.session_id / "subagents" / f"agent-{agent_id}.jsonl"
         write_agent_transcript(path, prompt, last_message, stop_reason)
@@ -405,7 +414,7 @@ class Session:
         step = self._subagent_step(agent_type, out, active)
         if step.outcome is Outcome.ALLOWED:  # the Agent call returns the subagent's answer
             events.append(self._agent_returned(call, prompt, last_message))
-        return self._done(_collect(step, *events, out))
+        return self._record(_collect(step, *events, out))
 
     def _subagent_step(self, agent_type: str, out: EventOutcome, active: bool) -> StepOutcome:
         """What the SubagentStop hooks made of the subagent's stop."""
@@ -448,12 +457,7 @@ class Session:
 
     def edit(self, file: str | Path, old: str, new: str, replace_all: bool = False) -> StepOutcome:
         path = self._path(file)
-        tool_input = {
-            "file_path": str(path),
-            "old_string": old,
-            "new_string": new,
-            "replace_all": replace_all,
-        }
+        tool_input = edit_input(path, old, new, replace_all)
 
         def check(given: dict[str, Any]) -> None:
             check_edit(
@@ -536,7 +540,7 @@ class Session:
             use_id = "toolu_" + secrets.token_hex(12)
             self.transcript.tool_use(use_id, name, tool_input)
             refused = self._refuse("tool", name, use_id, input_rejected(no_such_tool(name)))
-            return self._done(refused)
+            return self._record(refused)
         if name != "Read":
             raise HarnessError(
                 f"the emulator does not play the {name} tool",
@@ -571,13 +575,13 @@ class Session:
         if check is not None:
             problem = _input_error(check, tool_input)
             if problem:
-                return self._done(self._refuse(do, detail, use_id, input_rejected(problem)))
+                return self._record(self._refuse(do, detail, use_id, input_rejected(problem)))
 
         rule, _ = self.settings.permissions.check(name, tool_input, self.project_dir, self.cwd)
         call = ToolCall(name, detail, str(tool_input.get("command", "")), rule)
         early = decide(call, None)
         if early is not None:  # a denied path refuses a file tool before any hook
-            return self._done(self._refuse(do, detail, use_id, early))
+            return self._record(self._refuse(do, detail, use_id, early))
 
         pre = self._dispatch(
             Event.PRE_TOOL_USE, tool_name=name, tool_input=tool_input, tool_use_id=use_id
@@ -605,7 +609,7 @@ class Session:
         assert decision is not None  # the ladder always ends once the hooks have spoken
         if not decision.runs:
             step = self._refuse(do, detail, use_id, decision)
-            return self._done(_collect(step, pre))
+            return self._record(_collect(step, pre))
         return self._run_tool(do, detail, name, use_id, tool_input, decision, pre, run)
 
     def _refuse(self, do: str, detail: str, use_id: str, decision: Decision) -> StepOutcome:
@@ -644,7 +648,7 @@ class Session:
         except ToolError as exc:
             step = self._refuse(do, detail, use_id, input_rejected(str(exc), permission))
             step.auto_approved = approved
-            return self._done(_collect(step, pre))
+            return self._record(_collect(step, pre))
         self.transcript.tool_result(use_id, text, is_error=is_error)
 
         took_ms = int((time.monotonic() - started) * 1000)
@@ -666,7 +670,7 @@ class Session:
             self.transcript.hook_note(post.event.value, "claude", post.message)
             if post.blocked:
                 step.outcome = Outcome.BLOCKED
-        return self._done(_collect(step, pre, post))
+        return self._record(_collect(step, pre, post))
 
     def _after_tool(
         self,

@@ -25,6 +25,16 @@ class ToolError(Exception):
     """The tool refused its input or failed; the message is the tool result Claude sees."""
 
 
+def edit_input(path: Path, old: str, new: str, replace_all: bool) -> dict[str, Any]:
+    """The Edit tool's input, in the keys and order Claude Code sends it."""
+    return {
+        "file_path": str(path),
+        "old_string": old,
+        "new_string": new,
+        "replace_all": replace_all,
+    }
+
+
 def check_edit(path: Path, old: str, new: str, replace_all: bool) -> None:
     if old == new:
         raise ToolError("No changes to make: old_string and new_string are exactly the same.")

@@ -223,6 +223,24 @@ def _play_session(ctx: CheckContext, p: PlayParams) -> CheckResult:
     return CheckResult.passed(f"played a session on Claude Code: {said}", name="session")
 
 
+# write and append take their text alike: inline, or from a file of the lab folder.
+def _text_fields(from_doc: str = "") -> tuple[Field, ...]:
+    return (
+        DO,
+        Field("path", str, required=True, inside=WORKSPACE),
+        Field("content", str),
+        Field("from", str, doc=from_doc, inside=LAB_FOLDER),
+    )
+
+
+def _text_asset(p: AppendParams) -> list[str]:
+    return [p.from_] if p.from_ else []
+
+
+def _content_or_from(p: AppendParams) -> str | None:
+    return one_of(p, "content", "from")
+
+
 ACTION_KINDS: dict[str, Kind[Any]] = {
     k.name: k
     for k in (
@@ -230,30 +248,22 @@ ACTION_KINDS: dict[str, Kind[Any]] = {
             "write",
             "write a file (content inline or from a lab asset)",
             (
-                DO,
-                Field("path", str, required=True, inside=WORKSPACE),
-                Field("content", str),
-                Field("from", str, doc="a file in the lab folder", inside=LAB_FOLDER),
+                *_text_fields(from_doc="a file in the lab folder"),
                 Field("executable", bool, default=False),
             ),
             WriteParams,
             _write,
-            assets=lambda p: [p.from_] if p.from_ else [],
-            rules=lambda p: one_of(p, "content", "from"),
+            assets=_text_asset,
+            rules=_content_or_from,
         ),
         Kind(
             "append",
             "append text to a file",
-            (
-                DO,
-                Field("path", str, required=True, inside=WORKSPACE),
-                Field("content", str),
-                Field("from", str, inside=LAB_FOLDER),
-            ),
+            _text_fields(),
             AppendParams,
             _append,
-            assets=lambda p: [p.from_] if p.from_ else [],
-            rules=lambda p: one_of(p, "content", "from"),
+            assets=_text_asset,
+            rules=_content_or_from,
         ),
         Kind(
             "replace",

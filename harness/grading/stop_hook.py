@@ -493,6 +493,16 @@ def _no_run(name: str, expected: str) -> GradeCheck:
     )
 
 
+def _run_to_judge(name: str, expected: str, p: Phase) -> HookRun | GradeCheck:
+    """The hook's run in ``p``, or the check's verdict when there is no run to judge: the hook
+    did not run, or it was killed at its timeout."""
+    if p.run is None:
+        return _no_run(name, expected)
+    if p.timed_out:
+        return _check(name, SKIP, expected, _said(p.run), detail=_TIMED_OUT_SKIP)
+    return p.run
+
+
 _SET_E_HINT = (
     "With `set -e`, a failing test command ends the script with its own code "
     "before your `exit 2`: wrap it in `if ! …; then … exit 2; fi`."
@@ -501,12 +511,11 @@ _SET_E_HINT = (
 
 def _judge_blocks(p: Phase, break_cmd: str) -> GradeCheck:
     expected = "exit 2"
-    if p.run is None:
-        return _no_run(BLOCKS, expected)
-    if p.timed_out:
-        return _check(BLOCKS, SKIP, expected, _said(p.run), detail=_TIMED_OUT_SKIP)
+    run = _run_to_judge(BLOCKS, expected, p)
+    if isinstance(run, GradeCheck):
+        return run
     if p.code == 2:
-        return _check(BLOCKS, PASS, expected, _said(p.run))
+        return _check(BLOCKS, PASS, expected, _said(run))
     if p.code == 0 and p.blocked:
         return _check(
             BLOCKS,
@@ -523,7 +532,7 @@ def _judge_blocks(p: Phase, break_cmd: str) -> GradeCheck:
             BLOCKS,
             FAIL,
             expected,
-            _said(p.run),
+            _said(run),
             "never blocks",
             detail=f"After `{break_cmd}` the claim is false, yet the hook exited 0: "
             "Claude ends the turn on a false claim.",
@@ -533,7 +542,7 @@ def _judge_blocks(p: Phase, break_cmd: str) -> GradeCheck:
         BLOCKS,
         FAIL,
         expected,
-        _said(p.run),
+        _said(run),
         f"exits {p.code} instead of 2",
         detail=f"Exit {p.code} is a non-blocking error: Claude Code shows the first "
         "stderr line and ends the turn anyway. " + _SET_E_HINT,
@@ -543,10 +552,9 @@ def _judge_blocks(p: Phase, break_cmd: str) -> GradeCheck:
 
 def _judge_reason(p: Phase) -> GradeCheck:
     expected = f"non-empty, ≤ {REASON_MAX_LINES} lines and ≤ {REASON_MAX_CHARS} characters"
-    if p.run is None:
-        return _no_run(REASON, expected)
-    if p.timed_out:
-        return _check(REASON, SKIP, expected, _said(p.run), detail=_TIMED_OUT_SKIP)
+    run = _run_to_judge(REASON, expected, p)
+    if isinstance(run, GradeCheck):
+        return run
     if p.code == 0:
         return _check(
             REASON,
@@ -555,14 +563,14 @@ def _judge_reason(p: Phase) -> GradeCheck:
             "the hook did not block",
             detail=f"not judged: the hook gave no exit-2 reason (see {BLOCKS})",
         )
-    reason = p.run.stderr.strip()
+    reason = run.stderr.strip()
     if not reason:
-        if p.run.stdout.strip():
+        if run.stdout.strip():
             return _check(
                 REASON,
                 FAIL,
                 expected,
-                f"stderr empty; stdout: {_first_line(p.run.stdout)!r}",
+                f"stderr empty; stdout: {_first_line(run.stdout)!r}",
                 "reason on stdout",
                 detail="On exit 2 Claude Code ignores stdout: Claude is told "
                 "nothing and cannot act on the block.",
@@ -599,10 +607,9 @@ def _judge_reason(p: Phase) -> GradeCheck:
 
 def _judge_passes(p: Phase, fix_cmd: str) -> GradeCheck:
     expected = "exit 0, no block"
-    if p.run is None:
-        return _no_run(PASSES, expected)
-    if p.timed_out:
-        return _check(PASSES, SKIP, expected, _said(p.run), detail=_TIMED_OUT_SKIP)
+    run = _run_to_judge(PASSES, expected, p)
+    if isinstance(run, GradeCheck):
+        return run
     out = p.outcome
     if p.code == 0 and out is not None and out.stopped:
         return _check(
@@ -623,13 +630,13 @@ def _judge_passes(p: Phase, fix_cmd: str) -> GradeCheck:
             fix="exit 0 without a block decision when the claim holds",
         )
     if p.code == 0:
-        return _check(PASSES, PASS, expected, _said(p.run))
+        return _check(PASSES, PASS, expected, _said(run))
     if p.code == 2:
         return _check(
             PASSES,
             FAIL,
             expected,
-            _said(p.run),
+            _said(run),
             "blocks although fixed",
             detail=f"After `{fix_cmd}` the claim holds, yet the hook refuses the "
             f"stop: Claude would loop until the cap of {STOP_BLOCK_CAP}.",
@@ -639,7 +646,7 @@ def _judge_passes(p: Phase, fix_cmd: str) -> GradeCheck:
         PASSES,
         FAIL,
         expected,
-        _said(p.run),
+        _said(run),
         f"exits {p.code} when fixed",
         detail="A non-blocking error: the turn ends, but every stop shows a hook "
         "error. " + _SET_E_HINT,
@@ -716,10 +723,9 @@ def _judge_session_held(p: Phase) -> GradeCheck:
 
 def _judge_lets_go(p: Phase) -> GradeCheck:
     expected = "exit 0 (ideally a systemMessage)"
-    if p.run is None:
-        return _no_run(LETS_GO, expected)
-    if p.timed_out:
-        return _check(LETS_GO, SKIP, expected, _said(p.run), detail=_TIMED_OUT_SKIP)
+    run = _run_to_judge(LETS_GO, expected, p)
+    if isinstance(run, GradeCheck):
+        return run
     if p.blocked or p.code == 2:
         blocks = 1 + sum(1 for r in p.extra_runs if r.exit_code == 2)
         capped = p.step is not None and p.step.turn_ended
@@ -727,7 +733,7 @@ def _judge_lets_go(p: Phase) -> GradeCheck:
             LETS_GO,
             FAIL,
             expected,
-            f"{_said(p.run)} — blocked {blocks} more time{'s' if blocks > 1 else ''}"
+            f"{_said(run)} — blocked {blocks} more time{'s' if blocks > 1 else ''}"
             + (f"; Claude Code's cap of {STOP_BLOCK_CAP} ended the turn" if capped else ""),
             "ignores stop_hook_active",
             detail="With stop_hook_active: true and the artefact still broken the hook blocks "
@@ -741,7 +747,7 @@ def _judge_lets_go(p: Phase) -> GradeCheck:
             LETS_GO,
             FAIL,
             expected,
-            _said(p.run),
+            _said(run),
             f"exits {p.code} on stop_hook_active",
             detail="The turn ends, but with a hook error instead of a message to the user.",
             fix="print a systemMessage JSON and exit 0",
@@ -815,26 +821,25 @@ def _judge_stale(p: Phase | None, broken: Phase, fix_cmd: str, stale_cmd: str | 
             "freshness cannot be tested.",
             fix="give --stale CMD, e.g. --stale 'touch src/…' (a source newer than the artefact)",
         )
-    if p.run is None:
-        return _no_run(STALE, expected)
-    if p.timed_out:
-        return _check(STALE, SKIP, expected, _said(p.run), detail=_TIMED_OUT_SKIP)
+    run = _run_to_judge(STALE, expected, p)
+    if isinstance(run, GradeCheck):
+        return run
     if broken.code != 2:
         return _check(
             STALE,
             SKIP,
             expected,
-            _said(p.run),
+            _said(run),
             detail=f"not judged: the hook does not block a missing artefact either (see {BLOCKS})",
         )
     if p.code == 2:
-        return _check(STALE, PASS, expected, _said(p.run))
+        return _check(STALE, PASS, expected, _said(run))
     if p.code == 0:
         return _check(
             STALE,
             FAIL,
             expected,
-            _said(p.run),
+            _said(run),
             "trusts a stale artefact",
             detail=f"After `{fix_cmd}` and then `{stale_cmd}` the artefact exists "
             "but is out of date, and the hook let the turn end: it proves that a "
@@ -846,7 +851,7 @@ def _judge_stale(p: Phase | None, broken: Phase, fix_cmd: str, stale_cmd: str | 
         STALE,
         FAIL,
         expected,
-        _said(p.run),
+        _said(run),
         f"exits {p.code} on a stale artefact",
         detail="Non-blocking: the turn ends on an out-of-date artefact.",
         fix="exit 2 when the artefact is older than its sources",

@@ -77,6 +77,15 @@ class EvidenceMark:
         return f"{self.word} · {self.client_version}{capped}"
 
 
+def evidence_legend() -> list[tuple[str, str, str]]:
+    """The legend of the table and the page: (kind, its mark as shown, with VERSION where the
+    client's version stands, what it means)."""
+    return [
+        (kind, EvidenceMark(kind, client_version="VERSION").label, meaning)
+        for kind, _word, meaning in EVIDENCE_LEGEND
+    ]
+
+
 @dataclass
 class Member:
     """One participant as their last submit shows them."""

@@ -12,7 +12,6 @@ from html import escape
 
 from harness import __version__
 from harness.trainer.cohort import (
-    EVIDENCE_LEGEND,
     LIVE,
     SCRIPTED,
     STUCK_AFTER,
@@ -20,6 +19,7 @@ from harness.trainer.cohort import (
     EvidenceMark,
     LabColumn,
     Member,
+    evidence_legend,
     human_duration,
 )
 
@@ -126,8 +126,8 @@ def _live_section(cohort: Cohort) -> str:
     )
     legend = "".join(
         f"<li><b>{EVIDENCE_CELL.get(kind, PLAYED_CELL)[0]}</b> "
-        f"{escape(word if kind == SCRIPTED else word + ' · VERSION')}: {escape(meaning)}</li>"
-        for kind, word, meaning in EVIDENCE_LEGEND
+        f"{escape(shown)}: {escape(meaning)}</li>"
+        for kind, shown, meaning in evidence_legend()
     )
     return f"""<h2>Live steps</h2>
 <ul class="live-legend" id="live-legend">{legend}</ul>

@@ -9,13 +9,13 @@ from rich.text import Text
 
 from harness.results import Status
 from harness.trainer.cohort import (
-    EVIDENCE_LEGEND,
     LIVE,
     SCRIPTED,
     STUCK_AFTER,
     Cohort,
     EvidenceMark,
     Member,
+    evidence_legend,
     human_duration,
 )
 from harness.trainer.publish import AutoSubmit, Submission
@@ -123,8 +123,7 @@ def cohort_renderable(
 def live_legend() -> Text:
     """What the live-step marks mean: LAB·STEP, then how the step passed."""
     rows = [Text("live steps (LAB·STEP, then how it passed):", style="bold")]
-    for kind, word, meaning in EVIDENCE_LEGEND:
-        shown = word if kind == SCRIPTED else f"{word} · VERSION"
+    for kind, shown, meaning in evidence_legend():
         rows.append(Text.assemble("  ", (f"{shown:<17}", EVIDENCE_STYLE.get(kind, "dim")), meaning))
     return Text("\n").join(rows)
 

@@ -14,29 +14,22 @@ import pytest
 from harness.engine.manifest import Lab, Step
 from harness.engine.runner import LabRunner
 from harness.workspace import Workspace
-from tests.builders import CliResult, run_cli
-from tests.conftest import require_real_client
-from tests.recorded_sessions import Played, accepted_copy, copy_session, play
+from tests.engine.live_steps import ReachStep, assert_scripted_passes_only_when_asked, check_json
+from tests.recorded_sessions import (
+    Played,
+    accepted_copy,
+    copy_session,
+    copy_workspace_into,
+    play,
+)
 
 LAB = "11-try-it-yourself"
 
 
 @pytest.fixture(scope="module")
-def at_step_four(tmp_path_factory: pytest.TempPathFactory, _compiled_template: Path) -> Path:
+def at_step_four(workspace_at_step: ReachStep) -> Path:
     """A workspace in Lab 11 at step 4, reached as a participant would (lab goto)."""
-    require_real_client()
-    root = tmp_path_factory.mktemp("lab11") / "ws"
-    shutil.copytree(_compiled_template, root, symlinks=True)
-    runner = LabRunner(Workspace(root))
-    runner.start(LAB)
-    runner.goto("earn-done")
-    return root
-
-
-def _copy(template: Path, tmp: Path) -> Path:
-    root = tmp / "ws"
-    shutil.copytree(template, root, symlinks=True)
-    return root
+    return workspace_at_step(LAB, "earn-done")
 
 
 @pytest.fixture(scope="module")
@@ -44,16 +37,8 @@ def earned(at_step_four: Path, tmp_path_factory: pytest.TempPathFactory) -> Play
     """The participant asked Claude Code to set UC-005 to Done: refused, audited, accepted,
     sensors, stop; the client wrote the session into this participant's config directory."""
     base = tmp_path_factory.mktemp("earned")
-    root = _copy(at_step_four, base)
+    root = copy_workspace_into(at_step_four, base)
     return play("earn-done", root, base / "claude-home")
-
-
-def _check(
-    root: Path, config: Path, monkeypatch: pytest.MonkeyPatch, *extra: str
-) -> tuple[CliResult, dict[str, Any]]:
-    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))
-    done = run_cli("check", "--json", *extra, cwd=root)
-    return done, json.loads(done.out)
 
 
 def _live(data: dict[str, Any]) -> dict[str, Any]:
@@ -66,7 +51,7 @@ def _live(data: dict[str, Any]) -> dict[str, Any]:
 def test_the_real_session_passes_the_step_as_live(
     earned: Played, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    done, data = _check(earned.workspace, earned.config_dir, monkeypatch)
+    done, data = check_json(earned.workspace, earned.config_dir, monkeypatch)
     assert done.code == 0, done
     result = _live(data)
     assert "your own session" in result["message"]
@@ -85,7 +70,7 @@ def test_a_refusal_edited_to_look_accepted_fails_by_replay_naming_the_line(
     earned: Played, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     tampered, line = accepted_copy(earned, tmp_path / "claude-home")
-    done, data = _check(earned.workspace, tmp_path / "claude-home", monkeypatch)
+    done, data = check_json(earned.workspace, tmp_path / "claude-home", monkeypatch)
     assert done.code == 1, done
     result = _live(data)
     assert "does not replay" in result["message"]
@@ -107,8 +92,8 @@ def test_a_refusal_edited_to_look_accepted_fails_by_replay_naming_the_line(
 def test_no_session_fails_and_says_what_to_ask(
     at_step_four: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    root = _copy(at_step_four, tmp_path)
-    done, data = _check(root, tmp_path / "claude-home", monkeypatch)
+    root = copy_workspace_into(at_step_four, tmp_path)
+    done, data = check_json(root, tmp_path / "claude-home", monkeypatch)
     assert done.code == 1
     result = _live(data)
     assert "no Claude Code session" in result["message"]
@@ -118,9 +103,9 @@ def test_no_session_fails_and_says_what_to_ask(
 def test_the_session_without_the_audit_fails_naming_the_missing_audit(
     at_step_four: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    root = _copy(at_step_four, tmp_path)
+    root = copy_workspace_into(at_step_four, tmp_path)
     played = play("no-audit", root, tmp_path / "claude-home")
-    done, data = _check(root, played.config_dir, monkeypatch)
+    done, data = check_json(root, played.config_dir, monkeypatch)
     assert done.code == 1, done
     result = _live(data)
     assert "expectation 2 of 5: subagent_stop" in result["expected"]
@@ -132,14 +117,14 @@ def test_the_session_without_the_audit_fails_naming_the_missing_audit(
 def test_a_session_from_before_the_step_does_not_count(
     earned: Played, at_step_four: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    root = _copy(at_step_four, tmp_path)
+    root = copy_workspace_into(at_step_four, tmp_path)
     # the earned session, moved to this workspace, but entering the step again is later
     config = tmp_path / "claude-home"
     path = copy_session(earned, config)
     path.write_text(path.read_text().replace(str(earned.workspace), str(root)))
     runner = LabRunner(Workspace(root))
     runner.goto("earn-done")
-    done, data = _check(root, config, monkeypatch)
+    done, data = check_json(root, config, monkeypatch)
     assert done.code == 1
     assert "no Claude Code session" in _live(data)["message"]
 
@@ -147,15 +132,7 @@ def test_a_session_from_before_the_step_does_not_count(
 def test_scripted_passes_only_when_asked(
     at_step_four: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    root = _copy(at_step_four, tmp_path)
-    done, _ = _check(root, tmp_path / "claude-home", monkeypatch, "--engine", "emulator")
-    assert done.code == 1
-    done, _ = _check(
-        root, tmp_path / "claude-home", monkeypatch, "--scripted", "--engine", "emulator"
-    )
-    assert done.code == 0, done
-    record = Workspace(root).read_progress()["labs"][LAB]["steps"]["earn-done"]["passed"]
-    assert record["evidence_kind"] == "scripted" and "session_id" not in record
+    assert_scripted_passes_only_when_asked(at_step_four, tmp_path, monkeypatch, LAB, "earn-done")
 
 
 def _rerun_at_claim(
@@ -178,7 +155,7 @@ def _rerun_at_claim(
 def test_a_live_claim_is_rechecked_from_its_timeline_without_the_transcript(
     earned: Played, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    done, _ = _check(earned.workspace, earned.config_dir, monkeypatch)
+    done, _ = check_json(earned.workspace, earned.config_dir, monkeypatch)
     assert done.code == 0, done
     # the trainer's machine has no transcript: only the claim and its evidence commit
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "nobody"))

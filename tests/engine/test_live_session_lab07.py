@@ -6,18 +6,24 @@ each test points CLAUDE_CONFIG_DIR at its own directory (a participant's ~/.clau
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import uuid
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from harness.engine.runner import LabRunner
 from harness.workspace import Workspace
-from tests.builders import run_cli
-from tests.conftest import require_real_client
-from tests.recorded_sessions import Played, copy_session, lines, play, write_lines
+from tests.builders import CliResult
+from tests.engine.live_steps import ReachStep, assert_scripted_passes_only_when_asked, check_json
+from tests.recorded_sessions import (
+    Played,
+    copy_session,
+    copy_workspace_into,
+    lines,
+    play,
+    write_lines,
+)
 
 LAB = "07-own-stop-hook"
 STEP = "your-session"
@@ -25,29 +31,17 @@ OWN_HOOK = "scripts/check-before-stop.sh"
 
 
 @pytest.fixture(scope="module")
-def at_step_four(tmp_path_factory: pytest.TempPathFactory, _compiled_template: Path) -> Path:
+def at_step_four(workspace_at_step: ReachStep) -> Path:
     """A workspace in Lab 07 at step 4, reached as a participant would (lab goto): the hook
     written and registered, the sensor reports gone."""
-    require_real_client()
-    root = tmp_path_factory.mktemp("lab07") / "ws"
-    shutil.copytree(_compiled_template, root, symlinks=True)
-    runner = LabRunner(Workspace(root))
-    runner.start(LAB)
-    runner.goto(STEP)
-    return root
-
-
-def _copy(template: Path, tmp: Path) -> Path:
-    root = tmp / "ws"
-    shutil.copytree(template, root, symlinks=True)
-    return root
+    return workspace_at_step(LAB, STEP)
 
 
 @pytest.fixture(scope="module")
 def held(at_step_four: Path, tmp_path_factory: pytest.TempPathFactory) -> Played:
     """The participant asked Claude Code for a small change and to say it is done."""
     base = tmp_path_factory.mktemp("held")
-    return play("small-change", _copy(at_step_four, base), base / "claude-home")
+    return play("small-change", copy_workspace_into(at_step_four, base), base / "claude-home")
 
 
 @pytest.fixture(scope="module")
@@ -55,16 +49,19 @@ def unregistered(at_step_four: Path, tmp_path_factory: pytest.TempPathFactory) -
     """The same session in a workspace where the participant's hook is not registered: only
     the workshop's require-sensors.sh holds the stop."""
     base = tmp_path_factory.mktemp("unregistered")
-    root = _copy(at_step_four, base)
+    root = copy_workspace_into(at_step_four, base)
     subprocess.run(["git", "checkout", "-q", "--", ".claude/settings.json"], cwd=root, check=True)
     assert OWN_HOOK not in (root / ".claude/settings.json").read_text()
     return play("small-change", root, base / "claude-home")
 
 
-def _check(root: Path, config: Path, monkeypatch: pytest.MonkeyPatch, *extra: str):  # type: ignore[no-untyped-def]
-    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))
-    done = run_cli("check", "--json", *extra, cwd=root)
-    return done, json.loads(done.out)["checks"][0]
+def _check(
+    root: Path, config: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[CliResult, dict[str, Any]]:
+    """``lab check --json`` and the step's one check (the live_session check) in it."""
+    done, data = check_json(root, config, monkeypatch)
+    check: dict[str, Any] = data["checks"][0]
+    return done, check
 
 
 def test_the_held_session_passes_the_step_as_live(
@@ -87,7 +84,7 @@ def test_the_held_session_passes_the_step_as_live(
 def test_no_session_fails_and_gives_the_prompt(
     at_step_four: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    root = _copy(at_step_four, tmp_path)
+    root = copy_workspace_into(at_step_four, tmp_path)
     done, result = _check(root, tmp_path / "claude-home", monkeypatch)
     assert done.code == 1
     assert "no Claude Code session" in result["message"]
@@ -135,7 +132,7 @@ def test_reports_written_after_the_session_do_not_change_its_replay(
 ) -> None:
     # The participant runs the sensors once the session is over: the replay still starts from
     # the step's start, without reports, so the recorded hold is reproduced.
-    root = _copy(held.workspace, tmp_path)
+    root = copy_workspace_into(held.workspace, tmp_path)
     session = copy_session(held, tmp_path / "claude-home")
     session.write_text(session.read_text().replace(str(held.workspace), str(root)))
     sensors = subprocess.run(
@@ -150,12 +147,4 @@ def test_reports_written_after_the_session_do_not_change_its_replay(
 def test_scripted_passes_only_when_asked(
     at_step_four: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    root = _copy(at_step_four, tmp_path)
-    done, _ = _check(root, tmp_path / "claude-home", monkeypatch, "--engine", "emulator")
-    assert done.code == 1
-    done, result = _check(
-        root, tmp_path / "claude-home", monkeypatch, "--scripted", "--engine", "emulator"
-    )
-    assert done.code == 0, result
-    record = Workspace(root).read_progress()["labs"][LAB]["steps"][STEP]["passed"]
-    assert record["evidence_kind"] == "scripted" and "session_id" not in record
+    assert_scripted_passes_only_when_asked(at_step_four, tmp_path, monkeypatch, LAB, STEP)

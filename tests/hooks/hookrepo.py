@@ -19,6 +19,15 @@ FIXTURE = REPO_ROOT / "petclinic_fixture"
 FIXTURE_CLAUDE = FIXTURE / ".claude"
 SENSOR_COMMAND = "./mvnw -q test -Dgroups=sensor"
 SMOKE_COMMAND = "./.claude/hooks/smoke.sh"
+# The fixture's six hook scripts (.claude/hooks/).
+HOOKS = (
+    "session-start.sh",
+    "guard-spec-status.sh",
+    "record-sensor-run.sh",
+    "check-spec-status.sh",
+    "record-coverage-check.sh",
+    "require-sensors.sh",
+)
 SRC_FILE = "src/main/java/ai/unifiedprocess/petclinic/owner/OwnerService.java"
 
 

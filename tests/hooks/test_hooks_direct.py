@@ -10,6 +10,7 @@ import pytest
 
 from harness.maven.surefire import SENSORS
 from tests.hooks.hookrepo import (
+    HOOKS,
     SENSOR_COMMAND,
     SRC_FILE,
     bash_post,
@@ -206,16 +207,6 @@ def test_a_project_nested_in_a_bigger_repository_sees_its_own_paths(tmp_path: Pa
     blocked = stop(root)
     assert blocked.returncode == 2
     assert f"  {SRC_FILE}\n" in blocked.stderr
-
-
-HOOKS = (
-    "session-start.sh",
-    "guard-spec-status.sh",
-    "record-sensor-run.sh",
-    "check-spec-status.sh",
-    "record-coverage-check.sh",
-    "require-sensors.sh",
-)
 
 
 @pytest.mark.parametrize("kind", ["socket", "pipe", "file"])

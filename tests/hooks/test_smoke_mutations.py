@@ -101,6 +101,18 @@ MUTATIONS: list[Mutation] = [
         "a report that counts no test blocks",
     ),
     Mutation(
+        "a report with a NUL byte read up to the NUL",
+        LIB,
+        (
+            (
+                "    ! IFS= read -r -d '' AIUP_REPORT <\"$1\"",
+                "    IFS= read -r -d '' AIUP_REPORT <\"$1\"; true",
+            ),
+        ),
+        ("evidence",),
+        "a report with a NUL byte is no Surefire report and blocks",
+    ),
+    Mutation(
         "failures check dropped",
         LIB,
         (('if [ "$failures" -gt 0 ]; then', "if false; then"),),

@@ -16,18 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tests.hooks.hookrepo import clean_env, run_with_stdin
+from tests.hooks.hookrepo import SENSOR_COMMAND, clean_env, run_with_stdin
 
-HOOKS = (
-    "session-start.sh",
-    "guard-spec-status.sh",
-    "record-sensor-run.sh",
-    "check-spec-status.sh",
-    "record-coverage-check.sh",
-    "require-sensors.sh",
-)
 SPEC = "docs/use_cases/UC-005-add-visit.md"
-SENSOR_COMMAND = "./mvnw -q test -Dgroups=sensor"
 COVERAGE_AGENT = "aiup-vaadin-jooq:uc-coverage"
 
 

@@ -13,8 +13,8 @@ import pytest
 
 from harness.engine.sandbox import path_without
 from harness.workspace import Workspace
+from tests.hooks.hookrepo import HOOKS
 from tests.reliability.hookcalls import (
-    HOOKS,
     HookCall,
     HookResult,
     agent_edits,

@@ -44,10 +44,10 @@ from harness.claude.client.reading import (
     read_stop_end,
     read_tool,
 )
-from harness.claude.events import SESSION_START_SOURCES, Event
-from harness.claude.session import PayloadSink, StepOutcome
+from harness.claude.events import Event, check_start_source
+from harness.claude.session import PayloadSink, SessionSteps, StepOutcome
 from harness.claude.settings import DEFAULT_TIMEOUT, Settings, load_settings
-from harness.claude.tools import with_absolute_path
+from harness.claude.tools import edit_input, with_absolute_path
 from harness.claude.vocabulary import Engine, Outcome
 from harness.errors import HarnessError
 
@@ -74,7 +74,7 @@ class _Turn:
     result: dict[str, Any] | None = None
 
 
-class ClaudeCodeSession:
+class ClaudeCodeSession(SessionSteps):
     """A scripted session on the real client, with the emulator ``Session``'s interface."""
 
     engine = Engine.CLAUDE_CODE
@@ -127,12 +127,6 @@ class ClaudeCodeSession:
     def __repr__(self) -> str:
         state = "running" if self._proc and self._proc.running else "idle"
         return f"<ClaudeCodeSession {self.client.version} {state} steps={len(self.history)}>"
-
-    def __enter__(self) -> ClaudeCodeSession:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     @property
     def transcript_path(self) -> Path:
@@ -373,19 +367,13 @@ class ClaudeCodeSession:
 
     # -- steps -------------------------------------------------------------------------------
 
-    def _step(self, do: str, detail: str, outcome: Outcome, **kw: Any) -> StepOutcome:
-        return StepOutcome(len(self.history) + 1, do, detail, outcome, **kw)
-
     def _done(self, step: StepOutcome, record: StepLog) -> StepOutcome:
         step.hook_runs = record.hook_runs()
         self._pass_on_payloads()
         step.notes += [text for text in record.informational() if "hook" in text.lower()]
         for note in record.notes:
             step.notes.append(note)
-        if step.turn_ended:
-            self.blocked_stops = 0
-        self.history.append(step)
-        return step
+        return self._record(step)
 
     def _ensure_running(self, record: StepLog) -> None:
         if self._proc is None or not self._proc.running:
@@ -460,12 +448,7 @@ class ClaudeCodeSession:
     # session_start, prompt, stop ---------------------------------------------------------------
 
     def session_start(self, source: str = "startup") -> StepOutcome:
-        if source not in SESSION_START_SOURCES:
-            raise HarnessError(
-                f"session_start source {source!r} is not one of "
-                + ", ".join(SESSION_START_SOURCES),
-                fix="use startup, resume, clear or compact",
-            )
+        check_start_source(source)
         record = StepLog()
         if source in ("startup", "resume"):
             if source == "resume" and self._proc is None and not self.history:
@@ -568,12 +551,7 @@ class ClaudeCodeSession:
 
     def edit(self, file: str | Path, old: str, new: str, replace_all: bool = False) -> StepOutcome:
         path = Path(os.path.abspath(self.cwd / file))
-        tool_input = {
-            "file_path": str(path),
-            "old_string": old,
-            "new_string": new,
-            "replace_all": replace_all,
-        }
+        tool_input = edit_input(path, old, new, replace_all)
         return self._tool("edit", str(file), "Edit", tool_input)
 
     def write(self, file: str | Path, content: str) -> StepOutcome:

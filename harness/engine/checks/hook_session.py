@@ -294,9 +294,10 @@ def _play_engines(
         share = stack.enter_context(maven_share()) if apart and ctx.share_maven else None
 
         def play_on(engine: str) -> _Play | CheckResult:
+            plan = _Plan(s, scenario, asserts, title, engine, share)
             if s.turns_apart:
-                return _play_turns_apart(played_ctx, s, scenario, asserts, title, engine, share)
-            return _play(played_ctx, s, scenario, asserts, title, engine, share)
+                return _play_turns_apart(played_ctx, plan)
+            return _play(played_ctx, plan)
 
         played = side_by_side(play_on, engines, jobs=None if apart else 1)
         shared = share.calls() if share is not None else None
@@ -398,6 +399,19 @@ def _json(steps: list[StepView]) -> list[dict[str, Any]]:
     return [step.to_json() for step in steps]
 
 
+@dataclass(frozen=True)
+class _Plan:
+    """What one engine is to play: the session's parameters, its scenario and each step's
+    asserts, under the check's title; ``share``: the Maven runs the engines share, if any."""
+
+    params: SessionParams
+    scenario: Scenario
+    asserts: list[StepAsserts]
+    title: str
+    engine: str
+    share: MavenShare | None = None
+
+
 @dataclass
 class _Play:
     """One engine's run of the session: each step as shown, and what went wrong."""
@@ -406,15 +420,9 @@ class _Play:
     failures: list[str]
 
 
-def _play(
-    ctx: CheckContext,
-    s: SessionParams,
-    scenario: Scenario,
-    asserts: list[StepAsserts],
-    title: str,
-    engine: str,
-    share: MavenShare | None = None,
-) -> _Play | CheckResult:
+def _play(ctx: CheckContext, plan: _Plan) -> _Play | CheckResult:
+    s, scenario, title, engine = plan.params, plan.scenario, plan.title, plan.engine
+    share = plan.share
     label = s.label
     with contextlib.ExitStack() as stack:
         root = ctx.root
@@ -433,22 +441,21 @@ def _play(
         auto_approve = scenario.auto_approve or s.auto_approve
         payloads: list[dict[str, Any]] = []  # every event's JSON, as the hooks read it
         try:
-            session: ScriptedSession = stack.enter_context(
-                open_session(
-                    engine,
-                    root,
-                    transcript_dir=transcripts,
-                    auto_approve=auto_approve,
-                    env=env,
-                    on_payload=payloads.append,
-                )
+            session = open_session(
+                engine,
+                root,
+                transcript_dir=transcripts,
+                auto_approve=auto_approve,
+                env=env,
+                on_payload=payloads.append,
             )
+            stack.enter_context(session)
         except HarnessError as exc:
             return CheckResult.errored(f"cannot start a session: {exc}", name=title)
         on = Engine(engine).label
         ctx.on_activity(f"playing a Claude Code session on {on}: {title}")
         steps: list[StepView] = []
-        for step, asserted in zip(scenario.steps, asserts, strict=True):
+        for step, asserted in zip(scenario.steps, plan.asserts, strict=True):
             played = _play_step(
                 ctx, session, step, asserted, label, root, payloads, on=on, title=title
             )
@@ -558,24 +565,17 @@ def split_turns(scenario: Scenario, asserts: list[StepAsserts]) -> list[Turn]:
     return turns
 
 
-def _play_turns_apart(
-    ctx: CheckContext,
-    s: SessionParams,
-    scenario: Scenario,
-    asserts: list[StepAsserts],
-    title: str,
-    engine: str,
-    share: MavenShare | None = None,
-) -> _Play | CheckResult:
+def _play_turns_apart(ctx: CheckContext, plan: _Plan) -> _Play | CheckResult:
     """Each turn as its own session from the session start, in its own sandbox, side by side
     (one per core); the steps are then judged as one session, in the scenario's order."""
-    turns = split_turns(scenario, asserts)
+    s = plan.params
+    turns = split_turns(plan.scenario, plan.asserts)
     # What is judged on the whole session is judged below, on the turns put back together.
     part = replace(s, expect_sequence=[], final=None, blocked_stops_at_least=0)
     quiet = replace(ctx, on_hook_event=lambda _entry: None)  # told in order below
 
     def play_turn(turn: Turn) -> _Play | CheckResult:
-        return _play(quiet, part, turn[0], turn[1], title, engine, share)
+        return _play(quiet, replace(plan, params=part, scenario=turn[0], asserts=turn[1]))
 
     steps: list[StepView] = []
     for (_scenario, _asserts, replayed), play in zip(

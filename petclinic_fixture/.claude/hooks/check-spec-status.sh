@@ -19,10 +19,20 @@ if [ ! -f "$snapshot" ]; then
     exit 0
 fi
 
+# The snapshot as a table, read once: this hook runs after every tool call, and a process a
+# spec would cost milliseconds each. The first line of a file counts.
+declare -A status_before=()
+while IFS= read -r line; do
+    file=${line%%$'\t'*}
+    if [ -n "$file" ] && [ "$file" != "$line" ] && [ -z "${status_before[$file]+set}" ]; then
+        status_before[$file]=${line#*$'\t'}
+    fi
+done <"$snapshot"
+
 reports=""
 while IFS=$'\t' read -r file status; do
     [ -n "$file" ] || continue
-    before=$(awk -F'\t' -v f="$file" '$1 == f { sub(/^[^\t]*\t/, ""); print; exit }' "$snapshot")
+    before=${status_before[$file]-}
     [ "$status" = "$before" ] && continue
     aiup_is_asserting "$status" || continue
     id=$(aiup_spec_id "$file") || continue

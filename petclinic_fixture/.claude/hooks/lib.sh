@@ -151,61 +151,99 @@ aiup_changed_paths() {
     {
         git status --porcelain -z --untracked-files=all -- . 2>/dev/null |
             while IFS= read -r -d '' entry; do
-                printf '%s\n' "${entry:3}"
+                aiup_project_path "${entry:3}"
                 # -z puts a rename's old name after the new one; it is not a path of its own.
                 case ${entry:0:1} in R | C) IFS= read -r -d '' entry ;; esac
-            done | aiup_strip_prefix
+            done
         base=$(aiup_session_base)
         if [ -n "$base" ]; then
-            git diff --name-only -z --relative "$base" HEAD -- . 2>/dev/null | tr '\0' '\n'
+            git diff --name-only -z --relative "$base" HEAD -- . 2>/dev/null |
+                while IFS= read -r -d '' entry; do printf '%s\n' "$entry"; done
         fi
     } | sort -u
 }
 
 # git status speaks in paths from the repository root; the hooks speak from the project.
-aiup_strip_prefix() {
-    local path
-    if [ -z "$AIUP_PREFIX" ]; then
-        cat
-        return
-    fi
-    while IFS= read -r path; do
-        case $path in "$AIUP_PREFIX"*) printf '%s\n' "${path#"$AIUP_PREFIX"}" ;; esac
-    done
+aiup_project_path() {
+    case $1 in "$AIUP_PREFIX"*) printf '%s\n' "${1#"$AIUP_PREFIX"}" ;; esac
 }
 
 # The paths the sensors vote on, and the paths smoke.sh vouches for.
-aiup_sensor_paths() { grep -E '^(src/|docs/|pom\.xml$)' || true; }
-aiup_hook_paths() { grep -E '^\.claude/(hooks/|settings\.json$)' || true; }
+aiup_sensor_paths() { aiup_paths_matching '^(src/|docs/|pom\.xml$)'; }
+aiup_hook_paths() { aiup_paths_matching '^\.claude/(hooks/|settings\.json$)'; }
+
+# stdin: paths. Prints those that match the regex, in bash itself: the hooks run on every
+# tool call and every stop, and each process they start costs milliseconds.
+aiup_paths_matching() {
+    local path
+    while IFS= read -r path; do
+        if [[ $path =~ $1 ]]; then printf '%s\n' "$path"; fi
+    done
+    return 0
+}
 
 # The file whose ctime tells when a path last changed: the path itself (ctime also moves on
 # rename and on a backdating touch), or for a deleted path the nearest directory that still
-# exists (removing an entry updates the directory).
+# exists (removing an entry updates the directory). Stored in AIUP_WITNESS: no subshell.
 aiup_change_witness() {
     local path=$1
     while [ ! -e "$path" ] && [ "$path" != . ]; do
         case $path in */*) path=${path%/*} ;; *) path=. ;; esac
     done
-    printf '%s\n' "$path"
+    AIUP_WITNESS=$path
 }
 
-# Nanoseconds since the epoch of a file's mtime (Y) or ctime (Z).
+# "<mtime ns> <ctime ns>" of files by path, filled by aiup_cache_times: each process a hook
+# starts costs it milliseconds, so one stat answers for every file a decision needs.
+declare -gA AIUP_TIMES=()
+
+# Asks one stat for the times of every file given that is not cached yet. When any cannot be
+# read (it vanished meanwhile) none is cached, and each is asked on its own later.
+aiup_cache_times() {
+    local file i
+    local -a todo=() lines=()
+    for file in "$@"; do
+        [ -n "${AIUP_TIMES[$file]+set}" ] || todo+=("$file")
+    done
+    [ "${#todo[@]}" -gt 0 ] || return 0
+    mapfile -t lines < <(stat -c '%.9Y %.9Z' -- "${todo[@]}" 2>/dev/null)
+    [ "${#lines[@]}" = "${#todo[@]}" ] || return 0
+    for i in "${!todo[@]}"; do
+        AIUP_TIMES[${todo[i]}]=${lines[i]//./}
+    done
+}
+
+# Sets AIUP_NS to the nanoseconds since the epoch of a file's mtime (Y) or ctime (Z).
 aiup_time_ns() {
     local t
-    t=$(stat -c "%.9$2" -- "$1" 2>/dev/null) || return 1
-    printf '%s\n' "${t/./}"
+    if [ -n "${AIUP_TIMES[$1]+set}" ]; then
+        t=${AIUP_TIMES[$1]}
+    else
+        t=$(stat -c '%.9Y %.9Z' -- "$1" 2>/dev/null) || return 1
+        t=${t//./}
+    fi
+    case $2 in Y) AIUP_NS=${t% *} ;; *) AIUP_NS=${t#* } ;; esac
 }
 
 # stdin: changed paths. Prints the first one that did not change strictly before the mtime of
 # the reference file (a report or an audit marker); returns 1 when all are older.
 aiup_first_change_since() {
-    local ref=$1 ref_ns path changed_ns
-    ref_ns=$(aiup_time_ns "$ref" Y) || return 1
+    local ref=$1 ref_ns path changed_ns i
+    local -a paths=() witnesses=()
     while IFS= read -r path; do
         [ -n "$path" ] || continue
-        changed_ns=$(aiup_time_ns "$(aiup_change_witness "$path")" Z) || continue
+        paths+=("$path")
+        aiup_change_witness "$path"
+        witnesses+=("$AIUP_WITNESS")
+    done
+    aiup_cache_times "$ref" "${witnesses[@]}"
+    aiup_time_ns "$ref" Y || return 1
+    ref_ns=$AIUP_NS
+    for i in "${!paths[@]}"; do
+        aiup_time_ns "${witnesses[i]}" Z || continue
+        changed_ns=$AIUP_NS
         if [ "$changed_ns" -ge "$ref_ns" ]; then
-            printf '%s\n' "$path"
+            printf '%s\n' "${paths[i]}"
             return 0
         fi
     done
@@ -232,9 +270,22 @@ aiup_report_path() {
     printf '%s/TEST-%s.%s.xml\n' "$AIUP_REPORT_DIR" "$AIUP_REPORT_PACKAGE" "$1"
 }
 
-# The report's <testsuite ...> start tag on one line ("" when there is none).
+# Reads a report into AIUP_REPORT without starting a process. Returns 1 when it cannot be
+# read, or when it holds a NUL byte, which no Surefire report does.
+aiup_load_report() {
+    AIUP_REPORT=""
+    [ -f "$1" ] && [ -r "$1" ] || return 1
+    # read -d '' succeeds only when it meets a NUL; at the end of the file it returns 1.
+    ! IFS= read -r -d '' AIUP_REPORT <"$1"
+}
+
+# The loaded report's <testsuite ...> start tag on one line ("" when there is none). Bytes,
+# not characters: a report's other text may be in any encoding.
 aiup_suite_tag() {
-    tr '\n' ' ' <"$1" 2>/dev/null | grep -o '<testsuite[[:space:]][^>]*>' | head -n 1
+    local LC_ALL=C pattern='<testsuite[[:space:]][^>]*>' tag
+    [[ $AIUP_REPORT =~ $pattern ]] || return 0
+    tag=${BASH_REMATCH[0]}
+    printf '%s\n' "${tag//$'\n'/ }"
 }
 
 # A numeric attribute of a <testsuite> tag, "" when it has none.
@@ -242,17 +293,32 @@ aiup_suite_attr() {
     if [[ $1 =~ [[:space:]]$2=\"([0-9]+)\" ]]; then printf '%s\n' "${BASH_REMATCH[1]}"; fi
 }
 
-# True when the report was written to its end. A run cut off (a full disk, a killed JVM) can
-# leave a start tag with green counts and no closing tag: that is no evidence.
+# True when the loaded report was written to its end. A run cut off (a full disk, a killed
+# JVM) can leave a start tag with green counts and no closing tag: that is no evidence.
 aiup_report_complete() {
-    [[ $(tail -c 64 -- "$1" 2>/dev/null | tr -d '[:space:]') == *'</testsuite>' ]]
+    local LC_ALL=C end=$AIUP_REPORT
+    [ "${#end}" -le 64 ] || end=${end: -64}
+    end=${end//[[:space:]]/}
+    [[ $end == *'</testsuite>' ]]
 }
 
 # stdin: the changed paths the run must postdate. Prints why the sensor reports are no
 # evidence of a green run after those changes, or nothing when they are.
 aiup_evidence_problem() {
-    local changed name report tag tests failures errors late
-    changed=$(cat)
+    local changed="" name report tag tests failures errors late path
+    local -a files=()
+    IFS= read -r -d '' changed || true
+    # The times the checks below compare, asked of one stat: the reports' and the changes'.
+    for name in "${AIUP_SENSORS[@]}"; do
+        report=$(aiup_report_path "$name")
+        [ ! -f "$report" ] || files+=("$report")
+    done
+    while IFS= read -r path; do
+        [ -n "$path" ] || continue
+        aiup_change_witness "$path"
+        files+=("$AIUP_WITNESS")
+    done <<<"$changed"
+    aiup_cache_times "${files[@]}"
     for name in "${AIUP_SENSORS[@]}"; do
         report=$(aiup_report_path "$name")
         if [ ! -f "$report" ]; then
@@ -263,7 +329,8 @@ aiup_evidence_problem() {
             echo "the $name report is from before this session"
             return
         fi
-        tag=$(aiup_suite_tag "$report")
+        tag=""
+        aiup_load_report "$report" && tag=$(aiup_suite_tag)
         tests=$(aiup_suite_attr "$tag" tests)
         failures=$(aiup_suite_attr "$tag" failures)
         errors=$(aiup_suite_attr "$tag" errors)
@@ -271,7 +338,7 @@ aiup_evidence_problem() {
             echo "the $name report cannot be read"
             return
         fi
-        if ! aiup_report_complete "$report"; then
+        if ! aiup_report_complete; then
             echo "the $name report is cut off (no closing </testsuite>)"
             return
         fi

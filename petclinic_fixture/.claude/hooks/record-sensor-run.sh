@@ -11,8 +11,11 @@ aiup_open_project
 [ "$(aiup_tool_name)" = Bash ] || exit 0
 command=$(aiup_field tool_input.command)
 # A Maven call (mvnw or mvn) that reaches the test phase; test-compile does not.
-grep -qE '(^|[[:space:];&|(])(\./)?(mvnw|mvn)([[:space:]]|$)' <<<"$command" || exit 0
-grep -qE '(^|[[:space:]])(test|verify|package|install)([[:space:];&|)]|$)' <<<"$command" || exit 0
+# (Newlines are [[:space:]]: a multi-line command is judged line by line in effect.)
+maven='(^|[[:space:];&|(])(\./)?(mvnw|mvn)([[:space:]]|$)'
+phase='(^|[[:space:]])(test|verify|package|install)([[:space:];&|)]|$)'
+[[ $command =~ $maven ]] || exit 0
+[[ $command =~ $phase ]] || exit 0
 
 changed=$(aiup_changed_paths)
 problem=$(aiup_sensor_paths <<<"$changed" | aiup_evidence_problem)

@@ -121,7 +121,7 @@ scenario() {
     cd "$PROJECT" || exit 1
     g reset -q --hard "$INITIAL"
     g clean -q -fdx
-    rm -rf "$(g rev-parse --absolute-git-dir)"/aiup-*
+    rm -rf "$(state "")"*
     session_start
 }
 
@@ -297,16 +297,14 @@ edit() { # edit FILE: a change as Edit or Write would make it
 
 # report NAME TESTS FAILURES ERRORS: one Surefire report, as the test JVM writes it.
 report() {
-    mkdir -p "$PROJECT/$AIUP_REPORT_DIR"
-    cat >"$PROJECT/$(aiup_report_path "$1")" <<XML
-<?xml version="1.0" encoding="UTF-8"?>
-<testsuite xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"
-    name="ai.unifiedprocess.petclinic.$1" time="0.12" tests="$2" errors="$4" skipped="0"
-    failures="$3">
-  <properties/>
-  <testcase name="rules" classname="ai.unifiedprocess.petclinic.$1" time="0.01"/>
-</testsuite>
-XML
+    [ -d "$PROJECT/$AIUP_REPORT_DIR" ] || mkdir -p "$PROJECT/$AIUP_REPORT_DIR"
+    # printf, not cat and a heredoc: smoke.sh writes hundreds of these.
+    printf '%s\n' '<?xml version="1.0" encoding="UTF-8"?>' \
+        '<testsuite xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"' \
+        "    name=\"ai.unifiedprocess.petclinic.$1\" time=\"0.12\" tests=\"$2\" errors=\"$4\" skipped=\"0\"" \
+        "    failures=\"$3\">" '  <properties/>' \
+        "  <testcase name=\"rules\" classname=\"ai.unifiedprocess.petclinic.$1\" time=\"0.01\"/>" \
+        '</testsuite>' >"$PROJECT/$(aiup_report_path "$1")"
 }
 
 # sensor_run [TESTS FAILURES ERRORS]: what ./mvnw -q test -Dgroups=sensor leaves behind: the
@@ -330,7 +328,15 @@ record_smoke() {
     CLAUDE_PROJECT_DIR=$1 bash -c '. "$1" && aiup_open_project && aiup_record_smoke' _ "$here/lib.sh"
 }
 
-state() { printf '%s/aiup-%s\n' "$(g rev-parse --absolute-git-dir)" "$1"; }
+# A state file of the hooks in PROJECT. A plain .git directory is the git dir; a worktree
+# (.git is a file) asks git.
+state() {
+    if [ -d "$PROJECT/.git" ]; then
+        printf '%s/.git/aiup-%s\n' "$PROJECT" "$1"
+    else
+        printf '%s/aiup-%s\n' "$(g rev-parse --absolute-git-dir)" "$1"
+    fi
+}
 marker() { printf '%s/%s\n' "$(state coverage-checked)" "$1"; }
 
 # --- settings.json ----------------------------------------------------------------------
@@ -501,6 +507,13 @@ group_evidence() {
     bash_call "./mvnw -q test -Dgroups=sensor"
     stop
     blocks "a report cut off before </testsuite> blocks, green counts or not"
+
+    scenario nul-byte
+    edit "$SRC"
+    sensor_run
+    printf '\0' >>"$PROJECT/$(aiup_report_path UseCaseTraceabilityTest)"
+    stop
+    blocks "a report with a NUL byte is no Surefire report and blocks"
 
     scenario stale
     sensor_run
