@@ -79,6 +79,25 @@ SESSIONS: dict[str, list[Call]] = {
         _c("stop", "Done: NOTES.md has the line."),
         _c("stop", "Done: NOTES.md has the line."),
     ],
+    # Tools beside Edit, Write and Bash: a Read that runs (the match-all PostToolUse group runs
+    # for it), a Read of a missing file (PostToolUseFailure), and Grep, Glob and MultiEdit,
+    # which the pinned client does not offer: "No such tool available", and no hook runs.
+    "other-tools": [
+        _c("prompt", "Which status has UC-005?"),
+        _c("tool", "Read", {"file_path": UC5}),
+        _c("tool", "Grep", {"pattern": "Status", "path": "docs"}),
+        _c("tool", "Glob", {"pattern": "docs/**/*.md"}),
+        _c(
+            "tool",
+            "MultiEdit",
+            {
+                "file_path": UC5,
+                "edits": [{"old_string": APPROVED, "new_string": DONE}],
+            },
+        ),
+        _c("tool", "Read", {"file_path": "docs/no-such-file.md"}),
+        _c("stop", "UC-005 is Approved."),
+    ],
     # Only the audit: a subagent run that ends normally, then the stop.
     "audit-only": [
         _c("prompt", "Is UC-005 covered?"),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from harness.claude.runner import HookRun
 from harness.claude.session import PayloadSink, Session, StepOutcome
@@ -60,6 +60,8 @@ class ScriptedSession(Protocol):
         timeout: float | None = None,
         description: str = "",
     ) -> StepOutcome: ...
+
+    def tool(self, name: str, tool_input: dict[str, Any]) -> StepOutcome: ...
 
     def subagent_stop(
         self,

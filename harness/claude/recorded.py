@@ -29,7 +29,7 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -39,6 +39,11 @@ from harness.claude.client.install import PINNED_VERSION
 from harness.errors import HarnessError
 
 TEXT_CAP = 4000  # characters of a prompt, result or feedback kept in the timeline
+# Entries (prompts, tool calls, stops) a timeline extract keeps; a longer session's extract
+# leaves the rest out and says so (Timeline.to_json). It goes into progress and to the trainer.
+EXTRACT_ENTRY_CAP = 500
+# Tools whose calls change the workspace: an extract keeps them before the read-only ones.
+CHANGING_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit", "Bash"})
 _HEAD_BYTES = 2_000_000  # how far into a file the finder looks for its cwd
 KNOWN_TYPES = frozenset(
     {
@@ -281,11 +286,18 @@ class Timeline:
     decisions: list[HookDecision] = field(default_factory=list)
     lines: int = 0
     not_json: list[int] = field(default_factory=list)  # lines skipped as unreadable
+    too_deep: list[int] = field(default_factory=list)  # JSON nested too deep to read; skipped
     truncated_last_line: bool = False
     other_types: dict[str, int] = field(default_factory=dict)  # unknown line types, counted
     # Hook Lab's scripted model answers with message ids msg_scripted_N (client/api.py): a
     # session whose every answer has one was played by Hook Lab, not by a person with a model.
     scripted_model: bool = False
+    # A timeline read back from a capped extract: what the extract left out, and the whole
+    # session's counts (from_extract).
+    left_out: int = 0
+    changing_left_out: int = 0
+    decisions_left_out: int = 0
+    recorded_counts: dict[str, int] = field(default_factory=dict)
 
     @property
     def prompts(self) -> list[Prompt]:
@@ -331,33 +343,141 @@ class Timeline:
         if bad:
             shown = ", ".join(str(n) for n in bad[:5]) + (" …" if len(bad) > 5 else "")
             said.append(f"{len(bad)} lines are not JSON objects (line {shown}); skipped")
+        if self.too_deep:
+            shown = ", ".join(str(n) for n in self.too_deep[:5])
+            said.append(
+                f"{len(self.too_deep)} lines are JSON nested too deep to read (line {shown}); "
+                "skipped"
+            )
         if self.other_types:
             kinds = ", ".join(f"{k} ×{v}" for k, v in sorted(self.other_types.items())[:8])
             said.append(f"line types Hook Lab does not know, skipped: {kinds}")
         return said
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, keep: Collection[int] = ()) -> dict[str, Any]:
         """The extract: tool calls, verdicts and texts, capped. Never the raw lines, the API
-        requests or the environment attachments."""
-        return {
+        requests or the environment attachments.
+
+        A session of more than ``EXTRACT_ENTRY_CAP`` entries keeps that many: the entries at
+        the indexes in ``keep`` (those a step's expectations matched) always, then the stops,
+        then the calls that change the workspace, then the rest, each group in order. The extract
+        then says so: ``left_out`` counts what is missing, each kept entry names its
+        ``index`` in the whole session, and ``counts`` are the whole session's."""
+        chosen = _chosen(self.entries, keep)
+        capped = len(chosen) < len(self.entries)
+        entries = []
+        for index in chosen:
+            entry = self.entries[index]
+            shown = (
+                {"kind": "prompt", "line": entry.line, "text": _cap(entry.text)}
+                if isinstance(entry, Prompt)
+                else entry.to_json()
+            )
+            if capped:
+                shown["index"] = index
+            entries.append(shown)
+        decisions = [d.to_json() for d in _decisions_for(self, chosen, capped)]
+        data: dict[str, Any] = {
             "session_id": self.session_id,
             "cwd": self.cwd,
             "client_version": self.client_version,
             "started": self.started.isoformat() if self.started else None,
             "scripted_model": self.scripted_model,
-            "entries": [
-                {"kind": "prompt", "line": e.line, "text": _cap(e.text)}
-                if isinstance(e, Prompt)
-                else e.to_json()
-                for e in self.entries
-            ],
-            "decisions": [d.to_json() for d in self.decisions],
+            "entries": entries,
+            "decisions": decisions,
             "warnings": self.warnings,
         }
+        if capped or self.left_out:
+            data["counts"] = self.counts if not self.left_out else self.recorded_counts
+            left = set(range(len(self.entries))) - set(chosen)
+            data["left_out"] = {
+                "entries": self.left_out or len(left),
+                # calls that change the workspace left out too (only past the cap's room for
+                # them): a replay of the extract then cannot rebuild the session's states
+                "workspace_changing": self.changing_left_out
+                or sum(1 for i in left if _workspace_changing(self.entries[i])),
+                "decisions": self.decisions_left_out or len(self.decisions) - len(decisions),
+                "cap": EXTRACT_ENTRY_CAP,
+                "kept": "the entries the step's expectations matched, then the stops, then the "
+                "calls that change the workspace, then the rest, in order",
+            }
+            data["warnings"] = [*data["warnings"], left_out_warning(data)]
+        return data
 
-    def digest(self) -> str:
+    @property
+    def counts(self) -> dict[str, int]:
+        """How many of each the whole session holds."""
+        return {
+            "entries": len(self.entries),
+            "prompts": len(self.prompts),
+            "tool_calls": len(self.tool_calls),
+            "stops": len(self.stops),
+            "blocked_stops": len(self.blocked_stops),
+            "subagents": len(self.subagents),
+            "decisions": len(self.decisions),
+        }
+
+    def digest(self, keep: Collection[int] = ()) -> str:
         """A digest of the extract, for progress records: the same session gives the same one."""
-        return extract_digest(self.to_json())
+        return extract_digest(self.to_json(keep))
+
+
+def _workspace_changing(entry: Entry) -> bool:
+    if isinstance(entry, StopAttempt):
+        return True
+    return isinstance(entry, ToolCall) and (
+        entry.subagent is not None or entry.name in CHANGING_TOOLS
+    )
+
+
+def _chosen(entries: list[Entry], keep: Collection[int]) -> list[int]:
+    """The indexes of the entries an extract keeps, in order (see ``Timeline.to_json``)."""
+    if len(entries) <= EXTRACT_ENTRY_CAP:
+        return list(range(len(entries)))
+    chosen = {i for i in keep if 0 <= i < len(entries)}
+    for tier in ("stops", "changing", "rest"):
+        for index, entry in enumerate(entries):
+            if len(chosen) >= EXTRACT_ENTRY_CAP:
+                return sorted(chosen)
+            stop = isinstance(entry, StopAttempt)
+            changing = _workspace_changing(entry) and not stop
+            if {"stops": stop, "changing": changing, "rest": not (stop or changing)}[tier]:
+                chosen.add(index)
+    return sorted(chosen)
+
+
+def _decisions_for(timeline: Timeline, chosen: list[int], capped: bool) -> list[HookDecision]:
+    """The hook decisions an extract keeps: all of them, or, when entries were left out,
+    those about the kept entries, at most ``EXTRACT_ENTRY_CAP``."""
+    if not capped:
+        return timeline.decisions
+    use_ids, lines = set(), set()
+    for index in chosen:
+        entry = timeline.entries[index]
+        if isinstance(entry, ToolCall):
+            use_ids.add(entry.use_id)
+            lines.add(entry.result_line)
+        elif isinstance(entry, StopAttempt):
+            lines.update((entry.line, entry.decided_line))
+    kept = [
+        d
+        for d in timeline.decisions
+        if (d.tool_use_id and d.tool_use_id in use_ids) or d.line in lines
+    ]
+    return kept[:EXTRACT_ENTRY_CAP]
+
+
+def left_out_warning(extract: Mapping[str, Any]) -> str:
+    """What an extract that left entries out says about it (in its warnings, and to a
+    trainer)."""
+    left = extract.get("left_out")
+    counts = extract.get("counts")
+    if not isinstance(left, Mapping) or not isinstance(counts, Mapping):
+        return ""
+    return (
+        f"{left.get('entries')} of the session's {counts.get('entries')} entries were left out "
+        f"of this extract (it keeps {left.get('cap')}: {left.get('kept')})"
+    )
 
 
 def extract_digest(extract: Mapping[str, Any]) -> str:
@@ -376,6 +496,14 @@ def from_extract(extract: Mapping[str, Any], path: Path) -> Timeline:
     t.client_version = str(extract.get("client_version") or "")
     t.started = parse_time(str(extract.get("started") or ""))
     t.scripted_model = extract.get("scripted_model") is True
+    left = extract.get("left_out")
+    if isinstance(left, Mapping):
+        t.left_out = _count(left.get("entries"))
+        t.decisions_left_out = _count(left.get("decisions"))
+        t.changing_left_out = _count(left.get("workspace_changing"))
+        counts = extract.get("counts")
+        if isinstance(counts, Mapping):
+            t.recorded_counts = {str(k): _count(v) for k, v in counts.items()}
     entries = extract.get("entries")
     for raw in entries if isinstance(entries, list) else []:
         if not isinstance(raw, dict):
@@ -395,6 +523,10 @@ def from_extract(extract: Mapping[str, Any], path: Path) -> Timeline:
         elif kind == "tool":
             t.entries.append(_call_from_extract(raw, line))
     return t
+
+
+def _count(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
 def _call_from_extract(raw: Mapping[str, Any], line: int) -> ToolCall:
@@ -441,7 +573,7 @@ def _json_object(raw: bytes) -> dict[str, Any] | None:
     """The line as a JSON object, or None for anything else (a torn line, an array)."""
     try:
         entry = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError):
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
         return None
     return entry if isinstance(entry, dict) else None
 
@@ -465,6 +597,12 @@ def read_session(path: Path | str) -> Timeline:
                 continue
             try:
                 entry = json.loads(raw)
+            except RecursionError:
+                # Nested past Python's stack: the pinned client writes no such line (a hook's
+                # deep JSON is kept as a string), and a value this deep could not be written
+                # into an extract or a replay either, so the line is skipped and named.
+                timeline.too_deep.append(number)
+                continue
             except (json.JSONDecodeError, UnicodeDecodeError):
                 timeline.not_json.append(number)
                 if not complete:
@@ -484,6 +622,12 @@ def read_session(path: Path | str) -> Timeline:
         raise RecordedSessionError(
             f"{path}: the transcript is empty",
             fix="a session writes its transcript as it goes: ask Claude something first",
+        )
+    if parsed == 0 and timeline.too_deep:
+        raise RecordedSessionError(
+            f"{path}: every line is JSON nested too deep to read "
+            f"(line {timeline.too_deep[0]} and on)",
+            fix="name a session file the client wrote (one JSON object a line)",
         )
     if parsed == 0:
         raise RecordedSessionError(

@@ -4,7 +4,8 @@
     auto_approve = false      # say yes when a hook or rule asks
 
     [[step]]
-    do = "edit"               # session_start | prompt | edit | write | bash | subagent_stop | stop
+    do = "edit"               # session_start | prompt | edit | write | bash | tool
+                              # | subagent_stop | stop
     file = "docs/use_cases/UC-005-add-visit.md"
     old = "**Status:** Approved"
     new = "**Status:** Done"
@@ -59,6 +60,10 @@ ACTIONS: dict[str, tuple[Field, ...]] = {
             doc="seconds before the command is cut off (Claude Code allows up to 600)",
         ),
         Field("description", str, doc="what the command is for"),
+    ),
+    "tool": (
+        Field("tool", str, required=True, doc="any other tool, e.g. Read (as the model names it)"),
+        Field("input", dict, default={}, doc="its input, as the model sends it"),
     ),
     "subagent_stop": (
         Field("agent_type", str, required=True, doc="the subagent, e.g. reviewer"),
@@ -182,6 +187,7 @@ def _action(session: ScriptedSession, step: ScenarioStep) -> Callable[[], StepOu
             timeout=a.get("timeout"),
             description=a.get("description", ""),
         ),
+        "tool": lambda: session.tool(a["tool"], a.get("input", {})),
         "subagent_stop": lambda: session.subagent_stop(
             a["agent_type"],
             a["prompt"],

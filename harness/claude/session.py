@@ -33,16 +33,20 @@ from harness.claude.runner import HookRun, cap
 from harness.claude.sensitive import is_sensitive, sensitive_write
 from harness.claude.settings import Settings, load_settings
 from harness.claude.tools import (
+    CLIENT_TOOLS,
     DEFAULT_BASH_TIMEOUT,
     MAX_BASH_TIMEOUT,
     BackgroundShell,
     ToolError,
     apply_edit,
+    apply_read,
     apply_write,
     check_edit,
     edit_input,
+    no_such_tool,
     run_bash,
     start_background,
+    with_absolute_path,
 )
 from harness.claude.transcript import Transcript, write_agent_transcript
 from harness.claude.vocabulary import Outcome, Permission
@@ -528,6 +532,32 @@ class Session(SessionSteps):
 
         return self._tool("bash", command, "Bash", tool_input, check=None, run=run)
 
+    def tool(self, name: str, tool_input: dict[str, Any]) -> StepOutcome:
+        """Any other tool call, as the model makes it. Read runs; a tool the pinned client
+        does not offer (Grep, Glob, MultiEdit, …) fails there before any hook, and so here."""
+        tool_input = with_absolute_path(tool_input, self.cwd)
+        if name not in CLIENT_TOOLS:
+            use_id = "toolu_" + secrets.token_hex(12)
+            self.transcript.tool_use(use_id, name, tool_input)
+            refused = self._refuse("tool", name, use_id, input_rejected(no_such_tool(name)))
+            return self._record(refused)
+        if name != "Read":
+            raise HarnessError(
+                f"the emulator does not play the {name} tool",
+                fix="play the session on the real client (--engine claude-code)",
+            )
+
+        def run(given: dict[str, Any]) -> tuple[dict[str, Any], str, bool]:
+            offset, limit = given.get("offset"), given.get("limit")
+            return apply_read(
+                self._path(str(given.get("file_path", ""))),
+                self.cwd,
+                offset if isinstance(offset, int) else None,
+                limit if isinstance(limit, int) else None,
+            )
+
+        return self._tool("tool", name, name, dict(tool_input), check=None, run=run)
+
     def _tool(
         self,
         do: str,
@@ -560,7 +590,7 @@ class Session(SessionSteps):
         problems = tuple(input_problems(name, rewritten)) if rewritten is not None else ()
         error = ""
         if rewritten is not None and not problems:
-            tool_input = rewritten
+            tool_input = schema_keys(name, rewritten)
             error = _input_error(check, tool_input) if check is not None else ""
         said = HookSay(
             pre.stopped,
@@ -694,7 +724,8 @@ def _input_error(check: Callable[[dict[str, Any]], None], tool_input: dict[str, 
     return ""
 
 
-# The parameters each simulated tool requires, and their JSON types (the client's schemas).
+# The parameters of each simulated tool, their JSON types and whether they are required: the
+# input schemas the pinned client (2.1.332) sends the model (its api-request-shape lines).
 TOOL_SCHEMAS: dict[str, dict[str, tuple[type, bool]]] = {
     "Write": {"file_path": (str, True), "content": (str, True)},
     "Edit": {
@@ -708,9 +739,28 @@ TOOL_SCHEMAS: dict[str, dict[str, tuple[type, bool]]] = {
         "description": (str, False),
         "run_in_background": (bool, False),
         "timeout": (int, False),
+        "dangerouslyDisableSandbox": (bool, False),
+    },
+    "Read": {
+        "file_path": (str, True),
+        "offset": (int, False),
+        "limit": (int, False),
+        "pages": (str, False),
+        "allow_large": (bool, False),
     },
 }
 _JSON_TYPE_NAMES = {str: "string", bool: "boolean", int: "number", float: "number"}
+
+
+def schema_keys(tool: str, given: dict[str, Any]) -> dict[str, Any]:
+    """A valid rewritten input as the tool runs with it: only the parameters its schema
+    declares. The pinned client drops the others (a hook's updatedInput with an extra field,
+    even one nested 100,000 levels deep, runs without it: PostToolUse does not see it;
+    tests/differential/cases/updated-input-deep-*.toml), so nothing deep is passed on."""
+    schema = TOOL_SCHEMAS.get(tool)
+    if schema is None:
+        return given
+    return {key: value for key, value in given.items() if key in schema}
 
 
 def input_problems(tool: str, given: dict[str, Any]) -> list[str]:

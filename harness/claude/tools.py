@@ -1,4 +1,4 @@
-"""The scripted agent's tools, acting on the real workspace: Edit, Write, Bash.
+"""The scripted agent's tools, acting on the real workspace: Edit, Write, Bash, Read.
 
 Edit checks its input before any hook runs (as Claude Code validates tool input before
 PreToolUse), so an edit whose ``old_string`` is missing or ambiguous fails without hooks and
@@ -91,6 +91,88 @@ def apply_write(path: Path, content: str) -> dict[str, Any]:
         "content": content,
         "structuredPatch": [],
     }
+
+
+# The tools the pinned client (2.1.332) offers the model, as its API requests list them (with
+# the deferred ones). Asked for another, such as Grep, Glob or MultiEdit, it answers "No such
+# tool available" and runs no hook (observed with the scripted model, tests/recorded_sessions).
+CLIENT_TOOLS = frozenset(
+    {
+        "Agent",
+        "AskUserQuestion",
+        "Bash",
+        "Edit",
+        "ListAgents",
+        "Read",
+        "ReportFindings",
+        "ScheduleWakeup",
+        "Skill",
+        "ToolSearch",
+        "Workflow",
+        "Write",
+        "CronCreate",
+        "CronDelete",
+        "CronList",
+        "EnterPlanMode",
+        "EnterWorktree",
+        "ExitPlanMode",
+        "ExitWorktree",
+        "Monitor",
+        "NotebookEdit",
+        "SendMessage",
+        "TaskStop",
+        "WebFetch",
+        "WebSearch",
+    }
+)
+# The pinned client's hint after "No such tool available: NAME." for the tools it points to Bash.
+_NO_TOOL_HINTS = {
+    "Grep": "Grep is not available in this session \u2014 search file contents with `grep` "
+    "via the Bash tool instead.",
+    "Glob": "Glob is not available in this session \u2014 find files with `find` via the Bash "
+    "tool instead.",
+}
+
+
+def with_absolute_path(tool_input: Mapping[str, Any], cwd: Path) -> dict[str, Any]:
+    """The input with a relative ``file_path`` made absolute from ``cwd``, as the model sends
+    it (a scenario names files from the project)."""
+    given = dict(tool_input)
+    if isinstance(given.get("file_path"), str):
+        given["file_path"] = os.path.abspath(cwd / given["file_path"])
+    return given
+
+
+def no_such_tool(name: str) -> str:
+    """The pinned client's answer to a tool it does not offer (the tool_use_error's text)."""
+    hint = _NO_TOOL_HINTS.get(name)
+    return f"Error: No such tool available: {name}" + (f". {hint}" if hint else "")
+
+
+def apply_read(
+    path: Path, cwd: Path, offset: int | None = None, limit: int | None = None
+) -> tuple[dict[str, Any], str, bool]:
+    """Read as the pinned client answers it: each line numbered (``N\\tLINE``), and the
+    response PostToolUse is given; a missing file is a failed call (PostToolUseFailure)."""
+    if not path.is_file():
+        text = f"File does not exist. Note: your current working directory is {cwd}."
+        return {}, text, True
+    content = path.read_text(encoding="utf-8", errors="replace")
+    lines = content.split("\n")
+    start = max(offset or 1, 1)
+    shown = lines[start - 1 : start - 1 + limit if limit else None]
+    numbered = "\n".join(f"{start + n}\t{line}" for n, line in enumerate(shown))
+    response = {
+        "type": "text",
+        "file": {
+            "filePath": str(path),
+            "content": "\n".join(shown),
+            "numLines": len(shown),
+            "startLine": start,
+            "totalLines": len(lines),
+        },
+    }
+    return response, numbered, False
 
 
 @dataclass(frozen=True)

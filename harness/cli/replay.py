@@ -27,8 +27,11 @@ divergence is named; exit status 1 when any verdict differs.
 
 --engine emulator (default) plays the calls as scenario steps on Hook Lab's emulator;
 claude-code plays them on the real, pinned client, the scripted model answering with the
-recorded turns; both does the two. Edit, Write, Bash and the Agent tool are replayed; other
-tools (Read, Grep, ...) are listed and not compared."""
+recorded turns; both does the two. Every tool call gets a row. Edit, Write, Bash, Read and
+Agent calls are played, and so are calls of tools the pinned client does not offer (Grep, Glob,
+MultiEdit: refused before any hook, on both engines as on the client); a row whose call no hook
+ran for says so. The client's other tools (AskUserQuestion, Skill, ...) are not played: their
+row says so, and whether a hook selects them."""
 
 
 def add_parser(subparsers: Any) -> None:

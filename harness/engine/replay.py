@@ -1,12 +1,15 @@
 """Replay a recorded session: its tool calls and stops against the workspace's hooks as they
 are now, in a throwaway copy of the workspace at the session's start state.
 
-The timeline (harness/claude/recorded.py) becomes scenario steps: prompts, Edit, Write, Bash,
-the Agent tool (a subagent that ends with its recorded last message) and stops. Both engines
-play them through the one session interface: on the emulator as a scenario, on the real client
-as the scripted model's turns, each answer the recorded one. Every tool call and stop gets a
-row: the recorded verdict beside the replayed one. Tools the session interface cannot play
-(Read, Grep, …) get a row that says so and are not compared.
+The timeline (harness/claude/recorded.py) becomes scenario steps: prompts, tool calls (Edit,
+Write and Bash as their own steps, the Agent tool as a subagent that ends with its recorded
+last message, Read and the tools the pinned client does not offer, Grep, Glob, MultiEdit…, as a
+``tool`` step; the client's other tools, AskUserQuestion, Skill…, are not played) and stops.
+Both engines play them through the one session interface: on the emulator as a scenario, on
+the real client as the scripted model's turns, each answer the recorded one. Every tool call
+and stop gets a row: the recorded verdict beside the replayed one. A call no hook ran for says
+so in its row (the hooks cannot change it); a call an engine cannot play says why in its row,
+and is not compared on that engine.
 """
 
 from __future__ import annotations
@@ -15,12 +18,13 @@ import contextlib
 import os
 import shutil
 import subprocess
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from harness.claude.engines import CLAUDE_CODE, EMULATOR, open_session, resolve_engine
+from harness.claude.events import Event
 from harness.claude.recorded import (
     Prompt,
     StopAttempt,
@@ -30,10 +34,17 @@ from harness.claude.recorded import (
 )
 from harness.claude.scenario import ScenarioStep, run_step
 from harness.claude.session import StepOutcome
+from harness.claude.settings import Settings, load_settings
+from harness.claude.tools import CLIENT_TOOLS
 from harness.engine.sandbox import sandbox_copy
 from harness.errors import HarnessError
 
-PLAYABLE = ("Edit", "Write", "Bash")
+# A call no hook ran for on any engine (no matcher selects it, or the tool or client refused
+# it first): its verdict is the tool's or the client's own, not the hooks'.
+# The tools a replay plays; any tool the pinned client does not offer is played too (both
+# engines answer "No such tool available", before any hook).
+REPLAYED_TOOLS = frozenset({"Edit", "Write", "Bash", "Read", "Agent", "Task"})
+NO_HOOK_RAN = "no hook ran for this call: its verdict is not the hooks'"
 
 
 @dataclass
@@ -47,14 +58,29 @@ class ReplayRow:
     recorded: str
     replayed: dict[str, str] = field(default_factory=dict)
     feedback: dict[str, str] = field(default_factory=dict)
-    note: str = ""
+    note: str = ""  # what the row's reader should know (no hook ran, no result, …)
+    compared: bool = True  # False: the recording has no verdict to compare (no result)
+    unplayed: set[str] = field(default_factory=set)  # engines that could not play the call
+    hooks_ran: dict[str, bool] = field(default_factory=dict)
 
-    @property
-    def compared(self) -> bool:
-        return self.note == ""
+    def compared_on(self, engine: str) -> bool:
+        return self.compared and engine not in self.unplayed and engine in self.replayed
 
     def differs(self, engine: str) -> bool:
-        return self.compared and self.replayed.get(engine, self.recorded) != self.recorded
+        return self.compared_on(engine) and self.replayed[engine] != self.recorded
+
+    def played(self, engine: str, verdict: str, feedback: str, hooks_ran: bool) -> None:
+        self.replayed[engine] = verdict
+        self.feedback[engine] = feedback[:2000]
+        self.hooks_ran[engine] = hooks_ran
+        if self.kind == "tool" and not self.note and not any(self.hooks_ran.values()):
+            self.note = NO_HOOK_RAN
+        elif self.note == NO_HOOK_RAN and hooks_ran:
+            self.note = ""
+
+    def not_played(self, engine: str, why: str) -> None:
+        self.replayed[engine] = f"not played: {why}"[:200]
+        self.unplayed.add(engine)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -64,7 +90,11 @@ class ReplayRow:
             "what": self.what,
             "recorded": self.recorded,
             "replayed": dict(self.replayed),
-            "agrees": {engine: not self.differs(engine) for engine in self.replayed},
+            "agrees": {
+                engine: (not self.differs(engine)) if self.compared_on(engine) else None
+                for engine in self.replayed
+            },
+            "compared": self.compared,
             "note": self.note,
         }
 
@@ -76,8 +106,16 @@ class ReplayReport:
     start: str  # the commit the copy started from
     rows: list[ReplayRow] = field(default_factory=list)
 
-    def divergences(self) -> list[tuple[ReplayRow, str]]:
-        return [(row, e) for row in self.rows for e in self.engines if row.differs(e)]
+    def divergences(self, only_lines: Collection[int] | None = None) -> list[tuple[ReplayRow, str]]:
+        """Each row and engine whose verdict differs; with ``only_lines``, only the rows at
+        those transcript lines."""
+        return [
+            (row, e)
+            for row in self.rows
+            if only_lines is None or row.line in only_lines
+            for e in self.engines
+            if row.differs(e)
+        ]
 
     @property
     def first_divergence(self) -> tuple[ReplayRow, str] | None:
@@ -88,11 +126,11 @@ class ReplayReport:
     def agrees(self) -> bool:
         return not self.divergences()
 
-    def describe_divergence(self) -> str:
-        first = self.first_divergence
-        if first is None:
+    def describe_divergence(self, only_lines: Collection[int] | None = None) -> str:
+        found = self.divergences(only_lines)
+        if not found:
             return ""
-        row, engine = first
+        row, engine = found[0]
         return (
             f"transcript line {row.line} ({row.what}): recorded {row.recorded!r}, "
             f"replayed on the {engine} {row.replayed[engine]!r}"
@@ -143,9 +181,11 @@ def _what(call: ToolCall, cwd: str) -> str:
     return f"{call.name} {detail}".strip()[:120]
 
 
-def plan(timeline: Timeline, copy_root: Path) -> list[_Planned]:
-    """The recorded session as scenario steps, with a row per tool call and stop."""
+def plan(timeline: Timeline, copy_root: Path, settings: Settings | None = None) -> list[_Planned]:
+    """The recorded session as scenario steps, with a row per tool call and stop. ``settings``:
+    the hooks the copy has, to say of a call Hook Lab does not play whether a hook selects it."""
     cwd = timeline.cwd
+    hooks = settings or Settings()
     planned = [_Planned(ScenarioStep(1, "session_start", {"source": "startup"}), None)]
 
     def step(do: str, **args: Any) -> ScenarioStep:
@@ -165,9 +205,10 @@ def plan(timeline: Timeline, copy_root: Path) -> list[_Planned]:
         row = ReplayRow(rows, call.line, "tool", _what(call, cwd), call.verdict)
         if call.result_line is None:
             row.note = "the transcript has no result for this call"
+            row.compared = False
             planned.append(_Planned(None, row))
             continue
-        planned.append(_Planned(_call_step(call, cwd, copy_root, step, row), row))
+        planned.append(_Planned(_call_step(call, cwd, copy_root, hooks, step, row), row))
     return planned
 
 
@@ -175,6 +216,7 @@ def _call_step(
     call: ToolCall,
     cwd: str,
     copy_root: Path,
+    hooks: Settings,
     step: Callable[..., ScenarioStep],
     row: ReplayRow,
 ) -> ScenarioStep | None:
@@ -188,9 +230,8 @@ def _call_step(
             last_message=run.last_message or "Done.",
             stop_reason=run.stop_reason or "end_turn",
         )
-    if call.name not in PLAYABLE:
-        row.note = f"{call.name} is not replayed (Hook Lab plays Edit, Write, Bash and Agent)"
-        return None
+    if call.name not in ("Edit", "Write", "Bash"):
+        return _other_tool_step(call, cwd, hooks, step, row)
     if call.name == "Bash":
         command = str(i.get("command", ""))
         if cwd:
@@ -216,6 +257,42 @@ def _call_step(
             replace_all=i.get("replace_all") is True,
         )
     return step("write", file=file, content=str(i.get("content", "")))
+
+
+def _selected_by(hooks: Settings, tool: str) -> list[str]:
+    """The tool events whose hooks a call of ``tool`` would run."""
+    events = (Event.PRE_TOOL_USE, Event.POST_TOOL_USE, Event.POST_TOOL_USE_FAILURE)
+    return [e.value for e in events if hooks.commands_for(e, tool)]
+
+
+def _other_tool_step(
+    call: ToolCall,
+    cwd: str,
+    hooks: Settings,
+    step: Callable[..., ScenarioStep],
+    row: ReplayRow,
+) -> ScenarioStep | None:
+    """Read, Grep, MultiEdit or any other tool, with its recorded input; a path inside the
+    recorded workspace is made relative, so it names the same file in the copy. A tool the
+    client offers but Hook Lab does not play (AskUserQuestion, Skill, …: they ask the user or
+    the model more than a replay can answer) gets a row that says whether a hook selects it."""
+    if call.name in CLIENT_TOOLS and call.name not in REPLAYED_TOOLS:
+        selected = _selected_by(hooks, call.name)
+        row.note = f"Hook Lab does not replay {call.name}; " + (
+            f"a {', '.join(selected)} hook selects it, so the hooks could change it"
+            if selected
+            else "no hook's matcher selects it, so the hooks cannot change it"
+        )
+        return None
+    tool_input = dict(call.input)
+    path = tool_input.get("file_path")
+    if isinstance(path, str):
+        inner = _relative(path, cwd)
+        if inner is None:
+            row.note = "the file is outside the session's workspace: not replayed"
+            return None
+        tool_input["file_path"] = inner
+    return step("tool", tool=call.name, input=tool_input)
 
 
 def verdict_of(outcome: StepOutcome) -> str:
@@ -306,6 +383,13 @@ def start_state(root: Path, commit: str) -> Iterator[Path]:
 # -- playing -------------------------------------------------------------------------------
 
 
+def _settings(copy: Path) -> Settings:
+    try:
+        return load_settings(copy)
+    except HarnessError:
+        return Settings()  # settings the engines will refuse themselves, with their message
+
+
 def replay_engines(name: str) -> list[str]:
     if name == "both":
         return [EMULATOR, resolve_engine(CLAUDE_CODE)]
@@ -335,7 +419,7 @@ def replay(
     report = ReplayReport(timeline, engines, commit)
     for engine in engines:
         with start_state(workspace, commit) as copy:
-            steps = plan(timeline, copy)
+            steps = plan(timeline, copy, _settings(copy))
             if not report.rows:
                 report.rows = [p.row for p in steps if p.row is not None]
             by_number = {row.number: row for row in report.rows}
@@ -343,6 +427,8 @@ def replay(
             with open_session(engine, copy, cwd=cwd, auto_approve=True) as session:
                 for item in steps:
                     if item.step is None:
+                        if item.row is not None and item.row.compared:
+                            by_number[item.row.number].not_played(engine, item.row.note)
                         continue
                     try:
                         outcome = run_step(session, item.step).outcome
@@ -350,12 +436,15 @@ def replay(
                         if item.row is None:
                             raise
                         row = by_number[item.row.number]
-                        row.replayed[engine] = f"could not play: {exc.message}"[:200]
+                        if item.step.do == "tool":  # a tool this engine does not play
+                            row.not_played(engine, exc.message)
+                        else:
+                            row.replayed[engine] = f"could not play: {exc.message}"[:200]
                         continue
                     if item.row is not None:
                         row = by_number[item.row.number]
-                        row.replayed[engine] = verdict_of(outcome)
-                        row.feedback[engine] = outcome.feedback[:2000]
+                        ran = bool(outcome.hooks)
+                        row.played(engine, verdict_of(outcome), outcome.feedback, ran)
                         if on_row is not None:
                             on_row(row, engine)
     return report

@@ -113,6 +113,8 @@ def _live_record(results: Sequence[CheckResult]) -> dict[str, Any]:
         for key in ("session_id", "client_version", "timeline_digest", "scripted_model"):
             if result.details.get(key) is not None:
                 record[key] = result.details[key]
+        if result.details.get("timeline_left_out"):  # a long session's extract was capped
+            record["timeline_left_out"] = result.details["timeline_left_out"]
         return record
     return {}
 

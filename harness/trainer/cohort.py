@@ -59,6 +59,9 @@ class EvidenceMark:
     kind: str
     client_version: str | None = None
     session_id: str | None = None
+    # entries the claim's timeline extract left out (its cap, EXTRACT_ENTRY_CAP): a long
+    # session's; verify replays the rest and compares the verdicts the step rests on
+    left_out: int = 0
 
     @property
     def word(self) -> str:
@@ -70,7 +73,8 @@ class EvidenceMark:
         """live · 2.1.332, scripted, played · 2.1.332."""
         if self.kind == SCRIPTED or not self.client_version:
             return self.word
-        return f"{self.word} · {self.client_version}"
+        capped = f" · {self.left_out} entries left out" if self.left_out else ""
+        return f"{self.word} · {self.client_version}{capped}"
 
 
 def evidence_legend() -> list[tuple[str, str, str]]:
@@ -116,8 +120,12 @@ class Member:
             return None
         record = self.step_record(lab, step) or {}
         version, session = record.get("client_version"), record.get("session_id")
+        left_out = record.get("timeline_left_out")
         return EvidenceMark(
-            kind, str(version) if version else None, str(session) if session else None
+            kind,
+            str(version) if version else None,
+            str(session) if session else None,
+            left_out if isinstance(left_out, int) and not isinstance(left_out, bool) else 0,
         )
 
     def completed(self, lab: LabColumn) -> int:
@@ -301,6 +309,12 @@ class Cohort:
                         s.step: kind
                         for s in column.steps
                         if (kind := m.evidence_kind(column.id, s.step)) is not None
+                    },
+                    # live steps whose timeline extract left entries out: how many
+                    "timeline_left_out": {
+                        s.step: mark.left_out
+                        for s in column.steps
+                        if (mark := m.evidence(column.id, s.step)) is not None and mark.left_out
                     },
                 }
                 for column in self.labs

@@ -39,14 +39,17 @@ def render_replay(console: Console, report: ReplayReport) -> None:
     for row in report.rows:
         cells = [str(row.number), str(row.line), escape(row.what[:60]), escape(row.recorded)]
         for engine in report.engines:
-            if not row.compared:
-                cells.append(f"[dim]{escape(row.note)}[/]")
-                continue
             shown = escape(row.replayed.get(engine, "not played"))
-            cells.append(f"[red]{shown}[/]" if row.differs(engine) else f"[green]{shown}[/]")
+            if not row.compared_on(engine):
+                cells.append(f"[dim]{shown}[/]")
+            else:
+                cells.append(f"[red]{shown}[/]" if row.differs(engine) else f"[green]{shown}[/]")
         table.add_row(*cells)
     console.print(table)
-    compared = sum(1 for row in report.rows if row.compared)
+    for row in report.rows:  # below the table, so the verdicts keep their width
+        if row.note:
+            console.print(f"  [dim]#{row.number}: {escape(row.note)}[/]")
+    compared = sum(1 for row in report.rows if row.compared and not row.unplayed)
     if not report.rows:
         console.print("Nothing to replay: the session made no tool call and never stopped.")
     elif report.agrees:

@@ -379,3 +379,33 @@ def test_session_without_settings_file_is_a_clear_error(tmp_path: Path) -> None:
 
     with pytest.raises(HarnessError, match=r"settings\.json does not exist"):
         Session(tmp_path)
+
+
+def test_read_and_tools_the_client_lacks_answer_the_same_on_both_engines(
+    engine: str, project: HookProject, tmp_path: Path
+) -> None:
+    from harness.claude.engines import open_session
+
+    project.file("docs/uc.md", "# UC\n**Status:** Approved\n")
+    seen = tmp_path / "seen.jsonl"
+    project.hook("PostToolUse", f'cat >> "{seen}"; echo >> "{seen}"')
+    with open_session(engine, project.root, transcript_dir=tmp_path / "t") as session:
+        session.prompt("Look.")
+        read = session.tool("Read", {"file_path": "docs/uc.md"})
+        grep = session.tool("Grep", {"pattern": "Status"})
+        multi = session.tool("MultiEdit", {"file_path": "docs/uc.md", "edits": []})
+    assert (read.outcome, read.tool_ran) == ("allowed", True)
+    assert read.tool_result == "1\t# UC\n2\t**Status:** Approved\n3\t"  # as 2.1.332 numbers it
+    body = json.loads(seen.read_text().splitlines()[0])
+    assert body["tool_name"] == "Read"
+    assert body["tool_input"] == {"file_path": str(project.root / "docs/uc.md")}
+    assert body["tool_response"]["file"]["numLines"] == 3
+    assert grep.outcome == multi.outcome == "error"
+    assert grep.feedback.startswith("<tool_use_error>Error: No such tool available: Grep.")
+    assert (
+        multi.feedback
+        == "<tool_use_error>Error: No such tool available: MultiEdit</tool_use_error>"
+    )
+    assert (
+        len([x for x in seen.read_text().splitlines() if x.strip()]) == 1
+    )  # only Read's: none ran for Grep, MultiEdit

@@ -9,9 +9,12 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
+
 from harness.claude.client.install import PINNED_VERSION
 from harness.claude.recorded import (
     Prompt,
+    RecordedSessionError,
     StopAttempt,
     ToolCall,
     config_root,
@@ -209,3 +212,71 @@ def test_hook_names_from_the_clients_messages() -> None:
     )
     assert hooks_in_feedback(said) == ["check-spec-status.sh"]
     assert hooks_in_feedback("nothing to see") == []
+
+
+def test_an_extract_past_the_cap_keeps_the_matched_entries_and_counts_the_rest() -> None:
+    # A generated timeline: the size is the point, and no real session of this many calls
+    # can be played in a test (tests/trainer/test_live_verify_capped.py pads a real one).
+    from harness.claude.recorded import (
+        EXTRACT_ENTRY_CAP,
+        Prompt,
+        StopAttempt,
+        Timeline,
+        ToolCall,
+        from_extract,
+    )
+
+    timeline = Timeline(path=Path("generated.jsonl"), session_id="s")
+    timeline.entries.append(Prompt(1, "go"))
+    for n in range(1_200):  # reads and commands: the commands are kept before the reads
+        name, tool_input = (
+            ("Read", {"file_path": f"f{n}"}) if n % 2 else ("Bash", {"command": "ls"})
+        )
+        timeline.entries.append(ToolCall(2 + n, f"toolu_{n}", name, tool_input, result_line=3 + n))
+    timeline.entries.append(StopAttempt(5_000, "done"))
+    matched = [1, 1_000, 1_001]  # a read deep in the session, among what a step matched
+    small = Timeline(path=Path("small.jsonl"), entries=timeline.entries[:10])
+    assert "left_out" not in small.to_json() and "index" not in small.to_json()["entries"][0]
+
+    extract = timeline.to_json(matched)
+    kept = [e["index"] for e in extract["entries"]]
+    assert len(kept) == EXTRACT_ENTRY_CAP and kept == sorted(kept)
+    assert set(matched) | {len(timeline.entries) - 1} <= set(kept)  # and the stop
+    assert extract["counts"]["entries"] == len(timeline.entries) == 1_202
+    assert extract["left_out"]["entries"] == 1_202 - EXTRACT_ENTRY_CAP
+    # the stop, then the commands fill the room the matched leave: 102 of 600 left out
+    assert extract["left_out"]["workspace_changing"] == 102
+    assert "702 of the session's 1202 entries were left out" in extract["warnings"][-1]
+    assert timeline.digest(matched) != timeline.digest()  # the kept entries decide the digest
+    back = from_extract(extract, Path("x"))
+    assert (back.left_out, back.changing_left_out) == (702, 102)
+    assert back.to_json()["left_out"]["entries"] == 702  # a re-read extract still says so
+
+
+def test_a_line_nested_100000_levels_deep_is_skipped_and_named(
+    recorded: Recorded, tmp_path: Path
+) -> None:
+    # The pinned client keeps a hook's deep JSON as a string (tests/differential cases
+    # updated-input-deep-*), so a line this deep is hand-made or another version's: read as
+    # far as it goes, never a RecursionError, and the extract of what was read serialises.
+    import json
+
+    played = recorded("no-audit")
+    path = copy_session(played, tmp_path)
+    deep = '{"a":' * 100_000 + "1" + "}" * 100_000
+    text = path.read_text().splitlines()
+    text.insert(
+        4,
+        '{"type": "assistant", "message": {"content": [{"type": "tool_use", '
+        '"id": "toolu_deep", "name": "Write", "input": {"x": ' + deep + "}}]}}",
+    )
+    path.write_text("\n".join(text) + "\n")
+    t = read_session(path)
+    assert t.too_deep == [5]
+    assert any("nested too deep to read (line 5)" in w for w in t.warnings)
+    assert [c.verdict for c in t.tool_calls] == ["refused by guard-spec-status.sh"] * 2
+    assert json.loads(json.dumps(t.to_json()))["session_id"] == t.session_id
+    only_deep = tmp_path / "deep.jsonl"
+    only_deep.write_text(deep + "\n")
+    with pytest.raises(RecordedSessionError, match="nested too deep"):
+        read_session(only_deep)

@@ -4,6 +4,7 @@ matched. Each test points CLAUDE_CONFIG_DIR at its own directory (a participant'
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 from typing import Any
@@ -73,15 +74,15 @@ def test_a_refusal_edited_to_look_accepted_fails_by_replay_naming_the_line(
     assert done.code == 1, done
     result = _live(data)
     assert "does not replay" in result["message"]
-    # the row is the Edit's tool_use line, the line before the edited result
-    edit_line = (
-        line
-        - 1
-        - sum(
-            1
-            for entry in tampered.read_text().splitlines()[: line - 1][-3:]
-            if '"tool_use"' not in entry
-        )
+    # the row is the Edit's tool_use line: the assistant line whose tool_use the edited result
+    # answers (other lines, attachments, may stand between the two)
+    entries = [json.loads(text) for text in tampered.read_text().splitlines()]
+    answered = entries[line - 1]["message"]["content"][0]["tool_use_id"]
+    edit_line = next(
+        number
+        for number, entry in enumerate(entries, start=1)
+        if entry.get("type") == "assistant"
+        and any(b.get("id") == answered for b in entry["message"]["content"])
     )
     assert f"transcript line {edit_line} " in result["found"], result["found"]
     assert "recorded 'ran'" in result["found"]

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from harness.claude.recorded import read_session
-from harness.engine.replay import replay
+from harness.engine.replay import NO_HOOK_RAN, replay
 from harness.workspace import Workspace
 from tests.builders import run_cli
 from tests.recorded_sessions import SESSIONS, Played, accepted_copy, copy_session
@@ -40,6 +40,55 @@ def test_every_recorded_session_replays_the_same_on_both_engines(
     assert report.agrees, report.describe_divergence()
     for row in compared:
         assert row.replayed == {"emulator": row.recorded, "claude-code": row.recorded}
+        assert not row.unplayed  # every call of these sessions is played on both engines
+
+
+def test_read_grep_glob_and_multiedit_get_a_row_with_both_verdicts(recorded: Recorded) -> None:
+    played = recorded("other-tools")
+    timeline = read_session(played.transcript)
+    report = replay(timeline, played.workspace, engines=["emulator", "claude-code"])
+    rows = {row.what.split()[0] + str(row.number): row for row in report.rows}
+    assert [row.what.split()[0] for row in report.rows] == [
+        "Read", "Grep", "Glob", "MultiEdit", "Read", "stop"
+    ]  # fmt: skip
+    assert report.agrees, report.describe_divergence()
+    for row in report.rows:
+        assert row.compared_on("emulator") and row.compared_on("claude-code"), row
+    # The pinned client offers no Grep, Glob or MultiEdit: refused before any hook, so the
+    # hooks cannot change them, and the row says so.
+    for name in ("Grep2", "Glob3", "MultiEdit4"):
+        assert rows[name].recorded == "error"
+        assert rows[name].note == NO_HOOK_RAN
+    # Read runs, and the match-all PostToolUse group (check-spec-status.sh) runs for it.
+    assert rows["Read1"].recorded == rows["Read5"].recorded == "ran"
+    assert rows["Read1"].note == "" and rows["Read1"].hooks_ran == {
+        "emulator": True,
+        "claude-code": True,
+    }
+
+
+def test_a_hook_that_refuses_reads_diverges_at_the_read(recorded: Recorded, tmp_path: Path) -> None:
+    played = recorded("other-tools")
+    root = _workspace_copy(played, tmp_path)
+    settings_path = root / ".claude" / "settings.json"
+    settings = json.loads(settings_path.read_text())
+    refuse = root / ".claude" / "hooks" / "no-reads.sh"
+    refuse.write_text("#!/usr/bin/env bash\necho 'no reading today' >&2\nexit 2\n")
+    refuse.chmod(0o755)
+    settings["hooks"].setdefault("PreToolUse", []).append(
+        {"matcher": "Read", "hooks": [{"type": "command", "command": str(refuse)}]}
+    )
+    settings_path.write_text(json.dumps(settings))
+    timeline = read_session(played.transcript)
+    report = replay(timeline, root, engines=["emulator", "claude-code"])
+    first = report.first_divergence
+    assert first is not None
+    row, _ = first
+    assert (row.number, row.what.split()[0], row.recorded) == (1, "Read", "ran")
+    assert row.replayed == {
+        "emulator": "refused by no-reads.sh",
+        "claude-code": "refused by no-reads.sh",
+    }
 
 
 def test_the_five_sessions_cover_blocks_a_refusal_a_subagent_and_a_sed(
@@ -122,3 +171,30 @@ def test_replay_needs_a_session(workspace: Workspace) -> None:
     assert done.code == 1 and "no Claude Code session" in done.err
     done = run_cli("replay", "--from", "nope", str(workspace.root / "x.jsonl"), cwd=workspace.root)
     assert done.code == 1 and "no such transcript" in done.err
+
+
+def test_a_client_tool_hook_lab_does_not_play_says_whether_a_hook_selects_it(
+    tmp_path: Path,
+) -> None:
+    from harness.claude.recorded import Timeline, ToolCall
+    from harness.claude.settings import parse_settings
+    from harness.engine.replay import plan
+
+    timeline = Timeline(path=tmp_path / "t.jsonl", cwd=str(tmp_path))
+    timeline.entries.append(ToolCall(3, "toolu_1", "ToolSearch", {"query": "cron"}, 4))
+    timeline.entries.append(ToolCall(5, "toolu_2", "Read", {"file_path": "a.md"}, 6))
+    only_edits = parse_settings(
+        {"hooks": {"PreToolUse": [{"matcher": "Edit|Write", "hooks": [HOOK]}]}}, "settings"
+    )
+    every_tool = parse_settings({"hooks": {"PostToolUse": [{"hooks": [HOOK]}]}}, "settings")
+    unselected = plan(timeline, tmp_path, only_edits)
+    (search, read) = [p for p in unselected if p.row is not None]
+    assert search.step is None and read.step is not None  # Read is played, ToolSearch is not
+    assert search.row is not None and search.row.compared
+    assert "no hook's matcher selects it, so the hooks cannot change it" in search.row.note
+    (search, _) = [p for p in plan(timeline, tmp_path, every_tool) if p.row is not None]
+    assert search.row is not None
+    assert "a PostToolUse hook selects it, so the hooks could change it" in search.row.note
+
+
+HOOK = {"type": "command", "command": "true"}

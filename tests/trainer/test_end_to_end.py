@@ -87,6 +87,7 @@ def test_a_participant_passes_lab_01_and_the_trainer_sees_and_verifies_it(
             "passed": ["run-sensors", "read-a-report"],
             # how each live step passed: Lab 01 has none
             "evidence": {},
+            "timeline_left_out": {},
         }
 
         verified = lab(tmp_path, "trainer", "verify", url, "pat", "--cohort", "e2e", "--json")

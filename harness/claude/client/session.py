@@ -47,7 +47,7 @@ from harness.claude.client.reading import (
 from harness.claude.events import Event, check_start_source
 from harness.claude.session import PayloadSink, SessionSteps, StepOutcome
 from harness.claude.settings import DEFAULT_TIMEOUT, Settings, load_settings
-from harness.claude.tools import edit_input
+from harness.claude.tools import edit_input, with_absolute_path
 from harness.claude.vocabulary import Engine, Outcome
 from harness.errors import HarnessError
 
@@ -588,6 +588,12 @@ class ClaudeCodeSession(SessionSteps):
         if timeout is not None:
             tool_input["timeout"] = int(min(timeout, 600) * 1000)
         return self._tool("bash", command, "Bash", tool_input)
+
+    def tool(self, name: str, tool_input: dict[str, Any]) -> StepOutcome:
+        """Any other tool call, as the model makes it: the client runs it, or refuses a tool
+        it does not offer."""
+        tool_input = with_absolute_path(tool_input, self.cwd)
+        return self._tool("tool", name, name, tool_input)
 
     def _tool(self, do: str, detail: str, name: str, tool_input: dict[str, Any]) -> StepOutcome:
         record = StepLog()

@@ -29,6 +29,7 @@ from harness.claude.recorded import (
     Timeline,
     ToolCall,
     config_root,
+    extract_digest,
     find_sessions,
     read_session,
 )
@@ -243,7 +244,7 @@ def run(ctx: CheckContext, p: LiveParams) -> CheckResult:
     if isinstance(best, CheckResult):
         return best
     count, timeline, views, at, kind = best
-    details = _details(timeline, kind, views)
+    details = _details(timeline, kind, views, at)
     # The replay comes first: a transcript edited by hand fails as what it is, wherever the
     # edit is, before its steps are matched.
     divergence = _replayed(ctx, timeline)
@@ -274,7 +275,7 @@ def run(ctx: CheckContext, p: LiveParams) -> CheckResult:
         f"Claude Code {timeline.client_version or 'unknown'}, replayed)",
         name=title,
         details=details,
-        evidence={TIMELINE_FILE: _extract_bytes(timeline)},
+        evidence={TIMELINE_FILE: _extract_bytes(timeline, at)},
     )
 
 
@@ -309,8 +310,9 @@ def _best_session(
     return best
 
 
-def _extract_bytes(timeline: Timeline) -> bytes:
-    return json.dumps(timeline.to_json(), sort_keys=True, indent=1).encode()
+def _extract_bytes(timeline: Timeline, keep: list[int]) -> bytes:
+    """The extract kept with a claim: capped, the entries the expectations matched kept."""
+    return json.dumps(timeline.to_json(keep), sort_keys=True, indent=1).encode()
 
 
 def _claimed_extract(
@@ -337,7 +339,7 @@ def _claimed_extract(
         )
     try:
         extract = json.loads(data)
-    except (json.JSONDecodeError, UnicodeDecodeError):
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):  # too deep: not ours
         extract = None
     if not isinstance(extract, dict):
         return CheckResult.failed(
@@ -356,7 +358,7 @@ def _recheck_claim(
     """Re-verification (lab trainer verify, a completed lab): the claim carries the timeline's
     extract, not the transcript; its calls must replay, its digest must be the recorded one and
     its steps must meet the expectations."""
-    from harness.claude.recorded import extract_digest, from_extract
+    from harness.claude.recorded import extract_digest, from_extract, left_out_warning
 
     claimed = _claimed_extract(ctx, claim, title)
     if isinstance(claimed, CheckResult):
@@ -364,10 +366,16 @@ def _recheck_claim(
     data, extract = claimed
     timeline = from_extract(extract, Path(TIMELINE_FILE))
     views = step_views(timeline)
-    details = _details(timeline, LIVE, views)
+    count, at = match_expectations(wanted, views)
+    details = _details(timeline, LIVE, views, at)
     # The replay comes first, as for a transcript: an edited verdict fails naming its line,
-    # whether or not the forger also rewrote the digests the claim keeps.
-    divergence = _replayed(ctx, timeline)
+    # whether or not the forger also rewrote the digests the claim keeps. An extract that
+    # left entries out replays without them. When only read-only calls were left out, every
+    # kept verdict must still agree; when calls that change the workspace were left out too,
+    # only the verdicts the step rests on (the matched entries), since the others may depend
+    # on what is missing.
+    rests_on = {timeline.entries[i].line for i in at} if timeline.changing_left_out else None
+    divergence = _replayed(ctx, timeline, only_lines=rests_on)
     recorded_digest = claim.digest
     submitted_digest = extract_digest(extract)
     if submitted_digest != recorded_digest:
@@ -387,30 +395,41 @@ def _recheck_claim(
             found=divergence,
             details=details,
         )
-    count, at = match_expectations(wanted, views)
     if count < len(wanted):
         return _missing(p, title, wanted, count, views, at, timeline, details)
+    left_out = (
+        f" ({left_out_warning(extract)}; the replay played the {len(timeline.entries)} kept "
+        f"and compared the {len(at)} the step rests on)"
+        if timeline.left_out
+        else ""
+    )
     return CheckResult.passed(
         f"the claimed live session (Claude Code {timeline.client_version or 'unknown'}, "
         f"session {timeline.session_id or 'unknown'}) replays from its start state and does "
-        "what the step asks",
+        f"what the step asks{left_out}",
         name=title,
         details=details,
         evidence={TIMELINE_FILE: data},
     )
 
 
-def _details(timeline: Timeline, kind: str, views: list[dict[str, Any]]) -> dict[str, Any]:
+def _details(
+    timeline: Timeline, kind: str, views: list[dict[str, Any]], keep: list[int]
+) -> dict[str, Any]:
+    extract = timeline.to_json(keep)
+    left = extract.get("left_out")
     return {
         "evidence_kind": kind,
         # answered by Hook Lab's scripted model (its message ids), not by a real one
         "scripted_model": timeline.scripted_model,
         "session_id": timeline.session_id,
         "client_version": timeline.client_version,
-        "timeline_digest": timeline.digest(),
+        "timeline_digest": extract_digest(extract),
         "transcript": str(timeline.path),
         "engine": "claude-code",
-        "timeline": timeline.to_json(),
+        "timeline": extract,
+        # entries the extract left out (EXTRACT_ENTRY_CAP); 0 when it holds them all
+        "timeline_left_out": left["entries"] if isinstance(left, dict) else 0,
         "session_steps": [_shown(v) for v in views][:200],
     }
 
@@ -464,7 +483,9 @@ def _evidence(
     return problems
 
 
-def _replayed(ctx: CheckContext, timeline: Timeline) -> str:
+def _replayed(ctx: CheckContext, timeline: Timeline, only_lines: set[int] | None = None) -> str:
+    """The replay's first divergence ("" when it agrees); with ``only_lines``, the first at
+    one of those transcript lines."""
     from harness.engine.replay import replay
 
     start = ctx.step.start_ref
@@ -473,7 +494,7 @@ def _replayed(ctx: CheckContext, timeline: Timeline) -> str:
         report = replay(timeline, ctx.root, engines=["emulator"], start=start)
     except HarnessError as exc:
         return f"the replay could not run: {exc.message}"
-    return report.describe_divergence()
+    return report.describe_divergence(only_lines)
 
 
 def _scripted(ctx: CheckContext, p: LiveParams, title: str) -> CheckResult:
