@@ -57,8 +57,13 @@ def docker_ws(tmp_path: Path, engine: docker.DockerClient) -> Workspace:
 
 
 def our_containers(client: docker.DockerClient, ws: Workspace) -> list[str]:
-    found = client.containers.list(all=True, filters={"label": f"org.hooklab.workspace={ws.root}"})
-    return [c.name for c in found]
+    """The names of the workspace's containers, as the engine lists them. Sparse: a full list
+    inspects each container after listing it, and one that ends between the two (--rm) made
+    the listing itself fail with 404 on a loaded machine."""
+    found = client.containers.list(
+        all=True, sparse=True, filters={"label": f"org.hooklab.workspace={ws.root}"}
+    )
+    return [str(c.attrs["Names"][0]).lstrip("/") for c in found]
 
 
 def container_starts(client: docker.DockerClient, ws: Workspace, since: float) -> int:
