@@ -12,6 +12,8 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+from harness.maven.warm import relocate_compiler_inputs
+
 
 @contextmanager
 def sandbox_copy(root: Path, *, with_git: bool = True) -> Iterator[Path]:
@@ -21,6 +23,10 @@ def sandbox_copy(root: Path, *, with_git: bool = True) -> Iterator[Path]:
     ignore = None if with_git else shutil.ignore_patterns(".git")
     try:
         shutil.copytree(root, target, symlinks=True, ignore=ignore)
+        # The compiler's input lists name the workspace: in the copy they would read as
+        # "sources changed", and every sensor run in the sandbox would recompile the module.
+        for named in {str(root), str(root.resolve())}:  # as Maven may have seen it
+            relocate_compiler_inputs(target, named, str(target))
         yield target
     finally:
         shutil.rmtree(holder, ignore_errors=True)

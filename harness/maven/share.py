@@ -167,13 +167,16 @@ def inputs_key(root: Path, argv: list[str], env: Mapping[str, str]) -> tuple[str
             value = " ".join(o for o in value.split() if not o.startswith(CDS_OPTION_PREFIXES))
         digest.update(f"\0{name}={value}".encode())
     manifest: Manifest = {}
+    # The project's own path is marked, as in kept runs: two copies that differ only in where
+    # they are (the compiler's input lists name it) are the same inputs.
+    mark = str(root).encode()
     for rel, info, path in _walk(root):
         manifest[rel] = (info.st_size, info.st_mtime_ns)
         digest.update(f"\0{rel}\0{info.st_mode:o}\0{info.st_size}\0{info.st_mtime_ns}\0".encode())
         if stat.S_ISLNK(info.st_mode):
             digest.update(os.readlink(path).encode())
         else:
-            digest.update(hashlib.sha256(path.read_bytes()).digest())
+            digest.update(hashlib.sha256(path.read_bytes().replace(mark, ROOT_MARK)).digest())
     return digest.hexdigest()[:32], manifest
 
 

@@ -72,12 +72,13 @@ def warm_compile(
     if (entry / ROOT_FILE).is_file():
         _restore(entry, project)
         return WarmResult("cache", key, time.monotonic() - started)
+    had_reports = (target / "surefire-reports").exists()
     run = backend.run(project, COMPILE_GOALS, on_output=on_output, timeout=timeout)
     if not run.ok:
         # A half-built target/ would only make the first real run slower or confusing.
         shutil.rmtree(target, ignore_errors=True)
         return WarmResult("failed", key, time.monotonic() - started, run.output)
-    if (target / "surefire-reports").exists():  # never: test-compile runs no test
+    if not had_reports and (target / "surefire-reports").exists():  # never: no test ran
         shutil.rmtree(target / "surefire-reports")
     _store(project, entry)
     return WarmResult("compiled", key, time.monotonic() - started)
@@ -111,19 +112,35 @@ def _restore(entry: Path, project: Path) -> None:
         if not source.is_dir():
             continue
         shutil.copytree(source, target / name, symlinks=True, dirs_exist_ok=True)
+    if built_at != here:
+        relocate_compiler_inputs(project, built_at, here)
     for path in target.rglob("*"):
-        if path.is_file() and path.name == "inputFiles.lst" and built_at != here:
-            # The plugin lists its inputs by absolute path: a list naming the cache's build
-            # directory would read as "the set of sources changed" and recompile everything.
-            lines = path.read_text().splitlines()
-            path.write_text(
-                "".join(
-                    (here + line[len(built_at) :] if line.startswith(built_at + "/") else line)
-                    + "\n"
-                    for line in lines
-                )
-            )
         if path.is_file():
             # Newer than every source: the copy's sources carry the fixture's older mtimes,
             # and the plugin's stale check compares the two.
             os.utime(path, (now, now))
+
+
+def relocate_compiler_inputs(project: Path, built_at: str, here: str) -> None:
+    """Point maven-compiler-plugin's input lists at ``here``, a copy of the project built at
+    ``built_at``. The plugin lists its inputs by absolute path, so a list naming another
+    directory reads as "the set of sources changed" and recompiles the whole module. Each
+    list keeps its mtime: the copy must look to the plugin as the original did."""
+    status = project / "target" / "maven-status"
+    if not status.is_dir():
+        return
+    prefix = built_at.rstrip("/") + "/"
+    for path in status.rglob("inputFiles.lst"):
+        if not path.is_file() or path.is_symlink():
+            continue
+        info = path.stat()
+        lines = path.read_text(encoding="utf-8", errors="surrogateescape").splitlines()
+        path.write_text(
+            "".join(
+                (here + "/" + line[len(prefix) :] if line.startswith(prefix) else line) + "\n"
+                for line in lines
+            ),
+            encoding="utf-8",
+            errors="surrogateescape",
+        )
+        os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns))

@@ -85,6 +85,55 @@ def test_a_changed_signature_is_still_caught_after_a_warm_start(tmp_path: Path) 
 
 
 @pytest.mark.maven
+def test_a_sandbox_of_a_compiled_workspace_compiles_nothing_and_still_catches_a_change(
+    tmp_path: Path,
+) -> None:
+    from harness.engine.sandbox import sandbox_copy
+
+    backend = get_backend("local")
+    ws = fresh(tmp_path, "ws")
+    warm_compile(ws.root, backend, cache=tmp_path / "cache")
+    goals = [arg for arg in SENSOR_GOALS if arg != "-q"]
+
+    with sandbox_copy(ws.root) as box:
+        # Not -q: the compiler plugin says what it decided. The input lists named the
+        # workspace, which read as "sources changed" in the copy until they were relocated.
+        untouched = backend.run(box, goals)
+        assert untouched.ok, untouched.output
+        assert untouched.output.count("Nothing to compile - all classes are up to date") == 2
+        assert "Changes detected" not in untouched.output
+
+        rename_getter(Workspace(box))
+        changed = backend.run(box, SENSOR_GOALS)
+
+    assert not changed.ok, changed.output
+    assert VET_CALLER in changed.output  # the caller was compiled again, in the copy
+    assert not (ws.root / "target" / "surefire-reports").exists()  # the workspace untouched
+
+
+@pytest.mark.maven
+def test_compiling_a_workspace_that_holds_reports_keeps_them(tmp_path: Path) -> None:
+    backend = get_backend("local")
+    ws = fresh(tmp_path, "ws")
+    assert backend.run(ws.root, SENSOR_GOALS).ok
+    reports = ws.root / "target" / "surefire-reports"
+    before = {p.name: p.stat().st_mtime_ns for p in reports.iterdir()}
+    rename_getter(ws)
+    (ws.root / "src/main/java/ai/unifiedprocess/petclinic/ui" / VET_CALLER).write_text(
+        (ws.root / "src/main/java/ai/unifiedprocess/petclinic/ui" / VET_CALLER)
+        .read_text()
+        .replace("getSpecialties()", "specialties()")
+    )
+
+    result = warm_compile(ws.root, backend, cache=tmp_path / "cache")
+
+    # Compiled for real (these sources are new to the cache), and the reports from before
+    # the change are there as they were: a step may show them as stale evidence.
+    assert result.how == "compiled", result.output
+    assert {p.name: p.stat().st_mtime_ns for p in reports.iterdir()} == before
+
+
+@pytest.mark.maven
 def test_a_fixture_that_does_not_compile_is_left_uncompiled_and_uncached(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     ws = fresh(tmp_path, "ws")
