@@ -91,3 +91,42 @@ def test_a_session_that_changed_a_file_runs_maven_for_real_on_each_engine(
     assert result.status is Status.PASS, result.found
     # The same note on both, written at two moments: the inputs differ, nothing is shared.
     assert hows(result) == ["real", "real"]
+
+
+def test_turns_played_apart_share_a_repeated_sensor_run_and_never_a_changed_one(
+    ws: Workspace,
+) -> None:
+    # Three turns from one start: the second repeats the first's Maven call around another
+    # shell (the same files, the same ./mvnw arguments); the third changes a file first.
+    steps = [
+        {"do": "session_start"},
+        {"do": "prompt", "text": "Run the sensors."},
+        {"do": "bash", "command": f"{SENSOR_RUN} | tail -3", "expect": "allowed"},
+        {"do": "stop", "expect": "allowed"},
+        {"do": "prompt", "text": "Quietly."},
+        {"do": "bash", "command": f"{SENSOR_RUN} > /dev/null 2>&1", "expect": "allowed"},
+        {"do": "stop", "expect": "allowed"},
+        {"do": "prompt", "text": "Add a note, then run them."},
+        {"do": "write", "file": "docs/notes.md", "content": "A note.\n", "expect": "allowed"},
+        {"do": "stop", "expect": "blocked"},
+        {"do": "bash", "command": SENSOR_RUN, "expect": "allowed"},
+        {"do": "stop", "expect": "allowed"},
+    ]
+    spec = CHECK_KINDS["hook_session"]
+    p = check_table(
+        {"kind": "hook_session", "steps": steps, "turns_apart": True},
+        spec.params,
+        path="t",
+        where="c",
+    )
+    # A participant's own check (no dev-check share): turns apart share all the same.
+    ctx = CheckContext(ws, LAB_DIR, engine="emulator", lab_start_commit=ws.head())
+
+    result = spec.run(ctx, p)
+
+    # Each turn's hooks judged its own run: the restored reports counted as fresh evidence
+    # (the second turn's stop went through), the changed file's stale ones did not.
+    assert result.status is Status.PASS, result.found
+    calls = result.details["maven_calls"]
+    assert all(" ".join(call["argv"]).endswith("-q test -Dgroups=sensor") for call in calls)
+    assert sorted(call["how"] for call in calls) == ["real", "real", "restored"]

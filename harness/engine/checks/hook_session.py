@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
+import re
 import shutil
 import tempfile
 from dataclasses import dataclass, replace
@@ -288,10 +289,12 @@ def _play_engines(
     played_ctx = replace(ctx, on_hook_event=lambda _entry: None) if apart else ctx
 
     with contextlib.ExitStack() as stack:
-        # Only engines on sandboxes of their own share Maven: without a sandbox the second
+        # Only sessions on sandboxes of their own share Maven: without a sandbox the second
         # engine plays on the files the first one's session already changed, so no call of
-        # its is the same run as the first's.
-        share = stack.enter_context(maven_share()) if apart and ctx.share_maven else None
+        # its is the same run as the first's. Turns played apart all start from one state,
+        # so a turn repeating another's Maven call on the same files shares it too.
+        shares = (apart and ctx.share_maven) or (s.turns_apart and s.sandbox)
+        share = stack.enter_context(maven_share()) if shares else None
 
         def play_on(engine: str) -> _Play | CheckResult:
             plan = _Plan(s, scenario, asserts, title, engine, share)
@@ -410,6 +413,9 @@ class _Plan:
     title: str
     engine: str
     share: MavenShare | None = None
+    # Who takes part in the share: the engine, or one turn of it (a party never takes its own
+    # earlier run, so each turn played apart is a party of its own).
+    party: str | None = None
 
 
 @dataclass
@@ -434,7 +440,7 @@ def _play(ctx: CheckContext, plan: _Plan) -> _Play | CheckResult:
         if s.hide_programs:
             env["PATH"] = stack.enter_context(path_without(s.hide_programs))
         if share is not None and not _maven_in_background(scenario):
-            env = share.environment(engine, env)
+            env = share.environment(plan.party or engine, env)
         transcripts = Path(tempfile.mkdtemp(prefix="hooklab-transcripts-"))
         stack.callback(shutil.rmtree, transcripts, True)
         git_dir = root / ".git"
@@ -574,13 +580,18 @@ def _play_turns_apart(ctx: CheckContext, plan: _Plan) -> _Play | CheckResult:
     part = replace(s, expect_sequence=[], final=None, blocked_stops_at_least=0)
     quiet = replace(ctx, on_hook_event=lambda _entry: None)  # told in order below
 
-    def play_turn(turn: Turn) -> _Play | CheckResult:
-        return _play(quiet, replace(plan, params=part, scenario=turn[0], asserts=turn[1]))
+    def play_turn(n: int) -> _Play | CheckResult:
+        scenario, asserts, _replayed = turns[n]
+        party = f"{plan.engine}.turn{n}"
+        return _play(
+            quiet, replace(plan, params=part, scenario=scenario, asserts=asserts, party=party)
+        )
 
+    order = _turn_order(turns) if plan.share is not None else list(range(len(turns)))
+    played = dict(zip(order, side_by_side(play_turn, order), strict=True))
     steps: list[StepView] = []
-    for (_scenario, _asserts, replayed), play in zip(
-        turns, side_by_side(play_turn, turns), strict=True
-    ):
+    for n, (_scenario, _asserts, replayed) in enumerate(turns):
+        play = played[n]
         if isinstance(play, CheckResult):
             return play
         steps += play.steps[replayed:]  # a replayed session start is told once, in the opening
@@ -588,6 +599,67 @@ def _play_turns_apart(ctx: CheckContext, plan: _Plan) -> _Play | CheckResult:
         ctx.on_hook_event(entry)
     sequence = _sequence_problems(s.expect_sequence, steps, ctx.git_dir())
     return _Play(steps, _session_problems(s, steps, sequence))
+
+
+def _turn_order(turns: list[Turn]) -> list[int]:
+    """The order to start the turns in: the longest first, so the last to finish is a short
+    one (the results keep the scenario's order). A turn's Maven runs make it long, a file it
+    changes before one longer still (that run compiles). A turn whose Maven work repeats an
+    earlier turn's (the same file changes, then the same ./mvnw arguments) is served from
+    that run by the share, so it starts last: waiting there, it holds no worker that a real
+    run of another turn could use."""
+    seen: set[tuple[str, ...]] = set()
+    costs: dict[int, float] = {}
+    repeats = []
+    for n, (scenario, _asserts, _replayed) in enumerate(turns):
+        signature = _maven_signature(scenario)
+        if signature is not None and signature in seen:
+            repeats.append(n)
+            continue
+        if signature is not None:
+            seen.add(signature)
+        costs[n] = _turn_cost(scenario)
+    first = sorted(costs, key=lambda n: -costs[n])  # stable: equal costs keep their order
+    return first + repeats
+
+
+def _turn_cost(scenario: Scenario) -> float:
+    """A rough length of a turn: a foreground Maven run counts 2, a compile before it 1 more,
+    a background one 0.5 (the session ends without waiting for it), any other step 0."""
+    cost = 0.0
+    changed = False
+    for step in scenario.steps:
+        command = str(step.args.get("command", "")) if step.do == "bash" else ""
+        if "mvnw" in command:
+            cost += 0.5 if step.args.get("background") else 2 + changed
+            changed = False
+        elif step.do in ("edit", "write", "append") or (step.do == "bash" and command):
+            changed = step.do != "bash"
+    return cost
+
+
+_MVNW_ARGS = re.compile(r"\./mvnw\b([^|;&>]*)")
+
+
+def _maven_signature(scenario: Scenario) -> tuple[str, ...] | None:
+    """What decides a turn's Maven runs: each step that may change files, with a sensor run
+    reduced to its ./mvnw arguments (``| tail`` or ``|| true`` around it change nothing
+    Maven sees); None for a turn that runs no Maven or runs it in the background (no share)."""
+    if _maven_in_background(scenario):
+        return None
+    signature = []
+    runs_maven = False
+    for step in scenario.steps:
+        if step.do in ("prompt", "stop", "session_start", "subagent_stop"):
+            continue
+        command = str(step.args.get("command", "")) if step.do == "bash" else ""
+        calls = _MVNW_ARGS.findall(command)
+        if calls:
+            runs_maven = True
+            signature += [f"mvnw {' '.join(args.split())}" for args in calls]
+        else:
+            signature.append(json.dumps([step.do, step.args], sort_keys=True, default=str))
+    return tuple(signature) if runs_maven else None
 
 
 def _disagreements(plays: dict[str, _Play], workspace: Path) -> list[str]:
