@@ -12,6 +12,7 @@ from harness import proc
 from harness.engine.context import CheckContext
 from harness.engine.kinds import Kind, one_of
 from harness.maven.backend import SENSOR_GOALS
+from harness.maven.warm import warm_compile
 from harness.results import CheckResult
 from harness.schema import Field
 from harness.userfiles import read_text
@@ -190,6 +191,19 @@ def _sensors(ctx: CheckContext, p: NoParams) -> CheckResult:
     )
 
 
+def _compile(ctx: CheckContext, p: NoParams) -> CheckResult:
+    """The workspace compiled as it is now, so the session the step checks pays no compile in
+    each of its sensor runs. No test runs: the reports stay exactly as they were."""
+    ctx.on_activity("compiling the workspace (./mvnw -q test-compile)")
+    warm = warm_compile(ctx.root, ctx.maven(), on_output=ctx.on_output)
+    if not warm.ok:
+        return CheckResult.errored(
+            "Maven could not compile the workspace", name="compile", output=warm.output
+        )
+    how = "from the compiled cache" if warm.how == "cache" else "by Maven"
+    return CheckResult.passed(f"compiled the workspace {how}", name="compile")
+
+
 def _commit(ctx: CheckContext, p: CommitParams) -> CheckResult:
     if ctx.root_override is not None:
         return _shell(ctx, f"git add -A && git commit -q -m {_quote(p.message)}", 60, "commit", 0)
@@ -332,6 +346,15 @@ ACTION_KINDS: dict[str, Kind[Any]] = {
             (DO,),
             NoParams,
             _sensors,
+            slow=lambda p: True,
+        ),
+        Kind(
+            "compile",
+            "compile the workspace as it is (./mvnw -q test-compile, or the compiled cache for "
+            "these sources); no test runs, the reports stay",
+            (DO,),
+            NoParams,
+            _compile,
             slow=lambda p: True,
         ),
         Kind(
