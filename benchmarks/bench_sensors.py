@@ -8,6 +8,7 @@ alternating so all see the same machine load:
   validate   ./mvnw -q validate (Maven's start: the floor of any run)
   no-cds     warm, without ./mvnw's class-data archive (HOOKLAB_MAVEN_CDS=0)
   no-jvm     warm, without the archive and without .mvn/jvm.config
+  tier-only  warm, without the archive, jvm.config holding only -XX:TieredStopAtLevel=1
   stale      changed, in maven-compiler-plugin's stale-file mode (useIncrementalCompilation=false)
 Every timed sensor run must be green with a report per sensor, or the numbers measure
 something else. Stale-file mode is measured and then tried on a changed signature: it is kept
@@ -35,6 +36,7 @@ VALIDATE = ["./mvnw", "-q", "validate"]
 STALE_MODE = "-Dmaven.compiler.useIncrementalCompilation=false"
 CHANGED = Path("src/main/java/ai/unifiedprocess/petclinic/domain/Vet.java")
 NO_CDS = {"HOOKLAB_MAVEN_CDS": "0"}
+TIER_ONLY = "-XX:TieredStopAtLevel=1"  # jvm.config before the GC options
 
 
 def timed(argv: list[str], cwd: Path, env: Mapping[str, str] | None = None) -> float:
@@ -56,11 +58,13 @@ class Workspaces:
         self.holder = holder
         self.count = 0
 
-    def fresh(self, *, without_jvm_config: bool = False) -> Path:
+    def fresh(self, *, without_jvm_config: bool = False, jvm_config: str | None = None) -> Path:
         self.count += 1
         root = provision(self.holder / f"ws{self.count}").workspace.root
         if without_jvm_config:
             (root / ".mvn" / "jvm.config").unlink()
+        if jvm_config is not None:
+            (root / ".mvn" / "jvm.config").write_text(jvm_config + "\n")
         warm = warm_compile(root, get_backend("local"))
         if not warm.ok:
             raise RuntimeError(f"the fixture did not compile:\n{warm.output}")
@@ -97,8 +101,10 @@ def measure(options: Options) -> list[Row]:
         workspaces = Workspaces(Path(holder))
         main = workspaces.fresh()
         no_jvm = workspaces.fresh(without_jvm_config=True)
+        tier_only = workspaces.fresh(jvm_config=TIER_ONLY)
         stale = workspaces.fresh()
-        for root in (main, no_jvm, stale):  # the class-data archive is made by a first run
+        # The class-data archive is made by a first run.
+        for root in (main, no_jvm, tier_only, stale):
             timed(SENSORS, root)
         edits = itertools.count(1)  # one numbering for both workspaces: every edit differs
 
@@ -117,6 +123,7 @@ def measure(options: Options) -> list[Row]:
                 "validate": lambda: timed(VALIDATE, main),
                 "no-cds": lambda: timed(SENSORS, main, NO_CDS),
                 "no-jvm": lambda: timed(SENSORS, no_jvm, NO_CDS),
+                "tier-only": lambda: timed(SENSORS, tier_only, NO_CDS),
                 "stale": after_a_change(stale, [*SENSORS, STALE_MODE]),
             },
             n,
@@ -161,10 +168,19 @@ def measure(options: Options) -> list[Row]:
             aim=1.0,
         ),
         versus(
-            "warm sensor run with .mvn/jvm.config (-XX:TieredStopAtLevel=1) vs without",
+            "warm sensor run with .mvn/jvm.config vs without",
             "no-cds",
             "no-jvm",
             "neither with the archive; kept only while it pays (ratio below 1)",
+            aim=1.0,
+        ),
+        versus(
+            "warm sensor run with jvm.config's short-run GC options vs "
+            "-XX:TieredStopAtLevel=1 alone",
+            "no-cds",
+            "tier-only",
+            "-XX:+UseSerialGC -Xms64m -Xmx512m -XX:-UsePerfData; neither with the archive; "
+            "kept only while they pay (ratio below 1)",
             aim=1.0,
         ),
         versus(
