@@ -23,16 +23,21 @@ SENSOR_RUN = "./mvnw -q test -Dgroups=sensor"
 DOC = "docs/use_cases/UC-002-edit-owner.md"
 
 
-def play_on_both(ws: Workspace, steps: list[dict[str, Any]]) -> CheckResult:
+def play_on_both(
+    ws: Workspace, steps: list[dict[str, Any]], *, share_maven: bool = True, **params: Any
+) -> CheckResult:
+    """The steps as a hook_session check on the emulator and the real client; ``share_maven``:
+    as the dev check plays it (False: as a participant's own check does)."""
     require_real_client()
     spec = CHECK_KINDS["hook_session"]
-    p = check_table({"kind": "hook_session", "steps": steps}, spec.params, path="t", where="c")
+    table = {"kind": "hook_session", "steps": steps, **params}
+    p = check_table(table, spec.params, path="t", where="c")
     ctx = CheckContext(
         ws,
         LAB_DIR,
         engine="both",
         engine_forced=True,
-        share_maven=True,
+        share_maven=share_maven,
         lab_start_commit=ws.head(),
     )
     return spec.run(ctx, p)
@@ -112,21 +117,18 @@ def test_turns_played_apart_share_a_repeated_sensor_run_and_never_a_changed_one(
         {"do": "bash", "command": SENSOR_RUN, "expect": "allowed"},
         {"do": "stop", "expect": "allowed"},
     ]
-    spec = CHECK_KINDS["hook_session"]
-    p = check_table(
-        {"kind": "hook_session", "steps": steps, "turns_apart": True},
-        spec.params,
-        path="t",
-        where="c",
-    )
-    # A participant's own check (no dev-check share): turns apart share all the same.
-    ctx = CheckContext(ws, LAB_DIR, engine="emulator", lab_start_commit=ws.head())
-
-    result = spec.run(ctx, p)
+    # A participant's own check (no dev-check share): turns apart share all the same, and so
+    # do the two engines playing them.
+    result = play_on_both(ws, steps, share_maven=False, turns_apart=True)
 
     # Each turn's hooks judged its own run: the restored reports counted as fresh evidence
     # (the second turn's stop went through), the changed file's stale ones did not.
     assert result.status is Status.PASS, result.found
     calls = result.details["maven_calls"]
     assert all(" ".join(call["argv"]).endswith("-q test -Dgroups=sensor") for call in calls)
-    assert sorted(call["how"] for call in calls) == ["real", "real", "restored"]
+    # One real run of the repeated call for both engines and both turns (3 served from it);
+    # the note written at two moments on the two engines makes two real runs.
+    assert sorted(call["how"] for call in calls) == ["real"] * 3 + ["restored"] * 3
+    for engine in ("emulator", "claude-code"):
+        stops = [s["outcome"] for s in result.details["sessions"][engine] if s["do"] == "stop"]
+        assert stops == ["allowed", "allowed", "blocked", "allowed"], engine

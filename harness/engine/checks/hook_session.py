@@ -624,17 +624,15 @@ def _turn_order(turns: list[Turn]) -> list[int]:
 
 
 def _turn_cost(scenario: Scenario) -> float:
-    """A rough length of a turn: a foreground Maven run counts 2, a compile before it 1 more,
-    a background one 0.5 (the session ends without waiting for it), any other step 0."""
+    """A rough length of a turn: each foreground ./mvnw call counts 2, 3 once a step of the
+    turn has changed a file (that run compiles); a background one 0.5 (the session ends
+    without waiting for it); any other step 0."""
     cost = 0.0
     changed = False
     for step in scenario.steps:
-        command = str(step.args.get("command", "")) if step.do == "bash" else ""
-        if "mvnw" in command:
-            cost += 0.5 if step.args.get("background") else 2 + changed
-            changed = False
-        elif step.do in ("edit", "write", "append") or (step.do == "bash" and command):
-            changed = step.do != "bash"
+        changed = changed or step.do in ("edit", "write", "append")
+        calls = _MVNW_ARGS.findall(str(step.args.get("command", ""))) if step.do == "bash" else []
+        cost += len(calls) * (0.5 if step.args.get("background") else 2 + changed)
     return cost
 
 
