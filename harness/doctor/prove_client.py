@@ -35,8 +35,9 @@ UC2 = "docs/use_cases/UC-002-edit-owner.md"
 APPROVED, DONE = "**Status:** Approved", "**Status:** Done"
 SENSORS = "./mvnw -q test -Dgroups=sensor"
 SMOKE = "./.claude/hooks/smoke.sh"
-# A client that runs its SessionStart hooks answers within a second here; one that does not
-# is waited for this long once, then briefly (the proofs themselves say what holds).
+# A session start ends when the client answers the opening handshake (see the client session).
+# A client that never answers it is waited for this long once, then briefly (the proofs
+# themselves say what holds).
 FIRST_STARTUP_WAIT = 15.0
 LATER_STARTUP_WAIT = 3.0
 

@@ -123,6 +123,8 @@ class ClaudeCodeSession(SessionSteps):
         self._pending: ApiRequest | None = None  # the main loop waiting for the model
         self._subagents: dict[str, tuple[str, ApiRequest | None]] = {}  # type -> (prompt, req)
         self._tool_ids = 0
+        self._launches = 0
+        self._initialize_id = ""  # the open handshake of the running client (see _launch)
         # Hooks whose start an earlier step saw. The client prints a hook's answer about when
         # it asks the model again, so on a loaded machine the answer can be read after the
         # request: it belongs to the step that started the hook, never to the next one.
@@ -250,6 +252,18 @@ class ClaudeCodeSession(SessionSteps):
             inbox=self._inbox,
             events=self.events,
             stderr_lines=self.stderr_lines,
+        )
+        # The SDKs' opening handshake. Claude Code 2.1.332 answers it only once its SessionStart
+        # hooks have all answered (observed with a hook that sleeps), so the answer tells a
+        # session start that is over from one whose hooks are still running.
+        self._launches += 1
+        self._initialize_id = f"hooklab_initialize_{self._launches}"
+        self._send(
+            {
+                "type": "control_request",
+                "request_id": self._initialize_id,
+                "request": {"subtype": "initialize"},
+            }
         )
 
     def _send(self, message: dict[str, Any]) -> None:
@@ -429,32 +443,41 @@ class ClaudeCodeSession(SessionSteps):
         return len(self.settings.commands_for(Event.SESSION_START, source)) + recorder
 
     def _collect_session_start(self, source: str, record: StepLog) -> None:
-        """Wait until every SessionStart hook the client runs for ``source`` has answered."""
+        """Wait until the client has answered the opening handshake, which it does once every
+        SessionStart hook it runs for ``source`` has answered; a client that ran fewer than
+        the settings register is named in the notes (its hooks may not run)."""
         expected = self._expected_session_start_hooks(source)
         wait = self._hook_budget() if self.startup_wait is None else self.startup_wait
         deadline = time.monotonic() + wait
-        while expected and time.monotonic() < deadline:
-            answered = sum(
-                1
-                for e in record.events
-                if e.get("subtype") == "hook_response" and e.get("hook_event") == "SessionStart"
-            )  # the recorder's answer counts: it is among the expected
-            if answered >= expected:
-                return
+        handshake = False
+        while not handshake and time.monotonic() < deadline:
             item = self._inbox.get(0.1)
             if item is None:
                 continue
-            if item[0] == "event":
-                self._take_event(item[1], record)
-            elif item[0] == "exit" and item[1] is self._proc:
+            kind, value = item
+            if kind == "exit" and value is self._proc:
                 raise HarnessError(
                     "Claude Code exited at session start: " + self._last_words(),
                     fix="run lab doctor to check the client",
                 )
-        if expected:
+            if kind != "event":
+                continue  # an earlier run's exit: nothing else comes before the first prompt
+            self._take_event(value, record)
+            response = value.get("response") or {}
+            handshake = (
+                value.get("type") == "control_response"
+                and response.get("request_id") == self._initialize_id
+            )
+        answered = sum(
+            1
+            for e in record.events
+            if e.get("subtype") == "hook_response" and e.get("hook_event") == "SessionStart"
+        )  # the recorder's answer counts: it is among the expected
+        if answered < expected:
+            when = "when it had started" if handshake else f"within {wait:.0f} s"
             record.notes.append(
-                f"not every SessionStart hook answered within {wait:.0f} s ({expected} "
-                "expected): the client's hooks may not run"
+                f"{answered} of {expected} SessionStart hooks answered {when}: the client's "
+                "hooks may not run"
             )
 
     def _new_tool_id(self) -> str:
