@@ -97,7 +97,7 @@ MUTATIONS: list[Mutation] = [
         "test-count check dropped",
         LIB,
         (('if [ "$tests" -lt 1 ]; then', "if false; then"),),
-        ("evidence",),
+        ("reports",),
         "a report that counts no test blocks",
     ),
     Mutation(
@@ -109,21 +109,21 @@ MUTATIONS: list[Mutation] = [
                 "    IFS= read -r -d '' AIUP_REPORT <\"$1\"; true",
             ),
         ),
-        ("evidence",),
+        ("reports",),
         "a report with a NUL byte is no Surefire report and blocks",
     ),
     Mutation(
         "failures check dropped",
         LIB,
         (('if [ "$failures" -gt 0 ]; then', "if false; then"),),
-        ("evidence",),
+        ("reports",),
         "a failed sensor blocks",
     ),
     Mutation(
         "errors check dropped",
         LIB,
         (('if [ "$errors" -gt 0 ]; then', "if false; then"),),
-        ("evidence",),
+        ("reports",),
         "an errored sensor blocks",
     ),
     Mutation(
@@ -272,7 +272,7 @@ MUTATIONS: list[Mutation] = [
         "the evidence reads only the first two sensors' reports",
         LIB,
         (('for name in "${AIUP_SENSORS[@]}"; do', 'for name in "${AIUP_SENSORS[@]:0:2}"; do'),),
-        ("evidence",),
+        ("reports",),
         "a run without the BusinessRuleTraceabilityTest report blocks",
     ),
     Mutation(

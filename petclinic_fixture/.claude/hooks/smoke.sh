@@ -11,7 +11,7 @@
 # shellcheck disable=SC2317
 set -u
 
-GROUPS_ALL=(settings session stdin evidence changes self guard check audit clients failopen worktree)
+GROUPS_ALL=(settings session stdin evidence reports changes self guard check audit clients failopen worktree)
 groups=("$@")
 [ "$#" -gt 0 ] || groups=("${GROUPS_ALL[@]}")
 for group in "${groups[@]}"; do
@@ -154,9 +154,14 @@ load_registry() {
 # on_socket COMMAND...: runs COMMAND with $AIUP_SMOKE_JSON on a Unix socket as its stdin, the
 # way Claude Code hands a hook its event (a hook that can only read pipes fails open there).
 # perl is part of every Debian and macOS base system; bash itself cannot make a socketpair.
+# AF_UNIX and SOCK_STREAM are 1 on Linux and macOS; loading Socket.pm for them would cost a
+# fork of the run's time (8 of 11 ms a hook), so it is loaded only where they differ.
 on_socket() {
-    perl -MSocket -e '
-        socketpair(my $ours, my $theirs, AF_UNIX, SOCK_STREAM, PF_UNSPEC) or exit 125;
+    perl -e '
+        socketpair(my $ours, my $theirs, 1, 1, 0)
+            or (require Socket and socketpair($ours, $theirs, Socket::AF_UNIX(),
+                Socket::SOCK_STREAM(), Socket::PF_UNSPEC()))
+            or exit 125;
         my $pid = fork() // exit 125;
         if (!$pid) { close $ours; open(STDIN, "<&", $theirs) or exit 125; close $theirs;
                      exec { $ARGV[0] } @ARGV; exit 127 }
@@ -476,45 +481,6 @@ group_evidence() {
     stop
     passes "committing after a green run keeps it green"
 
-    scenario failed
-    edit "$SRC"
-    sensor_run 3 1 0
-    bash_call "./mvnw -q test -Dgroups=sensor | tail -5" "Tests run: 3, Failures: 0"
-    stop
-    blocks "a failed sensor blocks (whatever the console piped through tail showed)"
-    says "the message names the failure" "UseCaseTraceabilityTest failed"
-
-    scenario errored
-    edit "$SRC"
-    sensor_run 3 0 2
-    bash_call "./mvnw -q test -Dgroups=sensor || true"
-    stop
-    blocks "an errored sensor blocks, || true or not"
-
-    scenario zero-tests
-    edit "$SRC"
-    sensor_run 0 0 0
-    bash_call "./mvnw -q test -Dgroups=sensor > /dev/null"
-    stop
-    blocks "a report that counts no test blocks"
-    says "the message says so" "counts no test"
-
-    scenario cut-off
-    edit "$SRC"
-    sensor_run
-    head -c 300 "$(aiup_report_path UseCaseTraceabilityTest)" >"$work/cut" &&
-        mv "$work/cut" "$(aiup_report_path UseCaseTraceabilityTest)"
-    bash_call "./mvnw -q test -Dgroups=sensor"
-    stop
-    blocks "a report cut off before </testsuite> blocks, green counts or not"
-
-    scenario nul-byte
-    edit "$SRC"
-    sensor_run
-    printf '\0' >>"$PROJECT/$(aiup_report_path UseCaseTraceabilityTest)"
-    stop
-    blocks "a report with a NUL byte is no Surefire report and blocks"
-
     scenario stale
     sensor_run
     bash_call "./mvnw -q test -Dgroups=sensor"
@@ -558,25 +524,6 @@ group_evidence() {
     stop
     blocks "a narrowed run next to stale sensor reports blocks"
 
-    scenario one-sensor
-    edit "$SRC"
-    tick
-    rm -rf "${PROJECT:?}/$AIUP_REPORT_DIR"
-    report ArchitectureTest 4 0 0
-    stop
-    blocks "a missing sensor report blocks"
-
-    local sensor
-    for sensor in "${AIUP_SENSORS[@]}"; do
-        scenario "without-$sensor"
-        edit "$SRC"
-        sensor_run
-        rm "$PROJECT/$(aiup_report_path "$sensor")"
-        stop
-        blocks "a run without the $sensor report blocks"
-        says "the message names the missing report" "no $sensor report"
-    done
-
     scenario background
     edit "$SRC"
     bash_call "./mvnw -q test -Dgroups=sensor" "" true
@@ -595,6 +542,67 @@ group_evidence() {
     stop true
     passes "stop_hook_active lets the second stop through"
     ok "with a warning for the user" jq -e '.systemMessage | test("sensors")' <<<"$OUT"
+}
+
+# --- the Stop hook: what the reports must say ----------------------------------------------
+group_reports() {
+    scenario failed
+    edit "$SRC"
+    sensor_run 3 1 0
+    bash_call "./mvnw -q test -Dgroups=sensor | tail -5" "Tests run: 3, Failures: 0"
+    stop
+    blocks "a failed sensor blocks (whatever the console piped through tail showed)"
+    says "the message names the failure" "UseCaseTraceabilityTest failed"
+
+    scenario errored
+    edit "$SRC"
+    sensor_run 3 0 2
+    bash_call "./mvnw -q test -Dgroups=sensor || true"
+    stop
+    blocks "an errored sensor blocks, || true or not"
+
+    scenario zero-tests
+    edit "$SRC"
+    sensor_run 0 0 0
+    bash_call "./mvnw -q test -Dgroups=sensor > /dev/null"
+    stop
+    blocks "a report that counts no test blocks"
+    says "the message says so" "counts no test"
+
+    scenario cut-off
+    edit "$SRC"
+    sensor_run
+    head -c 300 "$(aiup_report_path UseCaseTraceabilityTest)" >"$work/cut" &&
+        mv "$work/cut" "$(aiup_report_path UseCaseTraceabilityTest)"
+    bash_call "./mvnw -q test -Dgroups=sensor"
+    stop
+    blocks "a report cut off before </testsuite> blocks, green counts or not"
+
+    scenario nul-byte
+    edit "$SRC"
+    sensor_run
+    printf '\0' >>"$PROJECT/$(aiup_report_path UseCaseTraceabilityTest)"
+    stop
+    blocks "a report with a NUL byte is no Surefire report and blocks"
+
+    scenario one-sensor
+    edit "$SRC"
+    tick
+    rm -rf "${PROJECT:?}/$AIUP_REPORT_DIR"
+    report ArchitectureTest 4 0 0
+    stop
+    blocks "a missing sensor report blocks"
+
+    local sensor
+    for sensor in "${AIUP_SENSORS[@]}"; do
+        scenario "without-$sensor"
+        edit "$SRC"
+        sensor_run
+        rm "$PROJECT/$(aiup_report_path "$sensor")"
+        stop
+        blocks "a run without the $sensor report blocks"
+        says "the message names the missing report" "no $sensor report"
+    done
 }
 
 # --- the Stop hook: what counts as a change ------------------------------------------------
