@@ -213,6 +213,10 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   .venv/bin/python -m pip install -q --disable-pip-version-check -e '.[dev]'
   touch "$stamp"
 fi
+# The harness is installed editable, so pip compiled none of it. Every `lab` command imports it
+# anew, and where PYTHONDONTWRITEBYTECODE is set (as on some CI images) nothing is ever cached:
+# a third of each start went into compiling. Only what changed is compiled again.
+.venv/bin/python -m compileall -q harness >/dev/null
 if ! command -v npm >/dev/null 2>&1 && [ -z "${CI:-}" ]; then
   echo "bootstrap: no npm, so no Claude Code yet (the emulator engine needs none; lab doctor --fix installs it once npm is there)"
 elif ! .venv/bin/python -m harness.claude.client.install | sed 's/^/bootstrap: /'; then
