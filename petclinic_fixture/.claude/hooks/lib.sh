@@ -98,7 +98,9 @@ aiup_tool_name() {
     printf '%s' "$name"
 }
 
-# A JSON string literal for text (for the few hooks that answer with JSON on stdout).
+# aiup_json_string TEXT [NAME]: TEXT as a JSON string literal (for the few hooks that answer
+# with JSON on stdout), printed, or put in the variable NAME (no subshell: smoke.sh builds
+# hundreds of events with it).
 aiup_json_string() {
     local text=$1
     text=${text//\\/\\\\}
@@ -106,7 +108,7 @@ aiup_json_string() {
     text=${text//$'\n'/\\n}
     text=${text//$'\r'/\\r}
     text=${text//$'\t'/\\t}
-    printf '"%s"' "$text"
+    if [ -n "${2:-}" ]; then printf -v "$2" '"%s"' "$text"; else printf '"%s"' "$text"; fi
 }
 
 # --- the project and its state ------------------------------------------------------------

@@ -210,52 +210,77 @@ fire() {
     done <<<"$REGISTRY"
 }
 
-js() { aiup_json_string "$1"; }
+# js NAME TEXT: NAME (a variable of the caller) set to TEXT as a JSON string, by lib.sh's own
+# code and without a subshell: a fork costs about a millisecond, and smoke.sh fires hundreds.
+js() { aiup_json_string "$2" "$1"; }
 
-common() { # the fields every event carries
-    printf '"session_id": "smoke", "transcript_path": "/dev/null", "cwd": %s, ' "$(js "$PROJECT")"
-    printf '"permission_mode": "default", "hook_event_name": %s' "$(js "$1")"
+# common EVENT: COMMON set to the fields every event carries.
+common() {
+    local cwd name
+    js cwd "$PROJECT"
+    js name "$1"
+    COMMON="\"session_id\": \"smoke\", \"transcript_path\": \"/dev/null\", \"cwd\": $cwd, "
+    COMMON+="\"permission_mode\": \"default\", \"hook_event_name\": $name"
 }
 
 session_start() {
-    fire SessionStart "${1:-startup}" "{$(common SessionStart), \"source\": $(js "${1:-startup}")}"
+    local source
+    common SessionStart
+    js source "${1:-startup}"
+    fire SessionStart "${1:-startup}" "{$COMMON, \"source\": $source}"
 }
 
 stop() {
-    fire Stop "" "{$(common Stop), \"stop_hook_active\": ${1:-false}, \"last_assistant_message\": \"All done.\"}"
+    common Stop
+    fire Stop "" "{$COMMON, \"stop_hook_active\": ${1:-false}, \"last_assistant_message\": \"All done.\"}"
 }
 
 # bash_call COMMAND [STDOUT] [BACKGROUND]: PostToolUse of a Bash call that already ran.
 bash_call() {
-    fire PostToolUse Bash "{$(common PostToolUse), \"tool_name\": \"Bash\", \"tool_use_id\": \"t1\",
-        \"tool_input\": {\"command\": $(js "$1"), \"description\": \"run\", \"run_in_background\": ${3:-false}},
-        \"tool_response\": {\"stdout\": $(js "${2:-}"), \"stderr\": \"\", \"interrupted\": false}}"
+    local command stdout
+    common PostToolUse
+    js command "$1"
+    js stdout "${2:-}"
+    fire PostToolUse Bash "{$COMMON, \"tool_name\": \"Bash\", \"tool_use_id\": \"t1\",
+        \"tool_input\": {\"command\": $command, \"description\": \"run\", \"run_in_background\": ${3:-false}},
+        \"tool_response\": {\"stdout\": $stdout, \"stderr\": \"\", \"interrupted\": false}}"
 }
 
 # edit_call FILE OLD NEW [REPLACE_ALL]: PreToolUse of an Edit.
 edit_call() {
-    fire PreToolUse Edit "{$(common PreToolUse), \"tool_name\": \"Edit\", \"tool_use_id\": \"t2\",
-        \"tool_input\": {\"file_path\": $(js "$PROJECT/$1"), \"old_string\": $(js "$2"),
-        \"new_string\": $(js "$3"), \"replace_all\": ${4:-false}}}"
+    local path old new
+    common PreToolUse
+    js path "$PROJECT/$1"
+    js old "$2"
+    js new "$3"
+    fire PreToolUse Edit "{$COMMON, \"tool_name\": \"Edit\", \"tool_use_id\": \"t2\",
+        \"tool_input\": {\"file_path\": $path, \"old_string\": $old,
+        \"new_string\": $new, \"replace_all\": ${4:-false}}}"
 }
 
 # write_call FILE CONTENT: PreToolUse of a Write.
 write_call() {
-    fire PreToolUse Write "{$(common PreToolUse), \"tool_name\": \"Write\", \"tool_use_id\": \"t3\",
-        \"tool_input\": {\"file_path\": $(js "$PROJECT/$1"), \"content\": $(js "$2")}}"
+    local path content
+    common PreToolUse
+    js path "$PROJECT/$1"
+    js content "$2"
+    fire PreToolUse Write "{$COMMON, \"tool_name\": \"Write\", \"tool_use_id\": \"t3\",
+        \"tool_input\": {\"file_path\": $path, \"content\": $content}}"
 }
 
 # agent_transcript ASSIGNMENT LAST_MESSAGE STOP_REASON: writes the transcript of an agent that
 # starts with the assignment and ends with its last message (without a stop_reason when
 # STOP_REASON is empty), and prints its path.
 agent_transcript() {
-    local transcript=$work/agent.jsonl reason=""
-    [ -z "$3" ] || reason=", \"stop_reason\": $(js "$3")"
+    local transcript=$work/agent.jsonl reason="" assignment last
+    [ -z "$3" ] || { js reason "$3" && reason=", \"stop_reason\": $reason"; }
+    js assignment "$1"
+    js last "$2"
     {
-        printf '{"type": "user", "message": {"role": "user", "content": %s}}\n' "$(js "$1")"
+        printf '{"type": "user", "message": {"role": "user", "content": %s}}\n' "$assignment"
         printf '{"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": "reading"}], "stop_reason": "tool_use"}}\n'
         printf '{"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": %s}]%s}}\n' \
-            "$(js "$2")" "$reason"
+            "$last" "$reason"
     } >"$transcript"
     printf '%s\n' "$transcript"
 }
@@ -264,12 +289,15 @@ agent_transcript() {
 # sends it. Claude Code 2.1.332 sends no stop_reason (an empty EVENT_STOP_REASON leaves it out);
 # an empty TRANSCRIPT leaves agent_transcript_path out.
 subagent_stop() {
-    local fields
-    fields="\"agent_id\": \"a1\", \"agent_type\": $(js "$1"), \"stop_hook_active\": false"
-    fields+=", \"last_assistant_message\": $(js "$3")"
-    [ -z "$2" ] || fields+=", \"agent_transcript_path\": $(js "$2")"
-    [ -z "${4:-}" ] || fields+=", \"stop_reason\": $(js "$4")"
-    fire SubagentStop "$1" "{$(common SubagentStop), $fields}"
+    local fields value
+    js value "$1"
+    fields="\"agent_id\": \"a1\", \"agent_type\": $value, \"stop_hook_active\": false"
+    js value "$3"
+    fields+=", \"last_assistant_message\": $value"
+    [ -z "$2" ] || { js value "$2" && fields+=", \"agent_transcript_path\": $value"; }
+    [ -z "${4:-}" ] || { js value "$4" && fields+=", \"stop_reason\": $value"; }
+    common SubagentStop
+    fire SubagentStop "$1" "{$COMMON, $fields}"
 }
 
 # audit AGENT_TYPE ASSIGNMENT LAST_MESSAGE [STOP_REASON]: SubagentStop as Claude Code sends it,
@@ -281,9 +309,11 @@ audit() {
 # shell_call TOOL_NAME COMMAND: PostToolUse of a shell command as another client may send it;
 # an empty TOOL_NAME leaves tool_name out. Fired where the Bash matcher selects it.
 shell_call() {
-    local name=""
-    [ -z "$1" ] || name="\"tool_name\": $(js "$1"), "
-    fire PostToolUse Bash "{$(common PostToolUse), $name\"tool_input\": {\"command\": $(js "$2")},
+    local name="" command
+    [ -z "$1" ] || { js name "$1" && name="\"tool_name\": $name, "; }
+    js command "$2"
+    common PostToolUse
+    fire PostToolUse Bash "{$COMMON, $name\"tool_input\": {\"command\": $command},
         \"tool_response\": {\"stdout\": \"\", \"stderr\": \"\", \"interrupted\": false}}"
 }
 
@@ -733,14 +763,16 @@ group_check() {
     passes "the same change is reported once"
     printf '# Test Case: Find owner\n\n**Test Case ID:** TC-002\n**Status:** Automated\n' \
         >"$PROJECT/docs/test_cases/TC-002-find-owner.md"
-    fire PostToolUse Read "{$(common PostToolUse), \"tool_name\": \"Read\", \"tool_input\": {}}"
+    common PostToolUse
+    fire PostToolUse Read "{$COMMON, \"tool_name\": \"Read\", \"tool_input\": {}}"
     blocks "a heredoc spec that claims Automated is reported, after any tool"
     local uc9=docs/use_cases/UC-009-cancel-visit.md
     printf '# Use Case: Cancel visit\n\n**Use Case ID:** UC-009\n**Status:** Draft\n' >"$PROJECT/$uc9"
     bash_call "git status"
     passes "a new Draft spec is not reported"
     sed -i 's/^\*\*Status:\*\* Draft/**Status:** Done/' "$PROJECT/$uc9"
-    fire PostToolUseFailure Bash "{$(common PostToolUseFailure), \"tool_name\": \"Bash\",
+    common PostToolUseFailure
+    fire PostToolUseFailure Bash "{$COMMON, \"tool_name\": \"Bash\",
         \"tool_input\": {\"command\": \"sed -i s/Draft/Done/ $uc9; exit 1\"},
         \"tool_use_id\": \"t1\", \"error\": \"Exit code 1\", \"is_interrupt\": false}"
     blocks "a sed to Done in a command that then fails is reported (PostToolUseFailure)"
