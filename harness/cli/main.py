@@ -66,6 +66,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (lab list --json | head): nothing is wrong, nothing more to say.
+        # Stdout goes to /dev/null so the interpreter's own flush at exit cannot fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except OSError as exc:
         if exc.errno not in STORAGE_ERRORS:
             return _crashed()
