@@ -39,7 +39,8 @@ def _workers() -> str:
     """pytest-xdist workers: one more than the cores (HOOKLAB_TEST_WORKERS overrides; 0 runs
     in-process). The suite waits about a fifth of its time (the real client's 30 s default
     hook timeout, terminals polled, clients starting), so a spare worker fills the cores: on 2
-    cores pytest took 713 s with 2 workers, 589 s with 3; with 4 it was slower than with 3."""
+    cores pytest took 713 and 762 s with 2 workers, 589 and 729 s with 3 (runs differ by up to
+    140 s here); with 4 it was slower than with 3."""
     return os.environ.get("HOOKLAB_TEST_WORKERS") or str(len(os.sched_getaffinity(0)) + 1)
 
 

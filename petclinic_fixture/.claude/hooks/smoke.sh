@@ -154,8 +154,8 @@ load_registry() {
 # on_socket COMMAND...: runs COMMAND with $AIUP_SMOKE_JSON on a Unix socket as its stdin, the
 # way Claude Code hands a hook its event (a hook that can only read pipes fails open there).
 # perl is part of every Debian and macOS base system; bash itself cannot make a socketpair.
-# AF_UNIX and SOCK_STREAM are 1 on Linux and macOS; loading Socket.pm for them would cost a
-# fork of the run's time (8 of 11 ms a hook), so it is loaded only where they differ.
+# AF_UNIX and SOCK_STREAM are 1 on Linux and macOS. Loading Socket.pm for their names takes 8
+# of the 11 ms perl needs for a fire, so it is loaded only where a socketpair with 1 fails.
 on_socket() {
     perl -e '
         socketpair(my $ours, my $theirs, 1, 1, 0)
