@@ -120,7 +120,11 @@ class ClientProcess:
 
     def settle(self, timeout: float = 2.0) -> None:
         """Once the client has exited, let the stderr reader take in its last lines: the
-        exit is seen on stdout, often before stderr is read to its end."""
+        exit is seen on stdout, often before stderr is read to its end, and the kernel closes
+        a dying process's pipes before its exit status can be reaped, so a client whose
+        stdout just ended may still read as running for a moment: give it that moment."""
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.popen.wait(timeout)
         if not self.running:
             self._stderr_reader.join(timeout)
 
