@@ -123,10 +123,11 @@ class ClientProcess:
         exit is seen on stdout, often before stderr is read to its end, and the kernel closes
         a dying process's pipes before its exit status can be reaped, so a client whose
         stdout just ended may still read as running for a moment: give it that moment."""
-        with contextlib.suppress(subprocess.TimeoutExpired):
+        try:
             self.popen.wait(timeout)
-        if not self.running:
-            self._stderr_reader.join(timeout)
+        except subprocess.TimeoutExpired:
+            return  # still running: its stderr has no end to wait for
+        self._stderr_reader.join(timeout)
 
     def last_words(self) -> str:
         self.settle()
