@@ -4,16 +4,19 @@ Workspaces as `lab init` leaves them (compiled from the cache, no report), the c
 alternating so all see the same machine load:
   warm       ./mvnw -q test -Dgroups=sensor, nothing changed since the last run
   first      the same, as the first run in a workspace just provisioned
-  changed    the same, after a one-line change to one main Java file that other sources name
-             (Vet.java: ./mvnw leaves the plugin's incremental mode on, the module recompiles)
+  changed    the same, after a one-line edit inside a method body of a main class that other
+             sources name (Vet.java: its signatures stay, so ./mvnw compiles it alone)
+  reshaped   the same, after a new method in that class (its signatures change: ./mvnw leaves
+             the plugin's incremental mode on, and the module recompiles)
   leaf       the same, after a one-line change to a test class no other source names
              (UC005AddVisitTest.java, the labs' kind of edit: ./mvnw compiles it alone)
   validate   ./mvnw -q validate (Maven's start: the floor of any run)
   no-cds     warm, without ./mvnw's class-data archive (HOOKLAB_MAVEN_CDS=0)
   no-jvm     warm, without the archive and without .mvn/jvm.config
   tier-only  warm, without the archive, jvm.config holding only -XX:TieredStopAtLevel=1
-  stale      changed, in maven-compiler-plugin's stale-file mode forced (useIncrementalCompilation
-             =false), which ./mvnw chooses for leaf edits only
+  stale      reshaped, in maven-compiler-plugin's stale-file mode forced
+             (useIncrementalCompilation=false), which ./mvnw chooses only where no caller can see
+             the change
 Every timed sensor run must be green with a report per sensor, or the numbers measure
 something else. Forced stale-file mode is then tried on a changed signature, and so is ./mvnw
 as it is: the first lets it pass, the second must not (see the rows' notes).
@@ -23,6 +26,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -102,9 +106,29 @@ class Workspaces:
             shutil.rmtree(root, ignore_errors=True)
 
 
+BODY = "public List<Specialty> getSpecialties() {"  # in CHANGED
+
+
 def change_one_line(root: Path, run: int, file: Path = CHANGED) -> None:
     with (root / file).open("a") as out:
         out.write(f"// changed for run {run}\n")
+
+
+def change_a_body(root: Path, run: int) -> None:
+    """One statement in a method body of CHANGED, another each run."""
+    path = root / CHANGED
+    text = re.sub(r"\n        int run = \d+;", "", path.read_text())
+    assert BODY in text, f"{CHANGED} no longer has {BODY!r}"
+    path.write_text(text.replace(BODY, f"{BODY}\n        int run = {run};", 1))
+
+
+def add_a_method(root: Path, run: int) -> None:
+    """A new public method in CHANGED, another each run: what its callers see changes."""
+    with (root / CHANGED).open("r+") as source:
+        text = source.read().rstrip().removesuffix("}")
+        source.seek(0)
+        source.write(f"{text}    public int probe{run}() {{ return {run}; }}\n}}\n")
+        source.truncate()
 
 
 def catches_a_changed_signature(workspaces: Workspaces, extra: list[str]) -> bool:
@@ -131,26 +155,30 @@ def measure(options: Options) -> list[Row]:
             timed(SENSORS, root)
         edits = itertools.count(1)  # one numbering for both workspaces: every edit differs
 
-        def after_a_change(
-            root: Path, argv: list[str], file: Path = CHANGED
+        def after(
+            change: Callable[[Path, int], None], root: Path, argv: list[str]
         ) -> Callable[[], float]:
             def run() -> float:
-                change_one_line(root, next(edits), file)
+                change(root, next(edits))
                 return timed(argv, root)
 
             return run
+
+        def leaf_line(root: Path, run: int) -> None:
+            change_one_line(root, run, LEAF)
 
         samples = alternate(
             {
                 "warm": lambda: timed(SENSORS, main),
                 "first": workspaces.first_run,
-                "changed": after_a_change(main, SENSORS),
-                "leaf": after_a_change(main, SENSORS, LEAF),
+                "changed": after(change_a_body, main, SENSORS),
+                "reshaped": after(add_a_method, main, SENSORS),
+                "leaf": after(leaf_line, main, SENSORS),
                 "validate": lambda: timed(VALIDATE, main),
                 "no-cds": lambda: timed(SENSORS, main, NO_CDS),
                 "no-jvm": lambda: timed(SENSORS, no_jvm, NO_CDS),
                 "tier-only": lambda: timed(SENSORS, tier_only, NO_CDS),
-                "stale": after_a_change(stale, [*SENSORS, STALE_MODE]),
+                "stale": after(add_a_method, stale, [*SENSORS, STALE_MODE]),
             },
             n,
         )
@@ -182,12 +210,21 @@ def measure(options: Options) -> list[Row]:
             aim=1.2,
         ),
         versus(
-            "sensor run after a one-line change to a main class others name vs a warm run",
+            "sensor run after a one-line edit inside a method body of a main class others "
+            "name vs a warm run",
             "changed",
             "warm",
-            "Vet.java: its callers must compile again, and the plugin recompiles all 54 "
-            "sources (a renamed method its caller uses was caught)",
+            "Vet.java: its signatures are as its class was compiled from, so ./mvnw compiles it "
+            "alone (a renamed method its caller uses was caught)",
             aim=1.3,
+        ),
+        versus(
+            "sensor run after a new method in a main class others name vs a warm run "
+            "(information: its callers compile again)",
+            "reshaped",
+            "warm",
+            "Vet.java: what others compile against changed, and the plugin recompiles all 54 "
+            "sources",
         ),
         versus(
             "sensor run after a one-line change to a test class nothing names (a leaf) "
@@ -237,8 +274,8 @@ def measure(options: Options) -> list[Row]:
             "neither with the archive",
         ),
         versus(
-            "change to a main class others name in forced stale-file mode vs a warm run "
-            "(information: why ./mvnw uses it for leaves only)",
+            "a new method in a main class others name, in forced stale-file mode, vs a warm run "
+            "(information: why ./mvnw uses it only where no caller can see the change)",
             "stale",
             "warm",
             "a renamed method its caller still uses "

@@ -27,6 +27,15 @@ if [ ! -x /usr/sbin/sshd ]; then
     trap - EXIT
   fi
 fi
+# The fixture's .mvn/java-abi.awk is proven on the One True AWK too, the awk macOS ships
+# (Debian's own is mawk). Only the tests need it.
+if ! command -v original-awk >/dev/null 2>&1; then
+  [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+  echo "test: installing original-awk (macOS's awk, for the fixture's awk tests)"
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq original-awk >/dev/null ||
+    { "${sudo[@]}" apt-get update -qq &&
+      "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq original-awk >/dev/null; }
+fi
 ./scripts/docker-up.sh
 mkdir -p build/test-results
 # The whole run's time, from the start of this script, is kept for `nox -s bench` (the figure

@@ -23,8 +23,9 @@ from harness.paths import cache_home
 
 # What maven-compiler-plugin writes and reads back to decide what is stale.
 COMPILED_DIRS = ("classes", "test-classes", "maven-status")
-# Everything that changes what javac produces: the sources and the build's configuration.
-KEY_INPUTS = ("src", "pom.xml", ".mvn/jvm.config")
+# Everything that changes what a compile leaves in target/: the sources, the build's
+# configuration, and ./mvnw with its signature records (.mvn/java-abi.awk).
+KEY_INPUTS = ("src", "pom.xml", ".mvn/jvm.config", "mvnw", ".mvn/java-abi.awk")
 ROOT_FILE = "built-at"  # the absolute project path the cached build ran in
 COMPILE_GOALS = ("-q", "test-compile")
 

@@ -39,6 +39,19 @@ def test_sources_key_follows_the_sources_and_nothing_else(tmp_path: Path) -> Non
     assert sources_key(one.root) != sources_key(two.root)
 
 
+def test_sources_key_follows_what_mvnw_leaves_in_target(tmp_path: Path) -> None:
+    # ./mvnw writes signature records beside the classes: a cached target/ from another
+    # ./mvnw may lack them, or hold ones of another form.
+    one, two = fresh(tmp_path, "one"), fresh(tmp_path, "two")
+    with (two.root / ".mvn" / "java-abi.awk").open("a") as program:
+        program.write("# changed\n")
+    assert sources_key(one.root) != sources_key(two.root)
+    three = fresh(tmp_path, "three")
+    with (three.root / "mvnw").open("a") as wrapper:
+        wrapper.write("# changed\n")
+    assert sources_key(one.root) != sources_key(three.root)
+
+
 @pytest.mark.maven
 def test_a_warm_workspace_compiles_nothing_and_holds_no_report(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
