@@ -53,7 +53,9 @@ def test_sources_key_follows_what_mvnw_leaves_in_target(tmp_path: Path) -> None:
 
 
 @pytest.mark.maven
-def test_a_warm_workspace_compiles_nothing_and_holds_no_report(tmp_path: Path) -> None:
+def test_a_warm_workspace_compiles_nothing_and_holds_no_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     cache = tmp_path / "cache"
     backend = get_backend("local")
     first = fresh(tmp_path, "first")
@@ -67,8 +69,14 @@ def test_a_warm_workspace_compiles_nothing_and_holds_no_report(tmp_path: Path) -
         assert not (ws.root / "target" / "surefire-reports").exists()
         assert ws.changed_files() == []  # target/ is ignored: nothing shows up as a change
 
-    # Not -q: the compiler plugin says what it decided.
-    run = backend.run(second.root, [arg for arg in SENSOR_GOALS if arg != "-q"])
+    # Not -q: Maven names each plugin it runs, and the compiler plugin says what it decided.
+    goals = [arg for arg in SENSOR_GOALS if arg != "-q"]
+    run = backend.run(second.root, goals)
+    assert run.ok, run.output
+    assert "maven-compiler-plugin" not in run.output  # ./mvnw found every class up to date
+    # The plugin's own checks agree (./mvnw leaving the decision to it, as a plain mvn would).
+    monkeypatch.setenv("HOOKLAB_MAVEN_LEAF", "0")
+    run = backend.run(second.root, goals)
 
     assert run.ok, run.output
     assert run.output.count("Nothing to compile - all classes are up to date") == 2, run.output
@@ -99,7 +107,7 @@ def test_a_changed_signature_is_still_caught_after_a_warm_start(tmp_path: Path) 
 
 @pytest.mark.maven
 def test_a_sandbox_of_a_compiled_workspace_compiles_nothing_and_still_catches_a_change(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from harness.engine.sandbox import sandbox_copy
 
@@ -111,7 +119,10 @@ def test_a_sandbox_of_a_compiled_workspace_compiles_nothing_and_still_catches_a_
     with sandbox_copy(ws.root) as box:
         # Not -q: the compiler plugin says what it decided. The input lists named the
         # workspace, which read as "sources changed" in the copy until they were relocated.
+        # ./mvnw leaves the decision to the plugin here, as a plain mvn would.
+        monkeypatch.setenv("HOOKLAB_MAVEN_LEAF", "0")
         untouched = backend.run(box, goals)
+        monkeypatch.delenv("HOOKLAB_MAVEN_LEAF")
         assert untouched.ok, untouched.output
         assert untouched.output.count("Nothing to compile - all classes are up to date") == 2
         assert "Changes detected" not in untouched.output
