@@ -14,8 +14,17 @@
 # types, annotations and the bodies of enum constants. Wherever the shape is unclear the text
 # is kept: an extra full compile costs seconds, a missed one wrong sensors. POSIX awk (mawk,
 # gawk, macOS awk).
+#
+#   awk -v code_only=1 -f .mvn/java-abi.awk FILE...
+#
+# prints the files' lines without their comments instead (literals kept as they are): what
+# ./mvnw searches for the names a changed file declares.
 
 function emit(text) {
+    if (code_only) {
+        code_line = code_line text
+        return
+    }
     if (mode[depth] == "strip")
         return
     if (text == " " && state != "text") {
@@ -96,7 +105,7 @@ BEGIN {
 }
 
 function finish(    target, i, name, words, count, kept, class) {
-    if (file == "")
+    if (file == "" || code_only)
         return
     # The imports the rest names: one nobody names cannot change what a name means.
     count = split(abi, words, /[^A-Za-z0-9_$]+/)
@@ -179,7 +188,10 @@ FNR == 1 { start(FILENAME) }
             i++
         }
     }
-    if (state == "text") emit("\n")
+    if (code_only) {
+        print code_line
+        code_line = ""
+    } else if (state == "text") emit("\n")
     else emit(" ")
 }
 
