@@ -53,8 +53,17 @@ def _write_targets(argv: list[str]) -> list[str]:
     return []
 
 
+# Claude Code 2.1.332 reads no redirection target of a command that holds "$?" anywhere:
+# `echo x > target/a; echo $?` runs past an Edit(target/**) deny rule, and a redirection into
+# .claude/ is then not asked about (observed: differential case
+# deny-rule-edit-and-bash-redirections). A command's own operands (cp, touch, …) still count.
+_HIDES_REDIRECTIONS = "$?"
+
+
 def bash_write_targets(command: str) -> list[str]:
-    """The paths a shell command writes to, as far as its common forms show them."""
+    """The paths a shell command writes to, as far as its common forms show them and as
+    Claude Code reads them."""
+    redirections = _HIDES_REDIRECTIONS not in command
     lexer = shlex.shlex(command, posix=True, punctuation_chars=";&|()<>")
     lexer.whitespace_split = True
     try:
@@ -66,7 +75,8 @@ def bash_write_targets(command: str) -> list[str]:
     expect_target = False
     for token in tokens:
         if expect_target:
-            targets.append(token)
+            if redirections:
+                targets.append(token)
             expect_target = False
         elif token in _REDIRECTS or (token.endswith(">") and token.rstrip(">").isdigit()):
             expect_target = True
