@@ -132,3 +132,43 @@ def test_turns_played_apart_share_a_repeated_sensor_run_and_never_a_changed_one(
     for engine in ("emulator", "claude-code"):
         stops = [s["outcome"] for s in result.details["sessions"][engine] if s["do"] == "stop"]
         assert stops == ["allowed", "allowed", "blocked", "allowed"], engine
+
+
+VET = "src/main/java/ai/unifiedprocess/petclinic/domain/Vet.java"
+
+
+def test_a_method_body_edit_by_the_real_client_compiles_that_file_alone(ws: Workspace) -> None:
+    """The client's own Edit, then the sensors through its Bash tool (./mvnw with the client's
+    stdin and signals): the edit changed no signature, so ./mvnw compiles Vet.java alone, and
+    the fresh reports release the stop. Each engine plays on its own copy, for real."""
+    subprocess.run(SENSOR_RUN.split(), cwd=ws.root, check=True, capture_output=True)
+    steps = [
+        {"do": "session_start"},
+        {"do": "prompt", "text": "Make setId keep a null as it is."},
+        {
+            "do": "edit",
+            "file": VET,
+            "old": "this.id = id;",
+            "new": "this.id = id == null ? null : id;",
+            "expect": "allowed",
+        },
+        {"do": "stop", "expect": "blocked"},
+        {
+            "do": "bash",
+            "command": "./mvnw test -Dgroups=sensor > sensors.log 2>&1;"
+            " grep -E 'Compiling [0-9]+ source' sensors.log",
+            "expect": "allowed",
+        },
+        {"do": "stop", "expect": "allowed"},
+    ]
+
+    result = play_on_both(ws, steps, share_maven=False)
+
+    assert result.status is Status.PASS, result.found
+    for engine in ("emulator", "claude-code"):
+        bash = [s for s in result.details["sessions"][engine] if s["do"] == "bash"]
+        after = [e for e in bash[0]["events"] if e.get("hook_event_name") == "PostToolUse"]
+        assert after, (engine, bash)
+        stdout = str(after[0]["tool_response"]["stdout"])
+        assert "Compiling 1 source file to" in stdout, (engine, stdout)
+        assert "Compiling 33" not in stdout, (engine, stdout)
