@@ -4,6 +4,7 @@ Workspaces as `lab init` leaves them (compiled from the cache, no report), the c
 alternating so all see the same machine load:
   warm       ./mvnw -q test -Dgroups=sensor, nothing changed since the last run
   first      the same, as the first run in a workspace just provisioned
+  started    the same, as the first run after `lab start 1` (which drops target/)
   changed    the same, after a one-line edit inside a method body of a main class that other
              sources name (Vet.java: its signatures stay, so ./mvnw compiles it alone)
   reshaped   the same, after a new method in that class (its signatures change: ./mvnw leaves
@@ -34,11 +35,12 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from benchmarks.report import Options, Row, alternate, median, run_standalone, timed_command
+from harness.engine.runner import LabRunner
 from harness.maven import get_backend
 from harness.maven.backend import SENSOR_GOALS
 from harness.maven.surefire import sensor_reports
 from harness.maven.warm import warm_compile
-from harness.workspace import provision
+from harness.workspace import Workspace, provision
 
 SENSORS = ["./mvnw", *SENSOR_GOALS]
 VALIDATE = ["./mvnw", "-q", "validate"]
@@ -98,9 +100,11 @@ class Workspaces:
             raise RuntimeError(f"the fixture did not compile:\n{warm.output}")
         return root
 
-    def first_run(self) -> float:
+    def first_run(self, *, lab_started: bool = False) -> float:
         root = self.fresh()
         try:
+            if lab_started:
+                LabRunner(Workspace(root)).start("1")
             return timed(SENSORS, root)
         finally:
             shutil.rmtree(root, ignore_errors=True)
@@ -171,6 +175,7 @@ def measure(options: Options) -> list[Row]:
             {
                 "warm": lambda: timed(SENSORS, main),
                 "first": workspaces.first_run,
+                "started": lambda: workspaces.first_run(lab_started=True),
                 "changed": after(change_a_body, main, SENSORS),
                 "reshaped": after(add_a_method, main, SENSORS),
                 "leaf": after(leaf_line, main, SENSORS),
@@ -207,6 +212,14 @@ def measure(options: Options) -> list[Row]:
             "first",
             "warm",
             "lab init leaves the fixture compiled from the cache",
+            aim=1.2,
+        ),
+        versus(
+            "first sensor run after lab start vs a warm run (nothing changed)",
+            "started",
+            "warm",
+            "lab start drops target/ (an earlier lab's reports and classes) and puts the "
+            "fixture's classes back from the cache",
             aim=1.2,
         ),
         versus(

@@ -68,7 +68,7 @@ def warm_compile(
     running ``./mvnw -q test-compile`` once and keeping the result for the next workspace."""
     started = time.monotonic()
     key = sources_key(project)
-    entry = (cache or cache_home() / "compiled") / key
+    entry = _entry(key, cache)
     target = project / "target"
     if (entry / ROOT_FILE).is_file():
         _restore(entry, project)
@@ -83,6 +83,20 @@ def warm_compile(
         shutil.rmtree(target / "surefire-reports")
     _store(project, entry)
     return WarmResult("compiled", key, time.monotonic() - started)
+
+
+def restore_cached(project: Path, *, cache: Path | None = None) -> bool:
+    """Leave ``project`` compiled from the cache when it holds these very sources; never runs
+    Maven (False: not cached, ``target/`` as it was)."""
+    entry = _entry(sources_key(project), cache)
+    if not (entry / ROOT_FILE).is_file():
+        return False
+    _restore(entry, project)
+    return True
+
+
+def _entry(key: str, cache: Path | None) -> Path:
+    return (cache or cache_home() / "compiled") / key
 
 
 def _store(project: Path, entry: Path) -> None:

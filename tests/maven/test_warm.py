@@ -210,3 +210,47 @@ def test_workspaces_share_one_class_data_archive_and_runs_print_nothing_of_it(
         assert done.returncode == 0, done.stdout + done.stderr
         assert done.stdout == "" and done.stderr == ""  # -q stays quiet, archive or not
         assert [p.suffix for p in archives.iterdir()] == [".jsa"], list(archives.iterdir())
+
+
+@pytest.mark.maven
+def test_starting_a_lab_leaves_the_fixture_compiled_and_no_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`lab start` rewinds to the fixture and drops target/ (an earlier lab's reports must not
+    pass this lab's checks); the fixture's classes come back from the cache `lab init` filled,
+    so the lab's first sensor run compiles nothing."""
+    from harness.engine.runner import LabRunner
+
+    monkeypatch.setenv("HOOKLAB_CACHE", str(tmp_path / "cache"))
+    backend = get_backend("local")
+    ws = fresh(tmp_path, "ws")
+    assert warm_compile(ws.root, backend).how == "compiled"  # as lab init leaves it
+    # An earlier lab's leftovers: an edit, a class of it, a report.
+    rename_getter(ws)
+    leftover = ws.root / "target" / "classes" / "Leftover.class"
+    leftover.write_bytes(b"\xca\xfe\xba\xbe")
+    (ws.root / "target" / "surefire-reports").mkdir()
+    (ws.root / "target" / "surefire-reports" / "TEST-x.xml").write_text("<testsuite/>\n")
+
+    LabRunner(ws).start("1")
+
+    assert (ws.root / "target" / "classes").is_dir()
+    assert not leftover.exists()
+    assert not (ws.root / "target" / "surefire-reports").exists()
+    goals = [arg for arg in SENSOR_GOALS if arg != "-q"]
+    run = backend.run(ws.root, goals)
+    assert run.ok, run.output
+    assert "maven-compiler-plugin" not in run.output  # ./mvnw found every class up to date
+    reports = sensor_reports(ws.root)
+    assert set(reports) == set(SENSORS)
+    assert all(r is not None and r.green for r in reports.values())
+
+
+def test_a_workspace_whose_sources_are_not_cached_stays_as_it_was(tmp_path: Path) -> None:
+    from harness.maven.warm import restore_cached
+
+    ws = fresh(tmp_path, "ws")
+    shutil.rmtree(ws.root / "target", ignore_errors=True)
+
+    assert restore_cached(ws.root, cache=tmp_path / "empty") is False
+    assert not (ws.root / "target").exists()  # no Maven ran, nothing was made up
