@@ -373,7 +373,7 @@ def start_state(root: Path, commit: str) -> Iterator[Path]:
             check=False,
             capture_output=True,
         )
-        Workspace(copy).restore_commit(commit)
+        Workspace(copy).restore_commit(commit, rewrite_all=True)
         shutil.rmtree(copy / ".claude", ignore_errors=True)
         if (root / ".claude").is_dir():
             shutil.copytree(root / ".claude", copy / ".claude", symlinks=True)

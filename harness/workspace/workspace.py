@@ -224,8 +224,11 @@ class Workspace:
         known = ", ".join(b.name for b in self.backups()[-5:]) or "none yet"
         raise HarnessError(f"no backup named {name!r}", fix=f"pick one of: {known}")
 
-    def restore_tree(self, tree_id: bytes) -> None:
-        """Make the worktree's non-ignored files exactly those of ``tree_id``."""
+    def restore_tree(self, tree_id: bytes, *, rewrite_all: bool = False) -> None:
+        """Make the worktree's non-ignored files exactly those of ``tree_id``. A file that
+        already is what the tree holds is left alone, mtime and all, as git's checkout does:
+        rewritten, every source would read as changed to Maven and the next run would compile
+        the module again. ``rewrite_all`` writes every file anew (all newer than any report)."""
         wanted = tree_files(self.repo, tree_id)
         for rel in worktree_files(self.repo):
             if rel not in wanted:
@@ -234,6 +237,8 @@ class Workspace:
             path = self.root / rel
             blob = self.repo.object_store[sha]
             assert isinstance(blob, Blob)
+            if not rewrite_all and _holds(path, mode, blob.data):
+                continue
             if path.is_symlink() or path.exists():
                 if path.is_dir() and not path.is_symlink():
                     shutil.rmtree(path)
@@ -280,10 +285,10 @@ class Workspace:
         elif head is not None:
             self.restore_commit(head)
 
-    def restore_commit(self, commit_id: str) -> None:
+    def restore_commit(self, commit_id: str, *, rewrite_all: bool = False) -> None:
         commit = self.repo[commit_id.encode()]
         assert isinstance(commit, Commit)
-        self.restore_tree(commit.tree)
+        self.restore_tree(commit.tree, rewrite_all=rewrite_all)
 
     def snapshot_tree_id(self) -> str:
         return snapshot_tree(self.repo).decode()
@@ -386,6 +391,17 @@ class ProvisionResult:
 
 def _text(path: object) -> str:
     return path.decode() if isinstance(path, bytes) else str(path)
+
+
+def _holds(path: Path, mode: int, data: bytes) -> bool:
+    """True when ``path`` already is the blob: the same link target, or a regular file with
+    the same bytes and the same executable bit."""
+    if mode == 0o120000:
+        return path.is_symlink() and os.readlink(path).encode() == data
+    if path.is_symlink() or not path.is_file():
+        return False
+    executable = bool(path.stat().st_mode & 0o111)
+    return executable == bool(mode & 0o111) and path.read_bytes() == data
 
 
 def _prune_empty_dirs(root: Path) -> None:

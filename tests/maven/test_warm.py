@@ -254,3 +254,28 @@ def test_a_workspace_whose_sources_are_not_cached_stays_as_it_was(tmp_path: Path
 
     assert restore_cached(ws.root, cache=tmp_path / "empty") is False
     assert not (ws.root / "target").exists()  # no Maven ran, nothing was made up
+
+
+@pytest.mark.maven
+def test_a_reset_step_compiles_only_what_it_changed_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`lab reset` writes back only the files that differ from the step's start: the rest keep
+    their mtimes, so ./mvnw finds their classes up to date."""
+    from harness.engine.runner import LabRunner
+
+    monkeypatch.setenv("HOOKLAB_CACHE", str(tmp_path / "cache"))
+    backend = get_backend("local")
+    ws = fresh(tmp_path, "ws")
+    assert warm_compile(ws.root, backend).how == "compiled"
+    runner = LabRunner(ws)
+    runner.start("1")
+    (ws.root / "docs" / "notes.md").write_text("work in progress\n")
+
+    runner.reset()
+
+    goals = [arg for arg in SENSOR_GOALS if arg != "-q"]
+    run = backend.run(ws.root, goals)
+    assert run.ok, run.output
+    assert "maven-compiler-plugin" not in run.output  # ./mvnw found every class up to date
+    assert not (ws.root / "docs" / "notes.md").exists()

@@ -179,3 +179,32 @@ def test_rewind_returns_to_a_commit_and_keeps_everything_in_a_backup(
 def test_rewind_of_a_pristine_workspace_takes_no_backup(workspace: Workspace) -> None:
     assert workspace.rewind(workspace.meta["initial_commit"], "noop") is None
     assert workspace.backups() == []
+
+
+def test_restoring_leaves_files_that_already_match_alone(workspace: Workspace) -> None:
+    """A rewind writes only what differs (as git's checkout does): a rewritten source reads as
+    changed to Maven, and the next sensor run would compile the module again."""
+    root = workspace.root
+    pom, readme, hook = root / "pom.xml", root / "README.md", root / ".claude/hooks/smoke.sh"
+    before = {path: path.stat().st_mtime_ns for path in (pom, readme, hook)}
+    original = readme.read_text()
+    readme.write_text("edited\n")
+    hook.chmod(0o644)  # the same bytes, but no longer executable: that differs too
+    (root / "docs" / "new.md").write_text("new\n")
+
+    workspace.rewind(workspace.meta["initial_commit"], "before starting lab 03")
+
+    assert pom.stat().st_mtime_ns == before[pom]  # untouched
+    assert readme.read_text() == original and readme.stat().st_mtime_ns > before[readme]
+    assert hook.stat().st_mode & 0o111 and hook.stat().st_mtime_ns > before[hook]
+    assert not (root / "docs" / "new.md").exists()
+    assert workspace.changed_files() == []
+
+
+def test_restoring_everything_anew_rewrites_each_file(workspace: Workspace) -> None:
+    pom = workspace.root / "pom.xml"
+    before = pom.stat().st_mtime_ns
+
+    workspace.restore_commit(workspace.meta["initial_commit"], rewrite_all=True)
+
+    assert pom.stat().st_mtime_ns > before
