@@ -440,8 +440,11 @@ class LabRunner:
             with sandbox_copy(self.ws.root) as copy:
                 Workspace(copy).restore_commit(record["snapshot"])
                 # A snapshot holds sources, not build output: today's reports belong to a later
-                # state, so the sensors must run again at the state the step passed at.
+                # state, so the sensors must run again at the state the step passed at. Its
+                # classes come from the cache when its sources are the fixture's (most steps
+                # change docs or hooks only).
                 shutil.rmtree(copy / "target", ignore_errors=True)
+                restore_cached(copy)
                 runs.append(self.run_checks(lab, step, copy, rebuild_evidence=True))
         return runs
 
