@@ -38,6 +38,7 @@ from harness.claude.settings import Settings, load_settings
 from harness.claude.tools import CLIENT_TOOLS
 from harness.engine.sandbox import sandbox_copy
 from harness.errors import HarnessError
+from harness.maven.warm import restore_cached
 
 # A call no hook ran for on any engine (no matcher selects it, or the tool or client refused
 # it first): its verdict is the tool's or the client's own, not the hooks'.
@@ -360,10 +361,11 @@ def _head_of(root: Path, commit: str) -> str:
 
 @contextlib.contextmanager
 def start_state(root: Path, commit: str) -> Iterator[Path]:
-    """A throwaway copy of the workspace whose files are those of ``commit`` (ignored files,
-    such as compiled classes, stay as they are; every file the commit holds is written anew,
-    so reports from before are older than all of them), with the hooks as they are now: the
-    workspace's ``.claude/`` replaces the commit's."""
+    """A throwaway copy of the workspace whose files are those of ``commit`` (every file the
+    commit holds is written anew, so reports from before are older than all of them; compiled
+    classes come from the cache when the commit's sources are the fixture's, else stay as
+    they are), with the hooks as they are now: the workspace's ``.claude/`` replaces the
+    commit's."""
     from harness.workspace import Workspace
 
     with sandbox_copy(root) as copy:
@@ -374,6 +376,9 @@ def start_state(root: Path, commit: str) -> Iterator[Path]:
             capture_output=True,
         )
         Workspace(copy).restore_commit(commit, rewrite_all=True)
+        # Compiled anew, newer than the files, when the commit's sources are the fixture's
+        # (the reports keep their age): else the session's first sensor run compiles them all.
+        restore_cached(copy)
         shutil.rmtree(copy / ".claude", ignore_errors=True)
         if (root / ".claude").is_dir():
             shutil.copytree(root / ".claude", copy / ".claude", symlinks=True)

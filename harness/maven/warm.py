@@ -86,11 +86,14 @@ def warm_compile(
 
 
 def restore_cached(project: Path, *, cache: Path | None = None) -> bool:
-    """Leave ``project`` compiled from the cache when it holds these very sources; never runs
-    Maven (False: not cached, ``target/`` as it was)."""
+    """Leave ``project`` compiled from the cache when it holds these very sources, its
+    reports untouched; never runs Maven (False: not cached, ``target/`` as it was)."""
     entry = _entry(sources_key(project), cache)
     if not (entry / ROOT_FILE).is_file():
         return False
+    # Classes of another state would outlive their sources in a merge: replaced whole.
+    for name in COMPILED_DIRS:
+        shutil.rmtree(project / "target" / name, ignore_errors=True)
     _restore(entry, project)
     return True
 
@@ -129,11 +132,14 @@ def _restore(entry: Path, project: Path) -> None:
         shutil.copytree(source, target / name, symlinks=True, dirs_exist_ok=True)
     if built_at != here:
         relocate_compiler_inputs(project, built_at, here)
-    for path in target.rglob("*"):
-        if path.is_file():
-            # Newer than every source: the copy's sources carry the fixture's older mtimes,
-            # and the plugin's stale check compares the two.
-            os.utime(path, (now, now))
+    for name in COMPILED_DIRS:
+        for path in (target / name).rglob("*"):
+            if path.is_file():
+                # Newer than every source: the copy's sources carry the fixture's older
+                # mtimes, and the plugin's stale check compares the two. Only what came from
+                # the cache: a report beside it keeps its age (a fresh-looking old report
+                # would pass for evidence).
+                os.utime(path, (now, now))
 
 
 def relocate_compiler_inputs(project: Path, built_at: str, here: str) -> None:

@@ -3,6 +3,7 @@ compiles nothing, no report is left behind, and the compiler still catches what 
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -279,3 +280,58 @@ def test_a_reset_step_compiles_only_what_it_changed_back(
     assert run.ok, run.output
     assert "maven-compiler-plugin" not in run.output  # ./mvnw found every class up to date
     assert not (ws.root / "docs" / "notes.md").exists()
+
+
+def fake_entry(cache: Path, project: Path, class_name: str) -> Path:
+    """A cache entry for ``project``'s sources holding one class file (no Maven needed)."""
+    entry = cache / sources_key(project)
+    (entry / "classes").mkdir(parents=True)
+    (entry / "classes" / class_name).write_bytes(b"\xca\xfe\xba\xbe")
+    (entry / "built-at").write_text(f"{project}\n")
+    return entry
+
+
+def old_report(project: Path) -> Path:
+    report = project / "target" / "surefire-reports" / "TEST-x.xml"
+    report.parent.mkdir(parents=True, exist_ok=True)
+    report.write_text("<testsuite/>\n")
+    os.utime(report, (1_000_000, 1_000_000))
+    return report
+
+
+def test_classes_from_the_cache_leave_a_report_beside_them_as_old_as_it_was(
+    tmp_path: Path,
+) -> None:
+    """Only what came from the cache is made new: an old report made new would pass for
+    evidence of a run that never happened."""
+    from harness.maven.warm import restore_cached
+
+    ws = fresh(tmp_path, "ws")
+    leftover = ws.root / "target" / "classes" / "Leftover.class"
+    leftover.parent.mkdir(parents=True, exist_ok=True)
+    leftover.write_bytes(b"\xca\xfe\xba\xbe")
+    report = old_report(ws.root)
+    fake_entry(tmp_path / "cache", ws.root, "Cached.class")
+
+    assert restore_cached(ws.root, cache=tmp_path / "cache") is True
+
+    assert report.stat().st_mtime == 1_000_000
+    cached = ws.root / "target" / "classes" / "Cached.class"
+    assert cached.stat().st_mtime > (ws.root / "pom.xml").stat().st_mtime
+    assert not leftover.exists()  # another state's class does not outlive it
+
+
+def test_a_replay_start_state_is_compiled_from_the_cache_and_its_reports_stay_old(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from harness.engine.replay import start_state
+
+    monkeypatch.setenv("HOOKLAB_CACHE", str(tmp_path / "cache"))
+    ws = fresh(tmp_path, "ws")
+    old_report(ws.root)
+    fake_entry(tmp_path / "cache" / "compiled", ws.root, "Cached.class")
+
+    with start_state(ws.root, ws.head() or "") as copy:
+        pom = (copy / "pom.xml").stat().st_mtime
+        assert (copy / "target" / "classes" / "Cached.class").stat().st_mtime > pom
+        assert (copy / "target" / "surefire-reports" / "TEST-x.xml").stat().st_mtime < pom
