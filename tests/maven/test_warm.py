@@ -335,3 +335,37 @@ def test_a_replay_start_state_is_compiled_from_the_cache_and_its_reports_stay_ol
         pom = (copy / "pom.xml").stat().st_mtime
         assert (copy / "target" / "classes" / "Cached.class").stat().st_mtime > pom
         assert (copy / "target" / "surefire-reports" / "TEST-x.xml").stat().st_mtime < pom
+
+
+@pytest.mark.maven
+def test_completing_a_lab_re_verifies_its_steps_on_classes_from_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The last `lab next` re-runs each passed step at the state it passed at, in a sandbox
+    without the workspace's reports; with the fixture's sources there, its sensor run starts
+    compiled (./mvnw then tells Maven every class is up to date)."""
+    from harness.engine.runner import LabRunner
+    from harness.results import Status
+
+    real = shutil.which("mvn")
+    assert real is not None
+    log = tmp_path / "mvn.log"
+    shim = tmp_path / "bin" / "mvn"
+    shim.parent.mkdir()
+    shim.write_text(f'#!/bin/sh\necho "$PWD $*" >>"{log}"\nexec "{real}" "$@"\n')
+    shim.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{shim.parent}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("HOOKLAB_CACHE", str(tmp_path / "cache"))
+    ws = fresh(tmp_path, "ws")
+    assert warm_compile(ws.root, get_backend("local")).how == "compiled"
+    runner = LabRunner(ws)
+    runner.start("1")
+    for _ in range(2):  # Lab 01: the sensors, then answers about a report
+        runner.solve(apply=True)
+        assert runner.check().status is Status.PASS
+        moved = runner.next()
+    assert moved.step is None, "lab 01 should be complete"
+
+    reverified = [line for line in log.read_text().splitlines() if "hooklab-sandbox-" in line]
+    assert reverified, "the sensors step was not re-run at its state"
+    assert all("-Dhooklab.upToDate" in line for line in reverified), reverified
