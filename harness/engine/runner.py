@@ -7,7 +7,6 @@ says how to get them back. Results are CheckResults; the CLI and views only rend
 from __future__ import annotations
 
 import contextlib
-import shutil
 import signal
 import time
 from collections.abc import Iterator, Sequence
@@ -20,7 +19,7 @@ from harness.engine.manifest import Lab, Spec, Step, find_lab, lab_dirs
 from harness.engine.progress import LabProgress, Progress, digest
 from harness.engine.sandbox import sandbox_copy
 from harness.errors import HarnessError
-from harness.maven.warm import restore_cached
+from harness.maven.warm import clean_target
 from harness.results import CheckResult, Status
 from harness.workspace import Backup, Workspace
 from harness.workspace.snapshot import commit_snapshot
@@ -257,10 +256,9 @@ class LabRunner:
         backup = self.ws.rewind(
             self.ws.meta["initial_commit"], f"before starting {lab.id}", action="start"
         )
-        shutil.rmtree(self.ws.root / "target", ignore_errors=True)
-        # The fixture's classes come back from the cache `lab init` filled (never a report):
-        # without them the lab's first sensor run compiles all 54 sources again.
-        restore_cached(self.ws.root)
+        # Old reports and classes go; the fixture's classes come back from the cache `lab init`
+        # filled, or the lab's first sensor run would compile all 54 sources again.
+        clean_target(self.ws.root)
         lp = self.progress.lab_progress(lab.id)
         lp.started_at = time.time()
         lp.start_commit = self.ws.head() or ""
@@ -443,8 +441,7 @@ class LabRunner:
                 # state, so the sensors must run again at the state the step passed at. Its
                 # classes come from the cache when its sources are the fixture's (most steps
                 # change docs or hooks only).
-                shutil.rmtree(copy / "target", ignore_errors=True)
-                restore_cached(copy)
+                clean_target(copy)
                 runs.append(self.run_checks(lab, step, copy, rebuild_evidence=True))
         return runs
 

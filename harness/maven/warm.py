@@ -91,11 +91,16 @@ def restore_cached(project: Path, *, cache: Path | None = None) -> bool:
     entry = _entry(sources_key(project), cache)
     if not (entry / ROOT_FILE).is_file():
         return False
-    # Classes of another state would outlive their sources in a merge: replaced whole.
-    for name in COMPILED_DIRS:
-        shutil.rmtree(project / "target" / name, ignore_errors=True)
     _restore(entry, project)
     return True
+
+
+def clean_target(project: Path) -> bool:
+    """``project/target`` without anything a run left there (reports, classes of another
+    state), and the fixture's classes back from the cache when it holds these sources (True):
+    a workspace's first sensor run then compiles nothing."""
+    shutil.rmtree(project / "target", ignore_errors=True)
+    return restore_cached(project)
 
 
 def _entry(key: str, cache: Path | None) -> Path:
@@ -126,10 +131,11 @@ def _restore(entry: Path, project: Path) -> None:
     target = project / "target"
     now = time.time()
     for name in COMPILED_DIRS:
+        # Replaced whole: in a merge, classes of another state would outlive their sources.
+        shutil.rmtree(target / name, ignore_errors=True)
         source = entry / name
-        if not source.is_dir():
-            continue
-        shutil.copytree(source, target / name, symlinks=True, dirs_exist_ok=True)
+        if source.is_dir():
+            shutil.copytree(source, target / name, symlinks=True)
     if built_at != here:
         relocate_compiler_inputs(project, built_at, here)
     for name in COMPILED_DIRS:

@@ -29,7 +29,7 @@ from harness.engine.progress import Progress, digest
 from harness.engine.runner import LabRunner, StepRun
 from harness.engine.sandbox import sandbox_copy
 from harness.errors import HarnessError
-from harness.maven.warm import restore_cached
+from harness.maven.warm import clean_target
 from harness.results import CheckResult, Status
 from harness.trainer.publish import DEFAULT_COHORT, participant_ref
 from harness.trainer.remote import fetch, list_refs, normalise_url
@@ -218,8 +218,7 @@ def _verify_step(
             porcelain.reset(rebuilt.repo, "hard", str(record["commit"]).encode())
         snapshot = rebuilt.repo[str(record["snapshot"]).encode()]
         rebuilt.restore_tree(snapshot.tree)
-        shutil.rmtree(copy / "target", ignore_errors=True)
-        restore_cached(copy)  # compiled from the cache when the sources are the fixture's
+        clean_target(copy)  # compiled from the cache when the sources are the fixture's
         run = runner.run_checks(lab, step, copy, rebuild_evidence=True)
     verdict.run = run
     if run.status is not Status.PASS:
