@@ -8,7 +8,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -46,8 +48,19 @@ record CompiledClass(String name, String superName, List<String> interfaces,
         return references.contains(className);
     }
 
+    /**
+     * Each directory read once per test JVM: the sensors read the same classes five times over,
+     * and nothing compiles while they run (Surefire starts a new JVM, or runs in Maven's, per
+     * run).
+     */
+    private static final Map<Path, List<CompiledClass>> READ = new ConcurrentHashMap<>();
+
     /** Every class below a directory such as target/classes, sorted by name. */
     static List<CompiledClass> readAll(Path root) {
+        return READ.computeIfAbsent(root.toAbsolutePath().normalize(), CompiledClass::walk);
+    }
+
+    private static List<CompiledClass> walk(Path root) {
         if (!Files.isDirectory(root)) {
             throw new IllegalStateException(root + " does not exist: compile first");
         }
