@@ -89,7 +89,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "session start no longer bounds evidence",
         LIB,
-        (('    [ "$1" -nt "$base" ]\n', "    true\n"),),
+        (('    [ "$1" -nt "$start" ]\n', "    true\n"),),
         ("evidence",),
         "reports from before the session do not count",
     ),

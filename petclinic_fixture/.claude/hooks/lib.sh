@@ -129,8 +129,17 @@ aiup_open_project() {
 }
 
 # Path of a state file: session-base, sensors-ran, smoke-ran, spec-status, coverage-checked.
+# Printed, or put in the variable named by $2 (no subshell, like every "[NAME]" helper here:
+# the Stop hook asks these for each of five reports, and a $(...) costs about a millisecond).
 aiup_state() {
-    printf '%s/aiup-%s\n' "$AIUP_STATE_DIR" "$1"
+    aiup_put "${2:-}" '%s/aiup-%s' "$AIUP_STATE_DIR" "$1"
+}
+
+# aiup_put NAME FORMAT ARGS...: printf FORMAT into the variable NAME, or printed with a newline
+# when NAME is empty. (No locals: one would hide a caller's variable of the same name.)
+aiup_put() {
+    # shellcheck disable=SC2059 # the format is the caller's
+    if [ -n "$1" ]; then printf -v "$1" "$2" "${@:3}"; else printf "$2\n" "${@:3}"; fi
 }
 
 # HEAD at session start, "" when unknown or when HEAD was unborn.
@@ -227,10 +236,11 @@ aiup_time_ns() {
     case $2 in Y) AIUP_NS=${t% *} ;; *) AIUP_NS=${t#* } ;; esac
 }
 
-# stdin: changed paths. Prints the first one that did not change strictly before the mtime of
-# the reference file (a report or an audit marker); returns 1 when all are older.
+# aiup_first_change_since REFERENCE [NAME]. stdin: changed paths. Prints (or puts in NAME) the
+# first one that did not change strictly before the mtime of the reference file (a report or
+# an audit marker); returns 1 when all are older.
 aiup_first_change_since() {
-    local ref=$1 ref_ns path changed_ns i
+    local ref=$1 into=${2:-} ref_ns path changed_ns i
     local -a paths=() witnesses=()
     while IFS= read -r path; do
         [ -n "$path" ] || continue
@@ -245,7 +255,7 @@ aiup_first_change_since() {
         aiup_time_ns "${witnesses[i]}" Z || continue
         changed_ns=$AIUP_NS
         if [ "$changed_ns" -ge "$ref_ns" ]; then
-            printf '%s\n' "${paths[i]}"
+            aiup_put "$into" '%s' "${paths[i]}"
             return 0
         fi
     done
@@ -254,10 +264,10 @@ aiup_first_change_since() {
 
 # True when file $1 was written after the session started (always true without a base).
 aiup_after_session_start() {
-    local base
-    base=$(aiup_state session-base)
-    [ -f "$base" ] || return 0
-    [ "$1" -nt "$base" ]
+    local start=""
+    aiup_state session-base start
+    [ -f "$start" ] || return 0
+    [ "$1" -nt "$start" ]
 }
 
 # Prints paths indented, at most AIUP_LIST_CAP of them.
@@ -268,8 +278,9 @@ aiup_print_list() {
 
 # --- positive evidence: the sensors' Surefire reports -------------------------------------
 
+# aiup_report_path SENSOR [NAME]: where Surefire writes the sensor's report.
 aiup_report_path() {
-    printf '%s/TEST-%s.%s.xml\n' "$AIUP_REPORT_DIR" "$AIUP_REPORT_PACKAGE" "$1"
+    aiup_put "${2:-}" '%s/TEST-%s.%s.xml' "$AIUP_REPORT_DIR" "$AIUP_REPORT_PACKAGE" "$1"
 }
 
 # Reads a report into AIUP_REPORT without starting a process. Returns 1 when it cannot be
@@ -281,18 +292,20 @@ aiup_load_report() {
     ! IFS= read -r -d '' AIUP_REPORT <"$1"
 }
 
-# The loaded report's <testsuite ...> start tag on one line ("" when there is none). Bytes,
-# not characters: a report's other text may be in any encoding.
+# aiup_suite_tag [NAME]: the loaded report's <testsuite ...> start tag on one line ("" when
+# there is none). Bytes, not characters: a report's other text may be in any encoding.
 aiup_suite_tag() {
-    local LC_ALL=C pattern='<testsuite[[:space:]][^>]*>' tag
-    [[ $AIUP_REPORT =~ $pattern ]] || return 0
-    tag=${BASH_REMATCH[0]}
-    printf '%s\n' "${tag//$'\n'/ }"
+    local LC_ALL=C pattern='<testsuite[[:space:]][^>]*>' found=""
+    if [[ $AIUP_REPORT =~ $pattern ]]; then found=${BASH_REMATCH[0]}; fi
+    if [ -n "$found" ] || [ -n "${1:-}" ]; then aiup_put "${1:-}" '%s' "${found//$'\n'/ }"; fi
 }
 
-# A numeric attribute of a <testsuite> tag, "" when it has none.
+# aiup_suite_attr TAG ATTRIBUTE [NAME]: a numeric attribute of a <testsuite> tag, "" when it
+# has none.
 aiup_suite_attr() {
-    if [[ $1 =~ [[:space:]]$2=\"([0-9]+)\" ]]; then printf '%s\n' "${BASH_REMATCH[1]}"; fi
+    local found=""
+    if [[ $1 =~ [[:space:]]$2=\"([0-9]+)\" ]]; then found=${BASH_REMATCH[1]}; fi
+    if [ -n "$found" ] || [ -n "${3:-}" ]; then aiup_put "${3:-}" '%s' "$found"; fi
 }
 
 # True when the loaded report was written to its end. A run cut off (a full disk, a killed
@@ -312,7 +325,7 @@ aiup_evidence_problem() {
     IFS= read -r -d '' changed || true
     # The times the checks below compare, asked of one stat: the reports' and the changes'.
     for name in "${AIUP_SENSORS[@]}"; do
-        report=$(aiup_report_path "$name")
+        aiup_report_path "$name" report
         [ ! -f "$report" ] || files+=("$report")
     done
     while IFS= read -r path; do
@@ -322,7 +335,7 @@ aiup_evidence_problem() {
     done <<<"$changed"
     aiup_cache_times "${files[@]}"
     for name in "${AIUP_SENSORS[@]}"; do
-        report=$(aiup_report_path "$name")
+        aiup_report_path "$name" report
         if [ ! -f "$report" ]; then
             echo "there is no $name report ($report): the sensors did not run to the end"
             return
@@ -332,10 +345,10 @@ aiup_evidence_problem() {
             return
         fi
         tag=""
-        aiup_load_report "$report" && tag=$(aiup_suite_tag)
-        tests=$(aiup_suite_attr "$tag" tests)
-        failures=$(aiup_suite_attr "$tag" failures)
-        errors=$(aiup_suite_attr "$tag" errors)
+        aiup_load_report "$report" && aiup_suite_tag tag
+        aiup_suite_attr "$tag" tests tests
+        aiup_suite_attr "$tag" failures failures
+        aiup_suite_attr "$tag" errors errors
         if [ -z "$tests" ] || [ -z "$failures" ] || [ -z "$errors" ]; then
             echo "the $name report cannot be read"
             return
@@ -356,7 +369,7 @@ aiup_evidence_problem() {
             echo "$name broke ($errors error(s) in $report)"
             return
         fi
-        if late=$(aiup_first_change_since "$report" <<<"$changed"); then
+        if aiup_first_change_since "$report" late <<<"$changed"; then
             echo "$late changed after the last $name run"
             return
         fi
