@@ -34,9 +34,7 @@ exit $status
 
 
 def wrapper_dir(real: str) -> Path:
-    """The logging ``mvn``'s folder, the same from run to run: ./mvnw names its class-data
-    archive after the ``mvn`` it finds (path, mtime, size), and a new wrapper each run would
-    have the first runs of every dev check write an archive instead of using one."""
+    """The logging ``mvn``'s folder, made once per real ``mvn`` and kept from run to run."""
     from harness.paths import cache_home
 
     text = WRAPPER.format(real=real)

@@ -12,9 +12,8 @@ alternating so all see the same machine load:
   leaf       the same, after a one-line change to a test class no other source names
              (UC005AddVisitTest.java, the labs' kind of edit: ./mvnw compiles it alone)
   validate   ./mvnw -q validate (Maven's start: the floor of any run)
-  no-cds     warm, without ./mvnw's class-data archive (HOOKLAB_MAVEN_CDS=0)
-  no-jvm     warm, without the archive and without .mvn/jvm.config
-  tier-only  warm, without the archive, jvm.config holding only -XX:TieredStopAtLevel=1
+  no-jvm     warm, without .mvn/jvm.config
+  tier-only  warm, jvm.config holding only -XX:TieredStopAtLevel=1
   stale      reshaped, in maven-compiler-plugin's stale-file mode forced
              (useIncrementalCompilation=false), which ./mvnw chooses only where no caller can see
              the change
@@ -47,7 +46,6 @@ VALIDATE = ["./mvnw", "-q", "validate"]
 STALE_MODE = "-Dmaven.compiler.useIncrementalCompilation=false"
 CHANGED = Path("src/main/java/ai/unifiedprocess/petclinic/domain/Vet.java")
 LEAF = Path("src/test/java/ai/unifiedprocess/petclinic/UC005AddVisitTest.java")
-NO_CDS = {"HOOKLAB_MAVEN_CDS": "0"}
 TIER_ONLY = "-XX:TieredStopAtLevel=1"  # jvm.config before the GC options
 
 
@@ -64,9 +62,8 @@ def timed(argv: list[str], cwd: Path, env: Mapping[str, str] | None = None) -> f
 
 
 def peak_memory(argv: list[str], cwd: Path, env: Mapping[str, str]) -> float:
-    """``argv``'s peak resident memory in MB. ./mvnw and mvn exec Maven's JVM when no
-    class-data archive is being written (``env`` must say HOOKLAB_MAVEN_CDS=0), so the process
-    waited for is the JVM itself."""
+    """``argv``'s peak resident memory in MB. On a warm run ./mvnw and mvn exec Maven's JVM,
+    so the process waited for is the JVM itself."""
     child = subprocess.Popen(
         argv,
         cwd=cwd,
@@ -154,7 +151,7 @@ def measure(options: Options) -> list[Row]:
         no_jvm = workspaces.fresh(without_jvm_config=True)
         tier_only = workspaces.fresh(jvm_config=TIER_ONLY)
         stale = workspaces.fresh()
-        # The class-data archive is made by a first run.
+        # A first run each: the page cache holds Maven, and every workspace is up to date.
         for root in (main, no_jvm, tier_only, stale):
             timed(SENSORS, root)
         edits = itertools.count(1)  # one numbering for both workspaces: every edit differs
@@ -180,17 +177,16 @@ def measure(options: Options) -> list[Row]:
                 "reshaped": after(add_a_method, main, SENSORS),
                 "leaf": after(leaf_line, main, SENSORS),
                 "validate": lambda: timed(VALIDATE, main),
-                "no-cds": lambda: timed(SENSORS, main, NO_CDS),
-                "no-jvm": lambda: timed(SENSORS, no_jvm, NO_CDS),
-                "tier-only": lambda: timed(SENSORS, tier_only, NO_CDS),
+                "no-jvm": lambda: timed(SENSORS, no_jvm),
+                "tier-only": lambda: timed(SENSORS, tier_only),
                 "stale": after(add_a_method, stale, [*SENSORS, STALE_MODE]),
             },
             n,
         )
         memory = alternate(
             {
-                "full": lambda: peak_memory(SENSORS, main, NO_CDS),
-                "tier-only": lambda: peak_memory(SENSORS, tier_only, NO_CDS),
+                "full": lambda: peak_memory(SENSORS, main, {}),
+                "tier-only": lambda: peak_memory(SENSORS, tier_only, {}),
             },
             n,
         )
@@ -251,21 +247,15 @@ def measure(options: Options) -> list[Row]:
             "warm sensor run vs ./mvnw -q validate",
             "warm",
             "validate",
-            "both with jvm.config and the class-data archive",
+            "both with jvm.config (./mvnw's class-data archive was dropped: 0.975-1.07x in four "
+            "bench runs, it did not pay)",
             aim=1.5,
         ),
         versus(
-            "warm sensor run with ./mvnw's class-data archive vs without",
-            "warm",
-            "no-cds",
-            "kept only while it pays (ratio below 1)",
-            aim=1.0,
-        ),
-        versus(
             "warm sensor run with .mvn/jvm.config vs without",
-            "no-cds",
+            "warm",
             "no-jvm",
-            "neither with the archive; kept only while it pays (ratio below 1)",
+            "kept only while it pays (ratio below 1)",
             aim=1.0,
         ),
         Row(
@@ -276,15 +266,15 @@ def measure(options: Options) -> list[Row]:
             floor=median(memory["tier-only"]),
             aim=1.0,
             note=f"medians of {n} runs each; -XX:+UseSerialGC -Xms64m -Xmx512m "
-            "-XX:-UsePerfData; neither with the archive; kept while they pay: Maven runs side "
+            "-XX:-UsePerfData; kept while they pay: Maven runs side "
             "by side in the dev check, a lab check's turns and the tests",
         ),
         versus(
             "warm sensor run with jvm.config's short-run GC options vs "
             "-XX:TieredStopAtLevel=1 alone (information: kept for memory, row above)",
-            "no-cds",
+            "warm",
             "tier-only",
-            "neither with the archive",
+            "both warm",
         ),
         versus(
             "a new method in a main class others name, in forced stale-file mode, vs a warm run "

@@ -46,8 +46,7 @@ def bundled_dir(name: str, override_env: str) -> Path:
 def cache_home() -> Path:
     """Hook Lab's cache outside the repository (the pinned client, compiled fixtures, lab
     timings, the lint session's actionlint): $HOOKLAB_CACHE, else $XDG_CACHE_HOME/hooklab,
-    else ~/.cache/hooklab. petclinic_fixture/mvnw finds the same folder in bash, for its
-    class-data archive: keep the two in step."""
+    else ~/.cache/hooklab."""
     explicit = os.environ.get("HOOKLAB_CACHE")
     if explicit:
         return Path(explicit)

@@ -182,8 +182,6 @@ class DockerBackend:
             "HOME": CONTAINER_HOME,
             # Java takes user.home from passwd, where the participant's uid has no entry.
             "MAVEN_OPTS": f"-Duser.home={CONTAINER_HOME}",
-            # ./mvnw's class-data archive must outlive the container: keep it in the volume.
-            "HOOKLAB_CDS_DIR": f"{CONTAINER_HOME}/.m2/hooklab-cds",
         }
         if os.environ.get("HOOKLAB_MAVEN_ONLINE"):
             env["HOOKLAB_MAVEN_ONLINE"] = os.environ["HOOKLAB_MAVEN_ONLINE"]

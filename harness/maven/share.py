@@ -40,15 +40,8 @@ from pathlib import Path
 STORE_ENV = "HOOKLAB_MAVEN_SHARE"  # the share's folder
 ENGINE_ENV = "HOOKLAB_MAVEN_SHARE_AS"  # the engine this session plays on
 SHIM_ENV = "HOOKLAB_MAVEN_SHARE_BIN"  # the shim's folder, skipped when looking for the real mvn
-# Environment Maven's result depends on (MAVEN_OPTS without the class-data archive options:
-# mvnw names the archive being written after its own pid).
+# Environment Maven's result depends on.
 KEYED_ENV = ("MAVEN_OPTS", "MAVEN_ARGS", "JAVA_HOME", "JAVA_TOOL_OPTIONS", "HOOKLAB_MAVEN_ONLINE")
-CDS_OPTION_PREFIXES = (
-    "-XX:SharedArchiveFile=",
-    "-XX:ArchiveClassesAtExit=",
-    "-Xshare:",
-    "-Xlog:cds",
-)
 ROOT_MARK = b"\x00hooklab-maven-share-root\x00"  # the producer's project path, in kept files
 LEDGER = "ledger.jsonl"  # one line per call: what ran for real and what was restored
 
@@ -104,10 +97,8 @@ class MavenShare:
 
 
 def shim_dir() -> Path:
-    """The folder of the ``mvn`` shim, made once per Python and Hook Lab install. Its place and
-    its file stay the same from run to run: ./mvnw names its class-data archive after the
-    ``mvn`` it finds (path, mtime, size), so a new shim each time would make every shared run
-    write an archive instead of using one."""
+    """The folder of the ``mvn`` shim, made once per Python and Hook Lab install and kept: a
+    shared session finds it in place instead of writing a new one."""
     from harness.paths import cache_home
 
     text = f"#!/bin/sh\nexec '{sys.executable}' -I -S '{Path(__file__).resolve()}' \"$@\"\n"
@@ -162,10 +153,7 @@ def inputs_key(root: Path, argv: list[str], env: Mapping[str, str]) -> tuple[str
     digest = hashlib.sha256()
     digest.update(json.dumps(argv).encode())
     for name in KEYED_ENV:
-        value = env.get(name, "")
-        if name == "MAVEN_OPTS":
-            value = " ".join(o for o in value.split() if not o.startswith(CDS_OPTION_PREFIXES))
-        digest.update(f"\0{name}={value}".encode())
+        digest.update(f"\0{name}={env.get(name, '')}".encode())
     manifest: Manifest = {}
     # The project's own path is marked, as in kept runs: two copies that differ only in where
     # they are (the compiler's input lists name it) are the same inputs.
