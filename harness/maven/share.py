@@ -5,15 +5,20 @@ side by side, each on its own copy of the workspace. Where both sessions run Mav
 inputs, the second run would only repeat the first. ``MavenShare`` puts an ``mvn`` of its own
 first on the sessions' PATH (``./mvnw`` calls ``mvn`` after clearing the old reports); it keys
 each call by its arguments, the options Maven reads from the environment and every file of the
-project but ``.git`` (path, size, mtime to the nanosecond, content). The first engine to make a
-call runs the real Maven and keeps what the run changed in the project (reports, classes,
-Maven's status lists), its exit status and its output; the other engine's identical call waits
-for that run and writes the same files afresh in its own copy (mtime: now, as a run finishing
-now leaves them), prints the same output and exits with the same status.
+project but ``.git`` (path, size, content, and its mtime's rank among the others). The first
+engine to make a call runs the real Maven and keeps what the run changed in the project
+(reports, classes, Maven's status lists), its exit status and its output; the other engine's
+identical call waits for that run and writes the same files afresh in its own copy (mtime: now,
+as a run finishing now leaves them), prints the same output and exits with the same status.
 
-Only identical inputs share: a file a session wrote has a new mtime, so a run after an edit is
-a real one on each engine. An engine never takes its own earlier run: its n-th call of a key
-pairs with the other engine's n-th, so the two engines together run Maven as often as one.
+Only equivalent inputs share. Maven and ./mvnw decide from file times by comparing them with
+each other (a source newer than its class, the pom newer than the sources' record) and with
+the run's own start, never by their distance, so a key holds each file's rank among the
+project's mtimes (ties kept), not the mtime itself: the same edit made by both engines at two
+moments leaves the same order, and the run after it is shared. An edit that lands in another
+order, or with other bytes, is a real run on each engine. An engine never takes its own earlier
+run: its n-th call of a key pairs with the other engine's n-th, so the two engines together run
+Maven as often as one.
 
 This file runs as the shim itself (``python share.py ARGS``), so it imports only the standard
 library.
@@ -158,9 +163,15 @@ def inputs_key(root: Path, argv: list[str], env: Mapping[str, str]) -> tuple[str
     # The project's own path is marked, as in kept runs: two copies that differ only in where
     # they are (the compiler's input lists name it) are the same inputs.
     mark = str(root).encode()
-    for rel, info, path in _walk(root):
+    files = list(_walk(root))
+    # Dense ranks: equal mtimes share one, so "newer than" answers the same in two copies
+    # exactly when their ranks are equal file by file.
+    times = sorted({info.st_mtime_ns for _, info, _ in files})
+    ranks = {ns: rank for rank, ns in enumerate(times)}
+    for rel, info, path in files:
         manifest[rel] = (info.st_size, info.st_mtime_ns)
-        digest.update(f"\0{rel}\0{info.st_mode:o}\0{info.st_size}\0{info.st_mtime_ns}\0".encode())
+        rank = ranks[info.st_mtime_ns]
+        digest.update(f"\0{rel}\0{info.st_mode:o}\0{info.st_size}\0{rank}\0".encode())
         if stat.S_ISLNK(info.st_mode):
             digest.update(os.readlink(path).encode())
         else:

@@ -96,7 +96,8 @@ def test_a_failing_run_is_restored_with_its_status_and_its_output(
 def test_a_changed_file_gets_a_real_run_even_with_the_same_content(
     workspace: Workspace, tmp_path: Path
 ) -> None:
-    """A session's edit gives the file a new mtime: the inputs differ, Maven runs for real."""
+    """An edit on one copy only moves that file past every other's mtime: the order of the
+    inputs' times differs (Maven would find the doc newer than its last run), so each runs."""
     first, second = copies(workspace, tmp_path)
     doc = second / "docs/use_cases/UC-002-edit-owner.md"
     doc.write_bytes(doc.read_bytes())  # what an edit to the same text leaves: a new mtime
@@ -106,6 +107,38 @@ def test_a_changed_file_gets_a_real_run_even_with_the_same_content(
         hows = [(c.engine, c.how) for c in share.calls()]
 
     assert hows == [("emulator", "real"), ("claude-code", "real")]
+
+
+def test_the_same_edit_at_two_moments_shares_and_another_order_does_not(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    """Maven compares file times with each other, never by their distance: the same two
+    edits made later on one copy leave the same order, and the run is shared; the same edits
+    in the other order leave another one, and it is not."""
+    first, second = copies(workspace, tmp_path)
+    third = tmp_path / "c" / "ws"
+    shutil.copytree(workspace.root, third, symlinks=True)
+    doc = Path("docs/use_cases/UC-002-edit-owner.md")
+    test = Path("src/test/java/ai/unifiedprocess/petclinic/UC005AddVisitTest.java")
+
+    def edit(root: Path, *paths: Path) -> None:
+        for path in paths:
+            time.sleep(0.02)  # past a kernel tick: the second edit is strictly newer
+            (root / path).write_bytes((root / path).read_bytes() + b"\n")
+
+    edit(first, doc, test)
+    with maven_share() as share:
+        real = mvnw(share, "emulator", first)
+        time.sleep(0.05)
+        edit(second, doc, test)
+        edit(third, test, doc)
+        restored = mvnw(share, "claude-code", second)
+        other_order = mvnw(share, "claude-code", third)
+        hows = [(c.engine, c.how) for c in share.calls()]
+
+    assert real.returncode == restored.returncode == other_order.returncode == 0
+    assert hows == [("emulator", "real"), ("claude-code", "restored"), ("claude-code", "real")]
+    assert tree(second) == tree(first)
 
 
 def test_an_engine_never_takes_its_own_earlier_run(workspace: Workspace, tmp_path: Path) -> None:
