@@ -61,13 +61,12 @@ def timed(argv: list[str], cwd: Path, env: Mapping[str, str] | None = None) -> f
     return elapsed
 
 
-def peak_memory(argv: list[str], cwd: Path, env: Mapping[str, str]) -> float:
+def peak_memory(argv: list[str], cwd: Path) -> float:
     """``argv``'s peak resident memory in MB. On a warm run ./mvnw and mvn exec Maven's JVM,
     so the process waited for is the JVM itself."""
     child = subprocess.Popen(
         argv,
         cwd=cwd,
-        env={**os.environ, **env},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -185,8 +184,8 @@ def measure(options: Options) -> list[Row]:
         )
         memory = alternate(
             {
-                "full": lambda: peak_memory(SENSORS, main, {}),
-                "tier-only": lambda: peak_memory(SENSORS, tier_only, {}),
+                "full": lambda: peak_memory(SENSORS, main),
+                "tier-only": lambda: peak_memory(SENSORS, tier_only),
             },
             n,
         )

@@ -205,16 +205,19 @@ def test_sensor_runs_print_nothing_and_write_nothing_outside_the_workspace(
 
     cache = tmp_path / "cache"
     monkeypatch.setenv("HOOKLAB_CACHE", str(cache))
+
+    def cached() -> list[Path]:
+        return sorted(p.relative_to(cache) for p in cache.rglob("*"))
+
     ws = fresh(tmp_path, "one")
-    before = sorted(p.relative_to(cache) for p in cache.rglob("*")) if cache.exists() else []
+    before = cached()
     for _ in range(2):  # the first run compiles, the second finds everything up to date
         done = subprocess.run(
             ["./mvnw", *SENSOR_GOALS], cwd=ws.root, capture_output=True, text=True, check=False
         )
         assert done.returncode == 0, done.stdout + done.stderr
         assert done.stdout == "" and done.stderr == ""
-    after = sorted(p.relative_to(cache) for p in cache.rglob("*")) if cache.exists() else []
-    assert after == before
+    assert cached() == before
 
 
 @pytest.mark.maven

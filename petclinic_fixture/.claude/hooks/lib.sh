@@ -297,7 +297,7 @@ aiup_load_report() {
 aiup_suite_tag() {
     local LC_ALL=C pattern='<testsuite[[:space:]][^>]*>' found=""
     if [[ $AIUP_REPORT =~ $pattern ]]; then found=${BASH_REMATCH[0]}; fi
-    if [ -n "$found" ] || [ -n "${1:-}" ]; then aiup_put "${1:-}" '%s' "${found//$'\n'/ }"; fi
+    aiup_put "${1:-}" '%s' "${found//$'\n'/ }"
 }
 
 # aiup_suite_attr TAG ATTRIBUTE [NAME]: a numeric attribute of a <testsuite> tag, "" when it
@@ -305,7 +305,7 @@ aiup_suite_tag() {
 aiup_suite_attr() {
     local found=""
     if [[ $1 =~ [[:space:]]$2=\"([0-9]+)\" ]]; then found=${BASH_REMATCH[1]}; fi
-    if [ -n "$found" ] || [ -n "${3:-}" ]; then aiup_put "${3:-}" '%s' "$found"; fi
+    aiup_put "${3:-}" '%s' "$found"
 }
 
 # True when the loaded report was written to its end. A run cut off (a full disk, a killed
