@@ -11,8 +11,10 @@ used (a symlink can lead out of a folder that the text stays in).
 
 from __future__ import annotations
 
+import functools
 import importlib.resources
 import os
+import tempfile
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
 # The repository when harness/ is imported from a checkout; in an installed wheel this is
@@ -52,6 +54,46 @@ def cache_home() -> Path:
         return Path(explicit)
     xdg = os.environ.get("XDG_CACHE_HOME")
     return (Path(xdg) if xdg else Path.home() / ".cache") / "hooklab"
+
+
+# Throwaway folders on a memory-backed file system only while it has this much room left.
+SCRATCH_MIN_FREE = 512 * 1024 * 1024
+
+
+def scratch_dir() -> str | None:
+    """The folder for throwaway copies of a workspace and the sessions played in them:
+    $HOOKLAB_SCRATCH, else $TMPDIR when it is set, else Linux's memory-backed /dev/shm when
+    programs may run from it and it has room, else None (the system's temp folder).
+
+    A check copies the workspace (some 300 files) for each session it plays, runs hooks and
+    Maven in the copy and removes it after. On a disk file system such as ext4, allocating
+    and freeing that many inodes over and over costs more kernel time than the copying."""
+    for name in ("HOOKLAB_SCRATCH", "TMPDIR"):
+        chosen = os.environ.get(name)
+        if chosen:
+            return chosen
+    return _memory_backed_tmp()
+
+
+@functools.cache
+def _memory_backed_tmp(candidate: str = "/dev/shm") -> str | None:
+    try:
+        fs = os.statvfs(candidate)
+    except OSError:
+        return None  # macOS and others: no such folder
+    if (
+        fs.f_flag & (os.ST_RDONLY | getattr(os, "ST_NOEXEC", 0))
+        or fs.f_bavail * fs.f_frsize < SCRATCH_MIN_FREE
+    ):
+        return None  # hooks and Maven's wrapper must run from the copies
+    if not os.access(candidate, os.W_OK | os.X_OK):
+        return None
+    return candidate
+
+
+def scratch_mkdtemp(prefix: str) -> Path:
+    """A new throwaway folder in :func:`scratch_dir`; the caller removes it."""
+    return Path(tempfile.mkdtemp(prefix=prefix, dir=scratch_dir()))
 
 
 def escape_problem(value: str, folder: str) -> str | None:

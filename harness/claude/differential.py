@@ -24,7 +24,6 @@ from __future__ import annotations
 import json
 import re
 import stat
-import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -36,6 +35,7 @@ from harness.claude.engines import CLAUDE_CODE, EMULATOR, open_session
 from harness.claude.scenario import Scenario, parse_scenario, run_scenario
 from harness.claude.session import StepOutcome
 from harness.errors import ConfigError
+from harness.paths import scratch_mkdtemp
 from harness.userfiles import read_toml
 
 COMPARED = ("outcome", "tool_ran", "turn_ended", "feedback")
@@ -206,7 +206,7 @@ def run_on(case: Case, engine: str, root: Path) -> tuple[list[StepOutcome], floa
 
 def compare(case: Case, workdir: Path | None = None) -> CaseResult:
     """Run ``case`` on both engines in sibling directories of the same shape."""
-    base = Path(workdir or tempfile.mkdtemp(prefix="hooklab-differential-"))
+    base = Path(workdir or scratch_mkdtemp("hooklab-differential-"))
     sides: dict[str, list[StepOutcome]] = {}
     seconds: dict[str, float] = {}
     projects: dict[str, Path] = {}

@@ -11,7 +11,6 @@ from __future__ import annotations
 import abc
 import os
 import secrets
-import tempfile
 import time
 import uuid
 from collections.abc import Callable, Mapping
@@ -51,7 +50,7 @@ from harness.claude.tools import (
 from harness.claude.transcript import Transcript, write_agent_transcript
 from harness.claude.vocabulary import Outcome, Permission
 from harness.errors import HarnessError
-from harness.paths import inside
+from harness.paths import inside, scratch_mkdtemp
 
 # Claude Code (2.1.332) honours eight consecutive Stop blocks and overrides the ninth.
 STOP_BLOCK_CAP = 9
@@ -204,11 +203,7 @@ class Session(SessionSteps):
         self.on_payload = on_payload
         self.cwd = Path(cwd).resolve() if cwd is not None else self.project_dir
         self.session_id = session_id or str(uuid.uuid4())
-        base = (
-            Path(transcript_dir)
-            if transcript_dir
-            else Path(tempfile.mkdtemp(prefix="hooklab-session-"))
-        )
+        base = Path(transcript_dir) if transcript_dir else scratch_mkdtemp("hooklab-session-")
         self.transcript_dir = base
         self.transcript = Transcript(base / f"{self.session_id}.jsonl", self.session_id, self.cwd)
         self.permission_mode = permission_mode

@@ -11,7 +11,6 @@ import contextlib
 import json
 import os
 import shutil
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -26,7 +25,7 @@ from harness.engine.runner import LabRunner, StepRun
 from harness.errors import ConfigError, HarnessError
 from harness.maven import get_backend
 from harness.maven.warm import warm_compile
-from harness.paths import cache_home
+from harness.paths import cache_home, scratch_mkdtemp
 from harness.results import CheckResult, Status
 from harness.workspace import Workspace, provision
 
@@ -319,7 +318,7 @@ def prove_lab(
     context_factory: Callable[[Workspace, Lab], CheckContext] | None = None,
 ) -> LabWalk:
     """Walk one lab on its own copy of the fresh workspace ``fresh``, removed afterwards."""
-    holder = Path(tempfile.mkdtemp(prefix=f"hooklab-devcheck-{lab.number}-"))
+    holder = scratch_mkdtemp(f"hooklab-devcheck-{lab.number}-")
     try:
         shutil.copytree(fresh, holder / "ws", symlinks=True)
         ws = Workspace(holder / "ws")
@@ -411,7 +410,7 @@ def dev_check(
     mine = set(select_shard([lab.id for lab in labs] + [w.lab_id for w in walks], shard))
     labs = [lab for lab in labs if lab.id in mine]
     walks = [w for w in walks if w.lab_id in mine]
-    template = Path(tempfile.mkdtemp(prefix="hooklab-devcheck-template-"))
+    template = scratch_mkdtemp("hooklab-devcheck-template-")
     try:
         # Provisioned once, copied per lab: a copy of a fresh workspace is a fresh workspace,
         # and copying is several times cheaper than committing the fixture again.

@@ -7,18 +7,18 @@ import atexit
 import contextlib
 import os
 import shutil
-import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
 from harness.maven.warm import relocate_compiler_inputs
+from harness.paths import scratch_mkdtemp
 
 
 @contextmanager
 def sandbox_copy(root: Path, *, with_git: bool = True) -> Iterator[Path]:
     """A copy of ``root`` (mtimes kept: report freshness depends on them), removed afterwards."""
-    holder = Path(tempfile.mkdtemp(prefix="hooklab-sandbox-"))
+    holder = scratch_mkdtemp("hooklab-sandbox-")
     target = holder / root.name
     ignore = None if with_git else shutil.ignore_patterns(".git")
     try:
@@ -42,7 +42,7 @@ def _farm(directory: str, hidden: frozenset[str]) -> str:
     """A directory of symlinks to every entry of ``directory`` except ``hidden``."""
     key = (os.path.realpath(directory), hidden)
     if key not in _FARMS:
-        holder = tempfile.mkdtemp(prefix="hooklab-path-")
+        holder = str(scratch_mkdtemp("hooklab-path-"))
         atexit.register(shutil.rmtree, holder, True)
         for name in os.listdir(directory):
             if name not in hidden:

@@ -40,6 +40,7 @@ from harness.claude.session import STOP_BLOCK_CAP
 from harness.claude.settings import Settings, parse_settings
 from harness.claude.vocabulary import Engine, Outcome
 from harness.errors import HarnessError
+from harness.paths import scratch_dir
 from harness.results import CheckResult
 
 REASON_MAX_LINES = 10
@@ -392,7 +393,7 @@ def grade_stop_hook(
     say = progress or (lambda _: None)
     grade = HookGrade(path, project, command, timeout, settings_data)
 
-    with tempfile.TemporaryDirectory(prefix="hooklab-verify-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="hooklab-verify-", dir=scratch_dir()) as tmp:
         g = _Grader(project, settings, Canary.make(), Path(tmp), say)
         # (1) broken, first stop
         g.command("--break", break_cmd)

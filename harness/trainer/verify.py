@@ -11,7 +11,6 @@ does not hold is reported by step.
 from __future__ import annotations
 
 import shutil
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -30,6 +29,7 @@ from harness.engine.runner import LabRunner, StepRun
 from harness.engine.sandbox import sandbox_copy
 from harness.errors import HarnessError
 from harness.maven.warm import clean_target
+from harness.paths import scratch_mkdtemp
 from harness.results import CheckResult, Status
 from harness.trainer.publish import DEFAULT_COHORT, participant_ref
 from harness.trainer.remote import fetch, list_refs, normalise_url
@@ -127,7 +127,7 @@ def verify_participant(
             f"{url}: nobody submitted as {participant!r} in cohort {cohort}",
             fix=f"lab trainer status {url} --cohort {cohort} lists who did",
         )
-    holder = Path(tempfile.mkdtemp(prefix="hooklab-verify-"))
+    holder = scratch_mkdtemp("hooklab-verify-")
     try:
         ws = empty_workspace(
             holder / "ws",

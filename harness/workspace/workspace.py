@@ -538,6 +538,9 @@ def _provision_into(target: Path, source: Path, backend: str) -> int:
         author=IDENTITY,
         committer=IDENTITY,
     )
+    # One pack instead of a hundred loose objects in as many folders: a check copies the
+    # workspace for each session it plays, and this halves the files each copy makes.
+    repo.object_store.pack_loose_objects()
     _write_meta(
         Path(repo.controldir()),
         {

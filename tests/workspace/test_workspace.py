@@ -29,6 +29,17 @@ def test_provision_makes_a_committed_git_repository(tmp_path: Path, fixture_root
     assert not (ws.root / "target").exists()
 
 
+def test_provision_packs_the_fixture_commit_and_git_reads_it_whole(tmp_path: Path) -> None:
+    ws = provision(tmp_path / "ws").workspace
+    objects = ws.git_dir / "objects"
+    loose = [p for p in objects.glob("??/*") if p.is_file()]
+    assert loose == [], "the fixture's objects stay loose: every workspace copy makes them all"
+    assert len(list((objects / "pack").glob("*.pack"))) == 1
+    # Real git agrees the pack holds the whole commit: nothing missing, nothing dangling.
+    subprocess.run(["git", "-C", str(ws.root), "fsck", "--full", "--strict"], check=True)
+    assert "mvnw" in git(ws.root, "ls-tree", "-r", "--name-only", "HEAD").splitlines()
+
+
 def test_provision_again_is_safe_and_keeps_work(tmp_path: Path) -> None:
     ws = provision(tmp_path / "ws").workspace
     (ws.root / "notes.txt").write_text("my work")

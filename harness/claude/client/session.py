@@ -23,7 +23,6 @@ import os
 import re
 import shlex
 import shutil
-import tempfile
 import time
 import uuid
 from collections.abc import Mapping
@@ -50,6 +49,7 @@ from harness.claude.settings import DEFAULT_TIMEOUT, Settings, load_settings
 from harness.claude.tools import edit_input, with_absolute_path
 from harness.claude.vocabulary import Engine, Outcome
 from harness.errors import HarnessError
+from harness.paths import scratch_mkdtemp
 
 IMPLICIT_PROMPT = "Go on."  # opens a turn when a scenario acts before any prompt
 COMPACT_SUMMARY = "Summary: a scripted session; nothing left to do."  # the model's, for /compact
@@ -103,9 +103,7 @@ class ClaudeCodeSession(SessionSteps):
         self.env = dict(env or {})
         self.client = client or require_client()
         self._own_dir = transcript_dir is None
-        self.config_dir = Path(
-            transcript_dir or tempfile.mkdtemp(prefix="hooklab-claude-code-")
-        ).resolve()
+        self.config_dir = Path(transcript_dir or scratch_mkdtemp("hooklab-claude-code-")).resolve()
         self.config_dir.mkdir(parents=True, exist_ok=True)
         self.on_payload = on_payload
         # How long a session start waits for its SessionStart hooks (default: a step's whole

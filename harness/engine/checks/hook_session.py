@@ -12,7 +12,6 @@ import itertools
 import json
 import re
 import shutil
-import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -42,6 +41,7 @@ from harness.engine.sandbox import path_without, sandbox_copy
 from harness.engine.stepview import StepView
 from harness.errors import ConfigError, HarnessError
 from harness.maven.share import Call, MavenShare, maven_share
+from harness.paths import scratch_mkdtemp
 from harness.results import CheckResult
 from harness.schema import Field
 
@@ -441,7 +441,7 @@ def _play(ctx: CheckContext, plan: _Plan) -> _Play | CheckResult:
             env["PATH"] = stack.enter_context(path_without(s.hide_programs))
         if share is not None and not _maven_in_background(scenario):
             env = share.environment(plan.party or engine, env)
-        transcripts = Path(tempfile.mkdtemp(prefix="hooklab-transcripts-"))
+        transcripts = scratch_mkdtemp("hooklab-transcripts-")
         stack.callback(shutil.rmtree, transcripts, True)
         git_dir = root / ".git"
         auto_approve = scenario.auto_approve or s.auto_approve
