@@ -78,9 +78,24 @@ def dev_check(
     report: dict[str, Any] = json.loads(done.stdout or "{}")
     if not report.get("ok"):
         raise RuntimeError(
-            f"lab dev check --engine {engine} failed, no measurement:\n{done.stdout[-3000:]}"
+            f"lab dev check --engine {engine} failed, no measurement:\n"
+            + (failed_steps(report) or done.stderr[-3000:] or done.stdout[-3000:])
         )
     return total, intervals, report
+
+
+def failed_steps(report: dict[str, Any]) -> str:
+    """Each failed lab step with its problems: the part of a failed report worth reading (the
+    whole report is megabytes of checks that passed)."""
+    lines: list[str] = []
+    for lab in report.get("labs", []):
+        if lab.get("manifest_error"):
+            lines.append(f"{lab.get('lab')}: {lab['manifest_error']}")
+        for step in lab.get("steps", []):
+            if not step.get("ok"):
+                lines.append(f"{lab.get('lab')} / {step.get('step')}:")
+                lines.extend(f"  {problem}" for problem in step.get("problems", []))
+    return "\n".join(lines)
 
 
 def measure(options: Options) -> list[Row]:

@@ -46,3 +46,30 @@ def test_unavailable_and_broken_benchmarks_show_in_the_table(tmp_path: Path) -> 
     assert row["note"] == "3" and row["met"] is False
     assert [b["failed"] for b in data["benchmarks"]] == [None, "KeyError: 'oops'", None]
     assert isinstance(outcomes[0], Outcome) and outcomes[0].title == "A benchmark."
+
+
+def test_a_failed_dev_check_names_its_failed_steps_and_their_problems() -> None:
+    from benchmarks.bench_dev_check import failed_steps
+    from harness.engine.devcheck import DevCheckReport, LabWalk, StepWalk, lint
+
+    labs, _ = lint(only=["01"])
+    first, second = labs[0].steps[:2]
+    report = DevCheckReport(
+        labs=[
+            LabWalk(
+                labs[0].id,
+                steps=[
+                    StepWalk(first),
+                    StepWalk(second, problems=["the check still fails after the solve"]),
+                ],
+            ),
+            LabWalk("99-broken", manifest_error="lab.toml: step[0].id is missing"),
+        ],
+        duration=1.0,
+    ).to_json()
+    text = failed_steps(report)
+    assert f"{labs[0].id} / {second.id}:" in text
+    assert "the check still fails after the solve" in text
+    assert f"/ {first.id}:" not in text
+    assert "99-broken: lab.toml: step[0].id is missing" in text
+    assert failed_steps(DevCheckReport(labs=[], duration=0.0).to_json()) == ""
