@@ -6,6 +6,7 @@ import json
 import os
 import pwd
 import shutil
+import signal
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -18,6 +19,13 @@ from tests.recorded_sessions import Played
 
 if TYPE_CHECKING:  # for the annotation only: this file imports harness inside its fixtures
     from harness.workspace import Workspace
+
+# A shell starts a background job (`cmd &` without job control) with SIGINT ignored, and an
+# ignored signal stays ignored across exec: every process a test started would then shrug off
+# the Ctrl-C the interruption tests send. A participant's terminal never ignores it, so the
+# suite restores the terminal's disposition (a handler, unlike SIG_IGN, is reset on exec).
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # Tests that share something machine-wide, so no two may run at once: each group runs on one
 # pytest-xdist worker (--dist loadgroup), beside the independent tests on the others.
