@@ -166,6 +166,7 @@ class ClaudeCodeSession(SessionSteps):
 
     def _client_env(self) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if k not in _CLIENT_ENV_DROP}
+        env.update(self._shell_home(env))
         env.update(self.env)
         env.update(
             ANTHROPIC_BASE_URL=self.api.base_url,
@@ -177,6 +178,28 @@ class ClaudeCodeSession(SessionSteps):
             CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
         )
         return env
+
+    def _shell_home(self, env: Mapping[str, str]) -> dict[str, str]:
+        """An empty HOME for the client, and what it must still find of the real one.
+
+        Before its first Bash command the client snapshots a login shell that sources the
+        user's ~/.bashrc or ~/.zshrc. A scripted session is Hook Lab's proof, not the user's
+        shell: their startup files (pyenv, nvm, conda) took 1.5 to 9 s a session here under
+        load, could print or alias into the proof, and pyenv's even rewrote ~/.pyenv. Maven
+        is not moved by it (Java takes user.home from the password database, not $HOME); git
+        and docker are pointed back at the user's own configuration."""
+        home = self.config_dir / "shell-home"
+        home.mkdir(exist_ok=True)
+        moved = {"HOME": str(home)}
+        real = Path(env["HOME"]) if env.get("HOME") else None
+        if real is not None:
+            for git_config in (real / ".gitconfig", real / ".config" / "git" / "config"):
+                if "GIT_CONFIG_GLOBAL" not in env and git_config.is_file():
+                    moved["GIT_CONFIG_GLOBAL"] = str(git_config)
+                    break
+            if "DOCKER_CONFIG" not in env and (real / ".docker").is_dir():
+                moved["DOCKER_CONFIG"] = str(real / ".docker")
+        return moved
 
     def _plugin_dirs(self) -> list[str]:
         """Plugins shipped with the project (``.claude/plugins/NAME``): their agents are named

@@ -1,0 +1,36 @@
+"""The shell of a scripted session on the real client is Hook Lab's, not the user's.
+
+Claude Code 2.1.332 snapshots a login shell before its first Bash command, sourcing the user's
+~/.bashrc. Hook Lab gives the client an empty HOME of its own, so a user's startup files (which
+took seconds a session here and can print or alias into the proof) stay out, while git still
+reads the user's configuration. The HOME here is the suite's fake one (conftest.py).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from harness.claude.client.install import find_client
+from harness.claude.client.session import ClaudeCodeSession
+from tests.claude.hookproject import HookProject
+from tests.conftest import require_real_client
+
+
+def test_the_users_bashrc_is_not_sourced_and_git_keeps_the_users_config(
+    project: HookProject, tmp_path: Path
+) -> None:
+    require_real_client()
+    home = Path(os.environ["HOME"])
+    sourced = tmp_path / "bashrc-was-sourced"
+    (home / ".bashrc").write_text(f"touch {sourced}\n", encoding="utf-8")
+    (home / ".gitconfig").write_text("[hooklab]\n\tprobe = from-the-users-gitconfig\n")
+    with ClaudeCodeSession(
+        project.root, client=find_client(), transcript_dir=tmp_path / "t"
+    ) as session:
+        session.session_start()
+        ran = session.bash("echo home=$HOME; git config --global hooklab.probe")
+    assert ran.outcome == "allowed", ran
+    assert not sourced.exists(), "the client's shell sourced the user's ~/.bashrc"
+    assert f"home={tmp_path / 't' / 'shell-home'}" in ran.tool_result, ran.tool_result
+    assert "from-the-users-gitconfig" in ran.tool_result, ran.tool_result
