@@ -191,14 +191,15 @@ class ClaudeCodeSession(SessionSteps):
         home = self.config_dir / "shell-home"
         home.mkdir(exist_ok=True)
         moved = {"HOME": str(home)}
-        real = Path(env["HOME"]) if env.get("HOME") else None
-        if real is not None:
-            for git_config in (real / ".gitconfig", real / ".config" / "git" / "config"):
-                if "GIT_CONFIG_GLOBAL" not in env and git_config.is_file():
-                    moved["GIT_CONFIG_GLOBAL"] = str(git_config)
-                    break
-            if "DOCKER_CONFIG" not in env and (real / ".docker").is_dir():
-                moved["DOCKER_CONFIG"] = str(real / ".docker")
+        if not env.get("HOME"):
+            return moved
+        real = Path(env["HOME"])
+        git_configs = (real / ".gitconfig", real / ".config" / "git" / "config")
+        git_config = next((path for path in git_configs if path.is_file()), None)
+        if "GIT_CONFIG_GLOBAL" not in env and git_config is not None:
+            moved["GIT_CONFIG_GLOBAL"] = str(git_config)
+        if "DOCKER_CONFIG" not in env and (real / ".docker").is_dir():
+            moved["DOCKER_CONFIG"] = str(real / ".docker")
         return moved
 
     def _plugin_dirs(self) -> list[str]:
