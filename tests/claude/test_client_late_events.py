@@ -6,7 +6,8 @@ a loaded machine the answer of a blocking Stop hook was once read after the requ
 in the next stop, and turned that stop's allowed into blocked (seen in CI's differential run).
 Here the real client and the real hook run as always; only the order in which our reader
 takes the two is the loaded machine's: the answer of the first blocking Stop run is held back
-until the request that follows it has been taken.
+until the request that follows it has been taken. The step that started the hook waits for its
+answer (it once came back with no hook runs at all), and the next step never counts it.
 """
 
 from __future__ import annotations
@@ -88,5 +89,7 @@ def test_a_late_hook_answer_counts_for_the_step_that_started_it(
         second = session.stop("Done now.")
     assert inboxes and inboxes[0].delayed == 1, "the blocking Stop answer never came"
     assert first.outcome == Outcome.BLOCKED and "held once" in first.feedback
+    # The step waits for the answer it saw start, so the run that blocked is in its record.
+    assert [run.exit_code for run in first.hook_runs] == [2], first.hook_runs
     assert second.outcome == Outcome.ALLOWED and second.turn_ended, second
     assert all(run.exit_code == 0 for run in second.hook_runs), second.hook_runs

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -92,6 +93,19 @@ class StepLog:
                 )
             )
         return runs
+
+    def unanswered_hooks(self, skip_events: Collection[str] = ()) -> set[str]:
+        """Ids of the hooks this step saw start and not yet answer, outside ``skip_events``."""
+        started = {
+            str(e["hook_id"])
+            for e in self.events
+            if e.get("subtype") == "hook_started"
+            and e.get("hook_id")
+            and e.get("hook_event") not in skip_events
+        }
+        return started - {
+            str(e.get("hook_id")) for e in self.events if e.get("subtype") == "hook_response"
+        }
 
     def tool_result_event(self, use_id: str) -> dict[str, Any] | None:
         for e in self.events:

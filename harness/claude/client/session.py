@@ -414,7 +414,34 @@ class ClaudeCodeSession(SessionSteps):
             return
         record.events.append(event)
 
-    def _done(self, step: StepOutcome, record: StepLog) -> StepOutcome:
+    def _await_hook_answers(self, record: StepLog, timeout: float = 5.0) -> None:
+        """Wait for the answers of this step's hooks that have finished. By the time the client
+        asks the model again its hooks have answered, but it prints their answers about then, so
+        on a loaded machine a Stop hook's block can be read before the run that made it. An
+        event with an async hook is not waited for: those answer whenever they end."""
+        background = {
+            event
+            for event, groups in self.settings.hooks.items()
+            if any(hook.run_async for group in groups for hook in group.hooks)
+        }
+        deadline = time.monotonic() + timeout
+        kept: list[tuple[str, Any]] = []
+        while record.unanswered_hooks(skip_events=background) and time.monotonic() < deadline:
+            item = self._inbox.get(0.05)
+            if item is None:
+                continue
+            if item[0] == "event" and item[1].get("subtype") == "hook_response":
+                self._take_event(item[1], record)
+            else:
+                kept.append(item)
+        for item in kept:
+            self._inbox.hold(item)
+
+    def _done(self, step: StepOutcome, record: StepLog, *, settle: bool = True) -> StepOutcome:
+        """``settle``: wait for late hook answers (a session start's handshake comes after its
+        hooks' answers on the same stream, and a start that timed out has hooks still running)."""
+        if settle:
+            self._await_hook_answers(record)
         self._earlier_hooks.update(
             str(e["hook_id"])
             for e in record.events
@@ -544,7 +571,7 @@ class ClaudeCodeSession(SessionSteps):
         contexts = [r.stdout.strip() for r in runs if r.exit_code == 0 and r.stdout.strip()]
         step.additional_context = "\n".join(contexts)
         step.user_message = "\n".join(r.stderr.strip() for r in runs if r.exit_code == 2)
-        return self._done(step, record)
+        return self._done(step, record, settle=False)
 
     def _close_open_turn(self, record: StepLog) -> None:
         """End a turn still in flight before the user acts (a new prompt, /clear): the model
