@@ -8,7 +8,8 @@ the floor is the Maven time summed over all runs divided by the cores. With the 
 `--engine both` runs between two emulator checks and is compared with their mean. Aims: the
 emulator check at most 1.3× that; `--engine both` at most 1.3× the emulator alone, in time and in
 Maven time (a session on both engines shares its identical Maven calls: harness/maven/share.py;
-a call served from the other engine's run is no Maven run, so the wrapper does not log it).
+a call served from the other engine's run is no Maven run, so the wrapper does not log it;
+smoke.sh runs share the same way).
 """
 
 from __future__ import annotations
@@ -133,11 +134,13 @@ def measure(options: Options) -> list[Row]:
     if "both" in runs:
         both_total, both_intervals, both_report = runs["both"]
         calls = shared_calls(both_report)
+        smokes = shared_calls(both_report, "smoke_calls")
         both_maven = sum(end - start for start, end in both_intervals)
         shared = (
             f"{len(both_intervals)} Maven runs (emulator alone: {len(intervals)}); of the "
             f"sessions' calls on both engines {calls.get('real', 0)} ran Maven, "
-            f"{calls.get('restored', 0)} were served from the other engine's run"
+            f"{calls.get('restored', 0)} were served from the other engine's run; smoke.sh "
+            f"{smokes.get('real', 0)} ran, {smokes.get('restored', 0)} served"
         )
         rows += [
             Row(
@@ -160,15 +163,16 @@ def measure(options: Options) -> list[Row]:
     return rows
 
 
-def shared_calls(report: dict[str, Any]) -> dict[str, int]:
-    """How many of the sessions' Maven calls ran Maven ("real") and how many were served from
-    the other engine's identical run ("restored"), over every check of the report."""
+def shared_calls(report: dict[str, Any], kind: str = "maven_calls") -> dict[str, int]:
+    """How many of the sessions' Maven calls (or smoke.sh runs: kind "smoke_calls") ran for
+    real and how many were served from the other engine's identical run ("restored"), over
+    every check of the report."""
     counts: dict[str, int] = {}
     for lab in report.get("labs", []):
         for step in lab.get("steps", []):
             for phase in ("before", "after"):
                 for check in (step.get(phase) or {}).get("checks", []):
-                    for call in check.get("details", {}).get("maven_calls", []):
+                    for call in check.get("details", {}).get(kind, []):
                         counts[call["how"]] = counts.get(call["how"], 0) + 1
     return counts
 

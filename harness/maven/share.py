@@ -20,6 +20,14 @@ order, or with other bytes, is a real run on each engine. An engine never takes 
 run: its n-th call of a key pairs with the other engine's n-th, so the two engines together run
 Maven as often as one.
 
+The fixture's ``smoke.sh`` shares the same way. It proves the hooks against throwaway projects
+of its own (some 190 hook runs, about 20 CPU-seconds here), and the project sees only its output
+and ``.git/aiup-smoke-ran``, the content hashes of what it proved. It starts through
+``#!/usr/bin/env bash``, so a ``bash`` shim first on PATH receives it; every other ``bash``
+goes straight to the real one. Its key adds the ``AIUP_`` settings, HEAD, the index by
+content, the session's base commit and which ``jq``, ``git``, ``perl`` and ``timeout`` it would
+find: a session that hides jq, or stages a file, is another run.
+
 This file runs as the shim itself (``python share.py ARGS``), so it imports only the standard
 library.
 """
@@ -38,7 +46,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,6 +57,12 @@ SHIM_ENV = "HOOKLAB_MAVEN_SHARE_BIN"  # the shim's folder, skipped when looking 
 KEYED_ENV = ("MAVEN_OPTS", "MAVEN_ARGS", "JAVA_HOME", "JAVA_TOOL_OPTIONS", "HOOKLAB_MAVEN_ONLINE")
 ROOT_MARK = b"\x00hooklab-maven-share-root\x00"  # the producer's project path, in kept files
 LEDGER = "ledger.jsonl"  # one line per call: what ran for real and what was restored
+SMOKE_SCRIPT = ".claude/hooks/smoke.sh"
+SMOKE_FLAG = "--smoke"  # how the bash shim hands a smoke.sh run to this file
+# What smoke.sh leaves in the project's git dir, kept and restored with the run.
+SMOKE_GIT_FILES = ("aiup-smoke-ran",)
+# The programs smoke.sh and the hooks it fires look up on PATH.
+SMOKE_TOOLS = ("jq", "git", "perl", "timeout")
 
 
 @dataclass(frozen=True)
@@ -60,6 +74,7 @@ class Call:
     key: str
     argv: tuple[str, ...]
     seconds: float
+    program: str = "mvn"  # or "smoke.sh"
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -67,6 +82,7 @@ class Call:
             "how": self.how,
             "argv": list(self.argv),
             "seconds": self.seconds,
+            "program": self.program,
         }
 
 
@@ -96,23 +112,57 @@ class MavenShare:
         for line in ledger.read_text(encoding="utf-8").splitlines():
             raw = json.loads(line)
             calls.append(
-                Call(raw["engine"], raw["how"], raw["key"], tuple(raw["argv"]), raw["seconds"])
+                Call(
+                    raw["engine"],
+                    raw["how"],
+                    raw["key"],
+                    tuple(raw["argv"]),
+                    raw["seconds"],
+                    raw.get("program", "mvn"),
+                )
             )
         return calls
 
 
+def _shim_texts() -> dict[str, str]:
+    """The shims by name. -I -S: the standard library only, whatever the caller's environment
+    holds. ``bash`` hands smoke.sh (its first argument, as ``env bash`` passes a script) to
+    the share and execs the real bash, found now, for anything else."""
+    share = f"'{sys.executable}' -I -S '{Path(__file__).resolve()}'"
+    texts = {"mvn": f'#!/bin/sh\nexec {share} "$@"\n'}
+    # Never a shim of an earlier share: a `lab` started inside a shared session has one on PATH.
+    path = os.pathsep.join(
+        entry
+        for entry in os.environ.get("PATH", "").split(os.pathsep)
+        if entry and Path(entry).parent.name != "maven-share"
+    )
+    real_bash = shutil.which("bash", path=path)
+    if real_bash:
+        texts["bash"] = (
+            "#!/bin/sh\n"
+            'case "${1-}" in\n'
+            f"  */{SMOKE_SCRIPT} | {SMOKE_SCRIPT})\n"
+            f"    exec {share} {SMOKE_FLAG} '{real_bash}' \"$@\" ;;\n"
+            "esac\n"
+            f"exec '{real_bash}' \"$@\"\n"
+        )
+    return texts
+
+
 def shim_dir() -> Path:
-    """The folder of the ``mvn`` shim, made once per Python and Hook Lab install and kept: a
-    shared session finds it in place instead of writing a new one."""
+    """The folder of the shims, made once per Python, Hook Lab install and bash, and kept: a
+    shared session finds them in place instead of writing new ones."""
     from harness.paths import cache_home
 
-    text = f"#!/bin/sh\nexec '{sys.executable}' -I -S '{Path(__file__).resolve()}' \"$@\"\n"
-    folder = cache_home() / "maven-share" / hashlib.sha256(text.encode()).hexdigest()[:16]
-    shim = folder / "mvn"
-    if not shim.is_file():
+    texts = _shim_texts()
+    digest = hashlib.sha256(json.dumps(texts, sort_keys=True).encode()).hexdigest()[:16]
+    folder = cache_home() / "maven-share" / digest
+    for name, text in texts.items():
+        shim = folder / name
+        if shim.is_file():
+            continue
         folder.mkdir(parents=True, exist_ok=True)
-        # -I -S: the standard library only, whatever the caller's environment holds.
-        partial = folder / f"mvn.{os.getpid()}.tmp"
+        partial = folder / f"{name}.{os.getpid()}.tmp"
         partial.write_text(text, encoding="utf-8")
         partial.chmod(0o755)
         partial.replace(shim)  # whole or not at all: a session beside this one may call it
@@ -134,8 +184,9 @@ def maven_share() -> Iterator[MavenShare]:
 Manifest = dict[str, tuple[int, int]]  # relative path -> (size, mtime_ns)
 
 
-def _walk(root: Path) -> Iterator[tuple[str, os.stat_result, Path]]:
-    """Every regular file and symlink under ``root`` except ``.git``, sorted by path."""
+def _walk(root: Path, git_files: Iterable[str] = ()) -> Iterator[tuple[str, os.stat_result, Path]]:
+    """Every regular file and symlink under ``root`` except ``.git``, and those of
+    ``git_files`` (names in ``root/.git``) that exist, sorted by path."""
     stack = [root]
     found = []
     while stack:
@@ -150,19 +201,41 @@ def _walk(root: Path) -> Iterator[tuple[str, os.stat_result, Path]]:
                     stack.append(path)
                 elif stat.S_ISREG(info.st_mode) or stat.S_ISLNK(info.st_mode):
                     found.append((path.relative_to(root).as_posix(), info, path))
+    for name in git_files:
+        path = root / ".git" / name
+        with contextlib.suppress(OSError):
+            info = path.lstat()
+            if stat.S_ISREG(info.st_mode):
+                found.append((f".git/{name}", info, path))
     yield from sorted(found, key=lambda item: item[0])
 
 
-def inputs_key(root: Path, argv: list[str], env: Mapping[str, str]) -> tuple[str, Manifest]:
-    """The call's key, and the project's files as they are before it."""
+def inputs_key(
+    root: Path,
+    argv: list[str],
+    env: Mapping[str, str],
+    *,
+    keyed_env: Iterable[str] = KEYED_ENV,
+    facts: Iterable[str] = (),
+    git_files: Iterable[str] = (),
+) -> tuple[str, Manifest]:
+    """The call's key, and the project's files as they are before it (with ``git_files``,
+    which the run may write, in the manifest but not in the key). ``facts``: more of what
+    the run depends on."""
     digest = hashlib.sha256()
-    digest.update(json.dumps(argv).encode())
-    for name in KEYED_ENV:
-        digest.update(f"\0{name}={env.get(name, '')}".encode())
-    manifest: Manifest = {}
     # The project's own path is marked, as in kept runs: two copies that differ only in where
     # they are (the compiler's input lists name it) are the same inputs.
-    mark = str(root).encode()
+    root_text = str(root)
+    mark = root_text.encode()
+    digest.update(json.dumps([arg.replace(root_text, "\0") for arg in argv]).encode())
+    for name in keyed_env:
+        digest.update(f"\0{name}={env.get(name, '').replace(root_text, '')}".encode())
+    for fact in facts:
+        digest.update(f"\0{fact}".encode())
+    manifest: Manifest = {}
+    for rel, info, _path in _walk(root, git_files):
+        if rel.startswith(".git/"):
+            manifest[rel] = (info.st_size, info.st_mtime_ns)
     files = list(_walk(root))
     # Dense ranks: equal mtimes share one, so "newer than" answers the same in two copies
     # exactly when their ranks are equal file by file.
@@ -179,22 +252,22 @@ def inputs_key(root: Path, argv: list[str], env: Mapping[str, str]) -> tuple[str
     return digest.hexdigest()[:32], manifest
 
 
-def _real_mvn(shim_dir: Path) -> str | None:
-    """The first ``mvn`` on PATH after the shim's own."""
+def _real_program(name: str, shim_dir: Path) -> str | None:
+    """The first ``name`` on PATH after the shim's own."""
     for entry in os.environ.get("PATH", "").split(os.pathsep):
         if not entry or Path(entry).resolve() == shim_dir.resolve():
             continue
-        candidate = Path(entry) / "mvn"
+        candidate = Path(entry) / name
         if candidate.is_file() and os.access(candidate, os.X_OK):
             return str(candidate)
     return None
 
 
-def _run_real(mvn: str, argv: list[str]) -> tuple[int, list[tuple[int, bytes]]]:
-    """Maven itself, its output passed through as it comes and kept in order."""
+def _run_real(command: list[str]) -> tuple[int, list[tuple[int, bytes]]]:
+    """The real program, its output passed through as it comes and kept in order."""
     chunks: list[tuple[int, bytes]] = []
     lock = threading.Lock()
-    child = subprocess.Popen([mvn, *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
     def pump(stream: int, source: object) -> None:
         sink = (sys.stdout if stream == 1 else sys.stderr).buffer
@@ -216,13 +289,18 @@ def _run_real(mvn: str, argv: list[str]) -> tuple[int, list[tuple[int, bytes]]]:
 
 
 def _keep(
-    entry: Path, root: Path, before: Manifest, status: int, chunks: list[tuple[int, bytes]]
+    entry: Path,
+    root: Path,
+    before: Manifest,
+    status: int,
+    chunks: list[tuple[int, bytes]],
+    git_files: Iterable[str] = (),
 ) -> None:
     """What the run changed in ``root``, with the project's path marked, into ``entry``."""
     mark = str(root).encode()
     files = entry / "files"
     after: set[str] = set()
-    for rel, info, path in _walk(root):
+    for rel, info, path in _walk(root, git_files):
         after.add(rel)
         if before.get(rel) == (info.st_size, info.st_mtime_ns) or stat.S_ISLNK(info.st_mode):
             continue
@@ -271,24 +349,43 @@ def _locked(path: Path, mode: int) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def _log(store: Path, engine: str, how: str, key: str, argv: list[str], seconds: float) -> None:
+def _log(
+    store: Path,
+    engine: str,
+    how: str,
+    key: str,
+    argv: list[str],
+    seconds: float,
+    program: str,
+) -> None:
     line = json.dumps(
-        {"engine": engine, "how": how, "key": key, "argv": argv, "seconds": round(seconds, 3)}
+        {
+            "engine": engine,
+            "how": how,
+            "key": key,
+            "argv": argv,
+            "seconds": round(seconds, 3),
+            "program": program,
+        }
     )
     with _locked(store / "ledger.lock", fcntl.LOCK_EX), (store / LEDGER).open("a") as ledger:
         ledger.write(line + "\n")
 
 
-def shim(argv: list[str]) -> int:
+def _shared_run(
+    program: str,
+    command: list[str],
+    root: Path,
+    key: str,
+    before: Manifest,
+    git_files: Iterable[str] = (),
+) -> int:
+    """Run ``command`` for real, or take the other engine's run of the same key (the n-th
+    call of each engine pairs with the other's n-th); its exit status."""
     started = time.monotonic()
     store = Path(os.environ[STORE_ENV])
     engine = os.environ[ENGINE_ENV]
-    mvn = _real_mvn(Path(os.environ[SHIM_ENV]))
-    if mvn is None:
-        print("mvn (Hook Lab's shared run): no real mvn on PATH after the shim", file=sys.stderr)
-        return 127
-    root = Path.cwd()
-    key, before = inputs_key(root, argv, os.environ)
+    argv = command[1:]
     folder = store / key
     folder.mkdir(exist_ok=True)
     with _locked(folder / "claim.lock", fcntl.LOCK_EX):
@@ -307,22 +404,76 @@ def shim(argv: list[str]) -> int:
             fcntl.flock(run_lock, fcntl.LOCK_EX)
     if not theirs:
         with run_lock:
-            status, chunks = _run_real(mvn, argv)
-            _keep(mine, root, before, status, chunks)
+            status, chunks = _run_real(command)
+            _keep(mine, root, before, status, chunks, git_files)
             (mine / "done").touch()
-        _log(store, engine, "real", key, argv, time.monotonic() - started)
+        _log(store, engine, "real", key, argv, time.monotonic() - started, program)
         return status
     producer = theirs[0]
     with _locked(folder / f"{producer.name}.lock", fcntl.LOCK_SH):
         ready = (producer / "done").exists()
     if not ready:  # the other engine's run was cut off before it kept anything: run for real
-        status, _chunks = _run_real(mvn, argv)
-        _log(store, engine, "real", key, argv, time.monotonic() - started)
+        status, _chunks = _run_real(command)
+        _log(store, engine, "real", key, argv, time.monotonic() - started, program)
         return status
     status = _restore(producer, root)
-    _log(store, engine, "restored", key, argv, time.monotonic() - started)
+    _log(store, engine, "restored", key, argv, time.monotonic() - started, program)
     return status
 
 
+def shim(argv: list[str]) -> int:
+    """``mvn ARGS``: the project is the folder it runs in (./mvnw changes into it)."""
+    mvn = _real_program("mvn", Path(os.environ[SHIM_ENV]))
+    if mvn is None:
+        print("mvn (Hook Lab's shared run): no real mvn on PATH after the shim", file=sys.stderr)
+        return 127
+    root = Path.cwd()
+    key, before = inputs_key(root, argv, os.environ)
+    return _shared_run("mvn", [mvn, *argv], root, key, before)
+
+
+def smoke_shim(bash: str, argv: list[str]) -> int:
+    """``bash .../.claude/hooks/smoke.sh ARGS``: the project is the one the script belongs to,
+    as smoke.sh itself finds it."""
+    script = Path(argv[0])
+    root = (Path.cwd() / script).resolve().parent.parent.parent
+    named = os.environ.get("CLAUDE_PROJECT_DIR")
+    if not (root / ".git").is_dir() or (named and Path(named).resolve() != root):
+        # Its record lands where this share keeps nothing (a worktree's git dir, another
+        # project): no share.
+        os.execv(bash, [bash, *argv])
+    shims = Path(os.environ[SHIM_ENV])
+
+    def git(*args: str) -> str:
+        return subprocess.run(
+            ["git", "-C", str(root), *args], capture_output=True, text=True
+        ).stdout.strip()
+
+    base = root / ".git" / "aiup-session-base"
+    # What the record reads of git besides the files: the commits it compares with and the
+    # index by content (its stat fields differ between two copies of one project).
+    index = hashlib.sha256(git("ls-files", "--stage").encode()).hexdigest()
+    facts = [
+        f"cwd={os.path.relpath(Path.cwd(), root)}",
+        f"head={git('rev-parse', '-q', '--verify', 'HEAD')}",
+        f"index={index}",
+        f"session-base={base.read_text() if base.is_file() else '-'}",
+        *(f"{tool}={_real_program(tool, shims)}" for tool in SMOKE_TOOLS),
+    ]
+    keyed = sorted(
+        {name for name in os.environ if name.startswith("AIUP_")} | {"CLAUDE_PROJECT_DIR"}
+    )
+    key, before = inputs_key(
+        root, argv, os.environ, keyed_env=keyed, facts=facts, git_files=SMOKE_GIT_FILES
+    )
+    return _shared_run("smoke.sh", [bash, *argv], root, key, before, SMOKE_GIT_FILES)
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == [SMOKE_FLAG]:
+        return smoke_shim(argv[1], argv[2:])
+    return shim(argv)
+
+
 if __name__ == "__main__":
-    sys.exit(shim(sys.argv[1:]))
+    sys.exit(main(sys.argv[1:]))

@@ -335,8 +335,9 @@ def _verdict(
     details: dict[str, Any] = {"session": _json(play.steps), "engine": last_engine}
     if len(plays) == 2:
         details["sessions"] = {engine: _json(other.steps) for engine, other in plays.items()}
-    if shared is not None:  # which Maven calls ran for real, which the other engine's run served
-        details["maven_calls"] = [call.to_json() for call in shared]
+    if shared is not None:  # which calls ran for real, which the other engine's run served
+        details["maven_calls"] = [call.to_json() for call in shared if call.program == "mvn"]
+        details["smoke_calls"] = [call.to_json() for call in shared if call.program != "mvn"]
     verdicts = trick_check.judge(s.tricks, scenario, play.steps) if s.tricks else []
     shown = [v.line() for v in verdicts]
     if verdicts:
