@@ -233,10 +233,12 @@ def inputs_key(
     for fact in facts:
         digest.update(f"\0{fact}".encode())
     manifest: Manifest = {}
-    for rel, info, _path in _walk(root, git_files):
+    files = []
+    for rel, info, path in _walk(root, git_files):  # git files: in the manifest, not the key
         if rel.startswith(".git/"):
             manifest[rel] = (info.st_size, info.st_mtime_ns)
-    files = list(_walk(root))
+        else:
+            files.append((rel, info, path))
     # Dense ranks: equal mtimes share one, so "newer than" answers the same in two copies
     # exactly when their ranks are equal file by file.
     times = sorted({info.st_mtime_ns for _, info, _ in files})

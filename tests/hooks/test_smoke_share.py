@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from harness.maven.share import MavenShare, maven_share
-from tests.hooks.hookrepo import clean_env, git_dir, project_with_hooks
+from tests.hooks.hookrepo import clean_env, git_dir, project_with_hooks, run_smoke
 
 pytestmark = pytest.mark.skipif(shutil.which("jq") is None, reason="the hooks need jq")
 
@@ -31,15 +31,7 @@ def copies(tmp_path: Path) -> tuple[Path, Path]:
 def smoke(
     share: MavenShare, engine: str, root: Path, *groups: str, path: str | None = None
 ) -> subprocess.CompletedProcess[str]:
-    env = clean_env(**share.environment(engine, {"PATH": path} if path else {}))
-    return subprocess.run(
-        [str(root / ".claude/hooks/smoke.sh"), *groups],
-        cwd=root,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    return run_smoke(root, *groups, **share.environment(engine, {"PATH": path} if path else {}))
 
 
 def ledger(share: MavenShare) -> list[tuple[str, str, str]]:
