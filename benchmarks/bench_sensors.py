@@ -1,6 +1,7 @@
 """What a participant waits for: the sensor run, fresh, warm, after a change, and what pays.
 
-Workspaces as `lab init` leaves them (compiled from the cache, no report), the commands
+Workspaces as `lab init` leaves them (compiled from the cache, no report, Maven's class-data
+archive made for their Java and jvm.config), the commands
 alternating so all see the same machine load:
   warm       ./mvnw -q test -Dgroups=sensor, nothing changed since the last run
   first      the same, as the first run in a workspace just provisioned
@@ -13,6 +14,7 @@ alternating so all see the same machine load:
              (UC005AddVisitTest.java, the labs' kind of edit: ./mvnw compiles it alone)
   validate   ./mvnw -q validate (Maven's start: the floor of any run)
   no-jvm     warm, without .mvn/jvm.config
+  no-cds     warm, without Maven's class-data archive (HOOKLAB_MAVEN_CDS=0)
   tier-only  warm, jvm.config holding only -XX:TieredStopAtLevel=1
   stale      reshaped, in maven-compiler-plugin's stale-file mode forced
              (useIncrementalCompilation=false), which ./mvnw chooses only where no caller can see
@@ -37,6 +39,7 @@ from benchmarks.report import Options, Row, alternate, median, run_standalone, t
 from harness.engine.runner import LabRunner
 from harness.maven import get_backend
 from harness.maven.backend import SENSOR_GOALS
+from harness.maven.classdata import ensure_class_data
 from harness.maven.surefire import sensor_reports
 from harness.maven.warm import warm_compile
 from harness.workspace import Workspace, provision
@@ -94,6 +97,9 @@ class Workspaces:
         warm = warm_compile(root, get_backend("local"))
         if not warm.ok:
             raise RuntimeError(f"the fixture did not compile:\n{warm.output}")
+        class_data = ensure_class_data(root, get_backend("local"))
+        if class_data.how == "failed":
+            raise RuntimeError(f"no class-data archive was made:\n{class_data.output}")
         return root
 
     def first_run(self, *, lab_started: bool = False) -> float:
@@ -177,6 +183,7 @@ def measure(options: Options) -> list[Row]:
                 "leaf": after(leaf_line, main, SENSORS),
                 "validate": lambda: timed(VALIDATE, main),
                 "no-jvm": lambda: timed(SENSORS, no_jvm),
+                "no-cds": lambda: timed(SENSORS, main, {"HOOKLAB_MAVEN_CDS": "0"}),
                 "tier-only": lambda: timed(SENSORS, tier_only),
                 "stale": after(add_a_method, stale, [*SENSORS, STALE_MODE]),
             },
@@ -246,9 +253,18 @@ def measure(options: Options) -> list[Row]:
             "warm sensor run vs ./mvnw -q validate",
             "warm",
             "validate",
-            "both with jvm.config (./mvnw's class-data archive was dropped: 0.975-1.07x in four "
-            "bench runs, it did not pay)",
+            "both with jvm.config and the class-data archive, which speeds both (above "
+            "validate: Surefire's plugin and provider resolution, the JUnit launcher's "
+            "discovery and the tests)",
             aim=1.5,
+        ),
+        versus(
+            "warm sensor run with Maven's class-data archive vs without",
+            "warm",
+            "no-cds",
+            "the archive lab init makes once per Java and jvm.config (Maven, its plugins, JUnit "
+            "and javac as a compiling sensor run loads them); kept only while it pays",
+            aim=1.0,
         ),
         versus(
             "warm sensor run with .mvn/jvm.config vs without",

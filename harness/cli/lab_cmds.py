@@ -13,6 +13,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from rich.console import Console
+
 from harness.cli.common import (
     add_engine_flag,
     add_json_flag,
@@ -343,6 +345,21 @@ def cmd_dev_merge(args: argparse.Namespace) -> int:
     return 0 if merged["ok"] else 1
 
 
+def _warm_up(console: Console, root: Path, backend_name: str) -> None:
+    """As `lab init` leaves a workspace: compiled (from the cache after the first time), and
+    Maven's class-data archive made once per Java. A failure here only costs time later."""
+    from harness.maven import get_backend
+    from harness.maven.classdata import ensure_class_data
+    from harness.maven.warm import warm_compile
+
+    backend = get_backend(backend_name)
+    with console.status("compiling the fixture (once; later workspaces copy it)…"):
+        warm = warm_compile(root, backend)
+    if warm.ok:
+        with console.status("preparing Maven's class-data archive (once per Java)…"):
+            ensure_class_data(root, backend)
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from harness.ui.lab_view import WalkView, devcheck_table, hook_event_renderable
     from harness.ui.prose import print_prose
@@ -363,6 +380,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
             print_prose(console, backup_renderable(backup, "Earlier state backed up:"))
     console.print(f"Workspace: [bold]{escape(str(ws.root))}[/]")
+    _warm_up(console, ws.root, ws.backend)
     view = WalkView(console, demo=True)
     labs = load_labs()
     if args.labs:

@@ -13,6 +13,7 @@ from harness.cli.common import add_json_flag, emit_json, lab_command, make_conso
 from harness.errors import HarnessError
 from harness.maven import BACKEND_NAMES, get_backend
 from harness.maven.backend import SENSOR_GOALS
+from harness.maven.classdata import ensure_class_data
 from harness.maven.surefire import ReportError, sensor_reports
 from harness.maven.warm import WarmResult, warm_compile
 from harness.paths import in_checkout
@@ -83,10 +84,14 @@ def cmd_init(args: argparse.Namespace) -> int:
         result = provision(args.dir, backend=args.backend)
     ws = result.workspace
     warm = None
+    class_data = None
     if result.created:
         # Compiled now (or copied from the cache), so the first sensor run costs a warm one.
         with console.status("Compiling the fixture (once; later workspaces copy it) …"):
             warm = warm_compile(ws.root, get_backend(ws.backend))
+        if warm.ok:
+            with console.status("Preparing Maven's class-data archive (once per Java) …"):
+                class_data = ensure_class_data(ws.root, get_backend(ws.backend))
     if settings is not None:
         store_settings(ws, settings)
     if args.json:
@@ -98,6 +103,7 @@ def cmd_init(args: argparse.Namespace) -> int:
                 "backend": ws.backend,
                 "head": ws.head(),
                 "compiled": warm.how if warm else None,
+                "class_data": class_data.how if class_data else None,
                 "submit": settings.to_json() if settings else None,
             }
         )

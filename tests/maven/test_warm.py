@@ -200,7 +200,7 @@ def test_sensor_runs_print_nothing_and_write_nothing_outside_the_workspace(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """-q stays quiet on a compiling run and on an up-to-date one, and ./mvnw keeps nothing in
-    Hook Lab's cache (its class-data archive did not pay and is gone)."""
+    Hook Lab's cache: its class-data archive is made by lab init, never by a run."""
     import subprocess
 
     cache = tmp_path / "cache"
