@@ -11,6 +11,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from harness.claude.client.install import find_client
 from harness.claude.client.session import ClaudeCodeSession
 from tests.claude.hookproject import HookProject
@@ -34,3 +36,22 @@ def test_the_users_bashrc_is_not_sourced_and_git_keeps_the_users_config(
     assert not sourced.exists(), "the client's shell sourced the user's ~/.bashrc"
     assert f"home={tmp_path / 't' / 'shell-home'}" in ran.tool_result, ran.tool_result
     assert "from-the-users-gitconfig" in ran.tool_result, ran.tool_result
+
+
+def test_mvnw_in_the_clients_shell_finds_hook_labs_cache_as_the_emulator_does(
+    project: HookProject, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """./mvnw names its class-data archive after Hook Lab's cache, which defaults to one under
+    $HOME: with the client's own HOME it would look elsewhere, run slower and pass other
+    Maven options than the emulator (so --engine both could not share the run)."""
+    require_real_client()
+    client = find_client()
+    monkeypatch.delenv("HOOKLAB_CACHE", raising=False)
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    expected = Path(os.environ["HOME"]) / ".cache" / "hooklab"
+    with ClaudeCodeSession(project.root, client=client, transcript_dir=tmp_path / "t") as session:
+        session.session_start()
+        ran = session.bash("echo cache=$HOOKLAB_CACHE home=$HOME")
+    assert ran.outcome == "allowed", ran
+    assert f"cache={expected} " in ran.tool_result, ran.tool_result
+    assert f"home={tmp_path / 't' / 'shell-home'}" in ran.tool_result, ran.tool_result

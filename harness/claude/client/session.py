@@ -49,7 +49,7 @@ from harness.claude.settings import DEFAULT_TIMEOUT, Settings, load_settings
 from harness.claude.tools import edit_input, with_absolute_path
 from harness.claude.vocabulary import Engine, Outcome
 from harness.errors import HarnessError
-from harness.paths import scratch_mkdtemp
+from harness.paths import cache_home, scratch_mkdtemp
 
 IMPLICIT_PROMPT = "Go on."  # opens a turn when a scenario acts before any prompt
 COMPACT_SUMMARY = "Summary: a scripted session; nothing left to do."  # the model's, for /compact
@@ -187,10 +187,14 @@ class ClaudeCodeSession(SessionSteps):
         shell: their startup files (pyenv, nvm, conda) took 1.5 to 9 s a session here under
         load, could print or alias into the proof, and pyenv's even rewrote ~/.pyenv. Maven
         is not moved by it (Java takes user.home from the password database, not $HOME); git
-        and docker are pointed back at the user's own configuration."""
+        and docker are pointed back at the user's own configuration, and ./mvnw at Hook Lab's
+        cache (its class-data archive: the same Maven options as on the emulator, so --engine
+        both shares the run)."""
         home = self.config_dir / "shell-home"
         home.mkdir(exist_ok=True)
         moved = {"HOME": str(home)}
+        if "HOOKLAB_CACHE" not in env:
+            moved["HOOKLAB_CACHE"] = str(cache_home())
         if not env.get("HOME"):
             return moved
         real = Path(env["HOME"])
