@@ -13,8 +13,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-
 from harness.cli.common import (
     add_engine_flag,
     add_json_flag,
@@ -31,7 +29,7 @@ from harness.engine.runner import LabRunner
 from harness.engine.stepview import StepView
 from harness.results import Status
 from harness.trainer.publish import AutoSubmit, auto_submit
-from harness.ui.console import escape
+from harness.ui.console import Console, escape
 from harness.workspace import Workspace, provision
 
 

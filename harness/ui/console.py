@@ -8,7 +8,7 @@ import sys
 from rich.console import Console
 from rich.markup import escape
 
-__all__ = ["escape", "make_console", "print_error"]
+__all__ = ["Console", "escape", "make_console", "print_error"]
 
 
 def make_console(*, stderr: bool = False) -> Console:
