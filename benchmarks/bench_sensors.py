@@ -39,9 +39,8 @@ from benchmarks.report import Options, Row, alternate, median, run_standalone, t
 from harness.engine.runner import LabRunner
 from harness.maven import get_backend
 from harness.maven.backend import SENSOR_GOALS
-from harness.maven.classdata import ensure_class_data
 from harness.maven.surefire import sensor_reports
-from harness.maven.warm import warm_compile
+from harness.maven.warm import warm_workspace
 from harness.workspace import Workspace, provision
 
 SENSORS = ["./mvnw", *SENSOR_GOALS]
@@ -94,10 +93,9 @@ class Workspaces:
             (root / ".mvn" / "jvm.config").unlink()
         if jvm_config is not None:
             (root / ".mvn" / "jvm.config").write_text(jvm_config + "\n")
-        warm = warm_compile(root, get_backend("local"))
-        if not warm.ok:
+        warm, class_data = warm_workspace(root, get_backend("local"))
+        if class_data is None:
             raise RuntimeError(f"the fixture did not compile:\n{warm.output}")
-        class_data = ensure_class_data(root, get_backend("local"))
         if class_data.how == "failed":
             raise RuntimeError(f"no class-data archive was made:\n{class_data.output}")
         return root

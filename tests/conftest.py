@@ -254,14 +254,12 @@ def fixture_root() -> Path:
 @pytest.fixture(scope="session")
 def _compiled_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from harness.maven import get_backend
-    from harness.maven.classdata import ensure_class_data
-    from harness.maven.warm import warm_compile
+    from harness.maven.warm import warm_workspace
     from harness.workspace import provision
 
     root = provision(tmp_path_factory.mktemp("template") / "ws").workspace.root
     # Compiled as `lab init` leaves a workspace (from the shared cache after the first time).
-    if warm_compile(root, get_backend("local")).ok:
-        ensure_class_data(root, get_backend("local"))  # as lab init: made once per Java
+    warm_workspace(root, get_backend("local"))
     return root
 
 

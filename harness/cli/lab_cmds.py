@@ -27,9 +27,11 @@ from harness.engine.manifest import load_labs
 from harness.engine.progress import Progress
 from harness.engine.runner import LabRunner
 from harness.engine.stepview import StepView
+from harness.maven import get_backend
+from harness.maven.warm import warm_workspace
 from harness.results import Status
 from harness.trainer.publish import AutoSubmit, auto_submit
-from harness.ui.console import Console, escape
+from harness.ui.console import escape
 from harness.workspace import Workspace, provision
 
 
@@ -343,21 +345,6 @@ def cmd_dev_merge(args: argparse.Namespace) -> int:
     return 0 if merged["ok"] else 1
 
 
-def _warm_up(console: Console, root: Path, backend_name: str) -> None:
-    """As `lab init` leaves a workspace: compiled (from the cache after the first time), and
-    Maven's class-data archive made once per Java. A failure here only costs time later."""
-    from harness.maven import get_backend
-    from harness.maven.classdata import ensure_class_data
-    from harness.maven.warm import warm_compile
-
-    backend = get_backend(backend_name)
-    with console.status("compiling the fixture (once; later workspaces copy it)…"):
-        warm = warm_compile(root, backend)
-    if warm.ok:
-        with console.status("preparing Maven's class-data archive (once per Java)…"):
-            ensure_class_data(root, backend)
-
-
 def cmd_demo(args: argparse.Namespace) -> int:
     from harness.ui.lab_view import WalkView, devcheck_table, hook_event_renderable
     from harness.ui.prose import print_prose
@@ -378,7 +365,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
             print_prose(console, backup_renderable(backup, "Earlier state backed up:"))
     console.print(f"Workspace: [bold]{escape(str(ws.root))}[/]")
-    _warm_up(console, ws.root, ws.backend)
+    # As `lab init` leaves a workspace; a failure here only costs time later.
+    with console.status("compiling the fixture (once; later workspaces copy it)…"):
+        warm_workspace(ws.root, get_backend(ws.backend))
     view = WalkView(console, demo=True)
     labs = load_labs()
     if args.labs:

@@ -13,9 +13,8 @@ from harness.cli.common import add_json_flag, emit_json, lab_command, make_conso
 from harness.errors import HarnessError
 from harness.maven import BACKEND_NAMES, get_backend
 from harness.maven.backend import SENSOR_GOALS
-from harness.maven.classdata import ensure_class_data
 from harness.maven.surefire import ReportError, sensor_reports
-from harness.maven.warm import WarmResult, warm_compile
+from harness.maven.warm import WarmResult, warm_workspace
 from harness.paths import in_checkout
 from harness.trainer.publish import SubmitSettings, make_settings, store_settings
 from harness.ui.console import escape
@@ -88,10 +87,7 @@ def cmd_init(args: argparse.Namespace) -> int:
     if result.created:
         # Compiled now (or copied from the cache), so the first sensor run costs a warm one.
         with console.status("Compiling the fixture (once; later workspaces copy it) …"):
-            warm = warm_compile(ws.root, get_backend(ws.backend))
-        if warm.ok:
-            with console.status("Preparing Maven's class-data archive (once per Java) …"):
-                class_data = ensure_class_data(ws.root, get_backend(ws.backend))
+            warm, class_data = warm_workspace(ws.root, get_backend(ws.backend))
     if settings is not None:
         store_settings(ws, settings)
     if args.json:

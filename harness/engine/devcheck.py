@@ -24,8 +24,7 @@ from harness.engine.parallel import worker_count
 from harness.engine.runner import LabRunner, StepRun
 from harness.errors import ConfigError, HarnessError
 from harness.maven import get_backend
-from harness.maven.classdata import ensure_class_data
-from harness.maven.warm import warm_compile
+from harness.maven.warm import warm_workspace
 from harness.paths import cache_home, scratch_mkdtemp
 from harness.results import CheckResult, Status
 from harness.workspace import Workspace, provision
@@ -418,8 +417,7 @@ def dev_check(
         fresh = provision(template / "ws", backend=backend, fixture=fixture).workspace.root
         # As `lab init` leaves it: compiled, no report (the step checks see what a
         # participant sees, and no lab pays for the first compile again).
-        if warm_compile(fresh, get_backend(backend)).ok:
-            ensure_class_data(fresh, get_backend(backend))
+        warm_workspace(fresh, get_backend(backend))
         walks += prove_labs(
             labs,
             fresh,

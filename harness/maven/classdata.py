@@ -30,7 +30,6 @@ STALE_SOURCES = ("src/main/java", "src/test/java")
 class ClassDataResult:
     how: str  # "present", "made", "failed" or "off" (docker backend, HOOKLAB_MAVEN_CDS=0)
     archive: Path | None
-    seconds: float
     output: str = ""
 
 
@@ -53,14 +52,11 @@ def ensure_class_data(
 ) -> ClassDataResult:
     """The archive for ``project``'s ./mvnw, made now when the cache lacks it. ``project`` must
     be compiled (warm_compile): the scratch copy then compiles only its two stale files."""
-    started = time.monotonic()
-    if backend.name != "local":
-        return ClassDataResult("off", None, 0.0)
-    archive = archive_path(project)
+    archive = archive_path(project) if backend.name == "local" else None
     if archive is None:
-        return ClassDataResult("off", None, time.monotonic() - started)
+        return ClassDataResult("off", None)
     if archive.is_file():
-        return ClassDataResult("present", archive, time.monotonic() - started)
+        return ClassDataResult("present", archive)
     scratch = scratch_mkdtemp("hooklab-classdata-")
     try:
         copy = scratch / "ws"
@@ -78,7 +74,6 @@ def ensure_class_data(
         )
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    seconds = time.monotonic() - started
     if run.ok and archive.is_file():
-        return ClassDataResult("made", archive, seconds)
-    return ClassDataResult("failed", None, seconds, run.stdout + run.stderr)
+        return ClassDataResult("made", archive)
+    return ClassDataResult("failed", None, run.stdout + run.stderr)

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.maven.backend import MavenBackend, OutputSink
+from harness.maven.classdata import ClassDataResult, ensure_class_data
 from harness.paths import cache_home
 
 # What maven-compiler-plugin writes and reads back to decide what is stale.
@@ -83,6 +84,15 @@ def warm_compile(
         shutil.rmtree(target / "surefire-reports")
     _store(project, entry)
     return WarmResult("compiled", key, time.monotonic() - started)
+
+
+def warm_workspace(
+    project: Path, backend: MavenBackend
+) -> tuple[WarmResult, ClassDataResult | None]:
+    """A new workspace as `lab init` leaves it: compiled (warm_compile), and Maven's
+    class-data archive made when this Java has none yet (None: the compile failed)."""
+    warm = warm_compile(project, backend)
+    return warm, ensure_class_data(project, backend) if warm.ok else None
 
 
 def restore_cached(project: Path, *, cache: Path | None = None) -> bool:
