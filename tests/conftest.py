@@ -204,6 +204,11 @@ def _isolated_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     from harness.paths import cache_home
 
     os.environ.setdefault("HOOKLAB_CACHE", str(cache_home()))
+    # Throwaway copies and the transcripts `lab simulate` keeps land among the tests' own
+    # folders (in memory under nox), not in the machine's /dev/shm, where they would outlast
+    # the run.
+    own_scratch = "HOOKLAB_SCRATCH" not in os.environ
+    os.environ.setdefault("HOOKLAB_SCRATCH", str(tmp_path_factory.mktemp("scratch")))
     fake_home = tmp_path_factory.mktemp("home")
     os.environ["HOME"] = str(fake_home)
     # Claude Code's own state (sessions, settings, login) of whoever runs the tests is never
@@ -222,6 +227,8 @@ def _isolated_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     os.environ.pop("COLUMNS", None)
     os.environ.pop("LINES", None)
     yield
+    if own_scratch:
+        os.environ.pop("HOOKLAB_SCRATCH", None)
     if real_home is not None:
         os.environ["HOME"] = real_home
     if real_claude_config is None:

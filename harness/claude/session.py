@@ -11,6 +11,7 @@ from __future__ import annotations
 import abc
 import os
 import secrets
+import shutil
 import time
 import uuid
 from collections.abc import Callable, Mapping
@@ -203,6 +204,8 @@ class Session(SessionSteps):
         self.on_payload = on_payload
         self.cwd = Path(cwd).resolve() if cwd is not None else self.project_dir
         self.session_id = session_id or str(uuid.uuid4())
+        # A folder made here is this session's to remove on close, as the real client's is.
+        self._own_dir = not transcript_dir
         base = Path(transcript_dir) if transcript_dir else scratch_mkdtemp("hooklab-session-")
         self.transcript_dir = base
         self.transcript = Transcript(base / f"{self.session_id}.jsonl", self.session_id, self.cwd)
@@ -223,9 +226,12 @@ class Session(SessionSteps):
         )
 
     def close(self) -> None:
-        """Kill background shells still running (a real session ending would, too)."""
+        """Kill background shells still running (a real session ending would, too), then
+        remove the transcript folder when the session made it (it may sit in memory)."""
         for shell in self.background.values():
             shell.kill()
+        if self._own_dir:
+            shutil.rmtree(self.transcript_dir, ignore_errors=True)
 
     @property
     def transcript_path(self) -> Path:

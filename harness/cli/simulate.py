@@ -12,6 +12,7 @@ from harness.claude.engines import EMULATOR, ENGINE_CHOICES, ScriptedSession, op
 from harness.claude.scenario import ScenarioStep, StepReport, load_scenario, run_step
 from harness.claude.settings import find_project_root, load_settings
 from harness.errors import ConfigError, HarnessError
+from harness.paths import scratch_mkdtemp
 
 _DESCRIPTION = """\
 Play the steps of SCENARIO.toml as a Claude Code session in the current workspace (the nearest
@@ -80,7 +81,11 @@ def run(args: argparse.Namespace) -> int:
         from harness.ui.session_view import render_report, render_summary, step_status
 
         console = make_console()
-        with open_session(args.engine, root, auto_approve=scenario.auto_approve) as session:
+        # The summary names the transcript for the user to read: it outlives the session.
+        kept = scratch_mkdtemp("hooklab-simulate-")
+        with open_session(
+            args.engine, root, auto_approve=scenario.auto_approve, transcript_dir=kept
+        ) as session:
             for step in scenario.steps:
                 with step_status(console, step):
                     reports.append(_run(args.scenario, session, step))

@@ -373,6 +373,27 @@ def test_step_outcome_repr_and_json(project: HookProject) -> None:
     json.dumps(data)
 
 
+def test_a_session_removes_the_transcript_folder_it_made_and_keeps_one_it_was_given(
+    project: HookProject, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from harness.claude import Session
+
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setenv("HOOKLAB_SCRATCH", str(scratch))
+    with Session(project.root) as own:
+        own.prompt("Look.")
+        own.stop()
+        assert own.transcript_path.is_file() and own.transcript_path.is_relative_to(scratch)
+    assert list(scratch.iterdir()) == []  # it may sit in memory (/dev/shm): nothing is left
+
+    given = tmp_path / "given"
+    with Session(project.root, transcript_dir=given) as kept:
+        kept.prompt("Look.")
+        kept.stop()
+    assert kept.transcript_path.is_file() and kept.transcript_path.parent == given
+
+
 def test_session_without_settings_file_is_a_clear_error(tmp_path: Path) -> None:
     from harness.claude import Session
     from harness.errors import HarnessError

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
+
+import pytest
 
 from tests.builders import run_cli, run_lab_process
 from tests.claude.hookproject import HookProject
@@ -181,3 +184,26 @@ def test_the_same_scenario_on_either_engine_as_a_real_process(
     assert steps[4]["feedback"].startswith("Stop hook feedback:\n")
     assert all(s["expect_met"] in (True, None) for s in steps)
     assert [h["event"] for h in steps[4]["hooks"]] == ["Stop"]
+
+
+def test_the_transcript_it_names_is_there_to_read_and_nothing_else_is_left(
+    project: HookProject, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setenv("HOOKLAB_SCRATCH", str(scratch))
+    monkeypatch.setenv("COLUMNS", "400")  # the path on one line
+    setup(project)
+    scenario = project.root / "scenario.toml"
+    scenario.write_text(SCENARIO)
+    shown = run_cli("simulate", str(scenario), cwd=project.root)
+    assert shown.code == 0, shown
+    named = re.search(r"transcript: (\S+)", shown.out)
+    assert named is not None, shown.out
+    transcript = Path(named[1])
+    assert transcript.is_file() and '"type":"user"' in transcript.read_text().replace(" ", "")
+    assert [p.parent for p in scratch.glob("*/*.jsonl")] == [transcript.parent]
+
+    machine = run_cli("simulate", str(scenario), "--json", cwd=project.root)
+    assert machine.code == 0, machine
+    assert len(list(scratch.iterdir())) == 1  # --json names no transcript and keeps none
