@@ -72,18 +72,20 @@ def scratch_dir() -> str | None:
         chosen = os.environ.get(name)
         if chosen:
             return chosen
-    return _memory_backed_tmp()
+    return memory_backed_tmp()
 
 
 @functools.cache
-def _memory_backed_tmp(candidate: str = "/dev/shm") -> str | None:
+def memory_backed_tmp(candidate: str = "/dev/shm", min_free: int = SCRATCH_MIN_FREE) -> str | None:
+    """``candidate`` when it is a writable file system programs may run from, with at least
+    ``min_free`` bytes free, else None."""
     try:
         fs = os.statvfs(candidate)
     except OSError:
         return None  # macOS and others: no such folder
     if (
         fs.f_flag & (os.ST_RDONLY | getattr(os, "ST_NOEXEC", 0))
-        or fs.f_bavail * fs.f_frsize < SCRATCH_MIN_FREE
+        or fs.f_bavail * fs.f_frsize < min_free
     ):
         return None  # hooks and Maven's wrapper must run from the copies
     if not os.access(candidate, os.W_OK | os.X_OK):

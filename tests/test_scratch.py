@@ -25,7 +25,7 @@ def test_a_named_scratch_folder_wins_then_tmpdir(
 def test_without_a_choice_memory_only_when_it_exists(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("HOOKLAB_SCRATCH", raising=False)
     monkeypatch.delenv("TMPDIR", raising=False)
-    assert paths._memory_backed_tmp("/no/such/folder") is None  # macOS has no /dev/shm
+    assert paths.memory_backed_tmp("/no/such/folder") is None  # macOS has no /dev/shm
     chosen = paths.scratch_dir()
     if chosen is None:
         pytest.skip("no usable /dev/shm on this machine: the system temp folder is used")
@@ -38,7 +38,7 @@ def test_a_candidate_without_room_is_refused() -> None:
     # /proc is mounted on every Linux and has no free blocks.
     if not Path("/proc/self").exists():
         pytest.skip("no /proc here")
-    assert paths._memory_backed_tmp("/proc") is None
+    assert paths.memory_backed_tmp("/proc") is None
 
 
 def test_a_sandbox_lands_in_the_scratch_folder_and_its_programs_run(
