@@ -4,7 +4,6 @@ work inside it (h: the next hint, q: quit)."""
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
@@ -28,11 +27,12 @@ class Terminal:
 
     def tmux(self, *args: str) -> str:
         done = subprocess.run(
-            ["tmux", "-L", self.socket, "-f", "/dev/null", *args],
+            ["tmux", "-S", self.socket, "-f", "/dev/null", *args],
             capture_output=True,
             text=True,
-            check=True,
+            check=False,
         )
+        assert done.returncode == 0, f"tmux {' '.join(args)}: exit {done.returncode}: {done.stderr}"
         return done.stdout
 
     def screen(self) -> str:
@@ -65,7 +65,8 @@ def watching(workspace: Workspace) -> Iterator[tuple[Terminal, Workspace]]:
         check=False,
     )
     assert started.returncode == 0, started.stderr
-    terminal = Terminal(f"hooklab-watch-{os.getpid()}")
+    # A server of its own in the test's folder (see tests/ui/test_terminal.py).
+    terminal = Terminal(str(workspace.root.parent / "tmux.sock"))
     command = (
         f"cd {workspace.root} && NO_COLOR=1 {sys.executable} -m harness watch; "
         "echo EXIT=$?; sleep 60"
@@ -74,7 +75,7 @@ def watching(workspace: Workspace) -> Iterator[tuple[Terminal, Workspace]]:
     try:
         yield terminal, workspace
     finally:
-        subprocess.run(["tmux", "-L", terminal.socket, "kill-server"], capture_output=True)
+        subprocess.run(["tmux", "-S", terminal.socket, "kill-server"], capture_output=True)
 
 
 def test_an_edit_rechecks_within_a_second_and_a_maven_run_does_not(

@@ -9,7 +9,6 @@ is still one line to copy; a command with a newline printed inside it is broken.
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -45,19 +44,23 @@ SENSORS = "./mvnw -q test -Dgroups=sensor"
 
 
 def tmux(socket: str, *args: str) -> str:
+    """Run a tmux command against the server at the socket path; its stderr in any failure."""
     done = subprocess.run(
-        ["tmux", "-L", socket, "-f", "/dev/null", *args],
+        ["tmux", "-S", socket, "-f", "/dev/null", *args],
         capture_output=True,
         text=True,
-        check=True,
+        check=False,
     )
+    assert done.returncode == 0, f"tmux {' '.join(args)}: exit {done.returncode}: {done.stderr}"
     return done.stdout
 
 
 @pytest.fixture
-def terminal(request: pytest.FixtureRequest) -> Iterator[tuple[str, int]]:
+def terminal(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str, int]]:
     width: int = request.param
-    socket = f"hooklab-ux-{os.getpid()}-{width}"
+    # A server of its own at a path in the test's folder: a name shared by the tests of one
+    # worker (-L) met the server the last test had just killed, still on its way out.
+    socket = str(tmp_path / "tmux.sock")
     tmux(
         socket,
         "start-server",
@@ -80,7 +83,7 @@ def terminal(request: pytest.FixtureRequest) -> Iterator[tuple[str, int]]:
     try:
         yield socket, width
     finally:
-        subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True, check=False)
+        subprocess.run(["tmux", "-S", socket, "kill-server"], capture_output=True, check=False)
 
 
 def run_in(terminal: tuple[str, int], workspace: Path, script: str) -> tuple[list[str], str]:
