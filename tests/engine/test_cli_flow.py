@@ -122,15 +122,18 @@ def test_check_of_a_step_without_maven_never_starts_maven(ws: Workspace) -> None
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
 def test_watch_updates_on_change_and_exits_130(ws: Workspace) -> None:
     assert lab(ws, "start", "9").returncode == 0
-    session = f"hooklab-watch-{os.getpid()}"
+    session = "watch"
+    # A tmux server of its own: a shared one (the default) starts each session with the
+    # environment of whichever test started it, another test's HOOKLAB_LABS included.
+    tmux = ["tmux", "-S", str(ws.root.parent / "tmux.sock"), "-f", "/dev/null"]
     cmd = f"cd {ws.root} && NO_COLOR=1 {sys.executable} -m harness watch; echo EXIT=$?; sleep 30"
     subprocess.run(
-        ["tmux", "new-session", "-d", "-s", session, "-x", "160", "-y", "50", cmd], check=True
+        [*tmux, "new-session", "-d", "-s", session, "-x", "160", "-y", "50", cmd], check=True
     )
 
     def screen() -> str:
         return subprocess.run(
-            ["tmux", "capture-pane", "-p", "-t", session], capture_output=True, text=True
+            [*tmux, "capture-pane", "-p", "-t", session], capture_output=True, text=True
         ).stdout
 
     def wait_for(text: str) -> str:
@@ -151,10 +154,10 @@ def test_watch_updates_on_change_and_exits_130(ws: Workspace) -> None:
         )
         shown = wait_for("PASS")
         assert "answers/adr-quiz.toml" in shown
-        subprocess.run(["tmux", "send-keys", "-t", session, "C-c"], check=True)
+        subprocess.run([*tmux, "send-keys", "-t", session, "C-c"], check=True)
         assert "EXIT=130" in wait_for("EXIT=")
     finally:
-        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+        subprocess.run([*tmux, "kill-server"], capture_output=True)
 
 
 @pytest.mark.maven

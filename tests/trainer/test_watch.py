@@ -3,7 +3,6 @@ remote that goes away, and stops on Ctrl-C with 130."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
@@ -25,18 +24,20 @@ def test_watch_follows_the_room_and_survives_the_remote_going_away(
     seed_cohort(served / "room.git", "w", [Seeded("amy", 1, now - 600, 120, 60)], now=now)
     daemon = GitDaemon(served).start()
     url = daemon.url("room.git")
-    session = f"hooklab-trainer-watch-{os.getpid()}"
+    session = "watch"
+    # A tmux server of its own (see tests/engine/test_cli_flow.py).
+    tmux = ["tmux", "-S", str(tmp_path / "tmux.sock"), "-f", "/dev/null"]
     cmd = (
         f"cd {tmp_path} && HOOKLAB_LABS={labs.root} NO_COLOR=1 {sys.executable} -m harness "
         f"trainer status {url} --cohort w --watch --interval 0.3; echo EXIT=$?; sleep 30"
     )
     subprocess.run(
-        ["tmux", "new-session", "-d", "-s", session, "-x", "160", "-y", "40", cmd], check=True
+        [*tmux, "new-session", "-d", "-s", session, "-x", "160", "-y", "40", cmd], check=True
     )
 
     def screen() -> str:
         return subprocess.run(
-            ["tmux", "capture-pane", "-p", "-t", session], capture_output=True, text=True
+            [*tmux, "capture-pane", "-p", "-t", session], capture_output=True, text=True
         ).stdout
 
     def wait_until(test: str, present: bool = True) -> str:
@@ -59,8 +60,8 @@ def test_watch_follows_the_room_and_survives_the_remote_going_away(
         assert "zed" in screen()  # the last table stays up
         back = GitDaemon(served, port=daemon.port).start()
         wait_until("last read failed", present=False)
-        subprocess.run(["tmux", "send-keys", "-t", session, "C-c"], check=True)
+        subprocess.run([*tmux, "send-keys", "-t", session, "C-c"], check=True)
         assert "EXIT=130" in wait_until("EXIT=")
     finally:
-        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+        subprocess.run([*tmux, "kill-server"], capture_output=True)
         (back or daemon).stop()
