@@ -1,4 +1,4 @@
-"""Importable builders for tests: run the CLI, run git, write files, build lab manifests."""
+"""Importable builders for tests: run the CLI, git and tmux, write files, build lab manifests."""
 
 from __future__ import annotations
 
@@ -119,6 +119,24 @@ def lab(lab_id: str, *steps: Table, title: str = "A test lab", intro: str = "x")
         "intro": intro,
         "step": list(steps) or [step("one")],
     }
+
+
+def tmux(socket: Path | str, *args: str, check: bool = True) -> str:
+    """A tmux command against a server of the test's own, at a socket path in its folder.
+
+    Never a shared server: tmux's default one starts each session with the environment of
+    whichever test started it (another test's HOOKLAB_LABS), and may be the server of whoever
+    runs the suite; a name shared by one worker's tests (-L) met the server the last test had
+    just killed. With ``check``, a failure raises with tmux's stderr."""
+    done = subprocess.run(
+        ["tmux", "-S", str(socket), "-f", "/dev/null", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if check:
+        assert done.returncode == 0, f"tmux {' '.join(args)}: exit {done.returncode}: {done.stderr}"
+    return done.stdout
 
 
 def write_lab(root: Path, lab_id: str, manifest: Table | str) -> Path:

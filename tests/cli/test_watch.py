@@ -15,7 +15,7 @@ import pytest
 
 from harness.engine.progress import Progress
 from harness.workspace import Workspace
-from tests.builders import REPO_ROOT
+from tests.builders import REPO_ROOT, tmux
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
 LAB = "09-read-the-adrs"
@@ -26,14 +26,7 @@ class Terminal:
         self.socket = socket
 
     def tmux(self, *args: str) -> str:
-        done = subprocess.run(
-            ["tmux", "-S", self.socket, "-f", "/dev/null", *args],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        assert done.returncode == 0, f"tmux {' '.join(args)}: exit {done.returncode}: {done.stderr}"
-        return done.stdout
+        return tmux(self.socket, *args)
 
     def screen(self) -> str:
         return self.tmux("capture-pane", "-p", "-t", "w")
@@ -65,7 +58,6 @@ def watching(workspace: Workspace) -> Iterator[tuple[Terminal, Workspace]]:
         check=False,
     )
     assert started.returncode == 0, started.stderr
-    # A server of its own in the test's folder (see tests/ui/test_terminal.py).
     terminal = Terminal(str(workspace.root.parent / "tmux.sock"))
     command = (
         f"cd {workspace.root} && NO_COLOR=1 {sys.executable} -m harness watch; "
@@ -75,7 +67,7 @@ def watching(workspace: Workspace) -> Iterator[tuple[Terminal, Workspace]]:
     try:
         yield terminal, workspace
     finally:
-        subprocess.run(["tmux", "-S", terminal.socket, "kill-server"], capture_output=True)
+        tmux(terminal.socket, "kill-server", check=False)
 
 
 def test_an_edit_rechecks_within_a_second_and_a_maven_run_does_not(

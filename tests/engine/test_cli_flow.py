@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from harness.workspace import Workspace
+from tests.builders import tmux
 
 REPO = Path(__file__).resolve().parents[2]
 SOLUTION = REPO / "labs" / "04-status-guard" / "solution"
@@ -123,18 +124,12 @@ def test_check_of_a_step_without_maven_never_starts_maven(ws: Workspace) -> None
 def test_watch_updates_on_change_and_exits_130(ws: Workspace) -> None:
     assert lab(ws, "start", "9").returncode == 0
     session = "watch"
-    # A tmux server of its own: a shared one (the default) starts each session with the
-    # environment of whichever test started it, another test's HOOKLAB_LABS included.
-    tmux = ["tmux", "-S", str(ws.root.parent / "tmux.sock"), "-f", "/dev/null"]
+    socket = str(ws.root.parent / "tmux.sock")
     cmd = f"cd {ws.root} && NO_COLOR=1 {sys.executable} -m harness watch; echo EXIT=$?; sleep 30"
-    subprocess.run(
-        [*tmux, "new-session", "-d", "-s", session, "-x", "160", "-y", "50", cmd], check=True
-    )
+    tmux(socket, "new-session", "-d", "-s", session, "-x", "160", "-y", "50", cmd)
 
     def screen() -> str:
-        return subprocess.run(
-            [*tmux, "capture-pane", "-p", "-t", session], capture_output=True, text=True
-        ).stdout
+        return tmux(socket, "capture-pane", "-p", "-t", session, check=False)
 
     def wait_for(text: str) -> str:
         deadline = time.monotonic() + 20
@@ -154,10 +149,10 @@ def test_watch_updates_on_change_and_exits_130(ws: Workspace) -> None:
         )
         shown = wait_for("PASS")
         assert "answers/adr-quiz.toml" in shown
-        subprocess.run([*tmux, "send-keys", "-t", session, "C-c"], check=True)
+        tmux(socket, "send-keys", "-t", session, "C-c")
         assert "EXIT=130" in wait_for("EXIT=")
     finally:
-        subprocess.run([*tmux, "kill-server"], capture_output=True)
+        tmux(socket, "kill-server", check=False)
 
 
 @pytest.mark.maven

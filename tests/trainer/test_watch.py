@@ -4,7 +4,6 @@ remote that goes away, and stops on Ctrl-C with 130."""
 from __future__ import annotations
 
 import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -12,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from harness.trainer.publish import make_settings, submit
+from tests.builders import tmux
 from tests.trainer.cohort_builder import Seeded, SyntheticLabs, participant, seed_cohort
 from tests.trainer.servers import GitDaemon
 
@@ -25,20 +25,15 @@ def test_watch_follows_the_room_and_survives_the_remote_going_away(
     daemon = GitDaemon(served).start()
     url = daemon.url("room.git")
     session = "watch"
-    # A tmux server of its own (see tests/engine/test_cli_flow.py).
-    tmux = ["tmux", "-S", str(tmp_path / "tmux.sock"), "-f", "/dev/null"]
+    socket = str(tmp_path / "tmux.sock")
     cmd = (
         f"cd {tmp_path} && HOOKLAB_LABS={labs.root} NO_COLOR=1 {sys.executable} -m harness "
         f"trainer status {url} --cohort w --watch --interval 0.3; echo EXIT=$?; sleep 30"
     )
-    subprocess.run(
-        [*tmux, "new-session", "-d", "-s", session, "-x", "160", "-y", "40", cmd], check=True
-    )
+    tmux(socket, "new-session", "-d", "-s", session, "-x", "160", "-y", "40", cmd)
 
     def screen() -> str:
-        return subprocess.run(
-            [*tmux, "capture-pane", "-p", "-t", session], capture_output=True, text=True
-        ).stdout
+        return tmux(socket, "capture-pane", "-p", "-t", session, check=False)
 
     def wait_until(test: str, present: bool = True) -> str:
         deadline = time.monotonic() + 20
@@ -60,8 +55,8 @@ def test_watch_follows_the_room_and_survives_the_remote_going_away(
         assert "zed" in screen()  # the last table stays up
         back = GitDaemon(served, port=daemon.port).start()
         wait_until("last read failed", present=False)
-        subprocess.run([*tmux, "send-keys", "-t", session, "C-c"], check=True)
+        tmux(socket, "send-keys", "-t", session, "C-c")
         assert "EXIT=130" in wait_until("EXIT=")
     finally:
-        subprocess.run([*tmux, "kill-server"], capture_output=True)
+        tmux(socket, "kill-server", check=False)
         (back or daemon).stop()

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from harness.workspace import Workspace
-from tests.builders import REPO_ROOT
-from tests.ui.test_terminal import run_in, section, terminal, tmux
+from tests.builders import REPO_ROOT, tmux
+from tests.ui.test_terminal import run_in, section, terminal
 
 __all__ = ["terminal"]  # the fixture, shared with test_terminal
 

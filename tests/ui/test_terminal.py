@@ -21,7 +21,7 @@ from markdown_it import MarkdownIt
 
 from harness.engine.manifest import find_lab, load_labs
 from harness.workspace import Workspace
-from tests.builders import REPO_ROOT
+from tests.builders import REPO_ROOT, tmux
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
 
@@ -43,23 +43,9 @@ lab start 7
 SENSORS = "./mvnw -q test -Dgroups=sensor"
 
 
-def tmux(socket: str, *args: str) -> str:
-    """Run a tmux command against the server at the socket path; its stderr in any failure."""
-    done = subprocess.run(
-        ["tmux", "-S", socket, "-f", "/dev/null", *args],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode == 0, f"tmux {' '.join(args)}: exit {done.returncode}: {done.stderr}"
-    return done.stdout
-
-
 @pytest.fixture
 def terminal(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str, int]]:
     width: int = request.param
-    # A server of its own at a path in the test's folder: a name shared by the tests of one
-    # worker (-L) met the server the last test had just killed, still on its way out.
     socket = str(tmp_path / "tmux.sock")
     tmux(
         socket,
@@ -83,7 +69,7 @@ def terminal(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[s
     try:
         yield socket, width
     finally:
-        subprocess.run(["tmux", "-S", socket, "kill-server"], capture_output=True, check=False)
+        tmux(socket, "kill-server", check=False)
 
 
 def run_in(terminal: tuple[str, int], workspace: Path, script: str) -> tuple[list[str], str]:
