@@ -27,12 +27,13 @@ from harness.engine.manifest import load_labs
 from harness.engine.progress import Progress
 from harness.engine.runner import LabRunner
 from harness.engine.stepview import StepView
+from harness.errors import HarnessError
 from harness.maven import get_backend
 from harness.maven.warm import warm_workspace
 from harness.results import Status
 from harness.trainer.publish import AutoSubmit, auto_submit
 from harness.ui.console import escape
-from harness.workspace import Workspace, provision
+from harness.workspace import Workspace, get_fixture, provision
 
 
 # Long because: the argparse declarations of the lab commands, a table written as calls
@@ -106,6 +107,13 @@ def add_parser(subparsers: Any) -> None:
         help="labs proven at once, each on its own workspace (default: one per core)",
     )
     add_engine_flag(check)
+    check.add_argument(
+        "--fixture",
+        default=None,
+        metavar="NAME",
+        help="only the labs of this fixture (default in a workspace: its fixture's; "
+        "elsewhere: every lab, each on its own fixture)",
+    )
     add_json_flag(check)
     _add_shard_flags(check)
     check.set_defaults(func=cmd_dev_check)
@@ -145,16 +153,25 @@ def _holding(what: str, args: argparse.Namespace | None = None) -> Iterator[LabR
 
 def cmd_list(args: argparse.Namespace) -> int:
     labs = load_labs()
+    fixture = None
     try:
-        progress = Progress.load(Workspace.find())
-    except Exception:
-        progress = Progress()  # outside a workspace: list the labs all the same
+        ws = Workspace.find()
+    except HarnessError:
+        progress = Progress()  # outside a workspace: list every fixture's labs
+    else:
+        fixture = ws.fixture_name
+        labs = [lab for lab in labs if lab.fixture == fixture]  # the ones `lab start` takes here
+        try:
+            progress = Progress.load(ws)
+        except Exception:
+            progress = Progress()
     if args.json:
         emit_json(
             [
                 {
                     "id": lab.id,
                     "title": lab.title,
+                    "fixture": lab.fixture,
                     "steps": [s.id for s in lab.steps],
                     "progress": progress.labs[lab.id].to_json()
                     if lab.id in progress.labs
@@ -167,8 +184,14 @@ def cmd_list(args: argparse.Namespace) -> int:
     from harness.ui.lab_view import lab_table
 
     console = make_console()
-    console.print(lab_table(labs, progress))
-    console.print("Start one with [bold]lab start N[/].")
+    if not labs:
+        console.print(f"No lab works on the {fixture} fixture yet (lab fixtures lists them).")
+        return 0
+    console.print(lab_table(labs, progress, fixture))
+    if fixture is None:
+        console.print("Start one in a workspace of its fixture: [bold]lab start N[/].")
+    else:
+        console.print("Start one with [bold]lab start N[/].")
     return 0
 
 
@@ -424,9 +447,16 @@ def cmd_dev_check(args: argparse.Namespace) -> int:
     def quiet_factory(ws: Workspace, lab: Any) -> CheckContext:
         return CheckContext(ws, lab.dir, **engine_fields(args))
 
+    fixture = args.fixture
+    if fixture is None and not args.labs:
+        with contextlib.suppress(HarnessError):
+            fixture = Workspace.find().fixture_name  # the labs this workspace takes
+    if fixture is not None:
+        get_fixture(fixture)  # an unknown name: the error names the known ones
     try:
         report = dev_check(
             only=args.labs,
+            fixture_name=fixture,
             observer=view,
             context_factory=quiet_factory if args.json else factory,
             shard=args.shard,

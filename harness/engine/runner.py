@@ -19,7 +19,6 @@ from harness.engine.manifest import Lab, Spec, Step, find_lab, lab_dirs
 from harness.engine.progress import LabProgress, Progress, digest
 from harness.engine.sandbox import sandbox_copy
 from harness.errors import HarnessError
-from harness.maven.warm import clean_target
 from harness.results import CheckResult, Status
 from harness.workspace import Backup, Workspace
 from harness.workspace.snapshot import commit_snapshot
@@ -239,6 +238,14 @@ class LabRunner:
 
     def start(self, ref: str) -> Moved:
         lab = find_lab(ref, self.labs_root)
+        fixture = self.ws.fixture
+        if lab.fixture != fixture.name:
+            raise HarnessError(
+                f"lab {lab.id} works on the {lab.fixture} fixture; this workspace holds "
+                f"the {fixture.name} fixture",
+                fix=f"provision one for it: lab init DIR --fixture {lab.fixture} "
+                "(lab list here shows this workspace's labs)",
+            )
         lp = self.progress.labs.get(lab.id)
         if lp is not None and lp.start_snapshot and self.progress.lab == lab.id:
             step = lab.step(self.progress.step) if self.progress.step else None
@@ -256,9 +263,9 @@ class LabRunner:
         backup = self.ws.rewind(
             self.ws.meta["initial_commit"], f"before starting {lab.id}", action="start"
         )
-        # Old reports and classes go; the fixture's classes come back from the cache `lab init`
-        # filled, or the lab's first sensor run would compile all 54 sources again.
-        clean_target(self.ws.root)
+        # Old build output (reports, classes, dist/) goes; the PetClinic's classes come back
+        # from the cache `lab init` filled, or the first sensor run would compile them again.
+        fixture.clear_build_output(self.ws.root)
         lp = self.progress.lab_progress(lab.id)
         lp.started_at = time.time()
         lp.start_commit = self.ws.head() or ""
@@ -441,7 +448,7 @@ class LabRunner:
                 # state, so the sensors must run again at the state the step passed at. Its
                 # classes come from the cache when its sources are the fixture's (most steps
                 # change docs or hooks only).
-                clean_target(copy)
+                self.ws.fixture.clear_build_output(copy)
                 runs.append(self.run_checks(lab, step, copy, rebuild_evidence=True))
         return runs
 

@@ -240,8 +240,10 @@ def compact_table(title: str) -> Table:
     )
 
 
-def lab_table(labs: Sequence[Lab], progress: Progress) -> Table:
-    table = compact_table("Labs")
+def lab_table(labs: Sequence[Lab], progress: Progress, fixture: str | None = None) -> Table:
+    """The labs with their progress; ``fixture``: they are that fixture's (a workspace's),
+    else every fixture's, each lab's named in its title."""
+    table = compact_table(f"Labs on the {fixture} fixture" if fixture else "Labs")
     # Ids are what people type (lab start 3 or lab start 03-stop-hook): never wrapped or cut.
     table.add_column("lab", no_wrap=True, min_width=max(len(lab.id) for lab in labs))
     table.add_column("title", ratio=1, overflow="fold")
@@ -258,7 +260,8 @@ def lab_table(labs: Sequence[Lab], progress: Progress) -> Table:
             state = f"{passed}/{len(lab.steps)} passed"
         else:
             state = "[dim]not started[/]"
-        table.add_row(lab.id, escape(lab.title), str(len(lab.steps)), state)
+        title = escape(lab.title) if fixture else f"{escape(lab.title)} [dim]({lab.fixture})[/]"
+        table.add_row(lab.id, title, str(len(lab.steps)), state)
     return table
 
 
