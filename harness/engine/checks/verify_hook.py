@@ -24,7 +24,7 @@ class VerifyHookParams:
     break_cmd: str
     fix_cmd: str
     stale_cmd: str | None
-    timeout: float
+    timeout: float | None
 
 
 def run(ctx: CheckContext, p: VerifyHookParams) -> CheckResult:
@@ -72,7 +72,13 @@ KIND = Kind(
         Field("break_cmd", str, required=True, doc="makes the hook's claim false (bash -c)"),
         Field("fix_cmd", str, required=True, doc="makes the claim true again"),
         Field("stale_cmd", str, doc="leaves the artefact in place but out of date"),
-        Field("timeout", float, default=10.0, positive=True, doc="the hook's timeout in seconds"),
+        Field(
+            "timeout",
+            float,
+            positive=True,
+            doc="the hook's timeout in seconds (default: as the settings register the script, "
+            "else 10)",
+        ),
     ),
     typed=VerifyHookParams,
     call=run,
