@@ -68,7 +68,7 @@ class FailingCommand:
 
 _SHELLS = ("sh", "bash", "dash")
 # Trace lines that are the hook talking or deciding, not its check.
-_NOT_A_CHECK = ("printf", "echo", "exit", "return", "cat", "cd", ":")
+_NOT_A_CHECK = ("printf", "echo", "exit", "return", "cat", "cd", ":", "true", "false")
 
 
 def failing_command(
