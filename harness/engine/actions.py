@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness import proc
+from harness.claude.vocabulary import Engine
 from harness.engine.context import CheckContext
 from harness.engine.kinds import Kind, one_of
 from harness.maven.backend import SENSOR_GOALS
@@ -364,7 +365,7 @@ ACTION_KINDS: dict[str, Kind[Any]] = {
             (
                 DO,
                 Field("steps", list, required=True, doc="hook_session steps"),
-                Field("engine", str, default="claude-code", choices=("claude-code",)),
+                Field("engine", str, default=Engine.CLAUDE_CODE, choices=(Engine.CLAUDE_CODE,)),
             ),
             PlayParams,
             _play_session,

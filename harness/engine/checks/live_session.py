@@ -33,6 +33,7 @@ from harness.claude.recorded import (
     find_sessions,
     read_session,
 )
+from harness.claude.vocabulary import Engine, Outcome, StepKind, Verdict
 from harness.engine.context import CheckContext, PassedClaim
 from harness.engine.kinds import Kind
 from harness.errors import HarnessError
@@ -90,13 +91,15 @@ def step_views(timeline: Timeline) -> list[dict[str, Any]]:
     for entry in timeline.entries:
         label = f"transcript line {entry.line}"
         if isinstance(entry, Prompt):
-            views.append({"do": "prompt", "detail": entry.text, "label": label, "outcome": ""})
+            views.append(
+                {"do": StepKind.PROMPT, "detail": entry.text, "label": label, "outcome": ""}
+            )
         elif isinstance(entry, StopAttempt):
             views.append(
                 {
-                    "do": "stop",
+                    "do": StepKind.STOP,
                     "detail": "",
-                    "outcome": "blocked" if entry.blocked else "allowed",
+                    "outcome": Outcome.BLOCKED if entry.blocked else Outcome.ALLOWED,
                     "feedback": entry.feedback,
                     "message": entry.system_message,
                     "label": label,
@@ -117,20 +120,20 @@ def _call_view(call: ToolCall, cwd: str, label: str) -> dict[str, Any]:
         "input": json.dumps(i, ensure_ascii=False),
         "verdict": call.verdict,
         "foreground": i.get("run_in_background") is not True,
-        "outcome": "blocked" if call.refused_by or call.reported_by else "allowed",
+        "outcome": Outcome.BLOCKED if call.refused_by or call.reported_by else Outcome.ALLOWED,
     }
     if call.subagent is not None:
-        view.update(do="subagent_stop", detail=call.subagent.agent_type)
+        view.update(do=StepKind.SUBAGENT_STOP, detail=call.subagent.agent_type)
         view["ended"] = call.subagent.ended
         view["message"] = call.subagent.last_message
     elif call.name in ("Edit", "Write", "MultiEdit"):
         view.update(do=call.name.lower(), detail=_relative(str(i.get("file_path", "")), cwd))
     elif call.name == "Bash":
-        view.update(do="bash", detail=str(i.get("command", "")))
+        view.update(do=StepKind.BASH, detail=str(i.get("command", "")))
     else:
         view.update(do=call.name.lower(), detail="")
-    if call.denied or call.result_line is None or call.verdict == "error":
-        view["outcome"] = "error" if call.verdict == "error" else "blocked"
+    if call.denied or call.result_line is None or call.verdict == Verdict.ERROR:
+        view["outcome"] = Outcome.ERROR if call.verdict == Verdict.ERROR else Outcome.BLOCKED
     return view
 
 
@@ -426,7 +429,7 @@ def _details(
         "client_version": timeline.client_version,
         "timeline_digest": extract_digest(extract),
         "transcript": str(timeline.path),
-        "engine": "claude-code",
+        "engine": Engine.CLAUDE_CODE,
         "timeline": extract,
         # entries the extract left out (EXTRACT_ENTRY_CAP); 0 when it holds them all
         "timeline_left_out": left["entries"] if isinstance(left, dict) else 0,
@@ -491,7 +494,7 @@ def _replayed(ctx: CheckContext, timeline: Timeline, only_lines: set[int] | None
     start = ctx.step.start_ref
     ctx.on_activity("replaying the session's tool calls against the hooks (emulator)")
     try:
-        report = replay(timeline, ctx.root, engines=["emulator"], start=start)
+        report = replay(timeline, ctx.root, engines=[Engine.EMULATOR], start=start)
     except HarnessError as exc:
         return f"the replay could not run: {exc.message}"
     return report.describe_divergence(only_lines)
