@@ -212,6 +212,12 @@ def _commit(ctx: CheckContext, p: CommitParams) -> CheckResult:
     return CheckResult.passed(f"committed {commit[:10]}: {p.message}", name="commit")
 
 
+def _play_steps(p: PlayParams, path: object, where: str) -> None:
+    from harness.engine.checks.hook_session import parse_inline
+
+    parse_inline(p.steps, path, where)
+
+
 def _play_session(ctx: CheckContext, p: PlayParams) -> CheckResult:
     """A session played on the real client with the scripted model, in the workspace itself:
     the transcript the client writes is what a live step then reads (kept in the git
@@ -370,6 +376,7 @@ ACTION_KINDS: dict[str, Kind[Any]] = {
             PlayParams,
             _play_session,
             slow=lambda p: True,
+            tables=_play_steps,
         ),
         Kind(
             "commit",

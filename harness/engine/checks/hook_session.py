@@ -32,7 +32,7 @@ from harness.claude.scenario import (
     run_step,
 )
 from harness.claude.session import StepOutcome
-from harness.claude.vocabulary import BOTH, OUTCOMES, Engine, Outcome, StepKind
+from harness.claude.vocabulary import BOTH, OUTCOMES, STEP_KINDS, Engine, Outcome, StepKind
 from harness.engine.checks import tricks as trick_check
 from harness.engine.context import CheckContext
 from harness.engine.kinds import Kind
@@ -43,7 +43,7 @@ from harness.errors import ConfigError, HarnessError
 from harness.maven.share import Call, MavenShare, maven_share
 from harness.paths import scratch_mkdtemp
 from harness.results import CheckResult
-from harness.schema import Field
+from harness.schema import Field, check_table
 
 # Assertions a step may carry on top of the scenario fields harness/claude defines.
 ASSERTION_FIELDS = (
@@ -139,12 +139,16 @@ def _validate(p: SessionParams) -> str | None:
                 "expect_sequence.marker_exists reads one session's git directory; with "
                 "turns_apart each turn has its own (assert the marker on the step instead)"
             )
-    for i, want in enumerate(p.expect_sequence or []):
-        if not isinstance(want, dict) or set(want) - SEQUENCE_KEYS:
-            return f"expect_sequence[{i}] must be a table with keys from " + ", ".join(
-                sorted(SEQUENCE_KEYS)
-            )
     return None
+
+
+def _tables(p: SessionParams, path: object, where: str) -> None:
+    """The inline steps and the expect_sequence items, each field against its schema."""
+    if p.steps is not None:
+        parse_inline(p.steps, path, where)
+    for i, want in enumerate(p.expect_sequence):
+        here = f"{where}.expect_sequence[{i}]"
+        check_table(want, SEQUENCE_FIELDS, path=path, where=here)
 
 
 def _said(outcome: StepOutcome) -> str:
@@ -690,14 +694,15 @@ def _disagreements(plays: dict[str, _Play], workspace: Path) -> list[str]:
     return found
 
 
-SEQUENCE_KEYS = {
-    "do",
-    "outcome",
-    "feedback_contains",
-    "message_contains",
-    "marker_exists",
-    "detail_contains",
-}
+# The keys of one expect_sequence item: the session step it stands for, matched in order.
+SEQUENCE_FIELDS = (
+    Field("do", str, choices=STEP_KINDS, doc="the step's kind"),
+    Field("outcome", str, choices=OUTCOMES, doc="the outcome the step had"),
+    Field("feedback_contains", str, doc="what Claude is shown contains this"),
+    Field("message_contains", str, doc="anything said (feedback, system or user message)"),
+    Field("detail_contains", str, doc="the step's detail (file, command, agent) contains this"),
+    Field("marker_exists", str, inside="the git directory", doc="hook state in .git exists"),
+)
 
 
 def _sequence_problems(wanted: list[Any], steps: list[StepView], git_dir: Path) -> list[str]:
@@ -872,9 +877,8 @@ KIND = Kind(
             "expect_sequence",
             list,
             default=[],
-            doc="tables {do, outcome, feedback_contains, message_contains, detail_contains, "
-            "marker_exists} that must happen in this order (for participant-written "
-            "scenarios)",
+            doc=f"tables {{{', '.join(f.name for f in SEQUENCE_FIELDS)}}} that must happen "
+            "in this order, other steps between (for participant-written scenarios)",
         ),
         Field(
             "tricks",
@@ -906,4 +910,5 @@ KIND = Kind(
     slow=lambda p: True,
     assets=_assets,
     rules=_validate,
+    tables=_tables,
 )
