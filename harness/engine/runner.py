@@ -19,8 +19,10 @@ from harness.engine.manifest import Lab, Spec, Step, find_lab, lab_dirs
 from harness.engine.progress import LabProgress, Progress, digest
 from harness.engine.sandbox import sandbox_copy
 from harness.errors import HarnessError
+from harness.maven.warm import restore_cached
 from harness.results import CheckResult, Status
 from harness.workspace import Backup, Workspace
+from harness.workspace.fixture import Fixture
 from harness.workspace.snapshot import commit_snapshot
 
 LAB_REFS = "refs/hooklab/labs/"
@@ -37,6 +39,14 @@ def overall(results: Sequence[CheckResult]) -> Status:
     if any(r.status is Status.FAIL for r in results):
         return Status.FAIL
     return Status.PASS
+
+
+def clear_build_output(fixture: Fixture, project: Path) -> None:
+    """What a build left in ``project`` removed; a fixture with a compile cache (the
+    PetClinic) gets its classes back from it when it holds these sources."""
+    fixture.clear_build_output(project)
+    if fixture.compile_cache:
+        restore_cached(project)
 
 
 @dataclass
@@ -265,7 +275,7 @@ class LabRunner:
         )
         # Old build output (reports, classes, dist/) goes; the PetClinic's classes come back
         # from the cache `lab init` filled, or the first sensor run would compile them again.
-        fixture.clear_build_output(self.ws.root)
+        clear_build_output(fixture, self.ws.root)
         lp = self.progress.lab_progress(lab.id)
         lp.started_at = time.time()
         lp.start_commit = self.ws.head() or ""
@@ -448,7 +458,7 @@ class LabRunner:
                 # state, so the sensors must run again at the state the step passed at. Its
                 # classes come from the cache when its sources are the fixture's (most steps
                 # change docs or hooks only).
-                self.ws.fixture.clear_build_output(copy)
+                clear_build_output(self.ws.fixture, copy)
                 runs.append(self.run_checks(lab, step, copy, rebuild_evidence=True))
         return runs
 

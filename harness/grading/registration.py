@@ -23,6 +23,9 @@ from harness.claude.events import Event
 from harness.claude.settings import load_settings
 from harness.errors import HarnessError
 
+# Interpreters whose scripts the grader can trace (-x), and that a hook command may name first.
+_SHELLS = ("sh", "bash", "dash")
+
 
 @dataclass(frozen=True)
 class Registration:
@@ -56,7 +59,7 @@ def _runs(command: str, project: Path, target: str) -> bool:
         return False
     if not words:
         return False
-    program = words[1] if words[0] in ("sh", "bash", "dash") and len(words) > 1 else words[0]
+    program = words[1] if words[0] in _SHELLS and len(words) > 1 else words[0]
     return os.path.realpath(project / program) == target
 
 
@@ -66,7 +69,6 @@ class FailingCommand:
     said: str  # the last line it printed when run again, e.g. "node: bad option: --runInBand"
 
 
-_SHELLS = ("sh", "bash", "dash")
 # Trace lines that are the hook talking or deciding, not its check.
 _NOT_A_CHECK = ("printf", "echo", "exit", "return", "cat", "cd", ":", "true", "false")
 

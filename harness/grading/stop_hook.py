@@ -416,24 +416,12 @@ def grade_stop_hook(
             transcript_dir=Path(tmp) / "session",
         ) as session:
             session.prompt("Make a small, reversible change, then finish.")
-            held = g.session_stop(session, "session, artefact broken")
-            if held.blocked and not (held.step and held.step.turn_ended):
-                active = g.session_stop(session, "session, stopping again (stop_hook_active)")
-                # A hook that ignores stop_hook_active keeps blocking until Claude Code's cap.
-                while active.blocked and active.step is not None and not active.step.turn_ended:
-                    again = session.stop("Done.")
-                    active.extra_runs.extend(again.hooks)
-                    active.step = again
-            else:  # the first stop already went through: ask the active branch directly
-                active = g.direct("artefact broken, stop_hook_active: true", active=True)
-            # (2) fixed
+            held, active = _held_then_active(g, session)
+            # (2) fixed; a hook that still blocks is traced for the command that fails
             g.command("--fix", fix_cmd)
             fixed = g.direct("artefact fixed", active=False)
-            failing = (
-                failing_command(project, path, dict(os.environ), timeout)
-                if fixed.code == 2
-                else None
-            )
+            env = dict(os.environ)
+            failing = failing_command(project, path, env, timeout) if fixed.code == 2 else None
             # (5) a new turn in the same session, artefact fixed
             session.prompt("Thanks. Now finish.")
             ended = g.session_stop(session, "session, artefact fixed")
@@ -618,6 +606,21 @@ def _judge_reason(p: Phase) -> GradeCheck:
         expected,
         repr(_first_line(reason)) + (f" (+{lines - 1} lines)" if lines > 1 else ""),
     )
+
+
+def _held_then_active(g: _Grader, session: ScriptedSession) -> tuple[Phase, Phase]:
+    """Claude stops with the artefact broken (held?), then stops again (stop_hook_active)."""
+    held = g.session_stop(session, "session, artefact broken")
+    if held.blocked and not (held.step and held.step.turn_ended):
+        active = g.session_stop(session, "session, stopping again (stop_hook_active)")
+        # A hook that ignores stop_hook_active keeps blocking until Claude Code's cap.
+        while active.blocked and active.step is not None and not active.step.turn_ended:
+            again = session.stop("Done.")
+            active.extra_runs.extend(again.hooks)
+            active.step = again
+    else:  # the first stop already went through: ask the active branch directly
+        active = g.direct("artefact broken, stop_hook_active: true", active=True)
+    return held, active
 
 
 def _timeout(project: Path, script: Path, given: float | None) -> tuple[float, str]:

@@ -78,14 +78,9 @@ class Fixture:
         }
 
     def clear_build_output(self, project: Path) -> None:
-        """Remove what a build left in ``project`` (build output is never the fixture's), and
-        put the compiled classes back from the cache where the fixture has one."""
+        """Remove what a build left in ``project`` (build output is never the fixture's)."""
         for name in self.build_output:
             shutil.rmtree(project / name, ignore_errors=True)
-        if self.compile_cache:
-            from harness.maven.warm import restore_cached
-
-            restore_cached(project)
 
 
 def fixture_folder(name: str) -> Path:
