@@ -9,15 +9,23 @@ from pathlib import Path
 from typing import Any
 
 from harness.claude.engines import EMULATOR, ENGINE_CHOICES, ScriptedSession, open_session
-from harness.claude.scenario import ScenarioStep, StepReport, load_scenario, run_step
+from harness.claude.scenario import (
+    Scenario,
+    ScenarioStep,
+    StepReport,
+    load_scenario,
+    run_step,
+)
 from harness.claude.settings import find_project_root, load_settings
 from harness.errors import ConfigError, HarnessError
 from harness.paths import scratch_mkdtemp
+from harness.workspace.own import own_repository
 
 _DESCRIPTION = """\
-Play the steps of SCENARIO.toml as a Claude Code session in the current workspace (the nearest
+Play the steps of SCENARIO.toml as a Claude Code session in the current project (the nearest
 directory above holding .claude/settings.json): the real hooks run with the documented JSON on
-stdin, and tools act on the real files.
+stdin, and tools act on real files. In a Hook Lab workspace they are its files; in any other
+repository (your own project, no lab init needed) a throwaway copy's, so yours never change.
 
 Scenario: [[step]] tables with do = session_start (source) | prompt (text) |
 edit (file, old, new, replace_all) | write (file, content) | bash (command, background,
@@ -66,7 +74,15 @@ def add_parser(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     scenario = load_scenario(args.scenario)
-    root = args.project.resolve() if args.project else find_project_root(Path.cwd())
+    project = args.project.resolve() if args.project else find_project_root(Path.cwd())
+    with own_repository(project, "lab simulate") as own:
+        if own is not None:
+            print(own.notice("lab simulate"), file=sys.stderr)
+        return _play(args, scenario, own.project if own is not None else project)
+
+
+def _play(args: argparse.Namespace, scenario: Scenario, root: Path) -> int:
+    """The scenario played in ``root`` (a workspace, or the copy of someone's repository)."""
     reports: list[StepReport] = []
     for warning in load_settings(root).warnings:
         print(f"warning: {warning}", file=sys.stderr)

@@ -104,13 +104,11 @@ def cmd_verify_hook(args: argparse.Namespace) -> int:
         "timeout": args.timeout,
     }
     console = make_console(stderr=args.json)
-    with own_repository(project, "lab verify-hook") as own:
+    with own_repository(project, "lab verify-hook", need_settings=False) as own:
         if own is not None:
-            # The script as the copy holds it; one outside the repository stays where it is.
-            rel = _relative(script, project)
-            script = own.copy / rel if rel is not None else script
+            script = own.in_copy(script)
             console.print(own.notice("lab verify-hook"), soft_wrap=True)
-        where = own.copy if own is not None else project
+        where = own.project if own is not None else project
         if args.json:
             grade = grade_stop_hook(where, script, **options)
             emit_json({**grade.to_json(), "copy": own is not None})
@@ -124,10 +122,3 @@ def cmd_verify_hook(args: argparse.Namespace) -> int:
             )
         render_grade(console, grade)
     return 0 if grade.passed else 1
-
-
-def _relative(script: Path, project: Path) -> Path | None:
-    try:
-        return script.resolve().relative_to(project)
-    except ValueError:
-        return None

@@ -20,14 +20,23 @@ SETTINGS = Path(".claude") / "settings.json"
 
 @dataclass(frozen=True)
 class OwnRepository:
-    root: Path  # the repository as it is, never changed
-    copy: Path  # the throwaway copy the command works on
+    root: Path  # the repository (or folder) as it is, never changed
+    copy: Path  # the throwaway copy of ``root`` the command works on
+    project: Path  # the project the command was pointed at, inside ``copy``
 
     def notice(self, command: str) -> str:
         return (
             f"{self.root} is not a Hook Lab workspace: {command} works on a throwaway copy "
             "of it; your files are not changed."
         )
+
+    def in_copy(self, path: Path) -> Path:
+        """``path`` (absolute, or relative to the current directory) as the copy holds it;
+        a path outside the repository stays as it is."""
+        try:
+            return self.copy / path.resolve().relative_to(self.root)
+        except ValueError:
+            return path
 
 
 def repository_root(start: Path) -> tuple[Path, bool] | None:
@@ -41,31 +50,29 @@ def repository_root(start: Path) -> tuple[Path, bool] | None:
 
 
 @contextlib.contextmanager
-def own_repository(start: Path, command: str) -> Iterator[OwnRepository | None]:
+def own_repository(
+    project: Path, command: str, *, need_settings: bool = True
+) -> Iterator[OwnRepository | None]:
     """None inside a Hook Lab workspace (the command works there as always); else a copy of
-    the git repository holding ``start``, removed afterwards. A folder in no git repository,
-    or a repository without ``.claude/settings.json``, is refused with the fix."""
-    found = repository_root(start)
-    if found is None:
-        raise HarnessError(
-            f"{start.resolve()} is not inside a git repository or a Hook Lab workspace",
-            fix=f"cd into your project (a git repository with {SETTINGS}), "
-            "or create a workspace: lab init DIR",
-        )
-    root, is_workspace = found
-    if is_workspace:
+    the git repository holding ``project`` (of ``project`` itself outside any repository),
+    removed afterwards. ``need_settings``: a project without ``.claude/settings.json`` is
+    refused with the fix."""
+    project = project.resolve()
+    found = repository_root(project)
+    if found is not None and found[1]:
         yield None
         return
-    if not (root / SETTINGS).is_file():
+    if need_settings and not (project / SETTINGS).is_file():
         raise HarnessError(
-            f"{root} has no {SETTINGS}: there are no hooks for {command} to play",
-            fix=f"register your hooks in {root / SETTINGS}, or work in a Hook Lab workspace "
-            "(lab init DIR)",
+            f"{project} has no {SETTINGS}: there are no hooks for {command} to play",
+            fix=f"register your hooks in {project / SETTINGS}, or work in a Hook Lab "
+            "workspace (lab init DIR)",
         )
+    root = found[0] if found is not None else project
     holder = scratch_mkdtemp("hooklab-own-")
     try:
-        copy = holder / root.name
+        copy = holder / (root.name or "repository")
         shutil.copytree(root, copy, symlinks=True)
-        yield OwnRepository(root, copy)
+        yield OwnRepository(root, copy, copy / project.relative_to(root))
     finally:
         shutil.rmtree(holder, ignore_errors=True)

@@ -79,9 +79,12 @@ def test_a_hook_that_ignores_stop_hook_active_is_told_about_the_cap(tmp_path: Pa
     assert "`npm test -- --runInBand`" in checks["passes-when-fixed"]["detail"]
 
 
-def test_a_repository_without_settings_is_refused_with_the_fix(tmp_path: Path) -> None:
+def test_simulate_in_a_repository_without_settings_is_refused_with_the_fix(
+    tmp_path: Path,
+) -> None:
     root = own_node_project(tmp_path)
     shutil.rmtree(root / ".claude")
-    done = run_cli("verify-hook", "x.sh", "--break", "true", "--fix", "true", cwd=root)
+    (root / "s.toml").write_text('[[step]]\ndo = "stop"\n')
+    done = run_cli("simulate", "s.toml", "--project", str(root), cwd=root)
     assert done.code == 1
     assert "has no .claude/settings.json" in done.err and "lab init DIR" in done.err
