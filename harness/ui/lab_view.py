@@ -240,14 +240,22 @@ def compact_table(title: str) -> Table:
     )
 
 
-def lab_table(labs: Sequence[Lab], progress: Progress) -> Table:
+def lab_table(labs: Sequence[Lab], progress: Progress, broken: Sequence[str] = ()) -> Table:
+    """The labs, in order; ``broken``: the folders whose manifest does not load (their error
+    is printed below the table)."""
     table = compact_table("Labs")
     # Ids are what people type (lab start 3 or lab start 03-stop-hook): never wrapped or cut.
-    table.add_column("lab", no_wrap=True, min_width=max(len(lab.id) for lab in labs))
+    ids = [lab.id for lab in labs] + list(broken)
+    table.add_column("lab", no_wrap=True, min_width=max(len(i) for i in ids))
     table.add_column("title", ratio=1, overflow="fold")
     table.add_column("steps", no_wrap=True, justify="right")
     table.add_column("progress")
-    for lab in labs:
+    rows: list[tuple[str, Lab | None]] = [(lab.id, lab) for lab in labs]
+    rows += [(name, None) for name in broken]
+    for name, lab in sorted(rows, key=lambda row: row[0]):
+        if lab is None:
+            table.add_row(name, "[red]its lab.toml does not load (see below)[/]", "", "")
+            continue
         lp = progress.labs.get(lab.id)
         passed = sum(1 for s in lab.steps if lp.step(s.id).passed) if lp else 0
         if lp and lp.completed_at:
