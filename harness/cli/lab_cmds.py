@@ -23,7 +23,7 @@ from harness.cli.common import (
 from harness.cli.watching import add_watch_arguments, cmd_watch
 from harness.engine.context import CheckContext
 from harness.engine.devcheck import Shard, dev_check, walk_lab
-from harness.engine.manifest import load_labs
+from harness.engine.manifest import load_labs, scan_labs
 from harness.engine.progress import Progress
 from harness.engine.runner import LabRunner
 from harness.engine.stepview import StepView
@@ -152,7 +152,9 @@ def _holding(what: str, args: argparse.Namespace | None = None) -> Iterator[LabR
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    labs = load_labs()
+    """The labs; a lab whose manifest does not load is named with its error, beside the
+    others (exit 1, so an author's script notices). In a workspace: its fixture's labs."""
+    labs, broken = scan_labs()
     fixture = None
     try:
         ws = Workspace.find()
@@ -166,33 +168,34 @@ def cmd_list(args: argparse.Namespace) -> int:
         except Exception:
             progress = Progress()
     if args.json:
-        emit_json(
-            [
-                {
-                    "id": lab.id,
-                    "title": lab.title,
-                    "fixture": lab.fixture,
-                    "steps": [s.id for s in lab.steps],
-                    "progress": progress.labs[lab.id].to_json()
-                    if lab.id in progress.labs
-                    else None,
-                }
-                for lab in labs
-            ]
-        )
-        return 0
+        rows: list[dict[str, Any]] = [
+            {
+                "id": lab.id,
+                "title": lab.title,
+                "fixture": lab.fixture,
+                "steps": [s.id for s in lab.steps],
+                "progress": progress.labs[lab.id].to_json() if lab.id in progress.labs else None,
+            }
+            for lab in labs
+        ]
+        rows += [{"id": name, "error": exc.message, "fix": exc.fix} for name, exc in broken.items()]
+        emit_json(sorted(rows, key=lambda row: str(row["id"])))
+        return 1 if broken else 0
+    from harness.ui.console import print_error
     from harness.ui.lab_view import lab_table
 
     console = make_console()
-    if not labs:
+    if not labs and not broken:
         console.print(f"No lab works on the {fixture} fixture yet (lab fixtures lists them).")
         return 0
-    console.print(lab_table(labs, progress, fixture))
+    console.print(lab_table(labs, progress, broken=list(broken), fixture=fixture))
+    for exc in broken.values():
+        print_error(exc.message, exc.fix)
     if fixture is None:
         console.print("Start one in a workspace of its fixture: [bold]lab start N[/].")
     else:
         console.print("Start one with [bold]lab start N[/].")
-    return 0
+    return 1 if broken else 0
 
 
 def _live(args: argparse.Namespace, runner: LabRunner) -> Any:
