@@ -69,6 +69,8 @@ class FailingCommand:
     said: str  # the last line it printed when run again, e.g. "node: bad option: --runInBand"
 
 
+# A test of a file (test -s dist/app.js) is a check; a test of the hook's own variables is not.
+_FILE_TEST = re.compile(r"^'?-[efsdrx]'? ")
 # Trace lines that are the hook talking or deciding, not its check.
 _NOT_A_CHECK = ("printf", "echo", "exit", "return", "cat", "cd", ":", "true", "false")
 
@@ -96,10 +98,10 @@ def failing_command(
     if command is None:
         return None
     again = proc.run(["bash", "-c", command], cwd=project, env=env, timeout=timeout)
+    if again.returncode == 0:
+        return None  # not the command that failed: the trace was misread, say nothing
     lines = [ln.strip() for ln in (again.stderr or again.stdout).splitlines() if ln.strip()]
     said = lines[-1][:200] if lines else f"exit {again.returncode}"
-    if again.returncode == 0:
-        said = "passes when run again (exit 0)"
     return FailingCommand(command, said)
 
 
@@ -120,16 +122,18 @@ def _shell_of(script: Path) -> str | None:
 def _last_check(trace: str, functions: set[str]) -> str | None:
     """The last traced command before the hook's refusal that is a check: not an
     assignment, not the hook's own output or exit, not one of its functions, not a test of
-    a variable it set."""
+    values (only a test of a file counts)."""
     traced = [ln.lstrip("+").strip() for ln in trace.splitlines() if ln.startswith("+")]
     for line in reversed(traced):
-        first = line.split(" ", 1)[0]
+        first = line.split(" ", 1)[0].strip("'")  # bash -x quotes [ and ] as '[' and ']'
+        if first == "[[":
+            first = "["
         if (
             not line
             or re.match(r"^\w+=", line)
             or first in _NOT_A_CHECK
             or first in functions
-            or (first == "[" and "=" in line)
+            or (first in ("[", "test") and not _FILE_TEST.match(line.split(" ", 1)[-1]))
             # reading the event JSON (the seed's hook parses it with node -e)
             or (first == "node" and " -e " in f" {line} ")
         ):

@@ -636,10 +636,11 @@ def _timeout(project: Path, script: Path, given: float | None) -> tuple[float, s
 def _still_blocks(fix_cmd: str, active: Phase, failing: FailingCommand | None) -> str:
     """Why a hook that blocks although fixed matters, in terms of its stop_hook_active branch,
     and which of its commands fails."""
+    fix = fix_cmd if len(fix_cmd) <= 60 else fix_cmd[:57] + "…"
     if failing is not None:
-        why = f"its check `{failing.command}` fails after `{fix_cmd}` ({failing.said})"
+        why = f"its check `{failing.command}` fails after `{fix}` ({failing.said})"
     else:
-        why = f"after `{fix_cmd}` the claim holds, yet the hook refuses the stop"
+        why = f"after `{fix}` the claim holds, yet the hook refuses the stop"
     if active.code == 0 and not active.blocked:
         return (
             f"{why[0].upper()}{why[1:]}. In a session Claude is held once with that reason, "
@@ -685,9 +686,8 @@ def _judge_passes(
             PASSES,
             FAIL,
             expected,
-            _said(run),
-            "blocks although fixed"
-            + (f": `{failing.command}` fails" if failing is not None else ""),
+            _said(run) + (f"; `{failing.command}` fails" if failing is not None else ""),
+            "blocks although fixed",
             detail=_still_blocks(fix_cmd, active, failing),
             fix=f"run `{failing.command}` by hand after `{fix_cmd}`, and make the hook's check "
             "one that passes when the claim holds"
