@@ -91,6 +91,12 @@ def add_parser(subparsers: Any) -> None:
     demo = cmd("demo", "autopilot: provision a workspace and walk every lab", cmd_demo)
     demo.add_argument("dir", nargs="?", help="workspace directory (default: a temp directory)")
     demo.add_argument("--labs", nargs="*", default=[], help="only these labs")
+    demo.add_argument(
+        "--fixture",
+        default=None,
+        metavar="NAME",
+        help="the fixture to walk the labs of (default: petclinic; lab fixtures lists them)",
+    )
     dev = subparsers.add_parser("dev", help="tools for lab authors")
     dev_sub = dev.add_subparsers(dest="dev_command", metavar="COMMAND")
     check = dev_sub.add_parser(
@@ -378,7 +384,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     console = make_console()
     target = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="hooklab-demo-")) / "ws"
     with console.status("provisioning the workspace…"):
-        provisioned = provision(target)
+        provisioned = provision(target, fixture_name=args.fixture)
     ws = provisioned.workspace
     if not provisioned.created:
         # A second demo in the same place starts over; what was there is kept in a backup.
@@ -393,9 +399,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
     console.print(f"Workspace: [bold]{escape(str(ws.root))}[/]")
     # As `lab init` leaves a workspace; a failure here only costs time later.
     with console.status("compiling the fixture (once; later workspaces copy it)…"):
-        warm_workspace(ws.root, get_backend(ws.backend))
+        if ws.fixture.compile_cache:
+            warm_workspace(ws.root, get_backend(ws.backend))
     view = WalkView(console, demo=True)
-    labs = load_labs()
+    labs = [lab for lab in load_labs() if lab.fixture == ws.fixture_name]
     if args.labs:
         labs = [
             lab
