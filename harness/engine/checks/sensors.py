@@ -33,7 +33,9 @@ class SensorsParams:
         'e.g. { ArchitectureTest = "green" }',
     )
     failure_contains: dict[str, Any] = param(
-        default={}, doc="per sensor: text one of its failure messages must contain"
+        default={},
+        doc="per sensor: text one of its failure messages must contain, e.g. "
+        '{ ArchitectureTest = "repository" }',
     )
     run: bool = param(
         default=True, doc="run Maven first (false: judge the reports already in target/)"
