@@ -144,3 +144,19 @@ def test_an_uncommitted_change_of_the_hook_to_exit_1_is_named_as_a_divergence(
     differs = [r for r in report["rows"] if r["kind"] == "stop" and False in r["agrees"].values()]
     assert differs, report["rows"]
     assert hook.read_text() == "#!/bin/sh\nexit 1\n"  # the change is the person's: kept
+
+
+def test_simulate_in_a_plain_repository_plays_on_a_copy(tmp_path: Path) -> None:
+    root = own_node_project(tmp_path)
+    scenario = tmp_path / "held.toml"
+    scenario.write_text(
+        '[[step]]\ndo = "write"\nfile = "NOTES.md"\ncontent = "a note"\n'
+        '[[step]]\ndo = "stop"\nexpect = "blocked"\n'
+    )
+    done = run_cli("simulate", str(scenario), "--json", cwd=root)
+    assert done.code == 0, done
+    assert "lab simulate works on a throwaway copy of it; your files are not changed" in done.err
+    steps = [json.loads(line) for line in done.out.splitlines()]
+    assert "Stop check blocked" in steps[-1]["feedback"]
+    assert not (root / "NOTES.md").exists()
+    assert git(root, "status", "--porcelain", "--ignored") == ""
