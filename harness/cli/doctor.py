@@ -38,7 +38,8 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--prove-client",
         action="store_true",
-        help="prove the fixture's hooks on the claude on your PATH (offline, scripted model, "
+        help="prove the PetClinic fixture's guard hooks on the claude on your PATH (offline, "
+        "scripted model, "
         "no key; your ~/.claude is never read or changed); exit 1 when any does not hold",
     )
     add_json_flag(parser)
@@ -117,7 +118,9 @@ def _prove_client(args: argparse.Namespace, console: Any) -> int:
         mark = "[green]✔ holds[/]" if result.holds else "[red]✘ does not hold[/]"
         console.print(f"{mark}  {escape(result.behaviour)}", highlight=False)
 
-    with console.status(f"Proving the fixture's hooks on Claude Code {version} …") as status:
+    with console.status(
+        f"Proving the PetClinic fixture's hooks on Claude Code {version} …"
+    ) as status:
         results = prove_client(
             client,
             on_status=lambda text: status.update(f"{escape(text)} …"),
