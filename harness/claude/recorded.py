@@ -39,6 +39,9 @@ from harness.claude.client.install import PINNED_VERSION
 from harness.claude.vocabulary import StepKind, Verdict, read_verdict, verdict
 from harness.errors import HarnessError
 
+# A call refused by a PreToolUse hook the transcript does not name (a JSON deny's result names
+# none; 2.0.x records no hook progress): any hook's refusal of it is the same verdict.
+UNNAMED_HOOK = "a PreToolUse hook"
 TEXT_CAP = 4000  # characters of a prompt, result or feedback kept in the timeline
 # Entries (prompts, tool calls, stops) a timeline extract keeps; a longer session's extract
 # leaves the rest out and says so (Timeline.to_json). It goes into progress and to the trainer.
@@ -958,7 +961,7 @@ class _Reader:
             call.refused_by = hook_name(refusal.group(3))
         elif decision.get("decision") == "reject":
             if decision.get("source") == "hook":
-                call.refused_by = "a PreToolUse hook"
+                call.refused_by = UNNAMED_HOOK
             else:
                 call.denied = str(decision.get("source") or "a rule")
         elif call.is_error and not decision:
@@ -1115,7 +1118,7 @@ class _Reader:
                     continue
                 if not self.progress_seen and call.name not in CHANGING_TOOLS:
                     continue
-            call.refused_by = hooks[0] if len(hooks) == 1 else "a PreToolUse hook"
+            call.refused_by = hooks[0] if len(hooks) == 1 else UNNAMED_HOOK
             self._refused(call.result_line, call)
 
 
@@ -1245,6 +1248,7 @@ def find_sessions(
 
 __all__ = [
     "FORMATS",
+    "UNNAMED_HOOK",
     "Entry",
     "HookDecision",
     "Prompt",

@@ -11,6 +11,7 @@ JSON was refused, however the client worded its result.
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -28,8 +29,10 @@ from harness.claude.recorded import (
     transcript_format,
 )
 from harness.engine.checks.live_session import step_views
+from harness.workspace import Workspace
+from tests.builders import run_cli
 from tests.conftest import require_real_client
-from tests.version_probe import NEUTRAL_PROJECT, fixture, neutral, play
+from tests.version_probe import NEUTRAL_PROJECT, fixture, make_project, neutral, play
 
 FAMILIES = {
     "2.0.x": ("2.0.64", "2.0.76"),
@@ -209,3 +212,39 @@ def test_a_stop_holds_its_failed_hooks_in_the_extract() -> None:
         "hooks": ["stop.sh"],
         "said": "Failed with non-blocking status code: the stop check crashed",
     }
+
+
+@pytest.mark.parametrize(("family", "version"), [("2.0.x", "2.0.76"), ("2.1.1x–4x", "2.1.39")])
+def test_lab_replay_of_an_older_clients_session_names_what_it_read(
+    workspace: Workspace, tmp_path: Path, family: str, version: str
+) -> None:
+    # A participant whose settings are the probe's replays a session their older client wrote
+    # in this workspace: the replay names the version and the format it read it as, and the
+    # three misreads agree with what the hooks do now; what differs is what the format does
+    # not record (a PostToolUse report) and the probe's stop modes, set per turn in a file.
+    root = workspace.root
+    shutil.rmtree(root / ".claude")
+    shutil.copytree(make_project(tmp_path / "probe") / ".claude", root / ".claude")
+    session = tmp_path / "session.jsonl"
+    session.write_text(fixture(version).read_text().replace(NEUTRAL_PROJECT, str(root)))
+
+    shown = run_cli("replay", str(session), cwd=root)
+    said = " ".join(shown.out.split())  # as the terminal wraps it
+    assert f"Claude Code {version}, read as a {family} transcript, from commit" in said, shown
+    assert f"note: written by Claude Code {version}: read as a {family} transcript" in said
+    assert shown.code == 1  # the rows below differ, and the replay says so
+
+    done = run_cli("replay", str(session), "--json", cwd=root)
+    rows = json.loads(done.out)["rows"]
+    differing = [
+        (r["what"], r["recorded"], r["replayed"]["emulator"])
+        for r in rows
+        if r["agrees"]["emulator"] is False
+    ]
+    assert differing == [
+        ("Write report.txt", "ran", "ran, reported by report.sh"),
+        ("stop", "blocked by stop.sh", "allowed"),
+        ("stop", "stopped", "allowed"),
+    ]
+    refused = [r for r in rows if r["what"].startswith(("Bash rm", "Bash mv"))]
+    assert [r["agrees"]["emulator"] for r in refused] == [True, True]
