@@ -12,11 +12,21 @@ Every shape read here was observed on the pinned client (2.1.332), run with the 
   hook}``; an ``isMeta`` line ``Stop hook feedback:\\n[COMMAND]: …`` is a blocked stop.
 - ``assistant`` lines: ``tool_use`` blocks (name, input; the Agent tool's ``subagent_type``),
   or text with ``stop_reason: end_turn``, which is Claude ending its turn (the Stop event).
-- ``system`` ``stop_hook_summary``: ``hookInfos``, ``hookErrors``, ``preventedContinuation``.
+- ``system`` ``stop_hook_summary``: ``hookInfos``, ``hookErrors`` (``Failed with
+  non-blocking status code: …`` for a hook that failed without blocking, also listed in
+  ``failedHookErrorIndexes``), ``preventedContinuation``; ``informational`` ``UserPromptSubmit
+  operation blocked by hook:`` with the original prompt, for a refused prompt.
 - ``attachment`` lines of type ``hook_blocking_error`` (a PostToolUse report, with
   ``toolUseID``), ``hook_success``, ``hook_system_message`` and many others.
 - bookkeeping: ``queue-operation``, ``last-prompt``, ``atis-latch``, ``tools-used``,
   ``api-request``, ``api-request-shape``, ``api-request-blob``, ``cost-state``.
+
+Clients 2.0.64 to 2.1.42 (``FORMATS``; their files in tests/claude/transcripts) write the same
+turns with less: no ``permissionDecision`` (a JSON deny's result is its reason alone, or ``Hook
+PreToolUse:TOOL denied this tool``), no hook attachments (no PostToolUse report at all), a
+``continue: false`` prompt as a plain user line ``Operation stopped by hook: …``; 2.1.1x–4x
+write no stop reason and their ``progress`` ``hook_progress`` lines (one per hook run, keyed by
+the call's id) and stop summaries late, once the turn is over.
 
 The format is not a promised interface, so reading is defensive: a line that is not JSON or of
 an unknown type is counted and skipped, a cut-off last line is tolerated, and a transcript of
@@ -340,7 +350,6 @@ class StopAttempt:
     # Stop hooks that failed without blocking (exit 1, …): the turn ended all the same.
     failed: list[str] = field(default_factory=list)
     failure: str = ""
-    summarised: bool = False  # its stop_hook_summary has been read
 
     kind = StepKind.STOP
 
