@@ -21,7 +21,7 @@ Every shape read here was observed on the pinned client (2.1.332), run with the 
 - bookkeeping: ``queue-operation``, ``last-prompt``, ``atis-latch``, ``tools-used``,
   ``api-request``, ``api-request-shape``, ``api-request-blob``, ``cost-state``.
 
-Clients 2.0.64 to 2.1.42 (``FORMATS``; their files in tests/claude/transcripts) write the same
+Clients 2.0.64 to 2.1.42 (``FORMATS``; their files in tests/claude/transcripts/) write the same
 turns with less: no ``permissionDecision`` (a JSON deny's result is its reason alone, or ``Hook
 PreToolUse:TOOL denied this tool``), no hook attachments (no PostToolUse report at all), a
 ``continue: false`` prompt as a plain user line ``Operation stopped by hook: …``; 2.1.1x–4x
@@ -137,8 +137,8 @@ FORMATS = (
     TranscriptFormat(
         "2.1.1x–4x",
         ("2.1.14", "2.1.29", "2.1.38", "2.1.39", "2.1.42"),
-        "what PostToolUse hooks reported (such a call reads ran), nor a turn's last Stop hook "
-        "results when the session ended before the client wrote them",
+        "what PostToolUse hooks reported (such a call reads ran), how a subagent ended, nor "
+        "a turn's last Stop hook results when the session ended before the client wrote them",
     ),
 )
 
@@ -852,6 +852,8 @@ class _Reader:
             self._decide(HookDecision(number, "UserPromptSubmit", "", "stopped", _cap(text)))
         elif entry.get("isMeta") is True:
             self._meta(number, text)
+        elif entry.get("promptSource") == "system":
+            return  # the client's own line, as a prompt (2.1.332: a background task's notice)
         elif text:
             self._prompt(Prompt(number, _cap(text)))
 
@@ -1132,9 +1134,12 @@ class _Reader:
 
 
 def _read_agent(main: Path, run: SubagentRun) -> None:
-    """The subagent's own transcript: its assignment and how it ended."""
-    path = main.with_suffix("") / "subagents" / f"agent-{run.agent_id}.jsonl"
-    if not path.is_file():
+    """The subagent's own transcript: its assignment and how it ended. 2.1.x keep it in the
+    session's folder, 2.0.x beside the session."""
+    name = f"agent-{run.agent_id}.jsonl"
+    places = (main.with_suffix("") / "subagents" / name, main.parent / name)
+    path = next((p for p in places if p.is_file()), None)
+    if path is None:
         return
     run.transcript = path
     try:
