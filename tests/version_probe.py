@@ -22,7 +22,8 @@ with stream-json in and out, one prompt a turn. The turns:
 
 ``python -m tests.version_probe VERSION ...`` plays it on each installed VERSION (``lab doctor
 --fix`` with HOOKLAB_CLAUDE_CODE_VERSION=VERSION installs one) and writes the transcript,
-paths made neutral, to ``tests/claude/transcripts/VERSION/session.jsonl``: the fixtures of
+paths made neutral and the client's prose left out, to
+``tests/claude/transcripts/VERSION/session.jsonl``: the fixtures of
 tests/claude/test_recorded_versions.py. The pinned version is played live there instead (its
 transcripts carry the client's system prompt, which is not Hook Lab's to commit).
 """
@@ -372,11 +373,21 @@ def _converse(argv: list[str], project: Path, env: dict[str, str], model: _Model
             process.wait()
 
 
+# Attachments that carry the client's own prose (its skills' descriptions, its system
+# prompt): not Hook Lab's to commit, and no reader looks at them.
+_CLIENTS_PROSE = ('"type":"skill_listing"', '"type":"prompt_snapshot"')
+
+
 def neutral(probe: Probe, path: Path | None = None) -> str:
     """The transcript (or another file the client wrote beside it) with the probe's folder
-    written as ``NEUTRAL_PROJECT``."""
+    written as ``NEUTRAL_PROJECT`` and the client's prose left out."""
     text = (path or probe.transcript).read_text(encoding="utf-8")
-    return text.replace(str(probe.project), NEUTRAL_PROJECT)
+    kept = [
+        line
+        for line in text.splitlines(keepends=True)
+        if not any(mark in line.replace(" ", "") for mark in _CLIENTS_PROSE)
+    ]
+    return "".join(kept).replace(str(probe.project), NEUTRAL_PROJECT)
 
 
 def fixture(version: str) -> Path:

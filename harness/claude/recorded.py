@@ -26,7 +26,8 @@ turns with less: no ``permissionDecision`` (a JSON deny's result is its reason a
 PreToolUse:TOOL denied this tool``), no hook attachments (no PostToolUse report at all), a
 ``continue: false`` prompt as a plain user line ``Operation stopped by hook: …``; 2.1.1x–4x
 write no stop reason and their ``progress`` ``hook_progress`` lines (one per hook run, keyed by
-the call's id) and stop summaries late, once the turn is over.
+the call's id) and stop summaries late, once the turn is over. 2.1.100 writes the pinned
+version's lines but no ``permissionDecision``.
 
 The format is not a promised interface, so reading is defensive: a line that is not JSON or of
 an unknown type is counted and skipped, a cut-off last line is tolerated, and a transcript of
@@ -139,6 +140,11 @@ FORMATS = (
         ("2.1.14", "2.1.29", "2.1.38", "2.1.39", "2.1.42"),
         "what PostToolUse hooks reported (such a call reads ran), how a subagent ended, nor "
         "a turn's last Stop hook results when the session ended before the client wrote them",
+    ),
+    TranscriptFormat(
+        "2.1.100",
+        ("2.1.100",),
+        "which PreToolUse hook refused a call when the client's message does not name it",
     ),
 )
 

@@ -1,6 +1,6 @@
 """Transcripts of other client versions, read as each wrote them.
 
-The fixtures in tests/claude/transcripts/VERSION/ were written by Claude Code 2.0.64 to 2.1.42
+The fixtures in tests/claude/transcripts/VERSION/ were written by Claude Code 2.0.64 to 2.1.100
 playing tests/version_probe.py (installed from the npm registry, offline, against the scripted
 model); the pinned version plays the same probe live here. Each family of versions records the
 same turns differently (see ``harness.claude.recorded.FORMATS``), and each must read as what
@@ -38,6 +38,7 @@ from tests.version_probe import NEUTRAL_PROJECT, fixture, make_project, play
 FAMILIES = {
     "2.0.x": ("2.0.64", "2.0.76"),
     "2.1.1x–4x": ("2.1.14", "2.1.29", "2.1.38", "2.1.39", "2.1.42"),
+    "2.1.100": ("2.1.100",),
 }
 RECORDED = [(family, v) for family, versions in FAMILIES.items() for v in versions]
 
@@ -88,10 +89,16 @@ def _expected(
 
 # The 2.0.x client records no hook progress: a JSON deny's reason names no hook. The 2.1.1x–4x
 # client's progress lines name the one PreToolUse hook that ran. Neither records what a
-# PostToolUse hook reported; the pinned one does, and names no hook for a JSON deny.
+# PostToolUse hook reported; 2.1.100 and the pinned one do, and name no hook for a JSON deny.
 EXPECTED = {
     "2.0.x": _expected("refused by a PreToolUse hook", "refused by a PreToolUse hook", "ran"),
     "2.1.1x–4x": _expected("refused by bash-guard.sh", "refused by bash-guard.sh", "ran"),
+    "2.1.100": _expected(
+        "refused by a PreToolUse hook",
+        "refused by a PreToolUse hook",
+        "ran, reported by report.sh",
+        agent="Agent",
+    ),
     PINNED_VERSION: _expected(
         "refused by a PreToolUse hook",
         "refused by a PreToolUse hook",
