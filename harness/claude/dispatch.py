@@ -25,8 +25,8 @@ from typing import Any
 
 from harness.claude import deepjson
 from harness.claude.events import MATCH_FIELD, TOOL_EVENTS, Event
-from harness.claude.runner import HookRun, cap, run_hooks, start_async_hooks
-from harness.claude.settings import Settings
+from harness.claude.runner import HookRun, Judge, cap, run_hooks, start_async_hooks
+from harness.claude.settings import MODEL_TYPES, Settings
 from harness.claude.vocabulary import Outcome
 
 # PreToolUse decisions, strongest first: one deny among many allows still denies.
@@ -121,7 +121,8 @@ def _first_line(text: str) -> str:
 
 def _stderr_message(out: EventOutcome, run: HookRun) -> str:
     """A blocking exit 2 as the client words it for Claude."""
-    said = f"[{run.command}]: {run.stderr}"
+    # An agent hook's "no" is told in its own words, without the hook's name (2.1.332).
+    said = run.stderr if run.kind == "agent" else f"[{run.command}]: {run.stderr}"
     if out.event is Event.PRE_TOOL_USE:
         return f"{out.label} hook error: {said}"
     if out.event in _STOP_EVENTS:
@@ -230,7 +231,9 @@ def route(event: Event, runs: list[HookRun], tool_name: str | None = None) -> Ev
         if run.timed_out:
             out.notes.append(f"{run.command}: timed out after {run.duration:.1f} s; {TOO_LATE}")
             continue
-        if run.exit_code == 2:
+        if run.kind in MODEL_TYPES:
+            out.notes.append(f"{run.kind} hook {run.command!r}: the model answered {run.stdout}")
+        if run.exit_code == 2 and run.kind != "http":
             if event is not Event.PRE_TOOL_USE:
                 out.block_reasons.append(run.stderr.strip())
             if event is Event.PRE_TOOL_USE:
@@ -246,11 +249,11 @@ def route(event: Event, runs: list[HookRun], tool_name: str | None = None) -> Ev
                 out.blocked = True
                 out.messages.append(_stderr_message(out, run))
             continue
-        data = _json_of(run.stdout)
+        data = None if run.kind in MODEL_TYPES else _json_of(run.stdout)
         if data is not None:
             _apply_json(out, data, run, decisions)
             continue
-        if run.exit_code == 0:
+        if run.succeeded:
             text = run.stdout.strip()
             if text:
                 target = out.additional_context if event in _CONTEXT_EVENTS else out.output
@@ -258,7 +261,8 @@ def route(event: Event, runs: list[HookRun], tool_name: str | None = None) -> Ev
             if run.stdout.lstrip().startswith("{"):
                 out.notes.append(f"{run.command}: stdout starts with '{{' but is not valid JSON")
         else:
-            line = _first_line(run.stderr) or f"exited with status {run.exit_code}"
+            said = "answered" if run.kind == "http" else "exited with status"
+            line = _first_line(run.stderr) or f"{said} {run.exit_code}"
             out.errors.append(f"{event.value} hook error ({run.command}): {line}")
     if decisions:
         winner = max(decisions, key=lambda d: DECISION_RANK[d[0]])[0]
@@ -289,12 +293,14 @@ def dispatch(
     *,
     cwd: Path | None = None,
     env: Mapping[str, str] | None = None,
+    judge: Judge | None = None,
 ) -> EventOutcome:
     """Run the hooks ``settings`` registers for ``event`` with ``payload`` as JSON on stdin.
 
     ``cwd`` defaults to ``payload["cwd"]``, then ``project_dir``; ``env`` adds to (or overrides)
     the inherited environment, which always gets ``CLAUDE_PROJECT_DIR=project_dir``. Hooks
-    marked ``async`` are started and left to run: they decide nothing.
+    marked ``async`` are started and left to run: they decide nothing. ``judge`` answers
+    for the model when a prompt or agent hook asks it.
     """
     event = Event(event)
     body = dict(payload)
@@ -319,5 +325,5 @@ def dispatch(
     start_async_hooks(
         event.value, [h for h in hooks if h.run_async], stdin, cwd=where, env=environment
     )
-    runs = run_hooks(event.value, waited, stdin, cwd=where, env=environment)
+    runs = run_hooks(event.value, waited, stdin, cwd=where, env=environment, judge=judge)
     return route(event, runs, tool_name)

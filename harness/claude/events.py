@@ -19,19 +19,47 @@ class Event(enum.StrEnum):
     STOP = "Stop"
 
 
-# Events Claude Code accepts in settings. A settings file may register the ones the simulator
-# does not dispatch (a real project can have a Notification hook); only names outside this set
-# are errors.
-KNOWN_EVENTS: frozenset[str] = frozenset(
-    {e.value for e in Event}
-    | {
-        "PermissionRequest",
-        "Notification",
-        "SubagentStart",
-        "PreCompact",
-        "SessionEnd",
-    }
+# Every event name the pinned client (2.1.332) knows, in its own order (its list of hook
+# events, read from the client). A settings file may register any of them; the simulator
+# dispatches those in ``Event``, and the others are named in a warning. A name outside this
+# list is one Claude Code loads and never runs.
+CLIENT_EVENTS: tuple[str, ...] = (
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "PostToolBatch",
+    "Notification",
+    "UserPromptSubmit",
+    "UserPromptExpansion",
+    "SessionStart",
+    "SessionEnd",
+    "Stop",
+    "StopFailure",
+    "SubagentStart",
+    "SubagentStop",
+    "PreCompact",
+    "PostCompact",
+    "PreModelSwitch",
+    "PostModelSwitch",
+    "PermissionRequest",
+    "PermissionDenied",
+    "Setup",
+    "TeammateIdle",
+    "TaskCreated",
+    "TaskCompleted",
+    "Elicitation",
+    "ElicitationResult",
+    "ConfigChange",
+    "WorktreeCreate",
+    "WorktreeRemove",
+    "InstructionsLoaded",
+    "CwdChanged",
+    "FileChanged",
+    "DirectoryAdded",
+    "MessageDisplay",
+    "PreSkillShellCommand",
 )
+KNOWN_EVENTS: frozenset[str] = frozenset(CLIENT_EVENTS)
 
 # The payload field a matcher is compared with; None means the event ignores matchers.
 MATCH_FIELD: dict[Event, str | None] = {
@@ -44,7 +72,8 @@ MATCH_FIELD: dict[Event, str | None] = {
     Event.STOP: None,
 }
 
-SESSION_START_SOURCES = ("startup", "resume", "clear", "compact")
+# "fork": a session forked from another (--fork-session), which the client also names.
+SESSION_START_SOURCES = ("startup", "resume", "clear", "compact", "fork")
 
 
 def check_start_source(source: str) -> None:
@@ -52,7 +81,7 @@ def check_start_source(source: str) -> None:
     if source not in SESSION_START_SOURCES:
         raise HarnessError(
             f"session_start source {source!r} is not one of " + ", ".join(SESSION_START_SOURCES),
-            fix="use startup, resume, clear or compact",
+            fix="use startup, resume, clear, compact or fork",
         )
 
 

@@ -21,6 +21,7 @@ from typing import Any, Self
 
 from harness.claude.dispatch import EventOutcome, dispatch
 from harness.claude.events import Event, check_start_source
+from harness.claude.judge import Judgement
 from harness.claude.ladder import (
     FILE_TOOLS,
     Decision,
@@ -31,7 +32,7 @@ from harness.claude.ladder import (
 )
 from harness.claude.runner import HookRun, cap
 from harness.claude.sensitive import is_sensitive, sensitive_write
-from harness.claude.settings import Settings, load_settings
+from harness.claude.settings import HookCommand, Settings, load_settings
 from harness.claude.tools import (
     CLIENT_TOOLS,
     DEFAULT_BASH_TIMEOUT,
@@ -218,6 +219,9 @@ class Session(SessionSteps):
         self.prompt_id = str(uuid.uuid4())  # a new one with every prompt, as the client does
         self._subagents: dict[str, tuple[str, bool]] = {}  # agent_type -> (agent_id, blocked)
         self._agent_call_id = ""  # the Agent tool call that started the running subagent
+        # What the model answers a prompt or agent hook in the coming step (the scenario's).
+        self.judgement = Judgement()
+        self.judged: list[tuple[str, str]] = []  # (hook type, what the judge was asked)
 
     def __repr__(self) -> str:
         return (
@@ -280,12 +284,18 @@ class Session(SessionSteps):
             self.project_dir,
             cwd=self.cwd,
             env=self.env,
+            judge=self._judge,
         )
         for message in out.errors:
             self.transcript.hook_note(event.value, "error", message)
         for message in out.system_messages:
             self.transcript.hook_note(event.value, "system", message)
         return out
+
+    def _judge(self, hook: HookCommand, condition: str) -> str:
+        """The scripted model, asked by a prompt or agent hook: the step's judgement."""
+        self.judged.append((hook.kind, condition))
+        return self.judgement.text()
 
     def _path(self, file: str | Path) -> Path:
         """Where a tool acts: in the project, never out of it (not through a symlink either),

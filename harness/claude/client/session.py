@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.claude.client.api import ApiRequest, Reply, ScriptedApi
+from harness.claude.client.api import ApiRequest, Reply, ScriptedApi, blocks_text
 from harness.claude.client.install import ClientInstall, require_client
 from harness.claude.client.process import ClientProcess, Inbox, last_words
 from harness.claude.client.reading import (
@@ -44,6 +44,8 @@ from harness.claude.client.reading import (
     read_tool,
 )
 from harness.claude.events import Event, check_start_source
+from harness.claude.judge import Judgement
+from harness.claude.runner import HookRun
 from harness.claude.session import PayloadSink, SessionSteps, StepOutcome
 from harness.claude.settings import DEFAULT_TIMEOUT, Settings, load_settings
 from harness.claude.tools import edit_input, with_absolute_path
@@ -127,10 +129,20 @@ class ClaudeCodeSession(SessionSteps):
         # it asks the model again, so on a loaded machine the answer can be read after the
         # request: it belongs to the step that started the hook, never to the next one.
         self._earlier_hooks: set[str] = set()
+        self._judged_seen = 0  # the hook judgements the scripted model gave in earlier steps
 
     def __repr__(self) -> str:
         state = "running" if self._proc and self._proc.running else "idle"
         return f"<ClaudeCodeSession {self.client.version} {state} steps={len(self.history)}>"
+
+    @property
+    def judgement(self) -> Judgement:
+        """What the scripted model answers a prompt or agent hook in the next step."""
+        return self.api.judgement
+
+    @judgement.setter
+    def judgement(self, value: Judgement) -> None:
+        self.api.judgement = value
 
     @property
     def transcript_path(self) -> Path:
@@ -451,12 +463,42 @@ class ClaudeCodeSession(SessionSteps):
             for e in record.events
             if e.get("subtype") == "hook_started" and e.get("hook_id")
         )
-        step.hook_runs = record.hook_runs()
+        step.hook_runs = record.hook_runs() + self._judged_runs()
         self._pass_on_payloads()
         step.notes += [text for text in record.informational() if "hook" in text.lower()]
         for note in record.notes:
             step.notes.append(note)
         return self._record(step)
+
+    def _judged_runs(self) -> list[HookRun]:
+        """The prompt and agent hooks the client ran since the last step, read off the
+        requests it sent the scripted model (it prints no hook event for them)."""
+        fresh = self.api.judged[self._judged_seen :]
+        self._judged_seen += len(fresh)
+        runs = []
+        for kind, request, judgement in fresh:
+            blocks = request.last_user_blocks()
+            if any(b.get("type") == "tool_result" for b in blocks):
+                continue  # an agent hook's verifier after its StructuredOutput call
+            asked = blocks_text(request.messages[0].get("content") if kind == "agent" else blocks)
+            event, label = self._judged_hook(kind, asked)
+            code, stderr = (0, "") if judgement.ok else (2, judgement.reason)
+            if kind == "agent" and not judgement.ok:
+                stderr = f"Agent hook condition was not met: {judgement.reason}"
+            text = judgement.text()
+            runs.append(HookRun(event, label, code, text, stderr, False, 0.0, kind=kind))
+        return runs
+
+    def _judged_hook(self, kind: str, asked: str) -> tuple[str, str]:
+        """The event and the hook a judging request came from: the event JSON it quotes
+        (``$ARGUMENTS``), and the settings' hook of that type whose prompt it holds."""
+        named = re.search(r'"hook_event_name":"(\w+)"', asked)
+        event = named.group(1) if named else "Stop"
+        for groups in (self.settings.hooks.get(event, ()), *self.settings.hooks.values()):
+            for hook in (h for g in groups for h in g.hooks if h.kind == kind):
+                if hook.command.split("$ARGUMENTS")[0].strip() in asked:
+                    return event, hook.label
+        return event, f"({kind} hook)"
 
     def _ensure_running(self, record: StepLog) -> None:
         if self._proc is None or not self._proc.running:
