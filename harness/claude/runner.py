@@ -241,10 +241,17 @@ def run_hook(
     env: Mapping[str, str],
     judge: Judge | None = None,
 ) -> HookRun:
+    """One hook of any type the simulator plays: a command, an http POST, a model's answer."""
     if hook.kind == "http":
         return run_http_hook(event, hook, stdin, env)
     if hook.kind in MODEL_TYPES:
         return run_model_hook(event, hook, stdin, judge)
+    return run_command_hook(event, hook, stdin, cwd=cwd, env=env)
+
+
+def run_command_hook(
+    event: str, hook: HookCommand, stdin: bytes, *, cwd: Path, env: Mapping[str, str]
+) -> HookRun:
     started = time.monotonic()
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
