@@ -26,7 +26,7 @@ from typing import Any
 from harness.claude import deepjson
 from harness.claude.events import MATCH_FIELD, TOOL_EVENTS, Event
 from harness.claude.runner import HookRun, Judge, cap, run_hooks, start_async_hooks
-from harness.claude.settings import MODEL_TYPES, Settings
+from harness.claude.settings import AGENT_TYPE, MODEL_TYPES, Settings
 from harness.claude.vocabulary import Outcome
 
 # PreToolUse decisions, strongest first: one deny among many allows still denies.
@@ -122,7 +122,7 @@ def _first_line(text: str) -> str:
 def _stderr_message(out: EventOutcome, run: HookRun) -> str:
     """A blocking exit 2 as the client words it for Claude."""
     # An agent hook's "no" is told in its own words, without the hook's name (2.1.332).
-    said = run.stderr if run.kind == "agent" else f"[{run.command}]: {run.stderr}"
+    said = run.stderr if run.kind == AGENT_TYPE else f"[{run.command}]: {run.stderr}"
     if out.event is Event.PRE_TOOL_USE:
         return f"{out.label} hook error: {said}"
     if out.event in _STOP_EVENTS:

@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.claude.settings import MODEL_TYPES, HookCommand
+from harness.claude.settings import AGENT_TYPE, MODEL_TYPES, HookCommand
 
 # A prompt or agent hook's request as the model receives it, and its answer: the model is
 # whoever plays it (the scenario's scripted judge). Returns the answer's text.
@@ -212,7 +212,7 @@ def run_model_hook(event: str, hook: HookCommand, body: bytes, judge: Judge | No
         code, stderr = 1, "JSON validation failed"
     elif verdict[0]:
         code, stderr = 0, ""
-    elif hook.kind == "agent":
+    elif hook.kind == AGENT_TYPE:
         code, stderr = 2, f"Agent hook condition was not met: {verdict[1]}"
     else:
         code, stderr = 2, verdict[1]

@@ -44,7 +44,9 @@ class HookCondition:
 HOOK_TYPES = ("command", "prompt", "agent", "http", "mcp_tool")
 PLAYED_TYPES = ("command", "prompt", "agent", "http")
 # Types whose answer comes from the model: a one-shot judgement (prompt) or a verifier agent.
-MODEL_TYPES = ("prompt", "agent")
+PROMPT_TYPE = "prompt"
+AGENT_TYPE = "agent"
+MODEL_TYPES = (PROMPT_TYPE, AGENT_TYPE)
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.claude.judge import Judgement
+from harness.claude.settings import AGENT_TYPE, PROMPT_TYPE
 
 ANSWER_WAIT = 900.0  # seconds a request waits for the driver before it fails the client
 
@@ -127,11 +128,11 @@ def hook_judge_kind(body: dict[str, Any]) -> str | None:
     tools = body.get("tools") or []
     names = {t.get("name") for t in tools if isinstance(t, dict)}
     if "StructuredOutput" in names:
-        return "agent"
+        return AGENT_TYPE
     output = body.get("output_config")
     schema = output.get("format", {}).get("schema", {}) if isinstance(output, dict) else {}
     if not tools and isinstance(schema, dict) and "ok" in (schema.get("properties") or {}):
-        return "prompt"
+        return PROMPT_TYPE
     return None
 
 
@@ -310,7 +311,7 @@ class ScriptedApi:
         return request
 
     def _judge_reply(self, kind: str, request: ApiRequest) -> Reply:
-        if kind == "prompt":
+        if kind == PROMPT_TYPE:
             return Reply.text(self.judgement.text())
         answered = any(b.get("type") == "tool_result" for b in request.last_user_blocks())
         if answered:  # the verifier has called StructuredOutput: it ends its turn

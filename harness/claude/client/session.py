@@ -47,7 +47,7 @@ from harness.claude.events import Event, check_start_source
 from harness.claude.judge import Judgement
 from harness.claude.runner import HookRun
 from harness.claude.session import PayloadSink, SessionSteps, StepOutcome
-from harness.claude.settings import DEFAULT_TIMEOUT, Settings, load_settings
+from harness.claude.settings import AGENT_TYPE, DEFAULT_TIMEOUT, Settings, load_settings
 from harness.claude.tools import edit_input, with_absolute_path
 from harness.claude.vocabulary import Engine, Outcome, StepKind
 from harness.errors import HarnessError
@@ -480,10 +480,12 @@ class ClaudeCodeSession(SessionSteps):
             blocks = request.last_user_blocks()
             if any(b.get("type") == "tool_result" for b in blocks):
                 continue  # an agent hook's verifier after its StructuredOutput call
-            asked = blocks_text(request.messages[0].get("content") if kind == "agent" else blocks)
+            asked = blocks_text(
+                request.messages[0].get("content") if kind == AGENT_TYPE else blocks
+            )
             event, label = self._judged_hook(kind, asked)
             code, stderr = (0, "") if judgement.ok else (2, judgement.reason)
-            if kind == "agent" and not judgement.ok:
+            if kind == AGENT_TYPE and not judgement.ok:
                 stderr = f"Agent hook condition was not met: {judgement.reason}"
             text = judgement.text()
             runs.append(HookRun(event, label, code, text, stderr, False, 0.0, kind=kind))
