@@ -17,6 +17,13 @@ class Event(enum.StrEnum):
     POST_TOOL_USE_FAILURE = "PostToolUseFailure"  # instead of PostToolUse when the tool failed
     SUBAGENT_STOP = "SubagentStop"
     STOP = "Stop"
+    # Observed firing in a scripted session on 2.1.332, and dispatched here too:
+    SESSION_END = "SessionEnd"  # the session ends (the client exits, or a new one starts)
+    SUBAGENT_START = "SubagentStart"  # a subagent starts, after the Agent call's PreToolUse
+    PERMISSION_REQUEST = "PermissionRequest"  # a permission prompt is about to be shown
+    POST_TOOL_BATCH = "PostToolBatch"  # the model's tool calls of one turn have all answered
+    PRE_COMPACT = "PreCompact"  # /compact, before the conversation is summarised
+    POST_COMPACT = "PostCompact"  # /compact, with the summary
 
 
 # Every event name the pinned client (2.1.332) knows, in its own order (its list of hook
@@ -70,7 +77,17 @@ MATCH_FIELD: dict[Event, str | None] = {
     Event.POST_TOOL_USE_FAILURE: "tool_name",
     Event.SUBAGENT_STOP: "agent_type",
     Event.STOP: None,
+    Event.SESSION_END: "reason",
+    Event.SUBAGENT_START: "agent_type",
+    Event.PERMISSION_REQUEST: "tool_name",
+    Event.POST_TOOL_BATCH: None,
+    Event.PRE_COMPACT: "trigger",
+    Event.POST_COMPACT: "trigger",
 }
+# Events whose JSON carries no permission_mode and no effort (they come outside a model turn).
+OUTSIDE_TURN = frozenset(
+    {Event.SESSION_END, Event.SUBAGENT_START, Event.PRE_COMPACT, Event.POST_COMPACT}
+)
 
 # "fork": a session forked from another (--fork-session), which the client also names.
 SESSION_START_SOURCES = ("startup", "resume", "clear", "compact", "fork")

@@ -46,7 +46,7 @@ from harness.claude.client.reading import (
 from harness.claude.events import Event, check_start_source
 from harness.claude.judge import Judgement
 from harness.claude.runner import HookRun
-from harness.claude.session import PayloadSink, SessionSteps, StepOutcome
+from harness.claude.session import COMPACT_SUMMARY, PayloadSink, SessionSteps, StepOutcome
 from harness.claude.settings import AGENT_TYPE, DEFAULT_TIMEOUT, Settings, load_settings
 from harness.claude.tools import edit_input, with_absolute_path
 from harness.claude.vocabulary import Engine, Outcome, StepKind
@@ -54,7 +54,6 @@ from harness.errors import HarnessError
 from harness.paths import cache_home, scratch_mkdtemp
 
 IMPLICIT_PROMPT = "Go on."  # opens a turn when a scenario acts before any prompt
-COMPACT_SUMMARY = "Summary: a scripted session; nothing left to do."  # the model's, for /compact
 STEP_TIMEOUT = 120.0  # seconds a step may wait for the client, beyond its own hook timeouts
 _CLIENT_ENV_DROP = (
     "ANTHROPIC_AUTH_TOKEN",
