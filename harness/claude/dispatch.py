@@ -253,6 +253,8 @@ def route(event: Event, runs: list[HookRun], tool_name: str | None = None) -> Ev
         if data is not None:
             _apply_json(out, data, run, decisions)
             continue
+        if run.kind in MODEL_TYPES and run.succeeded:
+            continue  # the model said yes: nothing to route
         if run.succeeded:
             text = run.stdout.strip()
             if text:
