@@ -24,6 +24,7 @@ class Event(enum.StrEnum):
     POST_TOOL_BATCH = "PostToolBatch"  # the model's tool calls of one turn have all answered
     PRE_COMPACT = "PreCompact"  # /compact, before the conversation is summarised
     POST_COMPACT = "PostCompact"  # /compact, with the summary
+    STOP_FAILURE = "StopFailure"  # a (sub)agent's turn ended by an API error (max_tokens)
 
 
 # Every event name the pinned client (2.1.332) knows, in its own order (its list of hook
@@ -83,6 +84,7 @@ MATCH_FIELD: dict[Event, str | None] = {
     Event.POST_TOOL_BATCH: None,
     Event.PRE_COMPACT: "trigger",
     Event.POST_COMPACT: "trigger",
+    Event.STOP_FAILURE: "error",
 }
 # Events whose JSON carries no permission_mode and no effort (they come outside a model turn).
 OUTSIDE_TURN = frozenset(

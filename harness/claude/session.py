@@ -72,6 +72,11 @@ PROMPTING = frozenset(
         Permission.PROMPTED,
     }
 )
+MAX_TOKENS = "max_tokens"  # a reply's stop reason when the model ran out of output tokens
+MAX_TOKENS_ERROR = (
+    "Claude's response exceeded the 128000 output token maximum. To configure this behavior, "
+    "set the CLAUDE_CODE_MAX_OUTPUT_TOKENS environment variable."
+)
 COMPACT_SUMMARY = "Summary: a scripted session; nothing left to do."  # the model's, for /compact
 # Told each event's JSON as it is sent to the hooks, on either engine.
 PayloadSink = Callable[[dict[str, Any]], None]
@@ -270,11 +275,19 @@ class Session(SessionSteps):
         body["prompt_id"] = self.prompt_id
         agent = (
             {key: fields.pop(key) for key in ("agent_id", "agent_type")}
-            if event in (Event.SUBAGENT_STOP, Event.SUBAGENT_START)
+            if event in (Event.SUBAGENT_STOP, Event.SUBAGENT_START, Event.STOP_FAILURE)
             else {}
         )
         if event in OUTSIDE_TURN:
             return {**body, **agent, "hook_event_name": event.value, **fields}
+        if event is Event.STOP_FAILURE:  # a subagent's: its effort, but no permission mode
+            return {
+                **body,
+                **agent,
+                "effort": {"level": EFFORT},
+                "hook_event_name": event.value,
+                **fields,
+            }
         body["permission_mode"] = self.permission_mode
         body.update(agent)
         if event is not Event.USER_PROMPT_SUBMIT:
@@ -459,6 +472,8 @@ class Session(SessionSteps):
             )
         path = self.transcript_dir / self.session_id / "subagents" / f"agent-{agent_id}.jsonl"
         write_agent_transcript(path, prompt, last_message, stop_reason)
+        if stop_reason == MAX_TOKENS:
+            return self._record(_collect(self._cut_off(agent_type, agent_id, call), *events))
         out = self._dispatch(
             Event.SUBAGENT_STOP,
             stop_hook_active=active,
@@ -474,6 +489,40 @@ class Session(SessionSteps):
             answer = [{"type": "text", "text": last_message}]
             events.append(self._tool_batch("Agent", call, self._agent_call_id, answer))
         return self._record(_collect(step, *events, out))
+
+    def _cut_off(self, agent_type: str, agent_id: str, call: dict[str, Any]) -> StepOutcome:
+        """A subagent cut off by ``max_tokens`` (observed on 2.1.332): asked to go on and cut
+        off again, the client ends it with an API error: StopFailure, no SubagentStop, and
+        the Agent call fails (PostToolUseFailure) with the error Claude then reads."""
+        self._subagents.pop(agent_type, None)
+        failure = self._dispatch(
+            Event.STOP_FAILURE,
+            agent_id=agent_id,
+            agent_type=agent_type,
+            error="max_output_tokens",
+            last_assistant_message=f"API Error: {MAX_TOKENS_ERROR}",
+        )
+        error = (
+            "Agent terminated early due to an API error: API Error: "
+            f"{MAX_TOKENS_ERROR} (error type max_output_tokens)"
+        )
+        failed = self._dispatch(
+            Event.POST_TOOL_USE_FAILURE,
+            tool_name="Agent",
+            tool_input=call,
+            tool_use_id=self._agent_call_id,
+            error=error,
+            is_interrupt=False,
+            duration_ms=0,
+        )
+        step = self._step(StepKind.SUBAGENT_STOP, agent_type, Outcome.ALLOWED, tool_result=error)
+        step.notes.append(
+            f"the subagent {agent_type!r} was cut off by max_tokens: the client ended it "
+            "(Agent terminated early due to an API error), with StopFailure and no SubagentStop"
+        )
+        if failed.messages:
+            step.feedback = failed.message
+        return _collect(step, failure, failed)
 
     def _subagent_step(self, agent_type: str, out: EventOutcome, active: bool) -> StepOutcome:
         """What the SubagentStop hooks made of the subagent's stop."""

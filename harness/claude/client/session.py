@@ -46,7 +46,13 @@ from harness.claude.client.reading import (
 from harness.claude.events import Event, check_start_source
 from harness.claude.judge import Judgement
 from harness.claude.runner import HookRun
-from harness.claude.session import COMPACT_SUMMARY, PayloadSink, SessionSteps, StepOutcome
+from harness.claude.session import (
+    COMPACT_SUMMARY,
+    MAX_TOKENS,
+    PayloadSink,
+    SessionSteps,
+    StepOutcome,
+)
 from harness.claude.settings import AGENT_TYPE, DEFAULT_TIMEOUT, Settings, load_settings
 from harness.claude.tools import edit_input, with_absolute_path
 from harness.claude.vocabulary import Engine, Outcome, StepKind
@@ -54,6 +60,7 @@ from harness.errors import HarnessError
 from harness.paths import cache_home, scratch_mkdtemp
 
 IMPLICIT_PROMPT = "Go on."  # opens a turn when a scenario acts before any prompt
+MAX_CONTINUATIONS = 8  # more than the client asks a cut-off subagent to go on (3 on 2.1.332)
 STEP_TIMEOUT = 120.0  # seconds a step may wait for the client, beyond its own hook timeouts
 _CLIENT_ENV_DROP = (
     "ANTHROPIC_AUTH_TOKEN",
@@ -773,6 +780,8 @@ class ClaudeCodeSession(SessionSteps):
         self._subagents[agent_type] = (prompt, None)
         self.api.answer(sub_request, Reply.text(last_message, stop_reason))
         turn = self._await(record=record)
+        if stop_reason == MAX_TOKENS:
+            turn = self._cut_off(agent_type, Reply.text(last_message, stop_reason), turn, record)
         blocked_request = self._subagents.get(agent_type, (prompt, None))[1]
         if blocked_request is not None:
             feedback = hook_feedback(blocked_request, after=sub_request)
@@ -797,6 +806,24 @@ class ClaudeCodeSession(SessionSteps):
             if turn.result.get("terminal_reason") == "hook_stopped":
                 step.outcome = Outcome.STOPPED
         return self._done(step, record)
+
+    def _cut_off(self, agent_type: str, reply: Reply, turn: _Turn, record: StepLog) -> _Turn:
+        """A subagent whose answers are cut off by ``max_tokens``. Observed on 2.1.332: the
+        client asks it to go on (three times), each answer cut off again, then ends it
+        ("Agent terminated early due to an API error"), fires StopFailure and no
+        SubagentStop, and the Agent call fails. Every request it makes gets the same reply."""
+        for _ in range(MAX_CONTINUATIONS):
+            prompt, waiting = self._subagents.get(agent_type, ("", None))
+            if turn.kind != "subagent" or waiting is None:
+                break
+            self._subagents[agent_type] = (prompt, None)
+            self.api.answer(waiting, reply)
+            turn = self._await(record=record)
+        record.notes.append(
+            f"the subagent {agent_type!r} was cut off by max_tokens: the client ended it "
+            "(Agent terminated early due to an API error), with StopFailure and no SubagentStop"
+        )
+        return turn
 
     def _start_subagent(self, agent_type: str, prompt: str, record: StepLog) -> None:
         """The main loop calls the Agent tool; the subagent's first request to the model is
