@@ -249,6 +249,15 @@ def run_hook(
     return run_command_hook(event, hook, stdin, cwd=cwd, env=env)
 
 
+def _exec_argv(hook: HookCommand, env: Mapping[str, str]) -> list[str]:
+    """The exec form's argv. No shell runs, but the client fills in ``${CLAUDE_PROJECT_DIR}``
+    (in braces; ``$CLAUDE_PROJECT_DIR`` stays as written) in the command and in each argument
+    as plain text (observed on 2.1.332: handler-args-braced-project-dir)."""
+    root = env.get("CLAUDE_PROJECT_DIR", "")
+    parts = [hook.command, *(hook.args or ())]
+    return [part.replace("${CLAUDE_PROJECT_DIR}", root) for part in parts]
+
+
 def run_command_hook(
     event: str, hook: HookCommand, stdin: bytes, *, cwd: Path, env: Mapping[str, str]
 ) -> HookRun:
@@ -257,7 +266,7 @@ def run_command_hook(
     try:
         # The shell form runs in /bin/sh as the client does; the exec form starts the command
         # itself (looked up on PATH, or relative to the cwd), its args passed as they are.
-        argv = ["/bin/sh", "-c", hook.command] if hook.args is None else [hook.command, *hook.args]
+        argv = ["/bin/sh", "-c", hook.command] if hook.args is None else _exec_argv(hook, env)
         proc = subprocess.Popen(
             argv,
             cwd=cwd,

@@ -60,7 +60,8 @@ class HookCommand:
     run_async: bool = False  # "async": true — runs in the background, decides nothing
     condition: HookCondition | None = None
     # "args": [...] — the exec form: ``command`` is started directly with these arguments, no
-    # shell, so nothing in either is expanded ($CLAUDE_PROJECT_DIR included).
+    # shell: only ``${CLAUDE_PROJECT_DIR}`` in braces is filled in, as plain text in each part;
+    # ``$CLAUDE_PROJECT_DIR`` and every other variable stay as written.
     args: tuple[str, ...] | None = None
     kind: str = "command"  # the entry's "type"
     headers: tuple[tuple[str, str], ...] = ()  # http: extra request headers
