@@ -179,6 +179,15 @@ HOOK_FIELDS = (
         problem="must be true or false",
         fix='write "async": true or drop it',
     ),
+    # The client's own words: "runs in background and wakes the model on exit code 2
+    # (blocking error). Implies async." The waking is not imitated (see the semantics page).
+    Field(
+        "asyncRewake",
+        bool,
+        default=False,
+        problem="must be true or false",
+        fix='write "asyncRewake": true or drop it',
+    ),
     Field(
         "if",
         str,
@@ -196,7 +205,7 @@ HOOK_FIELDS = (
     ),
 )
 _TIMEOUT = HOOK_FIELDS[2]
-_IF = HOOK_FIELDS[4]
+_IF = HOOK_FIELDS[5]
 
 
 def _url(value: str) -> str | None:
@@ -421,7 +430,8 @@ def _parse_hook(
     source = f"{where}: {hpath}"
     if kind == "command":
         args = tuple(hook["args"]) if hook["args"] is not None else None
-        return HookCommand(hook["command"], timeout, source, hook["async"], rule, args)
+        background = hook["async"] or hook["asyncRewake"]
+        return HookCommand(hook["command"], timeout, source, background, rule, args)
     if kind == "http":
         headers = tuple((str(k), str(v)) for k, v in (hook["headers"] or {}).items())
         allowed = tuple(hook["allowedEnvVars"] or ())

@@ -322,3 +322,12 @@ def test_a_handler_with_args_is_named_by_command_and_args_and_deduplicated_by_bo
         ("./check.sh", ("a b",), "./check.sh a b"),
         ("./check.sh", None, "./check.sh"),
     ]
+
+
+def test_async_rewake_implies_async() -> None:
+    """The client's schema: asyncRewake "runs in background and wakes the model on exit code
+    2 (blocking error). Implies async." The hook is not waited for."""
+    settings = parse_settings(
+        {"hooks": {"PostToolUse": [{"hooks": [hook("x", asyncRewake=True)]}]}}, "s.json"
+    )
+    assert settings.hooks["PostToolUse"][0].hooks[0].run_async is True
