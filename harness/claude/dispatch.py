@@ -130,13 +130,13 @@ def _stderr_message(out: EventOutcome, run: HookRun) -> str:
     return f'{out.label} hook blocking error from command: "{run.command}": {said}'
 
 
-# Long because: a branch per field of a hook's JSON, in the order the client reads them
 def _apply_json(
     out: EventOutcome,
     data: dict[str, Any],
     run: HookRun,
     decisions: list[tuple[str, str, str]],
 ) -> None:
+    """A hook's JSON answer, field by field in the order the client reads them."""
     event = out.event
     specific = data.get("hookSpecificOutput")
     if isinstance(specific, dict) and specific.get("hookEventName") != event.value:
@@ -156,34 +156,51 @@ def _apply_json(
     message = data.get("systemMessage")
     if isinstance(message, str) and message:
         out.system_messages.append(message)
-    decision = data.get("decision")
-    reason = data.get("reason")
-    reason_text = reason if isinstance(reason, str) else ""
-    if decision is not None:
-        if event in _DECISION_EVENTS and decision == "block":
-            out.blocked = True
-            if event is Event.USER_PROMPT_SUBMIT:
-                out.user_messages.append(f"{out.label} operation blocked by hook:\n{reason_text}")
-            elif event in _STOP_EVENTS:
-                out.block_reasons.append(reason_text)
-                out.messages.append(f"Stop hook feedback:\n{reason_text}")
-                out.messages.append(
-                    f'{out.label} hook blocking error from command: "{run.command}": ' + reason_text
-                )
-            else:
-                out.block_reasons.append(reason_text)
-                out.messages.append(
-                    f'{out.label} hook blocking error from command: "{run.command}": ' + reason_text
-                )
-        elif event is Event.PRE_TOOL_USE and decision in ("approve", "block"):
-            # The older PreToolUse form; Claude Code still maps it to allow/deny.
-            decisions.append(
-                ("allow" if decision == "approve" else "deny", reason_text, reason_text)
-            )
-        elif decision not in ("approve", "undefined"):
-            out.notes.append(f"{run.command}: decision {decision!r} has no effect on {event.value}")
-    if not isinstance(specific, dict):
-        return
+    if data.get("decision") is not None:
+        reason = data.get("reason")
+        _apply_decision(
+            out, data["decision"], reason if isinstance(reason, str) else "", run, decisions
+        )
+    if isinstance(specific, dict):
+        _apply_specific(out, specific, run, decisions)
+
+
+def _apply_decision(
+    out: EventOutcome,
+    decision: object,
+    reason: str,
+    run: HookRun,
+    decisions: list[tuple[str, str, str]],
+) -> None:
+    """The top-level ``decision`` field: ``block`` where the event takes it, the older
+    PreToolUse ``approve``/``block``."""
+    event = out.event
+    blocking = f'{out.label} hook blocking error from command: "{run.command}": ' + reason
+    if event in _DECISION_EVENTS and decision == "block":
+        out.blocked = True
+        if event is Event.USER_PROMPT_SUBMIT:
+            out.user_messages.append(f"{out.label} operation blocked by hook:\n{reason}")
+            return
+        out.block_reasons.append(reason)
+        if event in _STOP_EVENTS:
+            out.messages.append(f"Stop hook feedback:\n{reason}")
+        out.messages.append(blocking)
+    elif event is Event.PRE_TOOL_USE and decision in ("approve", "block"):
+        # The older PreToolUse form; Claude Code still maps it to allow/deny.
+        decisions.append(("allow" if decision == "approve" else "deny", reason, reason))
+    elif decision not in ("approve", "undefined"):
+        out.notes.append(f"{run.command}: decision {decision!r} has no effect on {event.value}")
+
+
+def _apply_specific(
+    out: EventOutcome,
+    specific: dict[str, Any],
+    run: HookRun,
+    decisions: list[tuple[str, str, str]],
+) -> None:
+    """``hookSpecificOutput`` that names this event: context, PreToolUse's decision and
+    rewritten input."""
+    event = out.event
     context = specific.get("additionalContext")
     if isinstance(context, str) and context:
         out.additional_context.append(context)
@@ -192,7 +209,9 @@ def _apply_json(
             out.messages.append(f"{out.label} hook additional context: {context}")
         elif event not in _CONTEXT_EVENTS:
             out.messages.append(f"{out.label} hook additional context: {context}")
-    if event is Event.PRE_TOOL_USE and "permissionDecision" in specific:
+    if event is not Event.PRE_TOOL_USE:
+        return
+    if "permissionDecision" in specific:
         value = specific["permissionDecision"]
         why = specific.get("permissionDecisionReason")
         if value in DECISION_RANK:
@@ -203,7 +222,7 @@ def _apply_json(
                 f"{run.command}: permissionDecision {value!r} is not one of "
                 "allow, deny, ask, defer; ignored"
             )
-    if event is Event.PRE_TOOL_USE and "updatedInput" in specific:
+    if "updatedInput" in specific:
         # The client runs the tool with it, whole (not merged), with or without a decision.
         updated = specific["updatedInput"]
         if isinstance(updated, dict):
