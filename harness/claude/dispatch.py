@@ -40,6 +40,17 @@ _DECISION_EVENTS = {
 }
 _CONTEXT_EVENTS = {Event.SESSION_START, Event.USER_PROMPT_SUBMIT}
 _STOP_EVENTS = {Event.STOP, Event.SUBAGENT_STOP}
+# Events whose exit 2 only shows the user its stderr (the client's own description of each;
+# PreCompact's exit 2 blocks the compaction, which is not imitated: see the semantics page).
+_USER_ONLY_EVENTS = {
+    Event.SESSION_START,
+    Event.SESSION_END,
+    Event.SUBAGENT_START,
+    Event.PERMISSION_REQUEST,
+    Event.PRE_COMPACT,
+    Event.POST_COMPACT,
+    Event.STOP_FAILURE,
+}
 NO_VERDICT = "A hook gave no usable answer, so it didn't check this action."
 TOO_LATE = "A hook didn't answer in time, so it didn't check this action."
 
@@ -231,6 +242,28 @@ def _apply_specific(
             out.notes.append(f"{run.command}: updatedInput is not an object; ignored")
 
 
+def _apply_exit2(out: EventOutcome, run: HookRun, decisions: list[tuple[str, str, str]]) -> None:
+    """A blocking exit 2, routed where the event sends its stderr."""
+    event, said = out.event, run.stderr.strip()
+    if event is Event.PRE_TOOL_USE:
+        decisions.append(("deny", said, f"[{run.command}]: {run.stderr}"))
+        return
+    out.block_reasons.append(said)
+    if event is Event.POST_TOOL_BATCH:
+        # The client's own words: "Exit code 2 - stop the agentic loop (stderr shown to user
+        # only)"; observed on 2.1.332: the turn ends after the tool ran.
+        out.continue_ = False
+        out.user_messages.append(said)
+    elif event in _USER_ONLY_EVENTS:
+        out.user_messages.append(said)
+    elif event is Event.USER_PROMPT_SUBMIT:
+        out.blocked = True
+        out.user_messages.append(f"{out.label} operation blocked by hook:\n[{run.command}]: {said}")
+    else:
+        out.blocked = True
+        out.messages.append(_stderr_message(out, run))
+
+
 def _json_of(text: str) -> dict[str, Any] | None:
     if not text.lstrip().startswith("{"):
         return None
@@ -253,20 +286,7 @@ def route(event: Event, runs: list[HookRun], tool_name: str | None = None) -> Ev
         if run.kind in MODEL_TYPES:
             out.notes.append(f"{run.kind} hook {run.command!r}: the model answered {run.stdout}")
         if run.exit_code == 2 and run.kind != "http":
-            if event is not Event.PRE_TOOL_USE:
-                out.block_reasons.append(run.stderr.strip())
-            if event is Event.PRE_TOOL_USE:
-                decisions.append(("deny", run.stderr.strip(), f"[{run.command}]: {run.stderr}"))
-            elif event is Event.SESSION_START:
-                out.user_messages.append(run.stderr.strip())
-            elif event is Event.USER_PROMPT_SUBMIT:
-                out.blocked = True
-                out.user_messages.append(
-                    f"{label} operation blocked by hook:\n[{run.command}]: {run.stderr.strip()}"
-                )
-            else:
-                out.blocked = True
-                out.messages.append(_stderr_message(out, run))
+            _apply_exit2(out, run, decisions)
             continue
         data = None if run.kind in MODEL_TYPES else _json_of(run.stdout)
         if data is not None:

@@ -485,10 +485,19 @@ class Session(SessionSteps):
         self._subagents[agent_type] = (agent_id, out.blocked and not out.stopped)
         step = self._subagent_step(agent_type, out, active)
         if step.outcome is Outcome.ALLOWED:  # the Agent call returns the subagent's answer
-            events.append(self._agent_returned(call, prompt, last_message))
-            answer = [{"type": "text", "text": last_message}]
-            events.append(self._tool_batch("Agent", call, self._agent_call_id, answer))
+            events += self._agent_answered(step, call, prompt, last_message)
         return self._record(_collect(step, *events, out))
+
+    def _agent_answered(
+        self, step: StepOutcome, call: dict[str, Any], prompt: str, answer: str
+    ) -> list[EventOutcome]:
+        """The Agent call returns the subagent's answer: PostToolUse, then PostToolBatch."""
+        returned = self._agent_returned(call, prompt, answer)
+        blocks = [{"type": "text", "text": answer}]
+        batch = self._tool_batch("Agent", call, self._agent_call_id, blocks)
+        if batch.stopped:  # a PostToolBatch hook stopped the agentic loop
+            step.outcome, step.turn_ended = Outcome.STOPPED, True
+        return [returned, batch]
 
     def _cut_off(self, agent_type: str, agent_id: str, call: dict[str, Any]) -> StepOutcome:
         """A subagent cut off by ``max_tokens`` (observed on 2.1.332): asked to go on and cut
@@ -791,6 +800,8 @@ class Session(SessionSteps):
             if post.blocked:
                 step.outcome = Outcome.BLOCKED
         batch = self._tool_batch(name, tool_input, use_id, text)
+        if batch.stopped:  # a PostToolBatch hook stopped the agentic loop
+            step.outcome, step.turn_ended = Outcome.STOPPED, True
         return self._record(_collect(step, *before, post, batch))
 
     def _tool_batch(
