@@ -353,7 +353,7 @@ class Session(SessionSteps):
     def session_start(self, source: str = "startup") -> StepOutcome:
         check_start_source(source)
         before: list[EventOutcome] = []
-        if source in ("startup", "resume") and self.history and not self._ended:
+        if source in ("startup", "resume", "fork") and self.history and not self._ended:
             before.append(self._end_session())  # the running session ends first
         if source == "compact":
             before.append(

@@ -267,7 +267,9 @@ class ClaudeCodeSession(SessionSteps):
                 if isinstance(payload, dict):
                     self.on_payload(payload)
 
-    def _launch(self, resume: bool) -> None:
+    def _launch(self, resume: bool, fork: bool = False) -> None:
+        """Start the client; ``resume`` the session, or ``fork`` it (a new session with the
+        old one's conversation, as ``--fork-session`` makes)."""
         argv = [
             str(self.client.path),
             "-p",
@@ -285,6 +287,9 @@ class ClaudeCodeSession(SessionSteps):
             "project,local",
         ]
         argv += ["--resume", self.session_id] if resume else ["--session-id", self.session_id]
+        if fork:
+            self.session_id = str(uuid.uuid4())
+            argv += ["--fork-session", "--session-id", self.session_id]
         if self.on_payload is not None:
             argv += ["--settings", str(self._recorder_settings())]
         for plugin in self._plugin_dirs():
@@ -592,17 +597,17 @@ class ClaudeCodeSession(SessionSteps):
     def session_start(self, source: str = "startup") -> StepOutcome:
         check_start_source(source)
         record = StepLog()
-        if source in ("startup", "resume"):
-            if source == "resume" and self._proc is None and not self.history:
+        if source in ("startup", "resume", "fork"):
+            if source != "startup" and self._proc is None and not self.history:
                 raise HarnessError(
-                    "session_start source 'resume' needs an earlier session to resume",
+                    f"session_start source {source!r} needs an earlier session to resume",
                     fix="start with a startup session first",
                 )
             self._end_process()
             self._subagents.clear()
             if source == "startup":
                 self.session_id = str(uuid.uuid4())
-            self._launch(resume=source == "resume")
+            self._launch(resume=source != "startup", fork=source == "fork")
             self._collect_session_start(source, record)
         else:
             self._ensure_running(record)
