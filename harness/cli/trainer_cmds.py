@@ -11,12 +11,14 @@ from typing import Any
 
 from harness.claude.vocabulary import ENGINES, Engine
 from harness.cli.common import add_json_flag, emit_json, make_console
-from harness.errors import HarnessError
+from harness.errors import ConfigError, HarnessError
 from harness.maven import BACKEND_NAMES
 from harness.trainer.cohort import STUCK_AFTER, Cohort, CohortReader, cohorts_on
 from harness.trainer.page import render_page
 from harness.trainer.publish import (
     DEFAULT_COHORT,
+    check_name,
+    normalise_name,
     pending_updates,
     resolve_settings,
     stored_settings,
@@ -27,9 +29,20 @@ from harness.trainer.verify import StepVerdict, verify_participant
 from harness.ui.console import escape
 from harness.workspace import Workspace
 
+MIN_INTERVAL = 0.5
 
-# Long because: the argparse declarations of lab submit and lab trainer, a table as calls
+
 def add_parser(subparsers: Any) -> None:
+    _add_submit(subparsers)
+    trainer = subparsers.add_parser("trainer", help="see and check a cohort (for trainers)")
+    trainer_sub = trainer.add_subparsers(dest="trainer_command", metavar="COMMAND")
+    trainer.set_defaults(func=lambda args: (trainer.print_help(), 2)[1])
+    _add_status(trainer_sub)
+    _add_report(trainer_sub)
+    _add_verify(trainer_sub)
+
+
+def _add_submit(subparsers: Any) -> None:
     sub = subparsers.add_parser(
         "submit",
         help="send your verified progress to the cohort remote",
@@ -43,17 +56,29 @@ def add_parser(subparsers: Any) -> None:
     sub.add_argument(
         "--force",
         action="store_true",
-        help="replace what the remote holds under your name even if it is another history",
+        help="replace your own record from an earlier workspace (only when the trainer says "
+        "so: the old record is kept and the trainer's table shows it replaced)",
     )
     add_json_flag(sub)
     sub.set_defaults(func=cmd_submit)
 
-    trainer = subparsers.add_parser("trainer", help="see and check a cohort (for trainers)")
-    trainer_sub = trainer.add_subparsers(dest="trainer_command", metavar="COMMAND")
-    trainer.set_defaults(func=lambda args: (trainer.print_help(), 2)[1])
 
+def _interval(text: str) -> float:
+    """Seconds between refreshes: a number, at least MIN_INTERVAL (0 would busy-loop)."""
+    try:
+        value = float(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from exc
+    if not value >= MIN_INTERVAL:
+        raise argparse.ArgumentTypeError(
+            f"{text} is too short: at least {MIN_INTERVAL:g} seconds, e.g. --interval 5"
+        )
+    return value
+
+
+def _add_status(trainer_sub: Any) -> None:
     status = trainer_sub.add_parser(
-        "status", help="participants × labs: completed steps, where each one is, who is stuck"
+        "status", help="participants × labs: who needs help first, then everyone's progress"
     )
     _remote_args(status)
     fmt = status.add_mutually_exclusive_group()
@@ -61,10 +86,20 @@ def add_parser(subparsers: Any) -> None:
     fmt.add_argument("--csv", action="store_true", help="print one CSV row per participant")
     fmt.add_argument("--watch", action="store_true", help="refresh the table live")
     status.add_argument(
-        "--interval", type=float, default=5.0, help="seconds between refreshes with --watch"
+        "--interval",
+        type=_interval,
+        default=5.0,
+        help=f"seconds between refreshes with --watch (at least {MIN_INTERVAL:g})",
+    )
+    status.add_argument(
+        "--all",
+        action="store_true",
+        help="every row, however tall: in a terminal the table otherwise fits the screen",
     )
     status.set_defaults(func=cmd_status)
 
+
+def _add_report(trainer_sub: Any) -> None:
     report = trainer_sub.add_parser(
         "report", help="write one self-contained HTML page to project in the room"
     )
@@ -78,6 +113,8 @@ def add_parser(subparsers: Any) -> None:
     )
     report.set_defaults(func=cmd_report)
 
+
+def _add_verify(trainer_sub: Any) -> None:
     verify = trainer_sub.add_parser(
         "verify",
         help="clone a participant's submission and re-run the checks of every claimed step",
@@ -106,8 +143,36 @@ def _remote_args(parser: argparse.ArgumentParser) -> None:
         type=float,
         default=STUCK_AFTER / 60,
         metavar="MINUTES",
-        help="call a participant stuck after this long on one step",
+        help="call a participant stuck after this long on one step (or idle after finishing)",
     )
+    parser.add_argument(
+        "--roster",
+        type=Path,
+        metavar="FILE",
+        help="the names expected in the room, one a line: who never arrived shows too",
+    )
+
+
+def _roster(path: Path | None) -> list[str]:
+    """The roster's names, as lab submit keys them (José Díaz: josé-díaz)."""
+    if path is None:
+        return []
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(
+            str(path), "--roster", f"cannot read it ({exc})", fix="a text file, one name a line"
+        ) from exc
+    names = []
+    for number, line in enumerate(lines, 1):
+        text = line.split("#", 1)[0].strip()
+        if text:
+            names.append(check_name(normalise_name(text), f"line {number}", str(path)))
+    return names
+
+
+def _reader(args: argparse.Namespace) -> CohortReader:
+    return CohortReader(args.remote, args.cohort, roster=_roster(args.roster))
 
 
 def cmd_submit(args: argparse.Namespace) -> int:
@@ -116,7 +181,10 @@ def cmd_submit(args: argparse.Namespace) -> int:
     pending = pending_updates(ws, settings)
     console = make_console(stderr=args.json)
     try:
-        with ws.operation("submit"), console.status(f"Submitting to {escape(settings.url)} …"):
+        with (
+            ws.operation("submit"),
+            console.status(f"Submitting to {escape(settings.shown_url)} …"),
+        ):
             done = submit(ws, settings, force=args.force)
     except RemoteError as exc:
         pending = pending_updates(ws, settings)
@@ -133,29 +201,34 @@ def cmd_submit(args: argparse.Namespace) -> int:
 
     print_submission(console, done, pending)
     if stored_settings(ws) is None:
+        hidden = settings.shown_url != settings.url
         console.print(
             "To submit after every passed step on its own: "
-            f"lab init . --remote {escape(settings.url)} --participant "
+            f"lab init . --remote {escape(settings.shown_url)} --participant "
             f"{escape(settings.participant)} --cohort {escape(settings.cohort)}"
+            + (" (with the URL whole: its credentials are not printed)" if hidden else ""),
+            soft_wrap=True,
         )
     return 0
 
 
 def _read(reader: CohortReader, console: Any) -> Cohort:
-    with console.status(f"Reading cohort {escape(reader.cohort)} from {escape(reader.url)} …"):
+    with console.status(
+        f"Reading cohort {escape(reader.cohort)} from {escape(reader.shown_url)} …"
+    ):
         cohort = reader.read()
-    if not cohort.members:
+    if not any(m.arrived for m in cohort.members):
         others = [c for c in cohorts_on(reader.url) if c != reader.cohort]
         hint = f" (cohorts there: {', '.join(others)})" if others else ""
         console.print(
             f"Nobody has submitted to cohort {escape(reader.cohort)} on "
-            f"{escape(reader.url)} yet{escape(hint)}."
+            f"{escape(reader.shown_url)} yet{escape(hint)}."
         )
     return cohort
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    reader = CohortReader(args.remote, args.cohort)
+    reader = _reader(args)
     stuck_after = args.stuck_after * 60
     machine = args.json or args.csv
     console = make_console(stderr=machine)
@@ -163,13 +236,17 @@ def cmd_status(args: argparse.Namespace) -> int:
         return _watch(reader, console, stuck_after, args.interval)
     cohort = _read(reader, console)
     if args.json:
-        emit_json(cohort.to_json())
+        emit_json(cohort.to_json(stuck_after))
     elif args.csv:
         csv.writer(sys.stdout, lineterminator="\n").writerows(cohort.csv_rows())
     else:
         from harness.ui.trainer_view import cohort_renderable
 
-        console.print(cohort_renderable(cohort, stuck_after=stuck_after))
+        # In a terminal the table fits the screen, who needs help first; piped: every row.
+        height = console.height if console.is_terminal and not args.all else None
+        console.print(
+            cohort_renderable(cohort, stuck_after=stuck_after, width=console.width, height=height)
+        )
     return 0
 
 
@@ -179,27 +256,41 @@ def _watch(reader: CohortReader, console: Any, stuck_after: float, interval: flo
 
     cohort = _read(reader, console)
     footer = f"refreshing every {interval:g} s · Ctrl-C to stop"
+
+    def view(footer: str) -> Any:
+        # Measured every round: the terminal may have been resized meanwhile.
+        height = console.height - 1 if console.is_terminal else None
+        return cohort_renderable(
+            cohort, stuck_after=stuck_after, footer=footer, width=console.width, height=height
+        )
+
     try:
-        with live_view(
-            console, cohort_renderable(cohort, stuck_after=stuck_after, footer=footer)
-        ) as live:
+        if not console.is_terminal:
+            # Piped or logged: a whole table per round, one after the other.
+            while True:
+                console.print(view(footer))
+                time.sleep(interval)
+                cohort = _read_again(reader, cohort, console)
+        with live_view(console, view(footer)) as live:
             while True:
                 time.sleep(interval)
                 try:
                     cohort = reader.read()
-                    live.update(cohort_renderable(cohort, stuck_after=stuck_after, footer=footer))
+                    live.update(view(footer))
                 except RemoteError as exc:
                     # The remote hiccuped: keep the last table, say so, try again next round.
-                    live.update(
-                        cohort_renderable(
-                            cohort,
-                            stuck_after=stuck_after,
-                            footer=f"{footer} · last read failed: {exc.problem}",
-                        )
-                    )
+                    live.update(view(f"{footer} · last read failed: {exc.problem}"))
     except KeyboardInterrupt:
         console.print("stopped watching")
         return 130
+
+
+def _read_again(reader: CohortReader, last: Cohort, console: Any) -> Cohort:
+    try:
+        return reader.read()
+    except RemoteError as exc:
+        console.print(f"last read failed: {escape(exc.problem)}; the table above still holds")
+        return last
 
 
 def _write_page(path: Path, html: str) -> None:
@@ -210,7 +301,7 @@ def _write_page(path: Path, html: str) -> None:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    reader = CohortReader(args.remote, args.cohort)
+    reader = _reader(args)
     stuck_after = args.stuck_after * 60
     console = make_console()
     cohort = _read(reader, console)

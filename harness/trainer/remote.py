@@ -28,12 +28,53 @@ ZERO_SHA = b"0" * 40
 
 
 class RemoteError(HarnessError):
-    """The remote could not be reached, or refused what was sent."""
+    """The remote could not be reached, or refused what was sent. Its texts never hold the
+    URL's credentials: they end up on a participant's screen or the trainer's projector."""
 
     def __init__(self, url: str, problem: str, *, fix: str) -> None:
-        super().__init__(f"{url}: {problem}", fix=fix)
-        self.url = url
+        problem, fix = scrub(problem, url), scrub(fix, url)
+        super().__init__(f"{redact_url(url)}: {problem}", fix=fix)
+        self.url = redact_url(url)
         self.problem = problem
+
+
+REDACTED = "***"
+
+
+def _secret(url: str) -> str | None:
+    """The secret part of a URL's user information: the password, or for HTTP(S) a lone
+    user name (a token given as https://TOKEN@host/…); None when there is none."""
+    scheme, sep, rest = url.partition("://")
+    netloc = rest.split("/", 1)[0]
+    if not sep or "@" not in netloc:
+        return None
+    user, colon, password = netloc.rpartition("@")[0].partition(":")
+    if colon:
+        return password or None
+    return user if scheme.lower() in {"http", "https"} and user else None
+
+
+def redact_url(url: str) -> str:
+    """The URL fit to print: https://trainer:***@host/room.git, https://***@host/room.git.
+    ssh's user name (git@…) is no secret and stays."""
+    secret = _secret(url)
+    if secret is None:
+        return url
+    scheme, _, rest = url.partition("://")
+    netloc, slash, path = rest.partition("/")
+    userinfo, _, host = netloc.rpartition("@")
+    user, colon, _password = userinfo.partition(":")
+    shown = f"{user}:{REDACTED}" if colon else REDACTED
+    return f"{scheme}://{shown}@{host}{slash}{path}"
+
+
+def scrub(text: str, url: str) -> str:
+    """``text`` with ``url`` redacted, and its secret wherever else it appears."""
+    secret = _secret(url)
+    if secret is None:
+        return text
+    text = text.replace(url, redact_url(url))
+    return text.replace(secret, REDACTED)
 
 
 def normalise_url(url: str) -> str:
@@ -238,11 +279,14 @@ def push(
     *,
     timeout: float,
     accept_old: Callable[[bytes | None], bool],
+    keep_old_as: Callable[[bytes], bytes | None] = lambda old: None,
 ) -> bytes | None:
     """Point ``ref`` on the remote at ``commit``, sending what it lacks; returns the old value.
 
     ``accept_old`` sees the remote's current value first and may refuse the update (a
-    history that is not ours); a refusal raises RemoteError before anything is sent.
+    history that is not ours): a refusal raises HistoryDiffers before anything is sent.
+    ``keep_old_as`` names a ref that keeps an old value it accepts replacing (in the same
+    push), so a replaced record is never lost and the trainer sees it was replaced.
     """
     client, path = _client(url)
     seen: dict[str, bytes | None] = {}
@@ -255,14 +299,9 @@ def push(
         if old == commit:
             return {}
         if not accept_old(old):
-            raise RemoteError(
-                url,
-                f"{ref.decode()} holds a different history (another workspace submitted "
-                "under this name)",
-                fix="submit under another name (--participant NAME), or replace it: "
-                "lab submit --force",
-            )
-        return {ref: commit}
+            raise HistoryDiffers(url, ref)
+        kept = keep_old_as(old) if old is not None else None
+        return {ref: commit, **({kept: old} if kept and old is not None else {})}
 
     def work() -> None:
         try:
@@ -277,6 +316,14 @@ def push(
             client2, _ = _client(url)
             result = client2.send_pack(path, update_refs, repo.generate_pack_data)
         problem = (getattr(result, "ref_status", None) or {}).get(ref)
+        if problem and _raced(str(problem)):
+            # Another push to the same ref landed at the same instant (git daemon: "failed
+            # to lock", http-backend: "fetch first"): not a remote that refuses pushes.
+            raise RemoteError(
+                url,
+                f"another submit to {ref.decode()} landed at the same moment ({problem})",
+                fix="run lab submit again: the remote then says whether that record is yours",
+            )
         if problem:
             raise RemoteError(
                 url,
@@ -286,6 +333,25 @@ def push(
 
     with_deadline(url, timeout, work, "pushing")
     return seen.get("old")
+
+
+class HistoryDiffers(RemoteError):
+    """The ref holds a history that is not the one being pushed: another workspace's."""
+
+    def __init__(self, url: str, ref: bytes) -> None:
+        super().__init__(
+            url,
+            f"{ref.decode()} holds another workspace's record",
+            fix="choose a name of your own",
+        )
+        self.ref = ref
+
+
+def _raced(problem: str) -> bool:
+    return any(
+        word in problem
+        for word in ("lock", "fetch first", "non-fast-forward", "stale info", "cannot update")
+    )
 
 
 def _dropped(exc: BaseException) -> bool:
