@@ -699,7 +699,7 @@ class CohortReader:
                 name, _, _when = ref[len(self.replaced_prefix) :].decode().partition("/")
                 kept.setdefault(name, []).append(ref.decode())
         for m in members:
-            if m.name in kept and m.replaced is None:
+            if m.name in kept:
                 latest = sorted(kept[m.name])[-1]
                 m.replaced = (
                     f"record replaced from another workspace (lab submit --force); the "

@@ -32,7 +32,7 @@ from harness.maven.warm import clean_target
 from harness.paths import scratch_mkdtemp
 from harness.results import CheckResult, Status
 from harness.trainer.publish import DEFAULT_COHORT, participant_ref
-from harness.trainer.remote import fetch, list_refs, normalise_url
+from harness.trainer.remote import fetch, list_refs, normalise_url, redact_url
 from harness.workspace import Workspace, empty_workspace, progress_document
 from harness.workspace.snapshot import read_blob
 from harness.workspace.workspace import PROGRESS_REF
@@ -87,7 +87,7 @@ class VerifyReport:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "remote": self.url,
+            "remote": redact_url(self.url),
             "cohort": self.cohort,
             "participant": self.participant,
             "commit": self.commit,
@@ -123,9 +123,10 @@ def verify_participant(
     refs = list_refs(url, ref, timeout=FETCH_TIMEOUT)
     sha = refs.get(ref)
     if sha is None:
+        shown = redact_url(url)
         raise HarnessError(
-            f"{url}: nobody submitted as {participant!r} in cohort {cohort}",
-            fix=f"lab trainer status {url} --cohort {cohort} lists who did",
+            f"{shown}: nobody submitted as {participant!r} in cohort {cohort}",
+            fix=f"lab trainer status {shown} --cohort {cohort} lists who did",
         )
     holder = scratch_mkdtemp("hooklab-verify-")
     try:

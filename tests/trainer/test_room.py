@@ -1,0 +1,220 @@
+"""The trainer's room as participants really make it: real workspaces driven with ``lab``, real
+git servers on loopback, the trainer reading with ``lab trainer status``.
+
+Who needs help (a participant stuck on a step after ``lab next``, failed checks and hints; one
+idle after finishing a lab), laptop clocks that are off (libfaketime from Debian moves a
+participant's ``lab`` process's clock; the trainer's later reading uses an injected clock,
+named ``trainer_clock``), secrets in a remote URL, and records replaced or deleted by someone
+else.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from harness.trainer.cohort import IDLE, REPLACED, STUCK, CohortReader
+from tests.builders import run_cli, run_lab_process
+from tests.trainer.cohort_builder import SyntheticLabs, tiny_workspace
+from tests.trainer.servers import GitDaemon, SmartHttpServer, remote_refs
+
+MINUTE = 60.0
+FAKETIME = Path("/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1")
+
+
+def lab(ws: Path, *argv: str) -> str:
+    """One ``lab`` command in a participant's workspace, as they type it."""
+    out = run_cli(*argv, cwd=ws)
+    return out.out + out.err
+
+
+def joined(ws: Path, url: str, name: str, cohort: str = "room") -> Path:
+    root = tiny_workspace(ws).root
+    said = lab(root, "init", ".", "--remote", url, "--participant", name, "--cohort", cohort)
+    assert "submitted to cohort" in said, said
+    return root
+
+
+def test_lab_next_failed_checks_and_hints_reach_the_trainer_who_sees_who_is_stuck(
+    tmp_path: Path, labs: SyntheticLabs, daemon: GitDaemon
+) -> None:
+    url = daemon.url("room.git")
+    ada = joined(tmp_path / "ada", url, "ada")
+    lab(ada, "start", "01-warmup")
+    lab(ada, "solve", "--apply")
+    assert "submitted to cohort room" in lab(ada, "check")
+    said = lab(ada, "next")  # to step 2: the trainer's clock for it starts here
+    assert "submitted to cohort room" in said, said
+    for _ in range(2):
+        said = lab(ada, "check")  # no report yet: fails
+        assert "submitted to cohort room" in said, said
+    assert "submitted to cohort room" in lab(ada, "hint")
+    # bo finishes Lab 01 and then does nothing more.
+    bo = joined(tmp_path / "bo", url, "bo")
+    lab(bo, "start", "01-warmup")
+    for _ in range(2):
+        lab(bo, "solve", "--apply")
+        lab(bo, "check")
+        lab(bo, "next")
+
+    def trainer_clock() -> float:  # an injected clock: the trainer reads 17 minutes later
+        return time.time() + 17 * MINUTE
+
+    cohort = CohortReader(url, "room", clock=trainer_clock).read()
+    helped = {m.name: a for m, a in cohort.needs_help(15 * MINUTE)}
+    assert helped["ada"].kind == STUCK
+    assert helped["ada"].text == "01·report for 17 min · 2 failed checks · 1 hint"
+    assert helped["bo"].kind == IDLE and "finished 01-warmup" in helped["bo"].text
+    (ada_m,) = [m for m in cohort.members if m.name == "ada"]
+    assert ada_m.current == ("01-warmup", "report")
+    assert ada_m.help_on("01-warmup", "notes").solved_with_help
+    # Within the 15 minutes, nobody is flagged.
+    early = CohortReader(url, "room", clock=time.time, journal=False).read()
+    assert early.needs_help(15 * MINUTE) == []
+
+
+@pytest.mark.skipif(not FAKETIME.is_file(), reason="needs libfaketime (Debian: faketime)")
+def test_laptop_clocks_off_by_25_minutes_do_not_drive_the_trainers_timers(
+    tmp_path: Path, labs: SyntheticLabs, daemon: GitDaemon
+) -> None:
+    url = daemon.url("room.git")
+
+    def on_laptop(ws: Path, skew: str, *argv: str) -> str:
+        # The participant's lab process runs on a clock off by ``skew`` (libfaketime).
+        done = run_lab_process(
+            *argv, cwd=ws, env={"LD_PRELOAD": str(FAKETIME), "FAKETIME": skew}
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done.stdout
+
+    slow = tiny_workspace(tmp_path / "slow").root
+    fast = tiny_workspace(tmp_path / "fast").root
+    for ws, skew, name in ((slow, "-25m", "sam"), (fast, "+20m", "fay")):
+        said = on_laptop(
+            ws, skew, "init", ".", "--remote", url, "--participant", name, "--cohort", "c"
+        )
+        assert "submitted to cohort c" in said, said
+    # The trainer is reading the room (lab trainer status, its own clock).
+    assert run_cli("trainer", "status", url, "--cohort", "c", "--json").code == 0
+    for ws, skew in ((slow, "-25m"), (fast, "+20m")):
+        assert "submitted to cohort c" in on_laptop(ws, skew, "start", "02-practice")
+    out = run_cli("trainer", "status", url, "--cohort", "c", "--json")
+    rows = {p["participant"]: p for p in json.loads(out.out)["participants"]}
+    now = time.time()
+    for name in ("sam", "fay"):
+        # Just started Lab 02: on its first step for seconds, active just now.
+        assert rows[name]["current_step"] == "one"
+        assert rows[name]["stuck_for_seconds"] < MINUTE, rows[name]
+        assert abs(now - rows[name]["last_activity"]) < MINUTE, rows[name]
+        assert rows[name]["needs_help"] is None
+    assert rows["sam"]["clock_offset_seconds"] == pytest.approx(25 * MINUTE, abs=MINUTE)
+    assert rows["fay"]["clock_offset_seconds"] == pytest.approx(-20 * MINUTE, abs=MINUTE)
+    table = run_cli("trainer", "status", url, "--cohort", "c")
+    assert "in the future" not in table.out and "25 min" not in table.out
+
+
+SECRET = "s3cret-TOKEN-42"
+
+
+def test_no_secret_of_a_remote_url_is_ever_printed(
+    tmp_path: Path, labs: SyntheticLabs, http: SmartHttpServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    url = http.url("room.git").replace("http://", f"http://trainer:{SECRET}@")
+    token_url = http.url("room.git").replace("http://", f"http://{SECRET}@")
+    seen: list[str] = []
+    ws = tiny_workspace(tmp_path / "ws").root
+    for argv in (
+        ("init", ".", "--remote", url, "--participant", "ada", "--cohort", "c"),
+        ("init", ".", "--remote", url, "--participant", "ada", "--cohort", "c", "--json"),
+        ("start", "01-warmup"),
+        ("submit",),
+        ("submit", "--json"),
+        ("submit", "--remote", token_url, "--participant", "bo", "--cohort", "c"),
+    ):
+        out = run_cli(*argv, cwd=ws)
+        assert out.code == 0, out
+        seen += [out.out, out.err]
+    assert "trainer:***@" in seen[0] and "***@127.0.0.1" in seen[-2]
+    page = tmp_path / "room.html"
+    for argv in (
+        ("trainer", "status", url, "--cohort", "c"),
+        ("trainer", "status", url, "--cohort", "c", "--json"),
+        ("trainer", "status", url, "--cohort", "c", "--csv"),
+        ("trainer", "report", url, "--cohort", "c", "--html", str(page)),
+    ):
+        out = run_cli(*argv)
+        assert out.code == 0, out
+        seen += [out.out, out.err]
+    seen.append(page.read_text())
+    # A remote that is down: the participant's line and the fix name it, without the secret.
+    down = f"http://trainer:{SECRET}@127.0.0.1:1/room.git"
+    for argv, where in (
+        (("submit", "--remote", down, "--participant", "ada"), ws),
+        (("trainer", "status", down), tmp_path),
+        (("trainer", "verify", url, "nobody", "--cohort", "c"), tmp_path),
+    ):
+        out = run_cli(*argv, cwd=where)
+        assert out.code == 1, out
+        seen += [out.out, out.err]
+    run_cli("init", ".", "--remote", down, "--participant", "ada", cwd=ws)
+    out = run_cli("hint", cwd=ws)  # an automatic submit to the remote that is down
+    assert "not submitted to http://trainer:***@127.0.0.1:1/room.git" in out.out, out
+    seen += [out.out, out.err]
+    leaked = [text for text in seen if SECRET in text]
+    assert leaked == []
+    assert any("git ls-remote http://trainer:***@127.0.0.1:1/room.git" in t for t in seen)
+
+
+def test_a_record_replaced_or_deleted_by_someone_else_shows_on_the_trainers_table(
+    tmp_path: Path, labs: SyntheticLabs, daemon: GitDaemon, served: Path
+) -> None:
+    url = daemon.url("room.git")
+    ada = joined(tmp_path / "ada", url, "ada")
+    lab(ada, "start", "01-warmup")
+    lab(ada, "solve", "--apply")
+    lab(ada, "check")
+    carl = joined(tmp_path / "carl", url, "carl")
+    lab(carl, "start", "01-warmup")
+    dee = joined(tmp_path / "dee", url, "dee")
+    reader_says = run_cli("trainer", "status", url, "--cohort", "room", "--json")
+    assert reader_says.code == 0
+    # bob, from his own workspace, tries ada's name: refused, and not told to --force it.
+    bob = joined(tmp_path / "bob", url, "bob")
+    out = run_cli("submit", "--participant", "ada", cwd=bob)
+    said = " ".join((out.out + out.err).split())
+    assert out.code == 1
+    assert "already holds another workspace's record" in said
+    assert "--force" not in said
+    assert "lab init . --participant ada-2" in said
+    # He forces it anyway; the earlier record is kept and the trainer sees the replacement.
+    out = run_cli("submit", "--participant", "ada", "--force", cwd=bob)
+    assert out.code == 0, out
+    # A raw git push replaces carl's record with bob's history, another deletes dee's.
+    for refspec in (
+        "+refs/hooklab/progress:refs/hooklab/cohorts/room/carl",
+        ":refs/hooklab/cohorts/room/dee",
+    ):
+        subprocess.run(["git", "push", "-q", url, refspec], cwd=bob, check=True)
+    assert "refs/hooklab/cohorts/room/dee" not in remote_refs(served / "room.git")
+    assert dee.is_dir()
+
+    out = run_cli("trainer", "status", url, "--cohort", "room", "--json")
+    rows = {p["participant"]: p for p in json.loads(out.out)["participants"]}
+    assert rows["ada"]["needs_help"]["kind"] == REPLACED
+    assert "refs/hooklab/replaced/room/ada/" in rows["ada"]["replaced"]
+    assert rows["carl"]["needs_help"]["kind"] == REPLACED
+    assert "replaced by another history" in rows["carl"]["replaced"]
+    assert rows["dee"]["needs_help"]["kind"] == "deleted"
+    assert "record deleted from the remote" in rows["dee"]["deleted"]
+    # The table lists them first.
+    first = list(rows)[:3]
+    assert set(first) == {"ada", "carl", "dee"}
+    os.environ.setdefault("NO_COLOR", "1")
+    table = run_cli("trainer", "status", url, "--cohort", "room")
+    assert "record deleted from the remote" in table.out
