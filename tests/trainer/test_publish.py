@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from harness.engine.progress import Progress
-from harness.errors import ConfigError, HarnessError
+from harness.errors import ConfigError
 from harness.trainer.cohort import CohortReader
 from harness.trainer.publish import make_settings, submit
 from harness.trainer.remote import RemoteError

@@ -86,9 +86,7 @@ def test_laptop_clocks_off_by_25_minutes_do_not_drive_the_trainers_timers(
 
     def on_laptop(ws: Path, skew: str, *argv: str) -> str:
         # The participant's lab process runs on a clock off by ``skew`` (libfaketime).
-        done = run_lab_process(
-            *argv, cwd=ws, env={"LD_PRELOAD": str(FAKETIME), "FAKETIME": skew}
-        )
+        done = run_lab_process(*argv, cwd=ws, env={"LD_PRELOAD": str(FAKETIME), "FAKETIME": skew})
         assert done.returncode == 0, done.stdout + done.stderr
         return done.stdout
 
