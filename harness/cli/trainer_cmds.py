@@ -243,7 +243,8 @@ def cmd_status(args: argparse.Namespace) -> int:
         from harness.ui.trainer_view import cohort_renderable
 
         # In a terminal the table fits the screen, who needs help first; piped: every row.
-        height = console.height if console.is_terminal and not args.all else None
+        # (one line less: the shell's prompt comes after it)
+        height = console.height - 1 if console.is_terminal and not args.all else None
         console.print(
             cohort_renderable(cohort, stuck_after=stuck_after, width=console.width, height=height)
         )

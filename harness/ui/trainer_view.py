@@ -99,7 +99,13 @@ def _status_cell(m: Member, attention: Attention | None) -> Text:
     """Why to walk over (red: stuck or a record to look at, yellow: idle or absent), else
     the help this participant has had: hints taken, steps solved with lab solve."""
     if attention is not None:
-        return Text(attention.text, style=ATTENTION_STYLE.get(attention.kind, "red"))
+        text = attention.text
+        lab, step = m.current
+        if attention.kind == STUCK and lab and step:
+            # "now" already says where: the cell says for how long and what went wrong.
+            trouble = m.help_on(lab, step).words()
+            text = " · ".join([f"stuck {human_duration(attention.seconds)}", *trouble])
+        return Text(text, style=ATTENTION_STYLE.get(attention.kind, "red"))
     total = m.help_total()
     solved = m.solved_with_help()
     words = [f"{total.hints} hint{'s' if total.hints != 1 else ''}"] if total.hints else []
@@ -119,7 +125,9 @@ def cohort_table(
     now = cohort.read_at
     wide = width >= WIDE
     table = Table()
-    table.add_column("participant", no_wrap=True, max_width=18 if wide else 14)
+    longest = max((len(m.name) for m in cohort.members), default=11)
+    # A name is who to walk over to: never cut below 20 characters.
+    table.add_column("participant", no_wrap=True, min_width=min(longest, 20), max_width=24)
     if wide:
         for lab in cohort.labs:
             table.add_column(lab.id.split("-", 1)[0], justify="center", no_wrap=True)
@@ -131,7 +139,7 @@ def cohort_table(
     live = wide and bool(cohort.live_marks())
     if live:
         table.add_column("live steps", no_wrap=True, overflow="ellipsis", max_width=40)
-    table.add_column("now", no_wrap=True, overflow="ellipsis", max_width=24)
+    table.add_column("now", no_wrap=True, overflow="ellipsis", max_width=20 if wide else 16)
     table.add_column("active", justify="right", no_wrap=True)
     table.add_column("needs help · help had", no_wrap=True, overflow="ellipsis", ratio=1)
     members = cohort.by_urgency(stuck_after)
@@ -189,7 +197,7 @@ def cohort_renderable(
     # title, summary, the table's four rules and header, a "more" line, the footer
     rows = None if height is None else max(3, height - 8 - extra)
     parts: list[RenderableType] = [
-        Text(_title(cohort), style="bold"),
+        Text(_title(cohort), style="bold", no_wrap=True, overflow="ellipsis"),
         _summary(cohort, stuck_after),
         cohort_table(cohort, stuck_after=stuck_after, width=width, rows=rows),
     ]

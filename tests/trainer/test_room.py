@@ -78,10 +78,11 @@ def test_lab_next_failed_checks_and_hints_reach_the_trainer_who_sees_who_is_stuc
     assert early.needs_help(15 * MINUTE) == []
 
 
-@pytest.mark.skipif(not FAKETIME.is_file(), reason="needs libfaketime (Debian: faketime)")
 def test_laptop_clocks_off_by_25_minutes_do_not_drive_the_trainers_timers(
     tmp_path: Path, labs: SyntheticLabs, daemon: GitDaemon
 ) -> None:
+    if not FAKETIME.is_file():
+        pytest.fail("libfaketime is not installed: scripts/test.sh installs it (apt: faketime)")
     url = daemon.url("room.git")
 
     def on_laptop(ws: Path, skew: str, *argv: str) -> str:
