@@ -19,7 +19,6 @@ from pathlib import Path
 import pytest
 
 from harness.engine.manifest import load_labs
-from harness.trainer.cohort import CohortReader
 from tests.builders import run_cli, tmux
 from tests.trainer.cohort_builder import Seeded, seed_cohort
 from tests.trainer.servers import bare_repo
