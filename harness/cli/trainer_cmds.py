@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import os
 import sys
 import time
 from pathlib import Path
@@ -24,7 +25,8 @@ from harness.trainer.publish import (
     stored_settings,
     submit,
 )
-from harness.trainer.remote import RemoteError
+from harness.trainer.remote import RemoteError, redact_url
+from harness.trainer.verified import URL_ENV, VERIFIED, Verdict, verify_all
 from harness.trainer.verify import StepVerdict, verify_participant
 from harness.ui.console import escape
 from harness.workspace import Workspace
@@ -120,8 +122,18 @@ def _add_verify(trainer_sub: Any) -> None:
         help="clone a participant's submission and re-run the checks of every claimed step",
     )
     verify.add_argument("remote", help="git URL or path of the cohort remote")
-    verify.add_argument("participant", help="the participant's name in the cohort")
+    verify.add_argument(
+        "participant", nargs="?", help="the participant's name in the cohort (or --all)"
+    )
     verify.add_argument("--cohort", default=DEFAULT_COHORT, help="cohort name")
+    verify.add_argument(
+        "--all",
+        action="store_true",
+        help="verify every participant, several at once; status and the page show the verdicts",
+    )
+    verify.add_argument(
+        "--jobs", type=int, metavar="N", help="participants verified at once (default: cores)"
+    )
     verify.add_argument(
         "--engine",
         choices=ENGINES,
@@ -329,7 +341,61 @@ def cmd_report(args: argparse.Namespace) -> int:
         return 130
 
 
+def _verify_remote(args: argparse.Namespace) -> str:
+    # "-": the remote comes in the environment (verify --all's children: a URL's credentials
+    # never on a command line another user's ps shows)
+    if args.remote == "-" and os.environ.get(URL_ENV):
+        return os.environ[URL_ENV]
+    return str(args.remote)
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
+    args.remote = _verify_remote(args)
+    if args.all:
+        return _verify_all(args)
+    if not args.participant:
+        raise HarnessError(
+            "lab trainer verify needs a participant's name, or --all",
+            fix=f"lab trainer verify {redact_url(args.remote)} NAME --cohort {args.cohort}, "
+            "or … --all",
+        )
+    return _verify_participant(args)
+
+
+def _verify_all(args: argparse.Namespace) -> int:
+    from harness.ui.trainer_view import verdicts_table
+
+    console = make_console(stderr=args.json)
+    reader = CohortReader(args.remote, args.cohort)
+    names = [m.name for m in _read(reader, console).members if m.arrived and not m.deleted]
+    options = ["--engine", args.engine] + (["--backend", args.backend] if args.backend else [])
+    with console.status(f"Verifying {len(names)} participants …") as status:
+
+        def on_done(verdict: Verdict, done: int, of: int) -> None:
+            status.update(f"Verified {done}/{of} · last: {escape(verdict.participant)}")
+            if not args.json:
+                console.print(
+                    f"[{done}/{of}] {escape(verdict.participant)}: "
+                    f"{escape(verdict.summary)} ({verdict.seconds:.0f} s)"
+                )
+
+        verdicts = verify_all(
+            reader.url, reader.cohort, names, jobs=args.jobs, options=options, on_done=on_done
+        )
+    if args.json:
+        emit_json(
+            {
+                "remote": reader.shown_url,
+                "cohort": reader.cohort,
+                "participants": [v.to_json() for v in verdicts],
+            }
+        )
+    else:
+        console.print(verdicts_table(verdicts))
+    return 0 if all(v.state == VERIFIED for v in verdicts) else 1
+
+
+def _verify_participant(args: argparse.Namespace) -> int:
     from harness.ui.trainer_view import verdict_line, verify_summary
 
     console = make_console(stderr=args.json)

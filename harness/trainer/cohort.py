@@ -29,6 +29,7 @@ from harness.trainer.publish import (
     normalise_name,
 )
 from harness.trainer.remote import fetch, list_refs, normalise_url, redact_url
+from harness.trainer.verified import FAILED, STALE, UNVERIFIED, Verdict, load_verdicts
 from harness.workspace import progress_document
 
 READ_TIMEOUT = 120.0
@@ -95,15 +96,17 @@ def evidence_legend() -> list[tuple[str, str, str]]:
 
 
 # What puts a participant at the top of the trainer's views, most urgent kind first.
-PROBLEM, REPLACED, DELETED, STUCK, IDLE, ABSENT = (
+PROBLEM, REPLACED, DELETED, COPY, DISPROVED, STUCK, IDLE, ABSENT = (
     "unreadable",
     "replaced",
     "deleted",
+    "copy",
+    "verify failed",
     "stuck",
     "idle",
     "not arrived",
 )
-URGENCY = (PROBLEM, REPLACED, DELETED, STUCK, IDLE, ABSENT)
+URGENCY = (PROBLEM, REPLACED, DELETED, COPY, DISPROVED, STUCK, IDLE, ABSENT)
 
 
 @dataclass(frozen=True)
@@ -157,6 +160,17 @@ class Member:
     replaced: str | None = None
     deleted: str | None = None
     arrived: bool = True  # False: on the roster, never submitted
+    # lab trainer verify --all's verdict on this commit (None: not verified, or an older one)
+    verdict: Verdict | None = None
+    verified_commit: str | None = None  # the commit the last verdict judged
+    copy_of: str | None = None  # a sentence: whose submission this one is a copy of
+
+    @property
+    def verification(self) -> str:
+        """verified, failed, not judged, unverified, or stale (a later submit since)."""
+        if self.verdict is not None:
+            return self.verdict.state
+        return STALE if self.verified_commit else UNVERIFIED
 
     def at(self, stamp: float | None) -> float | None:
         """A time the laptop wrote, on the trainer's clock."""
@@ -204,6 +218,10 @@ class Member:
             return Attention(DELETED, None, self.deleted)
         if self.replaced:
             return Attention(REPLACED, None, self.replaced)
+        if self.copy_of:
+            return Attention(COPY, None, self.copy_of)
+        if self.verdict is not None and self.verdict.state == FAILED:
+            return Attention(DISPROVED, None, f"verify: {self.verdict.summary}")
         lab, step = self.current
         stuck = self.stuck_for(now)
         if lab and step and stuck is not None:
@@ -457,6 +475,9 @@ class Cohort:
                 "text": attention.text,
             },
             "clock_offset_seconds": round(m.offset, 1),
+            "verification": m.verification,
+            "verified": None if m.verdict is None else m.verdict.to_json(),
+            "copy_of": m.copy_of,
             "failed_checks": total.failed_checks,
             "hints": total.hints,
             "solved_with_help": m.solved_with_help(),
@@ -647,6 +668,8 @@ class CohortReader:
         listed = list(members.values())
         listed += self._gone(refs, now) + self._absent(listed)
         self._mark_forced(listed, listed_refs)
+        _mark_verdicts(listed, load_verdicts(self.url, self.cohort))
+        _mark_copies(listed)
         self.journal.last_read = now
         self.journal.save()
         return Cohort(
@@ -731,6 +754,43 @@ class CohortReader:
                 "(edited by hand, or not pushed by lab submit)",
             )
         return Member(name, ref.decode(), commit_id, progress, submitted)
+
+
+def _mark_verdicts(members: Sequence[Member], verdicts: dict[str, Verdict]) -> None:
+    for m in members:
+        found = verdicts.get(m.name)
+        m.verified_commit = found.commit if found else None
+        m.verdict = found if found is not None and found.commit == m.commit else None
+
+
+def _mark_copies(members: Sequence[Member]) -> None:
+    """The same submission under two names, or a passed step resting on another
+    participant's snapshot: a snapshot commit holds its workspace's time and history, so two
+    workspaces never make the same one."""
+    owners: dict[str, list[str]] = {}
+    for m in members:
+        if m.progress is None or not m.commit:
+            continue
+        snapshots = {
+            str(sp.passed["snapshot"])
+            for lp in m.progress.labs.values()
+            for sp in lp.steps.values()
+            if sp.passed and sp.passed.get("snapshot") and set(str(sp.passed["snapshot"])) != {"0"}
+        }
+        for key in {f"commit {m.commit}", *(f"snapshot {s}" for s in snapshots)}:
+            owners.setdefault(key, []).append(m.name)
+    for m in members:
+        m.copy_of = None
+        for key, names in sorted(owners.items()):
+            others = [n for n in names if n != m.name]
+            if m.name in names and others:
+                what = (
+                    "the same submission as"
+                    if key.startswith("commit")
+                    else (f"a passed step on the same {key[:18]}… as")
+                )
+                m.copy_of = f"copy: {what} {', '.join(others[:3])}"
+                break
 
 
 def cohorts_on(url: str, *, timeout: float = READ_TIMEOUT) -> list[str]:

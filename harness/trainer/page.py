@@ -71,6 +71,9 @@ table { border-collapse: collapse; }
 .stuck-list li.stuck .kind, .stuck-list li.record .kind { color: var(--stuck); }
 .stuck-list li.idle .kind, .stuck-list li.absent .kind { color: #8a6d00; }
 .scroll { overflow-x: auto; max-width: 100%; }
+.grid td.ver { font-size: 12px; padding: 1px 6px; white-space: nowrap; color: var(--muted); }
+.grid td.ver.verified { color: var(--pass); font-weight: 600; }
+.grid td.ver.failed { color: var(--stuck); font-weight: 700; }
 .grid td.cell { line-height: 1; }
 @media (max-width: 1200px) { .grid td.cell, .grid th.step { width: 18px; min-width: 18px;
                                                          font-size: 11px; } }
@@ -177,6 +180,22 @@ def _where(m: Member, cohort: Cohort) -> str:
     return f"{escape(short_step(lab, step))} · {stuck}"
 
 
+def _verified_cell(m: Member) -> str:
+    state = m.verification
+    return (
+        f'<td class="ver {state.replace(" ", "-")}" data-verified="{escape(state)}" '
+        f'title="{escape(_verdict_title(m))}">{escape(state)}</td>'
+    )
+
+
+def _verdict_title(m: Member) -> str:
+    if m.verdict is not None:
+        return m.verdict.summary
+    if m.verification == "stale":
+        return "verified before the last submit: run lab trainer verify --all again"
+    return "not verified yet: lab trainer verify --all"
+
+
 HELP_CLASS = {STUCK: "stuck", IDLE: "idle", ABSENT: "absent"}  # the rest: "record"
 
 
@@ -220,13 +239,15 @@ def _grid(cohort: Cohort, stuck_after: float) -> str:
         cls = ' class="problem"' if m.problem or m.deleted or m.replaced else ""
         rows.append(
             f'<tr{cls} data-participant="{escape(m.name)}"><td class="who">{escape(m.name)}</td>'
-            f'<td class="where">{_where(m, cohort)}</td>{cells}</tr>'
+            f'<td class="where">{_where(m, cohort)}</td>'
+            f"{_verified_cell(m)}{cells}</tr>"
         )
     body = "".join(rows) or '<tr><td class="who">nobody has submitted yet</td></tr>'
     return f"""<h2>Progress</h2>
 <div class="scroll"><table class="grid" id="grid">
 <thead>
-<tr><th class="who" rowspan="2">participant</th><th class="where" rowspan="2">now</th>{head_labs}
+<tr><th class="who" rowspan="2">participant</th><th class="where" rowspan="2">now</th>
+<th class="ver" rowspan="2">verify</th>{head_labs}
 </tr>
 <tr>{head_steps}</tr>
 </thead>
@@ -281,6 +302,15 @@ def render_page(
     members = [m for m in cohort.members if m.arrived]
     help_count = len(cohort.needs_help(stuck_after))
     complete_labs = sum(1 for m in members for lab in cohort.labs if m.lab_complete(lab.id))
+    verified_labs = sum(
+        1
+        for m in members
+        if m.verification == "verified"
+        for lab in cohort.labs
+        if m.lab_complete(lab.id)
+    )
+    verified = sum(1 for m in members if m.verification == "verified")
+    failed = sum(1 for m in members if m.verification == "failed")
     refresh_tag = f'<meta http-equiv="refresh" content="{int(refresh)}">' if refresh else ""
     read_at = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(cohort.read_at))
     title = f"Hook Lab · cohort {cohort.name}"
@@ -299,7 +329,9 @@ def render_page(
 <div class="meta">{escape(redact_url(cohort.url))} · read {escape(read_at)}</div>
 <div class="tiles">
   <div class="tile" id="participants"><b>{len(members)}</b>participants</div>
-  <div class="tile" id="complete"><b>{complete_labs}</b>labs completed</div>
+  <div class="tile" id="complete"><b>{complete_labs}</b>labs completed ({verified_labs} of them
+  verified)</div>
+  <div class="tile" id="verified"><b>{verified}/{len(members)}</b>verified · {failed} failed</div>
   <div class="tile" id="stuck-count"><b>{help_count}</b>need help (stuck over {stuck_label},
   idle, records to look at)</div>
 </div>

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from collections.abc import Sequence
 
 from rich.console import Console, Group, RenderableType
 from rich.markup import escape
@@ -29,6 +30,14 @@ from harness.trainer.cohort import (
 )
 from harness.trainer.publish import AutoSubmit, Submission
 from harness.trainer.remote import redact_url
+from harness.trainer.verified import (
+    FAILED,
+    NOT_JUDGED,
+    STALE,
+    UNVERIFIED,
+    VERIFIED,
+    Verdict,
+)
 from harness.trainer.verify import StepVerdict, VerifyReport
 
 VERDICT_STYLE = {Status.PASS: "green", Status.FAIL: "red", Status.ERROR: "yellow"}
@@ -95,6 +104,22 @@ def _where(m: Member) -> str:
     return short_step(lab, step) + (" ✓" if m.on_passed_step else "")
 
 
+# lab trainer verify --all's verdict on the submission shown: ✓ every claim holds, ✗ some do
+# not, ? not judged here, · never verified, old: verified before the last submit.
+VERIFIED_MARK = {
+    VERIFIED: ("✓", "green"),
+    FAILED: ("✗", "bold red"),
+    NOT_JUDGED: ("?", "yellow"),
+    UNVERIFIED: ("·", "dim"),
+    STALE: ("old", "dim"),
+}
+
+
+def _verified_cell(m: Member) -> Text:
+    mark, style = VERIFIED_MARK.get(m.verification, ("?", "yellow"))
+    return Text(mark, style=style)
+
+
 def _status_cell(m: Member, attention: Attention | None) -> Text:
     """Why to walk over (red: stuck or a record to look at, yellow: idle or absent), else
     the help this participant has had: hints taken, steps solved with lab solve."""
@@ -140,6 +165,7 @@ def cohort_table(
     if live:
         table.add_column("live steps", no_wrap=True, overflow="ellipsis", max_width=40)
     table.add_column("now", no_wrap=True, overflow="ellipsis", max_width=20 if wide else 16)
+    table.add_column("ver", no_wrap=True, justify="center")
     table.add_column("active", justify="right", no_wrap=True)
     table.add_column("needs help · help had", no_wrap=True, overflow="ellipsis", ratio=1)
     members = cohort.by_urgency(stuck_after)
@@ -156,6 +182,7 @@ def cohort_table(
             *labs,
             *([_live_cell(m, cohort)] if live else []),
             _where(m),
+            _verified_cell(m),
             human_duration(now - activity) if activity else "–",
             _status_cell(m, attention),
         )
@@ -216,7 +243,11 @@ def cohort_renderable(
         parts.append(live_legend())
     parts.append(
         Text(
-            f"read in {cohort.seconds:.2f} s{' · ' + footer if footer else ''}",
+            "ver: ✓ verified · ✗ a claim does not hold · ? not judged · · not verified · "
+            f"old: submitted since · read in {cohort.seconds:.2f} s"
+            f"{' · ' + footer if footer else ''}",
+            no_wrap=True,
+            overflow="ellipsis",
             style="dim",
         )
     )
@@ -229,6 +260,29 @@ def live_legend() -> Text:
     for kind, shown, meaning in evidence_legend():
         rows.append(Text.assemble("  ", (f"{shown:<17}", EVIDENCE_STYLE.get(kind, "dim")), meaning))
     return Text("\n").join(rows)
+
+
+VERDICT_STATE_STYLE = {VERIFIED: "green", FAILED: "bold red"}  # the rest: yellow
+
+
+def verdicts_table(verdicts: Sequence[Verdict]) -> Table:
+    """lab trainer verify --all: one line a participant, the claims that do not hold first."""
+    table = Table(title="verified", title_justify="left")
+    table.add_column("participant", no_wrap=True)
+    table.add_column("verdict", no_wrap=True)
+    table.add_column("claims", justify="right")
+    table.add_column("what", overflow="ellipsis", no_wrap=True, ratio=1)
+    table.add_column("took", justify="right")
+    order = {FAILED: 0, NOT_JUDGED: 1, VERIFIED: 2}
+    for v in sorted(verdicts, key=lambda v: (order.get(v.state, 1), v.participant)):
+        table.add_row(
+            v.participant,
+            Text(v.state, style=VERDICT_STATE_STYLE.get(v.state, "yellow")),
+            f"{v.hold}/{v.claimed}",
+            v.summary,
+            f"{v.seconds:.0f} s",
+        )
+    return table
 
 
 def verdict_line(verdict: StepVerdict) -> Text:

@@ -18,9 +18,16 @@ from pathlib import Path
 
 import pytest
 
+from harness.engine.runner import LabRunner
 from harness.trainer.cohort import IDLE, REPLACED, STUCK, CohortReader
+from harness.trainer.publish import make_settings, submit
 from tests.builders import run_cli, run_lab_process
-from tests.trainer.cohort_builder import SyntheticLabs, tiny_workspace
+from tests.trainer.cohort_builder import (
+    SyntheticLabs,
+    clone_participant,
+    participant,
+    tiny_workspace,
+)
 from tests.trainer.servers import GitDaemon, SmartHttpServer, remote_refs
 
 MINUTE = 60.0
@@ -217,3 +224,60 @@ def test_a_record_replaced_or_deleted_by_someone_else_shows_on_the_trainers_tabl
     os.environ.setdefault("NO_COLOR", "1")
     table = run_cli("trainer", "status", url, "--cohort", "room")
     assert "record deleted from the remote" in table.out
+
+
+def test_verify_all_judges_the_room_at_once_and_the_table_and_page_show_it(
+    tmp_path: Path, labs: SyntheticLabs, daemon: GitDaemon, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    url = daemon.url("room.git")
+    honest = participant(tmp_path / "honest", labs, 3)
+    submit(honest, make_settings(url, "hana", "v"))
+    # A forger: a passed step's snapshot swapped for the lab's start (it does not pass there).
+    forger = participant(tmp_path / "forger", labs, 3)
+    document = forger.read_progress()
+    step = document["labs"]["02-practice"]["steps"]["one"]["passed"]
+    step["snapshot"] = document["labs"]["02-practice"]["start_snapshot"]
+    step.pop("tree", None)
+    forger.write_progress(document, "edited by hand")
+    submit(forger, make_settings(url, "fred", "v"))
+    # A copier: hana's workspace folder copied, submitted under another name (same commit).
+    copier = clone_participant(honest, tmp_path / "copier")
+    submit(copier, make_settings(url, "cory", "v"))
+
+    out = run_cli("trainer", "verify", url, "--all", "--cohort", "v", "--jobs", "2", "--json")
+    assert out.code == 1, out  # fred's claim does not hold
+    verdicts = {v["participant"]: v for v in json.loads(out.out)["participants"]}
+    assert {n: v["state"] for n, v in verdicts.items()} == {
+        "cory": "verified",
+        "fred": "failed",
+        "hana": "verified",
+    }
+    assert verdicts["fred"]["failed"] == ["02-practice/one"]
+
+    status = run_cli("trainer", "status", url, "--cohort", "v", "--json")
+    rows = {p["participant"]: p for p in json.loads(status.out)["participants"]}
+    assert rows["hana"]["verification"] == "verified"
+    assert rows["fred"]["verification"] == "failed"
+    assert rows["fred"]["needs_help"]["kind"] == "verify failed"
+    # Copies are flagged both ways: which of the two copied, the trainer asks them.
+    assert rows["cory"]["needs_help"]["kind"] == "copy"
+    assert rows["cory"]["copy_of"] == "copy: the same submission as hana"
+    assert rows["hana"]["copy_of"] == "copy: the same submission as cory"
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("COLUMNS", "160")
+    table = run_cli("trainer", "status", url, "--cohort", "v", "--all")
+    lines = {line.split("│")[1].strip(): line for line in table.out.splitlines() if "│" in line}
+    assert "✗" in lines["fred"] and "verify: 1 of" in lines["fred"]
+    assert "✓" in lines["hana"].split("│")[5]
+    page = tmp_path / "room.html"
+    assert run_cli("trainer", "report", url, "--cohort", "v", "--html", str(page)).code == 0
+    html = page.read_text()
+    assert 'data-verified="failed"' in html and 'data-verified="verified"' in html
+    # A later submit makes the verdict stale: that state is not the one judged.
+    runner = LabRunner(honest, labs_root=labs.root)
+    runner.solve(apply=True)
+    assert runner.check().status.value == "pass"
+    submit(honest, make_settings(url, "hana", "v"))
+    status = run_cli("trainer", "status", url, "--cohort", "v", "--json")
+    rows = {p["participant"]: p for p in json.loads(status.out)["participants"]}
+    assert rows["hana"]["verification"] == "stale"
