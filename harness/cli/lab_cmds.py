@@ -236,7 +236,7 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     with _holding("check", args) as runner, _live(args, runner):
-        run = runner.check()
+        run = runner.check(record_failure=True)
     # A failed check is submitted too: the trainer sees who is trying and not getting there.
     submitted = _auto_submit(runner.ws) if run.status is not Status.ERROR else None
     if args.json:

@@ -79,7 +79,7 @@ def _check(runner: LabRunner) -> StepRun | None:
     try:
         with runner.ws.operation("watch"):
             runner.progress = Progress.load(runner.ws)  # a hint or a move given meanwhile
-            return runner.check(record_failure=False)
+            return runner.check()
     except WorkspaceBusy:
         return None  # another command is at work: check on the next change
 

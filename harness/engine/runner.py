@@ -282,9 +282,9 @@ class LabRunner:
         self.ws.repo.refs[f"{LAB_REFS}{lab.id}/{label}".encode()] = commit.encode()
         return commit
 
-    def check(self, *, every: bool = False, record_failure: bool = True) -> StepRun:
-        """Check the current step; ``record_failure`` False for lab watch, whose checks run
-        on every saved file rather than when the participant asks."""
+    def check(self, *, every: bool = False, record_failure: bool = False) -> StepRun:
+        """Check the current step; ``record_failure``: a failure counts too (lab check, when
+        the participant asks; not lab watch's check of every saved file, nor lab dev check)."""
         lab, step = self.current()
         run = self.run_checks(lab, step, every=every)
         if run.status is Status.PASS:
