@@ -143,6 +143,12 @@ def _add_verify(trainer_sub: Any) -> None:
     verify.add_argument(
         "--backend", choices=BACKEND_NAMES, default=None, help="where Maven runs (default: local)"
     )
+    verify.add_argument(
+        "--no-sandbox",
+        action="store_true",
+        help="run the participants' scripts as you, outside bubblewrap (only on a machine "
+        "you can afford to lose)",
+    )
     add_json_flag(verify)
     verify.set_defaults(func=cmd_verify)
 
@@ -369,6 +375,7 @@ def _verify_all(args: argparse.Namespace) -> int:
     reader = CohortReader(args.remote, args.cohort)
     names = [m.name for m in _read(reader, console).members if m.arrived and not m.deleted]
     options = ["--engine", args.engine] + (["--backend", args.backend] if args.backend else [])
+    options += ["--no-sandbox"] if args.no_sandbox else []
     with console.status(f"Verifying {len(names)} participants …") as status:
 
         def on_done(verdict: Verdict, done: int, of: int) -> None:
@@ -417,6 +424,7 @@ def _verify_participant(args: argparse.Namespace) -> int:
             cohort=args.cohort,
             engine=args.engine,
             backend=args.backend,
+            sandboxed=not args.no_sandbox,
             on_activity=on_activity,
             on_verdict=on_verdict,
         )

@@ -10,7 +10,10 @@ does not hold is reported by step.
 
 from __future__ import annotations
 
+import json
 import shutil
+import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -31,6 +34,7 @@ from harness.errors import HarnessError
 from harness.maven.warm import clean_target
 from harness.paths import scratch_mkdtemp
 from harness.results import CheckResult, Status
+from harness.trainer import sandbox
 from harness.trainer.publish import DEFAULT_COHORT, participant_ref
 from harness.trainer.remote import fetch, list_refs, normalise_url, redact_url
 from harness.workspace import Workspace, empty_workspace, progress_document
@@ -51,6 +55,7 @@ class StepVerdict:
     engine: str | None = None  # the engine the claim was made on
     claimed_at: float | None = None
     run: StepRun | None = None
+    checks: list[dict[str, Any]] = field(default_factory=list)  # a sandboxed run's, as JSON
 
     @property
     def label(self) -> str:
@@ -62,13 +67,29 @@ class StepVerdict:
             "lab": self.lab,
             "step": self.step,
             "title": self.title,
+            "number": self.number,
             "status": self.status.value,
             "holds": self.status is Status.PASS,
             "message": self.message,
             "engine": self.engine,
             "claimed_at": self.claimed_at,
-            "checks": [r.to_json() for r in self.run.results] if self.run else [],
+            "checks": [r.to_json() for r in self.run.results] if self.run else self.checks,
         }
+
+    @classmethod
+    def from_json(cls, raw: dict[str, Any]) -> StepVerdict:
+        number = raw.get("number")
+        return cls(
+            str(raw["lab"]),
+            str(raw["step"]),
+            str(raw.get("title") or raw["step"]),
+            number if isinstance(number, int) else None,
+            Status(raw["status"]),
+            str(raw.get("message") or ""),
+            raw.get("engine"),
+            raw.get("claimed_at"),
+            checks=list(raw.get("checks") or []),
+        )
 
 
 @dataclass
@@ -150,8 +171,10 @@ def verify_participant(
     labs_root: Path | None = None,
     on_activity: Callable[[str], None] = _ignore,
     on_verdict: Callable[[StepVerdict], None] = _ignore,
+    sandboxed: bool = True,
 ) -> VerifyReport:
-    """Fetch, restore and verify in one temporary holder, removed by its finally."""
+    """Fetch the submission here, then judge it in the sandbox (harness/trainer/sandbox.py;
+    ``sandboxed`` False: as the trainer, for --no-sandbox); the holder is removed after."""
     started = time.monotonic()
     url = normalise_url(url)
     ref, sha = _submission(url, cohort, participant, on_activity)
@@ -164,27 +187,102 @@ def verify_participant(
         on_activity(f"cloning {participant}'s submission {sha.decode()[:12]}")
         fetch(url, ws.repo, [sha], timeout=FETCH_TIMEOUT)
         ws.repo.refs[PROGRESS_REF] = sha
-        progress = Progress.from_json(
-            progress_document(ws.repo, sha.decode()), source=f"{ref.decode()}: progress.json"
-        )
         report = VerifyReport(url, cohort, participant, sha.decode(), engine)
-        context = CheckContext(
-            ws,
-            ws.root,
-            backend_name=backend,
-            engine=engine,
-            engine_forced=True,  # the trainer's choice holds for every lab
-            on_activity=on_activity,
-        )
-        runner = LabRunner(ws, labs_root=labs_root, context=context)
-        for lab, lab_id, step_id, record in _claims(progress, labs_root):
-            verdict = _verify_step(runner, ws, lab, lab_id, step_id, record, on_activity)
-            report.verdicts.append(verdict)
-            on_verdict(verdict)
+        judge = Judging(ref.decode(), engine, backend, labs_root)
+        if sandboxed and not sandbox.inside():
+            _judge_in_sandbox(holder, judge, report, on_activity, on_verdict)
+        else:
+            judge.run(ws, report, on_activity, on_verdict)
         report.duration = time.monotonic() - started
         return report
     finally:
         shutil.rmtree(holder, ignore_errors=True)
+
+
+@dataclass(frozen=True)
+class Judging:
+    """How to judge a fetched submission: the same here and in the sandbox's process."""
+
+    ref: str
+    engine: str
+    backend: str | None
+    labs_root: Path | None
+
+    def run(
+        self,
+        ws: Workspace,
+        report: VerifyReport,
+        on_activity: Callable[[str], None],
+        on_verdict: Callable[[StepVerdict], None],
+    ) -> None:
+        head = ws.progress_head() or ""
+        progress = Progress.from_json(
+            progress_document(ws.repo, head), source=f"{self.ref}: progress.json"
+        )
+        context = CheckContext(
+            ws,
+            ws.root,
+            backend_name=self.backend,
+            engine=self.engine,
+            engine_forced=True,  # the trainer's choice holds for every lab
+            on_activity=on_activity,
+        )
+        runner = LabRunner(ws, labs_root=self.labs_root, context=context)
+        for lab, lab_id, step_id, record in _claims(progress, self.labs_root):
+            verdict = _verify_step(runner, ws, lab, lab_id, step_id, record, on_activity)
+            report.verdicts.append(verdict)
+            on_verdict(verdict)
+
+    def argv(self, holder: Path) -> list[str]:
+        """The sandbox's process: python -m harness.trainer.judge with these settings."""
+        extra = ["--backend", self.backend] if self.backend else []
+        labs = ["--labs", str(self.labs_root)] if self.labs_root else []
+        return [
+            sys.executable, "-m", "harness.trainer.judge", str(holder / "ws"), self.ref,
+            "--engine", self.engine, *extra, *labs,
+        ]  # fmt: skip
+
+
+def _judge_in_sandbox(
+    holder: Path,
+    judge: Judging,
+    report: VerifyReport,
+    on_activity: Callable[[str], None],
+    on_verdict: Callable[[StepVerdict], None],
+) -> None:
+    """Run the judgement in the sandbox, reading its lines (JSON: activity, verdict, end) as
+    they come; anything else it prints is the participant's scripts' and is dropped."""
+    (holder / "scratch").mkdir()
+    child = subprocess.Popen(
+        sandbox.command(holder, judge.argv(holder)),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert child.stdout is not None and child.stderr is not None
+    ended = False
+    for line in child.stdout:
+        try:
+            said = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(said, dict):
+            continue
+        if "activity" in said:
+            on_activity(str(said["activity"]))
+        elif "verdict" in said:
+            verdict = StepVerdict.from_json(said["verdict"])
+            report.verdicts.append(verdict)
+            on_verdict(verdict)
+        elif "end" in said:
+            ended = True
+    errors = child.stderr.read()
+    if child.wait() != 0 or not ended:
+        problem = " ".join(errors.split())[-400:] or f"exit {child.returncode}"
+        raise HarnessError(
+            f"verifying in the sandbox failed: {problem}",
+            fix="lab doctor; bwrap must be able to make a user namespace here",
+        )
 
 
 def _new_verdict(
