@@ -288,6 +288,7 @@ def _watch(reader: CohortReader, console: Any, stuck_after: float, interval: flo
             # Piped or logged: a whole table per round, one after the other.
             while True:
                 console.print(view(footer))
+                console.file.flush()  # a tee or a log file sees each round as it comes
                 time.sleep(interval)
                 cohort = _read_again(reader, cohort, console)
         with live_view(console, view(footer)) as live:

@@ -332,7 +332,43 @@ def push(
             )
 
     with_deadline(url, timeout, work, "pushing")
+    if "://" not in url and not _scp_like(url):
+        share_refs(Path(url))
     return seen.get("old")
+
+
+SHARED_VALUES = {"group", "true", "1", "all", "world", "everybody", "2"}
+
+
+def share_refs(repo: Path) -> None:
+    """A repository made with ``git init --shared=group`` stays writable for the group after
+    a push that created folders (dulwich makes them with the pusher's umask, as 755): the
+    next participant, another Unix user, must be able to add their ref beside it."""
+    try:
+        config = (repo / "config").read_text()
+    except OSError:
+        return
+    shared = next(
+        (
+            line.split("=", 1)[1].strip().lower()
+            for line in config.splitlines()
+            if line.strip().lower().startswith("sharedrepository")
+        ),
+        None,
+    )
+    if shared is None or (shared not in SHARED_VALUES and not shared.startswith("0")):
+        return
+    for top in (repo / "refs" / "hooklab", repo / "logs" / "refs" / "hooklab"):
+        if not top.is_dir():
+            continue
+        for path in [top, *top.rglob("*")]:
+            try:
+                mode = path.stat().st_mode
+                wanted = mode | 0o060 | (0o2010 if path.is_dir() else 0)
+                if wanted != mode and path.stat().st_uid == os.getuid():
+                    path.chmod(wanted & 0o7777)
+            except OSError:
+                continue  # another participant's: theirs to share
 
 
 class HistoryDiffers(RemoteError):

@@ -221,6 +221,7 @@ def cohort_renderable(
     """The table, sized to the terminal: ``height`` lines at most (None: every row)."""
     live = width >= WIDE and bool(cohort.live_marks())
     extra = len(evidence_legend()) + 1 if live else 0
+    extra += 1 if any(m.verification != UNVERIFIED for m in cohort.members) else 0
     # title, summary, the table's four rules and header, a "more" line, the footer
     rows = None if height is None else max(3, height - 8 - extra)
     parts: list[RenderableType] = [
@@ -241,11 +242,19 @@ def cohort_renderable(
         )
     if live:
         parts.append(live_legend())
+    if any(m.verification != UNVERIFIED for m in cohort.members):
+        parts.append(
+            Text(
+                "ver: ✓ verified · ✗ a claim does not hold · ? not judged · · not verified · "
+                "old: submitted since (lab trainer verify --all)",
+                style="dim",
+                no_wrap=True,
+                overflow="ellipsis",
+            )
+        )
     parts.append(
         Text(
-            "ver: ✓ verified · ✗ a claim does not hold · ? not judged · · not verified · "
-            f"old: submitted since · read in {cohort.seconds:.2f} s"
-            f"{' · ' + footer if footer else ''}",
+            f"read in {cohort.seconds:.2f} s{' · ' + footer if footer else ''}",
             no_wrap=True,
             overflow="ellipsis",
             style="dim",

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -281,3 +282,133 @@ def test_verify_all_judges_the_room_at_once_and_the_table_and_page_show_it(
     status = run_cli("trainer", "status", url, "--cohort", "v", "--json")
     rows = {p["participant"]: p for p in json.loads(status.out)["participants"]}
     assert rows["hana"]["verification"] == "stale"
+
+
+def test_help_and_attendance_show_with_a_roster(
+    tmp_path: Path, labs: SyntheticLabs, daemon: GitDaemon, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    url = daemon.url("room.git")
+    jose = joined(tmp_path / "jose", url, "José Díaz")  # an accent and a space: welcome
+    lab(jose, "start", "01-warmup")
+    lab(jose, "hint")
+    lab(jose, "solve", "--apply")
+    lab(jose, "check")
+    # The same name in capitals from the same person's workspace is the same participant.
+    out = run_cli("submit", "--participant", "JOSÉ DÍAZ", "--cohort", "room", cwd=jose)
+    assert out.code == 0, out
+    roster = tmp_path / "roster.txt"
+    roster.write_text("# Monday\nJosé Díaz\nAda Lovelace   # late\n\n")
+    out = run_cli("trainer", "status", url, "--cohort", "room", "--roster", str(roster), "--json")
+    rows = {p["participant"]: p for p in json.loads(out.out)["participants"]}
+    assert set(rows) == {"josé-díaz", "ada-lovelace"}
+    assert rows["ada-lovelace"]["arrived"] is False
+    assert rows["ada-lovelace"]["needs_help"]["kind"] == "not arrived"
+    assert rows["josé-díaz"]["hints"] == 1
+    assert rows["josé-díaz"]["solved_with_help"] == 1
+    assert rows["josé-díaz"]["labs"]["01-warmup"]["solved_with_help"] == ["notes"]
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("COLUMNS", "120")
+    table = run_cli("trainer", "status", url, "--cohort", "room", "--roster", str(roster))
+    line = next(x for x in table.out.splitlines() if "josé-díaz" in x)
+    assert "1 hint · 1 with lab solve" in line
+    assert "not arrived" in next(x for x in table.out.splitlines() if "ada-lovelace" in x)
+    page = tmp_path / "room.html"
+    made = run_cli(
+        "trainer", "report", url, "--cohort", "room", "--roster", str(roster), "--html", str(page)
+    )
+    assert made.code == 0, made
+    html = page.read_text()
+    assert 'data-kind="not arrived"' in html
+    # the cell's title
+    assert "josé-díaz · 01-warmup step 1 (Write your notes): passed · 1 hint, lab solve" in html
+    bad = tmp_path / "bad.txt"
+    bad.write_text("ada\n../x\n")
+    out = run_cli("trainer", "status", url, "--roster", str(bad))
+    assert out.code == 1 and "line 2" in out.err and "bad.txt" in out.err
+
+
+def test_a_typo_in_the_remote_is_told_at_lab_init(tmp_path: Path, daemon: GitDaemon) -> None:
+    ws = tiny_workspace(tmp_path / "ws").root
+    wrong = daemon.url("room.git").replace("room.git", "rom.git")
+    out = run_cli("init", ".", "--remote", wrong, "--participant", "ada", cwd=ws)
+    assert out.code == 0, out  # the workspace is fine; the line says what is wrong
+    assert "↑ not submitted to" in out.out and "rom.git" in out.out
+
+
+def test_the_smaller_ones(
+    tmp_path: Path, labs: SyntheticLabs, served: Path, daemon: GitDaemon
+) -> None:
+    url = daemon.url("room.git")
+    for interval in ("-1", "0"):
+        out = run_cli("trainer", "status", url, "--watch", "--interval", interval)
+        assert out.code == 2 and "at least 0.5 seconds" in out.err, out
+    # --watch into a pipe prints tables (one per round), not nothing.
+    joined(tmp_path / "ada", url, "ada")
+    watch = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "harness",
+            "trainer",
+            "status",
+            url,
+            "--cohort",
+            "room",
+            "--watch",
+            "--interval",
+            "0.5",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert watch.stdout is not None
+    deadline, shown = time.monotonic() + 60, ""
+    while shown.count("cohort room · 1 participants") < 2 and time.monotonic() < deadline:
+        shown += watch.stdout.readline()
+    watch.terminate()
+    watch.communicate(timeout=20)
+    assert shown.count("cohort room · 1 participants") >= 2, shown
+    # A hand-made submission: a row that says so, not a Python attribute.
+    repo = served / "room.git"
+    blob = subprocess.run(
+        ["git", "--git-dir", str(repo), "hash-object", "-w", "--stdin"],
+        input='{"labs": {"01-warmup": "oops"}}',
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    tree = subprocess.run(
+        ["git", "--git-dir", str(repo), "mktree"],
+        input=f"100644 blob {blob}\tprogress.json\n",
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    commit = subprocess.run(
+        ["git", "--git-dir", str(repo), "commit-tree", tree, "-m", "forged"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    subprocess.run(
+        ["git", "--git-dir", str(repo), "update-ref", "refs/hooklab/cohorts/room/mal", commit],
+        check=True,
+    )
+    cohort = CohortReader(url, "room", journal=False).read()
+    (mal,) = [m for m in cohort.members if m.name == "mal"]
+    assert mal.problem is not None and "no progress document Hook Lab can read" in mal.problem
+    assert "attribute" not in mal.problem
+
+
+def test_a_shared_disk_stays_writable_for_the_group(tmp_path: Path, labs: SyntheticLabs) -> None:
+    room = tmp_path / "room.git"
+    subprocess.run(["git", "init", "-q", "--bare", "--shared=group", str(room)], check=True)
+    ws = participant(tmp_path / "ws", labs, 1)
+    old = os.umask(0o022)
+    try:
+        submit(ws, make_settings(str(room), "ada", "mon"))
+    finally:
+        os.umask(old)
+    for folder in (room / "refs" / "hooklab", room / "refs" / "hooklab" / "cohorts" / "mon"):
+        assert folder.stat().st_mode & 0o070 == 0o070, oct(folder.stat().st_mode)
