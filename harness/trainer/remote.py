@@ -316,7 +316,7 @@ def push(
             client2, _ = _client(url)
             result = client2.send_pack(path, update_refs, repo.generate_pack_data)
         problem = (getattr(result, "ref_status", None) or {}).get(ref)
-        if problem and _raced(str(problem)):
+        if problem and (_raced(str(problem)) or _moved_meanwhile(url, path, ref, seen)):
             # Another push to the same ref landed at the same instant (git daemon: "failed
             # to lock", http-backend: "fetch first"): not a remote that refuses pushes.
             raise RemoteError(
@@ -381,6 +381,17 @@ class HistoryDiffers(RemoteError):
             fix="choose a name of your own",
         )
         self.ref = ref
+
+
+def _moved_meanwhile(url: str, path: str, ref: bytes, seen: dict[str, bytes | None]) -> bool:
+    """Did another push change ``ref`` while ours was on its way? Then ours lost a race."""
+    try:
+        client, _ = _client(url)
+        result = client.get_refs(path.encode() if isinstance(path, str) else path)
+    except Exception:  # a second look that fails proves nothing either way
+        return False
+    refs = getattr(result, "refs", result)
+    return (refs.get(ref) or None) != seen.get("old")
 
 
 def _raced(problem: str) -> bool:

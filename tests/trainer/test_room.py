@@ -15,6 +15,7 @@ import os
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,7 @@ import pytest
 from harness.engine.runner import LabRunner
 from harness.trainer.cohort import IDLE, REPLACED, STUCK, CohortReader
 from harness.trainer.publish import make_settings, submit
+from harness.trainer.remote import RemoteError
 from tests.builders import run_cli, run_lab_process
 from tests.trainer.cohort_builder import (
     SyntheticLabs,
@@ -412,3 +414,28 @@ def test_a_shared_disk_stays_writable_for_the_group(tmp_path: Path, labs: Synthe
         os.umask(old)
     for folder in (room / "refs" / "hooklab", room / "refs" / "hooklab" / "cohorts" / "mon"):
         assert folder.stat().st_mode & 0o070 == 0o070, oct(folder.stat().st_mode)
+
+
+def test_two_workspaces_taking_one_name_at_the_same_instant(
+    tmp_path: Path, labs: SyntheticLabs, daemon: GitDaemon
+) -> None:
+    url = daemon.url("room.git")
+    people = [participant(tmp_path / f"ws{i}", labs, 1) for i in range(4)]
+
+    def go(ws: object) -> str:
+        try:
+            submit(ws, make_settings(url, "same", "race"))  # type: ignore[arg-type]
+        except RemoteError as exc:
+            return f"{exc.message} (fix: {exc.fix})"
+        return "ok"
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        said = list(pool.map(go, people))
+    assert said.count("ok") >= 1, said
+    for text in said:
+        assert "whether the remote accepts pushes" not in text, text
+        assert (
+            text == "ok"
+            or "already holds another workspace's record" in text
+            or ("landed at the same moment" in text)
+        ), text
