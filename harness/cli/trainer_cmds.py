@@ -31,7 +31,7 @@ from harness.trainer.verify import StepVerdict, verify_participant
 from harness.ui.console import escape
 from harness.workspace import Workspace
 
-MIN_INTERVAL = 0.5
+MIN_INTERVAL = 0.2
 
 
 def add_parser(subparsers: Any) -> None:
