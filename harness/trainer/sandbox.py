@@ -24,7 +24,6 @@ from harness.errors import HarnessError
 from harness.paths import CHECKOUT_ROOT, cache_home
 
 INSIDE_ENV = "HOOKLAB_VERIFY_SANDBOXED"  # set inside: never nest a second sandbox
-DOCKER_SOCKET = Path("/var/run/docker.sock")
 
 
 def bwrap() -> str | None:
@@ -52,8 +51,9 @@ def _under(path: Path, folder: Path) -> bool:
     return True
 
 
-def command(holder: Path, argv: list[str]) -> list[str]:
-    """``argv`` run in the sandbox, ``holder`` its only writable folder."""
+def command(holder: Path, argv: list[str], *, docker: bool = False) -> list[str]:
+    """``argv`` run in the sandbox, ``holder`` its only writable folder. The Docker socket
+    (root on the host to whoever speaks to it) is hidden unless Maven runs in Docker."""
     program = bwrap()
     if program is None:
         raise missing_sandbox()
@@ -84,6 +84,11 @@ def command(holder: Path, argv: list[str]) -> list[str]:
             and (_under(Path(given), home) or _under(Path(given), Path("/tmp")))
         ):
             args += ["--ro-bind", given, given]
+    if not docker:
+        sockets = {p.resolve() for p in (Path("/run/docker.sock"), Path("/var/run/docker.sock"))}
+        for socket in sorted(sockets):
+            if socket.exists():
+                args += ["--ro-bind", "/dev/null", str(socket)]
     args += ["--bind", str(holder), str(holder), "--chdir", str(holder)]
     args += ["--setenv", INSIDE_ENV, "1", "--setenv", "HOOKLAB_SCRATCH", str(holder / "scratch")]
     args += ["--setenv", "TMPDIR", str(holder / "scratch")]

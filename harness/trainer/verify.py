@@ -254,7 +254,7 @@ def _judge_in_sandbox(
     they come; anything else it prints is the participant's scripts' and is dropped."""
     (holder / "scratch").mkdir()
     child = subprocess.Popen(
-        sandbox.command(holder, judge.argv(holder)),
+        sandbox.command(holder, judge.argv(holder), docker=judge.backend == "docker"),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

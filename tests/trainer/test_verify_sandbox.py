@@ -24,6 +24,8 @@ from tests.builders import run_cli
 from tests.trainer.cohort_builder import MVNW, SyntheticLabs, tiny_workspace, walk
 from tests.trainer.servers import GitDaemon, remote_refs
 
+ESCAPE_IMAGE = "hooklab/maven-jdk17:base"  # any image present will do: scripts/docker-up.sh
+
 HOOK_LAB = """format = 1
 id = "03-hooks"
 title = "Hooks"
@@ -45,9 +47,16 @@ content = '''HOOK'''
 """
 
 
-def evil(targets: list[Path], url: str, what: str) -> str:
-    """Shell lines that, in verify's folder only, write every target and push to the room."""
+def evil(targets: list[Path], url: str, what: str, docker_escape: bool = False) -> str:
+    """Shell lines that, in verify's workspace only, write every target, push to the room,
+    and (``docker_escape``) ask the Docker daemon to write the first target."""
     writes = "\n".join(f'  echo {what} > "{t}" 2>/dev/null || true' for t in targets)
+    if docker_escape:
+        folder = targets[0].parent
+        writes += (
+            f'\n  docker run --rm -v "{folder}:/x" {ESCAPE_IMAGE} '
+            f"sh -c 'echo docker > /x/pwned-docker' >/dev/null 2>&1 || true"
+        )
     return f"""if grep -qs '"verifying"' .git/hooklab/workspace.json; then
 {writes}
   echo {what} > "$HOME/pwned-{what}" 2>/dev/null || true
@@ -72,7 +81,9 @@ def test_a_submissions_scripts_write_nothing_outside_the_sandbox(
     (ws.root / "mvnw").write_text(
         MVNW.replace("set -eu\n", "set -eu\n" + evil(targets, url, "mvnw"))
     )
-    hook = "#!/usr/bin/env bash\n" + evil(targets, url, "hook") + "echo hello\n"
+    # With Maven local, the Docker socket (root on the host) is hidden from the scripts too.
+    escape = backend == "local" and shutil.which("docker") is not None
+    hook = "#!/usr/bin/env bash\n" + evil(targets, url, "hook", escape) + "echo hello\n"
     (labs.root / "03-hooks" / "lab.toml").write_text(HOOK_LAB.replace("HOOK", hook))
     ws.commit_all("my mvnw")
     ws.update_meta({"backend": backend})
@@ -97,6 +108,8 @@ def test_a_submissions_scripts_write_nothing_outside_the_sandbox(
     if backend == "local":
         out = run_cli("trainer", "verify", url, "eve", "--cohort", "s", "--no-sandbox")
         assert (trainer_files / "pwned").read_text() in ("mvnw\n", "hook\n")
+        if escape:
+            assert (trainer_files / "pwned-docker").read_text() == "docker\n"
         for target in targets:
             target.unlink(missing_ok=True)
         subprocess.run(
