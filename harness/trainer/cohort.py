@@ -438,7 +438,8 @@ class Cohort:
                 for lab in self.labs
             ],
             "stuck_after_seconds": after,
-            "participants": [self._member_json(m, after) for m in self.by_urgency(after)],
+            # by name, as read: a machine sorts by needs_help itself
+            "participants": [self._member_json(m, after) for m in self.members],
             "steps": [
                 {
                     "lab": s.column.lab,
@@ -532,7 +533,7 @@ class Cohort:
             "problem",
         ]
         rows = [header]
-        for m in self.by_urgency():
+        for m in self.members:
             lab, step = m.current
             stuck = m.stuck_for(self.read_at)
             attention = m.attention(self.read_at)
@@ -764,33 +765,37 @@ def _mark_verdicts(members: Sequence[Member], verdicts: dict[str, Verdict]) -> N
 
 
 def _mark_copies(members: Sequence[Member]) -> None:
-    """The same submission under two names, or a passed step resting on another
-    participant's snapshot: a snapshot commit holds its workspace's time and history, so two
-    workspaces never make the same one."""
-    owners: dict[str, list[str]] = {}
+    """The same submission under two names, or passed steps resting on another participant's
+    snapshots: a snapshot commit holds its workspace's history and the second it was taken,
+    so two workspaces make the same one only by copying (two shared steps are asked, so
+    that a coincidence of one second never accuses anyone)."""
+    by_commit: dict[str, list[str]] = {}
+    by_snapshot: dict[str, list[str]] = {}
     for m in members:
         if m.progress is None or not m.commit:
             continue
-        snapshots = {
-            str(sp.passed["snapshot"])
-            for lp in m.progress.labs.values()
-            for sp in lp.steps.values()
-            if sp.passed and sp.passed.get("snapshot") and set(str(sp.passed["snapshot"])) != {"0"}
-        }
-        for key in {f"commit {m.commit}", *(f"snapshot {s}" for s in snapshots)}:
-            owners.setdefault(key, []).append(m.name)
+        by_commit.setdefault(m.commit, []).append(m.name)
+        for lp in m.progress.labs.values():
+            for sp in lp.steps.values():
+                snapshot = str((sp.passed or {}).get("snapshot") or "")
+                if snapshot and set(snapshot) != {"0"}:
+                    by_snapshot.setdefault(snapshot, []).append(m.name)
+    shared: dict[tuple[str, str], int] = {}
+    for names in by_snapshot.values():
+        for a in names:
+            for b in names:
+                if a != b:
+                    shared[a, b] = shared.get((a, b), 0) + 1
     for m in members:
-        m.copy_of = None
-        for key, names in sorted(owners.items()):
-            others = [n for n in names if n != m.name]
-            if m.name in names and others:
-                what = (
-                    "the same submission as"
-                    if key.startswith("commit")
-                    else (f"a passed step on the same {key[:18]}… as")
-                )
-                m.copy_of = f"copy: {what} {', '.join(others[:3])}"
-                break
+        same = [n for n in by_commit.get(m.commit, []) if n != m.name]
+        steps = sorted(b for (a, b), count in shared.items() if a == m.name and count >= 2)
+        m.copy_of = (
+            f"copy: the same submission as {', '.join(same[:3])}"
+            if same
+            else f"copy: passed steps on the same snapshots as {', '.join(steps[:3])}"
+            if steps
+            else None
+        )
 
 
 def cohorts_on(url: str, *, timeout: float = READ_TIMEOUT) -> list[str]:

@@ -169,7 +169,6 @@ def _unreachable_fix(url: str) -> str:
     return f"check the address with your trainer and that the remote is up (git ls-remote {url})"
 
 
-# Long because: a branch per failure dulwich or the network raises, each with its fix
 def translate(url: str, exc: BaseException) -> BaseException:
     """Turn what dulwich or the network raised into a RemoteError naming the remote."""
     if isinstance(exc, RemoteError | HarnessError | KeyboardInterrupt):
@@ -197,21 +196,8 @@ def translate(url: str, exc: BaseException) -> BaseException:
         return RemoteError(url, f"unknown host ({exc.strerror})", fix=_unreachable_fix(url))
     if isinstance(exc, TimeoutError | socket.timeout):
         return RemoteError(url, "the connection timed out", fix=_unreachable_fix(url))
-    if isinstance(exc, HangupException) and _is_ssh(url):
-        said = " ".join(line.strip() for line in str(exc).splitlines() if line.strip())
-        return RemoteError(
-            url,
-            f"ssh could not connect ({said or 'the connection closed'})",
-            fix=f"check that ssh logs in without a prompt: ssh {_ssh_login(url)} (the key, "
-            "known_hosts); another key or port goes in GIT_SSH_COMMAND, as for git",
-        )
     if isinstance(exc, HangupException):
-        return RemoteError(
-            url,
-            "the server hung up (busy, or it does not allow pushes to this path)",
-            fix="try again in a moment (lab submit); trainers: run git daemon with "
-            "--enable=receive-pack --export-all --max-connections=0",
-        )
+        return _hung_up(url, exc)
     if isinstance(exc, GitProtocolError) and _dropped(exc):
         return RemoteError(
             url,
@@ -233,6 +219,24 @@ def translate(url: str, exc: BaseException) -> BaseException:
     if "urllib3" in type(exc).__module__ or name in {"MaxRetryError", "ProtocolError"}:
         return RemoteError(url, f"HTTP request failed ({exc})", fix=_unreachable_fix(url))
     return exc
+
+
+def _hung_up(url: str, exc: HangupException) -> RemoteError:
+    """ssh that could not log in, or a server that closed the connection."""
+    if _is_ssh(url):
+        said = " ".join(line.strip() for line in str(exc).splitlines() if line.strip())
+        return RemoteError(
+            url,
+            f"ssh could not connect ({said or 'the connection closed'})",
+            fix=f"check that ssh logs in without a prompt: ssh {_ssh_login(url)} (the key, "
+            "known_hosts); another key or port goes in GIT_SSH_COMMAND, as for git",
+        )
+    return RemoteError(
+        url,
+        "the server hung up (busy, or it does not allow pushes to this path)",
+        fix="try again in a moment (lab submit); trainers: run git daemon with "
+        "--enable=receive-pack --export-all --max-connections=0",
+    )
 
 
 def list_refs(url: str, prefix: bytes, *, timeout: float) -> dict[bytes, bytes]:

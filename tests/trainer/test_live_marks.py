@@ -190,6 +190,7 @@ def _assert_marks(parsed: LiveCells) -> None:
     text = " ".join(parsed.text)
     assert "live · 2.1.332" in text and SESSION in text
     assert "L passed live" in text and "S passed scripted" in text
+    assert "P played by Hook Lab (lab solve)" in text  # the grid's third letter, explained
     assert "lab check --scripted" in text and "replays a live step's submitted timeline" in text
 
 

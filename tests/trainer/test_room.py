@@ -181,7 +181,11 @@ def test_no_secret_of_a_remote_url_is_ever_printed(
 
 
 def test_a_record_replaced_or_deleted_by_someone_else_shows_on_the_trainers_table(
-    tmp_path: Path, labs: SyntheticLabs, daemon: GitDaemon, served: Path
+    tmp_path: Path,
+    labs: SyntheticLabs,
+    daemon: GitDaemon,
+    served: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     url = daemon.url("room.git")
     ada = joined(tmp_path / "ada", url, "ada")
@@ -221,12 +225,13 @@ def test_a_record_replaced_or_deleted_by_someone_else_shows_on_the_trainers_tabl
     assert "replaced by another history" in rows["carl"]["replaced"]
     assert rows["dee"]["needs_help"]["kind"] == "deleted"
     assert "record deleted from the remote" in rows["dee"]["deleted"]
-    # The table lists them first.
-    first = list(rows)[:3]
-    assert set(first) == {"ada", "carl", "dee"}
-    os.environ.setdefault("NO_COLOR", "1")
+    # The table lists them first (bob, whose doing it was, after them).
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("COLUMNS", "160")
     table = run_cli("trainer", "status", url, "--cohort", "room")
     assert "record deleted from the remote" in table.out
+    names = [line.split("│")[1].strip() for line in table.out.splitlines() if "│" in line]
+    assert set(names[:3]) == {"ada", "carl", "dee"} and "bob" in names[3:], names
 
 
 def test_verify_all_judges_the_room_at_once_and_the_table_and_page_show_it(
