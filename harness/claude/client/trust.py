@@ -107,3 +107,49 @@ def register_marketplaces(
         except subprocess.TimeoutExpired:
             process.kill()
     return wanted - registered_marketplaces(config_dir)
+
+
+def client_state_file(env: Mapping[str, str] | None = None) -> Path:
+    """The client's ``.claude.json``: in ``CLAUDE_CONFIG_DIR`` when set, else in HOME."""
+    env = os.environ if env is None else env
+    explicit = env.get("CLAUDE_CONFIG_DIR", "").strip()
+    if explicit:
+        return Path(explicit).expanduser() / ".claude.json"
+    home = env.get("HOME", "").strip()
+    return (Path(home) if home else Path.home()) / ".claude.json"
+
+
+def plugins_not_ready(root: Path, env: Mapping[str, str] | None = None) -> str | None:
+    """Why a plain ``claude`` in ``root`` would not have the plugins the project enables
+    (None when nothing is missing). Reads one key of the client's ``.claude.json`` (this
+    folder's trust) and the marketplace list, nothing else."""
+    plugins = enabled_plugins(root)
+    if not plugins:
+        return None
+    for entry in plugins:
+        name, _, market = entry.partition("@")
+        listing = _read_json(root / ".claude" / "plugins" / ".claude-plugin" / "marketplace.json")
+        names = [p.get("name") for p in listing.get("plugins", []) if isinstance(p, dict)]
+        if market not in project_marketplaces(root) or name not in names:
+            return (
+                f"the settings enable {entry}, but .claude/plugins/.claude-plugin/"
+                "marketplace.json does not offer it"
+            )
+    state = client_state_file(env)
+    projects = _read_json(state).get("projects")
+    trusted = isinstance(projects, dict) and any(
+        isinstance(v, dict) and v.get("hasTrustDialogAccepted") is True
+        for k, v in projects.items()
+        if root == Path(k) or root.is_relative_to(Path(k))
+    )
+    if not trusted:
+        return f"{root} is not trusted yet in {state}: Claude Code loads no plugin there"
+    from harness.claude.recorded import config_root
+
+    missing = project_marketplaces(root) - registered_marketplaces(config_root(env))
+    if missing:
+        return (
+            "the workspace's plugin marketplace (" + ", ".join(sorted(missing)) + ") is not "
+            "registered yet: the first trusted session registers it"
+        )
+    return None
