@@ -151,13 +151,10 @@ def _spec(
     kind = registry[name]
     params = check_table(raw, kind.params, path=path, where=where)
     typed = kind.build(params)
+    kind.check_tables(typed, path, where)
     problem = kind.validate(typed)
     if problem:
         raise ConfigError(path, where, problem, fix=f"see docs/lab-authoring.md, {key} {name}")
-    if name == "hook_session" and params.get("steps") is not None:
-        from harness.engine.checks.hook_session import parse_inline
-
-        parse_inline(params["steps"], path, where)
     for asset in kind.assets(typed):
         if not (lab_dir / asset).is_file():
             raise ConfigError(
