@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import subprocess
 from collections.abc import Callable, Collection, Iterator
@@ -107,6 +108,8 @@ class ReplayReport:
     engines: list[str]
     start: str  # the commit the copy started from
     rows: list[ReplayRow] = field(default_factory=list)
+    # hook scripts outside .claude/ played as they are on disk now, where the start differs
+    hooks_now: list[str] = field(default_factory=list)
 
     def divergences(self, only_lines: Collection[int] | None = None) -> list[tuple[ReplayRow, str]]:
         """Each row and engine whose verdict differs; with ``only_lines``, only the rows at
@@ -153,6 +156,7 @@ class ReplayReport:
             if first is None
             else {"line": first[0].line, "engine": first[1], "what": first[0].what},
             "warnings": self.timeline.warnings,
+            "hooks_now": self.hooks_now,
         }
 
 
@@ -360,8 +364,46 @@ def _head_of(root: Path, commit: str) -> str:
     return commit
 
 
+_HOOK_PATH = re.compile(r"""(?:\$\{?CLAUDE_PROJECT_DIR\}?/|(?:^|[\s"'])\./)([^\s"';|&]+)""")
+
+
+def hook_files(root: Path) -> list[str]:
+    """The files outside ``.claude/`` that the workspace's settings run as hooks
+    (``$CLAUDE_PROJECT_DIR/scripts/x.sh``, ``./scripts/x.sh``), relative, as on disk now."""
+    found: set[str] = set()
+    for groups in _settings(root).hooks.values():
+        for group in groups:
+            for hook in group.hooks:
+                for rel in _HOOK_PATH.findall(getattr(hook, "command", "") or ""):
+                    path = root / rel
+                    if not rel.startswith(".claude/") and path.is_file() and root in path.parents:
+                        found.add(rel)
+    return sorted(found)
+
+
+def _hooks_now(root: Path, commit: str, copy: Path) -> list[str]:
+    """Copy the hook scripts outside ``.claude/`` as they are on disk now (uncommitted and
+    untracked included) into the copy; each that differs from ``commit`` is named."""
+    from harness.workspace import Workspace
+    from harness.workspace.snapshot import read_blob
+
+    repo = Workspace(root).repo
+    tree = repo[commit.encode()].tree  # type: ignore[attr-defined]
+    differs = []
+    for rel in hook_files(root):
+        now = (root / rel).read_bytes()
+        target = copy / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(root / rel, target)
+        then = read_blob(repo, tree, rel)
+        if then != now:
+            said = "not in the start commit" if then is None else "changed since the start commit"
+            differs.append(f"{rel} ({said}): played as it is on disk now")
+    return differs
+
+
 @contextlib.contextmanager
-def start_state(root: Path, commit: str) -> Iterator[Path]:
+def start_state(root: Path, commit: str, hooks_now: list[str] | None = None) -> Iterator[Path]:
     """A throwaway copy of the workspace whose files are those of ``commit`` (every file the
     commit holds is written anew, so reports from before are older than all of them; compiled
     classes come from the cache when the commit's sources are the fixture's, else stay as
@@ -383,6 +425,11 @@ def start_state(root: Path, commit: str) -> Iterator[Path]:
         shutil.rmtree(copy / ".claude", ignore_errors=True)
         if (root / ".claude").is_dir():
             shutil.copytree(root / ".claude", copy / ".claude", symlinks=True)
+        # The hooks the settings run from outside .claude/ (Lab 07's scripts/) are the
+        # participant's work in progress, uncommitted: as on disk now, like .claude/.
+        differs = _hooks_now(root, commit, copy)
+        if hooks_now is not None:
+            hooks_now[:] = differs
         yield copy
 
 
@@ -424,7 +471,7 @@ def replay(
     commit = resolve_start(workspace, start)
     report = ReplayReport(timeline, engines, commit)
     for engine in engines:
-        with start_state(workspace, commit) as copy:
+        with start_state(workspace, commit, report.hooks_now) as copy:
             steps = plan(timeline, copy, _settings(copy))
             if not report.rows:
                 report.rows = [p.row for p in steps if p.row is not None]
