@@ -1,6 +1,6 @@
 """``lab doctor --prove-client``: do the fixture's hooks hold on the participant's own client?
 
-The ``claude`` on the participant's PATH plays four short sessions with Hook Lab's scripted
+The ``claude`` on the participant's PATH plays five short sessions with Hook Lab's scripted
 model (the driver of the claude-code engine, harness/claude/client/), each in a throwaway copy
 of a freshly provisioned workspace, offline: the model is a server on 127.0.0.1 and the key is
 a dummy. Each session proves one behaviour the workshop relies on, from what the client did:

@@ -388,7 +388,7 @@ def _hooks_now(root: Path, commit: str, copy: Path) -> list[str]:
     from harness.workspace.snapshot import read_blob
 
     repo = Workspace(root).repo
-    tree = repo[commit.encode()].tree  # type: ignore[attr-defined]
+    tree = repo[commit.encode()].tree
     differs = []
     for rel in hook_files(root):
         now = (root / rel).read_bytes()
