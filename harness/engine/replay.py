@@ -110,6 +110,8 @@ class ReplayReport:
     rows: list[ReplayRow] = field(default_factory=list)
     # hook scripts outside .claude/ played as they are on disk now, where the start differs
     hooks_now: list[str] = field(default_factory=list)
+    # ignored build output written after the session began, left out of the start state
+    output_left_out: list[str] = field(default_factory=list)
 
     def divergences(self, only_lines: Collection[int] | None = None) -> list[tuple[ReplayRow, str]]:
         """Each row and engine whose verdict differs; with ``only_lines``, only the rows at
@@ -157,6 +159,7 @@ class ReplayReport:
             else {"line": first[0].line, "engine": first[1], "what": first[0].what},
             "warnings": self.timeline.warnings,
             "hooks_now": self.hooks_now,
+            "output_left_out": self.output_left_out,
         }
 
 
@@ -396,8 +399,40 @@ def _hooks_now(root: Path, commit: str, copy: Path) -> list[str]:
     return differs
 
 
+def _drop_later_output(copy: Path, started: float) -> list[str]:
+    """Remove the ignored build output (reports, dist/, classes) written after the session
+    began: the session did not see it, and a replay that kept it would judge today's build.
+    Named by top folder; what the session did see (older output) stays."""
+    done = proc.run(["git", "status", "--ignored", "--porcelain", "-z"], cwd=copy)
+    entries = [e for e in done.stdout.split("\0") if e]
+    dropped: dict[str, int] = {}
+    for entry in entries:
+        if not entry.startswith("!! "):
+            continue
+        rel = entry[3:].rstrip("/")
+        top = copy / rel
+        files = [top] if top.is_file() else [p for p in top.rglob("*") if p.is_file()]
+        for path in files:
+            if path.is_symlink() or path.stat().st_mtime <= started:
+                continue
+            path.unlink()
+            name = rel.split("/")[0] + ("/" if "/" in rel or top.is_dir() else "")
+            dropped[name] = dropped.get(name, 0) + 1
+    return [
+        f"{name} ({n} file{'s' if n > 1 else ''} built after the session began): left out"
+        for name, n in sorted(dropped.items())
+    ]
+
+
 @contextlib.contextmanager
-def start_state(root: Path, commit: str, hooks_now: list[str] | None = None) -> Iterator[Path]:
+def start_state(
+    root: Path,
+    commit: str,
+    hooks_now: list[str] | None = None,
+    *,
+    started: float | None = None,
+    left_out: list[str] | None = None,
+) -> Iterator[Path]:
     """A throwaway copy of the workspace whose files are those of ``commit`` (every file the
     commit holds is written anew, so reports from before are older than all of them; compiled
     classes come from the cache when the commit's sources are the fixture's, else stay as
@@ -408,6 +443,10 @@ def start_state(root: Path, commit: str, hooks_now: list[str] | None = None) -> 
     with sandbox_copy(root) as copy:
         proc.run(["git", "reset", "-q", "--hard", _head_of(root, commit)], cwd=copy)
         Workspace(copy).restore_commit(commit, rewrite_all=True)
+        if started is not None:
+            dropped = _drop_later_output(copy, started)
+            if left_out is not None:
+                left_out[:] = dropped
         # Compiled anew, newer than the files, when the commit's sources are the fixture's
         # (the reports keep their age): else the session's first sensor run compiles them all.
         restore_cached(copy)
@@ -460,7 +499,10 @@ def replay(
     commit = resolve_start(workspace, start)
     report = ReplayReport(timeline, engines, commit)
     for engine in engines:
-        with start_state(workspace, commit, report.hooks_now) as copy:
+        started = timeline.started.timestamp() if timeline.started else None
+        with start_state(
+            workspace, commit, report.hooks_now, started=started, left_out=report.output_left_out
+        ) as copy:
             steps = plan(timeline, copy, _settings(copy))
             if not report.rows:
                 report.rows = [p.row for p in steps if p.row is not None]
