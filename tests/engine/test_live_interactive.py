@@ -28,6 +28,7 @@ from tests.engine.live_steps import ReachStep
 from tests.recorded_sessions import (
     APPROVED,
     ASK_DONE,
+    ASK_NOTE,
     AUDIT_PROMPT,
     AUDIT_REPORT,
     AUDITOR,
@@ -85,23 +86,18 @@ def at_step_four(workspace_at_step: ReachStep) -> Path:
     return workspace_at_step("11-try-it-yourself", "earn-done")
 
 
-def test_the_interactive_client_passes_lab_11_step_4_live(
-    at_step_four: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    client = find_client()
-    assert client is not None
-    root = copy_workspace_into(at_step_four, tmp_path)
-    home = tmp_path / "home"
-    home.mkdir()
-    (home / ".claude.json").write_text('{"hasCompletedOnboarding": true}')
-    socket = tmp_path / "tmux.sock"
-    model = _Model(root)
-    with ScriptedApi(on_request=model.answer) as api:
+class _Terminal:
+    """The client in tmux, started as a person starts it, with the scripted model behind it."""
+
+    def __init__(self, root: Path, home: Path, socket: Path, base_url: str) -> None:
+        client = find_client()
+        assert client is not None
+        self.socket = socket
         env = {
             "HOME": str(home),
             "PATH": os.environ["PATH"],
             "TERM": "xterm-256color",
-            "ANTHROPIC_BASE_URL": api.base_url,
+            "ANTHROPIC_BASE_URL": base_url,
             "ANTHROPIC_API_KEY": "hooklab-dummy-key",
             "DISABLE_AUTOUPDATER": "1",
             "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
@@ -122,38 +118,109 @@ def test_the_interactive_client_passes_lab_11_step_4_live(
             command,
         )
 
-        def screen() -> str:
-            return tmux(socket, "capture-pane", "-p", "-t", "p", check=False)
+    def screen(self) -> str:
+        return tmux(self.socket, "capture-pane", "-p", "-t", "p", check=False)
 
-        def keys(*sent: str) -> None:
-            for key in sent:
-                tmux(socket, "send-keys", "-t", "p", key)
-                time.sleep(0.3)
+    def keys(self, *sent: str) -> None:
+        for key in sent:
+            tmux(self.socket, "send-keys", "-t", "p", key)
+            time.sleep(0.3)
 
-        try:
-            _wait_for(screen, "Yes, I trust this folder")
-            keys("Down", "Enter")
-            _wait_for(screen, "Do you want to use this API key?")
-            keys("Up", "Enter")
-            _wait_for(screen, "auto mode on")
-            time.sleep(2)  # the prompt box takes keys a moment after it is drawn
-            tmux(socket, "send-keys", "-t", "p", "-l", ASK_DONE)
-            _wait_for(screen, ASK_DONE[:40])
-            keys("Enter")
-            _wait_for(screen, "Auto mode can't check actions in this session")
-            keys("Enter")  # stay in auto mode
-            _wait_for(screen, "Do you want to proceed?")
-            keys("Down", "Enter")  # Yes: launch the audit agent
-            _wait_for(screen, "all five sensors are green", timeout=300)
-            tmux(socket, "send-keys", "-t", "p", "-l", "/exit")
-            keys("Enter")
-            time.sleep(2)
-        finally:
-            tmux(socket, "kill-server", check=False)
-    assert (root / ".git" / "aiup-coverage-checked" / "UC-005").is_file()
+    def wait(self, text: str, timeout: float = 60.0) -> None:
+        _wait_for(self.screen, text, timeout)
+
+    def trust_and_type(self, prompt: str) -> None:
+        """Trust the folder, accept the key, type the step's prompt."""
+        # A dialog takes keys a moment after it is drawn: a Down sent at once is lost, and
+        # Enter then answers "No, exit".
+        self.wait("Yes, I trust this folder")
+        time.sleep(1.5)
+        self.keys("Down", "Enter")
+        self.wait("Do you want to use this API key?")
+        time.sleep(1.5)
+        self.keys("Up", "Enter")
+        self.wait("auto mode on")
+        time.sleep(2)  # the prompt box takes keys a moment after it is drawn
+        tmux(self.socket, "send-keys", "-t", "p", "-l", prompt)
+        self.wait(prompt[:40])
+        self.keys("Enter")
+
+    def exit(self) -> None:
+        tmux(self.socket, "send-keys", "-t", "p", "-l", "/exit")
+        self.keys("Enter")
+        time.sleep(2)
+        tmux(self.socket, "kill-server", check=False)
+
+
+def _fresh_home(tmp_path: Path) -> Path:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".claude.json").write_text('{"hasCompletedOnboarding": true}')
+    return home
+
+
+def _passes_live(root: Path, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
     done = run_cli("check", "--json", cwd=root)
     assert done.code == 0, done
     (check,) = json.loads(done.out)["checks"]
     assert "(your own session, Claude Code 2.1.332, replayed)" in check["message"]
+
+
+def test_the_interactive_client_passes_lab_11_step_4_live(
+    at_step_four: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = copy_workspace_into(at_step_four, tmp_path)
+    home = _fresh_home(tmp_path)
+    model = _Model(root)
+    with ScriptedApi(on_request=model.answer) as api:
+        terminal = _Terminal(root, home, tmp_path / "tmux.sock", api.base_url)
+        try:
+            terminal.trust_and_type(ASK_DONE)
+            terminal.wait("Enter to stay in auto mode")
+            time.sleep(1.5)
+            terminal.keys("Enter")  # stay in auto mode
+            terminal.wait("Do you want to proceed?")
+            time.sleep(1.5)
+            terminal.keys("Down", "Enter")  # Yes: launch the audit agent
+            terminal.wait("all five sensors are green", timeout=300)
+        finally:
+            terminal.exit()
+    assert (root / ".git" / "aiup-coverage-checked" / "UC-005").is_file()
+    _passes_live(root, home, monkeypatch)
+
+
+@pytest.fixture(scope="module")
+def lab_07_at_step_four(workspace_at_step: ReachStep) -> Path:
+    return workspace_at_step("07-own-stop-hook", "your-session")
+
+
+def test_the_interactive_client_passes_lab_07_step_4_live(
+    lab_07_at_step_four: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The participant's own Stop hook (scripts/, uncommitted) holds the first stop with its
+    reason and lets the second go; the live check's replay agrees."""
+    root = copy_workspace_into(lab_07_at_step_four, tmp_path)
+    home = _fresh_home(tmp_path)
+    turns = [
+        Reply.tool_use(
+            "toolu_1",
+            "Write",
+            {"file_path": str(root / "NOTES.md"), "content": "Tried in lab 07.\n"},
+        ),
+        Reply.text("Done: NOTES.md has the line."),
+        Reply.text("Done: NOTES.md has the line."),
+    ]
+
+    def answer(request: ApiRequest) -> None:
+        ScriptedApi.answer(request, turns.pop(0) if turns else Reply.text("Done."))
+
+    with ScriptedApi(on_request=answer) as api:
+        terminal = _Terminal(root, home, tmp_path / "tmux.sock", api.base_url)
+        try:
+            terminal.trust_and_type(ASK_NOTE)
+            terminal.wait("Stop says:", timeout=120)
+        finally:
+            terminal.exit()
+    _passes_live(root, home, monkeypatch)
