@@ -276,6 +276,33 @@ def check_own_claude() -> Finding:
     )
 
 
+def check_audit_agent(start: Path | None = None) -> Finding | None:
+    """In a workspace whose settings enable a plugin (Lab 11's audit agent): would a plain
+    ``claude`` there have it? Reads one key of the client's ``.claude.json`` (this folder's
+    trust) and its list of marketplaces; None outside a workspace."""
+    from harness.claude.client.trust import enabled_plugins, plugins_not_ready
+    from harness.errors import HarnessError
+    from harness.workspace import Workspace
+
+    try:
+        root = Workspace.find(start).root
+    except HarnessError:
+        return None
+    if not enabled_plugins(root):
+        return None
+    problem = plugins_not_ready(root)
+    if problem is None:
+        return Finding("audit agent", OK, f"aiup-vaadin-jooq loads in {root}", required=False)
+    return Finding(
+        "audit agent",
+        WARN,
+        problem,
+        f"start claude in {root} and answer 'Yes, I trust this folder' (that loads it); "
+        "if a session then says the agent is not found, start claude there once more",
+        required=False,
+    )
+
+
 def run_checks(system: System | None = None) -> list[Finding]:
     here = system or detect()
     findings = [
@@ -300,6 +327,9 @@ def run_checks(system: System | None = None) -> list[Finding]:
         check_claude_code(),
         check_own_claude(),
     ]
+    agent = check_audit_agent()
+    if agent is not None:
+        findings.append(agent)
     return [*findings, system_packages(findings, here), maven_verdict(findings)]
 
 

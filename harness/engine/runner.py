@@ -369,14 +369,27 @@ class LabRunner:
             )
         if step.index + 1 < len(lab.steps):
             following = lab.steps[step.index + 1]
-            return Moved(lab, following, self._enter(lab, following))
+            backup = self._backup_before_setup(lab, following)
+            return Moved(lab, following, self._enter(lab, following), backup)
         return self.complete(lab)
+
+    def _backup_before_setup(self, lab: Lab, step: Step) -> Backup | None:
+        """A step's setup may write, copy over or check out the participant's files: any
+        uncommitted change is backed up first (listed by lab backups, named on screen)."""
+        if not step.setup or not self.ws.changed_files():
+            return None
+        return self.ws.backup(
+            f"before the setup of {lab.id} step {step.index + 1} ({step.id})", action="setup"
+        )
 
     def complete(self, lab: Lab) -> Moved:
         """Re-verify every step at the snapshot it passed at, then call the lab complete."""
         lp = self.progress.lab_progress(lab.id)
         reverified = self.reverify(lab, lp)
-        bad = [r for r in reverified if r.status is not Status.PASS]
+        # A step lab goto passed over was never asked of the participant: it has no verified
+        # state, and is named, not sent back to.
+        skipped = [r.step for r in reverified if r.results and r.results[0].details.get("skipped")]
+        bad = [r for r in reverified if r.status is not Status.PASS and r.step not in skipped]
         if bad:
             for r in bad:
                 lp.step(r.step.id).passed = None
@@ -393,11 +406,19 @@ class LabRunner:
         lp.completed_at = time.time()
         self.progress.step = None
         self._save(f"{lab.id}: complete")
+        note = "lab complete"
+        if skipped:
+            numbers = ", ".join(str(s.index + 1) for s in skipped)
+            note += (
+                f"; step{'s' if len(skipped) > 1 else ''} {numbers} you skipped with lab goto "
+                f"{'were' if len(skipped) > 1 else 'was'} not checked (lab goto "
+                f"{skipped[0].index + 1} to do {'them' if len(skipped) > 1 else 'it'})"
+            )
         return Moved(
             lab,
             None,
             reverified=reverified,
-            note="lab complete",
+            note=note,
             next_lab=self.following_lab(lab),
         )
 
@@ -443,11 +464,19 @@ class LabRunner:
                 )
                 continue
             if not record or not record.get("snapshot"):
+                skipped = lp.step(step.id).skipped_by_goto
+                said = "skipped with lab goto: never checked" if skipped else "not verified"
                 runs.append(
                     StepRun(
                         lab,
                         step,
-                        [CheckResult.failed("this step has no verified state", name="progress")],
+                        [
+                            CheckResult.failed(
+                                f"this step has no verified state ({said})",
+                                name="progress",
+                                details={"skipped": skipped},
+                            )
+                        ],
                     )
                 )
                 continue
@@ -492,6 +521,8 @@ class LabRunner:
             actions: list[CheckResult] = []
             self.progress.lab = lab.id
             for step in lab.steps[: target.index]:
+                if not lp.step(step.id).passed:
+                    lp.step(step.id).skipped_by_goto = True
                 for specs in (step.setup, step.solve):
                     done = self.run_actions(lab, specs)
                     actions.extend(done)

@@ -210,13 +210,19 @@ def print_moved(console: Console, moved: Moved, *, show_intro: bool = False) -> 
     if bad:
         print_results(console, bad)
     for run in moved.reverified:
+        if run.results and run.results[0].details.get("skipped"):
+            console.print(
+                f"  step {run.step.index + 1} {run.step.id}: [dim]skipped with lab goto, "
+                "never checked[/]"
+            )
+            continue
         mark = MARK[run.status]
         how = " [dim](passed on this very state, not run again)[/]" if run.unchanged else ""
         console.print(
             f"  re-verified step {run.step.index + 1} {run.step.id}: "
             f"[{STYLE[run.status]}]{mark} {run.status.value}[/]{how}"
         )
-    if moved.note and moved.step is not None:
+    if moved.note and (moved.step is not None or moved.note != "lab complete"):
         console.print(f"[dim]{escape(moved.note)}[/]")
     if show_intro:
         print_intro(console, moved.lab)
