@@ -134,7 +134,7 @@ def _audit_agent_runs(session: ClaudeCodeSession, root: Path) -> tuple[bool, str
     except HarnessError as exc:
         return False, f"no audit agent in the session: {exc.message[:200]}"
     marker = Path(session.project_dir, ".git", "aiup-coverage-checked", "UC-005")
-    if audit.outcome != "allowed" or not marker.is_file():
+    if audit.outcome != Outcome.ALLOWED or not marker.is_file():
         return False, f"the agent ran, but record-coverage-check.sh wrote no marker{_said(audit)}"
     return True, f"{AUDIT_AGENT} ran and record-coverage-check.sh recorded the audit"
 
