@@ -36,3 +36,72 @@ def test_lab01_reports_from_before_a_reset_are_not_fresh(workspace: Workspace) -
     assert run.results[0].message == (
         "the reports are from before this step started: run the sensors again"
     )
+
+
+HOLLOW_TRICKS = {
+    "./mvnw -q test -Dgroups=sensor | tail -5": "echo hi | tail -5",
+    "./mvnw -q test -Dgroups=sensor > /dev/null 2>&1": "echo hi > /dev/null",
+    "./mvnw -q test -Dgroups=sensor || true": "false || true",
+    "./mvnw -q test -Dtest=UC003RegisterOwnerTest": "echo -Dtest=UC003RegisterOwnerTest",
+}
+
+
+@pytest.mark.maven
+def test_lab03_tricks_that_never_run_maven_do_not_count(workspace: Workspace) -> None:
+    runner = at_step(workspace, "3", "tricks")
+    lab = runner.lab()
+    text = (lab.dir / "solution" / "tricks.toml").read_text()
+    for real, hollow in HOLLOW_TRICKS.items():
+        text = text.replace(f'command = "{real}"', f'command = "{hollow}"')
+    # The background run becomes a sleep: the first bash step with background = true.
+    text = text.replace(
+        'command = "./mvnw -q test -Dgroups=sensor"\nbackground = true',
+        'command = "sleep 1"\nbackground = true',
+    )
+    (workspace.root / "scenarios" / "tricks.toml").write_text(text)
+    run = runner.check()
+    assert run.status is Status.FAIL
+    result = run.results[-1]
+    assert result.message == "2 of 7 tricks tried and blocked; 5 did not count"
+    found = (result.found or "").splitlines()
+    assert found[1] == (
+        "✘ trick 2, | tail: step 4 runs `echo hi | tail -5`, which is not the trick: the trick "
+        "is the command run that way, e.g. `./mvnw -q test -Dgroups=sensor | tail -5`"
+    )
+    assert found[6].startswith("✘ trick 7, background = true: step 19 runs `sleep 1`")
+
+
+@pytest.mark.parametrize(
+    ("step", "solution", "scenario", "found"),
+    [
+        (
+            "done-refused",
+            "status-guard-1.toml",
+            "status-guard.toml",
+            "status-guard.toml step 2 (edit) has no prediction: the step asks you to predict its "
+            'outcome, so add the line expect = "blocked" to it',
+        ),
+        (
+            "sed",
+            "sed.toml",
+            "sed.toml",
+            "sed.toml step 2 (bash) has no prediction: the step asks you to predict its "
+            'outcome, so add the line expect = "blocked" to it',
+        ),
+    ],
+)
+def test_lab04_a_step_without_its_prediction_fails(
+    workspace: Workspace, step: str, solution: str, scenario: str, found: str
+) -> None:
+    runner = at_step(workspace, "4", step)
+    text = (runner.lab().dir / "solution" / solution).read_text()
+    assert 'expect = "blocked"\n' in text
+    (workspace.root / "scenarios" / scenario).write_text(
+        text.replace('expect = "blocked"\n', "", 1)
+    )
+    run = runner.check()
+    assert run.status is Status.FAIL
+    assert run.results[-1].message == (
+        "the hooks did what this step wants, but you did not predict the outcome (expect = ...)"
+    )
+    assert found in (run.results[-1].found or "").splitlines()

@@ -367,6 +367,7 @@ def _verdict(
 
 
 PREDICTIONS_WRONG = "the hooks did what this step wants, but"
+NO_PREDICTION = "has no prediction: the step asks you to predict"
 PREDICTIONS_EXPECTED = "every expect in your file to name the outcome the step really had"
 TRICKS_EXPECTED = (
     "every trick's command really runs and the stop after it is blocked; then a fix (an edit), "
@@ -388,6 +389,8 @@ def _headline(
         len(problems) == 1 and problems[0].startswith(PREDICTED) and LET_GO not in problems[0]
         for problems in judged
     )
+    if failures and all(NO_PREDICTION in f for f in failures):
+        return f"{PREDICTIONS_WRONG} you did not predict the outcome (expect = ...)"
     if failures and predictions_only:
         # The hooks did what the step wants; only the participant's expect was off.
         wrong = len(failures)
@@ -688,6 +691,7 @@ SEQUENCE_KEYS = {
     "message_contains",
     "marker_exists",
     "detail_contains",
+    "predicted",  # true: the participant's step carries its own expect (the step asks for one)
 }
 
 
@@ -699,6 +703,16 @@ def _sequence_problems(wanted: list[Any], steps: list[StepView], git_dir: Path) 
         while i < len(steps) and not _step_matches(want, steps[i]):
             i += 1
         item = describe_item(want)
+        if i == len(steps) and want.get("predicted"):
+            # The step is there and did the right thing; only the participant's guess is not.
+            bare = {k: v for k, v in want.items() if k != "predicted"}
+            hit = next((s for s in steps[start:] if _step_matches(bare, s)), None)
+            if hit is not None:
+                outcome = f' = "{hit.outcome}"' if want.get("outcome") else ""
+                return [
+                    f"{hit.label} ({hit.do}) {NO_PREDICTION} its outcome, so add the line "
+                    f"expect{outcome} to it"
+                ]
         if i == len(steps):
             problem = f"your session lacks {item}" + (
                 f" after {steps[start - 1].label}" if start else ""
@@ -743,6 +757,8 @@ def describe_item(want: dict[str, Any]) -> str:
         clauses.append(f"says {want['message_contains']!r}")
     if want.get("marker_exists"):
         clauses.append(f"leaves the marker .git/{want['marker_exists']}")
+    if want.get("predicted"):
+        clauses.append("has your prediction (an expect line)")
     return head + (" that " + " and ".join(clauses) if clauses else "")
 
 
@@ -753,6 +769,7 @@ def _step_matches(want: dict[str, Any], step: StepView) -> bool:
         and (want.get("feedback_contains") is None or want["feedback_contains"] in step.feedback)
         and (want.get("message_contains") is None or want["message_contains"] in step.said)
         and (want.get("detail_contains") is None or want["detail_contains"] in step.detail)
+        and (not want.get("predicted") or step.expect is not None)
     )
 
 
