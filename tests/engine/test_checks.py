@@ -109,15 +109,15 @@ def test_hook_session_pass_fail_with_event_json(ws: Workspace, engine: str) -> N
     assert session[1]["hooks"][0]["exit_code"] == 2
     # Only the project's hooks are listed: the real client's payload recorder is not one.
     assert not any("payload-recorder" in h["stderr"] for h in session[1]["hooks"])
-    # Predict the wrong outcome: fail, with what was expected and the hook's side shown.
+    # The lab's own step wants the other outcome: fail, with what was expected and the hook's
+    # side shown; an inline step is the lab's, so nobody "predicted" anything.
     steps[1]["expect"] = "allowed"
     r = check(ws, "hook_session", engine=engine, steps=steps)
     assert r.status is Status.FAIL
-    # The hooks did their part: the headline says the prediction was wrong, not the hooks.
-    assert r.message == "the hooks did what this step wants, but your prediction was wrong"
+    assert r.message == "the hooks did not behave as this step expects"
     assert (r.found or "") == (
         "session step 2 (edit docs/use_cases/UC-005-add-visit.md): "
-        "you predicted allowed, it was blocked"
+        "this check needs allowed, it was blocked"
     )
     assert "stderr:" in r.output and '"tool_name": "Edit"' in r.output
     # The session ran on a copy: the participant's file is untouched.

@@ -112,7 +112,8 @@ def test_a_missing_sequence_item_is_said_in_the_participants_words(workspace: Wo
     assert result.message == "your session does not show the Done edit of UC-005 being refused"
     assert result.found == (
         "your session lacks an edit mentioning 'UC-005' that is blocked and tells Claude "
-        "'coverage-check UC-005' after status-guard.toml step 1"
+        "'coverage-check UC-005' and has your prediction (an expect line) after "
+        "status-guard.toml step 1"
     )
     assert "expected sequence" not in (result.found or "")
 

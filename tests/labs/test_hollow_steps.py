@@ -105,3 +105,72 @@ def test_lab04_a_step_without_its_prediction_fails(
         "the hooks did what this step wants, but you did not predict the outcome (expect = ...)"
     )
     assert found in (run.results[-1].found or "").splitlines()
+
+
+def test_lab05_a_hook_reduced_to_exit_0_does_not_pass(workspace: Workspace) -> None:
+    runner = at_step(workspace, "5", "strict-stop-hook")
+    hook = workspace.root / ".claude" / "hooks" / "require-sensors.sh"
+    hook.write_text("#!/usr/bin/env bash\nexit 0\n")
+    run = runner.check()
+    assert run.status is Status.FAIL
+    assert [r.status for r in run.results] == [Status.PASS] * 3 + [Status.FAIL]
+    assert run.results[-1].message == (
+        "require-sensors.sh no longer holds a turn after a change without a sensor run: keep "
+        "the rest of it as it was, only the strict block goes"
+    )
+    assert "you predicted" not in (run.results[-1].found or "")
+    assert "this check needs blocked, it was allowed" in (run.results[-1].found or "")
+
+
+GOOD_CONTRACT = (
+    "Claim: the five sensors ran green after the last change to src/, docs/ or pom.xml.\n"
+    "Check: target/surefire-reports/TEST-*.xml per sensor: tests > 0, no failures, no errors, "
+    "newer than src/, docs/ and pom.xml.\n"
+    "Success: exit 0.\n"
+    "Block: exit 2 with one short line on stderr naming the sensor and "
+    "./mvnw -q test -Dgroups=sensor.\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("line", "hollow", "verdict"),
+    [
+        (
+            3,
+            "Block: exit 1 and print the whole maven log to stdout (never exit 2 or stderr)",
+            "✘ Block: exit 1 does not block (Claude Code shows an error and stops anyway): say "
+            "exit 2; the Block: line says not to use exit 2 or stderr: it blocks with exit 2 and "
+            "its reason on stderr; the reason goes to stderr, not stdout: on exit 2 Claude Code "
+            "shows stderr; the Block: line says the reason is short (one line: no full log, no "
+            "secrets); no full log: one short line with the reason; the reason names the command "
+            "that fixes it: ./mvnw -q test -Dgroups=sensor",
+        ),
+        (
+            1,
+            "Check: look at the surefire reports",
+            "✘ Check: the Check: says what makes a report green (tests > 0, no failures, no "
+            "errors); the Check: says what makes a report fresh (newer than every change to "
+            "src/, docs/ and pom.xml)",
+        ),
+        (
+            0,
+            "Claim: it works",
+            "✘ Claim: the Claim: line is too short: say what Claude asserts when it says done "
+            "(here: the sensors ran green after the last change); the Claim: is about the "
+            "sensors: they ran green after the last change",
+        ),
+    ],
+)
+def test_lab07_a_contract_that_says_the_wrong_thing_fails(
+    workspace: Workspace, line: int, hollow: str, verdict: str
+) -> None:
+    runner = at_step(workspace, "7", "contract")
+    contract = workspace.root / "docs" / "stop-hook-contract.md"
+    contract.write_text(GOOD_CONTRACT)
+    assert runner.check().status is Status.PASS
+    lines = GOOD_CONTRACT.splitlines()
+    lines[line] = hollow
+    contract.write_text("\n".join(lines) + "\n")
+    run = runner.check()
+    assert run.status is Status.FAIL
+    assert verdict in (run.results[0].found or "").splitlines()

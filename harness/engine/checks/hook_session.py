@@ -172,10 +172,13 @@ def _judge(
     root: Path,
     git_dir: Path,
     before: bytes | None,
+    yours: bool = True,
 ) -> list[str]:
     problems = []
     if step.expect is not None and outcome.outcome != step.expect:
-        wrong = f"{PREDICTED}{step.expect}, it was {outcome.outcome}"
+        # A lab's own inline step is no guess of the participant's: it says what must happen.
+        said = PREDICTED if yours else "this check needs "
+        wrong = f"{said}{step.expect}, it was {outcome.outcome}"
         problems.append(f"{wrong}: {LET_GO}" if let_go(outcome) else wrong)
     text = asserts.feedback_contains
     if text is not None and text not in outcome.feedback:
@@ -541,7 +544,8 @@ def _play_step(
         )
     if runs_maven:
         ctx.on_activity(f"playing a Claude Code session on {on}: {title}")
-    problems = _judge(step, asserted, outcome, root, root / ".git", before)
+    yours = not label.startswith("session step")  # inline steps are the lab's, not yours
+    problems = _judge(step, asserted, outcome, root, root / ".git", before, yours)
     return StepView.of(
         step,
         outcome,
