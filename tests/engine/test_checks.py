@@ -204,7 +204,10 @@ def test_quiz_lists_questions_in_their_own_order(ws: Workspace) -> None:
     (ws.root / "answers").mkdir()
     (ws.root / "answers" / "q.toml").write_text('q1 = "a"\nq2 = "a"\n')  # q1 wrong, q3 missing
     r = check(ws, "quiz", file="answers/q.toml", answers=answers)
-    assert (r.found or "").splitlines() == ["q1: 'a' is not right", "q3: not answered"]
+    assert (r.found or "").splitlines() == [
+        "q1: 'a' is not right",
+        'q3: not answered yet: write the letter of an option between the quotes, e.g. q3 = "a"',
+    ]
 
 
 def test_file_pass_message_does_not_repeat_the_path(ws: Workspace) -> None:

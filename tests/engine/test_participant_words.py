@@ -61,8 +61,10 @@ def test_a_wrong_text_answer_is_told_to_answer_with_the_letter(workspace: Worksp
     assert result.status is Status.FAIL
     assert result.message == "1 of 3 answers right"
     assert (result.found or "").splitlines() == [
-        "q1: 'the failures one' is not one of the options: answer with a letter (a, b, c)",
-        "q3: 'errors' is not one of the options: answer with a letter (a, b)",
+        "q1: 'the failures one' is not one of the options (a, b, c): write the letter of an "
+        'option between the quotes, e.g. q1 = "a"',
+        "q3: 'errors' is not one of the options (a, b): write the letter of an option between "
+        'the quotes, e.g. q3 = "a"',
     ]
     # A wrong option, by letter or by text, gets the pointer and never the answer.
     result = answer(workspace, 'q1 = "errors"\nq2 = "b"\nq3 = "a"\n')

@@ -174,3 +174,49 @@ def test_lab07_a_contract_that_says_the_wrong_thing_fails(
     run = runner.check()
     assert run.status is Status.FAIL
     assert verdict in (run.results[0].found or "").splitlines()
+
+
+def quiz_answers(lab: str, step: str) -> list[object]:
+    from harness.engine.manifest import find_lab
+
+    spec = next(c for c in find_lab(lab).step(step).checks if c.name == "quiz")
+    return list(spec.params["answers"].values())
+
+
+@pytest.mark.parametrize(
+    ("lab", "step"),
+    [
+        ("1", "read-a-report"),
+        ("9", "quiz"),
+        ("11", "the-petclinic"),
+        ("11", "run-the-sensors"),
+        ("11", "read-the-adrs"),
+    ],
+)
+def test_no_quiz_has_one_letter_for_every_answer(lab: str, step: str) -> None:
+    letters = {str(a) for a in quiz_answers(lab, step) if isinstance(a, str) and len(a) == 1}
+    assert len(letters) > 1, (lab, step, letters)
+
+
+def test_lab09_answers_are_read_as_a_person_means_them(workspace: Workspace) -> None:
+    runner = at_step(workspace, "9", "quiz")
+    quiz = workspace.root / "answers" / "adr-quiz.toml"
+    quiz.parent.mkdir(exist_ok=True)
+    # One letter where the quiz wants a list is meant as that list.
+    quiz.write_text('q1 = "c"\nq2 = "a"\nq3 = "b"\nq4 = "c"\nq5 = "a"\n')
+    assert runner.check().status is Status.PASS
+    # A letter that is no option, a number, an empty answer: each says how to answer.
+    quiz.write_text('q1 = "d"\nq2 = 1\nq3 = ""\nq4 = ["c"]\nq5 = "a"\n')
+    result = runner.check().results[0]
+    assert result.message == "2 of 5 answers right"
+    assert (result.found or "").splitlines() == [
+        "q1: 'd' is not one of the options (a, b, c): write the letter of an option between the "
+        'quotes, e.g. q1 = "a"',
+        "q2: 1 is not one of the options (a, b, c): write the letter of an option between the "
+        'quotes, e.g. q2 = "a"',
+        'q3: not answered yet: write the letter of an option between the quotes, e.g. q3 = "a"',
+    ]
+    quiz.write_text('q1 = "c"\nq2 = "a"\nq3 = "b"\nq4 = []\nq5 = "a"\n')
+    assert (runner.check().results[0].found or "") == (
+        'q4: not answered yet: write a list of letters, all that apply, e.g. q4 = ["a", "c"]'
+    )
