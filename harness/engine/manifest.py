@@ -16,6 +16,8 @@ do = "replace"            # see ACTION_KINDS
 kind = "sensors"          # see CHECK_KINDS
 [[step.solve]]            # actions that solve the step
 do = "patch"
+[[step.hollow]]           # the solve without its substance: dev check sees the checks fail
+do = "write"
 """
 
 from __future__ import annotations
@@ -57,6 +59,13 @@ STEP_FIELDS = (
     Field("setup", list, default=[], doc="[[step.setup]] actions run when the step starts"),
     Field("check", list, required=True, doc="[[step.check]] tables, at least one"),
     Field("solve", list, required=True, doc="[[step.solve]] actions that solve the step"),
+    Field(
+        "hollow",
+        list,
+        default=[],
+        doc="[[step.hollow]] actions: the solution without its substance; dev check plays them "
+        "on the starting state and the checks must fail",
+    ),
 )
 
 
@@ -88,6 +97,7 @@ class Step:
     setup: tuple[Spec, ...]
     checks: tuple[Spec, ...]
     solve: tuple[Spec, ...]
+    hollow: tuple[Spec, ...] = ()
 
     @property
     def slow(self) -> bool:
@@ -218,6 +228,10 @@ def _parse_step(raw: object, i: int, path: Path, lab_dir: Path) -> Step:
         solve=tuple(
             _spec(a, ACTION_KINDS, "do", path, f"{where}.solve[{j}]", lab_dir)
             for j, a in enumerate(s["solve"])
+        ),
+        hollow=tuple(
+            _spec(a, ACTION_KINDS, "do", path, f"{where}.hollow[{j}]", lab_dir)
+            for j, a in enumerate(s["hollow"])
         ),
     )
 

@@ -381,6 +381,8 @@ class WalkView(Observer):
                 short = Prose(blocks[:4] + ([Block(Text("…"))] if len(blocks) > 4 else []))
                 print_prose(self.console, Framed(f"step {step.index + 1}: {step.title}", short))
             self.console.print("[bold]check before solving[/] (must fail)")
+        elif phase == "hollow":
+            self.console.print("[bold]check the hollowed solution[/] (must fail)")
         elif phase == "solve":
             self.console.print("[bold]solve[/]")
         elif phase == "after":
@@ -392,7 +394,7 @@ class WalkView(Observer):
                 style = STYLE[r.status]
                 self.console.print(f"  [{style}]{MARK[r.status]}[/] {escape(r.message)}")
             else:
-                shown = r.status is Status.PASS or phase == "before"
+                shown = r.status is Status.PASS or phase in ("before", "hollow")
                 print_prose(
                     self.console,
                     result_renderable(r, verbose=not shown or r.status is Status.ERROR),
@@ -401,8 +403,9 @@ class WalkView(Observer):
     def step_done(self, walk: StepWalk) -> None:
         if walk.ok:
             self.console.print(
-                f"[green]✔ step {walk.step.id} behaves: fails before, passes "
-                f"after[/] [dim]({walk.duration:.1f} s)[/]"
+                f"[green]✔ step {walk.step.id} behaves: fails before"
+                f"{', fails hollowed' if walk.hollow else ''}, passes after[/] "
+                f"[dim]({walk.duration:.1f} s)[/]"
             )
         else:
             for p in walk.problems:

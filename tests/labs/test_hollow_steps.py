@@ -220,3 +220,47 @@ def test_lab09_answers_are_read_as_a_person_means_them(workspace: Workspace) -> 
     assert (runner.check().results[0].found or "") == (
         'q4: not answered yet: write a list of letters, all that apply, e.g. q4 = ["a", "c"]'
     )
+
+
+def test_every_step_but_the_live_ones_has_a_hollowed_solution() -> None:
+    """dev check plays each [[step.hollow]] and needs the checks to fail on it; the live steps
+    (a session of the participant's own Claude Code) are proven by their live-session tests."""
+    from harness.engine.manifest import load_labs
+
+    without = [
+        f"{lab.id} {step.id}"
+        for lab in load_labs()
+        for step in lab.steps
+        if not step.hollow and not any(c.name == "live_session" for c in step.checks)
+    ]
+    assert without == []
+
+
+def test_lab07_a_comma_missing_in_settings_is_the_participants_to_fix(
+    workspace: Workspace,
+) -> None:
+    runner = at_step(workspace, "7", "register")
+    settings = workspace.root / ".claude" / "settings.json"
+    text = settings.read_text()
+    # The participant's entry, added with the comma before it forgotten.
+    entry = '"timeout": 15 }'
+    assert entry in text
+    settings.write_text(
+        text.replace(
+            entry,
+            entry + '\n          { "type": "command", "command": '
+            '"\\"$CLAUDE_PROJECT_DIR/scripts/check-before-stop.sh\\"", "timeout": 10 }',
+            1,
+        )
+    )
+    run = runner.check()
+    assert [r.status for r in run.results] == [Status.PASS, Status.FAIL]
+    result = run.results[1]
+    assert result.message.startswith(
+        ".claude/settings.json is not valid, so Claude Code would run none of its hooks: line "
+    )
+    assert "invalid JSON (Expecting ',' delimiter)" in result.message
+    assert result.details["fix"] == (
+        "jq . .claude/settings.json shows where it breaks (line and column); a missing or "
+        "extra comma, or a quote without its backslash, is the usual cause"
+    )

@@ -32,6 +32,7 @@ from harness.claude.scenario import (
     run_step,
 )
 from harness.claude.session import StepOutcome
+from harness.claude.settings import load_settings
 from harness.claude.vocabulary import BOTH, OUTCOMES, Engine, Outcome
 from harness.engine.checks import tricks as trick_check
 from harness.engine.context import CheckContext
@@ -264,6 +265,9 @@ def run(ctx: CheckContext, s: SessionParams) -> CheckResult:
             f"the lab's session script is broken: {exc}", name="hook session"
         )
     title = s.title or (Path(s.scenario).name if s.scenario else "hook session")
+    broken = _settings_broken(ctx, title)
+    if broken is not None:
+        return broken
     try:
         engines = session_engines(ctx, s)
     except HarnessError as exc:
@@ -273,6 +277,29 @@ def run(ctx: CheckContext, s: SessionParams) -> CheckResult:
         return played
     plays, shared = played
     return _verdict(s, scenario, asserts, title, plays, ctx.root, shared)
+
+
+def _settings_broken(ctx: CheckContext, title: str) -> CheckResult | None:
+    """The workspace's settings as the participant left them: a typo there is their work to
+    fix (where the file breaks, and how to find it), not a harness error."""
+    try:
+        load_settings(ctx.root)
+    except ConfigError as exc:
+        rel = exc.path
+        return CheckResult.failed(
+            f"{rel} is not valid, so Claude Code would run none of its hooks: "
+            f"{exc.field + ': ' if exc.field else ''}{exc.problem}",
+            name=title,
+            expected=f"{rel} that Claude Code can load",
+            found=str(exc),
+            details={
+                "fix": f"jq . {rel} shows where it breaks (line and column); a missing or "
+                "extra comma, or a quote without its backslash, is the usual cause"
+            },
+        )
+    except HarnessError:
+        return None  # no settings at all: the session says so in its own words
+    return None
 
 
 def _play_engines(
