@@ -8,11 +8,16 @@ reports, the workspace's bash hooks on the emulator.
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import pytest
 
 from harness.engine.runner import LabRunner
 from harness.results import Status
 from harness.workspace import Workspace
+
+LABS = Path(__file__).resolve().parents[2] / "labs"
 
 
 def at_step(ws: Workspace, lab: str, step: str) -> LabRunner:
@@ -264,3 +269,34 @@ def test_lab07_a_comma_missing_in_settings_is_the_participants_to_fix(
         "jq . .claude/settings.json shows where it breaks (line and column); a missing or "
         "extra comma, or a quote without its backslash, is the usual cause"
     )
+
+
+def test_texts_agree_with_what_the_tools_do() -> None:
+    from harness.engine.manifest import find_lab
+
+    register = find_lab("7").step("register").instructions
+    assert "sees no" not in register  # it shows require-sensors.sh: exit 2
+    assert "`require-sensors.sh` holds the turn too" in register
+    assert "not in your workspace) has every term" in find_lab("4").intro
+    sensors = find_lab("11").step("run-the-sensors").instructions
+    assert "`lab sensors --no-run` shows them as a table" in sensors
+    assert "(a number)" not in sensors and 'A number between the quotes, e.g. q1 = "3"' in sensors
+    assert "cannot disturb your last turn" in find_lab("3").step("tricks").hints[1]
+
+
+def test_a_lab_number_the_course_skips_is_said_as_such(tmp_path: Path) -> None:
+    from harness.engine.manifest import find_lab
+    from harness.errors import HarnessError
+
+    for name in ("01-sensor-reports", "11-try-it-yourself"):
+        shutil.copytree(LABS / name, tmp_path / name)
+    with pytest.raises(HarnessError) as info:
+        find_lab("10", tmp_path)
+    assert str(info.value).splitlines()[0] == (
+        "there is no lab 10: the labs keep the numbers of the article they come from, so the "
+        "course has 1, 11"
+    )
+    assert info.value.fix == "lab list shows them; lab start 11 is the capstone"
+    with pytest.raises(HarnessError) as info:
+        find_lab("1", tmp_path).step("07-4")
+    assert info.value.fix == "lab start 7, then lab goto 4"

@@ -12,6 +12,7 @@ import itertools
 import json
 import re
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -80,12 +81,24 @@ class StepAsserts:
     quiet: bool | None = None
 
     def given(self) -> list[str]:
-        """The assertions written, as ``name=value`` in declaration order."""
+        """The assertions written, in a person's words, in declaration order."""
         return [
-            f"{f.name}={getattr(self, f.name)!r}"
+            _ASSERTION_WORDS[f.name](getattr(self, f.name))
             for f in ASSERTION_FIELDS
             if getattr(self, f.name) is not None
         ]
+
+
+# What each assertion asks, said as a person would ("every hook silent", not quiet=True).
+_ASSERTION_WORDS: dict[str, Callable[[Any], str]] = {
+    "feedback_contains": lambda v: f"Claude is told {v!r}",
+    "feedback_not_contains": lambda v: f"Claude is not told {v!r}",
+    "message_contains": lambda v: f"a message says {v!r}",
+    "file_unchanged": lambda v: f"{v} stays as it was",
+    "marker_exists": lambda v: f"the marker .git/{v} exists",
+    "marker_absent": lambda v: f"no marker .git/{v}",
+    "quiet": lambda v: "every hook exits 0 and says nothing" if v else "a hook speaks",
+}
 
 
 def parse_inline(raw: object, path: object, where: str) -> tuple[Scenario, list[StepAsserts]]:
