@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.claude.client.install import PINNED_VERSION
+from harness.claude.vocabulary import StepKind, Verdict, read_verdict, verdict
 from harness.errors import HarnessError
 
 TEXT_CAP = 4000  # characters of a prompt, result or feedback kept in the timeline
@@ -191,7 +192,7 @@ class ToolCall:
     reported_text: list[str] = field(default_factory=list)
     subagent: SubagentRun | None = None
 
-    kind = "tool"
+    kind = StepKind.TOOL
 
     @property
     def ran(self) -> bool:
@@ -201,16 +202,16 @@ class ToolCall:
     def verdict(self) -> str:
         """ran | ran, reported by HOOK | refused by HOOK | denied | error | no result."""
         if self.result_line is None:
-            return "no result"
+            return verdict(Verdict.NO_RESULT)
         if self.refused_by:
-            return f"refused by {self.refused_by}"
+            return verdict(Verdict.REFUSED_BY, [self.refused_by])
         if self.denied:
-            return "denied"
+            return verdict(Verdict.DENIED)
         if self.reported_by:
-            return "ran, reported by " + ", ".join(sorted(set(self.reported_by)))
+            return verdict(Verdict.REPORTED_BY, self.reported_by)
         if self.is_error and self.result_text.startswith("<tool_use_error>"):
-            return "error"
-        return "ran"
+            return verdict(Verdict.ERROR)
+        return verdict(Verdict.RAN)
 
     @property
     def feedback(self) -> str:
@@ -221,7 +222,7 @@ class ToolCall:
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
-            "kind": "tool",
+            "kind": StepKind.TOOL,
             "line": self.line,
             "name": self.name,
             "input": {k: _cap(v) if isinstance(v, str) else v for k, v in self.input.items()},
@@ -247,7 +248,7 @@ class StopAttempt:
     system_message: str = ""
     prevented_continuation: bool = False
 
-    kind = "stop"
+    kind = StepKind.STOP
 
     @property
     def blocked(self) -> bool:
@@ -256,12 +257,12 @@ class StopAttempt:
     @property
     def verdict(self) -> str:
         if self.blocked:
-            return "blocked by " + (", ".join(sorted(set(self.blocked_by))) or "a hook")
-        return "stopped" if self.prevented_continuation else "allowed"
+            return verdict(Verdict.BLOCKED_BY, self.blocked_by)
+        return verdict(Verdict.STOPPED if self.prevented_continuation else Verdict.ALLOWED)
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "kind": "stop",
+            "kind": StepKind.STOP,
             "line": self.line,
             "verdict": self.verdict,
             "last_message": _cap(self.last_message),
@@ -369,7 +370,7 @@ class Timeline:
         for index in chosen:
             entry = self.entries[index]
             shown = (
-                {"kind": "prompt", "line": entry.line, "text": _cap(entry.text)}
+                {"kind": StepKind.PROMPT, "line": entry.line, "text": _cap(entry.text)}
                 if isinstance(entry, Prompt)
                 else entry.to_json()
             )
@@ -510,17 +511,18 @@ def from_extract(extract: Mapping[str, Any], path: Path) -> Timeline:
             continue
         line = int(raw.get("line") or 0)
         kind = raw.get("kind")
-        if kind == "prompt":
+        if kind == StepKind.PROMPT:
             t.entries.append(Prompt(line, str(raw.get("text", ""))))
-        elif kind == "stop":
+        elif kind == StepKind.STOP:
             stop = StopAttempt(line, str(raw.get("last_message", "")))
-            verdict = str(raw.get("verdict", ""))
-            if verdict.startswith("blocked by "):
-                stop.blocked_by = verdict.removeprefix("blocked by ").split(", ")
-                stop.feedback = str(raw.get("feedback", "")) or verdict
-            stop.prevented_continuation = verdict == "stopped"
+            said = str(raw.get("verdict", ""))
+            word, hooks = read_verdict(said)
+            if word is Verdict.BLOCKED_BY:
+                stop.blocked_by = hooks
+                stop.feedback = str(raw.get("feedback", "")) or said
+            stop.prevented_continuation = word is Verdict.STOPPED
             t.entries.append(stop)
-        elif kind == "tool":
+        elif kind == StepKind.TOOL:
             t.entries.append(_call_from_extract(raw, line))
     return t
 
@@ -534,16 +536,16 @@ def _call_from_extract(raw: Mapping[str, Any], line: int) -> ToolCall:
     call = ToolCall(
         line, "", str(raw.get("name", "")), dict(tool_input) if isinstance(tool_input, dict) else {}
     )
-    verdict = str(raw.get("verdict", ""))
-    call.result_line = None if verdict == "no result" else line + 1
+    word, hooks = read_verdict(str(raw.get("verdict", "")))
+    call.result_line = None if word is Verdict.NO_RESULT else line + 1
     call.result_text = str(raw.get("result", ""))
     call.is_error = raw.get("is_error") is True
-    if verdict.startswith("refused by "):
-        call.refused_by = verdict.removeprefix("refused by ")
-    elif verdict == "denied":
+    if word is Verdict.REFUSED_BY:
+        call.refused_by = ", ".join(hooks)
+    elif word is Verdict.DENIED:
         call.denied = "a rule"
-    elif verdict.startswith("ran, reported by "):
-        call.reported_by = verdict.removeprefix("ran, reported by ").split(", ")
+    elif word is Verdict.REPORTED_BY:
+        call.reported_by = hooks
         call.reported_text = [str(raw.get("feedback", ""))]
     agent = raw.get("subagent")
     if isinstance(agent, dict):

@@ -131,10 +131,10 @@ class Lab:
             return prefixed[0]
         other = re.fullmatch(r"0*(\d+)[-./:](\d+)", text)
         if other:  # "07-4": a step of another lab, written lab-step
-            lab, step = int(other.group(1)), int(other.group(2))
+            lab, number = int(other.group(1)), int(other.group(2))
             raise HarnessError(
-                f"{text!r} names lab {lab}, step {step}; a step is the current lab's ({self.id})",
-                fix=f"lab start {lab}, then lab goto {step}",
+                f"{text!r} names lab {lab}, step {number}; a step is the current lab's ({self.id})",
+                fix=f"lab start {lab}, then lab goto {number}",
             )
         raise HarnessError(
             f"lab {self.id} has no step {text!r}",
@@ -168,13 +168,10 @@ def _spec(
     kind = registry[name]
     params = check_table(raw, kind.params, path=path, where=where)
     typed = kind.build(params)
+    kind.check_tables(typed, path, where)
     problem = kind.validate(typed)
     if problem:
         raise ConfigError(path, where, problem, fix=f"see docs/lab-authoring.md, {key} {name}")
-    if name == "hook_session" and params.get("steps") is not None:
-        from harness.engine.checks.hook_session import parse_inline
-
-        parse_inline(params["steps"], path, where)
     for asset in kind.assets(typed):
         if not (lab_dir / asset).is_file():
             raise ConfigError(
