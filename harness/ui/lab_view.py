@@ -317,8 +317,12 @@ def activity(
         same_as = first if first != label else ""
         print_prose(console, hook_event_renderable(entry, full=verbose, same_as=same_as))
         inner_hook(entry)
+        # The session goes on: the spinner stays, so a slow next step is never silent.
+        status.update(escape(str(state["label"])))
+        status.start()
 
     ctx.on_activity, ctx.on_output, ctx.on_hook_event = on_activity, on_output, on_hook_event
+    status.start()  # at once: a check that reads files first is not silent meanwhile
     try:
         yield ctx
     finally:

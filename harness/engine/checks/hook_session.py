@@ -577,8 +577,10 @@ def _play_step(
         before = (root / watched).read_bytes()
     seen = len(payloads)
     command = str(step.args.get("command", ""))
-    runs_maven = step.do == StepKind.BASH and "mvnw" in command
-    if runs_maven:  # announced, so the live view and the Maven timer see it
+    # Every command is announced (smoke.sh takes seconds too), so the live view shows what runs
+    # and the Maven timer sees the Maven ones.
+    runs_command = step.do == StepKind.BASH and bool(command)
+    if runs_command:
         ctx.on_activity(f"session step {step.number}: {command}")
     try:
         outcome = run_step(session, step).outcome
@@ -586,7 +588,7 @@ def _play_step(
         return CheckResult.errored(
             f"session step {step.number} could not run on {on}: {exc}", name=title
         )
-    if runs_maven:
+    if runs_command:
         ctx.on_activity(f"playing a Claude Code session on {on}: {title}")
     yours = not label.startswith("session step")  # inline steps are the lab's, not yours
     problems = _judge(step, asserted, outcome, root, root / ".git", before, yours)
