@@ -135,10 +135,15 @@ def test_hook_session_fail_open_without_jq(ws: Workspace) -> None:
     assert not check(ws, "hook_session", steps=steps)
 
 
-def test_hook_session_error_when_settings_are_broken(ws: Workspace) -> None:
+def test_hook_session_fails_on_the_participants_broken_settings(ws: Workspace) -> None:
+    # The participant edits .claude/settings.json (Lab 07, 08): a typo there is theirs to fix,
+    # with where it breaks, not an error of the harness.
     (ws.root / ".claude" / "settings.json").write_text("{ not json")
     r = check(ws, "hook_session", steps=[{"do": "session_start"}])
-    assert r.status is Status.ERROR
+    assert r.status is Status.FAIL
+    assert r.message.startswith(".claude/settings.json is not valid")
+    assert "line 1, column 3" in r.message
+    assert str(r.details["fix"]).startswith("jq . .claude/settings.json shows where it breaks")
 
 
 def test_verify_hook(ws: Workspace) -> None:
