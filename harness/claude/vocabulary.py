@@ -53,7 +53,7 @@ OUTCOMES: tuple[str, ...] = tuple(Outcome)
 
 
 class Verdict(enum.StrEnum):
-    """How one tool call or stop ended, in the words a replay compares: the recorded side
+    """How one tool call, stop or prompt ended, in the words a replay compares: the recorded side
     (a transcript) and the replayed side (an engine) must say the same for the same thing.
     The ``*_BY`` words are followed by the hooks, as :func:`verdict` writes them."""
 
@@ -66,7 +66,8 @@ class Verdict(enum.StrEnum):
     NO_RESULT = "no result"  # the transcript holds no result for the call
     BLOCKED_BY = "blocked by"  # a Stop hook held the turn open
     ALLOWED = "allowed"  # the turn ended
-    STOPPED = "stopped"  # a Stop hook ended the session (continue: false)
+    STOPPED = "stopped"  # a Stop or UserPromptSubmit hook ended the session (continue: false)
+    SENT = "sent"  # a prompt reached Claude: no UserPromptSubmit hook refused or stopped it
 
 
 _BY = (Verdict.REPORTED_BY, Verdict.REFUSED_BY, Verdict.BLOCKED_BY)

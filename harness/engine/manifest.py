@@ -311,14 +311,33 @@ def lab_dirs(root: Path | None = None) -> list[Path]:
     return sorted(p for p in base.iterdir() if p.is_dir() and re.match(r"^\d\d-", p.name))
 
 
+def _no_labs(root: Path | None) -> HarnessError:
+    return HarnessError(
+        f"no labs found in {root or labs_dir()}",
+        fix="reinstall hooklab (its labs ship with it), or set HOOKLAB_LABS to a labs folder",
+    )
+
+
 def load_labs(root: Path | None = None) -> list[Lab]:
     labs = [load_lab(d) for d in lab_dirs(root)]
     if not labs:
-        raise HarnessError(
-            f"no labs found in {root or labs_dir()}",
-            fix="reinstall hooklab (its labs ship with it), or set HOOKLAB_LABS to a labs folder",
-        )
+        raise _no_labs(root)
     return labs
+
+
+def scan_labs(root: Path | None = None) -> tuple[list[Lab], dict[str, HarnessError]]:
+    """Every lab that loads, and the error of each that does not, by folder name: one broken
+    manifest must not hide the rest of the course (lab list names it beside the others)."""
+    labs: list[Lab] = []
+    broken: dict[str, HarnessError] = {}
+    for folder in lab_dirs(root):
+        try:
+            labs.append(load_lab(folder))
+        except HarnessError as exc:
+            broken[folder.name] = exc
+    if not labs and not broken:
+        raise _no_labs(root)
+    return labs, broken
 
 
 def find_lab(ref: str, root: Path | None = None) -> Lab:

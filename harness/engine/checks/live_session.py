@@ -102,8 +102,18 @@ def step_views(timeline: Timeline) -> list[dict[str, Any]]:
     for entry in timeline.entries:
         label = f"transcript line {entry.line}"
         if isinstance(entry, Prompt):
+            # a prompt a UserPromptSubmit hook refused or stopped says so; a sent one has none
+            outcome = (
+                Outcome.BLOCKED if entry.refused_by else Outcome.STOPPED if entry.stopped else ""
+            )
             views.append(
-                {"do": StepKind.PROMPT, "detail": entry.text, "label": label, "outcome": ""}
+                {
+                    "do": StepKind.PROMPT,
+                    "detail": entry.text,
+                    "label": label,
+                    "outcome": outcome,
+                    "feedback": entry.feedback,
+                }
             )
         elif isinstance(entry, StopAttempt):
             views.append(
@@ -290,7 +300,7 @@ def run(ctx: CheckContext, p: LiveParams) -> CheckResult:
     said = "your own session" if kind == LIVE else "a session Hook Lab played on Claude Code"
     return CheckResult.passed(
         (p.pass_message or "the session did what the step asks") + f" ({said}, "
-        f"Claude Code {timeline.client_version or 'unknown'}, replayed)",
+        f"{timeline.read_as}, replayed)",
         name=title,
         details=details,
         evidence={TIMELINE_FILE: _extract_bytes(timeline, at)},
@@ -422,7 +432,7 @@ def _recheck_claim(
         else ""
     )
     return CheckResult.passed(
-        f"the claimed live session (Claude Code {timeline.client_version or 'unknown'}, "
+        f"the claimed live session ({timeline.read_as}, "
         f"session {timeline.session_id or 'unknown'}) replays from its start state and does "
         f"what the step asks{left_out}",
         name=title,
@@ -470,7 +480,8 @@ def _missing(
         p.message or "the session does not do what the step asks yet",
         name=title,
         expected=f"moment {count + 1} of {len(wanted)}: {describe(missing)} ({where})",
-        found=f"session {timeline.session_id} did instead:\n  " + "\n  ".join(instead[:15]),
+        found=f"session {timeline.session_id} ({timeline.read_as}) did instead:\n  "
+        + "\n  ".join(instead[:15]),
         details={**details, "missing": describe(missing), "fix": _ask(p, missing)},
     )
 
