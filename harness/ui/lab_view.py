@@ -301,18 +301,22 @@ def activity(
     status = console.status("working…", spinner="dots")
     state: dict[str, Any] = {"label": "working…", "started": time.monotonic()}
 
+    def fit(text: str) -> str:
+        # One line, always: a spinner wrapped to two lines erases a printed line when it stops
+        # (the hook's last line went missing on a terminal).
+        room = max(10, console.width - 4)
+        return text if len(text) <= room else text[: room - 1] + "…"
+
     def on_activity(text: str) -> None:
         state["label"], state["started"] = text, time.monotonic()
-        status.update(escape(text))
+        status.update(escape(fit(text)))
         status.start()
 
     def on_output(line: str) -> None:
         if line.strip():
             elapsed = time.monotonic() - float(state["started"])
-            status.update(
-                f"{escape(str(state['label']))} [dim]({elapsed:.0f} s) "
-                f"{escape(line.strip()[:70])}[/]"
-            )
+            label = fit(f"{state['label']} ({elapsed:.0f} s) {line.strip()[:70]}")
+            status.update(escape(label))
 
     inner_hook = ctx.on_hook_event
 
@@ -327,7 +331,7 @@ def activity(
         print_prose(console, hook_event_renderable(entry, full=verbose, same_as=same_as))
         inner_hook(entry)
         # The session goes on: the spinner stays, so a slow next step is never silent.
-        status.update(escape(str(state["label"])))
+        status.update(escape(fit(str(state["label"]))))
         status.start()
 
     ctx.on_activity, ctx.on_output, ctx.on_hook_event = on_activity, on_output, on_hook_event

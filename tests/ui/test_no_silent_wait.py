@@ -67,3 +67,36 @@ def test_lab_check_with_smoke_tests_is_never_silent_for_2_s(
         tmux(socket, "kill-server", check=False)
     assert "smoke.sh" in screen
     assert longest < 2.0, f"the screen stood still for {longest:.1f} s:\n{screen}"
+
+
+@pytest.mark.parametrize("width", [60, 80, 100, 120])
+def test_the_hooks_last_line_stays_on_a_terminal(
+    workspace: Workspace, tmp_path: Path, width: int
+) -> None:
+    """The spinner never wraps to a second line: one that did erased the line printed before it
+    when it stopped, and the Stop hook's last line ("Only fresh, green reports …") was gone."""
+    moved = subprocess.run(
+        [sys.executable, "-m", "harness", "start", "3"],
+        cwd=workspace.root,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert moved.returncode == 0, moved.stdout + moved.stderr
+    with (workspace.root / "docs" / "use_cases" / "UC-002-edit-owner.md").open("a") as out:
+        out.write("A note.\n")
+    socket = str(tmp_path / "tmux.sock")
+    venv = REPO_ROOT / ".venv" / "bin"
+    command = (
+        f"cd {workspace.root} && unset COLUMNS LINES; PATH={venv}:$PATH NO_COLOR=1 "
+        f"{sys.executable} -m harness check; echo END-$((6*7)); sleep 60"
+    )
+    tmux(socket, "new-session", "-d", "-s", "t", "-x", str(width), "-y", "60", command)
+    try:
+        longest_still(socket, "END-42")
+        joined = " ".join(tmux(socket, "capture-pane", "-p", "-J", "-t", "t").split())
+    finally:
+        tmux(socket, "kill-server", check=False)
+    assert "Only fresh, green reports in target/surefire-reports/ count; console output" in (
+        joined
+    ), joined
