@@ -50,18 +50,21 @@ class StepWalk:
 
     @property
     def unchanged(self) -> list[str]:
-        """The checks that pass before the solve and after it: each proves nothing here (a
-        guard that must keep passing, at best). Named when some other check fails before;
-        when all pass before, the step's problem says so already."""
+        """The checks that pass before the solve and after it, and on the hollowed solution
+        too: each proves nothing here (a guard that must keep passing, at best). Named when
+        some other check fails before; when all pass before, the step's problem says so."""
         if self.before is None or self.after is None or self.before.status is Status.PASS:
             return []
         after = {_where(r): r for r in self.after.results}
+        # A check the hollowed solution fails proves its part: it tells the hollow apart.
+        caught = {_where(r) for r in (self.hollow.results if self.hollow else []) if not r}
         return [
             f"{r.name} ({_where(r)})"
             for r in self.before.results
             if r.status is Status.PASS
             and _where(r) in after
             and after[_where(r)].status is Status.PASS
+            and _where(r) not in caught
         ]
 
     @property
