@@ -259,12 +259,20 @@ def lab_table(labs: Sequence[Lab], progress: Progress, broken: Sequence[str] = (
             continue
         lp = progress.labs.get(lab.id)
         passed = sum(1 for s in lab.steps if lp.step(s.id).passed) if lp else 0
+        kinds = (
+            [str((lp.step(s.id).passed or {}).get("evidence_kind") or "") for s in lab.steps]
+            if lp
+            else []
+        )
+        # A live step passed with a scripted session says so: the trainer sees it too.
+        scripted = sum(kind == "scripted" for kind in kinds)
+        note = f" ({scripted} scripted)" if scripted else ""
         if lp and lp.completed_at:
-            state = "[green]complete[/]"
+            state = f"[green]complete[/]{note}"
         elif progress.lab == lab.id:
-            state = f"[cyan]current, {passed}/{len(lab.steps)} passed[/]"
+            state = f"[cyan]current, {passed}/{len(lab.steps)} passed[/]{note}"
         elif lp:
-            state = f"{passed}/{len(lab.steps)} passed"
+            state = f"{passed}/{len(lab.steps)} passed{note}"
         else:
             state = "[dim]not started[/]"
         table.add_row(lab.id, escape(lab.title), str(len(lab.steps)), state)
@@ -281,7 +289,9 @@ def status_renderable(lab: Lab, progress: Progress) -> RenderableType:
     for step in lab.steps:
         sp = lp.step(step.id) if lp else None
         if sp and sp.passed:
-            state = "[green]passed[/]" + (" (with lab solve)" if sp.solved_with_help else "")
+            how = [f"{kind}" for kind in [sp.passed.get("evidence_kind")] if kind]
+            how += ["with lab solve"] if sp.solved_with_help else []
+            state = "[green]passed[/]" + (f" ({', '.join(how)})" if how else "")
         elif progress.step == step.id:
             state = "[cyan]current[/]"
         else:

@@ -300,3 +300,24 @@ def test_a_lab_number_the_course_skips_is_said_as_such(tmp_path: Path) -> None:
     with pytest.raises(HarnessError) as info:
         find_lab("1", tmp_path).step("07-4")
     assert info.value.fix == "lab start 7, then lab goto 4"
+
+
+def test_status_and_list_say_a_step_passed_scripted(workspace: Workspace) -> None:
+    from rich.console import Console
+
+    from harness.engine.manifest import find_lab
+    from harness.ui.lab_view import lab_table, status_renderable
+
+    runner = at_step(workspace, "3", "held")
+    lab = find_lab("3")
+    lp = runner.progress.lab_progress(lab.id)
+    lp.step("held").passed = {"commit": "x"}
+    lp.step("your-session").passed = {"commit": "y", "evidence_kind": "scripted"}
+    console = Console(width=100, record=True, no_color=True)
+    console.print(status_renderable(lab, runner.progress))
+    console.print(lab_table([lab], runner.progress))
+    shown = console.export_text()
+    rows = {line.split()[1]: line for line in shown.splitlines() if line[:3].strip().isdigit()}
+    assert rows["your-session"].split()[2:] == ["passed", "(scripted)", "0/2"]
+    assert rows["held"].split()[2:] == ["passed", "0/2"]
+    assert "current, 2/3 passed (1 scripted)" in shown
