@@ -158,8 +158,16 @@ def hook_event_renderable(
     if len(detail) > 90:
         detail = detail[:89] + "…"
     expect = entry.expect
+    if any(
+        isinstance(e.get("tool_input"), dict) and e["tool_input"].get("run_in_background")
+        for e in entry.events
+    ):
+        detail += " (in the background)"
+    # The step's number, as the verdicts name it ("step 4 ran, and the stop after it …").
+    number = f"{entry.step:>2} "
     verdict = Text.assemble(
         ("⚙ ", "dim"),
+        (number, "dim"),
         (f"{entry.do:<14}", "bold"),
         (detail + " ", "cyan"),
         ("→ ", "dim"),
@@ -170,7 +178,7 @@ def hook_event_renderable(
         verdict.append(" (stop_hook_active: true: the hook let the turn end)", style="yellow")
     # What Claude did and what came of it stay one unit: a long command is never split, and
     # its outcome never ends up alone on a line.
-    start = 2 + 14
+    start = 2 + len(number) + 14
     blocks = [Block(verdict, Text("  "), Text(" " * 18), protected=[(start, len(verdict.plain))])]
     for hook in entry.hooks:
         if hook.exit_code not in (0, None) or hook.timed_out:

@@ -321,3 +321,38 @@ def test_status_and_list_say_a_step_passed_scripted(workspace: Workspace) -> Non
     assert rows["your-session"].split()[2:] == ["passed", "(scripted)", "0/2"]
     assert rows["held"].split()[2:] == ["passed", "0/2"]
     assert "current, 2/3 passed (1 scripted)" in shown
+
+
+def test_the_event_list_numbers_its_steps_and_marks_a_background_run(
+    workspace: Workspace,
+) -> None:
+    """The verdicts say "step 4 ran, and the stop after it …": the list shows step 4, and a
+    run in the background says so."""
+    from rich.console import Console
+
+    from harness.engine.checks import CHECK_KINDS
+    from harness.engine.context import CheckContext
+    from harness.engine.stepview import StepView
+    from harness.schema import check_table
+    from harness.ui.lab_view import hook_event_renderable
+    from harness.ui.prose import print_prose
+
+    seen: list[StepView] = []
+    steps = [
+        {"do": "session_start"},
+        {"do": "bash", "command": "sleep 0.1", "background": True},
+        {"do": "stop"},
+    ]
+    kind = CHECK_KINDS["hook_session"]
+    params = check_table(
+        {"kind": "hook_session", "steps": steps}, kind.params, path="t", where="check"
+    )
+    ctx = CheckContext(workspace, LABS / "03-stop-hook", on_hook_event=seen.append)
+    kind.run(ctx, params)
+    console = Console(width=100, record=True, no_color=True)
+    for entry in seen:
+        print_prose(console, hook_event_renderable(entry))
+    lines = console.export_text().splitlines()
+    assert lines[0].startswith("  ⚙  1 session_start")
+    assert lines[1].startswith("  ⚙  2 bash          sleep 0.1 (in the background) → allowed")
+    assert lines[2].startswith("  ⚙  3 stop")
