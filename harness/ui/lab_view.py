@@ -175,7 +175,8 @@ def hook_event_renderable(
         (f" (expected {expect})" if expect and expect != outcome else "", "red"),
     )
     if entry.let_go:
-        verdict.append(" (stop_hook_active: true: the hook let the turn end)", style="yellow")
+        # Said as a fact, not a reason: the hook may have let go on it, or on green reports.
+        verdict.append(" (a second stop: stop_hook_active: true)", style="yellow")
     # What Claude did and what came of it stay one unit: a long command is never split, and
     # its outcome never ends up alone on a line.
     start = 2 + len(number) + 14

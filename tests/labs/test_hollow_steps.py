@@ -356,3 +356,30 @@ def test_the_event_list_numbers_its_steps_and_marks_a_background_run(
     assert lines[0].startswith("  ⚙  1 session_start")
     assert lines[1].startswith("  ⚙  2 bash          sleep 0.1 (in the background) → allowed")
     assert lines[2].startswith("  ⚙  3 stop")
+
+
+def test_a_second_stop_is_not_said_to_be_let_go(workspace: Workspace) -> None:
+    """A stop allowed on stop_hook_active: true is named as such, with no reason the screen
+    cannot know (the hook may have let go on fresh, green reports)."""
+    from rich.console import Console
+
+    from harness.engine.checks import CHECK_KINDS
+    from harness.engine.context import CheckContext
+    from harness.engine.stepview import StepView
+    from harness.schema import check_table
+    from harness.ui.lab_view import hook_event_renderable
+    from harness.ui.prose import print_prose
+
+    seen: list[StepView] = []
+    (workspace.root / "docs" / "notes.md").write_text("a change\n")
+    steps = [{"do": "session_start"}, {"do": "stop"}, {"do": "stop"}]
+    kind = CHECK_KINDS["hook_session"]
+    params = check_table(
+        {"kind": "hook_session", "steps": steps}, kind.params, path="t", where="check"
+    )
+    kind.run(CheckContext(workspace, LABS / "03-stop-hook", on_hook_event=seen.append), params)
+    console = Console(width=100, record=True, no_color=True)
+    print_prose(console, hook_event_renderable(seen[-1]))
+    shown = console.export_text()
+    assert "→ allowed (a second stop: stop_hook_active: true)" in shown
+    assert "let the turn end" not in shown
