@@ -84,7 +84,8 @@ def result_renderable(result: CheckResult, *, verbose: bool = True) -> Renderabl
         if result.output:
             tail = "\n".join(result.output.strip().splitlines()[-15:])
             parts.append(
-                Framed("output (tail)", Prose([Block(Text(tail), wrap=False)]), style="dim")
+                # Wrapped, not cut at the edge: a hook's JSON input is one line of 400+ columns.
+                Framed("output (tail)", Prose([Block(Text(tail))]), style="dim")
             )
         fix = result.details.get("fix")
         if fix:

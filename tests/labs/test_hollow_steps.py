@@ -383,3 +383,31 @@ def test_a_second_stop_is_not_said_to_be_let_go(workspace: Workspace) -> None:
     shown = console.export_text()
     assert "→ allowed (a second stop: stop_hook_active: true)" in shown
     assert "let the turn end" not in shown
+
+
+def test_the_output_box_wraps_a_hooks_json_input_instead_of_cutting_it(
+    workspace: Workspace,
+) -> None:
+    from rich.console import Console
+
+    from harness.engine.checks import CHECK_KINDS
+    from harness.engine.context import CheckContext
+    from harness.schema import check_table
+    from harness.ui.lab_view import result_renderable
+
+    (workspace.root / "docs" / "notes.md").write_text("a change\n")
+    steps = [{"do": "session_start"}, {"do": "stop", "expect": "allowed"}]
+    kind = CHECK_KINDS["hook_session"]
+    params = check_table(
+        {"kind": "hook_session", "steps": steps}, kind.params, path="t", where="check"
+    )
+    result = kind.run(CheckContext(workspace, LABS / "03-stop-hook"), params)
+    assert result.status is Status.FAIL
+    longest = max(result.output.splitlines(), key=len)
+    assert len(longest) > 200  # the Stop event's JSON input, on one line
+    console = Console(width=100, record=True, no_color=True)
+    console.print(result_renderable(result))
+    shown = console.export_text().splitlines()
+    assert all(len(line) <= 100 for line in shown)
+    box = "".join(line.strip("│ ") for line in shown if line.startswith("│"))
+    assert longest.replace(" ", "")[-60:] in box.replace(" ", "")
