@@ -248,6 +248,13 @@ class LabRunner:
     def start(self, ref: str) -> Moved:
         lab = find_lab(ref, self.labs_root)
         lp = self.progress.labs.get(lab.id)
+        if lp is not None and lp.start_snapshot and lp.completed_at:
+            # A completed lab starts over, as lab reset does: its files back to its start (a
+            # later lab's files stayed otherwise), the participant's backed up first.
+            self.progress.lab = lab.id
+            moved = self.goto("1", lab_ref=lab.id, action="restart")
+            moved.note = "this lab was complete: it starts over at step 1"
+            return moved
         if lp is not None and lp.start_snapshot and self.progress.lab == lab.id:
             step = lab.step(self.progress.step) if self.progress.step else None
             return Moved(lab, step, note="already started; carrying on where you were")

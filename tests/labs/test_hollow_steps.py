@@ -411,3 +411,22 @@ def test_the_output_box_wraps_a_hooks_json_input_instead_of_cutting_it(
     assert all(len(line) <= 100 for line in shown)
     box = "".join(line.strip("│ ") for line in shown if line.startswith("│"))
     assert longest.replace(" ", "")[-60:] in box.replace(" ", "")
+
+
+def test_lab_start_on_a_completed_lab_starts_it_over(workspace: Workspace) -> None:
+    runner = at_step(workspace, "5", "strict-stop-hook")
+    hook = workspace.root / ".claude" / "hooks" / "require-sensors.sh"
+    _step, solved, _backup = runner.solve(apply=True)
+    assert all(r.status is Status.PASS for r in solved)
+    assert runner.check().status is Status.PASS
+    assert runner.next().step is None  # complete
+    assert "# Strict mode" not in hook.read_text()
+    runner.start("9")
+    (workspace.root / "answers").mkdir(exist_ok=True)
+    (workspace.root / "answers" / "adr-quiz.toml").write_text('q1 = "c"\n')
+    moved = runner.start("5")
+    assert moved.step is not None and moved.step.id == "strict-stop-hook"
+    assert moved.note == "this lab was complete: it starts over at step 1"
+    assert moved.backup is not None  # Lab 09's answers, kept
+    assert "# Strict mode" in hook.read_text()  # the step's setup, again
+    assert not (workspace.root / "answers" / "adr-quiz.toml").exists()
