@@ -265,6 +265,8 @@ def test_lab07_a_comma_missing_in_settings_is_the_participants_to_fix(
         ".claude/settings.json is not valid, so Claude Code would run none of its hooks: line "
     )
     assert "invalid JSON (Expecting ',' delimiter)" in result.message
+    assert (result.found or "").startswith(".claude/settings.json: line ")
+    assert "fix" not in (result.found or "")  # said once, below, with jq
     assert result.details["fix"] == (
         "jq . .claude/settings.json shows where it breaks (line and column); a missing or "
         "extra comma, or a quote without its backslash, is the usual cause"

@@ -308,7 +308,7 @@ def _settings_broken(ctx: CheckContext, title: str) -> CheckResult | None:
             f"{exc.field + ': ' if exc.field else ''}{exc.problem}",
             name=title,
             expected=f"{rel} that Claude Code can load",
-            found=str(exc),
+            found=f"{rel}: {exc.field + ': ' if exc.field else ''}{exc.problem}",
             details={
                 "fix": f"jq . {rel} shows where it breaks (line and column); a missing or "
                 "extra comma, or a quote without its backslash, is the usual cause"
