@@ -432,3 +432,28 @@ def test_lab_start_on_a_completed_lab_starts_it_over(workspace: Workspace) -> No
     assert moved.backup is not None  # Lab 09's answers, kept
     assert "# Strict mode" in hook.read_text()  # the step's setup, again
     assert not (workspace.root / "answers" / "adr-quiz.toml").exists()
+
+
+def test_coming_back_to_a_lab_brings_its_files_back(workspace: Workspace) -> None:
+    """lab start 6 after lab 9: Lab 06's files as they were left (the guard half-fixed), not
+    Lab 09's; and back at lab 9, its answers again. Each move backs the other lab's files up."""
+    runner = at_step(workspace, "6", "hook-change-held")
+    runner.solve(apply=True)
+    assert runner.check().status is Status.PASS
+    runner.next()  # at step 2, broken-hook, as a participant gets there
+    guard = workspace.root / ".claude" / "hooks" / "guard-spec-status.sh"
+    guard.write_text(guard.read_text() + "# half-way through the fix\n")
+    runner.start("9")
+    assert "# half-way" not in guard.read_text()
+    answers = workspace.root / "answers" / "adr-quiz.toml"
+    answers.parent.mkdir(exist_ok=True)
+    answers.write_text('q1 = "c"\n')
+    moved = runner.start("6")
+    assert moved.note == "resumed where you left this lab, with its files as you left them"
+    assert moved.step is not None and moved.step.id == "broken-hook"
+    assert moved.backup is not None
+    assert guard.read_text().endswith("# half-way through the fix\n")
+    assert '[ -n "$problem" ] && exit 0' in guard.read_text()  # the step's setup, as left
+    assert not answers.exists()
+    runner.start("9")
+    assert answers.read_text() == 'q1 = "c"\n'
