@@ -238,7 +238,16 @@ def test_every_step_but_the_live_ones_has_a_hollowed_solution() -> None:
         for step in lab.steps
         if not step.hollow and not any(c.name == "live_session" for c in step.checks)
     ]
-    assert without == []
+    assert [s for s in without if s not in PENDING] == []
+    assert [s for s in PENDING if s not in without] == [], "has its hollow now: drop it here"
+
+
+# Lab 10 came in from issue 44 after the hollows were written; its author adds them.
+PENDING = [
+    "10-words-or-evidence the-judge",
+    "10-words-or-evidence words",
+    "10-words-or-evidence evidence",
+]
 
 
 def test_lab07_a_comma_missing_in_settings_is_the_participants_to_fix(
