@@ -167,3 +167,16 @@ def test_the_audit_agent_row_says_to_trust_the_folder_then_holds(
     assert register_marketplaces(client.path, workspace.root, config, env) == set()
     ready = check_audit_agent(workspace.root)
     assert ready is not None and ready.state == OK, ready
+
+
+def test_maven_central_offline_is_no_warning_when_the_offline_repo_serves() -> None:
+    """This machine builds offline from Debian's repository: Central's absence is nothing to
+    fix, so lab doctor neither warns nor offers a fix for it."""
+    assert doctor.check_offline_repo(Path("/usr/share/maven-repo")).state == doctor.OK
+    done = run_lab_process("doctor", "--json", cwd=REPO_ROOT)
+    central = next(c for c in json.loads(done.stdout)["checks"] if c["name"] == "maven central")
+    assert central["state"] == "ok" and central["fix"] == "", central
+    offline = doctor.check_network(lambda _host, _port: False, offline_repo=True)
+    assert offline.found == (
+        "not reachable, and not needed: the offline maven repo serves every build"
+    )

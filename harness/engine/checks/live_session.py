@@ -42,6 +42,7 @@ from harness.claude.vocabulary import (
     StepKind,
     Verdict,
 )
+from harness.engine.checks.hook_session import describe_item
 from harness.engine.checks.live_causes import LiveCause, diagnose
 from harness.engine.context import CheckContext, PassedClaim
 from harness.engine.kinds import Kind
@@ -184,13 +185,17 @@ def _matches(want: dict[str, Any], step: dict[str, Any]) -> bool:
 
 
 def describe(want: dict[str, Any]) -> str:
-    bits = [str(want.get("do", "any step"))]
-    for key, value in want.items():
-        if key in ("do", "ask"):
-            continue
-        name = key.replace("_contains", " contains").replace("_", " ")
-        bits.append(f"{name} {value!r}" if "contains" in key else f"{name} {value}")
-    return ", ".join(bits)
+    """An expected moment in a person's words: "a subagent_stop mentioning 'uc-coverage' that
+    ends normally and leaves the marker .git/…", not the table's keys."""
+    said = describe_item({k: v for k, v in want.items() if k not in ("input_contains", "ask")})
+    more = []
+    if want.get("input_contains") is not None:
+        more.append(f"its input contains {want['input_contains']!r}")
+    if want.get("ended"):
+        more.append(f"it ends {want['ended']}")
+    if want.get("foreground"):
+        more.append("it runs in the foreground")
+    return said + ("; " + ", ".join(more) if more else "")
 
 
 def _shown(step: dict[str, Any]) -> str:
@@ -523,7 +528,7 @@ def _missing(
     return CheckResult.failed(
         p.message or "the session does not do what the step asks yet",
         name=title,
-        expected=f"expectation {count + 1} of {len(wanted)}: {describe(missing)} ({where})",
+        expected=f"moment {count + 1} of {len(wanted)}: {describe(missing)} ({where})",
         found=f"session {timeline.session_id} ({timeline.read_as}) did instead:\n  "
         + "\n  ".join(instead[:15]),
         details={**details, "missing": describe(missing), "fix": _ask(p, missing)},
