@@ -20,9 +20,11 @@ _DESCRIPTION = """\
 Replay a session Claude Code recorded (a transcript under ~/.claude/projects/, or under
 $CLAUDE_CONFIG_DIR/projects/) against this workspace's hooks as they are now. The replay runs
 in a throwaway copy of the workspace: its files as at the session's start (--from REV, default
-HEAD), its .claude/ (hooks and settings) as it is now. Your files and hook state are never
-touched. Outside a Hook Lab workspace it replays the sessions of the git repository you are in
-(one with .claude/settings.json, no lab init needed), in a throwaway copy of it.
+HEAD), its .claude/ (hooks and settings) and the hook scripts the settings run from elsewhere
+(scripts/...) as they are on disk now, committed or not; each of those that differs from the
+start is named. Your files and hook state are never touched. Outside a Hook Lab workspace it
+replays the sessions of the git repository you are in (one with .claude/settings.json, no lab
+init needed), in a throwaway copy of it.
 
 Each tool call and each stop gets a row: the recorded verdict (ran, refused by which hook,
 ran and reported by which hook, stop blocked or allowed) beside the replayed one. The first

@@ -10,7 +10,6 @@ from typing import Any
 
 from harness.claude.engines import EMULATOR, ENGINE_CHOICES, ScriptedSession, open_session
 from harness.claude.scenario import (
-    Scenario,
     ScenarioStep,
     StepReport,
     load_scenario,
@@ -22,10 +21,11 @@ from harness.paths import scratch_mkdtemp
 from harness.workspace.own import own_repository
 
 _DESCRIPTION = """\
-Play the steps of SCENARIO.toml as a Claude Code session in the current project (the nearest
-directory above holding .claude/settings.json): the real hooks run with the documented JSON on
-stdin, and tools act on real files. In a Hook Lab workspace they are its files; in any other
-repository (your own project, no lab init needed) a throwaway copy's, so yours never change.
+Play the steps of SCENARIO.toml as a Claude Code session in a throwaway copy of the current
+project (the nearest directory above holding .claude/settings.json, its git directory and
+build output included): the real hooks run with the documented JSON on stdin, and tools act on
+the copy's files. Your files, reports and hook state are never changed. Outside a Hook Lab
+workspace (your own repository, no lab init needed) the copy is of the whole git repository.
 
 Scenario: [[step]] tables with do = session_start (source) | prompt (text) |
 edit (file, old, new, replace_all) | write (file, content) | bash (command, background,
@@ -75,19 +75,25 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from harness.engine.sandbox import sandbox_copy
+
     scenario = load_scenario(args.scenario)
     project = args.project.resolve() if args.project else find_project_root(Path.cwd())
     with own_repository(project, "lab simulate") as own:
+        for warning in load_settings(project).warnings:
+            print(f"warning: {warning}", file=sys.stderr)
         if own is not None:
             print(own.notice("lab simulate"), file=sys.stderr)
-        return _play(args, scenario, own.project if own is not None else project)
+            reports = _play(args, scenario, own.project)
+        else:
+            # A scenario's Maven run or edit must not touch the participant's files or reports.
+            with sandbox_copy(project) as root:
+                reports = _play(args, scenario, root)
+    return _verdict(args, reports)
 
 
-def _play(args: argparse.Namespace, scenario: Scenario, root: Path) -> int:
-    """The scenario played in ``root`` (a workspace, or the copy of someone's repository)."""
+def _play(args: argparse.Namespace, scenario: Any, root: Path) -> list[StepReport]:
     reports: list[StepReport] = []
-    for warning in load_settings(root).warnings:
-        print(f"warning: {warning}", file=sys.stderr)
     if args.json:
         with open_session(args.engine, root, auto_approve=scenario.auto_approve) as session:
             for step in scenario.steps:
@@ -109,6 +115,11 @@ def _play(args: argparse.Namespace, scenario: Scenario, root: Path) -> int:
                     reports.append(_run(args.scenario, session, step))
                 render_report(console, reports[-1])
         render_summary(console, reports, session.transcript_path)
+        console.print("Played on a throwaway copy of the workspace: your files are unchanged.")
+    return reports
+
+
+def _verdict(args: argparse.Namespace, reports: list[StepReport]) -> int:
     missed = [r for r in reports if r.expect_met is False]
     if missed:
         lines = [

@@ -128,11 +128,6 @@ def test_replay_of_a_held_session_in_a_plain_repository_on_both_engines(
     assert git(root, "status", "--porcelain", "--ignored") == ""
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 41: the replay plays hooks from disk as the settings point to them; until "
-    "then it takes scripts/ from the session's start commit and misses an uncommitted change",
-)
 def test_an_uncommitted_change_of_the_hook_to_exit_1_is_named_as_a_divergence(
     recorded_in_own_repository: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:

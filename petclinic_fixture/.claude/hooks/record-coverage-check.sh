@@ -19,10 +19,20 @@ transcript=$(aiup_field agent_transcript_path)
 event_reason=$(aiup_field stop_reason)
 
 # The stop_reason of the transcript's last assistant entry ("none" when that entry has none,
-# "" when the transcript holds no assistant entry at all): only end_turn is a normal end.
+# "" when the transcript holds no assistant entry at all): only end_turn is a normal end. An
+# interactive Claude Code (2.1.332) runs the agent in the background and has it end by calling
+# SubagentHandback with its report; that entry reads "handback", a normal end too.
 transcript_stop_reason() {
     jq -R -r 'fromjson? | select(type == "object" and .type == "assistant")
-        | .message.stop_reason // "none"' "$1" | tail -n 1
+        | if any(.message.content[]?; type == "object" and .name? == "SubagentHandback")
+          then "handback" else .message.stop_reason // "none" end' "$1" | tail -n 1
+}
+
+# The report the agent handed back (the event's last_assistant_message is empty then).
+transcript_handback() {
+    jq -n -R -r '[inputs | fromjson? | select(type == "object" and .type == "assistant")
+        | .message.content[]? | select(type == "object" and .name? == "SubagentHandback")
+        | .input.message? | strings] | last // empty' "$1"
 }
 
 # The assignment: the first user entry; its content is a string or a list of text blocks.
@@ -37,11 +47,16 @@ readable=false
 [ -n "$transcript" ] && [ -f "$transcript" ] && [ -r "$transcript" ] && readable=true
 if [ -n "$event_reason" ]; then
     [ "$event_reason" = end_turn ] || exit 0
-elif ! $readable || [ "$(transcript_stop_reason "$transcript")" != end_turn ]; then
+elif ! $readable; then
     exit 0
+else
+    case $(transcript_stop_reason "$transcript") in end_turn | handback) ;; *) exit 0 ;; esac
 fi
 assignment=""
-if $readable; then assignment=$(transcript_assignment "$transcript"); fi
+if $readable; then
+    assignment=$(transcript_assignment "$transcript")
+    [ -n "$last" ] || last=$(transcript_handback "$transcript")
+fi
 
 ids=$({
     printf '%s\n' "$assignment"
