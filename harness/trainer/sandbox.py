@@ -72,17 +72,22 @@ def command(holder: Path, argv: list[str], *, docker: bool = False) -> list[str]
         "--tmpfs", str(home),
     ]  # fmt: skip
     # What verify reads from the trainer's home, read-only (when it lives there at all).
-    for needed in (home / ".m2", cache_home(), CHECKOUT_ROOT, Path(sys.prefix)):
+    # The interpreter too: a venv's python links to its base install (pyenv's is in the home).
+    for needed in (
+        home / ".m2",
+        cache_home(),
+        CHECKOUT_ROOT,
+        Path(sys.prefix),
+        Path(sys.base_prefix),
+    ):
         if needed.exists() and _under(needed, home):
             args += ["--ro-bind", str(needed), str(needed)]
-    # A lab catalogue or cache named in the environment may sit in /tmp, which is private here.
+    # A lab catalogue or cache named in the environment may sit in /tmp or in /dev/shm (memory),
+    # which are private or fresh here.
+    hidden = (home, Path("/tmp"), Path("/dev"))
     for name in ("HOOKLAB_LABS", "HOOKLAB_CACHE"):
         given = os.environ.get(name)
-        if (
-            given
-            and Path(given).exists()
-            and (_under(Path(given), home) or _under(Path(given), Path("/tmp")))
-        ):
+        if given and Path(given).exists() and any(_under(Path(given), h) for h in hidden):
             args += ["--ro-bind", given, given]
     if not docker:
         sockets = {p.resolve() for p in (Path("/run/docker.sock"), Path("/var/run/docker.sock"))}
