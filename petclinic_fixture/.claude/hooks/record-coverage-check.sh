@@ -7,16 +7,16 @@
 # clients and older versions send it), and it must say end_turn. Claude Code (2.1.332) sends
 # none: then the agent's transcript decides, by its last assistant entry's stop_reason. Without
 # a readable transcript the ids come from the report headings alone.
-# shellcheck source=lib.sh
+# shellcheck source=lib.sh disable=SC2154 # aiup_read_input sets the variables it names
 . "${BASH_SOURCE[0]%/*}/lib.sh" 2>/dev/null || exit 0
 aiup_fail_open
-aiup_read_input
+aiup_read_input agent_type=agent_type last=last_assistant_message \
+    transcript=agent_transcript_path event_reason=stop_reason agent=agent_id
 aiup_open_project
 
-aiup_is_coverage_agent "$(aiup_field agent_type)" || exit 0
-last=$(aiup_field last_assistant_message)
-transcript=$(aiup_field agent_transcript_path)
-event_reason=$(aiup_field stop_reason)
+# The matcher "aiup-vaadin-jooq:uc-coverage$" is a regex searched anywhere in the agent type,
+# so plugin:aiup-vaadin-jooq:uc-coverage is the coverage agent too.
+[[ $agent_type == *"$AIUP_COVERAGE_AGENT" ]] || exit 0
 
 # The stop_reason of the transcript's last assistant entry ("none" when that entry has none,
 # "" when the transcript holds no assistant entry at all): only end_turn is a normal end.
@@ -51,7 +51,6 @@ ids=$({
 
 dir=$(aiup_state coverage-checked)
 mkdir -p "$dir" || exit 0
-agent=$(aiup_field agent_id)
 while IFS= read -r id; do
     printf 'coverage audit by %s at %s\n' "${agent:-$AIUP_COVERAGE_AGENT}" \
         "$(date -u +%Y-%m-%dT%H:%M:%SZ)" >"$dir/$id"
