@@ -38,7 +38,8 @@ while IFS=$'\t' read -r file status; do
     id=$(aiup_spec_id "$file") || continue
     problem=$(aiup_audit_problem "$id")
     [ -n "$problem" ] || continue
-    reports+="  $file now reads \"**Status:** $status\" (was \"${before:-no Status}\"): $problem."$'\n'
+    reports+="  $file now reads \"**Status:** $status\" "
+    reports+="(was \"${before:-no Status}\"): $problem."$'\n'
     ids+=" $id"
 done <<<"$now"
 

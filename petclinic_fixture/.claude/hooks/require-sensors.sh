@@ -29,7 +29,8 @@ unproven=""
 if [ "$active" = true ]; then
     warning="The turn ended without proof:"
     [ -n "$problem" ] && warning+=" $problem (run $AIUP_SENSOR_COMMAND)."
-    [ -n "$unproven" ] && warning+=" Hooks changed since the last green smoke.sh (run $AIUP_SMOKE_COMMAND)."
+    [ -n "$unproven" ] &&
+        warning+=" Hooks changed since the last green smoke.sh (run $AIUP_SMOKE_COMMAND)."
     jq -n --arg warning "$warning" '{systemMessage: $warning}'
     exit 0
 fi
