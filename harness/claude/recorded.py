@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.claude.client.install import PINNED_VERSION
+from harness.claude.vocabulary import StepKind, Verdict, read_verdict, verdict
 from harness.errors import HarnessError
 
 TEXT_CAP = 4000  # characters of a prompt, result or feedback kept in the timeline
@@ -66,6 +67,73 @@ KNOWN_TYPES = frozenset(
 )
 _REFUSAL = re.compile(r"^(PreToolUse):([\w.:-]+) hook error: \[(.+?)\]: ", re.S)
 _STOP_FEEDBACK = re.compile(r"^Stop hook feedback:\n(?:\[(.+?)\]: )?", re.S)
+# A UserPromptSubmit refusal (exit 2), as a system line: the hook's words, then the prompt.
+_PROMPT_REFUSED = re.compile(
+    r"^UserPromptSubmit operation blocked by hook:\n(?:\[(.+?)\]: )?(.*?)\n*"
+    r"Original prompt: (.*)$",
+    re.S,
+)
+_PROMPT_STOPPED = "Operation stopped by hook"  # a UserPromptSubmit hook's continue: false
+_NON_BLOCKING = "Failed with non-blocking status code"  # a hook's exit 1 (or other non-2)
+_HOOK_DENIED = re.compile(r"^Hook PreToolUse:\S+ denied this tool")  # a reasonless JSON deny
+# A tool's own failure, as clients 2.0.64 to 2.1.332 word it: a call that ended so was not
+# refused by a hook, even when the client records no decision.
+_OWN_ERROR = re.compile(
+    r"^(?:<tool_use_error>|\[Request interrupted|InputValidationError|Exit code \d+$"
+    r"|Command timed out)",
+    re.M,
+)
+# The client's permission answers before 2.1.332 recorded the decision: the user's (group 1),
+# or a rule's.
+_DENIAL = re.compile(
+    r"^(?:(Claude requested permissions to use |The user doesn't want to proceed)"
+    r"|Permission to use .+ has been denied|MCP tool .+ has been denied)"
+)
+
+
+@dataclass(frozen=True)
+class TranscriptFormat:
+    """How a range of client versions writes its transcripts, as Hook Lab has read them: the
+    files the tests read (tests/claude/transcripts, made by tests/version_probe.py) were
+    written by each version in ``read_on``."""
+
+    name: str
+    read_on: tuple[str, ...]
+    unrecorded: str  # what these transcripts leave out, said in the timeline's warnings
+
+    def covers(self, version: str) -> bool:
+        """``version`` lies between the first and the last version read."""
+        known = [_version_key(v) for v in self.read_on]
+        key = _version_key(version)
+        return bool(key) and min(known) <= key <= max(known)
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    """(2, 1, 39) for "2.1.39"; () for anything that is not a release number."""
+    match = re.fullmatch(r"(\d+)\.(\d+)\.(\d+)", version.strip())
+    return tuple(int(part) for part in match.groups()) if match else ()
+
+
+FORMATS = (
+    TranscriptFormat(
+        "2.0.x",
+        ("2.0.64", "2.0.76"),
+        "what PostToolUse hooks reported (such a call reads ran), nor which PreToolUse hook "
+        "refused a call when the client's message does not name it",
+    ),
+    TranscriptFormat(
+        "2.1.1x–4x",
+        ("2.1.14", "2.1.29", "2.1.38", "2.1.39", "2.1.42"),
+        "what PostToolUse hooks reported (such a call reads ran), nor a turn's last Stop hook "
+        "results when the session ended before the client wrote them",
+    ),
+)
+
+
+def transcript_format(version: str) -> TranscriptFormat | None:
+    """The format Hook Lab reads a transcript of ``version`` as, or None for the pinned
+    version and any it has not read."""
+    return next((f for f in FORMATS if f.covers(version)), None)
 
 
 class RecordedSessionError(HarnessError):
@@ -118,8 +186,28 @@ def _text(content: Any) -> str:
 
 @dataclass
 class Prompt:
+    """What the person typed, and whether a UserPromptSubmit hook let it through."""
+
     line: int
     text: str
+    refused_by: str = ""  # a hook refused it (exit 2): Claude never saw it
+    stopped: bool = False  # a hook said continue: false: the prompt stays, Claude does not answer
+    feedback: str = ""  # what the refusing hook said
+
+    kind = StepKind.PROMPT
+
+    @property
+    def verdict(self) -> str:
+        """sent | refused by HOOK | stopped."""
+        if self.refused_by:
+            return verdict(Verdict.REFUSED_BY, [self.refused_by])
+        return verdict(Verdict.STOPPED if self.stopped else Verdict.SENT)
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"kind": StepKind.PROMPT, "line": self.line, "text": _cap(self.text)}
+        if self.refused_by or self.stopped:  # a plain prompt's extract stays as it was
+            data.update(verdict=self.verdict, feedback=_cap(self.feedback))
+        return data
 
 
 @dataclass
@@ -191,7 +279,7 @@ class ToolCall:
     reported_text: list[str] = field(default_factory=list)
     subagent: SubagentRun | None = None
 
-    kind = "tool"
+    kind = StepKind.TOOL
 
     @property
     def ran(self) -> bool:
@@ -201,16 +289,16 @@ class ToolCall:
     def verdict(self) -> str:
         """ran | ran, reported by HOOK | refused by HOOK | denied | error | no result."""
         if self.result_line is None:
-            return "no result"
+            return verdict(Verdict.NO_RESULT)
         if self.refused_by:
-            return f"refused by {self.refused_by}"
+            return verdict(Verdict.REFUSED_BY, [self.refused_by])
         if self.denied:
-            return "denied"
+            return verdict(Verdict.DENIED)
         if self.reported_by:
-            return "ran, reported by " + ", ".join(sorted(set(self.reported_by)))
+            return verdict(Verdict.REPORTED_BY, self.reported_by)
         if self.is_error and self.result_text.startswith("<tool_use_error>"):
-            return "error"
-        return "ran"
+            return verdict(Verdict.ERROR)
+        return verdict(Verdict.RAN)
 
     @property
     def feedback(self) -> str:
@@ -221,7 +309,7 @@ class ToolCall:
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
-            "kind": "tool",
+            "kind": StepKind.TOOL,
             "line": self.line,
             "name": self.name,
             "input": {k: _cap(v) if isinstance(v, str) else v for k, v in self.input.items()},
@@ -246,8 +334,12 @@ class StopAttempt:
     decided_line: int | None = None  # the stop_hook_summary or feedback line
     system_message: str = ""
     prevented_continuation: bool = False
+    # Stop hooks that failed without blocking (exit 1, …): the turn ended all the same.
+    failed: list[str] = field(default_factory=list)
+    failure: str = ""
+    summarised: bool = False  # its stop_hook_summary has been read
 
-    kind = "stop"
+    kind = StepKind.STOP
 
     @property
     def blocked(self) -> bool:
@@ -256,18 +348,21 @@ class StopAttempt:
     @property
     def verdict(self) -> str:
         if self.blocked:
-            return "blocked by " + (", ".join(sorted(set(self.blocked_by))) or "a hook")
-        return "stopped" if self.prevented_continuation else "allowed"
+            return verdict(Verdict.BLOCKED_BY, self.blocked_by)
+        return verdict(Verdict.STOPPED if self.prevented_continuation else Verdict.ALLOWED)
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "kind": "stop",
+        data: dict[str, Any] = {
+            "kind": StepKind.STOP,
             "line": self.line,
             "verdict": self.verdict,
             "last_message": _cap(self.last_message),
             "feedback": _cap(self.feedback),
             "system_message": _cap(self.system_message),
         }
+        if self.failed:
+            data["failed_hooks"] = {"hooks": sorted(set(self.failed)), "said": _cap(self.failure)}
+        return data
 
 
 Entry = Prompt | ToolCall | StopAttempt
@@ -328,9 +423,28 @@ class Timeline:
         return bool(self.client_version) and self.client_version != PINNED_VERSION
 
     @property
+    def read_as(self) -> str:
+        """The client version and the format it was read as, for a message: "Claude Code
+        2.1.39, read as a 2.1.1x–4x transcript"."""
+        version = f"Claude Code {self.client_version or 'unknown'}"
+        known = transcript_format(self.client_version)
+        if known is not None:
+            return f"{version}, read as a {known.name} transcript"
+        if self.other_version or not self.client_version:
+            return f"{version}, read as far as it goes"
+        return version
+
+    @property
     def warnings(self) -> list[str]:
         said = []
-        if self.other_version:
+        known = transcript_format(self.client_version)
+        if known is not None:
+            said.append(
+                f"written by Claude Code {self.client_version}: read as a {known.name} "
+                f"transcript, as Claude Code {', '.join(known.read_on)} wrote them; these do "
+                f"not record {known.unrecorded}"
+            )
+        elif self.other_version:
             said.append(
                 f"written by Claude Code {self.client_version}; Hook Lab knows the format of "
                 f"{PINNED_VERSION}, so this was read as far as it goes"
@@ -368,11 +482,7 @@ class Timeline:
         entries = []
         for index in chosen:
             entry = self.entries[index]
-            shown = (
-                {"kind": "prompt", "line": entry.line, "text": _cap(entry.text)}
-                if isinstance(entry, Prompt)
-                else entry.to_json()
-            )
+            shown = entry.to_json()
             if capped:
                 shown["index"] = index
             entries.append(shown)
@@ -510,19 +620,29 @@ def from_extract(extract: Mapping[str, Any], path: Path) -> Timeline:
             continue
         line = int(raw.get("line") or 0)
         kind = raw.get("kind")
-        if kind == "prompt":
-            t.entries.append(Prompt(line, str(raw.get("text", ""))))
-        elif kind == "stop":
+        if kind == StepKind.PROMPT:
+            t.entries.append(_prompt_from_extract(raw, line))
+        elif kind == StepKind.STOP:
             stop = StopAttempt(line, str(raw.get("last_message", "")))
-            verdict = str(raw.get("verdict", ""))
-            if verdict.startswith("blocked by "):
-                stop.blocked_by = verdict.removeprefix("blocked by ").split(", ")
-                stop.feedback = str(raw.get("feedback", "")) or verdict
-            stop.prevented_continuation = verdict == "stopped"
+            said = str(raw.get("verdict", ""))
+            word, hooks = read_verdict(said)
+            if word is Verdict.BLOCKED_BY:
+                stop.blocked_by = hooks
+                stop.feedback = str(raw.get("feedback", "")) or said
+            stop.prevented_continuation = word is Verdict.STOPPED
             t.entries.append(stop)
-        elif kind == "tool":
+        elif kind == StepKind.TOOL:
             t.entries.append(_call_from_extract(raw, line))
     return t
+
+
+def _prompt_from_extract(raw: Mapping[str, Any], line: int) -> Prompt:
+    prompt = Prompt(line, str(raw.get("text", "")), feedback=str(raw.get("feedback") or ""))
+    word, hooks = read_verdict(str(raw.get("verdict") or ""))
+    if word is Verdict.REFUSED_BY:
+        prompt.refused_by = ", ".join(hooks)
+    prompt.stopped = word is Verdict.STOPPED
+    return prompt
 
 
 def _count(value: object) -> int:
@@ -534,16 +654,16 @@ def _call_from_extract(raw: Mapping[str, Any], line: int) -> ToolCall:
     call = ToolCall(
         line, "", str(raw.get("name", "")), dict(tool_input) if isinstance(tool_input, dict) else {}
     )
-    verdict = str(raw.get("verdict", ""))
-    call.result_line = None if verdict == "no result" else line + 1
+    word, hooks = read_verdict(str(raw.get("verdict", "")))
+    call.result_line = None if word is Verdict.NO_RESULT else line + 1
     call.result_text = str(raw.get("result", ""))
     call.is_error = raw.get("is_error") is True
-    if verdict.startswith("refused by "):
-        call.refused_by = verdict.removeprefix("refused by ")
-    elif verdict == "denied":
+    if word is Verdict.REFUSED_BY:
+        call.refused_by = ", ".join(hooks)
+    elif word is Verdict.DENIED:
         call.denied = "a rule"
-    elif verdict.startswith("ran, reported by "):
-        call.reported_by = verdict.removeprefix("ran, reported by ").split(", ")
+    elif word is Verdict.REPORTED_BY:
+        call.reported_by = hooks
         call.reported_text = [str(raw.get("feedback", ""))]
     agent = raw.get("subagent")
     if isinstance(agent, dict):
@@ -639,7 +759,11 @@ def read_session(path: Path | str) -> Timeline:
 
 
 class _Reader:
-    """Turns transcript lines into the timeline, one at a time."""
+    """Turns transcript lines into the timeline, one at a time.
+
+    Clients before 2.1.332 write some lines late or not at all (see ``_FAMILIES``), so a line
+    is placed by what it is, not only by where it stands: a stop summary goes to the oldest
+    stop of the turn still waiting for one, a hook's progress to its call's id."""
 
     def __init__(self, timeline: Timeline) -> None:
         self.t = timeline
@@ -647,6 +771,14 @@ class _Reader:
         self.scripted_answers = 0
         self.calls: dict[str, ToolCall] = {}
         self.stop: StopAttempt | None = None  # the stop whose verdict is still coming
+        self.awaiting: list[StopAttempt] = []  # this turn's stops without their summary yet
+        # A text answer recorded without a stop reason (2.0.76 to 2.1.4x write none): a turn
+        # end, unless a tool call of the same message follows it. Message id -> that stop.
+        self.tentative: dict[str, StopAttempt] = {}
+        self.pre_hooks: dict[str, list[str]] = {}  # call id -> PreToolUse hooks that ran on it
+        self.post_ran: set[str] = set()  # calls a PostToolUse or PostToolUseFailure hook ran on
+        self.progress_seen = False
+        self.permission_decisions = False  # the client records who refused a call (2.1.332)
 
     def take(self, number: int, entry: dict[str, Any]) -> None:
         kind = entry.get("type")
@@ -682,22 +814,50 @@ class _Reader:
         message = entry.get("message")
         return message if isinstance(message, dict) else {}
 
+    def _decide(self, decision: HookDecision) -> None:
+        self.t.decisions.append(decision)
+
+    # -- prompts ---------------------------------------------------------------------------
+
     def _user(self, number: int, entry: dict[str, Any]) -> None:
         content = self._message(entry).get("content")
-        if isinstance(content, str) or (
-            isinstance(content, list)
-            and not any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content)
+        if isinstance(content, list) and any(
+            isinstance(b, dict) and b.get("type") == "tool_result" for b in content
         ):
-            text = _text(content)
-            if entry.get("isMeta") is True:
-                self._meta(number, text)
-            elif text:
-                self.stop = None
-                self.t.entries.append(Prompt(number, _cap(text)))
+            if "permissionDecision" in entry:
+                self.permission_decisions = True
+            for block in content:
+                if isinstance(block, dict) and block.get("type") == "tool_result":
+                    self._result(number, entry, block)
             return
-        for block in content if isinstance(content, list) else []:
-            if isinstance(block, dict) and block.get("type") == "tool_result":
-                self._result(number, entry, block)
+        text = _text(content)
+        last = self.t.entries[-1] if self.t.entries else None
+        if text.startswith(_PROMPT_STOPPED) and isinstance(last, Prompt):
+            # continue: false from a UserPromptSubmit hook: a user line right after the prompt
+            # (a plain one up to 2.1.4x, isMeta on 2.1.332). The prompt stays; no answer.
+            last.stopped = True
+            last.feedback = _cap(text.removeprefix(_PROMPT_STOPPED).lstrip(": "))
+            self._decide(HookDecision(number, "UserPromptSubmit", "", "stopped", _cap(text)))
+        elif entry.get("isMeta") is True:
+            self._meta(number, text)
+        elif text:
+            self._prompt(Prompt(number, _cap(text)))
+
+    def _prompt(self, prompt: Prompt) -> None:
+        self.stop = None
+        self.awaiting.clear()
+        self.tentative.clear()
+        self.t.entries.append(prompt)
+
+    def _prompt_refused(self, number: int, match: re.Match[str]) -> None:
+        """A UserPromptSubmit hook refused the prompt (exit 2): the client keeps a warning
+        with the original prompt instead of the prompt (2.0.64 to 2.1.332)."""
+        hook = hook_name(match.group(1)) if match.group(1) else "a UserPromptSubmit hook"
+        said = match.group(2).strip()
+        self._prompt(Prompt(number, _cap(match.group(3)), refused_by=hook, feedback=_cap(said)))
+        self._decide(HookDecision(number, "UserPromptSubmit", hook, "refused", _cap(said)))
+
+    # -- stops -----------------------------------------------------------------------------
 
     def _meta(self, number: int, text: str) -> None:
         match = _STOP_FEEDBACK.match(text)
@@ -711,7 +871,7 @@ class _Reader:
         if hook:
             stop.blocked_by.append(hook)
         stop.decided_line = number
-        self.t.decisions.append(HookDecision(number, "Stop", hook, "blocked", _cap(text)))
+        self._decide(HookDecision(number, "Stop", hook, "blocked", _cap(text)))
 
     def _orphan_stop(self, number: int) -> StopAttempt:
         """A stop verdict without the end_turn line before it (another version's order)."""
@@ -719,6 +879,70 @@ class _Reader:
         self.t.entries.append(stop)
         self.stop = stop
         return stop
+
+    def _turn_end(self, number: int, message: dict[str, Any], text: str) -> None:
+        reason = message.get("stop_reason")
+        message_id = str(message.get("id") or "")
+        if reason is None and message_id in self.tentative:
+            stop = self.tentative[message_id]  # one more text block of the same answer
+            stop.last_message = _cap(f"{stop.last_message}\n{text}")
+            return
+        if reason != "end_turn" and not (reason is None and text.strip()):
+            return
+        if reason is None and message.get("model") == "<synthetic>":
+            return  # the client's own stand-in answer (an API error), not Claude's
+        self.stop = StopAttempt(number, _cap(text))
+        self.t.entries.append(self.stop)
+        self.awaiting.append(self.stop)
+        if reason is None and message_id:
+            self.tentative[message_id] = self.stop
+
+    def _withdraw(self, stop: StopAttempt) -> None:
+        """A tentative turn end that a tool call of the same answer followed: not a stop."""
+        if stop.decided_line is not None:
+            return
+        self.t.entries = [e for e in self.t.entries if e is not stop]
+        self.awaiting = [s for s in self.awaiting if s is not stop]
+        if self.stop is stop:
+            self.stop = None
+
+    def _summary(self, number: int, entry: dict[str, Any]) -> None:
+        """``stop_hook_summary``: what the Stop hooks did. Clients up to 2.1.4x write it late
+        (after the answer the block asked for), so it goes to the oldest stop waiting."""
+        stop = self.awaiting.pop(0) if self.awaiting else (self.stop or self._orphan_stop(number))
+        stop.decided_line = stop.decided_line or number
+        stop.prevented_continuation |= entry.get("preventedContinuation") is True
+        infos = entry.get("hookInfos")
+        commands = {
+            hook_name(str(i["command"]))
+            for i in (infos if isinstance(infos, list) else [])
+            if isinstance(i, dict) and i.get("command")
+        }
+        failing = entry.get("failedHookErrorIndexes")
+        failing = failing if isinstance(failing, list) else []
+        errors = entry.get("hookErrors")
+        failed_before = bool(stop.failed)  # 2.1.332 named them in attachments already
+        for index, error in enumerate(errors if isinstance(errors, list) else []):
+            text = str(error)
+            if text.startswith(_NON_BLOCKING) or index in failing:
+                if not failed_before:
+                    hook = next(iter(commands)) if len(commands) == 1 else "a Stop hook"
+                    self._stop_failed(stop, number, hook, text)
+                continue
+            match = re.match(r"^\[(.+?)\]: ", text, re.S)
+            hook = hook_name(match.group(1)) if match else ""
+            if hook and hook not in stop.blocked_by:
+                stop.blocked_by.append(hook)
+            if not stop.feedback:
+                stop.feedback = _cap(text)
+
+    def _stop_failed(self, stop: StopAttempt, number: int, hook: str, text: str) -> None:
+        """A Stop hook that failed without blocking (exit 1 and the like): the turn ended."""
+        stop.failed.append(hook)
+        stop.failure = _cap(f"{stop.failure}\n{text}" if stop.failure else text)
+        self._decide(HookDecision(number, "Stop", hook, "failed", _cap(text)))
+
+    # -- tool calls ------------------------------------------------------------------------
 
     def _result(self, number: int, entry: dict[str, Any], block: dict[str, Any]) -> None:
         call = self.calls.get(str(block.get("tool_use_id", "")))
@@ -737,14 +961,22 @@ class _Reader:
                 call.refused_by = "a PreToolUse hook"
             else:
                 call.denied = str(decision.get("source") or "a rule")
+        elif call.is_error and not decision:
+            denial = _DENIAL.match(call.result_text)
+            if denial is not None:  # a permission answer, in the words of 2.0.64 to 2.1.4x
+                call.denied = "the user" if denial.group(1) else "a rule"
         if call.refused_by:
-            self.t.decisions.append(
-                HookDecision(
-                    number, "PreToolUse", call.refused_by, "refused", call.result_text, call.use_id
-                )
-            )
+            self._refused(number, call)
         if call.subagent is not None:
             self._agent_result(call, entry)
+
+    def _refused(self, number: int, call: ToolCall) -> None:
+        assert call.refused_by is not None
+        self._decide(
+            HookDecision(
+                number, "PreToolUse", call.refused_by, "refused", call.result_text, call.use_id
+            )
+        )
 
     def _agent_result(self, call: ToolCall, entry: dict[str, Any]) -> None:
         run = call.subagent
@@ -766,6 +998,8 @@ class _Reader:
         content = message.get("content")
         blocks = [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
         uses = [b for b in blocks if b.get("type") == "tool_use"]
+        if uses and str(message.get("id") or "") in self.tentative:
+            self._withdraw(self.tentative.pop(str(message.get("id"))))
         for block in uses:
             tool_input = block.get("input")
             call = ToolCall(
@@ -781,24 +1015,19 @@ class _Reader:
             self.calls[call.use_id] = call
             self.t.entries.append(call)
             self.stop = None
-        if not uses and message.get("stop_reason") == "end_turn":
-            self.stop = StopAttempt(number, _cap(_text(content)))
-            self.t.entries.append(self.stop)
+        if not uses:
+            self._turn_end(number, message, _text(content))
+
+    # -- hooks -----------------------------------------------------------------------------
 
     def _system(self, number: int, entry: dict[str, Any]) -> None:
-        if entry.get("subtype") != "stop_hook_summary":
-            return
-        stop = self.stop or self._orphan_stop(number)
-        stop.decided_line = stop.decided_line or number
-        stop.prevented_continuation = entry.get("preventedContinuation") is True
-        errors = entry.get("hookErrors")
-        for error in errors if isinstance(errors, list) else []:
-            match = re.match(r"^\[(.+?)\]: ", str(error), re.S)
-            hook = hook_name(match.group(1)) if match else ""
-            if hook and hook not in stop.blocked_by:
-                stop.blocked_by.append(hook)
-            if not stop.feedback:
-                stop.feedback = _cap(str(error))
+        subtype = entry.get("subtype")
+        if subtype == "stop_hook_summary":
+            self._summary(number, entry)
+        elif subtype == "informational":
+            match = _PROMPT_REFUSED.match(str(entry.get("content", "")))
+            if match is not None:
+                self._prompt_refused(number, match)
 
     def _attachment(self, number: int, entry: dict[str, Any]) -> None:
         attachment = entry.get("attachment")
@@ -817,10 +1046,17 @@ class _Reader:
             command = str(blocking.get("command") or command)
             text = str(blocking.get("blockingError") or text)
         hook = hook_name(command) if command else ""
+        if kind == "hook_non_blocking_error" and event == "Stop":
+            stop = self.awaiting[0] if self.awaiting else self.stop
+            if stop is not None:
+                said = str(attachment.get("stderr") or "")
+                self._stop_failed(stop, number, hook or "a Stop hook", said)
+                return
         decision = {
             "hook_blocking_error": "reported",
             "hook_system_message": "said",
             "hook_success": "ran",
+            "hook_non_blocking_error": "failed",
         }.get(kind, kind.removeprefix("hook_"))
         if kind == "hook_blocking_error" and event == "Stop":
             decision = "blocked"
@@ -834,17 +1070,53 @@ class _Reader:
             call.reported_text.append(_cap(f"{event}:{call.name} hook blocking error: {text}"))
         elif kind == "hook_system_message" and event == "Stop" and self.stop is not None:
             self.stop.system_message = _cap(text)
-        self.t.decisions.append(HookDecision(number, event, hook, decision, _cap(text), use_id))
+        self._decide(HookDecision(number, event, hook, decision, _cap(text), use_id))
 
     def _progress(self, number: int, entry: dict[str, Any]) -> None:
+        """``hook_progress`` (2.1.1x to 2.1.4x): a hook started, written once the turn is over,
+        keyed by the call's id. The client's own hooks (command ``callback``) are left out."""
         data = entry.get("data")
-        if isinstance(data, dict) and data.get("type") == "hook_progress":
-            event = str(data.get("hookEvent", ""))
-            hook = hook_name(str(data.get("command", ""))) if data.get("command") else ""
-            self.t.decisions.append(HookDecision(number, event, hook, "ran"))
+        if not isinstance(data, dict) or data.get("type") != "hook_progress":
+            return
+        self.progress_seen = True
+        event = str(data.get("hookEvent", ""))
+        command = str(data.get("command") or "")
+        use_id = str(entry.get("toolUseID") or entry.get("parentToolUseID") or "")
+        if event in ("PostToolUse", "PostToolUseFailure"):
+            self.post_ran.add(use_id)
+        if command == "callback":
+            return
+        hook = hook_name(command) if command else ""
+        if event == "PreToolUse" and hook:
+            self.pre_hooks.setdefault(use_id, []).append(hook)
+        self._decide(HookDecision(number, event, hook, "ran", tool_use_id=use_id))
 
     def finish(self) -> None:
         self.t.scripted_model = self.answers > 0 and self.answers == self.scripted_answers
+        if not self.permission_decisions:
+            self._unnamed_refusals()
+        self.t.decisions.sort(key=lambda d: d.line)
+
+    def _unnamed_refusals(self) -> None:
+        """Calls a PreToolUse hook refused in words that do not say so: up to 2.1.4x, a JSON
+        deny's result is its reason alone, or "Hook PreToolUse:TOOL denied this tool" when it
+        gave none, with no record of the decision. Such a call is refused when its error is
+        none of a tool's own (``_OWN_ERROR``), no PostToolUse hook ran on it, and a PreToolUse
+        hook did (its progress line; a client without progress lines shows no hook at all, so
+        there only the calls of the tools that change the workspace are read so)."""
+        for call in self.t.tool_calls:
+            if not call.is_error or call.refused_by or call.denied or call.result_line is None:
+                continue
+            hooks = sorted(set(self.pre_hooks.get(call.use_id, [])))
+            if _HOOK_DENIED.match(call.result_text) is None:
+                if _OWN_ERROR.search(call.result_text) or call.use_id in self.post_ran:
+                    continue
+                if self.progress_seen and not hooks:
+                    continue
+                if not self.progress_seen and call.name not in CHANGING_TOOLS:
+                    continue
+            call.refused_by = hooks[0] if len(hooks) == 1 else "a PreToolUse hook"
+            self._refused(call.result_line, call)
 
 
 def _read_agent(main: Path, run: SubagentRun) -> None:
@@ -911,7 +1183,9 @@ class SessionFile:
 
 
 def _head(path: Path) -> tuple[str, str, datetime | None]:
-    """The cwd, session id and first timestamp, from the start of a transcript."""
+    """The cwd, session id and first timestamp, from the start of a transcript; no cwd for
+    a subagent's file (2.0.x writes its warm-up turns beside the sessions, as
+    ``agent-ID.jsonl`` whose lines are ``isSidechain``)."""
     cwd = session_id = ""
     started: datetime | None = None
     read = 0
@@ -923,6 +1197,8 @@ def _head(path: Path) -> tuple[str, str, datetime | None]:
             entry = _json_object(raw)
             if entry is None:
                 continue
+            if entry.get("isSidechain") is True:
+                return "", "", None
             if started is None and isinstance(entry.get("timestamp"), str):
                 started = parse_time(entry["timestamp"])
             session_id = session_id or str(entry.get("sessionId") or "")
@@ -968,6 +1244,7 @@ def find_sessions(
 
 
 __all__ = [
+    "FORMATS",
     "Entry",
     "HookDecision",
     "Prompt",
@@ -977,6 +1254,7 @@ __all__ = [
     "SubagentRun",
     "Timeline",
     "ToolCall",
+    "TranscriptFormat",
     "config_root",
     "extract_digest",
     "find_sessions",
@@ -984,4 +1262,5 @@ __all__ = [
     "hook_name",
     "hooks_in_feedback",
     "read_session",
+    "transcript_format",
 ]

@@ -27,7 +27,7 @@ from harness.claude.engines import ScriptedSession
 from harness.claude.events import SESSION_START_SOURCES
 from harness.claude.session import StepOutcome
 from harness.claude.tools import MAX_BASH_TIMEOUT
-from harness.claude.vocabulary import OUTCOMES, Outcome
+from harness.claude.vocabulary import OUTCOMES, Outcome, StepKind
 from harness.errors import ConfigError
 from harness.schema import Field, check_table, found
 from harness.userfiles import read_toml
@@ -35,21 +35,21 @@ from harness.userfiles import read_toml
 _PROJECT = "the project"
 # The fields of each action (do = ...), as the session's methods take them.
 ACTIONS: dict[str, tuple[Field, ...]] = {
-    "session_start": (
+    StepKind.SESSION_START: (
         Field("source", str, choices=SESSION_START_SOURCES, doc="why the session starts"),
     ),
-    "prompt": (Field("text", str, required=True, doc="what the user types"),),
-    "edit": (
+    StepKind.PROMPT: (Field("text", str, required=True, doc="what the user types"),),
+    StepKind.EDIT: (
         Field("file", str, required=True, inside=_PROJECT, doc="the file, from the project root"),
         Field("old", str, required=True, doc="the text to replace"),
         Field("new", str, required=True, doc="its replacement"),
         Field("replace_all", bool, doc="replace every occurrence"),
     ),
-    "write": (
+    StepKind.WRITE: (
         Field("file", str, required=True, inside=_PROJECT, doc="the file, from the project root"),
         Field("content", str, required=True, doc="the whole new content"),
     ),
-    "bash": (
+    StepKind.BASH: (
         Field("command", str, required=True, doc="run with bash -c in the project"),
         Field("background", bool, doc="run in the background"),
         Field(
@@ -61,18 +61,18 @@ ACTIONS: dict[str, tuple[Field, ...]] = {
         ),
         Field("description", str, doc="what the command is for"),
     ),
-    "tool": (
+    StepKind.TOOL: (
         Field("tool", str, required=True, doc="any other tool, e.g. Read (as the model names it)"),
         Field("input", dict, default={}, doc="its input, as the model sends it"),
     ),
-    "subagent_stop": (
+    StepKind.SUBAGENT_STOP: (
         Field("agent_type", str, required=True, doc="the subagent, e.g. reviewer"),
         Field("prompt", str, required=True, doc="the subagent's assignment"),
         Field("last_message", str, required=True, doc="what it answers when it stops"),
         Field("stop_reason", str, doc="how its last turn ended (end_turn)"),
         Field("agent_id", str, doc="the agent's id (the engine picks one when not given)"),
     ),
-    "stop": (Field("last_message", str, doc="what Claude says as it stops"),),
+    StepKind.STOP: (Field("last_message", str, doc="what Claude says as it stops"),),
 }
 STEP_FIELDS = (
     Field("do", str, required=True, choices=tuple(ACTIONS), doc="what happens"),
@@ -177,25 +177,27 @@ def load_scenario(path: Path) -> Scenario:
 def _action(session: ScriptedSession, step: ScenarioStep) -> Callable[[], StepOutcome]:
     a = step.args
     actions: dict[str, Callable[[], StepOutcome]] = {
-        "session_start": lambda: session.session_start(a.get("source", "startup")),
-        "prompt": lambda: session.prompt(a["text"]),
-        "edit": lambda: session.edit(a["file"], a["old"], a["new"], a.get("replace_all", False)),
-        "write": lambda: session.write(a["file"], a["content"]),
-        "bash": lambda: session.bash(
+        StepKind.SESSION_START: lambda: session.session_start(a.get("source", "startup")),
+        StepKind.PROMPT: lambda: session.prompt(a["text"]),
+        StepKind.EDIT: lambda: session.edit(
+            a["file"], a["old"], a["new"], a.get("replace_all", False)
+        ),
+        StepKind.WRITE: lambda: session.write(a["file"], a["content"]),
+        StepKind.BASH: lambda: session.bash(
             a["command"],
             background=a.get("background", False),
             timeout=a.get("timeout"),
             description=a.get("description", ""),
         ),
-        "tool": lambda: session.tool(a["tool"], a.get("input", {})),
-        "subagent_stop": lambda: session.subagent_stop(
+        StepKind.TOOL: lambda: session.tool(a[StepKind.TOOL], a.get("input", {})),
+        StepKind.SUBAGENT_STOP: lambda: session.subagent_stop(
             a["agent_type"],
             a["prompt"],
             a["last_message"],
             a.get("stop_reason", "end_turn"),
             a.get("agent_id"),
         ),
-        "stop": lambda: session.stop(a.get("last_message", "")),
+        StepKind.STOP: lambda: session.stop(a.get("last_message", "")),
     }
     return actions[step.do]
 

@@ -49,7 +49,7 @@ from harness.claude.tools import (
     with_absolute_path,
 )
 from harness.claude.transcript import Transcript, write_agent_transcript
-from harness.claude.vocabulary import Outcome, Permission
+from harness.claude.vocabulary import Outcome, Permission, StepKind
 from harness.errors import HarnessError
 from harness.paths import inside, scratch_mkdtemp
 
@@ -311,7 +311,7 @@ class Session(SessionSteps):
         check_start_source(source)
         out = self._dispatch(Event.SESSION_START, source=source)
         step = self._step(
-            "session_start",
+            StepKind.SESSION_START,
             source,
             Outcome.STOPPED if out.stopped else Outcome.ALLOWED,
             turn_ended=out.stopped,
@@ -324,16 +324,16 @@ class Session(SessionSteps):
         self.prompt_id = str(uuid.uuid4())
         out = self._dispatch(Event.USER_PROMPT_SUBMIT, prompt=text)
         if out.stopped:
-            step = self._step("prompt", text, Outcome.STOPPED, turn_ended=True)
+            step = self._step(StepKind.PROMPT, text, Outcome.STOPPED, turn_ended=True)
         elif out.blocked:  # the prompt is erased: no new turn starts
-            step = self._step("prompt", text, Outcome.BLOCKED, turn_ended=True)
+            step = self._step(StepKind.PROMPT, text, Outcome.BLOCKED, turn_ended=True)
             out.user_messages = [f"{m}\n\n\nOriginal prompt: {text}" for m in out.user_messages]
             for message in out.user_messages:
                 self.transcript.hook_note("UserPromptSubmit", "user", message)
         else:
             self.blocked_stops = 0  # a prompt that goes through starts a new turn
             self.transcript.user(text)
-            step = self._step("prompt", text, Outcome.ALLOWED)
+            step = self._step(StepKind.PROMPT, text, Outcome.ALLOWED)
         return self._record(_collect(step, out))
 
     def stop(self, last_message: str = "") -> StepOutcome:
@@ -344,10 +344,12 @@ class Session(SessionSteps):
             Event.STOP, stop_hook_active=active, last_assistant_message=last_message
         )
         if out.stopped:  # continue: false at a stop: the turn ends, as it was about to
-            step = self._step("stop", "", Outcome.ALLOWED, turn_ended=True, stop_hook_active=active)
+            step = self._step(
+                StepKind.STOP, "", Outcome.ALLOWED, turn_ended=True, stop_hook_active=active
+            )
         elif out.blocked:
             self.blocked_stops += 1
-            step = self._step("stop", "", Outcome.BLOCKED, stop_hook_active=active)
+            step = self._step(StepKind.STOP, "", Outcome.BLOCKED, stop_hook_active=active)
             if self.blocked_stops >= STOP_BLOCK_CAP:
                 # The client overrides this block: the turn ends and Claude is not told.
                 step.turn_ended = True
@@ -356,7 +358,9 @@ class Session(SessionSteps):
                 step.feedback = out.message
                 self.transcript.hook_note("Stop", "claude", step.feedback)
         else:
-            step = self._step("stop", "", Outcome.ALLOWED, turn_ended=True, stop_hook_active=active)
+            step = self._step(
+                StepKind.STOP, "", Outcome.ALLOWED, turn_ended=True, stop_hook_active=active
+            )
         return self._record(_collect(step, out))
 
     def subagent_stop(
@@ -392,7 +396,7 @@ class Session(SessionSteps):
             )
             if pre.blocked or pre.stopped:
                 step = self._step(
-                    "subagent_stop",
+                    StepKind.SUBAGENT_STOP,
                     agent_type,
                     Outcome.STOPPED if pre.stopped else Outcome.BLOCKED,
                     tool_ran=False,
@@ -421,7 +425,7 @@ class Session(SessionSteps):
         """What the SubagentStop hooks made of the subagent's stop."""
         if out.stopped:
             return self._step(
-                "subagent_stop",
+                StepKind.SUBAGENT_STOP,
                 agent_type,
                 Outcome.STOPPED,
                 turn_ended=True,
@@ -430,13 +434,15 @@ class Session(SessionSteps):
         if out.blocked:  # the subagent keeps working with the reason as its instruction
             self.transcript.hook_note("SubagentStop", "subagent", out.message)
             return self._step(
-                "subagent_stop",
+                StepKind.SUBAGENT_STOP,
                 agent_type,
                 Outcome.BLOCKED,
                 stop_hook_active=active,
                 feedback=out.message,
             )
-        return self._step("subagent_stop", agent_type, Outcome.ALLOWED, stop_hook_active=active)
+        return self._step(
+            StepKind.SUBAGENT_STOP, agent_type, Outcome.ALLOWED, stop_hook_active=active
+        )
 
     def _agent_returned(self, call: dict[str, Any], prompt: str, answer: str) -> EventOutcome:
         """PostToolUse of the Agent call that ran the subagent, with its answer."""

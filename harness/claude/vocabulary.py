@@ -1,5 +1,6 @@
-"""The words every layer uses for what a session step did: its outcome, why a tool was let
-through or refused, and which Claude Code played it.
+"""The words every layer uses for what a session step did: what kind of step it was, its
+outcome, why a tool was let through or refused, how a replay reads it, and which Claude Code
+played it.
 
 Each is a ``StrEnum``, so JSON, TOML and ``==`` against a plain string keep the word itself;
 the word is declared once, here, with how it reads to a person.
@@ -8,6 +9,23 @@ the word is declared once, here, with how it reads to a person.
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterable
+
+
+class StepKind(enum.StrEnum):
+    """What a session step does (a scenario's ``do``; a recorded timeline entry's ``kind``)."""
+
+    SESSION_START = "session_start"
+    PROMPT = "prompt"
+    EDIT = "edit"
+    WRITE = "write"
+    BASH = "bash"
+    TOOL = "tool"  # any other tool, named by the step
+    SUBAGENT_STOP = "subagent_stop"
+    STOP = "stop"
+
+
+STEP_KINDS: tuple[str, ...] = tuple(StepKind)
 
 
 class Outcome(enum.StrEnum):
@@ -32,6 +50,46 @@ _OUTCOME_MEANINGS = {
     Outcome.ERROR: "the tool rejected its input",
 }
 OUTCOMES: tuple[str, ...] = tuple(Outcome)
+
+
+class Verdict(enum.StrEnum):
+    """How one tool call, stop or prompt ended, in the words a replay compares: the recorded side
+    (a transcript) and the replayed side (an engine) must say the same for the same thing.
+    The ``*_BY`` words are followed by the hooks, as :func:`verdict` writes them."""
+
+    RAN = "ran"
+    REPORTED_BY = "ran, reported by"  # it ran, and a PostToolUse hook reported back
+    REFUSED_BY = "refused by"  # a PreToolUse hook kept it from running
+    DENIED = "denied"  # a permission rule or the user refused it
+    ERROR = "error"  # the tool rejected its input
+    ASKED = "asked"  # the user was asked (a replay cannot answer)
+    NO_RESULT = "no result"  # the transcript holds no result for the call
+    BLOCKED_BY = "blocked by"  # a Stop hook held the turn open
+    ALLOWED = "allowed"  # the turn ended
+    STOPPED = "stopped"  # a Stop or UserPromptSubmit hook ended the session (continue: false)
+    SENT = "sent"  # a prompt reached Claude: no UserPromptSubmit hook refused or stopped it
+
+
+_BY = (Verdict.REPORTED_BY, Verdict.REFUSED_BY, Verdict.BLOCKED_BY)
+
+
+def verdict(word: Verdict, hooks: Iterable[str] = ()) -> str:
+    """The verdict as a replay shows it: ``refused by a.sh, b.sh`` (hooks sorted, each once;
+    "a hook" when none is known), or the word itself."""
+    if word not in _BY:
+        return word.value
+    return f"{word.value} {', '.join(sorted(set(hooks))) or 'a hook'}"
+
+
+def read_verdict(text: str) -> tuple[Verdict | None, list[str]]:
+    """A verdict :func:`verdict` wrote, as its word and hooks; ``None`` for any other text."""
+    for word in _BY:
+        if text.startswith(f"{word.value} "):
+            return word, text.removeprefix(f"{word.value} ").split(", ")
+    try:
+        return Verdict(text), []
+    except ValueError:
+        return None, []
 
 
 class Permission(enum.StrEnum):
@@ -77,7 +135,12 @@ __all__ = [
     "ENGINES",
     "ENGINE_CHOICES",
     "OUTCOMES",
+    "STEP_KINDS",
     "Engine",
     "Outcome",
     "Permission",
+    "StepKind",
+    "Verdict",
+    "read_verdict",
+    "verdict",
 ]

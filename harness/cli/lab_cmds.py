@@ -23,7 +23,7 @@ from harness.cli.common import (
 from harness.cli.watching import add_watch_arguments, cmd_watch
 from harness.engine.context import CheckContext
 from harness.engine.devcheck import Shard, dev_check, walk_lab
-from harness.engine.manifest import load_labs
+from harness.engine.manifest import load_labs, scan_labs
 from harness.engine.progress import Progress
 from harness.engine.runner import LabRunner
 from harness.engine.stepview import StepView
@@ -144,32 +144,35 @@ def _holding(what: str, args: argparse.Namespace | None = None) -> Iterator[LabR
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    labs = load_labs()
+    """The labs; a lab whose manifest does not load is named with its error, beside the
+    others (exit 1, so an author's script notices)."""
+    labs, broken = scan_labs()
     try:
         progress = Progress.load(Workspace.find())
     except Exception:
         progress = Progress()  # outside a workspace: list the labs all the same
     if args.json:
-        emit_json(
-            [
-                {
-                    "id": lab.id,
-                    "title": lab.title,
-                    "steps": [s.id for s in lab.steps],
-                    "progress": progress.labs[lab.id].to_json()
-                    if lab.id in progress.labs
-                    else None,
-                }
-                for lab in labs
-            ]
-        )
-        return 0
+        rows: list[dict[str, Any]] = [
+            {
+                "id": lab.id,
+                "title": lab.title,
+                "steps": [s.id for s in lab.steps],
+                "progress": progress.labs[lab.id].to_json() if lab.id in progress.labs else None,
+            }
+            for lab in labs
+        ]
+        rows += [{"id": name, "error": exc.message, "fix": exc.fix} for name, exc in broken.items()]
+        emit_json(sorted(rows, key=lambda row: str(row["id"])))
+        return 1 if broken else 0
+    from harness.ui.console import print_error
     from harness.ui.lab_view import lab_table
 
     console = make_console()
-    console.print(lab_table(labs, progress))
+    console.print(lab_table(labs, progress, broken=list(broken)))
+    for exc in broken.values():
+        print_error(exc.message, exc.fix)
     console.print("Start one with [bold]lab start N[/].")
-    return 0
+    return 1 if broken else 0
 
 
 def _live(args: argparse.Namespace, runner: LabRunner) -> Any:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.claude.recorded import config_root, find_sessions, read_session
+from harness.claude.vocabulary import BOTH, Engine
 from harness.cli.common import emit_json, make_console
 from harness.engine.replay import replay, replay_engines
 from harness.errors import HarnessError
@@ -47,8 +48,8 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--engine",
-        choices=("emulator", "claude-code", "both"),
-        default="emulator",
+        choices=(Engine.EMULATOR, Engine.CLAUDE_CODE, BOTH),
+        default=Engine.EMULATOR,
         help="emulator (default), claude-code (the real client) or both",
     )
     parser.add_argument(

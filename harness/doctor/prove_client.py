@@ -27,6 +27,7 @@ from pathlib import Path
 from harness.claude.client.install import ClientInstall
 from harness.claude.client.session import ClaudeCodeSession
 from harness.claude.session import StepOutcome
+from harness.claude.vocabulary import Outcome
 from harness.errors import HarnessError
 from harness.workspace import provision
 
@@ -69,7 +70,7 @@ def _said(step: StepOutcome) -> str:
 
 
 def _stop_held_by(step: StepOutcome, hook: str, wanted: str) -> tuple[bool, str]:
-    if step.outcome != "blocked":
+    if step.outcome != Outcome.BLOCKED:
         return False, f"the stop was {step.outcome}: the turn ended{_said(step)}"
     if hook not in step.feedback or wanted not in step.feedback:
         return False, f"the stop was held, but not by {hook} asking for {wanted}{_said(step)}"
@@ -92,7 +93,7 @@ def _done_refused(session: ClaudeCodeSession, root: Path) -> tuple[bool, str]:
         return False, f"the edit went through: {UC5} now reads {DONE!r}"
     if "guard-spec-status.sh" not in edit.feedback or "coverage-check UC-005" not in edit.feedback:
         return False, f"the edit did not run, but no status guard said why{_said(edit)}"
-    return True, "refused by guard-spec-status.sh, which asks for coverage-check UC-005"
+    return True, "guard-spec-status.sh refused it, asking for coverage-check UC-005"
 
 
 def _sed_reported(session: ClaudeCodeSession, root: Path) -> tuple[bool, str]:
@@ -100,7 +101,7 @@ def _sed_reported(session: ClaudeCodeSession, root: Path) -> tuple[bool, str]:
     bash = session.bash(f"sed -i 's/Status:\\*\\* Approved/Status:** Done/' {UC2}")
     if not bash.tool_ran:
         return False, f"the sed did not run ({bash.outcome}){_said(bash)}"
-    if bash.outcome != "blocked" or "check-spec-status.sh" not in bash.feedback:
+    if bash.outcome != Outcome.BLOCKED or "check-spec-status.sh" not in bash.feedback:
         return False, f"the sed set {UC2} to Done and no hook told Claude{_said(bash)}"
     return True, "the sed ran and check-spec-status.sh reported the Status it set"
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness import proc
+from harness.claude.vocabulary import Engine
 from harness.engine.context import CheckContext
 from harness.engine.kinds import Kind, one_of
 from harness.maven.backend import SENSOR_GOALS
@@ -211,6 +212,12 @@ def _commit(ctx: CheckContext, p: CommitParams) -> CheckResult:
     return CheckResult.passed(f"committed {commit[:10]}: {p.message}", name="commit")
 
 
+def _play_steps(p: PlayParams, path: object, where: str) -> None:
+    from harness.engine.checks.hook_session import parse_inline
+
+    parse_inline(p.steps, path, where)
+
+
 def _play_session(ctx: CheckContext, p: PlayParams) -> CheckResult:
     """A session played on the real client with the scripted model, in the workspace itself:
     the transcript the client writes is what a live step then reads (kept in the git
@@ -364,11 +371,12 @@ ACTION_KINDS: dict[str, Kind[Any]] = {
             (
                 DO,
                 Field("steps", list, required=True, doc="hook_session steps"),
-                Field("engine", str, default="claude-code", choices=("claude-code",)),
+                Field("engine", str, default=Engine.CLAUDE_CODE, choices=(Engine.CLAUDE_CODE,)),
             ),
             PlayParams,
             _play_session,
             slow=lambda p: True,
+            tables=_play_steps,
         ),
         Kind(
             "commit",

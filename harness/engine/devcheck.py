@@ -1,6 +1,8 @@
 """``lab dev check``: refuse a course where a step passes before it is solved or a solve
 fails. Per lab, on a fresh workspace: validate the manifest, then for each step
-setup → checks must FAIL (not error) → solve → checks must PASS.
+setup → checks must FAIL (not error) → solve → checks must PASS. Every check runs before and
+after (a participant's check stops at the first failure), so a check that passes on both
+sides, and so proves nothing in its step, is named even when another check fails before.
 
 ``lab demo`` walks the same path with a live view, so both share ``walk_lab``.
 """
@@ -45,6 +47,29 @@ class StepWalk:
     def ok(self) -> bool:
         return not self.problems
 
+    @property
+    def unchanged(self) -> list[str]:
+        """The checks that pass before the solve and after it: each proves nothing here (a
+        guard that must keep passing, at best). Named when some other check fails before;
+        when all pass before, the step's problem says so already."""
+        if self.before is None or self.after is None or self.before.status is Status.PASS:
+            return []
+        after = {_where(r): r for r in self.after.results}
+        return [
+            f"{r.name} ({_where(r)})"
+            for r in self.before.results
+            if r.status is Status.PASS
+            and _where(r) in after
+            and after[_where(r)].status is Status.PASS
+        ]
+
+    @property
+    def engines(self) -> list[str]:
+        """The engines the step's sessions played on after the solve (a check on two engines
+        passes only when they agree on every step); [] when it played none."""
+        results = self.after.results if self.after else []
+        return list(dict.fromkeys(e for r in results for e in _engines_of(r)))
+
     def to_json(self) -> dict[str, Any]:
         return {
             "step": self.step.id,
@@ -56,7 +81,21 @@ class StepWalk:
             "before": self.before.to_json() if self.before else None,
             "solve": [r.to_json() for r in self.solve],
             "after": self.after.to_json() if self.after else None,
+            "unchanged": self.unchanged,
+            "engines": self.engines,
         }
+
+
+def _where(result: CheckResult) -> str:
+    return str(result.details.get("where", result.name))
+
+
+def _engines_of(result: CheckResult) -> list[str]:
+    sessions = result.details.get("sessions")
+    if isinstance(sessions, dict) and len(sessions) > 1:
+        return [str(engine) for engine in sessions]
+    engine = result.details.get("engine")
+    return [str(engine)] if engine else []
 
 
 @dataclass
@@ -169,7 +208,7 @@ def _walk_step(
     if any(r.status is not Status.PASS for r in setup):
         sw.problems.append("setup did not complete: " + _first_bad(setup))
     obs.phase(step, "before")
-    sw.before = runner.check()
+    sw.before = runner.check(every=True)
     timer.stop()
     obs.results(step, "before", sw.before.results)
     if sw.before.status is Status.PASS:
@@ -178,7 +217,8 @@ def _walk_step(
             "nothing (make a check fail on the starting state)"
         )
     elif sw.before.status is Status.ERROR:
-        sw.problems.append("a check errored before solving: " + _first_bad(sw.before.results))
+        errored = [r for r in sw.before.results if r.status is Status.ERROR]
+        sw.problems.append("a check errored before solving: " + _first_bad(errored))
     obs.phase(step, "solve")
     _step, sw.solve, _backup = runner.solve(apply=True)
     timer.stop()
@@ -186,7 +226,7 @@ def _walk_step(
     if any(r.status is not Status.PASS for r in sw.solve):
         sw.problems.append("the solve did not complete: " + _first_bad(sw.solve))
     obs.phase(step, "after")
-    sw.after = runner.check()
+    sw.after = runner.check(every=True)
     timer.stop()
     obs.results(step, "after", sw.after.results)
     if sw.after.status is not Status.PASS:

@@ -31,6 +31,10 @@ def _no_problem(_: object) -> str | None:
     return None
 
 
+def _no_tables(_: object, path: object, where: str) -> None:
+    return None
+
+
 @dataclass(frozen=True)
 class Kind(Generic[P]):
     name: str
@@ -42,6 +46,10 @@ class Kind(Generic[P]):
     assets: Callable[[P], list[str]] = _no_assets  # files it needs from the lab folder
     # Cross-field rules the table schema cannot say ("exactly one of …"); returns the problem.
     rules: Callable[[P], str | None] = _no_problem
+    # The tables inside a parameter (inline steps, expected items), validated when the
+    # manifest loads: raises ConfigError naming the file (``path``) and the field under
+    # ``where`` (the check's or action's own field path).
+    tables: Callable[[P, object, str], None] = _no_tables
 
     def build(self, table: Params) -> P:
         """The typed parameters of a table ``check_table`` validated against ``params``."""
@@ -52,6 +60,9 @@ class Kind(Generic[P]):
 
     def validate(self, p: P | Params) -> str | None:
         return self.rules(self._typed(p))
+
+    def check_tables(self, p: P | Params, path: object, where: str) -> None:
+        self.tables(self._typed(p), path, where)
 
     def run(self, ctx: CheckContext, p: P | Params) -> CheckResult:
         """Run on typed parameters (a manifest's, built once) or on a validated table."""

@@ -151,13 +151,10 @@ def _spec(
     kind = registry[name]
     params = check_table(raw, kind.params, path=path, where=where)
     typed = kind.build(params)
+    kind.check_tables(typed, path, where)
     problem = kind.validate(typed)
     if problem:
         raise ConfigError(path, where, problem, fix=f"see docs/lab-authoring.md, {key} {name}")
-    if name == "hook_session" and params.get("steps") is not None:
-        from harness.engine.checks.hook_session import parse_inline
-
-        parse_inline(params["steps"], path, where)
     for asset in kind.assets(typed):
         if not (lab_dir / asset).is_file():
             raise ConfigError(
@@ -293,14 +290,33 @@ def lab_dirs(root: Path | None = None) -> list[Path]:
     return sorted(p for p in base.iterdir() if p.is_dir() and re.match(r"^\d\d-", p.name))
 
 
+def _no_labs(root: Path | None) -> HarnessError:
+    return HarnessError(
+        f"no labs found in {root or labs_dir()}",
+        fix="reinstall hooklab (its labs ship with it), or set HOOKLAB_LABS to a labs folder",
+    )
+
+
 def load_labs(root: Path | None = None) -> list[Lab]:
     labs = [load_lab(d) for d in lab_dirs(root)]
     if not labs:
-        raise HarnessError(
-            f"no labs found in {root or labs_dir()}",
-            fix="reinstall hooklab (its labs ship with it), or set HOOKLAB_LABS to a labs folder",
-        )
+        raise _no_labs(root)
     return labs
+
+
+def scan_labs(root: Path | None = None) -> tuple[list[Lab], dict[str, HarnessError]]:
+    """Every lab that loads, and the error of each that does not, by folder name: one broken
+    manifest must not hide the rest of the course (lab list names it beside the others)."""
+    labs: list[Lab] = []
+    broken: dict[str, HarnessError] = {}
+    for folder in lab_dirs(root):
+        try:
+            labs.append(load_lab(folder))
+        except HarnessError as exc:
+            broken[folder.name] = exc
+    if not labs and not broken:
+        raise _no_labs(root)
+    return labs, broken
 
 
 def find_lab(ref: str, root: Path | None = None) -> Lab:

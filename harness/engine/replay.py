@@ -36,6 +36,7 @@ from harness.claude.scenario import ScenarioStep, run_step
 from harness.claude.session import StepOutcome
 from harness.claude.settings import Settings, load_settings
 from harness.claude.tools import CLIENT_TOOLS
+from harness.claude.vocabulary import BOTH, Outcome, StepKind, Verdict, verdict
 from harness.engine.sandbox import sandbox_copy
 from harness.errors import HarnessError
 from harness.maven.warm import restore_cached
@@ -74,7 +75,7 @@ class ReplayRow:
         self.replayed[engine] = verdict
         self.feedback[engine] = feedback[:2000]
         self.hooks_ran[engine] = hooks_ran
-        if self.kind == "tool" and not self.note and not any(self.hooks_ran.values()):
+        if self.kind == StepKind.TOOL and not self.note and not any(self.hooks_ran.values()):
             self.note = NO_HOOK_RAN
         elif self.note == NO_HOOK_RAN and hooks_ran:
             self.note = ""
@@ -187,7 +188,7 @@ def plan(timeline: Timeline, copy_root: Path, settings: Settings | None = None) 
     the hooks the copy has, to say of a call Hook Lab does not play whether a hook selects it."""
     cwd = timeline.cwd
     hooks = settings or Settings()
-    planned = [_Planned(ScenarioStep(1, "session_start", {"source": "startup"}), None)]
+    planned = [_Planned(ScenarioStep(1, StepKind.SESSION_START, {"source": "startup"}), None)]
 
     def step(do: str, **args: Any) -> ScenarioStep:
         return ScenarioStep(len(planned) + 1, do, args)
@@ -195,15 +196,15 @@ def plan(timeline: Timeline, copy_root: Path, settings: Settings | None = None) 
     rows = 0
     for entry in timeline.entries:
         if isinstance(entry, Prompt):
-            planned.append(_Planned(step("prompt", text=entry.text), None))
+            planned.append(_Planned(step(StepKind.PROMPT, text=entry.text), None))
             continue
         rows += 1
         if isinstance(entry, StopAttempt):
-            row = ReplayRow(rows, entry.line, "stop", "stop", entry.verdict)
-            planned.append(_Planned(step("stop", last_message=entry.last_message), row))
+            row = ReplayRow(rows, entry.line, StepKind.STOP, StepKind.STOP, entry.verdict)
+            planned.append(_Planned(step(StepKind.STOP, last_message=entry.last_message), row))
             continue
         call = entry
-        row = ReplayRow(rows, call.line, "tool", _what(call, cwd), call.verdict)
+        row = ReplayRow(rows, call.line, StepKind.TOOL, _what(call, cwd), call.verdict)
         if call.result_line is None:
             row.note = "the transcript has no result for this call"
             row.compared = False
@@ -225,7 +226,7 @@ def _call_step(
     if call.subagent is not None:
         run = call.subagent
         return step(
-            "subagent_stop",
+            StepKind.SUBAGENT_STOP,
             agent_type=run.agent_type,
             prompt=run.prompt or f"{run.agent_type} task",
             last_message=run.last_message or "Done.",
@@ -239,7 +240,7 @@ def _call_step(
             command = command.replace(cwd, str(copy_root))
         timeout = i.get("timeout")
         return step(
-            "bash",
+            StepKind.BASH,
             command=command,
             background=i.get("run_in_background") is True,
             timeout=float(timeout) / 1000 if isinstance(timeout, int | float) else None,
@@ -251,13 +252,13 @@ def _call_step(
         return None
     if call.name == "Edit":
         return step(
-            "edit",
+            StepKind.EDIT,
             file=file,
             old=str(i.get("old_string", "")),
             new=str(i.get("new_string", "")),
             replace_all=i.get("replace_all") is True,
         )
-    return step("write", file=file, content=str(i.get("content", "")))
+    return step(StepKind.WRITE, file=file, content=str(i.get("content", "")))
 
 
 def _selected_by(hooks: Settings, tool: str) -> list[str]:
@@ -293,27 +294,27 @@ def _other_tool_step(
             row.note = "the file is outside the session's workspace: not replayed"
             return None
         tool_input["file_path"] = inner
-    return step("tool", tool=call.name, input=tool_input)
+    return step(StepKind.TOOL, tool=call.name, input=tool_input)
 
 
 def verdict_of(outcome: StepOutcome) -> str:
     """A replayed step's verdict, in the words the recorded side uses."""
-    hooks = ", ".join(sorted(hooks_in_feedback(outcome.feedback))) or "a hook"
-    if outcome.do == "stop":
-        if outcome.outcome == "blocked":
-            return f"blocked by {hooks}"
-        return "stopped" if outcome.outcome == "stopped" else "allowed"
-    if outcome.do == "subagent_stop":
-        return "ran"
-    if outcome.outcome == "blocked" and not outcome.tool_ran:
-        return f"refused by {hooks}" if hooks_in_feedback(outcome.feedback) else "denied"
-    if outcome.outcome == "blocked":
-        return f"ran, reported by {hooks}"
-    if outcome.outcome == "error":
-        return "error"
-    if outcome.outcome == "asked":
-        return "asked"
-    return "ran"
+    hooks = hooks_in_feedback(outcome.feedback)
+    if outcome.do == StepKind.STOP:
+        if outcome.outcome == Outcome.BLOCKED:
+            return verdict(Verdict.BLOCKED_BY, hooks)
+        return verdict(Verdict.STOPPED if outcome.outcome == Outcome.STOPPED else Verdict.ALLOWED)
+    if outcome.do == StepKind.SUBAGENT_STOP:
+        return verdict(Verdict.RAN)
+    if outcome.outcome == Outcome.BLOCKED and not outcome.tool_ran:
+        return verdict(Verdict.REFUSED_BY, hooks) if hooks else verdict(Verdict.DENIED)
+    if outcome.outcome == Outcome.BLOCKED:
+        return verdict(Verdict.REPORTED_BY, hooks)
+    if outcome.outcome == Outcome.ERROR:
+        return verdict(Verdict.ERROR)
+    if outcome.outcome == Outcome.ASKED:
+        return verdict(Verdict.ASKED)
+    return verdict(Verdict.RAN)
 
 
 # -- the start state -------------------------------------------------------------------------
@@ -396,7 +397,7 @@ def _settings(copy: Path) -> Settings:
 
 
 def replay_engines(name: str) -> list[str]:
-    if name == "both":
+    if name == BOTH:
         return [EMULATOR, resolve_engine(CLAUDE_CODE)]
     return [resolve_engine(name)]
 
@@ -441,7 +442,7 @@ def replay(
                         if item.row is None:
                             raise
                         row = by_number[item.row.number]
-                        if item.step.do == "tool":  # a tool this engine does not play
+                        if item.step.do == StepKind.TOOL:  # a tool this engine does not play
                             row.not_played(engine, exc.message)
                         else:
                             row.replayed[engine] = f"could not play: {exc.message}"[:200]

@@ -15,7 +15,7 @@ from typing import Any
 from harness.claude.runner import HookRun
 from harness.claude.scenario import ScenarioStep
 from harness.claude.session import StepOutcome
-from harness.claude.vocabulary import Outcome
+from harness.claude.vocabulary import Outcome, StepKind
 
 FEEDBACK_CAP = 3000  # characters of feedback kept per step; the transcript has it whole
 MESSAGE_CAP = 2000
@@ -120,7 +120,9 @@ class StepView:
     @property
     def let_go(self) -> bool:
         """A stop that went through on ``stop_hook_active: true``: the hook let the turn end."""
-        return self.do == "stop" and self.stop_hook_active and self.outcome is Outcome.ALLOWED
+        return (
+            self.do == StepKind.STOP and self.stop_hook_active and self.outcome is Outcome.ALLOWED
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {

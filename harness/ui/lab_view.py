@@ -16,6 +16,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from harness.claude.vocabulary import ENGINES, Engine
 from harness.engine.context import CheckContext
 from harness.engine.devcheck import DevCheckReport, LabWalk, Observer, StepWalk
 from harness.engine.manifest import Lab, Step
@@ -240,14 +241,22 @@ def compact_table(title: str) -> Table:
     )
 
 
-def lab_table(labs: Sequence[Lab], progress: Progress) -> Table:
+def lab_table(labs: Sequence[Lab], progress: Progress, broken: Sequence[str] = ()) -> Table:
+    """The labs, in order; ``broken``: the folders whose manifest does not load (their error
+    is printed below the table)."""
     table = compact_table("Labs")
     # Ids are what people type (lab start 3 or lab start 03-stop-hook): never wrapped or cut.
-    table.add_column("lab", no_wrap=True, min_width=max(len(lab.id) for lab in labs))
+    ids = [lab.id for lab in labs] + list(broken)
+    table.add_column("lab", no_wrap=True, min_width=max(len(i) for i in ids))
     table.add_column("title", ratio=1, overflow="fold")
     table.add_column("steps", no_wrap=True, justify="right")
     table.add_column("progress")
-    for lab in labs:
+    rows: list[tuple[str, Lab | None]] = [(lab.id, lab) for lab in labs]
+    rows += [(name, None) for name in broken]
+    for name, lab in sorted(rows, key=lambda row: row[0]):
+        if lab is None:
+            table.add_row(name, "[red]its lab.toml does not load (see below)[/]", "", "")
+            continue
         lp = progress.labs.get(lab.id)
         passed = sum(1 for s in lab.steps if lp.step(s.id).passed) if lp else 0
         if lp and lp.completed_at:
@@ -380,11 +389,11 @@ class WalkView(Observer):
                 blocks = markdown(step.instructions.strip()).blocks
                 short = Prose(blocks[:4] + ([Block(Text("…"))] if len(blocks) > 4 else []))
                 print_prose(self.console, Framed(f"step {step.index + 1}: {step.title}", short))
-            self.console.print("[bold]check before solving[/] (must fail)")
+            self.console.print("[bold]check before solving[/] (every check; must fail)")
         elif phase == "solve":
             self.console.print("[bold]solve[/]")
         elif phase == "after":
-            self.console.print("[bold]check after solving[/] (must pass)")
+            self.console.print("[bold]check after solving[/] (every check; must pass)")
 
     def results(self, step: Step, phase: str, results: Sequence[CheckResult]) -> None:
         for r in results:
@@ -402,11 +411,26 @@ class WalkView(Observer):
         if walk.ok:
             self.console.print(
                 f"[green]✔ step {walk.step.id} behaves: fails before, passes "
-                f"after[/] [dim]({walk.duration:.1f} s)[/]"
+                f"after{escape(engines_said(walk))}[/] [dim]({walk.duration:.1f} s)[/]"
             )
         else:
             for p in walk.problems:
                 self.console.print(f"[bold red]✘ step {walk.step.id}: {escape(p)}[/]")
+        for check in walk.unchanged:
+            self.console.print(
+                f"[yellow]! step {walk.step.id}: {escape(check)} passes before and after the "
+                "solve: it proves nothing in this step[/]"
+            )
+
+
+def engines_said(walk: StepWalk) -> str:
+    """``, on the emulator and real Claude Code, which agreed``: what a passing step's
+    sessions played on (a check on two engines passes only when they agree on every step)."""
+    engines = walk.engines
+    if len(engines) < 2:
+        return f", on {Engine(engines[0]).label}" if engines and engines[0] in ENGINES else ""
+    names = [Engine(e).label if e in ENGINES else e for e in engines]
+    return f", on {' and '.join(names)}, which agreed"
 
 
 def devcheck_table(report: DevCheckReport, title: str = "lab dev check") -> Table:
@@ -426,7 +450,14 @@ def _add_lab(table: Table, lab: LabWalk) -> None:
         table.add_row(lab.lab_id, "manifest", f"[red]{escape(lab.manifest_error)}[/]", "", "")
         return
     for s in lab.steps:
-        verdict = "[green]ok[/]" if s.ok else f"[red]{escape('; '.join(s.problems))}[/]"
+        verdict = (
+            f"[green]ok{escape(engines_said(s))}[/]"
+            if s.ok
+            else f"[red]{escape('; '.join(s.problems))}[/]"
+        )
+        if s.unchanged:
+            unchanged = escape(", ".join(s.unchanged))
+            verdict += f"\n[yellow]proves nothing (passes before and after): {unchanged}[/]"
         table.add_row(
             lab.lab_id, s.step.id, verdict, f"{s.duration:.1f} s", f"{s.maven_seconds:.1f} s"
         )

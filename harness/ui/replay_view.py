@@ -24,8 +24,8 @@ def render_replay(console: Console, report: ReplayReport) -> None:
     timeline = report.timeline
     console.print(
         f"[bold]Replay[/] of {escape(str(timeline.path))}\n"
-        f"  session {escape(timeline.session_id or '?')}, Claude Code "
-        f"{escape(timeline.client_version or 'unknown')}, from commit {report.start[:12]}"
+        f"  session {escape(timeline.session_id or '?')}, {escape(timeline.read_as)}, "
+        f"from commit {report.start[:12]}"
     )
     for warning in timeline.warnings:
         console.print(f"  [yellow]note:[/] {escape(warning)}")

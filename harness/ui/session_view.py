@@ -12,6 +12,7 @@ from rich.text import Text
 
 from harness.claude.scenario import ScenarioStep, StepReport
 from harness.claude.session import StepOutcome
+from harness.claude.vocabulary import StepKind
 from harness.proc import strip_ansi
 from harness.ui.prose import Block, Prose, print_prose
 from harness.ui.styles import outcome_style
@@ -78,7 +79,7 @@ def render_step(
         facts.append("turn ended")
     if facts:
         console.print(f"     [dim]{escape(' · '.join(facts))}[/]")
-    if step.do == "bash":
+    if step.do == StepKind.BASH:
         _block(console, "output:", step.tool_result, "dim")
     _block(console, "Claude sees:", step.feedback, "cyan")
     _block(console, "context:", step.additional_context, "cyan")

@@ -1,12 +1,13 @@
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from harness.engine.devcheck import dev_check
 from harness.workspace import Workspace
-from tests.builders import Table, file_check, lab, step, write_action, write_lab
+from tests.builders import Table, file_check, lab, run_cli, step, write_action, write_lab
 
 
 def trivial(lab_id: str = "01-trivial", *, first_checks: str = "pom.xml") -> Table:
@@ -52,6 +53,54 @@ def test_dev_check_passes_an_honest_lab_and_reports_manifest_errors(tmp_path: Pa
     error = by_id["02-broken"].manifest_error or ""
     assert "02-broken/lab.toml: step[0].check[0].kind" in error and 'did you mean "file"' in error
     assert not report.ok
+
+
+def test_every_check_runs_before_and_after_and_one_that_never_changes_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before the solve a participant's check stops at the first failure; lab dev check runs
+    them all, so the second check here (the fixture's pom.xml, true all along) is seen to
+    pass before and after: it proves nothing in its step, and the author is told."""
+    checks = [file_check("x.txt"), file_check("pom.xml")]
+    one = step("write-x", check=checks, solve=write_action("x.txt", "x"))
+    write_lab(tmp_path / "labs", "01-guard", lab("01-guard", one))
+    monkeypatch.setenv("HOOKLAB_LABS", str(tmp_path / "labs"))
+
+    done = run_cli("dev", "check", "--jobs", "1", cwd=tmp_path)
+
+    said = " ".join(done.out.split())
+    assert done.code == 0, done  # a warning, not a failure: a guard may mean to keep passing
+    assert "step write-x: file pom.xml (step[0].check[1]) passes before and after the solve" in said
+    assert "proves nothing" in said
+    data = json.loads(run_cli("dev", "check", "--jobs", "1", "--json", cwd=tmp_path).out)
+    walked = data["labs"][0]["steps"][0]
+    assert [c["status"] for c in walked["before"]["checks"]] == ["fail", "pass"]
+    assert walked["unchanged"] == ["file pom.xml (step[0].check[1])"]
+
+
+def test_engine_both_says_per_step_that_both_engines_ran_and_agreed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The session's edit is refused (no such file) before the solve and runs after it, on
+    the emulator and on the real client; the step says both ran and agreed."""
+    from tests.conftest import require_real_client
+
+    require_real_client()
+    edit = {"do": "edit", "file": "x.txt", "old": "a", "new": "b", "expect": "allowed"}
+    session = {"kind": "hook_session", "steps": [{"do": "session_start"}, edit]}
+    one = step("edit-x", check=session, solve=write_action("x.txt", "a\n"))
+    write_lab(tmp_path / "labs", "01-both", lab("01-both", one))
+    monkeypatch.setenv("HOOKLAB_LABS", str(tmp_path / "labs"))
+
+    done = run_cli("dev", "check", "--jobs", "1", "--engine", "both", cwd=tmp_path)
+
+    said = " ".join(done.out.split())
+    assert done.code == 0, done
+    assert (
+        "step edit-x behaves: fails before, passes after, on the emulator and real Claude "
+        "Code, which agreed" in said
+    )
+    assert "ok, on the emulator and real Claude Code, which agreed" in said
 
 
 TIMED = lab(

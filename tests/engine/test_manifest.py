@@ -104,3 +104,76 @@ def test_the_shipped_labs_all_load() -> None:
     assert len(labs) >= 9
     assert find_lab("3").id == "03-stop-hook"
     assert find_lab("07-own-stop-hook").id == "07-own-stop-hook"
+
+
+FILE_CHECK = 'kind = "file"\npath = "x.txt"\nexists = true'
+SESSION = 'kind = "hook_session"\nsteps = [{ do = "stop" }]\n'
+LIVE = 'kind = "live_session"\nexpect = [{ do = "stop" }]\n'
+
+
+def _check(check: str) -> str:
+    return GOOD.replace(FILE_CHECK, check)
+
+
+@pytest.mark.parametrize(
+    ("check", "field", "said", "known"),
+    [
+        # a misspelt outcome loaded fine and failed only after the solve, as an edit "that is
+        # blokced" the session lacked
+        (
+            SESSION + 'expect_sequence = [{ do = "stop" }, { do = "edit", outcome = "blokced" }]',
+            "step[0].check[0].expect_sequence[1].outcome",
+            'unknown value "blokced" (did you mean "blocked"?)',
+            "allowed, blocked, asked, stopped, error",
+        ),
+        # the inline steps' assertion, not a key of expect_sequence: the error names it
+        (
+            SESSION + 'expect_sequence = [{ do = "stop", marker_absent = "x" }]',
+            "step[0].check[0].expect_sequence[0].marker_absent",
+            'unknown field (did you mean "marker_exists"?)',
+            "do, outcome, feedback_contains",
+        ),
+        (
+            SESSION + 'expect_sequence = [{ do = "stpo" }]',
+            "step[0].check[0].expect_sequence[0].do",
+            'unknown value "stpo" (did you mean "stop"?)',
+            "prompt, edit, write, bash",
+        ),
+        (
+            LIVE + 'steps = [{ do = "stop", expect = "alowed" }]',
+            "step[0].check[0].steps[0].expect",
+            'unknown value "alowed" (did you mean "allowed"?)',
+            "allowed, blocked",
+        ),
+        (
+            LIVE + 'engine = "claude"',
+            "step[0].check[0].engine",
+            'unknown value "claude"',
+            "emulator, claude-code, auto",
+        ),
+        (
+            LIVE.replace('{ do = "stop" }', '{ do = "stop", outcome = "blocked", asks = "x" }'),
+            "step[0].check[0].expect[0].asks",
+            'unknown field (did you mean "ask"?)',
+            "ended, foreground, ask",
+        ),
+    ],
+    ids=["outcome", "sequence-key", "sequence-do", "live-steps", "live-engine", "live-expect"],
+)
+def test_every_value_of_a_check_is_checked_at_load(
+    tmp_path: Path, check: str, field: str, said: str, known: str
+) -> None:
+    err = _error(tmp_path, _check(check))
+    assert err.path.endswith("01-demo/lab.toml")
+    assert err.field == field
+    assert said in err.problem
+    assert err.fix and known in err.fix
+
+
+def test_a_play_session_steps_are_checked_at_load_in_their_own_place(tmp_path: Path) -> None:
+    solve = 'do = "write"\npath = "x.txt"\ncontent = "x"'
+    play = 'do = "play_session"\nsteps = [{ do = "edit", file = "a.txt", old = "a" }]'
+    err = _error(tmp_path, GOOD.replace(solve, play))
+    assert err.path.endswith("01-demo/lab.toml")  # not a made-up "lab.toml"
+    assert err.field == "step[0].solve[0].steps[0].new"
+    assert "missing required field" in err.problem

@@ -47,7 +47,7 @@ from harness.claude.events import Event, check_start_source
 from harness.claude.session import PayloadSink, SessionSteps, StepOutcome
 from harness.claude.settings import DEFAULT_TIMEOUT, Settings, load_settings
 from harness.claude.tools import edit_input, with_absolute_path
-from harness.claude.vocabulary import Engine, Outcome
+from harness.claude.vocabulary import Engine, Outcome, StepKind
 from harness.errors import HarnessError
 from harness.paths import cache_home, scratch_mkdtemp
 
@@ -570,7 +570,7 @@ class ClaudeCodeSession(SessionSteps):
                 said = str(turn.result.get("result") or "")
                 if said and "compact" in said.lower() and "not enough" in said.lower():
                     record.notes.append(f"/compact: {said}")
-        step = self._step("session_start", source, Outcome.ALLOWED)
+        step = self._step(StepKind.SESSION_START, source, Outcome.ALLOWED)
         runs = record.hook_runs("SessionStart")
         contexts = [r.stdout.strip() for r in runs if r.exit_code == 0 and r.stdout.strip()]
         step.additional_context = "\n".join(contexts)
@@ -602,14 +602,17 @@ class ClaudeCodeSession(SessionSteps):
         if turn.kind == "request":
             self._pending = turn.request
             self.blocked_stops = 0
-            step = self._step("prompt", text, Outcome.ALLOWED)
+            step = self._step(StepKind.PROMPT, text, Outcome.ALLOWED)
         else:
             blocked = record.informational("UserPromptSubmit")
             stopped = turn.result is not None and turn.result.get("terminal_reason") == (
                 "hook_stopped"
             )
             step = self._step(
-                "prompt", text, Outcome.STOPPED if stopped else Outcome.BLOCKED, turn_ended=True
+                StepKind.PROMPT,
+                text,
+                Outcome.STOPPED if stopped else Outcome.BLOCKED,
+                turn_ended=True,
             )
             step.user_message = "\n".join(blocked)
         return self._done(step, record)
@@ -626,11 +629,15 @@ class ClaudeCodeSession(SessionSteps):
             self.blocked_stops += 1
             feedback = hook_feedback(turn.request, after=request)
             step = self._step(
-                "stop", "", Outcome.BLOCKED, stop_hook_active=active, feedback="\n".join(feedback)
+                StepKind.STOP,
+                "",
+                Outcome.BLOCKED,
+                stop_hook_active=active,
+                feedback="\n".join(feedback),
             )
         elif turn.kind == "result" and turn.result is not None:
             outcome = read_stop_end(record, turn.result)
-            step = self._step("stop", "", outcome, turn_ended=True, stop_hook_active=active)
+            step = self._step(StepKind.STOP, "", outcome, turn_ended=True, stop_hook_active=active)
             step.system_message = record.system_messages()
         else:
             raise HarnessError(
@@ -727,7 +734,7 @@ class ClaudeCodeSession(SessionSteps):
         if blocked_request is not None:
             feedback = hook_feedback(blocked_request, after=sub_request)
             step = self._step(
-                "subagent_stop",
+                StepKind.SUBAGENT_STOP,
                 agent_type,
                 Outcome.BLOCKED,
                 stop_hook_active=active,
@@ -739,7 +746,9 @@ class ClaudeCodeSession(SessionSteps):
         del self._subagents[agent_type]
         if turn.kind == "request":
             self._pending = turn.request
-        step = self._step("subagent_stop", agent_type, Outcome.ALLOWED, stop_hook_active=active)
+        step = self._step(
+            StepKind.SUBAGENT_STOP, agent_type, Outcome.ALLOWED, stop_hook_active=active
+        )
         if turn.kind == "result" and turn.result is not None:
             step.turn_ended = True
             if turn.result.get("terminal_reason") == "hook_stopped":

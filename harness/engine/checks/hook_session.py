@@ -32,7 +32,7 @@ from harness.claude.scenario import (
     run_step,
 )
 from harness.claude.session import StepOutcome
-from harness.claude.vocabulary import BOTH, OUTCOMES, Engine, Outcome
+from harness.claude.vocabulary import BOTH, OUTCOMES, STEP_KINDS, Engine, Outcome, StepKind
 from harness.engine.checks import tricks as trick_check
 from harness.engine.context import CheckContext
 from harness.engine.kinds import Kind
@@ -43,7 +43,7 @@ from harness.errors import ConfigError, HarnessError
 from harness.maven.share import Call, MavenShare, maven_share
 from harness.paths import scratch_mkdtemp
 from harness.results import CheckResult
-from harness.schema import Field
+from harness.schema import Field, check_table
 
 # Assertions a step may carry on top of the scenario fields harness/claude defines.
 ASSERTION_FIELDS = (
@@ -139,12 +139,16 @@ def _validate(p: SessionParams) -> str | None:
                 "expect_sequence.marker_exists reads one session's git directory; with "
                 "turns_apart each turn has its own (assert the marker on the step instead)"
             )
-    for i, want in enumerate(p.expect_sequence or []):
-        if not isinstance(want, dict) or set(want) - SEQUENCE_KEYS:
-            return f"expect_sequence[{i}] must be a table with keys from " + ", ".join(
-                sorted(SEQUENCE_KEYS)
-            )
     return None
+
+
+def _tables(p: SessionParams, path: object, where: str) -> None:
+    """The inline steps and the expect_sequence items, each field against its schema."""
+    if p.steps is not None:
+        parse_inline(p.steps, path, where)
+    for i, want in enumerate(p.expect_sequence):
+        here = f"{where}.expect_sequence[{i}]"
+        check_table(want, SEQUENCE_FIELDS, path=path, where=here)
 
 
 def _said(outcome: StepOutcome) -> str:
@@ -480,7 +484,7 @@ def _maven_in_background(scenario: Scenario) -> bool:
     """A session with a background command (it may start Maven, directly or not) does not
     share Maven: the session sees when that run ends (a stop while it runs finds no reports),
     and a restored run would end at another moment than a real one."""
-    return any(step.do == "bash" and step.args.get("background") for step in scenario.steps)
+    return any(step.do == StepKind.BASH and step.args.get("background") for step in scenario.steps)
 
 
 def _session_problems(s: SessionParams, steps: list[StepView], sequence: list[str]) -> list[str]:
@@ -498,7 +502,7 @@ def _session_problems(s: SessionParams, steps: list[StepView], sequence: list[st
             f"the last step of your session should be {s.final}; "
             + (f"it was {last}" if last else "the session has no step")
         )
-    blocked = sum(1 for e in steps if e.do == "stop" and e.outcome == Outcome.BLOCKED)
+    blocked = sum(1 for e in steps if e.do == StepKind.STOP and e.outcome == Outcome.BLOCKED)
     if s.blocked_stops_at_least and blocked < s.blocked_stops_at_least:
         problems.append(
             f"{blocked} of your stops were blocked; this step needs at least "
@@ -527,7 +531,7 @@ def _play_step(
         before = (root / watched).read_bytes()
     seen = len(payloads)
     command = str(step.args.get("command", ""))
-    runs_maven = step.do == "bash" and "mvnw" in command
+    runs_maven = step.do == StepKind.BASH and "mvnw" in command
     if runs_maven:  # announced, so the live view and the Maven timer see it
         ctx.on_activity(f"session step {step.number}: {command}")
     try:
@@ -556,9 +560,9 @@ def split_turns(scenario: Scenario, asserts: list[StepAsserts]) -> list[Turn]:
     """The session's opening (everything before the first prompt), then each turn from a
     prompt to the next, as (scenario, assertions, replayed): every turn after the opening
     starts with the opening's session_start steps again, ``replayed`` of them."""
-    cuts = [i for i, step in enumerate(scenario.steps) if step.do == "prompt"]
+    cuts = [i for i, step in enumerate(scenario.steps) if step.do == StepKind.PROMPT]
     bounds = [0, *[c for c in cuts if c > 0], len(scenario.steps)]
-    starts = [i for i in range(bounds[1]) if scenario.steps[i].do == "session_start"]
+    starts = [i for i in range(bounds[1]) if scenario.steps[i].do == StepKind.SESSION_START]
     turns = []
     for n, (begin, end) in enumerate(itertools.pairwise(bounds)):
         picked = list(range(begin, end)) if n == 0 else [*starts, *range(begin, end)]
@@ -631,8 +635,12 @@ def _turn_cost(scenario: Scenario) -> float:
     cost = 0.0
     changed = False
     for step in scenario.steps:
-        changed = changed or step.do in ("edit", "write", "append")
-        calls = _MVNW_ARGS.findall(str(step.args.get("command", ""))) if step.do == "bash" else []
+        changed = changed or step.do in (StepKind.EDIT, StepKind.WRITE)
+        calls = (
+            _MVNW_ARGS.findall(str(step.args.get("command", "")))
+            if step.do == StepKind.BASH
+            else []
+        )
         cost += len(calls) * (0.5 if step.args.get("background") else 2 + changed)
     return cost
 
@@ -649,9 +657,14 @@ def _maven_signature(scenario: Scenario) -> tuple[str, ...] | None:
     signature = []
     runs_maven = False
     for step in scenario.steps:
-        if step.do in ("prompt", "stop", "session_start", "subagent_stop"):
+        if step.do in (
+            StepKind.PROMPT,
+            StepKind.STOP,
+            StepKind.SESSION_START,
+            StepKind.SUBAGENT_STOP,
+        ):
             continue
-        command = str(step.args.get("command", "")) if step.do == "bash" else ""
+        command = str(step.args.get("command", "")) if step.do == StepKind.BASH else ""
         calls = _MVNW_ARGS.findall(command)
         if calls:
             runs_maven = True
@@ -681,14 +694,15 @@ def _disagreements(plays: dict[str, _Play], workspace: Path) -> list[str]:
     return found
 
 
-SEQUENCE_KEYS = {
-    "do",
-    "outcome",
-    "feedback_contains",
-    "message_contains",
-    "marker_exists",
-    "detail_contains",
-}
+# The keys of one expect_sequence item: the session step it stands for, matched in order.
+SEQUENCE_FIELDS = (
+    Field("do", str, choices=STEP_KINDS, doc="the step's kind"),
+    Field("outcome", str, choices=OUTCOMES, doc="the outcome the step had"),
+    Field("feedback_contains", str, doc="what Claude is shown contains this"),
+    Field("message_contains", str, doc="anything said (feedback, system or user message)"),
+    Field("detail_contains", str, doc="the step's detail (file, command, agent) contains this"),
+    Field("marker_exists", str, inside="the git directory", doc="hook state in .git exists"),
+)
 
 
 def _sequence_problems(wanted: list[Any], steps: list[StepView], git_dir: Path) -> list[str]:
@@ -716,14 +730,14 @@ def _sequence_problems(wanted: list[Any], steps: list[StepView], git_dir: Path) 
     return []
 
 
-_NOUNS = {
-    "edit": "an edit",
-    "write": "a write",
-    "bash": "a bash command",
-    "stop": "a stop",
-    "prompt": "a prompt",
-    "session_start": "a session_start",
-    "subagent_stop": "a subagent_stop",
+_NOUNS: dict[str, str] = {
+    StepKind.EDIT: "an edit",
+    StepKind.WRITE: "a write",
+    StepKind.BASH: "a bash command",
+    StepKind.STOP: "a stop",
+    StepKind.PROMPT: "a prompt",
+    StepKind.SESSION_START: "a session_start",
+    StepKind.SUBAGENT_STOP: "a subagent_stop",
 }
 
 
@@ -863,9 +877,8 @@ KIND = Kind(
             "expect_sequence",
             list,
             default=[],
-            doc="tables {do, outcome, feedback_contains, message_contains, detail_contains, "
-            "marker_exists} that must happen in this order (for participant-written "
-            "scenarios)",
+            doc=f"tables {{{', '.join(f.name for f in SEQUENCE_FIELDS)}}} that must happen "
+            "in this order, other steps between (for participant-written scenarios)",
         ),
         Field(
             "tricks",
@@ -897,4 +910,5 @@ KIND = Kind(
     slow=lambda p: True,
     assets=_assets,
     rules=_validate,
+    tables=_tables,
 )

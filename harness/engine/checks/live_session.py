@@ -33,27 +33,38 @@ from harness.claude.recorded import (
     find_sessions,
     read_session,
 )
+from harness.claude.vocabulary import (
+    AUTO,
+    ENGINE_CHOICES,
+    OUTCOMES,
+    Engine,
+    Outcome,
+    StepKind,
+    Verdict,
+)
 from harness.engine.context import CheckContext, PassedClaim
 from harness.engine.kinds import Kind
-from harness.errors import HarnessError
+from harness.errors import ConfigError, HarnessError
 from harness.results import CheckResult
-from harness.schema import Field
+from harness.schema import Field, check_table
 
 # Where `lab solve` and `lab dev check` keep the sessions they play on the real client with
 # the scripted model (a config directory of the client's own, inside the git directory).
 SOLVED_SESSIONS = "hooklab/claude-sessions"
-EXPECT_KEYS = {
-    "do",
-    "outcome",
-    "feedback_contains",
-    "message_contains",
-    "detail_contains",
-    "input_contains",
-    "marker_exists",
-    "ended",
-    "foreground",
-    "ask",
-}
+# The keys of one expected item: a call, prompt or stop of the transcript, matched in order.
+EXPECT_FIELDS = (
+    Field("do", str, doc="the step's kind, or any other tool's name in lowercase (read, grep)"),
+    Field("outcome", str, choices=OUTCOMES, doc="the outcome the step had"),
+    Field("feedback_contains", str, doc="what the hooks told Claude contains this"),
+    Field("message_contains", str, doc="anything said (feedback, a message, a result)"),
+    Field("detail_contains", str, doc="the step's detail (file, command, agent) contains this"),
+    Field("input_contains", str, doc="the tool call's input, as JSON, contains this"),
+    Field("marker_exists", str, inside="the git directory", doc="hook state in .git exists"),
+    Field("ended", str, doc="a subagent's end: normally, unknown or cut off (REASON)"),
+    Field("foreground", bool, doc="the call ran in the foreground"),
+    Field("ask", str, doc="what to tell Claude when the item is missing"),
+)
+EXPECT_KEYS = tuple(f.name for f in EXPECT_FIELDS)
 LIVE, SCRIPTED, SOLVED = "live", "scripted", "played by Hook Lab"
 # The timeline's extract, kept with a passed claim (and sent by lab submit): never the
 # transcript itself, the requests sent to the model or the environment attachments.
@@ -90,13 +101,25 @@ def step_views(timeline: Timeline) -> list[dict[str, Any]]:
     for entry in timeline.entries:
         label = f"transcript line {entry.line}"
         if isinstance(entry, Prompt):
-            views.append({"do": "prompt", "detail": entry.text, "label": label, "outcome": ""})
+            # a prompt a UserPromptSubmit hook refused or stopped says so; a sent one has none
+            outcome = (
+                Outcome.BLOCKED if entry.refused_by else Outcome.STOPPED if entry.stopped else ""
+            )
+            views.append(
+                {
+                    "do": StepKind.PROMPT,
+                    "detail": entry.text,
+                    "label": label,
+                    "outcome": outcome,
+                    "feedback": entry.feedback,
+                }
+            )
         elif isinstance(entry, StopAttempt):
             views.append(
                 {
-                    "do": "stop",
+                    "do": StepKind.STOP,
                     "detail": "",
-                    "outcome": "blocked" if entry.blocked else "allowed",
+                    "outcome": Outcome.BLOCKED if entry.blocked else Outcome.ALLOWED,
                     "feedback": entry.feedback,
                     "message": entry.system_message,
                     "label": label,
@@ -117,20 +140,20 @@ def _call_view(call: ToolCall, cwd: str, label: str) -> dict[str, Any]:
         "input": json.dumps(i, ensure_ascii=False),
         "verdict": call.verdict,
         "foreground": i.get("run_in_background") is not True,
-        "outcome": "blocked" if call.refused_by or call.reported_by else "allowed",
+        "outcome": Outcome.BLOCKED if call.refused_by or call.reported_by else Outcome.ALLOWED,
     }
     if call.subagent is not None:
-        view.update(do="subagent_stop", detail=call.subagent.agent_type)
+        view.update(do=StepKind.SUBAGENT_STOP, detail=call.subagent.agent_type)
         view["ended"] = call.subagent.ended
         view["message"] = call.subagent.last_message
     elif call.name in ("Edit", "Write", "MultiEdit"):
         view.update(do=call.name.lower(), detail=_relative(str(i.get("file_path", "")), cwd))
     elif call.name == "Bash":
-        view.update(do="bash", detail=str(i.get("command", "")))
+        view.update(do=StepKind.BASH, detail=str(i.get("command", "")))
     else:
         view.update(do=call.name.lower(), detail="")
-    if call.denied or call.result_line is None or call.verdict == "error":
-        view["outcome"] = "error" if call.verdict == "error" else "blocked"
+    if call.denied or call.result_line is None or call.verdict == Verdict.ERROR:
+        view["outcome"] = Outcome.ERROR if call.verdict == Verdict.ERROR else Outcome.BLOCKED
     return view
 
 
@@ -272,7 +295,7 @@ def run(ctx: CheckContext, p: LiveParams) -> CheckResult:
     said = "your own session" if kind == LIVE else "a session Hook Lab played on Claude Code"
     return CheckResult.passed(
         (p.pass_message or "the session did what the step asks") + f" ({said}, "
-        f"Claude Code {timeline.client_version or 'unknown'}, replayed)",
+        f"{timeline.read_as}, replayed)",
         name=title,
         details=details,
         evidence={TIMELINE_FILE: _extract_bytes(timeline, at)},
@@ -404,7 +427,7 @@ def _recheck_claim(
         else ""
     )
     return CheckResult.passed(
-        f"the claimed live session (Claude Code {timeline.client_version or 'unknown'}, "
+        f"the claimed live session ({timeline.read_as}, "
         f"session {timeline.session_id or 'unknown'}) replays from its start state and does "
         f"what the step asks{left_out}",
         name=title,
@@ -426,7 +449,7 @@ def _details(
         "client_version": timeline.client_version,
         "timeline_digest": extract_digest(extract),
         "transcript": str(timeline.path),
-        "engine": "claude-code",
+        "engine": Engine.CLAUDE_CODE,
         "timeline": extract,
         # entries the extract left out (EXTRACT_ENTRY_CAP); 0 when it holds them all
         "timeline_left_out": left["entries"] if isinstance(left, dict) else 0,
@@ -452,7 +475,8 @@ def _missing(
         p.message or "the session does not do what the step asks yet",
         name=title,
         expected=f"expectation {count + 1} of {len(wanted)}: {describe(missing)} ({where})",
-        found=f"session {timeline.session_id} did instead:\n  " + "\n  ".join(instead[:15]),
+        found=f"session {timeline.session_id} ({timeline.read_as}) did instead:\n  "
+        + "\n  ".join(instead[:15]),
         details={**details, "missing": describe(missing), "fix": _ask(p, missing)},
     )
 
@@ -491,7 +515,7 @@ def _replayed(ctx: CheckContext, timeline: Timeline, only_lines: set[int] | None
     start = ctx.step.start_ref
     ctx.on_activity("replaying the session's tool calls against the hooks (emulator)")
     try:
-        report = replay(timeline, ctx.root, engines=["emulator"], start=start)
+        report = replay(timeline, ctx.root, engines=[Engine.EMULATOR], start=start)
     except HarnessError as exc:
         return f"the replay could not run: {exc.message}"
     return report.describe_divergence(only_lines)
@@ -516,11 +540,20 @@ def _scripted(ctx: CheckContext, p: LiveParams, title: str) -> CheckResult:
     return result
 
 
-def _validate(p: LiveParams) -> str | None:
-    for i, want in enumerate(p.expect or []):
-        if not isinstance(want, dict) or not want or set(want) - EXPECT_KEYS:
-            return f"expect[{i}] must be a table with keys from " + ", ".join(sorted(EXPECT_KEYS))
-    return None
+def _tables(p: LiveParams, path: object, where: str) -> None:
+    """The expected items, each field against its schema, and the scripted session's steps."""
+    from harness.engine.checks.hook_session import parse_inline
+
+    for i, want in enumerate(p.expect):
+        here = f"{where}.expect[{i}]"
+        check_table(want, EXPECT_FIELDS, path=path, where=here)
+        if not want:
+            raise ConfigError(path, here, "an empty item matches any step", fix=_EXPECT_FIX)
+    if p.steps:
+        parse_inline(p.steps, path, where)
+
+
+_EXPECT_FIX = 'name what to match, e.g. { do = "stop", outcome = "blocked" }'
 
 
 KIND = Kind(
@@ -534,9 +567,8 @@ KIND = Kind(
             "expect",
             list,
             required=True,
-            doc="tables {do, outcome, feedback_contains, message_contains, detail_contains, "
-            "input_contains, marker_exists, ended, foreground, ask} met in this order; other "
-            "calls may come between; ask: what to tell Claude when it is missing",
+            doc=f"tables {{{', '.join(EXPECT_KEYS)}}} met in this order; other calls may "
+            "come between; ask: what to tell Claude when it is missing",
         ),
         Field(
             "fresh_green_reports",
@@ -550,12 +582,18 @@ KIND = Kind(
             default=[],
             doc="the scripted session (hook_session steps) lab check --scripted plays instead",
         ),
-        Field("engine", str, default="auto", doc="the scripted session's engine"),
+        Field(
+            "engine",
+            str,
+            default=AUTO,
+            choices=ENGINE_CHOICES,
+            doc="the scripted session's engine",
+        ),
         Field("message", str, doc="what the participant reads when the check fails"),
         Field("pass_message", str, doc="what the participant reads when it passes"),
     ),
     typed=LiveParams,
     call=run,
     slow=lambda p: True,
-    rules=_validate,
+    tables=_tables,
 )

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.claude.scenario import Scenario, ScenarioStep
+from harness.claude.vocabulary import Outcome, StepKind
 from harness.engine.checks.scenario import describe, matches
 from harness.engine.stepview import StepView
 
@@ -95,10 +96,10 @@ def _verdict(
     by_number: dict[int, StepView],
 ) -> TrickVerdict:
     where = f"step {step.number}"
-    if step.do == "stop":
+    if step.do == StepKind.STOP:
         return _stop_verdict(n, name, where, entry)
     if not entry.tool_ran:
-        if entry.outcome == "asked":
+        if entry.outcome == Outcome.ASKED:
             return TrickVerdict(n, name, False, f"{where} was asked, not run: {ASKED_NOT_RUN}")
         return TrickVerdict(
             n,
@@ -106,7 +107,9 @@ def _verdict(
             False,
             f"{where} did not run (outcome {entry.outcome}), so it proves nothing",
         )
-    stop = next((s for s in scenario.steps if s.number > step.number and s.do == "stop"), None)
+    stop = next(
+        (s for s in scenario.steps if s.number > step.number and s.do == StepKind.STOP), None
+    )
     if stop is None:
         return TrickVerdict(n, name, False, f"{where} ran; add the stop that tries to end the turn")
     after = by_number.get(stop.number)
@@ -120,7 +123,7 @@ def _verdict(
 
 def _stop_verdict(n: int, name: str, where: str, entry: StepView) -> TrickVerdict:
     outcome = entry.outcome
-    if outcome == "blocked":
+    if outcome == Outcome.BLOCKED:
         return TrickVerdict(n, name, True, f"{where} was blocked")
     if entry.let_go:
         return TrickVerdict(n, name, False, f"{where} was not blocked: {LET_GO_SHORT}")

@@ -1,0 +1,132 @@
+"""Replay verdicts, step kinds, outcomes and engines are declared once, in
+``harness/claude/vocabulary.py``; no other file in harness/ spells one of them as a literal
+where it means that word (checked by reading the code, as test_architecture does).
+
+Some of the words are also ordinary words ("error" in a JSON body, "prompt" as a hook
+input's key, "bash" as a program), so a literal counts only where it is used as the word: in
+a comparison, as a step or row a call makes, as the value of a ``do``/``outcome``/``verdict``/
+``engine``/``kind`` key or keyword, as what a function returns, or as a key of a table keyed
+by step kind. The verdicts that name hooks ("refused by …") and the engine names count
+anywhere.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+from harness.claude.vocabulary import (
+    AUTO,
+    BOTH,
+    ENGINES,
+    OUTCOMES,
+    STEP_KINDS,
+    Verdict,
+    read_verdict,
+    verdict,
+)
+from tests.builders import REPO_ROOT
+
+PACKAGE = REPO_ROOT / "harness"
+DECLARATION = PACKAGE / "claude" / "vocabulary.py"
+WORDS = {*STEP_KINDS, *OUTCOMES, *(v.value for v in Verdict), *ENGINES, AUTO, BOTH}
+ANYWHERE = {*ENGINES, Verdict.NO_RESULT.value}
+PREFIXES = tuple(
+    f"{w.value} " for w in (Verdict.REFUSED_BY, Verdict.REPORTED_BY, Verdict.BLOCKED_BY)
+)
+KEYS = {"do", "outcome", "verdict", "engine", "engines", "kind", "expect", "choices"}
+MAKERS = {"_step", "step", "ScenarioStep", "ReplayRow", "StepOutcome", "StepView"}
+# Literals that are not the word: (file under harness/, the literal, why).
+NOT_THE_WORD = {
+    ("claude/client/install.py", "claude-code"),  # the npm package's folder in the cache
+    ("trainer/remote.py", "error"),  # a thread's result box: its exception
+    ("cli/watching.py", "stopped"),  # an event of the file watcher
+    ("maven/surefire.py", "error"),  # a Surefire report's <error> element
+}
+
+
+def _parents(tree: ast.AST) -> dict[ast.AST, ast.AST]:
+    return {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+
+
+def _name(node: ast.AST) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return ""
+
+
+def _key(node: ast.AST) -> object:
+    """``"outcome"`` of ``view["outcome"]``."""
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+        return node.slice.value
+    return None
+
+
+def _used_as_the_word(node: ast.Constant, parents: dict[ast.AST, ast.AST]) -> bool:
+    up = parents.get(node)
+    while isinstance(up, ast.Tuple | ast.List | ast.Set | ast.IfExp | ast.BoolOp):
+        node, up = up, parents.get(up)  # type: ignore[assignment]
+    if isinstance(up, ast.Compare | ast.Return):
+        return True
+    if isinstance(up, ast.Call) and node in up.args:
+        return _name(up.func) in MAKERS
+    if isinstance(up, ast.keyword):
+        return up.arg in KEYS
+    if isinstance(up, ast.Assign):
+        return any(_name(t) in KEYS or _key(t) in KEYS for t in up.targets)
+    if isinstance(up, ast.Dict):
+        if node in up.values:
+            key = up.keys[up.values.index(node)]
+            return isinstance(key, ast.Constant) and key.value in KEYS
+        keys = [k.value for k in up.keys if isinstance(k, ast.Constant)]
+        return sum(k in STEP_KINDS for k in keys) >= 2
+    return False
+
+
+def literals(path: Path) -> Iterator[tuple[int, str]]:
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    parents = _parents(tree)
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Constant) or not isinstance(node.value, str):
+            continue
+        text = node.value
+        if (
+            text in ANYWHERE
+            or text.startswith(PREFIXES)
+            or (text in WORDS and _used_as_the_word(node, parents))
+        ):
+            yield node.lineno, text
+
+
+def test_no_vocabulary_literal_outside_its_declaration() -> None:
+    found = [
+        f"{path.relative_to(REPO_ROOT)}:{line}: {text!r}"
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if path != DECLARATION
+        for line, text in literals(path)
+        if (path.relative_to(PACKAGE).as_posix(), text) not in NOT_THE_WORD
+    ]
+    assert not found, "use harness.claude.vocabulary instead:\n" + "\n".join(found)
+
+
+def test_the_scan_finds_a_literal(tmp_path: Path) -> None:
+    sample = tmp_path / "sample.py"
+    sample.write_text(
+        'def f(o):\n    if o.do == "stop":\n        return f"refused by {o.hook}"\n'
+        '    x = {"do": "prompt"}\n    return "emulator"\n',
+        encoding="utf-8",
+    )
+    found = sorted(literals(sample))
+    assert [text for _, text in found] == ["stop", "refused by ", "prompt", "emulator"]
+
+
+def test_a_verdict_reads_back_as_written() -> None:
+    text = verdict(Verdict.REFUSED_BY, ["b.sh", "a.sh", "b.sh"])
+    assert text == "refused by a.sh, b.sh"
+    assert read_verdict(text) == (Verdict.REFUSED_BY, ["a.sh", "b.sh"])
+    assert verdict(Verdict.BLOCKED_BY) == "blocked by a hook"
+    assert read_verdict("ran") == (Verdict.RAN, [])
+    assert read_verdict("something else") == (None, [])
