@@ -201,7 +201,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "a cut-off coverage agent is recorded",
         AUDIT,
-        (('[ "$(transcript_stop_reason "$transcript")" != end_turn ]', "false"),),
+        (('[ "${event_reason:-$reason}" = end_turn ] || exit 0', "true"),),
         ("audit",),
         "an agent cut off (max_tokens) marks nothing",
     ),

@@ -133,9 +133,6 @@ aiup_late() {
 }
 
 # --- positive evidence: the sensors' Surefire reports -------------------------------------
-# A count in a <testsuite ...> tag: aiup_suite_count "$tag" failures ("" when it has none).
-aiup_suite_count() { [[ $1 =~ [[:space:]]$2=\"([0-9]+)\" ]] && echo "${BASH_REMATCH[1]}"; }
-
 # stdin: the changed paths a run must postdate. Prints why the five sensor reports are no
 # evidence of a green run after those changes, or nothing when they are.
 aiup_evidence_problem() {
@@ -148,11 +145,12 @@ aiup_evidence_problem() {
         # never writes: such a file is no report.
         text=""
         [ -f "$report" ] && IFS= read -r -d '' text <"$report" && text=""
-        tag=""
+        # The counts in the report's <testsuite ...> start tag ("" when it has none).
+        tag="" tests="" failures="" errors=""
         if [[ $text =~ $suite ]]; then tag=${BASH_REMATCH[0]}; fi
-        tests=$(aiup_suite_count "$tag" tests)
-        failures=$(aiup_suite_count "$tag" failures)
-        errors=$(aiup_suite_count "$tag" errors)
+        if [[ $tag =~ [[:space:]]tests=\"([0-9]+)\" ]]; then tests=${BASH_REMATCH[1]}; fi
+        if [[ $tag =~ [[:space:]]failures=\"([0-9]+)\" ]]; then failures=${BASH_REMATCH[1]}; fi
+        if [[ $tag =~ [[:space:]]errors=\"([0-9]+)\" ]]; then errors=${BASH_REMATCH[1]}; fi
         if [ ! -f "$report" ]; then
             echo "there is no $name report ($report): the sensors did not run to the end"
         elif ! aiup_after_session_start "$report"; then

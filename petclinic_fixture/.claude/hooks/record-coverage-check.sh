@@ -18,30 +18,27 @@ aiup_open_project
 # so plugin:aiup-vaadin-jooq:uc-coverage is the coverage agent too.
 [[ $agent_type == *"$AIUP_COVERAGE_AGENT" ]] || exit 0
 
-# The stop_reason of the transcript's last assistant entry ("none" when that entry has none,
-# "" when the transcript holds no assistant entry at all): only end_turn is a normal end.
-transcript_stop_reason() {
-    jq -R -r 'fromjson? | select(type == "object" and .type == "assistant")
-        | .message.stop_reason // "none"' "$1" | tail -n 1
+# The agent's transcript, read once: the stop_reason of its last assistant entry ("none" when
+# that entry has none, "" when there is none) on the first line, then its assignment (the
+# first user entry, whose content is a string or a list of text blocks).
+read_transcript() {
+    jq -n -R -r '[inputs | fromjson? | select(type == "object")] as $entries
+        | ([$entries[] | select(.type == "assistant")] | last
+            | if . == null then "" else .message.stop_reason // "none" end),
+          ([$entries[] | select(.type == "user")] | first | .message.content?
+            | if type == "string" then . elif type == "array" then map(.text? // empty)
+              | join("\n") else "" end)' "$1"
 }
 
-# The assignment: the first user entry; its content is a string or a list of text blocks.
-transcript_assignment() {
-    jq -n -R -r 'first(inputs | fromjson? | select(type == "object" and .type == "user"))
-        | .message.content
-        | if type == "string" then . elif type == "array" then map(.text? // empty) | join("\n")
-          else "" end' "$1"
-}
-
-readable=false
-[ -n "$transcript" ] && [ -f "$transcript" ] && [ -r "$transcript" ] && readable=true
-if [ -n "$event_reason" ]; then
-    [ "$event_reason" = end_turn ] || exit 0
-elif ! $readable || [ "$(transcript_stop_reason "$transcript")" != end_turn ]; then
-    exit 0
+reason="" assignment=""
+if [ -n "$transcript" ] && [ -f "$transcript" ] && [ -r "$transcript" ]; then
+    found=$(read_transcript "$transcript")
+    reason=${found%%$'\n'*}
+    assignment=${found#"$reason"}
 fi
-assignment=""
-if $readable; then assignment=$(transcript_assignment "$transcript"); fi
+# Only end_turn is a normal end. The event's stop_reason decides when it has one; Claude Code
+# sends none, and then the transcript's decides (no readable transcript: no audit).
+[ "${event_reason:-$reason}" = end_turn ] || exit 0
 
 ids=$({
     printf '%s\n' "$assignment"
@@ -51,8 +48,8 @@ ids=$({
 
 dir=$(aiup_state coverage-checked)
 mkdir -p "$dir" || exit 0
+now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 while IFS= read -r id; do
-    printf 'coverage audit by %s at %s\n' "${agent:-$AIUP_COVERAGE_AGENT}" \
-        "$(date -u +%Y-%m-%dT%H:%M:%SZ)" >"$dir/$id"
+    echo "coverage audit by ${agent:-$AIUP_COVERAGE_AGENT} at $now" >"$dir/$id"
 done <<<"$ids"
 exit 0
