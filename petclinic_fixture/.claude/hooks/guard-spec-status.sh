@@ -19,7 +19,6 @@ case $file in "$project"/*) rel=${file#"$project"/} ;; *) exit 0 ;; esac
 
 current_file=/dev/null
 [ -f "$rel" ] && current_file=$rel
-current=$(aiup_status_of <"$current_file")
 
 # The content after the tool call: Write replaces it; Edit replaces the first occurrence of
 # old_string (every one with replace_all). split/join instead of index arithmetic keeps
@@ -41,6 +40,7 @@ next=$(jq -r --rawfile current "$current_file" '
       end' <<<"$AIUP_INPUT" | aiup_status_of) || exit 0
 
 aiup_is_asserting "$next" || exit 0
+current=$(aiup_status_of <"$current_file")
 [ "$next" = "$current" ] && exit 0
 id=$(aiup_spec_id "$rel") || exit 0
 problem=$(aiup_audit_problem "$id")
