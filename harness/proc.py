@@ -1,5 +1,13 @@
-"""Every subprocess goes through here, so a missing executable is a result, not a traceback;
-and the one way to read a long-running child's output as it comes."""
+"""A subprocess run to completion goes through :func:`run`, so a missing executable or a
+timeout is a result, not a traceback; and :func:`read_lines` is the one way to read a
+long-running child's output as it comes.
+
+The children that must be held while they run (the hooks, Claude Code, a streamed Maven, a
+Bash tool call in the background) are started with ``subprocess.Popen`` where they are
+driven (harness/claude/runner.py, client/process.py, tools.py, harness/maven/streaming.py).
+harness/maven/share.py runs as a shim on the standard library alone, so it calls
+``subprocess`` itself.
+"""
 
 from __future__ import annotations
 

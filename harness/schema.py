@@ -13,6 +13,8 @@ import dataclasses
 import difflib
 import keyword
 import math
+import types
+import typing
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -241,3 +243,57 @@ def build(cls: type[T], table: Mapping[str, Any], fields: Sequence[Field]) -> T:
             for a in dataclasses.fields(cls)
         }
     )
+
+
+_SPEC = "hooklab.field"  # the key of a dataclass field's metadata that holds its Field
+
+
+def param(
+    *,
+    default: Any = dataclasses.MISSING,
+    doc: str = "",
+    **rules: Any,
+) -> Any:
+    """A parameter of a kind's dataclass, declared once: the attribute is the field, its
+    annotation the type, ``default`` (no default: required) and ``rules`` (``choices``,
+    ``inside``, ``minimum``, …: :class:`Field`'s) what the table schema checks.
+    :func:`fields_of` reads them back as the kind's :class:`Field` tuple."""
+    required = default is dataclasses.MISSING
+    spec = {"doc": doc, "required": required, "default": None if required else default, **rules}
+    if required:
+        return dataclasses.field(metadata={_SPEC: spec})
+    if isinstance(default, list | dict):
+        return dataclasses.field(
+            default_factory=lambda: type(default)(default), metadata={_SPEC: spec}
+        )
+    return dataclasses.field(default=default, metadata={_SPEC: spec})
+
+
+def _schema_type(hint: Any) -> tuple[builtins.type, builtins.type | None]:
+    """``str | None`` → (str, None); ``list[str]`` → (list, str); ``dict[str, Any]`` →
+    (dict, None): the table type of an annotation, and its items' when they are plain."""
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        hint = next(a for a in typing.get_args(hint) if a is not type(None))
+    origin = typing.get_origin(hint) or hint
+    if origin is list:
+        (item,) = typing.get_args(hint) or (Any,)
+        return list, item if item in _TYPE_NAMES else None
+    if origin in _TYPE_NAMES:
+        return origin, None
+    raise TypeError(f"no table type for {hint!r}")
+
+
+def fields_of(cls: builtins.type[Any]) -> tuple[Field, ...]:
+    """The :class:`Field` of each :func:`param` of ``cls``, in declaration order (a field
+    named like a Python keyword is its attribute without the trailing underscore)."""
+    hints = typing.get_type_hints(cls)
+    out = []
+    for attr in dataclasses.fields(cls):
+        spec = attr.metadata.get(_SPEC)
+        if spec is None:
+            raise TypeError(f"{cls.__name__}.{attr.name} is not declared with param()")
+        kind, item = _schema_type(hints[attr.name])
+        rules = {"item_type": item, **spec}
+        name = attr.name[:-1] if keyword.iskeyword(attr.name[:-1]) else attr.name
+        out.append(Field(name, kind, **rules))
+    return tuple(out)

@@ -65,8 +65,28 @@ def run_lab_process(
 
 
 def git(cwd: Path, *args: str) -> str:
+    __tracebackhide__ = True  # a failure points at the test that called it
     done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True)
     return done.stdout
+
+
+def hook_event(
+    name: str,
+    root: Path,
+    *,
+    session_id: str = "tests",
+    transcript_path: str = "/dev/null",
+    **fields: Any,
+) -> dict[str, Any]:
+    """A hook input as Claude Code sends it: the common fields, then the event's own."""
+    return {
+        "session_id": session_id,
+        "transcript_path": transcript_path,
+        "cwd": str(root),
+        "permission_mode": "default",
+        "hook_event_name": name,
+        **fields,
+    }
 
 
 # ---- lab manifests as data -----------------------------------------------------------------
@@ -128,6 +148,7 @@ def tmux(socket: Path | str, *args: str, check: bool = True) -> str:
     whichever test started it (another test's HOOKLAB_LABS), and may be the server of whoever
     runs the suite; a name shared by one worker's tests (-L) met the server the last test had
     just killed. With ``check``, a failure raises with tmux's stderr."""
+    __tracebackhide__ = True  # a failure points at the test that called it
     done = subprocess.run(
         ["tmux", "-S", str(socket), "-f", "/dev/null", *args],
         capture_output=True,

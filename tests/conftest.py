@@ -237,17 +237,37 @@ def _isolated_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
         os.environ["CLAUDE_CONFIG_DIR"] = real_claude_config
 
 
-@pytest.fixture(autouse=True)
-def _no_real_claude_config(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """Each test finds HOME and CLAUDE_CONFIG_DIR in temporary directories, even after an
-    earlier test changed them: sessions are looked up there, never in the real ~/.claude."""
+def real_home_in_use() -> str | None:
+    """What of HOME and CLAUDE_CONFIG_DIR points at the real home of whoever runs the tests
+    (None: neither): there a session would read or write their own ~/.claude."""
     home = Path(os.environ["HOME"])
     config = Path(os.environ.get("CLAUDE_CONFIG_DIR", home / ".claude"))
     real = Path(pwd.getpwuid(os.getuid()).pw_dir)
-    if config.resolve() == (real / ".claude").resolve() or home.resolve() == real.resolve():
-        os.environ["HOME"] = str(tmp_path_factory.mktemp("home"))
-        os.environ["CLAUDE_CONFIG_DIR"] = str(Path(os.environ["HOME"]) / ".claude")
+    if home.resolve() == real.resolve():
+        return f"HOME={home}"
+    if config.resolve() == (real / ".claude").resolve():
+        return f"CLAUDE_CONFIG_DIR={config}"
+    return None
+
+
+@pytest.fixture(autouse=True)
+def _no_real_claude_config() -> Iterator[None]:
+    """Each test runs with HOME and CLAUDE_CONFIG_DIR in temporary directories, never the
+    real ones. A test that leaves them pointing home fails, loudly, by name (the fake ones
+    are put back for the tests after it); a test that starts so fails too."""
+    before = {name: os.environ.get(name) for name in ("HOME", "CLAUDE_CONFIG_DIR")}
+    found = real_home_in_use()
+    if found:
+        fake = Path(tempfile.mkdtemp(prefix="hooklab-home-"))  # the tests after this one
+        os.environ["HOME"], os.environ["CLAUDE_CONFIG_DIR"] = str(fake), str(fake / ".claude")
+        pytest.fail(f"{found} points at the real home before this test: a test or plugin set it")
     yield
+    found = real_home_in_use()
+    if found:
+        for name, value in before.items():
+            if value is not None:
+                os.environ[name] = value
+        pytest.fail(f"this test left {found} pointing at the real home; the tests never do")
 
 
 @pytest.fixture(scope="session")

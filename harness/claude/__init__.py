@@ -2,21 +2,25 @@
 
 Knows nothing of labs, Maven, rich or the CLI. The pieces, top down:
 
-``Session(project_dir, settings=None, *, cwd=None, session_id=None, transcript_dir=None,
-permission_mode="default", auto_approve=False, env=None)``
-    A scripted session whose tools act on the real workspace. Each method returns a
-    ``StepOutcome`` (``outcome`` allowed|blocked|asked|stopped|error, ``tool_ran``,
-    ``feedback`` shown to Claude, ``user_message``, ``system_message``, ``stop_hook_active``,
-    ``turn_ended``, ``hooks``)::
+``open_session(engine, project_dir, settings=None, *, cwd=None, transcript_dir=None,
+permission_mode="default", auto_approve=False, env=None, on_payload=None)``
+    (harness.claude.engines) A scripted session (``ScriptedSession``) whose tools act on
+    the real workspace, on the emulator (``Session``, the same arguments) or on the real,
+    pinned client (``ClaudeCodeSession`` in harness/claude/client). Each method returns a
+    ``StepOutcome`` (``do``, ``outcome`` allowed|blocked|asked|stopped|error, ``tool_ran``,
+    ``feedback`` shown to Claude, ``user_message``, ``system_message``,
+    ``stop_hook_active``, ``turn_ended``, ``hooks``; the words are declared in
+    ``vocabulary``)::
 
         session_start(source="startup")
         prompt(text)
         edit(file, old, new, replace_all=False)
         write(file, content)
         bash(command, *, background=False, timeout=None, description="")
+        tool(name, tool_input)    # any other tool, as the model names it
         subagent_stop(agent_type, prompt, last_message, stop_reason="end_turn", agent_id=None)
         stop(last_message="")
-        close()            # kills background shells; Session is also a context manager
+        close()            # kills background shells; a session is also a context manager
 
     The stop loop: after a blocked stop the next Stop payload has ``stop_hook_active: true``;
     eight consecutive blocks are honoured and the ninth is overridden, ending the turn (as the

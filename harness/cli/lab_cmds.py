@@ -35,7 +35,6 @@ from harness.ui.console import escape
 from harness.workspace import Workspace, provision
 
 
-# Long because: the argparse declarations of the lab commands, a table written as calls
 def add_parser(subparsers: Any) -> None:
     def cmd(name: str, help: str, func: Any, json_flag: bool = False) -> argparse.ArgumentParser:
         parser: argparse.ArgumentParser = subparsers.add_parser(name, help=help, description=help)
@@ -90,12 +89,17 @@ def add_parser(subparsers: Any) -> None:
     demo = cmd("demo", "autopilot: provision a workspace and walk every lab", cmd_demo)
     demo.add_argument("dir", nargs="?", help="workspace directory (default: a temp directory)")
     demo.add_argument("--labs", nargs="*", default=[], help="only these labs")
+    _add_dev_parsers(subparsers)
+
+
+def _add_dev_parsers(subparsers: Any) -> None:
+    """``lab dev check`` and ``lab dev merge``: the lab author's tools."""
     dev = subparsers.add_parser("dev", help="tools for lab authors")
     dev_sub = dev.add_subparsers(dest="dev_command", metavar="COMMAND")
     check = dev_sub.add_parser(
         "check",
-        help="validate every lab: manifests, then per step "
-        "setup → check must fail → solve → check must pass",
+        help="validate every lab: manifests, then per step setup → every check, at least "
+        "one failing → solve → every check passing",
     )
     check.add_argument("labs", nargs="*", help="lab numbers or ids (default: all)")
     check.add_argument(

@@ -88,9 +88,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _crashed()
 
 
+def versions() -> list[str]:
+    """What a crash report needs beside the traceback: which Hook Lab, Python, git and
+    platform it happened on (git's own version, as the workspace's commands use it)."""
+    import platform
+
+    from harness import proc
+
+    git = proc.run(["git", "--version"], timeout=10)
+    return [
+        f"hooklab {__version__}",
+        f"python {platform.python_version()} ({sys.executable})",
+        git.stdout.strip() if git.ok else f"git: {git.stderr.strip() or 'not found'}",
+        f"platform {platform.platform()}",
+    ]
+
+
 def _crashed() -> int:
     fd, log = tempfile.mkstemp(prefix="hooklab-crash-", suffix=".log")
     with os.fdopen(fd, "w") as fh:
+        # A failure to tell the versions must not lose the traceback.
+        try:
+            said = versions()
+        except Exception as exc:
+            said = [f"(the versions could not be read: {type(exc).__name__}: {exc})"]
+        fh.write("\n".join([*said, "", ""]))
         traceback.print_exc(file=fh)
     print(f"lab crashed unexpectedly; the traceback is in {log}", file=sys.stderr)
     return 3

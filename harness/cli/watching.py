@@ -96,7 +96,20 @@ def _hint(runner: LabRunner) -> Framed | None:
     return hint_panel(step, tier, text, again="press h again")
 
 
-# Long because: the watch loop and its live view share their state (last run, changes)
+def _with_waiting_changes(events: queue.Queue[Event], changed: list[str]) -> list[str]:
+    """``changed`` and the changes that arrived during the last check: one check covers them
+    all. A key that waited among them keeps its turn."""
+    while True:
+        try:
+            kind, what = events.get_nowait()
+        except queue.Empty:
+            return changed
+        if kind != "change":
+            events.put((kind, what))
+            return changed
+        changed = sorted({*changed, *what})
+
+
 def cmd_watch(args: argparse.Namespace) -> int:
     from harness.ui.lab_view import live_view, watch_renderable
 
@@ -149,18 +162,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
                     hint = _hint(runner) or hint
                     draw(checking=False)
                 elif kind == "change":
-                    changed = list(what)
-                    # Changes that arrived during the last check are in this one check too.
-                    while True:
-                        try:
-                            kind, what = events.get_nowait()
-                        except queue.Empty:
-                            break
-                        if kind == "change":
-                            changed = sorted({*changed, *what})
-                        else:
-                            events.put((kind, what))  # keys keep their turn
-                            break
+                    changed = _with_waiting_changes(events, list(what))
                     hint = None
                     check()
     except KeyboardInterrupt:

@@ -15,7 +15,7 @@ from harness.engine.kinds import Kind, one_of
 from harness.maven.backend import SENSOR_GOALS
 from harness.maven.warm import warm_compile
 from harness.results import CheckResult
-from harness.schema import Field
+from harness.schema import Field, fields_of, param
 from harness.userfiles import read_text
 
 DO = Field("do", str, required=True)
@@ -23,68 +23,78 @@ WORKSPACE = "the workspace"
 LAB_FOLDER = "the lab folder"
 
 
-# Each action's parameters, typed (the fields of its kind, ``do`` aside).
+# Each action's parameters, typed and declared once: its kind's fields (``do`` aside) are
+# derived from them (harness.schema.param).
+_PATH = "the file, relative to the workspace"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class AppendParams:
-    path: str
-    content: str | None
-    from_: str | None  # a file of the lab folder instead of inline content
+    path: str = param(inside=WORKSPACE, doc=_PATH)
+    content: str | None = param(default=None, doc="the text (give content or from)")
+    from_: str | None = param(
+        default=None, inside=LAB_FOLDER, doc="a file in the lab folder instead of content"
+    )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class WriteParams(AppendParams):
-    executable: bool
+    executable: bool = param(default=False, doc="make the file executable")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ReplaceParams:
-    path: str
-    old: str
-    new: str
-    all: bool
+    path: str = param(inside=WORKSPACE, doc=_PATH)
+    old: str = param(doc="the text to replace; the action fails when it is not there")
+    new: str = param(doc="its replacement")
+    all: bool = param(default=False, doc="replace every occurrence, not only the first")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CopyParams:
-    from_: str
-    to: str
-    executable: bool
+    from_: str = param(inside=LAB_FOLDER, doc="the file in the lab folder")
+    to: str = param(inside=WORKSPACE, doc="where it goes, relative to the workspace")
+    executable: bool = param(default=False, doc="make the copy executable")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class PathParams:
-    path: str
+    path: str = param(inside=WORKSPACE, doc="the file or folder, relative to the workspace")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class PatchParams:
-    from_: str
+    from_: str = param(inside=LAB_FOLDER, doc="a unified diff in the lab folder (git apply)")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RunParams:
-    command: str
-    exit: int | None
-    timeout: float
-    slow: bool
+    command: str = param(doc="run with bash -c in the workspace root")
+    exit: int | None = param(
+        default=None, minimum=0, maximum=255, doc="fail unless the command exits with this code"
+    )
+    timeout: float = param(default=300.0, positive=True, doc="seconds before it is stopped")
+    slow: bool = param(default=False, doc="takes a while (runs Maven): show progress")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class NoParams:
     pass
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class PlayParams:
-    steps: list[Any]
-    engine: str
+    steps: list[Any] = param(doc="hook_session steps, played in order")
+    engine: str = param(
+        default=Engine.CLAUDE_CODE,
+        choices=(Engine.CLAUDE_CODE,),
+        doc="the real client: what a live_session check reads is its transcript",
+    )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CommitParams:
-    message: str
+    message: str = param(doc="the commit message")
 
 
 def _content(ctx: CheckContext, p: AppendParams) -> str:
@@ -244,16 +254,6 @@ def _play_session(ctx: CheckContext, p: PlayParams) -> CheckResult:
     return CheckResult.passed(f"played a session on Claude Code: {said}", name="session")
 
 
-# write and append take their text alike: inline, or from a file of the lab folder.
-def _text_fields(from_doc: str = "") -> tuple[Field, ...]:
-    return (
-        DO,
-        Field("path", str, required=True, inside=WORKSPACE),
-        Field("content", str),
-        Field("from", str, doc=from_doc, inside=LAB_FOLDER),
-    )
-
-
 def _text_asset(p: AppendParams) -> list[str]:
     return [p.from_] if p.from_ else []
 
@@ -268,10 +268,7 @@ ACTION_KINDS: dict[str, Kind[Any]] = {
         Kind(
             "write",
             "write a file (content inline or from a lab asset)",
-            (
-                *_text_fields(from_doc="a file in the lab folder"),
-                Field("executable", bool, default=False),
-            ),
+            (DO, *fields_of(WriteParams)),
             WriteParams,
             _write,
             assets=_text_asset,
@@ -280,7 +277,7 @@ ACTION_KINDS: dict[str, Kind[Any]] = {
         Kind(
             "append",
             "append text to a file",
-            _text_fields(),
+            (DO, *fields_of(AppendParams)),
             AppendParams,
             _append,
             assets=_text_asset,
@@ -289,25 +286,14 @@ ACTION_KINDS: dict[str, Kind[Any]] = {
         Kind(
             "replace",
             "replace text in a file (the first occurrence, or all)",
-            (
-                DO,
-                Field("path", str, required=True, inside=WORKSPACE),
-                Field("old", str, required=True),
-                Field("new", str, required=True),
-                Field("all", bool, default=False),
-            ),
+            (DO, *fields_of(ReplaceParams)),
             ReplaceParams,
             _replace,
         ),
         Kind(
             "copy",
             "copy a file from the lab folder into the workspace",
-            (
-                DO,
-                Field("from", str, required=True, inside=LAB_FOLDER),
-                Field("to", str, required=True, inside=WORKSPACE),
-                Field("executable", bool, default=False),
-            ),
+            (DO, *fields_of(CopyParams)),
             CopyParams,
             _copy,
             assets=lambda p: [p.from_],
@@ -315,14 +301,14 @@ ACTION_KINDS: dict[str, Kind[Any]] = {
         Kind(
             "delete",
             "delete a file or folder",
-            (DO, Field("path", str, required=True, inside=WORKSPACE)),
+            (DO, *fields_of(PathParams)),
             PathParams,
             _delete,
         ),
         Kind(
             "patch",
             "apply a unified diff from the lab folder with git apply",
-            (DO, Field("from", str, required=True, inside=LAB_FOLDER)),
+            (DO, *fields_of(PatchParams)),
             PatchParams,
             _patch,
             assets=lambda p: [p.from_],
@@ -330,19 +316,7 @@ ACTION_KINDS: dict[str, Kind[Any]] = {
         Kind(
             "run",
             "run a bash command in the workspace",
-            (
-                DO,
-                Field("command", str, required=True),
-                Field(
-                    "exit",
-                    int,
-                    minimum=0,
-                    maximum=255,
-                    doc="fail unless the command exits with this code",
-                ),
-                Field("timeout", float, default=300.0, positive=True),
-                Field("slow", bool, default=False),
-            ),
+            (DO, *fields_of(RunParams)),
             RunParams,
             _run,
             slow=lambda p: p.slow,
@@ -350,7 +324,7 @@ ACTION_KINDS: dict[str, Kind[Any]] = {
         Kind(
             "sensors",
             "run the sensors (./mvnw -q test -Dgroups=sensor)",
-            (DO,),
+            (DO, *fields_of(NoParams)),
             NoParams,
             _sensors,
             slow=lambda p: True,
@@ -359,7 +333,7 @@ ACTION_KINDS: dict[str, Kind[Any]] = {
             "compile",
             "compile the workspace as it is (./mvnw -q test-compile, or the compiled cache for "
             "these sources); no test runs, the reports stay",
-            (DO,),
+            (DO, *fields_of(NoParams)),
             NoParams,
             _compile,
             slow=lambda p: True,
@@ -368,11 +342,7 @@ ACTION_KINDS: dict[str, Kind[Any]] = {
             "play_session",
             "play a session on the real Claude Code client with the scripted model, in the "
             "workspace (what a live step reads)",
-            (
-                DO,
-                Field("steps", list, required=True, doc="hook_session steps"),
-                Field("engine", str, default=Engine.CLAUDE_CODE, choices=(Engine.CLAUDE_CODE,)),
-            ),
+            (DO, *fields_of(PlayParams)),
             PlayParams,
             _play_session,
             slow=lambda p: True,
@@ -381,7 +351,7 @@ ACTION_KINDS: dict[str, Kind[Any]] = {
         Kind(
             "commit",
             "commit every change in the workspace",
-            (DO, Field("message", str, required=True)),
+            (DO, *fields_of(CommitParams)),
             CommitParams,
             _commit,
         ),

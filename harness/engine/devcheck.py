@@ -216,9 +216,13 @@ def _walk_step(
             "the checks pass before the step is solved: the step proves "
             "nothing (make a check fail on the starting state)"
         )
-    elif sw.before.status is Status.ERROR:
-        errored = [r for r in sw.before.results if r.status is Status.ERROR]
-        sw.problems.append("a check errored before solving: " + _first_bad(errored))
+    else:
+        # The first check that does not pass is the one a participant meets: it must fail,
+        # not error. A later check may depend on it (a session cannot start while the
+        # settings it is to fix are broken): its error shows above but is no problem.
+        first = next(r for r in sw.before.results if r.status is not Status.PASS)
+        if first.status is Status.ERROR:
+            sw.problems.append("a check errored before solving: " + _first_bad([first]))
     obs.phase(step, "solve")
     _step, sw.solve, _backup = runner.solve(apply=True)
     timer.stop()

@@ -1,6 +1,7 @@
-"""The shape every check kind and every action kind shares: a declared parameter schema, the
-frozen dataclass the schema builds from it, and one function that reads that dataclass. A new
-kind is one module plus one line in its registry."""
+"""The shape every check kind and every action kind shares: a frozen dataclass that declares
+its parameters once (``harness.schema.param``), the table schema derived from it
+(``fields_of``), and one function that reads that dataclass. A new kind is one module plus
+one line in its registry."""
 
 from __future__ import annotations
 
@@ -39,8 +40,8 @@ def _no_tables(_: object, path: object, where: str) -> None:
 class Kind(Generic[P]):
     name: str
     summary: str
-    params: tuple[Field, ...]
-    typed: type[P]  # the frozen dataclass of the parameters, one attribute per field
+    params: tuple[Field, ...]  # the tag (kind or do), then fields_of(typed)
+    typed: type[P]  # the frozen dataclass that declares the parameters
     call: Callable[[CheckContext, P], CheckResult]
     slow: Callable[[P], bool] = _never  # needs Maven or a JVM: the view shows progress
     assets: Callable[[P], list[str]] = _no_assets  # files it needs from the lab folder

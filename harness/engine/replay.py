@@ -17,12 +17,12 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import subprocess
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness import proc
 from harness.claude.engines import CLAUDE_CODE, EMULATOR, open_session, resolve_engine
 from harness.claude.events import Event
 from harness.claude.recorded import (
@@ -41,11 +41,11 @@ from harness.engine.sandbox import sandbox_copy
 from harness.errors import HarnessError
 from harness.maven.warm import restore_cached
 
-# A call no hook ran for on any engine (no matcher selects it, or the tool or client refused
-# it first): its verdict is the tool's or the client's own, not the hooks'.
 # The tools a replay plays; any tool the pinned client does not offer is played too (both
 # engines answer "No such tool available", before any hook).
 REPLAYED_TOOLS = frozenset({"Edit", "Write", "Bash", "Read", "Agent", "Task"})
+# A call no hook ran for on any engine (no matcher selects it, or the tool or client refused
+# it first): its verdict is the tool's or the client's own, not the hooks'.
 NO_HOOK_RAN = "no hook ran for this call: its verdict is not the hooks'"
 
 
@@ -323,13 +323,7 @@ def verdict_of(outcome: StepOutcome) -> str:
 def resolve_start(root: Path, rev: str | None) -> str:
     """The commit the session started from: ``rev``, else HEAD."""
     wanted = rev or "HEAD"
-    done = subprocess.run(
-        ["git", "rev-parse", "--verify", "--quiet", f"{wanted}^{{commit}}"],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = proc.run(["git", "rev-parse", "--verify", "--quiet", f"{wanted}^{{commit}}"], cwd=root)
     if done.returncode != 0:
         raise HarnessError(
             f"--from {wanted}: no such commit in {root}",
@@ -370,12 +364,7 @@ def start_state(root: Path, commit: str) -> Iterator[Path]:
     from harness.workspace import Workspace
 
     with sandbox_copy(root) as copy:
-        subprocess.run(
-            ["git", "reset", "-q", "--hard", _head_of(root, commit)],
-            cwd=copy,
-            check=False,
-            capture_output=True,
-        )
+        proc.run(["git", "reset", "-q", "--hard", _head_of(root, commit)], cwd=copy)
         Workspace(copy).restore_commit(commit, rewrite_all=True)
         # Compiled anew, newer than the files, when the commit's sources are the fixture's
         # (the reports keep their age): else the session's first sensor run compiles them all.

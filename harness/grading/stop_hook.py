@@ -655,7 +655,6 @@ def _judge_passes(p: Phase, fix_cmd: str) -> GradeCheck:
     )
 
 
-# Long because: a verdict per way a hook fails the contract, each with its own message
 def _judge_session_held(p: Phase) -> GradeCheck:
     expected = "stop blocked; Claude is shown the stderr reason"
     if p.run is None or p.step is None:
@@ -695,10 +694,17 @@ def _judge_session_held(p: Phase) -> GradeCheck:
             detail="Claude said done with the artefact broken and the turn ended.",
             fix="exit 2 with the reason on stderr when the claim does not hold",
         )
+    return _judge_reason_shown(p.code, p.run.stderr, step, expected)
+
+
+def _judge_reason_shown(
+    code: int | None, stderr: str, step: StepOutcome, expected: str
+) -> GradeCheck:
+    """The stop was held: Claude must be shown the hook's stderr reason, whole."""
     shown = step.feedback.strip()
     # Claude is sent "Stop hook feedback:\n[COMMAND]: STDERR": the reason, whole, in a frame.
-    reason = p.run.stderr.strip() if p.code == 2 else ""
-    if p.code == 2 and not reason:
+    reason = stderr.strip() if code == 2 else ""
+    if code == 2 and not reason:
         return _check(
             SESSION_HELD,
             FAIL,
@@ -708,7 +714,7 @@ def _judge_session_held(p: Phase) -> GradeCheck:
             detail="The turn is held but stderr was empty, so Claude gets no instruction.",
             fix="print the reason to stderr (`>&2`)",
         )
-    if p.code == 2 and reason not in shown:
+    if code == 2 and reason not in shown:
         return _check(
             SESSION_HELD,
             FAIL,

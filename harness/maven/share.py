@@ -447,6 +447,7 @@ def smoke_shim(bash: str, argv: list[str]) -> int:
     shims = Path(os.environ[SHIM_ENV])
 
     def git(*args: str) -> str:
+        # Not harness.proc: this file runs as the shim, on the standard library alone.
         return subprocess.run(
             ["git", "-C", str(root), *args], capture_output=True, text=True
         ).stdout.strip()

@@ -346,26 +346,32 @@ def markdown(source: str) -> Prose:
     return Prose(markdown_blocks(source))
 
 
-# Long because: one loop over markdown-it's tokens; its state is the open lists and quotes
+def _prefixes(lists: list[dict[str, object]], quote: int) -> tuple[Text, Text]:
+    """The first line's and the other lines' prefix of a block inside ``quote`` quotes and
+    the open ``lists``."""
+    first = Text("▌ " * quote, style="dim")
+    rest = first.copy()
+    for entry in lists:
+        marker = entry.get("marker")
+        if isinstance(marker, str):  # the item's first line carries its marker, once
+            first.append(marker)
+            rest.append(" " * len(marker))
+            entry["marker"] = None
+        else:
+            width = int(str(entry["width"]))
+            first.append(" " * width)
+            rest.append(" " * width)
+    return first, rest
+
+
 def markdown_blocks(source: str) -> list[Block]:
+    """One loop over markdown-it's tokens; its state is the open lists and quotes."""
     blocks: list[Block] = []
-    lists: list[dict[str, object]] = []  # open lists: {"prefix": Text, "marker": str|None}
+    lists: list[dict[str, object]] = []  # open lists: {"tight", "marker": str|None, "width"}
     quote = 0
 
     def prefixes() -> tuple[Text, Text]:
-        first = Text("▌ " * quote, style="dim")
-        rest = first.copy()
-        for entry in lists:
-            marker = entry.get("marker")
-            if isinstance(marker, str):  # the item's first line carries its marker, once
-                first.append(marker)
-                rest.append(" " * len(marker))
-                entry["marker"] = None
-            else:
-                width = int(str(entry["width"]))
-                first.append(" " * width)
-                rest.append(" " * width)
-        return first, rest
+        return _prefixes(lists, quote)
 
     def gap() -> None:
         if blocks and blocks[-1].text.plain != "" and not (lists and lists[-1]["tight"]):

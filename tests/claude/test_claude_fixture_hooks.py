@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from harness.claude import Session
-from tests.builders import REPO_ROOT
+from tests.builders import REPO_ROOT, git
 
 FIXTURE = REPO_ROOT / "petclinic_fixture"
 SPEC = "docs/use_cases/UC-005-add-visit.md"
@@ -19,12 +18,6 @@ pytestmark = pytest.mark.skipif(
     not (FIXTURE / ".claude" / "settings.json").is_file() or shutil.which("jq") is None,
     reason="needs petclinic_fixture/.claude and jq",
 )
-
-
-def git(root: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", *args], cwd=root, check=True, capture_output=True, text=True
-    ).stdout
 
 
 @pytest.fixture

@@ -1,11 +1,15 @@
-"""The entry point: a reader that goes away early is no crash."""
+"""The entry point: a reader that goes away early is no crash; a crash leaves a log that
+names the versions it happened on."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
-from tests.builders import REPO_ROOT
+import pytest
+
+from tests.builders import REPO_ROOT, run_cli
 
 
 def test_a_reader_that_goes_away_is_no_crash() -> None:
@@ -23,3 +27,32 @@ def test_a_reader_that_goes_away_is_no_crash() -> None:
     stderr = process.stderr.read()
     assert process.wait(timeout=60) == 1
     assert "crashed" not in stderr and "Traceback" not in stderr, stderr
+
+
+def test_a_crash_log_names_the_versions_beside_the_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bug stands in as a command that raises (no input of a user's may crash lab)."""
+    import platform
+    import tempfile
+
+    from harness import __version__
+    from harness.cli import lab_cmds
+
+    def buggy(args: object) -> int:
+        raise RuntimeError("a bug in the harness")
+
+    monkeypatch.setattr(lab_cmds, "cmd_list", buggy)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+
+    done = run_cli("list")
+
+    assert done.code == 3 and "lab crashed unexpectedly" in done.err
+    (log,) = tmp_path.glob("hooklab-crash-*.log")
+    text = log.read_text()
+    head = text.splitlines()[:4]
+    assert head[0] == f"hooklab {__version__}"
+    assert head[1].startswith(f"python {platform.python_version()} ")
+    assert head[2].startswith("git version ")
+    assert head[3] == f"platform {platform.platform()}"
+    assert "RuntimeError: a bug in the harness" in text

@@ -30,6 +30,7 @@ def assert_scripted_passes_only_when_asked(
     at_step: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lab: str, step: str
 ) -> None:
     """Without a session the step fails, with --scripted it passes and records no session."""
+    __tracebackhide__ = True  # a failure points at the test that called it
     root = copy_workspace_into(at_step, tmp_path)
     done, _ = check_json(root, tmp_path / "claude-home", monkeypatch, "--engine", "emulator")
     assert done.code == 1

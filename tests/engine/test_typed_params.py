@@ -1,5 +1,6 @@
-"""Every check and action kind reads its parameters from a frozen dataclass the schema builds:
-the dataclass names exactly the declared fields, and a loaded lab carries them typed."""
+"""Every check and action kind declares its parameters once, on a frozen dataclass: the
+table schema's fields are derived from it (harness.schema.param), each documented, and a
+loaded lab carries them typed."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from harness.engine.checks import CHECK_KINDS
 from harness.engine.checks.file import FileParams
 from harness.engine.kinds import Kind
 from harness.engine.manifest import load_lab
-from harness.schema import attribute
+from harness.schema import attribute, fields_of, param
 from tests.builders import file_check, lab, step, write_action, write_lab
 
 TAGS = {"kind", "do"}  # what selects the kind is no parameter of it
@@ -23,12 +24,43 @@ ALL.update({f"action {n}": k for n, k in ACTION_KINDS.items()})
 
 
 @pytest.mark.parametrize("name", sorted(ALL))
-def test_the_dataclass_names_exactly_the_declared_fields(name: str) -> None:
+def test_the_fields_are_the_dataclass_s_own(name: str) -> None:
     kind = ALL[name]
-    declared = {attribute(f.name) for f in kind.params if f.name not in TAGS}
-    typed = {f.name for f in dataclasses.fields(kind.typed)}
-    assert typed == declared
+    declared = [f for f in kind.params if f.name not in TAGS]
+    assert tuple(declared) == fields_of(kind.typed)
+    assert [attribute(f.name) for f in declared] == [f.name for f in dataclasses.fields(kind.typed)]
+    assert all(f.doc for f in declared), [f.name for f in declared if not f.doc]
     assert kind.typed.__dataclass_params__.frozen  # type: ignore[attr-defined]
+
+
+def test_a_parameter_declared_once_gives_its_field() -> None:
+    @dataclasses.dataclass(frozen=True, kw_only=True)
+    class Sample:
+        from_: str = param(inside="the lab folder", doc="an asset")
+        paths: list[str] = param(default=[], doc="globs")
+        limit: int | None = param(default=None, minimum=0, doc="at most")
+        env: dict[str, Any] = param(default={}, doc="variables")
+
+    source, paths, limit, env = fields_of(Sample)
+    assert (source.name, source.type, source.required, source.inside) == (
+        "from",
+        str,
+        True,
+        "the lab folder",
+    )
+    assert (paths.type, paths.item_type, paths.default, paths.required) == (list, str, [], False)
+    assert (limit.type, limit.minimum, limit.default) == (int, 0, None)
+    assert (env.type, env.item_type) == (dict, None)
+    assert Sample(from_="x").paths == [] and Sample(from_="x").paths is not paths.default
+
+
+def test_an_attribute_without_param_is_refused() -> None:
+    @dataclasses.dataclass(frozen=True)
+    class Undeclared:
+        path: str
+
+    with pytest.raises(TypeError, match=r"Undeclared.path is not declared with param\(\)"):
+        fields_of(Undeclared)
 
 
 def test_a_loaded_lab_carries_typed_parameters_with_defaults(tmp_path: Path) -> None:

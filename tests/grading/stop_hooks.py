@@ -105,6 +105,7 @@ def make_project(root: Path) -> Path:
 
 
 def write_hook(root: Path, text: str, rel: str = "scripts/check-before-stop.sh") -> Path:
+    __tracebackhide__ = True  # a failure points at the test that called it
     path = root / rel
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)

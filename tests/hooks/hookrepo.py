@@ -13,7 +13,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from tests.builders import REPO_ROOT
+from tests.builders import REPO_ROOT, git
+from tests.builders import hook_event as event
 
 FIXTURE = REPO_ROOT / "petclinic_fixture"
 FIXTURE_CLAUDE = FIXTURE / ".claude"
@@ -29,12 +30,6 @@ HOOKS = (
     "require-sensors.sh",
 )
 SRC_FILE = "src/main/java/ai/unifiedprocess/petclinic/owner/OwnerService.java"
-
-
-def git(root: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", *args], cwd=root, check=True, capture_output=True, text=True
-    ).stdout
 
 
 def commit_all(root: Path, message: str = "fixture") -> None:
@@ -69,18 +64,6 @@ def clean_env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k != "CLAUDE_PROJECT_DIR"}
     env.update(extra)
     return env
-
-
-def event(name: str, root: Path, **fields: Any) -> dict[str, Any]:
-    """A hook input as Claude Code sends it: the common fields plus the event's own."""
-    return {
-        "session_id": "tests",
-        "transcript_path": "/dev/null",
-        "cwd": str(root),
-        "permission_mode": "default",
-        "hook_event_name": name,
-        **fields,
-    }
 
 
 STDIN_KINDS = ("socket", "pipe", "file", "closed", "terminal")
@@ -151,6 +134,7 @@ def run_with_stdin(
 
 
 def start_session(root: Path) -> None:
+    __tracebackhide__ = True  # a failure points at the test that called it
     result = run_hook(root, "session-start.sh", event("SessionStart", root, source="startup"))
     assert result.returncode == 0, result.stderr
 

@@ -39,6 +39,7 @@ def project(root: Path, settings: object, local: object | None = None) -> Path:
 
 def assert_clean_error(done: subprocess.CompletedProcess[str], *names: str) -> None:
     """Exit 1, no traceback, no crash report, and every one of ``names`` in what was said."""
+    __tracebackhide__ = True  # a failure points at the test that called it
     said = done.stdout + done.stderr
     assert done.returncode == 1, f"exit {done.returncode}:\n{said[-3000:]}"
     assert "Traceback" not in said and "crashed unexpectedly" not in said, said[-3000:]

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tests.builders import hook_event
 from tests.hooks.hookrepo import SENSOR_COMMAND, clean_env, run_with_stdin
 
 SPEC = "docs/use_cases/UC-005-add-visit.md"
@@ -23,14 +24,9 @@ COVERAGE_AGENT = "aiup-vaadin-jooq:uc-coverage"
 
 
 def event(name: str, root: Path, **fields: Any) -> dict[str, Any]:
-    return {
-        "session_id": "reliability",
-        "transcript_path": str(root.parent / "transcript.jsonl"),
-        "cwd": str(root),
-        "permission_mode": "default",
-        "hook_event_name": name,
-        **fields,
-    }
+    """A hook input of this session: its id, and a transcript beside the project."""
+    transcript = str(root.parent / "transcript.jsonl")
+    return hook_event(name, root, session_id="reliability", transcript_path=transcript, **fields)
 
 
 def agent_edits(root: Path) -> dict[str, str]:

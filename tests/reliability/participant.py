@@ -93,6 +93,7 @@ def assert_intact(
     ``new_backups``: the command under test may add backups (never change or drop one).
     ``agent_edits``: files the simulated agent itself changed, with the text it wrote.
     """
+    __tracebackhide__ = True  # a failure points at the test that called it
     after = state(root)
     expected = dict(before.files)
     for rel, text in (agent_edits or {}).items():

@@ -147,6 +147,7 @@ def tiny_workspace(root: Path) -> Workspace:
 
 def walk(ws: Workspace, labs: SyntheticLabs, passes: int) -> LabRunner:
     """Pass the first ``passes`` steps of STEPS with the real runner (solve, check, next)."""
+    __tracebackhide__ = True  # a failure points at the test that called it
     runner = LabRunner(ws, labs_root=labs.root)
     current_lab = None
     for lab_id, _step in STEPS[:passes]:

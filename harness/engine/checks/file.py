@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from harness.engine.context import CheckContext
 from harness.engine.kinds import Kind
 from harness.results import CheckResult
-from harness.schema import Field
+from harness.schema import Field, fields_of, param
 
 ASSERTIONS = (
     "exists",
@@ -23,20 +23,22 @@ ASSERTIONS = (
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class FileParams:
-    """A ``file`` check's parameters, typed (the fields of ``KIND.params``)."""
+    """A ``file`` check's parameters, typed (``KIND.params`` is derived from them)."""
 
-    path: str
-    exists: bool
-    absent: bool
-    executable: bool
-    contains: str | None
-    contains_all: list[str]
-    not_contains: str | None
-    matches: str | None
-    message: str | None
-    pass_message: str | None
+    path: str = param(doc="file relative to the workspace root", inside="the workspace")
+    exists: bool = param(default=False, doc="the file must exist")
+    absent: bool = param(default=False, doc="the file must not exist")
+    executable: bool = param(default=False, doc="the file must be executable")
+    contains: str | None = param(default=None, doc="text the file must contain")
+    contains_all: list[str] = param(default=[], doc="pieces of text the file must all contain")
+    not_contains: str | None = param(default=None, doc="text the file must not contain")
+    matches: str | None = param(
+        default=None, doc="a regular expression (multiline) the file must match"
+    )
+    message: str | None = param(default=None, doc="what the participant reads when the check fails")
+    pass_message: str | None = param(default=None, doc="what the participant reads when it passes")
 
 
 def _validate(p: FileParams) -> str | None:
@@ -129,31 +131,7 @@ def _excerpt(text: str, lines: int = 12) -> str:
 KIND = Kind(
     name="file",
     summary="a workspace file exists/is absent, contains or matches text",
-    params=(
-        Field("kind", str, required=True),
-        Field(
-            "path",
-            str,
-            required=True,
-            doc="file relative to the workspace root",
-            inside="the workspace",
-        ),
-        Field("exists", bool, default=False, doc="the file must exist"),
-        Field("absent", bool, default=False, doc="the file must not exist"),
-        Field("executable", bool, default=False, doc="the file must be executable"),
-        Field("contains", str, doc="text the file must contain"),
-        Field(
-            "contains_all",
-            list,
-            item_type=str,
-            default=[],
-            doc="pieces of text the file must all contain",
-        ),
-        Field("not_contains", str, doc="text the file must not contain"),
-        Field("matches", str, doc="a regular expression (multiline) the file must match"),
-        Field("message", str, doc="what the participant reads when the check fails"),
-        Field("pass_message", str, doc="what the participant reads when it passes"),
-    ),
+    params=(Field("kind", str, required=True), *fields_of(FileParams)),
     typed=FileParams,
     call=run,
     rules=_validate,

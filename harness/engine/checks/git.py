@@ -9,21 +9,29 @@ from harness import proc
 from harness.engine.context import CheckContext
 from harness.engine.kinds import Kind
 from harness.results import CheckResult
-from harness.schema import Field
+from harness.schema import Field, fields_of, param
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class GitParams:
-    """A ``git`` check's parameters, typed (the fields of ``KIND.params``)."""
+    """A ``git`` check's parameters, typed (``KIND.params`` is derived from them)."""
 
-    changed: list[str]
-    changed_any: list[str]
-    unchanged: list[str]
-    committed: list[str]
-    commits_since_start: bool
-    clean: bool
-    message: str | None
-    pass_message: str | None
+    changed: list[str] = param(
+        default=[], doc="glob patterns; each must match a changed path (uncommitted or committed)"
+    )
+    changed_any: list[str] = param(
+        default=[], doc="glob patterns; at least one changed path must match one of them"
+    )
+    unchanged: list[str] = param(default=[], doc="glob patterns no uncommitted change may match")
+    committed: list[str] = param(
+        default=[], doc="glob patterns each matching a path committed since the lab started"
+    )
+    commits_since_start: bool = param(
+        default=False, doc="count committed changes since the lab started as changes"
+    )
+    clean: bool = param(default=False, doc="no uncommitted change at all")
+    message: str | None = param(default=None, doc="what the participant reads when the check fails")
+    pass_message: str | None = param(default=None, doc="what the participant reads when it passes")
 
 
 def _validate(params: GitParams) -> str | None:
@@ -116,46 +124,7 @@ def run(ctx: CheckContext, p: GitParams) -> CheckResult:
 KIND = Kind(
     name="git",
     summary="changed / unchanged paths, commits since the lab started, a clean worktree",
-    params=(
-        Field("kind", str, required=True),
-        Field(
-            "changed",
-            list,
-            item_type=str,
-            default=[],
-            doc="glob patterns; each must match a changed path (uncommitted or committed)",
-        ),
-        Field(
-            "changed_any",
-            list,
-            item_type=str,
-            default=[],
-            doc="glob patterns; at least one changed path must match one of them",
-        ),
-        Field(
-            "unchanged",
-            list,
-            item_type=str,
-            default=[],
-            doc="glob patterns no uncommitted change may match",
-        ),
-        Field(
-            "committed",
-            list,
-            item_type=str,
-            default=[],
-            doc="glob patterns each matching a path committed since the lab started",
-        ),
-        Field(
-            "commits_since_start",
-            bool,
-            default=False,
-            doc="count committed changes since the lab started as changes",
-        ),
-        Field("clean", bool, default=False, doc="no uncommitted change at all"),
-        Field("message", str, doc="what the participant reads when the check fails"),
-        Field("pass_message", str, doc="what the participant reads when it passes"),
-    ),
+    params=(Field("kind", str, required=True), *fields_of(GitParams)),
     typed=GitParams,
     call=run,
     rules=_validate,

@@ -43,7 +43,7 @@ from harness.errors import ConfigError, HarnessError
 from harness.maven.share import Call, MavenShare, maven_share
 from harness.paths import scratch_mkdtemp
 from harness.results import CheckResult
-from harness.schema import Field, check_table
+from harness.schema import Field, check_table, fields_of, param
 
 # Assertions a step may carry on top of the scenario fields harness/claude defines.
 ASSERTION_FIELDS = (
@@ -63,6 +63,17 @@ ASSERTION_FIELDS = (
     Field("marker_exists", str, inside="the git directory", doc="hook state in .git exists"),
     Field("marker_absent", str, inside="the git directory", doc="hook state in .git is absent"),
     Field("quiet", bool, doc="every hook exited 0 and printed nothing (fail open)"),
+)
+
+
+# The keys of one expect_sequence item: the session step it stands for, matched in order.
+SEQUENCE_FIELDS = (
+    Field("do", str, choices=STEP_KINDS, doc="the step's kind"),
+    Field("outcome", str, choices=OUTCOMES, doc="the outcome the step had"),
+    Field("feedback_contains", str, doc="what Claude is shown contains this"),
+    Field("message_contains", str, doc="anything said (feedback, system or user message)"),
+    Field("detail_contains", str, doc="the step's detail (file, command, agent) contains this"),
+    Field("marker_exists", str, inside="the git directory", doc="hook state in .git exists"),
 )
 
 
@@ -94,27 +105,62 @@ def parse_inline(raw: object, path: object, where: str) -> tuple[Scenario, list[
     return Scenario(Path(str(path)), steps), [StepAsserts(**extra) for extra in extras]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class SessionParams:
-    """A ``hook_session`` check's parameters, typed (the fields of ``KIND.params``)."""
+    """A ``hook_session`` check's parameters, typed (``KIND.params`` is derived from them)."""
 
-    title: str | None
-    steps: list[Any] | None
-    scenario: str | None
-    scenario_in: str
-    sandbox: bool
-    without_git: bool
-    hide_programs: list[str]
-    env: dict[str, Any]
-    auto_approve: bool
-    engine: str | None
-    final: str | None
-    expect_sequence: list[dict[str, Any]]
-    blocked_stops_at_least: int
-    tricks: list[dict[str, Any]]
-    turns_apart: bool
-    message: str | None
-    pass_message: str | None
+    title: str | None = param(default=None, doc="a short name for the session in results")
+    steps: list[Any] | None = param(
+        default=None,
+        doc="inline scenario steps (do, expect, … plus assertions "
+        "feedback_contains, message_contains, file_unchanged, marker_exists, "
+        "marker_absent, quiet)",
+    )
+    scenario: str | None = param(
+        default=None, doc="a scenario file instead of inline steps", inside="its folder"
+    )
+    scenario_in: str = param(
+        default="lab",
+        choices=("lab", "workspace"),
+        doc="where the scenario file lives: the lab folder or the participant's workspace",
+    )
+    sandbox: bool = param(default=True, doc="run on a throwaway copy of the workspace")
+    without_git: bool = param(default=False, doc="the copy has no .git (fail-open labs)")
+    hide_programs: list[str] = param(
+        default=[], doc='programs the hooks must not find on PATH, e.g. ["jq"]'
+    )
+    env: dict[str, Any] = param(default={}, doc="extra environment for hooks and tools")
+    auto_approve: bool = param(default=False, doc="the simulated user says yes when asked")
+    engine: str | None = param(
+        default=None,
+        choices=ENGINE_CHOICES,
+        doc="emulator, claude-code, or auto (the real client when installed); "
+        "lab check --engine overrides it",
+    )
+    final: str | None = param(
+        default=None, choices=OUTCOMES, doc="the outcome the last step must have"
+    )
+    expect_sequence: list[dict[str, Any]] = param(
+        default=[],
+        doc=f"tables {{{', '.join(f.name for f in SEQUENCE_FIELDS)}}} that must happen "
+        "in this order, other steps between (for participant-written scenarios)",
+    )
+    tricks: list[dict[str, Any]] = param(
+        default=[],
+        doc="a verdict per trick of a participant's scenario: tables {name, do, "
+        "FIELD_contains, …} matched like the scenario check's has_steps; each trick's tool "
+        "must really run and the stop after it be blocked (see checks/tricks.py)",
+    )
+    turns_apart: bool = param(
+        default=False,
+        doc="play each turn (from a prompt to the next) as its own session after the "
+        "session start, in its own sandbox, side by side; judged as one session",
+    )
+    blocked_stops_at_least: int = param(
+        default=0, minimum=0, doc="the session must contain at least this many blocked stops"
+    )
+    message: str | None = param(default=None, doc="what the participant reads when the check fails")
+    pass_message: str | None = param(default=None, doc="what the participant reads when it passes")
 
     @property
     def label(self) -> str:
@@ -694,17 +740,6 @@ def _disagreements(plays: dict[str, _Play], workspace: Path) -> list[str]:
     return found
 
 
-# The keys of one expect_sequence item: the session step it stands for, matched in order.
-SEQUENCE_FIELDS = (
-    Field("do", str, choices=STEP_KINDS, doc="the step's kind"),
-    Field("outcome", str, choices=OUTCOMES, doc="the outcome the step had"),
-    Field("feedback_contains", str, doc="what Claude is shown contains this"),
-    Field("message_contains", str, doc="anything said (feedback, system or user message)"),
-    Field("detail_contains", str, doc="the step's detail (file, command, agent) contains this"),
-    Field("marker_exists", str, inside="the git directory", doc="hook state in .git exists"),
-)
-
-
 def _sequence_problems(wanted: list[Any], steps: list[StepView], git_dir: Path) -> list[str]:
     """Each wanted step must match a session step, in order (other steps may come between)."""
     i = 0
@@ -826,85 +861,7 @@ def _assets(p: SessionParams) -> list[str]:
 KIND = Kind(
     name="hook_session",
     summary="a scripted Claude Code session against the workspace's hooks, outcome per step",
-    params=(
-        Field("kind", str, required=True),
-        Field("title", str, doc="a short name for the session in results"),
-        Field(
-            "steps",
-            list,
-            doc="inline scenario steps (do, expect, … plus assertions "
-            "feedback_contains, message_contains, file_unchanged, marker_exists, "
-            "marker_absent, quiet)",
-        ),
-        Field(
-            "scenario",
-            str,
-            doc="a scenario file instead of inline steps",
-            inside="its folder",
-        ),
-        Field(
-            "scenario_in",
-            str,
-            default="lab",
-            choices=("lab", "workspace"),
-            doc="where the scenario file lives: the lab folder or the participant's workspace",
-        ),
-        Field("sandbox", bool, default=True, doc="run on a throwaway copy of the workspace"),
-        Field("without_git", bool, default=False, doc="the copy has no .git (fail-open labs)"),
-        Field(
-            "hide_programs",
-            list,
-            item_type=str,
-            default=[],
-            doc='programs the hooks must not find on PATH, e.g. ["jq"]',
-        ),
-        Field("env", dict, default={}, doc="extra environment for hooks and tools"),
-        Field("auto_approve", bool, default=False, doc="the simulated user says yes when asked"),
-        Field(
-            "engine",
-            str,
-            choices=ENGINE_CHOICES,
-            doc="emulator, claude-code, or auto (the real client when installed); "
-            "lab check --engine overrides it",
-        ),
-        Field(
-            "final",
-            str,
-            choices=OUTCOMES,
-            doc="the outcome the last step must have",
-        ),
-        Field(
-            "expect_sequence",
-            list,
-            default=[],
-            doc=f"tables {{{', '.join(f.name for f in SEQUENCE_FIELDS)}}} that must happen "
-            "in this order, other steps between (for participant-written scenarios)",
-        ),
-        Field(
-            "tricks",
-            list,
-            default=[],
-            doc="a verdict per trick of a participant's scenario: tables {name, do, "
-            "FIELD_contains, …} matched like the scenario check's has_steps; each trick's tool "
-            "must really run and the stop after it be blocked (see checks/tricks.py)",
-        ),
-        Field(
-            "turns_apart",
-            bool,
-            default=False,
-            doc="play each turn (from a prompt to the next) as its own session after the "
-            "session start, in its own sandbox, side by side; judged as one session",
-        ),
-        Field(
-            "blocked_stops_at_least",
-            int,
-            default=0,
-            minimum=0,
-            doc="the session must contain at least this many blocked stops",
-        ),
-        Field("message", str, doc="what the participant reads when the check fails"),
-        Field("pass_message", str, doc="what the participant reads when it passes"),
-    ),
+    params=(Field("kind", str, required=True), *fields_of(SessionParams)),
     typed=SessionParams,
     call=run,
     slow=lambda p: True,

@@ -46,7 +46,7 @@ from harness.engine.context import CheckContext, PassedClaim
 from harness.engine.kinds import Kind
 from harness.errors import ConfigError, HarnessError
 from harness.results import CheckResult
-from harness.schema import Field, check_table
+from harness.schema import Field, check_table, fields_of, param
 
 # Where `lab solve` and `lab dev check` keep the sessions they play on the real client with
 # the scripted model (a config directory of the client's own, inside the git directory).
@@ -74,18 +74,26 @@ TIMELINE_FILE = "hooklab-live/timeline.json"
 # -- the timeline in the hook_session vocabulary ---------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class LiveParams:
-    """A ``live_session`` check's parameters, typed (the fields of ``KIND.params``)."""
+    """A ``live_session`` check's parameters, typed (``KIND.params`` is derived from them)."""
 
-    title: str | None
-    prompt: str | None
-    expect: list[dict[str, Any]]
-    fresh_green_reports: bool
-    steps: list[Any]
-    engine: str
-    message: str | None
-    pass_message: str | None
+    title: str | None = param(default=None, doc="a short name for the session in results")
+    prompt: str | None = param(default=None, doc="what the participant types into Claude Code")
+    expect: list[dict[str, Any]] = param(
+        doc=f"tables {{{', '.join(EXPECT_KEYS)}}} met in this order; other calls may "
+        "come between; ask: what to tell Claude when it is missing"
+    )
+    fresh_green_reports: bool = param(
+        default=False, doc="every sensor report green and newer than the session's start"
+    )
+    steps: list[Any] = param(
+        default=[],
+        doc="the scripted session (hook_session steps) lab check --scripted plays instead",
+    )
+    engine: str = param(default=AUTO, choices=ENGINE_CHOICES, doc="the scripted session's engine")
+    message: str | None = param(default=None, doc="what the participant reads when the check fails")
+    pass_message: str | None = param(default=None, doc="what the participant reads when it passes")
 
 
 def _relative(path: str, cwd: str) -> str:
@@ -559,39 +567,7 @@ _EXPECT_FIX = 'name what to match, e.g. { do = "stop", outcome = "blocked" }'
 KIND = Kind(
     name="live_session",
     summary="the participant's own Claude Code session, read from its transcript and replayed",
-    params=(
-        Field("kind", str, required=True),
-        Field("title", str, doc="a short name for the session in results"),
-        Field("prompt", str, doc="what the participant types into Claude Code"),
-        Field(
-            "expect",
-            list,
-            required=True,
-            doc=f"tables {{{', '.join(EXPECT_KEYS)}}} met in this order; other calls may "
-            "come between; ask: what to tell Claude when it is missing",
-        ),
-        Field(
-            "fresh_green_reports",
-            bool,
-            default=False,
-            doc="every sensor report green and newer than the session's start",
-        ),
-        Field(
-            "steps",
-            list,
-            default=[],
-            doc="the scripted session (hook_session steps) lab check --scripted plays instead",
-        ),
-        Field(
-            "engine",
-            str,
-            default=AUTO,
-            choices=ENGINE_CHOICES,
-            doc="the scripted session's engine",
-        ),
-        Field("message", str, doc="what the participant reads when the check fails"),
-        Field("pass_message", str, doc="what the participant reads when it passes"),
-    ),
+    params=(Field("kind", str, required=True), *fields_of(LiveParams)),
     typed=LiveParams,
     call=run,
     slow=lambda p: True,

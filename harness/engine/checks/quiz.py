@@ -11,7 +11,7 @@ from harness.engine.context import CheckContext
 from harness.engine.kinds import Kind
 from harness.errors import ConfigError
 from harness.results import CheckResult
-from harness.schema import Field
+from harness.schema import Field, fields_of, param
 from harness.userfiles import read_toml
 
 
@@ -55,14 +55,22 @@ def _not_a_letter(given: Any) -> bool:
     return any(isinstance(v, str) and not _LETTER.fullmatch(_norm(v)) for v in values)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class QuizParams:
-    """A ``quiz`` check's parameters, typed (the fields of ``KIND.params``)."""
+    """A ``quiz`` check's parameters, typed (``KIND.params`` is derived from them)."""
 
-    file: str
-    answers: dict[str, Any]
-    options: dict[str, Any]
-    explain: dict[str, Any]
+    file: str = param(doc="the answers file, e.g. answers/adr-quiz.toml", inside="the workspace")
+    answers: dict[str, Any] = param(
+        doc="expected answers per question: a string, or an array when several letters"
+    )
+    options: dict[str, Any] = param(
+        default={},
+        doc='per question: its options as { a = "text", b = "text" }, so an answer '
+        "may give the option's text instead of its letter",
+    )
+    explain: dict[str, Any] = param(
+        default={}, doc="per question: where to read up when the answer is wrong"
+    )
 
 
 def _validate(p: QuizParams) -> str | None:
@@ -132,35 +140,7 @@ def run(ctx: CheckContext, p: QuizParams) -> CheckResult:
 KIND = Kind(
     name="quiz",
     summary="answers in a TOML file in the workspace, compared with the expected answers",
-    params=(
-        Field("kind", str, required=True),
-        Field(
-            "file",
-            str,
-            required=True,
-            doc="the answers file, e.g. answers/adr-quiz.toml",
-            inside="the workspace",
-        ),
-        Field(
-            "answers",
-            dict,
-            required=True,
-            doc="expected answers per question: a string, or an array when several letters",
-        ),
-        Field(
-            "options",
-            dict,
-            default={},
-            doc='per question: its options as { a = "text", b = "text" }, so an answer '
-            "may give the option's text instead of its letter",
-        ),
-        Field(
-            "explain",
-            dict,
-            default={},
-            doc="per question: where to read up when the answer is wrong",
-        ),
-    ),
+    params=(Field("kind", str, required=True), *fields_of(QuizParams)),
     typed=QuizParams,
     call=run,
     rules=_validate,

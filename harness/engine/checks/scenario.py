@@ -19,19 +19,22 @@ from harness.engine.context import CheckContext
 from harness.engine.kinds import Kind
 from harness.errors import ConfigError
 from harness.results import CheckResult
-from harness.schema import Field
+from harness.schema import Field, fields_of, param
 
 CONTAINS = "_contains"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ScenarioParams:
-    """A ``scenario`` check's parameters, typed (the fields of ``KIND.params``)."""
+    """A ``scenario`` check's parameters, typed (``KIND.params`` is derived from them)."""
 
-    path: str
-    has_steps: list[Any]
-    message: str | None
-    pass_message: str | None
+    path: str = param(doc="the scenario file, relative to the workspace")
+    has_steps: list[Any] = param(
+        doc="tables that must each match a step: do, any scenario field (equal), or "
+        'FIELD_contains = "text", e.g. { do = "bash", command_contains = "| tail" }'
+    )
+    message: str | None = param(default=None, doc="what the participant reads when the check fails")
+    pass_message: str | None = param(default=None, doc="what the participant reads when it passes")
 
 
 def _validate(p: ScenarioParams) -> str | None:
@@ -105,19 +108,7 @@ def run(ctx: CheckContext, p: ScenarioParams) -> CheckResult:
 KIND = Kind(
     name="scenario",
     summary="a scenario file in the workspace has the steps it needs (parsed, not grepped)",
-    params=(
-        Field("kind", str, required=True),
-        Field("path", str, required=True, doc="the scenario file, relative to the workspace"),
-        Field(
-            "has_steps",
-            list,
-            required=True,
-            doc="tables that must each match a step: do, any scenario field (equal), or "
-            'FIELD_contains = "text", e.g. { do = "bash", command_contains = "| tail" }',
-        ),
-        Field("message", str, doc="what the participant reads when the check fails"),
-        Field("pass_message", str, doc="what the participant reads when it passes"),
-    ),
+    params=(Field("kind", str, required=True), *fields_of(ScenarioParams)),
     typed=ScenarioParams,
     call=run,
     rules=_validate,

@@ -18,24 +18,42 @@ from harness.maven.backend import SENSOR_GOALS
 from harness.maven.surefire import ReportError, SurefireReport, sensor_reports
 from harness.paths import escape_problem
 from harness.results import CheckResult
-from harness.schema import Field
+from harness.schema import Field, fields_of, param
 
 OUTCOMES = ("green", "red", "absent", "present")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class SensorsParams:
-    """A ``sensors`` check's parameters, typed (the fields of ``KIND.params``)."""
+    """A ``sensors`` check's parameters, typed (``KIND.params`` is derived from them)."""
 
-    expect: dict[str, Any]
-    failure_contains: dict[str, Any]
-    run: bool
-    sandbox_files: dict[str, Any]
-    fresh: bool
-    args: list[str]
-    timeout: float
-    message: str | None
-    pass_message: str | None
+    expect: dict[str, Any] = param(
+        default={},
+        doc='per sensor: "green", "red", "absent" or "present", '
+        'e.g. { ArchitectureTest = "green" }',
+    )
+    failure_contains: dict[str, Any] = param(
+        default={},
+        doc="per sensor: text one of its failure messages must contain, e.g. "
+        '{ ArchitectureTest = "repository" }',
+    )
+    run: bool = param(
+        default=True, doc="run Maven first (false: judge the reports already in target/)"
+    )
+    sandbox_files: dict[str, Any] = param(
+        default={},
+        doc="files (path = content) written into a throwaway copy of the workspace "
+        "before the run, e.g. to break a rule and watch the sensor catch it",
+    )
+    fresh: bool = param(
+        default=False,
+        doc="with run = false: every report must be newer than every changed file the "
+        "sensors read (src/, docs/, pom.xml)",
+    )
+    args: list[str] = param(default=[], doc="Maven arguments (default: -q test -Dgroups=sensor)")
+    timeout: float = param(default=600.0, positive=True, doc="seconds before Maven is stopped")
+    message: str | None = param(default=None, doc="what the participant reads when the check fails")
+    pass_message: str | None = param(default=None, doc="what the participant reads when it passes")
 
 
 def _validate(p: SensorsParams) -> str | None:
@@ -309,54 +327,7 @@ def _found(reports: dict[str, SurefireReport | None]) -> str:
 KIND = Kind(
     name="sensors",
     summary="run the sensors via the workspace's Maven backend and judge each Surefire report",
-    params=(
-        Field("kind", str, required=True),
-        Field(
-            "expect",
-            dict,
-            default={},
-            doc='per sensor: "green", "red", "absent" or "present", '
-            'e.g. { ArchitectureTest = "green" }',
-        ),
-        Field(
-            "failure_contains",
-            dict,
-            default={},
-            doc="per sensor: text one of its failure messages must contain",
-        ),
-        Field(
-            "run",
-            bool,
-            default=True,
-            doc="run Maven first (false: judge the reports already in target/)",
-        ),
-        Field(
-            "sandbox_files",
-            dict,
-            default={},
-            doc="files (path = content) written into a throwaway copy of the workspace "
-            "before the run, e.g. to break a rule and watch the sensor catch it",
-        ),
-        Field(
-            "fresh",
-            bool,
-            default=False,
-            doc="with run = false: every report must be newer than every changed file the "
-            "sensors read (src/, docs/, pom.xml)",
-        ),
-        Field(
-            "args",
-            list,
-            item_type=str,
-            default=[],
-            doc="Maven arguments (default: -q test -Dgroups=sensor)",
-        ),
-        Field(
-            "timeout", float, default=600.0, positive=True, doc="seconds before Maven is stopped"
-        ),
-        Field("message", str, doc="what the participant reads when the check fails"),
-        Field("pass_message", str, doc="what the participant reads when it passes"),
-    ),
+    params=(Field("kind", str, required=True), *fields_of(SensorsParams)),
     typed=SensorsParams,
     call=run,
     slow=lambda p: p.run,

@@ -11,27 +11,31 @@ from harness import proc
 from harness.engine.context import CheckContext
 from harness.engine.kinds import Kind
 from harness.results import CheckResult
-from harness.schema import Field
+from harness.schema import Field, fields_of, param
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ShellParams:
-    """A ``shell`` check's parameters, typed (the fields of ``KIND.params``)."""
+    """A ``shell`` check's parameters, typed (``KIND.params`` is derived from them)."""
 
-    command: str
-    title: str | None
-    exit: int
-    stdin: str | None
-    env: dict[str, Any]
-    stdout_contains: str | None
-    stderr_contains: str | None
-    stdout_matches: str | None
-    stderr_matches: str | None
-    quiet: bool
-    timeout: float
-    slow: bool
-    message: str | None
-    pass_message: str | None
+    command: str = param(doc="run with bash -c in the workspace root")
+    title: str | None = param(
+        default=None, doc="a short name for results (default: the command's first line)"
+    )
+    exit: int = param(default=0, minimum=0, maximum=255, doc="expected exit code")
+    stdin: str | None = param(default=None, doc="text fed on stdin")
+    env: dict[str, Any] = param(default={}, doc="extra environment variables")
+    stdout_contains: str | None = param(default=None, doc="text stdout must contain")
+    stderr_contains: str | None = param(default=None, doc="text stderr must contain")
+    stdout_matches: str | None = param(default=None, doc="regular expression stdout must match")
+    stderr_matches: str | None = param(default=None, doc="regular expression stderr must match")
+    quiet: bool = param(default=False, doc="the command must print nothing")
+    timeout: float = param(
+        default=120.0, positive=True, doc="seconds before the command is stopped"
+    )
+    slow: bool = param(default=False, doc="takes a while (runs Maven): show progress")
+    message: str | None = param(default=None, doc="what the participant reads when the check fails")
+    pass_message: str | None = param(default=None, doc="what the participant reads when it passes")
 
     def contains(self, stream: str) -> str | None:
         return self.stdout_contains if stream == "stdout" else self.stderr_contains
@@ -109,29 +113,7 @@ def _validate(p: ShellParams) -> str | None:
 KIND = Kind(
     name="shell",
     summary="a bash command in the workspace with an expected exit code and output",
-    params=(
-        Field("kind", str, required=True),
-        Field("command", str, required=True, doc="run with bash -c in the workspace root"),
-        Field("title", str, doc="a short name for results (default: the command's first line)"),
-        Field("exit", int, default=0, minimum=0, maximum=255, doc="expected exit code"),
-        Field("stdin", str, doc="text fed on stdin"),
-        Field("env", dict, default={}, doc="extra environment variables"),
-        Field("stdout_contains", str, doc="text stdout must contain"),
-        Field("stderr_contains", str, doc="text stderr must contain"),
-        Field("stdout_matches", str, doc="regular expression stdout must match"),
-        Field("stderr_matches", str, doc="regular expression stderr must match"),
-        Field("quiet", bool, default=False, doc="the command must print nothing"),
-        Field(
-            "timeout",
-            float,
-            default=120.0,
-            positive=True,
-            doc="seconds before the command is stopped",
-        ),
-        Field("slow", bool, default=False, doc="takes a while (runs Maven): show progress"),
-        Field("message", str, doc="what the participant reads when the check fails"),
-        Field("pass_message", str, doc="what the participant reads when it passes"),
-    ),
+    params=(Field("kind", str, required=True), *fields_of(ShellParams)),
     typed=ShellParams,
     call=run,
     slow=lambda p: p.slow,

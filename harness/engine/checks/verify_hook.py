@@ -13,18 +13,22 @@ from harness.engine.context import CheckContext
 from harness.engine.kinds import Kind
 from harness.engine.sandbox import sandbox_copy
 from harness.results import CheckResult
-from harness.schema import Field
+from harness.schema import Field, fields_of, param
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class VerifyHookParams:
-    """A ``verify_hook`` check's parameters, typed (the fields of ``KIND.params``)."""
+    """A ``verify_hook`` check's parameters, typed (``KIND.params`` is derived from them)."""
 
-    script: str
-    break_cmd: str
-    fix_cmd: str
-    stale_cmd: str | None
-    timeout: float
+    script: str = param(
+        default="scripts/check-before-stop.sh",
+        doc="the participant's Stop hook, relative to the workspace",
+        inside="the workspace",
+    )
+    break_cmd: str = param(doc="makes the hook's claim false (bash -c)")
+    fix_cmd: str = param(doc="makes the claim true again")
+    stale_cmd: str | None = param(default=None, doc="leaves the artefact in place but out of date")
+    timeout: float = param(default=10.0, positive=True, doc="the hook's timeout in seconds")
 
 
 def run(ctx: CheckContext, p: VerifyHookParams) -> CheckResult:
@@ -60,20 +64,7 @@ def run(ctx: CheckContext, p: VerifyHookParams) -> CheckResult:
 KIND = Kind(
     name="verify_hook",
     summary="grade the participant's Stop hook against the contract (lab verify-hook)",
-    params=(
-        Field("kind", str, required=True),
-        Field(
-            "script",
-            str,
-            default="scripts/check-before-stop.sh",
-            doc="the participant's Stop hook, relative to the workspace",
-            inside="the workspace",
-        ),
-        Field("break_cmd", str, required=True, doc="makes the hook's claim false (bash -c)"),
-        Field("fix_cmd", str, required=True, doc="makes the claim true again"),
-        Field("stale_cmd", str, doc="leaves the artefact in place but out of date"),
-        Field("timeout", float, default=10.0, positive=True, doc="the hook's timeout in seconds"),
-    ),
+    params=(Field("kind", str, required=True), *fields_of(VerifyHookParams)),
     typed=VerifyHookParams,
     call=run,
     slow=lambda p: True,
