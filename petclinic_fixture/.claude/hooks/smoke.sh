@@ -30,7 +30,6 @@ trap 'rm -rf "$tmp"' EXIT
 passed=0 failed=0 code=0 out="" err=""
 
 # --- checks ----------------------------------------------------------------------------------
-
 # check NAME COMMAND...: one check, one line. A failure also shows how the last hook ended.
 check() {
     local name=$1
@@ -119,7 +118,6 @@ sensors() {
 }
 
 # --- events, one hook each, with the JSON Claude Code sends ----------------------------------
-
 # run HOOK JSON: the project's copy of HOOK with JSON on stdin, in the project, with the
 # variables in $with set (NAME=VALUE). Sets code, out and err.
 with=()
@@ -367,7 +365,6 @@ group_worktree() {
 }
 
 # --- run the groups, then record what was proved ------------------------------------------
-
 # The record a green smoke.sh leaves: every hook file and every changed hook path, hashed.
 record_smoke() {
     AIUP_GIT_DIR=$(git rev-parse --absolute-git-dir) || return 1
@@ -395,5 +392,6 @@ if [ "$(cd "$home/.claude/hooks" 2>/dev/null && pwd -P)" != "$hooks" ]; then
 elif ! cd "$home" || [ "$(git rev-parse --is-inside-work-tree 2>/dev/null)" != true ]; then
     echo "smoke: $home is not a git repository; nothing recorded"
 elif record_smoke; then
-    echo "smoke: recorded in $(aiup_state smoke-ran)"
+    record=$(aiup_state smoke-ran)
+    echo "smoke: recorded in ${record#"$PWD"/}"
 fi
