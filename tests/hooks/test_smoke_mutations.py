@@ -128,7 +128,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "commits since the session base ignored",
         LIB,
-        (('        if [ -n "$base" ]; then\n', "        if false; then\n"),),
+        (("        if [[ $base =~ ^[0-9a-f]+$ ]]; then", "        if false; then"),),
         ("changes",),
         "a commit does not lift the guard",
     ),

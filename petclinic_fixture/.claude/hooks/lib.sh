@@ -99,7 +99,7 @@ aiup_changed_paths() {
                 entry=${entry:3} # "XY path": git status speaks from the repository's root
                 printf '%s\n' "${entry#"$AIUP_PREFIX"}"
             done
-        if [ -n "$base" ]; then
+        if [[ $base =~ ^[0-9a-f]+$ ]]; then # a commit id, never an option for git diff
             git -c core.quotePath=false diff --name-only --no-renames --relative "$base" HEAD
         fi
     } | sort -u
