@@ -36,6 +36,20 @@ if ! command -v original-awk >/dev/null 2>&1; then
     { "${sudo[@]}" apt-get update -qq &&
       "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq original-awk >/dev/null; }
 fi
+# The trainer tests run a participant's lab on a laptop clock that is off (libfaketime), and
+# lab trainer verify runs submissions in bubblewrap (the guide asks trainers to install it).
+trainer_packages=()
+[ -e /usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 ] || trainer_packages+=(faketime)
+command -v bwrap >/dev/null 2>&1 || trainer_packages+=(bubblewrap)
+if [ "${#trainer_packages[@]}" -gt 0 ] && command -v apt-get >/dev/null 2>&1; then
+  [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+  echo "test: installing ${trainer_packages[*]} (for the trainer tests)"
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${trainer_packages[@]}" \
+    >/dev/null ||
+    { "${sudo[@]}" apt-get update -qq &&
+      "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+        "${trainer_packages[@]}" >/dev/null; }
+fi
 ./scripts/docker-up.sh
 mkdir -p build/test-results
 # The whole run's time, from the start of this script, is kept for `nox -s bench` (the figure

@@ -16,12 +16,14 @@ with stream-json in and out, one prompt a turn. The turns:
  9. an Edit of a missing file (the tool's own error);
 10. a Write a PostToolUse hook reports on (exit 2);
 11. a stop a Stop hook blocks once (exit 2), then lets go on ``stop_hook_active``;
-12. a stop a Stop hook ends with ``continue: false``;
-13. a last turn, so that a client writing its hook progress late writes the one before.
+12. a subagent's run (the Task tool, or the pinned version's Agent tool);
+13. a stop a Stop hook ends with ``continue: false``;
+14. a last turn, so that a client writing its hook progress late writes the one before.
 
 ``python -m tests.version_probe VERSION ...`` plays it on each installed VERSION (``lab doctor
 --fix`` with HOOKLAB_CLAUDE_CODE_VERSION=VERSION installs one) and writes the transcript,
-paths made neutral, to ``tests/claude/transcripts/claude-code-VERSION.jsonl``: the fixtures of
+paths made neutral and the client's prose left out, to
+``tests/claude/transcripts/VERSION/session.jsonl``: the fixtures of
 tests/claude/test_recorded_versions.py. The pinned version is played live there instead (its
 transcripts carry the client's system prompt, which is not Hook Lab's to commit).
 """
@@ -30,6 +32,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -115,25 +118,47 @@ SETTINGS = {
 }
 
 
+# One answer of the model, made from the probe's project and the request it answers.
+Answer = Callable[[Path, ApiRequest], Reply]
+
+
 @dataclass(frozen=True)
 class Turn:
     prompt: str
-    replies: tuple[Callable[[Path], Reply], ...] = ()  # the model's answers, given the project
+    replies: tuple[Answer, ...] = ()  # the model's answers, given the project
     stop_mode: str = ""  # what stop.sh does this turn: error, block, halt or nothing
 
 
-def _say(text: str) -> Callable[[Path], Reply]:
-    return lambda _project: Reply.text(text)
+def _say(text: str) -> Answer:
+    return lambda _project, _request: Reply.text(text)
 
 
-def _call(
-    use_id: str, name: str, tool_input: dict[str, str], said: str = ""
-) -> Callable[[Path], Reply]:
-    def reply(project: Path) -> Reply:
+def _call(use_id: str, name: str, tool_input: dict[str, str], said: str = "") -> Answer:
+    def reply(project: Path, _request: ApiRequest) -> Reply:
         given = {k: str(project / v) if k == "file_path" else v for k, v in tool_input.items()}
         block = {"type": "tool_use", "id": use_id, "name": name, "input": given}
         text = ({"type": "text", "text": said},) if said else ()
         return Reply((*text, block), "tool_use")
+
+    return reply
+
+
+def _delegate() -> Answer:
+    """A subagent call: the Task tool up to 2.1.4x, the Agent tool (in the foreground) on the
+    pinned version, whichever the request offers."""
+
+    def reply(_project: Path, request: ApiRequest) -> Reply:
+        offered = {str(t.get("name")) for t in request.body.get("tools", []) if isinstance(t, dict)}
+        task = {
+            "description": "Say done",
+            "prompt": "Say done.",
+            "subagent_type": "general-purpose",
+        }
+        if "Agent" in offered:
+            return Reply.tool_use(
+                "toolu_probe_agent", "Agent", {**task, "run_in_background": False}
+            )
+        return Reply.tool_use("toolu_probe_agent", "Task", task)
 
     return reply
 
@@ -208,6 +233,7 @@ TURNS = (
         ),
         stop_mode="block",
     ),
+    Turn("Ask a helper.", (_delegate(), _say("Helper done."), _say("The helper said done."))),
     Turn("Say done.", (_say("Done."),), stop_mode="halt"),
     Turn("Bye.", (_say("Bye."),)),
 )
@@ -231,7 +257,7 @@ class _Model:
     def __init__(self, project: Path) -> None:
         self.project = project
         self.lock = threading.Lock()
-        self.waiting: list[Callable[[Path], Reply]] = []
+        self.waiting: list[Answer] = []
 
     def load(self, turn: Turn) -> None:
         with self.lock:
@@ -240,7 +266,7 @@ class _Model:
     def __call__(self, request: ApiRequest) -> None:
         with self.lock:
             make = self.waiting.pop(0) if self.waiting else _say("(nothing more to say)")
-        ScriptedApi.answer(request, make(self.project))
+        ScriptedApi.answer(request, make(self.project, request))
 
 
 def _client_env(base_url: str, config: Path, home: Path) -> dict[str, str]:
@@ -263,11 +289,6 @@ class Probe:
     version: str
     project: Path
     transcript: Path
-
-    @property
-    def sidechains(self) -> list[Path]:
-        """Files 2.0.x writes beside the session: its subagents' warm-up turns."""
-        return sorted(self.transcript.parent.glob("agent-*.jsonl"))
 
 
 def play(version: str, folder: Path) -> Probe:
@@ -352,15 +373,42 @@ def _converse(argv: list[str], project: Path, env: dict[str, str], model: _Model
             process.wait()
 
 
+# Attachments that carry the client's own prose (its skills' descriptions, its system
+# prompt): not Hook Lab's to commit, and no reader looks at them.
+_CLIENTS_PROSE = ('"type":"skill_listing"', '"type":"prompt_snapshot"')
+
+
 def neutral(probe: Probe, path: Path | None = None) -> str:
     """The transcript (or another file the client wrote beside it) with the probe's folder
-    written as ``NEUTRAL_PROJECT``."""
+    written as ``NEUTRAL_PROJECT`` and the client's prose left out."""
     text = (path or probe.transcript).read_text(encoding="utf-8")
-    return text.replace(str(probe.project), NEUTRAL_PROJECT)
+    kept = [
+        line
+        for line in text.splitlines(keepends=True)
+        if not any(mark in line.replace(" ", "") for mark in _CLIENTS_PROSE)
+    ]
+    return "".join(kept).replace(str(probe.project), NEUTRAL_PROJECT)
 
 
-def fixture(version: str, part: str = "") -> Path:
-    return FIXTURES / f"claude-code-{version}{'-' + part if part else ''}.jsonl"
+def fixture(version: str) -> Path:
+    """The session a version wrote, in its fixture folder: ``session.jsonl``, and beside it
+    what the client wrote with it (subagents, 2.0.x's warm-up turns), as the client laid
+    them out."""
+    return FIXTURES / version / "session.jsonl"
+
+
+def write_fixture(probe: Probe) -> Path:
+    """The probe's session folder, paths made neutral, as the version's fixture."""
+    folder = fixture(probe.version).parent
+    if folder.is_dir():
+        shutil.rmtree(folder)
+    source = probe.transcript.parent
+    for path in sorted(source.rglob("*.jsonl")):
+        inner = path.relative_to(source).as_posix().replace(probe.transcript.stem, "session")
+        target = folder / inner
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(neutral(probe, path), encoding="utf-8")
+    return fixture(probe.version)
 
 
 def main(argv: list[str]) -> int:
@@ -369,14 +417,10 @@ def main(argv: list[str]) -> int:
     if not argv:
         print("usage: python -m tests.version_probe VERSION [VERSION ...]")
         return 2
-    FIXTURES.mkdir(parents=True, exist_ok=True)
     for version in argv:
         with tempfile.TemporaryDirectory(prefix=f"hooklab-probe-{version}-") as folder:
-            probe = play(version, Path(folder))
-            fixture(version).write_text(neutral(probe), encoding="utf-8")
-            for side in probe.sidechains[:1]:
-                fixture(version, "warmup").write_text(neutral(probe, side), encoding="utf-8")
-        print(f"{version}: {fixture(version)}")
+            written = write_fixture(play(version, Path(folder)))
+        print(f"{version}: {written}")
     return 0
 
 

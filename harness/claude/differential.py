@@ -17,13 +17,18 @@ Case file::
     hooks.PreToolUse = [{matcher = "Edit", hooks = [{type = "command", command = "..."}]}]
     [[step]]                             # scenario steps, as in scenario files
     do = "edit"
+    [http]                               # optional: a server on 127.0.0.1 for http hooks,
+    status = 200                         # at HOOK_URL in the settings; what it answers
+    body = '{"decision": "block", "reason": "held"}'
 """
 
 from __future__ import annotations
 
+import http.server
 import json
 import re
 import stat
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -54,10 +59,46 @@ class Case:
     settings: dict[str, Any]
     scenario: Scenario
     env: dict[str, str] = field(default_factory=dict)
+    http: dict[str, Any] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
         return self.path.stem
+
+
+class HookServer:
+    """A loopback server for a case's http hooks: it answers every POST with the case's
+    status and body, and keeps what it was sent (path, headers, body) per project."""
+
+    def __init__(self, status: int, body: str) -> None:
+        self.posts: list[dict[str, Any]] = []
+        posts, answer = self.posts, body.encode()
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                length = int(self.headers.get("content-length") or 0)
+                sent = self.rfile.read(length).decode("utf-8", errors="replace")
+                posts.append({"path": self.path, "headers": dict(self.headers), "body": sent})
+                self.send_response(status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(answer)))
+                self.end_headers()
+                self.wfile.write(answer)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                return None
+
+        self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
 
 
 def load_case(path: Path) -> Case:
@@ -74,16 +115,20 @@ def load_case(path: Path) -> Case:
         raise ConfigError(path, "settings", "must be a table", fix="[settings]")
     if not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values()):
         raise ConfigError(path, "env", "must map names to strings", fix='NAME = "value"')
+    served = data.get("http", {})
+    if not isinstance(served, dict) or not isinstance(served.get("body", ""), str):
+        raise ConfigError(path, "http", "must be a table with a body", fix='body = "{}"')
     scenario = parse_scenario({k: v for k, v in data.items() if k in ("step", "session")}, path)
-    return Case(path, data["rule"], data["title"], files, settings, scenario, env)
+    return Case(path, data["rule"], data["title"], files, settings, scenario, env, served)
 
 
 def load_cases(folder: Path) -> list[Case]:
     return [load_case(p) for p in sorted(folder.glob("*.toml"))]
 
 
-def build_project(case: Case, root: Path) -> Path:
-    """The case's project as a committed git repository at ``root``."""
+def build_project(case: Case, root: Path, hook_url: str = "") -> Path:
+    """The case's project as a committed git repository at ``root``; ``HOOK_URL`` in its
+    settings becomes ``hook_url`` (a folder of its own per project)."""
     root.mkdir(parents=True, exist_ok=True)
     for rel, text in case.files.items():
         target = root / rel
@@ -92,7 +137,8 @@ def build_project(case: Case, root: Path) -> Path:
         if rel.endswith(".sh"):
             target.chmod(target.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
     (root / ".claude").mkdir(exist_ok=True)
-    (root / ".claude" / "settings.json").write_text(json.dumps(case.settings, indent=2) + "\n")
+    text = json.dumps(case.settings, indent=2) + "\n"
+    (root / ".claude" / "settings.json").write_text(text.replace("HOOK_URL", hook_url))
     git = ["git", "-c", "user.name=hooklab", "-c", "user.email=hooklab@example.invalid"]
     for argv in (
         ["git", "init", "-q", "-b", "main"],
@@ -105,6 +151,7 @@ def build_project(case: Case, root: Path) -> Path:
     return root
 
 
+_HOOK_URL = re.compile(r"http://127\.0\.0\.1:\d+/(?:claude-code|emulator)")
 # Where one hook's message starts inside feedback that carries several.
 _MESSAGE_START = re.compile(
     r"^(?=Stop hook feedback:$|Stop hook additional context: |Stop hook blocking error |"
@@ -119,6 +166,7 @@ def normalise(text: str, project: Path) -> str:
     their messages as they finish, so their order is the machine's, not a rule."""
     text = text.replace(str(project), "<project>")
     text = _IDS.sub("<id>", text)
+    text = _HOOK_URL.sub("<hook-url>", text)  # each engine's http hooks have their own path
     messages = [m.strip() for m in _MESSAGE_START.split(text.strip()) if m.strip()]
     lines = [line.rstrip() for m in sorted(messages) for line in m.splitlines()]
     return "\n".join(lines)
@@ -147,6 +195,7 @@ class CaseResult:
     steps: list[StepComparison]
     seconds: dict[str, float]
     notes: dict[str, list[str]]
+    posts: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # http hooks' POSTs
 
     @property
     def agrees(self) -> bool:
@@ -193,8 +242,10 @@ def observe(outcome: StepOutcome, project: Path) -> dict[str, Any]:
     }
 
 
-def run_on(case: Case, engine: str, root: Path) -> tuple[list[StepOutcome], float]:
-    project = build_project(case, root)
+def run_on(
+    case: Case, engine: str, root: Path, hook_url: str = ""
+) -> tuple[list[StepOutcome], float]:
+    project = build_project(case, root, f"{hook_url}/{engine}")
     started = time.perf_counter()
     env = {**case.env}
     with open_session(
@@ -215,10 +266,14 @@ def compare(case: Case, workdir: Path | None = None) -> CaseResult:
         projects[engine] = base / engine / "project"
     # Side by side: each engine has its own project, and a wait a case forces (a hook that
     # outlives the 30 s UserPromptSubmit default) is then paid once, not once per engine.
-    with ThreadPoolExecutor(max_workers=len(engines)) as pool:
-        runs = {e: pool.submit(run_on, case, e, projects[e]) for e in engines}
-        for engine in engines:
-            sides[engine], seconds[engine] = runs[engine].result()
+    server = HookServer(int(case.http.get("status", 200)), case.http.get("body", ""))
+    try:
+        with ThreadPoolExecutor(max_workers=len(engines)) as pool:
+            runs = {e: pool.submit(run_on, case, e, projects[e], server.url) for e in engines}
+            for engine in engines:
+                sides[engine], seconds[engine] = runs[engine].result()
+    finally:
+        server.close()
     steps = []
     for number, step in enumerate(case.scenario.steps, start=1):
         observed = {
@@ -231,4 +286,5 @@ def compare(case: Case, workdir: Path | None = None) -> CaseResult:
         )
         steps.append(StepComparison(number, step.do, detail, observed))
     notes = {e: [n for o in outs for n in o.notes] for e, outs in sides.items()}
-    return CaseResult(case, steps, seconds, notes)
+    posts = {str(e): [p for p in server.posts if p["path"].startswith(f"/{e}")] for e in engines}
+    return CaseResult(case, steps, seconds, notes, posts)

@@ -25,8 +25,8 @@ from typing import Any
 
 from harness.claude import deepjson
 from harness.claude.events import MATCH_FIELD, TOOL_EVENTS, Event
-from harness.claude.runner import HookRun, cap, run_hooks, start_async_hooks
-from harness.claude.settings import Settings
+from harness.claude.runner import HookRun, Judge, cap, run_hooks, start_async_hooks
+from harness.claude.settings import AGENT_TYPE, MODEL_TYPES, Settings
 from harness.claude.vocabulary import Outcome
 
 # PreToolUse decisions, strongest first: one deny among many allows still denies.
@@ -40,6 +40,17 @@ _DECISION_EVENTS = {
 }
 _CONTEXT_EVENTS = {Event.SESSION_START, Event.USER_PROMPT_SUBMIT}
 _STOP_EVENTS = {Event.STOP, Event.SUBAGENT_STOP}
+# Events whose exit 2 only shows the user its stderr (the client's own description of each;
+# PreCompact's exit 2 blocks the compaction, which is not imitated: see the semantics page).
+_USER_ONLY_EVENTS = {
+    Event.SESSION_START,
+    Event.SESSION_END,
+    Event.SUBAGENT_START,
+    Event.PERMISSION_REQUEST,
+    Event.PRE_COMPACT,
+    Event.POST_COMPACT,
+    Event.STOP_FAILURE,
+}
 NO_VERDICT = "A hook gave no usable answer, so it didn't check this action."
 TOO_LATE = "A hook didn't answer in time, so it didn't check this action."
 
@@ -121,7 +132,8 @@ def _first_line(text: str) -> str:
 
 def _stderr_message(out: EventOutcome, run: HookRun) -> str:
     """A blocking exit 2 as the client words it for Claude."""
-    said = f"[{run.command}]: {run.stderr}"
+    # An agent hook's "no" is told in its own words, without the hook's name (2.1.332).
+    said = run.stderr if run.kind == AGENT_TYPE else f"[{run.command}]: {run.stderr}"
     if out.event is Event.PRE_TOOL_USE:
         return f"{out.label} hook error: {said}"
     if out.event in _STOP_EVENTS:
@@ -129,13 +141,13 @@ def _stderr_message(out: EventOutcome, run: HookRun) -> str:
     return f'{out.label} hook blocking error from command: "{run.command}": {said}'
 
 
-# Long because: a branch per field of a hook's JSON, in the order the client reads them
 def _apply_json(
     out: EventOutcome,
     data: dict[str, Any],
     run: HookRun,
     decisions: list[tuple[str, str, str]],
 ) -> None:
+    """A hook's JSON answer, field by field in the order the client reads them."""
     event = out.event
     specific = data.get("hookSpecificOutput")
     if isinstance(specific, dict) and specific.get("hookEventName") != event.value:
@@ -155,34 +167,51 @@ def _apply_json(
     message = data.get("systemMessage")
     if isinstance(message, str) and message:
         out.system_messages.append(message)
-    decision = data.get("decision")
-    reason = data.get("reason")
-    reason_text = reason if isinstance(reason, str) else ""
-    if decision is not None:
-        if event in _DECISION_EVENTS and decision == "block":
-            out.blocked = True
-            if event is Event.USER_PROMPT_SUBMIT:
-                out.user_messages.append(f"{out.label} operation blocked by hook:\n{reason_text}")
-            elif event in _STOP_EVENTS:
-                out.block_reasons.append(reason_text)
-                out.messages.append(f"Stop hook feedback:\n{reason_text}")
-                out.messages.append(
-                    f'{out.label} hook blocking error from command: "{run.command}": ' + reason_text
-                )
-            else:
-                out.block_reasons.append(reason_text)
-                out.messages.append(
-                    f'{out.label} hook blocking error from command: "{run.command}": ' + reason_text
-                )
-        elif event is Event.PRE_TOOL_USE and decision in ("approve", "block"):
-            # The older PreToolUse form; Claude Code still maps it to allow/deny.
-            decisions.append(
-                ("allow" if decision == "approve" else "deny", reason_text, reason_text)
-            )
-        elif decision not in ("approve", "undefined"):
-            out.notes.append(f"{run.command}: decision {decision!r} has no effect on {event.value}")
-    if not isinstance(specific, dict):
-        return
+    if data.get("decision") is not None:
+        reason = data.get("reason")
+        _apply_decision(
+            out, data["decision"], reason if isinstance(reason, str) else "", run, decisions
+        )
+    if isinstance(specific, dict):
+        _apply_specific(out, specific, run, decisions)
+
+
+def _apply_decision(
+    out: EventOutcome,
+    decision: object,
+    reason: str,
+    run: HookRun,
+    decisions: list[tuple[str, str, str]],
+) -> None:
+    """The top-level ``decision`` field: ``block`` where the event takes it, the older
+    PreToolUse ``approve``/``block``."""
+    event = out.event
+    blocking = f'{out.label} hook blocking error from command: "{run.command}": ' + reason
+    if event in _DECISION_EVENTS and decision == "block":
+        out.blocked = True
+        if event is Event.USER_PROMPT_SUBMIT:
+            out.user_messages.append(f"{out.label} operation blocked by hook:\n{reason}")
+            return
+        out.block_reasons.append(reason)
+        if event in _STOP_EVENTS:
+            out.messages.append(f"Stop hook feedback:\n{reason}")
+        out.messages.append(blocking)
+    elif event is Event.PRE_TOOL_USE and decision in ("approve", "block"):
+        # The older PreToolUse form; Claude Code still maps it to allow/deny.
+        decisions.append(("allow" if decision == "approve" else "deny", reason, reason))
+    elif decision not in ("approve", "undefined"):
+        out.notes.append(f"{run.command}: decision {decision!r} has no effect on {event.value}")
+
+
+def _apply_specific(
+    out: EventOutcome,
+    specific: dict[str, Any],
+    run: HookRun,
+    decisions: list[tuple[str, str, str]],
+) -> None:
+    """``hookSpecificOutput`` that names this event: context, PreToolUse's decision and
+    rewritten input."""
+    event = out.event
     context = specific.get("additionalContext")
     if isinstance(context, str) and context:
         out.additional_context.append(context)
@@ -191,7 +220,9 @@ def _apply_json(
             out.messages.append(f"{out.label} hook additional context: {context}")
         elif event not in _CONTEXT_EVENTS:
             out.messages.append(f"{out.label} hook additional context: {context}")
-    if event is Event.PRE_TOOL_USE and "permissionDecision" in specific:
+    if event is not Event.PRE_TOOL_USE:
+        return
+    if "permissionDecision" in specific:
         value = specific["permissionDecision"]
         why = specific.get("permissionDecisionReason")
         if value in DECISION_RANK:
@@ -202,13 +233,35 @@ def _apply_json(
                 f"{run.command}: permissionDecision {value!r} is not one of "
                 "allow, deny, ask, defer; ignored"
             )
-    if event is Event.PRE_TOOL_USE and "updatedInput" in specific:
+    if "updatedInput" in specific:
         # The client runs the tool with it, whole (not merged), with or without a decision.
         updated = specific["updatedInput"]
         if isinstance(updated, dict):
             out.updated_input = updated
         else:
             out.notes.append(f"{run.command}: updatedInput is not an object; ignored")
+
+
+def _apply_exit2(out: EventOutcome, run: HookRun, decisions: list[tuple[str, str, str]]) -> None:
+    """A blocking exit 2, routed where the event sends its stderr."""
+    event, said = out.event, run.stderr.strip()
+    if event is Event.PRE_TOOL_USE:
+        decisions.append(("deny", said, f"[{run.command}]: {run.stderr}"))
+        return
+    out.block_reasons.append(said)
+    if event is Event.POST_TOOL_BATCH:
+        # The client's own words: "Exit code 2 - stop the agentic loop (stderr shown to user
+        # only)"; observed on 2.1.332: the turn ends after the tool ran.
+        out.continue_ = False
+        out.user_messages.append(said)
+    elif event in _USER_ONLY_EVENTS:
+        out.user_messages.append(said)
+    elif event is Event.USER_PROMPT_SUBMIT:
+        out.blocked = True
+        out.user_messages.append(f"{out.label} operation blocked by hook:\n[{run.command}]: {said}")
+    else:
+        out.blocked = True
+        out.messages.append(_stderr_message(out, run))
 
 
 def _json_of(text: str) -> dict[str, Any] | None:
@@ -230,27 +283,18 @@ def route(event: Event, runs: list[HookRun], tool_name: str | None = None) -> Ev
         if run.timed_out:
             out.notes.append(f"{run.command}: timed out after {run.duration:.1f} s; {TOO_LATE}")
             continue
-        if run.exit_code == 2:
-            if event is not Event.PRE_TOOL_USE:
-                out.block_reasons.append(run.stderr.strip())
-            if event is Event.PRE_TOOL_USE:
-                decisions.append(("deny", run.stderr.strip(), f"[{run.command}]: {run.stderr}"))
-            elif event is Event.SESSION_START:
-                out.user_messages.append(run.stderr.strip())
-            elif event is Event.USER_PROMPT_SUBMIT:
-                out.blocked = True
-                out.user_messages.append(
-                    f"{label} operation blocked by hook:\n[{run.command}]: {run.stderr.strip()}"
-                )
-            else:
-                out.blocked = True
-                out.messages.append(_stderr_message(out, run))
+        if run.kind in MODEL_TYPES:
+            out.notes.append(f"{run.kind} hook {run.command!r}: the model answered {run.stdout}")
+        if run.exit_code == 2 and run.kind != "http":
+            _apply_exit2(out, run, decisions)
             continue
-        data = _json_of(run.stdout)
+        data = None if run.kind in MODEL_TYPES else _json_of(run.stdout)
         if data is not None:
             _apply_json(out, data, run, decisions)
             continue
-        if run.exit_code == 0:
+        if run.kind in MODEL_TYPES and run.succeeded:
+            continue  # the model said yes: nothing to route
+        if run.succeeded:
             text = run.stdout.strip()
             if text:
                 target = out.additional_context if event in _CONTEXT_EVENTS else out.output
@@ -258,7 +302,8 @@ def route(event: Event, runs: list[HookRun], tool_name: str | None = None) -> Ev
             if run.stdout.lstrip().startswith("{"):
                 out.notes.append(f"{run.command}: stdout starts with '{{' but is not valid JSON")
         else:
-            line = _first_line(run.stderr) or f"exited with status {run.exit_code}"
+            said = "answered" if run.kind == "http" else "exited with status"
+            line = _first_line(run.stderr) or f"{said} {run.exit_code}"
             out.errors.append(f"{event.value} hook error ({run.command}): {line}")
     if decisions:
         winner = max(decisions, key=lambda d: DECISION_RANK[d[0]])[0]
@@ -289,12 +334,14 @@ def dispatch(
     *,
     cwd: Path | None = None,
     env: Mapping[str, str] | None = None,
+    judge: Judge | None = None,
 ) -> EventOutcome:
     """Run the hooks ``settings`` registers for ``event`` with ``payload`` as JSON on stdin.
 
     ``cwd`` defaults to ``payload["cwd"]``, then ``project_dir``; ``env`` adds to (or overrides)
     the inherited environment, which always gets ``CLAUDE_PROJECT_DIR=project_dir``. Hooks
-    marked ``async`` are started and left to run: they decide nothing.
+    marked ``async`` are started and left to run: they decide nothing. ``judge`` answers
+    for the model when a prompt or agent hook asks it.
     """
     event = Event(event)
     body = dict(payload)
@@ -319,5 +366,5 @@ def dispatch(
     start_async_hooks(
         event.value, [h for h in hooks if h.run_async], stdin, cwd=where, env=environment
     )
-    runs = run_hooks(event.value, waited, stdin, cwd=where, env=environment)
+    runs = run_hooks(event.value, waited, stdin, cwd=where, env=environment, judge=judge)
     return route(event, runs, tool_name)

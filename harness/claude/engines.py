@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from harness.claude.judge import Judgement
 from harness.claude.runner import HookRun
 from harness.claude.session import PayloadSink, Session, StepOutcome
 from harness.claude.settings import Settings
@@ -32,6 +33,7 @@ class ScriptedSession(Protocol):
 
     project_dir: Path
     history: list[StepOutcome]
+    judgement: Judgement  # what the model answers a prompt or agent hook in the next step
 
     @property
     def transcript_path(self) -> Path: ...

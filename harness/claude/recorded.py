@@ -12,11 +12,22 @@ Every shape read here was observed on the pinned client (2.1.332), run with the 
   hook}``; an ``isMeta`` line ``Stop hook feedback:\\n[COMMAND]: …`` is a blocked stop.
 - ``assistant`` lines: ``tool_use`` blocks (name, input; the Agent tool's ``subagent_type``),
   or text with ``stop_reason: end_turn``, which is Claude ending its turn (the Stop event).
-- ``system`` ``stop_hook_summary``: ``hookInfos``, ``hookErrors``, ``preventedContinuation``.
+- ``system`` ``stop_hook_summary``: ``hookInfos``, ``hookErrors`` (``Failed with
+  non-blocking status code: …`` for a hook that failed without blocking, also listed in
+  ``failedHookErrorIndexes``), ``preventedContinuation``; ``informational`` ``UserPromptSubmit
+  operation blocked by hook:`` with the original prompt, for a refused prompt.
 - ``attachment`` lines of type ``hook_blocking_error`` (a PostToolUse report, with
   ``toolUseID``), ``hook_success``, ``hook_system_message`` and many others.
 - bookkeeping: ``queue-operation``, ``last-prompt``, ``atis-latch``, ``tools-used``,
   ``api-request``, ``api-request-shape``, ``api-request-blob``, ``cost-state``.
+
+Clients 2.0.64 to 2.1.42 (``FORMATS``; their files in tests/claude/transcripts/) write the same
+turns with less: no ``permissionDecision`` (a JSON deny's result is its reason alone, or ``Hook
+PreToolUse:TOOL denied this tool``), no hook attachments (no PostToolUse report at all), a
+``continue: false`` prompt as a plain user line ``Operation stopped by hook: …``; 2.1.1x–4x
+write no stop reason and their ``progress`` ``hook_progress`` lines (one per hook run, keyed by
+the call's id) and stop summaries late, once the turn is over. 2.1.100 writes the pinned
+version's lines but no ``permissionDecision``.
 
 The format is not a promised interface, so reading is defensive: a line that is not JSON or of
 an unknown type is counted and skipped, a cut-off last line is tolerated, and a transcript of
@@ -39,6 +50,9 @@ from harness.claude.client.install import PINNED_VERSION
 from harness.claude.vocabulary import StepKind, Verdict, read_verdict, verdict
 from harness.errors import HarnessError
 
+# A call refused by a PreToolUse hook the transcript does not name (a JSON deny's result names
+# none; 2.0.x records no hook progress): any hook's refusal of it is the same verdict.
+UNNAMED_HOOK = "a PreToolUse hook"
 TEXT_CAP = 4000  # characters of a prompt, result or feedback kept in the timeline
 # Entries (prompts, tool calls, stops) a timeline extract keeps; a longer session's extract
 # leaves the rest out and says so (Timeline.to_json). It goes into progress and to the trainer.
@@ -124,8 +138,13 @@ FORMATS = (
     TranscriptFormat(
         "2.1.1x–4x",
         ("2.1.14", "2.1.29", "2.1.38", "2.1.39", "2.1.42"),
-        "what PostToolUse hooks reported (such a call reads ran), nor a turn's last Stop hook "
-        "results when the session ended before the client wrote them",
+        "what PostToolUse hooks reported (such a call reads ran), how a subagent ended, nor "
+        "a turn's last Stop hook results when the session ended before the client wrote them",
+    ),
+    TranscriptFormat(
+        "2.1.100",
+        ("2.1.100",),
+        "which PreToolUse hook refused a call when the client's message does not name it",
     ),
 )
 
@@ -337,7 +356,6 @@ class StopAttempt:
     # Stop hooks that failed without blocking (exit 1, …): the turn ended all the same.
     failed: list[str] = field(default_factory=list)
     failure: str = ""
-    summarised: bool = False  # its stop_hook_summary has been read
 
     kind = StepKind.STOP
 
@@ -840,6 +858,8 @@ class _Reader:
             self._decide(HookDecision(number, "UserPromptSubmit", "", "stopped", _cap(text)))
         elif entry.get("isMeta") is True:
             self._meta(number, text)
+        elif entry.get("promptSource") == "system":
+            return  # the client's own line, as a prompt (2.1.332: a background task's notice)
         elif text:
             self._prompt(Prompt(number, _cap(text)))
 
@@ -958,7 +978,7 @@ class _Reader:
             call.refused_by = hook_name(refusal.group(3))
         elif decision.get("decision") == "reject":
             if decision.get("source") == "hook":
-                call.refused_by = "a PreToolUse hook"
+                call.refused_by = UNNAMED_HOOK
             else:
                 call.denied = str(decision.get("source") or "a rule")
         elif call.is_error and not decision:
@@ -1115,14 +1135,17 @@ class _Reader:
                     continue
                 if not self.progress_seen and call.name not in CHANGING_TOOLS:
                     continue
-            call.refused_by = hooks[0] if len(hooks) == 1 else "a PreToolUse hook"
+            call.refused_by = hooks[0] if len(hooks) == 1 else UNNAMED_HOOK
             self._refused(call.result_line, call)
 
 
 def _read_agent(main: Path, run: SubagentRun) -> None:
-    """The subagent's own transcript: its assignment and how it ended."""
-    path = main.with_suffix("") / "subagents" / f"agent-{run.agent_id}.jsonl"
-    if not path.is_file():
+    """The subagent's own transcript: its assignment and how it ended. 2.1.x keep it in the
+    session's folder, 2.0.x beside the session."""
+    name = f"agent-{run.agent_id}.jsonl"
+    places = (main.with_suffix("") / "subagents" / name, main.parent / name)
+    path = next((p for p in places if p.is_file()), None)
+    if path is None:
         return
     run.transcript = path
     try:
@@ -1245,6 +1268,7 @@ def find_sessions(
 
 __all__ = [
     "FORMATS",
+    "UNNAMED_HOOK",
     "Entry",
     "HookDecision",
     "Prompt",

@@ -11,7 +11,9 @@ must not leave it running). A timed-out hook's output is thrown away: it renders
 from __future__ import annotations
 
 import contextlib
+import json
 import os
+import re
 import select
 import selectors
 import signal
@@ -19,11 +21,17 @@ import socket
 import subprocess
 import threading
 import time
-from collections.abc import Mapping, Sequence
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.claude.settings import HookCommand
+from harness.claude.settings import AGENT_TYPE, MODEL_TYPES, HookCommand
+
+# A prompt or agent hook's request as the model receives it, and its answer: the model is
+# whoever plays it (the scenario's scripted judge). Returns the answer's text.
+Judge = Callable[[HookCommand, str], str]
 
 # What a run keeps of its stdout and stderr for display and transcripts. What Claude is sent is
 # not cut: the real client passed 20,000 characters of stderr on whole.
@@ -51,6 +59,14 @@ class HookRun:
     duration: float
     started: float = 0.0  # time.monotonic() at start and end, to reason about overlap
     ended: float = 0.0
+    kind: str = "command"  # the hook's type; an http hook's exit_code is its HTTP status
+
+    @property
+    def succeeded(self) -> bool:
+        """Exit 0, or a 2xx answer for an http hook."""
+        if self.kind == "http":
+            return self.exit_code is not None and 200 <= self.exit_code < 300
+        return self.exit_code == 0
 
     def __repr__(self) -> str:
         status = "timed out" if self.timed_out else f"exit {self.exit_code}"
@@ -65,6 +81,7 @@ class HookRun:
             "exit_code": self.exit_code,
             "timed_out": self.timed_out,
             "duration": round(self.duration, 3),
+            "type": self.kind,
         }
 
 
@@ -139,7 +156,109 @@ def _wait_for_exit(proc: subprocess.Popen[bytes], deadline: float, timeout: floa
     proc.wait()
 
 
+def _interpolate(value: str, env: Mapping[str, str], allowed: Sequence[str]) -> str:
+    """A header value with ``$NAME`` and ``${NAME}`` filled in from the environment for the
+    names ``allowedEnvVars`` lists; any other reference becomes empty (the client sent
+    ``"X-Token": "$MYTOK"`` as an empty header when the variable was not there)."""
+
+    def fill(match: re.Match[str]) -> str:
+        name = match.group(1) or match.group(2)
+        return env.get(name, "") if name in allowed else ""
+
+    return re.sub(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)", fill, value)
+
+
+def run_http_hook(event: str, hook: HookCommand, body: bytes, env: Mapping[str, str]) -> HookRun:
+    """POST the event's JSON to the hook's URL, as the client does: ``Content-Type:
+    application/json`` and the hook's headers. The answer's body is read as a command hook's
+    stdout; its HTTP status stands where a command's exit code does (2xx: success)."""
+    started = time.monotonic()
+    request = urllib.request.Request(hook.command, data=body, method="POST")
+    request.add_header("Content-Type", "application/json")
+    request.add_header("Accept", "application/json, text/plain, */*")
+    for name, value in hook.headers:
+        request.add_header(name, _interpolate(value, env, hook.allowed_env_vars))
+    status, text, error, timed_out = 0, "", "", False
+    try:
+        with urllib.request.urlopen(request, timeout=hook.timeout) as answer:
+            status, text = answer.status, answer.read().decode("utf-8", errors="replace")
+    except urllib.error.HTTPError as exc:
+        status, error = exc.code, f"HTTP {exc.code}"
+        text = exc.read().decode("utf-8", errors="replace")
+    except TimeoutError:
+        timed_out = True
+    except (urllib.error.URLError, OSError) as exc:
+        error = f"request failed: {getattr(exc, 'reason', exc)}"
+        status = 1
+    ended = time.monotonic()
+    code = None if timed_out else status
+    return HookRun(
+        event, hook.label, code, text, error, timed_out, ended - started, started, ended, "http"
+    )
+
+
+def run_model_hook(event: str, hook: HookCommand, body: bytes, judge: Judge | None) -> HookRun:
+    """A prompt or agent hook: the model is asked and answers ``{"ok": ..., "reason": ...}``.
+    ``ok: false`` holds the event as an exit 2 with the reason on stderr does (the client words
+    it ``[PROMPT]: REASON`` for a prompt hook, ``Agent hook condition was not met: REASON``
+    for an agent hook, both observed on Stop); an answer that is not that JSON is a
+    non-blocking error, "JSON validation failed"."""
+    started = time.monotonic()
+    condition = hook.command.replace("$ARGUMENTS", body.decode("utf-8"))
+    answer = judge(hook, condition) if judge is not None else ""
+    verdict = _verdict(answer)
+    ended = time.monotonic()
+    if verdict is None:
+        code, stderr = 1, "JSON validation failed"
+    elif verdict[0]:
+        code, stderr = 0, ""
+    elif hook.kind == AGENT_TYPE:
+        code, stderr = 2, f"Agent hook condition was not met: {verdict[1]}"
+    else:
+        code, stderr = 2, verdict[1]
+    return HookRun(
+        event, hook.label, code, answer, stderr, False, ended - started, started, ended, hook.kind
+    )
+
+
+def _verdict(answer: str) -> tuple[bool, str] | None:
+    try:
+        data = json.loads(answer)
+    except ValueError:
+        return None
+    if not isinstance(data, dict) or not isinstance(data.get("ok"), bool):
+        return None
+    reason = data.get("reason")
+    return data["ok"], reason if isinstance(reason, str) else ""
+
+
 def run_hook(
+    event: str,
+    hook: HookCommand,
+    stdin: bytes,
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+    judge: Judge | None = None,
+) -> HookRun:
+    """One hook of any type the simulator plays: a command, an http POST, a model's answer."""
+    if hook.kind == "http":
+        return run_http_hook(event, hook, stdin, env)
+    if hook.kind in MODEL_TYPES:
+        return run_model_hook(event, hook, stdin, judge)
+    return run_command_hook(event, hook, stdin, cwd=cwd, env=env)
+
+
+def _exec_argv(hook: HookCommand, env: Mapping[str, str]) -> list[str]:
+    """The exec form's argv. No shell runs, but the client fills in ``${CLAUDE_PROJECT_DIR}``
+    (in braces; ``$CLAUDE_PROJECT_DIR`` stays as written) in the command and in each argument
+    as plain text (observed on 2.1.332: handler-args-braced-project-dir)."""
+    root = env.get("CLAUDE_PROJECT_DIR", "")
+    parts = [hook.command, *(hook.args or ())]
+    return [part.replace("${CLAUDE_PROJECT_DIR}", root) for part in parts]
+
+
+def run_command_hook(
     event: str, hook: HookCommand, stdin: bytes, *, cwd: Path, env: Mapping[str, str]
 ) -> HookRun:
     started = time.monotonic()
@@ -147,7 +266,7 @@ def run_hook(
     try:
         # The shell form runs in /bin/sh as the client does; the exec form starts the command
         # itself (looked up on PATH, or relative to the cwd), its args passed as they are.
-        argv = ["/bin/sh", "-c", hook.command] if hook.args is None else [hook.command, *hook.args]
+        argv = ["/bin/sh", "-c", hook.command] if hook.args is None else _exec_argv(hook, env)
         proc = subprocess.Popen(
             argv,
             cwd=cwd,
@@ -212,14 +331,15 @@ def run_hooks(
     *,
     cwd: Path,
     env: Mapping[str, str],
+    judge: Judge | None = None,
 ) -> list[HookRun]:
     """Run every hook at the same time; results in the order of ``hooks``."""
     if len(hooks) == 1:  # no thread for the common case
-        return [run_hook(event, hooks[0], stdin, cwd=cwd, env=env)]
+        return [run_hook(event, hooks[0], stdin, cwd=cwd, env=env, judge=judge)]
     results: list[HookRun | None] = [None] * len(hooks)
 
     def work(i: int, hook: HookCommand) -> None:
-        results[i] = run_hook(event, hook, stdin, cwd=cwd, env=env)
+        results[i] = run_hook(event, hook, stdin, cwd=cwd, env=env, judge=judge)
 
     threads = [threading.Thread(target=work, args=(i, h), daemon=True) for i, h in enumerate(hooks)]
     for t in threads:

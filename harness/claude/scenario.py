@@ -10,6 +10,8 @@
     old = "**Status:** Approved"
     new = "**Status:** Done"
     expect = "blocked"        # optional: allowed | blocked | asked | stopped | error
+    judge_ok = false          # optional: what the model answers a prompt/agent hook here
+    judge_reason = "no test output in the transcript"
 
 Paths are relative to the project root and stay inside it. The fields are declared with
 ``harness.schema`` (as lab manifests are): errors name the file, the field path
@@ -25,6 +27,7 @@ from typing import Any
 
 from harness.claude.engines import ScriptedSession
 from harness.claude.events import SESSION_START_SOURCES
+from harness.claude.judge import NO_VERDICT_GIVEN, Judgement
 from harness.claude.session import StepOutcome
 from harness.claude.tools import MAX_BASH_TIMEOUT
 from harness.claude.vocabulary import OUTCOMES, Outcome, StepKind
@@ -78,6 +81,12 @@ STEP_FIELDS = (
     Field("do", str, required=True, choices=tuple(ACTIONS), doc="what happens"),
     Field("expect", str, choices=OUTCOMES, doc="the outcome the step must have"),
     Field("name", str, default="", doc="a name for the step in results"),
+    Field(
+        "judge_ok",
+        bool,
+        doc="what the model answers a prompt or agent hook in this step: true lets it go",
+    ),
+    Field("judge_reason", str, doc="the reason the model gives with that answer"),
 )
 SCENARIO_FIELDS = (
     Field("step", list, required=True, item_type=dict, doc="the steps, as [[step]] tables"),
@@ -95,6 +104,7 @@ class ScenarioStep:
     args: dict[str, Any]
     expect: Outcome | None = None
     name: str = ""
+    judgement: Judgement | None = None  # the model's answer to a prompt or agent hook
 
     @property
     def where(self) -> str:
@@ -159,7 +169,11 @@ def parse_steps(
         extras.append({f.name: checked[f.name] for f in extra if f.name in item})
         expect = checked["expect"]
         outcome = None if expect is None else Outcome(expect)
-        steps.append(ScenarioStep(i + 1, do, args, outcome, checked["name"]))
+        judgement = None
+        if checked["judge_ok"] is not None or checked["judge_reason"] is not None:
+            ok = checked["judge_ok"] is not False
+            judgement = Judgement(ok, checked["judge_reason"] or NO_VERDICT_GIVEN)
+        steps.append(ScenarioStep(i + 1, do, args, outcome, checked["name"], judgement))
     return tuple(steps), tuple(extras)
 
 
@@ -203,6 +217,7 @@ def _action(session: ScriptedSession, step: ScenarioStep) -> Callable[[], StepOu
 
 
 def run_step(session: ScriptedSession, step: ScenarioStep) -> StepReport:
+    session.judgement = step.judgement or Judgement()
     return StepReport(step, _action(session, step)())
 
 

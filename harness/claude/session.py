@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any, Self
 
 from harness.claude.dispatch import EventOutcome, dispatch
-from harness.claude.events import Event, check_start_source
+from harness.claude.events import OUTSIDE_TURN, Event, check_start_source
+from harness.claude.judge import Judgement
 from harness.claude.ladder import (
     FILE_TOOLS,
     Decision,
@@ -31,7 +32,7 @@ from harness.claude.ladder import (
 )
 from harness.claude.runner import HookRun, cap
 from harness.claude.sensitive import is_sensitive, sensitive_write
-from harness.claude.settings import Settings, load_settings
+from harness.claude.settings import HookCommand, Settings, load_settings
 from harness.claude.tools import (
     CLIENT_TOOLS,
     DEFAULT_BASH_TIMEOUT,
@@ -60,6 +61,23 @@ CAP_NOTICE = (
     f"A hook blocked the turn from ending {STOP_BLOCK_CAP} consecutive times\u2014overriding "
     "and ending turn."
 )
+# The permissions at which the client shows its permission prompt (and so fires
+# PermissionRequest first).
+PROMPTING = frozenset(
+    {
+        Permission.ASK,
+        Permission.DEFER,
+        Permission.ASK_RULE,
+        Permission.ASK_SENSITIVE,
+        Permission.PROMPTED,
+    }
+)
+MAX_TOKENS = "max_tokens"  # a reply's stop reason when the model ran out of output tokens
+MAX_TOKENS_ERROR = (
+    "Claude's response exceeded the 128000 output token maximum. To configure this behavior, "
+    "set the CLAUDE_CODE_MAX_OUTPUT_TOKENS environment variable."
+)
+COMPACT_SUMMARY = "Summary: a scripted session; nothing left to do."  # the model's, for /compact
 # Told each event's JSON as it is sent to the hooks, on either engine.
 PayloadSink = Callable[[dict[str, Any]], None]
 
@@ -218,6 +236,10 @@ class Session(SessionSteps):
         self.prompt_id = str(uuid.uuid4())  # a new one with every prompt, as the client does
         self._subagents: dict[str, tuple[str, bool]] = {}  # agent_type -> (agent_id, blocked)
         self._agent_call_id = ""  # the Agent tool call that started the running subagent
+        # What the model answers a prompt or agent hook in the coming step (the scenario's).
+        self.judgement = Judgement()
+        self.judged: list[tuple[str, str]] = []  # (hook type, what the judge was asked)
+        self._ended = False  # SessionEnd was sent for the running session
 
     def __repr__(self) -> str:
         return (
@@ -228,6 +250,8 @@ class Session(SessionSteps):
     def close(self) -> None:
         """Kill background shells still running (a real session ending would, too), then
         remove the transcript folder when the session made it (it may sit in memory)."""
+        if self.history and not self._ended:
+            self._end_session()
         for shell in self.background.values():
             shell.kill()
         if self._own_dir:
@@ -249,10 +273,23 @@ class Session(SessionSteps):
         if event is Event.SESSION_START:  # sent before any prompt: no turn, no mode yet
             return {**body, "hook_event_name": event.value, **fields}
         body["prompt_id"] = self.prompt_id
+        agent = (
+            {key: fields.pop(key) for key in ("agent_id", "agent_type")}
+            if event in (Event.SUBAGENT_STOP, Event.SUBAGENT_START, Event.STOP_FAILURE)
+            else {}
+        )
+        if event in OUTSIDE_TURN:
+            return {**body, **agent, "hook_event_name": event.value, **fields}
+        if event is Event.STOP_FAILURE:  # a subagent's: its effort, but no permission mode
+            return {
+                **body,
+                **agent,
+                "effort": {"level": EFFORT},
+                "hook_event_name": event.value,
+                **fields,
+            }
         body["permission_mode"] = self.permission_mode
-        if event is Event.SUBAGENT_STOP:
-            body["agent_id"] = fields.pop("agent_id")
-            body["agent_type"] = fields.pop("agent_type")
+        body.update(agent)
         if event is not Event.USER_PROMPT_SUBMIT:
             body["effort"] = {"level": EFFORT}
         body["hook_event_name"] = event.value
@@ -280,12 +317,18 @@ class Session(SessionSteps):
             self.project_dir,
             cwd=self.cwd,
             env=self.env,
+            judge=self._judge,
         )
         for message in out.errors:
             self.transcript.hook_note(event.value, "error", message)
         for message in out.system_messages:
             self.transcript.hook_note(event.value, "system", message)
         return out
+
+    def _judge(self, hook: HookCommand, condition: str) -> str:
+        """The scripted model, asked by a prompt or agent hook: the step's judgement."""
+        self.judged.append((hook.kind, condition))
+        return self.judgement.text()
 
     def _path(self, file: str | Path) -> Path:
         """Where a tool acts: in the project, never out of it (not through a symlink either),
@@ -309,6 +352,19 @@ class Session(SessionSteps):
 
     def session_start(self, source: str = "startup") -> StepOutcome:
         check_start_source(source)
+        before: list[EventOutcome] = []
+        if source in ("startup", "resume", "fork") and self.history and not self._ended:
+            before.append(self._end_session())  # the running session ends first
+        if source == "compact":
+            before.append(
+                self._dispatch(Event.PRE_COMPACT, trigger="manual", custom_instructions=None)
+            )
+            before.append(
+                self._dispatch(
+                    Event.POST_COMPACT, trigger="manual", compact_summary=COMPACT_SUMMARY
+                )
+            )
+        self._ended = False
         out = self._dispatch(Event.SESSION_START, source=source)
         step = self._step(
             StepKind.SESSION_START,
@@ -318,7 +374,13 @@ class Session(SessionSteps):
         )
         for message in out.user_messages:
             self.transcript.hook_note("SessionStart", "user", message)
-        return self._record(_collect(step, out))
+        return self._record(_collect(step, *before, out))
+
+    def _end_session(self) -> EventOutcome:
+        """SessionEnd: the client fires it as its session ends (``reason: other`` when a
+        ``-p`` session's input closes, as a scripted session's does)."""
+        self._ended = True
+        return self._dispatch(Event.SESSION_END, reason="other")
 
     def prompt(self, text: str) -> StepOutcome:
         self.prompt_id = str(uuid.uuid4())
@@ -405,8 +467,13 @@ class Session(SessionSteps):
                 )
                 return self._record(_collect(step, pre))
             events.append(pre)
+            events.append(
+                self._dispatch(Event.SUBAGENT_START, agent_id=agent_id, agent_type=agent_type)
+            )
         path = self.transcript_dir / self.session_id / "subagents" / f"agent-{agent_id}.jsonl"
         write_agent_transcript(path, prompt, last_message, stop_reason)
+        if stop_reason == MAX_TOKENS:
+            return self._record(_collect(self._cut_off(agent_type, agent_id, call), *events))
         out = self._dispatch(
             Event.SUBAGENT_STOP,
             stop_hook_active=active,
@@ -418,8 +485,53 @@ class Session(SessionSteps):
         self._subagents[agent_type] = (agent_id, out.blocked and not out.stopped)
         step = self._subagent_step(agent_type, out, active)
         if step.outcome is Outcome.ALLOWED:  # the Agent call returns the subagent's answer
-            events.append(self._agent_returned(call, prompt, last_message))
+            events += self._agent_answered(step, call, prompt, last_message)
         return self._record(_collect(step, *events, out))
+
+    def _agent_answered(
+        self, step: StepOutcome, call: dict[str, Any], prompt: str, answer: str
+    ) -> list[EventOutcome]:
+        """The Agent call returns the subagent's answer: PostToolUse, then PostToolBatch."""
+        returned = self._agent_returned(call, prompt, answer)
+        blocks = [{"type": "text", "text": answer}]
+        batch = self._tool_batch("Agent", call, self._agent_call_id, blocks)
+        if batch.stopped:  # a PostToolBatch hook stopped the agentic loop
+            step.outcome, step.turn_ended = Outcome.STOPPED, True
+        return [returned, batch]
+
+    def _cut_off(self, agent_type: str, agent_id: str, call: dict[str, Any]) -> StepOutcome:
+        """A subagent cut off by ``max_tokens`` (observed on 2.1.332): asked to go on and cut
+        off again, the client ends it with an API error: StopFailure, no SubagentStop, and
+        the Agent call fails (PostToolUseFailure) with the error Claude then reads."""
+        self._subagents.pop(agent_type, None)
+        failure = self._dispatch(
+            Event.STOP_FAILURE,
+            agent_id=agent_id,
+            agent_type=agent_type,
+            error="max_output_tokens",
+            last_assistant_message=f"API Error: {MAX_TOKENS_ERROR}",
+        )
+        error = (
+            "Agent terminated early due to an API error: API Error: "
+            f"{MAX_TOKENS_ERROR} (error type max_output_tokens)"
+        )
+        failed = self._dispatch(
+            Event.POST_TOOL_USE_FAILURE,
+            tool_name="Agent",
+            tool_input=call,
+            tool_use_id=self._agent_call_id,
+            error=error,
+            is_interrupt=False,
+            duration_ms=0,
+        )
+        step = self._step(StepKind.SUBAGENT_STOP, agent_type, Outcome.ALLOWED, tool_result=error)
+        step.notes.append(
+            f"the subagent {agent_type!r} was cut off by max_tokens: the client ended it "
+            "(Agent terminated early due to an API error), with StopFailure and no SubagentStop"
+        )
+        if failed.messages:
+            step.feedback = failed.message
+        return _collect(step, failure, failed)
 
     def _subagent_step(self, agent_type: str, out: EventOutcome, active: bool) -> StepOutcome:
         """What the SubagentStop hooks made of the subagent's stop."""
@@ -614,10 +726,20 @@ class Session(SessionSteps):
         )
         decision = decide(call, said)
         assert decision is not None  # the ladder always ends once the hooks have spoken
+        before = [pre]
+        if decision.permission in PROMPTING:  # the client is about to show its prompt
+            before.append(
+                self._dispatch(
+                    Event.PERMISSION_REQUEST,
+                    tool_name=name,
+                    tool_input=tool_input,
+                    permission_suggestions=[],
+                )
+            )
         if not decision.runs:
             step = self._refuse(do, detail, use_id, decision)
-            return self._record(_collect(step, pre))
-        return self._run_tool(do, detail, name, use_id, tool_input, decision, pre, run)
+            return self._record(_collect(step, *before))
+        return self._run_tool(do, detail, name, use_id, tool_input, decision, before, run)
 
     def _refuse(self, do: str, detail: str, use_id: str, decision: Decision) -> StepOutcome:
         """A call that did not run: Claude reads why as the tool's error result."""
@@ -645,7 +767,7 @@ class Session(SessionSteps):
         use_id: str,
         tool_input: dict[str, Any],
         decision: Decision,
-        pre: EventOutcome,
+        before: list[EventOutcome],
         run: Callable[[dict[str, Any]], tuple[dict[str, Any], str, bool]],
     ) -> StepOutcome:
         permission, approved = decision.permission, decision.auto_approved
@@ -655,7 +777,7 @@ class Session(SessionSteps):
         except ToolError as exc:
             step = self._refuse(do, detail, use_id, input_rejected(str(exc), permission))
             step.auto_approved = approved
-            return self._record(_collect(step, pre))
+            return self._record(_collect(step, *before))
         self.transcript.tool_result(use_id, text, is_error=is_error)
 
         took_ms = int((time.monotonic() - started) * 1000)
@@ -677,7 +799,18 @@ class Session(SessionSteps):
             self.transcript.hook_note(post.event.value, "claude", post.message)
             if post.blocked:
                 step.outcome = Outcome.BLOCKED
-        return self._record(_collect(step, pre, post))
+        batch = self._tool_batch(name, tool_input, use_id, text)
+        if batch.stopped:  # a PostToolBatch hook stopped the agentic loop
+            step.outcome, step.turn_ended = Outcome.STOPPED, True
+        return self._record(_collect(step, *before, post, batch))
+
+    def _tool_batch(
+        self, name: str, tool_input: dict[str, Any], use_id: str, text: str | list[Any]
+    ) -> EventOutcome:
+        """PostToolBatch: the model's calls of this turn have all answered (one per step
+        here), each with the result Claude reads (an Agent call's: its content blocks)."""
+        call = {"tool_name": name, "tool_input": tool_input, "tool_use_id": use_id}
+        return self._dispatch(Event.POST_TOOL_BATCH, tool_calls=[{**call, "tool_response": text}])
 
     def _after_tool(
         self,

@@ -16,7 +16,7 @@ from typing import Any
 from harness.claude.events import KNOWN_EVENTS, Event
 from harness.claude.matchers import matches, regex_error
 from harness.claude.permissions import PermissionRule, Permissions, parse_rule, rule_matches
-from harness.errors import HarnessError
+from harness.errors import ConfigError, HarnessError
 from harness.schema import Field, check_table, check_value
 from harness.userfiles import read_json
 
@@ -38,9 +38,21 @@ class HookCondition:
         return rule_matches(self.rule, tool_name, tool_input, project_dir)
 
 
+# The hook types the pinned client's settings accept (2.1.332: its settings schema is a union
+# of these five). ``command``, ``prompt``, ``agent`` and ``http`` are played on both engines;
+# ``mcp_tool`` calls a tool of a configured MCP server, which a scripted session has none of.
+HOOK_TYPES = ("command", "prompt", "agent", "http", "mcp_tool")
+PLAYED_TYPES = ("command", "prompt", "agent", "http")
+# Types whose answer comes from the model: a one-shot judgement (prompt) or a verifier agent.
+PROMPT_TYPE = "prompt"
+AGENT_TYPE = "agent"
+MODEL_TYPES = (PROMPT_TYPE, AGENT_TYPE)
+
+
 @dataclass(frozen=True)
 class HookCommand:
-    """One ``{"type": "command", ...}`` entry, with where it came from."""
+    """One hook entry, with where it came from. ``command`` is what the client names the hook
+    by: the command line, a prompt hook's prompt, an http hook's URL."""
 
     command: str
     timeout: float = DEFAULT_TIMEOUT
@@ -48,8 +60,12 @@ class HookCommand:
     run_async: bool = False  # "async": true — runs in the background, decides nothing
     condition: HookCondition | None = None
     # "args": [...] — the exec form: ``command`` is started directly with these arguments, no
-    # shell, so nothing in either is expanded ($CLAUDE_PROJECT_DIR included).
+    # shell: only ``${CLAUDE_PROJECT_DIR}`` in braces is filled in, as plain text in each part;
+    # ``$CLAUDE_PROJECT_DIR`` and every other variable stay as written.
     args: tuple[str, ...] | None = None
+    kind: str = "command"  # the entry's "type"
+    headers: tuple[tuple[str, str], ...] = ()  # http: extra request headers
+    allowed_env_vars: tuple[str, ...] = ()  # http: the variables a header may name
 
     @property
     def label(self) -> str:
@@ -127,17 +143,17 @@ def _rule_item(value: object) -> str | None:
     return None if ok else f"{value!r} is not a permission rule"
 
 
+TYPE_FIELD = Field(
+    "type",
+    str,
+    required=True,
+    nullable=True,  # "type": null is the type left out
+    missing="is missing",
+    problem="must be a string",
+    fix='use "type": "command" with a shell command, or "prompt", "agent", "http"',
+)
 HOOK_FIELDS = (
-    Field(
-        "type",
-        str,
-        required=True,
-        choices=("command",),
-        nullable=True,  # "type": null is the type left out
-        missing="is missing",
-        problem="is {value!r}, which the simulator does not run",
-        fix='use "type": "command" with a shell command',
-    ),
+    TYPE_FIELD,
     Field(
         "command",
         str,
@@ -163,6 +179,15 @@ HOOK_FIELDS = (
         problem="must be true or false",
         fix='write "async": true or drop it',
     ),
+    # The client's own words: "runs in background and wakes the model on exit code 2
+    # (blocking error). Implies async." The waking is not imitated (see the semantics page).
+    Field(
+        "asyncRewake",
+        bool,
+        default=False,
+        problem="must be true or false",
+        fix='write "asyncRewake": true or drop it',
+    ),
     Field(
         "if",
         str,
@@ -179,6 +204,76 @@ HOOK_FIELDS = (
         fix='e.g. "args": ["--strict", "docs"] (each string is one argument, no shell)',
     ),
 )
+_TIMEOUT = HOOK_FIELDS[2]
+_IF = HOOK_FIELDS[5]
+
+
+def _url(value: str) -> str | None:
+    ok = value.startswith(("http://", "https://")) and len(value) > len("https://")
+    return None if ok else "must be a URL"
+
+
+def _header_values(value: dict[str, Any]) -> str | None:
+    ok = all(isinstance(v, str) for v in value.values())
+    return None if ok else "must map header names to strings"
+
+
+_PROMPT = Field(
+    "prompt",
+    str,
+    required=True,
+    missing="must be a non-empty string",
+    problem="must be a non-empty string",
+    check=_nonblank,
+    fix='e.g. "prompt": "Did the sensors run after the last change? $ARGUMENTS"',
+)
+_MODEL = Field("model", str, problem="must be a string", fix='e.g. "model": "claude-haiku-5"')
+# Each type's own fields; the client lets unknown keys through, and so do these tables.
+TYPE_FIELDS: dict[str, tuple[Field, ...]] = {
+    "command": HOOK_FIELDS,
+    "prompt": (TYPE_FIELD, _PROMPT, _TIMEOUT, _IF, _MODEL),
+    "agent": (TYPE_FIELD, _PROMPT, _TIMEOUT, _IF, _MODEL),
+    "http": (
+        TYPE_FIELD,
+        Field(
+            "url",
+            str,
+            required=True,
+            missing="must be a URL",
+            problem="must be a URL",
+            check=_url,
+            fix='e.g. "url": "http://127.0.0.1:8080/hook"',
+        ),
+        _TIMEOUT,
+        _IF,
+        Field(
+            "headers",
+            dict,
+            problem="must map header names to strings",
+            check=_header_values,
+            fix='e.g. "headers": {"Authorization": "Bearer $MY_TOKEN"}',
+        ),
+        Field(
+            "allowedEnvVars",
+            list,
+            problem="must be a list of strings",
+            check=_strings,
+            fix='e.g. "allowedEnvVars": ["MY_TOKEN"]',
+        ),
+    ),
+    "mcp_tool": (
+        TYPE_FIELD,
+        Field("server", str, required=True, problem="must be a string", fix='"server": "NAME"'),
+        Field("tool", str, required=True, problem="must be a string", fix='"tool": "NAME"'),
+        _TIMEOUT,
+        _IF,
+    ),
+}
+# Seconds before a model's answer is given up on when the hook sets none (the agent type's
+# default of 60 is the client's own documentation; a prompt hook is given 30, as UserPromptSubmit).
+TYPE_DEFAULT_TIMEOUTS = {"prompt": 30.0, "agent": 60.0}
+
+
 GROUP_FIELDS = (
     Field(
         "matcher",
@@ -261,12 +356,15 @@ def _parse_hooks(
         check_value(groups, _event_field(event), path=where, where=path)
         default = EVENT_DEFAULT_TIMEOUTS.get(event, DEFAULT_TIMEOUT)
         result[event] = tuple(
-            _parse_group(group, where, f"{path}[{gi}]", default) for gi, group in enumerate(groups)
+            _parse_group(group, where, f"{path}[{gi}]", default, warnings)
+            for gi, group in enumerate(groups)
         )
     return result
 
 
-def _parse_group(raw: object, where: str, gpath: str, default_timeout: float) -> MatcherGroup:
+def _parse_group(
+    raw: object, where: str, gpath: str, default_timeout: float, warnings: list[str]
+) -> MatcherGroup:
     group = check_table(
         raw,
         GROUP_FIELDS,
@@ -276,35 +374,69 @@ def _parse_group(raw: object, where: str, gpath: str, default_timeout: float) ->
         problem='must be an object with "hooks"',
         fix='write {"matcher": "Edit|Write", "hooks": [...]}',
     )
-    hooks = tuple(
-        _parse_hook(entry, where, f"{gpath}.hooks[{hi}]", default_timeout)
+    parsed = (
+        _parse_hook(entry, where, f"{gpath}.hooks[{hi}]", default_timeout, warnings)
         for hi, entry in enumerate(group["hooks"])
     )
-    return MatcherGroup(group["matcher"], hooks)
+    return MatcherGroup(group["matcher"], tuple(hook for hook in parsed if hook is not None))
+
+
+def _hook_type(entry: object, where: str, hpath: str, warnings: list[str]) -> str | None:
+    """The entry's type, or None (told in ``warnings``) for one the client does not run: the
+    client drops that entry and runs the rest of the file (observed on 2.1.332)."""
+    if not isinstance(entry, dict):
+        raise ConfigError(
+            where,
+            hpath,
+            "must be an object",
+            fix='write {"type": "command", "command": "..."}',
+        )
+    kind = entry.get("type")
+    if kind is None:
+        raise ConfigError(where, f"{hpath}.type", "is missing", fix=TYPE_FIELD.fix)
+    check_value(kind, TYPE_FIELD, path=where, where=f"{hpath}.type")
+    if kind not in HOOK_TYPES:
+        close = difflib.get_close_matches(kind, HOOK_TYPES, n=1, cutoff=0.6)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        warnings.append(
+            f"{where}: {hpath}.type: {kind!r} is not a hook type Claude Code knows "
+            f"(it runs {', '.join(HOOK_TYPES)}); this hook never runs{hint}"
+        )
+        return None
+    if kind not in PLAYED_TYPES:
+        warnings.append(
+            f"{where}: {hpath}: an {kind} hook calls a tool of a configured MCP server; a "
+            "scripted session has no MCP server, so Hook Lab does not play it"
+        )
+        return None
+    return str(kind)
 
 
 def _parse_hook(
-    entry: object, where: str, hpath: str, default_timeout: float = DEFAULT_TIMEOUT
-) -> HookCommand:
-    hook = check_table(
-        entry,
-        HOOK_FIELDS,
-        path=where,
-        where=hpath,
-        open_=True,
-        problem="must be an object",
-        fix='write {"type": "command", "command": "..."}',
-    )
+    entry: object,
+    where: str,
+    hpath: str,
+    default_timeout: float = DEFAULT_TIMEOUT,
+    warnings: list[str] | None = None,
+) -> HookCommand | None:
+    kind = _hook_type(entry, where, hpath, [] if warnings is None else warnings)
+    if kind is None:
+        return None
+    hook = check_table(entry, TYPE_FIELDS[kind], path=where, where=hpath, open_=True)
     condition = parse_rule(hook["if"]) if hook["if"] is not None else None
-    timeout = hook["timeout"] if hook["timeout"] is not None else default_timeout
-    return HookCommand(
-        hook["command"],
-        float(timeout),
-        f"{where}: {hpath}",
-        hook["async"],
-        HookCondition(condition) if condition is not None else None,
-        tuple(hook["args"]) if hook["args"] is not None else None,
-    )
+    fallback = TYPE_DEFAULT_TIMEOUTS.get(kind, default_timeout)
+    timeout = float(hook["timeout"] if hook["timeout"] is not None else fallback)
+    rule = HookCondition(condition) if condition is not None else None
+    source = f"{where}: {hpath}"
+    if kind == "command":
+        args = tuple(hook["args"]) if hook["args"] is not None else None
+        background = hook["async"] or hook["asyncRewake"]
+        return HookCommand(hook["command"], timeout, source, background, rule, args)
+    if kind == "http":
+        headers = tuple((str(k), str(v)) for k, v in (hook["headers"] or {}).items())
+        allowed = tuple(hook["allowedEnvVars"] or ())
+        return HookCommand(hook["url"], timeout, source, False, rule, None, kind, headers, allowed)
+    return HookCommand(hook["prompt"], timeout, source, False, rule, None, kind)
 
 
 def _parse_permissions(raw: object, where: str) -> Permissions:

@@ -240,8 +240,9 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     with _holding("check", args) as runner, _live(args, runner):
-        run = runner.check()
-    submitted = _auto_submit(runner.ws) if run.status is Status.PASS else None
+        run = runner.check(record_failure=True)
+    # A failed check is submitted too: the trainer sees who is trying and not getting there.
+    submitted = _auto_submit(runner.ws) if run.status is not Status.ERROR else None
     if args.json:
         emit_json({**run.to_json(), "submit": submitted.to_json() if submitted else None})
     else:
@@ -257,20 +258,32 @@ def cmd_check(args: argparse.Namespace) -> int:
 def cmd_hint(args: argparse.Namespace) -> int:
     with _holding("hint") as runner:
         step, tier, text = runner.hint()
+    submitted = _auto_submit(runner.ws)
     if args.json:
-        emit_json({"step": step.id, "tier": tier, "of": len(step.hints), "hint": text})
+        emit_json(
+            {
+                "step": step.id,
+                "tier": tier,
+                "of": len(step.hints),
+                "hint": text,
+                "submit": submitted.to_json() if submitted else None,
+            }
+        )
         return 0
     from harness.ui.lab_view import print_hint
+    from harness.ui.trainer_view import print_auto_submit
 
-    print_hint(make_console(), step, tier, text)
+    console = make_console()
+    print_hint(console, step, tier, text)
+    print_auto_submit(console, submitted)
     return 0
 
 
 def cmd_next(args: argparse.Namespace) -> int:
     with _holding("next") as runner, _live(args, runner):
         moved = runner.next()
-    completed = moved.step is None or bool(moved.reverified)
-    return _moved(args, moved, submitted=_auto_submit(runner.ws) if completed else None)
+    # Every move is submitted: the trainer's clock for the new step starts now.
+    return _moved(args, moved, submitted=_auto_submit(runner.ws))
 
 
 def cmd_goto(args: argparse.Namespace) -> int:
@@ -288,6 +301,8 @@ def cmd_reset(args: argparse.Namespace) -> int:
 def cmd_solve(args: argparse.Namespace) -> int:
     with _holding("solve") as runner, _live(args, runner):
         step, results, backup = runner.solve(args.apply)
+    # Applied help is shown to the trainer (the step is marked "with lab solve").
+    submitted = _auto_submit(runner.ws) if args.apply else None
     if args.json:
         emit_json(
             {
@@ -296,6 +311,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
                 "actions": [dict(s.params, where=s.where) for s in step.solve],
                 "results": [r.to_json() for r in results],
                 "backup": backup.restore_hint if backup else None,
+                "submit": submitted.to_json() if submitted else None,
             }
         )
         return 0 if all(r.status is Status.PASS for r in results) else 1
@@ -306,6 +322,9 @@ def cmd_solve(args: argparse.Namespace) -> int:
         print_solution(console, step)
         return 0
     print_solved(console, results, backup)
+    from harness.ui.trainer_view import print_auto_submit
+
+    print_auto_submit(console, submitted)
     return 0 if all(r.status is Status.PASS for r in results) else 1
 
 

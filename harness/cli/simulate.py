@@ -22,12 +22,14 @@ stdin, and tools act on the real files.
 Scenario: [[step]] tables with do = session_start (source) | prompt (text) |
 edit (file, old, new, replace_all) | write (file, content) | bash (command, background,
 timeout) | subagent_stop (agent_type, prompt, last_message, stop_reason) | stop (last_message),
-and an optional expect = allowed | blocked | asked | stopped | error.
+and an optional expect = allowed | blocked | asked | stopped | error. A step's judge_ok and
+judge_reason say what the model answers a prompt or agent hook in that step.
 
 --json prints JSON Lines: one object per step, as it finishes, with step, do, detail, outcome,
 tool_ran, permission, feedback (what Claude is shown), user_message, system_message,
 additional_context, errors, stop_hook_active, turn_ended, tool_result,
-hooks [{event, command, exit_code, timed_out, duration}], notes, name, expect, expect_met.
+hooks [{event, command, exit_code, timed_out, duration, type}], notes, name, expect,
+expect_met.
 
 --engine emulator (the default) plays it on Hook Lab's built-in imitation of Claude Code;
 --engine claude-code on the real, pinned Claude Code client (installed by lab doctor --fix),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import os
 import sys
 import time
 from pathlib import Path
@@ -11,25 +12,39 @@ from typing import Any
 
 from harness.claude.vocabulary import ENGINES, Engine
 from harness.cli.common import add_json_flag, emit_json, make_console
-from harness.errors import HarnessError
+from harness.errors import ConfigError, HarnessError
 from harness.maven import BACKEND_NAMES
 from harness.trainer.cohort import STUCK_AFTER, Cohort, CohortReader, cohorts_on
 from harness.trainer.page import render_page
 from harness.trainer.publish import (
     DEFAULT_COHORT,
+    check_name,
+    normalise_name,
     pending_updates,
     resolve_settings,
     stored_settings,
     submit,
 )
-from harness.trainer.remote import RemoteError
+from harness.trainer.remote import RemoteError, redact_url
+from harness.trainer.verified import URL_ENV, VERIFIED, Verdict, verify_all
 from harness.trainer.verify import StepVerdict, verify_participant
 from harness.ui.console import escape
 from harness.workspace import Workspace
 
+MIN_INTERVAL = 0.2
 
-# Long because: the argparse declarations of lab submit and lab trainer, a table as calls
+
 def add_parser(subparsers: Any) -> None:
+    _add_submit(subparsers)
+    trainer = subparsers.add_parser("trainer", help="see and check a cohort (for trainers)")
+    trainer_sub = trainer.add_subparsers(dest="trainer_command", metavar="COMMAND")
+    trainer.set_defaults(func=lambda args: (trainer.print_help(), 2)[1])
+    _add_status(trainer_sub)
+    _add_report(trainer_sub)
+    _add_verify(trainer_sub)
+
+
+def _add_submit(subparsers: Any) -> None:
     sub = subparsers.add_parser(
         "submit",
         help="send your verified progress to the cohort remote",
@@ -43,17 +58,29 @@ def add_parser(subparsers: Any) -> None:
     sub.add_argument(
         "--force",
         action="store_true",
-        help="replace what the remote holds under your name even if it is another history",
+        help="replace your own record from an earlier workspace (only when the trainer says "
+        "so: the old record is kept and the trainer's table shows it replaced)",
     )
     add_json_flag(sub)
     sub.set_defaults(func=cmd_submit)
 
-    trainer = subparsers.add_parser("trainer", help="see and check a cohort (for trainers)")
-    trainer_sub = trainer.add_subparsers(dest="trainer_command", metavar="COMMAND")
-    trainer.set_defaults(func=lambda args: (trainer.print_help(), 2)[1])
 
+def _interval(text: str) -> float:
+    """Seconds between refreshes: a number, at least MIN_INTERVAL (0 would busy-loop)."""
+    try:
+        value = float(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from exc
+    if not value >= MIN_INTERVAL:
+        raise argparse.ArgumentTypeError(
+            f"{text} is too short: at least {MIN_INTERVAL:g} seconds, e.g. --interval 5"
+        )
+    return value
+
+
+def _add_status(trainer_sub: Any) -> None:
     status = trainer_sub.add_parser(
-        "status", help="participants × labs: completed steps, where each one is, who is stuck"
+        "status", help="participants × labs: who needs help first, then everyone's progress"
     )
     _remote_args(status)
     fmt = status.add_mutually_exclusive_group()
@@ -61,10 +88,20 @@ def add_parser(subparsers: Any) -> None:
     fmt.add_argument("--csv", action="store_true", help="print one CSV row per participant")
     fmt.add_argument("--watch", action="store_true", help="refresh the table live")
     status.add_argument(
-        "--interval", type=float, default=5.0, help="seconds between refreshes with --watch"
+        "--interval",
+        type=_interval,
+        default=5.0,
+        help=f"seconds between refreshes with --watch (at least {MIN_INTERVAL:g})",
+    )
+    status.add_argument(
+        "--all",
+        action="store_true",
+        help="every row, however tall: in a terminal the table otherwise fits the screen",
     )
     status.set_defaults(func=cmd_status)
 
+
+def _add_report(trainer_sub: Any) -> None:
     report = trainer_sub.add_parser(
         "report", help="write one self-contained HTML page to project in the room"
     )
@@ -78,13 +115,25 @@ def add_parser(subparsers: Any) -> None:
     )
     report.set_defaults(func=cmd_report)
 
+
+def _add_verify(trainer_sub: Any) -> None:
     verify = trainer_sub.add_parser(
         "verify",
         help="clone a participant's submission and re-run the checks of every claimed step",
     )
     verify.add_argument("remote", help="git URL or path of the cohort remote")
-    verify.add_argument("participant", help="the participant's name in the cohort")
+    verify.add_argument(
+        "participant", nargs="?", help="the participant's name in the cohort (or --all)"
+    )
     verify.add_argument("--cohort", default=DEFAULT_COHORT, help="cohort name")
+    verify.add_argument(
+        "--all",
+        action="store_true",
+        help="verify every participant, several at once; status and the page show the verdicts",
+    )
+    verify.add_argument(
+        "--jobs", type=int, metavar="N", help="participants verified at once (default: cores)"
+    )
     verify.add_argument(
         "--engine",
         choices=ENGINES,
@@ -93,6 +142,12 @@ def add_parser(subparsers: Any) -> None:
     )
     verify.add_argument(
         "--backend", choices=BACKEND_NAMES, default=None, help="where Maven runs (default: local)"
+    )
+    verify.add_argument(
+        "--no-sandbox",
+        action="store_true",
+        help="run the participants' scripts as you, outside bubblewrap (only on a machine "
+        "you can afford to lose)",
     )
     add_json_flag(verify)
     verify.set_defaults(func=cmd_verify)
@@ -106,8 +161,36 @@ def _remote_args(parser: argparse.ArgumentParser) -> None:
         type=float,
         default=STUCK_AFTER / 60,
         metavar="MINUTES",
-        help="call a participant stuck after this long on one step",
+        help="call a participant stuck after this long on one step (or idle after finishing)",
     )
+    parser.add_argument(
+        "--roster",
+        type=Path,
+        metavar="FILE",
+        help="the names expected in the room, one a line: who never arrived shows too",
+    )
+
+
+def _roster(path: Path | None) -> list[str]:
+    """The roster's names, as lab submit keys them (José Díaz: josé-díaz)."""
+    if path is None:
+        return []
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(
+            str(path), "--roster", f"cannot read it ({exc})", fix="a text file, one name a line"
+        ) from exc
+    names = []
+    for number, line in enumerate(lines, 1):
+        text = line.split("#", 1)[0].strip()
+        if text:
+            names.append(check_name(normalise_name(text), f"line {number}", str(path)))
+    return names
+
+
+def _reader(args: argparse.Namespace) -> CohortReader:
+    return CohortReader(args.remote, args.cohort, roster=_roster(args.roster))
 
 
 def cmd_submit(args: argparse.Namespace) -> int:
@@ -116,7 +199,10 @@ def cmd_submit(args: argparse.Namespace) -> int:
     pending = pending_updates(ws, settings)
     console = make_console(stderr=args.json)
     try:
-        with ws.operation("submit"), console.status(f"Submitting to {escape(settings.url)} …"):
+        with (
+            ws.operation("submit"),
+            console.status(f"Submitting to {escape(settings.shown_url)} …"),
+        ):
             done = submit(ws, settings, force=args.force)
     except RemoteError as exc:
         pending = pending_updates(ws, settings)
@@ -133,29 +219,34 @@ def cmd_submit(args: argparse.Namespace) -> int:
 
     print_submission(console, done, pending)
     if stored_settings(ws) is None:
+        hidden = settings.shown_url != settings.url
         console.print(
             "To submit after every passed step on its own: "
-            f"lab init . --remote {escape(settings.url)} --participant "
+            f"lab init . --remote {escape(settings.shown_url)} --participant "
             f"{escape(settings.participant)} --cohort {escape(settings.cohort)}"
+            + (" (with the URL whole: its credentials are not printed)" if hidden else ""),
+            soft_wrap=True,
         )
     return 0
 
 
 def _read(reader: CohortReader, console: Any) -> Cohort:
-    with console.status(f"Reading cohort {escape(reader.cohort)} from {escape(reader.url)} …"):
+    with console.status(
+        f"Reading cohort {escape(reader.cohort)} from {escape(reader.shown_url)} …"
+    ):
         cohort = reader.read()
-    if not cohort.members:
+    if not any(m.arrived for m in cohort.members):
         others = [c for c in cohorts_on(reader.url) if c != reader.cohort]
         hint = f" (cohorts there: {', '.join(others)})" if others else ""
         console.print(
             f"Nobody has submitted to cohort {escape(reader.cohort)} on "
-            f"{escape(reader.url)} yet{escape(hint)}."
+            f"{escape(reader.shown_url)} yet{escape(hint)}."
         )
     return cohort
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    reader = CohortReader(args.remote, args.cohort)
+    reader = _reader(args)
     stuck_after = args.stuck_after * 60
     machine = args.json or args.csv
     console = make_console(stderr=machine)
@@ -163,13 +254,18 @@ def cmd_status(args: argparse.Namespace) -> int:
         return _watch(reader, console, stuck_after, args.interval)
     cohort = _read(reader, console)
     if args.json:
-        emit_json(cohort.to_json())
+        emit_json(cohort.to_json(stuck_after))
     elif args.csv:
         csv.writer(sys.stdout, lineterminator="\n").writerows(cohort.csv_rows())
     else:
         from harness.ui.trainer_view import cohort_renderable
 
-        console.print(cohort_renderable(cohort, stuck_after=stuck_after))
+        # In a terminal the table fits the screen, who needs help first; piped: every row.
+        # (one line less: the shell's prompt comes after it)
+        height = console.height - 1 if console.is_terminal and not args.all else None
+        console.print(
+            cohort_renderable(cohort, stuck_after=stuck_after, width=console.width, height=height)
+        )
     return 0
 
 
@@ -179,27 +275,42 @@ def _watch(reader: CohortReader, console: Any, stuck_after: float, interval: flo
 
     cohort = _read(reader, console)
     footer = f"refreshing every {interval:g} s · Ctrl-C to stop"
+
+    def view(footer: str) -> Any:
+        # Measured every round: the terminal may have been resized meanwhile.
+        height = console.height - 1 if console.is_terminal else None
+        return cohort_renderable(
+            cohort, stuck_after=stuck_after, footer=footer, width=console.width, height=height
+        )
+
     try:
-        with live_view(
-            console, cohort_renderable(cohort, stuck_after=stuck_after, footer=footer)
-        ) as live:
+        if not console.is_terminal:
+            # Piped or logged: a whole table per round, one after the other.
+            while True:
+                console.print(view(footer))
+                console.file.flush()  # a tee or a log file sees each round as it comes
+                time.sleep(interval)
+                cohort = _read_again(reader, cohort, console)
+        with live_view(console, view(footer)) as live:
             while True:
                 time.sleep(interval)
                 try:
                     cohort = reader.read()
-                    live.update(cohort_renderable(cohort, stuck_after=stuck_after, footer=footer))
+                    live.update(view(footer))
                 except RemoteError as exc:
                     # The remote hiccuped: keep the last table, say so, try again next round.
-                    live.update(
-                        cohort_renderable(
-                            cohort,
-                            stuck_after=stuck_after,
-                            footer=f"{footer} · last read failed: {exc.problem}",
-                        )
-                    )
+                    live.update(view(f"{footer} · last read failed: {exc.problem}"))
     except KeyboardInterrupt:
         console.print("stopped watching")
         return 130
+
+
+def _read_again(reader: CohortReader, last: Cohort, console: Any) -> Cohort:
+    try:
+        return reader.read()
+    except RemoteError as exc:
+        console.print(f"last read failed: {escape(exc.problem)}; the table above still holds")
+        return last
 
 
 def _write_page(path: Path, html: str) -> None:
@@ -210,7 +321,7 @@ def _write_page(path: Path, html: str) -> None:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    reader = CohortReader(args.remote, args.cohort)
+    reader = _reader(args)
     stuck_after = args.stuck_after * 60
     console = make_console()
     cohort = _read(reader, console)
@@ -237,7 +348,62 @@ def cmd_report(args: argparse.Namespace) -> int:
         return 130
 
 
+def _verify_remote(args: argparse.Namespace) -> str:
+    # "-": the remote comes in the environment (verify --all's children: a URL's credentials
+    # never on a command line another user's ps shows)
+    if args.remote == "-" and os.environ.get(URL_ENV):
+        return os.environ[URL_ENV]
+    return str(args.remote)
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
+    args.remote = _verify_remote(args)
+    if args.all:
+        return _verify_all(args)
+    if not args.participant:
+        raise HarnessError(
+            "lab trainer verify needs a participant's name, or --all",
+            fix=f"lab trainer verify {redact_url(args.remote)} NAME --cohort {args.cohort}, "
+            "or … --all",
+        )
+    return _verify_participant(args)
+
+
+def _verify_all(args: argparse.Namespace) -> int:
+    from harness.ui.trainer_view import verdicts_table
+
+    console = make_console(stderr=args.json)
+    reader = CohortReader(args.remote, args.cohort)
+    names = [m.name for m in _read(reader, console).members if m.arrived and not m.deleted]
+    options = ["--engine", args.engine] + (["--backend", args.backend] if args.backend else [])
+    options += ["--no-sandbox"] if args.no_sandbox else []
+    with console.status(f"Verifying {len(names)} participants …") as status:
+
+        def on_done(verdict: Verdict, done: int, of: int) -> None:
+            status.update(f"Verified {done}/{of} · last: {escape(verdict.participant)}")
+            if not args.json:
+                console.print(
+                    f"[{done}/{of}] {escape(verdict.participant)}: "
+                    f"{escape(verdict.summary)} ({verdict.seconds:.0f} s)"
+                )
+
+        verdicts = verify_all(
+            reader.url, reader.cohort, names, jobs=args.jobs, options=options, on_done=on_done
+        )
+    if args.json:
+        emit_json(
+            {
+                "remote": reader.shown_url,
+                "cohort": reader.cohort,
+                "participants": [v.to_json() for v in verdicts],
+            }
+        )
+    else:
+        console.print(verdicts_table(verdicts))
+    return 0 if all(v.state == VERIFIED for v in verdicts) else 1
+
+
+def _verify_participant(args: argparse.Namespace) -> int:
     from harness.ui.trainer_view import verdict_line, verify_summary
 
     console = make_console(stderr=args.json)
@@ -259,6 +425,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
             cohort=args.cohort,
             engine=args.engine,
             backend=args.backend,
+            sandboxed=not args.no_sandbox,
             on_activity=on_activity,
             on_verdict=on_verdict,
         )

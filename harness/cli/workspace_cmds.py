@@ -16,7 +16,13 @@ from harness.maven.backend import SENSOR_GOALS
 from harness.maven.surefire import ReportError, sensor_reports
 from harness.maven.warm import WarmResult, warm_workspace
 from harness.paths import in_checkout
-from harness.trainer.publish import SubmitSettings, make_settings, store_settings
+from harness.trainer.publish import (
+    SubmitSettings,
+    auto_submit,
+    make_settings,
+    store_settings,
+    stored_settings,
+)
 from harness.ui.console import escape
 from harness.ui.reports import (
     backups_table,
@@ -73,12 +79,7 @@ def cmd_init(args: argparse.Namespace) -> int:
     console = make_console()
     settings = None
     if args.remote or args.participant or args.cohort:
-        if not (args.remote and args.participant):
-            raise HarnessError(
-                "submitting needs both --remote and --participant",
-                fix="lab init DIR --remote URL --participant NAME [--cohort C]",
-            )
-        settings = make_settings(args.remote, args.participant, args.cohort)
+        settings = _submit_settings(args)
     with console.status("Provisioning the workspace …"):
         result = provision(args.dir, backend=args.backend)
     ws = result.workspace
@@ -88,8 +89,11 @@ def cmd_init(args: argparse.Namespace) -> int:
         # Compiled now (or copied from the cache), so the first sensor run costs a warm one.
         with console.status("Compiling the fixture (once; later workspaces copy it) …"):
             warm, class_data = warm_workspace(ws.root, get_backend(ws.backend))
+    arrived = None
     if settings is not None:
         store_settings(ws, settings)
+        # Tell the trainer this participant is here, and learn now whether the remote answers.
+        arrived = auto_submit(ws)
     if args.json:
         emit_json(
             {
@@ -101,11 +105,36 @@ def cmd_init(args: argparse.Namespace) -> int:
                 "compiled": warm.how if warm else None,
                 "class_data": class_data.how if class_data else None,
                 "submit": settings.to_json() if settings else None,
+                "arrived": arrived.to_json() if arrived else None,
             }
         )
         return 0
     _say_ready(args, result, warm, settings)
+    if arrived is not None:
+        from harness.ui.trainer_view import print_auto_submit
+
+        print_auto_submit(console, arrived)
     return 0
+
+
+def _submit_settings(args: argparse.Namespace) -> SubmitSettings:
+    """The remote, name and cohort to submit with; in an existing workspace that already has
+    a remote, a new --participant or --cohort keeps it (lab init . --participant ada-2)."""
+    stored = None
+    if (Path(args.dir) / ".git" / "hooklab").is_dir():
+        try:
+            stored = stored_settings(Workspace(Path(args.dir).resolve()))
+        except HarnessError:
+            stored = None
+    remote = args.remote or (stored.url if stored else None)
+    participant = args.participant or (stored.participant if stored else None)
+    if not (remote and participant):
+        raise HarnessError(
+            "submitting needs both --remote and --participant",
+            fix="lab init DIR --remote URL --participant NAME [--cohort C]",
+        )
+    cohort = args.cohort or (stored.cohort if stored and not args.remote else None)
+    return make_settings(remote, participant, cohort)
 
 
 def _say_ready(
@@ -119,7 +148,7 @@ def _say_ready(
     ws = result.workspace
     if settings is not None:
         console.print(
-            f"Passed steps are submitted to [bold]{escape(settings.url)}[/] as "
+            f"Passed steps are submitted to [bold]{escape(settings.shown_url)}[/] as "
             f"[bold]{escape(settings.participant)}[/] (cohort {escape(settings.cohort)})."
         )
     if result.created:

@@ -39,6 +39,9 @@ class StepProgress:
     # "evidence_commit"}; format 1 records carry only commit, snapshot and at.
     passed: dict[str, Any] | None = None
     entered_at: float | None = None  # when the participant reached this step
+    # checks that failed on this step, and when the last one did: a trainer's "who struggles"
+    failed_checks: int = 0
+    failed_at: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -46,6 +49,8 @@ class StepProgress:
             "solved_with_help": self.solved_with_help,
             "passed": self.passed,
             "entered_at": self.entered_at,
+            "failed_checks": self.failed_checks,
+            "failed_at": self.failed_at,
         }
 
 
@@ -102,6 +107,8 @@ class Progress:
                     bool(s.get("solved_with_help")),
                     s.get("passed") if isinstance(s.get("passed"), dict) else None,
                     _number(s.get("entered_at"), None),
+                    int(_number(s.get("failed_checks"), 0) or 0),
+                    _number(s.get("failed_at"), None),
                 )
                 for sid, s in (raw.get("steps") or {}).items()
                 if isinstance(s, dict)

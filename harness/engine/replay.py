@@ -26,17 +26,27 @@ from harness import proc
 from harness.claude.engines import CLAUDE_CODE, EMULATOR, open_session, resolve_engine
 from harness.claude.events import Event
 from harness.claude.recorded import (
+    UNNAMED_HOOK,
     Prompt,
     StopAttempt,
     Timeline,
     ToolCall,
+    hook_name,
     hooks_in_feedback,
 )
 from harness.claude.scenario import ScenarioStep, run_step
 from harness.claude.session import StepOutcome
 from harness.claude.settings import Settings, load_settings
 from harness.claude.tools import CLIENT_TOOLS
-from harness.claude.vocabulary import BOTH, Outcome, StepKind, Verdict, verdict
+from harness.claude.vocabulary import (
+    BOTH,
+    Outcome,
+    Permission,
+    StepKind,
+    Verdict,
+    read_verdict,
+    verdict,
+)
 from harness.engine.sandbox import sandbox_copy
 from harness.errors import HarnessError
 from harness.maven.warm import restore_cached
@@ -69,7 +79,7 @@ class ReplayRow:
         return self.compared and engine not in self.unplayed and engine in self.replayed
 
     def differs(self, engine: str) -> bool:
-        return self.compared_on(engine) and self.replayed[engine] != self.recorded
+        return self.compared_on(engine) and not same_verdict(self.recorded, self.replayed[engine])
 
     def played(self, engine: str, verdict: str, feedback: str, hooks_ran: bool) -> None:
         self.replayed[engine] = verdict
@@ -297,9 +307,26 @@ def _other_tool_step(
     return step(StepKind.TOOL, tool=call.name, input=tool_input)
 
 
+def same_verdict(recorded: str, replayed: str) -> bool:
+    """The replayed verdict says what the recorded one does: the same words, or a refusal by
+    any hook where the transcript names none (``UNNAMED_HOOK``)."""
+    if recorded == replayed:
+        return True
+    word, hooks = read_verdict(recorded)
+    return (
+        word is Verdict.REFUSED_BY
+        and hooks == [UNNAMED_HOOK]
+        and read_verdict(replayed)[0] is Verdict.REFUSED_BY
+    )
+
+
 def verdict_of(outcome: StepOutcome) -> str:
     """A replayed step's verdict, in the words the recorded side uses."""
     hooks = hooks_in_feedback(outcome.feedback)
+    if not hooks and outcome.permission is Permission.HOOK_DENY:
+        # a JSON deny: Claude is shown its reason, not the hook; the hook that ran says which
+        ran = {hook_name(r.command) for r in outcome.hooks if r.event == Event.PRE_TOOL_USE}
+        hooks = sorted(ran) if len(ran) == 1 else [UNNAMED_HOOK]
     if outcome.do == StepKind.STOP:
         if outcome.outcome == Outcome.BLOCKED:
             return verdict(Verdict.BLOCKED_BY, hooks)
@@ -452,6 +479,7 @@ __all__ = [
     "replay",
     "replay_engines",
     "resolve_start",
+    "same_verdict",
     "start_state",
     "verdict_of",
 ]

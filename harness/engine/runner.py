@@ -282,11 +282,19 @@ class LabRunner:
         self.ws.repo.refs[f"{LAB_REFS}{lab.id}/{label}".encode()] = commit.encode()
         return commit
 
-    def check(self, *, every: bool = False) -> StepRun:
+    def check(self, *, every: bool = False, record_failure: bool = False) -> StepRun:
+        """Check the current step; ``record_failure``: a failure counts too (lab check, when
+        the participant asks; not lab watch's check of every saved file, nor lab dev check)."""
         lab, step = self.current()
         run = self.run_checks(lab, step, every=every)
         if run.status is Status.PASS:
             self._record_pass(lab, step, run)
+        elif run.status is Status.FAIL and record_failure:
+            # Recorded (and submitted) so the trainer sees who is trying and failing.
+            sp = self.progress.lab_progress(lab.id).step(step.id)
+            sp.failed_checks += 1
+            sp.failed_at = time.time()
+            self._save(f"{lab.id}: check {sp.failed_checks} of {step.id} failed")
         return run
 
     def _record_pass(self, lab: Lab, step: Step, run: StepRun) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import statistics
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,11 +20,20 @@ from dulwich.repo import MemoryRepo
 from harness.engine.manifest import Lab, load_labs
 from harness.engine.progress import Progress
 from harness.errors import HarnessError
-from harness.trainer.publish import COHORT_REFS, DEFAULT_COHORT, cohort_prefix
-from harness.trainer.remote import fetch, list_refs, normalise_url
+from harness.trainer.journal import Journal, journal_path
+from harness.trainer.publish import (
+    COHORT_REFS,
+    DEFAULT_COHORT,
+    REPLACED_REFS,
+    cohort_prefix,
+    normalise_name,
+)
+from harness.trainer.remote import fetch, list_refs, normalise_url, redact_url
+from harness.trainer.verified import FAILED, STALE, UNVERIFIED, Verdict, load_verdicts
 from harness.workspace import progress_document
 
 READ_TIMEOUT = 120.0
+HOOKLAB_REFS = b"refs/hooklab/"
 STUCK_AFTER = 15 * 60.0  # seconds on one step before a trainer should walk over
 
 
@@ -86,6 +95,52 @@ def evidence_legend() -> list[tuple[str, str, str]]:
     ]
 
 
+# What puts a participant at the top of the trainer's views, most urgent kind first.
+PROBLEM, REPLACED, DELETED, COPY, DISPROVED, STUCK, IDLE, ABSENT = (
+    "unreadable",
+    "replaced",
+    "deleted",
+    "copy",
+    "verify failed",
+    "stuck",
+    "idle",
+    "not arrived",
+)
+URGENCY = (PROBLEM, REPLACED, DELETED, COPY, DISPROVED, STUCK, IDLE, ABSENT)
+
+
+@dataclass(frozen=True)
+class Attention:
+    """Why a trainer should walk over: what, for how long (None: not a matter of time), and
+    a short account of it (where, failed checks, hints)."""
+
+    kind: str
+    seconds: float | None
+    text: str
+
+    def order(self) -> tuple[int, float]:
+        return URGENCY.index(self.kind), -(self.seconds or 0.0)
+
+
+@dataclass(frozen=True)
+class StepHelp:
+    """The help and the trouble one step has seen: failed checks, hints, lab solve --apply."""
+
+    failed_checks: int = 0
+    hints: int = 0
+    solved_with_help: bool = False
+
+    def words(self) -> list[str]:
+        out = []
+        if self.failed_checks:
+            out.append(f"{self.failed_checks} failed check{'s' if self.failed_checks > 1 else ''}")
+        if self.hints:
+            out.append(f"{self.hints} hint{'s' if self.hints > 1 else ''}")
+        if self.solved_with_help:
+            out.append("lab solve")
+        return out
+
+
 @dataclass
 class Member:
     """One participant as their last submit shows them."""
@@ -96,6 +151,96 @@ class Member:
     progress: Progress | None
     submitted_at: float  # the tip commit's time
     problem: str | None = None  # the ref could not be read: shown, never fatal for the room
+    # Seconds added to this laptop's clock to get the trainer's (see ClockBounds), and when the
+    # trainer first saw this submission: a time is never later than that.
+    offset: float = 0.0
+    seen_at: float | None = None
+    # The record was replaced by another history (lab submit --force, or a raw push) or
+    # deleted: a sentence saying what the trainer's journal saw.
+    replaced: str | None = None
+    deleted: str | None = None
+    arrived: bool = True  # False: on the roster, never submitted
+    # lab trainer verify --all's verdict on this commit (None: not verified, or an older one)
+    verdict: Verdict | None = None
+    verified_commit: str | None = None  # the commit the last verdict judged
+    copy_of: str | None = None  # a sentence: whose submission this one is a copy of
+
+    @property
+    def verification(self) -> str:
+        """verified, failed, not judged, unverified, or stale (a later submit since)."""
+        if self.verdict is not None:
+            return self.verdict.state
+        return STALE if self.verified_commit else UNVERIFIED
+
+    def at(self, stamp: float | None) -> float | None:
+        """A time the laptop wrote, on the trainer's clock."""
+        if not stamp:
+            return None
+        moment = stamp + self.offset
+        return min(moment, self.seen_at) if self.seen_at is not None else moment
+
+    def help_on(self, lab: str, step: str) -> StepHelp:
+        if self.progress is None or lab not in self.progress.labs:
+            return StepHelp()
+        sp = self.progress.labs[lab].steps.get(step)
+        if sp is None:
+            return StepHelp()
+        return StepHelp(sp.failed_checks, sp.hints, sp.solved_with_help)
+
+    def help_total(self) -> StepHelp:
+        """Every step's help added up: hints taken, steps solved with lab solve."""
+        steps = [
+            sp
+            for lp in (self.progress.labs if self.progress else {}).values()
+            for sp in lp.steps.values()
+        ]
+        return StepHelp(
+            sum(sp.failed_checks for sp in steps),
+            sum(sp.hints for sp in steps),
+            any(sp.solved_with_help for sp in steps),
+        )
+
+    def solved_with_help(self) -> int:
+        steps = [
+            sp
+            for lp in (self.progress.labs if self.progress else {}).values()
+            for sp in lp.steps.values()
+        ]
+        return sum(1 for sp in steps if sp.solved_with_help and sp.passed)
+
+    def attention(self, now: float, after: float = STUCK_AFTER) -> Attention | None:
+        """Why this participant needs the trainer now, or None."""
+        if not self.arrived:
+            return Attention(ABSENT, None, "on the roster, nothing submitted yet")
+        if self.problem:
+            return Attention(PROBLEM, None, f"unreadable: {self.problem}")
+        if self.deleted:
+            return Attention(DELETED, None, self.deleted)
+        if self.replaced:
+            return Attention(REPLACED, None, self.replaced)
+        if self.copy_of:
+            return Attention(COPY, None, self.copy_of)
+        if self.verdict is not None and self.verdict.state == FAILED:
+            return Attention(DISPROVED, None, f"verify: {self.verdict.summary}")
+        lab, step = self.current
+        stuck = self.stuck_for(now)
+        if lab and step and stuck is not None:
+            if stuck < after:
+                return None
+            trouble = self.help_on(lab, step).words()
+            extra = f" · {' · '.join(trouble)}" if trouble else ""
+            return Attention(
+                STUCK, stuck, f"{short_step(lab, step)} for {human_duration(stuck)}{extra}"
+            )
+        idle = self.idle_for(now)
+        if lab and idle is not None and idle >= after:
+            what = (
+                f"finished {lab}"
+                if step is None
+                else f"passed {short_step(lab, step)}, not moved on"
+            )
+            return Attention(IDLE, idle, f"idle {human_duration(idle)}: {what}")
+        return None
 
     def step_record(self, lab: str, step: str) -> dict[str, Any] | None:
         if self.progress is None or lab not in self.progress.labs:
@@ -144,12 +289,13 @@ class Member:
 
     @property
     def last_activity(self) -> float | None:
+        """The last submitted save (a check, a hint, a move), on the trainer's clock."""
         if self.progress is None:
-            return self.submitted_at or None
-        return self.progress.updated_at or self.submitted_at or None
+            return self.at(self.submitted_at)
+        return self.at(self.progress.updated_at or self.submitted_at)
 
     def last_progress_at(self) -> float | None:
-        """When this participant last moved forward in their current lab."""
+        """When this participant last moved forward in their current lab (trainer's clock)."""
         lab, step = self.current
         if self.progress is None or lab is None or lab not in self.progress.labs:
             return None
@@ -160,7 +306,15 @@ class Member:
                 moments.append(float(sp.passed["at"]))
         if step and step in lp.steps and lp.steps[step].entered_at:
             moments.append(float(lp.steps[step].entered_at or 0))
-        return max(moments) if moments else None
+        return self.at(max(moments)) if moments else None
+
+    def idle_for(self, now: float) -> float | None:
+        """Seconds since the last submitted activity, between labs or on a passed step."""
+        lab, step = self.current
+        if lab is None or not (step is None or self.on_passed_step):
+            return None
+        since = self.last_activity
+        return max(0.0, now - since) if since else None
 
     @property
     def on_passed_step(self) -> bool:
@@ -250,6 +404,20 @@ class Cohort:
         ]
         return sorted(found, key=lambda pair: -pair[1])
 
+    def needs_help(self, after: float = STUCK_AFTER) -> list[tuple[Member, Attention]]:
+        """Everyone the trainer should see first, most urgent first: unreadable, replaced or
+        deleted records, then stuck on a step, then idle after finishing, then absent."""
+        found = [
+            (m, a) for m in self.members if (a := m.attention(self.read_at, after)) is not None
+        ]
+        return sorted(found, key=lambda pair: (pair[1].order(), pair[0].name))
+
+    def by_urgency(self, after: float = STUCK_AFTER) -> list[Member]:
+        """The members, those who need help first (most urgent first), then by name."""
+        first = [m for m, _ in self.needs_help(after)]
+        chosen = {id(m) for m in first}
+        return first + [m for m in self.members if id(m) not in chosen]
+
     def live_marks(self) -> list[tuple[Member, LabColumn, int, EvidenceMark]]:
         """Every passed live step of the room: who, which lab and step (0-based), how."""
         return [
@@ -260,16 +428,18 @@ class Cohort:
             if (mark := m.evidence(lab.id, column.step)) is not None
         ]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, after: float = STUCK_AFTER) -> dict[str, Any]:
         return {
-            "remote": self.url,
+            "remote": redact_url(self.url),
             "cohort": self.name,
             "read_at": self.read_at,
             "labs": [
                 {"id": lab.id, "title": lab.title, "steps": [s.step for s in lab.steps]}
                 for lab in self.labs
             ],
-            "participants": [self._member_json(m) for m in self.members],
+            "stuck_after_seconds": after,
+            # by name, as read: a machine sorts by needs_help itself
+            "participants": [self._member_json(m, after) for m in self.members],
             "steps": [
                 {
                     "lab": s.column.lab,
@@ -285,14 +455,33 @@ class Cohort:
             ],
         }
 
-    def _member_json(self, m: Member) -> dict[str, Any]:
+    def _member_json(self, m: Member, after: float) -> dict[str, Any]:
         lab, step = m.current
         stuck = m.stuck_for(self.read_at)
+        attention = m.attention(self.read_at, after)
+        total = m.help_total()
         return {
             "participant": m.name,
             "ref": m.ref,
             "commit": m.commit,
+            "arrived": m.arrived,
             "problem": m.problem,
+            "replaced": m.replaced,
+            "deleted": m.deleted,
+            "needs_help": None
+            if attention is None
+            else {
+                "kind": attention.kind,
+                "seconds": None if attention.seconds is None else round(attention.seconds, 1),
+                "text": attention.text,
+            },
+            "clock_offset_seconds": round(m.offset, 1),
+            "verification": m.verification,
+            "verified": None if m.verdict is None else m.verdict.to_json(),
+            "copy_of": m.copy_of,
+            "failed_checks": total.failed_checks,
+            "hints": total.hints,
+            "solved_with_help": m.solved_with_help(),
             "current_lab": lab,
             "current_step": step,
             "current_step_passed": m.on_passed_step,
@@ -304,6 +493,14 @@ class Cohort:
                     "steps": len(column.steps),
                     "complete": m.lab_complete(column.id),
                     "passed": [s.step for s in column.steps if m.passed(column.id, s.step)],
+                    "solved_with_help": [
+                        s.step
+                        for s in column.steps
+                        if m.help_on(column.id, s.step).solved_with_help
+                    ],
+                    "hints": {
+                        s.step: h for s in column.steps if (h := m.help_on(column.id, s.step).hints)
+                    },
                     # live steps: which evidence passed them
                     "evidence": {
                         s.step: kind
@@ -330,12 +527,16 @@ class Cohort:
             "current_step",
             "last_activity",
             "stuck_for_seconds",
+            "hints",
+            "solved_with_help",
+            "needs_help",
             "problem",
         ]
         rows = [header]
         for m in self.members:
             lab, step = m.current
             stuck = m.stuck_for(self.read_at)
+            attention = m.attention(self.read_at)
             rows.append(
                 [
                     m.name,
@@ -344,10 +545,18 @@ class Cohort:
                     step or "",
                     _iso(m.last_activity),
                     "" if stuck is None else f"{stuck:.0f}",
+                    str(m.help_total().hints),
+                    str(m.solved_with_help()),
+                    attention.text if attention else "",
                     m.problem or "",
                 ]
             )
         return rows
+
+
+def short_step(lab: str, step: str) -> str:
+    """02·rename-flow: a lab by its number, the step by its id."""
+    return f"{lab.split('-', 1)[0]}·{step}"
 
 
 def human_duration(seconds: float | None) -> str:
@@ -395,7 +604,11 @@ def lab_columns(members: Sequence[Member], labs: Sequence[Lab] | None = None) ->
 
 
 class CohortReader:
-    """Reads one cohort again and again (``--watch``), fetching only refs that moved."""
+    """Reads one cohort again and again (``--watch``), fetching only refs that moved.
+
+    ``clock`` is the trainer's clock (tests inject one); ``journal`` False keeps what was
+    seen in memory only (see harness/trainer/journal.py); ``roster`` lists who is expected.
+    """
 
     def __init__(
         self,
@@ -404,11 +617,18 @@ class CohortReader:
         *,
         labs_root: Path | None = None,
         timeout: float = READ_TIMEOUT,
+        clock: Callable[[], float] = time.time,
+        journal: bool = True,
+        roster: Sequence[str] = (),
     ) -> None:
         self.url = normalise_url(url)
-        self.cohort = cohort
-        self.prefix = cohort_prefix(cohort)
+        self.cohort = normalise_name(cohort)
+        self.prefix = cohort_prefix(self.cohort)
+        self.replaced_prefix = f"{REPLACED_REFS}{self.cohort}/".encode()
         self.timeout = timeout
+        self.clock = clock
+        self.roster = list(dict.fromkeys(roster))
+        self.journal = Journal.load(journal_path(self.url, self.cohort) if journal else None)
         self.store = MemoryRepo()
         self._members: dict[bytes, Member] = {}
         try:
@@ -416,9 +636,19 @@ class CohortReader:
         except HarnessError:
             self.labs = []  # no lab catalogue here: columns come from what participants did
 
+    @property
+    def shown_url(self) -> str:
+        return redact_url(self.url)
+
     def read(self) -> Cohort:
         started = time.monotonic()
-        refs = list_refs(self.url, self.prefix, timeout=self.timeout)
+        listed_refs = list_refs(self.url, HOOKLAB_REFS, timeout=self.timeout)
+        now = self.clock()
+        refs = {
+            ref: sha
+            for ref, sha in listed_refs.items()
+            if ref.startswith(self.prefix) and b"/" not in ref[len(self.prefix) :]
+        }
         moved = [
             sha
             for ref, sha in refs.items()
@@ -428,21 +658,77 @@ class CohortReader:
         members: dict[bytes, Member] = {}
         for ref, sha in sorted(refs.items()):
             known = self._members.get(ref)
-            members[ref] = (
+            member = (
                 known
                 if known is not None and known.commit == sha.decode()
                 else self._member(ref, sha)
             )
+            self._observe(member, now)
+            members[ref] = member
         self._members = members
         listed = list(members.values())
+        listed += self._gone(refs, now) + self._absent(listed)
+        self._mark_forced(listed, listed_refs)
+        _mark_verdicts(listed, load_verdicts(self.url, self.cohort))
+        _mark_copies(listed)
+        self.journal.last_read = now
+        self.journal.save()
         return Cohort(
             self.url,
             self.cohort,
             listed,
             lab_columns(listed, self.labs),
-            time.time(),
+            now,
             time.monotonic() - started,
         )
+
+    def _observe(self, m: Member, now: float) -> None:
+        """What the journal says of this submission: when it was first seen, the laptop's
+        clock, whether the record was replaced by another history."""
+        stamp = m.progress.updated_at if m.progress is not None else m.submitted_at
+        labs = (
+            {lab: lp.started_at for lab, lp in m.progress.labs.items() if lp.started_at}
+            if m.progress is not None
+            else {}
+        )
+        entry = self.journal.observe(m.ref, m.commit, stamp, labs, now)
+        m.seen_at = entry.seen
+        m.offset = entry.bounds.offset
+        m.replaced = entry.replaced
+
+    def _gone(self, refs: dict[bytes, bytes], now: float) -> list[Member]:
+        when = time.strftime("%H:%M", time.localtime(self.journal.last_read or now))
+        present = {ref.decode() for ref in refs}
+        gone = []
+        for ref, entry in self.journal.vanished(present, now, when):
+            if not ref.startswith(self.prefix.decode()):
+                continue
+            name = ref[len(self.prefix) :]
+            gone.append(Member(name, ref, entry.commit, None, 0.0, deleted=entry.deleted))
+        return gone
+
+    def _absent(self, present: Sequence[Member]) -> list[Member]:
+        names = {m.name for m in present}
+        return [
+            Member(name, "", "", None, 0.0, arrived=False)
+            for name in self.roster
+            if name not in names
+        ]
+
+    def _mark_forced(self, members: Sequence[Member], refs: dict[bytes, bytes]) -> None:
+        """A record replaced with lab submit --force keeps the earlier one beside it."""
+        kept: dict[str, list[str]] = {}
+        for ref in refs:
+            if ref.startswith(self.replaced_prefix):
+                name, _, _when = ref[len(self.replaced_prefix) :].decode().partition("/")
+                kept.setdefault(name, []).append(ref.decode())
+        for m in members:
+            if m.name in kept:
+                latest = sorted(kept[m.name])[-1]
+                m.replaced = (
+                    f"record replaced from another workspace (lab submit --force); the "
+                    f"earlier one is kept as {latest}"
+                )
 
     def _member(self, ref: bytes, sha: bytes) -> Member:
         name = ref[len(self.prefix) :].decode(errors="replace")
@@ -455,10 +741,61 @@ class CohortReader:
             progress = Progress.from_json(document, source=f"{ref.decode()}: progress.json")
         except KeyError:
             return Member(name, ref.decode(), commit_id, None, 0.0, "the commit did not arrive")
-        except (HarnessError, ValueError, TypeError, AttributeError) as exc:
-            message = exc.message if isinstance(exc, HarnessError) else str(exc)
-            return Member(name, ref.decode(), commit_id, None, submitted, message)
+        except HarnessError as exc:
+            return Member(name, ref.decode(), commit_id, None, submitted, exc.message)
+        except (ValueError, TypeError, AttributeError):
+            # A hand-made or foreign document: say so, not which Python attribute failed.
+            return Member(
+                name,
+                ref.decode(),
+                commit_id,
+                None,
+                submitted,
+                f"commit {commit_id[:12]} holds no progress document Hook Lab can read "
+                "(edited by hand, or not pushed by lab submit)",
+            )
         return Member(name, ref.decode(), commit_id, progress, submitted)
+
+
+def _mark_verdicts(members: Sequence[Member], verdicts: dict[str, Verdict]) -> None:
+    for m in members:
+        found = verdicts.get(m.name)
+        m.verified_commit = found.commit if found else None
+        m.verdict = found if found is not None and found.commit == m.commit else None
+
+
+def _mark_copies(members: Sequence[Member]) -> None:
+    """The same submission under two names, or passed steps resting on another participant's
+    snapshots: a snapshot commit holds its workspace's history and the second it was taken,
+    so two workspaces make the same one only by copying (two shared steps are asked, so
+    that a coincidence of one second never accuses anyone)."""
+    by_commit: dict[str, list[str]] = {}
+    by_snapshot: dict[str, list[str]] = {}
+    for m in members:
+        if m.progress is None or not m.commit:
+            continue
+        by_commit.setdefault(m.commit, []).append(m.name)
+        for lp in m.progress.labs.values():
+            for sp in lp.steps.values():
+                snapshot = str((sp.passed or {}).get("snapshot") or "")
+                if snapshot and set(snapshot) != {"0"}:
+                    by_snapshot.setdefault(snapshot, []).append(m.name)
+    shared: dict[tuple[str, str], int] = {}
+    for names in by_snapshot.values():
+        for a in names:
+            for b in names:
+                if a != b:
+                    shared[a, b] = shared.get((a, b), 0) + 1
+    for m in members:
+        same = [n for n in by_commit.get(m.commit, []) if n != m.name]
+        steps = sorted(b for (a, b), count in shared.items() if a == m.name and count >= 2)
+        m.copy_of = (
+            f"copy: the same submission as {', '.join(same[:3])}"
+            if same
+            else f"copy: passed steps on the same snapshots as {', '.join(steps[:3])}"
+            if steps
+            else None
+        )
 
 
 def cohorts_on(url: str, *, timeout: float = READ_TIMEOUT) -> list[str]:

@@ -12,8 +12,11 @@ from html import escape
 
 from harness import __version__
 from harness.trainer.cohort import (
+    ABSENT,
+    IDLE,
     LIVE,
     SCRIPTED,
+    STUCK,
     STUCK_AFTER,
     Cohort,
     EvidenceMark,
@@ -21,7 +24,9 @@ from harness.trainer.cohort import (
     Member,
     evidence_legend,
     human_duration,
+    short_step,
 )
+from harness.trainer.remote import redact_url
 
 # A passed live step's cell: its letter, and a class its colour comes from.
 EVIDENCE_CELL = {LIVE: ("L", "live"), SCRIPTED: ("S", "scripted")}
@@ -43,9 +48,9 @@ table { border-collapse: collapse; }
 .grid th, .grid td { border: 1px solid #fff; padding: 0; text-align: center; }
 .grid th.lab { background: #f3f4f6; padding: 4px 6px; font-weight: 600; font-size: 13px; }
 .grid th.step { font-size: 12px; color: var(--muted); padding: 2px 4px; min-width: 26px; }
-.grid th.who, .grid td.who { text-align: left; padding: 3px 10px 3px 4px; white-space: nowrap;
-                             background: #fff; }
-.grid td.cell { width: 26px; height: 24px; font-size: 13px; color: #fff; }
+.grid th.who, .grid td.who { text-align: left; padding: 1px 10px 1px 4px; white-space: nowrap;
+                             background: #fff; font-size: 13px; }
+.grid td.cell { width: 24px; height: 18px; font-size: 12px; color: #fff; }
 .grid td.passed { background: var(--pass); }
 .grid td.passed.live { background: var(--live); font-weight: 700; }
 .grid td.passed.scripted { background: var(--scripted); color: var(--ink); font-weight: 700; }
@@ -57,10 +62,21 @@ table { border-collapse: collapse; }
 .grid td.current { background: var(--here); }
 .grid td.stuck { background: var(--stuck); }
 .grid td.todo { background: var(--todo); color: var(--muted); }
-.grid .where { text-align: left; padding: 3px 8px; white-space: nowrap; color: var(--muted); }
+.grid .where { text-align: left; padding: 1px 8px; white-space: nowrap; color: var(--muted);
+               font-size: 13px; max-width: 190px; overflow: hidden; text-overflow: ellipsis; }
 .grid tr.problem td.who { color: var(--stuck); }
-.stuck-list li { margin: 3px 0; }
-.stuck-list .for { color: var(--stuck); font-weight: 600; }
+.stuck-list { columns: 2 420px; margin: 0 0 8px; padding-left: 18px; }
+.stuck-list li { margin: 2px 0; break-inside: avoid; }
+.stuck-list .kind { font-weight: 600; }
+.stuck-list li.stuck .kind, .stuck-list li.record .kind { color: var(--stuck); }
+.stuck-list li.idle .kind, .stuck-list li.absent .kind { color: #8a6d00; }
+.scroll { overflow-x: auto; max-width: 100%; }
+.grid td.ver { font-size: 12px; padding: 1px 6px; white-space: nowrap; color: var(--muted); }
+.grid td.ver.verified { color: var(--pass); font-weight: 600; }
+.grid td.ver.failed { color: var(--stuck); font-weight: 700; }
+.grid td.cell { line-height: 1; }
+@media (max-width: 1200px) { .grid td.cell, .grid th.step { width: 18px; min-width: 18px;
+                                                         font-size: 11px; } }
 .stats td, .stats th { padding: 4px 10px; border-bottom: 1px solid var(--todo); text-align: left; }
 .bar { background: var(--todo); width: 160px; height: 12px; border-radius: 6px; overflow: hidden; }
 .bar span { display: block; height: 100%; background: var(--pass); }
@@ -76,7 +92,7 @@ def _cell(m: Member, lab: LabColumn, index: int, stuck_after: float, now: float)
     state, mark, how, evidence = "todo", "·", "", ""
     live = m.evidence(lab.id, column.step)
     if m.passed(lab.id, column.step):
-        state, mark = "passed", "✓"
+        state, mark = "passed", "h" if m.help_on(lab.id, column.step).solved_with_help else "✓"
         if live is not None:
             mark, how = EVIDENCE_CELL.get(live.kind, PLAYED_CELL)
             evidence = f' data-evidence="{escape(how)}"'
@@ -91,6 +107,9 @@ def _cell(m: Member, lab: LabColumn, index: int, stuck_after: float, now: float)
             )
         )
     title = f"{m.name} · {lab.id} step {index + 1} ({column.title}): {state}"
+    helped = m.help_on(lab.id, column.step).words()
+    if helped:
+        title += f" · {', '.join(helped)}"
     if evidence and live is not None:
         title += f" · {_said(live)}"
     return (
@@ -144,27 +163,60 @@ state the step began in: a verdict the hooks do not give fails, naming its trans
 
 
 def _where(m: Member, cohort: Cohort) -> str:
+    if not m.arrived:
+        return "not arrived"
+    if m.deleted:
+        return "record deleted"
     if m.problem:
-        return f"unreadable: {escape(m.problem)}"
+        return "unreadable"
     lab, step = m.current
     if lab is None:
         return "not started"
     if step is None:
         return f"{escape(lab)} complete"
     if m.on_passed_step:
-        return f"{escape(lab)} · {escape(step)} · passed, not moved on"
+        return f"{escape(short_step(lab, step))} ✓ not moved on"
     stuck = human_duration(m.stuck_for(cohort.read_at))
-    return f"{escape(lab)} · {escape(step)} · {stuck} on it"
+    return f"{escape(short_step(lab, step))} · {stuck}"
 
 
-# Long because: the page's HTML in document order; split up, it is read out of order
-def render_page(
-    cohort: Cohort, *, stuck_after: float = STUCK_AFTER, refresh: int | None = None
-) -> str:
-    now = cohort.read_at
-    members = cohort.members
-    stuck = cohort.stuck(stuck_after)
-    complete_labs = sum(1 for m in members for lab in cohort.labs if m.lab_complete(lab.id))
+def _verified_cell(m: Member) -> str:
+    state = m.verification
+    return (
+        f'<td class="ver {state.replace(" ", "-")}" data-verified="{escape(state)}" '
+        f'title="{escape(_verdict_title(m))}">{escape(state)}</td>'
+    )
+
+
+def _verdict_title(m: Member) -> str:
+    if m.verdict is not None:
+        return m.verdict.summary
+    if m.verification == "stale":
+        return "verified before the last submit: run lab trainer verify --all again"
+    return "not verified yet: lab trainer verify --all"
+
+
+HELP_CLASS = {STUCK: "stuck", IDLE: "idle", ABSENT: "absent"}  # the rest: "record"
+
+
+def _help_section(cohort: Cohort, stuck_after: float) -> str:
+    """Who needs help, most urgent first: the first thing on the page."""
+    found = cohort.needs_help(stuck_after)
+    items = "".join(
+        f'<li class="{HELP_CLASS.get(a.kind, "record")}" data-participant="{escape(m.name)}" '
+        f'data-kind="{escape(a.kind)}"><b>{escape(m.name)}</b> '
+        f'<span class="kind">{escape(a.kind)}</span> {escape(a.text)}</li>'
+        for m, a in found
+    )
+    return (
+        f'<h2>Needs help ({len(found)})</h2>\n<ul class="stuck-list" id="stuck">'
+        f"{items or '<li>nobody needs help</li>'}</ul>\n"
+    )
+
+
+def _grid(cohort: Cohort, stuck_after: float) -> str:
+    """The progress grid, who needs help first; "now" next to the name, so it never hides
+    behind a scrollbar."""
     head_labs = "".join(
         f'<th class="lab" colspan="{len(lab.steps)}" data-lab="{escape(lab.id)}" '
         f'title="{escape(lab.title)}">{escape(lab.id.split("-", 1)[0])}</th>'
@@ -178,22 +230,36 @@ def render_page(
         for i, s in enumerate(lab.steps)
     )
     rows = []
-    for m in members:
+    for m in cohort.by_urgency(stuck_after):
         cells = "".join(
-            _cell(m, lab, i, stuck_after, now) for lab in cohort.labs for i in range(len(lab.steps))
+            _cell(m, lab, i, stuck_after, cohort.read_at)
+            for lab in cohort.labs
+            for i in range(len(lab.steps))
         )
-        cls = ' class="problem"' if m.problem else ""
+        cls = ' class="problem"' if m.problem or m.deleted or m.replaced else ""
         rows.append(
             f'<tr{cls} data-participant="{escape(m.name)}"><td class="who">{escape(m.name)}</td>'
-            f'{cells}<td class="where">{_where(m, cohort)}</td></tr>'
+            f'<td class="where">{_where(m, cohort)}</td>'
+            f"{_verified_cell(m)}{cells}</tr>"
         )
-    stuck_items = "".join(
-        f'<li data-participant="{escape(m.name)}"><b>{escape(m.name)}</b> on '
-        f"{escape(m.current[0] or '')} · {escape(m.current[1] or '')} for "
-        f'<span class="for">{human_duration(seconds)}</span></li>'
-        for m, seconds in stuck
-    )
-    stats_rows = "".join(
+    body = "".join(rows) or '<tr><td class="who">nobody has submitted yet</td></tr>'
+    return f"""<h2>Progress</h2>
+<div class="scroll"><table class="grid" id="grid">
+<thead>
+<tr><th class="who" rowspan="2">participant</th><th class="where" rowspan="2">now</th>
+<th class="ver" rowspan="2">verify</th>{head_labs}
+</tr>
+<tr>{head_steps}</tr>
+</thead>
+<tbody>
+{body}
+</tbody>
+</table></div>
+"""
+
+
+def _stats(cohort: Cohort) -> str:
+    rows = "".join(
         f'<tr data-lab="{escape(s.column.lab)}" data-step="{escape(s.column.step)}">'
         f"<td>{escape(s.column.lab)}</td><td>{escape(s.column.step)}</td>"
         f"<td>{escape(s.column.title)}</td>"
@@ -202,14 +268,51 @@ def render_page(
         f"<td>{s.rate * 100:.0f}%</td><td>{human_duration(s.median_seconds)}</td></tr>"
         for s in cohort.step_stats()
     )
-    live_legend = (
+    return f"""<h2>Per step</h2>
+<table class="stats" id="steps">
+<thead><tr><th>lab</th><th>step</th><th>title</th><th>passed</th><th></th><th>pass rate</th>
+<th>median time</th></tr></thead>
+<tbody>
+{rows}
+</tbody>
+</table>
+"""
+
+
+def _legend(cohort: Cohort, stuck_label: str) -> str:
+    live = (
         '\n  <span style="background:var(--live)"></span>L passed live (their own session)'
         '\n  <span style="background:var(--scripted)"></span>S passed scripted'
+        '\n  <span style="background:var(--scripted)"></span>P played by Hook Lab (lab solve)'
         if cohort.live_marks()
         else ""
     )
+    return f"""<div class="legend">
+  <span style="background:var(--pass)"></span>passed
+  <span style="background:var(--pass)"></span>h passed with lab solve
+  <span style="background:var(--here)"></span>working on it
+  <span style="background:var(--stuck)"></span>stuck over {stuck_label}
+  <span style="background:var(--todo)"></span>not yet{live}
+</div>"""
+
+
+def render_page(
+    cohort: Cohort, *, stuck_after: float = STUCK_AFTER, refresh: int | None = None
+) -> str:
+    members = [m for m in cohort.members if m.arrived]
+    help_count = len(cohort.needs_help(stuck_after))
+    complete_labs = sum(1 for m in members for lab in cohort.labs if m.lab_complete(lab.id))
+    verified_labs = sum(
+        1
+        for m in members
+        if m.verification == "verified"
+        for lab in cohort.labs
+        if m.lab_complete(lab.id)
+    )
+    verified = sum(1 for m in members if m.verification == "verified")
+    failed = sum(1 for m in members if m.verification == "failed")
     refresh_tag = f'<meta http-equiv="refresh" content="{int(refresh)}">' if refresh else ""
-    read_at = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(now))
+    read_at = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(cohort.read_at))
     title = f"Hook Lab · cohort {cohort.name}"
     stuck_label = human_duration(stuck_after)
     return f"""<!DOCTYPE html>
@@ -223,39 +326,17 @@ def render_page(
 </head>
 <body>
 <h1>{escape(title)}</h1>
-<div class="meta">{escape(cohort.url)} · read {escape(read_at)}</div>
+<div class="meta">{escape(redact_url(cohort.url))} · read {escape(read_at)}</div>
 <div class="tiles">
   <div class="tile" id="participants"><b>{len(members)}</b>participants</div>
-  <div class="tile" id="complete"><b>{complete_labs}</b>labs completed</div>
-  <div class="tile" id="stuck-count"><b>{len(stuck)}</b>stuck over {stuck_label}</div>
+  <div class="tile" id="complete"><b>{complete_labs}</b>labs completed ({verified_labs} of them
+  verified)</div>
+  <div class="tile" id="verified"><b>{verified}/{len(members)}</b>verified · {failed} failed</div>
+  <div class="tile" id="stuck-count"><b>{help_count}</b>need help (stuck over {stuck_label},
+  idle, records to look at)</div>
 </div>
-<div class="legend">
-  <span style="background:var(--pass)"></span>passed
-  <span style="background:var(--here)"></span>working on it
-  <span style="background:var(--stuck)"></span>stuck over {stuck_label}
-  <span style="background:var(--todo)"></span>not yet{live_legend}
-</div>
-<h2>Progress</h2>
-<table class="grid" id="grid">
-<thead>
-<tr><th class="who" rowspan="2">participant</th>{head_labs}
-<th class="where" rowspan="2">now</th></tr>
-<tr>{head_steps}</tr>
-</thead>
-<tbody>
-{"".join(rows) or '<tr><td class="who">nobody has submitted yet</td></tr>'}
-</tbody>
-</table>
-{_live_section(cohort)}<h2>Who is stuck where</h2>
-<ul class="stuck-list" id="stuck">{stuck_items or "<li>nobody is stuck</li>"}</ul>
-<h2>Per step</h2>
-<table class="stats" id="steps">
-<thead><tr><th>lab</th><th>step</th><th>title</th><th>passed</th><th></th><th>pass rate</th>
-<th>median time</th></tr></thead>
-<tbody>
-{stats_rows}
-</tbody>
-</table>
+{_help_section(cohort, stuck_after)}{_legend(cohort, stuck_label)}
+{_grid(cohort, stuck_after)}{_live_section(cohort)}{_stats(cohort)}
 <footer>Hook Lab {escape(__version__)} · every ✓ is a claim; <code>lab trainer verify</code>
 re-runs its checks at the state it was made in.</footer>
 </body>

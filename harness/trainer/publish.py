@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import time
+import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,17 +19,33 @@ from dulwich.objects import Commit
 
 from harness.engine.progress import Progress
 from harness.errors import ConfigError, HarnessError
-from harness.trainer.remote import RemoteError, normalise_url, push, timeout_from_env
+from harness.trainer.remote import (
+    HistoryDiffers,
+    RemoteError,
+    normalise_url,
+    push,
+    redact_url,
+    scrub,
+    timeout_from_env,
+)
 from harness.workspace import Workspace
 
 DEFAULT_COHORT = "default"
 COHORT_REFS = "refs/hooklab/cohorts/"
+REPLACED_REFS = "refs/hooklab/replaced/"
 SETTINGS_KEY = "submit"  # in .git/hooklab/workspace.json
 SUBMITTED_KEY = "submitted"
-NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$")
+# Letters of any language, digits, '.', '_' and '-': safe as one git ref component.
+NAME_PATTERN = re.compile(r"^[^\W_][\w.-]{0,62}$")
 # After a passed step the check is done; the network gets this long before we move on.
 AUTO_TIMEOUT = 3.0
 MANUAL_TIMEOUT = 60.0
+
+
+def normalise_name(value: str) -> str:
+    """How a person's name becomes their key in the room: one form of each accented letter,
+    lower case (Ada and ada are one participant), spaces as '-' (José Díaz: josé-díaz)."""
+    return "-".join(unicodedata.normalize("NFC", value).casefold().split())
 
 
 def check_name(value: str, field: str, source: str = "command line") -> str:
@@ -38,18 +55,19 @@ def check_name(value: str, field: str, source: str = "command line") -> str:
             source,
             field,
             f"{value!r} cannot be part of a git ref name",
-            fix="use letters, digits, '.', '_' and '-' (at most 63, starting with a letter "
-            "or digit), e.g. --participant ada-lovelace",
+            fix="use letters (accents welcome), digits, spaces, '.', '_' and '-' (at most 63, "
+            "starting with a letter or digit), e.g. --participant ada-lovelace",
         )
     return value
 
 
 def cohort_prefix(cohort: str) -> bytes:
-    return f"{COHORT_REFS}{check_name(cohort, 'cohort')}/".encode()
+    return f"{COHORT_REFS}{check_name(normalise_name(cohort), 'cohort')}/".encode()
 
 
 def participant_ref(cohort: str, participant: str) -> bytes:
-    return cohort_prefix(cohort) + check_name(participant, "participant").encode()
+    name = check_name(normalise_name(participant), "participant")
+    return cohort_prefix(cohort) + name.encode()
 
 
 @dataclass(frozen=True)
@@ -62,7 +80,17 @@ class SubmitSettings:
     def ref(self) -> bytes:
         return participant_ref(self.cohort, self.participant)
 
+    @property
+    def shown_url(self) -> str:
+        """The URL fit to print: its credentials never are."""
+        return redact_url(self.url)
+
     def to_json(self) -> dict[str, str]:
+        """What a person or a log may see (the URL's credentials redacted)."""
+        return {"url": self.shown_url, "participant": self.participant, "cohort": self.cohort}
+
+    def stored(self) -> dict[str, str]:
+        """What the workspace keeps to submit with: the URL whole."""
         return {"url": self.url, "participant": self.participant, "cohort": self.cohort}
 
 
@@ -79,14 +107,14 @@ def stored_settings(ws: Workspace) -> SubmitSettings | None:
 
 
 def store_settings(ws: Workspace, settings: SubmitSettings) -> None:
-    ws.update_meta({SETTINGS_KEY: settings.to_json()})
+    ws.update_meta({SETTINGS_KEY: settings.stored()})
 
 
 def make_settings(url: str, participant: str, cohort: str | None = None) -> SubmitSettings:
     return SubmitSettings(
         normalise_url(url),
-        check_name(participant, "--participant"),
-        check_name(cohort or DEFAULT_COHORT, "--cohort"),
+        check_name(normalise_name(participant), "--participant"),
+        check_name(normalise_name(cohort or DEFAULT_COHORT), "--cohort"),
     )
 
 
@@ -111,6 +139,26 @@ def resolve_settings(
             "own): lab init . --remote URL --participant NAME [--cohort C]",
         )
     return make_settings(url, participant, cohort)
+
+
+def replaced_ref(cohort: str, participant: str, at: float) -> bytes:
+    """Where a record replaced by lab submit --force is kept: refs/hooklab/replaced/C/NAME/T."""
+    return f"{REPLACED_REFS}{cohort}/{participant}/{int(at)}".encode()
+
+
+class NameTaken(RemoteError):
+    """The name holds another workspace's record. Whose, the remote cannot say, so the fix
+    is a name of one's own, never --force (which would replace a classmate's work)."""
+
+    def __init__(self, settings: SubmitSettings) -> None:
+        super().__init__(
+            settings.url,
+            f"the name {settings.participant} in cohort {settings.cohort} already holds "
+            "another workspace's record (a classmate's, or yours from another workspace)",
+            fix=f"choose a name of your own for this workspace: lab init . --participant "
+            f"{settings.participant}-2; if the record is yours from an earlier workspace, "
+            "ask your trainer",
+        )
 
 
 @dataclass
@@ -210,25 +258,35 @@ def submit(
     started = time.monotonic()
     head = anchor_verified_states(ws)
     if head is None:
-        raise HarnessError(
-            f"{ws.root}: nothing to submit yet, no lab has been started here",
-            fix="lab start 1, then lab check",
-        )
+        # Nothing done yet: an empty record still tells the trainer this participant arrived
+        # (and lab init --remote learns at once whether the remote answers).
+        head = Progress().save(ws, "arrived: ready to submit")
     chain_ids = {c.id for c in _chain(ws, head)}
 
     def ours(old: bytes | None) -> bool:
         return force or old is None or old in chain_ids
 
-    before = push(
-        settings.url,
-        ws.repo,
-        settings.ref,
-        head.encode(),
-        timeout=timeout
-        if timeout is not None
-        else timeout_from_env("HOOKLAB_SUBMIT_TIMEOUT", MANUAL_TIMEOUT),
-        accept_old=ours,
-    )
+    def keep_old_as(old: bytes) -> bytes | None:
+        # --force over another history: the record it replaces is kept beside it, and the
+        # trainer's table shows the record as replaced.
+        if old in chain_ids:
+            return None
+        return replaced_ref(settings.cohort, settings.participant, time.time())
+
+    try:
+        before = push(
+            settings.url,
+            ws.repo,
+            settings.ref,
+            head.encode(),
+            timeout=timeout
+            if timeout is not None
+            else timeout_from_env("HOOKLAB_SUBMIT_TIMEOUT", MANUAL_TIMEOUT),
+            accept_old=ours,
+            keep_old_as=keep_old_as,
+        )
+    except HistoryDiffers as exc:
+        raise NameTaken(settings) from exc
     previous = before.decode() if before else None
     updates = 0
     for commit in _chain(ws, head):
@@ -238,7 +296,7 @@ def submit(
     ws.update_meta(
         {
             SUBMITTED_KEY: {
-                "url": settings.url,
+                "url": settings.shown_url,
                 "ref": settings.ref.decode(),
                 "commit": head,
                 "at": time.time(),
@@ -282,18 +340,20 @@ def auto_submit(ws: Workspace) -> AutoSubmit | None:
         done = submit(ws, settings, timeout=timeout)
     except RemoteError as exc:
         pending = pending_updates(ws, settings)
+        fix = f" (fix: {exc.fix})" if isinstance(exc, NameTaken) else ""
         return AutoSubmit(
             False,
-            f"not submitted to {exc.url}: {exc.problem}; kept here, {pending} update"
+            f"not submitted to {exc.url}: {exc.problem}{fix}; kept here, {pending} update"
             f"{'s' if pending != 1 else ''} pending for the next submit (or: lab submit)",
         )
     except HarnessError as exc:
-        return AutoSubmit(False, f"not submitted: {exc.message} (fix: {exc.fix or 'lab submit'})")
+        said = scrub(f"{exc.message} (fix: {exc.fix or 'lab submit'})", settings.url)
+        return AutoSubmit(False, f"not submitted: {said}")
     except Exception as exc:  # a bug in submitting must not turn a passed check into a crash
         return AutoSubmit(
             False,
-            f"not submitted ({type(exc).__name__}: {exc}); your progress is kept here, "
-            "lab submit shows the whole error",
+            f"not submitted ({type(exc).__name__}: {scrub(str(exc), settings.url)}); your "
+            "progress is kept here, lab submit shows the whole error",
         )
     return AutoSubmit(
         True, f"submitted to cohort {settings.cohort} as {settings.participant}", done

@@ -28,12 +28,53 @@ ZERO_SHA = b"0" * 40
 
 
 class RemoteError(HarnessError):
-    """The remote could not be reached, or refused what was sent."""
+    """The remote could not be reached, or refused what was sent. Its texts never hold the
+    URL's credentials: they end up on a participant's screen or the trainer's projector."""
 
     def __init__(self, url: str, problem: str, *, fix: str) -> None:
-        super().__init__(f"{url}: {problem}", fix=fix)
-        self.url = url
+        problem, fix = scrub(problem, url), scrub(fix, url)
+        super().__init__(f"{redact_url(url)}: {problem}", fix=fix)
+        self.url = redact_url(url)
         self.problem = problem
+
+
+REDACTED = "***"
+
+
+def _secret(url: str) -> str | None:
+    """The secret part of a URL's user information: the password, or for HTTP(S) a lone
+    user name (a token given as https://TOKEN@host/…); None when there is none."""
+    scheme, sep, rest = url.partition("://")
+    netloc = rest.split("/", 1)[0]
+    if not sep or "@" not in netloc:
+        return None
+    user, colon, password = netloc.rpartition("@")[0].partition(":")
+    if colon:
+        return password or None
+    return user if scheme.lower() in {"http", "https"} and user else None
+
+
+def redact_url(url: str) -> str:
+    """The URL fit to print: https://trainer:***@host/room.git, https://***@host/room.git.
+    ssh's user name (git@…) is no secret and stays."""
+    secret = _secret(url)
+    if secret is None:
+        return url
+    scheme, _, rest = url.partition("://")
+    netloc, slash, path = rest.partition("/")
+    userinfo, _, host = netloc.rpartition("@")
+    user, colon, _password = userinfo.partition(":")
+    shown = f"{user}:{REDACTED}" if colon else REDACTED
+    return f"{scheme}://{shown}@{host}{slash}{path}"
+
+
+def scrub(text: str, url: str) -> str:
+    """``text`` with ``url`` redacted, and its secret wherever else it appears."""
+    secret = _secret(url)
+    if secret is None:
+        return text
+    text = text.replace(url, redact_url(url))
+    return text.replace(secret, REDACTED)
 
 
 def normalise_url(url: str) -> str:
@@ -128,7 +169,6 @@ def _unreachable_fix(url: str) -> str:
     return f"check the address with your trainer and that the remote is up (git ls-remote {url})"
 
 
-# Long because: a branch per failure dulwich or the network raises, each with its fix
 def translate(url: str, exc: BaseException) -> BaseException:
     """Turn what dulwich or the network raised into a RemoteError naming the remote."""
     if isinstance(exc, RemoteError | HarnessError | KeyboardInterrupt):
@@ -156,21 +196,8 @@ def translate(url: str, exc: BaseException) -> BaseException:
         return RemoteError(url, f"unknown host ({exc.strerror})", fix=_unreachable_fix(url))
     if isinstance(exc, TimeoutError | socket.timeout):
         return RemoteError(url, "the connection timed out", fix=_unreachable_fix(url))
-    if isinstance(exc, HangupException) and _is_ssh(url):
-        said = " ".join(line.strip() for line in str(exc).splitlines() if line.strip())
-        return RemoteError(
-            url,
-            f"ssh could not connect ({said or 'the connection closed'})",
-            fix=f"check that ssh logs in without a prompt: ssh {_ssh_login(url)} (the key, "
-            "known_hosts); another key or port goes in GIT_SSH_COMMAND, as for git",
-        )
     if isinstance(exc, HangupException):
-        return RemoteError(
-            url,
-            "the server hung up (busy, or it does not allow pushes to this path)",
-            fix="try again in a moment (lab submit); trainers: run git daemon with "
-            "--enable=receive-pack --export-all --max-connections=0",
-        )
+        return _hung_up(url, exc)
     if isinstance(exc, GitProtocolError) and _dropped(exc):
         return RemoteError(
             url,
@@ -192,6 +219,24 @@ def translate(url: str, exc: BaseException) -> BaseException:
     if "urllib3" in type(exc).__module__ or name in {"MaxRetryError", "ProtocolError"}:
         return RemoteError(url, f"HTTP request failed ({exc})", fix=_unreachable_fix(url))
     return exc
+
+
+def _hung_up(url: str, exc: HangupException) -> RemoteError:
+    """ssh that could not log in, or a server that closed the connection."""
+    if _is_ssh(url):
+        said = " ".join(line.strip() for line in str(exc).splitlines() if line.strip())
+        return RemoteError(
+            url,
+            f"ssh could not connect ({said or 'the connection closed'})",
+            fix=f"check that ssh logs in without a prompt: ssh {_ssh_login(url)} (the key, "
+            "known_hosts); another key or port goes in GIT_SSH_COMMAND, as for git",
+        )
+    return RemoteError(
+        url,
+        "the server hung up (busy, or it does not allow pushes to this path)",
+        fix="try again in a moment (lab submit); trainers: run git daemon with "
+        "--enable=receive-pack --export-all --max-connections=0",
+    )
 
 
 def list_refs(url: str, prefix: bytes, *, timeout: float) -> dict[bytes, bytes]:
@@ -238,11 +283,14 @@ def push(
     *,
     timeout: float,
     accept_old: Callable[[bytes | None], bool],
+    keep_old_as: Callable[[bytes], bytes | None] = lambda old: None,
 ) -> bytes | None:
     """Point ``ref`` on the remote at ``commit``, sending what it lacks; returns the old value.
 
     ``accept_old`` sees the remote's current value first and may refuse the update (a
-    history that is not ours); a refusal raises RemoteError before anything is sent.
+    history that is not ours): a refusal raises HistoryDiffers before anything is sent.
+    ``keep_old_as`` names a ref that keeps an old value it accepts replacing (in the same
+    push), so a replaced record is never lost and the trainer sees it was replaced.
     """
     client, path = _client(url)
     seen: dict[str, bytes | None] = {}
@@ -255,14 +303,9 @@ def push(
         if old == commit:
             return {}
         if not accept_old(old):
-            raise RemoteError(
-                url,
-                f"{ref.decode()} holds a different history (another workspace submitted "
-                "under this name)",
-                fix="submit under another name (--participant NAME), or replace it: "
-                "lab submit --force",
-            )
-        return {ref: commit}
+            raise HistoryDiffers(url, ref)
+        kept = keep_old_as(old) if old is not None else None
+        return {ref: commit, **({kept: old} if kept and old is not None else {})}
 
     def work() -> None:
         try:
@@ -277,6 +320,14 @@ def push(
             client2, _ = _client(url)
             result = client2.send_pack(path, update_refs, repo.generate_pack_data)
         problem = (getattr(result, "ref_status", None) or {}).get(ref)
+        if problem and (_raced(str(problem)) or _moved_meanwhile(url, path, ref, seen)):
+            # Another push to the same ref landed at the same instant (git daemon: "failed
+            # to lock", http-backend: "fetch first"): not a remote that refuses pushes.
+            raise RemoteError(
+                url,
+                f"another submit to {ref.decode()} landed at the same moment ({problem})",
+                fix="run lab submit again: the remote then says whether that record is yours",
+            )
         if problem:
             raise RemoteError(
                 url,
@@ -285,7 +336,73 @@ def push(
             )
 
     with_deadline(url, timeout, work, "pushing")
+    if "://" not in url and not _scp_like(url):
+        share_refs(Path(url))
     return seen.get("old")
+
+
+SHARED_VALUES = {"group", "true", "1", "all", "world", "everybody", "2"}
+
+
+def share_refs(repo: Path) -> None:
+    """A repository made with ``git init --shared=group`` stays writable for the group after
+    a push that created folders (dulwich makes them with the pusher's umask, as 755): the
+    next participant, another Unix user, must be able to add their ref beside it."""
+    try:
+        config = (repo / "config").read_text()
+    except OSError:
+        return
+    shared = next(
+        (
+            line.split("=", 1)[1].strip().lower()
+            for line in config.splitlines()
+            if line.strip().lower().startswith("sharedrepository")
+        ),
+        None,
+    )
+    if shared is None or (shared not in SHARED_VALUES and not shared.startswith("0")):
+        return
+    for top in (repo / "refs" / "hooklab", repo / "logs" / "refs" / "hooklab"):
+        if not top.is_dir():
+            continue
+        for path in [top, *top.rglob("*")]:
+            try:
+                mode = path.stat().st_mode
+                wanted = mode | 0o060 | (0o2010 if path.is_dir() else 0)
+                if wanted != mode and path.stat().st_uid == os.getuid():
+                    path.chmod(wanted & 0o7777)
+            except OSError:
+                continue  # another participant's: theirs to share
+
+
+class HistoryDiffers(RemoteError):
+    """The ref holds a history that is not the one being pushed: another workspace's."""
+
+    def __init__(self, url: str, ref: bytes) -> None:
+        super().__init__(
+            url,
+            f"{ref.decode()} holds another workspace's record",
+            fix="choose a name of your own",
+        )
+        self.ref = ref
+
+
+def _moved_meanwhile(url: str, path: str, ref: bytes, seen: dict[str, bytes | None]) -> bool:
+    """Did another push change ``ref`` while ours was on its way? Then ours lost a race."""
+    try:
+        client, _ = _client(url)
+        result = client.get_refs(path.encode() if isinstance(path, str) else path)
+    except Exception:  # a second look that fails proves nothing either way
+        return False
+    refs = getattr(result, "refs", result)
+    return (refs.get(ref) or None) != seen.get("old")
+
+
+def _raced(problem: str) -> bool:
+    return any(
+        word in problem
+        for word in ("lock", "fetch first", "non-fast-forward", "stale info", "cannot update")
+    )
 
 
 def _dropped(exc: BaseException) -> bool:

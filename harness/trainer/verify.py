@@ -10,9 +10,12 @@ does not hold is reported by step.
 
 from __future__ import annotations
 
+import json
 import shutil
+import subprocess
+import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,8 +34,9 @@ from harness.errors import HarnessError
 from harness.maven.warm import clean_target
 from harness.paths import scratch_mkdtemp
 from harness.results import CheckResult, Status
+from harness.trainer import sandbox
 from harness.trainer.publish import DEFAULT_COHORT, participant_ref
-from harness.trainer.remote import fetch, list_refs, normalise_url
+from harness.trainer.remote import fetch, list_refs, normalise_url, redact_url
 from harness.workspace import Workspace, empty_workspace, progress_document
 from harness.workspace.snapshot import read_blob
 from harness.workspace.workspace import PROGRESS_REF
@@ -51,6 +55,7 @@ class StepVerdict:
     engine: str | None = None  # the engine the claim was made on
     claimed_at: float | None = None
     run: StepRun | None = None
+    checks: list[dict[str, Any]] = field(default_factory=list)  # a sandboxed run's, as JSON
 
     @property
     def label(self) -> str:
@@ -62,13 +67,29 @@ class StepVerdict:
             "lab": self.lab,
             "step": self.step,
             "title": self.title,
+            "number": self.number,
             "status": self.status.value,
             "holds": self.status is Status.PASS,
             "message": self.message,
             "engine": self.engine,
             "claimed_at": self.claimed_at,
-            "checks": [r.to_json() for r in self.run.results] if self.run else [],
+            "checks": [r.to_json() for r in self.run.results] if self.run else self.checks,
         }
+
+    @classmethod
+    def from_json(cls, raw: dict[str, Any]) -> StepVerdict:
+        number = raw.get("number")
+        return cls(
+            str(raw["lab"]),
+            str(raw["step"]),
+            str(raw.get("title") or raw["step"]),
+            number if isinstance(number, int) else None,
+            Status(raw["status"]),
+            str(raw.get("message") or ""),
+            raw.get("engine"),
+            raw.get("claimed_at"),
+            checks=list(raw.get("checks") or []),
+        )
 
 
 @dataclass
@@ -87,7 +108,7 @@ class VerifyReport:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "remote": self.url,
+            "remote": redact_url(self.url),
             "cohort": self.cohort,
             "participant": self.participant,
             "commit": self.commit,
@@ -104,7 +125,42 @@ def _ignore(_: Any) -> None:
     return None
 
 
-# Long because: fetch, restore and verify in one temporary holder, removed by its finally
+def _submission(
+    url: str, cohort: str, participant: str, on_activity: Callable[[str], None]
+) -> tuple[bytes, bytes]:
+    """The participant's ref and the commit it holds; a clear error when there is none."""
+    ref = participant_ref(cohort, participant)
+    on_activity(f"reading {ref.decode()}")
+    sha = list_refs(url, ref, timeout=FETCH_TIMEOUT).get(ref)
+    if sha is None:
+        shown = redact_url(url)
+        raise HarnessError(
+            f"{shown}: nobody submitted as {participant!r} in cohort {cohort}",
+            fix=f"lab trainer status {shown} --cohort {cohort} lists who did",
+        )
+    return ref, sha
+
+
+def _claims(
+    progress: Progress, labs_root: Path | None
+) -> Iterator[tuple[Lab | None, str, str, dict[str, Any]]]:
+    """Every claimed step, lab by lab, in each lab's order: (lab, lab id, step id, record)."""
+    for lab_id, lp in sorted(progress.labs.items()):
+        lab: Lab | None
+        try:
+            lab = find_lab(lab_id, labs_root)
+        except HarnessError:
+            lab = None
+        order = {s.id: s.index for s in lab.steps} if lab else {}
+        claimed = sorted(
+            ((sid, sp) for sid, sp in lp.steps.items() if sp.passed),
+            key=lambda pair: (order.get(pair[0], len(order)), pair[0]),
+        )
+        for step_id, sp in claimed:
+            assert sp.passed is not None
+            yield lab, lab_id, step_id, sp.passed
+
+
 def verify_participant(
     url: str,
     participant: str,
@@ -115,75 +171,124 @@ def verify_participant(
     labs_root: Path | None = None,
     on_activity: Callable[[str], None] = _ignore,
     on_verdict: Callable[[StepVerdict], None] = _ignore,
+    sandboxed: bool = True,
 ) -> VerifyReport:
+    """Fetch the submission here, then judge it in the sandbox (harness/trainer/sandbox.py;
+    ``sandboxed`` False: as the trainer, for --no-sandbox); the holder is removed after."""
     started = time.monotonic()
     url = normalise_url(url)
-    ref = participant_ref(cohort, participant)
-    on_activity(f"reading {ref.decode()}")
-    refs = list_refs(url, ref, timeout=FETCH_TIMEOUT)
-    sha = refs.get(ref)
-    if sha is None:
-        raise HarnessError(
-            f"{url}: nobody submitted as {participant!r} in cohort {cohort}",
-            fix=f"lab trainer status {url} --cohort {cohort} lists who did",
-        )
+    ref, sha = _submission(url, cohort, participant, on_activity)
     holder = scratch_mkdtemp("hooklab-verify-")
     try:
         ws = empty_workspace(
             holder / "ws",
-            {"verifying": {"remote": url, "ref": ref.decode(), "commit": sha.decode()}},
+            {"verifying": {"remote": redact_url(url), "ref": ref.decode(), "commit": sha.decode()}},
         )
         on_activity(f"cloning {participant}'s submission {sha.decode()[:12]}")
         fetch(url, ws.repo, [sha], timeout=FETCH_TIMEOUT)
         ws.repo.refs[PROGRESS_REF] = sha
-        progress = Progress.from_json(
-            progress_document(ws.repo, sha.decode()), source=f"{ref.decode()}: progress.json"
-        )
         report = VerifyReport(url, cohort, participant, sha.decode(), engine)
-        context = CheckContext(
-            ws,
-            ws.root,
-            backend_name=backend,
-            engine=engine,
-            engine_forced=True,  # the trainer's choice holds for every lab
-            on_activity=on_activity,
-        )
-        runner = LabRunner(ws, labs_root=labs_root, context=context)
-        for lab_id, lp in sorted(progress.labs.items()):
-            lab: Lab | None
-            try:
-                lab = find_lab(lab_id, labs_root)
-            except HarnessError:
-                lab = None
-            order = {s.id: s.index for s in lab.steps} if lab else {}
-            claimed = sorted(
-                ((sid, sp) for sid, sp in lp.steps.items() if sp.passed),
-                key=lambda pair: (order.get(pair[0], len(order)), pair[0]),
-            )
-            for step_id, sp in claimed:
-                assert sp.passed is not None
-                verdict = _verify_step(runner, ws, lab, lab_id, step_id, sp.passed, on_activity)
-                report.verdicts.append(verdict)
-                on_verdict(verdict)
+        judge = Judging(ref.decode(), engine, backend, labs_root)
+        if sandboxed and not sandbox.inside():
+            _judge_in_sandbox(holder, judge, report, on_activity, on_verdict)
+        else:
+            judge.run(ws, report, on_activity, on_verdict)
         report.duration = time.monotonic() - started
         return report
     finally:
         shutil.rmtree(holder, ignore_errors=True)
 
 
-# Long because: one claimed step re-verified in order; each early return is a verdict
-def _verify_step(
-    runner: LabRunner,
-    ws: Workspace,
-    lab: Lab | None,
-    lab_id: str,
-    step_id: str,
-    record: dict[str, Any],
+@dataclass(frozen=True)
+class Judging:
+    """How to judge a fetched submission: the same here and in the sandbox's process."""
+
+    ref: str
+    engine: str
+    backend: str | None
+    labs_root: Path | None
+
+    def run(
+        self,
+        ws: Workspace,
+        report: VerifyReport,
+        on_activity: Callable[[str], None],
+        on_verdict: Callable[[StepVerdict], None],
+    ) -> None:
+        head = ws.progress_head() or ""
+        progress = Progress.from_json(
+            progress_document(ws.repo, head), source=f"{self.ref}: progress.json"
+        )
+        context = CheckContext(
+            ws,
+            ws.root,
+            backend_name=self.backend,
+            engine=self.engine,
+            engine_forced=True,  # the trainer's choice holds for every lab
+            on_activity=on_activity,
+        )
+        runner = LabRunner(ws, labs_root=self.labs_root, context=context)
+        for lab, lab_id, step_id, record in _claims(progress, self.labs_root):
+            verdict = _verify_step(runner, ws, lab, lab_id, step_id, record, on_activity)
+            report.verdicts.append(verdict)
+            on_verdict(verdict)
+
+    def argv(self, holder: Path) -> list[str]:
+        """The sandbox's process: python -m harness.trainer.judge with these settings."""
+        extra = ["--backend", self.backend] if self.backend else []
+        labs = ["--labs", str(self.labs_root)] if self.labs_root else []
+        return [
+            sys.executable, "-m", "harness.trainer.judge", str(holder / "ws"), self.ref,
+            "--engine", self.engine, *extra, *labs,
+        ]  # fmt: skip
+
+
+def _judge_in_sandbox(
+    holder: Path,
+    judge: Judging,
+    report: VerifyReport,
     on_activity: Callable[[str], None],
-) -> StepVerdict:
-    step: Step | None = None
-    if lab is not None:
-        step = next((s for s in lab.steps if s.id == step_id), None)
+    on_verdict: Callable[[StepVerdict], None],
+) -> None:
+    """Run the judgement in the sandbox, reading its lines (JSON: activity, verdict, end) as
+    they come; anything else it prints is the participant's scripts' and is dropped."""
+    (holder / "scratch").mkdir()
+    child = subprocess.Popen(
+        sandbox.command(holder, judge.argv(holder), docker=judge.backend == "docker"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert child.stdout is not None and child.stderr is not None
+    ended = False
+    for line in child.stdout:
+        try:
+            said = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(said, dict):
+            continue
+        if "activity" in said:
+            on_activity(str(said["activity"]))
+        elif "verdict" in said:
+            verdict = StepVerdict.from_json(said["verdict"])
+            report.verdicts.append(verdict)
+            on_verdict(verdict)
+        elif "end" in said:
+            ended = True
+    errors = child.stderr.read()
+    if child.wait() != 0 or not ended:
+        problem = " ".join(errors.split())[-400:] or f"exit {child.returncode}"
+        raise HarnessError(
+            f"verifying in the sandbox failed: {problem}",
+            fix="lab doctor; bwrap must be able to make a user namespace here",
+        )
+
+
+def _new_verdict(
+    lab: Lab | None, lab_id: str, step_id: str, record: dict[str, Any]
+) -> tuple[StepVerdict, Step | None]:
+    step = next((s for s in lab.steps if s.id == step_id), None) if lab is not None else None
     verdict = StepVerdict(
         lab_id,
         step_id,
@@ -201,17 +306,13 @@ def _verify_step(
             f"{'lab' if lab is None else 'step'}, so the claim cannot be checked "
             "(update the trainer's checkout to the participants' version)"
         )
-        return verdict
-    live = bool(record.get("session_id"))
-    problem = _state_problem(ws, record) or _evidence_problem(ws, record, skip=_live_files(live))
-    if problem:
-        verdict.status = Status.FAIL
-        verdict.message = f"{verdict.label}: {problem}"
-        return verdict
-    # A live claim's timeline that does not match its digest is still replayed: the verdict
-    # then names the transcript line a forged verdict sits on, not only that bytes differ.
-    timeline_problem = _evidence_problem(ws, record, only=_live_files(live)) if live else None
-    on_activity(f"re-running {verdict.label} at its verified state")
+    return verdict, step
+
+
+def _rerun(
+    runner: LabRunner, ws: Workspace, lab: Lab, step: Step, record: dict[str, Any]
+) -> StepRun:
+    """The step's checks again, in a copy restored to the claimed state."""
     with sandbox_copy(ws.root) as copy:
         rebuilt = Workspace(copy)
         if record.get("commit"):
@@ -219,37 +320,64 @@ def _verify_step(
         snapshot = rebuilt.repo[str(record["snapshot"]).encode()]
         rebuilt.restore_tree(snapshot.tree)
         clean_target(copy)  # compiled from the cache when the sources are the fixture's
-        run = runner.run_checks(lab, step, copy, rebuild_evidence=True)
-    verdict.run = run
+        return runner.run_checks(lab, step, copy, rebuild_evidence=True)
+
+
+def _fail(verdict: StepVerdict, status: Status, message: str) -> StepVerdict:
+    verdict.status = status
+    verdict.message = f"{verdict.label}: {message}"
+    return verdict
+
+
+def _verify_step(
+    runner: LabRunner,
+    ws: Workspace,
+    lab: Lab | None,
+    lab_id: str,
+    step_id: str,
+    record: dict[str, Any],
+    on_activity: Callable[[str], None],
+) -> StepVerdict:
+    """One claimed step re-verified in order; each early return is a verdict."""
+    verdict, step = _new_verdict(lab, lab_id, step_id, record)
+    if lab is None or step is None:
+        return verdict
+    live = bool(record.get("session_id"))
+    problem = _state_problem(ws, record) or _evidence_problem(ws, record, skip=_live_files(live))
+    if problem:
+        return _fail(verdict, Status.FAIL, problem)
+    # A live claim's timeline that does not match its digest is still replayed: the verdict
+    # then names the transcript line a forged verdict sits on, not only that bytes differ.
+    timeline_problem = _evidence_problem(ws, record, only=_live_files(live)) if live else None
+    on_activity(f"re-running {verdict.label} at its verified state")
+    run = verdict.run = _rerun(runner, ws, lab, step, record)
     if run.status is not Status.PASS:
         bad = next(r for r in run.results if r.status is not Status.PASS)
-        verdict.status = run.status
         reason = (
             "does not pass at the submitted state"
             if run.status is Status.FAIL
             else ("could not be re-run (not the participant's fault)")
         )
         edited = f"{timeline_problem}; " if timeline_problem else ""
-        verdict.message = f"{verdict.label}: {edited}{reason}: {_describe(bad)}"
-        return verdict
+        return _fail(verdict, run.status, f"{edited}{reason}: {_describe(bad)}")
     if timeline_problem:
-        verdict.status = Status.FAIL
-        verdict.message = f"{verdict.label}: {timeline_problem}"
-        return verdict
+        return _fail(verdict, Status.FAIL, timeline_problem)
     relied_on = {rel for r in run.results for rel in r.evidence}
     cited = set((record.get("evidence") or {}).keys())
     missing = sorted(relied_on - cited)
     if missing:
-        verdict.status = Status.FAIL
-        verdict.message = (
-            f"{verdict.label}: claimed without its evidence: the checks read "
-            f"{', '.join(missing)}, which the claim does not carry"
+        return _fail(
+            verdict,
+            Status.FAIL,
+            f"claimed without its evidence: the checks read {', '.join(missing)}, which the "
+            "claim does not carry",
         )
-        return verdict
-    if live:
-        replayed = next(r for r in run.results if r.details.get("evidence_kind"))
-        cited -= _live_files(live)
-        verdict.message = f"{verdict.label}: {replayed.message}; its timeline matches its digest"
+    verdict.message = _holds(verdict, run, cited - _live_files(live), live)
+    return verdict
+
+
+def _holds(verdict: StepVerdict, run: StepRun, cited: set[str], live: bool) -> str:
+    """What a claim that holds is told: what was re-run, and the reports that matched."""
     reports = (
         ""
         if not cited
@@ -258,10 +386,9 @@ def _verify_step(
         else f"; {len(cited)} reports match their digests"
     )
     if live:
-        verdict.message += reports
-        return verdict
-    verdict.message = f"{verdict.label}: its checks pass again at the submitted state{reports}"
-    return verdict
+        replayed = next(r for r in run.results if r.details.get("evidence_kind"))
+        return f"{verdict.label}: {replayed.message}; its timeline matches its digest{reports}"
+    return f"{verdict.label}: its checks pass again at the submitted state{reports}"
 
 
 def _live_files(live: bool) -> frozenset[str]:

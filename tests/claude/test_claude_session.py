@@ -295,7 +295,6 @@ def test_subagent_stop_writes_the_agent_transcript(project: HookProject, tmp_pat
             "aiup-vaadin-jooq:uc-coverage",
             "coverage-check UC-003",
             "UC-003 fully covered",
-            stop_reason="max_tokens",
         )
     assert step.outcome == "allowed" and len(step.hooks) == 1
     body = json.loads(seen.read_text())
@@ -312,9 +311,28 @@ def test_subagent_stop_writes_the_agent_transcript(project: HookProject, tmp_pat
         "message": {
             "role": "assistant",
             "content": [{"type": "text", "text": "UC-003 fully covered"}],
-            "stop_reason": "max_tokens",
+            "stop_reason": "end_turn",
         },
     }
+
+
+def test_a_subagent_cut_off_by_max_tokens_sends_no_subagent_stop(
+    project: HookProject, tmp_path: Path
+) -> None:
+    """Observed on 2.1.332 (differential case subagent-max-tokens-stop-failure): the client
+    ends such a subagent with an API error: StopFailure, no SubagentStop, the Agent call
+    fails."""
+    stopped = tmp_path / "stopped.json"
+    failed = tmp_path / "failed.json"
+    project.hook("SubagentStop", f'cat > "{stopped}"')
+    project.hook("StopFailure", f'cat > "{failed}"')
+    with project.session() as session:
+        step = session.subagent_stop("reviewer", "review it", "a long answer", "max_tokens")
+    assert step.outcome == "allowed" and not stopped.exists()
+    assert step.tool_result.startswith("Agent terminated early due to an API error: API Error: ")
+    body = json.loads(failed.read_text())
+    assert (body["error"], body["agent_type"]) == ("max_output_tokens", "reviewer")
+    assert "permission_mode" not in body and body["effort"] == {"level": "medium"}
 
 
 def test_blocked_subagent_continues_with_stop_hook_active(project: HookProject) -> None:

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from harness.claude import Event, find_project_root, load_settings, parse_settings
+from harness.claude.events import KNOWN_EVENTS
 from harness.claude.permissions import Permissions, parse_rule
 from harness.errors import ConfigError, HarnessError
 
@@ -58,6 +59,81 @@ def test_unknown_events_are_ignored_with_a_warning_that_names_them() -> None:
     assert any("hooks.AfterEdit" in w for w in settings.warnings)
 
 
+def test_every_event_the_pinned_client_knows_is_known() -> None:
+    """Read from the client's own list of hook events (2.1.332): StopFailure, PostToolBatch
+    and TaskCompleted are events, and load without a warning."""
+    names = ("StopFailure", "PostToolBatch", "TaskCompleted", "SessionEnd", "SubagentStart")
+    settings = parse_settings(
+        {"hooks": {name: [{"hooks": [hook("true")]}] for name in names}}, "s.json"
+    )
+    assert settings.warnings == ()
+    assert set(settings.hooks) == set(names)
+    assert len(KNOWN_EVENTS) == 34
+
+
+def test_prompt_agent_and_http_hooks_load_with_what_they_run() -> None:
+    settings = parse_settings(
+        {
+            "hooks": {
+                "Stop": [
+                    {
+                        "hooks": [
+                            {"type": "prompt", "prompt": "Ran? $ARGUMENTS"},
+                            {"type": "agent", "prompt": "Verify", "timeout": 9},
+                            {
+                                "type": "http",
+                                "url": "http://127.0.0.1:9/h",
+                                "headers": {"X-Token": "$T"},
+                                "allowedEnvVars": ["T"],
+                            },
+                        ]
+                    }
+                ]
+            }
+        },
+        "s.json",
+    )
+    prompt, agent, http = settings.hooks["Stop"][0].hooks
+    assert (prompt.kind, prompt.label, prompt.timeout) == ("prompt", "Ran? $ARGUMENTS", 30.0)
+    assert (agent.kind, agent.timeout) == ("agent", 9.0)
+    assert (http.kind, http.label, http.headers) == (
+        "http",
+        "http://127.0.0.1:9/h",
+        (("X-Token", "$T"),),
+    )
+    assert http.allowed_env_vars == ("T",)
+    assert settings.warnings == ()
+
+
+def test_a_hook_that_cannot_be_played_is_named_and_the_rest_of_the_file_runs() -> None:
+    """Observed on 2.1.332: a Stop command hook next to an entry of an unknown type still
+    runs and blocks; the file is not refused for one entry. An mcp_tool hook needs an MCP
+    server, which a scripted session has none of: it is named, not played."""
+    settings = parse_settings(
+        {
+            "hooks": {
+                "Stop": [
+                    {
+                        "hooks": [
+                            hook("a"),
+                            {"type": "frobnicate"},
+                            {"type": "mcp_tool", "server": "s", "tool": "t"},
+                            {"type": "comand", "command": "b"},
+                        ]
+                    }
+                ]
+            }
+        },
+        "s.json",
+    )
+    assert [h.label for h in settings.hooks["Stop"][0].hooks] == ["a"]
+    frob, mcp, typo = settings.warnings
+    assert "hooks.Stop[0].hooks[1].type: 'frobnicate' is not a hook type Claude Code knows" in frob
+    assert "this hook never runs" in frob
+    assert "hooks.Stop[0].hooks[2]: an mcp_tool hook" in mcp and "does not play it" in mcp
+    assert "did you mean 'command'?" in typo
+
+
 @pytest.mark.parametrize(
     ("data", "field", "problem"),
     [
@@ -67,9 +143,19 @@ def test_unknown_events_are_ignored_with_a_warning_that_names_them() -> None:
             "is missing",
         ),
         (
-            {"hooks": {"Stop": [{"hooks": [{"type": "prompt", "prompt": "x"}]}]}},
+            {"hooks": {"Stop": [{"hooks": [{"type": "prompt", "prompt": " "}]}]}},
+            "hooks.Stop[0].hooks[0].prompt",
+            "must be a non-empty string",
+        ),
+        (
+            {"hooks": {"Stop": [{"hooks": [{"type": "http", "url": "ftp://x"}]}]}},
+            "hooks.Stop[0].hooks[0].url",
+            "must be a URL",
+        ),
+        (
+            {"hooks": {"Stop": [{"hooks": [{"type": 7, "command": "x"}]}]}},
             "hooks.Stop[0].hooks[0].type",
-            "is 'prompt', which the simulator does not run",
+            "must be a string",
         ),
         (
             {"hooks": {"Stop": [{"hooks": [hook("")]}]}},
@@ -236,3 +322,12 @@ def test_a_handler_with_args_is_named_by_command_and_args_and_deduplicated_by_bo
         ("./check.sh", ("a b",), "./check.sh a b"),
         ("./check.sh", None, "./check.sh"),
     ]
+
+
+def test_async_rewake_implies_async() -> None:
+    """The client's schema: asyncRewake "runs in background and wakes the model on exit code
+    2 (blocking error). Implies async." The hook is not waited for."""
+    settings = parse_settings(
+        {"hooks": {"PostToolUse": [{"hooks": [hook("x", asyncRewake=True)]}]}}, "s.json"
+    )
+    assert settings.hooks["PostToolUse"][0].hooks[0].run_async is True

@@ -1,7 +1,7 @@
 """Transcripts of other client versions, read as each wrote them.
 
-The fixtures in tests/claude/transcripts/ were written by Claude Code 2.0.64 to 2.1.42 playing
-tests/version_probe.py (installed from the npm registry, offline, against the scripted
+The fixtures in tests/claude/transcripts/VERSION/ were written by Claude Code 2.0.64 to 2.1.100
+playing tests/version_probe.py (installed from the npm registry, offline, against the scripted
 model); the pinned version plays the same probe live here. Each family of versions records the
 same turns differently (see ``harness.claude.recorded.FORMATS``), and each must read as what
 happened: a Stop hook that failed without blocking let the turn end, a prompt a
@@ -11,6 +11,7 @@ JSON was refused, however the client worded its result.
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -18,6 +19,7 @@ import pytest
 
 from harness.claude.client.install import PINNED_VERSION, find_client
 from harness.claude.recorded import (
+    FORMATS,
     Prompt,
     StopAttempt,
     Timeline,
@@ -28,17 +30,22 @@ from harness.claude.recorded import (
     transcript_format,
 )
 from harness.engine.checks.live_session import step_views
+from harness.workspace import Workspace
+from tests.builders import run_cli
 from tests.conftest import require_real_client
-from tests.version_probe import NEUTRAL_PROJECT, fixture, neutral, play
+from tests.version_probe import NEUTRAL_PROJECT, fixture, make_project, play
 
 FAMILIES = {
     "2.0.x": ("2.0.64", "2.0.76"),
     "2.1.1x–4x": ("2.1.14", "2.1.29", "2.1.38", "2.1.39", "2.1.42"),
+    "2.1.100": ("2.1.100",),
 }
 RECORDED = [(family, v) for family, versions in FAMILIES.items() for v in versions]
 
 
-def _expected(refused_rm: str, refused_mv: str, report: str) -> list[tuple[str, str, str]]:
+def _expected(
+    refused_rm: str, refused_mv: str, report: str, agent: str = "Task"
+) -> list[tuple[str, str, str]]:
     """The probe's turns as entries: (kind, prompt text or tool, verdict)."""
     return [
         ("prompt", "Say hi.", "sent"),
@@ -70,6 +77,9 @@ def _expected(refused_rm: str, refused_mv: str, report: str) -> list[tuple[str, 
         ("tool", "Write", "ran"),
         ("stop", "Wrote notes.txt.", "blocked by stop.sh"),
         ("stop", "Wrote notes.txt; the tests were not run.", "allowed"),
+        ("prompt", "Ask a helper.", "sent"),
+        ("tool", agent, "ran"),
+        ("stop", "The helper said done.", "allowed"),
         ("prompt", "Say done.", "sent"),
         ("stop", "Done.", "stopped"),
         ("prompt", "Bye.", "sent"),
@@ -79,14 +89,21 @@ def _expected(refused_rm: str, refused_mv: str, report: str) -> list[tuple[str, 
 
 # The 2.0.x client records no hook progress: a JSON deny's reason names no hook. The 2.1.1x–4x
 # client's progress lines name the one PreToolUse hook that ran. Neither records what a
-# PostToolUse hook reported; the pinned one does, and names no hook for a JSON deny.
+# PostToolUse hook reported; 2.1.100 and the pinned one do, and name no hook for a JSON deny.
 EXPECTED = {
     "2.0.x": _expected("refused by a PreToolUse hook", "refused by a PreToolUse hook", "ran"),
     "2.1.1x–4x": _expected("refused by bash-guard.sh", "refused by bash-guard.sh", "ran"),
+    "2.1.100": _expected(
+        "refused by a PreToolUse hook",
+        "refused by a PreToolUse hook",
+        "ran, reported by report.sh",
+        agent="Agent",
+    ),
     PINNED_VERSION: _expected(
         "refused by a PreToolUse hook",
         "refused by a PreToolUse hook",
         "ran, reported by report.sh",
+        agent="Agent",
     ),
 }
 
@@ -121,6 +138,16 @@ def _assert_the_three_misreads_are_read(t: Timeline) -> None:
     rm, mv = (c for c in t.tool_calls if c.input.get("command", "").startswith(("rm", "mv")))
     assert rm.refused_by and mv.refused_by and not rm.ran and not mv.ran
     assert "no rm in this project" in rm.feedback
+    # and the subagent's own transcript is found (2.0.x keep it beside the session); 2.1.1x–4x
+    # record no stop reason there either, so how it ended is not known
+    (run,) = t.subagents
+    ended = "unknown" if transcript_format(t.client_version) is FORMATS[1] else "normally"
+    assert (run.agent_type, run.ended, run.last_message) == (
+        "general-purpose",
+        ended,
+        "Helper done.",
+    )
+    assert run.transcript is not None and run.transcript.is_file()
 
 
 @pytest.mark.parametrize(("family", "version"), RECORDED)
@@ -158,9 +185,7 @@ def test_the_fixture_is_what_that_client_writes_today(version: str, tmp_path: Pa
     if find_client(version) is None:
         pytest.skip(f"Claude Code {version} is not installed; its fixture stands")
     probe = play(version, tmp_path)
-    again = tmp_path / "again.jsonl"
-    again.write_text(neutral(probe))
-    assert _entries(read_session(again)) == _entries(read_session(fixture(version)))
+    assert _entries(read_session(probe.transcript)) == _entries(read_session(fixture(version)))
 
 
 def test_turn_ends_without_a_stop_reason_are_read_from_the_answers_shape() -> None:
@@ -190,15 +215,13 @@ def test_refused_prompts_survive_the_extract_and_show_in_a_live_steps_view() -> 
     assert t.to_json()["entries"][0] == {"kind": "prompt", "line": 2, "text": "Say hi."}
 
 
-def test_a_2_0_clients_warm_up_files_are_no_sessions(tmp_path: Path) -> None:
-    # 2.0.x writes its subagents' warm-up turns as agent-ID.jsonl beside the sessions, with the
-    # session's cwd: lab replay --latest must not take one for the newest session.
+def test_a_2_0_clients_subagent_files_are_no_sessions(tmp_path: Path) -> None:
+    # 2.0.x writes its subagents' turns (warm-ups too) as agent-ID.jsonl beside the sessions,
+    # with the session's cwd: lab replay --latest must not take one for the newest session.
     folder = tmp_path / "projects" / "-home-dev-probe"
-    folder.mkdir(parents=True)
-    shutil.copy(fixture("2.0.76"), folder / "session.jsonl")
-    warmup = folder / "agent-warmup.jsonl"
-    shutil.copy(fixture("2.0.76", "warmup"), warmup)
-    assert '"isSidechain":true' in warmup.read_text()
+    shutil.copytree(fixture("2.0.76").parent, folder)
+    agents = sorted(folder.glob("agent-*.jsonl"))
+    assert any('"content":"Warmup"' in a.read_text() for a in agents)
     found = find_sessions(Path(NEUTRAL_PROJECT), root=tmp_path)
     assert [s.path.name for s in found] == ["session.jsonl"]
 
@@ -209,3 +232,39 @@ def test_a_stop_holds_its_failed_hooks_in_the_extract() -> None:
         "hooks": ["stop.sh"],
         "said": "Failed with non-blocking status code: the stop check crashed",
     }
+
+
+@pytest.mark.parametrize(("family", "version"), [("2.0.x", "2.0.76"), ("2.1.1x–4x", "2.1.39")])
+def test_lab_replay_of_an_older_clients_session_names_what_it_read(
+    workspace: Workspace, tmp_path: Path, family: str, version: str
+) -> None:
+    # A participant whose settings are the probe's replays a session their older client wrote
+    # in this workspace: the replay names the version and the format it read it as, and the
+    # three misreads agree with what the hooks do now; what differs is what the format does
+    # not record (a PostToolUse report) and the probe's stop modes, set per turn in a file.
+    root = workspace.root
+    shutil.rmtree(root / ".claude")
+    shutil.copytree(make_project(tmp_path / "probe") / ".claude", root / ".claude")
+    session = tmp_path / "session.jsonl"
+    session.write_text(fixture(version).read_text().replace(NEUTRAL_PROJECT, str(root)))
+
+    shown = run_cli("replay", str(session), cwd=root)
+    said = " ".join(shown.out.split())  # as the terminal wraps it
+    assert f"Claude Code {version}, read as a {family} transcript, from commit" in said, shown
+    assert f"note: written by Claude Code {version}: read as a {family} transcript" in said
+    assert shown.code == 1  # the rows below differ, and the replay says so
+
+    done = run_cli("replay", str(session), "--json", cwd=root)
+    rows = json.loads(done.out)["rows"]
+    differing = [
+        (r["what"], r["recorded"], r["replayed"]["emulator"])
+        for r in rows
+        if r["agrees"]["emulator"] is False
+    ]
+    assert differing == [
+        ("Write report.txt", "ran", "ran, reported by report.sh"),
+        ("stop", "blocked by stop.sh", "allowed"),
+        ("stop", "stopped", "allowed"),
+    ]
+    refused = [r for r in rows if r["what"].startswith(("Bash rm", "Bash mv"))]
+    assert [r["agrees"]["emulator"] for r in refused] == [True, True]

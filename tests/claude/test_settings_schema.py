@@ -14,7 +14,15 @@ from harness.schema import Field
 
 
 def test_the_hook_entry_and_the_group_are_declared_fields() -> None:
-    assert [f.name for f in HOOK_FIELDS] == ["type", "command", "timeout", "async", "if", "args"]
+    assert [f.name for f in HOOK_FIELDS] == [
+        "type",
+        "command",
+        "timeout",
+        "async",
+        "asyncRewake",
+        "if",
+        "args",
+    ]
     assert [f.name for f in GROUP_FIELDS] == ["matcher", "hooks"]
     assert all(isinstance(f, Field) and f.fix for f in (*HOOK_FIELDS, *GROUP_FIELDS))
 

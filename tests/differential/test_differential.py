@@ -59,6 +59,26 @@ def test_both_engines_agree(case, tmp_path: Path) -> None:  # type: ignore[no-un
         expected = case.scenario.steps[step.number - 1].expect
         if expected is not None:
             assert step.sides["claude-code"]["outcome"] == expected, result.explain()
+    # An http hook: the emulator posts what the client posts (the same event JSON keys, as
+    # JSON), as often.
+    real, emulated = (result.posts.get(e, []) for e in ("claude-code", "emulator"))
+    assert [list(json.loads(p["body"])) for p in emulated] == [
+        list(json.loads(p["body"])) for p in real
+    ]
+    assert {p["headers"].get("Content-Type") for p in real + emulated} <= {"application/json"}
+
+
+def test_every_hook_type_the_client_runs_has_a_case() -> None:
+    from harness.claude.settings import PLAYED_TYPES
+
+    used = {
+        hook.get("type")
+        for case in CASES
+        for groups in case.settings.get("hooks", {}).values()
+        for group in groups
+        for hook in group.get("hooks", [])
+    }
+    assert set(PLAYED_TYPES) <= used, set(PLAYED_TYPES) - used
 
 
 def test_the_cases_cover_every_event_and_are_enough() -> None:

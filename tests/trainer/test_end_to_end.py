@@ -88,6 +88,9 @@ def test_a_participant_passes_lab_01_and_the_trainer_sees_and_verifies_it(
             # how each live step passed: Lab 01 has none
             "evidence": {},
             "timeline_left_out": {},
+            # no hint taken, nothing solved with lab solve
+            "hints": {},
+            "solved_with_help": [],
         }
 
         verified = lab(tmp_path, "trainer", "verify", url, "pat", "--cohort", "e2e", "--json")

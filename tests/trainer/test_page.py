@@ -207,4 +207,7 @@ def test_the_numbers_on_the_page(tmp_path: Path, labs: SyntheticLabs, served: Pa
     assert stuck == [("di", 40), ("cy", 25)]
     html = render_page(cohort, stuck_after=20 * MINUTE)
     assert "fay&lt;&amp;&gt;co" in html and "fay<&>co" not in html
-    assert '<li data-participant="di"><b>di</b> on 01-warmup · notes for' in html
+    assert (
+        '<li class="stuck" data-participant="di" data-kind="stuck"><b>di</b> '
+        '<span class="kind">stuck</span> 01·notes for 40 min</li>'
+    ) in html

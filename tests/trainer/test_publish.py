@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from harness.engine.progress import Progress
-from harness.errors import ConfigError, HarnessError
+from harness.errors import ConfigError
 from harness.trainer.cohort import CohortReader
 from harness.trainer.publish import make_settings, submit
 from harness.trainer.remote import RemoteError
@@ -101,9 +101,10 @@ def test_several_participants_submit_and_the_table_json_and_csv_are_right(
     out = run_cli("trainer", "status", str(served / "room.git"), "--cohort", "monday")
     assert out.code == 0, out
     lines = {line.split("│")[1].strip(): line for line in out.out.splitlines() if "│" in line}
-    assert "01-warmup · notes" in lines["alice"]
-    assert "02-practice · one" in lines["bob"]
-    assert "✓" in lines["carol"] and "3/3" not in lines["carol"]  # a complete lab reads ✓
+    assert "01·notes" in lines["alice"]
+    assert "02·one" in lines["bob"]
+    assert "02 ✓ complete" in lines["carol"]
+    assert "✓✓" in lines["carol"] and "3/3" not in lines["carol"]  # a complete lab reads ✓
 
 
 def test_an_empty_cohort_names_the_cohorts_the_remote_has(
@@ -251,25 +252,29 @@ def test_another_history_under_the_same_name_is_refused_unless_forced(
     second = participant(tmp_path / "new-laptop", labs, 0)
     with pytest.raises(RemoteError) as info:
         submit(second, make_settings(url, "frank"))
-    assert "holds a different history" in str(info.value)
-    assert "--participant" in (info.value.fix or "")
+    assert "already holds another workspace's record" in str(info.value)
+    assert "lab init . --participant frank-2" in (info.value.fix or "")
+    assert "--force" not in str(info.value) + (info.value.fix or "")  # maybe a classmate's
     assert remote_refs(served / "room.git")["refs/hooklab/cohorts/default/frank"] == (
         first.progress_head()
     )
     submit(second, make_settings(url, "frank"), force=True)
-    assert remote_refs(served / "room.git")["refs/hooklab/cohorts/default/frank"] == (
-        second.progress_head()
-    )
+    refs = remote_refs(served / "room.git", "refs/hooklab/")
+    assert refs["refs/hooklab/cohorts/default/frank"] == second.progress_head()
+    # The record it replaced is kept beside it, under a name the trainer's table reads.
+    kept = [ref for ref in refs if ref.startswith("refs/hooklab/replaced/default/frank/")]
+    assert [refs[ref] for ref in kept] == [first.progress_head()]
 
 
 @pytest.mark.parametrize(
-    ("name", "field"), [("ada lovelace", "--participant"), ("../x", "--participant")]
+    ("name", "field"),
+    [("a/b", "--participant"), ("../x", "--participant"), ("-x", "--participant")],
 )
 def test_a_name_that_cannot_be_a_ref_is_refused_with_the_field(name: str, field: str) -> None:
     with pytest.raises(ConfigError) as info:
         make_settings("/tmp/room.git", name)
     assert info.value.field == field
-    assert "letters, digits" in (info.value.fix or "")
+    assert "letters (accents welcome), digits, spaces" in (info.value.fix or "")
 
 
 def test_submit_errors_name_the_remote_and_the_fix(tmp_path: Path, labs: SyntheticLabs) -> None:
@@ -289,11 +294,17 @@ def test_submit_errors_name_the_remote_and_the_fix(tmp_path: Path, labs: Synthet
     assert out.code == 1 and "connection refused" in out.err
 
 
-def test_nothing_to_submit_before_a_lab_started(tmp_path: Path, daemon: GitDaemon) -> None:
+def test_a_fresh_workspace_submits_its_arrival(
+    tmp_path: Path, labs: SyntheticLabs, daemon: GitDaemon
+) -> None:
+    # The guide's smoke test (lab submit from a fresh workspace) works, and the trainer sees
+    # who has arrived before anyone started a lab.
     ws = tiny_workspace(tmp_path / "ws")
-    with pytest.raises(HarnessError) as info:
-        submit(ws, make_settings(daemon.url("room.git"), "hal"))
-    assert "nothing to submit yet" in str(info.value)
+    done = submit(ws, make_settings(daemon.url("room.git"), "hal"))
+    assert done.passed_steps == 0 and done.commit == ws.progress_head()
+    cohort = CohortReader(daemon.url("room.git"), labs_root=labs.root).read()
+    (hal,) = cohort.members
+    assert hal.progress is not None and hal.current == (None, None) and hal.problem is None
 
 
 def test_a_push_dropped_without_an_answer_is_tried_once_more(

@@ -46,10 +46,10 @@ def test_watch_follows_the_room_and_survives_the_remote_going_away(
 
     back = None
     try:
-        assert "01-warmup · report" in wait_until("amy")
+        assert "01·report" in wait_until("amy")
         zed = participant(tmp_path / "zed", labs, 3)
         submit(zed, make_settings(url, "zed", "w"))
-        assert "02-practice · two" in wait_until("zed")
+        assert "02·two" in wait_until("zed")
         daemon.stop()
         wait_until("last read failed")
         assert "zed" in screen()  # the last table stays up

@@ -24,6 +24,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from harness.claude.judge import Judgement
+from harness.claude.settings import AGENT_TYPE, PROMPT_TYPE
+
 ANSWER_WAIT = 900.0  # seconds a request waits for the driver before it fails the client
 
 
@@ -115,6 +118,22 @@ def blocks_text(content: Any) -> str:
         elif block.get("type") == "tool_result":
             parts.append(blocks_text(block.get("content")))
     return "\n".join(parts)
+
+
+def hook_judge_kind(body: dict[str, Any]) -> str | None:
+    """``prompt`` or ``agent`` when the client asks the model to judge for such a hook, else
+    None. Observed on 2.1.332: a prompt hook's request offers no tools and asks for JSON with
+    ``ok`` (its ``output_config.format`` schema); an agent hook's offers a ``StructuredOutput``
+    tool whose input has ``ok``."""
+    tools = body.get("tools") or []
+    names = {t.get("name") for t in tools if isinstance(t, dict)}
+    if "StructuredOutput" in names:
+        return AGENT_TYPE
+    output = body.get("output_config")
+    schema = output.get("format", {}).get("schema", {}) if isinstance(output, dict) else {}
+    if not tools and isinstance(schema, dict) and "ok" in (schema.get("properties") or {}):
+        return PROMPT_TYPE
+    return None
 
 
 class _Handler(http.server.BaseHTTPRequestHandler):
@@ -233,8 +252,11 @@ class ScriptedApi:
         on_request: Callable[[ApiRequest], None] | None = None,
     ) -> None:
         """``on_request`` receives each conversation request as it arrives (instead of the
-        server's own queue that ``next_request`` reads)."""
+        server's own queue that ``next_request`` reads). A hook's request to judge is answered
+        at once with ``judgement``, and kept in ``judged``."""
         self.auxiliary_text = auxiliary_text
+        self.judgement = Judgement()
+        self.judged: list[tuple[str, ApiRequest, Judgement]] = []
         self.on_request = on_request
         self.requests: list[ApiRequest] = []
         self.ids = itertools.count(1)
@@ -273,7 +295,12 @@ class ScriptedApi:
         request = ApiRequest(next(self._seq), path, body, time.monotonic())
         with self._lock:
             self.requests.append(request)
-        if request.is_conversation:
+        judge = hook_judge_kind(body)
+        if judge is not None:
+            self.judged.append((judge, request, self.judgement))
+            request.reply = self._judge_reply(judge, request)
+            request.answered.set()
+        elif request.is_conversation:
             if self.on_request is not None:
                 self.on_request(request)
             else:
@@ -282,6 +309,15 @@ class ScriptedApi:
             request.reply = Reply.text(self.auxiliary_text)
             request.answered.set()
         return request
+
+    def _judge_reply(self, kind: str, request: ApiRequest) -> Reply:
+        if kind == PROMPT_TYPE:
+            return Reply.text(self.judgement.text())
+        answered = any(b.get("type") == "tool_result" for b in request.last_user_blocks())
+        if answered:  # the verifier has called StructuredOutput: it ends its turn
+            return Reply.text("Verified.")
+        call = f"toolu_judge_{request.seq:03d}"
+        return Reply.tool_use(call, "StructuredOutput", self.judgement.tool_input())
 
     def next_request(self, timeout: float) -> ApiRequest | None:
         """The next conversation request waiting for an answer, or None after ``timeout``."""

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.claude.client.api import ApiRequest, Reply, ScriptedApi
+from harness.claude.client.api import ApiRequest, Reply, ScriptedApi, blocks_text
 from harness.claude.client.install import ClientInstall, require_client
 from harness.claude.client.process import ClientProcess, Inbox, last_words
 from harness.claude.client.reading import (
@@ -44,15 +44,23 @@ from harness.claude.client.reading import (
     read_tool,
 )
 from harness.claude.events import Event, check_start_source
-from harness.claude.session import PayloadSink, SessionSteps, StepOutcome
-from harness.claude.settings import DEFAULT_TIMEOUT, Settings, load_settings
+from harness.claude.judge import Judgement
+from harness.claude.runner import HookRun
+from harness.claude.session import (
+    COMPACT_SUMMARY,
+    MAX_TOKENS,
+    PayloadSink,
+    SessionSteps,
+    StepOutcome,
+)
+from harness.claude.settings import AGENT_TYPE, DEFAULT_TIMEOUT, Settings, load_settings
 from harness.claude.tools import edit_input, with_absolute_path
 from harness.claude.vocabulary import Engine, Outcome, StepKind
 from harness.errors import HarnessError
 from harness.paths import cache_home, scratch_mkdtemp
 
 IMPLICIT_PROMPT = "Go on."  # opens a turn when a scenario acts before any prompt
-COMPACT_SUMMARY = "Summary: a scripted session; nothing left to do."  # the model's, for /compact
+MAX_CONTINUATIONS = 8  # more than the client asks a cut-off subagent to go on (3 on 2.1.332)
 STEP_TIMEOUT = 120.0  # seconds a step may wait for the client, beyond its own hook timeouts
 _CLIENT_ENV_DROP = (
     "ANTHROPIC_AUTH_TOKEN",
@@ -127,10 +135,20 @@ class ClaudeCodeSession(SessionSteps):
         # it asks the model again, so on a loaded machine the answer can be read after the
         # request: it belongs to the step that started the hook, never to the next one.
         self._earlier_hooks: set[str] = set()
+        self._judged_seen = 0  # the hook judgements the scripted model gave in earlier steps
 
     def __repr__(self) -> str:
         state = "running" if self._proc and self._proc.running else "idle"
         return f"<ClaudeCodeSession {self.client.version} {state} steps={len(self.history)}>"
+
+    @property
+    def judgement(self) -> Judgement:
+        """What the scripted model answers a prompt or agent hook in the next step."""
+        return self.api.judgement
+
+    @judgement.setter
+    def judgement(self, value: Judgement) -> None:
+        self.api.judgement = value
 
     @property
     def transcript_path(self) -> Path:
@@ -249,7 +267,9 @@ class ClaudeCodeSession(SessionSteps):
                 if isinstance(payload, dict):
                     self.on_payload(payload)
 
-    def _launch(self, resume: bool) -> None:
+    def _launch(self, resume: bool, fork: bool = False) -> None:
+        """Start the client; ``resume`` the session, or ``fork`` it (a new session with the
+        old one's conversation, as ``--fork-session`` makes)."""
         argv = [
             str(self.client.path),
             "-p",
@@ -267,6 +287,9 @@ class ClaudeCodeSession(SessionSteps):
             "project,local",
         ]
         argv += ["--resume", self.session_id] if resume else ["--session-id", self.session_id]
+        if fork:
+            self.session_id = str(uuid.uuid4())
+            argv += ["--fork-session", "--session-id", self.session_id]
         if self.on_payload is not None:
             argv += ["--settings", str(self._recorder_settings())]
         for plugin in self._plugin_dirs():
@@ -451,12 +474,44 @@ class ClaudeCodeSession(SessionSteps):
             for e in record.events
             if e.get("subtype") == "hook_started" and e.get("hook_id")
         )
-        step.hook_runs = record.hook_runs()
+        step.hook_runs = record.hook_runs() + self._judged_runs()
         self._pass_on_payloads()
         step.notes += [text for text in record.informational() if "hook" in text.lower()]
         for note in record.notes:
             step.notes.append(note)
         return self._record(step)
+
+    def _judged_runs(self) -> list[HookRun]:
+        """The prompt and agent hooks the client ran since the last step, read off the
+        requests it sent the scripted model (it prints no hook event for them)."""
+        fresh = self.api.judged[self._judged_seen :]
+        self._judged_seen += len(fresh)
+        runs = []
+        for kind, request, judgement in fresh:
+            blocks = request.last_user_blocks()
+            if any(b.get("type") == "tool_result" for b in blocks):
+                continue  # an agent hook's verifier after its StructuredOutput call
+            asked = blocks_text(
+                request.messages[0].get("content") if kind == AGENT_TYPE else blocks
+            )
+            event, label = self._judged_hook(kind, asked)
+            code, stderr = (0, "") if judgement.ok else (2, judgement.reason)
+            if kind == AGENT_TYPE and not judgement.ok:
+                stderr = f"Agent hook condition was not met: {judgement.reason}"
+            text = judgement.text()
+            runs.append(HookRun(event, label, code, text, stderr, False, 0.0, kind=kind))
+        return runs
+
+    def _judged_hook(self, kind: str, asked: str) -> tuple[str, str]:
+        """The event and the hook a judging request came from: the event JSON it quotes
+        (``$ARGUMENTS``), and the settings' hook of that type whose prompt it holds."""
+        named = re.search(r'"hook_event_name":"(\w+)"', asked)
+        event = named.group(1) if named else "Stop"
+        for groups in (self.settings.hooks.get(event, ()), *self.settings.hooks.values()):
+            for hook in (h for g in groups for h in g.hooks if h.kind == kind):
+                if hook.command.split("$ARGUMENTS")[0].strip() in asked:
+                    return event, hook.label
+        return event, f"({kind} hook)"
 
     def _ensure_running(self, record: StepLog) -> None:
         if self._proc is None or not self._proc.running:
@@ -542,17 +597,17 @@ class ClaudeCodeSession(SessionSteps):
     def session_start(self, source: str = "startup") -> StepOutcome:
         check_start_source(source)
         record = StepLog()
-        if source in ("startup", "resume"):
-            if source == "resume" and self._proc is None and not self.history:
+        if source in ("startup", "resume", "fork"):
+            if source != "startup" and self._proc is None and not self.history:
                 raise HarnessError(
-                    "session_start source 'resume' needs an earlier session to resume",
+                    f"session_start source {source!r} needs an earlier session to resume",
                     fix="start with a startup session first",
                 )
             self._end_process()
             self._subagents.clear()
             if source == "startup":
                 self.session_id = str(uuid.uuid4())
-            self._launch(resume=source == "resume")
+            self._launch(resume=source != "startup", fork=source == "fork")
             self._collect_session_start(source, record)
         else:
             self._ensure_running(record)
@@ -730,6 +785,8 @@ class ClaudeCodeSession(SessionSteps):
         self._subagents[agent_type] = (prompt, None)
         self.api.answer(sub_request, Reply.text(last_message, stop_reason))
         turn = self._await(record=record)
+        if stop_reason == MAX_TOKENS:
+            turn = self._cut_off(agent_type, Reply.text(last_message, stop_reason), turn, record)
         blocked_request = self._subagents.get(agent_type, (prompt, None))[1]
         if blocked_request is not None:
             feedback = hook_feedback(blocked_request, after=sub_request)
@@ -754,6 +811,24 @@ class ClaudeCodeSession(SessionSteps):
             if turn.result.get("terminal_reason") == "hook_stopped":
                 step.outcome = Outcome.STOPPED
         return self._done(step, record)
+
+    def _cut_off(self, agent_type: str, reply: Reply, turn: _Turn, record: StepLog) -> _Turn:
+        """A subagent whose answers are cut off by ``max_tokens``. Observed on 2.1.332: the
+        client asks it to go on (three times), each answer cut off again, then ends it
+        ("Agent terminated early due to an API error"), fires StopFailure and no
+        SubagentStop, and the Agent call fails. Every request it makes gets the same reply."""
+        for _ in range(MAX_CONTINUATIONS):
+            prompt, waiting = self._subagents.get(agent_type, ("", None))
+            if turn.kind != "subagent" or waiting is None:
+                break
+            self._subagents[agent_type] = (prompt, None)
+            self.api.answer(waiting, reply)
+            turn = self._await(record=record)
+        record.notes.append(
+            f"the subagent {agent_type!r} was cut off by max_tokens: the client ended it "
+            "(Agent terminated early due to an API error), with StopFailure and no SubagentStop"
+        )
+        return turn
 
     def _start_subagent(self, agent_type: str, prompt: str, record: StepLog) -> None:
         """The main loop calls the Agent tool; the subagent's first request to the model is

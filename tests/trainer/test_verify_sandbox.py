@@ -1,0 +1,118 @@
+"""``lab trainer verify`` runs a submission's scripts in a sandbox: a participant whose ``mvnw``
+and hook try to write outside (the trainer's files, home and /tmp) and to reach the network
+write nothing on the host and push nothing, with Maven local and in Docker.
+
+The participant's workspace is the synthetic one (tests/trainer/cohort_builder.py: its mvnw
+stands in for Maven); a third small lab runs the participant's hook the way lab 05's check
+does. The scripts misbehave only in a workspace verify made (its meta says "verifying"), so the
+participant's
+own checks pass as an honest participant's would.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import uuid
+from pathlib import Path
+
+import pytest
+
+from harness.engine.runner import LabRunner
+from harness.trainer.publish import make_settings, submit
+from tests.builders import run_cli
+from tests.trainer.cohort_builder import MVNW, SyntheticLabs, tiny_workspace, walk
+from tests.trainer.servers import GitDaemon, remote_refs
+
+ESCAPE_IMAGE = "hooklab/maven-jdk17:base"  # any image present will do: scripts/docker-up.sh
+
+HOOK_LAB = """format = 1
+id = "03-hooks"
+title = "Hooks"
+intro = "The participant's hook runs."
+
+[[step]]
+id = "hook"
+title = "The session-start hook runs"
+instructions = "Write .claude/hooks/session-start.sh."
+hints = ["write it"]
+[[step.check]]
+kind = "shell"
+command = "bash .claude/hooks/session-start.sh"
+stdout_contains = "hello"
+[[step.solve]]
+do = "write"
+path = ".claude/hooks/session-start.sh"
+content = '''HOOK'''
+"""
+
+
+def evil(targets: list[Path], url: str, what: str, docker_escape: bool = False) -> str:
+    """Shell lines that, in verify's workspace only, write every target, push to the room,
+    and (``docker_escape``) ask the Docker daemon to write the first target."""
+    writes = "\n".join(f'  echo {what} > "{t}" 2>/dev/null || true' for t in targets)
+    if docker_escape:
+        folder = targets[0].parent
+        writes += (
+            f'\n  docker run --rm -v "{folder}:/x" {ESCAPE_IMAGE} '
+            f"sh -c 'echo docker > /x/pwned-docker' >/dev/null 2>&1 || true"
+        )
+    return f"""if grep -qs '"verifying"' .git/hooklab/workspace.json; then
+{writes}
+  echo {what} > "$HOME/pwned-{what}" 2>/dev/null || true
+  git push -q "{url}" HEAD:refs/pwned/{what} 2>/dev/null || true
+fi
+"""
+
+
+@pytest.mark.parametrize("backend", ["local", "docker"])
+def test_a_submissions_scripts_write_nothing_outside_the_sandbox(
+    tmp_path: Path, labs: SyntheticLabs, daemon: GitDaemon, served: Path, backend: str
+) -> None:
+    if backend == "docker" and shutil.which("docker") is None:
+        pytest.fail("docker is not installed: scripts/test.sh sets it up (scripts/docker-up.sh)")
+    (labs.root / "03-hooks").mkdir()
+    url = daemon.url("room.git")
+    trainer_files = tmp_path / "trainer-files"
+    trainer_files.mkdir()
+    tag = uuid.uuid4().hex[:8]
+    targets = [trainer_files / "pwned", Path(f"/tmp/hooklab-pwned-{tag}"), Path.home() / "pwned"]
+    ws = tiny_workspace(tmp_path / "ws")
+    (ws.root / "mvnw").write_text(
+        MVNW.replace("set -eu\n", "set -eu\n" + evil(targets, url, "mvnw"))
+    )
+    # With Maven local, the Docker socket (root on the host) is hidden from the scripts too.
+    escape = backend == "local" and shutil.which("docker") is not None
+    hook = "#!/usr/bin/env bash\n" + evil(targets, url, "hook", escape) + "echo hello\n"
+    (labs.root / "03-hooks" / "lab.toml").write_text(HOOK_LAB.replace("HOOK", hook))
+    ws.commit_all("my mvnw")
+    ws.update_meta({"backend": backend})
+    walk(ws, labs, 5)
+    runner = LabRunner(ws, labs_root=labs.root)
+    runner.start("03-hooks")
+    runner.solve(apply=True)
+    run = runner.check()
+    assert run.status.value == "pass", [r.to_json() for r in run.results]
+    runner.next()
+    submit(ws, make_settings(url, "eve", "s"))
+    before = remote_refs(served / "room.git", "refs/")
+
+    out = run_cli("trainer", "verify", url, "eve", "--cohort", "s", "--backend", backend, "--json")
+    assert out.code == 0, out  # the claims hold: the scripts did their job, and only that
+    for target in targets:
+        assert not target.exists(), f"{target} was written on the host"
+    assert list(trainer_files.iterdir()) == []
+    assert remote_refs(served / "room.git", "refs/") == before  # no network either
+
+    # Without the sandbox the same verify writes them: the test can fail.
+    if backend == "local":
+        out = run_cli("trainer", "verify", url, "eve", "--cohort", "s", "--no-sandbox")
+        assert (trainer_files / "pwned").read_text() in ("mvnw\n", "hook\n")
+        if escape:
+            assert (trainer_files / "pwned-docker").read_text() == "docker\n"
+        for target in targets:
+            target.unlink(missing_ok=True)
+        subprocess.run(
+            ["git", "--git-dir", str(served / "room.git"), "update-ref", "-d", "refs/pwned/mvnw"],
+            check=False,
+        )
