@@ -155,6 +155,11 @@ def transcript_format(version: str) -> TranscriptFormat | None:
     return next((f for f in FORMATS if f.covers(version)), None)
 
 
+# An interactive client (2.1.332) runs an agent in the background and has it end by calling
+# SubagentHandback with its report: that entry (stop_reason tool_use) is a normal end.
+HANDBACK = "handback"
+
+
 class RecordedSessionError(HarnessError):
     """A transcript that cannot be read as a session at all (missing, empty, not JSON lines)."""
 
@@ -244,7 +249,7 @@ class SubagentRun:
     @property
     def ended(self) -> str:
         """normally (end_turn), cut off (another stop_reason) or unknown (no transcript)."""
-        if self.stop_reason == "end_turn":
+        if self.stop_reason in ("end_turn", HANDBACK):
             return "normally"
         if self.stop_reason:
             return f"cut off ({self.stop_reason})"
@@ -1139,6 +1144,16 @@ class _Reader:
             self._refused(call.result_line, call)
 
 
+def _handback(content: Any) -> str | None:
+    """The report of a SubagentHandback call in an assistant entry's content, or None."""
+    for block in content if isinstance(content, list) else []:
+        if isinstance(block, dict) and block.get("name") == "SubagentHandback":
+            given = block.get("input")
+            message = given.get("message") if isinstance(given, dict) else None
+            return str(message) if message is not None else ""
+    return None
+
+
 def _read_agent(main: Path, run: SubagentRun) -> None:
     """The subagent's own transcript: its assignment and how it ended. 2.1.x keep it in the
     session's folder, 2.0.x beside the session."""
@@ -1164,6 +1179,9 @@ def _read_agent(main: Path, run: SubagentRun) -> None:
                 said = _text(message.get("content"))
                 if said:
                     run.last_message = _cap(said)
+                handed = _handback(message.get("content"))
+                if handed is not None:
+                    run.stop_reason, run.last_message = HANDBACK, _cap(handed)
     except OSError:
         return
 

@@ -19,8 +19,9 @@ _DESCRIPTION = """\
 Replay a session Claude Code recorded (a transcript under ~/.claude/projects/, or under
 $CLAUDE_CONFIG_DIR/projects/) against this workspace's hooks as they are now. The replay runs
 in a throwaway copy of the workspace: its files as at the session's start (--from REV, default
-HEAD), its .claude/ (hooks and settings) as it is now. Your files and hook state are never
-touched.
+HEAD), its .claude/ (hooks and settings) and the hook scripts the settings run from elsewhere
+(scripts/...) as they are on disk now, committed or not; each of those that differs from the
+start is named. Your files and hook state are never touched.
 
 Each tool call and each stop gets a row: the recorded verdict (ran, refused by which hook,
 ran and reported by which hook, stop blocked or allowed) beside the replayed one. The first

@@ -15,9 +15,10 @@ from harness.errors import ConfigError, HarnessError
 from harness.paths import scratch_mkdtemp
 
 _DESCRIPTION = """\
-Play the steps of SCENARIO.toml as a Claude Code session in the current workspace (the nearest
-directory above holding .claude/settings.json): the real hooks run with the documented JSON on
-stdin, and tools act on the real files.
+Play the steps of SCENARIO.toml as a Claude Code session in a throwaway copy of the current
+workspace (the nearest directory above holding .claude/settings.json, its git directory and
+build output included): the real hooks run with the documented JSON on stdin, and tools act on
+the copy's files. Your files, reports and hook state are never changed.
 
 Scenario: [[step]] tables with do = session_start (source) | prompt (text) |
 edit (file, old, new, replace_all) | write (file, content) | bash (command, background,
@@ -67,11 +68,20 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from harness.engine.sandbox import sandbox_copy
+
     scenario = load_scenario(args.scenario)
-    root = args.project.resolve() if args.project else find_project_root(Path.cwd())
-    reports: list[StepReport] = []
-    for warning in load_settings(root).warnings:
+    project = args.project.resolve() if args.project else find_project_root(Path.cwd())
+    for warning in load_settings(project).warnings:
         print(f"warning: {warning}", file=sys.stderr)
+    # A scenario's Maven run or edit must not touch the participant's files or reports.
+    with sandbox_copy(project) as root:
+        reports = _play(args, scenario, root)
+    return _verdict(args, reports)
+
+
+def _play(args: argparse.Namespace, scenario: Any, root: Path) -> list[StepReport]:
+    reports: list[StepReport] = []
     if args.json:
         with open_session(args.engine, root, auto_approve=scenario.auto_approve) as session:
             for step in scenario.steps:
@@ -93,6 +103,11 @@ def run(args: argparse.Namespace) -> int:
                     reports.append(_run(args.scenario, session, step))
                 render_report(console, reports[-1])
         render_summary(console, reports, session.transcript_path)
+        console.print("Played on a throwaway copy of the workspace: your files are unchanged.")
+    return reports
+
+
+def _verdict(args: argparse.Namespace, reports: list[StepReport]) -> int:
     missed = [r for r in reports if r.expect_met is False]
     if missed:
         lines = [

@@ -107,9 +107,34 @@ def cmd_verify_hook(args: argparse.Namespace) -> int:
     from harness.ui.grading_view import render_grade
 
     console = make_console()
-    with console.status("grading …", spinner="dots") as status:
-        grade = grade_stop_hook(
-            project, script, progress=lambda what: status.update(f"grading: {what} …"), **options
-        )
+    try:
+        with console.status("grading …", spinner="dots") as status:
+            grade = grade_stop_hook(
+                project,
+                script,
+                progress=lambda what: status.update(f"grading: {what} …"),
+                **options,
+            )
+    except KeyboardInterrupt:
+        _interrupted(project, args.break_cmd, args.fix_cmd)
+        return 130
     render_grade(console, grade)
     return 0 if grade.passed else 1
+
+
+def _interrupted(project: Path, break_cmd: str, fix_cmd: str) -> None:
+    """Ctrl-C part-way: the grader breaks and fixes the artefact in the workspace itself, so
+    say what may be left broken and the command that mends it."""
+    from harness.ui.console import print_error
+
+    reports = project / "target" / "surefire-reports"
+    left = (
+        "target/surefire-reports has no report now"
+        if not any(reports.glob("TEST-*.xml"))
+        else "the reports may be from the break, not the fix"
+    )
+    print_error(
+        f"lab verify-hook stopped part-way: it runs '{break_cmd}' and then '{fix_cmd}' in "
+        f"{project}, so {left}",
+        fix=f"{fix_cmd} (or run lab verify-hook again to its end)",
+    )

@@ -147,7 +147,11 @@ def _central_url() -> str | None:
     return None
 
 
-def check_network(connect: Callable[[str, int], bool] | None = None) -> Finding:
+def check_network(
+    connect: Callable[[str, int], bool] | None = None, *, offline_repo: bool = False
+) -> Finding:
+    """Maven Central reachable or not; offline with Debian's repository in place, that is
+    nothing to fix: every build resolves from it."""
     url = _central_url()
     if url is None:
         return Finding("maven central", WARN, "unknown (no Maven installed to ask)", required=False)
@@ -163,6 +167,13 @@ def check_network(connect: Callable[[str, int], bool] | None = None) -> Finding:
     reachable = (connect or _connect)(host, 443)
     if reachable:
         return Finding("maven central", OK, "reachable", required=False)
+    if offline_repo:
+        return Finding(
+            "maven central",
+            OK,
+            "not reachable, and not needed: the offline maven repo serves every build",
+            required=False,
+        )
     return Finding(
         "maven central",
         WARN,
@@ -276,6 +287,33 @@ def check_own_claude() -> Finding:
     )
 
 
+def check_audit_agent(start: Path | None = None) -> Finding | None:
+    """In a workspace whose settings enable a plugin (Lab 11's audit agent): would a plain
+    ``claude`` there have it? Reads one key of the client's ``.claude.json`` (this folder's
+    trust) and its list of marketplaces; None outside a workspace."""
+    from harness.claude.client.trust import enabled_plugins, plugins_not_ready
+    from harness.errors import HarnessError
+    from harness.workspace import Workspace
+
+    try:
+        root = Workspace.find(start).root
+    except HarnessError:
+        return None
+    if not enabled_plugins(root):
+        return None
+    problem = plugins_not_ready(root)
+    if problem is None:
+        return Finding("audit agent", OK, f"aiup-vaadin-jooq loads in {root}", required=False)
+    return Finding(
+        "audit agent",
+        WARN,
+        problem,
+        f"start claude in {root} and answer 'Yes, I trust this folder' (that loads it); "
+        "if a session then says the agent is not found, start claude there once more",
+        required=False,
+    )
+
+
 def run_checks(system: System | None = None) -> list[Finding]:
     here = system or detect()
     findings = [
@@ -292,14 +330,17 @@ def run_checks(system: System | None = None) -> list[Finding]:
         _tool("jq", ["jq", "--version"], install_command(["jq"], here)),
         check_java(here),
         check_maven(here),
-        check_offline_repo(system=here),
-        check_network(),
+        offline := check_offline_repo(system=here),
+        check_network(offline_repo=offline.state == OK),
         check_docker(),
         _tool("node", ["node", "--version"], install_command(["node"], here), required=False),
         _tool("npm", ["npm", "--version"], install_command(["npm"], here), required=False),
         check_claude_code(),
         check_own_claude(),
     ]
+    agent = check_audit_agent()
+    if agent is not None:
+        findings.append(agent)
     return [*findings, system_packages(findings, here), maven_verdict(findings)]
 
 

@@ -1,6 +1,6 @@
 """``lab doctor --prove-client``: do the fixture's hooks hold on the participant's own client?
 
-The ``claude`` on the participant's PATH plays four short sessions with Hook Lab's scripted
+The ``claude`` on the participant's PATH plays five short sessions with Hook Lab's scripted
 model (the driver of the claude-code engine, harness/claude/client/), each in a throwaway copy
 of a freshly provisioned workspace, offline: the model is a server on 127.0.0.1 and the key is
 a dummy. Each session proves one behaviour the workshop relies on, from what the client did:
@@ -8,7 +8,11 @@ a dummy. Each session proves one behaviour the workshop relies on, from what the
 - an edit, then a stop: the Stop hook holds the turn until fresh, green sensor reports;
 - setting UC-005's Status to Done: the status guard refuses the edit, the file is unchanged;
 - a ``sed`` through Bash that sets UC-002 to Done: the status check reports it to Claude;
-- a change to a hook, then a stop: the turn is held until smoke.sh is green (self-guarding).
+- a change to a hook, then a stop: the turn is held until smoke.sh is green (self-guarding);
+- the coverage audit agent of the workspace's plugin runs and its end is recorded.
+
+Each client starts as a person's does: plain, in the workspace root, the folder trusted (what
+the trust dialog leaves; harness/claude/client/trust.py), no --plugin-dir.
 
 The client runs with a throwaway HOME, XDG directories and CLAUDE_CONFIG_DIR, and with the
 project's settings only: the participant's own ~/.claude, login and settings are never read
@@ -36,6 +40,7 @@ UC2 = "docs/use_cases/UC-002-edit-owner.md"
 APPROVED, DONE = "**Status:** Approved", "**Status:** Done"
 SENSORS = "./mvnw -q test -Dgroups=sensor"
 SMOKE = "./.claude/hooks/smoke.sh"
+AUDIT_AGENT = "aiup-vaadin-jooq:uc-coverage"
 # A session start ends when the client answers the opening handshake (see the client session).
 # A client that never answers it is waited for this long once, then briefly (the proofs
 # themselves say what holds).
@@ -116,6 +121,24 @@ def _hook_change_held(session: ClaudeCodeSession, root: Path) -> tuple[bool, str
     return _stop_held_by(session.stop("Done."), "require-sensors.sh", SMOKE)
 
 
+def _audit_agent_runs(session: ClaudeCodeSession, root: Path) -> tuple[bool, str]:
+    """Lab 11 step 4's audit in a plain session (no --plugin-dir: the workspace's settings
+    enable the plugin from its own marketplace, loaded once the folder is trusted)."""
+    session.prompt("Audit the coverage of UC-005.")
+    try:
+        audit = session.subagent_stop(
+            AUDIT_AGENT,
+            "Audit the coverage of UC-005 (docs/use_cases/UC-005-add-visit.md).",
+            "# Coverage report: UC-005\nVerdict: covered",
+        )
+    except HarnessError as exc:
+        return False, f"no audit agent in the session: {exc.message[:200]}"
+    marker = Path(session.project_dir, ".git", "aiup-coverage-checked", "UC-005")
+    if audit.outcome != Outcome.ALLOWED or not marker.is_file():
+        return False, f"the agent ran, but record-coverage-check.sh wrote no marker{_said(audit)}"
+    return True, f"{AUDIT_AGENT} ran and record-coverage-check.sh recorded the audit"
+
+
 PROOFS = (
     _Proof(
         "stop-after-edit",
@@ -140,6 +163,12 @@ PROOFS = (
         "a hook changed, then a stop: held until smoke.sh is green",
         "require-sensors.sh",
         _hook_change_held,
+    ),
+    _Proof(
+        "audit-agent",
+        "the coverage audit agent runs in a plain session of the trusted folder",
+        "record-coverage-check.sh",
+        _audit_agent_runs,
     ),
 )
 

@@ -37,6 +37,7 @@ class StepWalk:
     step: Step
     setup: list[CheckResult] = field(default_factory=list)
     before: StepRun | None = None
+    hollow: StepRun | None = None  # the checks on the hollowed solution: they must fail
     solve: list[CheckResult] = field(default_factory=list)
     after: StepRun | None = None
     problems: list[str] = field(default_factory=list)
@@ -49,18 +50,21 @@ class StepWalk:
 
     @property
     def unchanged(self) -> list[str]:
-        """The checks that pass before the solve and after it: each proves nothing here (a
-        guard that must keep passing, at best). Named when some other check fails before;
-        when all pass before, the step's problem says so already."""
+        """The checks that pass before the solve and after it, and on the hollowed solution
+        too: each proves nothing here (a guard that must keep passing, at best). Named when
+        some other check fails before; when all pass before, the step's problem says so."""
         if self.before is None or self.after is None or self.before.status is Status.PASS:
             return []
         after = {_where(r): r for r in self.after.results}
+        # A check the hollowed solution fails proves its part: it tells the hollow apart.
+        caught = {_where(r) for r in (self.hollow.results if self.hollow else []) if not r}
         return [
             f"{r.name} ({_where(r)})"
             for r in self.before.results
             if r.status is Status.PASS
             and _where(r) in after
             and after[_where(r)].status is Status.PASS
+            and _where(r) not in caught
         ]
 
     @property
@@ -79,6 +83,7 @@ class StepWalk:
             "maven_seconds": round(self.maven_seconds, 2),
             "setup": [r.to_json() for r in self.setup],
             "before": self.before.to_json() if self.before else None,
+            "hollow": self.hollow.to_json() if self.hollow else None,
             "solve": [r.to_json() for r in self.solve],
             "after": self.after.to_json() if self.after else None,
             "unchanged": self.unchanged,
@@ -165,6 +170,7 @@ def walk_lab(
     *,
     observer: Observer | None = None,
     context: CheckContext | None = None,
+    hollow: bool = False,
 ) -> LabWalk:
     obs = observer or Observer()
     started = time.monotonic()
@@ -179,7 +185,7 @@ def walk_lab(
     moved = runner.start(lab.id)
     setup = moved.actions
     for step in lab.steps:
-        sw = _walk_step(runner, obs, timer, step, setup)
+        sw = _walk_step(runner, obs, timer, step, setup, hollow)
         sw.duration = time.monotonic() - entered
         sw.maven_seconds = timer.lap()
         walk.steps.append(sw)
@@ -199,7 +205,12 @@ def walk_lab(
 
 
 def _walk_step(
-    runner: LabRunner, obs: Observer, timer: _Timer, step: Step, setup: list[CheckResult]
+    runner: LabRunner,
+    obs: Observer,
+    timer: _Timer,
+    step: Step,
+    setup: list[CheckResult],
+    hollow: bool = False,
 ) -> StepWalk:
     """One step walked: its setup's results, its checks before, its solve, its checks after;
     each phase that does not hold is a problem of the step."""
@@ -223,6 +234,8 @@ def _walk_step(
         first = next(r for r in sw.before.results if r.status is not Status.PASS)
         if first.status is Status.ERROR:
             sw.problems.append("a check errored before solving: " + _first_bad([first]))
+    if hollow and step.hollow:
+        _walk_hollow(runner, obs, timer, sw)
     obs.phase(step, "solve")
     _step, sw.solve, _backup = runner.solve(apply=True)
     timer.stop()
@@ -238,6 +251,33 @@ def _walk_step(
             f"the checks {sw.after.status.value} after the solve: " + _first_bad(sw.after.results)
         )
     return sw
+
+
+def _walk_hollow(runner: LabRunner, obs: Observer, timer: _Timer, sw: StepWalk) -> None:
+    """The step's hollowed solution (``[[step.hollow]]``) played on its starting state: the
+    checks must fail, not pass and not error. The files go back as they were after."""
+    step, ws = sw.step, runner.ws
+    head, tree = ws.head(), ws.snapshot_tree_id()
+    obs.phase(step, "hollow")
+    done = runner.run_actions(runner.lab(), step.hollow)
+    if any(r.status is not Status.PASS for r in done):
+        sw.problems.append("the hollowed solution did not apply: " + _first_bad(done))
+    else:
+        sw.hollow = runner.run_checks(runner.lab(), step)
+        timer.stop()
+        obs.results(step, "hollow", sw.hollow.results)
+        if sw.hollow.status is Status.PASS:
+            sw.problems.append(
+                "the checks pass on the hollowed solution: the step can be passed without "
+                "doing it (make a check see what the hollow left out)"
+            )
+        elif sw.hollow.status is Status.ERROR:
+            sw.problems.append(
+                "a check errored on the hollowed solution: " + _first_bad(sw.hollow.results)
+            )
+    if ws.head() != head:  # a hollow that committed: HEAD goes back too
+        ws.put_back(None, head)
+    ws.restore_tree(tree.encode())  # files the hollow left alone keep their mtimes
 
 
 def _first_bad(results: Sequence[CheckResult]) -> str:
@@ -368,7 +408,9 @@ def prove_lab(
         ws = Workspace(holder / "ws")
         ctx = context_factory(ws, lab) if context_factory else CheckContext(ws, lab.dir)
         # A session played on both engines runs each identical Maven call once.
-        return walk_lab(lab, ws, observer=observer, context=replace(ctx, share_maven=True))
+        return walk_lab(
+            lab, ws, observer=observer, context=replace(ctx, share_maven=True), hollow=True
+        )
     finally:
         shutil.rmtree(holder, ignore_errors=True)
 

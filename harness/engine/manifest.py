@@ -16,6 +16,8 @@ do = "replace"            # see ACTION_KINDS
 kind = "sensors"          # see CHECK_KINDS
 [[step.solve]]            # actions that solve the step
 do = "patch"
+[[step.hollow]]           # the solve without its substance: dev check sees the checks fail
+do = "write"
 """
 
 from __future__ import annotations
@@ -57,6 +59,13 @@ STEP_FIELDS = (
     Field("setup", list, default=[], doc="[[step.setup]] actions run when the step starts"),
     Field("check", list, required=True, doc="[[step.check]] tables, at least one"),
     Field("solve", list, required=True, doc="[[step.solve]] actions that solve the step"),
+    Field(
+        "hollow",
+        list,
+        default=[],
+        doc="[[step.hollow]] actions: the solution without its substance; dev check plays them "
+        "on the starting state and the checks must fail",
+    ),
 )
 
 
@@ -88,6 +97,7 @@ class Step:
     setup: tuple[Spec, ...]
     checks: tuple[Spec, ...]
     solve: tuple[Spec, ...]
+    hollow: tuple[Spec, ...] = ()
 
     @property
     def slow(self) -> bool:
@@ -119,6 +129,13 @@ class Lab:
         prefixed = [s for s in self.steps if s.id.startswith(text)]
         if len(prefixed) == 1:
             return prefixed[0]
+        other = re.fullmatch(r"0*(\d+)[-./:](\d+)", text)
+        if other:  # "07-4": a step of another lab, written lab-step
+            lab, number = int(other.group(1)), int(other.group(2))
+            raise HarnessError(
+                f"{text!r} names lab {lab}, step {number}; a step is the current lab's ({self.id})",
+                fix=f"lab start {lab}, then lab goto {number}",
+            )
         raise HarnessError(
             f"lab {self.id} has no step {text!r}",
             fix="use a step number (1-{}) or one of: {}".format(
@@ -215,6 +232,10 @@ def _parse_step(raw: object, i: int, path: Path, lab_dir: Path) -> Step:
         solve=tuple(
             _spec(a, ACTION_KINDS, "do", path, f"{where}.solve[{j}]", lab_dir)
             for j, a in enumerate(s["solve"])
+        ),
+        hollow=tuple(
+            _spec(a, ACTION_KINDS, "do", path, f"{where}.hollow[{j}]", lab_dir)
+            for j, a in enumerate(s["hollow"])
         ),
     )
 
@@ -330,7 +351,20 @@ def find_lab(ref: str, root: Path | None = None) -> Lab:
         exact = [d for d in dirs if d.name.startswith(text) or text in d.name]
     if len(exact) != 1:
         names = ", ".join(d.name for d in dirs)
-        raise HarnessError(
-            f"no lab {ref!r}" if not exact else f"{ref!r} is ambiguous", fix=f"use one of: {names}"
-        )
+        return _no_such_lab(ref, text, dirs, ambiguous=bool(exact), names=names)
     return load_lab(exact[0])
+
+
+def _no_such_lab(ref: str, text: str, dirs: list[Path], *, ambiguous: bool, names: str) -> Lab:
+    """Raise: a number the course skips is said as such (the labs keep the article's numbers,
+    so there is no lab 10); a gap or an unknown name lists what there is."""
+    if ambiguous:
+        raise HarnessError(f"{ref!r} is ambiguous", fix=f"use one of: {names}")
+    numbers = [d.name.split("-", 1)[0] for d in dirs]
+    if text.isdigit() and numbers and int(text) <= int(max(numbers)):
+        raise HarnessError(
+            f"there is no lab {int(text)}: the labs keep the numbers of the article they come "
+            f"from, so the course has {', '.join(str(int(n)) for n in numbers)}",
+            fix=f"lab list shows them; lab start {int(numbers[-1])} is the capstone",
+        )
+    raise HarnessError(f"no lab {ref!r}", fix=f"use one of: {names}")

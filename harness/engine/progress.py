@@ -42,9 +42,10 @@ class StepProgress:
     # checks that failed on this step, and when the last one did: a trainer's "who struggles"
     failed_checks: int = 0
     failed_at: float | None = None
+    skipped_by_goto: bool = False  # lab goto passed over it: never asked of the participant
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "hints": self.hints,
             "solved_with_help": self.solved_with_help,
             "passed": self.passed,
@@ -52,6 +53,9 @@ class StepProgress:
             "failed_checks": self.failed_checks,
             "failed_at": self.failed_at,
         }
+        if self.skipped_by_goto:
+            data["skipped_by_goto"] = True
+        return data
 
 
 @dataclass
@@ -109,6 +113,7 @@ class Progress:
                     _number(s.get("entered_at"), None),
                     int(_number(s.get("failed_checks"), 0) or 0),
                     _number(s.get("failed_at"), None),
+                    s.get("skipped_by_goto") is True,
                 )
                 for sid, s in (raw.get("steps") or {}).items()
                 if isinstance(s, dict)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
@@ -117,6 +118,10 @@ class ReplayReport:
     engines: list[str]
     start: str  # the commit the copy started from
     rows: list[ReplayRow] = field(default_factory=list)
+    # hook scripts outside .claude/ played as they are on disk now, where the start differs
+    hooks_now: list[str] = field(default_factory=list)
+    # ignored build output written after the session began, left out of the start state
+    output_left_out: list[str] = field(default_factory=list)
 
     def divergences(self, only_lines: Collection[int] | None = None) -> list[tuple[ReplayRow, str]]:
         """Each row and engine whose verdict differs; with ``only_lines``, only the rows at
@@ -163,6 +168,8 @@ class ReplayReport:
             if first is None
             else {"line": first[0].line, "engine": first[1], "what": first[0].what},
             "warnings": self.timeline.warnings,
+            "hooks_now": self.hooks_now,
+            "output_left_out": self.output_left_out,
         }
 
 
@@ -381,8 +388,78 @@ def _head_of(root: Path, commit: str) -> str:
     return commit
 
 
+_HOOK_PATH = re.compile(r"""(?:\$\{?CLAUDE_PROJECT_DIR\}?/|(?:^|[\s"'])\./)([^\s"';|&]+)""")
+
+
+def hook_files(root: Path) -> list[str]:
+    """The files outside ``.claude/`` that the workspace's settings run as hooks
+    (``$CLAUDE_PROJECT_DIR/scripts/x.sh``, ``./scripts/x.sh``), relative, as on disk now."""
+    found: set[str] = set()
+    for groups in _settings(root).hooks.values():
+        for group in groups:
+            for hook in group.hooks:
+                for rel in _HOOK_PATH.findall(getattr(hook, "command", "") or ""):
+                    path = root / rel
+                    if not rel.startswith(".claude/") and path.is_file() and root in path.parents:
+                        found.add(rel)
+    return sorted(found)
+
+
+def _hooks_now(root: Path, commit: str, copy: Path) -> list[str]:
+    """Copy the hook scripts outside ``.claude/`` as they are on disk now (uncommitted and
+    untracked included) into the copy; each that differs from ``commit`` is named."""
+    from harness.workspace import Workspace
+    from harness.workspace.snapshot import read_blob
+
+    repo = Workspace(root).repo
+    tree = repo[commit.encode()].tree
+    differs = []
+    for rel in hook_files(root):
+        now = (root / rel).read_bytes()
+        target = copy / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(root / rel, target)
+        then = read_blob(repo, tree, rel)
+        if then != now:
+            said = "not in the start commit" if then is None else "changed since the start commit"
+            differs.append(f"{rel} ({said}): played as it is on disk now")
+    return differs
+
+
+def _drop_later_output(copy: Path, started: float) -> list[str]:
+    """Remove the ignored build output (reports, dist/, classes) written after the session
+    began: the session did not see it, and a replay that kept it would judge today's build.
+    Named by top folder; what the session did see (older output) stays."""
+    done = proc.run(["git", "status", "--ignored", "--porcelain", "-z"], cwd=copy)
+    entries = [e for e in done.stdout.split("\0") if e]
+    dropped: dict[str, int] = {}
+    for entry in entries:
+        if not entry.startswith("!! "):
+            continue
+        rel = entry[3:].rstrip("/")
+        top = copy / rel
+        files = [top] if top.is_file() else [p for p in top.rglob("*") if p.is_file()]
+        for path in files:
+            if path.is_symlink() or path.stat().st_mtime <= started:
+                continue
+            path.unlink()
+            name = rel.split("/")[0] + ("/" if "/" in rel or top.is_dir() else "")
+            dropped[name] = dropped.get(name, 0) + 1
+    return [
+        f"{name} ({n} file{'s' if n > 1 else ''} built after the session began): left out"
+        for name, n in sorted(dropped.items())
+    ]
+
+
 @contextlib.contextmanager
-def start_state(root: Path, commit: str) -> Iterator[Path]:
+def start_state(
+    root: Path,
+    commit: str,
+    hooks_now: list[str] | None = None,
+    *,
+    started: float | None = None,
+    left_out: list[str] | None = None,
+) -> Iterator[Path]:
     """A throwaway copy of the workspace whose files are those of ``commit`` (every file the
     commit holds is written anew, so reports from before are older than all of them; compiled
     classes come from the cache when the commit's sources are the fixture's, else stay as
@@ -393,12 +470,21 @@ def start_state(root: Path, commit: str) -> Iterator[Path]:
     with sandbox_copy(root) as copy:
         proc.run(["git", "reset", "-q", "--hard", _head_of(root, commit)], cwd=copy)
         Workspace(copy).restore_commit(commit, rewrite_all=True)
+        if started is not None:
+            dropped = _drop_later_output(copy, started)
+            if left_out is not None:
+                left_out[:] = dropped
         # Compiled anew, newer than the files, when the commit's sources are the fixture's
         # (the reports keep their age): else the session's first sensor run compiles them all.
         restore_cached(copy)
         shutil.rmtree(copy / ".claude", ignore_errors=True)
         if (root / ".claude").is_dir():
             shutil.copytree(root / ".claude", copy / ".claude", symlinks=True)
+        # The hooks the settings run from outside .claude/ (Lab 07's scripts/) are the
+        # participant's work in progress, uncommitted: as on disk now, like .claude/.
+        differs = _hooks_now(root, commit, copy)
+        if hooks_now is not None:
+            hooks_now[:] = differs
         yield copy
 
 
@@ -440,7 +526,10 @@ def replay(
     commit = resolve_start(workspace, start)
     report = ReplayReport(timeline, engines, commit)
     for engine in engines:
-        with start_state(workspace, commit) as copy:
+        started = timeline.started.timestamp() if timeline.started else None
+        with start_state(
+            workspace, commit, report.hooks_now, started=started, left_out=report.output_left_out
+        ) as copy:
             steps = plan(timeline, copy, _settings(copy))
             if not report.rows:
                 report.rows = [p.row for p in steps if p.row is not None]

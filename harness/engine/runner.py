@@ -14,6 +14,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from dulwich.objects import Commit
+
 from harness.engine.context import CheckContext, PassedClaim, StepState
 from harness.engine.manifest import Lab, Spec, Step, find_lab, lab_dirs
 from harness.engine.progress import LabProgress, Progress, digest
@@ -248,22 +250,29 @@ class LabRunner:
     def start(self, ref: str) -> Moved:
         lab = find_lab(ref, self.labs_root)
         lp = self.progress.labs.get(lab.id)
+        if lp is not None and lp.start_snapshot and lp.completed_at:
+            # A completed lab starts over, as lab reset does: its files back to its start (a
+            # later lab's files stayed otherwise), the participant's backed up first.
+            left, head = self.progress.lab, self.ws.head()
+            self.progress.lab = lab.id
+            moved = self.goto("1", lab_ref=lab.id, action="restart")
+            if left != lab.id:
+                self._leave(left, moved.backup, head)
+            moved.note = "this lab was complete: it starts over at step 1"
+            return moved
         if lp is not None and lp.start_snapshot and self.progress.lab == lab.id:
             step = lab.step(self.progress.step) if self.progress.step else None
             return Moved(lab, step, note="already started; carrying on where you were")
         backup = None
         if lp is not None and lp.start_snapshot:
-            # Coming back to a lab started before: carry on at its first unpassed step.
-            self.progress.lab = lab.id
-            step = next((s for s in lab.steps if not lp.step(s.id).passed), None)
-            self.progress.step = step.id if step else None
-            self._save(f"{lab.id}: resumed")
-            return Moved(lab, step, note="resumed where you left this lab")
+            return self._resume(lab, lp)
         # Every lab starts from the provisioned fixture, as `lab dev check` proves it: leftovers
         # of an earlier lab (an edit, a commit, old reports) would pass its checks for free.
+        head = self.ws.head()
         backup = self.ws.rewind(
             self.ws.meta["initial_commit"], f"before starting {lab.id}", action="start"
         )
+        self._leave(self.progress.lab, backup, head)
         # Old reports and classes go; the fixture's classes come back from the cache `lab init`
         # filled, or the lab's first sensor run would compile all 54 sources again.
         clean_target(self.ws.root)
@@ -273,6 +282,35 @@ class LabRunner:
         lp.start_snapshot = self._snapshot(lab, "start")
         actions = self._enter(lab, lab.steps[0])
         return Moved(lab, lab.steps[0], actions, backup)
+
+    def _leave(self, lab_id: str | None, backup: Backup | None, head: str | None) -> None:
+        """Remember the files a lab is left with (the backup made on leaving it, or HEAD when
+        there was nothing to back up), so coming back to it brings them back."""
+        if lab_id and (backup is not None or head):
+            left = backup.commit if backup is not None else str(head)
+            self.ws.repo.refs[f"{LAB_REFS}{lab_id}/left".encode()] = left.encode()
+
+    def _resume(self, lab: Lab, lp: LabProgress) -> Moved:
+        """Come back to a lab started before: its files as they were left (the other lab's
+        files backed up first), at its first unpassed step."""
+        step = next((s for s in lab.steps if not lp.step(s.id).passed), None)
+        left_ref = f"{LAB_REFS}{lab.id}/left".encode()
+        backup = None
+        note = "resumed where you left this lab"
+        if left_ref in self.ws.repo.refs:
+            left = self.ws.repo[self.ws.repo.refs[left_ref]]
+            assert isinstance(left, Commit)
+            parent = left.parents[0].decode() if left.parents else lp.start_commit
+            head = self.ws.head()
+            backup = self.ws.rewind(parent, f"before resuming {lab.id}", action="resume")
+            self._leave(self.progress.lab, backup, head)
+            self.ws.restore_commit(left.id.decode())
+            clean_target(self.ws.root)  # the other lab's reports are no evidence here
+            note = "resumed where you left this lab, with its files as you left them"
+        self.progress.lab = lab.id
+        self.progress.step = step.id if step else None
+        self._save(f"{lab.id}: resumed")
+        return Moved(lab, step, backup=backup, note=note)
 
     def _snapshot(self, lab: Lab, label: str) -> str:
         head = self.ws.head()
@@ -369,14 +407,27 @@ class LabRunner:
             )
         if step.index + 1 < len(lab.steps):
             following = lab.steps[step.index + 1]
-            return Moved(lab, following, self._enter(lab, following))
+            backup = self._backup_before_setup(lab, following)
+            return Moved(lab, following, self._enter(lab, following), backup)
         return self.complete(lab)
+
+    def _backup_before_setup(self, lab: Lab, step: Step) -> Backup | None:
+        """A step's setup may write, copy over or check out the participant's files: any
+        uncommitted change is backed up first (listed by lab backups, named on screen)."""
+        if not step.setup or not self.ws.changed_files():
+            return None
+        return self.ws.backup(
+            f"before the setup of {lab.id} step {step.index + 1} ({step.id})", action="setup"
+        )
 
     def complete(self, lab: Lab) -> Moved:
         """Re-verify every step at the snapshot it passed at, then call the lab complete."""
         lp = self.progress.lab_progress(lab.id)
         reverified = self.reverify(lab, lp)
-        bad = [r for r in reverified if r.status is not Status.PASS]
+        # A step lab goto passed over was never asked of the participant: it has no verified
+        # state, and is named, not sent back to.
+        skipped = [r.step for r in reverified if r.results and r.results[0].details.get("skipped")]
+        bad = [r for r in reverified if r.status is not Status.PASS and r.step not in skipped]
         if bad:
             for r in bad:
                 lp.step(r.step.id).passed = None
@@ -393,11 +444,19 @@ class LabRunner:
         lp.completed_at = time.time()
         self.progress.step = None
         self._save(f"{lab.id}: complete")
+        note = "lab complete"
+        if skipped:
+            numbers = ", ".join(str(s.index + 1) for s in skipped)
+            note += (
+                f"; step{'s' if len(skipped) > 1 else ''} {numbers} you skipped with lab goto "
+                f"{'were' if len(skipped) > 1 else 'was'} not checked (lab goto "
+                f"{skipped[0].index + 1} to do {'them' if len(skipped) > 1 else 'it'})"
+            )
         return Moved(
             lab,
             None,
             reverified=reverified,
-            note="lab complete",
+            note=note,
             next_lab=self.following_lab(lab),
         )
 
@@ -443,11 +502,19 @@ class LabRunner:
                 )
                 continue
             if not record or not record.get("snapshot"):
+                skipped = lp.step(step.id).skipped_by_goto
+                said = "skipped with lab goto: never checked" if skipped else "not verified"
                 runs.append(
                     StepRun(
                         lab,
                         step,
-                        [CheckResult.failed("this step has no verified state", name="progress")],
+                        [
+                            CheckResult.failed(
+                                f"this step has no verified state ({said})",
+                                name="progress",
+                                details={"skipped": skipped},
+                            )
+                        ],
                     )
                 )
                 continue
@@ -492,6 +559,8 @@ class LabRunner:
             actions: list[CheckResult] = []
             self.progress.lab = lab.id
             for step in lab.steps[: target.index]:
+                if not lp.step(step.id).passed:
+                    lp.step(step.id).skipped_by_goto = True
                 for specs in (step.setup, step.solve):
                     done = self.run_actions(lab, specs)
                     actions.extend(done)

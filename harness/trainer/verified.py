@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.results import Status
 from harness.trainer.journal import journal_path
 
 VERIFIED, FAILED, NOT_JUDGED, UNVERIFIED, STALE = (
@@ -121,8 +122,8 @@ def save_verdicts(url: str, cohort: str, verdicts: Sequence[Verdict]) -> None:
 
 def from_report(participant: str, report: dict[str, Any], seconds: float) -> Verdict:
     steps = report.get("steps") or []
-    failed = [f"{s['lab']}/{s['step']}" for s in steps if s.get("status") == "fail"]
-    errors = [s for s in steps if s.get("status") == "error"]
+    failed = [f"{s['lab']}/{s['step']}" for s in steps if s.get("status") == Status.FAIL.value]
+    errors = [s for s in steps if s.get("status") == Status.ERROR.value]
     state = FAILED if failed else NOT_JUDGED if errors else VERIFIED
     return Verdict(
         participant,

@@ -18,10 +18,23 @@ def make_console(*, stderr: bool = False) -> Console:
         no_color=no_color,
         highlight=False,
         soft_wrap=False,
-        # Keep output readable in CI logs and pipes, where rich would otherwise pick 80 columns;
-        # an explicit COLUMNS still wins.
-        width=None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 120,
+        width=_width(),
     )
+
+
+def _width() -> int | None:
+    """None (rich asks the terminal) on a terminal or with COLUMNS set. Piped (``lab check |
+    head``) in a terminal, that terminal's width, so lines are laid out as the person sees them;
+    in CI logs, 120 columns, where rich would otherwise pick 80."""
+    if sys.stdout.isatty() or os.environ.get("COLUMNS"):
+        return None
+    for stream in (sys.stderr, sys.stdin):
+        try:
+            if stream is not None and stream.isatty():
+                return os.get_terminal_size(stream.fileno()).columns
+        except (OSError, ValueError):
+            continue
+    return 120
 
 
 def print_error(message: str, fix: str | None = None) -> None:

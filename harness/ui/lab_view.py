@@ -84,7 +84,8 @@ def result_renderable(result: CheckResult, *, verbose: bool = True) -> Renderabl
         if result.output:
             tail = "\n".join(result.output.strip().splitlines()[-15:])
             parts.append(
-                Framed("output (tail)", Prose([Block(Text(tail), wrap=False)]), style="dim")
+                # Wrapped, not cut at the edge: a hook's JSON input is one line of 400+ columns.
+                Framed("output (tail)", Prose([Block(Text(tail))]), style="dim")
             )
         fix = result.details.get("fix")
         if fix:
@@ -158,8 +159,16 @@ def hook_event_renderable(
     if len(detail) > 90:
         detail = detail[:89] + "…"
     expect = entry.expect
+    if any(
+        isinstance(e.get("tool_input"), dict) and e["tool_input"].get("run_in_background")
+        for e in entry.events
+    ):
+        detail += " (in the background)"
+    # The step's number, as the verdicts name it ("step 4 ran, and the stop after it …").
+    number = f"{entry.step:>2} "
     verdict = Text.assemble(
         ("⚙ ", "dim"),
+        (number, "dim"),
         (f"{entry.do:<14}", "bold"),
         (detail + " ", "cyan"),
         ("→ ", "dim"),
@@ -167,10 +176,11 @@ def hook_event_renderable(
         (f" (expected {expect})" if expect and expect != outcome else "", "red"),
     )
     if entry.let_go:
-        verdict.append(" (stop_hook_active: true: the hook let the turn end)", style="yellow")
+        # Said as a fact, not a reason: the hook may have let go on it, or on green reports.
+        verdict.append(" (a second stop: stop_hook_active: true)", style="yellow")
     # What Claude did and what came of it stay one unit: a long command is never split, and
     # its outcome never ends up alone on a line.
-    start = 2 + 14
+    start = 2 + len(number) + 14
     blocks = [Block(verdict, Text("  "), Text(" " * 18), protected=[(start, len(verdict.plain))])]
     for hook in entry.hooks:
         if hook.exit_code not in (0, None) or hook.timed_out:
@@ -210,13 +220,19 @@ def print_moved(console: Console, moved: Moved, *, show_intro: bool = False) -> 
     if bad:
         print_results(console, bad)
     for run in moved.reverified:
+        if run.results and run.results[0].details.get("skipped"):
+            console.print(
+                f"  step {run.step.index + 1} {run.step.id}: [dim]skipped with lab goto, "
+                "never checked[/]"
+            )
+            continue
         mark = MARK[run.status]
         how = " [dim](passed on this very state, not run again)[/]" if run.unchanged else ""
         console.print(
             f"  re-verified step {run.step.index + 1} {run.step.id}: "
             f"[{STYLE[run.status]}]{mark} {run.status.value}[/]{how}"
         )
-    if moved.note and moved.step is not None:
+    if moved.note and (moved.step is not None or moved.note != "lab complete"):
         console.print(f"[dim]{escape(moved.note)}[/]")
     if show_intro:
         print_intro(console, moved.lab)
@@ -259,12 +275,20 @@ def lab_table(labs: Sequence[Lab], progress: Progress, broken: Sequence[str] = (
             continue
         lp = progress.labs.get(lab.id)
         passed = sum(1 for s in lab.steps if lp.step(s.id).passed) if lp else 0
+        kinds = (
+            [str((lp.step(s.id).passed or {}).get("evidence_kind") or "") for s in lab.steps]
+            if lp
+            else []
+        )
+        # A live step passed with a scripted session says so: the trainer sees it too.
+        scripted = sum(kind == "scripted" for kind in kinds)
+        note = f" ({scripted} scripted)" if scripted else ""
         if lp and lp.completed_at:
-            state = "[green]complete[/]"
+            state = f"[green]complete[/]{note}"
         elif progress.lab == lab.id:
-            state = f"[cyan]current, {passed}/{len(lab.steps)} passed[/]"
+            state = f"[cyan]current, {passed}/{len(lab.steps)} passed[/]{note}"
         elif lp:
-            state = f"{passed}/{len(lab.steps)} passed"
+            state = f"{passed}/{len(lab.steps)} passed{note}"
         else:
             state = "[dim]not started[/]"
         table.add_row(lab.id, escape(lab.title), str(len(lab.steps)), state)
@@ -281,7 +305,9 @@ def status_renderable(lab: Lab, progress: Progress) -> RenderableType:
     for step in lab.steps:
         sp = lp.step(step.id) if lp else None
         if sp and sp.passed:
-            state = "[green]passed[/]" + (" (with lab solve)" if sp.solved_with_help else "")
+            how = [f"{kind}" for kind in [sp.passed.get("evidence_kind")] if kind]
+            how += ["with lab solve"] if sp.solved_with_help else []
+            state = "[green]passed[/]" + (f" ({', '.join(how)})" if how else "")
         elif progress.step == step.id:
             state = "[cyan]current[/]"
         else:
@@ -301,18 +327,22 @@ def activity(
     status = console.status("working…", spinner="dots")
     state: dict[str, Any] = {"label": "working…", "started": time.monotonic()}
 
+    def fit(text: str) -> str:
+        # One line, always: a spinner wrapped to two lines erases a printed line when it stops
+        # (the hook's last line went missing on a terminal).
+        room = max(10, console.width - 4)
+        return text if len(text) <= room else text[: room - 1] + "…"
+
     def on_activity(text: str) -> None:
         state["label"], state["started"] = text, time.monotonic()
-        status.update(escape(text))
+        status.update(escape(fit(text)))
         status.start()
 
     def on_output(line: str) -> None:
         if line.strip():
             elapsed = time.monotonic() - float(state["started"])
-            status.update(
-                f"{escape(str(state['label']))} [dim]({elapsed:.0f} s) "
-                f"{escape(line.strip()[:70])}[/]"
-            )
+            label = fit(f"{state['label']} ({elapsed:.0f} s) {line.strip()[:70]}")
+            status.update(escape(label))
 
     inner_hook = ctx.on_hook_event
 
@@ -326,8 +356,12 @@ def activity(
         same_as = first if first != label else ""
         print_prose(console, hook_event_renderable(entry, full=verbose, same_as=same_as))
         inner_hook(entry)
+        # The session goes on: the spinner stays, so a slow next step is never silent.
+        status.update(escape(fit(str(state["label"]))))
+        status.start()
 
     ctx.on_activity, ctx.on_output, ctx.on_hook_event = on_activity, on_output, on_hook_event
+    status.start()  # at once: a check that reads files first is not silent meanwhile
     try:
         yield ctx
     finally:
@@ -390,6 +424,8 @@ class WalkView(Observer):
                 short = Prose(blocks[:4] + ([Block(Text("…"))] if len(blocks) > 4 else []))
                 print_prose(self.console, Framed(f"step {step.index + 1}: {step.title}", short))
             self.console.print("[bold]check before solving[/] (every check; must fail)")
+        elif phase == "hollow":
+            self.console.print("[bold]check the hollowed solution[/] (must fail)")
         elif phase == "solve":
             self.console.print("[bold]solve[/]")
         elif phase == "after":
@@ -401,7 +437,7 @@ class WalkView(Observer):
                 style = STYLE[r.status]
                 self.console.print(f"  [{style}]{MARK[r.status]}[/] {escape(r.message)}")
             else:
-                shown = r.status is Status.PASS or phase == "before"
+                shown = r.status is Status.PASS or phase in ("before", "hollow")
                 print_prose(
                     self.console,
                     result_renderable(r, verbose=not shown or r.status is Status.ERROR),
@@ -410,7 +446,8 @@ class WalkView(Observer):
     def step_done(self, walk: StepWalk) -> None:
         if walk.ok:
             self.console.print(
-                f"[green]✔ step {walk.step.id} behaves: fails before, passes "
+                f"[green]✔ step {walk.step.id} behaves: fails before"
+                f"{', fails hollowed' if walk.hollow else ''}, passes "
                 f"after{escape(engines_said(walk))}[/] [dim]({walk.duration:.1f} s)[/]"
             )
         else:

@@ -29,6 +29,10 @@ def render_replay(console: Console, report: ReplayReport) -> None:
     )
     for warning in timeline.warnings:
         console.print(f"  [yellow]note:[/] {escape(warning)}")
+    for hook in report.hooks_now:
+        console.print(f"  [yellow]hook:[/] {escape(hook)}")
+    for output in report.output_left_out:
+        console.print(f"  [yellow]build output:[/] {escape(output)}")
     table = Table(show_edge=False, pad_edge=False)
     table.add_column("#", justify="right")
     table.add_column("line", justify="right")

@@ -4,6 +4,9 @@ FSEvents on macOS, ReadDirectoryChangesW on Windows).
 What the tools write is ignored, so a check never triggers the next one: Maven's build output
 (``target/``), git and the harness's own bookkeeping (``.git/``), and the usual editor and
 cache litter (watchfiles' default filter: swap files, ``~`` backups, ``__pycache__``...).
+Except the Surefire reports (``target/surefire-reports/TEST-*.xml``): they are what the checks
+read, so a sensor run in another terminal is a change to check. No check writes them into the
+workspace (a check that runs Maven works on a copy), so they set off no loop.
 """
 
 from __future__ import annotations
@@ -24,8 +27,21 @@ QUIET_MS = 150
 MAX_GROUP_MS = 800
 
 
+REPORTS = os.path.join("target", "surefire-reports", "")
+
+
 class WorkspaceFilter(watchfiles.DefaultFilter):
     ignore_dirs = (*watchfiles.DefaultFilter.ignore_dirs, *IGNORED_DIRS)
+
+    def __init__(self, root: Path) -> None:
+        super().__init__()
+        self.reports = os.path.join(str(root), REPORTS)
+
+    def __call__(self, change: watchfiles.Change, path: str) -> bool:
+        if path.startswith(self.reports):
+            name = path[len(self.reports) :]
+            return name.startswith("TEST-") and name.endswith(".xml") and os.sep not in name
+        return super().__call__(change, path)
 
 
 def watch_changes(
@@ -35,7 +51,7 @@ def watch_changes(
     set (seen within half a second)."""
     for changes in watchfiles.watch(
         root,
-        watch_filter=WorkspaceFilter(),
+        watch_filter=WorkspaceFilter(root),
         debounce=max(MAX_GROUP_MS, quiet_ms),
         step=quiet_ms,
         stop_event=stop,

@@ -207,3 +207,27 @@ def test_the_transcript_it_names_is_there_to_read_and_nothing_else_is_left(
     machine = run_cli("simulate", str(scenario), "--json", cwd=project.root)
     assert machine.code == 0, machine
     assert len(list(scratch.iterdir())) == 1  # --json names no transcript and keeps none
+
+
+def test_simulate_acts_on_a_throwaway_copy_never_on_the_workspace(project: HookProject) -> None:
+    """A scenario's write and its shell command (here one that wipes the reports, as a Maven run
+    of a scenario did) change the copy only: the participant's files and reports stay."""
+    setup(project)
+    reports = project.root / "target" / "surefire-reports"
+    reports.mkdir(parents=True)
+    (reports / "TEST-x.xml").write_text("<testsuite/>")
+    scenario = project.root / "scenario.toml"
+    scenario.write_text(
+        '[[step]]\ndo = "session_start"\n\n[[step]]\ndo = "write"\nfile = "docs/new.md"\n'
+        'content = "from the scenario"\n\n[[step]]\ndo = "bash"\n'
+        'command = "rm -rf target/surefire-reports"\n'
+    )
+    before = sorted(str(p.relative_to(project.root)) for p in project.root.rglob("*"))
+    result = run_cli("simulate", str(scenario), cwd=project.root)
+    assert result.code == 0, result
+    assert "Played on a throwaway copy of the workspace: your files are unchanged." in flat(
+        result.out
+    )
+    assert (reports / "TEST-x.xml").read_text() == "<testsuite/>"
+    assert not (project.root / "docs" / "new.md").exists()
+    assert sorted(str(p.relative_to(project.root)) for p in project.root.rglob("*")) == before

@@ -280,3 +280,19 @@ def test_a_line_nested_100000_levels_deep_is_skipped_and_named(
     only_deep.write_text(deep + "\n")
     with pytest.raises(RecordedSessionError, match="nested too deep"):
         read_session(only_deep)
+
+
+def test_an_interactive_background_agent_that_handed_back_ended_normally() -> None:
+    """A session of the interactive client (2.1.332, in tmux, auto mode): the Agent call
+    launched the audit in the background ("Async agent launched successfully") and the agent
+    ended by calling SubagentHandback with its report, which is how that client ends one."""
+    from harness.claude.recorded import HANDBACK
+
+    folder = Path(__file__).parent / "transcripts" / "claude-code-2.1.332-interactive"
+    timeline = read_session(folder / "613b36ca-bd2c-4336-a49f-0b0a70ebb45e.jsonl")
+    (call,) = timeline.tool_calls
+    assert call.subagent is not None
+    assert call.subagent.agent_type == "aiup-vaadin-jooq:uc-coverage"
+    assert call.subagent.stop_reason == HANDBACK
+    assert call.subagent.ended == "normally"
+    assert call.subagent.last_message.startswith("# Coverage report: UC-005")

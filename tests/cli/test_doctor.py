@@ -10,6 +10,7 @@ import pytest
 
 from harness import doctor
 from harness.engine.sandbox import path_without
+from harness.workspace import Workspace
 from tests.builders import REPO_ROOT, run_lab_process
 
 
@@ -126,3 +127,56 @@ def test_no_own_claude_says_how_to_pass_live_steps_anyway() -> None:
         done = run_lab_process("doctor", "--json", cwd=REPO_ROOT, env={"PATH": path})
     mine = next(c for c in json.loads(done.stdout)["checks"] if c["name"] == "your claude")
     assert mine["state"] == "warn" and "--scripted" in mine["fix"]
+
+
+def test_the_audit_agent_row_says_to_trust_the_folder_then_holds(
+    workspace: Workspace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Lab 11's audit agent: an untrusted workspace is named with the fix; once the folder is
+    trusted and a session there registered its marketplace (the real client's own launch),
+    the row holds. The participant's config is the test's throwaway HOME."""
+    from harness.claude.client.install import find_client
+    from harness.claude.client.trust import accept_trust, register_marketplaces
+    from harness.doctor import OK, WARN, check_audit_agent
+    from tests.conftest import require_real_client
+
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    assert check_audit_agent(tmp_path) is None  # outside a workspace: no row
+    untrusted = check_audit_agent(workspace.root)
+    assert untrusted is not None and untrusted.state == WARN
+    assert untrusted.found == (
+        f"{workspace.root} is not trusted yet in {home / '.claude.json'}: Claude Code loads "
+        "no plugin there"
+    )
+    assert "answer 'Yes, I trust this folder'" in untrusted.fix
+    require_real_client()
+    client = find_client()
+    assert client is not None
+    config = home / ".claude"
+    config.mkdir()
+    # What the trust dialog writes (into HOME/.claude.json without CLAUDE_CONFIG_DIR).
+    accept_trust(home, workspace.root)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "ANTHROPIC"))}
+    env.update(HOME=str(home), ANTHROPIC_BASE_URL="http://127.0.0.1:9", ANTHROPIC_API_KEY="x")
+    env["CLAUDE_CONFIG_DIR"] = str(config)
+    # the client keeps .claude.json beside its config when CLAUDE_CONFIG_DIR is set
+    accept_trust(config, workspace.root)
+    assert register_marketplaces(client.path, workspace.root, config, env) == set()
+    ready = check_audit_agent(workspace.root)
+    assert ready is not None and ready.state == OK, ready
+
+
+def test_maven_central_offline_is_no_warning_when_the_offline_repo_serves() -> None:
+    """This machine builds offline from Debian's repository: Central's absence is nothing to
+    fix, so lab doctor neither warns nor offers a fix for it."""
+    assert doctor.check_offline_repo(Path("/usr/share/maven-repo")).state == doctor.OK
+    done = run_lab_process("doctor", "--json", cwd=REPO_ROOT)
+    central = next(c for c in json.loads(done.stdout)["checks"] if c["name"] == "maven central")
+    assert central["state"] == "ok" and central["fix"] == "", central
+    offline = doctor.check_network(lambda _host, _port: False, offline_repo=True)
+    assert offline.found == (
+        "not reachable, and not needed: the offline maven repo serves every build"
+    )

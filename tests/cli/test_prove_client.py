@@ -13,7 +13,7 @@ from harness.engine.sandbox import path_without
 from tests.builders import REPO_ROOT, run_lab_process
 from tests.conftest import require_real_client
 
-BEHAVIOURS = ["stop-after-edit", "done-refused", "sed-reported", "hook-change-held"]
+BEHAVIOURS = ["stop-after-edit", "done-refused", "sed-reported", "hook-change-held", "audit-agent"]
 
 
 def _pinned() -> Path:
@@ -72,6 +72,10 @@ def test_every_behaviour_holds_on_the_pinned_client_and_the_own_claude_is_untouc
     assert all(p["holds"] for p in proofs.values()), proofs
     assert "coverage-check UC-005" in proofs["done-refused"]["found"]
     assert "smoke.sh" in proofs["hook-change-held"]["found"]
+    # the plugin's agent, in a plain session of the trusted folder (no --plugin-dir)
+    assert proofs["audit-agent"]["found"] == (
+        "aiup-vaadin-jooq:uc-coverage ran and record-coverage-check.sh recorded the audit"
+    )
     assert "holds" in done.stderr  # the live status, one line per behaviour as it ends
     # the participant's home, config, login and settings: not read, not changed
     assert _tree(home) == before
@@ -102,10 +106,11 @@ def test_a_client_whose_hooks_never_run_is_named_behaviour_by_behaviour(tmp_path
     assert "went through" in found["done-refused"][1]
     assert "no hook told Claude" in found["sed-reported"][1]
     assert "the turn ended" in found["hook-change-held"][1]
+    assert "wrote no marker" in found["audit-agent"][1]
     human = _prove(bin_dir, home)
     assert human.returncode == 1
-    assert human.stdout.count("does not hold") >= 4
-    assert "4 of 4 do not hold on this client" in " ".join(human.stdout.split())
+    assert human.stdout.count("does not hold") >= 5
+    assert "5 of 5 do not hold on this client" in " ".join(human.stdout.split())
 
 
 def test_no_claude_on_path_is_a_clear_error(tmp_path: Path) -> None:

@@ -1,6 +1,7 @@
 """``lab watch`` in a real terminal (tmux) on a real workspace: file-system events re-check
-within a second, a real Maven run (build output in target/) sets off no check, and the keys
-work inside it (h: the next hint, q: quit)."""
+within a second, a real Maven run's reports (what the checks read) set off a check and its
+other build output none, nothing loops, and the keys work inside it (h: the next hint, q:
+quit)."""
 
 from __future__ import annotations
 
@@ -50,8 +51,12 @@ class Terminal:
 
 @pytest.fixture
 def watching(workspace: Workspace) -> Iterator[tuple[Terminal, Workspace]]:
+    yield from _watch(workspace, LAB)
+
+
+def _watch(workspace: Workspace, lab: str) -> Iterator[tuple[Terminal, Workspace]]:
     started = subprocess.run(
-        [sys.executable, "-m", "harness", "start", LAB],
+        [sys.executable, "-m", "harness", "start", lab],
         cwd=workspace.root,
         capture_output=True,
         text=True,
@@ -89,7 +94,7 @@ def test_an_edit_rechecks_within_a_second_and_a_maven_run_does_not(
     assert max(latencies) < 1.0, f"re-check latencies {latencies} (machine under load?)"
     print(f"edit → re-check on screen: {', '.join(f'{t:.2f} s' for t in latencies)}")
 
-    # A real Maven run writes target/ (classes, reports): no check follows, and none loops.
+    # A real Maven run writes target/: its reports set off checks, its classes none; no loop.
     before = terminal.checks()
     maven = subprocess.run(
         ["./mvnw", "-q", "test", "-Dgroups=sensor"],
@@ -101,8 +106,11 @@ def test_an_edit_rechecks_within_a_second_and_a_maven_run_does_not(
     )
     assert maven.returncode == 0, maven.stdout + maven.stderr
     assert list((ws.root / "target" / "surefire-reports").glob("TEST-*.xml"))
-    time.sleep(1.5)  # several debounce periods: a check set off by target/ would be on screen
-    assert terminal.checks() == before, terminal.screen()
+    time.sleep(1.5)  # several debounce periods: the reports' checks are on screen
+    after = terminal.checks()
+    assert after > before, terminal.screen()
+    time.sleep(1.5)  # and no check set off another
+    assert terminal.checks() == after, terminal.screen()
 
     # The solution, written by hand: the step passes on screen.
     (ws.root / "answers").mkdir()
@@ -130,3 +138,28 @@ def test_h_shows_the_next_hint_and_q_quits(watching: tuple[Terminal, Workspace])
     terminal.tmux("send-keys", "-t", "w", "q")
     shown, _ = terminal.wait_for(r"EXIT=\d+")
     assert "EXIT=0" in shown and "stopped watching" in shown
+
+
+@pytest.fixture
+def watching_lab01(workspace: Workspace) -> Iterator[tuple[Terminal, Workspace]]:
+    yield from _watch(workspace, "01-sensor-reports")
+
+
+def test_a_sensor_run_in_another_terminal_is_seen(
+    watching_lab01: tuple[Terminal, Workspace],
+) -> None:
+    """The command the step recommends, run beside lab watch: the step passes on screen without
+    a file of the participant's being saved."""
+    terminal, ws = watching_lab01
+    terminal.wait_for(r"check 1 · step 1 run-sensors: FAIL")
+    maven = subprocess.run(
+        ["./mvnw", "-q", "test", "-Dgroups=sensor"],
+        cwd=ws.root,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert maven.returncode == 0, maven.stdout + maven.stderr
+    shown, _ = terminal.wait_for(r"step 1 run-sensors: PASS", timeout=10)
+    assert "all five sensor reports are there, fresh and green" in " ".join(shown.split())

@@ -108,10 +108,10 @@ def test_the_session_without_the_audit_fails_naming_the_missing_audit(
     done, data = check_json(root, played.config_dir, monkeypatch)
     assert done.code == 1, done
     result = _live(data)
-    assert "expectation 2 of 5: subagent_stop" in result["expected"]
+    assert "moment 2 of 5: a subagent_stop" in result["expected"]
     assert "aiup-vaadin-jooq:uc-coverage" in result["expected"]
     assert "refused by guard-spec-status.sh" in result["found"]  # what it did instead
-    assert "coverage audit" in result["details"]["fix"]
+    assert result["details"]["fix"].startswith("type /aiup-vaadin-jooq:coverage-check UC-005")
 
 
 def test_a_session_from_before_the_step_does_not_count(

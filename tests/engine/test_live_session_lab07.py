@@ -96,7 +96,7 @@ def test_a_stop_held_only_by_the_workshops_hook_fails_naming_the_own_hook(
 ) -> None:
     done, result = _check(unregistered.workspace, unregistered.config_dir, monkeypatch)
     assert done.code == 1, done
-    assert "expectation 2 of 3: stop" in result["expected"]
+    assert "moment 2 of 3: a stop" in result["expected"]
     assert OWN_HOOK in result["expected"]
     assert "blocked by require-sensors.sh" in result["found"]  # what the session did instead
 

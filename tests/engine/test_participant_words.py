@@ -61,8 +61,10 @@ def test_a_wrong_text_answer_is_told_to_answer_with_the_letter(workspace: Worksp
     assert result.status is Status.FAIL
     assert result.message == "1 of 3 answers right"
     assert (result.found or "").splitlines() == [
-        "q1: 'the failures one' is not one of the options: answer with a letter (a, b, c)",
-        "q3: 'errors' is not one of the options: answer with a letter (a, b)",
+        "q1: 'the failures one' is not one of the options (a, b, c): write the letter of an "
+        'option between the quotes, e.g. q1 = "a"',
+        "q3: 'errors' is not one of the options (a, b): write the letter of an option between "
+        'the quotes, e.g. q3 = "a"',
     ]
     # A wrong option, by letter or by text, gets the pointer and never the answer.
     result = answer(workspace, 'q1 = "errors"\nq2 = "b"\nq3 = "a"\n')
@@ -112,7 +114,8 @@ def test_a_missing_sequence_item_is_said_in_the_participants_words(workspace: Wo
     assert result.message == "your session does not show the Done edit of UC-005 being refused"
     assert result.found == (
         "your session lacks an edit mentioning 'UC-005' that is blocked and tells Claude "
-        "'coverage-check UC-005' after status-guard.toml step 1"
+        "'coverage-check UC-005' and has your prediction (an expect line) after "
+        "status-guard.toml step 1"
     )
     assert "expected sequence" not in (result.found or "")
 

@@ -198,3 +198,32 @@ def test_a_client_tool_hook_lab_does_not_play_says_whether_a_hook_selects_it(
 
 
 HOOK = {"type": "command", "command": "true"}
+
+
+def test_the_start_state_leaves_out_build_output_written_after_the_session_began(
+    workspace: Workspace,
+) -> None:
+    """Ignored build output from before the session began stays (the session saw it); what
+    was built after it began (today's reports, a dist/ bundle) is left out and named, so a
+    replay --from an older commit does not judge today's build."""
+    from harness.engine.replay import resolve_start, start_state
+
+    root = workspace.root
+    old = root / "target" / "surefire-reports" / "TEST-old.xml"
+    new = root / "target" / "surefire-reports" / "TEST-new.xml"
+    bundle = root / "dist" / "app.js"
+    for path in (old, new, bundle):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("built")
+    (root / ".gitignore").write_text((root / ".gitignore").read_text() + "dist/\n")
+    workspace.commit_all("ignore dist/")
+    began = 1_700_000_000.0
+    os.utime(old, (began - 60, began - 60))
+    left_out: list[str] = []
+    with start_state(root, resolve_start(root, None), started=began, left_out=left_out) as copy:
+        assert (copy / "target/surefire-reports/TEST-old.xml").is_file()
+        assert not (copy / "target/surefire-reports/TEST-new.xml").exists()
+        assert not (copy / "dist/app.js").exists()
+    assert "dist/ (1 file built after the session began): left out" in left_out
+    assert any(line.startswith("target/ (") for line in left_out), left_out
+    assert new.is_file() and bundle.is_file()  # the workspace itself is untouched

@@ -124,3 +124,28 @@ def test_the_hook_takes_exactly_the_agent_types_its_matcher_selects(
 def test_the_agent_types_tried_hold_both_kinds() -> None:
     selected = [t for t in AGENT_TYPES if matches(_coverage_matcher(), t)]
     assert {AGENT, f"plugin:{AGENT}"} <= set(selected) and len(selected) < len(AGENT_TYPES)
+
+
+INTERACTIVE = (
+    Path(__file__).parents[1] / "claude" / "transcripts" / "claude-code-2.1.332-interactive"
+)
+AGENT_FILE = "613b36ca-bd2c-4336-a49f-0b0a70ebb45e/subagents/agent-a329321456b7e9335.jsonl"
+
+
+def test_an_interactive_agent_that_hands_its_report_back_is_recorded(tmp_path: Path) -> None:
+    """The interactive client (2.1.332, in tmux) runs the agent in the background and tells it
+    to end by calling SubagentHandback with its report: the agent's last entry is that tool
+    call (stop_reason tool_use), and SubagentStop carries no last_assistant_message. Both
+    files are the real client's (the agent transcript without the requests it sent the model and
+    the client's own listings);
+    the event is fed as the client sent it, its paths moved to this test's folder."""
+    root = project_with_hooks(tmp_path)
+    agent = tmp_path / "agent.jsonl"
+    shutil.copyfile(INTERACTIVE / AGENT_FILE, agent)
+    sent = json.loads((INTERACTIVE / "subagentstop-event.json").read_text())
+    assert "last_assistant_message" not in sent and sent["permission_mode"] == "auto"
+    sent.update(cwd=str(root), agent_transcript_path=str(agent))
+    done = run_hook(root, "record-coverage-check.sh", sent)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    marker = git_dir(root) / "aiup-coverage-checked" / "UC-005"
+    assert marker.read_text().startswith(f"coverage audit by {sent['agent_id']} at ")

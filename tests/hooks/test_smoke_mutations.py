@@ -201,7 +201,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "a cut-off coverage agent is recorded",
         AUDIT,
-        (('[ "${event_reason:-$reason}" = end_turn ] || exit 0', "true"),),
+        (("case $reason in end_turn | handback) ;; *) exit 0 ;; esac", "true"),),
         ("audit",),
         "an agent cut off (max_tokens) marks nothing",
     ),

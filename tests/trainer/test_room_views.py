@@ -30,12 +30,14 @@ KEEP = os.environ.get("HOOKLAB_KEEP_CAPTURES")
 
 
 def room(size: int, steps: int, now: float) -> list[Seeded]:
-    """Every third participant stuck 20–60 min on a step, the rest moving along."""
+    """Every third participant stuck 20–60 min on a step, the rest moving along. They started
+    long enough ago for every step before the current one (5 min each) to have passed before
+    they entered it, however many steps the labs have."""
     return [
         Seeded(
             f"participant-{i:03d}",
             passed=(i * 7) % steps,
-            started=now - 3 * 3600 + i,
+            started=now - (steps * 300 + 3600) - 200 + i,
             step_seconds=300,
             stuck_seconds=(20 + (i * 13) % 40) * MINUTE if i % 3 == 1 else (i % 7) * MINUTE,
         )

@@ -118,7 +118,11 @@ def test_a_newcomers_labs_01_to_04_fit_the_terminal(
     quiz_at = max(i for i in range(at_doctor) if lines[i] == "+ lab check")
     quiz = " ".join(" ".join(lines[quiz_at:at_doctor]).split())
     expect("2 of 3 answers right" in quiz, "the option's text 'failures' counts", quiz)
-    expect("answer with a letter (a, b, c)" in quiz, "a text that is no option", quiz)
+    expect(
+        "is not one of the options (a, b, c): write the letter of an option" in quiz,
+        "a text that is no option",
+        quiz,
+    )
 
     # Item 7: the Claude Code cache path in lab doctor, whole.
     doctor = "\n".join(section(lines, "lab doctor"))

@@ -101,6 +101,7 @@ class ClaudeCodeSession(SessionSteps):
         client: ClientInstall | None = None,
         on_payload: PayloadSink | None = None,
         startup_wait: float | None = None,
+        trusted: bool = True,
     ) -> None:
         self.project_dir = Path(project_dir).resolve()
         self.settings = settings if settings is not None else _settings_or_none(self.project_dir)
@@ -117,6 +118,9 @@ class ClaudeCodeSession(SessionSteps):
         # How long a session start waits for its SessionStart hooks (default: a step's whole
         # budget). A client whose hooks never run would otherwise keep every start that long.
         self.startup_wait = startup_wait
+        # A person has accepted the folder's trust dialog before any session there (the
+        # interactive client asks first): False plays an untrusted folder.
+        self.trusted = trusted
         self._payloads_read = 0  # bytes of the recorder's log already passed on
         self.history: list[StepOutcome] = []
         self.blocked_stops = 0
@@ -224,15 +228,22 @@ class ClaudeCodeSession(SessionSteps):
             moved["DOCKER_CONFIG"] = str(real / ".docker")
         return moved
 
-    def _plugin_dirs(self) -> list[str]:
-        """Plugins shipped with the project (``.claude/plugins/NAME``): their agents are named
-        ``NAME:agent``, as an installed plugin's would be."""
-        root = self.project_dir / ".claude" / "plugins"
-        if not root.is_dir():
-            return []
-        return sorted(
-            str(p) for p in root.iterdir() if (p / ".claude-plugin" / "plugin.json").is_file()
+    def _accept_trust(self) -> None:
+        """Before the first launch: the folder trusted and the project's marketplaces
+        registered, as the person's own first ``claude`` there left them (``trust.py``)."""
+        from harness.claude.client.trust import accept_trust, register_marketplaces
+
+        if not self.trusted:
+            return
+        accept_trust(self.config_dir, self.project_dir)
+        missing = register_marketplaces(
+            self.client.path, self.project_dir, self.config_dir, self._client_env()
         )
+        if missing:
+            self.stderr_lines.append(
+                "the project's plugin marketplaces were not registered: "
+                + ", ".join(sorted(missing))
+            )
 
     @property
     def _payload_log(self) -> Path:
@@ -270,6 +281,8 @@ class ClaudeCodeSession(SessionSteps):
     def _launch(self, resume: bool, fork: bool = False) -> None:
         """Start the client; ``resume`` the session, or ``fork`` it (a new session with the
         old one's conversation, as ``--fork-session`` makes)."""
+        if self._launches == 0:
+            self._accept_trust()
         argv = [
             str(self.client.path),
             "-p",
@@ -292,8 +305,6 @@ class ClaudeCodeSession(SessionSteps):
             argv += ["--fork-session", "--session-id", self.session_id]
         if self.on_payload is not None:
             argv += ["--settings", str(self._recorder_settings())]
-        for plugin in self._plugin_dirs():
-            argv += ["--plugin-dir", plugin]
         self._proc = ClientProcess(
             argv,
             cwd=self.cwd,
@@ -851,8 +862,9 @@ class ClaudeCodeSession(SessionSteps):
         said = first_text(turn.request) if turn.request is not None else self._describe(turn)
         raise HarnessError(
             f"Claude Code did not start the subagent {agent_type!r}: {said}",
-            fix="ship the agent in the project (.claude/agents, or a plugin in "
-            ".claude/plugins for a namespaced type)",
+            fix="ship the agent in the project (.claude/agents), or a namespaced one as a plugin "
+            "its settings enable (enabledPlugins) from a marketplace they declare "
+            "(extraKnownMarketplaces)",
         )
 
 

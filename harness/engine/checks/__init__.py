@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness.engine.checks import (
+    contract,
     file,
     git,
     hook_session,
@@ -29,6 +30,7 @@ CHECK_KINDS: dict[str, Kind[Any]] = {
         quiz.KIND,
         scenario.KIND,
         verify_hook.KIND,
+        contract.KIND,
     )
 }
 

@@ -12,6 +12,7 @@ import itertools
 import json
 import re
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,7 @@ from harness.claude.scenario import (
     run_step,
 )
 from harness.claude.session import StepOutcome
+from harness.claude.settings import load_settings
 from harness.claude.vocabulary import BOTH, OUTCOMES, STEP_KINDS, Engine, Outcome, StepKind
 from harness.engine.checks import tricks as trick_check
 from harness.engine.context import CheckContext
@@ -74,6 +76,11 @@ SEQUENCE_FIELDS = (
     Field("message_contains", str, doc="anything said (feedback, system or user message)"),
     Field("detail_contains", str, doc="the step's detail (file, command, agent) contains this"),
     Field("marker_exists", str, inside="the git directory", doc="hook state in .git exists"),
+    Field(
+        "predicted",
+        bool,
+        doc="the participant's step carries its own expect (for a step that asks for one)",
+    ),
 )
 
 
@@ -90,12 +97,24 @@ class StepAsserts:
     quiet: bool | None = None
 
     def given(self) -> list[str]:
-        """The assertions written, as ``name=value`` in declaration order."""
+        """The assertions written, in a person's words, in declaration order."""
         return [
-            f"{f.name}={getattr(self, f.name)!r}"
+            _ASSERTION_WORDS[f.name](getattr(self, f.name))
             for f in ASSERTION_FIELDS
             if getattr(self, f.name) is not None
         ]
+
+
+# What each assertion asks, said as a person would ("every hook silent", not quiet=True).
+_ASSERTION_WORDS: dict[str, Callable[[Any], str]] = {
+    "feedback_contains": lambda v: f"Claude is told {v!r}",
+    "feedback_not_contains": lambda v: f"Claude is not told {v!r}",
+    "message_contains": lambda v: f"a message says {v!r}",
+    "file_unchanged": lambda v: f"{v} stays as it was",
+    "marker_exists": lambda v: f"the marker .git/{v} exists",
+    "marker_absent": lambda v: f"no marker .git/{v}",
+    "quiet": lambda v: "every hook exits 0 and says nothing" if v else "a hook speaks",
+}
 
 
 def parse_inline(raw: object, path: object, where: str) -> tuple[Scenario, list[StepAsserts]]:
@@ -222,10 +241,13 @@ def _judge(
     root: Path,
     git_dir: Path,
     before: bytes | None,
+    yours: bool = True,
 ) -> list[str]:
     problems = []
     if step.expect is not None and outcome.outcome != step.expect:
-        wrong = f"{PREDICTED}{step.expect}, it was {outcome.outcome}"
+        # A lab's own inline step is no guess of the participant's: it says what must happen.
+        said = PREDICTED if yours else "this check needs "
+        wrong = f"{said}{step.expect}, it was {outcome.outcome}"
         problems.append(f"{wrong}: {LET_GO}" if let_go(outcome) else wrong)
     text = asserts.feedback_contains
     if text is not None and text not in outcome.feedback:
@@ -311,6 +333,9 @@ def run(ctx: CheckContext, s: SessionParams) -> CheckResult:
             f"the lab's session script is broken: {exc}", name="hook session"
         )
     title = s.title or (Path(s.scenario).name if s.scenario else "hook session")
+    broken = _settings_broken(ctx, title)
+    if broken is not None:
+        return broken
     try:
         engines = session_engines(ctx, s)
     except HarnessError as exc:
@@ -320,6 +345,29 @@ def run(ctx: CheckContext, s: SessionParams) -> CheckResult:
         return played
     plays, shared = played
     return _verdict(s, scenario, asserts, title, plays, ctx.root, shared)
+
+
+def _settings_broken(ctx: CheckContext, title: str) -> CheckResult | None:
+    """The workspace's settings as the participant left them: a typo there is their work to
+    fix (where the file breaks, and how to find it), not a harness error."""
+    try:
+        load_settings(ctx.root)
+    except ConfigError as exc:
+        rel = exc.path
+        return CheckResult.failed(
+            f"{rel} is not valid, so Claude Code would run none of its hooks: "
+            f"{exc.field + ': ' if exc.field else ''}{exc.problem}",
+            name=title,
+            expected=f"{rel} that Claude Code can load",
+            found=f"{rel}: {exc.field + ': ' if exc.field else ''}{exc.problem}",
+            details={
+                "fix": f"jq . {rel} shows where it breaks (line and column); a missing or "
+                "extra comma, or a quote without its backslash, is the usual cause"
+            },
+        )
+    except HarnessError:
+        return None  # no settings at all: the session says so in its own words
+    return None
 
 
 def _play_engines(
@@ -417,6 +465,7 @@ def _verdict(
 
 
 PREDICTIONS_WRONG = "the hooks did what this step wants, but"
+NO_PREDICTION = "has no prediction: the step asks you to predict"
 PREDICTIONS_EXPECTED = "every expect in your file to name the outcome the step really had"
 TRICKS_EXPECTED = (
     "every trick's command really runs and the stop after it is blocked; then a fix (an edit), "
@@ -438,6 +487,8 @@ def _headline(
         len(problems) == 1 and problems[0].startswith(PREDICTED) and LET_GO not in problems[0]
         for problems in judged
     )
+    if failures and all(NO_PREDICTION in f for f in failures):
+        return f"{PREDICTIONS_WRONG} you did not predict the outcome (expect = ...)"
     if failures and predictions_only:
         # The hooks did what the step wants; only the participant's expect was off.
         wrong = len(failures)
@@ -577,8 +628,10 @@ def _play_step(
         before = (root / watched).read_bytes()
     seen = len(payloads)
     command = str(step.args.get("command", ""))
-    runs_maven = step.do == StepKind.BASH and "mvnw" in command
-    if runs_maven:  # announced, so the live view and the Maven timer see it
+    # Every command is announced (smoke.sh takes seconds too), so the live view shows what runs
+    # and the Maven timer sees the Maven ones.
+    runs_command = step.do == StepKind.BASH and bool(command)
+    if runs_command:
         ctx.on_activity(f"session step {step.number}: {command}")
     try:
         outcome = run_step(session, step).outcome
@@ -586,9 +639,10 @@ def _play_step(
         return CheckResult.errored(
             f"session step {step.number} could not run on {on}: {exc}", name=title
         )
-    if runs_maven:
+    if runs_command:
         ctx.on_activity(f"playing a Claude Code session on {on}: {title}")
-    problems = _judge(step, asserted, outcome, root, root / ".git", before)
+    yours = not label.startswith("session step")  # inline steps are the lab's, not yours
+    problems = _judge(step, asserted, outcome, root, root / ".git", before, yours)
     return StepView.of(
         step,
         outcome,
@@ -748,6 +802,16 @@ def _sequence_problems(wanted: list[Any], steps: list[StepView], git_dir: Path) 
         while i < len(steps) and not _step_matches(want, steps[i]):
             i += 1
         item = describe_item(want)
+        if i == len(steps) and want.get("predicted"):
+            # The step is there and did the right thing; only the participant's guess is not.
+            bare = {k: v for k, v in want.items() if k != "predicted"}
+            hit = next((s for s in steps[start:] if _step_matches(bare, s)), None)
+            if hit is not None:
+                outcome = f' = "{hit.outcome}"' if want.get("outcome") else ""
+                return [
+                    f"{hit.label} ({hit.do}) {NO_PREDICTION} its outcome, so add the line "
+                    f"expect{outcome} to it"
+                ]
         if i == len(steps):
             problem = f"your session lacks {item}" + (
                 f" after {steps[start - 1].label}" if start else ""
@@ -792,6 +856,8 @@ def describe_item(want: dict[str, Any]) -> str:
         clauses.append(f"says {want['message_contains']!r}")
     if want.get("marker_exists"):
         clauses.append(f"leaves the marker .git/{want['marker_exists']}")
+    if want.get("predicted"):
+        clauses.append("has your prediction (an expect line)")
     return head + (" that " + " and ".join(clauses) if clauses else "")
 
 
@@ -802,6 +868,7 @@ def _step_matches(want: dict[str, Any], step: StepView) -> bool:
         and (want.get("feedback_contains") is None or want["feedback_contains"] in step.feedback)
         and (want.get("message_contains") is None or want["message_contains"] in step.said)
         and (want.get("detail_contains") is None or want["detail_contains"] in step.detail)
+        and (not want.get("predicted") or step.expect is not None)
     )
 
 

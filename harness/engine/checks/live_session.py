@@ -42,6 +42,8 @@ from harness.claude.vocabulary import (
     StepKind,
     Verdict,
 )
+from harness.engine.checks.hook_session import describe_item
+from harness.engine.checks.live_causes import LiveCause, diagnose
 from harness.engine.context import CheckContext, PassedClaim
 from harness.engine.kinds import Kind
 from harness.errors import ConfigError, HarnessError
@@ -154,6 +156,8 @@ def _call_view(call: ToolCall, cwd: str, label: str) -> dict[str, Any]:
         view.update(do=StepKind.SUBAGENT_STOP, detail=call.subagent.agent_type)
         view["ended"] = call.subagent.ended
         view["message"] = call.subagent.last_message
+        if call.is_error:  # the client did not run the agent (not found, refused)
+            view.update(outcome=Outcome.ERROR, message=call.result_text, ended=None)
     elif call.name in ("Edit", "Write", "MultiEdit"):
         view.update(do=call.name.lower(), detail=_relative(str(i.get("file_path", "")), cwd))
     elif call.name == "Bash":
@@ -181,13 +185,17 @@ def _matches(want: dict[str, Any], step: dict[str, Any]) -> bool:
 
 
 def describe(want: dict[str, Any]) -> str:
-    bits = [str(want.get("do", "any step"))]
-    for key, value in want.items():
-        if key in ("do", "ask"):
-            continue
-        name = key.replace("_contains", " contains").replace("_", " ")
-        bits.append(f"{name} {value!r}" if "contains" in key else f"{name} {value}")
-    return ", ".join(bits)
+    """An expected moment in a person's words: "a subagent_stop mentioning 'uc-coverage' that
+    ends normally and leaves the marker .git/…", not the table's keys."""
+    said = describe_item({k: v for k, v in want.items() if k not in ("input_contains", "ask")})
+    more = []
+    if want.get("input_contains") is not None:
+        more.append(f"its input contains {want['input_contains']!r}")
+    if want.get("ended"):
+        more.append(f"it ends {want['ended']}")
+    if want.get("foreground"):
+        more.append("it runs in the foreground")
+    return said + ("; " + ", ".join(more) if more else "")
 
 
 def _shown(step: dict[str, Any]) -> str:
@@ -241,6 +249,36 @@ def _sessions(ctx: CheckContext) -> list[tuple[Path, str]]:
     return [(path, kind) for _, path, kind in found]
 
 
+def _no_session(
+    ctx: CheckContext, p: LiveParams, title: str, wanted: list[dict[str, Any]]
+) -> CheckResult:
+    """No session since the step began: say so, and name an older one of this workspace."""
+    root = ctx.workspace.root
+    found = f"no session under {config_root() / 'projects'} whose cwd is {root}"
+    entered = _entered_at(ctx)
+    try:
+        older = find_sessions(root) if entered else []
+    except OSError:
+        older = []
+    if older and entered and older[0].started:
+        found = (
+            f"your newest session here ({older[0].session_id}) began at "
+            f"{older[0].started:%H:%M:%S}, before this step began ({entered:%H:%M:%S} UTC): "
+            "the step reads only the sessions started since"
+        )
+    return CheckResult.failed(
+        "no Claude Code session in this workspace since this step began",
+        name=title,
+        expected=f"a session started in {root} after the step began, in which: "
+        + "; ".join(describe(w) for w in wanted),
+        found=found,
+        details={
+            "fix": f"start claude in {root} (a new session) and {_ask(p, None)}; "
+            "without model access: lab check --scripted"
+        },
+    )
+
+
 def _ask(p: LiveParams, want: dict[str, Any] | None) -> str:
     if want is not None and want.get("ask"):
         return str(want["ask"])
@@ -260,35 +298,31 @@ def run(ctx: CheckContext, p: LiveParams) -> CheckResult:
     except OSError as exc:
         return CheckResult.errored(f"cannot read Claude Code's sessions: {exc}", name=title)
     if not sessions:
-        return CheckResult.failed(
-            "no Claude Code session in this workspace since this step began",
-            name=title,
-            expected=f"a session started in {ctx.root} after the step began, in which: "
-            + "; ".join(describe(w) for w in wanted),
-            found=f"no session under {config_root() / 'projects'} whose cwd is {ctx.root}",
-            details={
-                "fix": f"start claude in {ctx.root} and {_ask(p, None)}; "
-                "without model access: lab check --scripted"
-            },
-        )
+        return _no_session(ctx, p, title, wanted)
     best = _best_session(sessions, wanted, title)
     if isinstance(best, CheckResult):
         return best
     count, timeline, views, at, kind = best
     details = _details(timeline, kind, views, at)
+    # A cause the participant can act on (wrong folder, agent not loaded, no hook ran, a
+    # client Hook Lab does not know) is said first, with its fix, when the session fails.
+    cause = diagnose(timeline, ctx.workspace.root, matched=count) if kind == LIVE else None
     # The replay comes first: a transcript edited by hand fails as what it is, wherever the
     # edit is, before its steps are matched.
     divergence = _replayed(ctx, timeline)
     if divergence:
-        return CheckResult.failed(
-            "the recorded session does not replay: the hooks do not give a verdict it records",
-            name=title,
-            expected="every recorded verdict reproduced by the hooks on a replay",
-            found=divergence,
-            details=details,
+        return _with_cause(
+            CheckResult.failed(
+                "the recorded session does not replay: the hooks do not give a verdict it records",
+                name=title,
+                expected="every recorded verdict reproduced by the hooks on a replay",
+                found=divergence,
+                details=details,
+            ),
+            cause,
         )
     if count < len(wanted):
-        return _missing(p, title, wanted, count, views, at, timeline, details)
+        return _with_cause(_missing(p, title, wanted, count, views, at, timeline, details), cause)
     # Re-verification runs on a copy at the passed state, without today's reports and markers:
     # the replay alone re-checks the session there.
     problems = [] if ctx.step.rebuild_evidence else _evidence(ctx, wanted, p, timeline)
@@ -311,6 +345,18 @@ def run(ctx: CheckContext, p: LiveParams) -> CheckResult:
 
 
 _Best = tuple[int, Timeline, list[dict[str, Any]], list[int], str]
+
+
+def _with_cause(result: CheckResult, cause: LiveCause | None) -> CheckResult:
+    """A failing result headed by the cause a person can act on, its fix the cause's; what
+    the check found stays below."""
+    if cause is None:
+        return result
+    result.details["cause"] = cause.headline
+    result.details["fix"] = cause.fix
+    result.found = f"{result.message}\n{result.found or ''}".strip()
+    result.message = cause.headline
+    return result
 
 
 def _best_session(
@@ -482,7 +528,7 @@ def _missing(
     return CheckResult.failed(
         p.message or "the session does not do what the step asks yet",
         name=title,
-        expected=f"expectation {count + 1} of {len(wanted)}: {describe(missing)} ({where})",
+        expected=f"moment {count + 1} of {len(wanted)}: {describe(missing)} ({where})",
         found=f"session {timeline.session_id} ({timeline.read_as}) did instead:\n  "
         + "\n  ".join(instead[:15]),
         details={**details, "missing": describe(missing), "fix": _ask(p, missing)},

@@ -49,10 +49,29 @@ def _letter_quiz(expected: Any) -> bool:
     return all(isinstance(w, str) and _LETTER.fullmatch(_norm(w)) for w in wanted)
 
 
-def _not_a_letter(given: Any) -> bool:
+def _not_a_letter(given: Any, options: dict[str, str]) -> bool:
     values = given if isinstance(given, list) else [given]
     # An answer nested in arrays is no letter either, but it is simply wrong, not a misread option.
-    return any(isinstance(v, str) and not _LETTER.fullmatch(_norm(v)) for v in values)
+    return any(
+        (isinstance(v, str) and not _LETTER.fullmatch(_norm(v)))
+        or (isinstance(v, str) and bool(options) and _norm(v) not in options)
+        or isinstance(v, int | float)  # q1 = 1: a number where a letter goes
+        for v in values
+    )
+
+
+def _how(q: str, expected: Any) -> str:
+    """How an answer to ``q`` is written, without giving it away."""
+    if isinstance(expected, list):
+        return f'a list of letters, all that apply, e.g. {q} = ["a", "c"]'
+    if _letter_quiz(expected):
+        return f'the letter of an option between the quotes, e.g. {q} = "a"'
+    return f'your answer between the quotes, e.g. {q} = "3"'
+
+
+def _one_as_list(given: Any, expected: Any) -> Any:
+    """q4 = "b" where the quiz wants a list: the participant meant ["b"]."""
+    return [given] if isinstance(expected, list) and isinstance(given, str) else given
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -107,20 +126,23 @@ def run(ctx: CheckContext, p: QuizParams) -> CheckResult:
     explain: dict[str, str] = p.explain or {}
     options: dict[str, dict[str, str]] = p.options or {}
     missing = [q for q in expected if q not in given or given[q] in ("", [])]
+    answers = {q: _one_as_list(given[q], expected[q]) for q in expected if q not in missing}
     answers = {
-        q: _as_letter(given[q], options.get(q, {})) if _letter_quiz(expected[q]) else given[q]
-        for q in expected
-        if q not in missing
+        q: _as_letter(a, options.get(q, {})) if _letter_quiz(expected[q]) else a
+        for q, a in answers.items()
     }
     wrong = [q for q in answers if _norm(answers[q]) != _norm(expected[q])]
     right = len(expected) - len(missing) - len(wrong)
 
     def problem(q: str) -> str:
         if q in missing:
-            return f"{q}: not answered"
-        if _letter_quiz(expected[q]) and _not_a_letter(answers[q]):
+            return f"{q}: not answered yet: write {_how(q, expected[q])}"
+        if _letter_quiz(expected[q]) and _not_a_letter(answers[q], options.get(q, {})):
             letters = ", ".join(sorted(options.get(q, {}))) or "a, b, c …"
-            return f"{q}: {given[q]!r} is not one of the options: answer with a letter ({letters})"
+            return (
+                f"{q}: {given[q]!r} is not one of the options ({letters}): "
+                f"write {_how(q, expected[q])}"
+            )
         return f"{q}: {given[q]!r} is not right" + (f" — {explain[q]}" if q in explain else "")
 
     # In the quiz's own order: q1 before q3, whatever is wrong with each.

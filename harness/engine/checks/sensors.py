@@ -195,6 +195,18 @@ def _read_reports(
         # Reports the run did not write are leftovers and prove nothing about it.
         return {s: r if r is None or r.mtime >= ran_at - 1 else None for s, r in reports.items()}
     if p.fresh:
+        # Fresh means since the step (re)started: reports left from before a `lab reset` or a
+        # `lab start` prove nothing about this attempt, even with no file changed since.
+        entered = ctx.step.entered_at or 0.0
+        early = [s for s, r in reports.items() if r is not None and r.mtime < entered]
+        if early:
+            return CheckResult.failed(
+                "the reports are from before this step started: run the sensors again",
+                name=name,
+                expected="reports written since you reached this step",
+                found="from before the step: " + ", ".join(early),
+                details={"fix": "./mvnw -q test -Dgroups=sensor"},
+            )
         newest = _newest_change(ctx)
         stale = [s for s, r in reports.items() if r is not None and r.mtime <= newest]
         if stale:

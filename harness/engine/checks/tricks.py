@@ -13,11 +13,14 @@ prompt nobody answered proves nothing) and the stop after it was blocked.
 
 Each table matches the first step of the scenario it fits (fields as in the ``scenario``
 check's ``has_steps``); a ``stop`` trick is judged on its own outcome, any other on its tool and
-the next stop after it.
+the next stop after it. ``runs`` (a regular expression) says what the command must be for the
+step to be the trick, ``example`` one such command: ``echo hi | tail`` contains ``| tail`` and
+still never runs Maven, so it tries no trick.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,8 +52,11 @@ class TrickVerdict:
         return f"{'✔' if self.ok else '✘'} trick {self.number}, {self.name}: {self.text}"
 
 
+JUDGED = ("name", "runs", "example")  # how a trick is judged, not how its step is found
+
+
 def _trick_fields(trick: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in trick.items() if k != "name"}
+    return {k: v for k, v in trick.items() if k not in JUDGED}
 
 
 def validate(tricks: list[Any]) -> str | None:
@@ -61,6 +67,16 @@ def validate(tricks: list[Any]) -> str | None:
             )
         if not _trick_fields(trick):
             return f'tricks[{i}] must say which step it is, e.g. do = "bash"'
+        runs = trick.get("runs")
+        if runs is not None:
+            if not isinstance(runs, str):
+                return f"tricks[{i}].runs must be a regular expression (a string)"
+            try:
+                re.compile(runs)
+            except re.error as exc:
+                return f"tricks[{i}].runs is no regular expression: {exc}"
+            if not isinstance(trick.get("example"), str) or not re.search(runs, trick["example"]):
+                return f"tricks[{i}] with runs needs an example: a command that matches it"
     return None
 
 
@@ -83,8 +99,24 @@ def judge(
         if entry is None:
             verdicts.append(TrickVerdict(n, name, False, "the session stopped before it"))
             continue
+        not_it = _not_the_trick(trick, step)
+        if not_it:
+            verdicts.append(TrickVerdict(n, name, False, f"step {step.number} {not_it}"))
+            continue
         verdicts.append(_verdict(n, name, step, entry, scenario, by_number))
     return verdicts
+
+
+def _not_the_trick(trick: dict[str, Any], step: ScenarioStep) -> str | None:
+    """Why the step's command is not the trick (``runs``), or None when it is."""
+    runs = trick.get("runs")
+    command = str(step.args.get("command", ""))
+    if runs is None or re.search(runs, command):
+        return None
+    return (
+        f"runs `{command}`, which is not the trick: the trick is the command run that way, "
+        f"e.g. `{trick['example']}`"
+    )
 
 
 def _verdict(

@@ -2,11 +2,6 @@
 # SubagentStop (the uc-coverage agent): when the coverage agent ended normally, write an audit
 # marker for every id it audited, taken from its assignment and from its report's headings.
 # A marker says an audit happened, not that it found nothing; the sensors decide that.
-#
-# How the agent ended: the event's stop_reason decides when the event carries one (other
-# clients and older versions send it), and it must say end_turn. Claude Code (2.1.332) sends
-# none: then the agent's transcript decides, by its last assistant entry's stop_reason. Without
-# a readable transcript the ids come from the report headings alone.
 # shellcheck source=lib.sh disable=SC2154 # aiup_read_input sets the variables it names
 . "${BASH_SOURCE[0]%/*}/lib.sh" 2>/dev/null || exit 0
 aiup_fail_open
@@ -18,16 +13,27 @@ aiup_open_project
 # so plugin:aiup-vaadin-jooq:uc-coverage is the coverage agent too.
 [[ $agent_type == *"$AIUP_COVERAGE_AGENT" ]] || exit 0
 
-# The agent's transcript, read once: the stop_reason of its last assistant entry ("none" when
-# that entry has none, "" when there is none) on the first line, then its assignment (the
-# first user entry, whose content is a string or a list of text blocks).
+# The agent's transcript, read once: how its last assistant entry ended on the first line (its
+# stop_reason, "none" when it has none, "" when there is no such entry; "handback" when it
+# called SubagentHandback: an interactive Claude Code (2.1.332) runs the agent in the
+# background and ends it so), then its assignment (the first user entry, whose content is a
+# string or a list of text blocks).
 read_transcript() {
     jq -n -R -r '[inputs | fromjson? | select(type == "object")] as $entries
         | ([$entries[] | select(.type == "assistant")] | last
-            | if . == null then "" else .message.stop_reason // "none" end),
+            | if . == null then ""
+              elif any(.message.content[]?; type == "object" and .name? == "SubagentHandback")
+              then "handback" else .message.stop_reason // "none" end),
           ([$entries[] | select(.type == "user")] | first | .message.content?
             | if type == "string" then . elif type == "array" then map(.text? // empty)
               | join("\n") else "" end)' "$1"
+}
+
+# The report the agent handed back (the event's last_assistant_message is empty then).
+transcript_handback() {
+    jq -n -R -r '[inputs | fromjson? | select(type == "object" and .type == "assistant")
+        | .message.content[]? | select(type == "object" and .name? == "SubagentHandback")
+        | .input.message? | strings] | last // empty' "$1"
 }
 
 reason="" assignment=""
@@ -35,10 +41,16 @@ if [ -n "$transcript" ] && [ -f "$transcript" ] && [ -r "$transcript" ]; then
     found=$(read_transcript "$transcript")
     reason=${found%%$'\n'*}
     assignment=${found#"$reason"}
+    [ -n "$last" ] || last=$(transcript_handback "$transcript")
 fi
-# Only end_turn is a normal end. The event's stop_reason decides when it has one; Claude Code
-# sends none, and then the transcript's decides (no readable transcript: no audit).
-[ "${event_reason:-$reason}" = end_turn ] || exit 0
+# Only a normal end counts. The event's stop_reason decides when it has one (other clients
+# send it: end_turn); Claude Code sends none, and then the transcript's decides (end_turn or a
+# handback; no readable transcript, no audit).
+if [ -n "$event_reason" ]; then
+    [ "$event_reason" = end_turn ] || exit 0
+else
+    case $reason in end_turn | handback) ;; *) exit 0 ;; esac
+fi
 
 ids=$({
     printf '%s\n' "$assignment"

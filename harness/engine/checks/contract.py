@@ -1,0 +1,137 @@
+"""``contract``: a participant's contract, labelled lines such as ``Claim:`` and ``Block:``,
+judged on what each line says rather than on a keyword somewhere in it.
+
+Each rule names a part (the line's label) and either a pattern the line must have (``has``) or
+one it must not have (``lacks``, e.g. ``exit 1``, which does not block), with what to tell the
+participant when the rule does not hold:
+
+    [[step.check]]
+    kind = "contract"
+    path = "docs/stop-hook-contract.md"
+    rules = [
+        { part = "Block", has = '\\bexit\\s*2\\b', say = "only exit 2 blocks: say exit 2" },
+        { part = "Block", lacks = '\\bexit\\s*1\\b', say = "exit 1 does not block" },
+    ]
+
+Patterns are case-insensitive and read the line after its label. A part without a line is
+"no Block: line yet"; every part gets a verdict line, so the participant sees them all at once.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from harness.engine.context import CheckContext
+from harness.engine.kinds import Kind
+from harness.results import CheckResult
+from harness.schema import Field
+
+
+@dataclass(frozen=True)
+class ContractParams:
+    """A ``contract`` check's parameters, typed (the fields of ``KIND.params``)."""
+
+    path: str
+    rules: list[Any]
+    message: str | None
+    pass_message: str | None
+
+
+def _validate(p: ContractParams) -> str | None:
+    if not p.rules:
+        return 'give the rules, e.g. rules = [{ part = "Claim", has = ".{10,}", say = "..." }]'
+    for i, rule in enumerate(p.rules):
+        if not isinstance(rule, dict) or not isinstance(rule.get("part"), str):
+            return f"rules[{i}] must be a table with a part (the line's label)"
+        given = [k for k in ("has", "lacks") if k in rule]
+        if len(given) != 1:
+            return f"rules[{i}] must give exactly one of has or lacks"
+        if not isinstance(rule.get("say"), str):
+            return f"rules[{i}] must say what to tell the participant (say = ...)"
+        try:
+            re.compile(str(rule[given[0]]))
+        except re.error as exc:
+            return f"rules[{i}].{given[0]} is no regular expression: {exc}"
+        if set(rule) - {"part", "has", "lacks", "say"}:
+            return f"rules[{i}] has keys beyond part, has, lacks and say"
+    return None
+
+
+def _parts(rules: list[dict[str, Any]]) -> list[str]:
+    return list(dict.fromkeys(str(r["part"]) for r in rules))
+
+
+def _line(text: str, part: str) -> str | None:
+    """What the first line labelled ``part:`` says after its label (list marks and bold
+    allowed before it), or None without such a line."""
+    label = re.compile(rf"^\W*{re.escape(part)}\W*:\**\s*(.*)$", re.IGNORECASE)
+    for line in text.splitlines():
+        found = label.match(line)
+        if found:
+            return found.group(1).strip()
+    return None
+
+
+def _judge(part: str, said: str | None, rules: list[dict[str, Any]]) -> list[str]:
+    if said is None:
+        return [f"no {part}: line yet"]
+    if not said:
+        return [f"the {part}: line is empty"]
+    wrong = []
+    for rule in rules:
+        if "has" in rule and not re.search(str(rule["has"]), said, re.IGNORECASE):
+            wrong.append(str(rule["say"]))
+        if "lacks" in rule and re.search(str(rule["lacks"]), said, re.IGNORECASE):
+            wrong.append(str(rule["say"]))
+    return wrong
+
+
+def run(ctx: CheckContext, p: ContractParams) -> CheckResult:
+    name = f"contract {p.path}"
+    path = ctx.path(p.path)
+    if not path.is_file():
+        return CheckResult.missing_file(p.path, name=name, expected="your contract, a line a part")
+    text = path.read_text(errors="replace")
+    shown: list[str] = []
+    first: str | None = None
+    for part in _parts(p.rules):
+        wrong = _judge(part, _line(text, part), [r for r in p.rules if r["part"] == part])
+        shown.append(f"✔ {part}" if not wrong else f"✘ {part}: {'; '.join(wrong)}")
+        first = first or (wrong[0] if wrong else None)
+    if first is not None:
+        bad = sum(line.startswith("✘") for line in shown)
+        return CheckResult.failed(
+            p.message or f"{bad} of {len(shown)} parts of the contract do not hold yet: {first}",
+            name=name,
+            expected="each part says what the contract needs (see each ✘)",
+            found="\n".join(shown),
+        )
+    return CheckResult.passed(
+        p.pass_message or "every part of the contract says what it must",
+        name=name,
+        details={"evidence": "\n".join(shown)},
+    )
+
+
+KIND = Kind(
+    name="contract",
+    summary="labelled lines (Claim:, Block:, …) each say what they must, and not the opposite",
+    params=(
+        Field("kind", str, required=True),
+        Field("path", str, required=True, doc="the contract file", inside="the workspace"),
+        Field(
+            "rules",
+            list,
+            required=True,
+            doc="tables { part, has | lacks (regex, case-insensitive), say }: what a part's "
+            "line must or must not say, and what to tell the participant",
+        ),
+        Field("message", str, doc="the headline when a rule does not hold"),
+        Field("pass_message", str, doc="the headline when every rule holds"),
+    ),
+    typed=ContractParams,
+    call=run,
+    rules=_validate,
+)

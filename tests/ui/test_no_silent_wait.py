@@ -1,0 +1,102 @@
+"""No command a participant runs is silent for more than 2 s: in a real terminal (tmux, 100
+columns) the screen changes at least every 2 s while ``lab check`` plays Lab 06 step 2, whose
+session runs the hooks' own smoke tests (10-16 s) in one bash step.
+
+Real: the workspace's bash hooks and smoke.sh, the emulator's session, ``lab`` in a terminal.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from harness.workspace import Workspace
+from tests.builders import REPO_ROOT, tmux
+
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
+
+
+def longest_still(socket: str, done: str, timeout: float = 300) -> tuple[float, str]:
+    """Watch the pane until ``done`` shows; the longest time its screen did not change once
+    the command said its first word (Python's own start is the interpreter's, not lab's)."""
+    last, since, longest = "", time.monotonic(), 0.0
+    while not tmux(socket, "capture-pane", "-p", "-t", "t").strip():
+        if time.monotonic() > since + timeout:
+            raise AssertionError("the command never said a word")
+        time.sleep(0.05)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        screen = tmux(socket, "capture-pane", "-p", "-t", "t")
+        now = time.monotonic()
+        if screen != last:
+            longest = max(longest, now - since) if last else 0.0
+            last, since = screen, now
+        if done in screen:
+            return longest, screen
+        time.sleep(0.1)
+    raise AssertionError(f"{done!r} never appeared:\n{last}")
+
+
+def test_lab_check_with_smoke_tests_is_never_silent_for_2_s(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    for args in (["start", "6"], ["goto", "2"]):
+        moved = subprocess.run(
+            [sys.executable, "-m", "harness", *args],
+            cwd=workspace.root,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert moved.returncode == 0, moved.stdout + moved.stderr
+    socket = str(tmp_path / "tmux.sock")
+    venv = REPO_ROOT / ".venv" / "bin"
+    command = (
+        f"cd {workspace.root} && PATH={venv}:$PATH NO_COLOR=1 {sys.executable} -m harness check;"
+        " echo END-$((6*7)); sleep 60"
+    )
+    tmux(socket, "new-session", "-d", "-s", "t", "-x", "100", "-y", "40", command)
+    try:
+        longest, screen = longest_still(socket, "END-42")
+    finally:
+        tmux(socket, "kill-server", check=False)
+    assert "smoke.sh" in screen
+    assert longest < 2.0, f"the screen stood still for {longest:.1f} s:\n{screen}"
+
+
+@pytest.mark.parametrize("width", [60, 80, 100, 120])
+def test_the_hooks_last_line_stays_on_a_terminal(
+    workspace: Workspace, tmp_path: Path, width: int
+) -> None:
+    """The spinner never wraps to a second line: one that did erased the line printed before it
+    when it stopped, and the Stop hook's last line ("Only fresh, green reports …") was gone."""
+    moved = subprocess.run(
+        [sys.executable, "-m", "harness", "start", "3"],
+        cwd=workspace.root,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert moved.returncode == 0, moved.stdout + moved.stderr
+    with (workspace.root / "docs" / "use_cases" / "UC-002-edit-owner.md").open("a") as out:
+        out.write("A note.\n")
+    socket = str(tmp_path / "tmux.sock")
+    venv = REPO_ROOT / ".venv" / "bin"
+    command = (
+        f"cd {workspace.root} && unset COLUMNS LINES; PATH={venv}:$PATH NO_COLOR=1 "
+        f"{sys.executable} -m harness check; echo END-$((6*7)); sleep 60"
+    )
+    tmux(socket, "new-session", "-d", "-s", "t", "-x", str(width), "-y", "60", command)
+    try:
+        longest_still(socket, "END-42")
+        joined = " ".join(tmux(socket, "capture-pane", "-p", "-J", "-t", "t").split())
+    finally:
+        tmux(socket, "kill-server", check=False)
+    assert "Only fresh, green reports in target/surefire-reports/ count; console output" in (
+        joined
+    ), joined
