@@ -88,19 +88,21 @@ aiup_after_session_start() {
 }
 
 # Every path changed in this session, relative to the project: what git status shows
-# (new files one by one, both names of a rename, deletions) and everything committed since
+# (new files one by one, a rename by its new name, deletions) and everything committed since
 # the session started, so that a commit does not lift a guard.
 aiup_changed_paths() {
     local entry base=""
     read -r base <"$(aiup_state session-base)" # "" when unknown, or HEAD was unborn
     {
-        git status --porcelain -z --no-renames --untracked-files=all -- . |
+        git status --porcelain -z --untracked-files=all -- . |
             while IFS= read -r -d '' entry; do
-                entry=${entry:3} # "XY path": git status speaks from the repository's root
+                # "XY path", from the repository's root; a rename's old name follows it.
+                case ${entry:0:1} in R | C) IFS= read -r -d '' _ ;; esac
+                entry=${entry:3}
                 printf '%s\n' "${entry#"$AIUP_PREFIX"}"
             done
         if [[ $base =~ ^[0-9a-f]+$ ]]; then # a commit id, never an option for git diff
-            git -c core.quotePath=false diff --name-only --no-renames --relative "$base" HEAD
+            git -c core.quotePath=false diff --name-only --relative "$base" HEAD
         fi
     } | sort -u
 }
