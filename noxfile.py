@@ -25,6 +25,7 @@ SHELL_SCRIPTS = [
     *glob.glob("petclinic_fixture/.claude/hooks/*.sh"),
     "petclinic_fixture/mvnw",
     *glob.glob("petclinic_fixture/.mvn/mvnw-docker"),
+    *glob.glob("node_fixture/scripts/*.sh"),
     *glob.glob("scripts/*.sh"),
     *glob.glob("docker/*.sh"),
     ".ci/run",

@@ -29,13 +29,13 @@ def in_checkout() -> bool:
     return pyproject.is_file() and 'name = "hooklab"' in pyproject.read_text(encoding="utf-8")
 
 
-def bundled_dir(name: str, override_env: str) -> Path:
+def bundled_dir(name: str, override_env: str | None) -> Path:
     """The shipped folder ``name`` (``labs``, ``petclinic_fixture``): ``$override_env`` if
     set, else the package data, else the checkout's own folder.
 
     The result may not exist (a broken install); the caller names what is missing.
     """
-    override = os.environ.get(override_env)
+    override = os.environ.get(override_env) if override_env else None
     if override:
         return Path(override)
     # A wheel is unpacked on disk, so this is a real folder (hooks and Maven need real files).

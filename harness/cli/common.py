@@ -12,8 +12,17 @@ from typing import Any
 
 from harness.claude.vocabulary import BOTH, ENGINE_CHOICES
 from harness.ui.console import make_console
+from harness.workspace.own import OwnRepository, own_repository
 
-__all__ = ["add_engine_flag", "add_json_flag", "emit_json", "lab_command", "make_console"]
+__all__ = [
+    "OwnRepository",
+    "add_engine_flag",
+    "add_json_flag",
+    "emit_json",
+    "lab_command",
+    "make_console",
+    "own_repository",
+]
 
 
 def add_json_flag(parser: argparse.ArgumentParser) -> None:

@@ -9,14 +9,26 @@ from typing import Any
 
 from harness.cli.common import add_json_flag, emit_json, make_console
 from harness.doctor import MISSING, run_checks
+from harness.errors import HarnessError
 from harness.ui.console import escape
 from harness.ui.prose import print_prose
 from harness.ui.reports import doctor_renderable, prove_client_renderable
+from harness.workspace import Fixture, Workspace, get_fixture
+from harness.workspace.fixture import DEFAULT_FIXTURE, SHIPPED
 
 
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "doctor", help="check Java, Maven, jq, git, bash, Docker, Node and Claude Code"
+        "doctor",
+        help="check what the workshop needs: git, bash, Claude Code, and what the fixture "
+        "needs (PetClinic: Java, Maven or Docker, jq; Node: node and npm)",
+    )
+    parser.add_argument(
+        "--fixture",
+        choices=list(SHIPPED),
+        default=None,
+        help="check for this fixture (default: the workspace's, outside one the "
+        f"{DEFAULT_FIXTURE})",
     )
     parser.add_argument(
         "--fix",
@@ -26,7 +38,8 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--prove-client",
         action="store_true",
-        help="prove the fixture's hooks on the claude on your PATH (offline, scripted model, "
+        help="prove the PetClinic fixture's guard hooks on the claude on your PATH (offline, "
+        "scripted model, "
         "no key; your ~/.claude is never read or changed); exit 1 when any does not hold",
     )
     add_json_flag(parser)
@@ -43,15 +56,19 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         console.print(f"Claude Code {client.version} is installed at {client.path}")
     if args.prove_client:
         return _prove_client(args, console)
+    fixture, whose = _fixture(args)
     if args.json:
-        findings = run_checks()
+        findings = run_checks(fixture=fixture)
     else:
         with console.status("Checking the machine …"):
-            findings = run_checks()
+            findings = run_checks(fixture=fixture)
     ready = not any(f.state == MISSING and f.required for f in findings)
     if args.json:
-        emit_json({"ready": ready, "checks": [f.to_json() for f in findings]})
+        emit_json(
+            {"ready": ready, "fixture": fixture.name, "checks": [f.to_json() for f in findings]}
+        )
         return 0 if ready else 1
+    console.print(f"For the [bold]{escape(fixture.name)}[/] fixture ({whose}).")
     print_prose(console, doctor_renderable(findings))
     packages = next(f for f in findings if f.name == "system packages")
     if packages.fix:
@@ -65,12 +82,21 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     return 0 if ready else 1
 
 
+def _fixture(args: argparse.Namespace) -> tuple[Fixture, str]:
+    """The fixture to check for, and why that one."""
+    if args.fixture:
+        return get_fixture(args.fixture), "--fixture"
+    try:
+        return Workspace.find().fixture, "this workspace's"
+    except HarnessError:
+        return get_fixture(None), "the default; lab doctor --fixture NAME checks for another"
+
+
 def _prove_client(args: argparse.Namespace, console: Any) -> int:
     """The fixture hooks' proof on the participant's own claude, one row per behaviour."""
     from harness.claude.client.install import ClientInstall, wanted_version
     from harness.doctor import own_claude_version
     from harness.doctor.prove_client import ProofResult, prove_client
-    from harness.errors import HarnessError
 
     pinned = wanted_version()
     path = shutil.which("claude")
@@ -92,7 +118,9 @@ def _prove_client(args: argparse.Namespace, console: Any) -> int:
         mark = "[green]✔ holds[/]" if result.holds else "[red]✘ does not hold[/]"
         console.print(f"{mark}  {escape(result.behaviour)}", highlight=False)
 
-    with console.status(f"Proving the fixture's hooks on Claude Code {version} …") as status:
+    with console.status(
+        f"Proving the PetClinic fixture's hooks on Claude Code {version} …"
+    ) as status:
         results = prove_client(
             client,
             on_status=lambda text: status.update(f"{escape(text)} …"),

@@ -27,12 +27,13 @@ from harness.engine.manifest import load_labs, scan_labs
 from harness.engine.progress import Progress
 from harness.engine.runner import LabRunner
 from harness.engine.stepview import StepView
+from harness.errors import HarnessError
 from harness.maven import get_backend
 from harness.maven.warm import warm_workspace
 from harness.results import Status
 from harness.trainer.publish import AutoSubmit, auto_submit
 from harness.ui.console import escape
-from harness.workspace import Workspace, provision
+from harness.workspace import Workspace, get_fixture, provision
 
 
 def add_parser(subparsers: Any) -> None:
@@ -89,6 +90,12 @@ def add_parser(subparsers: Any) -> None:
     demo = cmd("demo", "autopilot: provision a workspace and walk every lab", cmd_demo)
     demo.add_argument("dir", nargs="?", help="workspace directory (default: a temp directory)")
     demo.add_argument("--labs", nargs="*", default=[], help="only these labs")
+    demo.add_argument(
+        "--fixture",
+        default=None,
+        metavar="NAME",
+        help="the fixture to walk the labs of (default: petclinic; lab fixtures lists them)",
+    )
     _add_dev_parsers(subparsers)
 
 
@@ -110,6 +117,13 @@ def _add_dev_parsers(subparsers: Any) -> None:
         help="labs proven at once, each on its own workspace (default: one per core)",
     )
     add_engine_flag(check)
+    check.add_argument(
+        "--fixture",
+        default=None,
+        metavar="NAME",
+        help="only the labs of this fixture (default in a workspace: its fixture's; "
+        "elsewhere: every lab, each on its own fixture)",
+    )
     add_json_flag(check)
     _add_shard_flags(check)
     check.set_defaults(func=cmd_dev_check)
@@ -149,17 +163,26 @@ def _holding(what: str, args: argparse.Namespace | None = None) -> Iterator[LabR
 
 def cmd_list(args: argparse.Namespace) -> int:
     """The labs; a lab whose manifest does not load is named with its error, beside the
-    others (exit 1, so an author's script notices)."""
+    others (exit 1, so an author's script notices). In a workspace: its fixture's labs."""
     labs, broken = scan_labs()
+    fixture = None
     try:
-        progress = Progress.load(Workspace.find())
-    except Exception:
-        progress = Progress()  # outside a workspace: list the labs all the same
+        ws = Workspace.find()
+    except HarnessError:
+        progress = Progress()  # outside a workspace: list every fixture's labs
+    else:
+        fixture = ws.fixture_name
+        labs = [lab for lab in labs if lab.fixture == fixture]  # the ones `lab start` takes here
+        try:
+            progress = Progress.load(ws)
+        except Exception:
+            progress = Progress()
     if args.json:
         rows: list[dict[str, Any]] = [
             {
                 "id": lab.id,
                 "title": lab.title,
+                "fixture": lab.fixture,
                 "steps": [s.id for s in lab.steps],
                 "progress": progress.labs[lab.id].to_json() if lab.id in progress.labs else None,
             }
@@ -172,10 +195,16 @@ def cmd_list(args: argparse.Namespace) -> int:
     from harness.ui.lab_view import lab_table
 
     console = make_console()
-    console.print(lab_table(labs, progress, broken=list(broken)))
+    if not labs and not broken:
+        console.print(f"No lab works on the {fixture} fixture yet (lab fixtures lists them).")
+        return 0
+    console.print(lab_table(labs, progress, broken=list(broken), fixture=fixture))
     for exc in broken.values():
         print_error(exc.message, exc.fix)
-    console.print("Start one with [bold]lab start N[/].")
+    if fixture is None:
+        console.print("Start one in a workspace of its fixture: [bold]lab start N[/].")
+    else:
+        console.print("Start one with [bold]lab start N[/].")
     return 1 if broken else 0
 
 
@@ -378,7 +407,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     console = make_console()
     target = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="hooklab-demo-")) / "ws"
     with console.status("provisioning the workspace…"):
-        provisioned = provision(target)
+        provisioned = provision(target, fixture_name=args.fixture)
     ws = provisioned.workspace
     if not provisioned.created:
         # A second demo in the same place starts over; what was there is kept in a backup.
@@ -393,9 +422,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
     console.print(f"Workspace: [bold]{escape(str(ws.root))}[/]")
     # As `lab init` leaves a workspace; a failure here only costs time later.
     with console.status("compiling the fixture (once; later workspaces copy it)…"):
-        warm_workspace(ws.root, get_backend(ws.backend))
+        if ws.fixture.compile_cache:
+            warm_workspace(ws.root, get_backend(ws.backend))
     view = WalkView(console, demo=True)
-    labs = load_labs()
+    labs = [lab for lab in load_labs() if lab.fixture == ws.fixture_name]
     if args.labs:
         labs = [
             lab
@@ -450,9 +480,16 @@ def cmd_dev_check(args: argparse.Namespace) -> int:
     def quiet_factory(ws: Workspace, lab: Any) -> CheckContext:
         return CheckContext(ws, lab.dir, **engine_fields(args))
 
+    fixture = args.fixture
+    if fixture is None and not args.labs:
+        with contextlib.suppress(HarnessError):
+            fixture = Workspace.find().fixture_name  # the labs this workspace takes
+    if fixture is not None:
+        get_fixture(fixture)  # an unknown name: the error names the known ones
     try:
         report = dev_check(
             only=args.labs,
+            fixture_name=fixture,
             observer=view,
             context_factory=quiet_factory if args.json else factory,
             shard=args.shard,

@@ -34,7 +34,8 @@ COMMAND_MODULES = [
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="lab",
-        description="Hook Lab: learn Claude Code guard hooks on a real Maven project.",
+        description="Hook Lab: learn Claude Code guard hooks on a real project (a fixture: "
+        "the PetClinic on Maven, or a small Node project; lab fixtures lists them).",
     )
     parser.add_argument("--version", action="version", version=f"hooklab {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")

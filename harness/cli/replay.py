@@ -14,6 +14,7 @@ from harness.cli.common import emit_json, make_console
 from harness.engine.replay import replay, replay_engines
 from harness.errors import HarnessError
 from harness.workspace import Workspace
+from harness.workspace.own import own_repository, repository_root
 
 _DESCRIPTION = """\
 Replay a session Claude Code recorded (a transcript under ~/.claude/projects/, or under
@@ -21,7 +22,9 @@ $CLAUDE_CONFIG_DIR/projects/) against this workspace's hooks as they are now. Th
 in a throwaway copy of the workspace: its files as at the session's start (--from REV, default
 HEAD), its .claude/ (hooks and settings) and the hook scripts the settings run from elsewhere
 (scripts/...) as they are on disk now, committed or not; each of those that differs from the
-start is named. Your files and hook state are never touched.
+start is named. Your files and hook state are never touched. Outside a Hook Lab workspace it
+replays the sessions of the git repository you are in (one with .claude/settings.json, no lab
+init needed), in a throwaway copy of it.
 
 Each tool call and each stop gets a row: the recorded verdict (ran, refused by which hook,
 ran and reported by which hook, stop blocked or allowed) beside the replayed one. The first
@@ -64,7 +67,7 @@ def add_parser(subparsers: Any) -> None:
     parser.set_defaults(func=run)
 
 
-def _transcript(args: argparse.Namespace, workspace: Workspace) -> Path:
+def _transcript(args: argparse.Namespace, root: Path) -> Path:
     if args.session is not None and args.latest:
         raise HarnessError("give a session file or --latest, not both", fix="lab replay --latest")
     if args.session is not None:
@@ -74,21 +77,32 @@ def _transcript(args: argparse.Namespace, workspace: Workspace) -> Path:
             "which session? give SESSION.jsonl or --latest",
             fix="lab replay --latest replays this workspace's newest session",
         )
-    found = find_sessions(workspace.root)
+    found = find_sessions(root)
     if not found:
         raise HarnessError(
-            f"no Claude Code session of {workspace.root} under {config_root() / 'projects'}",
-            fix="start claude in the workspace and ask it something, or name the transcript",
+            f"no Claude Code session of {root} under {config_root() / 'projects'}",
+            fix=f"start claude in {root} and ask it something, or name the transcript",
         )
     return found[0].path
 
 
 def run(args: argparse.Namespace) -> int:
-    workspace = Workspace.find(Path.cwd())
-    timeline = read_session(_transcript(args, workspace))
+    found = repository_root(Path.cwd())
+    with own_repository(found[0] if found else Path.cwd(), "lab replay") as own:
+        if own is not None:
+            print(own.notice("lab replay"), file=sys.stderr)
+            # Sessions are found by the folder claude ran in; they are played in the copy.
+            return _replay(args, own.root, own.copy)
+        root = Workspace.find(Path.cwd()).root
+        return _replay(args, root, root)
+
+
+def _replay(args: argparse.Namespace, root: Path, play_in: Path) -> int:
+    """The session of ``root`` (the one named, or its newest) replayed in ``play_in``."""
+    timeline = read_session(_transcript(args, root))
     engines = replay_engines(args.engine)
     if args.json:
-        report = replay(timeline, workspace.root, engines=engines, start=args.start)
+        report = replay(timeline, play_in, engines=engines, start=args.start)
         emit_json(report.to_json())
     else:
         from harness.ui.replay_view import render_replay, replay_status
@@ -96,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
         console = make_console()
         calls = len(timeline.tool_calls) + len(timeline.stops)
         with replay_status(console, f"replaying {calls} calls and stops on {args.engine}"):
-            report = replay(timeline, workspace.root, engines=engines, start=args.start)
+            report = replay(timeline, play_in, engines=engines, start=args.start)
         render_replay(console, report)
     if not report.agrees:
         if not args.json:

@@ -9,16 +9,23 @@ from pathlib import Path
 from typing import Any
 
 from harness.claude.engines import EMULATOR, ENGINE_CHOICES, ScriptedSession, open_session
-from harness.claude.scenario import ScenarioStep, StepReport, load_scenario, run_step
+from harness.claude.scenario import (
+    ScenarioStep,
+    StepReport,
+    load_scenario,
+    run_step,
+)
 from harness.claude.settings import find_project_root, load_settings
 from harness.errors import ConfigError, HarnessError
 from harness.paths import scratch_mkdtemp
+from harness.workspace.own import own_repository
 
 _DESCRIPTION = """\
 Play the steps of SCENARIO.toml as a Claude Code session in a throwaway copy of the current
-workspace (the nearest directory above holding .claude/settings.json, its git directory and
+project (the nearest directory above holding .claude/settings.json, its git directory and
 build output included): the real hooks run with the documented JSON on stdin, and tools act on
-the copy's files. Your files, reports and hook state are never changed.
+the copy's files. Your files, reports and hook state are never changed. Outside a Hook Lab
+workspace (your own repository, no lab init needed) the copy is of the whole git repository.
 
 Scenario: [[step]] tables with do = session_start (source) | prompt (text) |
 edit (file, old, new, replace_all) | write (file, content) | bash (command, background,
@@ -72,11 +79,16 @@ def run(args: argparse.Namespace) -> int:
 
     scenario = load_scenario(args.scenario)
     project = args.project.resolve() if args.project else find_project_root(Path.cwd())
-    for warning in load_settings(project).warnings:
-        print(f"warning: {warning}", file=sys.stderr)
-    # A scenario's Maven run or edit must not touch the participant's files or reports.
-    with sandbox_copy(project) as root:
-        reports = _play(args, scenario, root)
+    with own_repository(project, "lab simulate") as own:
+        for warning in load_settings(project).warnings:
+            print(f"warning: {warning}", file=sys.stderr)
+        if own is not None:
+            print(own.notice("lab simulate"), file=sys.stderr)
+            reports = _play(args, scenario, own.project)
+        else:
+            # A scenario's Maven run or edit must not touch the participant's files or reports.
+            with sandbox_copy(project) as root:
+                reports = _play(args, scenario, root)
     return _verdict(args, reports)
 
 

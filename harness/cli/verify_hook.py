@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from harness.cli.common import add_json_flag, emit_json, make_console
+from harness.cli.common import add_json_flag, emit_json, make_console, own_repository
 from harness.errors import HarnessError
 from harness.grading import grade_stop_hook
 
@@ -17,13 +17,16 @@ scripted session is held and Claude is shown the reason; with stop_hook_active: 
 lets go (exit 0, ideally a systemMessage); fixed → the turn ends; a stale artefact blocks; every
 run within --timeout; no secret from the environment in any output.
 
-SCRIPT is registered alone as the project's Stop hook in a temporary settings object:
-.claude/settings.json is neither read nor changed. --break, --fix and --stale run with bash -c
-in the project directory and must exit 0; the project is left fixed.
+SCRIPT is registered alone as the project's Stop hook in a temporary settings object, with
+the timeout .claude/settings.json registers it with (else 10 s; --timeout overrides);
+the settings are never changed. --break, --fix and --stale run with bash -c in the project
+directory and must exit 0; a Hook Lab workspace is left fixed. Any other git repository (your
+own project, no lab init needed) is graded on a throwaway copy: its files are never changed.
 
 --json prints {"passed", "summary", "script", "command", "timeout", "checks": [{"name",
 "title", "status" (pass|fail|skip), "passed", "expected", "found", "problem", "detail",
-"fix"}]}. Exit status 0 when no check fails, 1 otherwise or on bad input."""
+"fix"}], "timeout_source", "copy"}. Exit status 0 when no check fails, 1 otherwise or on
+bad input."""
 
 _EXAMPLE = """\
 example, in a workspace, grading the workshop's own Stop hook (it passes; the hook guards
@@ -70,9 +73,10 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--timeout",
         type=float,
-        default=10.0,
+        default=None,
         metavar="S",
-        help="the hook's timeout in seconds, as in settings.json (default 10)",
+        help="the hook's timeout in seconds (default: the one .claude/settings.json registers "
+        "the script with, else 10)",
     )
     parser.add_argument(
         "--project",
@@ -99,26 +103,33 @@ def cmd_verify_hook(args: argparse.Namespace) -> int:
         "stale_cmd": args.stale_cmd,
         "timeout": args.timeout,
     }
-    if args.json:
-        grade = grade_stop_hook(project, script, **options)
-        emit_json(grade.to_json())
-        return 0 if grade.passed else 1
+    console = make_console(stderr=args.json)
+    with own_repository(project, "lab verify-hook", need_settings=False) as own:
+        if own is not None:
+            script = own.in_copy(script)
+            console.print(own.notice("lab verify-hook"), soft_wrap=True)
+        where = own.project if own is not None else project
+        if args.json:
+            grade = grade_stop_hook(where, script, **options)
+            emit_json({**grade.to_json(), "copy": own is not None})
+            return 0 if grade.passed else 1
 
-    from harness.ui.grading_view import render_grade
+        from harness.ui.grading_view import render_grade
 
-    console = make_console()
-    try:
-        with console.status("grading …", spinner="dots") as status:
-            grade = grade_stop_hook(
-                project,
-                script,
-                progress=lambda what: status.update(f"grading: {what} …"),
-                **options,
-            )
-    except KeyboardInterrupt:
-        _interrupted(project, args.break_cmd, args.fix_cmd)
-        return 130
-    render_grade(console, grade)
+        try:
+            with console.status("grading …", spinner="dots") as status:
+                grade = grade_stop_hook(
+                    where,
+                    script,
+                    progress=lambda what: status.update(f"grading: {what} …"),
+                    **options,
+                )
+        except KeyboardInterrupt:
+            if own is not None:
+                raise  # only the copy was broken, and it goes with the copy
+            _interrupted(project, args.break_cmd, args.fix_cmd)
+            return 130
+        render_grade(console, grade)
     return 0 if grade.passed else 1
 
 

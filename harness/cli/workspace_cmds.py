@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import shlex
 import sys
 import time
@@ -31,12 +32,19 @@ from harness.ui.reports import (
     print_problems,
     sensor_table,
 )
-from harness.workspace import ProvisionResult, Workspace, provision
+from harness.workspace import ProvisionResult, Workspace, all_fixtures, provision
+from harness.workspace.fixture import DEFAULT_FIXTURE, SHIPPED
 
 
 def add_parser(subparsers: Any) -> None:
-    init = subparsers.add_parser("init", help="provision a workspace from the PetClinic fixture")
+    init = subparsers.add_parser("init", help="provision a workspace from a fixture")
     init.add_argument("dir", type=Path, help="directory to create (must be new or empty)")
+    init.add_argument(
+        "--fixture",
+        choices=list(SHIPPED),
+        default=None,
+        help=f"the project to work on (default: {DEFAULT_FIXTURE}; lab fixtures lists them)",
+    )
     init.add_argument(
         "--backend",
         choices=BACKEND_NAMES,
@@ -70,6 +78,12 @@ def add_parser(subparsers: Any) -> None:
     add_json_flag(backups)
     backups.set_defaults(func=cmd_backups)
 
+    fixtures = subparsers.add_parser(
+        "fixtures", help="list the fixtures a workspace can be provisioned from"
+    )
+    add_json_flag(fixtures)
+    fixtures.set_defaults(func=cmd_fixtures)
+
     restore = subparsers.add_parser("restore", help="bring a backup of your work back")
     restore.add_argument("name", help="backup name from `lab backups`")
     restore.set_defaults(func=cmd_restore)
@@ -81,11 +95,11 @@ def cmd_init(args: argparse.Namespace) -> int:
     if args.remote or args.participant or args.cohort:
         settings = _submit_settings(args)
     with console.status("Provisioning the workspace …"):
-        result = provision(args.dir, backend=args.backend)
+        result = provision(args.dir, backend=args.backend, fixture_name=args.fixture)
     ws = result.workspace
     warm = None
     class_data = None
-    if result.created:
+    if result.created and ws.fixture.compile_cache:
         # Compiled now (or copied from the cache), so the first sensor run costs a warm one.
         with console.status("Compiling the fixture (once; later workspaces copy it) …"):
             warm, class_data = warm_workspace(ws.root, get_backend(ws.backend))
@@ -98,6 +112,7 @@ def cmd_init(args: argparse.Namespace) -> int:
         emit_json(
             {
                 "workspace": str(ws.root),
+                "fixture": ws.fixture_name,
                 "created": result.created,
                 "files": result.files,
                 "backend": ws.backend,
@@ -154,7 +169,8 @@ def _say_ready(
     if result.created:
         console.print(
             f"[green]✓[/] Workspace ready at [bold]{escape(str(ws.root))}[/] "
-            f"({result.files} files, backend [bold]{ws.backend}[/])."
+            f"({result.files} files, fixture [bold]{ws.fixture_name}[/], "
+            f"backend [bold]{ws.backend}[/])."
         )
         if warm is not None and not warm.ok:
             console.print(
@@ -167,7 +183,10 @@ def _say_ready(
             f"Next:  cd {escape(shlex.quote(str(args.dir)))} && {escape(lab)} doctor",
             soft_wrap=True,  # a command is never broken across lines
         )
-        console.print(f"then   {escape(lab)} list   and   {escape(lab)} start 1", soft_wrap=True)
+        first = _first_lab(ws.fixture_name)
+        console.print(
+            f"then   {escape(lab)} list   and   {escape(lab)} start {first}", soft_wrap=True
+        )
         if lab != "lab":
             bin_dir = escape(str(Path(sys.executable).parent))
             how = (
@@ -183,8 +202,40 @@ def _say_ready(
         )
 
 
+def _first_lab(fixture: str) -> str:
+    """The number of the fixture's first lab, as `lab start` takes it ("1", "12")."""
+    from harness.engine.manifest import load_labs
+
+    try:
+        numbers = [lab.number for lab in load_labs() if lab.fixture == fixture]
+    except HarnessError:
+        numbers = []
+    return str(int(numbers[0])) if numbers else "1"
+
+
+def cmd_fixtures(args: argparse.Namespace) -> int:
+    fixtures = all_fixtures()
+    current = None
+    with contextlib.suppress(HarnessError):  # outside a workspace: none is marked
+        current = Workspace.find().fixture_name
+    if args.json:
+        emit_json([{**f.to_json(), "current": f.name == current} for f in fixtures])
+        return 0
+    from harness.ui.reports import fixtures_table
+
+    console = make_console()
+    console.print(fixtures_table(fixtures, current, DEFAULT_FIXTURE))
+    console.print("Provision one with [bold]lab init DIR --fixture NAME[/].")
+    return 0
+
+
 def cmd_sensors(args: argparse.Namespace) -> int:
     ws = Workspace.find()
+    if not ws.fixture.maven:
+        raise HarnessError(
+            f"the {ws.fixture_name} fixture has no Maven sensors",
+            fix=f"its evidence is `{ws.fixture.evidence}`: run that in the workspace",
+        )
     backend = get_backend(args.backend or ws.backend)
     console = make_console()
     run = None

@@ -17,8 +17,11 @@ from harness import proc
 from harness.doctor.system import System, detect, install_command, java_on_path_hint, needs
 from harness.maven.local import DEBIAN_MAVEN_REPO
 from harness.paths import CHECKOUT_ROOT, in_checkout
+from harness.workspace.fixture import Fixture
 
 OK, WARN, MISSING = "ok", "warn", "missing"
+# What the doctor checks for when no fixture is named: the default fixture's needs.
+PETCLINIC_NEEDS = ("git", "bash", "jq", "maven")
 
 
 @dataclass(frozen=True)
@@ -314,8 +317,13 @@ def check_audit_agent(start: Path | None = None) -> Finding | None:
     )
 
 
-def run_checks(system: System | None = None) -> list[Finding]:
+def run_checks(system: System | None = None, fixture: Fixture | None = None) -> list[Finding]:
+    """Every check for the workshop on ``fixture`` (default: the PetClinic's needs): what the
+    fixture needs is required, the rest is shown as optional; Maven's rows only for a fixture
+    that builds with Maven."""
     here = system or detect()
+    needs = set(fixture.needs) if fixture is not None else set(PETCLINIC_NEEDS)
+    maven = "maven" in needs
     findings = [
         check_python(here),
         check_lab_on_path(),
@@ -327,21 +335,32 @@ def run_checks(system: System | None = None) -> list[Finding]:
             version_re=r"version (\d+)",
             minimum=4,
         ),
-        _tool("jq", ["jq", "--version"], install_command(["jq"], here)),
-        check_java(here),
-        check_maven(here),
-        offline := check_offline_repo(system=here),
-        check_network(offline_repo=offline.state == OK),
-        check_docker(),
-        _tool("node", ["node", "--version"], install_command(["node"], here), required=False),
-        _tool("npm", ["npm", "--version"], install_command(["npm"], here), required=False),
+        _tool("jq", ["jq", "--version"], install_command(["jq"], here), required="jq" in needs),
+    ]
+    if maven:
+        findings += [
+            check_java(here),
+            check_maven(here),
+            offline := check_offline_repo(system=here),
+            check_network(offline_repo=offline.state == OK),
+            check_docker(),
+        ]
+    findings += [
+        _tool(
+            "node",
+            ["node", "--version"],
+            install_command(["node"], here),
+            required="node" in needs,
+        ),
+        _tool("npm", ["npm", "--version"], install_command(["npm"], here), required="npm" in needs),
         check_claude_code(),
         check_own_claude(),
     ]
     agent = check_audit_agent()
     if agent is not None:
         findings.append(agent)
-    return [*findings, system_packages(findings, here), maven_verdict(findings)]
+    verdict = [maven_verdict(findings)] if maven else []
+    return [*findings, system_packages(findings, here), *verdict]
 
 
 def system_packages(findings: list[Finding], system: System) -> Finding:

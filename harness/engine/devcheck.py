@@ -30,6 +30,7 @@ from harness.maven.warm import warm_workspace
 from harness.paths import cache_home, scratch_mkdtemp
 from harness.results import CheckResult, Status
 from harness.workspace import Workspace, provision
+from harness.workspace.fixture import DEFAULT_FIXTURE
 
 
 @dataclass
@@ -489,29 +490,60 @@ def dev_check(
     backend: str = "local",
     shard: Shard | None = None,
     jobs: int | None = None,
+    fixture_name: str | None = None,
 ) -> DevCheckReport:
+    """Prove the labs (``only`` these; ``fixture_name``: only that fixture's), each on a
+    fresh workspace of the fixture it names. ``fixture`` replaces the default fixture's
+    folder."""
     started = time.monotonic()
     labs, walks = lint(root or labs_dir(), only)
+    if fixture_name is not None:
+        labs = [lab for lab in labs if lab.fixture == fixture_name]
     # A broken manifest is a lab too: its shard reports it, so no shard hides it.
     mine = set(select_shard([lab.id for lab in labs] + [w.lab_id for w in walks], shard))
     labs = [lab for lab in labs if lab.id in mine]
     walks = [w for w in walks if w.lab_id in mine]
+    for name in dict.fromkeys(lab.fixture for lab in labs):
+        walks += _prove_on_fixture(
+            [lab for lab in labs if lab.fixture == name],
+            name,
+            fixture if name == DEFAULT_FIXTURE else None,
+            backend,
+            jobs=jobs,
+            observer=observer,
+            context_factory=context_factory,
+        )
+    walks.sort(key=lambda w: w.lab_id)
+    return DevCheckReport(walks, time.monotonic() - started, shard)
+
+
+def _prove_on_fixture(
+    labs: Sequence[Lab],
+    name: str,
+    folder: Path | None,
+    backend: str,
+    *,
+    jobs: int | None,
+    observer: Observer | None,
+    context_factory: Callable[[Workspace, Lab], CheckContext] | None,
+) -> list[LabWalk]:
     template = scratch_mkdtemp("hooklab-devcheck-template-")
     try:
         # Provisioned once, copied per lab: a copy of a fresh workspace is a fresh workspace,
         # and copying is several times cheaper than committing the fixture again.
-        fresh = provision(template / "ws", backend=backend, fixture=fixture).workspace.root
-        # As `lab init` leaves it: compiled, no report (the step checks see what a
-        # participant sees, and no lab pays for the first compile again).
-        warm_workspace(fresh, get_backend(backend))
-        walks += prove_labs(
+        fresh_ws = provision(
+            template / "ws", backend=backend, fixture=folder, fixture_name=name
+        ).workspace
+        if fresh_ws.fixture.compile_cache:
+            # As `lab init` leaves it: compiled, no report (the step checks see what a
+            # participant sees, and no lab pays for the first compile again).
+            warm_workspace(fresh_ws.root, get_backend(backend))
+        return prove_labs(
             labs,
-            fresh,
+            fresh_ws.root,
             jobs=worker_count(jobs),
             observer=observer,
             context_factory=context_factory,
         )
     finally:
         shutil.rmtree(template, ignore_errors=True)
-    walks.sort(key=lambda w: w.lab_id)
-    return DevCheckReport(walks, time.monotonic() - started, shard)

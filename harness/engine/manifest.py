@@ -4,6 +4,7 @@ format = 1
 id = "02-rename-flow"
 title = "..."
 intro = \"\"\"markdown\"\"\"
+fixture = "node"          # optional: the fixture the lab needs (default: petclinic)
 
 [[step]]
 id = "rename"
@@ -34,6 +35,7 @@ from harness.errors import ConfigError, HarnessError
 from harness.paths import CHECKOUT_ROOT, bundled_dir, in_checkout
 from harness.schema import Field, check_table, suggest
 from harness.userfiles import read_toml
+from harness.workspace.fixture import DEFAULT_FIXTURE, SHIPPED
 
 FORMAT = 1
 ID_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
@@ -44,6 +46,7 @@ LAB_FIELDS = (
     Field("title", str, required=True, doc="one line"),
     Field("intro", str, required=True, doc="markdown shown when the lab starts"),
     Field("step", list, required=True, doc="[[step]] tables, at least one"),
+    Field("fixture", str, default="petclinic", doc="the fixture the lab needs (lab fixtures)"),
 )
 STEP_FIELDS = (
     Field("id", str, required=True, doc="unique within the lab: lowercase, digits, dashes"),
@@ -113,6 +116,7 @@ class Lab:
     dir: Path
     path: Path
     format: int = FORMAT
+    fixture: str = DEFAULT_FIXTURE
 
     @property
     def number(self) -> str:
@@ -261,6 +265,13 @@ def parse_lab(data: dict[str, Any], path: Path) -> Lab:
         raise ConfigError(
             path, "id", f"{top['id']!r} is not NN-slug", fix="name the lab like 03-stop-hook"
         )
+    if top["fixture"] not in SHIPPED:
+        raise ConfigError(
+            path,
+            "fixture",
+            f"no fixture named {top['fixture']!r}{suggest(top['fixture'], list(SHIPPED))}",
+            fix=f"use one of: {', '.join(SHIPPED)} (lab fixtures lists them)",
+        )
     if not top["step"]:
         raise ConfigError(path, "step", "a lab needs at least one step", fix="add a [[step]]")
     steps: list[Step] = []
@@ -274,7 +285,9 @@ def parse_lab(data: dict[str, Any], path: Path) -> Lab:
                 fix="give every step of a lab its own id",
             )
         steps.append(step)
-    return Lab(top["id"], top["title"], top["intro"], tuple(steps), lab_dir, path)
+    return Lab(
+        top["id"], top["title"], top["intro"], tuple(steps), lab_dir, path, fixture=top["fixture"]
+    )
 
 
 def _display(path: Path) -> Path:

@@ -21,9 +21,10 @@ from harness.engine.manifest import Lab, Spec, Step, find_lab, lab_dirs
 from harness.engine.progress import LabProgress, Progress, digest
 from harness.engine.sandbox import sandbox_copy
 from harness.errors import HarnessError
-from harness.maven.warm import clean_target
+from harness.maven.warm import restore_cached
 from harness.results import CheckResult, Status
 from harness.workspace import Backup, Workspace
+from harness.workspace.fixture import Fixture
 from harness.workspace.snapshot import commit_snapshot
 
 LAB_REFS = "refs/hooklab/labs/"
@@ -40,6 +41,14 @@ def overall(results: Sequence[CheckResult]) -> Status:
     if any(r.status is Status.FAIL for r in results):
         return Status.FAIL
     return Status.PASS
+
+
+def clear_build_output(fixture: Fixture, project: Path) -> None:
+    """What a build left in ``project`` removed; a fixture with a compile cache (the
+    PetClinic) gets its classes back from it when it holds these sources."""
+    fixture.clear_build_output(project)
+    if fixture.compile_cache:
+        restore_cached(project)
 
 
 @dataclass
@@ -249,6 +258,14 @@ class LabRunner:
 
     def start(self, ref: str) -> Moved:
         lab = find_lab(ref, self.labs_root)
+        fixture = self.ws.fixture
+        if lab.fixture != fixture.name:
+            raise HarnessError(
+                f"lab {lab.id} works on the {lab.fixture} fixture; this workspace holds "
+                f"the {fixture.name} fixture",
+                fix=f"provision one for it: lab init DIR --fixture {lab.fixture} "
+                "(lab list here shows this workspace's labs)",
+            )
         lp = self.progress.labs.get(lab.id)
         if lp is not None and lp.start_snapshot and lp.completed_at:
             # A completed lab starts over, as lab reset does: its files back to its start (a
@@ -273,9 +290,9 @@ class LabRunner:
             self.ws.meta["initial_commit"], f"before starting {lab.id}", action="start"
         )
         self._leave(self.progress.lab, backup, head)
-        # Old reports and classes go; the fixture's classes come back from the cache `lab init`
-        # filled, or the lab's first sensor run would compile all 54 sources again.
-        clean_target(self.ws.root)
+        # Old build output (reports, classes, dist/) goes; the PetClinic's classes come back
+        # from the cache `lab init` filled, or the first sensor run would compile them again.
+        clear_build_output(fixture, self.ws.root)
         lp = self.progress.lab_progress(lab.id)
         lp.started_at = time.time()
         lp.start_commit = self.ws.head() or ""
@@ -305,7 +322,9 @@ class LabRunner:
             backup = self.ws.rewind(parent, f"before resuming {lab.id}", action="resume")
             self._leave(self.progress.lab, backup, head)
             self.ws.restore_commit(left.id.decode())
-            clean_target(self.ws.root)  # the other lab's reports are no evidence here
+            clear_build_output(
+                self.ws.fixture, self.ws.root
+            )  # the other lab's output is no evidence
             note = "resumed where you left this lab, with its files as you left them"
         self.progress.lab = lab.id
         self.progress.step = step.id if step else None
@@ -524,7 +543,7 @@ class LabRunner:
                 # state, so the sensors must run again at the state the step passed at. Its
                 # classes come from the cache when its sources are the fixture's (most steps
                 # change docs or hooks only).
-                clean_target(copy)
+                clear_build_output(self.ws.fixture, copy)
                 runs.append(self.run_checks(lab, step, copy, rebuild_evidence=True))
         return runs
 

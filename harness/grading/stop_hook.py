@@ -40,6 +40,7 @@ from harness.claude.session import STOP_BLOCK_CAP
 from harness.claude.settings import Settings, parse_settings
 from harness.claude.vocabulary import Engine, Outcome
 from harness.errors import HarnessError
+from harness.grading.registration import FailingCommand, failing_command, registered_stop_hook
 from harness.paths import scratch_dir
 from harness.results import CheckResult
 
@@ -58,6 +59,8 @@ SESSION_HELD = "session-shows-reason"
 LETS_GO = "lets-go-when-active"
 SESSION_ENDS = "session-ends-when-fixed"
 STALE = "blocks-on-stale"
+# The grade's timeout when none is given and the settings do not register the script.
+DEFAULT_TIMEOUT = 10.0
 IN_TIME = "within-timeout"
 NO_LEAK = "no-leak"
 CHECK_ORDER = (BLOCKS, REASON, PASSES, SESSION_HELD, LETS_GO, SESSION_ENDS, STALE, IN_TIME, NO_LEAK)
@@ -116,6 +119,8 @@ class HookGrade:
     timeout: float
     settings: dict[str, Any]
     checks: list[GradeCheck] = field(default_factory=list)
+    # Where the timeout came from: the settings entry that registers the script, or a default.
+    timeout_source: str = ""
 
     @property
     def passed(self) -> bool:
@@ -156,6 +161,7 @@ class HookGrade:
             "project_dir": str(self.project_dir),
             "command": self.command,
             "timeout": self.timeout,
+            "timeout_source": self.timeout_source,
             "settings": self.settings,
             "checks": [c.to_json() for c in self.checks],
         }
@@ -374,7 +380,7 @@ def grade_stop_hook(
     break_cmd: str,
     fix_cmd: str,
     stale_cmd: str | None = None,
-    timeout: float = 10.0,
+    timeout: float | None = None,
     progress: Progress | None = None,
     engine: str = Engine.EMULATOR,
 ) -> HookGrade:
@@ -384,14 +390,17 @@ def grade_stop_hook(
     ``break_cmd`` makes the hook's claim false, ``fix_cmd`` makes it true, ``stale_cmd`` (run
     after a fix) leaves the artefact in place but out of date. All three run with ``bash -c``
     in ``project_dir``. The project is left fixed. The session phases play on ``engine``.
+    ``timeout`` (None): the one the project's settings register the script with, else
+    DEFAULT_TIMEOUT.
     """
     commands = {"--break": break_cmd, "--fix": fix_cmd, "--stale": stale_cmd}
-    project, path = _check_inputs(project_dir, script, commands, timeout)
+    project, path = _check_inputs(project_dir, script, commands, timeout or DEFAULT_TIMEOUT)
+    timeout, timeout_source = _timeout(project, path, timeout)
     command = hook_command(path, project)
     settings_data = stop_settings(command, timeout)
     settings = parse_settings(settings_data, SETTINGS_LABEL)
     say = progress or (lambda _: None)
-    grade = HookGrade(path, project, command, timeout, settings_data)
+    grade = HookGrade(path, project, command, timeout, settings_data, timeout_source=timeout_source)
 
     with tempfile.TemporaryDirectory(prefix="hooklab-verify-", dir=scratch_dir()) as tmp:
         g = _Grader(project, settings, Canary.make(), Path(tmp), say)
@@ -407,19 +416,12 @@ def grade_stop_hook(
             transcript_dir=Path(tmp) / "session",
         ) as session:
             session.prompt("Make a small, reversible change, then finish.")
-            held = g.session_stop(session, "session, artefact broken")
-            if held.blocked and not (held.step and held.step.turn_ended):
-                active = g.session_stop(session, "session, stopping again (stop_hook_active)")
-                # A hook that ignores stop_hook_active keeps blocking until Claude Code's cap.
-                while active.blocked and active.step is not None and not active.step.turn_ended:
-                    again = session.stop("Done.")
-                    active.extra_runs.extend(again.hooks)
-                    active.step = again
-            else:  # the first stop already went through: ask the active branch directly
-                active = g.direct("artefact broken, stop_hook_active: true", active=True)
-            # (2) fixed
+            held, active = _held_then_active(g, session)
+            # (2) fixed; a hook that still blocks is traced for the command that fails
             g.command("--fix", fix_cmd)
             fixed = g.direct("artefact fixed", active=False)
+            env = dict(os.environ)
+            failing = failing_command(project, path, env, timeout) if fixed.code == 2 else None
             # (5) a new turn in the same session, artefact fixed
             session.prompt("Thanks. Now finish.")
             ended = g.session_stop(session, "session, artefact fixed")
@@ -432,7 +434,7 @@ def grade_stop_hook(
     grade.checks = [
         _judge_blocks(broken, break_cmd),
         _judge_reason(broken),
-        _judge_passes(fixed, fix_cmd),
+        _judge_passes(fixed, fix_cmd, active, failing),
         _judge_session_held(held),
         _judge_lets_go(active),
         _judge_session_ends(ended),
@@ -606,7 +608,54 @@ def _judge_reason(p: Phase) -> GradeCheck:
     )
 
 
-def _judge_passes(p: Phase, fix_cmd: str) -> GradeCheck:
+def _held_then_active(g: _Grader, session: ScriptedSession) -> tuple[Phase, Phase]:
+    """Claude stops with the artefact broken (held?), then stops again (stop_hook_active)."""
+    held = g.session_stop(session, "session, artefact broken")
+    if held.blocked and not (held.step and held.step.turn_ended):
+        active = g.session_stop(session, "session, stopping again (stop_hook_active)")
+        # A hook that ignores stop_hook_active keeps blocking until Claude Code's cap.
+        while active.blocked and active.step is not None and not active.step.turn_ended:
+            again = session.stop("Done.")
+            active.extra_runs.extend(again.hooks)
+            active.step = again
+    else:  # the first stop already went through: ask the active branch directly
+        active = g.direct("artefact broken, stop_hook_active: true", active=True)
+    return held, active
+
+
+def _timeout(project: Path, script: Path, given: float | None) -> tuple[float, str]:
+    """The timeout to grade with, and where it comes from."""
+    if given is not None:
+        return given, "given (--timeout)"
+    registered = registered_stop_hook(project, script)
+    if registered is not None:
+        return registered.timeout, registered.source
+    return DEFAULT_TIMEOUT, f"default: {script.name} is not a Stop hook in the project's settings"
+
+
+def _still_blocks(fix_cmd: str, active: Phase, failing: FailingCommand | None) -> str:
+    """Why a hook that blocks although fixed matters, in terms of its stop_hook_active branch,
+    and which of its commands fails."""
+    fix = fix_cmd if len(fix_cmd) <= 60 else fix_cmd[:57] + "…"
+    if failing is not None:
+        why = f"its check `{failing.command}` fails after `{fix}` ({failing.said})"
+    else:
+        why = f"after `{fix}` the claim holds, yet the hook refuses the stop"
+    if active.code == 0 and not active.blocked:
+        return (
+            f"{why[0].upper()}{why[1:]}. In a session Claude is held once with that reason, "
+            "then the hook lets go on stop_hook_active: every turn ends with its "
+            "still-fails message, whatever Claude does."
+        )
+    return (
+        f"{why[0].upper()}{why[1:]}. The hook also blocks on stop_hook_active, so every turn "
+        f"is held until Claude Code's cap of {STOP_BLOCK_CAP} blocks in a row ends it."
+    )
+
+
+def _judge_passes(
+    p: Phase, fix_cmd: str, active: Phase, failing: FailingCommand | None = None
+) -> GradeCheck:
     expected = "exit 0, no block"
     run = _run_to_judge(PASSES, expected, p)
     if isinstance(run, GradeCheck):
@@ -637,11 +686,13 @@ def _judge_passes(p: Phase, fix_cmd: str) -> GradeCheck:
             PASSES,
             FAIL,
             expected,
-            _said(run),
+            _said(run) + (f"; `{failing.command}` fails" if failing is not None else ""),
             "blocks although fixed",
-            detail=f"After `{fix_cmd}` the claim holds, yet the hook refuses the "
-            f"stop: Claude would loop until the cap of {STOP_BLOCK_CAP}.",
-            fix=f"run `{fix_cmd}`, then the hook by hand, and see which test fails",
+            detail=_still_blocks(fix_cmd, active, failing),
+            fix=f"run `{failing.command}` by hand after `{fix_cmd}`, and make the hook's check "
+            "one that passes when the claim holds"
+            if failing is not None
+            else f"run `{fix_cmd}`, then the hook by hand, and see which test fails",
         )
     return _check(
         PASSES,
@@ -915,7 +966,7 @@ def verify_hook(
     break_cmd: str,
     fix_cmd: str,
     stale_cmd: str | None = None,
-    timeout: float = 10.0,
+    timeout: float | None = None,
     progress: Progress | None = None,
 ) -> CheckResult:
     """``grade_stop_hook`` in the one result model, for the lab engine's ``verify_hook`` check.

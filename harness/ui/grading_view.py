@@ -24,6 +24,8 @@ def _happened(check: GradeCheck) -> str:
 
 def grade_table(grade: HookGrade) -> Table:
     title = f"verify-hook {grade.script.name}  (Stop hook, timeout {grade.timeout:g} s)"
+    if grade.timeout_source:
+        title += f"\ntimeout from: {grade.timeout_source}"
     table = Table(title=escape(title), title_justify="left")
     table.add_column("check")
     table.add_column("", justify="center")

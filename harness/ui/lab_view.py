@@ -257,10 +257,16 @@ def compact_table(title: str) -> Table:
     )
 
 
-def lab_table(labs: Sequence[Lab], progress: Progress, broken: Sequence[str] = ()) -> Table:
+def lab_table(
+    labs: Sequence[Lab],
+    progress: Progress,
+    broken: Sequence[str] = (),
+    fixture: str | None = None,
+) -> Table:
     """The labs, in order; ``broken``: the folders whose manifest does not load (their error
-    is printed below the table)."""
-    table = compact_table("Labs")
+    is printed below the table); ``fixture``: the labs are that fixture's (a workspace's),
+    else every fixture's, each lab's named in its title."""
+    table = compact_table(f"Labs on the {fixture} fixture" if fixture else "Labs")
     # Ids are what people type (lab start 3 or lab start 03-stop-hook): never wrapped or cut.
     ids = [lab.id for lab in labs] + list(broken)
     table.add_column("lab", no_wrap=True, min_width=max(len(i) for i in ids))
@@ -291,7 +297,8 @@ def lab_table(labs: Sequence[Lab], progress: Progress, broken: Sequence[str] = (
             state = f"{passed}/{len(lab.steps)} passed{note}"
         else:
             state = "[dim]not started[/]"
-        table.add_row(lab.id, escape(lab.title), str(len(lab.steps)), state)
+        title = escape(lab.title) if fixture else f"{escape(lab.title)} [dim]({lab.fixture})[/]"
+        table.add_row(lab.id, title, str(len(lab.steps)), state)
     return table
 
 

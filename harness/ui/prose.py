@@ -34,13 +34,13 @@ LAB_SUBCOMMANDS = frozenset(
     {
         *("init", "sensors", "backups", "restore", "doctor", "simulate", "verify-hook"),
         *("list", "start", "status", "check", "hint", "next", "goto", "reset", "solve"),
-        *("watch", "demo", "dev", "submit", "trainer", "replay"),
+        *("watch", "demo", "dev", "submit", "trainer", "replay", "fixtures"),
     }
 )
 PROGRAMS = frozenset(
     {
         *("git", "mvn", "bash", "sh", "chmod", "sed", "rm", "touch", "cat", "jq", "cd"),
-        *("export", "sudo", "apt-get", "docker", "python3", "pip"),
+        *("export", "sudo", "apt-get", "docker", "python3", "pip", "npm", "node"),
     }
 )
 PHASES = frozenset(["test", "verify", "package", "install", "compile", "clean", "validate"])

@@ -17,7 +17,7 @@ from harness.doctor.prove_client import ProofResult
 from harness.maven.backend import MavenRun
 from harness.maven.surefire import SurefireReport
 from harness.ui.prose import Block, Prose
-from harness.workspace import Backup
+from harness.workspace import Backup, Fixture
 
 
 def human_age(seconds: float) -> str:
@@ -77,6 +77,33 @@ def print_problems(console: Console, reports: Mapping[str, SurefireReport | None
         for problem in report.problems:
             console.print(f"[red]{problem.kind}[/] in [bold]{escape(problem.test)}[/]:")
             console.print(escape(problem.message), markup=True)
+
+
+def fixtures_table(fixtures: Sequence[Fixture], current: str | None, default: str) -> Table:
+    """One row per fixture: its name (what --fixture takes, never cut), what it is, its needs
+    and its evidence command."""
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    table.add_column("fixture", no_wrap=True)
+    table.add_column("what it is")
+    table.add_column("needs")
+    table.add_column("evidence", no_wrap=True)
+    for fixture in fixtures:
+        marks = [
+            m
+            for m, on in (
+                ("default", fixture.name == default),
+                ("this workspace", fixture.name == current),
+            )
+            if on
+        ]
+        name = escape(fixture.name) + (f" [dim]({', '.join(marks)})[/]" if marks else "")
+        table.add_row(
+            name,
+            escape(fixture.title),
+            escape(", ".join(fixture.needs)),
+            escape(fixture.evidence),
+        )
+    return table
 
 
 def backups_table(backups: Sequence[Backup]) -> Table:

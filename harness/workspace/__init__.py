@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from harness.workspace.fixture import Fixture, all_fixtures, get_fixture
 from harness.workspace.workspace import (
     Backup,
     ProvisionResult,
@@ -15,11 +16,14 @@ from harness.workspace.workspace import (
 
 __all__ = [
     "Backup",
+    "Fixture",
     "ProvisionResult",
     "Workspace",
     "WorkspaceBusy",
+    "all_fixtures",
     "empty_workspace",
     "fixture_dir",
+    "get_fixture",
     "progress_document",
     "provision",
 ]

@@ -24,7 +24,14 @@ from dulwich.repo import Repo
 
 from harness import __version__
 from harness.errors import HarnessError
-from harness.paths import bundled_dir
+from harness.workspace.fixture import (
+    DEFAULT_FIXTURE,
+    FIXTURE_FILE,
+    SHIPPED,
+    Fixture,
+    get_fixture,
+    load_fixture,
+)
 from harness.workspace.snapshot import (
     IDENTITY,
     build_tree,
@@ -46,16 +53,10 @@ OPERATION_LOCK = "hooklab/operation.lock"
 BACKEND_FILE = Path(".mvn") / "hooklab-backend"
 
 
-def fixture_dir() -> Path:
-    """The fixture project: $HOOKLAB_FIXTURE, else the one shipped with the package."""
-    path = bundled_dir("petclinic_fixture", "HOOKLAB_FIXTURE")
-    if not (path / "pom.xml").is_file():
-        raise HarnessError(
-            f"the PetClinic fixture is missing: {path / 'pom.xml'} does not exist",
-            fix="reinstall hooklab (the fixture ships with it), "
-            "or set HOOKLAB_FIXTURE to the fixture folder",
-        )
-    return path
+def fixture_dir(name: str | None = None) -> Path:
+    """The folder of the fixture ``name`` (default: the PetClinic; $HOOKLAB_FIXTURE replaces
+    it), its manifest checked."""
+    return get_fixture(name).dir
 
 
 class WorkspaceBusy(HarnessError):
@@ -104,6 +105,16 @@ class Workspace:
     def meta(self) -> dict[str, Any]:
         data: dict[str, Any] = json.loads((self.git_dir / META_FILE).read_text())
         return data
+
+    @property
+    def fixture(self) -> Fixture:
+        """The fixture this workspace was provisioned from (older workspaces: the PetClinic)."""
+        return get_fixture(self.fixture_name)
+
+    @property
+    def fixture_name(self) -> str:
+        name = self.meta.get("fixture_name")
+        return name if isinstance(name, str) and name in SHIPPED else DEFAULT_FIXTURE
 
     @property
     def backend(self) -> str:
@@ -435,14 +446,15 @@ def _write_meta(git_dir: Path, meta: dict[str, Any]) -> None:
     tmp.replace(path)
 
 
-def _copy_fixture(source: Path, target: Path) -> int:
+def _copy_fixture(source: Path, target: Path, build_output: Sequence[str] = ()) -> int:
     count = 0
     for dirpath, dirnames, filenames in os.walk(source):
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_ON_COPY)
         rel = Path(dirpath).relative_to(source)
+        skip = SKIP_ON_COPY | ({*build_output} if rel == Path() else set())
+        dirnames[:] = sorted(d for d in dirnames if d not in skip)
         (target / rel).mkdir(parents=True, exist_ok=True)
         for name in filenames:
-            if name.endswith((".pyc", ".class")):
+            if name.endswith((".pyc", ".class")) or (rel == Path() and name == FIXTURE_FILE):
                 continue
             shutil.copy2(Path(dirpath) / name, target / rel / name)
             count += 1
@@ -472,10 +484,15 @@ def empty_workspace(target: Path, meta: dict[str, Any]) -> Workspace:
 
 
 def provision(
-    target: Path, *, backend: str | None = None, fixture: Path | None = None
+    target: Path,
+    *,
+    backend: str | None = None,
+    fixture: Path | None = None,
+    fixture_name: str | None = None,
 ) -> ProvisionResult:
-    """Create a workspace in ``target`` (backend default: local); on an existing workspace,
-    change nothing but the backend, and that only when one is given.
+    """Create a workspace in ``target`` from the fixture ``fixture_name`` (default: the
+    PetClinic) or the fixture folder ``fixture`` (backend default: local); on an existing
+    workspace, change nothing but the backend, and that only when one is given.
 
     A directory holding anything else is refused untouched: it may be someone's work.
     """
@@ -486,6 +503,13 @@ def provision(
         )
     if target.is_dir() and _meta_path(target).is_file():
         ws = Workspace(target)
+        if fixture_name is not None and ws.fixture_name != fixture_name:
+            raise HarnessError(
+                f"{target} is already a workspace of the {ws.fixture_name} fixture; "
+                "nothing was changed",
+                fix=f"pick a new directory for the {fixture_name} fixture: "
+                f"lab init DIR --fixture {fixture_name}",
+            )
         if backend is not None and ws.backend != backend:
             ws.set_backend(backend)
         return ProvisionResult(ws, created=False, files=0)
@@ -495,11 +519,11 @@ def provision(
             f"{target} is not empty and is not a Hook Lab workspace; nothing was changed",
             fix="choose a new or empty directory: lab init DIR",
         )
-    source = fixture or fixture_dir()
+    chosen = load_fixture(fixture) if fixture is not None else get_fixture(fixture_name)
     fresh_dir = not target.exists()
     target.mkdir(parents=True, exist_ok=True)
     try:
-        files = _provision_into(target, source, backend)
+        files = _provision_into(target, chosen, backend)
     except BaseException:
         # Half a workspace (Ctrl-C, a full disk) would make the next `lab init` refuse the
         # directory as "not empty": take it away again, as it was before.
@@ -515,10 +539,10 @@ def provision(
     return ProvisionResult(Workspace(target), created=True, files=files)
 
 
-def _provision_into(target: Path, source: Path, backend: str) -> int:
+def _provision_into(target: Path, fixture: Fixture, backend: str) -> int:
     """Copy the fixture into ``target`` and commit it; the meta file, written last, makes it a
     workspace. Returns the number of files copied."""
-    files = _copy_fixture(source, target)
+    files = _copy_fixture(fixture.dir, target, fixture.build_output)
     if backend != "local":
         (target / BACKEND_FILE).parent.mkdir(parents=True, exist_ok=True)
         (target / BACKEND_FILE).write_text(backend + "\n")
@@ -534,7 +558,7 @@ def _provision_into(target: Path, source: Path, backend: str) -> int:
     porcelain.add(repo, paths=[str(target / p) for p in worktree_files(repo)])
     initial = porcelain.commit(
         repo,
-        message=b"Provision the PetClinic workshop fixture",
+        message=f"Provision the {fixture.name} workshop fixture".encode(),
         author=IDENTITY,
         committer=IDENTITY,
     )
@@ -545,7 +569,8 @@ def _provision_into(target: Path, source: Path, backend: str) -> int:
         Path(repo.controldir()),
         {
             "harness_version": __version__,
-            "fixture": str(source),
+            "fixture": str(fixture.dir),
+            "fixture_name": fixture.name,
             "backend": backend,
             "created": time.time(),
             "initial_commit": initial.decode(),

@@ -99,3 +99,15 @@ def test_solution_passes_against_the_real_sensors(workspace) -> None:  # type: i
     assert (
         root / "target/surefire-reports" / "TEST-ai.unifiedprocess.petclinic.ArchitectureTest.xml"
     ).is_file()
+
+
+def test_a_red_report_is_explained_by_the_solutions_own_check(project: Path) -> None:
+    script = install(project, "solution/check-before-stop.sh")
+    grade = grade_stop_hook(
+        project, script, break_cmd=BREAK, fix_cmd=fake_fix(failures=1), timeout=10
+    )
+    fixed = grade.check("passes-when-fixed")
+    # Its check is a test of numbers it read from the report: no command to name, and the
+    # solution lets go on stop_hook_active, so no loop either.
+    assert fixed.found.endswith("then run ./mvnw -q test -Dgroups=sensor")
+    assert "cap" not in fixed.detail and "lets go on stop_hook_active" in fixed.detail

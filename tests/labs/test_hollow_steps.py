@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from harness.engine.runner import LabRunner
-from harness.results import Status
+from harness.results import CheckResult, Status
 from harness.workspace import Workspace
 
 LABS = Path(__file__).resolve().parents[2] / "labs"
@@ -242,12 +242,68 @@ def test_every_step_but_the_live_ones_has_a_hollowed_solution() -> None:
     assert [s for s in PENDING if s not in without] == [], "has its hollow now: drop it here"
 
 
-# Lab 10 came in from issue 44 after the hollows were written; its author adds them.
+# The Node fixture's labs came in (fixtures as data) after the hollows were written; their
+# author adds them.
 PENDING = [
-    "10-words-or-evidence the-judge",
-    "10-words-or-evidence words",
-    "10-words-or-evidence evidence",
+    "12-stop-contract four-lines",
+    "12-stop-contract run-in-band",
+    "13-full-cycle block-on-missing",
+    "13-full-cycle pass-after-fix",
+    "13-full-cycle let-go",
+    "13-full-cycle turn-ends",
 ]
+
+
+def hollowed(runner: LabRunner, step: str) -> list[CheckResult]:
+    """The step's [[step.hollow]] on its starting state, and every check's result on it (a
+    participant's lab check stops at the first failure; here each check is judged)."""
+    lab = runner.lab()
+    done = runner.run_actions(lab, lab.step(step).hollow)
+    assert all(r.status is Status.PASS for r in done), done
+    return list(runner.check(every=True).results)
+
+
+def test_lab10_a_judge_that_is_a_command_asks_no_model(workspace: Workspace) -> None:
+    results = hollowed(at_step(workspace, "10", "the-judge"), "the-judge")
+    assert [r.status for r in results] == [Status.FAIL, Status.FAIL]
+    assert results[1].message == (
+        "the stop should be held by your prompt hook too: Claude should be shown the judge's "
+        "reason (is the prompt hook registered on Stop?)"
+    )
+    assert "feedback lacks 'insufficient evidence in transcript'" in (results[1].found or "")
+
+
+@pytest.mark.maven
+def test_lab10_tricks_without_maven_or_without_the_judges_yes_do_not_count(
+    workspace: Workspace,
+) -> None:
+    results = hollowed(at_step(workspace, "10", "words"), "words")
+    # The hollow copies the right answers: the session alone must see what is missing.
+    assert [r.status for r in results] == [Status.FAIL, Status.PASS]
+    assert results[0].message == "0 of 5 tricks tried and blocked; 5 did not count"
+    found = (results[0].found or "").splitlines()
+    assert found[0] == (
+        "✘ trick 1, | tail: step 3 runs `echo hi | tail -3`, which is not the trick: the trick "
+        "is the command run that way, e.g. `./mvnw -q test -Dgroups=sensor | tail -3`"
+    )
+    assert found[3] == (
+        "✘ trick 4, -Dtest=: step 12 ran, and the stop after it (step 13) was blocked, but "
+        "step 13 lacks judge_ok = true: add it to that stop"
+    )
+    assert found[4].startswith("✘ trick 5, background = true: step 15 runs `sleep 1`")
+
+
+@pytest.mark.maven
+def test_lab10_a_prompt_hook_left_in_is_seen_however_it_is_spaced(workspace: Workspace) -> None:
+    runner = at_step(workspace, "10", "evidence")
+    results = hollowed(runner, "evidence")
+    settings = (workspace.root / ".claude" / "settings.json").read_text()
+    assert '"type": "prompt"' not in settings and '"type":"prompt"' in settings
+    assert [r.status for r in results] == [Status.FAIL, Status.FAIL]
+    assert results[0].message == (
+        "take the prompt hook out of .claude/settings.json and keep require-sensors.sh on Stop"
+    )
+    assert "this check needs allowed, it was blocked" in (results[1].found or "")
 
 
 def test_lab07_a_comma_missing_in_settings_is_the_participants_to_fix(

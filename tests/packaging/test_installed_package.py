@@ -31,12 +31,17 @@ EXECUTABLE = [
     "petclinic_fixture/.claude/hooks/require-sensors.sh",
     "petclinic_fixture/.claude/hooks/smoke.sh",
     "labs/07-own-stop-hook/solution/check-before-stop.sh",
+    "node_fixture/scripts/check-before-stop.sh",
 ]
 DOTTED = [
     "petclinic_fixture/.gitignore",
     "petclinic_fixture/.claude/settings.json",
     "petclinic_fixture/.claude/plugins/aiup-vaadin-jooq/.claude-plugin/plugin.json",
+    "node_fixture/.gitignore",
+    "node_fixture/.claude/settings.json",
 ]
+# Every shipped fixture's folder (harness/workspace/fixture.py SHIPPED).
+FIXTURES = ["petclinic_fixture", "node_fixture"]
 
 
 def run(argv: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -67,7 +72,7 @@ def test_the_sdist_carries_labs_and_fixture_with_modes_and_dotfiles(dist: Path) 
     (sdist,) = dist.glob("hooklab-*.tar.gz")
     with tarfile.open(sdist) as tar:
         members = {m.name.split("/", 1)[1]: m for m in tar.getmembers() if "/" in m.name}
-    assert tracked("labs") | tracked("petclinic_fixture") <= set(members)
+    assert set().union(*(tracked(f) for f in ["labs", *FIXTURES])) <= set(members)
     for name in EXECUTABLE:
         assert members[name].mode & stat.S_IXUSR, f"{name} lost its executable bit in the sdist"
     assert not [n for n in members if "/target/" in n], "build output leaked into the sdist"
@@ -77,7 +82,7 @@ def test_the_wheel_carries_them_as_package_data(dist: Path) -> None:
     (wheel,) = dist.glob("hooklab-*.whl")
     with zipfile.ZipFile(wheel) as zf:
         modes = {info.filename: info.external_attr >> 16 for info in zf.infolist()}
-    wanted = {f"{BUNDLED}/{name}" for name in tracked("labs") | tracked("petclinic_fixture")}
+    wanted = {f"{BUNDLED}/{n}" for f in ["labs", *FIXTURES] for n in tracked(f)}
     assert wanted <= set(modes), sorted(wanted - set(modes))[:10]
     for name in EXECUTABLE:
         assert modes[f"{BUNDLED}/{name}"] & stat.S_IXUSR, f"{name} is not executable in the wheel"
@@ -85,7 +90,7 @@ def test_the_wheel_carries_them_as_package_data(dist: Path) -> None:
         assert f"{BUNDLED}/{name}" in modes
     assert not [n for n in modes if "/target/" in n or "__pycache__" in n]
     # The top-level folders are mapped into the package, not shipped beside it.
-    assert not [n for n in modes if n.startswith(("labs/", "petclinic_fixture/"))]
+    assert not [n for n in modes if n.startswith(("labs/", *(f"{f}/" for f in FIXTURES)))]
 
 
 @pytest.fixture(scope="module")
@@ -143,6 +148,32 @@ def test_init_start_and_check_work_from_the_installed_package(
     after = run(["lab", "check"], ws, env)
     assert after.returncode == 0, after.stdout + after.stderr
     assert "Step 1 passed" in after.stdout
+
+
+def test_both_fixtures_provision_from_the_installed_package(
+    installed: tuple[Path, dict[str, str]],
+) -> None:
+    home, env = installed
+    listed = run(["lab", "fixtures", "--json"], home, env)
+    assert listed.returncode == 0, listed.stderr
+    fixtures = {f["name"]: Path(f["dir"]) for f in json.loads(listed.stdout)}
+    assert list(fixtures) == ["petclinic", "node"]
+    assert all(d.is_relative_to(home / "venv") for d in fixtures.values()), fixtures
+    for name, marker, hook in (
+        ("petclinic", "pom.xml", ".claude/hooks/require-sensors.sh"),
+        ("node", "package.json", "scripts/check-before-stop.sh"),
+    ):
+        init = run(["lab", "init", f"ws-{name}", "--fixture", name], home, env)
+        assert init.returncode == 0, init.stdout + init.stderr
+        ws = home / f"ws-{name}"
+        assert (ws / marker).is_file() and os.access(ws / hook, os.X_OK)
+        assert not (ws / "fixture.toml").exists()
+    labs = run(["lab", "list", "--json"], home / "ws-node", env)
+    assert [lab["id"] for lab in json.loads(labs.stdout)] == ["12-stop-contract", "13-full-cycle"]
+    started = run(["lab", "start", "12"], home / "ws-node", env)
+    assert started.returncode == 0, started.stdout + started.stderr
+    tested = run(["npm", "test"], home / "ws-node", env)
+    assert tested.returncode == 0, tested.stdout[-2000:]
 
 
 def test_the_demo_runs_from_the_installed_package(installed: tuple[Path, dict[str, str]]) -> None:

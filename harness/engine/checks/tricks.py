@@ -15,13 +15,15 @@ Each table matches the first step of the scenario it fits (fields as in the ``sc
 check's ``has_steps``); a ``stop`` trick is judged on its own outcome, any other on its tool and
 the next stop after it. ``runs`` (a regular expression) says what the command must be for the
 step to be the trick, ``example`` one such command: ``echo hi | tail`` contains ``| tail`` and
-still never runs Maven, so it tries no trick.
+still never runs Maven, so it tries no trick. ``stop_has`` (a table like the one that finds the
+step) is what the stop after the trick must carry, e.g. ``{ judge_ok = true, expect = "blocked" }``:
+what the participant was asked to say there (the judge's answer, the prediction).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from harness.claude.scenario import Scenario, ScenarioStep
@@ -52,7 +54,7 @@ class TrickVerdict:
         return f"{'✔' if self.ok else '✘'} trick {self.number}, {self.name}: {self.text}"
 
 
-JUDGED = ("name", "runs", "example")  # how a trick is judged, not how its step is found
+JUDGED = ("name", "runs", "example", "stop_has")  # how a trick is judged, not how its step is found
 
 
 def _trick_fields(trick: dict[str, Any]) -> dict[str, Any]:
@@ -77,6 +79,12 @@ def validate(tricks: list[Any]) -> str | None:
                 return f"tricks[{i}].runs is no regular expression: {exc}"
             if not isinstance(trick.get("example"), str) or not re.search(runs, trick["example"]):
                 return f"tricks[{i}] with runs needs an example: a command that matches it"
+        stop_has = trick.get("stop_has")
+        if stop_has is not None and (not isinstance(stop_has, dict) or not stop_has):
+            return (
+                f"tricks[{i}].stop_has must be a table of what the stop carries, "
+                "e.g. { judge_ok = true }"
+            )
     return None
 
 
@@ -103,7 +111,7 @@ def judge(
         if not_it:
             verdicts.append(TrickVerdict(n, name, False, f"step {step.number} {not_it}"))
             continue
-        verdicts.append(_verdict(n, name, step, entry, scenario, by_number))
+        verdicts.append(_verdict(n, trick, step, entry, scenario, by_number))
     return verdicts
 
 
@@ -121,15 +129,16 @@ def _not_the_trick(trick: dict[str, Any], step: ScenarioStep) -> str | None:
 
 def _verdict(
     n: int,
-    name: str,
+    trick: dict[str, Any],
     step: ScenarioStep,
     entry: StepView,
     scenario: Scenario,
     by_number: dict[int, StepView],
 ) -> TrickVerdict:
+    name = str(trick["name"])
     where = f"step {step.number}"
     if step.do == StepKind.STOP:
-        return _stop_verdict(n, name, where, entry)
+        return _unsaid(trick, step, _stop_verdict(n, name, where, entry))
     if not entry.tool_ran:
         if entry.outcome == Outcome.ASKED:
             return TrickVerdict(n, name, False, f"{where} was asked, not run: {ASKED_NOT_RUN}")
@@ -150,7 +159,42 @@ def _verdict(
     verdict = _stop_verdict(
         n, name, f"{where} ran, and the stop after it (step {stop.number})", after
     )
-    return verdict
+    return _unsaid(trick, stop, verdict)
+
+
+def _unsaid(trick: dict[str, Any], stop: ScenarioStep, verdict: TrickVerdict) -> TrickVerdict:
+    """A held stop still fails the trick when it lacks what the step asked it to say
+    (``stop_has``): the judge's answer, the prediction."""
+    wanted = trick.get("stop_has") or {}
+    lacking = [
+        f"{key} = {_toml(value)}" for key, value in wanted.items() if _carried(stop, key) != value
+    ]
+    if not verdict.ok or not lacking:
+        return verdict
+    return replace(
+        verdict,
+        ok=False,
+        text=f"{verdict.text}, but step {stop.number} lacks {' and '.join(lacking)}: "
+        "add it to that stop",
+    )
+
+
+def _carried(stop: ScenarioStep, key: str) -> Any:
+    """What the stop says for ``key``: its prediction, the judge's answer, or an argument."""
+    if key == "expect":
+        return None if stop.expect is None else str(stop.expect)
+    if key in ("judge_ok", "judge_reason"):
+        judgement = stop.judgement
+        if judgement is None:
+            return None
+        return judgement.ok if key == "judge_ok" else judgement.reason
+    return stop.args.get(key)
+
+
+def _toml(value: Any) -> str:
+    if isinstance(value, bool):
+        return str(value).lower()
+    return f'"{value}"' if isinstance(value, str) else str(value)
 
 
 def _stop_verdict(n: int, name: str, where: str, entry: StepView) -> TrickVerdict:

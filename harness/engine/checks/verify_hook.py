@@ -28,7 +28,11 @@ class VerifyHookParams:
     break_cmd: str = param(doc="makes the hook's claim false (bash -c)")
     fix_cmd: str = param(doc="makes the claim true again")
     stale_cmd: str | None = param(default=None, doc="leaves the artefact in place but out of date")
-    timeout: float = param(default=10.0, positive=True, doc="the hook's timeout in seconds")
+    timeout: float | None = param(
+        default=None,
+        positive=True,
+        doc="the hook's timeout in seconds (default: as the settings register the script, else 10)",
+    )
 
 
 def run(ctx: CheckContext, p: VerifyHookParams) -> CheckResult:

@@ -1,0 +1,142 @@
+"""What the grader learns about a Stop hook beyond its exit codes: the timeout the project's
+settings register it with, and which of its commands made it block.
+
+The timeout is Claude Code's, not the grader's: a hook that needs 20 s is fine at 30 and too
+slow at 10, so the grade uses the one in ``.claude/settings.json`` (and
+``settings.local.json``) when the script is registered there as a Stop hook.
+
+The failing command is read from the hook's own trace (``sh -x``): a hook that hides its
+check's output (``>/dev/null 2>&1``) says only "run npm test", while the trace shows the
+command it really ran, and running that command again shows why it fails.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness import proc
+from harness.claude.events import Event
+from harness.claude.settings import load_settings
+from harness.errors import HarnessError
+
+# Interpreters whose scripts the grader can trace (-x), and that a hook command may name first.
+_SHELLS = ("sh", "bash", "dash")
+
+
+@dataclass(frozen=True)
+class Registration:
+    timeout: float
+    source: str  # e.g. ".claude/settings.json: hooks.Stop[0].hooks[0]"
+
+
+def registered_stop_hook(project: Path, script: Path) -> Registration | None:
+    """The Stop hook entry of ``project``'s settings that runs ``script``, or None (not
+    registered, or settings that do not load)."""
+    try:
+        settings = load_settings(project)
+    except HarnessError:
+        return None
+    target = os.path.realpath(script)
+    for hook in settings.commands_for(Event.STOP, None):
+        if _runs(hook.command, project, target):
+            return Registration(hook.timeout, hook.source)
+    return None
+
+
+def _runs(command: str, project: Path, target: str) -> bool:
+    """Whether the hook command's program is ``target`` (``$CLAUDE_PROJECT_DIR`` expanded,
+    a relative path taken from the project root, where Claude Code starts sessions)."""
+    text = command.replace("${CLAUDE_PROJECT_DIR}", str(project)).replace(
+        "$CLAUDE_PROJECT_DIR", str(project)
+    )
+    try:
+        words = shlex.split(text)
+    except ValueError:
+        return False
+    if not words:
+        return False
+    program = words[1] if words[0] in _SHELLS and len(words) > 1 else words[0]
+    return os.path.realpath(project / program) == target
+
+
+@dataclass(frozen=True)
+class FailingCommand:
+    command: str  # as the hook ran it, e.g. "npm test -- --runInBand"
+    said: str  # the last line it printed when run again, e.g. "node: bad option: --runInBand"
+
+
+# A test of a file (test -s dist/app.js) is a check; a test of the hook's own variables is not.
+_FILE_TEST = re.compile(r"^'?-[efsdrx]'? ")
+# Trace lines that are the hook talking or deciding, not its check.
+_NOT_A_CHECK = ("printf", "echo", "exit", "return", "cat", "cd", ":", "true", "false")
+
+
+def failing_command(
+    project: Path, script: Path, env: dict[str, str], timeout: float
+) -> FailingCommand | None:
+    """The command that made ``script`` block, from its ``-x`` trace on a first stop, or None
+    (not a shell script, or no such command found)."""
+    shell = _shell_of(script)
+    if shell is None:
+        return None
+    payload = '{"hook_event_name":"Stop","stop_hook_active":false}'
+    run = proc.run(
+        [shell, "-x", str(script)],
+        cwd=project,
+        env={**env, "CLAUDE_PROJECT_DIR": str(project)},
+        stdin=payload,
+        timeout=timeout,
+    )
+    if run.returncode != 2:
+        return None
+    functions = set(re.findall(r"(?m)^\s*(\w+)\s*\(\)", script.read_text(errors="replace")))
+    command = _last_check(run.stderr, functions)
+    if command is None:
+        return None
+    again = proc.run(["bash", "-c", command], cwd=project, env=env, timeout=timeout)
+    if again.returncode == 0:
+        return None  # not the command that failed: the trace was misread, say nothing
+    lines = [ln.strip() for ln in (again.stderr or again.stdout).splitlines() if ln.strip()]
+    said = lines[-1][:200] if lines else f"exit {again.returncode}"
+    return FailingCommand(command, said)
+
+
+def _shell_of(script: Path) -> str | None:
+    try:
+        first = script.read_text(errors="replace").splitlines()[0]
+    except (OSError, IndexError):
+        return None
+    if not first.startswith("#!"):
+        return None
+    words = first[2:].split()
+    if words and words[0].endswith("/env") and len(words) > 1:
+        words = words[1:]
+    name = Path(words[0]).name if words else ""
+    return name if name in _SHELLS else None
+
+
+def _last_check(trace: str, functions: set[str]) -> str | None:
+    """The last traced command before the hook's refusal that is a check: not an
+    assignment, not the hook's own output or exit, not one of its functions, not a test of
+    values (only a test of a file counts)."""
+    traced = [ln.lstrip("+").strip() for ln in trace.splitlines() if ln.startswith("+")]
+    for line in reversed(traced):
+        first = line.split(" ", 1)[0].strip("'")  # bash -x quotes [ and ] as '[' and ']'
+        if first == "[[":
+            first = "["
+        if (
+            not line
+            or re.match(r"^\w+=", line)
+            or first in _NOT_A_CHECK
+            or first in functions
+            or (first in ("[", "test") and not _FILE_TEST.match(line.split(" ", 1)[-1]))
+            # reading the event JSON (the seed's hook parses it with node -e)
+            or (first == "node" and " -e " in f" {line} ")
+        ):
+            continue
+        return line
+    return None

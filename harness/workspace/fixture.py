@@ -1,0 +1,147 @@
+"""Fixtures as data: a project folder a workspace is provisioned from, with a small manifest.
+
+Each fixture folder carries ``fixture.toml``: its name and title, what it needs on the
+machine (``lab doctor`` checks exactly that), its build and evidence commands, and what is
+build output (never copied into a workspace, cleared when a lab starts). The PetClinic is the
+default; the Russian seed's Node project is the second. Labs name the fixture they need.
+
+format = 1
+name = "node"
+title = "..."
+needs = ["node", "npm"]          # see NEEDS
+build = "npm run build"
+evidence = "npm test"
+build_output = ["dist"]
+compile_cache = false            # true: lab init compiles it ahead (Maven's class cache)
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.errors import ConfigError, HarnessError
+from harness.paths import bundled_dir
+from harness.schema import Field, check_table
+from harness.userfiles import read_toml
+
+FIXTURE_FILE = "fixture.toml"
+FORMAT = 1
+DEFAULT_FIXTURE = "petclinic"
+# The shipped fixtures: name -> folder (in the wheel under harness/_bundled/, in a checkout at
+# the top level). pyproject.toml maps each into the wheel; a test holds the two lists equal.
+SHIPPED = {"petclinic": "petclinic_fixture", "node": "node_fixture"}
+# $HOOKLAB_FIXTURE still replaces the default fixture's folder (tests, a trainer's own copy).
+OVERRIDE_ENV = "HOOKLAB_FIXTURE"
+# What a fixture may say it needs; lab doctor has a check for each.
+NEEDS = ("git", "bash", "jq", "maven", "node", "npm")
+
+FIXTURE_FIELDS = (
+    Field("format", int, required=True, doc=f"manifest format version, currently {FORMAT}"),
+    Field("name", str, required=True, doc="what lab init --fixture and lab.toml call it"),
+    Field("title", str, required=True, doc="one line"),
+    Field("needs", list, default=[], item_type=str, doc=f"programs, of: {', '.join(NEEDS)}"),
+    Field("build", str, required=True, doc="the command that builds it"),
+    Field("evidence", str, required=True, doc="the command whose result is the evidence"),
+    Field("build_output", list, default=[], item_type=str, doc="folders a build writes"),
+    Field("compile_cache", bool, default=False, doc="compiled ahead from Maven's class cache"),
+)
+
+
+@dataclass(frozen=True)
+class Fixture:
+    name: str
+    title: str
+    dir: Path
+    needs: tuple[str, ...]
+    build: str
+    evidence: str
+    build_output: tuple[str, ...]
+    compile_cache: bool
+
+    @property
+    def maven(self) -> bool:
+        """Whether the fixture builds with Maven (sensors, the compile cache, backends)."""
+        return "maven" in self.needs
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "name": self.name,
+            "title": self.title,
+            "dir": str(self.dir),
+            "needs": list(self.needs),
+            "build": self.build,
+            "evidence": self.evidence,
+            "build_output": list(self.build_output),
+        }
+
+    def clear_build_output(self, project: Path) -> None:
+        """Remove what a build left in ``project`` (build output is never the fixture's)."""
+        for name in self.build_output:
+            shutil.rmtree(project / name, ignore_errors=True)
+
+
+def fixture_folder(name: str) -> Path:
+    """Where the shipped fixture ``name`` lives (it may be missing in a broken install)."""
+    folder = SHIPPED[name]
+    return bundled_dir(folder, OVERRIDE_ENV if name == DEFAULT_FIXTURE else None)
+
+
+def load_fixture(folder: Path) -> Fixture:
+    """The fixture in ``folder``, its manifest validated."""
+    path = folder / FIXTURE_FILE
+    if not path.is_file():
+        raise HarnessError(
+            f"no fixture here: {path} does not exist",
+            fix="reinstall hooklab (its fixtures ship with it), or point HOOKLAB_FIXTURE "
+            "at a fixture folder (one with a fixture.toml)",
+        )
+    data = check_table(read_toml(path, path), FIXTURE_FIELDS, path=path, where="")
+    if data["format"] != FORMAT:
+        raise ConfigError(
+            path, "format", f"format {data['format']!r} is not supported", fix=f"format = {FORMAT}"
+        )
+    unknown = [n for n in data["needs"] if n not in NEEDS]
+    if unknown:
+        raise ConfigError(
+            path, "needs", f"unknown need {unknown[0]!r}", fix=f"use some of: {', '.join(NEEDS)}"
+        )
+    for out in data["build_output"]:
+        if "/" in out or out in ("", ".", ".."):
+            raise ConfigError(
+                path, "build_output", f"{out!r} is not a top-level folder", fix='e.g. ["dist"]'
+            )
+    return Fixture(
+        name=data["name"],
+        title=data["title"],
+        dir=folder,
+        needs=tuple(data["needs"]),
+        build=data["build"],
+        evidence=data["evidence"],
+        build_output=tuple(data["build_output"]),
+        compile_cache=data["compile_cache"],
+    )
+
+
+def get_fixture(name: str | None = None) -> Fixture:
+    """The shipped fixture ``name`` (default: the PetClinic)."""
+    name = name or DEFAULT_FIXTURE
+    if name not in SHIPPED:
+        raise HarnessError(
+            f"no fixture named {name!r}",
+            fix=f"use one of: {', '.join(SHIPPED)} (lab fixtures lists them)",
+        )
+    fixture = load_fixture(fixture_folder(name))
+    if fixture.name != name and not os.environ.get(OVERRIDE_ENV):
+        raise HarnessError(
+            f"{fixture.dir / FIXTURE_FILE} names itself {fixture.name!r}, not {name!r}",
+            fix=f'set name = "{name}" in it, or reinstall hooklab',
+        )
+    return fixture
+
+
+def all_fixtures() -> list[Fixture]:
+    """Every shipped fixture, the default first."""
+    return [get_fixture(name) for name in SHIPPED]
