@@ -1,20 +1,23 @@
 """The fixture's hooks and their smoke test against the processes they cannot avoid.
 
 In a provisioned workspace with real Surefire reports (one real sensor run) and one changed
-source file, alternately:
-  stop       .claude/hooks/require-sensors.sh fed a Stop event on stdin (it decides: fresh, green)
-  post       .claude/hooks/check-spec-status.sh fed a PostToolUse event (it runs after every call)
+source file, alternately, each hook fed the event Claude Code sends it on stdin:
+  stop       require-sensors.sh on Stop (it decides: fresh, green)
+  post       check-spec-status.sh on PostToolUse (it runs after every tool call)
+  bash       record-sensor-run.sh on PostToolUse of a Bash call that is no Maven run
+  edit       guard-spec-status.sh on an Edit of a spec that asserts nothing
+  start      session-start.sh on SessionStart
+  agent      record-coverage-check.sh on SubagentStop of the coverage agent
   floor      a hook that does only what every hook must: bash sources lib.sh, reads the event
              (cat, one jq) and opens the project (one git rev-parse)
-And smoke.sh with all its groups beside the sum of each group run alone, divided by the cores
-(its groups run side by side, one per core, so that sum is the work it cannot avoid).
+And smoke.sh with all its groups in a fresh copy of the workspace, beside Lab 06's promise of
+ten seconds at most.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import subprocess
 import time
@@ -32,13 +35,6 @@ aiup_read_input
 aiup_open_project
 exit 0
 """
-
-
-def smoke_groups(smoke: Path) -> list[str]:
-    """The check groups, as smoke.sh itself lists them (GROUPS_ALL=(...))."""
-    found = re.search(r"^GROUPS_ALL=\(([^)]*)\)", smoke.read_text(), re.MULTILINE)
-    assert found, f"{smoke} has no GROUPS_ALL=(...) line"
-    return found.group(1).split()
 
 
 def event(root: Path, name: str, **fields: object) -> str:
@@ -68,10 +64,10 @@ def hook_runner(root: Path, script: str | Path, stdin: str) -> Callable[[], floa
     return run
 
 
-def smoke_seconds(root: Path, *groups: str) -> float:
+def smoke_seconds(root: Path) -> float:
     t0 = time.perf_counter()
     done = subprocess.run(
-        [str(root / ".claude" / "hooks" / "smoke.sh"), *groups],
+        [str(root / ".claude" / "hooks" / "smoke.sh")],
         cwd=root,
         capture_output=True,
         text=True,
@@ -107,24 +103,58 @@ def measure(options: Options) -> list[Row]:
             tool_input={"command": "git status"},
             tool_response={"stdout": "", "stderr": "", "interrupted": False},
         )
+        bash = event(root, "PostToolUse", tool_name="Bash", tool_input={"command": "ls"})
+        spec = next((root / "docs" / "use_cases").glob("UC-*.md"))
+        edit = event(
+            root,
+            "PreToolUse",
+            tool_name="Edit",
+            tool_input={"file_path": str(spec), "old_string": "# ", "new_string": "# "},
+        )
+        transcript = work / "agent.jsonl"
+        transcript.write_text(
+            json.dumps({"type": "user", "message": {"role": "user", "content": "Audit UC-099"}})
+            + "\n"
+            + json.dumps({"type": "assistant", "message": {"stop_reason": "end_turn"}})
+            + "\n"
+        )
+        agent = event(
+            root,
+            "SubagentStop",
+            agent_type="aiup-vaadin-jooq:uc-coverage",
+            agent_id="a1",
+            agent_transcript_path=str(transcript),
+            last_assistant_message="# Coverage report: UC-099",
+            stop_hook_active=False,
+        )
         runs = {
             "stop": hook_runner(root, "require-sensors.sh", stop),
             "post": hook_runner(root, "check-spec-status.sh", post),
+            "bash": hook_runner(root, "record-sensor-run.sh", bash),
+            "edit": hook_runner(root, "guard-spec-status.sh", edit),
+            "start": hook_runner(
+                root, "session-start.sh", event(root, "SessionStart", source="resume")
+            ),
+            "agent": hook_runner(root, "record-coverage-check.sh", agent),
             "floor": hook_runner(root, floor, post),
         }
         for run in runs.values():  # warm the page cache
             run()
         samples = alternate(runs, n)
 
-        cores = os.cpu_count() or 1
         rounds = options.times(3, least=1)
         whole: list[float] = []
-        parts: list[float] = []
-        for _ in range(rounds):
-            whole.append(smoke_seconds(root))
-            groups = smoke_groups(root / ".claude" / "hooks" / "smoke.sh")
-            parts.append(sum(smoke_seconds(root, group) for group in groups))
+        for number in range(rounds):
+            fresh = work / f"fresh-{number}"
+            shutil.copytree(template, fresh, symlinks=True)
+            whole.append(smoke_seconds(fresh))
     floor_ms = median(samples["floor"]) * 1000
+    others = [
+        ("bash", "PostToolUse Bash (no Maven run): record-sensor-run.sh"),
+        ("edit", "PreToolUse Edit of a spec: guard-spec-status.sh"),
+        ("start", "SessionStart: session-start.sh"),
+        ("agent", "SubagentStop of the coverage agent: record-coverage-check.sh"),
+    ]
     return [
         Row(
             "Stop hook, fresh green reports and a change, vs a hook's floor",
@@ -142,13 +172,24 @@ def measure(options: Options) -> list[Row]:
             aim=1.5,
             note=f"medians of {n}; it runs after every tool call",
         ),
+        *(
+            Row(
+                f"{title} vs a hook's floor",
+                median(samples[key]) * 1000,
+                "ms",
+                floor=floor_ms,
+                aim=2.0,
+                note=f"medians of {n}",
+            )
+            for key, title in others
+        ),
         Row(
-            "smoke.sh, all groups, vs its groups alone ÷ cores",
+            "smoke.sh, all groups, in a fresh workspace, vs Lab 06's ten seconds",
             median(whole),
             "s",
-            floor=median(parts) / cores,
-            aim=1.2,
-            note=f"medians of {rounds}; {cores} cores; groups summed: {median(parts):.1f} s",
+            floor=10.0,
+            aim=1.0,
+            note=f"medians of {rounds}",
         ),
     ]
 

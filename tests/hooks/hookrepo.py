@@ -51,9 +51,9 @@ def project_with_hooks(tmp_path: Path) -> Path:
         "package ai.unifiedprocess.petclinic.owner;\nclass OwnerService {}\n"
     )
     (root / "pom.xml").write_text("<project/>\n")
-    spec = root / "docs/use_cases/UC-005-edit-owner.md"
+    spec = root / "docs/use_cases/UC-005-add-visit.md"
     spec.parent.mkdir(parents=True)
-    spec.write_text("# Use Case: Edit owner\n\n**Use Case ID:** UC-005\n**Status:** Approved\n")
+    spec.write_text("# Use Case: Add visit\n\n**Use Case ID:** UC-005\n**Status:** Approved\n")
     (root / ".gitignore").write_text("target/\n")
     init_repo(root)
     return root

@@ -29,7 +29,7 @@ from tests.hooks.hookrepo import (
 pytestmark = pytest.mark.skipif(shutil.which("jq") is None, reason="the hooks need jq")
 
 CANARY = "canary-5b1e-not-for-output"
-SPEC = "docs/use_cases/UC-005-edit-owner.md"
+SPEC = "docs/use_cases/UC-005-add-visit.md"
 
 
 def edit_event(root: Path, path: str, old: str, new: str) -> dict[str, object]:

@@ -71,7 +71,7 @@ def test_a_broken_hook_in_one_copy_runs_for_real_and_fails(tmp_path: Path) -> No
     assert green.returncode == 0, green.stdout + green.stderr
     assert calls == [("smoke.sh", "emulator", "real"), ("smoke.sh", "claude-code", "real")]
     assert broken.returncode == 1
-    assert "FAIL [status-guard] Approved -> Done is refused" in broken.stdout
+    assert "  FAIL Approved -> Done is refused" in broken.stdout
     assert not (git_dir(second) / "aiup-smoke-ran").exists()
 
 
@@ -87,14 +87,14 @@ def test_a_session_without_jq_is_a_run_of_its_own(tmp_path: Path) -> None:
             if program.name != "jq" and not (no_jq / program.name).exists():
                 (no_jq / program.name).symlink_to(program)
     with maven_share() as share:
-        green = smoke(share, "emulator", first, "settings")
-        without = smoke(share, "claude-code", second, "settings", path=str(no_jq))
+        green = smoke(share, "emulator", first, "session")
+        without = smoke(share, "claude-code", second, "session", path=str(no_jq))
         calls = ledger(share)
 
     assert green.returncode == 0, green.stdout + green.stderr
     assert calls == [("smoke.sh", "emulator", "real"), ("smoke.sh", "claude-code", "real")]
     assert without.returncode == 1
-    assert "jq is not installed" in without.stderr
+    assert "smoke: no jq" in without.stderr
 
 
 def test_a_change_to_the_index_alone_is_a_run_of_its_own(tmp_path: Path) -> None:
@@ -105,8 +105,8 @@ def test_a_change_to_the_index_alone_is_a_run_of_its_own(tmp_path: Path) -> None
         (root / ".claude/hooks/notes.txt").write_text("a note\n")
     subprocess.run(["git", "add", ".claude/hooks/notes.txt"], cwd=second, check=True)
     with maven_share() as share:
-        smoke(share, "emulator", first, "settings")
-        smoke(share, "claude-code", second, "settings")
+        smoke(share, "emulator", first, "session")
+        smoke(share, "claude-code", second, "session")
         calls = ledger(share)
 
     assert calls == [("smoke.sh", "emulator", "real"), ("smoke.sh", "claude-code", "real")]

@@ -6,6 +6,7 @@
 # shellcheck source=lib.sh
 . "${BASH_SOURCE[0]%/*}/lib.sh" 2>/dev/null || exit 0
 aiup_fail_open
+# shellcheck disable=SC2119 # no field: this hook reads the specs, not the event
 aiup_read_input
 aiup_open_project
 
@@ -19,8 +20,7 @@ if [ ! -f "$snapshot" ]; then
     exit 0
 fi
 
-# The snapshot as a table, read once: this hook runs after every tool call, and a process a
-# spec would cost milliseconds each. The first line of a file counts.
+# The snapshot as a table: file -> Status before (a file's first line counts).
 declare -A status_before=()
 while IFS= read -r line; do
     file=${line%%$'\t'*}
@@ -38,7 +38,8 @@ while IFS=$'\t' read -r file status; do
     id=$(aiup_spec_id "$file") || continue
     problem=$(aiup_audit_problem "$id")
     [ -n "$problem" ] || continue
-    reports+="  $file now reads \"**Status:** $status\" (was \"${before:-no Status}\"): $problem."$'\n'
+    reports+="  $file now reads \"**Status:** $status\" "
+    reports+="(was \"${before:-no Status}\"): $problem."$'\n'
     ids+=" $id"
 done <<<"$now"
 

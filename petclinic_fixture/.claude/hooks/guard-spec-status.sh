@@ -3,24 +3,22 @@
 # coverage (Status Done, Tested or Automated) without a fresh coverage audit of that id.
 # It judges the file the tool would produce, so a mid-line edit ("Approved" -> "Done") and a
 # new spec written as Done are caught as well as a whole-line edit.
-# shellcheck source=lib.sh
+# shellcheck source=lib.sh disable=SC2154 # aiup_read_input sets the variables it names
 . "${BASH_SOURCE[0]%/*}/lib.sh" 2>/dev/null || exit 0
 aiup_fail_open
-aiup_read_input
+aiup_read_input tool=tool_name file=tool_input.file_path cwd=cwd
 aiup_open_project
 
-case $(aiup_field tool_name) in Edit | Write | MultiEdit) ;; *) exit 0 ;; esac
-file=$(aiup_field tool_input.file_path)
+case $tool in Edit | Write | MultiEdit) ;; *) exit 0 ;; esac
 [ -n "$file" ] || exit 0
-case $file in /*) ;; *) file=$(aiup_field cwd)/$file ;; esac
+case $file in /*) ;; *) file=$cwd/$file ;; esac
 project=$(realpath -m -- "$PWD") || exit 0
 file=$(realpath -m -- "$file") || exit 0
 case $file in "$project"/*) rel=${file#"$project"/} ;; *) exit 0 ;; esac
-aiup_is_spec_path "$rel" || exit 0
+[[ $rel =~ ^docs/(use_cases/UC|test_cases/TC)-[^/]*\.md$ ]] || exit 0
 
 current_file=/dev/null
 [ -f "$rel" ] && current_file=$rel
-current=$(aiup_status_of <"$current_file")
 
 # The content after the tool call: Write replaces it; Edit replaces the first occurrence of
 # old_string (every one with replace_all). split/join instead of index arithmetic keeps
@@ -42,6 +40,7 @@ next=$(jq -r --rawfile current "$current_file" '
       end' <<<"$AIUP_INPUT" | aiup_status_of) || exit 0
 
 aiup_is_asserting "$next" || exit 0
+current=$(aiup_status_of <"$current_file")
 [ "$next" = "$current" ] && exit 0
 id=$(aiup_spec_id "$rel") || exit 0
 problem=$(aiup_audit_problem "$id")

@@ -2,30 +2,31 @@
 # SubagentStop (the uc-coverage agent): when the coverage agent ended normally, write an audit
 # marker for every id it audited, taken from its assignment and from its report's headings.
 # A marker says an audit happened, not that it found nothing; the sensors decide that.
-#
-# How the agent ended: the event's stop_reason decides when the event carries one (other
-# clients and older versions send it), and it must say end_turn. Claude Code (2.1.332) sends
-# none: then the agent's transcript decides, by its last assistant entry's stop_reason. Without
-# a readable transcript the ids come from the report headings alone.
-# shellcheck source=lib.sh
+# shellcheck source=lib.sh disable=SC2154 # aiup_read_input sets the variables it names
 . "${BASH_SOURCE[0]%/*}/lib.sh" 2>/dev/null || exit 0
 aiup_fail_open
-aiup_read_input
+aiup_read_input agent_type=agent_type last=last_assistant_message \
+    transcript=agent_transcript_path event_reason=stop_reason agent=agent_id
 aiup_open_project
 
-aiup_is_coverage_agent "$(aiup_field agent_type)" || exit 0
-last=$(aiup_field last_assistant_message)
-transcript=$(aiup_field agent_transcript_path)
-event_reason=$(aiup_field stop_reason)
+# The matcher "aiup-vaadin-jooq:uc-coverage$" is a regex searched anywhere in the agent type,
+# so plugin:aiup-vaadin-jooq:uc-coverage is the coverage agent too.
+[[ $agent_type == *"$AIUP_COVERAGE_AGENT" ]] || exit 0
 
-# The stop_reason of the transcript's last assistant entry ("none" when that entry has none,
-# "" when the transcript holds no assistant entry at all): only end_turn is a normal end. An
-# interactive Claude Code (2.1.332) runs the agent in the background and has it end by calling
-# SubagentHandback with its report; that entry reads "handback", a normal end too.
-transcript_stop_reason() {
-    jq -R -r 'fromjson? | select(type == "object" and .type == "assistant")
-        | if any(.message.content[]?; type == "object" and .name? == "SubagentHandback")
-          then "handback" else .message.stop_reason // "none" end' "$1" | tail -n 1
+# The agent's transcript, read once: how its last assistant entry ended on the first line (its
+# stop_reason, "none" when it has none, "" when there is no such entry; "handback" when it
+# called SubagentHandback: an interactive Claude Code (2.1.332) runs the agent in the
+# background and ends it so), then its assignment (the first user entry, whose content is a
+# string or a list of text blocks).
+read_transcript() {
+    jq -n -R -r '[inputs | fromjson? | select(type == "object")] as $entries
+        | ([$entries[] | select(.type == "assistant")] | last
+            | if . == null then ""
+              elif any(.message.content[]?; type == "object" and .name? == "SubagentHandback")
+              then "handback" else .message.stop_reason // "none" end),
+          ([$entries[] | select(.type == "user")] | first | .message.content?
+            | if type == "string" then . elif type == "array" then map(.text? // empty)
+              | join("\n") else "" end)' "$1"
 }
 
 # The report the agent handed back (the event's last_assistant_message is empty then).
@@ -35,27 +36,20 @@ transcript_handback() {
         | .input.message? | strings] | last // empty' "$1"
 }
 
-# The assignment: the first user entry; its content is a string or a list of text blocks.
-transcript_assignment() {
-    jq -n -R -r 'first(inputs | fromjson? | select(type == "object" and .type == "user"))
-        | .message.content
-        | if type == "string" then . elif type == "array" then map(.text? // empty) | join("\n")
-          else "" end' "$1"
-}
-
-readable=false
-[ -n "$transcript" ] && [ -f "$transcript" ] && [ -r "$transcript" ] && readable=true
+reason="" assignment=""
+if [ -n "$transcript" ] && [ -f "$transcript" ] && [ -r "$transcript" ]; then
+    found=$(read_transcript "$transcript")
+    reason=${found%%$'\n'*}
+    assignment=${found#"$reason"}
+    [ -n "$last" ] || last=$(transcript_handback "$transcript")
+fi
+# Only a normal end counts. The event's stop_reason decides when it has one (other clients
+# send it: end_turn); Claude Code sends none, and then the transcript's decides (end_turn or a
+# handback; no readable transcript, no audit).
 if [ -n "$event_reason" ]; then
     [ "$event_reason" = end_turn ] || exit 0
-elif ! $readable; then
-    exit 0
 else
-    case $(transcript_stop_reason "$transcript") in end_turn | handback) ;; *) exit 0 ;; esac
-fi
-assignment=""
-if $readable; then
-    assignment=$(transcript_assignment "$transcript")
-    [ -n "$last" ] || last=$(transcript_handback "$transcript")
+    case $reason in end_turn | handback) ;; *) exit 0 ;; esac
 fi
 
 ids=$({
@@ -66,9 +60,8 @@ ids=$({
 
 dir=$(aiup_state coverage-checked)
 mkdir -p "$dir" || exit 0
-agent=$(aiup_field agent_id)
+now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 while IFS= read -r id; do
-    printf 'coverage audit by %s at %s\n' "${agent:-$AIUP_COVERAGE_AGENT}" \
-        "$(date -u +%Y-%m-%dT%H:%M:%SZ)" >"$dir/$id"
+    echo "coverage audit by ${agent:-$AIUP_COVERAGE_AGENT} at $now" >"$dir/$id"
 done <<<"$ids"
 exit 0

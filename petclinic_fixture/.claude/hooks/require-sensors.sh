@@ -4,15 +4,21 @@
 # Decides from the Surefire reports themselves: aiup-sensors-ran is a record, not evidence,
 # so touching it lifts nothing. One enforced reminder per turn: on the second stop
 # (stop_hook_active) it lets go with a warning for the user.
-# shellcheck source=lib.sh
+# shellcheck source=lib.sh disable=SC2154 # aiup_read_input sets the variables it names
 . "${BASH_SOURCE[0]%/*}/lib.sh" 2>/dev/null || exit 0
 aiup_fail_open
-aiup_read_input
+aiup_read_input active=stop_hook_active
 aiup_open_project
 
 changed=$(aiup_changed_paths)
 sensor_changed=$(aiup_sensor_paths <<<"$changed")
 hook_changed=$(aiup_hook_paths <<<"$changed")
+
+# The paths on stdin, indented, ten at most.
+list() {
+    awk 'NF { n++; if (n <= 10) print "  " $0 }
+        END { if (n > 10) printf "  ... and %d more\n", n - 10 }'
+}
 
 problem=""
 [ -n "$sensor_changed" ] && problem=$(aiup_evidence_problem <<<"$sensor_changed")
@@ -20,11 +26,12 @@ unproven=""
 [ -n "$hook_changed" ] && unproven=$(aiup_unproven_hook_paths <<<"$hook_changed")
 [ -z "$problem" ] && [ -z "$unproven" ] && exit 0
 
-if [ "$(aiup_field stop_hook_active)" = true ]; then
+if [ "$active" = true ]; then
     warning="The turn ended without proof:"
     [ -n "$problem" ] && warning+=" $problem (run $AIUP_SENSOR_COMMAND)."
-    [ -n "$unproven" ] && warning+=" Hooks changed since the last green smoke.sh (run $AIUP_SMOKE_COMMAND)."
-    printf '{"systemMessage": %s}\n' "$(aiup_json_string "$warning")"
+    [ -n "$unproven" ] &&
+        warning+=" Hooks changed since the last green smoke.sh (run $AIUP_SMOKE_COMMAND)."
+    jq -n --arg warning "$warning" '{systemMessage: $warning}'
     exit 0
 fi
 
@@ -34,7 +41,7 @@ fi
         echo
         echo "Sensors: $problem."
         echo "Changed in this session (src/, docs/, pom.xml):"
-        aiup_print_list <<<"$sensor_changed"
+        list <<<"$sensor_changed"
         echo "Run the sensors in the foreground and let them finish:"
         echo
         echo "  $AIUP_SENSOR_COMMAND"
@@ -44,7 +51,7 @@ fi
     if [ -n "$unproven" ]; then
         echo
         echo "Hooks: these changed after the last green smoke.sh:"
-        aiup_print_list <<<"$unproven"
+        list <<<"$unproven"
         echo "Run the hooks' smoke test and make it pass:"
         echo
         echo "  $AIUP_SMOKE_COMMAND"

@@ -3,18 +3,17 @@
 # Records HEAD as the session base (the file's mtime is the session start: evidence must be
 # newer), forgets the evidence of earlier sessions and snapshots every Status line.
 # aiup-smoke-ran survives: it holds content hashes of hooks smoke.sh proved, true in any session.
-# shellcheck source=lib.sh
+# shellcheck source=lib.sh disable=SC2154 # aiup_read_input sets the variables it names
 . "${BASH_SOURCE[0]%/*}/lib.sh" 2>/dev/null || exit 0
 aiup_fail_open
-aiup_read_input
+aiup_read_input source=source
 aiup_open_project
 
 # resume and compact continue a session; only a new one resets its evidence.
-case $(aiup_field source) in startup | clear | "") ;; *) exit 0 ;; esac
+case $source in startup | clear | "") ;; *) exit 0 ;; esac
 
 base_file=$(aiup_state session-base)
-# One rm for all three: each process costs the session's start milliseconds. The base is
-# removed first, so a read-only leftover cannot keep an earlier session's base.
+# The base is removed first, so a read-only leftover cannot keep an earlier session's base.
 rm -rf "$base_file" "$(aiup_state sensors-ran)" "$(aiup_state coverage-checked)"
 git rev-parse -q --verify HEAD >"$base_file" 2>/dev/null || : >"$base_file"
 # Whole or not at all: a snapshot cut short (a full disk) would make every Status look new.
