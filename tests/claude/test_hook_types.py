@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import http.server
 import json
+import shlex
 import subprocess
 import threading
 from collections.abc import Iterator
@@ -25,7 +26,7 @@ from tests.builders import run_cli
 
 LOG_HOOK = """#!/bin/bash
 input=$(cat)
-printf '%s\\n' "$(jq -r .hook_event_name <<<"$input")" >> "$CLAUDE_PROJECT_DIR/.git/events.log"
+printf '%s\\n' "$(jq -r .hook_event_name <<<"$input")" >> EVENTS_LOG
 """
 SCENARIO = """
 [[step]]
@@ -91,7 +92,10 @@ def posts() -> Iterator[Posts]:
 def _project(root: Path, url: str) -> Path:
     hooks = root / ".claude" / "hooks"
     hooks.mkdir(parents=True)
-    (hooks / "log.sh").write_text(LOG_HOOK)
+    # lab simulate plays on a throwaway copy of the project: the log goes beside it.
+    (hooks / "log.sh").write_text(
+        LOG_HOOK.replace("EVENTS_LOG", shlex.quote(str(root.parent / "events.log")))
+    )
     (hooks / "log.sh").chmod(0o755)
     log = {"type": "command", "command": '"$CLAUDE_PROJECT_DIR/.claude/hooks/log.sh"'}
     settings = {
@@ -140,7 +144,7 @@ def test_prompt_agent_and_http_hooks_and_new_events_play_in_lab_simulate(
     assert {p["headers"]["Content-Type"] for p in posts.seen} == {"application/json"}
     # SubagentStart fired with the subagent, SessionEnd as the session ended; StopFailure,
     # which a scripted session does not reach, loaded and never ran.
-    events = (root / ".git" / "events.log").read_text().split()
+    events = (root.parent / "events.log").read_text().split()
     assert events == ["SubagentStart", "SessionEnd"]
 
 

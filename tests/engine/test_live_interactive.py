@@ -49,15 +49,17 @@ class _Model:
     report (what the interactive client tells an agent to do)."""
 
     def __init__(self, root: Path) -> None:
+        self.marker = root / ".git" / "aiup-coverage-checked" / "UC-005"
         spec = str(root / UC5)
         edit = {"file_path": spec, "old_string": APPROVED, "new_string": DONE}
         agent = {"description": "audit UC-005", "prompt": AUDIT_PROMPT, "subagent_type": AUDITOR}
         bash = {"command": SENSORS, "description": "run the sensors", "timeout": 300000}
+        self.edit_again = Reply.tool_use("toolu_3", "Edit", edit)  # after the audit's report
         self.turns: list[Reply] = [
             Reply.tool_use("toolu_1", "Edit", edit),
             Reply.tool_use("toolu_2", "Agent", agent),
             Reply.text("The audit runs; I wait for its report."),
-            Reply.tool_use("toolu_3", "Edit", edit),
+            self.edit_again,
             Reply.tool_use("toolu_4", "Bash", bash),
             Reply.text("UC-005 is Done: audited, and all five sensors are green."),
         ]
@@ -67,7 +69,19 @@ class _Model:
             handback = {"message": AUDIT_REPORT}
             ScriptedApi.answer(request, Reply.tool_use("toolu_h", "SubagentHandback", handback))
         else:
-            ScriptedApi.answer(request, self.turns.pop(0) if self.turns else Reply.text("Done."))
+            turn = self.turns.pop(0) if self.turns else Reply.text("Done.")
+            if turn is self.edit_again:
+                self._think()
+            ScriptedApi.answer(request, turn)
+
+    def _think(self) -> None:
+        """A real model takes seconds before it answers the handback; the client runs the
+        background agent's SubagentStop hook (which writes the audit marker) beside that turn.
+        Answered at once, the Edit met the guard 0.1 s before the marker was written (seen on
+        2.1.332 in a full run): wait for it as long as a model would think, at most 5 s."""
+        deadline = time.monotonic() + 5
+        while not self.marker.is_file() and time.monotonic() < deadline:
+            time.sleep(0.05)
 
 
 def _wait_for(screen: Callable[[], str], text: str, timeout: float = 60.0) -> str:

@@ -26,17 +26,20 @@ from typing import Any
 from harness.engine.context import CheckContext
 from harness.engine.kinds import Kind
 from harness.results import CheckResult
-from harness.schema import Field
+from harness.schema import Field, fields_of, param
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ContractParams:
-    """A ``contract`` check's parameters, typed (the fields of ``KIND.params``)."""
+    """A ``contract`` check's parameters, typed (``KIND.params`` is derived from them)."""
 
-    path: str
-    rules: list[Any]
-    message: str | None
-    pass_message: str | None
+    path: str = param(doc="the contract file", inside="the workspace")
+    rules: list[Any] = param(
+        doc="tables { part, has | lacks (regex, case-insensitive), say }: what a part's "
+        "line must or must not say, and what to tell the participant"
+    )
+    message: str | None = param(default=None, doc="the headline when a rule does not hold")
+    pass_message: str | None = param(default=None, doc="the headline when every rule holds")
 
 
 def _validate(p: ContractParams) -> str | None:
@@ -118,19 +121,7 @@ def run(ctx: CheckContext, p: ContractParams) -> CheckResult:
 KIND = Kind(
     name="contract",
     summary="labelled lines (Claim:, Block:, …) each say what they must, and not the opposite",
-    params=(
-        Field("kind", str, required=True),
-        Field("path", str, required=True, doc="the contract file", inside="the workspace"),
-        Field(
-            "rules",
-            list,
-            required=True,
-            doc="tables { part, has | lacks (regex, case-insensitive), say }: what a part's "
-            "line must or must not say, and what to tell the participant",
-        ),
-        Field("message", str, doc="the headline when a rule does not hold"),
-        Field("pass_message", str, doc="the headline when every rule holds"),
-    ),
+    params=(Field("kind", str, required=True), *fields_of(ContractParams)),
     typed=ContractParams,
     call=run,
     rules=_validate,
