@@ -30,7 +30,6 @@ from tests.trainer.cohort_builder import (
     clone_participant,
     participant,
     tiny_workspace,
-    walk,
 )
 from tests.trainer.servers import GitDaemon, SmartHttpServer, remote_refs
 
@@ -242,11 +241,10 @@ def test_verify_all_judges_the_room_at_once_and_the_table_and_page_show_it(
     honest = participant(tmp_path / "honest", labs, 3)
     submit(honest, make_settings(url, "hana", "v"))
     # A forger: a passed step's snapshot swapped for the lab's start (it does not pass there).
-    # Built from the same tiny workspace in the same second, its snapshots would be hana's own
-    # commits (and it a copy): a file of its own makes it another participant's work.
-    forger = tiny_workspace(tmp_path / "forger")
-    (forger.root / "forger.txt").write_text("fred's own workspace\n")
-    walk(forger, labs, 3)
+    # The same tiny workspace walked the same way within the same second makes hana's very
+    # snapshot commits (their time is in whole seconds), which is a copy: fred walks a second on.
+    time.sleep(1.1)
+    forger = participant(tmp_path / "forger", labs, 3)
     document = forger.read_progress()
     step = document["labs"]["02-practice"]["steps"]["one"]["passed"]
     step["snapshot"] = document["labs"]["02-practice"]["start_snapshot"]
