@@ -200,22 +200,20 @@ def _read_reports(
         entered = ctx.step.entered_at or 0.0
         early = [s for s, r in reports.items() if r is not None and r.mtime < entered]
         if early:
-            return CheckResult.failed(
-                "the reports are from before this step started: run the sensors again",
-                name=name,
-                expected="reports written since you reached this step",
-                found="from before the step: " + ", ".join(early),
-                details={"fix": "./mvnw -q test -Dgroups=sensor"},
+            return _run_again(
+                name,
+                "from before this step started",
+                "reports written since you reached this step",
+                "from before the step: " + ", ".join(early),
             )
         newest = _newest_change(ctx)
         stale = [s for s, r in reports.items() if r is not None and r.mtime <= newest]
         if stale:
-            return CheckResult.failed(
-                "the reports are older than your latest change: run the sensors again",
-                name=name,
-                expected="reports newer than every changed file",
-                found="stale: " + ", ".join(stale),
-                details={"fix": "./mvnw -q test -Dgroups=sensor"},
+            return _run_again(
+                name,
+                "older than your latest change",
+                "reports newer than every changed file",
+                "stale: " + ", ".join(stale),
             )
     return reports
 
@@ -334,6 +332,17 @@ def _found(reports: dict[str, SurefireReport | None]) -> str:
                 first = first[:400].rsplit(" ", 1)[0] + " … (lab sensors --no-run shows it all)"
             lines.append(f"  {problem.test}: {first}")
     return "\n".join(lines)
+
+
+def _run_again(name: str, why: str, expected: str, found: str) -> CheckResult:
+    """Reports that are there and green but no evidence for this step: run the sensors again."""
+    return CheckResult.failed(
+        f"the reports are {why}: run the sensors again",
+        name=name,
+        expected=expected,
+        found=found,
+        details={"fix": "./mvnw -q test -Dgroups=sensor"},
+    )
 
 
 KIND = Kind(
