@@ -126,7 +126,8 @@ MUTATIONS: list[Mutation] = [
         (
             (
                 "changed=$(aiup_changed_paths)\n",
-                '[ -f "$AIUP_GIT_DIR/aiup-sensors-ran" ] && exit 0\nchanged=$(aiup_changed_paths)\n',
+                '[ -f "$AIUP_GIT_DIR/aiup-sensors-ran" ] && exit 0\n'
+                "changed=$(aiup_changed_paths)\n",
             ),
         ),
         ("evidence",),
