@@ -26,19 +26,20 @@ read_transcript() {
             elif type == "array" then map(.text? // empty) | join("\n") else "" end;
         [inputs | fromjson? | select(type == "object")] as $entries
         | [$entries[] | select(.type == "assistant")] as $said
+        | ([$entries[] | select(.type == "user")] | first | .message.content? | text) as $assignment
+        | (if $report != "" then $report
+           else [$said[] | handbacks | .input.message? | strings] | last // "" end) as $report
         | ($said | last | if . == null then "" elif [handbacks] != [] then "handback"
             else .message.stop_reason // "none" end),
-          (([$entries[] | select(.type == "user")] | first | .message.content? | text),
-           (if $report != "" then $report else [$said[] | handbacks | .input.message?
-               | strings] | last // "" end | split("\n")[] | select(test("^[[:space:]]*#")))
-           | scan("(?i)\\b(uc|tc)[ _-]?([0-9]{1,4})\\b") | "\(.[0] | ascii_upcase) \(.[1])")
+          ($assignment, ($report | split("\n")[] | select(test("^[[:space:]]*#")))
+            | scan("(?i)\\b(uc|tc)[ _-]?([0-9]{1,4})\\b") | "\(.[0] | ascii_upcase) \(.[1])")
         ' "$1"
 }
 
 [ -n "$transcript" ] && [ -f "$transcript" ] && [ -r "$transcript" ] || transcript=/dev/null
 found=$(read_transcript "$transcript" "$last")
 reason=${found%%$'\n'*}
-ids=${found#"$reason"}
+ids=${found:${#reason}+1} # the lines after the first
 # Only a normal end counts. The event's stop_reason decides when it has one (other clients
 # send it: end_turn); Claude Code sends none, and then the transcript's decides (end_turn or a
 # handback; no readable transcript, no audit).
@@ -53,7 +54,6 @@ dir=$AIUP_GIT_DIR/aiup-coverage-checked
 [ -d "$dir" ] || mkdir -p "$dir" || exit 0
 printf -v now '%(%Y-%m-%dT%H:%M:%S%z)T' -1
 while read -r kind number; do
-    [ -n "$number" ] || continue
     printf -v id '%s-%03d' "$kind" "$((10#$number))" # UC 7 -> UC-007
     echo "coverage audit by ${agent:-$AIUP_COVERAGE_AGENT} at $now" >"$dir/$id"
 done <<<"$ids"
