@@ -261,6 +261,14 @@ def submit(
         # Nothing done yet: an empty record still tells the trainer this participant arrived
         # (and lab init --remote learns at once whether the remote answers).
         head = Progress().save(ws, "arrived: ready to submit")
+    if Progress.load(ws).submits_as != settings.participant:
+        # The document pushed names the name it is pushed as: the trainer then tells this
+        # workspace's record from one pushed under a name by another workspace.
+        head = ws.write_progress(
+            ws.read_progress(),
+            f"submitting as {settings.participant}",
+            submits_as=settings.participant,
+        )
     chain_ids = {c.id for c in _chain(ws, head)}
 
     def ours(old: bytes | None) -> bool:

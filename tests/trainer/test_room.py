@@ -195,6 +195,7 @@ def test_a_record_replaced_or_deleted_by_someone_else_shows_on_the_trainers_tabl
     carl = joined(tmp_path / "carl", url, "carl")
     lab(carl, "start", "01-warmup")
     dee = joined(tmp_path / "dee", url, "dee")
+    joined(tmp_path / "eve", url, "eve")  # arrived, no lab started
     reader_says = run_cli("trainer", "status", url, "--cohort", "room", "--json")
     assert reader_says.code == 0
     # bob, from his own workspace, tries ada's name: refused, and not told to --force it.
@@ -205,13 +206,17 @@ def test_a_record_replaced_or_deleted_by_someone_else_shows_on_the_trainers_tabl
     assert "already holds another workspace's record" in said
     assert "--force" not in said
     assert "lab init . --participant ada-2" in said
+    joined(tmp_path / "fay", url, "fay")  # arrives after the trainer's read
     # He forces it anyway; the earlier record is kept and the trainer sees the replacement.
     out = run_cli("submit", "--participant", "ada", "--force", cwd=bob)
     assert out.code == 0, out
     # A raw git push replaces carl's record with bob's history, another deletes dee's.
+    # Raw pushes replace eve's record (no lab started) and fay's (the trainer never read it).
     for refspec in (
         "+refs/hooklab/progress:refs/hooklab/cohorts/room/carl",
         ":refs/hooklab/cohorts/room/dee",
+        "+refs/hooklab/progress:refs/hooklab/cohorts/room/eve",
+        "+refs/hooklab/progress:refs/hooklab/cohorts/room/fay",
     ):
         subprocess.run(["git", "push", "-q", url, refspec], cwd=bob, check=True)
     assert "refs/hooklab/cohorts/room/dee" not in remote_refs(served / "room.git")
@@ -222,7 +227,14 @@ def test_a_record_replaced_or_deleted_by_someone_else_shows_on_the_trainers_tabl
     assert rows["ada"]["needs_help"]["kind"] == REPLACED
     assert "refs/hooklab/replaced/room/ada/" in rows["ada"]["replaced"]
     assert rows["carl"]["needs_help"]["kind"] == REPLACED
-    assert "replaced by another history" in rows["carl"]["replaced"]
+    assert "replaced from another workspace" in rows["carl"]["replaced"]
+    # eve had no lab started: her workspace's id changed under her name.
+    assert rows["eve"]["needs_help"]["kind"] == REPLACED
+    assert "replaced from another workspace (was" in rows["eve"]["replaced"]
+    # fay's record was replaced before the trainer first saw it: it names bob's workspace's
+    # name, not hers.
+    assert rows["fay"]["needs_help"]["kind"] == REPLACED
+    assert "made in the workspace that submits as" in rows["fay"]["replaced"]
     assert rows["dee"]["needs_help"]["kind"] == "deleted"
     assert "record deleted from the remote" in rows["dee"]["deleted"]
     # The table lists them first (bob, whose doing it was, after them).
@@ -231,7 +243,8 @@ def test_a_record_replaced_or_deleted_by_someone_else_shows_on_the_trainers_tabl
     table = run_cli("trainer", "status", url, "--cohort", "room")
     assert "record deleted from the remote" in table.out
     names = [line.split("│")[1].strip() for line in table.out.splitlines() if "│" in line]
-    assert set(names[:3]) == {"ada", "carl", "dee"} and "bob" in names[3:], names
+    flagged = {"ada", "carl", "dee", "eve", "fay"}
+    assert set(names[:5]) == flagged and "bob" in names[5:], names
 
 
 def test_verify_all_judges_the_room_at_once_and_the_table_and_page_show_it(
@@ -241,9 +254,8 @@ def test_verify_all_judges_the_room_at_once_and_the_table_and_page_show_it(
     honest = participant(tmp_path / "honest", labs, 3)
     submit(honest, make_settings(url, "hana", "v"))
     # A forger: a passed step's snapshot swapped for the lab's start (it does not pass there).
-    # The same tiny workspace walked the same way within the same second makes hana's very
-    # snapshot commits (their time is in whole seconds), which is a copy: fred walks a second on.
-    time.sleep(1.1)
+    # Made in the same second as hana's, the same way: its snapshots are its own all the same
+    # (they carry the workspace's id), so fred is no copy of hana.
     forger = participant(tmp_path / "forger", labs, 3)
     document = forger.read_progress()
     step = document["labs"]["02-practice"]["steps"]["one"]["passed"]
@@ -272,8 +284,11 @@ def test_verify_all_judges_the_room_at_once_and_the_table_and_page_show_it(
     assert rows["fred"]["needs_help"]["kind"] == "verify failed"
     # Copies are flagged both ways: which of the two copied, the trainer asks them.
     assert rows["cory"]["needs_help"]["kind"] == "copy"
-    assert rows["cory"]["copy_of"] == "copy: the same submission as hana"
-    assert rows["hana"]["copy_of"] == "copy: the same submission as cory"
+    # cory's submit names cory in its document, so the commit is not hana's: the workspace
+    # id both documents carry tells the copied folder.
+    twins = "copy: made in the same workspace as {} (a copied folder)"
+    assert rows["cory"]["copy_of"] == twins.format("hana")
+    assert rows["hana"]["copy_of"] == twins.format("cory")
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.setenv("COLUMNS", "160")
     table = run_cli("trainer", "status", url, "--cohort", "v", "--all")
