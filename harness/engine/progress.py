@@ -93,6 +93,9 @@ class Progress:
     # Written by the workspace (Workspace.write_progress): its id, and the name it submits as.
     workspace_id: str | None = None
     submits_as: str | None = None
+    # The remote's clock minus the laptop's, as lab submit last read it (an HTTP remote's
+    # Date): what the trainer goes by before it has seen this laptop's submits arrive.
+    clock_offset: float | None = None
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], *, source: str = "progress.json") -> Progress:
@@ -138,6 +141,7 @@ class Progress:
             found,
             whose.get("id") if isinstance(whose.get("id"), str) else None,
             whose.get("submits_as") if isinstance(whose.get("submits_as"), str) else None,
+            _number(whose.get("clock_offset"), None),
         )
 
     @classmethod

@@ -694,7 +694,9 @@ class CohortReader:
         whose = m.progress.workspace_id if m.progress is not None else None
         entry = self.journal.observe(m.ref, m.commit, stamp, labs, now, whose)
         m.seen_at = entry.seen
-        m.offset = entry.bounds.offset
+        m.offset = entry.bounds.offset_given(
+            m.progress.clock_offset if m.progress is not None else None
+        )
         m.replaced = entry.replaced or _pushed_under_another_name(m)
 
     def _gone(self, refs: dict[bytes, bytes], now: float) -> list[Member]:

@@ -50,6 +50,15 @@ class ClockBounds:
             return ClockBounds(low, high)
         return ClockBounds(lo, hi)
 
+    def offset_given(self, claimed: float | None) -> float:
+        """The offset, or (when what the trainer saw leaves the laptop's clock possibly
+        right) the laptop's own reading of the remote's clock, kept within what the trainer
+        saw: the first read of a slow laptop has nothing else to correct it by."""
+        own = self.offset
+        if own or claimed is None or abs(claimed) <= CLOCK_TOLERANCE:
+            return own
+        return min(max(claimed, self.low), self.high)
+
     @property
     def offset(self) -> float:
         """Seconds to add to the laptop's times: 0 while its clock may be right."""

@@ -53,6 +53,7 @@ META_FILE = "hooklab/workspace.json"
 OPERATION_LOCK = "hooklab/operation.lock"
 BACKEND_FILE = Path(".mvn") / "hooklab-backend"
 IDENTITY_KEY = "workspace_id"  # in the meta: see Workspace.identity
+CLOCK_KEY = "remote_clock_offset"  # in the meta: the last reading lab submit made
 
 
 def fixture_dir(name: str | None = None) -> Path:
@@ -359,7 +360,11 @@ class Workspace:
         # writes a new document when that name changes, before it pushes).
         submit = self.meta.get("submit")
         name = submits_as or (submit.get("participant") if isinstance(submit, dict) else None)
-        progress = {**progress, "workspace": {"id": self.identity, "submits_as": name}}
+        whose: dict[str, Any] = {"id": self.identity, "submits_as": name}
+        offset = self.meta.get(CLOCK_KEY)
+        if isinstance(offset, int | float):
+            whose["clock_offset"] = offset  # the remote's clock minus this machine's
+        progress = {**progress, "workspace": whose}
         blob = Blob.from_string(json.dumps(progress, indent=2, sort_keys=True).encode() + b"\n")
         self.repo.object_store.add_object(blob)
         tree = build_tree(self.repo, {PROGRESS_FILE: (0o100644, blob.id)})

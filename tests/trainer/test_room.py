@@ -127,6 +127,35 @@ def test_laptop_clocks_off_by_25_minutes_do_not_drive_the_trainers_timers(
     assert "in the future" not in table.out and "25 min" not in table.out
 
 
+def test_a_slow_laptop_is_corrected_at_the_trainers_first_read_over_http(
+    tmp_path: Path, labs: SyntheticLabs, http: SmartHttpServer, daemon: GitDaemon
+) -> None:
+    """No read of the trainer's saw the slow laptop's submits arrive; over HTTP its submits
+    carried the remote's clock (the server's Date: the test's own, real clock), so the
+    trainer's very first read corrects it. Over git:// there is no clock to read, and the
+    same laptop reads 25 minutes stuck: the limit the guide names."""
+    if not FAKETIME.is_file():
+        pytest.fail("libfaketime is not installed: scripts/test.sh installs it (apt: faketime)")
+    rows = {}
+    for url, kind in ((http.url("room.git"), "http"), (daemon.url("room.git"), "git")):
+        ws = tiny_workspace(tmp_path / kind).root
+        for argv in (
+            ("init", ".", "--remote", url, "--participant", "sam", "--cohort", kind),
+            ("start", "02-practice"),
+        ):
+            # The participant's lab process runs on a clock 25 minutes slow (libfaketime).
+            env = {"LD_PRELOAD": str(FAKETIME), "FAKETIME": "-25m"}
+            done = run_lab_process(*argv, cwd=ws, env=env)
+            assert done.returncode == 0, done.stdout + done.stderr
+        out = run_cli("trainer", "status", url, "--cohort", kind, "--json")
+        (rows[kind],) = json.loads(out.out)["participants"]
+    assert rows["http"]["current_step"] == "one"
+    assert rows["http"]["stuck_for_seconds"] < MINUTE, rows["http"]
+    assert abs(time.time() - rows["http"]["last_activity"]) < MINUTE
+    assert rows["http"]["clock_offset_seconds"] == pytest.approx(25 * MINUTE, abs=MINUTE)
+    assert rows["git"]["stuck_for_seconds"] > 24 * MINUTE, json.dumps(rows["git"], indent=1)
+
+
 SECRET = "s3cret-TOKEN-42"
 
 
