@@ -785,11 +785,14 @@ def _mark_copies(members: Sequence[Member]) -> None:
     copied folder: every document carries its workspace's id), or passed steps resting on
     another participant's snapshots: a snapshot commit holds its workspace's history, its id
     and the second it was taken, so two workspaces make the same one only by copying (two
-    shared steps are asked all the same). Files copied and committed again in the copier's
-    own workspace make snapshots of its own: that copy is not seen here."""
+    shared steps are asked all the same), or a live step passed on another's Claude Code
+    session (its id is random). Files copied and committed again in the copier's own
+    workspace make snapshots of their own: unless a live session came along, that copy is not
+    seen here."""
     by_commit: dict[str, list[str]] = {}
     by_workspace: dict[str, list[str]] = {}
     by_snapshot: dict[str, list[str]] = {}
+    by_session: dict[str, list[str]] = {}
     for m in members:
         if m.progress is None or not m.commit:
             continue
@@ -801,6 +804,14 @@ def _mark_copies(members: Sequence[Member]) -> None:
                 snapshot = str((sp.passed or {}).get("snapshot") or "")
                 if snapshot and set(snapshot) != {"0"}:
                     by_snapshot.setdefault(snapshot, []).append(m.name)
+                # A Claude Code session's id is random: one session is one person's.
+                session = str((sp.passed or {}).get("session_id") or "")
+                if session and m.name not in by_session.get(session, []):
+                    by_session.setdefault(session, []).append(m.name)
+    sessions: dict[str, list[str]] = {}
+    for names in by_session.values():
+        for a in names:
+            sessions.setdefault(a, []).extend(n for n in names if n != a)
     shared: dict[tuple[str, str], int] = {}
     for names in by_snapshot.values():
         for a in names:
@@ -812,11 +823,15 @@ def _mark_copies(members: Sequence[Member]) -> None:
         whose = m.progress.workspace_id if m.progress is not None else None
         twin = [n for n in by_workspace.get(whose or "", []) if n != m.name]
         steps = sorted(b for (a, b), count in shared.items() if a == m.name and count >= 2)
+        shared_session = sorted(set(sessions.get(m.name, [])))
         m.copy_of = (
             f"copy: the same submission as {', '.join(same[:3])}"
             if same
             else f"copy: made in the same workspace as {', '.join(twin[:3])} (a copied folder)"
             if twin
+            else f"copy: a live step passed on {', '.join(shared_session[:3])}'s Claude Code "
+            "session"
+            if shared_session
             else f"copy: passed steps on the same snapshots as {', '.join(steps[:3])}"
             if steps
             else None

@@ -258,6 +258,29 @@ def _clock_moved(sent: float | None, now: float | None) -> bool:
     return sent is None or abs(sent - now) > CLOCK_TOLERANCE / 2
 
 
+def _head_to_push(ws: Workspace, settings: SubmitSettings) -> str:
+    """The progress head to push, with a new document on top when the last one does not name
+    ``settings.participant`` (the trainer then tells this workspace's record from one pushed
+    under the name by another) or carries no recent reading of the remote's clock (the
+    trainer's first read of a laptop whose clock is off needs it: harness/trainer/journal.py)."""
+    head = anchor_verified_states(ws)
+    if head is None:
+        # Nothing done yet: an empty record still tells the trainer this participant arrived
+        # (and lab init --remote learns at once whether the remote answers).
+        head = Progress().save(ws, "arrived: ready to submit")
+    offset = remote_clock_offset(settings.url, timeout=CLOCK_TIMEOUT)
+    if offset is not None:
+        ws.update_meta({CLOCK_KEY: round(offset, 1)})
+    pushed = Progress.load(ws)
+    if pushed.submits_as != settings.participant or _clock_moved(pushed.clock_offset, offset):
+        head = ws.write_progress(
+            ws.read_progress(),
+            f"submitting as {settings.participant}",
+            submits_as=settings.participant,
+        )
+    return head
+
+
 def submit(
     ws: Workspace,
     settings: SubmitSettings,
@@ -267,25 +290,7 @@ def submit(
 ) -> Submission:
     """Push the progress chain to ``settings.ref``; fast-forward only unless ``force``."""
     started = time.monotonic()
-    head = anchor_verified_states(ws)
-    if head is None:
-        # Nothing done yet: an empty record still tells the trainer this participant arrived
-        # (and lab init --remote learns at once whether the remote answers).
-        head = Progress().save(ws, "arrived: ready to submit")
-    # The remote's clock, read now, goes with the push: the trainer's first read of a laptop
-    # whose clock is off needs it (see harness/trainer/journal.py).
-    offset = remote_clock_offset(settings.url, timeout=CLOCK_TIMEOUT)
-    if offset is not None:
-        ws.update_meta({CLOCK_KEY: round(offset, 1)})
-    pushed = Progress.load(ws)
-    if pushed.submits_as != settings.participant or _clock_moved(pushed.clock_offset, offset):
-        # The document pushed names the name it is pushed as: the trainer then tells this
-        # workspace's record from one pushed under a name by another workspace.
-        head = ws.write_progress(
-            ws.read_progress(),
-            f"submitting as {settings.participant}",
-            submits_as=settings.participant,
-        )
+    head = _head_to_push(ws, settings)
     chain_ids = {c.id for c in _chain(ws, head)}
 
     def ours(old: bytes | None) -> bool:

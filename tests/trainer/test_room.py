@@ -15,6 +15,7 @@ import os
 import subprocess
 import sys
 import time
+import uuid
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -336,6 +337,27 @@ def test_verify_all_judges_the_room_at_once_and_the_table_and_page_show_it(
     status = run_cli("trainer", "status", url, "--cohort", "v", "--json")
     rows = {p["participant"]: p for p in json.loads(status.out)["participants"]}
     assert rows["hana"]["verification"] == "stale"
+
+
+def test_a_live_step_passed_on_someone_elses_session_reads_as_a_copy(
+    tmp_path: Path, labs: SyntheticLabs, daemon: GitDaemon
+) -> None:
+    """Files copied into one's own workspace and committed there make snapshots of one's own;
+    a live step passed with the copied transcript carries the other's session id, which the
+    Claude Code client draws at random. The synthetic labs have no live step, so the claims'
+    session ids are written into the records as lab check writes them (not a real session)."""
+    url = daemon.url("room.git")
+    shared, own = str(uuid.uuid4()), str(uuid.uuid4())
+    for name, session in (("ida", shared), ("jo", shared), ("kim", own)):
+        ws = participant(tmp_path / name, labs, 3)
+        document = ws.read_progress()
+        document["labs"]["02-practice"]["steps"]["one"]["passed"]["session_id"] = session
+        ws.write_progress(document, "a live step passed")
+        submit(ws, make_settings(url, name, "live"))
+    members = {m.name: m for m in CohortReader(url, "live", journal=False).read().members}
+    assert members["jo"].copy_of == "copy: a live step passed on ida's Claude Code session"
+    assert members["ida"].copy_of == "copy: a live step passed on jo's Claude Code session"
+    assert members["kim"].copy_of is None  # same labs, same second, own session: no copy
 
 
 def test_help_and_attendance_show_with_a_roster(
