@@ -22,6 +22,7 @@ import json
 import os
 import posixpath
 import socket
+import sys
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -171,3 +172,61 @@ class BrokerBackend:
                     said = json.loads(raw)
                     if isinstance(said, dict):
                         yield said
+
+
+# ---- a `docker` for the sandbox's PATH ------------------------------------------------------
+# A workspace on the docker backend builds through .mvn/mvnw-docker, which calls
+# `docker version`, `docker image inspect` and `docker run … IMAGE ./mvnw ARGS`. In the sandbox
+# this stands in for docker: the version and image questions are answered, a run of ./mvnw is
+# asked of the broker (in its folder, with its options), and anything else is refused.
+_VALUED = {
+    "-u", "--user", "--network", "--net", "-w", "--workdir", "-v", "--volume", "-e", "--env",
+    "-l", "--label", "--name", "--entrypoint", "--mount", "--env-file", "-p", "--publish",
+}  # fmt: skip
+SHIM_REFUSAL = (
+    "docker: in lab trainer verify's sandbox only Maven builds (docker run … ./mvnw …) run, "
+    "started by verify outside the sandbox"
+)
+
+
+def _run_request(args: Sequence[str]) -> tuple[str | None, list[str]]:
+    """``docker run`` arguments: the working folder asked for, and the command after the
+    image."""
+    workdir = None
+    rest = list(args)
+    while rest and rest[0].startswith("-"):
+        option = rest.pop(0)
+        name, has_value, value = option.partition("=")
+        if name in _VALUED and not has_value and rest:
+            value = rest.pop(0)
+        if name in ("-w", "--workdir"):
+            workdir = value
+    return workdir, rest[1:]  # rest[0] is the image
+
+
+def docker_shim(argv: Sequence[str], broker: str) -> int:
+    if argv[:1] == ["version"]:
+        print("hooklab-verify-broker")
+        return 0
+    if argv[:2] == ["image", "inspect"]:
+        return 0
+    if argv[:1] == ["run"]:
+        workdir, command = _run_request(argv[1:])
+        if command[:1] in (["./mvnw"], ["mvnw"]):
+            folder = Path(workdir) if workdir else Path.cwd()
+            try:
+                run = BrokerBackend(broker).run(
+                    folder, command[1:], on_output=lambda line: print(line, flush=True)
+                )
+            except HarnessError as err:
+                print(f"docker: {err.message}", file=sys.stderr)
+                return 125
+            return run.returncode
+    print(SHIM_REFUSAL, file=sys.stderr)
+    return 125
+
+
+if __name__ == "__main__":
+    from harness.maven import BROKER_ENV
+
+    sys.exit(docker_shim(sys.argv[1:], os.environ.get(BROKER_ENV, "")))

@@ -192,4 +192,16 @@ def _environment(holder: Path, broker: Path | None) -> dict[str, str]:
     env["HOOKLAB_SCRATCH"] = env["TMPDIR"] = str(holder / "scratch")
     if broker is not None:
         env[BROKER_ENV] = str(broker)
+        env["PATH"] = f"{_docker_shim(holder)}:{env.get('PATH', os.defpath)}"
     return env
+
+
+def _docker_shim(holder: Path) -> Path:
+    """A folder holding a ``docker`` that asks the broker for Maven builds (and refuses
+    anything else): a workspace on the docker backend runs ./mvnw through it."""
+    folder = holder / "bin"
+    folder.mkdir(exist_ok=True)
+    shim = folder / "docker"
+    shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m harness.maven.broker "$@"\n')
+    shim.chmod(0o755)
+    return folder

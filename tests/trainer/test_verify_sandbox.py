@@ -25,7 +25,7 @@ import pytest
 from harness.engine.runner import LabRunner
 from harness.trainer.publish import make_settings, submit
 from tests.builders import run_cli
-from tests.trainer.cohort_builder import MVNW, SyntheticLabs, tiny_workspace, walk
+from tests.trainer.cohort_builder import MVNW, REPORT_PATH, SyntheticLabs, tiny_workspace, walk
 from tests.trainer.servers import GitDaemon, remote_refs
 
 ESCAPE_IMAGE = "hooklab/maven-jdk17:base"  # any image present will do: scripts/docker-up.sh
@@ -92,6 +92,15 @@ def verify_containers(since: float) -> int:
     return len(events.stdout.split())
 
 
+# On the docker backend a workspace builds through `docker run … ./mvnw` (.mvn/mvnw-docker):
+# in the sandbox that build still runs, asked of verify outside, and leaves its report.
+BUILD_THROUGH_DOCKER = f"""if grep -qs '"verifying"' .git/hooklab/workspace.json; then
+  rm -rf target/surefire-reports
+  docker run --rm -w "$PWD" -v "$PWD:$PWD" hooklab/maven-jdk17:latest ./mvnw -q >/dev/null 2>&1 \\
+    && [ -s {REPORT_PATH} ] || seen="$seen no-build-through-docker"
+fi
+"""
+
 DOCKER_SOCKETS = (Path("/var/run/docker.sock"), Path("/run/docker.sock"))
 
 
@@ -123,6 +132,7 @@ def test_a_submissions_scripts_write_nothing_outside_the_sandbox(
         "#!/usr/bin/env bash\n"
         + evil(targets, url, "hook", docker_escape=True)
         + nosy(secrets)
+        + (BUILD_THROUGH_DOCKER if backend == "docker" else "")
         + 'if [ -z "$seen" ]; then echo hello; else echo "saw:$seen"; fi\n'
     )
     (labs.root / "03-hooks" / "lab.toml").write_text(HOOK_LAB.replace("HOOK", hook))
@@ -146,8 +156,8 @@ def test_a_submissions_scripts_write_nothing_outside_the_sandbox(
         # The claims hold: the scripts did their job (Maven ran, in Docker on that backend),
         # and the hook saw none of the trainer's files and no Docker socket.
         assert out.code == 0, out
-        if backend == "docker":  # and Maven did run in a container, started from outside
-            assert verify_containers(since) >= 1
+        if backend == "docker":  # Maven ran in containers started from outside: the check's
+            assert verify_containers(since) >= 2  # sensor run and the hook's docker run
         for target in targets:
             assert not target.exists(), f"{target} was written on the host"
         assert list(trainer_files.iterdir()) == []
