@@ -16,7 +16,8 @@ socket), a second checkout.
 
 With ``--backend docker`` Maven runs in its container, which the trainer's process starts
 outside the sandbox when the sandbox asks (harness/maven/broker.py): the sandbox never sees
-the Docker socket.
+the Docker socket. A ``docker`` of the broker's stands first on the sandbox's PATH, so a
+workspace on the docker backend still builds (``docker run … ./mvnw``) and does nothing else.
 
 The fetch happens outside, before: the sandbox has no network to fetch with.
 """
