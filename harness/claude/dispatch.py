@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.claude import deepjson
-from harness.claude.events import MATCH_FIELD, TOOL_EVENTS, Event
+from harness.claude.events import MATCH_FIELD, TOOL_EVENTS, UNAWAITED, Event
 from harness.claude.runner import HookRun, Judge, cap, run_hooks, start_async_hooks
 from harness.claude.settings import AGENT_TYPE, MODEL_TYPES, Settings
 from harness.claude.vocabulary import Outcome
@@ -340,7 +340,8 @@ def dispatch(
 
     ``cwd`` defaults to ``payload["cwd"]``, then ``project_dir``; ``env`` adds to (or overrides)
     the inherited environment, which always gets ``CLAUDE_PROJECT_DIR=project_dir``. Hooks
-    marked ``async`` are started and left to run: they decide nothing. ``judge`` answers
+    marked ``async``, and every hook of an event the client does not wait for (StopFailure),
+    are started and left to run: they decide nothing. ``judge`` answers
     for the model when a prompt or agent hook asks it.
     """
     event = Event(event)
@@ -362,9 +363,9 @@ def dispatch(
     where = cwd or Path(str(body.get("cwd") or project_dir))
     stdin = json.dumps(body, separators=(",", ":")).encode()  # compact, as the client sends it
     environment = hook_env(project_dir, env)
-    waited = [h for h in hooks if not h.run_async]
-    start_async_hooks(
-        event.value, [h for h in hooks if h.run_async], stdin, cwd=where, env=environment
-    )
+    unawaited = event in UNAWAITED  # the client does not wait for any hook of the event
+    waited = [h for h in hooks if not (h.run_async or unawaited)]
+    started = [h for h in hooks if h.run_async or unawaited]
+    start_async_hooks(event.value, started, stdin, cwd=where, env=environment)
     runs = run_hooks(event.value, waited, stdin, cwd=where, env=environment, judge=judge)
     return route(event, runs, tool_name)

@@ -43,7 +43,7 @@ from harness.claude.client.reading import (
     read_stop_end,
     read_tool,
 )
-from harness.claude.events import Event, check_start_source
+from harness.claude.events import UNAWAITED, Event, check_start_source
 from harness.claude.judge import Judgement
 from harness.claude.runner import HookRun
 from harness.claude.session import (
@@ -456,11 +456,12 @@ class ClaudeCodeSession(SessionSteps):
         """Wait for the answers of this step's hooks that have finished. By the time the client
         asks the model again its hooks have answered, but it prints their answers about then, so
         on a loaded machine a Stop hook's block can be read before the run that made it. An
-        event with an async hook is not waited for: those answer whenever they end."""
+        event with an async hook, or one the client does not wait for (StopFailure), is not
+        waited for: those answer whenever they end."""
         background = {
             event
             for event, groups in self.settings.hooks.items()
-            if any(hook.run_async for group in groups for hook in group.hooks)
+            if event in UNAWAITED or any(hook.run_async for group in groups for hook in group.hooks)
         }
         deadline = time.monotonic() + timeout
         kept: list[tuple[str, Any]] = []
