@@ -40,14 +40,12 @@ _DECISION_EVENTS = {
 }
 _CONTEXT_EVENTS = {Event.SESSION_START, Event.USER_PROMPT_SUBMIT}
 _STOP_EVENTS = {Event.STOP, Event.SUBAGENT_STOP}
-# Events whose exit 2 only shows the user its stderr (the client's own description of each;
-# PreCompact's exit 2 blocks the compaction, which is not imitated: see the semantics page).
+# Events whose exit 2 only shows the user its stderr (the client's own description of each).
 _USER_ONLY_EVENTS = {
     Event.SESSION_START,
     Event.SESSION_END,
     Event.SUBAGENT_START,
     Event.PERMISSION_REQUEST,
-    Event.PRE_COMPACT,
     Event.POST_COMPACT,
     Event.STOP_FAILURE,
 }
@@ -256,6 +254,10 @@ def _apply_exit2(out: EventOutcome, run: HookRun, decisions: list[tuple[str, str
         out.user_messages.append(said)
     elif event in _USER_ONLY_EVENTS:
         out.user_messages.append(said)
+    elif event is Event.PRE_COMPACT:
+        # Observed on 2.1.332: no summary is asked for, no PostCompact, no SessionStart.
+        out.blocked = True
+        out.user_messages.append(f"Compaction blocked by PreCompact hook: [{run.command}]: {said}")
     elif event is Event.USER_PROMPT_SUBMIT:
         out.blocked = True
         out.user_messages.append(f"{out.label} operation blocked by hook:\n[{run.command}]: {said}")

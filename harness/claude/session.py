@@ -353,19 +353,22 @@ class Session(SessionSteps):
     def session_start(self, source: str = "startup") -> StepOutcome:
         check_start_source(source)
         before: list[EventOutcome] = []
-        if source in ("startup", "resume", "fork") and self.history and not self._ended:
-            before.append(self._end_session())  # the running session ends first
+        if source in ("startup", "resume", "fork", "clear") and self.history and not self._ended:
+            # The running session ends first; /clear ends it with reason "clear" (observed).
+            before.append(self._end_session("clear" if source == "clear" else "other"))
         if source == "compact":
-            before.append(
-                self._dispatch(Event.PRE_COMPACT, trigger="manual", custom_instructions=None)
-            )
+            pre = self._dispatch(Event.PRE_COMPACT, trigger="manual", custom_instructions=None)
+            if pre.blocked:  # a PreCompact exit 2: the conversation is not compacted
+                return self._record(_collect(self._compact_blocked(pre), pre))
+            before.append(pre)
+        self._ended = False
+        out = self._dispatch(Event.SESSION_START, source=source)
+        if source == "compact":  # observed: PostCompact comes after SessionStart's compact
             before.append(
                 self._dispatch(
                     Event.POST_COMPACT, trigger="manual", compact_summary=COMPACT_SUMMARY
                 )
             )
-        self._ended = False
-        out = self._dispatch(Event.SESSION_START, source=source)
         step = self._step(
             StepKind.SESSION_START,
             source,
@@ -376,11 +379,20 @@ class Session(SessionSteps):
             self.transcript.hook_note("SessionStart", "user", message)
         return self._record(_collect(step, *before, out))
 
-    def _end_session(self) -> EventOutcome:
+    def _compact_blocked(self, pre: EventOutcome) -> StepOutcome:
+        """Observed on 2.1.332: /compact ends with "Compaction blocked by PreCompact hook:
+        [CMD]: STDERR" for the user (and, as a local command's stderr, for Claude's next
+        request); the step is blocked and the session goes on uncompacted."""
+        step = self._step(StepKind.SESSION_START, "compact", Outcome.BLOCKED)
+        for message in pre.user_messages:
+            self.transcript.hook_note("PreCompact", "user", message)
+        return step
+
+    def _end_session(self, reason: str = "other") -> EventOutcome:
         """SessionEnd: the client fires it as its session ends (``reason: other`` when a
-        ``-p`` session's input closes, as a scripted session's does)."""
+        ``-p`` session's input closes, as a scripted session's does; ``clear`` on /clear)."""
         self._ended = True
-        return self._dispatch(Event.SESSION_END, reason="other")
+        return self._dispatch(Event.SESSION_END, reason=reason)
 
     def prompt(self, text: str) -> StepOutcome:
         self.prompt_id = str(uuid.uuid4())

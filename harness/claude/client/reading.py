@@ -55,6 +55,17 @@ def hook_feedback(request: ApiRequest, *, after: ApiRequest) -> list[str]:
     return said
 
 
+def compact_blocked(record: StepLog) -> str:
+    """What the client told the user when a PreCompact hook blocked /compact (its status
+    line: ``compact_result: failed``, ``compact_error: "skipped: Compaction blocked by
+    PreCompact hook: [CMD]: STDERR"``), or "" when nothing blocked it."""
+    for event in record.events:
+        error = str(event.get("compact_error") or "")
+        if event.get("compact_result") == "failed" and "blocked by PreCompact hook" in error:
+            return error.removeprefix("skipped: ").strip()
+    return ""
+
+
 def is_recorder(event: dict[str, Any]) -> bool:
     """The payload recorder's own hook run (``ClaudeCodeSession._recorder_settings``), not
     one of the project's hooks."""

@@ -36,6 +36,7 @@ from harness.claude.client.process import ClientProcess, Inbox, last_words
 from harness.claude.client.reading import (
     RECORDER_MARK,
     StepLog,
+    compact_blocked,
     first_text,
     hook_feedback,
     ran,
@@ -642,6 +643,9 @@ class ClaudeCodeSession(SessionSteps):
         contexts = [r.stdout.strip() for r in runs if r.exit_code == 0 and r.stdout.strip()]
         step.additional_context = "\n".join(contexts)
         step.user_message = "\n".join(r.stderr.strip() for r in runs if r.exit_code == 2)
+        blocked = compact_blocked(record)
+        if blocked:
+            step.outcome, step.user_message = Outcome.BLOCKED, blocked
         return self._done(step, record, settle=False)
 
     def _close_open_turn(self, record: StepLog) -> None:
