@@ -49,6 +49,7 @@ _USER_ONLY_EVENTS = {
     Event.POST_COMPACT,
     Event.STOP_FAILURE,
 }
+DENIED_BY_HOOK = "Permission denied by PermissionRequest hook"  # a deny without a message
 NO_VERDICT = "A hook gave no usable answer, so it didn't check this action."
 TOO_LATE = "A hook didn't answer in time, so it didn't check this action."
 
@@ -72,7 +73,8 @@ class EventOutcome:
     blocked: bool = False
     block_reasons: list[str] = field(default_factory=list)
     messages: list[str] = field(default_factory=list)
-    permission_decision: str | None = None  # PreToolUse only: allow|deny|ask|defer
+    # PreToolUse: allow|deny|ask|defer; PermissionRequest: its decision.behavior, allow|deny
+    permission_decision: str | None = None
     updated_input: dict[str, Any] | None = None  # PreToolUse only: the tool input to run with
     permission_reason: str = ""
     continue_: bool = True
@@ -218,6 +220,8 @@ def _apply_specific(
             out.messages.append(f"{out.label} hook additional context: {context}")
         elif event not in _CONTEXT_EVENTS:
             out.messages.append(f"{out.label} hook additional context: {context}")
+    if event is Event.PERMISSION_REQUEST:
+        _apply_permission_answer(out, specific.get("decision"), run)
     if event is not Event.PRE_TOOL_USE:
         return
     if "permissionDecision" in specific:
@@ -238,6 +242,24 @@ def _apply_specific(
             out.updated_input = updated
         else:
             out.notes.append(f"{run.command}: updatedInput is not an object; ignored")
+
+
+def _apply_permission_answer(out: EventOutcome, decision: Any, run: HookRun) -> None:
+    """A PermissionRequest hook's ``decision``: ``behavior`` allow or deny answers the prompt
+    for the user (observed on 2.1.332: the client withdraws its prompt); Claude reads a deny's
+    ``message`` (without one, "Permission denied by PermissionRequest hook") as the tool's error.
+    A deny wins over an allow."""
+    behavior = decision.get("behavior") if isinstance(decision, dict) else None
+    if behavior not in ("allow", "deny"):
+        if decision is not None:
+            out.notes.append(f"{run.command}: decision.behavior {behavior!r} is not allow or deny")
+        return
+    assert isinstance(decision, dict)
+    if out.permission_decision == "deny":
+        return
+    message = decision.get("message")
+    out.permission_decision = behavior
+    out.permission_reason = message if isinstance(message, str) and message else DENIED_BY_HOOK
 
 
 def _apply_exit2(out: EventOutcome, run: HookRun, decisions: list[tuple[str, str, str]]) -> None:

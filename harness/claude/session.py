@@ -166,6 +166,24 @@ def _collect(step: StepOutcome, *events: EventOutcome) -> StepOutcome:
     return step
 
 
+def _answered_by_hook(decision: Decision, asked: EventOutcome) -> Decision:
+    """A PermissionRequest hook's allow or deny answers the prompt before the user does
+    (observed on 2.1.332); without one, the user answers it as ``decision`` says."""
+    if asked.permission_decision == "allow":
+        return replace(decision, runs=True, outcome=Outcome.ALLOWED, prompt="", asked=False)
+    if asked.permission_decision == "deny":
+        return replace(
+            decision,
+            runs=False,
+            outcome=Outcome.BLOCKED,
+            feedback=asked.permission_reason,
+            prompt="",
+            asked=False,
+            auto_approved=False,
+        )
+    return decision
+
+
 class SessionSteps(abc.ABC):
     """What a session keeps on either engine: its numbered steps, the Stop blocks in a row in
     the running turn, and its end when a ``with`` block is left."""
@@ -740,14 +758,14 @@ class Session(SessionSteps):
         assert decision is not None  # the ladder always ends once the hooks have spoken
         before = [pre]
         if decision.permission in PROMPTING:  # the client is about to show its prompt
-            before.append(
-                self._dispatch(
-                    Event.PERMISSION_REQUEST,
-                    tool_name=name,
-                    tool_input=tool_input,
-                    permission_suggestions=[],
-                )
+            asked = self._dispatch(
+                Event.PERMISSION_REQUEST,
+                tool_name=name,
+                tool_input=tool_input,
+                permission_suggestions=[],
             )
+            before.append(asked)
+            decision = _answered_by_hook(decision, asked)
         if not decision.runs:
             step = self._refuse(do, detail, use_id, decision)
             return self._record(_collect(step, *before))

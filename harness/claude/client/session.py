@@ -429,6 +429,8 @@ class ClaudeCodeSession(SessionSteps):
                 }
             )
             return
+        if self._hook_answered_prompt(str(event.get("request_id") or ""), record):
+            return
         read = read_prompt(request, self.auto_approve)
         record.permission = read.permission
         if read.asked:
@@ -443,6 +445,54 @@ class ClaudeCodeSession(SessionSteps):
                 },
             }
         )
+
+    def _hook_answered_prompt(self, request_id: str, record: StepLog) -> bool:
+        """Read the permission prompt as a person does, slower than a PermissionRequest hook.
+
+        Observed on 2.1.332: the client sends its prompt and runs the PermissionRequest hooks
+        at once; a hook's ``decision`` (allow or deny) answers it and the client withdraws the
+        prompt (``control_cancel_request``), but a scripted user who answers at once wins the
+        race. So with such hooks registered the user waits until the client withdraws the
+        prompt (True: nothing to answer) or every hook it started has answered (False)."""
+        groups = self.settings.hooks.get(Event.PERMISSION_REQUEST.value)
+        timeouts = [hook.timeout for group in groups or () for hook in group.hooks]
+        if not timeouts:
+            return False
+        started = time.monotonic()
+        deadline = started + min(max(timeouts), 60.0) + 5.0
+        running: set[str] = set()
+        kept: list[tuple[str, Any]] = []
+        withdrawn = False
+        while time.monotonic() < deadline:
+            quiet = time.monotonic() - started > 2.0 and not running
+            if withdrawn or quiet:
+                break
+            item = self._inbox.get(0.05)
+            if item is None:
+                continue
+            if item[0] != "event":
+                kept.append(item)
+                continue
+            event: dict[str, Any] = item[1]
+            withdrawn = (
+                event.get("type") == "control_cancel_request"
+                and event.get("request_id") == request_id
+            )
+            if event.get("hook_event") == Event.PERMISSION_REQUEST.value:
+                hook_id = str(event.get("hook_id"))
+                if event.get("subtype") == "hook_started":
+                    running.add(hook_id)
+                elif event.get("subtype") == "hook_response":
+                    running.discard(hook_id)
+            if event.get("type") == "control_request" or event.get("type") == "result":
+                kept.append(item)
+            else:
+                self._take_event(event, record)
+        for item in kept:
+            self._inbox.hold(item)
+        if withdrawn:
+            record.notes.append("a PermissionRequest hook answered the permission prompt")
+        return withdrawn
 
     # -- steps -------------------------------------------------------------------------------
 
