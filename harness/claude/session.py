@@ -184,6 +184,9 @@ def _answered_by_hook(decision: Decision, asked: EventOutcome) -> Decision:
     return decision
 
 
+SUBAGENT_CONTEXT = "SubagentStart hook additional context: "
+
+
 class SessionSteps(abc.ABC):
     """What a session keeps on either engine: its numbered steps, the Stop blocks in a row in
     the running turn, and its end when a ``with`` block is left."""
@@ -479,13 +482,7 @@ class Session(SessionSteps):
         }
         events: list[EventOutcome] = []
         if not active:
-            self._agent_call_id = "toolu_" + secrets.token_hex(12)
-            pre = self._dispatch(
-                Event.PRE_TOOL_USE,
-                tool_name="Agent",
-                tool_input=call,
-                tool_use_id=self._agent_call_id,
-            )
+            pre = self._start_agent(call)
             if pre.blocked or pre.stopped:
                 step = self._step(
                     StepKind.SUBAGENT_STOP,
@@ -514,9 +511,19 @@ class Session(SessionSteps):
         )
         self._subagents[agent_type] = (agent_id, out.blocked and not out.stopped)
         step = self._subagent_step(agent_type, out, active)
+        if not active:  # observed: the subagent's first request opens with what it was told
+            told = [f"{SUBAGENT_CONTEXT}{c}" for c in events[-1].additional_context]
+            step.feedback = "\n".join([*told, step.feedback] if step.feedback else told)
         if step.outcome is Outcome.ALLOWED:  # the Agent call returns the subagent's answer
             events += self._agent_answered(step, call, prompt, last_message)
         return self._record(_collect(step, *events, out))
+
+    def _start_agent(self, call: dict[str, Any]) -> EventOutcome:
+        """The main agent's Agent call: its PreToolUse, before the subagent starts."""
+        self._agent_call_id = "toolu_" + secrets.token_hex(12)
+        return self._dispatch(
+            Event.PRE_TOOL_USE, tool_name="Agent", tool_input=call, tool_use_id=self._agent_call_id
+        )
 
     def _agent_answered(
         self, step: StepOutcome, call: dict[str, Any], prompt: str, answer: str

@@ -55,6 +55,20 @@ def hook_feedback(request: ApiRequest, *, after: ApiRequest) -> list[str]:
     return said
 
 
+def subagent_start_context(request: ApiRequest) -> str:
+    """What SubagentStart hooks added to a subagent's first request (observed on 2.1.332: a
+    text block that opens with "SubagentStart hook additional context: TEXT", then a blank
+    line and the client's own context)."""
+    for message in request.messages:
+        content = message.get("content")
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content or []
+        for block in blocks:
+            text = str(block.get("text", "")) if isinstance(block, dict) else ""
+            if text.startswith("SubagentStart hook additional context: "):
+                return text.split("\n\n", 1)[0]
+    return ""
+
+
 def compact_blocked(record: StepLog) -> str:
     """What the client told the user when a PreCompact hook blocked /compact (its status
     line: ``compact_result: failed``, ``compact_error: "skipped: Compaction blocked by

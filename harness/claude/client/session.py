@@ -43,6 +43,7 @@ from harness.claude.client.reading import (
     read_prompt,
     read_stop_end,
     read_tool,
+    subagent_start_context,
 )
 from harness.claude.events import UNAWAITED, Event, check_start_source
 from harness.claude.judge import Judgement
@@ -848,6 +849,7 @@ class ClaudeCodeSession(SessionSteps):
             self._start_subagent(agent_type, prompt, record)
         prompt, sub_request = self._subagents[agent_type]
         assert sub_request is not None
+        told = "" if active else subagent_start_context(sub_request)
         self._subagents[agent_type] = (prompt, None)
         self.api.answer(sub_request, Reply.text(last_message, stop_reason))
         turn = self._await(record=record)
@@ -861,7 +863,7 @@ class ClaudeCodeSession(SessionSteps):
                 agent_type,
                 Outcome.BLOCKED,
                 stop_hook_active=active,
-                feedback="\n".join(feedback),
+                feedback="\n".join([told, *feedback] if told else feedback),
             )
             if turn.kind == "request":
                 self._pending = turn.request
@@ -870,7 +872,11 @@ class ClaudeCodeSession(SessionSteps):
         if turn.kind == "request":
             self._pending = turn.request
         step = self._step(
-            StepKind.SUBAGENT_STOP, agent_type, Outcome.ALLOWED, stop_hook_active=active
+            StepKind.SUBAGENT_STOP,
+            agent_type,
+            Outcome.ALLOWED,
+            stop_hook_active=active,
+            feedback=told,
         )
         if turn.kind == "result" and turn.result is not None:
             step.turn_ended = True
