@@ -25,7 +25,14 @@ from typing import Any
 
 from harness.claude import deepjson
 from harness.claude.events import MATCH_FIELD, TOOL_EVENTS, UNAWAITED, Event
-from harness.claude.runner import HookRun, Judge, cap, run_hooks, start_async_hooks
+from harness.claude.runner import (
+    BackgroundHook,
+    HookRun,
+    Judge,
+    cap,
+    run_hooks,
+    start_async_hooks,
+)
 from harness.claude.settings import AGENT_TYPE, MODEL_TYPES, Settings
 from harness.claude.vocabulary import Outcome
 
@@ -87,6 +94,7 @@ class EventOutcome:
     notes: list[str] = field(
         default_factory=list
     )  # what the client says of a hook (invalid JSON, timeouts)
+    background: list[BackgroundHook] = field(default_factory=list)  # async hooks, running
 
     @property
     def stopped(self) -> bool:
@@ -390,6 +398,19 @@ def dispatch(
     unawaited = event in UNAWAITED  # the client does not wait for any hook of the event
     waited = [h for h in hooks if not (h.run_async or unawaited)]
     started = [h for h in hooks if h.run_async or unawaited]
-    start_async_hooks(event.value, started, stdin, cwd=where, env=environment)
+    background = start_async_hooks(event.value, started, stdin, cwd=where, env=environment)
     runs = run_hooks(event.value, waited, stdin, cwd=where, env=environment, judge=judge)
-    return route(event, runs, tool_name)
+    out = route(event, runs, tool_name)
+    out.background = [b for b in background if b.hook.run_async]
+    return out
+
+
+def async_output(run: HookRun) -> str:
+    """What an ``async`` hook that has ended tells Claude with its next request (observed on
+    2.1.332, exit 0 or 2 alike): its JSON's ``systemMessage`` and ``additionalContext``, one
+    per line, in a text block of their own. Its stderr and plain stdout reach no one."""
+    said = _json_of(run.stdout) or {}
+    specific = said.get("hookSpecificOutput")
+    context = specific.get("additionalContext") if isinstance(specific, dict) else None
+    parts = (said.get("systemMessage"), context)
+    return "\n".join(part for part in parts if isinstance(part, str) and part)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Self
 
-from harness.claude.dispatch import EventOutcome, dispatch
+from harness.claude.dispatch import EventOutcome, async_output, dispatch
 from harness.claude.events import OUTSIDE_TURN, Event, check_start_source
 from harness.claude.judge import Judgement
 from harness.claude.ladder import (
@@ -30,7 +30,7 @@ from harness.claude.ladder import (
     decide,
     input_rejected,
 )
-from harness.claude.runner import HookRun, cap
+from harness.claude.runner import BackgroundHook, HookRun, cap
 from harness.claude.sensitive import is_sensitive, sensitive_write
 from harness.claude.settings import HookCommand, Settings, load_settings
 from harness.claude.tools import (
@@ -261,6 +261,7 @@ class Session(SessionSteps):
         self.judgement = Judgement()
         self.judged: list[tuple[str, str]] = []  # (hook type, what the judge was asked)
         self._ended = False  # SessionEnd was sent for the running session
+        self._background: list[BackgroundHook] = []  # async hooks whose output is not yet sent
 
     def __repr__(self) -> str:
         return (
@@ -344,7 +345,22 @@ class Session(SessionSteps):
             self.transcript.hook_note(event.value, "error", message)
         for message in out.system_messages:
             self.transcript.hook_note(event.value, "system", message)
+        self._background += out.background
         return out
+
+    def _record(self, step: StepOutcome) -> StepOutcome:
+        """A step after which the client asks the model again also sends it what the async
+        hooks that have ended since said (observed on 2.1.332: a text block of its own after
+        the step's own content); the others keep running and speak later."""
+        asks_again = step.outcome is Outcome.BLOCKED if step.do == StepKind.STOP else True
+        if step.do != StepKind.SESSION_START and not step.turn_ended and asks_again:
+            ended = [b for b in self._background if b.run is not None]
+            self._background = [b for b in self._background if b.run is None]
+            said = [async_output(b.run) for b in ended if b.run is not None]
+            for text in filter(None, said):
+                self.transcript.hook_note("async", "claude", text)
+                step.feedback = f"{step.feedback}\n{text}" if step.feedback else text
+        return super()._record(step)
 
     def _judge(self, hook: HookCommand, condition: str) -> str:
         """The scripted model, asked by a prompt or agent hook: the step's judgement."""

@@ -42,16 +42,23 @@ def hook_messages(text: str) -> list[str]:
     return [body] if body and _HOOK_MESSAGE.match(body) else []
 
 
-def hook_feedback(request: ApiRequest, *, after: ApiRequest) -> list[str]:
-    """The hook messages in what the client sent since the model's last turn."""
+def hook_feedback(request: ApiRequest, *, after: ApiRequest, background: bool = False) -> list[str]:
+    """The hook messages in what the client sent since the model's last turn. ``background``
+    (the settings have async hooks): also what async hooks that ended said, which the client
+    sends as a system message of its own (observed on 2.1.332)."""
     new = request.messages[len(after.messages) + 1 :]
     said: list[str] = []
     for message in new:
         content = message.get("content")
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content or []
         for block in blocks:
-            if isinstance(block, dict) and block.get("type") == "text":
-                said += hook_messages(str(block.get("text", "")))
+            if not isinstance(block, dict) or block.get("type") != "text":
+                continue
+            text = str(block.get("text", ""))
+            if background and message.get("role") == "system" and text.strip():
+                said.append(text.strip())
+            else:
+                said += hook_messages(text)
     return said
 
 
@@ -298,6 +305,7 @@ def read_tool(
     before: ApiRequest,
     after: ApiRequest,
     auto_approve: bool,
+    background: bool = False,
 ) -> ToolRead:
     """The tool call ``use_id`` as the client reports it: the result it sent the model in
     ``after`` (the request that followed ``before``), its stream-json result line and the
@@ -312,7 +320,7 @@ def read_tool(
     )
     if event is not None and isinstance(event.get("tool_use_result"), dict):
         read.tool_response = event["tool_use_result"]
-    said = hook_feedback(after, after=before)
+    said = hook_feedback(after, after=before, background=background)
     context = [m for m in said if _first_line_has(m, " hook additional context: ")]
     read.additional_context = "\n".join(context)
     if not did_run:

@@ -157,6 +157,12 @@ class ClaudeCodeSession(SessionSteps):
         self.api.judgement = value
 
     @property
+    def _background(self) -> bool:
+        """The settings have async hooks, whose output the client sends on a later turn."""
+        groups = [g for event_groups in self.settings.hooks.values() for g in event_groups]
+        return any(hook.run_async for group in groups for hook in group.hooks)
+
+    @property
     def transcript_path(self) -> Path:
         slug = re.sub(r"[^A-Za-z0-9]", "-", str(self.cwd))
         return self.config_dir / "projects" / slug / f"{self.session_id}.jsonl"
@@ -749,7 +755,7 @@ class ClaudeCodeSession(SessionSteps):
         if turn.kind == "request" and turn.request is not None:
             self._pending = turn.request
             self.blocked_stops += 1
-            feedback = hook_feedback(turn.request, after=request)
+            feedback = hook_feedback(turn.request, after=request, background=self._background)
             step = self._step(
                 StepKind.STOP,
                 "",
@@ -822,7 +828,12 @@ class ClaudeCodeSession(SessionSteps):
         self._pending = turn.request
         self._await_result_line(use_id, record)
         read = read_tool(
-            record, use_id, before=request, after=turn.request, auto_approve=self.auto_approve
+            record,
+            use_id,
+            before=request,
+            after=turn.request,
+            auto_approve=self.auto_approve,
+            background=self._background,
         )
         step = self._step(do, detail, **dataclasses.asdict(read))
         return self._done(step, record)
@@ -857,7 +868,9 @@ class ClaudeCodeSession(SessionSteps):
             turn = self._cut_off(agent_type, Reply.text(last_message, stop_reason), turn, record)
         blocked_request = self._subagents.get(agent_type, (prompt, None))[1]
         if blocked_request is not None:
-            feedback = hook_feedback(blocked_request, after=sub_request)
+            feedback = hook_feedback(
+                blocked_request, after=sub_request, background=self._background
+            )
             step = self._step(
                 StepKind.SUBAGENT_STOP,
                 agent_type,
