@@ -270,6 +270,21 @@ def _apply_permission_answer(out: EventOutcome, decision: Any, run: HookRun) -> 
     out.permission_reason = message if isinstance(message, str) and message else DENIED_BY_HOOK
 
 
+def _model_said_no(out: EventOutcome, run: HookRun, decisions: list[tuple[str, str, str]]) -> None:
+    """A prompt or agent hook's "no" (``ok: false``), as observed on 2.1.332: on Stop and
+    SubagentStop a block with its reason; on PreToolUse a refusal like an exit 2's, and the
+    turn ends too (``hook_stopped``); on UserPromptSubmit the prompt is kept and the turn
+    stopped ("Operation stopped by hook: REASON"). Elsewhere routed as an exit 2 (not
+    observed)."""
+    if out.event is Event.USER_PROMPT_SUBMIT:
+        out.continue_ = False
+        out.stop_reason = out.stop_reason or f"Operation stopped by hook: {run.stderr.strip()}"
+        return
+    _apply_exit2(out, run, decisions)
+    if out.event is Event.PRE_TOOL_USE:
+        out.continue_ = False
+
+
 def _apply_exit2(out: EventOutcome, run: HookRun, decisions: list[tuple[str, str, str]]) -> None:
     """A blocking exit 2, routed where the event sends its stderr."""
     event, said = out.event, run.stderr.strip()
@@ -317,6 +332,9 @@ def route(event: Event, runs: list[HookRun], tool_name: str | None = None) -> Ev
             continue
         if run.kind in MODEL_TYPES:
             out.notes.append(f"{run.kind} hook {run.command!r}: the model answered {run.stdout}")
+        if run.exit_code == 2 and run.kind in MODEL_TYPES:
+            _model_said_no(out, run, decisions)
+            continue
         if run.exit_code == 2 and run.kind != "http":
             _apply_exit2(out, run, decisions)
             continue

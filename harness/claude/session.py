@@ -807,7 +807,9 @@ class Session(SessionSteps):
             decision.outcome,
             tool_ran=False,
             permission=decision.permission,
-            feedback=decision.feedback,
+            # A turn that ends here sends Claude nothing more (the claude-code engine reads
+            # the same); the refusal stays in the transcript for the next turn.
+            feedback="" if decision.turn_ended else decision.feedback,
             user_message=decision.prompt,
             turn_ended=decision.turn_ended,
         )

@@ -163,6 +163,15 @@ class StepLog:
                     said.append(data["systemMessage"])
         return "\n".join(said)
 
+    def prompt_stopped(self) -> bool:
+        """A UserPromptSubmit hook stopped the turn and kept the prompt (2.1.332 says so in
+        its notice: ``prompt_submit_outcome.kind: stopped_by_hook``)."""
+        return any(
+            (e.get("prompt_submit_outcome") or {}).get("kind") == "stopped_by_hook"
+            for e in self.events
+            if e.get("subtype") == "informational"
+        )
+
     def informational(self, containing: str = "") -> list[str]:
         """The client's informational lines (hook notices, the stop cap), optionally only
         those that contain ``containing``."""

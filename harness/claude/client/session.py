@@ -733,9 +733,11 @@ class ClaudeCodeSession(SessionSteps):
             step = self._step(StepKind.PROMPT, text, Outcome.ALLOWED)
         else:
             blocked = record.informational("UserPromptSubmit")
-            stopped = turn.result is not None and turn.result.get("terminal_reason") == (
-                "hook_stopped"
+            stopped = record.prompt_stopped() or (
+                turn.result is not None and turn.result.get("terminal_reason") == "hook_stopped"
             )
+            if stopped:
+                blocked = record.informational("Operation stopped by hook")
             step = self._step(
                 StepKind.PROMPT,
                 text,
