@@ -419,14 +419,23 @@ def dispatch(
     background = start_async_hooks(event.value, started, stdin, cwd=where, env=environment)
     runs = run_hooks(event.value, waited, stdin, cwd=where, env=environment, judge=judge)
     out = route(event, runs, tool_name)
+    for running in background:  # the same objects: their threads fill in ``run``
+        running.label = out.label
     out.background = [b for b in background if b.hook.run_async]
     return out
 
 
-def async_output(run: HookRun) -> str:
+def async_output(background: BackgroundHook) -> str:
     """What an ``async`` hook that has ended tells Claude with its next request (observed on
     2.1.332, exit 0 or 2 alike): its JSON's ``systemMessage`` and ``additionalContext``, one
-    per line, in a text block of their own. Its stderr and plain stdout reach no one."""
+    per line, in a text block of their own. Its stderr and plain stdout reach no one, but an
+    ``asyncRewake`` hook's exit 2 wakes the model with its stderr, in a task notification the
+    client frames as "Stop hook blocking error from command "EVENT:TOOL": STDERR"."""
+    run = background.run
+    if run is None:
+        return ""
+    if background.hook.rewake and run.exit_code == 2:
+        return f'Stop hook blocking error from command "{background.label}": {run.stderr.strip()}'
     said = _json_of(run.stdout) or {}
     specific = said.get("hookSpecificOutput")
     context = specific.get("additionalContext") if isinstance(specific, dict) else None

@@ -355,6 +355,7 @@ class BackgroundHook:
 
     hook: HookCommand
     run: HookRun | None = None
+    label: str = ""  # how the client names the event in messages ("PostToolUse:Bash")
 
     @property
     def ended(self) -> bool:

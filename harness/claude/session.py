@@ -356,7 +356,7 @@ class Session(SessionSteps):
         if step.do != StepKind.SESSION_START and not step.turn_ended and asks_again:
             ended = [b for b in self._background if b.run is not None]
             self._background = [b for b in self._background if b.run is None]
-            said = [async_output(b.run) for b in ended if b.run is not None]
+            said = [async_output(b) for b in ended]
             for text in filter(None, said):
                 self.transcript.hook_note("async", "claude", text)
                 step.feedback = f"{step.feedback}\n{text}" if step.feedback else text

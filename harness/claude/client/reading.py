@@ -42,6 +42,18 @@ def hook_messages(text: str) -> list[str]:
     return [body] if body and _HOOK_MESSAGE.match(body) else []
 
 
+def _woken_by(text: str) -> str:
+    """The hook's words in a task notification that woke the model (an ``asyncRewake`` hook's
+    exit 2, observed on 2.1.332): the client's framing and preamble left out, only the
+    reminder it carries ("Stop hook blocking error from command ...: STDERR")."""
+    if "<task-notification>" not in text or "<system-reminder>" not in text:
+        return ""
+    body = text.split("<system-reminder>", 1)[1]
+    for end in ("</system-reminder>", "&lt;/system-reminder&gt;"):
+        body = body.split(end, 1)[0]
+    return body.strip()
+
+
 def hook_feedback(request: ApiRequest, *, after: ApiRequest, background: bool = False) -> list[str]:
     """The hook messages in what the client sent since the model's last turn. ``background``
     (the settings have async hooks): also what async hooks that ended said, which the client
@@ -56,7 +68,7 @@ def hook_feedback(request: ApiRequest, *, after: ApiRequest, background: bool = 
                 continue
             text = str(block.get("text", ""))
             if background and message.get("role") == "system" and text.strip():
-                said.append(text.strip())
+                said.append(_woken_by(text) or text.strip())
             else:
                 said += hook_messages(text)
     return said
@@ -329,7 +341,8 @@ def read_tool(
     )
     if event is not None and isinstance(event.get("tool_use_result"), dict):
         read.tool_response = event["tool_use_result"]
-    said = hook_feedback(after, after=before, background=background)
+    said = hook_feedback(after, after=before)
+    late = [m for m in hook_feedback(after, after=before, background=background) if m not in said]
     context = [m for m in said if _first_line_has(m, " hook additional context: ")]
     read.additional_context = "\n".join(context)
     if not did_run:
@@ -344,7 +357,7 @@ def read_tool(
             if refused_by is not None:
                 read.permission, read.auto_approved = refused_by, False
     else:
-        read.feedback = "\n".join(said)
+        read.feedback = "\n".join(said + late)  # what async hooks said decides nothing here
         if any(_first_line_has(m, " hook blocking error ") for m in said):
             read.outcome = Outcome.BLOCKED
         elif record.asked:
