@@ -272,10 +272,14 @@ def _apply_permission_answer(out: EventOutcome, decision: Any, run: HookRun) -> 
 
 def _model_said_no(out: EventOutcome, run: HookRun, decisions: list[tuple[str, str, str]]) -> None:
     """A prompt or agent hook's "no" (``ok: false``), as observed on 2.1.332: on Stop and
-    SubagentStop a block with its reason; on PreToolUse a refusal like an exit 2's, and the
-    turn ends too (``hook_stopped``); on UserPromptSubmit the prompt is kept and the turn
-    stopped ("Operation stopped by hook: REASON"). Elsewhere routed as an exit 2 (not
-    observed)."""
+    SubagentStop a block with its reason. A prompt hook's on PreToolUse refuses the call like
+    an exit 2 and ends the turn too (``hook_stopped``); on UserPromptSubmit it keeps the prompt
+    and stops the turn ("Operation stopped by hook: REASON"). An agent hook's "no" is an exit 2
+    on both (the call refused, the prompt erased; the turn goes on). Elsewhere routed as an
+    exit 2 (not observed)."""
+    if run.kind == AGENT_TYPE:
+        _apply_exit2(out, run, decisions)
+        return
     if out.event is Event.USER_PROMPT_SUBMIT:
         out.continue_ = False
         out.stop_reason = out.stop_reason or f"Operation stopped by hook: {run.stderr.strip()}"
@@ -288,8 +292,10 @@ def _model_said_no(out: EventOutcome, run: HookRun, decisions: list[tuple[str, s
 def _apply_exit2(out: EventOutcome, run: HookRun, decisions: list[tuple[str, str, str]]) -> None:
     """A blocking exit 2, routed where the event sends its stderr."""
     event, said = out.event, run.stderr.strip()
+    # An agent hook's "no" is told in its own words, without the hook's name (2.1.332).
+    named = run.stderr if run.kind == AGENT_TYPE else f"[{run.command}]: {run.stderr}"
     if event is Event.PRE_TOOL_USE:
-        decisions.append(("deny", said, f"[{run.command}]: {run.stderr}"))
+        decisions.append(("deny", said, named))
         return
     out.block_reasons.append(said)
     if event is Event.POST_TOOL_BATCH:
@@ -305,7 +311,8 @@ def _apply_exit2(out: EventOutcome, run: HookRun, decisions: list[tuple[str, str
         out.user_messages.append(f"Compaction blocked by PreCompact hook: [{run.command}]: {said}")
     elif event is Event.USER_PROMPT_SUBMIT:
         out.blocked = True
-        out.user_messages.append(f"{out.label} operation blocked by hook:\n[{run.command}]: {said}")
+        named = said if run.kind == AGENT_TYPE else f"[{run.command}]: {said}"
+        out.user_messages.append(f"{out.label} operation blocked by hook:\n{named}")
     else:
         out.blocked = True
         out.messages.append(_stderr_message(out, run))

@@ -81,3 +81,18 @@ def test_stop_failure_hooks_are_not_awaited(project: HookProject, tmp_path: Path
         session.subagent_stop("reviewer", "review it", "a long answer", "max_tokens")
         took = time.monotonic() - started
     assert took < 1.5 and not woke.exists()
+
+
+def test_an_agent_hooks_no_on_pre_tool_use_refuses_and_the_turn_goes_on(
+    project: HookProject,
+) -> None:
+    project.hooks["PreToolUse"] = [{"hooks": [{"type": "agent", "prompt": "Safe?"}]}]
+    project.save()
+    with project.session() as session:
+        session.judgement = Judgement(ok=False, reason="not this one")
+        step = session.bash("echo hi")
+    assert (step.outcome, step.tool_ran, step.turn_ended) == ("blocked", False, False)
+    assert (
+        step.feedback
+        == "PreToolUse:Bash hook error: Agent hook condition was not met: not this one"
+    )
