@@ -160,9 +160,12 @@ class Terminal:
                 self.key("Enter")
         raise AssertionError(f"the dialog with {option!r} stayed; the screen:\n{self.screen()}")
 
-    def claude(self, prompt: str) -> None:
+    def claude(self, prompt: str, *, ready: str | None = None) -> None:
         """``claude`` typed at the prompt, as the step says: trust the folder when asked, use
-        the key, type the step's prompt."""
+        the key, type the step's prompt. With ``ready``, a slash command the session must
+        offer first: typed, seen in the menu, deleted (the workspace's plugin loads a few
+        seconds after the box is drawn: a prompt sent before met "Agent type … not found",
+        seen on 2.1.332 under load)."""
         self.type("clear")
         self.key("Enter")
         self._ready(10)
@@ -172,13 +175,57 @@ class Terminal:
         self.wait("Do you want to use this API key?")
         self.choose("Yes")
         self.wait("auto mode on")
-        # the prompt box takes keys a moment after it is drawn: type until the text shows
-        deadline = time.monotonic() + 30
-        while prompt[:40] not in self.screen():
-            assert time.monotonic() < deadline, f"the prompt box took no text:\n{self.screen()}"
-            self.type(prompt)
-            time.sleep(1)
+        if ready is not None:
+            self._offered(ready)
+        self._type_into_box(prompt)
         self.key("Enter")
+
+    def _type_into_box(self, text: str, timeout: float = 30.0) -> None:
+        """The prompt box takes keys a moment after it is drawn: type, and type again only
+        if after a while the box is still empty."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            self.type(text)
+            until = time.monotonic() + 5
+            while time.monotonic() < until:
+                shown = self.screen()
+                if text[:40] in shown:
+                    return
+                time.sleep(0.2)
+            if any(
+                line.strip() != "❯" and line.lstrip().startswith("❯ ")
+                for line in shown.splitlines()[-6:]
+            ):
+                break  # something was typed but not all of it: do not type over it
+        raise AssertionError(f"the prompt box took no {text!r}:\n{self.screen()}")
+
+    def _offered(self, command: str, timeout: float = 60.0) -> None:
+        """Type ``command`` until the menu lists it, then delete what was typed."""
+        typed = command[: command.index(":")] if ":" in command else command
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            self.type(typed)
+            until = time.monotonic() + 3
+            listed = False
+            while time.monotonic() < until and not listed:
+                listed = command in self.screen()
+                time.sleep(0.2)
+            for _ in typed:
+                self.key("BSpace")
+            self._gone_from_box(typed)
+            if listed:
+                return
+        raise AssertionError(f"the session never offered {command}:\n{self.screen()}")
+
+    def _gone_from_box(self, typed: str) -> None:
+        until = time.monotonic() + 10
+        while time.monotonic() < until:
+            if not any(
+                line.lstrip().startswith(f"❯ {typed}") for line in self.screen().splitlines()
+            ):
+                return
+            time.sleep(0.2)
+        raise AssertionError(f"{typed!r} stayed in the prompt box:\n{self.screen()}")
 
     def quit_claude(self) -> str:
         """``/exit`` in the client; the screen the session left, once the shell is back."""

@@ -140,7 +140,7 @@ def test_a_person_walks_lab_11_from_step_1_and_passes_step_4_live(
             _passed(terminal)
             shown = _passed(terminal, "lab next")
             assert "Ask Claude Code to set UC-005 to Done" in shown
-            terminal.claude(ASK_DONE)
+            terminal.claude(ASK_DONE, ready="/aiup-vaadin-jooq:coverage-check")
             # Auto mode's notice about a model reached through 127.0.0.1: Enter goes on in
             # auto mode, whose check the model (here the scripted one) then answers.
             terminal.wait("all five sensors are green", timeout=300, enter_on=AUTO_MODE_NOTICES)
