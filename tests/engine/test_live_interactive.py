@@ -25,6 +25,7 @@ import pytest
 from harness.claude.client.api import ApiRequest, Reply, ScriptedApi
 from harness.workspace import Workspace
 from tests.builders import run_cli
+from tests.engine.live_steps import ReachStep
 from tests.engine.terminal import Terminal, fresh_home
 from tests.recorded_sessions import (
     APPROVED,
@@ -36,6 +37,7 @@ from tests.recorded_sessions import (
     DONE,
     SENSORS,
     UC5,
+    copy_workspace_into,
 )
 
 pytestmark = [
@@ -271,3 +273,33 @@ def test_a_person_walks_lab_03_and_the_stop_hook_holds_claude_until_the_sensors_
             terminal.close()
             (tmp_path / "screens.txt").write_text(terminal.transcript())
     _passes_live(root, home, monkeypatch)
+
+
+@pytest.fixture(scope="module")
+def lab_07_at_step_four(workspace_at_step: ReachStep) -> Path:
+    return workspace_at_step("07-own-stop-hook", "your-session")
+
+
+def test_plain_claude_started_in_docs_is_named_with_the_folder_to_start_in(
+    lab_07_at_step_four: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``cd docs && claude``: the interactive client runs none of the workspace's hooks there
+    (the stop is not held); ``lab check`` names the folder and says where to start."""
+    root = copy_workspace_into(lab_07_at_step_four, tmp_path)
+    home = fresh_home(tmp_path)
+    note = {"file_path": str(root / "NOTES.md"), "content": "Tried in lab 07.\n"}
+    turns = [Reply.tool_use("toolu_1", "Write", note), Reply.text("Done: NOTES.md has the line.")]
+    with ScriptedApi(on_request=_scripted(turns)) as api:
+        terminal = Terminal(root / "docs", home, tmp_path, api.base_url)
+        try:
+            terminal.claude(ASK_NOTE)
+            # writing outside the folder it started in is an action auto mode checks
+            terminal.wait("NOTES.md has the line", timeout=120, enter_on=AUTO_MODE_NOTICES)
+            terminal.quit_claude()
+            code, shown = terminal.run("lab check")
+        finally:
+            terminal.close()
+    assert code == 1
+    said = " ".join(shown.split())
+    assert "your session ran in docs, not in the workspace root" in said
+    assert f"fix: start claude in the workspace root: cd {root} && claude" in said
