@@ -228,7 +228,12 @@ class Terminal:
         raise AssertionError(f"{typed!r} stayed in the prompt box:\n{self.screen()}")
 
     def quit_claude(self) -> str:
-        """``/exit`` in the client; the screen the session left, once the shell is back."""
+        """``/exit`` in the client once its turn is over (its status line no longer offers
+        "esc to interrupt": the last Stop hook has answered); the screen the session left."""
+        deadline = time.monotonic() + 300
+        while "esc to interrupt" in self.screen():
+            assert time.monotonic() < deadline, f"the turn never ended:\n{self.screen()}"
+            time.sleep(0.3)
         shown = self.history().rstrip()
         self.type("/exit")
         time.sleep(0.5)  # the command menu opens as /exit is typed; Enter picks it
