@@ -190,6 +190,11 @@ class ClaudeCodeSession(SessionSteps):
         env = {k: v for k, v in os.environ.items() if k not in _CLIENT_ENV_DROP}
         env.update(self._shell_home(env))
         env.update(self.env)
+        # Not a person's either: the client's own config directory (the transcripts stay
+        # Hook Lab's) and no traffic to Anthropic (telemetry, updates, error reports: the
+        # proof runs offline). -p runs in the default permission mode, so auto mode's check,
+        # which CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC turns off, plays no part here; the
+        # interactive proofs run without any of these.
         env.update(
             ANTHROPIC_BASE_URL=self.api.base_url,
             ANTHROPIC_API_KEY="hooklab-scripted-model-no-key",
