@@ -15,7 +15,9 @@ from __future__ import annotations
 import random
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from harness.engine.context import CheckContext
@@ -129,6 +131,24 @@ class Walk:
     def where(self) -> str:
         return " | ".join(self.said)
 
+    def run(self, name: str, command: Callable[[], str]) -> str:
+        """One command, said with its time; then nothing of the participant's may be lost,
+        and the step they are at is never one lab goto passed over."""
+        started = time.monotonic()
+        try:
+            did = command()
+        except HarnessError as exc:  # refused (next before a pass): nothing may change
+            did = f"{name} refused: {exc.message[:60]}"
+        took = time.monotonic() - started
+        self.said.append(did + (f" ({took:.0f} s)" if took >= 2 else ""))
+        lost = self.lost()
+        assert not lost, f"lost {lost} after: {self.where()}"
+        runner = self.runner()
+        if runner.progress.lab == self.lab.id and runner.progress.step is not None:
+            sp = runner.progress.lab_progress(self.lab.id).step(runner.progress.step)
+            assert not sp.skipped_by_goto, f"at a step lab goto skipped: {self.where()}"
+        return did
+
 
 def current_step(runner: LabRunner) -> Step | None:
     lab = runner.lab()
@@ -206,35 +226,68 @@ def come_back(walk: Walk) -> str:
     """Back from another lab: lab start resumes where this lab was left."""
     moved = walk.runner().start(walk.lab.id)
     at = moved.step.id if moved.step else None
-    assert at == walk.left_at, (
+    # A lab left complete starts over at its first step.
+    assert at == (walk.left_at or walk.lab.steps[0].id), (
         f"lab start {walk.lab.id} resumed at {at}, but it was left at {walk.left_at}: "
         + walk.where()
     )
     walk.away = False
+    walk.solved.clear()
     return f"start {walk.lab.id} -> back at {at}"
+
+
+def choose(walk: Walk) -> str:
+    """The next command: at random, but as a person goes on, mostly lab check after lab solve
+    and lab next after a pass (so a walk gets deep into the lab, through its setups)."""
+    runner = walk.runner()
+    if runner.progress.lab == walk.lab.id and runner.progress.step is not None:
+        sp = runner.progress.lab_progress(walk.lab.id).step(runner.progress.step)
+        if sp.passed and walk.rng.random() < 0.5:
+            return "next"
+        if runner.progress.step in walk.solved and walk.rng.random() < 0.5:
+            return "check"
+    return walk.rng.choice(COMMANDS)
 
 
 def walk_lab(ws: Workspace, lab_id: str, seed: int, commands: int) -> Walk:
     """Start ``lab_id`` and walk ``commands`` random commands, the participant's edits between
-    them; after every command each edit is in place or in a listed backup, and the step the
-    participant is at is never one lab goto skipped."""
+    them, then finish the lab from its last step (``finish``). After every command each edit
+    is in place or in a listed backup, and the step the participant is at is never one lab
+    goto skipped."""
     walk = Walk(find_lab(lab_id), seed, ws)
     walk.runner().start(lab_id)
     for n in range(commands):
         if walk.rng.random() < 0.6:  # the participant's own work between two commands
             walk.edit(n)
-        name = walk.rng.choice(COMMANDS)
-        started = time.monotonic()
-        try:
-            did = come_back(walk) if walk.away else play(walk, name)
-        except HarnessError as exc:  # refused (next before a pass): nothing may change
-            did = f"{name} refused: {exc.message[:60]}"
-        took = time.monotonic() - started
-        walk.said.append(did + (f" ({took:.0f} s)" if took >= 2 else ""))
-        lost = walk.lost()
-        assert not lost, f"lost {lost} after: {walk.where()}"
-        runner = walk.runner()
-        if runner.progress.lab == lab_id and runner.progress.step is not None:
-            sp = runner.progress.lab_progress(lab_id).step(runner.progress.step)
-            assert not sp.skipped_by_goto, f"at a step lab goto skipped: {walk.where()}"
+        name = choose(walk)
+        walk.run(name, partial(come_back, walk) if walk.away else partial(play, walk, name))
+    if walk.away:
+        walk.run("start", lambda: come_back(walk))
+    walk.edit(commands)
+    finish(walk)
     return walk
+
+
+def finish(walk: Walk) -> None:
+    """lab goto to the last step, pass it (a live step with lab check --scripted), lab next:
+    the lab is complete. Re-verification sends no one back to a step they did not pass, and
+    names the steps goto passed over that were never passed."""
+    last = walk.lab.steps[-1]
+    walk.run("goto", lambda: _moved(walk, "goto last", walk.runner().goto(last.id)))
+    walk.run("solve", lambda: play(walk, "solve"))
+    walk.solved.add(last.id)  # a live step: lab check --scripted passes it
+    walk.run("check", lambda: play(walk, "check"))
+    lp = walk.runner().progress.lab_progress(walk.lab.id)
+    assert lp.step(last.id).passed, f"the last step did not pass: {walk.where()}"
+    unpassed = [str(s.index + 1) for s in walk.lab.steps[:-1] if not lp.step(s.id).passed]
+    done: list[Moved] = []
+
+    def complete() -> str:
+        done.append(walk.runner().next())
+        return _moved(walk, "next", done[0])
+
+    walk.run("next", complete)
+    assert done and done[0].step is None, f"not complete: {walk.where()}"
+    if unpassed:
+        said = f"{', '.join(unpassed)} you skipped with lab goto"
+        assert said in done[0].note, f"{done[0].note!r} does not name {said!r}: {walk.where()}"
