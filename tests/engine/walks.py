@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -35,12 +35,12 @@ WRITES = ("write", "append", "replace", "copy", "delete")  # actions that name a
 COMMENT = {".java": "// ", ".js": "// ", ".md": "", ".xml": "<!-- "}
 
 
-def written_by_steps(lab: Lab) -> list[str]:
-    """Every workspace file a step's setup or solve writes, replaces or deletes (build output
-    aside): the files a participant most often has open."""
+def written_by(steps: Sequence[Step], *, setup_only: bool = False) -> list[str]:
+    """Every workspace file the steps' setups (and solves) write, replace or delete (build
+    output aside): the files a participant most often has open."""
     paths = set()
-    for step in lab.steps:
-        for spec in (*step.setup, *step.solve):
+    for step in steps:
+        for spec in step.setup if setup_only else (*step.setup, *step.solve):
             if spec.name in WRITES:
                 rel = getattr(spec.typed, "path", None) or getattr(spec.typed, "to", None)
                 if rel and not rel.startswith(("target/", "dist/")):
@@ -94,7 +94,7 @@ class Walk:
     def __post_init__(self) -> None:
         self.rng = random.Random(f"{self.lab.id}:{self.seed}")  # each lab its own path
         self.targets = [
-            *written_by_steps(self.lab),
+            *written_by(self.lab.steps),
             ".claude/settings.json",
             "README.md",
             *OWN_FILES,
@@ -113,7 +113,9 @@ class Walk:
         return self.rng.choice(sorted(others))
 
     def edit(self, n: int) -> None:
-        rel = self.rng.choice(self.targets)
+        # Half the time a file the next step's setup writes: where a lab next can lose work.
+        ahead = self.ahead()
+        rel = self.rng.choice(ahead if ahead and self.rng.random() < 0.5 else self.targets)
         path = self.ws.root / rel
         before = path.read_bytes() if path.is_file() else b""
         if rel.endswith("settings.json") and before:
@@ -124,6 +126,16 @@ class Walk:
         path.write_bytes(content)
         self.edits[rel] = content
         self.said.append(f"edit {rel}")
+
+    def ahead(self) -> list[str]:
+        """The files the setup of the step after the current one writes (none at the end)."""
+        runner = self.runner()
+        if runner.progress.lab != self.lab.id or runner.progress.step is None:
+            return []
+        index = self.lab.step(runner.progress.step).index + 1
+        if index >= len(self.lab.steps):
+            return []
+        return written_by(self.lab.steps[index : index + 1], setup_only=True)
 
     def lost(self) -> list[str]:
         return [rel for rel, content in self.edits.items() if not kept(self.ws, rel, content)]
