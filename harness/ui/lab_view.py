@@ -155,9 +155,8 @@ def hook_event_renderable(
 ) -> RenderableType:
     outcome = entry.outcome
     style = outcome_style(outcome)
+    # Whole, however long: the terminal wraps a line wider than itself, copying keeps it one.
     detail = " ".join(entry.detail.split())
-    if len(detail) > 90:
-        detail = detail[:89] + "…"
     expect = entry.expect
     if any(
         isinstance(e.get("tool_input"), dict) and e["tool_input"].get("run_in_background")
