@@ -74,9 +74,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     from harness.cli.starting import starting
 
     words = list(sys.argv[1:] if argv is None else argv)
-    with starting(words):  # the imports take a second on a loaded laptop: not in silence
-        parser = build_parser(words[0] if words else None)
-        args = parser.parse_args(words)
+    try:
+        with starting(words):  # the imports take a second on a loaded laptop: not in silence
+            parser = build_parser(words[0] if words else None)
+            args = parser.parse_args(words)
+    except KeyboardInterrupt:  # Ctrl-C while starting: nothing was done yet
+        print("interrupted", file=sys.stderr)
+        return 130
     if not getattr(args, "func", None):
         parser.print_help()
         return 2

@@ -127,6 +127,9 @@ def test_lab_check_names_commands_and_paths_whole(workspace: Workspace, tmp_path
     for width in WIDTHS:
         screen = joined_screen(tmp_path / f"{width}.sock", workspace.root, width, lab("check"))
         assert "✘ FAIL tricks.toml" in screen, screen
+        # What the hooks did, not the sandbox's JSON they were given (cut at 800 characters).
+        assert "event: {" not in screen, screen
+        assert "(the JSON each hook was given: lab check --json)" in screen, screen
         assert_whole(
             screen,
             width,
