@@ -90,6 +90,12 @@ class Progress:
     labs: dict[str, LabProgress] = field(default_factory=dict)
     updated_at: float | None = None  # the last save: a trainer's "last activity"
     format: int = FORMAT  # the format the document was read in
+    # Written by the workspace (Workspace.write_progress): its id, and the name it submits as.
+    workspace_id: str | None = None
+    submits_as: str | None = None
+    # The remote's clock minus the laptop's, as lab submit last read it (an HTTP remote's
+    # Date): what the trainer goes by before it has seen this laptop's submits arrive.
+    clock_offset: float | None = None
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], *, source: str = "progress.json") -> Progress:
@@ -125,12 +131,17 @@ class Progress:
                 steps,
                 _number(raw.get("completed_at"), None),
             )
+        raw_whose = data.get("workspace")
+        whose: Mapping[str, Any] = raw_whose if isinstance(raw_whose, dict) else {}
         return cls(
             data.get("lab"),
             data.get("step"),
             labs,
             _number(data.get("updated_at"), None),
             found,
+            whose.get("id") if isinstance(whose.get("id"), str) else None,
+            whose.get("submits_as") if isinstance(whose.get("submits_as"), str) else None,
+            _number(whose.get("clock_offset"), None),
         )
 
     @classmethod

@@ -333,9 +333,10 @@ class LabRunner:
 
     def _snapshot(self, lab: Lab, label: str) -> str:
         head = self.ws.head()
-        commit = commit_snapshot(
-            self.ws.repo, f"hooklab {lab.id}: {label}", [head.encode()] if head else []
-        ).decode()
+        # The workspace's id in the message: twins that do the same in the same second (a
+        # commit's time is whole seconds) still make snapshots of their own.
+        message = f"hooklab {lab.id}: {label}\n\nHook-Lab-Workspace: {self.ws.identity}\n"
+        commit = commit_snapshot(self.ws.repo, message, [head.encode()] if head else []).decode()
         self.ws.repo.refs[f"{LAB_REFS}{lab.id}/{label}".encode()] = commit.encode()
         return commit
 

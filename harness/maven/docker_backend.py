@@ -69,8 +69,13 @@ def daemon_error(exc: BaseException) -> HarnessError:
 class DockerBackend:
     name = "docker"
 
-    def __init__(self, image: str | None = None, *, user: str | None = None) -> None:
+    def __init__(
+        self, image: str | None = None, *, user: str | None = None, confine: Path | None = None
+    ) -> None:
         self.image = configured_image(image)
+        # Set for lab trainer verify's broker (harness/maven/broker.py): the container sees
+        # this folder of the host and nothing else, and has no network.
+        self.confine = confine
         # The participant's ids: files the container writes into the workspace are theirs.
         self.user = user or f"{os.getuid()}:{os.getgid()}"
 
@@ -135,9 +140,10 @@ class DockerBackend:
         on_output: OutputSink | None = None,
         timeout: float | None = None,
     ) -> MavenRun:
-        project_dir = project_dir.resolve()
+        # Confined, the folder is taken as named: a link in it resolves in the container.
+        project_dir = project_dir if self.confine else project_dir.resolve()
         argv = ("./mvnw", *args)
-        if not (project_dir / "mvnw").is_file():
+        if not self.confine and not (project_dir / "mvnw").is_file():
             # Checked here: Docker would create a missing bind-mount source, owned by root.
             raise HarnessError(
                 f"{project_dir} has no ./mvnw to run in the container",
@@ -148,7 +154,8 @@ class DockerBackend:
         with contextlib.closing(client):
             self._image(client)
             try:
-                self._ensure_m2_volume(client)
+                if not self.confine:
+                    self._ensure_m2_volume(client)
                 container = client.containers.create(
                     self.image,
                     list(argv),
@@ -183,6 +190,18 @@ class DockerBackend:
             # Java takes user.home from passwd, where the participant's uid has no entry.
             "MAVEN_OPTS": f"-Duser.home={CONTAINER_HOME}",
         }
+        if self.confine is not None:
+            # A participant's mvnw runs in here: no network, no volume it could leave a
+            # poisoned Maven cache in, the confine folder its only view of the host.
+            return {
+                "working_dir": str(project_dir),
+                "user": self.user,
+                "environment": env,
+                "volumes": {str(self.confine): {"bind": str(self.confine), "mode": "rw"}},
+                "labels": {CONTAINER_LABEL: self.name, "org.hooklab.verify": str(self.confine)},
+                "network_mode": "none",
+                "init": True,
+            }
         if os.environ.get("HOOKLAB_MAVEN_ONLINE"):
             env["HOOKLAB_MAVEN_ONLINE"] = os.environ["HOOKLAB_MAVEN_ONLINE"]
         return {

@@ -691,10 +691,13 @@ class CohortReader:
             if m.progress is not None
             else {}
         )
-        entry = self.journal.observe(m.ref, m.commit, stamp, labs, now)
+        whose = m.progress.workspace_id if m.progress is not None else None
+        entry = self.journal.observe(m.ref, m.commit, stamp, labs, now, whose)
         m.seen_at = entry.seen
-        m.offset = entry.bounds.offset
-        m.replaced = entry.replaced
+        m.offset = entry.bounds.offset_given(
+            m.progress.clock_offset if m.progress is not None else None
+        )
+        m.replaced = entry.replaced or _pushed_under_another_name(m)
 
     def _gone(self, refs: dict[bytes, bytes], now: float) -> list[Member]:
         when = time.strftime("%H:%M", time.localtime(self.journal.last_read or now))
@@ -757,6 +760,19 @@ class CohortReader:
         return Member(name, ref.decode(), commit_id, progress, submitted)
 
 
+def _pushed_under_another_name(m: Member) -> str | None:
+    """A record whose document names another participant was pushed under this name from
+    that participant's workspace (lab submit writes the name it pushes as): seen from the
+    first read on, with no journal needed."""
+    named = m.progress.submits_as if m.progress is not None else None
+    if not named or normalise_name(named) == m.name:
+        return None
+    return (
+        f"record replaced from another workspace: it was made in the workspace that submits "
+        f"as {named!r} and pushed under this name"
+    )
+
+
 def _mark_verdicts(members: Sequence[Member], verdicts: dict[str, Verdict]) -> None:
     for m in members:
         found = verdicts.get(m.name)
@@ -765,21 +781,37 @@ def _mark_verdicts(members: Sequence[Member], verdicts: dict[str, Verdict]) -> N
 
 
 def _mark_copies(members: Sequence[Member]) -> None:
-    """The same submission under two names, or passed steps resting on another participant's
-    snapshots: a snapshot commit holds its workspace's history and the second it was taken,
-    so two workspaces make the same one only by copying (two shared steps are asked, so
-    that a coincidence of one second never accuses anyone)."""
+    """The same submission under two names, documents of one workspace under two names (a
+    copied folder: every document carries its workspace's id), or passed steps resting on
+    another participant's snapshots: a snapshot commit holds its workspace's history, its id
+    and the second it was taken, so two workspaces make the same one only by copying (two
+    shared steps are asked all the same), or a live step passed on another's Claude Code
+    session (its id is random). Files copied and committed again in the copier's own
+    workspace make snapshots of their own: unless a live session came along, that copy is not
+    seen here."""
     by_commit: dict[str, list[str]] = {}
+    by_workspace: dict[str, list[str]] = {}
     by_snapshot: dict[str, list[str]] = {}
+    by_session: dict[str, list[str]] = {}
     for m in members:
         if m.progress is None or not m.commit:
             continue
         by_commit.setdefault(m.commit, []).append(m.name)
+        if m.progress.workspace_id:
+            by_workspace.setdefault(m.progress.workspace_id, []).append(m.name)
         for lp in m.progress.labs.values():
             for sp in lp.steps.values():
                 snapshot = str((sp.passed or {}).get("snapshot") or "")
                 if snapshot and set(snapshot) != {"0"}:
                     by_snapshot.setdefault(snapshot, []).append(m.name)
+                # A Claude Code session's id is random: one session is one person's.
+                session = str((sp.passed or {}).get("session_id") or "")
+                if session and m.name not in by_session.get(session, []):
+                    by_session.setdefault(session, []).append(m.name)
+    sessions: dict[str, list[str]] = {}
+    for names in by_session.values():
+        for a in names:
+            sessions.setdefault(a, []).extend(n for n in names if n != a)
     shared: dict[tuple[str, str], int] = {}
     for names in by_snapshot.values():
         for a in names:
@@ -788,10 +820,18 @@ def _mark_copies(members: Sequence[Member]) -> None:
                     shared[a, b] = shared.get((a, b), 0) + 1
     for m in members:
         same = [n for n in by_commit.get(m.commit, []) if n != m.name]
+        whose = m.progress.workspace_id if m.progress is not None else None
+        twin = [n for n in by_workspace.get(whose or "", []) if n != m.name]
         steps = sorted(b for (a, b), count in shared.items() if a == m.name and count >= 2)
+        shared_session = sorted(set(sessions.get(m.name, [])))
         m.copy_of = (
             f"copy: the same submission as {', '.join(same[:3])}"
             if same
+            else f"copy: made in the same workspace as {', '.join(twin[:3])} (a copied folder)"
+            if twin
+            else f"copy: a live step passed on {', '.join(shared_session[:3])}'s Claude Code "
+            "session"
+            if shared_session
             else f"copy: passed steps on the same snapshots as {', '.join(steps[:3])}"
             if steps
             else None

@@ -50,6 +50,15 @@ class ClockBounds:
             return ClockBounds(low, high)
         return ClockBounds(lo, hi)
 
+    def offset_given(self, claimed: float | None) -> float:
+        """The offset, or (when what the trainer saw leaves the laptop's clock possibly
+        right) the laptop's own reading of the remote's clock, kept within what the trainer
+        saw: the first read of a slow laptop has nothing else to correct it by."""
+        own = self.offset
+        if own or claimed is None or abs(claimed) <= CLOCK_TOLERANCE:
+            return own
+        return min(max(claimed, self.low), self.high)
+
     @property
     def offset(self) -> float:
         """Seconds to add to the laptop's times: 0 while its clock may be right."""
@@ -83,6 +92,7 @@ class Entry:
     labs: dict[str, float] = field(default_factory=dict)  # lab -> started_at: whose history
     replaced: str | None = None  # sticky: what the trainer was told once
     deleted: str | None = None
+    workspace: str | None = None  # the id of the workspace the record came from
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -92,6 +102,7 @@ class Entry:
             "labs": self.labs,
             "replaced": self.replaced,
             "deleted": self.deleted,
+            "workspace": self.workspace,
         }
 
     @classmethod
@@ -107,6 +118,7 @@ class Entry:
             {str(k): float(v) for k, v in labs.items() if isinstance(v, int | float)},
             raw.get("replaced") if isinstance(raw.get("replaced"), str) else None,
             raw.get("deleted") if isinstance(raw.get("deleted"), str) else None,
+            raw.get("workspace") if isinstance(raw.get("workspace"), str) else None,
         )
 
 
@@ -152,9 +164,16 @@ class Journal:
             pass  # a read-only home loses the memory, not the view
 
     def observe(
-        self, ref: str, commit: str, stamp: float | None, labs: dict[str, float], now: float
+        self,
+        ref: str,
+        commit: str,
+        stamp: float | None,
+        labs: dict[str, float],
+        now: float,
+        workspace: str | None = None,
     ) -> Entry:
-        """Record that ``ref`` holds ``commit`` (saved at ``stamp`` on the laptop's clock)."""
+        """Record that ``ref`` holds ``commit`` (saved at ``stamp`` on the laptop's clock, in
+        the workspace ``workspace``)."""
         entry = self.entries.get(ref)
         if entry is not None and entry.commit == commit and entry.deleted is None:
             return entry
@@ -163,12 +182,19 @@ class Journal:
             low = self.last_read - stamp if self.last_read is not None else -math.inf
             bounds = bounds.narrow(low, now - stamp)
         replaced = entry.replaced if entry is not None else None
-        if entry is not None and _other_history(entry.labs, labs):
+        if entry is not None and entry.workspace and workspace and entry.workspace != workspace:
+            # One workspace keeps one id: another id under the name is another laptop's record.
+            replaced = (
+                f"record replaced from another workspace (was {entry.commit[:12]}, workspace "
+                f"{entry.workspace[:8]}; now {workspace[:8]})"
+            )
+        elif entry is not None and _other_history(entry.labs, labs):
             replaced = (
                 f"record replaced by another history (was {entry.commit[:12]}); "
                 "lab trainer verify shows whose work it is now"
             )
-        fresh = Entry(commit, now, bounds, labs, replaced)
+        known = workspace or (entry.workspace if entry is not None else None)
+        fresh = Entry(commit, now, bounds, labs, replaced, workspace=known)
         self.entries[ref] = fresh
         return fresh
 

@@ -19,16 +19,19 @@ from dulwich.objects import Commit
 
 from harness.engine.progress import Progress
 from harness.errors import ConfigError, HarnessError
+from harness.trainer.journal import CLOCK_TOLERANCE
 from harness.trainer.remote import (
     HistoryDiffers,
     RemoteError,
     normalise_url,
     push,
     redact_url,
+    remote_clock_offset,
     scrub,
     timeout_from_env,
 )
 from harness.workspace import Workspace
+from harness.workspace.workspace import CLOCK_KEY
 
 DEFAULT_COHORT = "default"
 COHORT_REFS = "refs/hooklab/cohorts/"
@@ -40,6 +43,7 @@ NAME_PATTERN = re.compile(r"^[^\W_][\w.-]{0,62}$")
 # After a passed step the check is done; the network gets this long before we move on.
 AUTO_TIMEOUT = 3.0
 MANUAL_TIMEOUT = 60.0
+CLOCK_TIMEOUT = 1.0  # reading an HTTP remote's clock: one small request
 
 
 def normalise_name(value: str) -> str:
@@ -247,6 +251,36 @@ def pending_updates(ws: Workspace, settings: SubmitSettings | None = None) -> in
     return count
 
 
+def _clock_moved(sent: float | None, now: float | None) -> bool:
+    """Whether the document must carry a newer reading of the remote's clock."""
+    if now is None:
+        return False
+    return sent is None or abs(sent - now) > CLOCK_TOLERANCE / 2
+
+
+def _head_to_push(ws: Workspace, settings: SubmitSettings) -> str:
+    """The progress head to push, with a new document on top when the last one does not name
+    ``settings.participant`` (the trainer then tells this workspace's record from one pushed
+    under the name by another) or carries no recent reading of the remote's clock (the
+    trainer's first read of a laptop whose clock is off needs it: harness/trainer/journal.py)."""
+    head = anchor_verified_states(ws)
+    if head is None:
+        # Nothing done yet: an empty record still tells the trainer this participant arrived
+        # (and lab init --remote learns at once whether the remote answers).
+        head = Progress().save(ws, "arrived: ready to submit")
+    offset = remote_clock_offset(settings.url, timeout=CLOCK_TIMEOUT)
+    if offset is not None:
+        ws.update_meta({CLOCK_KEY: round(offset, 1)})
+    pushed = Progress.load(ws)
+    if pushed.submits_as != settings.participant or _clock_moved(pushed.clock_offset, offset):
+        head = ws.write_progress(
+            ws.read_progress(),
+            f"submitting as {settings.participant}",
+            submits_as=settings.participant,
+        )
+    return head
+
+
 def submit(
     ws: Workspace,
     settings: SubmitSettings,
@@ -256,11 +290,7 @@ def submit(
 ) -> Submission:
     """Push the progress chain to ``settings.ref``; fast-forward only unless ``force``."""
     started = time.monotonic()
-    head = anchor_verified_states(ws)
-    if head is None:
-        # Nothing done yet: an empty record still tells the trainer this participant arrived
-        # (and lab init --remote learns at once whether the remote answers).
-        head = Progress().save(ws, "arrived: ready to submit")
+    head = _head_to_push(ws, settings)
     chain_ids = {c.id for c in _chain(ws, head)}
 
     def ours(old: bytes | None) -> bool:

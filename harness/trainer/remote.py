@@ -7,6 +7,7 @@ A workshop room's network is the least reliable part of it, so every failure her
 
 from __future__ import annotations
 
+import email.utils
 import os
 import random
 import socket
@@ -16,7 +17,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from dulwich.client import GitClient, HTTPUnauthorized, get_transport_and_path
+from dulwich.client import (
+    AbstractHttpGitClient,
+    GitClient,
+    HTTPUnauthorized,
+    get_transport_and_path,
+)
 from dulwich.config import StackedConfig
 from dulwich.errors import GitProtocolError, HangupException, NotGitRepository
 from dulwich.repo import BaseRepo
@@ -249,6 +255,34 @@ def list_refs(url: str, prefix: bytes, *, timeout: float) -> dict[bytes, bytes]:
         return {k: v for k, v in refs.items() if k.startswith(prefix) and v}
 
     return with_deadline(url, timeout, work, "listing refs")
+
+
+def remote_clock_offset(url: str, *, timeout: float) -> float | None:
+    """Seconds to add to this machine's clock to get the remote's, read from an HTTP
+    remote's ``Date`` header (whole seconds, so ±0.5 s plus half the round trip); None for
+    any other remote, or when it could not be read: a submit never fails for it.
+
+    The remote is the room's clock the trainer can trust: served from the trainer's machine
+    it is that clock, and a hosted one keeps network time as the trainer's does."""
+    client, path = _client(url)
+    if not isinstance(client, AbstractHttpGitClient):
+        return None
+    probe = client._get_url(path).rstrip("/") + "/info/refs?service=git-upload-pack"
+
+    def work() -> float | None:
+        before = time.time()
+        response, _read = client._http_request(probe, raise_for_status=False)
+        after = time.time()
+        date = response.headers.get("Date")
+        if not date:
+            return None
+        said = email.utils.parsedate_to_datetime(date).timestamp()
+        return said + 0.5 - (before + after) / 2
+
+    try:
+        return with_deadline(url, timeout, work, "reading the remote's clock")
+    except Exception:  # best effort: the push that follows says what is wrong
+        return None
 
 
 def fetch(

@@ -10,10 +10,13 @@ does not hold is reported by step.
 
 from __future__ import annotations
 
+import collections
+import contextlib
 import json
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -31,6 +34,7 @@ from harness.engine.progress import Progress, digest
 from harness.engine.runner import LabRunner, StepRun
 from harness.engine.sandbox import sandbox_copy
 from harness.errors import HarnessError
+from harness.maven.broker import MavenBroker
 from harness.maven.warm import clean_target
 from harness.paths import scratch_mkdtemp
 from harness.results import CheckResult, Status
@@ -253,13 +257,29 @@ def _judge_in_sandbox(
     """Run the judgement in the sandbox, reading its lines (JSON: activity, verdict, end) as
     they come; anything else it prints is the participant's scripts' and is dropped."""
     (holder / "scratch").mkdir()
-    child = subprocess.Popen(
-        sandbox.command(holder, judge.argv(holder), docker=judge.backend == "docker"),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    with contextlib.ExitStack() as stack:
+        broker = None
+        if judge.backend == "docker":
+            # Maven's container is started out here, on the sandbox's request: the sandbox
+            # never reaches the Docker socket.
+            broker = stack.enter_context(MavenBroker(holder)).path
+        extra = [judge.labs_root] if judge.labs_root else []
+        argv = sandbox.command(holder, judge.argv(holder), broker=broker, extra=extra)
+        _read_judgement(argv, report, on_activity, on_verdict)
+
+
+def _read_judgement(
+    argv: list[str],
+    report: VerifyReport,
+    on_activity: Callable[[str], None],
+    on_verdict: Callable[[StepVerdict], None],
+) -> None:
+    child = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert child.stdout is not None and child.stderr is not None
+    # Read apart, keeping a tail: a script that floods stderr must not stall the judge.
+    errors: collections.deque[str] = collections.deque(maxlen=40)
+    drain = threading.Thread(target=errors.extend, args=(child.stderr,), daemon=True)
+    drain.start()
     ended = False
     for line in child.stdout:
         try:
@@ -276,9 +296,10 @@ def _judge_in_sandbox(
             on_verdict(verdict)
         elif "end" in said:
             ended = True
-    errors = child.stderr.read()
-    if child.wait() != 0 or not ended:
-        problem = " ".join(errors.split())[-400:] or f"exit {child.returncode}"
+    code = child.wait()
+    drain.join(timeout=10)
+    if code != 0 or not ended:
+        problem = " ".join("".join(errors).split())[-400:] or f"exit {code}"
         raise HarnessError(
             f"verifying in the sandbox failed: {problem}",
             fix="lab doctor; bwrap must be able to make a user namespace here",

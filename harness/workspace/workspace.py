@@ -13,6 +13,7 @@ import os
 import re
 import shutil
 import time
+import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,6 +52,8 @@ PROGRESS_FILE = "progress.json"
 META_FILE = "hooklab/workspace.json"
 OPERATION_LOCK = "hooklab/operation.lock"
 BACKEND_FILE = Path(".mvn") / "hooklab-backend"
+IDENTITY_KEY = "workspace_id"  # in the meta: see Workspace.identity
+CLOCK_KEY = "remote_clock_offset"  # in the meta: the last reading lab submit made
 
 
 def fixture_dir(name: str | None = None) -> Path:
@@ -304,6 +307,18 @@ class Workspace:
     def snapshot_tree_id(self) -> str:
         return snapshot_tree(self.repo).decode()
 
+    @property
+    def identity(self) -> str:
+        """This workspace's own id, made once: its progress documents and snapshots carry it,
+        so the trainer tells two workspaces apart even when they did the same thing in the
+        same second, and sees a record replaced from another workspace."""
+        found = self.meta.get(IDENTITY_KEY)
+        if isinstance(found, str) and found:
+            return found
+        made = uuid.uuid4().hex[:16]
+        self.update_meta({IDENTITY_KEY: made})
+        return made
+
     def update_meta(self, changes: dict[str, Any]) -> None:
         """Merge ``changes`` into the workspace's meta (a key set to None is removed)."""
         meta = self.meta
@@ -327,7 +342,12 @@ class Workspace:
         return progress_document(self.repo, head) if head else {}
 
     def write_progress(
-        self, progress: dict[str, Any], message: str, *, anchors: Sequence[str] = ()
+        self,
+        progress: dict[str, Any],
+        message: str,
+        *,
+        anchors: Sequence[str] = (),
+        submits_as: str | None = None,
     ) -> str:
         """Commit a new progress document on top of the chain.
 
@@ -336,6 +356,15 @@ class Workspace:
         small file: a reader that fetches only the tip gets the whole document and nothing more.
         """
         parents = [head.encode()] if (head := self.progress_head()) else []
+        # Whose document this is: the workspace, and the name it submits as (lab submit
+        # writes a new document when that name changes, before it pushes).
+        submit = self.meta.get("submit")
+        name = submits_as or (submit.get("participant") if isinstance(submit, dict) else None)
+        whose: dict[str, Any] = {"id": self.identity, "submits_as": name}
+        offset = self.meta.get(CLOCK_KEY)
+        if isinstance(offset, int | float):
+            whose["clock_offset"] = offset  # the remote's clock minus this machine's
+        progress = {**progress, "workspace": whose}
         blob = Blob.from_string(json.dumps(progress, indent=2, sort_keys=True).encode() + b"\n")
         self.repo.object_store.add_object(blob)
         tree = build_tree(self.repo, {PROGRESS_FILE: (0o100644, blob.id)})

@@ -15,6 +15,7 @@ import os
 import subprocess
 import sys
 import time
+import uuid
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -127,6 +128,35 @@ def test_laptop_clocks_off_by_25_minutes_do_not_drive_the_trainers_timers(
     assert "in the future" not in table.out and "25 min" not in table.out
 
 
+def test_a_slow_laptop_is_corrected_at_the_trainers_first_read_over_http(
+    tmp_path: Path, labs: SyntheticLabs, http: SmartHttpServer, daemon: GitDaemon
+) -> None:
+    """No read of the trainer's saw the slow laptop's submits arrive; over HTTP its submits
+    carried the remote's clock (the server's Date: the test's own, real clock), so the
+    trainer's very first read corrects it. Over git:// there is no clock to read, and the
+    same laptop reads 25 minutes stuck: the limit the guide names."""
+    if not FAKETIME.is_file():
+        pytest.fail("libfaketime is not installed: scripts/test.sh installs it (apt: faketime)")
+    rows = {}
+    for url, kind in ((http.url("room.git"), "http"), (daemon.url("room.git"), "git")):
+        ws = tiny_workspace(tmp_path / kind).root
+        for argv in (
+            ("init", ".", "--remote", url, "--participant", "sam", "--cohort", kind),
+            ("start", "02-practice"),
+        ):
+            # The participant's lab process runs on a clock 25 minutes slow (libfaketime).
+            env = {"LD_PRELOAD": str(FAKETIME), "FAKETIME": "-25m"}
+            done = run_lab_process(*argv, cwd=ws, env=env)
+            assert done.returncode == 0, done.stdout + done.stderr
+        out = run_cli("trainer", "status", url, "--cohort", kind, "--json")
+        (rows[kind],) = json.loads(out.out)["participants"]
+    assert rows["http"]["current_step"] == "one"
+    assert rows["http"]["stuck_for_seconds"] < MINUTE, rows["http"]
+    assert abs(time.time() - rows["http"]["last_activity"]) < MINUTE
+    assert rows["http"]["clock_offset_seconds"] == pytest.approx(25 * MINUTE, abs=MINUTE)
+    assert rows["git"]["stuck_for_seconds"] > 24 * MINUTE, json.dumps(rows["git"], indent=1)
+
+
 SECRET = "s3cret-TOKEN-42"
 
 
@@ -195,6 +225,7 @@ def test_a_record_replaced_or_deleted_by_someone_else_shows_on_the_trainers_tabl
     carl = joined(tmp_path / "carl", url, "carl")
     lab(carl, "start", "01-warmup")
     dee = joined(tmp_path / "dee", url, "dee")
+    joined(tmp_path / "eve", url, "eve")  # arrived, no lab started
     reader_says = run_cli("trainer", "status", url, "--cohort", "room", "--json")
     assert reader_says.code == 0
     # bob, from his own workspace, tries ada's name: refused, and not told to --force it.
@@ -205,13 +236,17 @@ def test_a_record_replaced_or_deleted_by_someone_else_shows_on_the_trainers_tabl
     assert "already holds another workspace's record" in said
     assert "--force" not in said
     assert "lab init . --participant ada-2" in said
+    joined(tmp_path / "fay", url, "fay")  # arrives after the trainer's read
     # He forces it anyway; the earlier record is kept and the trainer sees the replacement.
     out = run_cli("submit", "--participant", "ada", "--force", cwd=bob)
     assert out.code == 0, out
     # A raw git push replaces carl's record with bob's history, another deletes dee's.
+    # Raw pushes replace eve's record (no lab started) and fay's (the trainer never read it).
     for refspec in (
         "+refs/hooklab/progress:refs/hooklab/cohorts/room/carl",
         ":refs/hooklab/cohorts/room/dee",
+        "+refs/hooklab/progress:refs/hooklab/cohorts/room/eve",
+        "+refs/hooklab/progress:refs/hooklab/cohorts/room/fay",
     ):
         subprocess.run(["git", "push", "-q", url, refspec], cwd=bob, check=True)
     assert "refs/hooklab/cohorts/room/dee" not in remote_refs(served / "room.git")
@@ -222,7 +257,14 @@ def test_a_record_replaced_or_deleted_by_someone_else_shows_on_the_trainers_tabl
     assert rows["ada"]["needs_help"]["kind"] == REPLACED
     assert "refs/hooklab/replaced/room/ada/" in rows["ada"]["replaced"]
     assert rows["carl"]["needs_help"]["kind"] == REPLACED
-    assert "replaced by another history" in rows["carl"]["replaced"]
+    assert "replaced from another workspace" in rows["carl"]["replaced"]
+    # eve had no lab started: her workspace's id changed under her name.
+    assert rows["eve"]["needs_help"]["kind"] == REPLACED
+    assert "replaced from another workspace (was" in rows["eve"]["replaced"]
+    # fay's record was replaced before the trainer first saw it: it names bob's workspace's
+    # name, not hers.
+    assert rows["fay"]["needs_help"]["kind"] == REPLACED
+    assert "made in the workspace that submits as" in rows["fay"]["replaced"]
     assert rows["dee"]["needs_help"]["kind"] == "deleted"
     assert "record deleted from the remote" in rows["dee"]["deleted"]
     # The table lists them first (bob, whose doing it was, after them).
@@ -231,7 +273,8 @@ def test_a_record_replaced_or_deleted_by_someone_else_shows_on_the_trainers_tabl
     table = run_cli("trainer", "status", url, "--cohort", "room")
     assert "record deleted from the remote" in table.out
     names = [line.split("│")[1].strip() for line in table.out.splitlines() if "│" in line]
-    assert set(names[:3]) == {"ada", "carl", "dee"} and "bob" in names[3:], names
+    flagged = {"ada", "carl", "dee", "eve", "fay"}
+    assert set(names[:5]) == flagged and "bob" in names[5:], names
 
 
 def test_verify_all_judges_the_room_at_once_and_the_table_and_page_show_it(
@@ -241,9 +284,8 @@ def test_verify_all_judges_the_room_at_once_and_the_table_and_page_show_it(
     honest = participant(tmp_path / "honest", labs, 3)
     submit(honest, make_settings(url, "hana", "v"))
     # A forger: a passed step's snapshot swapped for the lab's start (it does not pass there).
-    # The same tiny workspace walked the same way within the same second makes hana's very
-    # snapshot commits (their time is in whole seconds), which is a copy: fred walks a second on.
-    time.sleep(1.1)
+    # Made in the same second as hana's, the same way: its snapshots are its own all the same
+    # (they carry the workspace's id), so fred is no copy of hana.
     forger = participant(tmp_path / "forger", labs, 3)
     document = forger.read_progress()
     step = document["labs"]["02-practice"]["steps"]["one"]["passed"]
@@ -272,8 +314,11 @@ def test_verify_all_judges_the_room_at_once_and_the_table_and_page_show_it(
     assert rows["fred"]["needs_help"]["kind"] == "verify failed"
     # Copies are flagged both ways: which of the two copied, the trainer asks them.
     assert rows["cory"]["needs_help"]["kind"] == "copy"
-    assert rows["cory"]["copy_of"] == "copy: the same submission as hana"
-    assert rows["hana"]["copy_of"] == "copy: the same submission as cory"
+    # cory's submit names cory in its document, so the commit is not hana's: the workspace
+    # id both documents carry tells the copied folder.
+    twins = "copy: made in the same workspace as {} (a copied folder)"
+    assert rows["cory"]["copy_of"] == twins.format("hana")
+    assert rows["hana"]["copy_of"] == twins.format("cory")
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.setenv("COLUMNS", "160")
     table = run_cli("trainer", "status", url, "--cohort", "v", "--all")
@@ -292,6 +337,27 @@ def test_verify_all_judges_the_room_at_once_and_the_table_and_page_show_it(
     status = run_cli("trainer", "status", url, "--cohort", "v", "--json")
     rows = {p["participant"]: p for p in json.loads(status.out)["participants"]}
     assert rows["hana"]["verification"] == "stale"
+
+
+def test_a_live_step_passed_on_someone_elses_session_reads_as_a_copy(
+    tmp_path: Path, labs: SyntheticLabs, daemon: GitDaemon
+) -> None:
+    """Files copied into one's own workspace and committed there make snapshots of one's own;
+    a live step passed with the copied transcript carries the other's session id, which the
+    Claude Code client draws at random. The synthetic labs have no live step, so the claims'
+    session ids are written into the records as lab check writes them (not a real session)."""
+    url = daemon.url("room.git")
+    shared, own = str(uuid.uuid4()), str(uuid.uuid4())
+    for name, session in (("ida", shared), ("jo", shared), ("kim", own)):
+        ws = participant(tmp_path / name, labs, 3)
+        document = ws.read_progress()
+        document["labs"]["02-practice"]["steps"]["one"]["passed"]["session_id"] = session
+        ws.write_progress(document, "a live step passed")
+        submit(ws, make_settings(url, name, "live"))
+    members = {m.name: m for m in CohortReader(url, "live", journal=False).read().members}
+    assert members["jo"].copy_of == "copy: a live step passed on ida's Claude Code session"
+    assert members["ida"].copy_of == "copy: a live step passed on jo's Claude Code session"
+    assert members["kim"].copy_of is None  # same labs, same second, own session: no copy
 
 
 def test_help_and_attendance_show_with_a_roster(

@@ -67,7 +67,10 @@ def _longest(member: Seeded) -> tuple[float, str]:
 
 def _capture(tmp_path: Path, command: str, width: int, height: int, until: str) -> list[str]:
     socket = str(tmp_path / f"tmux-{width}.sock")
-    env = f"NO_COLOR=1 XDG_STATE_HOME={tmp_path / 'state'}"
+    # Started from pytest, the pane's processes find COLUMNS=80 and LINES=24 in their
+    # environment (seen here since 07:00 on 6 Dec, on main too; not from a shell), and rich
+    # takes them over the terminal's real size. A person's terminal exports neither.
+    env = f"env -u COLUMNS -u LINES NO_COLOR=1 XDG_STATE_HOME={tmp_path / 'state'}"
     tmux(
         socket,
         "new-session",

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.engine.progress import Progress
 from harness.trainer.publish import make_settings, submit
 from harness.trainer.remote import RemoteError
 from tests.builders import run_cli
@@ -73,7 +74,9 @@ def test_a_key_the_server_does_not_know_is_named_with_the_fix_and_nothing_is_los
     assert url in said and "ssh could not connect" in said and "Permission denied" in said
     assert f"ssh -p {sshd.port} " in (refused.value.fix or "")
     assert remote_refs(served / "room.git") == {}
-    assert ws.progress_head() == head
+    # Kept locally: the chain as it was, plus the document naming fay that the submit wrote.
+    assert ws.progress_head() != head and Progress.load(ws).submits_as == "fay"
+    head = ws.progress_head()
 
     monkeypatch.setenv("GIT_SSH_COMMAND", sshd.ssh_command())  # the right key: it catches up
     assert submit(ws, make_settings(url, "fay", "tuesday")).commit == head

@@ -190,7 +190,10 @@ def test_progress_from_before_format_2_is_read_submitted_and_judged(
     ws.write_progress(legacy, "format 1 progress")
     snapshots = {sp["passed"]["snapshot"] for sp in steps_of(legacy, "01-warmup").values()}
     done = submit(ws, make_settings(url, "old"))
-    anchor = ws.repo[done.commit.encode()]
+    # The submit's own document (naming the participant it pushes as) sits on the anchor.
+    tip = ws.repo[done.commit.encode()]
+    assert tip.message.decode() == "submitting as old"
+    anchor = ws.repo[tip.parents[0]]
     assert anchor.message.decode() == "anchor the verified states for submission"
     assert {p.decode() for p in anchor.parents[1:]} == snapshots
     found = verdicts(url, "old", labs)

@@ -151,7 +151,9 @@ def test_progress_is_a_commit_chain_that_survives_reopening(workspace: Workspace
     workspace.write_progress({"lab": "01", "step": 1}, "start")
     workspace.write_progress({"lab": "01", "step": 2}, "step done")
     reopened = Workspace(workspace.root)
-    assert reopened.read_progress() == {"lab": "01", "step": 2}
+    # Each document names the workspace that wrote it (and the name it submits as: none yet).
+    whose = {"id": reopened.identity, "submits_as": None}
+    assert reopened.read_progress() == {"lab": "01", "step": 2, "workspace": whose}
     log = git(workspace.root, "log", "--format=%s", "refs/hooklab/progress").split("\n")
     assert log[:2] == ["step done", "start"]
     # Progress is not a change in the participant's worktree.
