@@ -190,6 +190,11 @@ class ClaudeCodeSession(SessionSteps):
         env = {k: v for k, v in os.environ.items() if k not in _CLIENT_ENV_DROP}
         env.update(self._shell_home(env))
         env.update(self.env)
+        # Not a person's either: the client's own config directory (the transcripts stay
+        # Hook Lab's) and no traffic to Anthropic (telemetry, updates, error reports: the
+        # proof runs offline). -p runs in the default permission mode, so auto mode's check,
+        # which CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC turns off, plays no part here; the
+        # interactive proofs run without any of these.
         env.update(
             ANTHROPIC_BASE_URL=self.api.base_url,
             ANTHROPIC_API_KEY="hooklab-scripted-model-no-key",
@@ -283,6 +288,15 @@ class ClaudeCodeSession(SessionSteps):
         old one's conversation, as ``--fork-session`` makes)."""
         if self._launches == 0:
             self._accept_trust()
+        # What a person's plain `claude` does not have, and why a -p proof needs each: -p and
+        # stream-json in and out are the driver's channel to the client (a person types into
+        # the screen); --verbose and --include-hook-events only add what the client reports
+        # (every hook run), they change nothing a hook sees; --permission-prompt-tool stdio
+        # hands a permission prompt to the simulated user, as nobody can answer one in -p
+        # (without it -p denies). The interactive proofs in tmux take the same live steps
+        # with none of these (tests/engine/test_live_interactive.py). The settings sources
+        # are the client's own (user, project, local), as a person's are; a permission mode
+        # is passed only when a scenario asks for one, else the client picks its default.
         argv = [
             str(self.client.path),
             "-p",
@@ -294,11 +308,9 @@ class ClaudeCodeSession(SessionSteps):
             "--include-hook-events",
             "--permission-prompt-tool",
             "stdio",
-            "--permission-mode",
-            self.permission_mode,
-            "--setting-sources",
-            "project,local",
         ]
+        if self.permission_mode != "default":
+            argv += ["--permission-mode", self.permission_mode]
         argv += ["--resume", self.session_id] if resume else ["--session-id", self.session_id]
         if fork:
             self.session_id = str(uuid.uuid4())
