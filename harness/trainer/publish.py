@@ -242,12 +242,19 @@ def pending_updates(ws: Workspace, settings: SubmitSettings | None = None) -> in
     record = ws.meta.get(SUBMITTED_KEY) or {}
     if settings is not None and record.get("ref") != settings.ref.decode():
         record = {}
-    last = record.get("commit")
+    return _updates_since(ws, head, record.get("commit"))
+
+
+def _updates_since(ws: Workspace, head: str, last: str | None) -> int:
+    """Progress commits on the chain newer than ``last``, the head the remote holds. That head
+    may hang off the chain as a second parent (a lab command wrote while it was pushed)."""
     count = 0
     for commit in _chain(ws, head):
         if commit.id.decode() == last:
             break
         count += 1
+        if last is not None and last.encode() in commit.parents[1:]:
+            break
     return count
 
 
@@ -284,7 +291,7 @@ def _head_to_push(ws: Workspace, settings: SubmitSettings) -> str:
     return head
 
 
-def _keep_pushed(ws: Workspace, head: str) -> None:
+def _keep_pushed(ws: Workspace, head: str, participant: str) -> None:
     """The chain moves to the pushed head. Should a lab command have written progress
     meanwhile, its document goes on top, with the pushed one as a second parent: the next
     submit then finds what the remote holds in the chain it pushes."""
@@ -296,7 +303,9 @@ def _keep_pushed(ws: Workspace, head: str) -> None:
     on_base = bool(pushed.parents) and pushed.parents[0].decode() == base
     if on_base and ws.repo.refs.set_if_equals(PROGRESS_REF, base.encode(), head.encode()):
         return
-    ws.write_progress(ws.read_progress(), "submitted meanwhile", anchors=[head])
+    ws.write_progress(
+        ws.read_progress(), "submitted meanwhile", anchors=[head], submits_as=participant
+    )
 
 
 def submit(
@@ -338,13 +347,9 @@ def submit(
         )
     except HistoryDiffers as exc:
         raise NameTaken(settings) from exc
-    _keep_pushed(ws, head)
+    _keep_pushed(ws, head, settings.participant)
     previous = before.decode() if before else None
-    updates = 0
-    for commit in _chain(ws, head):
-        if commit.id.decode() == previous:
-            break
-        updates += 1
+    updates = _updates_since(ws, head, previous)
     ws.update_meta(
         {
             SUBMITTED_KEY: {

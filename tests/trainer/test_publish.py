@@ -15,7 +15,7 @@ import pytest
 from harness.engine.progress import Progress
 from harness.errors import ConfigError
 from harness.trainer.cohort import CohortReader
-from harness.trainer.publish import make_settings, submit
+from harness.trainer.publish import make_settings, pending_updates, submit
 from harness.trainer.remote import RemoteError
 from harness.workspace import Workspace
 from tests.builders import run_cli
@@ -356,6 +356,8 @@ def test_progress_written_while_a_submit_pushes_is_kept_and_sent_next(
     assert ws.read_progress()["step"] == "written meanwhile"  # nothing lost
     tip = ws.repo[ws.progress_head().encode()]  # type: ignore[union-attr]
     assert first.commit.encode() in tip.parents[1:]  # the pushed one hangs on the chain
+    assert pending_updates(ws, make_settings(url, "lee", "c")) == 1  # only the one on top
     second = submit(ws, make_settings(url, "lee", "c"))  # not "name taken": it is ours
+    assert second.updates == 1
     assert remote_refs(served / "room.git") == {"refs/hooklab/cohorts/c/lee": second.commit}
     assert not any("replaced" in ref for ref in remote_refs(served / "room.git", "refs/"))
