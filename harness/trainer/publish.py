@@ -31,7 +31,7 @@ from harness.trainer.remote import (
     timeout_from_env,
 )
 from harness.workspace import Workspace
-from harness.workspace.workspace import CLOCK_KEY
+from harness.workspace.workspace import CLOCK_KEY, PROGRESS_REF
 
 DEFAULT_COHORT = "default"
 COHORT_REFS = "refs/hooklab/cohorts/"
@@ -242,12 +242,19 @@ def pending_updates(ws: Workspace, settings: SubmitSettings | None = None) -> in
     record = ws.meta.get(SUBMITTED_KEY) or {}
     if settings is not None and record.get("ref") != settings.ref.decode():
         record = {}
-    last = record.get("commit")
+    return _updates_since(ws, head, record.get("commit"))
+
+
+def _updates_since(ws: Workspace, head: str, last: str | None) -> int:
+    """Progress commits on the chain newer than ``last``, the head the remote holds. That head
+    may hang off the chain as a second parent (a lab command wrote while it was pushed)."""
     count = 0
     for commit in _chain(ws, head):
         if commit.id.decode() == last:
             break
         count += 1
+        if last is not None and last.encode() in commit.parents[1:]:
+            break
     return count
 
 
@@ -262,7 +269,9 @@ def _head_to_push(ws: Workspace, settings: SubmitSettings) -> str:
     """The progress head to push, with a new document on top when the last one does not name
     ``settings.participant`` (the trainer then tells this workspace's record from one pushed
     under the name by another) or carries no recent reading of the remote's clock (the
-    trainer's first read of a laptop whose clock is off needs it: harness/trainer/journal.py)."""
+    trainer's first read of a laptop whose clock is off needs it: harness/trainer/journal.py).
+    That document is staged: the chain moves to it once it is pushed (``_keep_pushed``), so a
+    submit that fails or is interrupted leaves the progress as it was."""
     head = anchor_verified_states(ws)
     if head is None:
         # Nothing done yet: an empty record still tells the trainer this participant arrived
@@ -277,8 +286,26 @@ def _head_to_push(ws: Workspace, settings: SubmitSettings) -> str:
             ws.read_progress(),
             f"submitting as {settings.participant}",
             submits_as=settings.participant,
+            move=False,
         )
     return head
+
+
+def _keep_pushed(ws: Workspace, head: str, participant: str) -> None:
+    """The chain moves to the pushed head. Should a lab command have written progress
+    meanwhile, its document goes on top, with the pushed one as a second parent: the next
+    submit then finds what the remote holds in the chain it pushes."""
+    base = ws.progress_head()
+    if base is None or head in {c.id.decode() for c in _chain(ws, base)}:
+        return  # nothing was staged: the pushed head is in the chain already
+    pushed = ws.repo[head.encode()]
+    assert isinstance(pushed, Commit)
+    on_base = bool(pushed.parents) and pushed.parents[0].decode() == base
+    if on_base and ws.repo.refs.set_if_equals(PROGRESS_REF, base.encode(), head.encode()):
+        return
+    ws.write_progress(
+        ws.read_progress(), "submitted meanwhile", anchors=[head], submits_as=participant
+    )
 
 
 def submit(
@@ -291,7 +318,10 @@ def submit(
     """Push the progress chain to ``settings.ref``; fast-forward only unless ``force``."""
     started = time.monotonic()
     head = _head_to_push(ws, settings)
-    chain_ids = {c.id for c in _chain(ws, head)}
+    chain = _chain(ws, head)
+    # What this workspace pushed is its own: the chain, and a document it pushed while a lab
+    # command wrote on (a second parent, see _keep_pushed).
+    chain_ids = {c.id for c in chain} | {p for c in chain for p in c.parents[1:]}
 
     def ours(old: bytes | None) -> bool:
         return force or old is None or old in chain_ids
@@ -317,12 +347,9 @@ def submit(
         )
     except HistoryDiffers as exc:
         raise NameTaken(settings) from exc
+    _keep_pushed(ws, head, settings.participant)
     previous = before.decode() if before else None
-    updates = 0
-    for commit in _chain(ws, head):
-        if commit.id.decode() == previous:
-            break
-        updates += 1
+    updates = _updates_since(ws, head, previous)
     ws.update_meta(
         {
             SUBMITTED_KEY: {

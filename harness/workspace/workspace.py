@@ -348,6 +348,7 @@ class Workspace:
         *,
         anchors: Sequence[str] = (),
         submits_as: str | None = None,
+        move: bool = True,
     ) -> str:
         """Commit a new progress document on top of the chain.
 
@@ -370,7 +371,8 @@ class Workspace:
         tree = build_tree(self.repo, {PROGRESS_FILE: (0o100644, blob.id)})
         parents += [a.encode() for a in dict.fromkeys(anchors) if a.encode() not in parents]
         commit_id = make_commit(self.repo, tree, parents, message)
-        self.repo.refs[PROGRESS_REF] = commit_id
+        if move:  # else staged: the caller moves the chain to it (lab submit, once pushed)
+            self.repo.refs[PROGRESS_REF] = commit_id
         return commit_id.decode()
 
     def commit_files(self, files: Mapping[str, bytes], parents: Sequence[str], message: str) -> str:

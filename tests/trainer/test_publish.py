@@ -15,7 +15,7 @@ import pytest
 from harness.engine.progress import Progress
 from harness.errors import ConfigError
 from harness.trainer.cohort import CohortReader
-from harness.trainer.publish import make_settings, submit
+from harness.trainer.publish import make_settings, pending_updates, submit
 from harness.trainer.remote import RemoteError
 from harness.workspace import Workspace
 from tests.builders import run_cli
@@ -329,3 +329,35 @@ def test_a_push_dropped_without_an_answer_is_tried_once_more(
     later = submit(other, make_settings(http.url("room.git"), "ivo", "monday"))
     assert later.commit == other.progress_head()
     assert remote_refs(served / "room.git")["refs/hooklab/cohorts/monday/ivo"] == later.commit
+
+
+def test_progress_written_while_a_submit_pushes_is_kept_and_sent_next(
+    tmp_path: Path, labs: SyntheticLabs, served: Path, daemon: GitDaemon,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    """lab submit pushes a document naming the participant, staged; a lab command that
+    writes progress during the push (here: at the moment the push starts, injected) keeps its
+    document on top, and the next submit is a plain update of the same record."""
+    import harness.trainer.publish as publish
+
+    ws = participant(tmp_path / "ws", labs, 2)
+    url = daemon.url("room.git")
+    real_push = publish.push
+
+    def push_while_a_check_writes(*args: object, **kwargs: object) -> bytes | None:
+        document = ws.read_progress()
+        document["step"] = "written meanwhile"
+        ws.write_progress(document, "a lab command meanwhile")
+        return real_push(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(publish, "push", push_while_a_check_writes)
+    first = submit(ws, make_settings(url, "lee", "c"))
+    monkeypatch.setattr(publish, "push", real_push)
+    assert ws.read_progress()["step"] == "written meanwhile"  # nothing lost
+    tip = ws.repo[ws.progress_head().encode()]  # type: ignore[union-attr]
+    assert first.commit.encode() in tip.parents[1:]  # the pushed one hangs on the chain
+    assert pending_updates(ws, make_settings(url, "lee", "c")) == 1  # only the one on top
+    second = submit(ws, make_settings(url, "lee", "c"))  # not "name taken": it is ours
+    assert second.updates == 1
+    assert remote_refs(served / "room.git") == {"refs/hooklab/cohorts/c/lee": second.commit}
+    assert not any("replaced" in ref for ref in remote_refs(served / "room.git", "refs/"))

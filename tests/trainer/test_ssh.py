@@ -74,13 +74,13 @@ def test_a_key_the_server_does_not_know_is_named_with_the_fix_and_nothing_is_los
     assert url in said and "ssh could not connect" in said and "Permission denied" in said
     assert f"ssh -p {sshd.port} " in (refused.value.fix or "")
     assert remote_refs(served / "room.git") == {}
-    # Kept locally: the chain as it was, plus the document naming fay that the submit wrote.
-    assert ws.progress_head() != head and Progress.load(ws).submits_as == "fay"
-    head = ws.progress_head()
+    assert ws.progress_head() == head  # the refused submit changed nothing here
 
     monkeypatch.setenv("GIT_SSH_COMMAND", sshd.ssh_command())  # the right key: it catches up
-    assert submit(ws, make_settings(url, "fay", "tuesday")).commit == head
-    assert remote_refs(served / "room.git") == {"refs/hooklab/cohorts/tuesday/fay": head}
+    done = submit(ws, make_settings(url, "fay", "tuesday"))
+    # The chain, with the document naming fay on top (staged by the submit, kept once pushed).
+    assert done.commit == ws.progress_head() and Progress.load(ws).submits_as == "fay"
+    assert remote_refs(served / "room.git") == {"refs/hooklab/cohorts/tuesday/fay": done.commit}
 
 
 def test_core_ssh_command_in_the_git_config_is_honoured_like_git(
