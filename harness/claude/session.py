@@ -792,9 +792,9 @@ class Session(SessionSteps):
         self, name: str, tool_input: dict[str, Any], decision: Decision
     ) -> tuple[Decision, list[EventOutcome]]:
         """The permission prompt: PermissionRequest first, whose decision may answer it. Left
-        up, the simulated user (a person away from the terminal) answers it late, and
-        observed on 2.1.332 a prompt unanswered for 6 s fires Notification in the client's
-        words (the client does not read that hook's answer)."""
+        up while the project has Notification hooks, the simulated user (a person away from
+        the terminal) answers it late, and observed on 2.1.332 a prompt unanswered for 6 s
+        fires Notification in the client's words (the client drops that hook's answer)."""
         asked = self._dispatch(
             Event.PERMISSION_REQUEST,
             tool_name=name,
@@ -803,6 +803,8 @@ class Session(SessionSteps):
         )
         if asked.permission_decision in ("allow", "deny"):
             return _answered_by_hook(decision, asked), [asked]
+        if not self.settings.hooks.get(Event.NOTIFICATION.value):
+            return decision, [asked]  # no one to tell: the user answers at once
         waited = self._dispatch(
             Event.NOTIFICATION,
             message=f"Claude needs your permission to use {name}",
