@@ -55,6 +55,7 @@ _USER_ONLY_EVENTS = {
     Event.PERMISSION_REQUEST,
     Event.POST_COMPACT,
     Event.STOP_FAILURE,
+    Event.NOTIFICATION,  # the client's code drops the answer (2.1.332; exit 2 not observed)
 }
 DENIED_BY_HOOK = "Permission denied by PermissionRequest hook"  # a deny without a message
 NO_VERDICT = "A hook gave no usable answer, so it didn't check this action."

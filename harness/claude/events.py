@@ -25,6 +25,7 @@ class Event(enum.StrEnum):
     PRE_COMPACT = "PreCompact"  # /compact, before the conversation is summarised
     POST_COMPACT = "PostCompact"  # /compact, with the summary
     STOP_FAILURE = "StopFailure"  # a (sub)agent's turn ended by an API error (max_tokens)
+    NOTIFICATION = "Notification"  # a permission prompt has been waiting for 6 s
 
 
 # Every event name the pinned client (2.1.332) knows, in its own order (its list of hook
@@ -85,10 +86,18 @@ MATCH_FIELD: dict[Event, str | None] = {
     Event.PRE_COMPACT: "trigger",
     Event.POST_COMPACT: "trigger",
     Event.STOP_FAILURE: "error",
+    Event.NOTIFICATION: "notification_type",
 }
-# Events whose JSON carries no permission_mode and no effort (they come outside a model turn).
+# Events whose JSON carries no permission_mode and no effort (they come outside a model turn,
+# or from a timer: Notification).
 OUTSIDE_TURN = frozenset(
-    {Event.SESSION_END, Event.SUBAGENT_START, Event.PRE_COMPACT, Event.POST_COMPACT}
+    {
+        Event.SESSION_END,
+        Event.SUBAGENT_START,
+        Event.PRE_COMPACT,
+        Event.POST_COMPACT,
+        Event.NOTIFICATION,
+    }
 )
 
 # Events whose hooks the client starts and does not wait for, as if each were ``async``

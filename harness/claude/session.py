@@ -781,18 +781,36 @@ class Session(SessionSteps):
         assert decision is not None  # the ladder always ends once the hooks have spoken
         before = [pre]
         if decision.permission in PROMPTING:  # the client is about to show its prompt
-            asked = self._dispatch(
-                Event.PERMISSION_REQUEST,
-                tool_name=name,
-                tool_input=tool_input,
-                permission_suggestions=[],
-            )
-            before.append(asked)
-            decision = _answered_by_hook(decision, asked)
+            decision, shown = self._prompt_shown(name, tool_input, decision)
+            before += shown
         if not decision.runs:
             step = self._refuse(do, detail, use_id, decision)
             return self._record(_collect(step, *before))
         return self._run_tool(do, detail, name, use_id, tool_input, decision, before, run)
+
+    def _prompt_shown(
+        self, name: str, tool_input: dict[str, Any], decision: Decision
+    ) -> tuple[Decision, list[EventOutcome]]:
+        """The permission prompt: PermissionRequest first, whose decision may answer it. Left
+        up while the project has Notification hooks, the simulated user (a person away from
+        the terminal) answers it late, and observed on 2.1.332 a prompt unanswered for 6 s
+        fires Notification in the client's words (the client drops that hook's answer)."""
+        asked = self._dispatch(
+            Event.PERMISSION_REQUEST,
+            tool_name=name,
+            tool_input=tool_input,
+            permission_suggestions=[],
+        )
+        if asked.permission_decision in ("allow", "deny"):
+            return _answered_by_hook(decision, asked), [asked]
+        if not self.settings.hooks.get(Event.NOTIFICATION.value):
+            return decision, [asked]  # no one to tell: the user answers at once
+        waited = self._dispatch(
+            Event.NOTIFICATION,
+            message=f"Claude needs your permission to use {name}",
+            notification_type="permission_prompt",
+        )
+        return decision, [asked, waited]
 
     def _refuse(self, do: str, detail: str, use_id: str, decision: Decision) -> StepOutcome:
         """A call that did not run: Claude reads why as the tool's error result."""

@@ -1,9 +1,11 @@
 """The emulator's answers to what 2.1.332 was seen doing (each has a differential case that
 compares it with the real client): PreCompact exit 2, PermissionRequest decisions, async
-hooks speaking on a later step, a prompt hook's "no" outside Stop, StopFailure not awaited."""
+hooks speaking on a later step, a prompt hook's "no" outside Stop, StopFailure not awaited,
+Notification when a permission prompt is left up."""
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
@@ -96,3 +98,39 @@ def test_an_agent_hooks_no_on_pre_tool_use_refuses_and_the_turn_goes_on(
         step.feedback
         == "PreToolUse:Bash hook error: Agent hook condition was not met: not this one"
     )
+
+
+def test_a_permission_prompt_left_up_fires_notification(
+    project: HookProject, tmp_path: Path
+) -> None:
+    """Observed on 2.1.332: a prompt unanswered for 6 s fires Notification, matched on its
+    notification_type; a prompt a PermissionRequest hook answers never stays up."""
+    seen, idle = tmp_path / "seen.log", tmp_path / "idle.log"
+    project.hook("Notification", f'cat >> "{seen}"; echo >> "{seen}"', matcher="permission_prompt")
+    project.hook("Notification", f'cat >> "{idle}"', matcher="idle_prompt", name="idle.sh")
+    project.hook(
+        "PermissionRequest",
+        """
+        case "$(jq -r .tool_input.command)" in
+        *allow*) echo '{"hookSpecificOutput":{"hookEventName":"PermissionRequest",
+                 "decision":{"behavior":"allow"}}}';;
+        esac
+        """,
+    )
+    with project.session() as session:
+        session.bash("echo allow > a.txt")
+        step = session.bash("echo hi > out.txt")
+    assert (step.outcome, step.tool_ran) == ("allowed", True)
+    payloads = [json.loads(line) for line in seen.read_text().splitlines() if line.strip()]
+    assert len(payloads) == 1 and not idle.exists()
+    assert list(payloads[0]) == [
+        "session_id",
+        "transcript_path",
+        "cwd",
+        "prompt_id",
+        "hook_event_name",
+        "message",
+        "notification_type",
+    ]
+    assert payloads[0]["message"] == "Claude needs your permission to use Bash"
+    assert payloads[0]["notification_type"] == "permission_prompt"

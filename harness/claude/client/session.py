@@ -63,6 +63,8 @@ from harness.paths import cache_home, scratch_mkdtemp
 
 IMPLICIT_PROMPT = "Go on."  # opens a turn when a scenario acts before any prompt
 MAX_CONTINUATIONS = 8  # more than the client asks a cut-off subagent to go on (3 on 2.1.332)
+NOTIFICATION = "Notification"
+NOTIFY_AFTER = 6.0  # seconds a permission prompt stays unanswered before Notification fires
 STEP_TIMEOUT = 120.0  # seconds a step may wait for the client, beyond its own hook timeouts
 _CLIENT_ENV_DROP = (
     "ANTHROPIC_AUTH_TOKEN",
@@ -450,6 +452,7 @@ class ClaudeCodeSession(SessionSteps):
             return
         if self._hook_answered_prompt(str(event.get("request_id") or ""), record):
             return
+        self._slow_to_answer(record)
         read = read_prompt(request, self.auto_approve)
         record.permission = read.permission
         if read.asked:
@@ -512,6 +515,39 @@ class ClaudeCodeSession(SessionSteps):
         if withdrawn:
             record.notes.append("a PermissionRequest hook answered the permission prompt")
         return withdrawn
+
+    def _slow_to_answer(self, record: StepLog) -> None:
+        """Leave the permission prompt up, as a person away from the terminal does, while the
+        project has Notification hooks. Observed on 2.1.332: a prompt left unanswered for 6 s
+        fires Notification (``notification_type: permission_prompt``), which a scripted user
+        answering at once never lets happen. The user answers once those hooks have answered
+        (bounded by their timeout), so the step holds their runs."""
+        groups = self.settings.hooks.get(NOTIFICATION)
+        timeouts = [hook.timeout for group in groups or () for hook in group.hooks]
+        if not timeouts:
+            return
+        deadline = time.monotonic() + NOTIFY_AFTER + min(max(timeouts), 60.0) + 5.0
+        running: set[str] = set()
+        kept: list[tuple[str, Any]] = []
+        heard = False
+        while time.monotonic() < deadline and not (heard and not running):
+            item = self._inbox.get(0.05)
+            if item is None:
+                continue
+            if item[0] != "event" or item[1].get("type") in ("control_request", "result"):
+                kept.append(item)
+                continue
+            event: dict[str, Any] = item[1]
+            if event.get("hook_event") == NOTIFICATION:
+                hook_id = str(event.get("hook_id"))
+                if event.get("subtype") == "hook_started":
+                    running.add(hook_id)
+                elif event.get("subtype") == "hook_response":
+                    running.discard(hook_id)
+                    heard = True
+            self._take_event(event, record)
+        for item in kept:
+            self._inbox.hold(item)
 
     # -- steps -------------------------------------------------------------------------------
 
