@@ -9,8 +9,12 @@ from __future__ import annotations
 
 import pytest
 
-from harness.engine.checks import contract
+from harness.engine.checks import CHECK_KINDS, contract
+from harness.engine.context import CheckContext
 from harness.engine.manifest import find_lab
+from harness.results import CheckResult, Status
+from harness.schema import check_table
+from harness.workspace import Workspace
 
 
 def block_rules() -> list[dict[str, object]]:
@@ -52,4 +56,63 @@ def test_lab10_is_true_about_or_true() -> None:
     assert (
         "# q3: which trick leaves the whole red failure in the transcript and changes only the "
         "exit code?" in text
+    )
+
+
+SETTINGS_CHECK = {"path": ".claude/settings.json", "contains_all": ["require-sensors.sh"]}
+
+
+def file_check(ws: Workspace, **params: object) -> CheckResult:
+    spec = CHECK_KINDS["file"]
+    p = check_table({"kind": "file", **params}, spec.params, path="test", where="check")
+    return spec.run(CheckContext(ws, find_lab("7").dir), p)
+
+
+def test_a_file_check_on_settings_that_do_not_load_fails_and_says_why(
+    workspace: Workspace,
+) -> None:
+    settings = workspace.root / ".claude" / "settings.json"
+    assert file_check(workspace, **SETTINGS_CHECK).status is Status.PASS
+    good = settings.read_text()
+    # The walk's typo: a comma left out between two entries.
+    settings.write_text(good.replace('"hooks": {', '"hooks": {} "x": {', 1))
+    result = file_check(workspace, **SETTINGS_CHECK)
+    assert result.status is Status.FAIL
+    assert result.message.startswith(".claude/settings.json is not valid JSON (line ")
+    assert result.message.endswith(
+        ": Expecting ',' delimiter), so its contents were not checked; Claude Code would run "
+        "none of its hooks"
+    )
+    assert result.details["fix"] == (
+        "jq . .claude/settings.json shows where it breaks (line and column); a missing or extra "
+        "comma, or a quote without its backslash, is the usual cause"
+    )
+
+
+def test_a_line_break_inside_a_json_string_is_named(workspace: Workspace) -> None:
+    """Lab 10 step 1's snippet pasted as a terminal wrapped it: a newline inside the prompt."""
+    settings = workspace.root / ".claude" / "settings.json"
+    settings.write_text(
+        '{"hooks": {"Stop": [{"hooks": [{"type": "prompt", "prompt": "after its last\n'
+        ' change. $ARGUMENTS"}]}]}}\n'
+    )
+    result = file_check(workspace, **SETTINGS_CHECK)
+    assert result.message == (
+        ".claude/settings.json is not valid JSON (line 1, column 76: a line break inside a "
+        "string: a JSON string stays on one line), so its contents were not checked; Claude Code "
+        "would run none of its hooks"
+    )
+    assert result.details["fix"] == (
+        "join the string back onto one line (a pasted line that wrapped did this); "
+        "jq . .claude/settings.json shows where it breaks"
+    )
+    session = next(c for c in find_lab("10").step("the-judge").checks if c.name == "hook_session")
+    ctx = CheckContext(workspace, find_lab("10").dir)
+    ctx.lab_start_commit = workspace.head()
+    held = session.kind.run(ctx, session.params)
+    assert held.status is Status.FAIL
+    assert held.message == (
+        ".claude/settings.json is not valid, so Claude Code would run none of its hooks: "
+        "line 1, column 76: invalid JSON (a line break inside a string: a JSON string stays on "
+        "one line)"
     )
