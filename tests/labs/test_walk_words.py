@@ -27,7 +27,8 @@ def block_rules() -> list[dict[str, object]]:
     [
         "exit 2 with a short one-line reason on stderr (no full log, no secrets) that names the "
         "fix: ./mvnw -q test -Dgroups=sensor",
-        "exit 2 and a short reason on stderr: never the whole log; run ./mvnw -q test -Dgroups=sensor",
+        "exit 2 and a short reason on stderr: never the whole log; run "
+        "./mvnw -q test -Dgroups=sensor",
         "exit 2, one short line on stderr without the full log: ./mvnw -q test -Dgroups=sensor",
     ],
 )
