@@ -648,6 +648,7 @@ def _play_step(
         events=payloads[seen:],
         problems=problems,
         root=str(root),
+        look_for=asserted.feedback_contains or "",
     )
 
 

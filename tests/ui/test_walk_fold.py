@@ -1,0 +1,57 @@
+"""A long hook message is folded on `lab check`'s screen, but never the part the step is about
+(issue 42's walk: Lab 10 step 1's `[PROMPT]: insufficient evidence in transcript` and Lab 07
+step 3's own hook's reason were both among the hidden lines).
+
+Real: Lab 10 step 1 solved and checked on a provisioned workspace (the workspace's bash hooks,
+the emulator's judge), the step's events printed the way `lab check` prints them.
+"""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+
+from harness.engine.runner import LabRunner
+from harness.results import Status
+from harness.ui.lab_view import activity, hook_message_text
+from harness.workspace import Workspace
+
+
+def test_a_folded_message_keeps_the_line_the_step_looks_for() -> None:
+    said = "\n".join(f"line {n}" for n in range(1, 21)) + "\n[PROMPT]: the reason\nlast"
+    assert hook_message_text(said, look_for="the reason").splitlines()[-6:] == [
+        "line 11",
+        "line 12",
+        "… 7 more lines",
+        "line 20",
+        "[PROMPT]: the reason",
+        "… 1 more line: lab check --verbose shows the whole message",
+    ]
+    # Without anything to look for, the fold is as before.
+    assert hook_message_text(said).splitlines()[-1] == (
+        "… 10 more lines: lab check --verbose shows the whole message"
+    )
+
+
+def test_lab10_judge_reason_stays_on_screen(workspace: Workspace) -> None:
+    runner = LabRunner(workspace)
+    runner.start("10")
+    assert runner.progress.step == "the-judge"
+    runner.solve(apply=True)
+    out = io.StringIO()
+    console = Console(file=out, width=100, no_color=True)
+    with activity(console, runner.template):
+        run = runner.check()
+    assert run.status is Status.PASS
+    lines = [line.strip() for line in out.getvalue().splitlines()]
+    # The prompt hook's row names it by its type and its answer: it has no exit code.
+    assert "the prompt hook: the model said not ok" in lines
+    assert not any(line.endswith("$ARGUMENTS: exit 2") for line in lines)
+    # The judge's reason, the step's point, comes after require-sensors.sh's long message.
+    at = lines.index("insufficient evidence in transcript")
+    assert lines[at - 2 : at] == [
+        "Stop hook feedback:",
+        "[Claude may stop only when the tests ran and passed after its last change. $ARGUMENTS]:",
+    ]
+    assert lines[at + 1] == "(5 lines folded: lab check --verbose shows the whole message)"
