@@ -267,6 +267,16 @@ def print_moved(console: Console, moved: Moved, *, show_intro: bool = False) -> 
         console.print(
             f"[bold green]Lab {moved.lab.id} complete.[/] Next: [bold]{moved.next_command}[/]"
         )
+    elif moved.fixtures_after:
+        console.print(
+            f"[bold green]Lab {moved.lab.id} complete.[/] That was the last lab on the "
+            f"{moved.lab.fixture} fixture: the course on this workspace is done."
+        )
+        for other in moved.fixtures_after:
+            console.print(
+                f"The {other} fixture's labs need a workspace of their own: "
+                f"[bold]lab init DIR --fixture {other}[/]"
+            )
     else:
         console.print(
             f"[bold green]Lab {moved.lab.id} complete.[/] That was the last lab; "

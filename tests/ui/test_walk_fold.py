@@ -55,3 +55,27 @@ def test_lab10_judge_reason_stays_on_screen(workspace: Workspace) -> None:
         "[Claude may stop only when the tests ran and passed after its last change. $ARGUMENTS]:",
     ]
     assert lines[at + 1] == "(5 lines folded: lab check --verbose shows the whole message)"
+
+
+def test_the_last_petclinic_lab_says_the_course_here_is_done(workspace: Workspace) -> None:
+    """Lab 11 is the petclinic fixture's last: `lab start 12` would fail on this workspace
+    (Lab 12 is on the node fixture), so the end says what is true and how to reach the node labs."""
+    from harness.engine.manifest import find_lab
+    from harness.ui.lab_view import print_moved
+
+    runner = LabRunner(workspace)
+    lab11 = find_lab("11")
+    assert runner.following_lab(find_lab("10")) == "11-try-it-yourself"
+    assert runner.following_lab(lab11) is None
+    moved = runner._complete(lab11, note="lab complete")
+    assert moved.next_command is None and moved.fixtures_after == ("node",)
+    out = io.StringIO()
+    print_moved(Console(file=out, width=100, no_color=True), moved)
+    lines = [line.strip() for line in out.getvalue().splitlines()]
+    assert lines[-1] == (
+        "The node fixture's labs need a workspace of their own: lab init DIR --fixture node"
+    )
+    assert " ".join(lines[:-1]) == (
+        "Lab 11-try-it-yourself complete. That was the last lab on the petclinic fixture: the "
+        "course on this workspace is done."
+    )

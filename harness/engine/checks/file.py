@@ -59,15 +59,7 @@ def run(ctx: CheckContext, p: FileParams) -> CheckResult:
     name = f"file {rel}"
     path = ctx.path(rel)
     if p.absent:
-        if path.exists():
-            return CheckResult.failed(
-                p.message or f"{rel} should not exist",
-                name=name,
-                expected="no such file",
-                found="the file exists",
-            )
-        # The result's name already carries the path: the message does not repeat it.
-        return CheckResult.passed(p.pass_message or "gone, as expected", name=name)
+        return _absent(p, path.exists(), name)
     if not path.is_file():
         return CheckResult.failed(
             p.message or f"{rel} does not exist",
@@ -118,6 +110,18 @@ def run(ctx: CheckContext, p: FileParams) -> CheckResult:
             found=_excerpt(text),
         )
     return CheckResult.passed(p.pass_message or "as expected", name=name)
+
+
+def _absent(p: FileParams, exists: bool, name: str) -> CheckResult:
+    if exists:
+        return CheckResult.failed(
+            p.message or f"{p.path} should not exist",
+            name=name,
+            expected="no such file",
+            found="the file exists",
+        )
+    # The result's name already carries the path: the message does not repeat it.
+    return CheckResult.passed(p.pass_message or "gone, as expected", name=name)
 
 
 def _unreadable_json(rel: str, text: str, name: str) -> CheckResult | None:
