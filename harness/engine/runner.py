@@ -218,7 +218,8 @@ class LabRunner:
                 mine.passed.get("evidence_commit"),
             )
             start_ref = mine.passed.get("live_start") or start_ref
-        ctx.step = StepState(rebuild_evidence, mine.entered_at, start_ref, claim)
+        sessions = sum(c.name == "hook_session" for c in step.checks)
+        ctx.step = StepState(rebuild_evidence, mine.entered_at, start_ref, claim, sessions=sessions)
         if rebuild_evidence:
             # Re-verification: the participant saw these sessions when the step passed; a
             # progress line is enough, not every hook event again.

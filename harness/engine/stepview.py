@@ -97,6 +97,7 @@ class StepView:
     problems: tuple[str, ...]  # what the check found wrong with this step
     root: str  # the directory the session played in (a sandbox copy, usually)
     look_for: str = ""  # what the step looks for in the feedback: a view keeps it in sight
+    session: str = ""  # the session's title, when the step plays several (a heading each)
 
     @classmethod
     def of(
@@ -109,6 +110,7 @@ class StepView:
         problems: Sequence[str],
         root: str,
         look_for: str = "",
+        session: str = "",
     ) -> StepView:
         return cls(
             step=step.number,
@@ -130,6 +132,7 @@ class StepView:
             problems=tuple(problems),
             root=root,
             look_for=look_for,
+            session=session,
         )
 
     @property

@@ -388,9 +388,14 @@ def activity(
     inner_hook = ctx.on_hook_event
 
     said_before: dict[str, str] = {}  # a message -> the step that said it first
+    heading = {"session": ""}  # the session whose rows are being printed
 
     def on_hook_event(entry: StepView) -> None:
         status.stop()
+        if entry.session and entry.session != heading["session"]:
+            # A step of several sessions: a heading says whose rows follow.
+            heading["session"] = entry.session
+            console.print(Text(f"  ▸ {entry.session}", style="bold"))
         said = (entry.feedback or entry.system_message or "").strip()
         label = entry.label or f"step {entry.step}"
         first = said_before.setdefault(said, label) if said else label

@@ -125,3 +125,23 @@ def test_lab10_json_to_paste_fits_the_box_and_loads(workspace: Workspace) -> Non
     snippet = re.search(r"```json\n(.*?)```", lab.step("the-judge").instructions, re.S)
     assert snippet is not None
     assert json.loads(snippet.group(1))["type"] == "prompt"
+
+
+def test_lab05_each_session_has_a_heading(workspace: Workspace) -> None:
+    """Lab 05 plays three sessions; their rows read alike ("session_start startup → allowed")
+    and each set says which session it is."""
+    runner = LabRunner(workspace)
+    runner.start("5")
+    runner.solve(apply=True)
+    out = io.StringIO()
+    with activity(Console(file=out, width=100, no_color=True), runner.template):
+        run = runner.check()
+    assert run.status is Status.PASS
+    headings = [line for line in out.getvalue().splitlines() if line.startswith("  ▸ ")]
+    assert headings == [
+        "  ▸ no jq on PATH",
+        "  ▸ no .git",
+        "  ▸ with jq and git: a change, no sensor run",
+    ]
+    lines = out.getvalue().splitlines()
+    assert lines[lines.index("  ▸ no .git") + 1].startswith("  ⚙  1 session_start")

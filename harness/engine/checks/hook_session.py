@@ -649,6 +649,7 @@ def _play_step(
         problems=problems,
         root=str(root),
         look_for=asserted.feedback_contains or "",
+        session=title if ctx.step.sessions > 1 else "",
     )
 
 
