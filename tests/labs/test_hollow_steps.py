@@ -215,7 +215,7 @@ def test_lab09_answers_are_read_as_a_person_means_them(workspace: Workspace) -> 
     result = runner.check().results[0]
     assert result.message == "2 of 5 answers right"
     assert (result.found or "").splitlines() == [
-        "q1: 'd' is not one of the options (a, b, c): write the letter of an option between the "
+        'q1: "d" is not one of the options (a, b, c): write the letter of an option between the '
         'quotes, e.g. q1 = "a"',
         "q2: 1 is not one of the options (a, b, c): write the letter of an option between the "
         'quotes, e.g. q2 = "a"',

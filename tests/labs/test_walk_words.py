@@ -7,6 +7,8 @@ on a line of text.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from harness.engine.checks import CHECK_KINDS, contract
@@ -117,3 +119,24 @@ def test_a_line_break_inside_a_json_string_is_named(workspace: Workspace) -> Non
         "line 1, column 76: invalid JSON (a line break inside a string: a JSON string stays on "
         "one line)"
     )
+
+
+def test_a_wrong_answer_is_shown_as_toml(workspace: Workspace) -> None:
+    lab = find_lab("9")
+    spec = next(c for c in lab.step("quiz").checks if c.name == "quiz")
+    (workspace.root / "answers").mkdir(exist_ok=True)
+    (workspace.root / "answers" / "adr-quiz.toml").write_text(
+        'q1 = "c"\nq2 = "a"\nq3 = "b"\nq4 = ["c", "d"]\nq5 = "a"\n'
+    )
+    result = spec.kind.run(CheckContext(workspace, lab.dir), spec.params)
+    assert (result.found or "").startswith('q4: ["c", "d"] is not right')
+
+
+def test_lab11_wrong_answer_does_not_give_the_answer_away() -> None:
+    step = find_lab("11").step("read-the-adrs")
+    quiz = next(c for c in step.checks if c.name == "quiz")
+    for q, pointer in quiz.params["explain"].items():
+        right = quiz.params["answers"][q]
+        option = re.search(rf"^# {q}\b.*?\({right}\) ([^\n(]+)", step.instructions, re.M | re.S)
+        assert option is not None, q
+        assert option.group(1).strip() not in pointer, (q, pointer)
