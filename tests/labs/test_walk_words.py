@@ -140,3 +140,9 @@ def test_lab11_wrong_answer_does_not_give_the_answer_away() -> None:
         option = re.search(rf"^# {q}\b.*?\({right}\) ([^\n(]+)", step.instructions, re.M | re.S)
         assert option is not None, q
         assert option.group(1).strip() not in pointer, (q, pointer)
+
+
+def test_lab04_does_not_send_a_pipx_user_to_a_checkout_they_lack() -> None:
+    intro = " ".join(find_lab("4").intro.split())
+    assert "in the Hook Lab checkout" not in intro
+    assert "not in your workspace or a pipx install" in intro
