@@ -317,10 +317,11 @@ def play(version: str, folder: Path) -> Probe:
             "--output-format",
             "stream-json",
             "--verbose",
+            # -p, which the probe needs to converse, cannot show a permission prompt, and the
+            # probe answers none: its edits are let through by the mode instead. The settings
+            # sources are the client's own (its fresh config holds no user settings).
             "--permission-mode",
             "acceptEdits",
-            "--setting-sources",
-            "project",
             "--session-id",
             session_id,
         ]

@@ -24,8 +24,15 @@ from pathlib import Path
 from typing import Any
 
 from harness.claude import deepjson
-from harness.claude.events import MATCH_FIELD, TOOL_EVENTS, Event
-from harness.claude.runner import HookRun, Judge, cap, run_hooks, start_async_hooks
+from harness.claude.events import MATCH_FIELD, TOOL_EVENTS, UNAWAITED, Event
+from harness.claude.runner import (
+    BackgroundHook,
+    HookRun,
+    Judge,
+    cap,
+    run_hooks,
+    start_async_hooks,
+)
 from harness.claude.settings import AGENT_TYPE, MODEL_TYPES, Settings
 from harness.claude.vocabulary import Outcome
 
@@ -40,17 +47,16 @@ _DECISION_EVENTS = {
 }
 _CONTEXT_EVENTS = {Event.SESSION_START, Event.USER_PROMPT_SUBMIT}
 _STOP_EVENTS = {Event.STOP, Event.SUBAGENT_STOP}
-# Events whose exit 2 only shows the user its stderr (the client's own description of each;
-# PreCompact's exit 2 blocks the compaction, which is not imitated: see the semantics page).
+# Events whose exit 2 only shows the user its stderr (the client's own description of each).
 _USER_ONLY_EVENTS = {
     Event.SESSION_START,
     Event.SESSION_END,
     Event.SUBAGENT_START,
     Event.PERMISSION_REQUEST,
-    Event.PRE_COMPACT,
     Event.POST_COMPACT,
     Event.STOP_FAILURE,
 }
+DENIED_BY_HOOK = "Permission denied by PermissionRequest hook"  # a deny without a message
 NO_VERDICT = "A hook gave no usable answer, so it didn't check this action."
 TOO_LATE = "A hook didn't answer in time, so it didn't check this action."
 
@@ -74,7 +80,8 @@ class EventOutcome:
     blocked: bool = False
     block_reasons: list[str] = field(default_factory=list)
     messages: list[str] = field(default_factory=list)
-    permission_decision: str | None = None  # PreToolUse only: allow|deny|ask|defer
+    # PreToolUse: allow|deny|ask|defer; PermissionRequest: its decision.behavior, allow|deny
+    permission_decision: str | None = None
     updated_input: dict[str, Any] | None = None  # PreToolUse only: the tool input to run with
     permission_reason: str = ""
     continue_: bool = True
@@ -87,6 +94,7 @@ class EventOutcome:
     notes: list[str] = field(
         default_factory=list
     )  # what the client says of a hook (invalid JSON, timeouts)
+    background: list[BackgroundHook] = field(default_factory=list)  # async hooks, running
 
     @property
     def stopped(self) -> bool:
@@ -220,6 +228,8 @@ def _apply_specific(
             out.messages.append(f"{out.label} hook additional context: {context}")
         elif event not in _CONTEXT_EVENTS:
             out.messages.append(f"{out.label} hook additional context: {context}")
+    if event is Event.PERMISSION_REQUEST:
+        _apply_permission_answer(out, specific.get("decision"), run)
     if event is not Event.PRE_TOOL_USE:
         return
     if "permissionDecision" in specific:
@@ -242,11 +252,50 @@ def _apply_specific(
             out.notes.append(f"{run.command}: updatedInput is not an object; ignored")
 
 
+def _apply_permission_answer(out: EventOutcome, decision: Any, run: HookRun) -> None:
+    """A PermissionRequest hook's ``decision``: ``behavior`` allow or deny answers the prompt
+    for the user (observed on 2.1.332: the client withdraws its prompt); Claude reads a deny's
+    ``message`` (without one, "Permission denied by PermissionRequest hook") as the tool's error.
+    A deny wins over an allow."""
+    behavior = decision.get("behavior") if isinstance(decision, dict) else None
+    if behavior not in ("allow", "deny"):
+        if decision is not None:
+            out.notes.append(f"{run.command}: decision.behavior {behavior!r} is not allow or deny")
+        return
+    assert isinstance(decision, dict)
+    if out.permission_decision == "deny":
+        return
+    message = decision.get("message")
+    out.permission_decision = behavior
+    out.permission_reason = message if isinstance(message, str) and message else DENIED_BY_HOOK
+
+
+def _model_said_no(out: EventOutcome, run: HookRun, decisions: list[tuple[str, str, str]]) -> None:
+    """A prompt or agent hook's "no" (``ok: false``), as observed on 2.1.332: on Stop and
+    SubagentStop a block with its reason. A prompt hook's on PreToolUse refuses the call like
+    an exit 2 and ends the turn too (``hook_stopped``); on UserPromptSubmit it keeps the prompt
+    and stops the turn ("Operation stopped by hook: REASON"). An agent hook's "no" is an exit 2
+    on both (the call refused, the prompt erased; the turn goes on). Elsewhere routed as an
+    exit 2 (not observed)."""
+    if run.kind == AGENT_TYPE:
+        _apply_exit2(out, run, decisions)
+        return
+    if out.event is Event.USER_PROMPT_SUBMIT:
+        out.continue_ = False
+        out.stop_reason = out.stop_reason or f"Operation stopped by hook: {run.stderr.strip()}"
+        return
+    _apply_exit2(out, run, decisions)
+    if out.event is Event.PRE_TOOL_USE:
+        out.continue_ = False
+
+
 def _apply_exit2(out: EventOutcome, run: HookRun, decisions: list[tuple[str, str, str]]) -> None:
     """A blocking exit 2, routed where the event sends its stderr."""
     event, said = out.event, run.stderr.strip()
+    # An agent hook's "no" is told in its own words, without the hook's name (2.1.332).
+    named = run.stderr if run.kind == AGENT_TYPE else f"[{run.command}]: {run.stderr}"
     if event is Event.PRE_TOOL_USE:
-        decisions.append(("deny", said, f"[{run.command}]: {run.stderr}"))
+        decisions.append(("deny", said, named))
         return
     out.block_reasons.append(said)
     if event is Event.POST_TOOL_BATCH:
@@ -256,9 +305,14 @@ def _apply_exit2(out: EventOutcome, run: HookRun, decisions: list[tuple[str, str
         out.user_messages.append(said)
     elif event in _USER_ONLY_EVENTS:
         out.user_messages.append(said)
+    elif event is Event.PRE_COMPACT:
+        # Observed on 2.1.332: no summary is asked for, no PostCompact, no SessionStart.
+        out.blocked = True
+        out.user_messages.append(f"Compaction blocked by PreCompact hook: [{run.command}]: {said}")
     elif event is Event.USER_PROMPT_SUBMIT:
         out.blocked = True
-        out.user_messages.append(f"{out.label} operation blocked by hook:\n[{run.command}]: {said}")
+        named = said if run.kind == AGENT_TYPE else f"[{run.command}]: {said}"
+        out.user_messages.append(f"{out.label} operation blocked by hook:\n{named}")
     else:
         out.blocked = True
         out.messages.append(_stderr_message(out, run))
@@ -285,6 +339,9 @@ def route(event: Event, runs: list[HookRun], tool_name: str | None = None) -> Ev
             continue
         if run.kind in MODEL_TYPES:
             out.notes.append(f"{run.kind} hook {run.command!r}: the model answered {run.stdout}")
+        if run.exit_code == 2 and run.kind in MODEL_TYPES:
+            _model_said_no(out, run, decisions)
+            continue
         if run.exit_code == 2 and run.kind != "http":
             _apply_exit2(out, run, decisions)
             continue
@@ -340,7 +397,8 @@ def dispatch(
 
     ``cwd`` defaults to ``payload["cwd"]``, then ``project_dir``; ``env`` adds to (or overrides)
     the inherited environment, which always gets ``CLAUDE_PROJECT_DIR=project_dir``. Hooks
-    marked ``async`` are started and left to run: they decide nothing. ``judge`` answers
+    marked ``async``, and every hook of an event the client does not wait for (StopFailure),
+    are started and left to run: they decide nothing. ``judge`` answers
     for the model when a prompt or agent hook asks it.
     """
     event = Event(event)
@@ -362,9 +420,31 @@ def dispatch(
     where = cwd or Path(str(body.get("cwd") or project_dir))
     stdin = json.dumps(body, separators=(",", ":")).encode()  # compact, as the client sends it
     environment = hook_env(project_dir, env)
-    waited = [h for h in hooks if not h.run_async]
-    start_async_hooks(
-        event.value, [h for h in hooks if h.run_async], stdin, cwd=where, env=environment
-    )
+    unawaited = event in UNAWAITED  # the client does not wait for any hook of the event
+    waited = [h for h in hooks if not (h.run_async or unawaited)]
+    started = [h for h in hooks if h.run_async or unawaited]
+    background = start_async_hooks(event.value, started, stdin, cwd=where, env=environment)
     runs = run_hooks(event.value, waited, stdin, cwd=where, env=environment, judge=judge)
-    return route(event, runs, tool_name)
+    out = route(event, runs, tool_name)
+    for running in background:  # the same objects: their threads fill in ``run``
+        running.label = out.label
+    out.background = [b for b in background if b.hook.run_async]
+    return out
+
+
+def async_output(background: BackgroundHook) -> str:
+    """What an ``async`` hook that has ended tells Claude with its next request (observed on
+    2.1.332, exit 0 or 2 alike): its JSON's ``systemMessage`` and ``additionalContext``, one
+    per line, in a text block of their own. Its stderr and plain stdout reach no one, but an
+    ``asyncRewake`` hook's exit 2 wakes the model with its stderr, in a task notification the
+    client frames as "Stop hook blocking error from command "EVENT:TOOL": STDERR"."""
+    run = background.run
+    if run is None:
+        return ""
+    if background.hook.rewake and run.exit_code == 2:
+        return f'Stop hook blocking error from command "{background.label}": {run.stderr.strip()}'
+    said = _json_of(run.stdout) or {}
+    specific = said.get("hookSpecificOutput")
+    context = specific.get("additionalContext") if isinstance(specific, dict) else None
+    parts = (said.get("systemMessage"), context)
+    return "\n".join(part for part in parts if isinstance(part, str) and part)

@@ -91,6 +91,11 @@ OUTSIDE_TURN = frozenset(
     {Event.SESSION_END, Event.SUBAGENT_START, Event.PRE_COMPACT, Event.POST_COMPACT}
 )
 
+# Events whose hooks the client starts and does not wait for, as if each were ``async``
+# (observed on 2.1.332: with a StopFailure hook sleeping, the Stop hook ran 70 ms after it
+# started, and the session ended with it still asleep). They decide nothing.
+UNAWAITED = frozenset({Event.STOP_FAILURE})
+
 # "fork": a session forked from another (--fork-session), which the client also names.
 SESSION_START_SOURCES = ("startup", "resume", "clear", "compact", "fork")
 

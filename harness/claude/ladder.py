@@ -83,8 +83,8 @@ def decide(call: ToolCall, hooks: HookSay | None) -> Decision | None:
         if call.rule == "deny" and call.tool in FILE_TOOLS:
             return _refused(Outcome.BLOCKED, DENIED_PATH, Permission.DENY_RULE)
         return None
-    if hooks.stopped:
-        return _refused(Outcome.STOPPED, HOOK_STOPPED, Permission.HOOK_STOP)
+    if hooks.stopped:  # a prompt hook's "no" also refuses the call: the client records that
+        return _refused(Outcome.STOPPED, hooks.message or HOOK_STOPPED, Permission.HOOK_STOP)
     if hooks.decision == "deny":
         return _refused(Outcome.BLOCKED, hooks.message, Permission.HOOK_DENY)
     if call.rule == "deny":

@@ -349,6 +349,19 @@ def run_hooks(
     return [r for r in results if r is not None]
 
 
+@dataclass
+class BackgroundHook:
+    """A hook left to run on its own; ``run`` is its result once it has ended."""
+
+    hook: HookCommand
+    run: HookRun | None = None
+    label: str = ""  # how the client names the event in messages ("PostToolUse:Bash")
+
+    @property
+    def ended(self) -> bool:
+        return self.run is not None
+
+
 def start_async_hooks(
     event: str,
     hooks: Sequence[HookCommand],
@@ -356,10 +369,14 @@ def start_async_hooks(
     *,
     cwd: Path,
     env: Mapping[str, str],
-) -> None:
+) -> list[BackgroundHook]:
     """Start hooks marked ``async``: they run on their own and decide nothing, as in Claude
     Code; each is still killed at its timeout."""
-    for hook in hooks:
-        threading.Thread(
-            target=run_hook, args=(event, hook, stdin), kwargs={"cwd": cwd, "env": env}, daemon=True
-        ).start()
+    started = [BackgroundHook(hook) for hook in hooks]
+
+    def work(background: BackgroundHook) -> None:
+        background.run = run_hook(event, background.hook, stdin, cwd=cwd, env=env)
+
+    for background in started:
+        threading.Thread(target=work, args=(background,), daemon=True).start()
+    return started

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Self
 
-from harness.claude.dispatch import EventOutcome, dispatch
+from harness.claude.dispatch import EventOutcome, async_output, dispatch
 from harness.claude.events import OUTSIDE_TURN, Event, check_start_source
 from harness.claude.judge import Judgement
 from harness.claude.ladder import (
@@ -30,7 +30,7 @@ from harness.claude.ladder import (
     decide,
     input_rejected,
 )
-from harness.claude.runner import HookRun, cap
+from harness.claude.runner import BackgroundHook, HookRun, cap
 from harness.claude.sensitive import is_sensitive, sensitive_write
 from harness.claude.settings import HookCommand, Settings, load_settings
 from harness.claude.tools import (
@@ -166,6 +166,27 @@ def _collect(step: StepOutcome, *events: EventOutcome) -> StepOutcome:
     return step
 
 
+def _answered_by_hook(decision: Decision, asked: EventOutcome) -> Decision:
+    """A PermissionRequest hook's allow or deny answers the prompt before the user does
+    (observed on 2.1.332); without one, the user answers it as ``decision`` says."""
+    if asked.permission_decision == "allow":
+        return replace(decision, runs=True, outcome=Outcome.ALLOWED, prompt="", asked=False)
+    if asked.permission_decision == "deny":
+        return replace(
+            decision,
+            runs=False,
+            outcome=Outcome.BLOCKED,
+            feedback=asked.permission_reason,
+            prompt="",
+            asked=False,
+            auto_approved=False,
+        )
+    return decision
+
+
+SUBAGENT_CONTEXT = "SubagentStart hook additional context: "
+
+
 class SessionSteps(abc.ABC):
     """What a session keeps on either engine: its numbered steps, the Stop blocks in a row in
     the running turn, and its end when a ``with`` block is left."""
@@ -240,6 +261,7 @@ class Session(SessionSteps):
         self.judgement = Judgement()
         self.judged: list[tuple[str, str]] = []  # (hook type, what the judge was asked)
         self._ended = False  # SessionEnd was sent for the running session
+        self._background: list[BackgroundHook] = []  # async hooks whose output is not yet sent
 
     def __repr__(self) -> str:
         return (
@@ -323,7 +345,22 @@ class Session(SessionSteps):
             self.transcript.hook_note(event.value, "error", message)
         for message in out.system_messages:
             self.transcript.hook_note(event.value, "system", message)
+        self._background += out.background
         return out
+
+    def _record(self, step: StepOutcome) -> StepOutcome:
+        """A step after which the client asks the model again also sends it what the async
+        hooks that have ended since said (observed on 2.1.332: a text block of its own after
+        the step's own content); the others keep running and speak later."""
+        asks_again = step.outcome is Outcome.BLOCKED if step.do == StepKind.STOP else True
+        if step.do != StepKind.SESSION_START and not step.turn_ended and asks_again:
+            ended = [b for b in self._background if b.run is not None]
+            self._background = [b for b in self._background if b.run is None]
+            said = [async_output(b) for b in ended]
+            for text in filter(None, said):
+                self.transcript.hook_note("async", "claude", text)
+                step.feedback = f"{step.feedback}\n{text}" if step.feedback else text
+        return super()._record(step)
 
     def _judge(self, hook: HookCommand, condition: str) -> str:
         """The scripted model, asked by a prompt or agent hook: the step's judgement."""
@@ -353,19 +390,22 @@ class Session(SessionSteps):
     def session_start(self, source: str = "startup") -> StepOutcome:
         check_start_source(source)
         before: list[EventOutcome] = []
-        if source in ("startup", "resume", "fork") and self.history and not self._ended:
-            before.append(self._end_session())  # the running session ends first
+        if source in ("startup", "resume", "fork", "clear") and self.history and not self._ended:
+            # The running session ends first; /clear ends it with reason "clear" (observed).
+            before.append(self._end_session("clear" if source == "clear" else "other"))
         if source == "compact":
-            before.append(
-                self._dispatch(Event.PRE_COMPACT, trigger="manual", custom_instructions=None)
-            )
+            pre = self._dispatch(Event.PRE_COMPACT, trigger="manual", custom_instructions=None)
+            if pre.blocked:  # a PreCompact exit 2: the conversation is not compacted
+                return self._record(_collect(self._compact_blocked(pre), pre))
+            before.append(pre)
+        self._ended = False
+        out = self._dispatch(Event.SESSION_START, source=source)
+        if source == "compact":  # observed: PostCompact comes after SessionStart's compact
             before.append(
                 self._dispatch(
                     Event.POST_COMPACT, trigger="manual", compact_summary=COMPACT_SUMMARY
                 )
             )
-        self._ended = False
-        out = self._dispatch(Event.SESSION_START, source=source)
         step = self._step(
             StepKind.SESSION_START,
             source,
@@ -376,11 +416,20 @@ class Session(SessionSteps):
             self.transcript.hook_note("SessionStart", "user", message)
         return self._record(_collect(step, *before, out))
 
-    def _end_session(self) -> EventOutcome:
+    def _compact_blocked(self, pre: EventOutcome) -> StepOutcome:
+        """Observed on 2.1.332: /compact ends with "Compaction blocked by PreCompact hook:
+        [CMD]: STDERR" for the user (and, as a local command's stderr, for Claude's next
+        request); the step is blocked and the session goes on uncompacted."""
+        step = self._step(StepKind.SESSION_START, "compact", Outcome.BLOCKED)
+        for message in pre.user_messages:
+            self.transcript.hook_note("PreCompact", "user", message)
+        return step
+
+    def _end_session(self, reason: str = "other") -> EventOutcome:
         """SessionEnd: the client fires it as its session ends (``reason: other`` when a
-        ``-p`` session's input closes, as a scripted session's does)."""
+        ``-p`` session's input closes, as a scripted session's does; ``clear`` on /clear)."""
         self._ended = True
-        return self._dispatch(Event.SESSION_END, reason="other")
+        return self._dispatch(Event.SESSION_END, reason=reason)
 
     def prompt(self, text: str) -> StepOutcome:
         self.prompt_id = str(uuid.uuid4())
@@ -449,13 +498,7 @@ class Session(SessionSteps):
         }
         events: list[EventOutcome] = []
         if not active:
-            self._agent_call_id = "toolu_" + secrets.token_hex(12)
-            pre = self._dispatch(
-                Event.PRE_TOOL_USE,
-                tool_name="Agent",
-                tool_input=call,
-                tool_use_id=self._agent_call_id,
-            )
+            pre = self._start_agent(call)
             if pre.blocked or pre.stopped:
                 step = self._step(
                     StepKind.SUBAGENT_STOP,
@@ -484,9 +527,19 @@ class Session(SessionSteps):
         )
         self._subagents[agent_type] = (agent_id, out.blocked and not out.stopped)
         step = self._subagent_step(agent_type, out, active)
+        if not active:  # observed: the subagent's first request opens with what it was told
+            told = [f"{SUBAGENT_CONTEXT}{c}" for c in events[-1].additional_context]
+            step.feedback = "\n".join([*told, step.feedback] if step.feedback else told)
         if step.outcome is Outcome.ALLOWED:  # the Agent call returns the subagent's answer
             events += self._agent_answered(step, call, prompt, last_message)
         return self._record(_collect(step, *events, out))
+
+    def _start_agent(self, call: dict[str, Any]) -> EventOutcome:
+        """The main agent's Agent call: its PreToolUse, before the subagent starts."""
+        self._agent_call_id = "toolu_" + secrets.token_hex(12)
+        return self._dispatch(
+            Event.PRE_TOOL_USE, tool_name="Agent", tool_input=call, tool_use_id=self._agent_call_id
+        )
 
     def _agent_answered(
         self, step: StepOutcome, call: dict[str, Any], prompt: str, answer: str
@@ -728,14 +781,14 @@ class Session(SessionSteps):
         assert decision is not None  # the ladder always ends once the hooks have spoken
         before = [pre]
         if decision.permission in PROMPTING:  # the client is about to show its prompt
-            before.append(
-                self._dispatch(
-                    Event.PERMISSION_REQUEST,
-                    tool_name=name,
-                    tool_input=tool_input,
-                    permission_suggestions=[],
-                )
+            asked = self._dispatch(
+                Event.PERMISSION_REQUEST,
+                tool_name=name,
+                tool_input=tool_input,
+                permission_suggestions=[],
             )
+            before.append(asked)
+            decision = _answered_by_hook(decision, asked)
         if not decision.runs:
             step = self._refuse(do, detail, use_id, decision)
             return self._record(_collect(step, *before))
@@ -754,7 +807,9 @@ class Session(SessionSteps):
             decision.outcome,
             tool_ran=False,
             permission=decision.permission,
-            feedback=decision.feedback,
+            # A turn that ends here sends Claude nothing more (the claude-code engine reads
+            # the same); the refusal stays in the transcript for the next turn.
+            feedback="" if decision.turn_ended else decision.feedback,
             user_message=decision.prompt,
             turn_ended=decision.turn_ended,
         )

@@ -66,6 +66,7 @@ class HookCommand:
     kind: str = "command"  # the entry's "type"
     headers: tuple[tuple[str, str], ...] = ()  # http: extra request headers
     allowed_env_vars: tuple[str, ...] = ()  # http: the variables a header may name
+    rewake: bool = False  # "asyncRewake": true — async, and an exit 2 wakes the model
 
     @property
     def label(self) -> str:
@@ -431,7 +432,8 @@ def _parse_hook(
     if kind == "command":
         args = tuple(hook["args"]) if hook["args"] is not None else None
         background = hook["async"] or hook["asyncRewake"]
-        return HookCommand(hook["command"], timeout, source, background, rule, args)
+        rewake = bool(hook["asyncRewake"])
+        return HookCommand(hook["command"], timeout, source, background, rule, args, rewake=rewake)
     if kind == "http":
         headers = tuple((str(k), str(v)) for k, v in (hook["headers"] or {}).items())
         allowed = tuple(hook["allowedEnvVars"] or ())

@@ -31,7 +31,28 @@ COMMAND_MODULES = [
 ]
 
 
-def build_parser() -> argparse.ArgumentParser:
+# Which module adds each command: ``lab check`` imports the lab commands only, not the
+# trainer's or the grader's (importing all of them took a second of a loaded laptop's start,
+# before the command could say a word). tests/cli/test_main.py keeps this equal to the modules.
+COMMAND_OWNERS = {
+    **dict.fromkeys(
+        ("backups", "fixtures", "init", "restore", "sensors"), "harness.cli.workspace_cmds"
+    ),
+    "doctor": "harness.cli.doctor",
+    "simulate": "harness.cli.simulate",
+    "replay": "harness.cli.replay",
+    **dict.fromkeys(
+        ("check", "demo", "dev", "goto", "hint", "list", "next", "reset", "solve", "start"),
+        "harness.cli.lab_cmds",
+    ),
+    **dict.fromkeys(("status", "watch"), "harness.cli.lab_cmds"),
+    "verify-hook": "harness.cli.verify_hook",
+    **dict.fromkeys(("submit", "trainer"), "harness.cli.trainer_cmds"),
+}
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command, or with ``command`` (a known one) of its module only."""
     parser = argparse.ArgumentParser(
         prog="lab",
         description="Hook Lab: learn Claude Code guard hooks on a real project (a fixture: "
@@ -39,7 +60,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"hooklab {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
+    owner = COMMAND_OWNERS.get(command or "")
+    for name in [owner] if owner else COMMAND_MODULES:
         importlib.import_module(name).add_parser(subparsers)
     return parser
 
@@ -49,8 +71,16 @@ STORAGE_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    from harness.cli.starting import starting
+
+    words = list(sys.argv[1:] if argv is None else argv)
+    try:
+        with starting(words):  # the imports take a second on a loaded laptop: not in silence
+            parser = build_parser(words[0] if words else None)
+            args = parser.parse_args(words)
+    except KeyboardInterrupt:  # Ctrl-C while starting: nothing was done yet
+        print("interrupted", file=sys.stderr)
+        return 130
     if not getattr(args, "func", None):
         parser.print_help()
         return 2

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -79,20 +81,39 @@ def run(args: argparse.Namespace) -> int:
 
     scenario = load_scenario(args.scenario)
     project = args.project.resolve() if args.project else find_project_root(Path.cwd())
-    with own_repository(project, "lab simulate") as own:
+    with _preparing(args) as ready, own_repository(project, "lab simulate") as own:
         for warning in load_settings(project).warnings:
             print(f"warning: {warning}", file=sys.stderr)
         if own is not None:
             print(own.notice("lab simulate"), file=sys.stderr)
-            reports = _play(args, scenario, own.project)
+            reports = _play(args, scenario, own.project, ready)
         else:
             # A scenario's Maven run or edit must not touch the participant's files or reports.
             with sandbox_copy(project) as root:
-                reports = _play(args, scenario, root)
+                reports = _play(args, scenario, root, ready)
     return _verdict(args, reports)
 
 
-def _play(args: argparse.Namespace, scenario: Any, root: Path) -> list[StepReport]:
+@contextmanager
+def _preparing(args: argparse.Namespace) -> Iterator[Callable[[], None]]:
+    """A spinner while the throwaway copy is made and the session opens (seconds on a loaded
+    laptop), until the first step's own; yields what stops it. Silent with --json."""
+    if args.json:
+        yield lambda: None
+        return
+    from harness.ui.console import make_console
+
+    status = make_console().status("preparing a throwaway copy of the workspace …")
+    status.start()
+    try:
+        yield status.stop
+    finally:
+        status.stop()
+
+
+def _play(
+    args: argparse.Namespace, scenario: Any, root: Path, ready: Callable[[], None]
+) -> list[StepReport]:
     reports: list[StepReport] = []
     if args.json:
         with open_session(args.engine, root, auto_approve=scenario.auto_approve) as session:
@@ -110,6 +131,7 @@ def _play(args: argparse.Namespace, scenario: Any, root: Path) -> list[StepRepor
         with open_session(
             args.engine, root, auto_approve=scenario.auto_approve, transcript_dir=kept
         ) as session:
+            ready()
             for step in scenario.steps:
                 with step_status(console, step):
                     reports.append(_run(args.scenario, session, step))

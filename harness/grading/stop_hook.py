@@ -477,7 +477,10 @@ def _first_line(text: str, limit: int = 120) -> str:
     for line in text.splitlines():
         if line.strip():
             line = line.strip()
-            return line if len(line) <= limit else line[: limit - 1] + "…"
+            if len(line) <= limit:
+                return line
+            # Cut between words, so a path or option is never shown broken.
+            return line[:limit].rsplit(" ", 1)[0] + " …"
     return ""
 
 
@@ -636,7 +639,7 @@ def _timeout(project: Path, script: Path, given: float | None) -> tuple[float, s
 def _still_blocks(fix_cmd: str, active: Phase, failing: FailingCommand | None) -> str:
     """Why a hook that blocks although fixed matters, in terms of its stop_hook_active branch,
     and which of its commands fails."""
-    fix = fix_cmd if len(fix_cmd) <= 60 else fix_cmd[:57] + "…"
+    fix = fix_cmd  # whole: it is the command a person runs again
     if failing is not None:
         why = f"its check `{failing.command}` fails after `{fix}` ({failing.said})"
     else:
@@ -819,7 +822,7 @@ def _judge_lets_go(p: Phase) -> GradeCheck:
     )
     if message:
         return _check(
-            LETS_GO, PASS, expected, f"exit 0, systemMessage {_first_line(message, 80)!r}"
+            LETS_GO, PASS, expected, f"exit 0, systemMessage {_first_line(message, 200)!r}"
         )
     return _check(
         LETS_GO,

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from rich.console import Console
+import io
+
+from rich.console import Console, RenderableType
 from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
 from harness.grading import GradeCheck, HookGrade
-from harness.ui.prose import print_prose, prose
+from harness.ui.prose import Block, Prose, print_prose, prose
 
 _MARK = {"pass": "[green]✓[/]", "fail": "[bold red]✗[/]", "skip": "[dim]–[/]"}
 
@@ -22,11 +24,15 @@ def _happened(check: GradeCheck) -> str:
     return text
 
 
-def grade_table(grade: HookGrade) -> Table:
+def _title(grade: HookGrade) -> str:
     title = f"verify-hook {grade.script.name}  (Stop hook, timeout {grade.timeout:g} s)"
     if grade.timeout_source:
         title += f"\ntimeout from: {grade.timeout_source}"
-    table = Table(title=escape(title), title_justify="left")
+    return title
+
+
+def grade_table(grade: HookGrade) -> Table:
+    table = Table(title=escape(_title(grade)), title_justify="left")
     table.add_column("check")
     table.add_column("", justify="center")
     table.add_column("expected")
@@ -41,11 +47,52 @@ def grade_table(grade: HookGrade) -> Table:
     return table
 
 
+def _words(grade: HookGrade) -> set[str]:
+    cells = [(c.title, c.expected, c.found, c.problem) for c in grade.checks]
+    return {word for row in cells for cell in row for word in cell.split()}
+
+
+def _keeps_words_whole(table: Table, words: set[str], width: int) -> bool:
+    """Whether ``table`` laid out ``width`` columns wide keeps every word of its cells on one
+    line: rich folds a word wider than its column (a path: ``…/Pet.jav`` / ``a``)."""
+    probe = Console(width=width, file=io.StringIO(), no_color=True, highlight=False)
+    with probe.capture() as shown:
+        probe.print(table)
+    text = shown.get()
+    return all(word in text for word in words)
+
+
+def grade_list(grade: HookGrade) -> Prose:
+    """The table's rows as a list, for a terminal too narrow for the table: each check, then
+    what it expected and what happened, wrapped at spaces, a path or command kept whole."""
+    blocks = [Block(Text(_title(grade), style="italic"))]
+    for check in grade.checks:
+        mark = Text.from_markup(_MARK.get(check.status, check.status))
+        blocks.append(Block(Text.assemble(mark, " ", (check.title, "bold")), rest=Text("  ")))
+        for label, value in (("expected", Text(check.expected)), ("happened", _found(check))):
+            blocks.append(Block(value, Text(f"    {label}: ", style="dim"), Text(" " * 14)))
+    return Prose(blocks)
+
+
+def _found(check: GradeCheck) -> Text:
+    return Text.from_markup(_happened(check))
+
+
+def grade_view(grade: HookGrade, width: int) -> RenderableType:
+    """The table when it fits ``width`` with every word whole, else the same as a list."""
+    table = grade_table(grade)
+    return table if _keeps_words_whole(table, _words(grade), width) else grade_list(grade)
+
+
 def render_grade(console: Console, grade: HookGrade) -> None:
-    console.print(grade_table(grade))
-    console.print(
-        f"[dim]registered as {escape(grade.command)} in a temporary settings "
-        f"object; CLAUDE_PROJECT_DIR={escape(str(grade.project_dir))}[/]"
+    print_prose(console, grade_view(grade, console.width))
+    print_prose(
+        console,
+        prose(
+            f"registered as {grade.command} in a temporary settings object; "
+            f"CLAUDE_PROJECT_DIR={grade.project_dir}",
+            style="dim",
+        ),
     )
     for check in grade.checks:
         if check.failed:

@@ -82,11 +82,7 @@ def result_renderable(result: CheckResult, *, verbose: bool = True) -> Renderabl
         parts.append(Prose(blocks))
         blocks = []
         if result.output:
-            tail = "\n".join(result.output.strip().splitlines()[-15:])
-            parts.append(
-                # Wrapped, not cut at the edge: a hook's JSON input is one line of 400+ columns.
-                Framed("output (tail)", Prose([Block(Text(tail))]), style="dim")
-            )
+            parts.append(output_box(result.output))
         fix = result.details.get("fix")
         if fix:
             blocks.append(Block(Text(str(fix)), Text("  fix: ", style="bold"), Text(" " * 7)))
@@ -104,6 +100,22 @@ def result_renderable(result: CheckResult, *, verbose: bool = True) -> Renderabl
     if blocks:
         parts.append(Prose(blocks))
     return Group(*parts)
+
+
+EVENT = "event: "  # a line of a session check's output: the JSON a hook was given
+
+
+def output_box(output: str) -> RenderableType:
+    """The tail of what a check's commands or hooks printed. The JSON each hook was given (a
+    sandbox's paths, 400+ columns a line) stays in ``--json``: the screen keeps what the hooks
+    did with it."""
+    lines = output.strip().splitlines()
+    shown = [line for line in lines if not line.startswith(EVENT)]
+    tail = shown[-15:]
+    if len(shown) < len(lines):
+        tail.append("(the JSON each hook was given: lab check --json)")
+    # Wrapped, not cut at the edge.
+    return Framed("output (tail)", Prose([Block(Text("\n".join(tail)))]), style="dim")
 
 
 def print_results(console: Console, results: Sequence[CheckResult], skipped: int = 0) -> None:
@@ -178,9 +190,8 @@ def hook_event_renderable(
 ) -> RenderableType:
     outcome = entry.outcome
     style = outcome_style(outcome)
+    # Whole, however long: the terminal wraps a line wider than itself, copying keeps it one.
     detail = " ".join(entry.detail.split())
-    if len(detail) > 90:
-        detail = detail[:89] + "…"
     expect = entry.expect
     if any(
         isinstance(e.get("tool_input"), dict) and e["tool_input"].get("run_in_background")

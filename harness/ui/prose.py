@@ -208,7 +208,13 @@ def lay_out(block: Block, width: int) -> list[Text]:
         lead = Text(" " * indent)
         body = text[indent:]
         shifted = [(a - indent, b - indent) for a, b in protected if b > indent]
-        shifted += command_spans(body.plain)
+        # The caller's units win: a guessed command overlapping one ("bash" of the event
+        # column, then the command) would glue the two together.
+        shifted += [
+            (a, b)
+            for a, b in command_spans(body.plain)
+            if all(b <= c or a >= d for c, d in shifted)
+        ]
         units = _units(body, shifted)
         line = Text.assemble(prefix, lead)
         filled = False

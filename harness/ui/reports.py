@@ -16,7 +16,7 @@ from harness.doctor import MISSING, OK, Finding
 from harness.doctor.prove_client import ProofResult
 from harness.maven.backend import MavenRun
 from harness.maven.surefire import SurefireReport
-from harness.ui.prose import Block, Prose
+from harness.ui.prose import Block, Prose, print_prose
 from harness.workspace import Backup, Fixture
 
 
@@ -75,8 +75,12 @@ def print_problems(console: Console, reports: Mapping[str, SurefireReport | None
         if report is None:
             continue
         for problem in report.problems:
-            console.print(f"[red]{problem.kind}[/] in [bold]{escape(problem.test)}[/]:")
-            console.print(escape(problem.message), markup=True)
+            # The test's name is what -Dtest= takes and a person looks up: never cut. A name
+            # wider than the terminal goes whole to the terminal's own wrap.
+            head = Text.assemble((problem.kind, "red"), " in ", (f"{problem.test}:", "bold"))
+            name = (len(problem.kind) + 4, len(head.plain))
+            blocks = [Block(head, protected=[name]), Block(Text(problem.message))]
+            print_prose(console, Prose(blocks))
 
 
 def fixtures_table(fixtures: Sequence[Fixture], current: str | None, default: str) -> Table:

@@ -20,11 +20,6 @@ from harness.ui.styles import outcome_style
 _LINE_CAP = 12  # lines per message: the full text is in --json and the transcript
 
 
-def _short(text: str, limit: int = 70) -> str:
-    one = " ".join(text.split())
-    return one if len(one) <= limit else one[: limit - 1] + "…"
-
-
 def _block(console: Console, label: str, text: str, style: str) -> None:
     text = strip_ansi(text)  # tools print colour codes; show the words only
     if not text.strip():
@@ -59,7 +54,7 @@ def render_step(
             " ✓ as expected" if expect == step.outcome else f" ✗ expected {expect}",
             style="green" if expect == step.outcome else "bold red",
         )
-    title = name or _short(step.detail)
+    title = name or " ".join(step.detail.split())  # whole: a command is copied
     head = Text.assemble((f"{step.step:>3}", "bold"), f" {step.do:<13} ")
     # The command (or the step's name) is one unit; the verdict may wrap after it.
     start = len(head.plain)

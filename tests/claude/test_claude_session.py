@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -330,6 +331,10 @@ def test_a_subagent_cut_off_by_max_tokens_sends_no_subagent_stop(
         step = session.subagent_stop("reviewer", "review it", "a long answer", "max_tokens")
     assert step.outcome == "allowed" and not stopped.exists()
     assert step.tool_result.startswith("Agent terminated early due to an API error: API Error: ")
+    for _ in range(100):  # the client does not wait for StopFailure hooks; nor does this
+        if failed.is_file() and failed.read_text().endswith("}"):
+            break
+        time.sleep(0.1)
     body = json.loads(failed.read_text())
     assert (body["error"], body["agent_type"]) == ("max_output_tokens", "reviewer")
     assert "permission_mode" not in body and body["effort"] == {"level": "medium"}

@@ -56,3 +56,19 @@ def test_a_crash_log_names_the_versions_beside_the_traceback(
     assert head[2].startswith("git version ")
     assert head[3] == f"platform {platform.platform()}"
     assert "RuntimeError: a bug in the harness" in text
+
+
+def test_each_command_is_parsed_by_its_own_module_alone() -> None:
+    """``lab check`` imports the lab commands' module only: COMMAND_OWNERS names, for every
+    command the full parser has, the module that adds it."""
+    import argparse
+    import importlib
+
+    from harness.cli.main import COMMAND_MODULES, COMMAND_OWNERS
+
+    added: dict[str, str] = {}
+    for name in COMMAND_MODULES:
+        subparsers = argparse.ArgumentParser().add_subparsers()
+        importlib.import_module(name).add_parser(subparsers)
+        added.update(dict.fromkeys(subparsers.choices, name))
+    assert added == COMMAND_OWNERS

@@ -61,8 +61,30 @@ def test_a_session_in_a_subfolder_is_named_with_the_folder_to_start_in(
     result = _result(root, config, monkeypatch)
     assert result["message"].startswith("your session ran in docs, not in the workspace root")
     assert result["details"]["fix"] == (
-        f"quit it, cd {root} and start claude there; then do the step again"
+        f"start claude in the workspace root: cd {root} && claude; then do the step again"
     )
+
+
+def test_a_session_outside_the_workspace_is_named_with_the_folder_to_start_in(
+    at_step_four: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Started one folder up (where ``lab init`` was typed): the session is not the
+    workspace's at all, yet the check names it rather than saying there was none."""
+    root = copy_workspace_into(at_step_four, tmp_path)
+    config = tmp_path / "claude-home"
+    with ClaudeCodeSession(root, cwd=root.parent, client=_pinned(), transcript_dir=config) as s:
+        s.session_start()
+        s.prompt(ASK_DONE)
+        s.stop("Done.")
+    result = _result(root, config, monkeypatch)
+    assert result["message"].startswith(
+        f"your session since this step began ran in {root.parent} at "
+    ), result
+    assert "outside the workspace" in result["message"]
+    assert result["details"]["fix"] == (
+        f"start claude in the workspace root: cd {root} && claude; then do the step again"
+    )
+    assert "no Claude Code session in this workspace since this step began" in result["found"]
 
 
 def test_an_agent_the_client_did_not_load_is_named_with_the_fix(

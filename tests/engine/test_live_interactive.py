@@ -1,19 +1,20 @@
-"""Lab 11 step 4 as a person takes it: the interactive client, in tmux, started as the step says
-(``claude`` in the workspace root, no flags), a fresh HOME holding only what a first run leaves
-(onboarding done), the folder's trust and the dummy key accepted on screen, auto mode as the
-client sets it. The model is Hook Lab's scripted one on 127.0.0.1 (``ANTHROPIC_BASE_URL``),
-answering as a model would: it tries Done, runs the audit agent, waits for its report, sets
-Done again, runs the sensors and ends. Then ``lab check`` passes the step as live.
+"""Labs 03, 07 and 11 walked as a person walks them: a shell in tmux, 100 columns
+(tests/engine/terminal.py), ``lab start N``, each step's work done by hand as its text says,
+``lab check`` and ``lab next`` typed at the prompt, never ``lab goto``. At the live step, plain
+``claude`` in the workspace root (no flags, a fresh HOME holding only what a first run leaves,
+the folder's trust and the key accepted on screen, auto mode as the client sets it); the
+model is Hook Lab's scripted one on 127.0.0.1 (``ANTHROPIC_BASE_URL``). Then ``lab check``
+passes the step as live.
 
-Seen on 2.1.332 here: through a base URL that is not Anthropic's, auto mode cannot check
-actions and asks before the agent's launch; the agent runs in the background and ends by
-handing its report back (SubagentHandback).
+Seen on 2.1.332 here: through a base URL of one's own, auto mode says its classifier requests
+go through that address and asks that model to check each action (the scripted server
+allows them, harness/claude/client/api.py); Lab 11's audit agent runs in the background and
+ends by handing its report back (SubagentHandback).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import time
 from collections.abc import Callable
@@ -22,9 +23,10 @@ from pathlib import Path
 import pytest
 
 from harness.claude.client.api import ApiRequest, Reply, ScriptedApi
-from harness.claude.client.install import find_client
-from tests.builders import run_cli, tmux
+from harness.workspace import Workspace
+from tests.builders import run_cli
 from tests.engine.live_steps import ReachStep
+from tests.engine.terminal import Terminal, fresh_home
 from tests.recorded_sessions import (
     APPROVED,
     ASK_DONE,
@@ -42,6 +44,9 @@ pytestmark = [
     pytest.mark.maven,
     pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux"),
 ]
+
+
+AUTO_MODE_NOTICES = ("Enter to stay in auto mode", "Enter to continue · Esc to cancel")
 
 
 class _Model:
@@ -84,95 +89,6 @@ class _Model:
             time.sleep(0.05)
 
 
-def _wait_for(screen: Callable[[], str], text: str, timeout: float = 60.0) -> str:
-    deadline = time.monotonic() + timeout
-    shown = ""
-    while time.monotonic() < deadline:
-        shown = screen()
-        if text in shown:
-            return shown
-        time.sleep(0.3)
-    raise AssertionError(f"{text!r} did not appear; the screen:\n{shown}")
-
-
-@pytest.fixture(scope="module")
-def at_step_four(workspace_at_step: ReachStep) -> Path:
-    return workspace_at_step("11-try-it-yourself", "earn-done")
-
-
-class _Terminal:
-    """The client in tmux, started as a person starts it, with the scripted model behind it."""
-
-    def __init__(self, root: Path, home: Path, socket: Path, base_url: str) -> None:
-        client = find_client()
-        assert client is not None
-        self.socket = socket
-        env = {
-            "HOME": str(home),
-            "PATH": os.environ["PATH"],
-            "TERM": "xterm-256color",
-            "ANTHROPIC_BASE_URL": base_url,
-            "ANTHROPIC_API_KEY": "hooklab-dummy-key",
-            "DISABLE_AUTOUPDATER": "1",
-            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-        }
-        command = "env -i " + " ".join(f"{k}='{v}'" for k, v in env.items()) + f" {client.path}"
-        tmux(
-            socket,
-            "new-session",
-            "-d",
-            "-s",
-            "p",
-            "-x",
-            "150",
-            "-y",
-            "60",
-            "-c",
-            str(root),
-            command,
-        )
-
-    def screen(self) -> str:
-        return tmux(self.socket, "capture-pane", "-p", "-t", "p", check=False)
-
-    def keys(self, *sent: str) -> None:
-        for key in sent:
-            tmux(self.socket, "send-keys", "-t", "p", key)
-            time.sleep(0.3)
-
-    def wait(self, text: str, timeout: float = 60.0) -> None:
-        _wait_for(self.screen, text, timeout)
-
-    def trust_and_type(self, prompt: str) -> None:
-        """Trust the folder, accept the key, type the step's prompt."""
-        # A dialog takes keys a moment after it is drawn: a Down sent at once is lost, and
-        # Enter then answers "No, exit".
-        self.wait("Yes, I trust this folder")
-        time.sleep(1.5)
-        self.keys("Down", "Enter")
-        self.wait("Do you want to use this API key?")
-        time.sleep(1.5)
-        self.keys("Up", "Enter")
-        self.wait("auto mode on")
-        time.sleep(2)  # the prompt box takes keys a moment after it is drawn
-        tmux(self.socket, "send-keys", "-t", "p", "-l", prompt)
-        self.wait(prompt[:40])
-        self.keys("Enter")
-
-    def exit(self) -> None:
-        tmux(self.socket, "send-keys", "-t", "p", "-l", "/exit")
-        self.keys("Enter")
-        time.sleep(2)
-        tmux(self.socket, "kill-server", check=False)
-
-
-def _fresh_home(tmp_path: Path) -> Path:
-    home = tmp_path / "home"
-    home.mkdir()
-    (home / ".claude.json").write_text('{"hasCompletedOnboarding": true}')
-    return home
-
-
 def _passes_live(root: Path, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
@@ -182,41 +98,90 @@ def _passes_live(root: Path, home: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     assert "(your own session, Claude Code 2.1.332, replayed)" in check["message"]
 
 
-def test_the_interactive_client_passes_lab_11_step_4_live(
-    at_step_four: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def _passed(terminal: Terminal, command: str = "lab check", timeout: float = 600) -> str:
+    code, shown = terminal.run(command, timeout)
+    assert code == 0, terminal.transcript()
+    return shown
+
+
+def _write(root: Path, name: str, text: str) -> None:
+    """What the person writes in their editor."""
+    path = root / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def test_a_person_walks_lab_11_from_step_1_and_passes_step_4_live(
+    workspace: Workspace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    root = copy_workspace_into(at_step_four, tmp_path)
-    home = _fresh_home(tmp_path)
+    """Lab 11 from ``lab start 11``: each step's work done by hand as its text says (answers
+    written, the sensors run, a flow renamed), ``lab check`` and ``lab next`` typed in the
+    shell; at step 4 plain ``claude``, the session, then ``lab check`` passes it live."""
+    root = workspace.root
+    home = fresh_home(tmp_path)
     model = _Model(root)
     with ScriptedApi(on_request=model.answer) as api:
-        terminal = _Terminal(root, home, tmp_path / "tmux.sock", api.base_url)
+        terminal = Terminal(root, home, tmp_path, api.base_url)
         try:
-            terminal.trust_and_type(ASK_DONE)
-            terminal.wait("Enter to stay in auto mode")
-            time.sleep(1.5)
-            terminal.keys("Enter")  # stay in auto mode
-            terminal.wait("Do you want to proceed?")
-            time.sleep(1.5)
-            terminal.keys("Down", "Enter")  # Yes: launch the audit agent
-            terminal.wait("all five sensors are green", timeout=300)
+            _passed(terminal, "lab start 11")
+            _write(root, "answers/petclinic.toml", 'q1 = "b"\nq2 = "a"\nq3 = "c"\nq4 = "c"\n')
+            _passed(terminal)
+            _passed(terminal, "lab next")
+            terminal.run("./mvnw test -Dgroups=sensor")
+            _write(root, "answers/reports.toml", 'q1 = "5"\nq2 = "c"\nq3 = "a"\n')
+            _passed(terminal)
+            _passed(terminal, "lab next")
+            spec = root / UC5
+            spec.write_text(
+                spec.read_text().replace(
+                    "### A2: Visit Before Birth Date", "### A2: Visit Date Before Birth"
+                )
+            )
+            code, _ = terminal.run("./mvnw test -Dgroups=sensor")
+            assert code != 0  # UseCaseTraceabilityTest names the dangling annotation
+            _passed(terminal)
+            shown = _passed(terminal, "lab next")
+            assert "Ask Claude Code to set UC-005 to Done" in shown
+            terminal.claude(ASK_DONE, ready="/aiup-vaadin-jooq:coverage-check")
+            # Auto mode's notice about a model reached through 127.0.0.1: Enter goes on in
+            # auto mode, whose check the model (here the scripted one) then answers.
+            terminal.wait("all five sensors are green", timeout=300, enter_on=AUTO_MODE_NOTICES)
+            terminal.quit_claude()
+            shown = _passed(terminal)
+            assert "(your own session, Claude Code 2.1.332, replayed)" in " ".join(shown.split())
         finally:
-            terminal.exit()
+            terminal.close()
+            (tmp_path / "screens.txt").write_text(terminal.transcript())
     assert (root / ".git" / "aiup-coverage-checked" / "UC-005").is_file()
     _passes_live(root, home, monkeypatch)
 
 
-@pytest.fixture(scope="module")
-def lab_07_at_step_four(workspace_at_step: ReachStep) -> Path:
-    return workspace_at_step("07-own-stop-hook", "your-session")
+LABS = Path(__file__).resolve().parents[2] / "labs"
+SETTINGS_BEFORE = (
+    """"\\"$CLAUDE_PROJECT_DIR/.claude/hooks/require-sensors.sh\\"", "timeout": 15 }"""
+)
+SECOND_STOP_HOOK = (
+    """{ "type": "command", "command": "\\"$CLAUDE_PROJECT_DIR/scripts/check-before-stop.sh\\"", """
+    """"timeout": 10 }"""
+)
 
 
-def test_the_interactive_client_passes_lab_07_step_4_live(
-    lab_07_at_step_four: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def _scripted(turns: list[Reply]) -> Callable[[ApiRequest], None]:
+    def answer(request: ApiRequest) -> None:
+        ScriptedApi.answer(request, turns.pop(0) if turns else Reply.text("Done."))
+
+    return answer
+
+
+def test_a_person_walks_lab_07_and_their_own_hook_holds_claude_live(
+    workspace: Workspace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The participant's own Stop hook (scripts/, uncommitted) holds the first stop with its
-    reason and lets the second go; the live check's replay agrees."""
-    root = copy_workspace_into(lab_07_at_step_four, tmp_path)
-    home = _fresh_home(tmp_path)
+    """Lab 07 from ``lab start 7``: the contract and the hook written by hand (the lab's own
+    solution texts stand for what the person writes), the hook registered in settings.json,
+    each step checked; at step 4 plain ``claude``: the person's own Stop hook (scripts/,
+    uncommitted) holds the first stop with its reason and lets the second go."""
+    root = workspace.root
+    home = fresh_home(tmp_path)
     turns = [
         Reply.tool_use(
             "toolu_1",
@@ -226,15 +191,115 @@ def test_the_interactive_client_passes_lab_07_step_4_live(
         Reply.text("Done: NOTES.md has the line."),
         Reply.text("Done: NOTES.md has the line."),
     ]
-
-    def answer(request: ApiRequest) -> None:
-        ScriptedApi.answer(request, turns.pop(0) if turns else Reply.text("Done."))
-
-    with ScriptedApi(on_request=answer) as api:
-        terminal = _Terminal(root, home, tmp_path / "tmux.sock", api.base_url)
+    solution = LABS / "07-own-stop-hook" / "solution"
+    with ScriptedApi(on_request=_scripted(turns)) as api:
+        terminal = Terminal(root, home, tmp_path, api.base_url)
         try:
-            terminal.trust_and_type(ASK_NOTE)
+            _passed(terminal, "lab start 7")
+            _write(
+                root, "docs/stop-hook-contract.md", (solution / "stop-hook-contract.md").read_text()
+            )
+            _passed(terminal)
+            _passed(terminal, "lab next")
+            _write(
+                root,
+                "scripts/check-before-stop.sh",
+                (solution / "check-before-stop.sh").read_text(),
+            )
+            _passed(terminal)
+            _passed(terminal, "lab next")
+            settings = root / ".claude" / "settings.json"
+            text = settings.read_text()
+            assert SETTINGS_BEFORE in text
+            settings.write_text(
+                text.replace(SETTINGS_BEFORE, f"{SETTINGS_BEFORE},\n{SECOND_STOP_HOOK}")
+            )
+            _passed(terminal)
+            shown = _passed(terminal, "lab next")
+            assert "held by your own hook" in shown
+            terminal.claude(ASK_NOTE)
             terminal.wait("Stop says:", timeout=120)
+            terminal.quit_claude()
+            shown = _passed(terminal)
+            assert "(your own session, Claude Code 2.1.332, replayed)" in " ".join(shown.split())
         finally:
-            terminal.exit()
+            terminal.close()
+            (tmp_path / "screens.txt").write_text(terminal.transcript())
     _passes_live(root, home, monkeypatch)
+
+
+ASK_DOCS_NOTE = "Add a one-line note to docs/notes.md, then tell me you are done."
+
+
+def test_a_person_walks_lab_03_and_the_stop_hook_holds_claude_until_the_sensors_ran(
+    workspace: Workspace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Lab 03 from ``lab start 3``: a sentence added to a spec, ``scenarios/tricks.toml``
+    written by hand (the lab's own solution stands for what the person writes), each step
+    checked; at step 3 plain ``claude``: the note, the stop held by require-sensors.sh, the
+    sensors in the foreground, the stop let go; ``lab check`` passes it live."""
+    root = workspace.root
+    home = fresh_home(tmp_path)
+    bash = {"command": SENSORS, "description": "run the sensors", "timeout": 300000}
+    turns = [
+        Reply.tool_use(
+            "toolu_1",
+            "Write",
+            {"file_path": str(root / "docs" / "notes.md"), "content": "A note from the session.\n"},
+        ),
+        Reply.text("Done."),
+        Reply.tool_use("toolu_2", "Bash", bash),
+        Reply.text("Done: the note is in and the sensors are green."),
+    ]
+    with ScriptedApi(on_request=_scripted(turns)) as api:
+        terminal = Terminal(root, home, tmp_path, api.base_url)
+        try:
+            _passed(terminal, "lab start 3")
+            spec = root / "docs" / "use_cases" / "UC-002-edit-owner.md"
+            spec.write_text(spec.read_text() + "\nA note added in lab 03.\n")
+            _passed(terminal)
+            _passed(terminal, "lab next")
+            tricks = (LABS / "03-stop-hook" / "solution" / "tricks.toml").read_text()
+            _write(root, "scenarios/tricks.toml", tricks)
+            _passed(terminal)
+            shown = _passed(terminal, "lab next")
+            assert "held until a real sensor run" in shown
+            terminal.claude(ASK_DOCS_NOTE)
+            terminal.wait("the note is in and the sensors are green", timeout=300)
+            terminal.quit_claude()
+            shown = _passed(terminal)
+            assert "(your own session, Claude Code 2.1.332, replayed)" in " ".join(shown.split())
+        finally:
+            terminal.close()
+            (tmp_path / "screens.txt").write_text(terminal.transcript())
+    _passes_live(root, home, monkeypatch)
+
+
+@pytest.fixture(scope="module")
+def lab_07_at_step_four(workspace_at_step: ReachStep) -> Path:
+    return workspace_at_step("07-own-stop-hook", "your-session")
+
+
+def test_plain_claude_started_in_docs_is_named_with_the_folder_to_start_in(
+    lab_07_at_step_four: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``cd docs && claude``: the interactive client runs none of the workspace's hooks there
+    (the stop is not held); ``lab check`` names the folder and says where to start."""
+    root = copy_workspace_into(lab_07_at_step_four, tmp_path)
+    home = fresh_home(tmp_path)
+    note = {"file_path": str(root / "NOTES.md"), "content": "Tried in lab 07.\n"}
+    turns = [Reply.tool_use("toolu_1", "Write", note), Reply.text("Done: NOTES.md has the line.")]
+    with ScriptedApi(on_request=_scripted(turns)) as api:
+        terminal = Terminal(root / "docs", home, tmp_path, api.base_url)
+        try:
+            terminal.claude(ASK_NOTE)
+            # writing outside the folder it started in is an action auto mode checks
+            terminal.wait("NOTES.md has the line", timeout=120, enter_on=AUTO_MODE_NOTICES)
+            terminal.quit_claude()
+            code, shown = terminal.run("lab check")
+        finally:
+            terminal.close()
+    assert code == 1
+    said = " ".join(shown.split())
+    assert "your session ran in docs, not in the workspace root" in said
+    assert f"fix: start claude in the workspace root: cd {root} && claude" in said

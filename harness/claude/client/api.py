@@ -136,6 +136,19 @@ def hook_judge_kind(body: dict[str, Any]) -> str | None:
     return None
 
 
+# Auto mode's safety check, seen on 2.1.332 when the model is reached through a base URL of
+# one's own (a gateway, this stand-in): the client asks that model, as "a security monitor",
+# to answer "<block>no</block>" (allow) or "<block>yes</block>…" (block), stopping at
+# "</block>". A person's own model answers it; the scripted one allows every action (what the
+# labs' sessions do is safe), so a session here runs as one through a gateway does.
+AUTO_MODE_CHECK = "You are a security monitor for autonomous AI coding agents"
+
+
+def is_auto_mode_check(body: dict[str, Any]) -> bool:
+    """Whether the request is auto mode's check of an action (see ``AUTO_MODE_CHECK``)."""
+    return not body.get("tools") and AUTO_MODE_CHECK in json.dumps(body.get("system") or "")
+
+
 class _Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: _Server
@@ -173,8 +186,25 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                 500, {"type": "error", "error": {"type": "api_error", "message": "unanswered"}}
             )
             return
-        self._stream(request.reply, str(body.get("model", "scripted")))
+        model = str(body.get("model", "scripted"))
+        if body.get("stream") is True:
+            self._stream(request.reply, model)
+        else:  # auto mode's check asks without streaming (2.1.332) and reads one JSON message
+            self._json(200, self._message(request.reply, model, reply_content=True))
         self.close_connection = True
+
+    def _message(self, reply: Reply, model: str, *, reply_content: bool) -> dict[str, Any]:
+        """The message object: empty and unfinished to start a stream, else the whole reply."""
+        return {
+            "id": f"msg_scripted_{next(self.server.api.ids)}",
+            "type": "message",
+            "role": "assistant",
+            "model": model,
+            "content": list(reply.content) if reply_content else [],
+            "stop_reason": reply.stop_reason if reply_content else None,
+            "stop_sequence": None,
+            "usage": {"input_tokens": 1, "output_tokens": 1},
+        }
 
     def _stream(self, reply: Reply, model: str) -> None:
         self.send_response(200)
@@ -187,16 +217,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                 "message_start",
                 {
                     "type": "message_start",
-                    "message": {
-                        "id": f"msg_scripted_{next(self.server.api.ids)}",
-                        "type": "message",
-                        "role": "assistant",
-                        "model": model,
-                        "content": [],
-                        "stop_reason": None,
-                        "stop_sequence": None,
-                        "usage": {"input_tokens": 1, "output_tokens": 1},
-                    },
+                    "message": self._message(reply, model, reply_content=False),
                 },
             )
         ]
@@ -299,6 +320,9 @@ class ScriptedApi:
         if judge is not None:
             self.judged.append((judge, request, self.judgement))
             request.reply = self._judge_reply(judge, request)
+            request.answered.set()
+        elif is_auto_mode_check(body):
+            request.reply = Reply.text("<block>no</block>")
             request.answered.set()
         elif request.is_conversation:
             if self.on_request is not None:

@@ -42,17 +42,61 @@ def hook_messages(text: str) -> list[str]:
     return [body] if body and _HOOK_MESSAGE.match(body) else []
 
 
-def hook_feedback(request: ApiRequest, *, after: ApiRequest) -> list[str]:
-    """The hook messages in what the client sent since the model's last turn."""
+def _woken_by(text: str) -> str:
+    """The hook's words in a task notification that woke the model (an ``asyncRewake`` hook's
+    exit 2, observed on 2.1.332): the client's framing and preamble left out, only the
+    reminder it carries ("Stop hook blocking error from command ...: STDERR")."""
+    if "<task-notification>" not in text or "<system-reminder>" not in text:
+        return ""
+    body = text.split("<system-reminder>", 1)[1]
+    for end in ("</system-reminder>", "&lt;/system-reminder&gt;"):
+        body = body.split(end, 1)[0]
+    return body.strip()
+
+
+def hook_feedback(request: ApiRequest, *, after: ApiRequest, background: bool = False) -> list[str]:
+    """The hook messages in what the client sent since the model's last turn. ``background``
+    (the settings have async hooks): also what async hooks that ended said, which the client
+    sends as a system message of its own (observed on 2.1.332)."""
     new = request.messages[len(after.messages) + 1 :]
     said: list[str] = []
     for message in new:
         content = message.get("content")
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content or []
         for block in blocks:
-            if isinstance(block, dict) and block.get("type") == "text":
-                said += hook_messages(str(block.get("text", "")))
+            if not isinstance(block, dict) or block.get("type") != "text":
+                continue
+            text = str(block.get("text", ""))
+            if background and message.get("role") == "system" and text.strip():
+                said.append(_woken_by(text) or text.strip())
+            else:
+                said += hook_messages(text)
     return said
+
+
+def subagent_start_context(request: ApiRequest) -> str:
+    """What SubagentStart hooks added to a subagent's first request (observed on 2.1.332: a
+    text block that opens with "SubagentStart hook additional context: TEXT", then a blank
+    line and the client's own context)."""
+    for message in request.messages:
+        content = message.get("content")
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content or []
+        for block in blocks:
+            text = str(block.get("text", "")) if isinstance(block, dict) else ""
+            if text.startswith("SubagentStart hook additional context: "):
+                return text.split("\n\n", 1)[0]
+    return ""
+
+
+def compact_blocked(record: StepLog) -> str:
+    """What the client told the user when a PreCompact hook blocked /compact (its status
+    line: ``compact_result: failed``, ``compact_error: "skipped: Compaction blocked by
+    PreCompact hook: [CMD]: STDERR"``), or "" when nothing blocked it."""
+    for event in record.events:
+        error = str(event.get("compact_error") or "")
+        if event.get("compact_result") == "failed" and "blocked by PreCompact hook" in error:
+            return error.removeprefix("skipped: ").strip()
+    return ""
 
 
 def is_recorder(event: dict[str, Any]) -> bool:
@@ -130,6 +174,15 @@ class StepLog:
                 if isinstance(data, dict) and isinstance(data.get("systemMessage"), str):
                     said.append(data["systemMessage"])
         return "\n".join(said)
+
+    def prompt_stopped(self) -> bool:
+        """A UserPromptSubmit hook stopped the turn and kept the prompt (2.1.332 says so in
+        its notice: ``prompt_submit_outcome.kind: stopped_by_hook``)."""
+        return any(
+            (e.get("prompt_submit_outcome") or {}).get("kind") == "stopped_by_hook"
+            for e in self.events
+            if e.get("subtype") == "informational"
+        )
 
     def informational(self, containing: str = "") -> list[str]:
         """The client's informational lines (hook notices, the stop cap), optionally only
@@ -273,6 +326,7 @@ def read_tool(
     before: ApiRequest,
     after: ApiRequest,
     auto_approve: bool,
+    background: bool = False,
 ) -> ToolRead:
     """The tool call ``use_id`` as the client reports it: the result it sent the model in
     ``after`` (the request that followed ``before``), its stream-json result line and the
@@ -288,6 +342,7 @@ def read_tool(
     if event is not None and isinstance(event.get("tool_use_result"), dict):
         read.tool_response = event["tool_use_result"]
     said = hook_feedback(after, after=before)
+    late = [m for m in hook_feedback(after, after=before, background=background) if m not in said]
     context = [m for m in said if _first_line_has(m, " hook additional context: ")]
     read.additional_context = "\n".join(context)
     if not did_run:
@@ -302,7 +357,7 @@ def read_tool(
             if refused_by is not None:
                 read.permission, read.auto_approved = refused_by, False
     else:
-        read.feedback = "\n".join(said)
+        read.feedback = "\n".join(said + late)  # what async hooks said decides nothing here
         if any(_first_line_has(m, " hook blocking error ") for m in said):
             read.outcome = Outcome.BLOCKED
         elif record.asked:

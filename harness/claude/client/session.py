@@ -36,14 +36,16 @@ from harness.claude.client.process import ClientProcess, Inbox, last_words
 from harness.claude.client.reading import (
     RECORDER_MARK,
     StepLog,
+    compact_blocked,
     first_text,
     hook_feedback,
     ran,
     read_prompt,
     read_stop_end,
     read_tool,
+    subagent_start_context,
 )
-from harness.claude.events import Event, check_start_source
+from harness.claude.events import UNAWAITED, Event, check_start_source
 from harness.claude.judge import Judgement
 from harness.claude.runner import HookRun
 from harness.claude.session import (
@@ -155,6 +157,12 @@ class ClaudeCodeSession(SessionSteps):
         self.api.judgement = value
 
     @property
+    def _background(self) -> bool:
+        """The settings have async hooks, whose output the client sends on a later turn."""
+        groups = [g for event_groups in self.settings.hooks.values() for g in event_groups]
+        return any(hook.run_async for group in groups for hook in group.hooks)
+
+    @property
     def transcript_path(self) -> Path:
         slug = re.sub(r"[^A-Za-z0-9]", "-", str(self.cwd))
         return self.config_dir / "projects" / slug / f"{self.session_id}.jsonl"
@@ -190,6 +198,11 @@ class ClaudeCodeSession(SessionSteps):
         env = {k: v for k, v in os.environ.items() if k not in _CLIENT_ENV_DROP}
         env.update(self._shell_home(env))
         env.update(self.env)
+        # Not a person's either: the client's own config directory (the transcripts stay
+        # Hook Lab's) and no traffic to Anthropic (telemetry, updates, error reports: the
+        # proof runs offline). -p runs in the default permission mode, so auto mode's check,
+        # which CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC turns off, plays no part here; the
+        # interactive proofs run without any of these.
         env.update(
             ANTHROPIC_BASE_URL=self.api.base_url,
             ANTHROPIC_API_KEY="hooklab-scripted-model-no-key",
@@ -283,6 +296,15 @@ class ClaudeCodeSession(SessionSteps):
         old one's conversation, as ``--fork-session`` makes)."""
         if self._launches == 0:
             self._accept_trust()
+        # What a person's plain `claude` does not have, and why a -p proof needs each: -p and
+        # stream-json in and out are the driver's channel to the client (a person types into
+        # the screen); --verbose and --include-hook-events only add what the client reports
+        # (every hook run), they change nothing a hook sees; --permission-prompt-tool stdio
+        # hands a permission prompt to the simulated user, as nobody can answer one in -p
+        # (without it -p denies). The interactive proofs in tmux take the same live steps
+        # with none of these (tests/engine/test_live_interactive.py). The settings sources
+        # are the client's own (user, project, local), as a person's are; a permission mode
+        # is passed only when a scenario asks for one, else the client picks its default.
         argv = [
             str(self.client.path),
             "-p",
@@ -294,11 +316,9 @@ class ClaudeCodeSession(SessionSteps):
             "--include-hook-events",
             "--permission-prompt-tool",
             "stdio",
-            "--permission-mode",
-            self.permission_mode,
-            "--setting-sources",
-            "project,local",
         ]
+        if self.permission_mode != "default":
+            argv += ["--permission-mode", self.permission_mode]
         argv += ["--resume", self.session_id] if resume else ["--session-id", self.session_id]
         if fork:
             self.session_id = str(uuid.uuid4())
@@ -428,6 +448,8 @@ class ClaudeCodeSession(SessionSteps):
                 }
             )
             return
+        if self._hook_answered_prompt(str(event.get("request_id") or ""), record):
+            return
         read = read_prompt(request, self.auto_approve)
         record.permission = read.permission
         if read.asked:
@@ -443,6 +465,54 @@ class ClaudeCodeSession(SessionSteps):
             }
         )
 
+    def _hook_answered_prompt(self, request_id: str, record: StepLog) -> bool:
+        """Read the permission prompt as a person does, slower than a PermissionRequest hook.
+
+        Observed on 2.1.332: the client sends its prompt and runs the PermissionRequest hooks
+        at once; a hook's ``decision`` (allow or deny) answers it and the client withdraws the
+        prompt (``control_cancel_request``), but a scripted user who answers at once wins the
+        race. So with such hooks registered the user waits until the client withdraws the
+        prompt (True: nothing to answer) or every hook it started has answered (False)."""
+        groups = self.settings.hooks.get(Event.PERMISSION_REQUEST.value)
+        timeouts = [hook.timeout for group in groups or () for hook in group.hooks]
+        if not timeouts:
+            return False
+        started = time.monotonic()
+        deadline = started + min(max(timeouts), 60.0) + 5.0
+        running: set[str] = set()
+        kept: list[tuple[str, Any]] = []
+        withdrawn = False
+        while time.monotonic() < deadline:
+            quiet = time.monotonic() - started > 2.0 and not running
+            if withdrawn or quiet:
+                break
+            item = self._inbox.get(0.05)
+            if item is None:
+                continue
+            if item[0] != "event":
+                kept.append(item)
+                continue
+            event: dict[str, Any] = item[1]
+            withdrawn = (
+                event.get("type") == "control_cancel_request"
+                and event.get("request_id") == request_id
+            )
+            if event.get("hook_event") == Event.PERMISSION_REQUEST.value:
+                hook_id = str(event.get("hook_id"))
+                if event.get("subtype") == "hook_started":
+                    running.add(hook_id)
+                elif event.get("subtype") == "hook_response":
+                    running.discard(hook_id)
+            if event.get("type") == "control_request" or event.get("type") == "result":
+                kept.append(item)
+            else:
+                self._take_event(event, record)
+        for item in kept:
+            self._inbox.hold(item)
+        if withdrawn:
+            record.notes.append("a PermissionRequest hook answered the permission prompt")
+        return withdrawn
+
     # -- steps -------------------------------------------------------------------------------
 
     def _take_event(self, event: dict[str, Any], record: StepLog) -> None:
@@ -456,11 +526,12 @@ class ClaudeCodeSession(SessionSteps):
         """Wait for the answers of this step's hooks that have finished. By the time the client
         asks the model again its hooks have answered, but it prints their answers about then, so
         on a loaded machine a Stop hook's block can be read before the run that made it. An
-        event with an async hook is not waited for: those answer whenever they end."""
+        event with an async hook, or one the client does not wait for (StopFailure), is not
+        waited for: those answer whenever they end."""
         background = {
             event
             for event, groups in self.settings.hooks.items()
-            if any(hook.run_async for group in groups for hook in group.hooks)
+            if event in UNAWAITED or any(hook.run_async for group in groups for hook in group.hooks)
         }
         deadline = time.monotonic() + timeout
         kept: list[tuple[str, Any]] = []
@@ -641,6 +712,9 @@ class ClaudeCodeSession(SessionSteps):
         contexts = [r.stdout.strip() for r in runs if r.exit_code == 0 and r.stdout.strip()]
         step.additional_context = "\n".join(contexts)
         step.user_message = "\n".join(r.stderr.strip() for r in runs if r.exit_code == 2)
+        blocked = compact_blocked(record)
+        if blocked:
+            step.outcome, step.user_message = Outcome.BLOCKED, blocked
         return self._done(step, record, settle=False)
 
     def _close_open_turn(self, record: StepLog) -> None:
@@ -671,9 +745,11 @@ class ClaudeCodeSession(SessionSteps):
             step = self._step(StepKind.PROMPT, text, Outcome.ALLOWED)
         else:
             blocked = record.informational("UserPromptSubmit")
-            stopped = turn.result is not None and turn.result.get("terminal_reason") == (
-                "hook_stopped"
+            stopped = record.prompt_stopped() or (
+                turn.result is not None and turn.result.get("terminal_reason") == "hook_stopped"
             )
+            if stopped:
+                blocked = record.informational("Operation stopped by hook")
             step = self._step(
                 StepKind.PROMPT,
                 text,
@@ -693,7 +769,7 @@ class ClaudeCodeSession(SessionSteps):
         if turn.kind == "request" and turn.request is not None:
             self._pending = turn.request
             self.blocked_stops += 1
-            feedback = hook_feedback(turn.request, after=request)
+            feedback = hook_feedback(turn.request, after=request, background=self._background)
             step = self._step(
                 StepKind.STOP,
                 "",
@@ -766,7 +842,12 @@ class ClaudeCodeSession(SessionSteps):
         self._pending = turn.request
         self._await_result_line(use_id, record)
         read = read_tool(
-            record, use_id, before=request, after=turn.request, auto_approve=self.auto_approve
+            record,
+            use_id,
+            before=request,
+            after=turn.request,
+            auto_approve=self.auto_approve,
+            background=self._background,
         )
         step = self._step(do, detail, **dataclasses.asdict(read))
         return self._done(step, record)
@@ -793,6 +874,7 @@ class ClaudeCodeSession(SessionSteps):
             self._start_subagent(agent_type, prompt, record)
         prompt, sub_request = self._subagents[agent_type]
         assert sub_request is not None
+        told = "" if active else subagent_start_context(sub_request)
         self._subagents[agent_type] = (prompt, None)
         self.api.answer(sub_request, Reply.text(last_message, stop_reason))
         turn = self._await(record=record)
@@ -800,13 +882,15 @@ class ClaudeCodeSession(SessionSteps):
             turn = self._cut_off(agent_type, Reply.text(last_message, stop_reason), turn, record)
         blocked_request = self._subagents.get(agent_type, (prompt, None))[1]
         if blocked_request is not None:
-            feedback = hook_feedback(blocked_request, after=sub_request)
+            feedback = hook_feedback(
+                blocked_request, after=sub_request, background=self._background
+            )
             step = self._step(
                 StepKind.SUBAGENT_STOP,
                 agent_type,
                 Outcome.BLOCKED,
                 stop_hook_active=active,
-                feedback="\n".join(feedback),
+                feedback="\n".join([told, *feedback] if told else feedback),
             )
             if turn.kind == "request":
                 self._pending = turn.request
@@ -815,7 +899,11 @@ class ClaudeCodeSession(SessionSteps):
         if turn.kind == "request":
             self._pending = turn.request
         step = self._step(
-            StepKind.SUBAGENT_STOP, agent_type, Outcome.ALLOWED, stop_hook_active=active
+            StepKind.SUBAGENT_STOP,
+            agent_type,
+            Outcome.ALLOWED,
+            stop_hook_active=active,
+            feedback=told,
         )
         if turn.kind == "result" and turn.result is not None:
             step.turn_ended = True

@@ -588,7 +588,8 @@ def _session_problems(s: SessionParams, steps: list[StepView], sequence: list[st
     problems = []
     for entry in steps:
         if entry.problems:
-            detail = f" {entry.detail[:60]}" if entry.detail else ""
+            # Whole: a path or command a person looks up or copies is never cut.
+            detail = f" {' '.join(entry.detail.split())}" if entry.detail else ""
             problems.append(f"{entry.label} ({entry.do}{detail}): " + "; ".join(entry.problems))
     problems += sequence
     last = steps[-1].outcome if steps else None
@@ -885,7 +886,7 @@ def _describe_expected(scenario: Scenario, asserts: list[StepAsserts], s: Sessio
                 or step.args.get("agent_type")
                 or ""
             )
-            shown = f" {str(detail)[:60]}" if detail else ""
+            shown = f" {' '.join(str(detail).split())}" if detail else ""
             lines.append(f"{label} {step.number} ({step.do}{shown}): {', '.join(bits)}")
     if s.final:
         lines.append(f"last step: {s.final}")

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.claude.client.install import PINNED_VERSION
-from harness.claude.recorded import Timeline
+from harness.claude.recorded import SessionFile, Timeline
 
 AGENT_NOT_FOUND = re.compile(r"Agent type '([^']+)' not found")
 TRUST_FIX = (
@@ -79,7 +79,7 @@ def diagnose(timeline: Timeline, root: Path, *, matched: int) -> LiveCause | Non
         return LiveCause(
             f"your session ran in {where}, not in the workspace root: Claude Code reads the "
             "workspace's hooks only in the folder it starts in, so none of them ran",
-            f"quit it, cd {root} and start claude there; then do the step again",
+            f"start claude in the workspace root: cd {root} && claude; then do the step again",
         )
     for call in timeline.tool_calls:
         found = AGENT_NOT_FOUND.search(call.result_text) if call.is_error else None
@@ -106,3 +106,16 @@ def diagnose(timeline: Timeline, root: Path, *, matched: int) -> LiveCause | Non
             "step again",
         )
     return None
+
+
+def started_elsewhere(sessions: list[SessionFile], root: Path) -> LiveCause:
+    """No session in the workspace since the step began, but one (the newest of ``sessions``)
+    in another folder: Claude Code loads the settings, hooks and plugin of the folder it
+    starts in, so that session ran none of the workspace's."""
+    newest = sessions[0]
+    when = f" at {newest.started:%H:%M:%S} UTC" if newest.started else ""
+    return LiveCause(
+        f"your session since this step began ran in {newest.cwd}{when}, outside the workspace: "
+        "Claude Code loads the hooks of the folder it starts in, so none of the workspace's ran",
+        f"start claude in the workspace root: cd {root} && claude; then do the step again",
+    )

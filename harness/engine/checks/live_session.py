@@ -25,6 +25,7 @@ from typing import Any
 from harness.claude.recorded import (
     Prompt,
     RecordedSessionError,
+    SessionFile,
     StopAttempt,
     Timeline,
     ToolCall,
@@ -43,7 +44,7 @@ from harness.claude.vocabulary import (
     Verdict,
 )
 from harness.engine.checks.hook_session import describe_item
-from harness.engine.checks.live_causes import LiveCause, diagnose
+from harness.engine.checks.live_causes import LiveCause, diagnose, started_elsewhere
 from harness.engine.context import CheckContext, PassedClaim
 from harness.engine.kinds import Kind
 from harness.errors import ConfigError, HarnessError
@@ -249,6 +250,20 @@ def _sessions(ctx: CheckContext) -> list[tuple[Path, str]]:
     return [(path, kind) for _, path, kind in found]
 
 
+def _sessions_elsewhere(ctx: CheckContext) -> list[SessionFile]:
+    """The participant's sessions since the step began whose folder is not in the workspace
+    (started in its parent, a sibling, the home): each would have run none of its hooks."""
+    after = _entered_at(ctx)
+    if after is None:
+        return []
+    root = ctx.workspace.root.resolve()
+    try:
+        since = find_sessions(Path("/"), after=after)
+    except OSError:
+        return []
+    return [s for s in since if s.cwd and root not in (Path(s.cwd), *Path(s.cwd).parents)]
+
+
 def _no_session(
     ctx: CheckContext, p: LiveParams, title: str, wanted: list[dict[str, Any]]
 ) -> CheckResult:
@@ -298,6 +313,10 @@ def run(ctx: CheckContext, p: LiveParams) -> CheckResult:
     except OSError as exc:
         return CheckResult.errored(f"cannot read Claude Code's sessions: {exc}", name=title)
     if not sessions:
+        elsewhere = _sessions_elsewhere(ctx)
+        if elsewhere:
+            no_session = _no_session(ctx, p, title, wanted)
+            return _with_cause(no_session, started_elsewhere(elsewhere, ctx.workspace.root))
         return _no_session(ctx, p, title, wanted)
     best = _best_session(sessions, wanted, title)
     if isinstance(best, CheckResult):
