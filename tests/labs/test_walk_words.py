@@ -146,3 +146,11 @@ def test_lab04_does_not_send_a_pipx_user_to_a_checkout_they_lack() -> None:
     intro = " ".join(find_lab("4").intro.split())
     assert "in the Hook Lab checkout" not in intro
     assert "not in your workspace or a pipx install" in intro
+
+
+def test_lab10_says_the_prompt_hook_is_named_by_its_prompt() -> None:
+    """The client names a prompt hook by its prompt in brackets (harness/claude/dispatch.py);
+    a literal `[PROMPT]:` is never shown."""
+    text = " ".join(find_lab("10").step("the-judge").instructions.split())
+    assert "`[PROMPT]:" not in text
+    assert "your prompt in square brackets and `: insufficient evidence in transcript`" in text

@@ -145,3 +145,20 @@ def test_lab05_each_session_has_a_heading(workspace: Workspace) -> None:
     ]
     lines = out.getvalue().splitlines()
     assert lines[lines.index("  ▸ no .git") + 1].startswith("  ⚙  1 session_start")
+
+
+def test_lab07_own_hooks_reason_stays_on_screen(workspace: Workspace) -> None:
+    """Lab 07 step 3: "the check looks for your hook's" reason, after require-sensors.sh's."""
+    runner = LabRunner(workspace)
+    runner.start("7")
+    runner.goto("register")
+    runner.solve(apply=True)
+    out = io.StringIO()
+    with activity(Console(file=out, width=100, no_color=True), runner.template):
+        run = runner.check()
+    assert run.status is Status.PASS
+    lines = [line.strip() for line in out.getvalue().splitlines()]
+    assert any(
+        line.startswith('["$CLAUDE_PROJECT_DIR/scripts/check-before-stop.sh"]: Stop check blocked')
+        for line in lines
+    ), lines
