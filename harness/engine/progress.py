@@ -65,18 +65,24 @@ class LabProgress:
     start_snapshot: str = ""  # snapshot commit of the worktree before the first setup
     steps: dict[str, StepProgress] = field(default_factory=dict)
     completed_at: float | None = None
+    # The step the participant is at in this lab: lab start comes back to it after another lab
+    # (None: complete, or a progress written before it was kept).
+    at: str | None = None
 
     def step(self, step_id: str) -> StepProgress:
         return self.steps.setdefault(step_id, StepProgress())
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "started_at": self.started_at,
             "start_commit": self.start_commit,
             "start_snapshot": self.start_snapshot,
             "completed_at": self.completed_at,
             "steps": {k: v.to_json() for k, v in self.steps.items()},
         }
+        if self.at is not None:
+            data["at"] = self.at
+        return data
 
 
 def _number(raw: Any, default: float | None) -> float | None:
@@ -130,6 +136,7 @@ class Progress:
                 str(raw.get("start_snapshot") or ""),
                 steps,
                 _number(raw.get("completed_at"), None),
+                raw["at"] if isinstance(raw.get("at"), str) else None,
             )
         raw_whose = data.get("workspace")
         whose: Mapping[str, Any] = raw_whose if isinstance(raw_whose, dict) else {}

@@ -133,6 +133,20 @@ def _live_record(results: Sequence[CheckResult]) -> dict[str, Any]:
     return {}
 
 
+def _left_at(lab: Lab, lp: LabProgress) -> Step:
+    """The step a lab was left at. A progress written before that was kept: the first step
+    neither passed nor passed over by lab goto (never asked of the participant, so never the
+    step they were at), else the last step (passed: lab next completes the lab)."""
+    if lp.at is not None:
+        with contextlib.suppress(HarnessError):
+            return lab.step(lp.at)
+    for step in lab.steps:
+        sp = lp.steps.get(step.id)
+        if sp is None or not (sp.passed or sp.skipped_by_goto):
+            return step
+    return lab.steps[-1]
+
+
 class LabRunner:
     def __init__(
         self,
@@ -252,7 +266,9 @@ class LabRunner:
 
     def _enter(self, lab: Lab, step: Step) -> list[CheckResult]:
         self.progress.lab, self.progress.step = lab.id, step.id
-        self.progress.lab_progress(lab.id).step(step.id).entered_at = time.time()
+        lp = self.progress.lab_progress(lab.id)
+        lp.at = step.id
+        lp.step(step.id).entered_at = time.time()
         actions = self.run_actions(lab, step.setup)
         if any(spec.kind.name == "live_session" for spec in step.checks):
             # A live step's session is replayed from the state it began in.
@@ -313,8 +329,8 @@ class LabRunner:
 
     def _resume(self, lab: Lab, lp: LabProgress) -> Moved:
         """Come back to a lab started before: its files as they were left (the other lab's
-        files backed up first), at its first unpassed step."""
-        step = next((s for s in lab.steps if not lp.step(s.id).passed), None)
+        files backed up first), at the step it was left at."""
+        step = _left_at(lab, lp)
         left_ref = f"{LAB_REFS}{lab.id}/left".encode()
         backup = None
         note = "resumed where you left this lab"
@@ -331,7 +347,7 @@ class LabRunner:
             )  # the other lab's output is no evidence
             note = "resumed where you left this lab, with its files as you left them"
         self.progress.lab = lab.id
-        self.progress.step = step.id if step else None
+        self.progress.step = lp.at = step.id
         self._save(f"{lab.id}: resumed")
         return Moved(lab, step, backup=backup, note=note)
 
@@ -480,7 +496,7 @@ class LabRunner:
             for r in bad:
                 lp.step(r.step.id).passed = None
             first = bad[0].step
-            self.progress.step = first.id
+            self.progress.step = lp.at = first.id
             self._save(f"{lab.id}: re-verification failed at {first.id}")
             return Moved(
                 lab,
@@ -490,7 +506,7 @@ class LabRunner:
                 "verified at; check it again",
             )
         lp.completed_at = time.time()
-        self.progress.step = None
+        self.progress.step = lp.at = None
         self._save(f"{lab.id}: complete")
         note = "lab complete"
         if skipped:

@@ -362,6 +362,8 @@ def status_renderable(lab: Lab, progress: Progress) -> RenderableType:
             state = "[green]passed[/]" + (f" ({', '.join(how)})" if how else "")
         elif progress.step == step.id:
             state = "[cyan]current[/]"
+        elif sp and sp.skipped_by_goto:  # never asked of the participant, never checked
+            state = "[dim]skipped with lab goto[/]"
         else:
             state = "[dim]-[/]"
         hints = f"{sp.hints}/{len(step.hints)}" if sp else f"0/{len(step.hints)}"

@@ -30,6 +30,7 @@ def test_a_conversation_request_waits_for_the_driver_and_streams_its_tool_use() 
         answer: dict[str, Any] = {}
         body = {
             "model": "m",
+            "stream": True,
             "tools": [{"name": "Bash"}],
             "messages": [
                 {
@@ -73,13 +74,22 @@ def test_a_conversation_request_waits_for_the_driver_and_streams_its_tool_use() 
 
 def test_requests_without_tools_are_answered_at_once_and_all_are_kept() -> None:
     with ScriptedApi(auxiliary_text="A title") as api:
-        status, stream = post(api.port, {"model": "m", "messages": []})
+        status, stream = post(api.port, {"model": "m", "stream": True, "messages": []})
         count_status, count = post(api.port, {"messages": []}, "/v1/messages/count_tokens")
         assert api.next_request(timeout=0.2) is None
     text = next(d for n, d in events(stream) if n == "content_block_delta")["delta"]["text"]
     assert (status, text) == (200, "A title")
     assert count_status == 200 and json.loads(count)["input_tokens"] >= 1
     assert len(api.requests) == 1 and not api.requests[0].is_conversation
+
+
+def test_a_request_that_does_not_ask_for_a_stream_gets_one_json_message() -> None:
+    # Auto mode's action check on 2.1.332 asks without "stream" and reads a single message.
+    with ScriptedApi(auxiliary_text="A title") as api:
+        status, body = post(api.port, {"model": "m", "messages": []})
+    message = json.loads(body)
+    assert status == 200 and message["type"] == "message"
+    assert [block["text"] for block in message["content"]] == ["A title"]
 
 
 def test_two_servers_take_different_free_ports() -> None:

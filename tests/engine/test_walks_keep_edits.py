@@ -1,106 +1,62 @@
 """Nothing a participant writes is lost, whatever path they take through a lab.
 
-Seeded random walks through Lab 07 (start, goto, reset, next, check, solve, back and forth)
-with the participant's own edits between the commands; after every command each edit is still
-in the workspace or in a backup ``lab backups`` lists. The engine is the emulator (forced, as
-``--engine emulator``): the walk is about files, not about the client. A live step's solve
-plays the real client and is left out of the walk; its check runs (and fails: no session).
+Seeded random walks through every lab, on both fixtures (start, goto, reset, next, check,
+solve, back and forth, off to another lab and back) with the participant's own edits between
+the commands (tests/engine/walks.py). After every command each edit is still in the workspace
+or in a backup ``lab backups`` lists; re-verification sends no one back to a step they did not
+pass; the step a participant is at, or comes back to, is never one ``lab goto`` passed over.
+A failure names the walk and its test id (lab and seed): running that id replays it.
+
+Real: the lab's own setups, solves and checks on a provisioned workspace (real Maven where a
+step runs the sensors, the PetClinic's classes from the compiled template), the hooks on the
+emulator.
 """
 
 from __future__ import annotations
 
-import random
+import shutil
+from pathlib import Path
 
 import pytest
 
 from harness.engine.context import CheckContext
+from harness.engine.manifest import find_lab, lab_dirs
 from harness.engine.runner import LabRunner
-from harness.errors import HarnessError
 from harness.results import Status
-from harness.workspace import Workspace
-from harness.workspace.snapshot import read_blob
-from tests.builders import REPO_ROOT
+from harness.workspace import Workspace, provision
+from tests.builders import REPO_ROOT, run_cli
+from tests.engine.walks import walk_lab
 
-LAB = "07-own-stop-hook"
+LAB07 = "07-own-stop-hook"
 HOOK = "scripts/check-before-stop.sh"
-EDITED = (HOOK, "NOTES-mine.md", "docs/use_cases/UC-002-edit-owner.md", ".claude/settings.json")
-# Weighted as a participant works: mostly solve or write, check, next; now and then back.
-COMMANDS = ("goto", "reset", "start", *("next", "check", "solve") * 3)
-OWN_HOOK = (REPO_ROOT / "labs" / LAB / "solution" / "check-before-stop.sh").read_bytes()
+OWN_HOOK = (REPO_ROOT / "labs" / LAB07 / "solution" / "check-before-stop.sh").read_bytes()
+# One seed a lab keeps the suite's time (another seed: another walk, run by its own id).
+WALKS = [(lab.name, 1) for lab in lab_dirs()]
+COMMANDS = 10
 
 pytestmark = pytest.mark.maven
 
 
-def _runner(ws: Workspace) -> LabRunner:
-    return LabRunner(ws, context=CheckContext(ws, ws.root, engine="emulator", engine_forced=True))
+def _workspace(tmp_path: Path, template: Path, lab_id: str) -> Workspace:
+    """A fresh workspace of the lab's fixture: the compiled PetClinic template copied, or a
+    Node project provisioned (no compile, a second)."""
+    fixture = find_lab(lab_id).fixture
+    if fixture != "petclinic":
+        return provision(tmp_path / "ws", fixture_name=fixture).workspace
+    shutil.copytree(template, tmp_path / "ws", symlinks=True)
+    return Workspace(tmp_path / "ws")
 
 
-def _kept(ws: Workspace, rel: str, content: bytes) -> bool:
-    path = ws.root / rel
-    if path.is_file() and path.read_bytes() == content:
-        return True
-    for backup in ws.backups():
-        commit = ws.repo[backup.commit.encode()]
-        if read_blob(ws.repo, commit.tree, rel) == content:  # type: ignore[attr-defined]
-            return True
-    return False
-
-
-def _edit(ws: Workspace, rng: random.Random, n: int) -> tuple[str, bytes]:
-    rel = HOOK if rng.random() < 0.5 else rng.choice(EDITED)
-    path = ws.root / rel
-    before = path.read_bytes() if path.is_file() else b""
-    content = before + f"\n# the participant's own line {n}\n".encode()
-    if rel == HOOK:
-        # a hook that does the job, in the participant's own take
-        content = OWN_HOOK + f"# my own Stop hook, take {n}\n".encode()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(content)
-    return rel, content
-
-
-def _command(runner: LabRunner, name: str, rng: random.Random, steps: int) -> str:
-    if name in ("goto", "reset"):
-        number = str(rng.randint(1, steps))
-        moved = runner.goto(number) if name == "goto" else runner.reset(number)
-        return f"{name} {number} -> {moved.step.id if moved.step else 'done'}"
-    if name == "next":
-        moved = runner.next()
-        return f"next -> {moved.step.id if moved.step else 'complete'} {moved.note}"
-    if name == "check":
-        return f"check -> {runner.check().status}"
-    if name == "solve":
-        _, step = runner.current()
-        if any(spec.name == "live_session" for spec in step.checks):
-            return "solve skipped (a live step plays the real client)"
-        runner.solve(apply=True)
-        return f"solve {step.id}"
-    return f"start -> {runner.start(LAB).note or 'started'}"
-
-
-@pytest.mark.parametrize("seed", range(1, 9))
+@pytest.mark.parametrize(("lab_id", "seed"), WALKS, ids=[f"{lab}-{seed}" for lab, seed in WALKS])
 def test_a_random_walk_keeps_every_edit_in_place_or_in_a_backup(
-    workspace: Workspace, seed: int
+    tmp_path: Path, _compiled_template: Path, lab_id: str, seed: int
 ) -> None:
-    rng = random.Random(seed)
-    runner = _runner(workspace)
-    runner.start(LAB)
-    steps = len(runner.lab().steps)
-    edits: dict[str, bytes] = {}  # the participant's latest content of each file they edited
-    walked: list[str] = []
-    for n in range(16):
-        if rng.random() < 0.6:  # the participant's own work between two commands
-            rel, content = _edit(workspace, rng, n)
-            edits[rel] = content
-            walked.append(f"edit {rel}")
-        name = rng.choice(COMMANDS)
-        runner = _runner(workspace)  # each command is a new lab process
-        try:
-            walked.append(_command(runner, name, rng, steps))
-        except HarnessError as exc:  # refused (next before a pass): nothing may change
-            walked.append(f"{name} refused: {exc.message[:60]}")
-        lost = [rel for rel, content in edits.items() if not _kept(workspace, rel, content)]
-        assert not lost, f"lost {lost} after: " + " | ".join(walked)
+    walk_lab(_workspace(tmp_path, _compiled_template, lab_id), lab_id, seed, COMMANDS)
+
+
+def _runner(ws: Workspace, *, scripted: bool = False) -> LabRunner:
+    ctx = CheckContext(ws, ws.root, engine="emulator", engine_forced=True, scripted=scripted)
+    return LabRunner(ws, context=ctx)
 
 
 def test_goto_then_next_neither_sends_back_nor_overwrites_the_own_hook(
@@ -110,7 +66,7 @@ def test_goto_then_next_neither_sends_back_nor_overwrites_the_own_hook(
     (4 scripted); lab next completes the lab, naming steps 1 and 2 as skipped, and the hook
     is the participant's."""
     runner = _runner(workspace)
-    runner.start(LAB)
+    runner.start(LAB07)
     runner.goto("3")
     # the participant's own hook: the course's answer in their words (a comment of theirs)
     own = OWN_HOOK + b"# written by me, not copied\n"
@@ -122,12 +78,37 @@ def test_goto_then_next_neither_sends_back_nor_overwrites_the_own_hook(
     assert _runner(workspace).check().status == Status.PASS
     moved = _runner(workspace).next()
     assert moved.step is not None and moved.step.id == "your-session"
-    scripted = CheckContext(
-        workspace, workspace.root, engine="emulator", engine_forced=True, scripted=True
-    )
-    runner = LabRunner(workspace, context=scripted)
-    assert runner.check().status == Status.PASS
+    assert _runner(workspace, scripted=True).check().status == Status.PASS
     done = _runner(workspace).next()
     assert done.step is None, done.note
     assert "steps 1, 2 you skipped with lab goto were not checked" in done.note
     assert hook.read_bytes() == own
+
+
+def test_coming_back_to_a_lab_left_after_goto_resumes_where_it_was_left(
+    workspace: Workspace,
+) -> None:
+    """lab start 7; lab goto 3; pass step 3; lab next; lab start 6; lab start 7: back at step
+    4, where the lab was left, not at step 1, which lab goto passed over and the participant
+    was never asked to do; lab status says so."""
+    root = workspace.root
+    assert run_cli("start", "7", cwd=root).code == 0
+    assert run_cli("goto", "3", cwd=root).code == 0
+    assert run_cli("solve", "--apply", cwd=root).code == 0
+    assert run_cli("check", "--engine", "emulator", cwd=root).code == 0
+    assert run_cli("next", cwd=root).code == 0
+    assert run_cli("start", "6", cwd=root).code == 0
+    back = run_cli("start", "7", cwd=root)
+    assert back.code == 0, back.err
+    assert "resumed where you left this lab" in back.out
+    assert "step 4/4: " in back.out and "step 1/4" not in back.out
+    status = run_cli("status", cwd=root)
+    rows = {
+        line.split()[1]: " ".join(line.split()[2:])
+        for line in status.out.splitlines()
+        if line.split()[:1] in (["1"], ["2"], ["3"], ["4"])
+    }
+    assert rows["contract"].startswith("skipped with lab goto"), status.out
+    assert rows["write-hook"].startswith("skipped with lab goto"), status.out
+    assert rows["register"].startswith("passed"), status.out
+    assert rows["your-session"].startswith("current"), status.out

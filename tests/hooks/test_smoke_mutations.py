@@ -65,6 +65,13 @@ MUTATIONS: list[Mutation] = [
         "a change after the last green run blocks",
     ),
     Mutation(
+        "freshness judged by the newest report, not the oldest",
+        LIB,
+        (('[ "$oldest" -nt "$report" ]', '[ "$report" -nt "$oldest" ]'),),
+        ("evidence",),
+        "one report older than the change blocks, however new the others",
+    ),
+    Mutation(
         "session start no longer bounds evidence",
         LIB,
         (('[ ! -f "$start" ] || [ "$1" -nt "$start" ]', "true"),),
@@ -119,7 +126,8 @@ MUTATIONS: list[Mutation] = [
         (
             (
                 "changed=$(aiup_changed_paths)\n",
-                '[ -f "$(aiup_state sensors-ran)" ] && exit 0\nchanged=$(aiup_changed_paths)\n',
+                '[ -f "$AIUP_GIT_DIR/aiup-sensors-ran" ] && exit 0\n'
+                "changed=$(aiup_changed_paths)\n",
             ),
         ),
         ("evidence",),
@@ -128,7 +136,12 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "commits since the session base ignored",
         LIB,
-        (("        if [[ $base =~ ^[0-9a-f]+$ ]]; then", "        if false; then"),),
+        (
+            (
+                '        if [[ $base =~ ^[0-9a-f]+$ ]] && [ "$base" != "$AIUP_HEAD" ]; then',
+                "        if false; then",
+            ),
+        ),
         ("changes",),
         "a commit does not lift the guard",
     ),
@@ -173,7 +186,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "replace_all ignored by the status guard",
         "hooks/guard-spec-status.sh",
-        (("elif $all then", "elif false then"),),
+        (('elif [ "${3:-}" = true ]; then', "elif false; then"),),
         ("guard",),
         "replace_all Draft -> Automated on a test case is refused",
     ),
@@ -219,8 +232,8 @@ MUTATIONS: list[Mutation] = [
     ),
     Mutation(
         "ids not padded (UC-7)",
-        LIB,
-        (("printf '%s-%03d", "printf '%s-%d"),),
+        AUDIT,
+        (("'%s-%03d'", "'%s-%d'"),),
         ("audit",),
         "'uc 7' is normalised to UC-007",
     ),
@@ -237,12 +250,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "state written to the work tree instead of the git dir",
         LIB,
-        (
-            (
-                'printf \'%s/aiup-%s\\n\' "$AIUP_GIT_DIR" "$1"',
-                'printf \'%s/aiup-%s\\n\' "$PWD" "$1"',
-            ),
-        ),
+        (("        read -r AIUP_GIT_DIR ", "        read -r _; AIUP_GIT_DIR=$PWD "),),
         ("worktree",),
         "its green run is recorded in its git dir",
     ),

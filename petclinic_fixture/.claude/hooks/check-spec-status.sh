@@ -10,7 +10,7 @@ aiup_fail_open
 aiup_read_input
 aiup_open_project
 
-snapshot=$(aiup_state spec-status)
+snapshot=$AIUP_GIT_DIR/aiup-spec-status
 now=$(aiup_status_snapshot)
 if [ ! -f "$snapshot" ]; then
     # No session start seen: this snapshot is the baseline (whole or not at all).

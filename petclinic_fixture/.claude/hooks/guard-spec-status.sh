@@ -6,41 +6,44 @@
 # shellcheck source=lib.sh disable=SC2154 # aiup_read_input sets the variables it names
 . "${BASH_SOURCE[0]%/*}/lib.sh" 2>/dev/null || exit 0
 aiup_fail_open
-aiup_read_input tool=tool_name file=tool_input.file_path cwd=cwd
+aiup_read_input tool=tool_name file=tool_input.file_path cwd=cwd content=tool_input.content \
+    old=tool_input.old_string new=tool_input.new_string all=tool_input.replace_all
 aiup_open_project
 
 case $tool in Edit | Write | MultiEdit) ;; *) exit 0 ;; esac
 [ -n "$file" ] || exit 0
 case $file in /*) ;; *) file=$cwd/$file ;; esac
-project=$(realpath -m -- "$PWD") || exit 0
+project=$(pwd -P) || exit 0
 file=$(realpath -m -- "$file") || exit 0
 case $file in "$project"/*) rel=${file#"$project"/} ;; *) exit 0 ;; esac
 [[ $rel =~ ^docs/(use_cases/UC|test_cases/TC)-[^/]*\.md$ ]] || exit 0
 
-current_file=/dev/null
-[ -f "$rel" ] && current_file=$rel
+# The spec now: "" for a new one; one the hook cannot read lets the session go.
+text=""
+if [ -f "$rel" ]; then
+    [ -r "$rel" ] || exit 0
+    IFS= read -r -d '' text <"$rel" # the whole file (a spec holds no NUL byte)
+fi
 
-# The content after the tool call: Write replaces it; Edit replaces the first occurrence of
-# old_string (every one with replace_all). split/join instead of index arithmetic keeps
-# multi-byte text intact.
-next=$(jq -r --rawfile current "$current_file" '
-    def apply($text; $old; $new; $all):
-        if $old == "" then (if $text == "" then $new else $text end)
-        elif $all then $text | split($old) | join($new)
-        else ($text | split($old)) as $parts
-            | if ($parts | length) < 2 then $text
-              else $parts[0] + $new + ($parts[1:] | join($old)) end
-        end;
-    .tool_input as $in
-    | if .tool_name == "Write" then $in.content // ""
-      elif .tool_name == "Edit" then
-          apply($current; $in.old_string // ""; $in.new_string // ""; $in.replace_all // false)
-      else reduce ($in.edits // [])[] as $e ($current;
-          apply(.; $e.old_string // ""; $e.new_string // ""; $e.replace_all // false))
-      end' <<<"$AIUP_INPUT" | aiup_status_of) || exit 0
-
+# The spec after the tool call. apply OLD NEW [true] replaces the first OLD in it with NEW
+# (every one with true); an empty OLD only fills an empty file. Quoted, OLD and NEW are plain
+# text, never patterns.
+apply() {
+    if [ -z "$1" ]; then next=${next:-$2}
+    elif [ "${3:-}" = true ]; then next=${next//"$1"/"$2"}
+    else next=${next/"$1"/"$2"}; fi
+}
+next=$text
+case $tool in
+    Write) next=$content ;;
+    Edit) apply "$old" "$new" "$all" ;;
+    MultiEdit) # other clients: its edits in turn (@sh quotes each value, so eval only applies)
+        eval "$(jq -r '.tool_input.edits[]? | [.old_string, .new_string, .replace_all]
+            | "apply \(map(. // "" | tostring | @sh) | join(" "))"' <<<"$AIUP_INPUT")" ;;
+esac
+next=$(aiup_status_of <<<"$next")
 aiup_is_asserting "$next" || exit 0
-current=$(aiup_status_of <"$current_file")
+current=$(aiup_status_of <<<"$text")
 [ "$next" = "$current" ] && exit 0
 id=$(aiup_spec_id "$rel") || exit 0
 problem=$(aiup_audit_problem "$id")

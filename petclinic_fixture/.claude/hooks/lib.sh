@@ -69,21 +69,21 @@ aiup_read_input() {
 # --- the project and what changed in this session -----------------------------------------
 # Enters the project (CLAUDE_PROJECT_DIR). No project, no git work tree: the session goes on.
 aiup_open_project() {
-    local facts inside
+    local inside
     [ -n "${CLAUDE_PROJECT_DIR:-}" ] || exit 0
     cd "$CLAUDE_PROJECT_DIR" || exit 0
-    facts=$(git rev-parse --is-inside-work-tree --absolute-git-dir --show-prefix) || exit 0
-    { read -r inside && read -r AIUP_GIT_DIR && IFS= read -r AIUP_PREFIX; } <<<"$facts"
+    {
+        read -r inside
+        read -r AIUP_GIT_DIR     # where the hooks keep their state
+        IFS= read -r AIUP_PREFIX # where the project sits in the repository ("" at its root)
+        read -r AIUP_HEAD        # "" in a new repository: git fails there after the others
+    } < <(git rev-parse --is-inside-work-tree --absolute-git-dir --show-prefix -q --verify HEAD)
     [ "$inside" = true ] || exit 0
 }
 
-# Where a state file lives (aiup_state session-base).
-aiup_state() { printf '%s/aiup-%s\n' "$AIUP_GIT_DIR" "$1"; }
-
 # True when file $1 was written after the session started (always, when no start is known).
 aiup_after_session_start() {
-    local start
-    start=$(aiup_state session-base)
+    local start=$AIUP_GIT_DIR/aiup-session-base
     [ ! -f "$start" ] || [ "$1" -nt "$start" ]
 }
 
@@ -92,7 +92,7 @@ aiup_after_session_start() {
 # the session started, so that a commit does not lift a guard.
 aiup_changed_paths() {
     local entry base=""
-    read -r base <"$(aiup_state session-base)" # "" when unknown, or HEAD was unborn
+    read -r base <"$AIUP_GIT_DIR/aiup-session-base" # "" when unknown, or HEAD was unborn
     {
         git status --porcelain -z --untracked-files=all -- . |
             while IFS= read -r -d '' entry; do
@@ -101,7 +101,8 @@ aiup_changed_paths() {
                 entry=${entry:3}
                 printf '%s\n' "${entry#"$AIUP_PREFIX"}"
             done
-        if [[ $base =~ ^[0-9a-f]+$ ]]; then # a commit id, never an option for git diff
+        # Commits since the base (a commit id, never an option for git diff), if HEAD moved.
+        if [[ $base =~ ^[0-9a-f]+$ ]] && [ "$base" != "$AIUP_HEAD" ]; then
             git -c core.quotePath=false diff --name-only --relative "$base" HEAD
         fi
     } | sort -u
@@ -138,9 +139,8 @@ aiup_late() {
 # stdin: the changed paths a run must postdate. Prints why the five sensor reports are no
 # evidence of a green run after those changes, or nothing when they are.
 aiup_evidence_problem() {
-    local LC_ALL=C newest name report text tag tests failures errors
+    local LC_ALL=C newest name report text tag tests failures errors oldest="" oldest_name
     local suite='<testsuite[[:space:]][^>]*>' end='</testsuite>[[:space:]]*$'
-    newest=$(aiup_newest_change)
     for name in "${AIUP_SENSORS[@]}"; do
         report=$AIUP_REPORT_DIR/TEST-ai.unifiedprocess.petclinic.$name.xml
         # The whole report. read -d '' stops early only at a NUL byte, which the test JVM
@@ -167,13 +167,19 @@ aiup_evidence_problem() {
             echo "$name failed ($failures failure(s) in $report)"
         elif [ "$errors" -gt 0 ]; then
             echo "$name broke ($errors error(s) in $report)"
-        elif aiup_late "$newest" "$report"; then
-            echo "${newest#* } changed after the last $name run"
         else
+            # Green. Whether the run came after the changes, the oldest report tells.
+            if [ -z "$oldest" ] || [ "$oldest" -nt "$report" ]; then
+                oldest=$report oldest_name=$name
+            fi
             continue
         fi
         return
     done
+    newest=$(aiup_newest_change)
+    if aiup_late "$newest" "$oldest"; then
+        echo "${newest#* } changed after the last $oldest_name run"
+    fi
 }
 
 # --- self-guarding: what smoke.sh proved --------------------------------------------------
@@ -189,8 +195,7 @@ aiup_hook_fingerprints() {
 
 # stdin: changed hook paths. Prints those whose content now is not what smoke.sh proved.
 aiup_unproven_hook_paths() {
-    local record
-    record=$(aiup_state smoke-ran)
+    local record=$AIUP_GIT_DIR/aiup-smoke-ran
     [ -f "$record" ] || record=/dev/null # no record: nothing is proved
     aiup_hook_fingerprints | grep -vxF -f "$record" | cut -d ' ' -f 2-
 }
@@ -218,27 +223,17 @@ aiup_is_asserting() {
     [[ ${word,,} =~ ^(done|tested|automated)$ ]]
 }
 
-# stdin: text. Prints every use-case or test-case id it names, normalised, once each:
-# "uc 7", "UC7", "uc-007" -> UC-007; "TC001" -> TC-001.
-aiup_ids_in() {
-    local token number
-    grep -oiE '\b(uc|tc)[ _-]?[0-9]{1,4}\b' | while IFS= read -r token; do
-        number=${token//[^0-9]/}
-        printf '%s-%03d\n' "${token:0:2}" "$((10#$number))"
-    done | tr '[:lower:]' '[:upper:]' | sort -u
-}
-
-# The id in a spec's file name: docs/use_cases/UC-003-register-new-owner.md -> UC-003.
+# The id in a spec's file name, as the markers name it: docs/use_cases/UC-3-edit.md -> UC-003.
 aiup_spec_id() {
-    local name=${1##*/}
-    [[ $name =~ ^((UC|TC)-?[0-9]+) ]] && aiup_ids_in <<<"${BASH_REMATCH[1]}"
+    [[ ${1##*/} =~ ^(UC|TC)-?([0-9]{1,4})([^[:alnum:]_]|$) ]] || return 1
+    printf '%s-%03d\n' "${BASH_REMATCH[1]}" "$((10#${BASH_REMATCH[2]}))"
 }
 
 # Prints why there is no fresh coverage audit of an id, or nothing when there is one: a
 # marker written in this session after the last change under src/ (code and tests).
 aiup_audit_problem() {
     local marker newest
-    marker=$(aiup_state coverage-checked)/$1
+    marker=$AIUP_GIT_DIR/aiup-coverage-checked/$1
     if [ ! -f "$marker" ] || ! aiup_after_session_start "$marker"; then
         echo "no coverage audit of $1 has finished in this session"
         return

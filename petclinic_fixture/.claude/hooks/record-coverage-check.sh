@@ -13,36 +13,33 @@ aiup_open_project
 # so plugin:aiup-vaadin-jooq:uc-coverage is the coverage agent too.
 [[ $agent_type == *"$AIUP_COVERAGE_AGENT" ]] || exit 0
 
-# The agent's transcript, read once: how its last assistant entry ended on the first line (its
-# stop_reason, "none" when it has none, "" when there is no such entry; "handback" when it
-# called SubagentHandback: an interactive Claude Code (2.1.332) runs the agent in the
-# background and ends it so), then its assignment (the first user entry, whose content is a
-# string or a list of text blocks).
+# read_transcript FILE REPORT: the agent's transcript, read once. Prints how its last
+# assistant entry ended (its stop_reason, "none" when it has none, "" when there is no such
+# entry; "handback" when it called SubagentHandback: an interactive Claude Code (2.1.332) runs
+# the agent in the background and ends it so), then a line "UC 7" for each use case or test
+# case ("uc 7", "UC7", "uc-007") named in its assignment (the first user entry) or in a heading
+# of its report (REPORT, the event's last_assistant_message, or else the one it handed back).
 read_transcript() {
-    jq -n -R -r '[inputs | fromjson? | select(type == "object")] as $entries
-        | ([$entries[] | select(.type == "assistant")] | last
-            | if . == null then ""
-              elif any(.message.content[]?; type == "object" and .name? == "SubagentHandback")
-              then "handback" else .message.stop_reason // "none" end),
-          ([$entries[] | select(.type == "user")] | first | .message.content?
-            | if type == "string" then . elif type == "array" then map(.text? // empty)
-              | join("\n") else "" end)' "$1"
+    jq -n -R -r --arg report "$2" '
+        def handbacks: .message.content[]? | select(.name? == "SubagentHandback");
+        def text: if type == "string" then .
+            elif type == "array" then map(.text? // empty) | join("\n") else "" end;
+        [inputs | fromjson? | select(type == "object")] as $entries
+        | [$entries[] | select(.type == "assistant")] as $said
+        | ([$entries[] | select(.type == "user")] | first | .message.content? | text) as $assignment
+        | (if $report != "" then $report
+           else [$said[] | handbacks | .input.message? | strings] | last // "" end) as $report
+        | ($said | last | if . == null then "" elif [handbacks] != [] then "handback"
+            else .message.stop_reason // "none" end),
+          ($assignment, ($report | split("\n")[] | select(test("^[[:space:]]*#")))
+            | scan("(?i)\\b(uc|tc)[ _-]?([0-9]{1,4})\\b") | "\(.[0] | ascii_upcase) \(.[1])")
+        ' "$1"
 }
 
-# The report the agent handed back (the event's last_assistant_message is empty then).
-transcript_handback() {
-    jq -n -R -r '[inputs | fromjson? | select(type == "object" and .type == "assistant")
-        | .message.content[]? | select(type == "object" and .name? == "SubagentHandback")
-        | .input.message? | strings] | last // empty' "$1"
-}
-
-reason="" assignment=""
-if [ -n "$transcript" ] && [ -f "$transcript" ] && [ -r "$transcript" ]; then
-    found=$(read_transcript "$transcript")
-    reason=${found%%$'\n'*}
-    assignment=${found#"$reason"}
-    [ -n "$last" ] || last=$(transcript_handback "$transcript")
-fi
+[ -n "$transcript" ] && [ -f "$transcript" ] && [ -r "$transcript" ] || transcript=/dev/null
+found=$(read_transcript "$transcript" "$last")
+reason=${found%%$'\n'*}
+ids=${found:${#reason}+1} # the lines after the first
 # Only a normal end counts. The event's stop_reason decides when it has one (other clients
 # send it: end_turn); Claude Code sends none, and then the transcript's decides (end_turn or a
 # handback; no readable transcript, no audit).
@@ -51,17 +48,13 @@ if [ -n "$event_reason" ]; then
 else
     case $reason in end_turn | handback) ;; *) exit 0 ;; esac
 fi
-
-ids=$({
-    printf '%s\n' "$assignment"
-    grep -E '^[[:space:]]*#' <<<"$last"
-} | aiup_ids_in)
 [ -n "$ids" ] || exit 0
 
-dir=$(aiup_state coverage-checked)
-mkdir -p "$dir" || exit 0
-now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-while IFS= read -r id; do
+dir=$AIUP_GIT_DIR/aiup-coverage-checked
+[ -d "$dir" ] || mkdir -p "$dir" || exit 0
+printf -v now '%(%Y-%m-%dT%H:%M:%S%z)T' -1
+while read -r kind number; do
+    printf -v id '%s-%03d' "$kind" "$((10#$number))" # UC 7 -> UC-007
     echo "coverage audit by ${agent:-$AIUP_COVERAGE_AGENT} at $now" >"$dir/$id"
 done <<<"$ids"
 exit 0

@@ -22,10 +22,10 @@ if [ -z "$tool" ] && [ -n "$command" ]; then tool=Bash; fi
 
 changed=$(aiup_changed_paths)
 problem=$(aiup_sensor_paths <<<"$changed" | aiup_evidence_problem)
-record=$(aiup_state sensors-ran)
+record=$AIUP_GIT_DIR/aiup-sensors-ran
 if [ -z "$problem" ]; then
     {
-        echo "# sensor reports green and fresh at $(date -u +%Y-%m-%dT%H:%M:%SZ); changes covered:"
+        printf '# sensor reports green and fresh at %(%Y-%m-%dT%H:%M:%S%z)T; changes covered:\n' -1
         printf '%s\n' "$changed"
     } >"$record"
     exit 0

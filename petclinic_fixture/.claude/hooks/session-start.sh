@@ -12,12 +12,12 @@ aiup_open_project
 # resume and compact continue a session; only a new one resets its evidence.
 case $source in startup | clear | "") ;; *) exit 0 ;; esac
 
-base_file=$(aiup_state session-base)
+base_file=$AIUP_GIT_DIR/aiup-session-base
 # The base is removed first, so a read-only leftover cannot keep an earlier session's base.
-rm -rf "$base_file" "$(aiup_state sensors-ran)" "$(aiup_state coverage-checked)"
+rm -rf "$base_file" "$AIUP_GIT_DIR/aiup-sensors-ran" "$AIUP_GIT_DIR/aiup-coverage-checked"
 git rev-parse -q --verify HEAD >"$base_file" 2>/dev/null || : >"$base_file"
 # Whole or not at all: a snapshot cut short (a full disk) would make every Status look new.
-snapshot=$(aiup_state spec-status)
+snapshot=$AIUP_GIT_DIR/aiup-spec-status
 statuses=$(aiup_status_snapshot)
 if ! { printf '%s\n' "$statuses" >"$snapshot.tmp" && mv -f "$snapshot.tmp" "$snapshot"; }; then
     rm -f "$snapshot.tmp" "$snapshot"

@@ -193,6 +193,7 @@ group_session() {
 }
 
 group_evidence() {
+    local name
     echo "-- the Stop hook: which sensor runs count"
     fresh && silent "no change: the turn may end" stop
     change "$SRC" && blocks "a change without a sensor run blocks" stop
@@ -213,6 +214,8 @@ group_evidence() {
     blocks "reports removed (mvn clean) block again; the record proves nothing" stop
     fresh && sensors && change "$SRC" && blocks "a change after the last green run blocks" stop
     says "the message names the late change" "$SRC changed after"
+    for name in "${AIUP_SENSORS[@]:0:4}"; do report "$name" 4 0 0; done
+    blocks "one report older than the change blocks, however new the others" stop
     change "$SRC" && sensors && start && blocks "reports from before the session do not count" stop
     fresh && change "$SRC" && mkdir -p target/surefire-reports && report OwnerServiceTest 5 0 0
     blocks "a run narrowed with -Dtest= proves nothing" stop
@@ -367,13 +370,12 @@ group_worktree() {
 # --- run the groups, then record what was proved ------------------------------------------
 # The record a green smoke.sh leaves: every hook file and every changed hook path, hashed.
 record_smoke() {
-    AIUP_GIT_DIR=$(git rev-parse --absolute-git-dir) || return 1
-    AIUP_PREFIX=$(git rev-parse --show-prefix)
+    CLAUDE_PROJECT_DIR=$PWD aiup_open_project # sets what aiup_changed_paths reads
     {
         find .claude/hooks -type f
         [ -f .claude/settings.json ] && echo .claude/settings.json
         aiup_changed_paths 2>/dev/null | aiup_hook_paths
-    } | sort -u | aiup_hook_fingerprints >"$(aiup_state smoke-ran)"
+    } | sort -u | aiup_hook_fingerprints >"$AIUP_GIT_DIR/aiup-smoke-ran"
 }
 
 make_project
@@ -392,6 +394,6 @@ if [ "$(cd "$home/.claude/hooks" 2>/dev/null && pwd -P)" != "$hooks" ]; then
 elif ! cd "$home" || [ "$(git rev-parse --is-inside-work-tree 2>/dev/null)" != true ]; then
     echo "smoke: $home is not a git repository; nothing recorded"
 elif record_smoke; then
-    record=$(aiup_state smoke-ran)
+    record=$AIUP_GIT_DIR/aiup-smoke-ran
     echo "smoke: recorded in ${record#"$PWD"/}"
 fi
