@@ -85,7 +85,7 @@ def read_json(path: Path, shown: object | None = None) -> object:
         raise ConfigError(
             where,
             f"line {exc.lineno}, column {exc.colno}",
-            f"invalid JSON ({exc.msg})",
+            f"invalid JSON ({json_trouble(exc)})",
             fix=f"check the JSON syntax near line {exc.lineno} "
             "(trailing commas and comments are not allowed)",
         ) from None
@@ -93,6 +93,32 @@ def read_json(path: Path, shown: object | None = None) -> object:
         raise _too_deep(where) from None
     check_depth(data, where)
     return data
+
+
+def json_trouble(exc: json.JSONDecodeError) -> str:
+    """The parser's complaint in a person's words: a control character is named, since
+    Python's own message for it ends mid-sentence ("Invalid control character at")."""
+    if not exc.msg.startswith("Invalid control character"):
+        return exc.msg
+    char = exc.doc[exc.pos] if exc.pos < len(exc.doc) else ""
+    if char in "\r\n":
+        return "a line break inside a string: a JSON string stays on one line"
+    if char == "\t":
+        return "a tab inside a string: write \\t or a space"
+    return f"a control character (U+{ord(char):04X}) inside a string"
+
+
+def json_fix(rel: object, problem: str) -> str:
+    """How to find and mend a JSON file a person edits."""
+    if "line break inside a string" in problem:
+        return (
+            f"join the string back onto one line (a pasted line that wrapped did this); "
+            f"jq . {rel} shows where it breaks"
+        )
+    return (
+        f"jq . {rel} shows where it breaks (line and column); a missing or extra comma, "
+        "or a quote without its backslash, is the usual cause"
+    )
 
 
 def check_depth(data: object, where: object) -> None:

@@ -321,5 +321,9 @@ def cmd_restore(args: argparse.Namespace) -> int:
         target, safety = ws.restore(args.name)
     console = make_console()
     console.print(f"[green]✓[/] Restored {escape(target.name)}.")
-    console.print(f"What you had just before is kept too: {escape(safety.restore_hint)}")
+    from harness.ui.lab_view import backup_renderable
+    from harness.ui.prose import print_prose
+
+    # Each way back a whole line of its own: the git command is copied, never split.
+    print_prose(console, backup_renderable(safety, "What you had just before is kept too:"))
     return 0

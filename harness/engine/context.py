@@ -43,6 +43,7 @@ class StepState:
     entered_at: float | None = None  # when the participant reached the step (epoch seconds)
     start_ref: str | None = None  # the git ref of the workspace as the step began
     passed: PassedClaim | None = None  # re-verifying: the claim the step passed with
+    sessions: int = 1  # hook sessions the step plays: with several, each row says whose it is
 
 
 @dataclass

@@ -17,7 +17,7 @@ from typing import Any
 from dulwich.objects import Commit
 
 from harness.engine.context import CheckContext, PassedClaim, StepState
-from harness.engine.manifest import Lab, Spec, Step, find_lab, lab_dirs
+from harness.engine.manifest import Lab, Spec, Step, find_lab, lab_dirs, load_lab
 from harness.engine.progress import LabProgress, Progress, digest
 from harness.engine.sandbox import sandbox_copy
 from harness.errors import HarnessError
@@ -90,6 +90,8 @@ class Moved:
     reverified: list[StepRun] = field(default_factory=list)
     note: str = ""
     next_lab: str | None = None  # set once the lab is complete; None after the last lab
+    # After the last lab of this workspace's fixture: the fixtures whose labs come later.
+    fixtures_after: tuple[str, ...] = ()
 
     @property
     def next_command(self) -> str | None:
@@ -104,6 +106,7 @@ class Moved:
             "step": self.step.id if self.step else None,
             "next_lab": self.next_lab,
             "next_command": self.next_command,
+            "fixtures_after": list(self.fixtures_after),
             "actions": [a.to_json() for a in self.actions],
             "backup": None
             if self.backup is None
@@ -229,7 +232,8 @@ class LabRunner:
                 mine.passed.get("evidence_commit"),
             )
             start_ref = mine.passed.get("live_start") or start_ref
-        ctx.step = StepState(rebuild_evidence, mine.entered_at, start_ref, claim)
+        sessions = sum(c.name == "hook_session" for c in step.checks)
+        ctx.step = StepState(rebuild_evidence, mine.entered_at, start_ref, claim, sessions=sessions)
         if rebuild_evidence:
             # Re-verification: the participant saw these sessions when the step passed; a
             # progress line is enough, not every hook event again.
@@ -423,17 +427,41 @@ class LabRunner:
         self._save(f"{lab.id}: hint {sp.hints} for {step.id}")
         return step, sp.hints, step.hints[sp.hints - 1]
 
+    def _later_labs(self, lab: Lab) -> list[Lab]:
+        """The labs after ``lab`` in the course that load (a broken one is lab list's to say)."""
+        dirs = lab_dirs(self.labs_root)
+        ids = [d.name for d in dirs]
+        later = dirs[ids.index(lab.id) + 1 :] if lab.id in ids else []
+        loaded = []
+        for folder in later:
+            try:
+                loaded.append(load_lab(folder))
+            except HarnessError:
+                continue
+        return loaded
+
     def following_lab(self, lab: Lab) -> str | None:
-        """The id of the lab after ``lab`` in the course, None after the last one."""
-        ids = [d.name for d in lab_dirs(self.labs_root)]
-        later = ids[ids.index(lab.id) + 1 :] if lab.id in ids else []
-        return later[0] if later else None
+        """The id of the next lab on ``lab``'s fixture (the one this workspace holds), None
+        after the last one: a lab on another fixture cannot start here."""
+        return next((x.id for x in self._later_labs(lab) if x.fixture == lab.fixture), None)
+
+    def fixtures_after(self, lab: Lab) -> tuple[str, ...]:
+        """The other fixtures whose labs come later in the course (each needs lab init)."""
+        others = (x.fixture for x in self._later_labs(lab) if x.fixture != lab.fixture)
+        return tuple(dict.fromkeys(others))
+
+    def _complete(self, lab: Lab, **kw: Any) -> Moved:
+        """A Moved for a lab that is complete: what comes next on this fixture, or after it."""
+        nxt = self.following_lab(lab)
+        return Moved(
+            lab, None, next_lab=nxt, fixtures_after=() if nxt else self.fixtures_after(lab), **kw
+        )
 
     def next(self) -> Moved:
         lab = self.lab()
         if self.progress.step is None:
             # Already complete: say what comes next instead of refusing.
-            return Moved(lab, None, note="lab complete", next_lab=self.following_lab(lab))
+            return self._complete(lab, note="lab complete")
         lab, step = self.current()
         sp = self.progress.lab_progress(lab.id).step(step.id)
         if not sp.passed:
@@ -488,13 +516,7 @@ class LabRunner:
                 f"{'were' if len(skipped) > 1 else 'was'} not checked (lab goto "
                 f"{skipped[0].index + 1} to do {'them' if len(skipped) > 1 else 'it'})"
             )
-        return Moved(
-            lab,
-            None,
-            reverified=reverified,
-            note=note,
-            next_lab=self.following_lab(lab),
-        )
+        return self._complete(lab, reverified=reverified, note=note)
 
     def _unchanged_since(self, record: dict[str, Any]) -> bool:
         """The worktree is exactly the state a step was verified at."""

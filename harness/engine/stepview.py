@@ -32,6 +32,7 @@ class HookView:
     timed_out: bool
     stdout: str
     stderr: str
+    kind: str = "command"  # the hook's type: a prompt or agent hook's command is its prompt
 
     @classmethod
     def of(cls, run: HookRun) -> HookView:
@@ -42,12 +43,27 @@ class HookView:
             run.timed_out,
             run.stdout[:HOOK_OUTPUT_CAP],
             run.stderr[:HOOK_OUTPUT_CAP],
+            run.kind,
         )
 
     @property
     def name(self) -> str:
-        """The hook script's file name (its command without quotes and folders)."""
+        """The hook script's file name (its command without quotes and folders); a prompt
+        or agent hook by its type, since its command is the whole prompt."""
+        if self.kind in ("prompt", "agent"):
+            return f"the {self.kind} hook"
         return self.command.strip('"').rsplit("/", 1)[-1]
+
+    @property
+    def result_words(self) -> str:
+        """How the hook ended, in its own terms: a model hook answers, it has no exit code."""
+        if self.timed_out:
+            return "timed out"
+        if self.kind in ("prompt", "agent"):
+            return {0: "the model said ok", 2: "the model said not ok"}.get(
+                self.exit_code or 0, "no valid answer from the model"
+            )
+        return f"exit {self.exit_code}"
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -57,6 +73,7 @@ class HookView:
             "timed_out": self.timed_out,
             "stdout": self.stdout,
             "stderr": self.stderr,
+            "kind": self.kind,
         }
 
 
@@ -79,6 +96,8 @@ class StepView:
     hooks: tuple[HookView, ...]
     problems: tuple[str, ...]  # what the check found wrong with this step
     root: str  # the directory the session played in (a sandbox copy, usually)
+    look_for: str = ""  # what the step looks for in the feedback: a view keeps it in sight
+    session: str = ""  # the session's title, when the step plays several (a heading each)
 
     @classmethod
     def of(
@@ -90,6 +109,8 @@ class StepView:
         events: Sequence[dict[str, Any]],
         problems: Sequence[str],
         root: str,
+        look_for: str = "",
+        session: str = "",
     ) -> StepView:
         return cls(
             step=step.number,
@@ -110,6 +131,8 @@ class StepView:
             hooks=tuple(HookView.of(run) for run in outcome.hooks),
             problems=tuple(problems),
             root=root,
+            look_for=look_for,
+            session=session,
         )
 
     @property

@@ -149,17 +149,40 @@ MESSAGE_HEAD = 12  # of a longer one, this many, then how to see the rest
 VERBOSE_HINT = "lab check --verbose shows the whole message"
 
 
-def hook_message_text(said: str, *, full: bool = False, same_as: str = "") -> str:
+def hook_message_text(
+    said: str, *, full: bool = False, same_as: str = "", look_for: str = ""
+) -> str:
     """What a hook said, as ``lab check`` shows it: whole (the hook's message is the step's
     lesson, its command line included), a long one cut with the way to see all of it, and a
-    repeat of an earlier message named instead of printed again."""
+    repeat of an earlier message named instead of printed again. A cut one keeps in sight the
+    lines with what the step looks for (``look_for``: the reason the step is about), with the
+    line before each."""
     lines = said.strip().splitlines()
     if same_as and not full:
         return f"{lines[0]} … (the same message as {same_as})"
     if full or len(lines) <= MESSAGE_LINES:
         return "\n".join(lines)
-    more = len(lines) - MESSAGE_HEAD
-    return "\n".join(lines[:MESSAGE_HEAD]) + f"\n… {more} more lines: {VERBOSE_HINT}"
+    kept = set(range(MESSAGE_HEAD))
+    if look_for:
+        for i, line in enumerate(lines):
+            if look_for in line:
+                kept.update((max(i - 1, 0), i))
+    shown: list[str] = []
+    skipped = 0
+    for i, line in enumerate(lines):
+        if i in kept:
+            if skipped:
+                shown.append(f"… {skipped} more line{'s' if skipped > 1 else ''}")
+                skipped = 0
+            shown.append(line)
+        else:
+            skipped += 1
+    hidden = len(lines) - len(kept)
+    if skipped:
+        shown.append(f"… {skipped} more line{'s' if skipped > 1 else ''}: {VERBOSE_HINT}")
+    elif hidden:
+        shown.append(f"({hidden} lines folded: {VERBOSE_HINT})")
+    return "\n".join(shown)
 
 
 def hook_event_renderable(
@@ -195,11 +218,12 @@ def hook_event_renderable(
     blocks = [Block(verdict, Text("  "), Text(" " * 18), protected=[(start, len(verdict.plain))])]
     for hook in entry.hooks:
         if hook.exit_code not in (0, None) or hook.timed_out:
-            code = "timed out" if hook.timed_out else f"exit {hook.exit_code}"
-            blocks.append(Block(Text(f"{hook.name}: {code}", style="dim"), Text(" " * 6)))
+            blocks.append(
+                Block(Text(f"{hook.name}: {hook.result_words}", style="dim"), Text(" " * 6))
+            )
     said = entry.feedback or entry.system_message
     if said.strip():
-        shown = hook_message_text(said, full=full, same_as=same_as)
+        shown = hook_message_text(said, full=full, same_as=same_as, look_for=entry.look_for)
         # Every line, and every line it wraps to, keeps the six-space indent.
         blocks.append(Block(Text(shown, style="italic"), Text(" " * 6)))
     for problem in entry.problems:
@@ -254,6 +278,16 @@ def print_moved(console: Console, moved: Moved, *, show_intro: bool = False) -> 
         console.print(
             f"[bold green]Lab {moved.lab.id} complete.[/] Next: [bold]{moved.next_command}[/]"
         )
+    elif moved.fixtures_after:
+        console.print(
+            f"[bold green]Lab {moved.lab.id} complete.[/] That was the last lab on the "
+            f"{moved.lab.fixture} fixture: the course on this workspace is done."
+        )
+        for other in moved.fixtures_after:
+            console.print(
+                f"The {other} fixture's labs need a workspace of their own: "
+                f"[bold]lab init DIR --fixture {other}[/]"
+            )
     else:
         console.print(
             f"[bold green]Lab {moved.lab.id} complete.[/] That was the last lab; "
@@ -367,9 +401,14 @@ def activity(
     inner_hook = ctx.on_hook_event
 
     said_before: dict[str, str] = {}  # a message -> the step that said it first
+    heading = {"session": ""}  # the session whose rows are being printed
 
     def on_hook_event(entry: StepView) -> None:
         status.stop()
+        if entry.session and entry.session != heading["session"]:
+            # A step of several sessions: a heading says whose rows follow.
+            heading["session"] = entry.session
+            console.print(Text(f"  ▸ {entry.session}", style="bold"))
         said = (entry.feedback or entry.system_message or "").strip()
         label = entry.label or f"step {entry.step}"
         first = said_before.setdefault(said, label) if said else label

@@ -210,7 +210,7 @@ def test_quiz_lists_questions_in_their_own_order(ws: Workspace) -> None:
     (ws.root / "answers" / "q.toml").write_text('q1 = "a"\nq2 = "a"\n')  # q1 wrong, q3 missing
     r = check(ws, "quiz", file="answers/q.toml", answers=answers)
     assert (r.found or "").splitlines() == [
-        "q1: 'a' is not right",
+        'q1: "a" is not right',
         'q3: not answered yet: write the letter of an option between the quotes, e.g. q3 = "a"',
     ]
 

@@ -61,14 +61,14 @@ def test_a_wrong_text_answer_is_told_to_answer_with_the_letter(workspace: Worksp
     assert result.status is Status.FAIL
     assert result.message == "1 of 3 answers right"
     assert (result.found or "").splitlines() == [
-        "q1: 'the failures one' is not one of the options (a, b, c): write the letter of an "
+        'q1: "the failures one" is not one of the options (a, b, c): write the letter of an '
         'option between the quotes, e.g. q1 = "a"',
-        "q3: 'errors' is not one of the options (a, b): write the letter of an option between "
+        'q3: "errors" is not one of the options (a, b): write the letter of an option between '
         'the quotes, e.g. q3 = "a"',
     ]
     # A wrong option, by letter or by text, gets the pointer and never the answer.
     result = answer(workspace, 'q1 = "errors"\nq2 = "b"\nq3 = "a"\n')
-    assert result.found == "q1: 'errors' is not right — look at the <testsuite> attributes"
+    assert result.found == 'q1: "errors" is not right — look at the <testsuite> attributes'
 
 
 def test_the_quiz_file_says_to_answer_with_the_letter() -> None:

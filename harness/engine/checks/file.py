@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import json
 import os
 import re
 from dataclasses import dataclass
@@ -11,6 +12,7 @@ from harness.engine.context import CheckContext
 from harness.engine.kinds import Kind
 from harness.results import CheckResult
 from harness.schema import Field, fields_of, param
+from harness.userfiles import json_fix, json_trouble
 
 ASSERTIONS = (
     "exists",
@@ -57,15 +59,7 @@ def run(ctx: CheckContext, p: FileParams) -> CheckResult:
     name = f"file {rel}"
     path = ctx.path(rel)
     if p.absent:
-        if path.exists():
-            return CheckResult.failed(
-                p.message or f"{rel} should not exist",
-                name=name,
-                expected="no such file",
-                found="the file exists",
-            )
-        # The result's name already carries the path: the message does not repeat it.
-        return CheckResult.passed(p.pass_message or "gone, as expected", name=name)
+        return _absent(p, path.exists(), name)
     if not path.is_file():
         return CheckResult.failed(
             p.message or f"{rel} does not exist",
@@ -82,6 +76,9 @@ def run(ctx: CheckContext, p: FileParams) -> CheckResult:
             details={"fix": f"chmod +x {rel}"},
         )
     text = path.read_text(errors="replace")
+    unread = _unreadable_json(rel, text, name)
+    if unread is not None:
+        return unread
     if p.contains is not None and p.contains not in text:
         return CheckResult.failed(
             p.message or f"{rel} does not contain the expected text",
@@ -113,6 +110,40 @@ def run(ctx: CheckContext, p: FileParams) -> CheckResult:
             found=_excerpt(text),
         )
     return CheckResult.passed(p.pass_message or "as expected", name=name)
+
+
+def _absent(p: FileParams, exists: bool, name: str) -> CheckResult:
+    if exists:
+        return CheckResult.failed(
+            p.message or f"{p.path} should not exist",
+            name=name,
+            expected="no such file",
+            found="the file exists",
+        )
+    # The result's name already carries the path: the message does not repeat it.
+    return CheckResult.passed(p.pass_message or "gone, as expected", name=name)
+
+
+def _unreadable_json(rel: str, text: str, name: str) -> CheckResult | None:
+    """A .json file that does not parse fails here, before its text is matched: a piece of
+    text found in a file nothing can load is no pass."""
+    if not rel.endswith(".json"):
+        return None
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as exc:
+        where = f"line {exc.lineno}, column {exc.colno}: {json_trouble(exc)}"
+        hooks = "; Claude Code would run none of its hooks" if rel.endswith("settings.json") else ""
+        return CheckResult.failed(
+            f"{rel} is not valid JSON ({where}), so its contents were not checked{hooks}",
+            name=name,
+            expected=f"{rel} as valid JSON",
+            found=where,
+            details={"fix": json_fix(rel, where)},
+        )
+    except RecursionError:
+        return None  # nested past the parser's depth: not a participant's typo to explain
+    return None
 
 
 def _nearest(text: str, wanted: str) -> str:

@@ -46,6 +46,7 @@ from harness.maven.share import Call, MavenShare, maven_share
 from harness.paths import scratch_mkdtemp
 from harness.results import CheckResult
 from harness.schema import Field, check_table, fields_of, param
+from harness.userfiles import json_fix
 
 # Assertions a step may carry on top of the scenario fields harness/claude defines.
 ASSERTION_FIELDS = (
@@ -360,10 +361,7 @@ def _settings_broken(ctx: CheckContext, title: str) -> CheckResult | None:
             name=title,
             expected=f"{rel} that Claude Code can load",
             found=f"{rel}: {exc.field + ': ' if exc.field else ''}{exc.problem}",
-            details={
-                "fix": f"jq . {rel} shows where it breaks (line and column); a missing or "
-                "extra comma, or a quote without its backslash, is the usual cause"
-            },
+            details={"fix": json_fix(rel, exc.problem)},
         )
     except HarnessError:
         return None  # no settings at all: the session says so in its own words
@@ -651,6 +649,8 @@ def _play_step(
         events=payloads[seen:],
         problems=problems,
         root=str(root),
+        look_for=asserted.feedback_contains or "",
+        session=title if ctx.step.sessions > 1 else "",
     )
 
 

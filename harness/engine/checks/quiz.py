@@ -3,6 +3,7 @@ expected ones. Wrong answers are named with a pointer to read, the right answer 
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -140,10 +141,10 @@ def run(ctx: CheckContext, p: QuizParams) -> CheckResult:
         if _letter_quiz(expected[q]) and _not_a_letter(answers[q], options.get(q, {})):
             letters = ", ".join(sorted(options.get(q, {}))) or "a, b, c …"
             return (
-                f"{q}: {given[q]!r} is not one of the options ({letters}): "
+                f"{q}: {_toml(given[q])} is not one of the options ({letters}): "
                 f"write {_how(q, expected[q])}"
             )
-        return f"{q}: {given[q]!r} is not right" + (f" — {explain[q]}" if q in explain else "")
+        return f"{q}: {_toml(given[q])} is not right" + (f" — {explain[q]}" if q in explain else "")
 
     # In the quiz's own order: q1 before q3, whatever is wrong with each.
     found = "\n".join(problem(q) for q in expected if q in missing or q in wrong)
@@ -167,3 +168,9 @@ KIND = Kind(
     call=run,
     rules=_validate,
 )
+
+
+def _toml(value: object) -> str:
+    """An answer as the participant wrote it in TOML ("b", ["c", "d"], 1), not as Python
+    prints it: JSON's strings, arrays, numbers and booleans are TOML's too."""
+    return json.dumps(value, ensure_ascii=False)

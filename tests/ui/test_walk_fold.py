@@ -1,0 +1,164 @@
+"""A long hook message is folded on `lab check`'s screen, but never the part the step is about
+(issue 42's walk: Lab 10 step 1's `[PROMPT]: insufficient evidence in transcript` and Lab 07
+step 3's own hook's reason were both among the hidden lines).
+
+Real: Lab 10 step 1 solved and checked on a provisioned workspace (the workspace's bash hooks,
+the emulator's judge), the step's events printed the way `lab check` prints them.
+"""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+
+from harness.engine.runner import LabRunner
+from harness.results import Status
+from harness.ui.lab_view import activity, hook_message_text
+from harness.workspace import Workspace
+
+
+def test_a_folded_message_keeps_the_line_the_step_looks_for() -> None:
+    said = "\n".join(f"line {n}" for n in range(1, 21)) + "\n[PROMPT]: the reason\nlast"
+    assert hook_message_text(said, look_for="the reason").splitlines()[-6:] == [
+        "line 11",
+        "line 12",
+        "… 7 more lines",
+        "line 20",
+        "[PROMPT]: the reason",
+        "… 1 more line: lab check --verbose shows the whole message",
+    ]
+    # Without anything to look for, the fold is as before.
+    assert hook_message_text(said).splitlines()[-1] == (
+        "… 10 more lines: lab check --verbose shows the whole message"
+    )
+
+
+def test_lab10_judge_reason_stays_on_screen(workspace: Workspace) -> None:
+    runner = LabRunner(workspace)
+    runner.start("10")
+    assert runner.progress.step == "the-judge"
+    runner.solve(apply=True)
+    out = io.StringIO()
+    console = Console(file=out, width=100, no_color=True)
+    with activity(console, runner.template):
+        run = runner.check()
+    assert run.status is Status.PASS
+    lines = [line.strip() for line in out.getvalue().splitlines()]
+    # The prompt hook's row names it by its type and its answer: it has no exit code.
+    assert "the prompt hook: the model said not ok" in lines
+    assert not any(line.endswith("$ARGUMENTS: exit 2") for line in lines)
+    # The judge's reason, the step's point, comes after require-sensors.sh's long message.
+    at = lines.index("(5 lines folded: lab check --verbose shows the whole message)")
+    said = " ".join(lines[at - 3 : at])
+    assert said.endswith(
+        "Stop hook feedback: [Did the tests run and pass after the last change? $ARGUMENTS]: "
+        "insufficient evidence in transcript"
+    ), said
+
+
+def test_the_last_petclinic_lab_says_the_course_here_is_done(workspace: Workspace) -> None:
+    """Lab 11 is the petclinic fixture's last: `lab start 12` would fail on this workspace
+    (Lab 12 is on the node fixture), so the end says what is true and how to reach the node labs."""
+    from harness.engine.manifest import find_lab
+    from harness.ui.lab_view import print_moved
+
+    runner = LabRunner(workspace)
+    lab11 = find_lab("11")
+    assert runner.following_lab(find_lab("10")) == "11-try-it-yourself"
+    assert runner.following_lab(lab11) is None
+    moved = runner._complete(lab11, note="lab complete")
+    assert moved.next_command is None and moved.fixtures_after == ("node",)
+    out = io.StringIO()
+    print_moved(Console(file=out, width=100, no_color=True), moved)
+    lines = [line.strip() for line in out.getvalue().splitlines()]
+    assert lines[-1] == (
+        "The node fixture's labs need a workspace of their own: lab init DIR --fixture node"
+    )
+    assert " ".join(lines[:-1]) == (
+        "Lab 11-try-it-yourself complete. That was the last lab on the petclinic fixture: the "
+        "course on this workspace is done."
+    )
+
+
+def test_lab_restore_keeps_its_git_command_whole_at_100_columns(workspace: Workspace) -> None:
+    import os
+    import subprocess
+    import sys
+
+    runner = LabRunner(workspace)
+    runner.start("1")
+    (workspace.root / "NOTES.md").write_text("mine\n")
+    backup = runner.reset().backup
+    assert backup is not None
+    out = subprocess.run(
+        [sys.executable, "-m", "harness", "restore", backup.name],
+        cwd=workspace.root,
+        env=dict(os.environ, NO_COLOR="1", COLUMNS="100"),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stderr
+    lines = [line.strip() for line in out.stdout.splitlines()]
+    git = [line for line in lines if "git checkout" in line]
+    assert len(git) == 1 and git[0].startswith("(or: git checkout refs/hooklab/backups/")
+    assert git[0].endswith(" -- .)")
+
+
+def test_lab10_json_to_paste_fits_the_box_and_loads(workspace: Workspace) -> None:
+    """The walk's paste: a JSON line wider than the box wrapped inside its string."""
+    import json
+    import re
+
+    from harness.engine.manifest import find_lab
+    from harness.ui.lab_view import step_panel
+    from harness.ui.prose import print_prose
+
+    lab = find_lab("10")
+    for width in (80, 100):
+        out = io.StringIO()
+        print_prose(
+            Console(file=out, width=width, no_color=True), step_panel(lab, lab.step("the-judge"))
+        )
+        assert all(len(line) <= width for line in out.getvalue().splitlines())
+    snippet = re.search(r"```json\n(.*?)```", lab.step("the-judge").instructions, re.S)
+    assert snippet is not None
+    assert json.loads(snippet.group(1))["type"] == "prompt"
+
+
+def test_lab05_each_session_has_a_heading(workspace: Workspace) -> None:
+    """Lab 05 plays three sessions; their rows read alike ("session_start startup → allowed")
+    and each set says which session it is."""
+    runner = LabRunner(workspace)
+    runner.start("5")
+    runner.solve(apply=True)
+    out = io.StringIO()
+    with activity(Console(file=out, width=100, no_color=True), runner.template):
+        run = runner.check()
+    assert run.status is Status.PASS
+    headings = [line for line in out.getvalue().splitlines() if line.startswith("  ▸ ")]
+    assert headings == [
+        "  ▸ no jq on PATH",
+        "  ▸ no .git",
+        "  ▸ with jq and git: a change, no sensor run",
+    ]
+    lines = out.getvalue().splitlines()
+    assert lines[lines.index("  ▸ no .git") + 1].startswith("  ⚙  1 session_start")
+
+
+def test_lab07_own_hooks_reason_stays_on_screen(workspace: Workspace) -> None:
+    """Lab 07 step 3: "the check looks for your hook's" reason, after require-sensors.sh's."""
+    runner = LabRunner(workspace)
+    runner.start("7")
+    runner.goto("register")
+    runner.solve(apply=True)
+    out = io.StringIO()
+    with activity(Console(file=out, width=100, no_color=True), runner.template):
+        run = runner.check()
+    assert run.status is Status.PASS
+    lines = [line.strip() for line in out.getvalue().splitlines()]
+    assert any(
+        line.startswith('["$CLAUDE_PROJECT_DIR/scripts/check-before-stop.sh"]: Stop check blocked')
+        for line in lines
+    ), lines
