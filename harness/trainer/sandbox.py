@@ -7,7 +7,8 @@ participant runs in a root of its own, built from an explicit list and nothing e
 machine's programs and libraries (/usr and its links), the few files of /etc that programs
 read (the alternatives, Java's and Maven's settings, the user database, certificates), and
 from the trainer's files only what verify reads, read-only: Hook Lab itself and its Python,
-Maven's repository (~/.m2), Hook Lab's cache (the pinned client, compiled fixtures) and a lab
+Maven's repository (~/.m2/repository, not ~/.m2: its settings.xml may hold a repository's
+password), Hook Lab's cache (the pinned client, compiled fixtures) and a lab
 catalogue or fixture named in the environment. It has no network (a fresh network namespace:
 loopback only), a private /tmp, a fresh /dev and /proc, an empty home, and nothing writable
 but the folder holding that participant's submission, which verify removes afterwards.
@@ -103,7 +104,7 @@ def _trainer_paths() -> tuple[list[Path], list[tuple[Path, Path]]]:
     links to them (named, target) to make again where no bound folder holds them (a venv's
     python leads to its base install; a catalogue may be named through a link)."""
     named = [
-        Path.home() / ".m2",
+        Path.home() / ".m2" / "repository",  # never settings.xml beside it: it may hold secrets
         cache_home(),
         CHECKOUT_ROOT,
         Path(sys.prefix),

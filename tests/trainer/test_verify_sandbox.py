@@ -116,9 +116,12 @@ def test_a_submissions_scripts_write_nothing_outside_the_sandbox(
     trainer_files.mkdir()
     tag = uuid.uuid4().hex[:8]
     targets = [trainer_files / "pwned", Path(f"/tmp/hooklab-pwned-{tag}"), Path.home() / "pwned"]
-    # The trainer's files the scripts must not even see: in the home, /tmp, /var/tmp.
+    # The trainer's files the scripts must not even see: in the home, /tmp, /var/tmp, and
+    # Maven's settings beside the repository verify reads (they may hold a password).
     secrets = [Path.home() / f"secret-{tag}", Path(f"/tmp/hooklab-secret-{tag}")]
     secrets.append(Path(f"/var/tmp/hooklab-secret-{tag}"))
+    secrets.append(Path.home() / ".m2" / "settings.xml")
+    secrets[-1].parent.mkdir(exist_ok=True)
     for secret in secrets:
         secret.write_text("the trainer's\n")
     ws = tiny_workspace(tmp_path / "ws")
