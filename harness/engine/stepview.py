@@ -98,6 +98,7 @@ class StepView:
     root: str  # the directory the session played in (a sandbox copy, usually)
     look_for: str = ""  # what the step looks for in the feedback: a view keeps it in sight
     session: str = ""  # the session's title, when the step plays several (a heading each)
+    background: bool = False  # a bash step that left its command running in the background
 
     @classmethod
     def of(
@@ -133,6 +134,7 @@ class StepView:
             root=root,
             look_for=look_for,
             session=session,
+            background=bool(step.args.get("background")),
         )
 
     @property

@@ -14,6 +14,7 @@ import re
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from enum import Enum
 from pathlib import Path
 from typing import Any
 
@@ -781,18 +782,29 @@ def _disagreements(plays: dict[str, _Play], workspace: Path) -> list[str]:
 
     real, emulated = plays[CLAUDE_CODE].steps, plays[EMULATOR].steps
     found = []
+    racing = False  # a background command of this turn may still be running
     for ours, theirs in zip(emulated, real, strict=False):
+        racing = theirs.background or (racing and ours.do != StepKind.PROMPT)
         for key in ("outcome", "tool_ran", "turn_ended", "feedback"):
+            if key == "feedback" and racing and not theirs.background:
+                # What the hooks read while it runs (no reports yet, old ones, new ones) is
+                # a race on the client as on the emulator: the outcome is compared, not it.
+                continue
             mine, truth = getattr(ours, key), getattr(theirs, key)
             if key == "feedback":
                 mine = normalise(str(mine), Path(ours.root))
                 truth = normalise(str(truth), Path(theirs.root))
             if mine != truth:
                 found.append(
-                    f"{ours.label} ({ours.do}): the emulator says {key} {mine!r}, "
-                    f"real Claude Code {truth!r}"
+                    f"{ours.label} ({ours.do}): the emulator says {key} {_shown(mine)}, "
+                    f"real Claude Code {_shown(truth)}"
                 )
     return found
+
+
+def _shown(value: object) -> str:
+    """A value as a person reads it: an outcome's word, not its enum's name."""
+    return repr(value.value if isinstance(value, Enum) else value)
 
 
 def _sequence_problems(wanted: list[Any], steps: list[StepView], git_dir: Path) -> list[str]:
