@@ -49,6 +49,7 @@ def watch_changes(
 ) -> Iterator[list[str]]:
     """Yield each debounced group of changes as sorted paths relative to root, until stop is
     set (seen within half a second)."""
+    reports = _reports_now(root)
     for changes in watchfiles.watch(
         root,
         watch_filter=WorkspaceFilter(root),
@@ -56,8 +57,29 @@ def watch_changes(
         step=quiet_ms,
         stop_event=stop,
         rust_timeout=500,
+        yield_on_timeout=True,
         raise_interrupt=False,
     ):
-        paths = sorted({os.path.relpath(path, root) for _change, path in changes})
+        paths = {os.path.relpath(path, root) for _change, path in changes}
+        # ./mvnw deletes target/surefire-reports and Surefire makes it again: reports written
+        # before the new folder is watched raise no event, so their names and times are
+        # compared too (at the latest every half second).
+        seen, reports = reports, _reports_now(root)
+        if reports != seen:
+            paths.update(name for name, _ in reports ^ seen)
         if paths:
-            yield paths
+            yield sorted(paths)
+
+
+def _reports_now(root: Path) -> frozenset[tuple[str, int]]:
+    """The Surefire reports in the workspace: each one's path and modification time."""
+    folder = root / REPORTS
+    try:
+        found = [entry for entry in os.scandir(folder) if entry.name.startswith("TEST-")]
+        return frozenset(
+            (os.path.join(REPORTS, e.name), e.stat().st_mtime_ns)
+            for e in found
+            if e.name.endswith(".xml")
+        )
+    except OSError:  # no reports yet, or the folder is being replaced: as good as none
+        return frozenset()
