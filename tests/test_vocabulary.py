@@ -43,6 +43,8 @@ NOT_THE_WORD = {
     ("trainer/remote.py", "error"),  # a thread's result box: its exception
     ("cli/watching.py", "stopped"),  # an event of the file watcher
     ("maven/surefire.py", "error"),  # a Surefire report's <error> element
+    ("maven/broker.py", "error"),  # a key of the broker's JSON lines
+    ("claude/client/reading.py", "blocked by PreCompact hook"),  # the client's own status text
 }
 
 

@@ -15,6 +15,7 @@ from typing import Any
 from harness.claude.runner import HookRun
 from harness.claude.scenario import ScenarioStep
 from harness.claude.session import StepOutcome
+from harness.claude.settings import AGENT_TYPE, PROMPT_TYPE
 from harness.claude.vocabulary import Outcome, StepKind
 
 FEEDBACK_CAP = 3000  # characters of feedback kept per step; the transcript has it whole
@@ -50,7 +51,7 @@ class HookView:
     def name(self) -> str:
         """The hook script's file name (its command without quotes and folders); a prompt
         or agent hook by its type, since its command is the whole prompt."""
-        if self.kind in ("prompt", "agent"):
+        if self.kind in (PROMPT_TYPE, AGENT_TYPE):
             return f"the {self.kind} hook"
         return self.command.strip('"').rsplit("/", 1)[-1]
 
@@ -59,7 +60,7 @@ class HookView:
         """How the hook ended, in its own terms: a model hook answers, it has no exit code."""
         if self.timed_out:
             return "timed out"
-        if self.kind in ("prompt", "agent"):
+        if self.kind in (PROMPT_TYPE, AGENT_TYPE):
             return {0: "the model said ok", 2: "the model said not ok"}.get(
                 self.exit_code or 0, "no valid answer from the model"
             )

@@ -338,7 +338,7 @@ def test_texts_agree_with_what_the_tools_do() -> None:
     register = find_lab("7").step("register").instructions
     assert "sees no" not in register  # it shows require-sensors.sh: exit 2
     assert "`require-sensors.sh` holds the turn too" in register
-    assert "not in your workspace) has every term" in find_lab("4").intro
+    assert "not in your workspace or a pipx\ninstall) has a glossary" in find_lab("4").intro
     sensors = find_lab("11").step("run-the-sensors").instructions
     assert "`lab sensors --no-run` shows them as a table" in sensors
     assert "(a number)" not in sensors and 'A number between the quotes, e.g. q1 = "3"' in sensors
