@@ -87,7 +87,7 @@ aiup_after_session_start() {
     [ ! -f "$start" ] || [ "$1" -nt "$start" ]
 }
 
-# Every path changed in this session, relative to the project: what git status shows
+# Every changed path, relative to the project: what git status shows, from before the session too
 # (new files one by one, a rename by its new name, deletions) and everything committed since
 # the session started, so that a commit does not lift a guard.
 aiup_changed_paths() {

@@ -40,7 +40,7 @@ fi
     if [ -n "$problem" ]; then
         echo
         echo "Sensors: $problem."
-        echo "Changed in this session (src/, docs/, pom.xml):"
+        echo "Changed and not yet committed, or committed in this session (src/, docs/, pom.xml):"
         list <<<"$sensor_changed"
         echo "Run the sensors in the foreground and let them finish:"
         echo
