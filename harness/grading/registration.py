@@ -93,8 +93,9 @@ def failing_command(
     )
     if run.returncode != 2:
         return None
-    functions = set(re.findall(r"(?m)^\s*(\w+)\s*\(\)", script.read_text(errors="replace")))
-    command = _last_check(run.stderr, functions)
+    source = script.read_text(errors="replace")
+    functions = set(re.findall(r"(?m)^\s*(\w+)\s*\(\)", source))
+    command = _last_check(run.stderr, functions, source)
     if command is None:
         return None
     again = proc.run(["bash", "-c", command], cwd=project, env=env, timeout=timeout)
@@ -119,10 +120,10 @@ def _shell_of(script: Path) -> str | None:
     return name if name in _SHELLS else None
 
 
-def _last_check(trace: str, functions: set[str]) -> str | None:
+def _last_check(trace: str, functions: set[str], source: str = "") -> str | None:
     """The last traced command before the hook's refusal that is a check: not an
     assignment, not the hook's own output or exit, not one of its functions, not a test of
-    values (only a test of a file counts)."""
+    values (only a test of a file counts), not a part of a pipeline in ``source``."""
     traced = [ln.lstrip("+").strip() for ln in trace.splitlines() if ln.startswith("+")]
     for line in reversed(traced):
         first = line.split(" ", 1)[0].strip("'")  # bash -x quotes [ and ] as '[' and ']'
@@ -136,7 +137,30 @@ def _last_check(trace: str, functions: set[str]) -> str | None:
             or (first in ("[", "test") and not _FILE_TEST.match(line.split(" ", 1)[-1]))
             # reading the event JSON (the seed's hook parses it with node -e)
             or (first == "node" and " -e " in f" {line} ")
+            or _in_a_pipeline(line, source)
         ):
             continue
         return line
     return None
+
+
+# What may stand between a command and the pipe it feeds: its redirections (``<"$1"``,
+# ``2>/dev/null``), which -x does not trace.
+_FEEDS_A_PIPE = re.compile(
+    r"""(?:[ \t]*\d*[<>]+&?[ \t]*(?:"[^"]*"|'[^']*'|[^\s|;&]+))*[ \t]*\|(?!\|)"""
+)
+
+
+def _in_a_pipeline(line: str, source: str) -> bool:
+    """True when every place the script writes ``line`` is a part of a pipeline. ``-x``
+    traces a pipeline's commands in the order they happened to start, and one of them run
+    alone reads no input: it would be blamed for failing at random (seen under load)."""
+    places = [m.start() for m in re.finditer(re.escape(line), source)]
+    for at in places:
+        before = source[:at].rstrip().removesuffix("\\").rstrip()
+        after = source[at + len(line) :]
+        fed = before.endswith("|") and not before.endswith("||")
+        feeds = _FEEDS_A_PIPE.match(after) is not None
+        if not (fed or feeds):
+            return False
+    return bool(places)

@@ -155,3 +155,32 @@ def test_simulate_in_a_plain_repository_plays_on_a_copy(tmp_path: Path) -> None:
     assert "Stop check blocked" in steps[-1]["feedback"]
     assert not (root / "NOTES.md").exists()
     assert git(root, "status", "--porcelain", "--ignored") == ""
+
+
+def test_a_command_of_a_pipeline_is_never_named_as_the_failing_check() -> None:
+    """bash -x traces a pipeline's commands in the order they started; under load Lab 07's
+    solution once had its report-reading grep traced last, and run alone (no input) it
+    failed, so the grader blamed it. A part of a pipeline is no check to run alone."""
+    from harness.grading.registration import _last_check
+
+    source = (
+        "attribute() {\n"
+        "    tr '\\n' ' ' <\"$1\" | grep -o '<testsuite [^>]*>' | head -n 1 |\n"
+        '        sed -n "s/.* $2=\\"\\([0-9]*\\)\\".*/\\1/p"\n'
+        "}\n"
+        "test -s target/report.xml\n"
+    )
+    trace = (
+        "+ test -s target/report.xml\n"
+        "+ attribute target/report.xml failures\n"
+        "+ head -n 1\n"
+        "+ tr '\\n' ' '\n"
+        "+ grep -o '<testsuite [^>]*>'\n"
+        "+ failures=1\n"
+        "+ echo 'Stop check blocked: red'\n"
+        "+ exit 2\n"
+    )
+    assert _last_check(trace, {"attribute"}, source) == "test -s target/report.xml"
+    # Written on its own somewhere, the same command is a check again.
+    alone = source + "grep -o '<testsuite [^>]*>' target/report.xml\n"
+    assert _last_check(trace, {"attribute"}, alone) == "grep -o '<testsuite [^>]*>'"
