@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness import proc
 from harness.claude.vocabulary import Engine
@@ -17,6 +17,9 @@ from harness.maven.warm import warm_compile
 from harness.results import CheckResult
 from harness.schema import Field, fields_of, param
 from harness.userfiles import read_text
+
+if TYPE_CHECKING:
+    from harness.claude.scenario import Scenario
 
 DO = Field("do", str, required=True)
 WORKSPACE = "the workspace"
@@ -239,6 +242,8 @@ def _play_session(ctx: CheckContext, p: PlayParams) -> CheckResult:
     from harness.errors import HarnessError
 
     scenario, _ = parse_inline(p.steps, "lab.toml", "solve")
+    if ctx.person_folder is not None:
+        return _play_as_person(ctx, scenario)
     ctx.on_activity("playing the session on the real Claude Code client (scripted model)")
     try:
         with open_session(
@@ -252,6 +257,28 @@ def _play_session(ctx: CheckContext, p: PlayParams) -> CheckResult:
         return CheckResult.errored(f"the session could not be played: {exc}", name="session")
     said = ", ".join(f"{o.do} {o.outcome}" for o in outcomes)
     return CheckResult.passed(f"played a session on Claude Code: {said}", name="session")
+
+
+def _play_as_person(ctx: CheckContext, scenario: Scenario) -> CheckResult:
+    """The session played as a person plays it (lab dev check): plain ``claude`` typed in a
+    terminal in the workspace root, the person's own HOME; the live check reads it there."""
+    from harness.claude.client.person import play_as_person
+    from harness.errors import HarnessError
+
+    assert ctx.person_folder is not None
+    ctx.on_activity("playing the session as a person: plain claude in a terminal")
+    try:
+        play_as_person(scenario, ctx.root, ctx.git_dir(), ctx.person_folder)
+    except HarnessError as exc:
+        return CheckResult.errored(
+            f"the session could not be played as a person: {exc}", name="session"
+        )
+    said = "; ".join(str(s.do) for s in scenario.steps)
+    return CheckResult.passed(
+        f"a person typed claude in the workspace and the session went: {said}",
+        name="session",
+        details={"engine": Engine.CLAUDE_CODE, "person": True},
+    )
 
 
 def _text_asset(p: AppendParams) -> list[str]:

@@ -67,6 +67,15 @@ class CheckContext:
     # lab dev check: a session played on both engines runs each identical Maven call once
     # (harness/maven/share.py); a participant's own check always runs Maven for real.
     share_maven: bool = False
+    # lab dev check: a folder for the person whose plain `claude`, typed in a terminal, plays
+    # a live step's session (harness/claude/client/person.py); the live check reads that
+    # person's HOME as the participant's own. None: the sessions play with -p, and the live
+    # check reads the environment's own client state.
+    person_folder: Path | None = None
+
+    @property
+    def person_home(self) -> Path | None:
+        return self.person_folder / "home" if self.person_folder else None
 
     @property
     def root(self) -> Path:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from harness.claude.client.person import can_play_as_person
 from harness.engine.context import CheckContext
 from harness.engine.manifest import Lab, Step, lab_dirs, labs_dir, load_lab
 from harness.engine.parallel import worker_count
@@ -67,6 +68,11 @@ class StepWalk:
             and after[_where(r)].status is Status.PASS
             and _where(r) not in caught
         ]
+
+    @property
+    def as_person(self) -> bool:
+        """The step's session was played by a person's plain ``claude`` in a terminal."""
+        return any(r.details.get("person") for r in self.solve)
 
     @property
     def engines(self) -> list[str]:
@@ -408,10 +414,11 @@ def prove_lab(
         shutil.copytree(fresh, holder / "ws", symlinks=True)
         ws = Workspace(holder / "ws")
         ctx = context_factory(ws, lab) if context_factory else CheckContext(ws, lab.dir)
-        # A session played on both engines runs each identical Maven call once.
-        return walk_lab(
-            lab, ws, observer=observer, context=replace(ctx, share_maven=True), hollow=True
-        )
+        # A session played on both engines runs each identical Maven call once; a live step's
+        # session is played by a person's plain `claude` in a terminal, where one can run.
+        person = holder / "person" if can_play_as_person() else None
+        ctx = replace(ctx, share_maven=True, person_folder=ctx.person_folder or person)
+        return walk_lab(lab, ws, observer=observer, context=ctx, hollow=True)
     finally:
         shutil.rmtree(holder, ignore_errors=True)
 

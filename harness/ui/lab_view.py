@@ -523,10 +523,12 @@ def engines_said(walk: StepWalk) -> str:
     """``, on the emulator and real Claude Code, which agreed``: what a passing step's
     sessions played on (a check on two engines passes only when they agree on every step)."""
     engines = walk.engines
+    person = ", as a person: plain claude in a terminal" if walk.as_person else ""
     if len(engines) < 2:
-        return f", on {Engine(engines[0]).label}" if engines and engines[0] in ENGINES else ""
+        on = f", on {Engine(engines[0]).label}" if engines and engines[0] in ENGINES else ""
+        return on + person
     names = [Engine(e).label if e in ENGINES else e for e in engines]
-    return f", on {' and '.join(names)}, which agreed"
+    return f", on {' and '.join(names)}, which agreed{person}"
 
 
 def devcheck_table(report: DevCheckReport, title: str = "lab dev check") -> Table:

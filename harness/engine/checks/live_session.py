@@ -233,13 +233,20 @@ def _entered_at(ctx: CheckContext) -> datetime | None:
     return datetime.fromtimestamp(float(stamp), UTC) if stamp else None
 
 
+def _participant_root(ctx: CheckContext) -> Path:
+    """The participant's client state: their own, or in lab dev check the person's whose
+    plain ``claude`` played the step."""
+    home = ctx.person_home
+    return config_root({"HOME": str(home)}) if home is not None else config_root()
+
+
 def _sessions(ctx: CheckContext) -> list[tuple[Path, str]]:
     """(transcript, kind) for this workspace's sessions since the step began, newest first.
     The sessions ran in the participant's workspace, even when the check runs on a copy."""
     found: list[tuple[float, Path, str]] = []
     after = _entered_at(ctx)
     wanted = ctx.step.passed.session_id if ctx.step.passed else None
-    roots = [config_root(), ctx.workspace.git_dir / SOLVED_SESSIONS]
+    roots = [_participant_root(ctx), ctx.workspace.git_dir / SOLVED_SESSIONS]
     for n, root in enumerate(roots):
         for session in find_sessions(ctx.workspace.root, root=root, after=after):
             if wanted and session.session_id != wanted:
@@ -258,7 +265,7 @@ def _sessions_elsewhere(ctx: CheckContext) -> list[SessionFile]:
         return []
     root = ctx.workspace.root.resolve()
     try:
-        since = find_sessions(Path("/"), after=after)
+        since = find_sessions(Path("/"), root=_participant_root(ctx), after=after)
     except OSError:
         return []
     return [s for s in since if s.cwd and root not in (Path(s.cwd), *Path(s.cwd).parents)]
@@ -269,10 +276,10 @@ def _no_session(
 ) -> CheckResult:
     """No session since the step began: say so, and name an older one of this workspace."""
     root = ctx.workspace.root
-    found = f"no session under {config_root() / 'projects'} whose cwd is {root}"
+    found = f"no session under {_participant_root(ctx) / 'projects'} whose cwd is {root}"
     entered = _entered_at(ctx)
     try:
-        older = find_sessions(root) if entered else []
+        older = find_sessions(root, root=_participant_root(ctx)) if entered else []
     except OSError:
         older = []
     if older and entered and older[0].started:
