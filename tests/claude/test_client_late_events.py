@@ -3,11 +3,13 @@
 The client prints a hook's answer (``hook_response``) on stdout about when it sends the model
 its next request. The two reach Hook Lab on different paths (a pipe, a loopback socket), so on
 a loaded machine the answer of a blocking Stop hook was once read after the request, counted
-in the next stop, and turned that stop's allowed into blocked (seen in CI's differential run).
+in the next stop, and turned that stop's allowed into blocked (seen in CI's differential run);
+later even the line saying the hook started was read after the request, and the step that
+blocked came back with no hook runs (seen in CI).
 Here the real client and the real hook run as always; only the order in which our reader
-takes the two is the loaded machine's: the answer of the first blocking Stop run is held back
-until the request that follows it has been taken. The step that started the hook waits for its
-answer (it once came back with no hook runs at all), and the next step never counts it.
+takes them is the loaded machine's: the start and the answer of the first Stop run are held
+back until the request that follows them has been taken. The step that blocked waits for the
+run of the hook it surely fired, and the next step never counts it.
 """
 
 from __future__ import annotations
@@ -34,27 +36,29 @@ exit 2
 
 
 class LateHookAnswers(Inbox):
-    """Hands the first blocking Stop answer over only after the next request."""
+    """Hands the first Stop run's start and blocking answer over only after the next request."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.late: tuple[str, Any] | None = None
+        self.late: list[tuple[str, Any]] = []
         self.delayed = 0
 
     def put(self, kind: str, item: Any) -> None:
-        blocking_stop = (
+        first_stop = (
             kind == "event"
-            and item.get("subtype") == "hook_response"
             and item.get("hook_event") == "Stop"
-            and item.get("exit_code") == 2
+            and item.get("subtype") in ("hook_started", "hook_response")
+            and self.delayed < 2
         )
-        if blocking_stop and not self.delayed:
-            self.late, self.delayed = (kind, item), 1
+        if first_stop:
+            self.late.append((kind, item))
+            self.delayed += 1
             return
         super().put(kind, item)
-        if kind == "request" and self.late is not None:
-            late, self.late = self.late, None
-            super().put(*late)
+        if kind == "request" and self.late:
+            late, self.late = self.late, []
+            for held in late:
+                super().put(*held)
 
 
 def test_a_late_hook_answer_counts_for_the_step_that_started_it(
@@ -87,7 +91,7 @@ def test_a_late_hook_answer_counts_for_the_step_that_started_it(
         session.prompt("Finish up.")
         first = session.stop("Done.")
         second = session.stop("Done now.")
-    assert inboxes and inboxes[0].delayed == 1, "the blocking Stop answer never came"
+    assert inboxes and inboxes[0].delayed == 2, "the blocking Stop run never started"
     assert first.outcome == Outcome.BLOCKED and "held once" in first.feedback
     # The step waits for the answer it saw start, so the run that blocked is in its record.
     assert [run.exit_code for run in first.hook_runs] == [2], first.hook_runs

@@ -558,35 +558,67 @@ class ClaudeCodeSession(SessionSteps):
             return
         record.events.append(event)
 
-    def _await_hook_answers(self, record: StepLog, timeout: float = 5.0) -> None:
+    def _surely_started(self, event: str) -> bool:
+        """Whether ``event`` has command hooks that run whenever it fires (none async, none
+        with a condition), so a step in which it fired must see one of them start."""
+        hooks = [hook for group in self.settings.hooks.get(event) or () for hook in group.hooks]
+        return any(
+            hook.kind == "command" and not hook.run_async and hook.condition is None
+            for hook in hooks
+        )
+
+    def _await_hook_answers(
+        self, record: StepLog, timeout: float = 5.0, fired: str | None = None
+    ) -> None:
         """Wait for the answers of this step's hooks that have finished. By the time the client
-        asks the model again its hooks have answered, but it prints their answers about then, so
-        on a loaded machine a Stop hook's block can be read before the run that made it. An
-        event with an async hook, or one the client does not wait for (StopFailure), is not
-        waited for: those answer whenever they end."""
+        asks the model again its hooks have answered, but it prints their starts and answers
+        about then, so on a loaded machine a Stop hook's block can be read before the run that
+        made it, or before the line saying it started (``fired``: an event this step surely
+        fired, whose hooks are waited for even when no start was read yet). An event with an
+        async hook, or one the client does not wait for (StopFailure), is not waited for: those
+        answer whenever they end."""
         background = {
             event
             for event, groups in self.settings.hooks.items()
             if event in UNAWAITED or any(hook.run_async for group in groups for hook in group.hooks)
         }
+        surely = fired is not None and fired not in background and self._surely_started(fired)
+        expected = fired if surely else ""
+
+        def waiting() -> bool:
+            if record.unanswered_hooks(skip_events=background):
+                return True
+            return bool(expected) and not any(
+                e.get("subtype") == "hook_started" and e.get("hook_event") == expected
+                for e in record.events
+            )
+
         deadline = time.monotonic() + timeout
         kept: list[tuple[str, Any]] = []
-        while record.unanswered_hooks(skip_events=background) and time.monotonic() < deadline:
+        while waiting() and time.monotonic() < deadline:
             item = self._inbox.get(0.05)
             if item is None:
                 continue
-            if item[0] == "event" and item[1].get("subtype") == "hook_response":
+            if item[0] == "event" and item[1].get("subtype") in ("hook_started", "hook_response"):
                 self._take_event(item[1], record)
             else:
                 kept.append(item)
         for item in kept:
             self._inbox.hold(item)
 
-    def _done(self, step: StepOutcome, record: StepLog, *, settle: bool = True) -> StepOutcome:
+    def _done(
+        self,
+        step: StepOutcome,
+        record: StepLog,
+        *,
+        settle: bool = True,
+        fired: str | None = None,
+    ) -> StepOutcome:
         """``settle``: wait for late hook answers (a session start's handshake comes after its
-        hooks' answers on the same stream, and a start that timed out has hooks still running)."""
+        hooks' answers on the same stream, and a start that timed out has hooks still running).
+        ``fired``: an event the step surely fired (see ``_await_hook_answers``)."""
         if settle:
-            self._await_hook_answers(record)
+            self._await_hook_answers(record, fired=fired)
         self._earlier_hooks.update(
             str(e["hook_id"])
             for e in record.events
@@ -802,9 +834,11 @@ class ClaudeCodeSession(SessionSteps):
         self._pending = None
         self.api.answer(request, Reply.text(last_message or "Done."))
         turn = self._await(record=record)
+        fired = None  # a block surely fired the Stop hooks; an end may be the client's own
         if turn.kind == "request" and turn.request is not None:
             self._pending = turn.request
             self.blocked_stops += 1
+            fired = Event.STOP.value
             feedback = hook_feedback(turn.request, after=request, background=self._background)
             step = self._step(
                 StepKind.STOP,
@@ -822,7 +856,7 @@ class ClaudeCodeSession(SessionSteps):
                 "Claude Code did not answer the stop: " + self._describe(turn),
                 fix="see the client's output in the step's notes",
             )
-        return self._done(step, record)
+        return self._done(step, record, fired=fired)
 
     # tools ---------------------------------------------------------------------------------
 
@@ -930,7 +964,7 @@ class ClaudeCodeSession(SessionSteps):
             )
             if turn.kind == "request":
                 self._pending = turn.request
-            return self._done(step, record)
+            return self._done(step, record, fired=Event.SUBAGENT_STOP.value)
         del self._subagents[agent_type]
         if turn.kind == "request":
             self._pending = turn.request
