@@ -10,7 +10,10 @@ import subprocess
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tests.claude.hookproject import HookProject
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -87,6 +90,28 @@ def hook_event(
         "hook_event_name": name,
         **fields,
     }
+
+
+# The fields 2.1.332 gives a Notification hook for a permission prompt left up, in its order.
+PERMISSION_NOTIFICATION_KEYS = [
+    "session_id",
+    "transcript_path",
+    "cwd",
+    "prompt_id",
+    "hook_event_name",
+    "message",
+    "notification_type",
+]
+
+
+def log_permission_notifications(project: HookProject, log: Path) -> None:
+    """A Notification hook, matched on ``permission_prompt``, that appends each input it is
+    given to ``log``, one JSON a line (``logged_inputs`` reads them back)."""
+    project.hook("Notification", f'cat >> "{log}"; echo >> "{log}"', matcher="permission_prompt")
+
+
+def logged_inputs(log: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
 
 
 # ---- lab manifests as data -----------------------------------------------------------------

@@ -142,15 +142,19 @@ class HookGrade:
         return f"<HookGrade {self.script.name} passed={self.passed} failed=[{failed}]>"
 
     def summary(self) -> str:
-        judged = [c for c in self.checks if not c.skipped]
+        """Counted out of every check, as the table lists them (``lab check`` and ``lab
+        verify-hook`` both say it): a skipped check is named as not judged, not left out."""
+        total = len(self.checks)
+        skipped = sum(1 for c in self.checks if c.skipped)
         if self.passed:
-            return f"all {len(judged)} checks pass" + (
-                f" ({len(self.checks) - len(judged)} skipped)"
-                if len(judged) < len(self.checks)
-                else ""
-            )
-        return f"{len(self.failures)} of {len(judged)} checks fail: " + "; ".join(
-            c.problem or c.title for c in self.failures
+            if not skipped:
+                return f"all {total} checks pass"
+            return f"{total - skipped} of {total} checks pass, {skipped} not judged"
+        return (
+            f"{len(self.failures)} of {total} checks fail"
+            + (f" ({skipped} not judged)" if skipped else "")
+            + ": "
+            + "; ".join(c.problem or c.title for c in self.failures)
         )
 
     def to_json(self) -> dict[str, Any]:

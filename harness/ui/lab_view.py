@@ -16,7 +16,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from harness.claude.vocabulary import ENGINES, Engine
+from harness.claude.vocabulary import ENGINES, Engine, StepKind
 from harness.engine.context import CheckContext
 from harness.engine.devcheck import DevCheckReport, LabWalk, Observer, StepWalk
 from harness.engine.manifest import Lab, Step
@@ -213,9 +213,16 @@ def hook_event_renderable(
         # Said as a fact, not a reason: the hook may have let go on it, or on green reports.
         verdict.append(" (a second stop: stop_hook_active: true)", style="yellow")
     # What Claude did and what came of it stay one unit: a long command is never split, and
-    # its outcome never ends up alone on a line.
+    # its outcome never ends up alone on a line. A prompt is words, not a command: it wraps
+    # under itself (a command inside it is still kept whole), its last word kept with the
+    # outcome, rather than going whole to the terminal's own wrap at column 0.
     start = 2 + len(number) + 14
-    blocks = [Block(verdict, Text("  "), Text(" " * 18), protected=[(start, len(verdict.plain))])]
+    under = 18
+    if entry.do == StepKind.PROMPT and " " in detail:
+        under = 2 + start  # the prompt's column, after the row's two-space margin
+        start += detail.rindex(" ") + 1
+    protected = [(start, len(verdict.plain))]
+    blocks = [Block(verdict, Text("  "), Text(" " * under), protected=protected)]
     for hook in entry.hooks:
         if hook.exit_code not in (0, None) or hook.timed_out:
             blocks.append(

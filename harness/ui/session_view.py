@@ -56,13 +56,17 @@ def render_step(
         )
     title = name or " ".join(step.detail.split())  # whole: a command is copied
     head = Text.assemble((f"{step.step:>3}", "bold"), f" {step.do:<13} ")
-    # The command (or the step's name) is one unit; the verdict may wrap after it.
+    # The command (or the step's name) is one unit; the verdict may wrap after it. A prompt
+    # is words: it wraps under itself (a command in it still kept whole).
     start = len(head.plain)
     head.append(title)
     head.append("  ")
     head.append_text(verdict)
-    unit = [(start, start + len(title))]
-    print_prose(console, Prose([Block(head, Text(), Text(" " * 18), protected=unit)]))
+    unit, rest = [(start, start + len(title))], 18
+    if step.do == StepKind.PROMPT and not name:
+        # in the prompt's column: the row's own leading spaces come on top of ``rest``
+        unit, rest = [], start - (len(head.plain) - len(head.plain.lstrip(" ")))
+    print_prose(console, Prose([Block(head, Text(), Text(" " * rest), protected=unit)]))
     facts = []
     if step.tool_ran is not None:
         facts.append("tool ran" if step.tool_ran else "tool not run")

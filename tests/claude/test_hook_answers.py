@@ -5,11 +5,15 @@ Notification when a permission prompt is left up."""
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 
 from harness.claude.judge import Judgement
+from tests.builders import (
+    PERMISSION_NOTIFICATION_KEYS,
+    log_permission_notifications,
+    logged_inputs,
+)
 from tests.claude.hookproject import HookProject
 
 
@@ -106,7 +110,7 @@ def test_a_permission_prompt_left_up_fires_notification(
     """Observed on 2.1.332: a prompt unanswered for 6 s fires Notification, matched on its
     notification_type; a prompt a PermissionRequest hook answers never stays up."""
     seen, idle = tmp_path / "seen.log", tmp_path / "idle.log"
-    project.hook("Notification", f'cat >> "{seen}"; echo >> "{seen}"', matcher="permission_prompt")
+    log_permission_notifications(project, seen)
     project.hook("Notification", f'cat >> "{idle}"', matcher="idle_prompt", name="idle.sh")
     project.hook(
         "PermissionRequest",
@@ -121,16 +125,8 @@ def test_a_permission_prompt_left_up_fires_notification(
         session.bash("echo allow > a.txt")
         step = session.bash("echo hi > out.txt")
     assert (step.outcome, step.tool_ran) == ("allowed", True)
-    payloads = [json.loads(line) for line in seen.read_text().splitlines() if line.strip()]
+    payloads = logged_inputs(seen)
     assert len(payloads) == 1 and not idle.exists()
-    assert list(payloads[0]) == [
-        "session_id",
-        "transcript_path",
-        "cwd",
-        "prompt_id",
-        "hook_event_name",
-        "message",
-        "notification_type",
-    ]
+    assert list(payloads[0]) == PERMISSION_NOTIFICATION_KEYS
     assert payloads[0]["message"] == "Claude needs your permission to use Bash"
     assert payloads[0]["notification_type"] == "permission_prompt"

@@ -20,6 +20,12 @@ from pathlib import Path
 import pytest
 
 from harness.claude.client.api import ApiRequest, Reply, ScriptedApi
+from tests.builders import (
+    PERMISSION_NOTIFICATION_KEYS,
+    log_permission_notifications,
+    logged_inputs,
+)
+from tests.claude.hookproject import HookProject
 from tests.conftest import require_real_client
 from tests.engine.terminal import Terminal, fresh_home
 
@@ -36,25 +42,10 @@ AUTO_MODE_NOTICES = ("Enter to stay in auto mode", "Enter to continue · Esc to 
 
 
 def _project(root: Path, log: Path) -> None:
-    hooks = root / ".claude" / "hooks"
-    hooks.mkdir(parents=True)
+    project = HookProject(root)
     subprocess.run(["git", "init", "-q", str(root)], check=True)
-    (hooks / "log.sh").write_text(f'#!/bin/bash\n{{ cat; echo; }} >> "{log}"\n')
-    (hooks / "ask.sh").write_text(f"#!/bin/bash\ncat >/dev/null\necho '{json.dumps(ASK)}'\n")
-    for script in hooks.iterdir():
-        script.chmod(0o755)
-
-    def command(name: str) -> list[dict[str, object]]:
-        run = f'"$CLAUDE_PROJECT_DIR/.claude/hooks/{name}"'
-        return [{"type": "command", "command": run}]
-
-    settings = {
-        "hooks": {
-            "Notification": [{"matcher": "permission_prompt", "hooks": command("log.sh")}],
-            "PreToolUse": [{"matcher": "Bash", "hooks": command("ask.sh")}],
-        }
-    }
-    (root / ".claude" / "settings.json").write_text(json.dumps(settings, indent=2))
+    log_permission_notifications(project, log)
+    project.hook("PreToolUse", f"cat >/dev/null\necho '{json.dumps(ASK)}'", matcher="Bash")
 
 
 def test_a_prompt_left_up_fires_notification_in_an_interactive_session(tmp_path: Path) -> None:
@@ -84,19 +75,11 @@ def test_a_prompt_left_up_fires_notification_in_an_interactive_session(tmp_path:
         finally:
             terminal.close()
             (tmp_path / "screens.txt").write_text(terminal.transcript())
-    payloads = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+    payloads = logged_inputs(log)
     assert len(payloads) == 1, payloads
     assert 3 < waited < 15, waited
     (payload,) = payloads
-    assert list(payload) == [
-        "session_id",
-        "transcript_path",
-        "cwd",
-        "prompt_id",
-        "hook_event_name",
-        "message",
-        "notification_type",
-    ]
+    assert list(payload) == PERMISSION_NOTIFICATION_KEYS
     assert payload["message"] == "Claude needs your permission"
     assert payload["notification_type"] == "permission_prompt"
     assert (root / "out.txt").read_text() == "hi\n"

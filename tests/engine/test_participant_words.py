@@ -50,7 +50,9 @@ def answer(ws: Workspace, text: str) -> CheckResult:
 def test_the_quiz_takes_an_options_text_as_well_as_its_letter(workspace: Workspace) -> None:
     result = answer(
         workspace,
-        'q1 = "failures"\nq2 = "(b) deletes it, so no stale report survives"\nq3 = "A"\n',
+        'q1 = "failures"\n'
+        'q2 = "(b) deletes it, so no stale report survives (plain Maven keeps old reports)"\n'
+        'q3 = "A"\n',
     )
     assert result.status is Status.PASS, result.found
     assert result.message == "all 3 answers right"

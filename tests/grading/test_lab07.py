@@ -4,10 +4,12 @@ real sensors through ./mvnw on a provisioned workspace."""
 
 from __future__ import annotations
 
+import io
 import shutil
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
 from harness.grading import grade_stop_hook
 from harness.maven.surefire import SENSORS
@@ -70,6 +72,23 @@ def test_skeleton_never_blocks(project: Path) -> None:
     )
     assert {c.name for c in grade.failures} == {"blocks-when-broken", "session-shows-reason"}
     assert grade.check("blocks-when-broken").problem == "never blocks"
+
+
+def test_lab_check_and_verify_hook_count_the_same_checks(project: Path) -> None:
+    """Lab 07 step 2 with the skeleton: `lab check` said "2 of 7 checks fail" where `lab
+    verify-hook`'s table listed 9 checks (two not judged were left out of the count)."""
+    from harness.ui.grading_view import render_grade
+
+    script = install(project, "skeleton.sh")
+    grade = grade_stop_hook(
+        project, script, break_cmd=BREAK, fix_cmd=fake_fix(), stale_cmd=STALE, timeout=10
+    )
+    said = "2 of 9 checks fail (2 not judged): never blocks; the session is not held"
+    assert len(grade.checks) == 9 and sum(c.skipped for c in grade.checks) == 2
+    assert grade.to_check_result().message == f"check-before-stop.sh: {said}"
+    out = io.StringIO()
+    render_grade(Console(file=out, width=200, no_color=True), grade)
+    assert out.getvalue().rstrip().endswith(f"FAIL {said}")
 
 
 def test_solution_blocks_a_red_report(project: Path) -> None:

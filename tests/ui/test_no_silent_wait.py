@@ -11,6 +11,8 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -42,16 +44,28 @@ def longest_still(socket: str, done: str, timeout: float = 300) -> tuple[float, 
     raise AssertionError(f"{done!r} never appeared:\n{last}")
 
 
-def still_from_launch(socket: str, cwd: Path, command: str, done: str = "END-42") -> float:
-    """Run ``command`` in a 100-column terminal; the longest time its screen did not change,
-    counted from the moment it was launched (its imports included)."""
+@contextmanager
+def launched(
+    socket: str, cwd: Path, command: str, *, width: int = 100, height: int = 50
+) -> Iterator[None]:
+    """``command`` running in a ``width``-column tmux terminal, ``END-42`` printed after it;
+    the terminal is gone on leaving."""
     venv = REPO_ROOT / ".venv" / "bin"
     line = (
         f"cd {cwd} && unset COLUMNS LINES; PATH={venv}:$PATH NO_COLOR=1 {command}; "
         "echo END-$((6*7)); sleep 600"
     )
-    tmux(socket, "new-session", "-d", "-s", "t", "-x", "100", "-y", "50", line)
+    tmux(socket, "new-session", "-d", "-s", "t", "-x", str(width), "-y", str(height), line)
     try:
+        yield
+    finally:
+        tmux(socket, "kill-server", check=False)
+
+
+def still_from_launch(socket: str, cwd: Path, command: str, done: str = "END-42") -> float:
+    """Run ``command`` in a 100-column terminal; the longest time its screen did not change,
+    counted from the moment it was launched (its imports included)."""
+    with launched(socket, cwd, command):
         last = tmux(socket, "capture-pane", "-p", "-t", "t")
         since, longest = time.monotonic(), 0.0
         deadline = since + 600
@@ -65,8 +79,6 @@ def still_from_launch(socket: str, cwd: Path, command: str, done: str = "END-42"
                 return longest
             time.sleep(0.05)
         raise AssertionError(f"{done!r} never appeared:\n{last}")
-    finally:
-        tmux(socket, "kill-server", check=False)
 
 
 def _lab(workspace: Workspace, *args: str) -> None:
@@ -144,25 +156,10 @@ def test_lab_check_with_smoke_tests_is_never_silent_for_2_s(
     workspace: Workspace, tmp_path: Path
 ) -> None:
     for args in (["start", "6"], ["goto", "2"]):
-        moved = subprocess.run(
-            [sys.executable, "-m", "harness", *args],
-            cwd=workspace.root,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        assert moved.returncode == 0, moved.stdout + moved.stderr
+        _lab(workspace, *args)
     socket = str(tmp_path / "tmux.sock")
-    venv = REPO_ROOT / ".venv" / "bin"
-    command = (
-        f"cd {workspace.root} && PATH={venv}:$PATH NO_COLOR=1 {sys.executable} -m harness check;"
-        " echo END-$((6*7)); sleep 60"
-    )
-    tmux(socket, "new-session", "-d", "-s", "t", "-x", "100", "-y", "40", command)
-    try:
+    with launched(socket, workspace.root, f"{sys.executable} -m harness check", height=40):
         longest, screen = longest_still(socket, "END-42")
-    finally:
-        tmux(socket, "kill-server", check=False)
     assert "smoke.sh" in screen
     assert longest < 2.0, f"the screen stood still for {longest:.1f} s:\n{screen}"
 
@@ -173,28 +170,14 @@ def test_the_hooks_last_line_stays_on_a_terminal(
 ) -> None:
     """The spinner never wraps to a second line: one that did erased the line printed before it
     when it stopped, and the Stop hook's last line ("Only fresh, green reports …") was gone."""
-    moved = subprocess.run(
-        [sys.executable, "-m", "harness", "start", "3"],
-        cwd=workspace.root,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert moved.returncode == 0, moved.stdout + moved.stderr
+    _lab(workspace, "start", "3")
     with (workspace.root / "docs" / "use_cases" / "UC-002-edit-owner.md").open("a") as out:
         out.write("A note.\n")
     socket = str(tmp_path / "tmux.sock")
-    venv = REPO_ROOT / ".venv" / "bin"
-    command = (
-        f"cd {workspace.root} && unset COLUMNS LINES; PATH={venv}:$PATH NO_COLOR=1 "
-        f"{sys.executable} -m harness check; echo END-$((6*7)); sleep 60"
-    )
-    tmux(socket, "new-session", "-d", "-s", "t", "-x", str(width), "-y", "60", command)
-    try:
+    command = f"{sys.executable} -m harness check"
+    with launched(socket, workspace.root, command, width=width, height=60):
         longest_still(socket, "END-42")
         joined = " ".join(tmux(socket, "capture-pane", "-p", "-J", "-t", "t").split())
-    finally:
-        tmux(socket, "kill-server", check=False)
     assert "Only fresh, green reports in target/surefire-reports/ count; console output" in (
         joined
     ), joined

@@ -606,16 +606,21 @@ def _scripted(ctx: CheckContext, p: LiveParams, title: str) -> CheckResult:
 
     if not p.steps:
         return CheckResult.errored("this live step has no scripted session", name=title)
-    session = hook_session.KIND.build(
-        {
-            "steps": p.steps,
-            "title": f"{title} (scripted)",
-            "engine": p.engine,
-            "message": p.message,
-            "pass_message": p.pass_message,
-        }
-    )
-    result = hook_session.run(ctx, session)
+    table: dict[str, Any] = {
+        "steps": p.steps,
+        "engine": p.engine,
+        "message": p.message,
+        "pass_message": p.pass_message,
+    }
+    # The title says which engine played the session: the participant's progress says
+    # "scripted", and the row says whether the emulator or the real client stood in for them.
+    try:
+        engines = hook_session.session_engines(ctx, hook_session.KIND.build(table))
+    except HarnessError:
+        engines = []  # the session cannot start; the run below says why
+    played_on = " and ".join(Engine(e).label for e in engines)
+    table["title"] = f"{title} (scripted on {played_on})" if played_on else f"{title} (scripted)"
+    result = hook_session.run(ctx, hook_session.KIND.build(table))
     result.details["evidence_kind"] = SCRIPTED
     return result
 
