@@ -241,9 +241,9 @@ def _play_session(ctx: CheckContext, p: PlayParams) -> CheckResult:
     from harness.engine.checks.live_session import SOLVED_SESSIONS
     from harness.errors import HarnessError
 
-    scenario, _ = parse_inline(p.steps, "lab.toml", "solve")
+    scenario, asserts = parse_inline(p.steps, "lab.toml", "solve")
     if ctx.person_folder is not None:
-        return _play_as_person(ctx, scenario)
+        return _play_as_person(ctx, scenario, [a.marker_exists for a in asserts])
     ctx.on_activity("playing the session on the real Claude Code client (scripted model)")
     try:
         with open_session(
@@ -256,10 +256,16 @@ def _play_session(ctx: CheckContext, p: PlayParams) -> CheckResult:
     except HarnessError as exc:
         return CheckResult.errored(f"the session could not be played: {exc}", name="session")
     said = ", ".join(f"{o.do} {o.outcome}" for o in outcomes)
-    return CheckResult.passed(f"played a session on Claude Code: {said}", name="session")
+    return CheckResult.passed(
+        f"played a session on Claude Code: {said}",
+        name="session",
+        details={"engine": Engine.CLAUDE_CODE, "person": False},
+    )
 
 
-def _play_as_person(ctx: CheckContext, scenario: Scenario) -> CheckResult:
+def _play_as_person(
+    ctx: CheckContext, scenario: Scenario, markers: list[str | None]
+) -> CheckResult:
     """The session played as a person plays it (lab dev check): plain ``claude`` typed in a
     terminal in the workspace root, the person's own HOME; the live check reads it there."""
     from harness.claude.client.person import play_as_person
@@ -268,7 +274,7 @@ def _play_as_person(ctx: CheckContext, scenario: Scenario) -> CheckResult:
     assert ctx.person_folder is not None
     ctx.on_activity("playing the session as a person: plain claude in a terminal")
     try:
-        play_as_person(scenario, ctx.root, ctx.git_dir(), ctx.person_folder)
+        play_as_person(scenario, ctx.root, ctx.git_dir(), ctx.person_folder, markers=markers)
     except HarnessError as exc:
         return CheckResult.errored(
             f"the session could not be played as a person: {exc}", name="session"

@@ -70,9 +70,11 @@ class StepWalk:
         ]
 
     @property
-    def as_person(self) -> bool:
-        """The step's session was played by a person's plain ``claude`` in a terminal."""
-        return any(r.details.get("person") for r in self.solve)
+    def as_person(self) -> bool | None:
+        """Whether the step's session was played by a person's plain ``claude`` in a terminal
+        (False: with ``-p``); None when its solve played no session."""
+        played = [r.details["person"] for r in self.solve if "person" in r.details]
+        return all(played) if played else None
 
     @property
     def engines(self) -> list[str]:
@@ -92,6 +94,7 @@ class StepWalk:
             "before": self.before.to_json() if self.before else None,
             "hollow": self.hollow.to_json() if self.hollow else None,
             "solve": [r.to_json() for r in self.solve],
+            "as_person": self.as_person,
             "after": self.after.to_json() if self.after else None,
             "unchanged": self.unchanged,
             "engines": self.engines,

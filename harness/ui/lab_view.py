@@ -530,7 +530,11 @@ def engines_said(walk: StepWalk) -> str:
     """``, on the emulator and real Claude Code, which agreed``: what a passing step's
     sessions played on (a check on two engines passes only when they agree on every step)."""
     engines = walk.engines
-    person = ", as a person: plain claude in a terminal" if walk.as_person else ""
+    person = {
+        True: ", as a person: plain claude in a terminal",
+        False: ", with claude -p (no tmux here to play it as a person)",
+        None: "",
+    }[walk.as_person]
     if len(engines) < 2:
         on = f", on {Engine(engines[0]).label}" if engines and engines[0] in ENGINES else ""
         return on + person

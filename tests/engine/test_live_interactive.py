@@ -17,12 +17,14 @@ from __future__ import annotations
 import json
 import shutil
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
 from harness.claude.client.api import ApiRequest, Reply, ScriptedApi
+from harness.claude.client.person import AUTO_MODE_NOTICES
 from harness.workspace import Workspace
 from tests.builders import run_cli
 from tests.engine.live_steps import ReachStep
@@ -44,9 +46,6 @@ pytestmark = [
     pytest.mark.maven,
     pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux"),
 ]
-
-
-AUTO_MODE_NOTICES = ("Enter to stay in auto mode", "Enter to continue · Esc to cancel")
 
 
 class _Model:
@@ -104,6 +103,31 @@ def _passed(terminal: Terminal, command: str = "lab check", timeout: float = 600
     return shown
 
 
+@contextmanager
+def _terminal(root: Path, home: Path, folder: Path, base_url: str) -> Iterator[Terminal]:
+    """The person's terminal, closed at the end; every screen kept in ``screens.txt``."""
+    terminal = Terminal(root, home, folder, base_url)
+    try:
+        yield terminal
+    finally:
+        terminal.close()
+        (folder / "screens.txt").write_text(terminal.transcript())
+
+
+def _live_step(
+    terminal: Terminal, prompt: str, until: str, *, ready: str | None = None, wait: float = 300
+) -> None:
+    """Plain ``claude``, the step's prompt, the session's last words on screen, ``/exit``;
+    then ``lab check`` typed in the shell passes the step on that session."""
+    terminal.claude(prompt, ready=ready)
+    # Auto mode's notice about a model reached through 127.0.0.1: Enter goes on in auto
+    # mode, whose check the model (here the scripted one) then answers.
+    terminal.wait(until, timeout=wait, enter_on=AUTO_MODE_NOTICES)
+    terminal.quit_claude()
+    shown = _passed(terminal)
+    assert "(your own session, Claude Code 2.1.332, replayed)" in " ".join(shown.split())
+
+
 def _write(root: Path, name: str, text: str) -> None:
     """What the person writes in their editor."""
     path = root / name
@@ -120,38 +144,35 @@ def test_a_person_walks_lab_11_from_step_1_and_passes_step_4_live(
     root = workspace.root
     home = fresh_home(tmp_path)
     model = _Model(root)
-    with ScriptedApi(on_request=model.answer) as api:
-        terminal = Terminal(root, home, tmp_path, api.base_url)
-        try:
-            _passed(terminal, "lab start 11")
-            _write(root, "answers/petclinic.toml", 'q1 = "b"\nq2 = "a"\nq3 = "c"\nq4 = "c"\n')
-            _passed(terminal)
-            _passed(terminal, "lab next")
-            terminal.run("./mvnw test -Dgroups=sensor")
-            _write(root, "answers/reports.toml", 'q1 = "5"\nq2 = "c"\nq3 = "a"\n')
-            _passed(terminal)
-            _passed(terminal, "lab next")
-            spec = root / UC5
-            spec.write_text(
-                spec.read_text().replace(
-                    "### A2: Visit Before Birth Date", "### A2: Visit Date Before Birth"
-                )
+    with (
+        ScriptedApi(on_request=model.answer) as api,
+        _terminal(root, home, tmp_path, api.base_url) as terminal,
+    ):
+        _passed(terminal, "lab start 11")
+        _write(root, "answers/petclinic.toml", 'q1 = "b"\nq2 = "a"\nq3 = "c"\nq4 = "c"\n')
+        _passed(terminal)
+        _passed(terminal, "lab next")
+        terminal.run("./mvnw test -Dgroups=sensor")
+        _write(root, "answers/reports.toml", 'q1 = "5"\nq2 = "c"\nq3 = "a"\n')
+        _passed(terminal)
+        _passed(terminal, "lab next")
+        spec = root / UC5
+        spec.write_text(
+            spec.read_text().replace(
+                "### A2: Visit Before Birth Date", "### A2: Visit Date Before Birth"
             )
-            code, _ = terminal.run("./mvnw test -Dgroups=sensor")
-            assert code != 0  # UseCaseTraceabilityTest names the dangling annotation
-            _passed(terminal)
-            shown = _passed(terminal, "lab next")
-            assert "Ask Claude Code to set UC-005 to Done" in shown
-            terminal.claude(ASK_DONE, ready="/aiup-vaadin-jooq:coverage-check")
-            # Auto mode's notice about a model reached through 127.0.0.1: Enter goes on in
-            # auto mode, whose check the model (here the scripted one) then answers.
-            terminal.wait("all five sensors are green", timeout=300, enter_on=AUTO_MODE_NOTICES)
-            terminal.quit_claude()
-            shown = _passed(terminal)
-            assert "(your own session, Claude Code 2.1.332, replayed)" in " ".join(shown.split())
-        finally:
-            terminal.close()
-            (tmp_path / "screens.txt").write_text(terminal.transcript())
+        )
+        code, _ = terminal.run("./mvnw test -Dgroups=sensor")
+        assert code != 0  # UseCaseTraceabilityTest names the dangling annotation
+        _passed(terminal)
+        shown = _passed(terminal, "lab next")
+        assert "Ask Claude Code to set UC-005 to Done" in shown
+        _live_step(
+            terminal,
+            ASK_DONE,
+            "all five sensors are green",
+            ready="/aiup-vaadin-jooq:coverage-check",
+        )
     assert (root / ".git" / "aiup-coverage-checked" / "UC-005").is_file()
     _passes_live(root, home, monkeypatch)
 
@@ -192,39 +213,31 @@ def test_a_person_walks_lab_07_and_their_own_hook_holds_claude_live(
         Reply.text("Done: NOTES.md has the line."),
     ]
     solution = LABS / "07-own-stop-hook" / "solution"
-    with ScriptedApi(on_request=_scripted(turns)) as api:
-        terminal = Terminal(root, home, tmp_path, api.base_url)
-        try:
-            _passed(terminal, "lab start 7")
-            _write(
-                root, "docs/stop-hook-contract.md", (solution / "stop-hook-contract.md").read_text()
-            )
-            _passed(terminal)
-            _passed(terminal, "lab next")
-            _write(
-                root,
-                "scripts/check-before-stop.sh",
-                (solution / "check-before-stop.sh").read_text(),
-            )
-            _passed(terminal)
-            _passed(terminal, "lab next")
-            settings = root / ".claude" / "settings.json"
-            text = settings.read_text()
-            assert SETTINGS_BEFORE in text
-            settings.write_text(
-                text.replace(SETTINGS_BEFORE, f"{SETTINGS_BEFORE},\n{SECOND_STOP_HOOK}")
-            )
-            _passed(terminal)
-            shown = _passed(terminal, "lab next")
-            assert "held by your own hook" in shown
-            terminal.claude(ASK_NOTE)
-            terminal.wait("Stop says:", timeout=120)
-            terminal.quit_claude()
-            shown = _passed(terminal)
-            assert "(your own session, Claude Code 2.1.332, replayed)" in " ".join(shown.split())
-        finally:
-            terminal.close()
-            (tmp_path / "screens.txt").write_text(terminal.transcript())
+    with (
+        ScriptedApi(on_request=_scripted(turns)) as api,
+        _terminal(root, home, tmp_path, api.base_url) as terminal,
+    ):
+        _passed(terminal, "lab start 7")
+        _write(root, "docs/stop-hook-contract.md", (solution / "stop-hook-contract.md").read_text())
+        _passed(terminal)
+        _passed(terminal, "lab next")
+        _write(
+            root,
+            "scripts/check-before-stop.sh",
+            (solution / "check-before-stop.sh").read_text(),
+        )
+        _passed(terminal)
+        _passed(terminal, "lab next")
+        settings = root / ".claude" / "settings.json"
+        text = settings.read_text()
+        assert SETTINGS_BEFORE in text
+        settings.write_text(
+            text.replace(SETTINGS_BEFORE, f"{SETTINGS_BEFORE},\n{SECOND_STOP_HOOK}")
+        )
+        _passed(terminal)
+        shown = _passed(terminal, "lab next")
+        assert "held by your own hook" in shown
+        _live_step(terminal, ASK_NOTE, "Stop says:", wait=120)
     _passes_live(root, home, monkeypatch)
 
 
@@ -251,27 +264,21 @@ def test_a_person_walks_lab_03_and_the_stop_hook_holds_claude_until_the_sensors_
         Reply.tool_use("toolu_2", "Bash", bash),
         Reply.text("Done: the note is in and the sensors are green."),
     ]
-    with ScriptedApi(on_request=_scripted(turns)) as api:
-        terminal = Terminal(root, home, tmp_path, api.base_url)
-        try:
-            _passed(terminal, "lab start 3")
-            spec = root / "docs" / "use_cases" / "UC-002-edit-owner.md"
-            spec.write_text(spec.read_text() + "\nA note added in lab 03.\n")
-            _passed(terminal)
-            _passed(terminal, "lab next")
-            tricks = (LABS / "03-stop-hook" / "solution" / "tricks.toml").read_text()
-            _write(root, "scenarios/tricks.toml", tricks)
-            _passed(terminal)
-            shown = _passed(terminal, "lab next")
-            assert "held until a real sensor run" in shown
-            terminal.claude(ASK_DOCS_NOTE)
-            terminal.wait("the note is in and the sensors are green", timeout=300)
-            terminal.quit_claude()
-            shown = _passed(terminal)
-            assert "(your own session, Claude Code 2.1.332, replayed)" in " ".join(shown.split())
-        finally:
-            terminal.close()
-            (tmp_path / "screens.txt").write_text(terminal.transcript())
+    with (
+        ScriptedApi(on_request=_scripted(turns)) as api,
+        _terminal(root, home, tmp_path, api.base_url) as terminal,
+    ):
+        _passed(terminal, "lab start 3")
+        spec = root / "docs" / "use_cases" / "UC-002-edit-owner.md"
+        spec.write_text(spec.read_text() + "\nA note added in lab 03.\n")
+        _passed(terminal)
+        _passed(terminal, "lab next")
+        tricks = (LABS / "03-stop-hook" / "solution" / "tricks.toml").read_text()
+        _write(root, "scenarios/tricks.toml", tricks)
+        _passed(terminal)
+        shown = _passed(terminal, "lab next")
+        assert "held until a real sensor run" in shown
+        _live_step(terminal, ASK_DOCS_NOTE, "the note is in and the sensors are green")
     _passes_live(root, home, monkeypatch)
 
 

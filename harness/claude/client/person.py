@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -116,8 +117,13 @@ class PersonScript:
     plugin: str = ""  # a plugin whose agent the session calls: wait until it has loaded
 
 
-def person_script(scenario: Scenario, root: Path, git_dir: Path) -> PersonScript:
-    """The scenario as one interactive session: a prompt first, then the model's turns."""
+def person_script(
+    scenario: Scenario, root: Path, git_dir: Path, markers: Sequence[str | None] = ()
+) -> PersonScript:
+    """The scenario as one interactive session: a prompt first, then the model's turns.
+    ``markers``: per step of the scenario, a file in the git directory the step's hooks
+    write (``marker_exists``), which the model waits for as a person's model thinks."""
+    written = {step.number: m for step, m in zip(scenario.steps, markers, strict=False) if m}
     steps = [s for s in scenario.steps if s.do != StepKind.SESSION_START]
     if not steps or steps[0].do != StepKind.PROMPT:
         raise HarnessError(
@@ -129,7 +135,10 @@ def person_script(scenario: Scenario, root: Path, git_dir: Path) -> PersonScript
             f"{scenario.path}: a session played as a person has one prompt, typed first",
             fix="play the later prompts as a session of their own",
         )
-    turns = tuple(_turn(step, root, git_dir, n) for n, step in enumerate(steps[1:], 1))
+    turns = tuple(
+        _turn(step, root, git_dir / written[step.number] if step.number in written else None, n)
+        for n, step in enumerate(steps[1:], 1)
+    )
     stops = [s for s in steps if s.do == StepKind.STOP]
     if not stops or steps[-1].do != StepKind.STOP:
         raise HarnessError(
@@ -145,7 +154,7 @@ def person_script(scenario: Scenario, root: Path, git_dir: Path) -> PersonScript
     return PersonScript(str(steps[0].args["text"]), turns, closing, plugins[0] if plugins else "")
 
 
-def _turn(step: ScenarioStep, root: Path, git_dir: Path, n: int) -> _Turn:
+def _turn(step: ScenarioStep, root: Path, marker: Path | None, n: int) -> _Turn:
     a = step.args
     use_id = f"toolu_person_{n:02d}"
     if step.do == StepKind.STOP:
@@ -174,12 +183,11 @@ def _turn(step: ScenarioStep, root: Path, git_dir: Path, n: int) -> _Turn:
             "prompt": a["prompt"],
             "subagent_type": a["agent_type"],
         }
-        marker = a.get("marker_exists")
         return _Turn(
             Reply.tool_use(use_id, "Agent", agent),
             agent_prompt=str(a["prompt"]),
             agent_report=str(a["last_message"]),
-            marker=git_dir / str(marker) if marker else None,
+            marker=marker,
         )
     raise HarnessError(
         f"a session played as a person cannot take the step {step.do!r}",
@@ -221,11 +229,17 @@ def client_env(home: Path, base_url: str) -> dict[str, str]:
 
 
 def play_as_person(
-    scenario: Scenario, root: Path, git_dir: Path, folder: Path, *, timeout: float = 300
+    scenario: Scenario,
+    root: Path,
+    git_dir: Path,
+    folder: Path,
+    *,
+    markers: Sequence[str | None] = (),
+    timeout: float = 300,
 ) -> PersonSession:
     """Play ``scenario`` as a person in ``root``: a fresh HOME in ``folder``, ``claude``
     typed at a shell's prompt, the session left with ``/exit`` once its turn is over."""
-    script = person_script(scenario, root, git_dir)
+    script = person_script(scenario, root, git_dir, markers)
     model = ScenarioModel(
         list(script.turns),
         git_dir,

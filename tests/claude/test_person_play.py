@@ -1,0 +1,134 @@
+"""A session played as a person plays it (harness/claude/client/person.py): plain ``claude``
+typed in a tmux terminal, a fresh HOME, the scenario's steps as the scripted model's turns.
+
+``lab dev check`` proves the live steps of Labs 03, 07, 10, 11 and 13 this way (``nox -s
+labs``); here the pieces: how a lab's scenario becomes the model's turns, the scenarios that
+cannot be played so, and one whole session on the real client in a project of a few files,
+whose transcript ``find_sessions`` then reads from that person's HOME.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from harness.claude.client.person import PersonScript, person_script, play_as_person
+from harness.claude.recorded import config_root, find_sessions, read_session
+from harness.claude.scenario import Scenario
+from harness.engine.checks.hook_session import parse_inline
+from harness.engine.manifest import find_lab
+from harness.errors import HarnessError
+from tests.conftest import require_real_client
+
+
+def _lab_scenario(lab: str, step: str) -> tuple[Scenario, list[str | None]]:
+    """The scenario a live step's ``play_session`` solve plays, and its markers."""
+    (found,) = [s for s in find_lab(lab).steps if s.id == step]
+    (play,) = [a for a in found.solve if a.name == "play_session"]
+    scenario, asserts = parse_inline(play.params["steps"], "lab.toml", "solve")
+    return scenario, [a.marker_exists for a in asserts]
+
+
+def _calls(script: PersonScript) -> list[tuple[str, str]]:
+    said = []
+    for turn in script.turns:
+        block = turn.reply.content[0]
+        said.append((block.get("name", "text"), block.get("text", "")[:20]))
+    return said
+
+
+def test_lab_11s_session_becomes_the_models_turns(tmp_path: Path) -> None:
+    """The Done edit, the audit agent (its prompt, its report, the marker its SubagentStop
+    hook writes), the edit again, the sensors, the closing text; the plugin to wait for."""
+    scenario, markers = _lab_scenario("11", "earn-done")
+    script = person_script(scenario, tmp_path, tmp_path / ".git", markers)
+    assert script.prompt == "UC-005 (Add Visit) is implemented and tested. Set it to Done."
+    assert [name for name, _ in _calls(script)] == ["Edit", "Agent", "Edit", "Bash", "text"]
+    agent = script.turns[1]
+    assert agent.reply.content[0]["input"]["subagent_type"] == "aiup-vaadin-jooq:uc-coverage"
+    assert agent.agent_report.startswith("# Coverage report: UC-005")
+    assert agent.marker == tmp_path / ".git" / "aiup-coverage-checked" / "UC-005"
+    assert script.plugin == "aiup-vaadin-jooq"
+    assert script.closing == "UC-005 is Done: audited, and all five sensors are green."
+    edit = script.turns[0].reply.content[0]["input"]
+    assert edit["file_path"] == str(tmp_path / "docs/use_cases/UC-005-add-visit.md")
+
+
+def test_lab_03s_held_stop_is_a_closing_text_the_client_asks_again_after(
+    tmp_path: Path,
+) -> None:
+    scenario, markers = _lab_scenario("03", "your-session")
+    script = person_script(scenario, tmp_path, tmp_path / ".git", markers)
+    assert [name for name, _ in _calls(script)] == ["Write", "text", "Bash", "text"]
+    bash = script.turns[2].reply.content[0]["input"]
+    assert bash["command"] == "./mvnw -q test -Dgroups=sensor" and bash["timeout"] == 300_000
+    assert script.plugin == ""
+
+
+@pytest.mark.parametrize(
+    ("steps", "said"),
+    [
+        ([{"do": "stop"}], "begins with a prompt"),
+        (
+            [{"do": "prompt", "text": "a"}, {"do": "prompt", "text": "b"}, {"do": "stop"}],
+            "has one prompt",
+        ),
+        ([{"do": "prompt", "text": "a"}, {"do": "bash", "command": "true"}], "ends with a stop"),
+        ([{"do": "prompt", "text": "a"}, {"do": "session_start"}, {"do": "stop"}], None),
+    ],
+)
+def test_a_scenario_a_person_cannot_play_is_named_with_the_fix(
+    tmp_path: Path, steps: list[dict[str, str]], said: str | None
+) -> None:
+    scenario, _ = parse_inline(steps, "lab.toml", "solve")
+    if said is None:  # a session start is the client's own: nothing for the model to say
+        assert [n for n, _ in _calls(person_script(scenario, tmp_path, tmp_path))] == ["text"]
+        return
+    with pytest.raises(HarnessError) as caught:
+        person_script(scenario, tmp_path, tmp_path)
+    assert said in caught.value.message and caught.value.fix
+
+
+HOOK = """#!/bin/bash
+input=$(cat)
+[ "$(jq -r .stop_hook_active <<<"$input")" = true ] && exit 0
+echo "held once: say it again" >&2
+exit 2
+"""
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
+def test_a_person_session_on_the_real_client_is_read_from_that_persons_home(
+    tmp_path: Path,
+) -> None:
+    """Plain ``claude`` in a project whose Stop hook holds the first stop: the write, the held
+    stop, the second stop let go; the transcript is under the person's HOME, nowhere else."""
+    require_real_client()
+    root = tmp_path / "project"
+    hooks = root / ".claude" / "hooks"
+    hooks.mkdir(parents=True)
+    (hooks / "once.sh").write_text(HOOK)
+    (hooks / "once.sh").chmod(0o755)
+    command = '"$CLAUDE_PROJECT_DIR/.claude/hooks/once.sh"'
+    settings = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": command}]}]}}
+    (root / ".claude" / "settings.json").write_text(json.dumps(settings))
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    steps = [
+        {"do": "prompt", "text": "Add a note to NOTES.md, then tell me you are done."},
+        {"do": "write", "file": "NOTES.md", "content": "A note.\n"},
+        {"do": "stop", "last_message": "Done: the note is there."},
+        {"do": "stop", "last_message": "Done, and said again."},
+    ]
+    scenario, _ = parse_inline(steps, "lab.toml", "solve")
+    played = play_as_person(scenario, root, root / ".git", tmp_path / "person")
+    assert played.extra_requests == 0, played.screens
+    assert "held once: say it again" in played.screens
+    assert (root / "NOTES.md").read_text() == "A note.\n"
+    (found,) = find_sessions(root, root=config_root({"HOME": str(played.home)}))
+    timeline = read_session(found.path)
+    said = json.dumps([str(entry) for entry in timeline.entries])
+    assert "Write" in said and "held once" in said, said
