@@ -16,7 +16,14 @@ from pathlib import Path
 
 import pytest
 
-from harness.claude.client.person import PersonScript, person_script, play_as_person
+from harness.claude.client.api import ApiRequest
+from harness.claude.client.person import (
+    WAITING_FOR_AGENT,
+    PersonScript,
+    ScenarioModel,
+    person_script,
+    play_as_person,
+)
 from harness.claude.recorded import config_root, find_sessions, read_session
 from harness.claude.scenario import Scenario
 from harness.engine.checks.hook_session import parse_inline
@@ -132,3 +139,56 @@ def test_a_person_session_on_the_real_client_is_read_from_that_persons_home(
     timeline = read_session(found.path)
     said = json.dumps([str(entry) for entry in timeline.entries])
     assert "Write" in said and "held once" in said, said
+
+
+def _request(seq: int, *blocks: dict[str, object]) -> ApiRequest:
+    """A main-loop request as the client sends it: the prompt, then the newest blocks."""
+    messages = [
+        {"role": "user", "content": [{"type": "text", "text": "UC-005 … Set it to Done."}]},
+        {"role": "assistant", "content": [{"type": "text", "text": "…"}]},
+        {"role": "user", "content": list(blocks)},
+    ]
+    return ApiRequest(seq, "/v1/messages", {"messages": messages, "tools": [{}]}, 0.0)
+
+
+def _launched(use_id: str) -> dict[str, object]:
+    text = "Async agent launched successfully. The agent is working in the background."
+    return {
+        "type": "tool_result",
+        "tool_use_id": use_id,
+        "content": [{"type": "text", "text": text}],
+    }
+
+
+def _handback(report: str) -> dict[str, object]:
+    indented = "\n".join("  " + line for line in report.splitlines())
+    return {"type": "text", "text": f"[Subagent hand-back] The report follows:\n{indented}"}
+
+
+@pytest.mark.parametrize("quick_agent", [False, True])
+def test_the_model_waits_for_a_background_agents_report_unless_it_came_already(
+    tmp_path: Path, quick_agent: bool
+) -> None:
+    """After the Agent call, the request that answers it gets a waiting turn, and the report's
+    own turn the next step; an agent quicker than the main loop (seen on 2.1.332 under load)
+    has its report on that first request already, and the model goes straight on."""
+    scenario, _ = _lab_scenario("11", "earn-done")
+    script = person_script(scenario, tmp_path, tmp_path / ".git")
+    model = ScenarioModel(list(script.turns), tmp_path / ".git")
+    agent_call = script.turns[1].reply.content[0]["id"]
+    replies = []
+    for n, blocks in enumerate(
+        [
+            [{"type": "text", "text": script.prompt}],
+            [{"type": "tool_result", "tool_use_id": "toolu_person_01", "content": "Refused"}],
+            [_launched(agent_call), *([_handback(script.turns[1].agent_report)] * quick_agent)],
+            *([] if quick_agent else [[_handback(script.turns[1].agent_report)]]),
+        ]
+    ):
+        request = _request(n, *blocks)
+        model.answer(request)
+        assert request.reply is not None
+        block = request.reply.content[0]
+        replies.append(block.get("name") or block["text"])
+    expected = ["Edit", "Agent", *([] if quick_agent else [WAITING_FOR_AGENT]), "Edit"]
+    assert replies == expected

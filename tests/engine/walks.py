@@ -3,17 +3,20 @@
 A walk is seeded (``Walk(lab, seed)``): the same seed takes the same path, so a failure names
 its seed and the test id that replays it. Between two commands the participant edits files:
 their own (untracked), the files the lab's setups and solves write, a tracked file no step
-touches, and ``.claude/settings.json`` (kept valid JSON). Each command is a new lab process
-(a new ``LabRunner``), as ``lab start``, ``lab goto`` ... are on a terminal. The engine is the
-emulator (``--engine emulator``): a walk is about files, not about the client. A live step's
-solve (the real client) is left out; it is started, passed over, reset and left like any step,
-and its check is ``lab check --scripted`` (the lab's own session on the emulator).
+touches, and ``.claude/settings.json`` (kept valid JSON); now and then they commit it all
+with git (a clean worktree, their work in a commit a later reset or goto must not drop).
+Each command is a new lab process (a new ``LabRunner``), as ``lab start``, ``lab goto`` ...
+are on a terminal. The engine is the emulator (``--engine emulator``): a walk is about files,
+not about the client. A live step's solve (the real client) is left out; it is started,
+passed over, reset and left like any step, and its check is ``lab check --scripted`` (the
+lab's own session on the emulator).
 """
 
 from __future__ import annotations
 
 import random
 import re
+import subprocess
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -31,6 +34,7 @@ from harness.workspace.snapshot import read_blob
 # off to another lab and back again.
 COMMANDS = ("goto", "reset", "start", "leave", *("next", "check", "solve") * 3)
 OWN_FILES = ("NOTES-mine.md", "notes/mine/today.md")  # the participant's own, untracked
+COMMIT_SHARE = 0.2  # of the edits, those after which the participant commits everything
 WRITES = ("write", "append", "replace", "copy", "delete")  # actions that name a workspace file
 COMMENT = {".java": "// ", ".js": "// ", ".md": "", ".xml": "<!-- "}
 
@@ -126,6 +130,11 @@ class Walk:
         path.write_bytes(content)
         self.edits[rel] = content
         self.said.append(f"edit {rel}")
+        if self.rng.random() < COMMIT_SHARE:  # now and then the participant commits it all
+            git = ["git", "-C", str(self.ws.root), "-c", "user.name=P", "-c", "user.email=p@x"]
+            subprocess.run([*git, "add", "-A"], check=True, capture_output=True)
+            subprocess.run([*git, "commit", "-qm", f"my work {n}"], check=True, capture_output=True)
+            self.said.append("git commit")
 
     def ahead(self) -> list[str]:
         """The files the setup of the step after the current one writes (none at the end)."""

@@ -68,8 +68,10 @@ class ScenarioModel:
                 handback = {"message": report}
                 ScriptedApi.answer(request, Reply.tool_use("toolu_h", "SubagentHandback", handback))
                 return
-        if self._after_agent is not None and _answers_call(request, self._after_agent):
-            # The Agent call returned at once: this turn ends, and the report opens the next.
+        agent = self._after_agent
+        if agent is not None and not _reported(request, agent) and _answers_call(request, agent):
+            # The Agent call returned at once: this turn ends, and the report opens the next
+            # (unless the agent was quicker: then its report rides on this very request).
             ScriptedApi.answer(request, Reply.text(WAITING_FOR_AGENT))
             return
         if self._after_agent is not None and self._after_agent.marker is not None:
@@ -88,17 +90,23 @@ class ScenarioModel:
 
 
 def _answers_call(request: ApiRequest, turn: _Turn) -> bool:
-    """The request carries the result of ``turn``'s tool call (an Agent call returned at
-    once: it runs in the background), not the agent's report, which comes as a turn of its
-    own."""
+    """The request carries the result of ``turn``'s tool call (an Agent call in the
+    background returns at once)."""
     use_id = turn.reply.content[0].get("id") if turn.reply.content else None
-    results = [
-        b
+    return any(
+        b.get("type") == "tool_result" and b.get("tool_use_id") == use_id
         for b in request.last_user_blocks()
-        if b.get("type") == "tool_result" and b.get("tool_use_id") == use_id
-    ]
-    reported = json.dumps(turn.agent_report[:60])[1:-1] in json.dumps(results)
-    return bool(results) and not reported  # in the foreground, the result is the report
+    )
+
+
+def _reported(request: ApiRequest, turn: _Turn) -> bool:
+    """The request carries the agent's report: the Agent call's result in the foreground,
+    or a handback message (which indents every line of the report: its first line is
+    compared)."""
+    first_line = (turn.agent_report.strip().splitlines() or [""])[0]
+    return bool(first_line) and json.dumps(first_line)[1:-1] in json.dumps(
+        request.last_user_blocks()
+    )
 
 
 def _wait_for(marker: Path) -> None:
