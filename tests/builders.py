@@ -233,3 +233,25 @@ def _toml_value(value: Any) -> str:
         pairs = ", ".join(f"{_toml_key(k)} = {_toml_value(v)}" for k, v in value.items())
         return "{ " + pairs + " }" if pairs else "{}"
     raise TypeError(f"no TOML for {value!r}")
+
+
+HOLD_ONCE = """#!/bin/bash
+input=$(cat)
+[ "$(jq -r .stop_hook_active <<<"$input")" = true ] && exit 0
+echo "held once: say it again" >&2
+exit 2
+"""
+
+
+def project_held_once(root: Path) -> dict[str, Any]:
+    """A git project at ``root`` whose one Stop hook holds the first stop of a turn (exit 2,
+    "held once: say it again") and lets the second go; its settings, as written."""
+    hooks = root / ".claude" / "hooks"
+    hooks.mkdir(parents=True)
+    (hooks / "once.sh").write_text(HOLD_ONCE)
+    (hooks / "once.sh").chmod(0o755)
+    command = '"$CLAUDE_PROJECT_DIR/.claude/hooks/once.sh"'
+    settings = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": command}]}]}}
+    (root / ".claude" / "settings.json").write_text(json.dumps(settings))
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    return settings

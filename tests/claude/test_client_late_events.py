@@ -14,8 +14,6 @@ run of the hook it surely fired, and the next step never counts it.
 
 from __future__ import annotations
 
-import json
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -25,14 +23,8 @@ from harness.claude import parse_settings
 from harness.claude.client import session as client_session
 from harness.claude.client.process import Inbox
 from harness.claude.vocabulary import Outcome
+from tests.builders import project_held_once
 from tests.conftest import require_real_client
-
-HOOK = """#!/bin/bash
-input=$(cat)
-[ "$(jq -r .stop_hook_active <<<"$input")" = true ] && exit 0
-echo "held once" >&2
-exit 2
-"""
 
 
 class LateHookAnswers(Inbox):
@@ -66,14 +58,7 @@ def test_a_late_hook_answer_counts_for_the_step_that_started_it(
 ) -> None:
     require_real_client()
     root = tmp_path / "project"
-    hooks = root / ".claude" / "hooks"
-    hooks.mkdir(parents=True)
-    (hooks / "once.sh").write_text(HOOK)
-    (hooks / "once.sh").chmod(0o755)
-    command = '"$CLAUDE_PROJECT_DIR/.claude/hooks/once.sh"'
-    settings = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": command}]}]}}
-    (root / ".claude" / "settings.json").write_text(json.dumps(settings))
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    settings = project_held_once(root)
     inboxes: list[LateHookAnswers] = []
 
     def late_inbox() -> LateHookAnswers:

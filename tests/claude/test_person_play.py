@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -29,6 +28,7 @@ from harness.claude.scenario import Scenario
 from harness.engine.checks.hook_session import parse_inline
 from harness.engine.manifest import find_lab
 from harness.errors import HarnessError
+from tests.builders import project_held_once
 from tests.conftest import require_real_client
 
 
@@ -100,14 +100,6 @@ def test_a_scenario_a_person_cannot_play_is_named_with_the_fix(
     assert said in caught.value.message and caught.value.fix
 
 
-HOOK = """#!/bin/bash
-input=$(cat)
-[ "$(jq -r .stop_hook_active <<<"$input")" = true ] && exit 0
-echo "held once: say it again" >&2
-exit 2
-"""
-
-
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
 def test_a_person_session_on_the_real_client_is_read_from_that_persons_home(
     tmp_path: Path,
@@ -116,14 +108,7 @@ def test_a_person_session_on_the_real_client_is_read_from_that_persons_home(
     stop, the second stop let go; the transcript is under the person's HOME, nowhere else."""
     require_real_client()
     root = tmp_path / "project"
-    hooks = root / ".claude" / "hooks"
-    hooks.mkdir(parents=True)
-    (hooks / "once.sh").write_text(HOOK)
-    (hooks / "once.sh").chmod(0o755)
-    command = '"$CLAUDE_PROJECT_DIR/.claude/hooks/once.sh"'
-    settings = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": command}]}]}}
-    (root / ".claude" / "settings.json").write_text(json.dumps(settings))
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    project_held_once(root)
     steps = [
         {"do": "prompt", "text": "Add a note to NOTES.md, then tell me you are done."},
         {"do": "write", "file": "NOTES.md", "content": "A note.\n"},
