@@ -77,7 +77,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         with starting(words):  # the imports take a second on a loaded laptop: not in silence
             parser = build_parser(words[0] if words else None)
-            args = parser.parse_args(words)
+        # Outside the spinner: argparse prints help, usage and errors itself, on a line the
+        # spinner must already have left (the help began after its frame otherwise).
+        args = parser.parse_args(words)
     except KeyboardInterrupt:  # Ctrl-C while starting: nothing was done yet
         print("interrupted", file=sys.stderr)
         return 130

@@ -1,0 +1,52 @@
+"""What argparse prints (help, a command lab does not have) in a real 100-column terminal:
+no residue of the startup spinner, no line the terminal has to wrap mid-word.
+
+Real: ``lab`` as its own process, in tmux (the spinner draws only on a terminal).
+"""
+
+from __future__ import annotations
+
+import itertools
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.builders import REPO_ROOT, tmux
+
+_SERVERS = itertools.count()
+needs_tmux = pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
+
+
+def screen_of(tmp_path: Path, command: str, width: int = 100) -> str:
+    """The terminal's screen once ``command`` is done, in a ``width``-column tmux terminal
+    (a server of its own each time: one just killed may still hold its socket)."""
+    socket = tmp_path / f"tmux-{next(_SERVERS)}.sock"
+    venv = REPO_ROOT / ".venv" / "bin"
+    line = (
+        f"cd {tmp_path} && unset COLUMNS LINES; PATH={venv}:$PATH NO_COLOR=1 {command}; "
+        "echo END-$((6*7)); sleep 600"
+    )
+    tmux(socket, "new-session", "-d", "-s", "t", "-x", str(width), "-y", "50", line)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            screen = tmux(socket, "capture-pane", "-p", "-t", "t")
+            if "END-42" in screen:
+                return screen
+            time.sleep(0.1)
+        raise AssertionError(f"{command} never finished:\n{screen}")
+    finally:
+        tmux(socket, "kill-server", check=False)
+
+
+@needs_tmux
+def test_help_starts_on_a_clean_line(tmp_path: Path) -> None:
+    # `lab --help` imports every command's module before it can print: long enough for the
+    # startup spinner to draw on a loaded machine, so the help must come after it is erased.
+    # The spinner waits 0.3 s first; a slow start is what the walk saw, so try a few times.
+    for _ in range(3):
+        screen = screen_of(tmp_path, "lab --help")
+        assert "starting" not in screen, screen
+        assert screen.lstrip().startswith("usage: lab"), screen
