@@ -7,13 +7,16 @@ Exit codes: 0 ok, 1 user-facing error or failed check, 2 usage, 130 interrupted,
 from __future__ import annotations
 
 import argparse
+import difflib
 import errno
 import importlib
 import os
+import re
 import sys
 import tempfile
 import traceback
 from collections.abc import Sequence
+from typing import NoReturn
 
 from harness import __version__
 from harness.errors import HarnessError
@@ -51,9 +54,35 @@ COMMAND_OWNERS = {
 }
 
 
+# How argparse words a command it does not know (Python 3.11: "invalid choice: 'x' (choose
+# from 'a', 'b')"): its list of every command, on one line the terminal wraps mid-word.
+_INVALID_CHOICE = re.compile(r"argument COMMAND: invalid choice: '(.*)' \(choose from (.*)\)$")
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, with a short error for an unknown command: the closest one, or for ``back``
+    how to go back; the list of all is ``lab --help``'s."""
+
+    def error(self, message: str) -> NoReturn:
+        unknown = _INVALID_CHOICE.match(message)
+        if unknown is None:
+            super().error(message)
+        word, known = unknown[1], re.findall(r"'([^']*)'", unknown[2])
+        lines = [f"{self.prog}: error: there is no command {self.prog} {word}"]
+        close = difflib.get_close_matches(word, known, n=1)
+        if self.prog == "lab" and word in ("back", "previous", "prev", "undo"):
+            # Not "did you mean: lab backups": going back is a step's, not a backup's.
+            lines.append("  to go back: lab goto N (jump to step N of this lab)")
+            lines.append("          or: lab reset N (put step N back to its start)")
+        elif close:
+            lines.append(f"  did you mean: {self.prog} {close[0]}")
+        lines.append(f"  the commands: {self.prog} --help")
+        self.exit(2, "\n".join(lines) + "\n")
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The parser of every command, or with ``command`` (a known one) of its module only."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="lab",
         description="Hook Lab: learn Claude Code guard hooks on a real project (a fixture: "
         "the PetClinic on Maven, or a small Node project; lab fixtures lists them).",

@@ -7,7 +7,10 @@ Real: ``lab`` as its own process, in tmux (the spinner draws only on a terminal)
 from __future__ import annotations
 
 import itertools
+import os
 import shutil
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -50,3 +53,43 @@ def test_help_starts_on_a_clean_line(tmp_path: Path) -> None:
         screen = screen_of(tmp_path, "lab --help")
         assert "starting" not in screen, screen
         assert screen.lstrip().startswith("usage: lab"), screen
+
+
+def lab(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "harness", *args],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLUMNS": "100", "NO_COLOR": "1"},
+        check=False,
+    )
+
+
+def test_going_back_names_goto_and_reset_in_whole_lines() -> None:
+    done = lab("back")
+    assert done.returncode == 2, done.stderr  # argparse's usage code, as for any usage error
+    assert "Traceback" not in done.stderr
+    assert all(len(line) <= 100 for line in done.stderr.splitlines()), done.stderr
+    assert "lab goto N" in done.stderr and "lab reset N" in done.stderr, done.stderr
+    assert "no command lab back" in done.stderr and "backups" not in done.stderr
+
+
+def test_a_misspelt_command_names_the_closest_one() -> None:
+    done = lab("chek")
+    assert done.returncode == 2
+    assert all(len(line) <= 100 for line in done.stderr.splitlines()), done.stderr
+    assert "did you mean: lab check" in done.stderr, done.stderr
+    # Below the top level too: lab dev's own commands.
+    done = lab("dev", "chek")
+    assert done.returncode == 2
+    assert "did you mean: lab dev check" in done.stderr, done.stderr
+
+
+@needs_tmux
+def test_an_unknown_command_is_not_wrapped_mid_word(tmp_path: Path) -> None:
+    screen = screen_of(tmp_path, "lab back")
+    lines = [x for x in screen.splitlines() if x.strip()]
+    # A line the terminal wrapped fills all 100 columns; none of the message may.
+    assert all(len(x) < 100 for x in lines), screen
+    assert "starting" not in screen, screen
