@@ -431,9 +431,12 @@ class LabRunner:
         """The labs after ``lab`` in the course that load (a broken one is lab list's to say)."""
         dirs = lab_dirs(self.labs_root)
         ids = [d.name for d in dirs]
-        later = dirs[ids.index(lab.id) + 1 :] if lab.id in ids else []
+        return self._loaded(dirs[ids.index(lab.id) + 1 :] if lab.id in ids else [])
+
+    @staticmethod
+    def _loaded(folders: list[Path]) -> list[Lab]:
         loaded = []
-        for folder in later:
+        for folder in folders:
             try:
                 loaded.append(load_lab(folder))
             except HarnessError:
@@ -450,12 +453,31 @@ class LabRunner:
         others = (x.fixture for x in self._later_labs(lab) if x.fixture != lab.fixture)
         return tuple(dict.fromkeys(others))
 
+    def labs_left(self, lab: Lab) -> list[str]:
+        """The numbers of the labs on ``lab``'s fixture, itself aside, not complete here."""
+        progress = self.progress.labs
+        return [
+            x.id.split("-", 1)[0]
+            for x in self._loaded(lab_dirs(self.labs_root))
+            if x.fixture == lab.fixture
+            and x.id != lab.id
+            and not (x.id in progress and progress[x.id].completed_at)
+        ]
+
     def _complete(self, lab: Lab, **kw: Any) -> Moved:
-        """A Moved for a lab that is complete: what comes next on this fixture, or after it."""
+        """A Moved for a lab that is complete: what comes next on this fixture, or after it.
+        After the fixture's last lab the course here is done only when every lab of it is:
+        else the note names those left (the labs after this one are for later)."""
         nxt = self.following_lab(lab)
-        return Moved(
-            lab, None, next_lab=nxt, fixtures_after=() if nxt else self.fixtures_after(lab), **kw
-        )
+        left = [] if nxt else self.labs_left(lab)
+        if left:
+            named = ", ".join(left[:-1]) + f" and {left[-1]}" if len(left) > 1 else left[0]
+            # In place of "lab complete" (the line below says so): what is left, first.
+            said = kw.get("note", "").removeprefix("lab complete").lstrip("; ")
+            what = f"lab{'s' if len(left) > 1 else ''} {named} {'are' if len(left) > 1 else 'is'}"
+            kw["note"] = "; ".join(x for x in (f"{what} not done yet: lab list", said) if x)
+        after = () if nxt or left else self.fixtures_after(lab)
+        return Moved(lab, None, next_lab=nxt, fixtures_after=after, **kw)
 
     def next(self) -> Moved:
         lab = self.lab()

@@ -57,28 +57,60 @@ def test_lab10_judge_reason_stays_on_screen(workspace: Workspace) -> None:
     ), said
 
 
-def test_the_last_petclinic_lab_says_the_course_here_is_done(workspace: Workspace) -> None:
-    """Lab 11 is the petclinic fixture's last: `lab start 12` would fail on this workspace
-    (Lab 12 is on the node fixture), so the end says what is true and how to reach the node labs."""
+def _lab_next_after_lab11(workspace: Workspace, others_done: bool) -> list[str]:
+    """`lab next` at 100 columns, a real process, once Lab 11 (the petclinic fixture's last)
+    is complete here; with ``others_done``, every other petclinic lab is too."""
+    import os
+    import subprocess
+    import sys
+    import time
+
     from harness.engine.manifest import find_lab
-    from harness.ui.lab_view import print_moved
 
     runner = LabRunner(workspace)
     lab11 = find_lab("11")
     assert runner.following_lab(find_lab("10")) == "11-try-it-yourself"
     assert runner.following_lab(lab11) is None
-    moved = runner._complete(lab11, note="lab complete")
-    assert moved.next_command is None and moved.fixtures_after == ("node",)
-    out = io.StringIO()
-    print_moved(Console(file=out, width=100, no_color=True), moved)
-    lines = [line.strip() for line in out.getvalue().splitlines()]
+    runner.progress.lab, runner.progress.step = lab11.id, None
+    others = runner.labs_left(lab11) if others_done else []
+    for lab_id in [lab11.id, *(find_lab(n).id for n in others)]:
+        runner.progress.lab_progress(lab_id).completed_at = time.time()
+    runner._save("the labs complete, as a participant's would be")
+    out = subprocess.run(
+        [sys.executable, "-m", "harness", "next"],
+        cwd=workspace.root,
+        env=dict(os.environ, NO_COLOR="1", COLUMNS="100"),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    return [line.strip() for line in out.stdout.splitlines()]
+
+
+def test_the_last_petclinic_lab_names_the_labs_not_done(workspace: Workspace) -> None:
+    """walk41: after Lab 11 with 8 of the 11 labs never started, the end said the course here
+    was done. It names those left instead, and claims nothing about the course."""
+    lines = _lab_next_after_lab11(workspace, others_done=False)
+    said = " ".join(lines)
+    assert "course on this workspace is done" not in said, said
+    # Whole, on a line of its own: the command in it is never split from its name.
+    assert lines[0] == "labs 01, 02, 03, 04, 05, 06, 07, 08, 09 and 10 are not done yet: lab list"
+
+
+def test_the_last_petclinic_lab_says_the_course_here_is_done(workspace: Workspace) -> None:
+    """Lab 11 is the petclinic fixture's last: `lab start 12` would fail on this workspace
+    (Lab 12 is on the node fixture), so the end says what is true and how to reach the node
+    labs, once every petclinic lab is complete."""
+    lines = _lab_next_after_lab11(workspace, others_done=True)
     assert lines[-1] == (
         "The node fixture's labs need a workspace of their own: lab init DIR --fixture node"
     )
-    assert " ".join(lines[:-1]) == (
+    assert " ".join(lines[-3:-1]) == (
         "Lab 11-try-it-yourself complete. That was the last lab on the petclinic fixture: the "
         "course on this workspace is done."
-    )
+    ), lines
+    assert "not done yet" not in " ".join(lines)
 
 
 def test_lab_restore_keeps_its_git_command_whole_at_100_columns(workspace: Workspace) -> None:
