@@ -295,7 +295,8 @@ def _no_session(
         + "; ".join(describe(w) for w in wanted),
         found=found,
         details={
-            "fix": f"start claude in {root} (a new session) and {_ask(p, None)}; "
+            # The prompt ends its line: nothing glued to what a person copies.
+            "fix": f"start claude in {root} (a new session) and {_ask(p, None)}\n"
             "without model access: lab check --scripted"
         },
     )
