@@ -48,12 +48,10 @@ pytestmark = [
 ]
 
 
-AUDIT_HEADING = AUDIT_REPORT.splitlines()[0]
-
-
 class _Model:
     """The scripted model: the main loop's turns in order; the audit agent hands back its
-    report (what the interactive client tells an agent to do)."""
+    report (what the interactive client tells an agent to do); a request past the script
+    (the report's message after the last turn) gets "Done."."""
 
     def __init__(self, root: Path) -> None:
         self.marker = root / ".git" / "aiup-coverage-checked" / "UC-005"
@@ -62,11 +60,9 @@ class _Model:
         agent = {"description": "audit UC-005", "prompt": AUDIT_PROMPT, "subagent_type": AUDITOR}
         bash = {"command": SENSORS, "description": "run the sensors", "timeout": 300000}
         self.edit_again = Reply.tool_use("toolu_3", "Edit", edit)  # after the audit's report
-        self.waiting = Reply.text("The audit runs; I wait for its report.")
         self.turns: list[Reply] = [
             Reply.tool_use("toolu_1", "Edit", edit),
             Reply.tool_use("toolu_2", "Agent", agent),
-            self.waiting,
             self.edit_again,
             Reply.tool_use("toolu_4", "Bash", bash),
             Reply.text("UC-005 is Done: audited, and all five sensors are green."),
@@ -78,21 +74,19 @@ class _Model:
             ScriptedApi.answer(request, Reply.tool_use("toolu_h", "SubagentHandback", handback))
         else:
             turn = self.turns.pop(0) if self.turns else Reply.text("Done.")
-            if turn is self.waiting and AUDIT_HEADING in json.dumps(request.last_user_blocks()):
-                # The audit was quicker than the main loop: its report rides on the request
-                # that answers the Agent call (seen on 2.1.332 in a loaded run), and there
-                # is nothing to wait for.
-                turn = self.turns.pop(0)
             if turn is self.edit_again:
                 self._think()
             ScriptedApi.answer(request, turn)
 
     def _think(self) -> None:
-        """A real model takes seconds before it answers the handback; the client runs the
-        background agent's SubagentStop hook (which writes the audit marker) beside that turn.
-        Answered at once, the Edit met the guard 0.1 s before the marker was written (seen on
-        2.1.332 in a full run): wait for it as long as a model would think, at most 5 s."""
-        deadline = time.monotonic() + 5
+        """The Agent call returns at once (the audit runs in the background) and the model
+        goes on in the same turn: a model that ended its turn there met a report that came
+        during that request, and the client then waited for the person (seen on 2.1.332 under
+        load). A real model takes seconds before the edit; the client runs the agent's
+        SubagentStop hook (which writes the audit marker) meanwhile. Answered at once, the
+        Edit met the guard 0.1 s before the marker (seen in a full run): wait for it, at most
+        15 s."""
+        deadline = time.monotonic() + 15
         while not self.marker.is_file() and time.monotonic() < deadline:
             time.sleep(0.05)
 

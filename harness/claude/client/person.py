@@ -11,10 +11,13 @@ subagent, the main loop's Agent call and, in the agent's own requests, its repor
 
 Seen on 2.1.332 in an interactive session: through a base URL of one's own, auto mode asks
 that model to check actions (the scripted server allows them) and a notice about it may need
-an Enter; an Agent call runs in the background, the main loop answers it at once and its turn
-ends, and the agent's report comes back as a new turn (SubagentHandback). A real model takes
-seconds before it answers that turn, beside which the client runs the agent's SubagentStop
-hooks: the scripted one waits for the marker the scenario names, at most a few seconds.
+an Enter. An Agent call runs in the background: the client answers it at once, and the agent's
+report comes back later as a message (SubagentHandback). A model that ends its turn there
+("I wait for the report") met a report that arrived during that very request, and the client
+then waited for the person (seen twice under load). So the scripted model goes on in the same
+turn, as a model that does other work meanwhile, once the agent's SubagentStop hook has
+written the marker the scenario names (a real model takes seconds there too); the report's
+message rides on a later request, or wakes the model once more after the last turn.
 """
 
 from __future__ import annotations
@@ -37,9 +40,8 @@ from harness.errors import HarnessError
 
 # Notices of auto mode that Enter goes past (the check through a base URL of one's own).
 AUTO_MODE_NOTICES = ("Enter to stay in auto mode", "Enter to continue · Esc to cancel")
-WAITING_FOR_AGENT = "The agent runs in the background; I wait for its report."
 SCREEN_LINES = 24  # of a screen that did not show what was waited for, the last ones
-MARKER_WAIT = 5.0  # seconds a scripted model "thinks" before answering an agent's report
+MARKER_WAIT = 15.0  # seconds at most the model waits for an agent's SubagentStop marker
 
 
 @dataclass
@@ -68,15 +70,9 @@ class ScenarioModel:
                 handback = {"message": report}
                 ScriptedApi.answer(request, Reply.tool_use("toolu_h", "SubagentHandback", handback))
                 return
-        agent = self._after_agent
-        if agent is not None and not _reported(request, agent) and _answers_call(request, agent):
-            # The Agent call returned at once: this turn ends, and the report opens the next
-            # (unless the agent was quicker: then its report rides on this very request).
-            ScriptedApi.answer(request, Reply.text(WAITING_FOR_AGENT))
-            return
-        if self._after_agent is not None and self._after_agent.marker is not None:
-            _wait_for(self._after_agent.marker)
-        self._after_agent = None
+        agent, self._after_agent = self._after_agent, None
+        if agent is not None and agent.marker is not None:
+            _wait_for(agent.marker)
         if not self.turns:
             self.extra_requests += 1
             ScriptedApi.answer(request, Reply.text("Done."))
@@ -87,26 +83,6 @@ class ScenarioModel:
         if not self.turns:
             self.finished.set()
         ScriptedApi.answer(request, turn.reply)
-
-
-def _answers_call(request: ApiRequest, turn: _Turn) -> bool:
-    """The request carries the result of ``turn``'s tool call (an Agent call in the
-    background returns at once)."""
-    use_id = turn.reply.content[0].get("id") if turn.reply.content else None
-    return any(
-        b.get("type") == "tool_result" and b.get("tool_use_id") == use_id
-        for b in request.last_user_blocks()
-    )
-
-
-def _reported(request: ApiRequest, turn: _Turn) -> bool:
-    """The request carries the agent's report: the Agent call's result in the foreground,
-    or a handback message (which indents every line of the report: its first line is
-    compared)."""
-    first_line = (turn.agent_report.strip().splitlines() or [""])[0]
-    return bool(first_line) and json.dumps(first_line)[1:-1] in json.dumps(
-        request.last_user_blocks()
-    )
 
 
 def _wait_for(marker: Path) -> None:
