@@ -31,6 +31,6 @@ def test_no_session_fix_keeps_the_prompt_whole(workspace: Workspace, tmp_path: P
     said = " ".join(fix)
     assert f"ask Claude: {PROMPT}" in said, out.stdout
     # The prompt ends its line: the way without model access is on a line of its own.
-    (end,) = [n for n, line in enumerate(fix) if line.endswith("you are done.")]
-    assert fix[end + 1] == "without model access: lab check --scripted", out.stdout
+    scripted = fix.index("without model access: lab check --scripted")
+    assert fix[scripted - 1].endswith("done."), out.stdout
     assert ".;" not in out.stdout
