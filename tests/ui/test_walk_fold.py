@@ -48,13 +48,14 @@ def test_lab10_judge_reason_stays_on_screen(workspace: Workspace) -> None:
     # The prompt hook's row names it by its type and its answer: it has no exit code.
     assert "the prompt hook: the model said not ok" in lines
     assert not any(line.endswith("$ARGUMENTS: exit 2") for line in lines)
-    # The judge's reason, the step's point, comes after require-sensors.sh's long message.
-    at = lines.index("(5 lines folded: lab check --verbose shows the whole message)")
-    said = " ".join(lines[at - 3 : at])
-    assert said.endswith(
+    # The judge's reason, the step's point, comes after require-sensors.sh's message, and
+    # shows whole whether or not that message is folded (since it was shortened, it is not).
+    said = " ".join(lines)
+    judge = (
         "Stop hook feedback: [Did the tests run and pass after the last change? $ARGUMENTS]: "
         "insufficient evidence in transcript"
-    ), said
+    )
+    assert judge in said and said.index(judge) > said.index('require-sensors.sh"]:'), said
 
 
 def _lab_next_after_lab11(workspace: Workspace, others_done: bool) -> list[str]:
