@@ -92,6 +92,9 @@ class Moved:
     next_lab: str | None = None  # set once the lab is complete; None after the last lab
     # After the last lab of this workspace's fixture: the fixtures whose labs come later.
     fixtures_after: tuple[str, ...] = ()
+    # Files of the participant's that the step's setup changed (their own version is in
+    # ``backup``): named on screen, so nobody wonders where their work went.
+    replaced: tuple[str, ...] = ()
 
     @property
     def next_command(self) -> str | None:
@@ -111,6 +114,7 @@ class Moved:
             "backup": None
             if self.backup is None
             else {"name": self.backup.name, "restore": self.backup.restore_hint},
+            "replaced": list(self.replaced),
             "reverified": [r.to_json() for r in self.reverified],
             "note": self.note,
         }
@@ -494,8 +498,16 @@ class LabRunner:
         if step.index + 1 < len(lab.steps):
             following = lab.steps[step.index + 1]
             backup = self._backup_before_setup(lab, following)
-            return Moved(lab, following, self._enter(lab, following), backup)
+            before = self._changed_contents() if backup is not None else {}
+            actions = self._enter(lab, following)
+            now = {rel: _read_or_none(self.ws.root / rel) for rel in before}
+            replaced = tuple(rel for rel, content in before.items() if now[rel] != content)
+            return Moved(lab, following, actions, backup, replaced=replaced)
         return self.complete(lab)
+
+    def _changed_contents(self) -> dict[str, bytes | None]:
+        """The participant's uncommitted changes as they are now (None: deleted)."""
+        return {rel: _read_or_none(self.ws.root / rel) for rel in self.ws.changed_files()}
 
     def _backup_before_setup(self, lab: Lab, step: Step) -> Backup | None:
         """A step's setup may write, copy over or check out the participant's files: any
@@ -691,3 +703,10 @@ class LabRunner:
             self.lab()  # no lab started: say how to start one
             ref = self.progress.step or "1"
         return self.goto(ref, action="reset")
+
+
+def _read_or_none(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        return None

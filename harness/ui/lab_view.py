@@ -258,6 +258,13 @@ def backup_renderable(backup: Backup, label: str = "Your files were backed up fi
 def print_moved(console: Console, moved: Moved, *, show_intro: bool = False) -> None:
     if moved.backup is not None:
         print_prose(console, backup_renderable(moved.backup))
+    if moved.replaced and moved.backup is not None:
+        console.print(
+            "[yellow]This step starts from its own version of "
+            + ", ".join(f"[bold]{escape(rel)}[/]" for rel in moved.replaced)
+            + f": yours is in that backup (lab restore {escape(moved.backup.name)} "
+            "brings back all your files).[/]"
+        )
     bad = [a for a in moved.actions if a.status is not Status.PASS]
     if bad:
         print_results(console, bad)

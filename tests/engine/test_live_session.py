@@ -111,7 +111,16 @@ def test_the_session_without_the_audit_fails_naming_the_missing_audit(
     assert "moment 2 of 5: a subagent_stop" in result["expected"]
     assert "aiup-vaadin-jooq:uc-coverage" in result["expected"]
     assert "refused by guard-spec-status.sh" in result["found"]  # what it did instead
-    assert result["details"]["fix"].startswith("type /aiup-vaadin-jooq:coverage-check UC-005")
+    fix = result["details"]["fix"]
+    assert fix.startswith("in the session Claude refused in, type /aiup-vaadin-jooq:coverage")
+    assert "start claude again" in fix  # the session may be over by now
+    # The person follows the fix in a new session, which audits first and is never refused:
+    # the check names the older session still, and says why the newer one did not count.
+    play("audit-only", root, tmp_path / "claude-home")
+    done, data = check_json(root, played.config_dir, monkeypatch)
+    assert done.code == 1, done
+    found = " ".join(_live(data)["found"].split())
+    assert "one more session since, newer, did less: the 5 moments count only when one" in found
 
 
 def test_a_session_from_before_the_step_does_not_count(

@@ -112,3 +112,25 @@ def test_coming_back_to_a_lab_left_after_goto_resumes_where_it_was_left(
     assert rows["write-hook"].startswith("skipped with lab goto"), status.out
     assert rows["register"].startswith("passed"), status.out
     assert rows["your-session"].startswith("current"), status.out
+
+
+def test_next_names_the_own_file_a_steps_setup_replaced(workspace: Workspace) -> None:
+    """The newcomer's walk: the hook finished early, at step 1; lab next into step 2 puts the
+    step's skeleton in its place. The screen names the file and the backup that holds the
+    participant's own, and lab restore brings it back."""
+    runner = _runner(workspace)
+    runner.start(LAB07)
+    contract = REPO_ROOT / "labs" / LAB07 / "solution" / "stop-hook-contract.md"
+    (workspace.root / "docs" / "stop-hook-contract.md").write_bytes(contract.read_bytes())
+    own = OWN_HOOK + b"# written by me, early\n"
+    (workspace.root / HOOK).parent.mkdir(exist_ok=True)
+    (workspace.root / HOOK).write_bytes(own)
+    assert _runner(workspace).check().status == Status.PASS
+    shown = run_cli("next", cwd=workspace.root)
+    assert shown.code == 0, shown
+    said = " ".join(shown.out.split())
+    assert f"This step starts from its own version of {HOOK}: yours is in that backup" in said
+    assert (workspace.root / HOOK).read_bytes() != own  # the skeleton
+    name = said.split("lab restore ", 1)[1].split()[0]
+    assert run_cli("restore", name, cwd=workspace.root).code == 0
+    assert (workspace.root / HOOK).read_bytes() == own

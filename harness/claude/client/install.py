@@ -71,10 +71,19 @@ def find_client(version: str | None = None) -> ClientInstall | None:
         return ClientInstall(path, found) if found else None
     version = version or wanted_version()
     binary = _binary_in(install_dir(version))
-    if not (binary.exists() and os.access(binary, os.X_OK)):
-        return None
-    found = _reported_version(binary)
-    return ClientInstall(binary, found) if found == version else None
+    if binary.exists() and os.access(binary, os.X_OK):
+        found = _reported_version(binary)
+        if found == version:
+            return ClientInstall(binary, found)
+    # A participant whose own `claude` is that very version needs no second copy (lab doctor
+    # said "not installed" right above "your claude ok · the pinned one"). Hook Lab runs it
+    # with a config folder of its own, never the participant's ~/.claude.
+    on_path = shutil.which("claude")
+    if on_path is not None and Path(on_path).resolve() != binary.resolve():
+        found = _reported_version(Path(on_path))
+        if found == version:
+            return ClientInstall(Path(on_path), found)
+    return None
 
 
 def require_client() -> ClientInstall:
