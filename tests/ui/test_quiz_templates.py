@@ -9,10 +9,7 @@ step is the one ``lab`` prints, rendered at 100 columns.
 from __future__ import annotations
 
 import io
-import os
 import re
-import subprocess
-import sys
 
 from rich.console import Console
 
@@ -20,6 +17,9 @@ from harness.engine.manifest import Step, lab_dirs, load_lab
 from harness.ui.lab_view import step_panel
 from harness.ui.prose import print_prose
 from harness.workspace import Workspace
+from tests.builders import run_lab_process
+
+AT_100 = {"NO_COLOR": "1", "COLUMNS": "100"}  # a 100-column terminal, without colour
 
 
 def code_lines(step: Step) -> list[str]:
@@ -39,13 +39,8 @@ def missing(step: Step, screen: str) -> list[str]:
 
 
 def test_lab11_quiz_is_whole_on_lab_start(workspace: Workspace) -> None:
-    out = subprocess.run(
-        [sys.executable, "-m", "harness", "start", "11"],
-        cwd=workspace.root,
-        env=dict(os.environ, NO_COLOR="1", COLUMNS="100"),
-        capture_output=True,
-        text=True,
-        timeout=300,
+    out = run_lab_process(
+        "start", "11", cwd=workspace.root, env={"NO_COLOR": "1", "COLUMNS": "100"}
     )
     assert out.returncode == 0, out.stdout + out.stderr
     step = load_lab(next(d for d in lab_dirs() if d.name.startswith("11-"))).steps[0]

@@ -7,41 +7,24 @@ Real: ``lab`` as its own process, in tmux (the spinner draws only on a terminal)
 from __future__ import annotations
 
 import itertools
-import os
 import shutil
 import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
 
-from tests.builders import REPO_ROOT, tmux
+from tests.builders import REPO_ROOT, run_lab_process
+from tests.ui.test_copyable_lines import screen_of as terminal_screen
 
 _SERVERS = itertools.count()
 needs_tmux = pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
 
 
-def screen_of(tmp_path: Path, command: str, width: int = 100) -> str:
-    """The terminal's screen once ``command`` is done, in a ``width``-column tmux terminal
+def screen_of(tmp_path: Path, command: str) -> str:
+    """The 100-column terminal's screen once ``command`` is done, the terminal's wraps joined
     (a server of its own each time: one just killed may still hold its socket)."""
-    socket = tmp_path / f"tmux-{next(_SERVERS)}.sock"
-    venv = REPO_ROOT / ".venv" / "bin"
-    line = (
-        f"cd {tmp_path} && unset COLUMNS LINES; PATH={venv}:$PATH NO_COLOR=1 {command}; "
-        "echo END-$((6*7)); sleep 600"
-    )
-    tmux(socket, "new-session", "-d", "-s", "t", "-x", str(width), "-y", "50", line)
-    try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            screen = tmux(socket, "capture-pane", "-p", "-t", "t")
-            if "END-42" in screen:
-                return screen
-            time.sleep(0.1)
-        raise AssertionError(f"{command} never finished:\n{screen}")
-    finally:
-        tmux(socket, "kill-server", check=False)
+    socket = str(tmp_path / f"tmux-{next(_SERVERS)}.sock")
+    return "\n".join(terminal_screen(socket, tmp_path, 100, command))
 
 
 @needs_tmux
@@ -56,14 +39,7 @@ def test_help_starts_on_a_clean_line(tmp_path: Path) -> None:
 
 
 def lab(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "harness", *args],
-        cwd=REPO_ROOT,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "COLUMNS": "100", "NO_COLOR": "1"},
-        check=False,
-    )
+    return run_lab_process(*args, cwd=REPO_ROOT, env={"COLUMNS": "100", "NO_COLOR": "1"})
 
 
 def test_going_back_names_goto_and_reset_in_whole_lines() -> None:
@@ -89,7 +65,6 @@ def test_a_misspelt_command_names_the_closest_one() -> None:
 @needs_tmux
 def test_an_unknown_command_is_not_wrapped_mid_word(tmp_path: Path) -> None:
     screen = screen_of(tmp_path, "lab back")
-    lines = [x for x in screen.splitlines() if x.strip()]
-    # A line the terminal wrapped fills all 100 columns; none of the message may.
-    assert all(len(x) < 100 for x in lines), screen
+    # A line the terminal wrapped is joined back: none of the message may be that long.
+    assert all(len(x) < 100 for x in screen.splitlines()), screen
     assert "starting" not in screen, screen

@@ -16,6 +16,9 @@ from harness.engine.runner import LabRunner
 from harness.results import Status
 from harness.ui.lab_view import activity, hook_message_text
 from harness.workspace import Workspace
+from tests.builders import run_lab_process
+
+AT_100 = {"NO_COLOR": "1", "COLUMNS": "100"}  # a 100-column terminal, without colour
 
 
 def test_a_folded_message_keeps_the_line_the_step_looks_for() -> None:
@@ -61,9 +64,6 @@ def test_lab10_judge_reason_stays_on_screen(workspace: Workspace) -> None:
 def _lab_next_after_lab11(workspace: Workspace, others_done: bool) -> list[str]:
     """`lab next` at 100 columns, a real process, once Lab 11 (the petclinic fixture's last)
     is complete here; with ``others_done``, every other petclinic lab is too."""
-    import os
-    import subprocess
-    import sys
     import time
 
     from harness.engine.manifest import find_lab
@@ -77,14 +77,7 @@ def _lab_next_after_lab11(workspace: Workspace, others_done: bool) -> list[str]:
     for lab_id in [lab11.id, *(find_lab(n).id for n in others)]:
         runner.progress.lab_progress(lab_id).completed_at = time.time()
     runner._save("the labs complete, as a participant's would be")
-    out = subprocess.run(
-        [sys.executable, "-m", "harness", "next"],
-        cwd=workspace.root,
-        env=dict(os.environ, NO_COLOR="1", COLUMNS="100"),
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    out = run_lab_process("next", cwd=workspace.root, env=AT_100)
     assert out.returncode == 0, out.stdout + out.stderr
     return [line.strip() for line in out.stdout.splitlines()]
 
@@ -115,23 +108,12 @@ def test_the_last_petclinic_lab_says_the_course_here_is_done(workspace: Workspac
 
 
 def test_lab_restore_keeps_its_git_command_whole_at_100_columns(workspace: Workspace) -> None:
-    import os
-    import subprocess
-    import sys
-
     runner = LabRunner(workspace)
     runner.start("1")
     (workspace.root / "NOTES.md").write_text("mine\n")
     backup = runner.reset().backup
     assert backup is not None
-    out = subprocess.run(
-        [sys.executable, "-m", "harness", "restore", backup.name],
-        cwd=workspace.root,
-        env=dict(os.environ, NO_COLOR="1", COLUMNS="100"),
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    out = run_lab_process("restore", backup.name, cwd=workspace.root, env=AT_100)
     assert out.returncode == 0, out.stderr
     lines = [line.strip() for line in out.stdout.splitlines()]
     git = [line for line in lines if "git checkout" in line]
