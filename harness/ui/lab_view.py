@@ -281,8 +281,9 @@ def print_moved(console: Console, moved: Moved, *, show_intro: bool = False) -> 
             f"  re-verified step {run.step.index + 1} {run.step.id}: "
             f"[{STYLE[run.status]}]{mark} {run.status.value}[/]{how}"
         )
-    if moved.note and (moved.step is not None or moved.note != "lab complete"):
-        console.print(f"[dim]{escape(moved.note)}[/]")
+    note = moved.note if moved.note and moved.note != "lab complete" else ""
+    if note and moved.step is not None:
+        console.print(f"[dim]{escape(note)}[/]")
     if show_intro:
         print_intro(console, moved.lab)
     if moved.step is not None:
@@ -307,6 +308,8 @@ def print_moved(console: Console, moved: Moved, *, show_intro: bool = False) -> 
             f"[bold green]Lab {moved.lab.id} complete.[/] That was the last lab; "
             "[bold]lab list[/] shows your progress."
         )
+    if note and moved.step is None:  # what is left of the course, once "complete" is said
+        console.print(f"[dim]{escape(note)}[/]")
 
 
 def compact_table(title: str) -> Table:
