@@ -351,14 +351,7 @@ def run(ctx: CheckContext, p: LiveParams) -> CheckResult:
     if count < len(wanted):
         missing = _missing(p, title, wanted, count, views, at, timeline, details)
         newer = [path for path, _ in sessions].index(timeline.path)
-        if newer:
-            # A person who started again after the check's fix must hear why the new session
-            # did not count: the moments are matched within one session, from its start.
-            missing.found = (
-                f"{missing.found}\n{_sessions_word(newer)} since, newer, did less: the "
-                f"{len(wanted)} moments count only when one session has them all, in order"
-            )
-        return _with_cause(missing, cause)
+        return _with_cause(_newer_did_less(missing, newer, len(wanted)), cause)
     # Re-verification runs on a copy at the passed state, without today's reports and markers:
     # the replay alone re-checks the session there.
     problems = [] if ctx.step.rebuild_evidence else _evidence(ctx, wanted, p, timeline)
@@ -383,8 +376,16 @@ def run(ctx: CheckContext, p: LiveParams) -> CheckResult:
 _Best = tuple[int, Timeline, list[dict[str, Any]], list[int], str]
 
 
-def _sessions_word(n: int) -> str:
-    return "one more session" if n == 1 else f"{n} more sessions"
+def _newer_did_less(missing: CheckResult, newer: int, moments: int) -> CheckResult:
+    """A person who started again after the check's fix hears why the new session did not
+    count: the moments are matched within one session, from its start."""
+    if newer:
+        more = "one more session" if newer == 1 else f"{newer} more sessions"
+        missing.found = (
+            f"{missing.found}\n{more} since, newer, did less: the {moments} moments count "
+            "only when one session has them all, in order"
+        )
+    return missing
 
 
 def _with_cause(result: CheckResult, cause: LiveCause | None) -> CheckResult:
