@@ -6,7 +6,9 @@ import contextlib
 import io
 import json
 import os
+import re
 import subprocess
+import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -255,3 +257,49 @@ def project_held_once(root: Path) -> dict[str, Any]:
     (root / ".claude" / "settings.json").write_text(json.dumps(settings))
     subprocess.run(["git", "init", "-q", str(root)], check=True)
     return settings
+
+
+@contextlib.contextmanager
+def launched(
+    socket: Path | str, cwd: Path, command: str, *, width: int = 100, height: int = 50
+) -> Iterator[None]:
+    """``command`` running in a fresh ``width``-column tmux terminal as in a person's shell
+    (no COLUMNS, NO_COLOR, this tree's ``lab`` on the PATH), ``END-42`` printed after it; the
+    terminal is gone on leaving."""
+    venv = REPO_ROOT / ".venv" / "bin"
+    line = (
+        f"cd {cwd} && unset COLUMNS LINES; PATH={venv}:$PATH NO_COLOR=1 {command}; "
+        "echo END-$((6*7)); sleep 600"
+    )
+    tmux(socket, "new-session", "-d", "-s", "t", "-x", str(width), "-y", str(height), line)
+    try:
+        yield
+    finally:
+        tmux(socket, "kill-server", check=False)
+
+
+def command_screen(
+    socket: Path | str,
+    cwd: Path,
+    width: int,
+    command: str,
+    *,
+    height: int = 50,
+    timeout: float = 300,
+    history: bool = True,
+) -> list[str]:
+    """What ``command`` printed in a fresh ``width``-column terminal (``launched``), the
+    terminal's own wraps joined. ``history``: every line it printed, else only what the screen
+    shows at the end."""
+    with launched(socket, cwd, command, width=width, height=height):
+        if history:
+            tmux(socket, "set-option", "-t", "t", "history-limit", "5000")
+        capture = ["capture-pane", "-p", "-J", *(["-S", "-5000"] if history else []), "-t", "t"]
+        deadline = time.monotonic() + timeout
+        joined = ""
+        while time.monotonic() < deadline:
+            joined = tmux(socket, *capture)
+            if re.search(r"^END-42", joined, re.MULTILINE):
+                return joined.splitlines()
+            time.sleep(0.2)
+        raise AssertionError(f"never finished at {width} columns:\n{joined}")

@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -410,8 +411,11 @@ def prove_lab(
     *,
     observer: Observer | None = None,
     context_factory: Callable[[Workspace, Lab], CheckContext] | None = None,
+    as_person: bool | None = None,
 ) -> LabWalk:
-    """Walk one lab on its own copy of the fresh workspace ``fresh``, removed afterwards."""
+    """Walk one lab on its own copy of the fresh workspace ``fresh``, removed afterwards.
+    ``as_person``: live steps are played by a person's plain ``claude`` in a terminal (None:
+    where tmux and the pinned client are here)."""
     holder = scratch_mkdtemp(f"hooklab-devcheck-{lab.number}-")
     try:
         shutil.copytree(fresh, holder / "ws", symlinks=True)
@@ -419,7 +423,9 @@ def prove_lab(
         ctx = context_factory(ws, lab) if context_factory else CheckContext(ws, lab.dir)
         # A session played on both engines runs each identical Maven call once; a live step's
         # session is played by a person's plain `claude` in a terminal, where one can run.
-        person = holder / "person" if can_play_as_person() else None
+        if as_person is None:
+            as_person = can_play_as_person()
+        person = holder / "person" if as_person else None
         ctx = replace(ctx, share_maven=True, person_folder=ctx.person_folder or person)
         return walk_lab(lab, ws, observer=observer, context=ctx, hollow=True)
     finally:
@@ -436,19 +442,18 @@ def prove_labs(
 ) -> list[LabWalk]:
     """Prove ``labs`` ``jobs`` at a time, each on its own workspace; the walks come back in
     the order of ``labs``, and the observer hears each lab whole, in that order too."""
+    # Asked once: whether a person can play here starts the client to read its version.
+    prove = partial(
+        prove_lab, fresh=fresh, context_factory=context_factory, as_person=can_play_as_person()
+    )
     if jobs <= 1 or len(labs) <= 1:
-        return [
-            prove_lab(lab, fresh, observer=observer, context_factory=context_factory)
-            for lab in labs
-        ]
+        return [prove(lab, observer=observer) for lab in labs]
     recorders = {lab.id: _Recorder() for lab in labs}
     walks: list[LabWalk] = []
     # Threads suffice: a lab waits on Maven and on hook processes, not on Python.
     with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="devcheck") as pool:
         futures = {
-            lab.id: pool.submit(
-                prove_lab, lab, fresh, observer=recorders[lab.id], context_factory=context_factory
-            )
+            lab.id: pool.submit(prove, lab, observer=recorders[lab.id])
             for lab in longest_first(labs)
         }
         for lab in labs:

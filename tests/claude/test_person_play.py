@@ -160,7 +160,7 @@ def test_after_a_background_agent_the_model_goes_on_once_its_marker_is_written(
     client then waited for the person."""
     scenario, markers = _lab_scenario("11", "earn-done")
     script = person_script(scenario, tmp_path, tmp_path / ".git", markers)
-    model = ScenarioModel(list(script.turns), tmp_path / ".git")
+    model = ScenarioModel(list(script.turns))
     agent = script.turns[1]
     assert agent.marker is not None
     launched = [_launched(agent.reply.content[0]["id"])]

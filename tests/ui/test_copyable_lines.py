@@ -8,10 +8,8 @@ stays, so a code line found whole in the joined screen is one a person can copy.
 
 from __future__ import annotations
 
-import re
 import shutil
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -19,30 +17,15 @@ import pytest
 from harness.engine.manifest import find_lab
 from harness.engine.runner import LabRunner
 from harness.workspace import Workspace
-from tests.builders import REPO_ROOT, tmux
+from tests.builders import command_screen
 from tests.ui.test_terminal import shown_code
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
 
 
 def screen_of(socket: str, workspace: Path, width: int, command: str) -> list[str]:
-    venv = REPO_ROOT / ".venv" / "bin"
-    # A person's shell exports no COLUMNS (the test runner's may): lab asks the terminal.
-    line = (
-        f"cd {workspace} && unset COLUMNS LINES; PATH={venv}:$PATH NO_COLOR=1 {command}; "
-        "echo END-$((6*7)); sleep 60"
-    )
-    tmux(socket, "new-session", "-d", "-s", "t", "-x", str(width), "-y", "80", line)
-    try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            joined = tmux(socket, "capture-pane", "-p", "-J", "-t", "t")
-            if re.search(r"^END-42", joined, re.MULTILINE):
-                return joined.splitlines()
-            time.sleep(0.1)
-        raise AssertionError("never finished:\n" + joined)
-    finally:
-        tmux(socket, "kill-server", check=False)
+    """The screen ``command`` left in a ``width``-column terminal, its wraps joined."""
+    return command_screen(socket, workspace, width, command, height=80, timeout=60, history=False)
 
 
 @pytest.mark.parametrize("width", [60, 80, 100, 120])

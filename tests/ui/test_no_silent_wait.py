@@ -11,14 +11,12 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
 from harness.workspace import Workspace
-from tests.builders import REPO_ROOT, tmux
+from tests.builders import launched, tmux
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
 
@@ -42,24 +40,6 @@ def longest_still(socket: str, done: str, timeout: float = 300) -> tuple[float, 
             return longest, screen
         time.sleep(0.1)
     raise AssertionError(f"{done!r} never appeared:\n{last}")
-
-
-@contextmanager
-def launched(
-    socket: str, cwd: Path, command: str, *, width: int = 100, height: int = 50
-) -> Iterator[None]:
-    """``command`` running in a ``width``-column tmux terminal, ``END-42`` printed after it;
-    the terminal is gone on leaving."""
-    venv = REPO_ROOT / ".venv" / "bin"
-    line = (
-        f"cd {cwd} && unset COLUMNS LINES; PATH={venv}:$PATH NO_COLOR=1 {command}; "
-        "echo END-$((6*7)); sleep 600"
-    )
-    tmux(socket, "new-session", "-d", "-s", "t", "-x", str(width), "-y", str(height), line)
-    try:
-        yield
-    finally:
-        tmux(socket, "kill-server", check=False)
 
 
 def still_from_launch(socket: str, cwd: Path, command: str, done: str = "END-42") -> float:

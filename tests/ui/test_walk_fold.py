@@ -41,13 +41,7 @@ def test_lab10_judge_reason_stays_on_screen(workspace: Workspace) -> None:
     runner = LabRunner(workspace)
     runner.start("10")
     assert runner.progress.step == "the-judge"
-    runner.solve(apply=True)
-    out = io.StringIO()
-    console = Console(file=out, width=100, no_color=True)
-    with activity(console, runner.template):
-        run = runner.check()
-    assert run.status is Status.PASS
-    lines = [line.strip() for line in out.getvalue().splitlines()]
+    lines = [line.strip() for line in _solved_and_checked(runner).splitlines()]
     # The prompt hook's row names it by its type and its answer: it has no exit code.
     assert "the prompt hook: the model said not ok" in lines
     assert not any(line.endswith("$ARGUMENTS: exit 2") for line in lines)
@@ -143,23 +137,29 @@ def test_lab10_json_to_paste_fits_the_box_and_loads(workspace: Workspace) -> Non
     assert json.loads(snippet.group(1))["type"] == "prompt"
 
 
-def test_lab05_each_session_has_a_heading(workspace: Workspace) -> None:
-    """Lab 05 plays three sessions; their rows read alike ("session_start startup → allowed")
-    and each set says which session it is."""
-    runner = LabRunner(workspace)
-    runner.start("5")
+def _solved_and_checked(runner: LabRunner) -> str:
+    """The current step solved, then ``lab check``'s screen at 100 columns; it passes."""
     runner.solve(apply=True)
     out = io.StringIO()
     with activity(Console(file=out, width=100, no_color=True), runner.template):
         run = runner.check()
     assert run.status is Status.PASS
-    headings = [line for line in out.getvalue().splitlines() if line.startswith("  ▸ ")]
+    return out.getvalue()
+
+
+def test_lab05_each_session_has_a_heading(workspace: Workspace) -> None:
+    """Lab 05 plays three sessions; their rows read alike ("session_start startup → allowed")
+    and each set says which session it is."""
+    runner = LabRunner(workspace)
+    runner.start("5")
+    screen = _solved_and_checked(runner)
+    headings = [line for line in screen.splitlines() if line.startswith("  ▸ ")]
     assert headings == [
         "  ▸ no jq on PATH",
         "  ▸ no .git",
         "  ▸ with jq and git: a change, no sensor run",
     ]
-    lines = out.getvalue().splitlines()
+    lines = screen.splitlines()
     assert lines[lines.index("  ▸ no .git") + 1].startswith("  ⚙  1 session_start")
 
 
@@ -168,12 +168,7 @@ def test_lab07_own_hooks_reason_stays_on_screen(workspace: Workspace) -> None:
     runner = LabRunner(workspace)
     runner.start("7")
     runner.goto("register")
-    runner.solve(apply=True)
-    out = io.StringIO()
-    with activity(Console(file=out, width=100, no_color=True), runner.template):
-        run = runner.check()
-    assert run.status is Status.PASS
-    lines = [line.strip() for line in out.getvalue().splitlines()]
+    lines = [line.strip() for line in _solved_and_checked(runner).splitlines()]
     assert any(
         line.startswith('["$CLAUDE_PROJECT_DIR/scripts/check-before-stop.sh"]: Stop check blocked')
         for line in lines

@@ -12,17 +12,15 @@ whole in the joined screen is one a person can copy whole.
 
 from __future__ import annotations
 
-import re
 import shutil
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from harness.engine.runner import LabRunner
 from harness.workspace import Workspace
-from tests.builders import REPO_ROOT, tmux
+from tests.builders import command_screen
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
 
@@ -32,23 +30,8 @@ WIDTHS = (60, 80, 100, 120)
 def joined_screen(socket: Path, cwd: Path, width: int, command: str, timeout: float = 300) -> str:
     """What ``command`` printed in a ``width``-column terminal, the terminal's own wraps joined
     and runs of spaces made one (a table's padding is not what is tested here)."""
-    venv = REPO_ROOT / ".venv" / "bin"
-    line = (
-        f"cd {cwd} && unset COLUMNS LINES; PATH={venv}:$PATH NO_COLOR=1 {command}; "
-        "echo END-$((6*7)); sleep 600"
-    )
-    tmux(socket, "new-session", "-d", "-s", "t", "-x", str(width), "-y", "50", line)
-    try:
-        tmux(socket, "set-option", "-t", "t", "history-limit", "5000")
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            joined = tmux(socket, "capture-pane", "-p", "-J", "-S", "-5000", "-t", "t")
-            if re.search(r"^END-42", joined, re.MULTILINE):
-                return "\n".join(" ".join(row.split()) for row in joined.splitlines())
-            time.sleep(0.2)
-        raise AssertionError(f"never finished at {width} columns:\n{joined}")
-    finally:
-        tmux(socket, "kill-server", check=False)
+    rows = command_screen(socket, cwd, width, command, timeout=timeout)
+    return "\n".join(" ".join(row.split()) for row in rows)
 
 
 def lab(*args: str) -> str:

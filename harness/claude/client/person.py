@@ -57,11 +57,13 @@ class ScenarioModel:
     """The scripted model of one interactive session: the main loop's turns in order."""
 
     turns: list[_Turn]
-    git_dir: Path
-    agents: dict[str, str] = field(default_factory=dict)  # agent prompt -> its report
     finished: threading.Event = field(default_factory=threading.Event)
     extra_requests: int = 0
     _after_agent: _Turn | None = None
+    agents: dict[str, str] = field(init=False)  # an agent's prompt -> its report
+
+    def __post_init__(self) -> None:
+        self.agents = {t.agent_prompt: t.agent_report for t in self.turns if t.agent_prompt}
 
     def answer(self, request: ApiRequest) -> None:
         opening = json.dumps(request.messages[:1])
@@ -224,11 +226,7 @@ def play_as_person(
     """Play ``scenario`` as a person in ``root``: a fresh HOME in ``folder``, ``claude``
     typed at a shell's prompt, the session left with ``/exit`` once its turn is over."""
     script = person_script(scenario, root, git_dir, markers)
-    model = ScenarioModel(
-        list(script.turns),
-        git_dir,
-        agents={t.agent_prompt: t.agent_report for t in script.turns if t.agent_prompt},
-    )
+    model = ScenarioModel(list(script.turns))
     home = fresh_home(folder)
     with ScriptedApi(on_request=model.answer) as api:
         terminal = Terminal(root, client_env(home, api.base_url), folder / "terminal")
