@@ -32,7 +32,8 @@ from harness.engine.checks.scenario import describe, matches
 from harness.engine.stepview import StepView
 
 ASKED_NOT_RUN = (
-    "Claude Code asked the user first (a write under .git/ always asks), nobody answered, so "
+    "Claude Code asked the user first (in the default permission mode a write under .git/ "
+    "asks), nobody answered, so "
     "the command never ran: add [session] auto_approve = true at the top of the file, so the "
     'simulated user says yes, and predict expect = "asked"'
 )
