@@ -303,13 +303,15 @@ def print_moved(console: Console, moved: Moved, *, show_intro: bool = False) -> 
                 f"The {other} fixture's labs need a workspace of their own: "
                 f"[bold]lab init DIR --fixture {other}[/]"
             )
+    elif note:  # the fixture's last lab, others not done: they are named on the next line
+        console.print(f"[bold green]Lab {moved.lab.id} complete.[/]")
     else:
         console.print(
             f"[bold green]Lab {moved.lab.id} complete.[/] That was the last lab; "
             "[bold]lab list[/] shows your progress."
         )
     if note and moved.step is None:  # what is left of the course, once "complete" is said
-        console.print(f"[dim]{escape(note)}[/]")
+        console.print(escape(note[:1].upper() + note[1:]))
 
 
 def compact_table(title: str) -> Table:

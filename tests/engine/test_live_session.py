@@ -120,7 +120,8 @@ def test_the_session_without_the_audit_fails_naming_the_missing_audit(
     done, data = check_json(root, played.config_dir, monkeypatch)
     assert done.code == 1, done
     found = " ".join(_live(data)["found"].split())
-    assert "one more session since, newer, did less: the 5 moments count only when one" in found
+    assert "one more session since, newer, matched fewer of the 5 moments in order: they" in found
+    assert "count from the first (an edit mentioning 'UC-005'" in found
 
 
 def test_a_session_from_before_the_step_does_not_count(

@@ -351,7 +351,7 @@ def run(ctx: CheckContext, p: LiveParams) -> CheckResult:
     if count < len(wanted):
         missing = _missing(p, title, wanted, count, views, at, timeline, details)
         newer = [path for path, _ in sessions].index(timeline.path)
-        return _with_cause(_newer_did_less(missing, newer, len(wanted)), cause)
+        return _with_cause(_newer_did_less(missing, newer, wanted), cause)
     # Re-verification runs on a copy at the passed state, without today's reports and markers:
     # the replay alone re-checks the session there.
     problems = [] if ctx.step.rebuild_evidence else _evidence(ctx, wanted, p, timeline)
@@ -376,14 +376,14 @@ def run(ctx: CheckContext, p: LiveParams) -> CheckResult:
 _Best = tuple[int, Timeline, list[dict[str, Any]], list[int], str]
 
 
-def _newer_did_less(missing: CheckResult, newer: int, moments: int) -> CheckResult:
+def _newer_did_less(missing: CheckResult, newer: int, wanted: list[dict[str, Any]]) -> CheckResult:
     """A person who started again after the check's fix hears why the new session did not
-    count: the moments are matched within one session, from its start."""
+    count: the moments are matched within one session, in order, from the first."""
     if newer:
         more = "one more session" if newer == 1 else f"{newer} more sessions"
         missing.found = (
-            f"{missing.found}\n{more} since, newer, did less: the {moments} moments count "
-            "only when one session has them all, in order"
+            f"{missing.found}\n{more} since, newer, matched fewer of the {len(wanted)} moments "
+            f"in order: they count from the first ({describe(wanted[0])}), all in one session"
         )
     return missing
 
