@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.claude.recorded import config_root, find_sessions, read_session
+from harness.claude.settings_check import check_settings
 from harness.claude.vocabulary import BOTH, Engine
 from harness.cli.common import emit_json, make_console
 from harness.engine.replay import replay, replay_engines
@@ -101,13 +102,17 @@ def _replay(args: argparse.Namespace, root: Path, play_in: Path) -> int:
     """The session of ``root`` (the one named, or its newest) replayed in ``play_in``."""
     timeline = read_session(_transcript(args, root))
     engines = replay_engines(args.engine)
+    # The hooks as they are now, which the replay plays: those the client would never run.
+    unfired = check_settings(play_in)
     if args.json:
         report = replay(timeline, play_in, engines=engines, start=args.start)
-        emit_json(report.to_json())
+        emit_json({**report.to_json(), "settings_warnings": [w.to_json() for w in unfired]})
     else:
         from harness.ui.replay_view import render_replay, replay_status
+        from harness.ui.settings_view import print_settings_warnings
 
         console = make_console()
+        print_settings_warnings(unfired)
         calls = len(timeline.tool_calls) + len(timeline.stops)
         with replay_status(console, f"replaying {calls} calls and stops on {args.engine}"):
             report = replay(timeline, play_in, engines=engines, start=args.start)

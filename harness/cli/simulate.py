@@ -18,6 +18,7 @@ from harness.claude.scenario import (
     run_step,
 )
 from harness.claude.settings import find_project_root, load_settings
+from harness.claude.settings_check import check_settings
 from harness.errors import ConfigError, HarnessError
 from harness.paths import scratch_mkdtemp
 from harness.workspace.own import own_repository
@@ -81,9 +82,8 @@ def run(args: argparse.Namespace) -> int:
 
     scenario = load_scenario(args.scenario)
     project = args.project.resolve() if args.project else find_project_root(Path.cwd())
+    _warn_settings(project)
     with _preparing(args) as ready, own_repository(project, "lab simulate") as own:
-        for warning in load_settings(project).warnings:
-            print(f"warning: {warning}", file=sys.stderr)
         if own is not None:
             print(own.notice("lab simulate"), file=sys.stderr)
             reports = _play(args, scenario, own.project, ready)
@@ -92,6 +92,16 @@ def run(args: argparse.Namespace) -> int:
             with sandbox_copy(project) as root:
                 reports = _play(args, scenario, root, ready)
     return _verdict(args, reports)
+
+
+def _warn_settings(project: Path) -> None:
+    """Before a session: every hook the pinned client would never run, and the ones Hook Lab
+    does not play, on stderr (``--json``'s stdout stays the steps)."""
+    from harness.ui.settings_view import print_settings_warnings
+
+    print_settings_warnings(check_settings(project))
+    for warning in load_settings(project).warnings:
+        print(f"warning: {warning}", file=sys.stderr)
 
 
 @contextmanager

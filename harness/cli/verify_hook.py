@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from harness.claude.settings_check import check_settings
 from harness.cli.common import add_json_flag, emit_json, make_console, own_repository
 from harness.errors import HarnessError
 from harness.grading import grade_stop_hook
@@ -25,8 +26,9 @@ own project, no lab init needed) is graded on a throwaway copy: its files are ne
 
 --json prints {"passed", "summary", "script", "command", "timeout", "checks": [{"name",
 "title", "status" (pass|fail|skip), "passed", "expected", "found", "problem", "detail",
-"fix"}], "timeout_source", "copy"}. Exit status 0 when no check fails, 1 otherwise or on
-bad input."""
+"fix"}], "timeout_source", "copy", "settings_warnings": [{"file", "path", "said", "fix",
+"client"}]}; settings_warnings are the project's hooks the pinned client would never run (printed
+before the grade without --json). Exit status 0 when no check fails, 1 otherwise or on bad input."""
 
 _EXAMPLE = """\
 example, in a workspace, grading the workshop's own Stop hook (it passes; the hook guards
@@ -109,12 +111,17 @@ def cmd_verify_hook(args: argparse.Namespace) -> int:
             script = own.in_copy(script)
             console.print(own.notice("lab verify-hook"), soft_wrap=True)
         where = own.project if own is not None else project
+        unfired = check_settings(where)  # the project's hooks the client would never run
         if args.json:
             grade = grade_stop_hook(where, script, **options)
-            emit_json({**grade.to_json(), "copy": own is not None})
+            warned = [w.to_json() for w in unfired]
+            emit_json({**grade.to_json(), "copy": own is not None, "settings_warnings": warned})
             return 0 if grade.passed else 1
 
         from harness.ui.grading_view import render_grade
+        from harness.ui.settings_view import print_settings_warnings
+
+        print_settings_warnings(unfired, console)
 
         try:
             with console.status("grading …", spinner="dots") as status:

@@ -317,6 +317,33 @@ def check_audit_agent(start: Path | None = None) -> Finding | None:
     )
 
 
+def check_hook_settings(start: Path | None = None) -> list[Finding]:
+    """In a project with ``.claude/settings.json`` (a workspace or your own repository): one
+    row per hook or rule the pinned client would never run, in its own words where it has
+    them (``settings_check``); nothing outside one."""
+    from harness.claude.settings import find_project_root
+    from harness.claude.settings_check import check_settings
+    from harness.errors import HarnessError
+
+    try:
+        root = find_project_root(start or Path.cwd())
+    except HarnessError:
+        return []
+    warnings = check_settings(root)
+    if not warnings:
+        return [Finding("hook settings", OK, f"Claude Code runs every hook and rule in {root}")]
+    return [
+        Finding(
+            "hook settings",
+            WARN,
+            f"{w.where}: " + (f"Claude Code says: {w.said}" if w.client else w.said),
+            w.fix,
+            required=False,
+        )
+        for w in warnings
+    ]
+
+
 def run_checks(system: System | None = None, fixture: Fixture | None = None) -> list[Finding]:
     """Every check for the workshop on ``fixture`` (default: the PetClinic's needs): what the
     fixture needs is required, the rest is shown as optional; Maven's rows only for a fixture
@@ -359,6 +386,7 @@ def run_checks(system: System | None = None, fixture: Fixture | None = None) -> 
     agent = check_audit_agent()
     if agent is not None:
         findings.append(agent)
+    findings += check_hook_settings()
     verdict = [maven_verdict(findings)] if maven else []
     return [*findings, system_packages(findings, here), *verdict]
 

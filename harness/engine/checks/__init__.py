@@ -13,6 +13,7 @@ from harness.engine.checks import (
     quiz,
     scenario,
     sensors,
+    settings,
     shell,
     verify_hook,
 )
@@ -31,6 +32,7 @@ CHECK_KINDS: dict[str, Kind[Any]] = {
         scenario.KIND,
         verify_hook.KIND,
         contract.KIND,
+        settings.KIND,
     )
 }
 
