@@ -231,7 +231,8 @@ def _matcher_warnings(matcher: object, name: str, mpath: str) -> Iterator[Settin
         said = (
             f"{listed}: no tool Claude Code has by "
             + ("that name" if len(unknown) == 1 else "these names")
-            + ("; the hooks here never run" if whole else "; never run for it")
+            + "; the hooks here never run"
+            + ("" if whole else " for it")
         )
         yield SettingsWarning(name, mpath, said, _tool_fix(unknown))
         return
