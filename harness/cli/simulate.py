@@ -84,6 +84,8 @@ def run(args: argparse.Namespace) -> int:
     project = args.project.resolve() if args.project else find_project_root(Path.cwd())
     _warn_settings(project)
     with _preparing(args) as ready, own_repository(project, "lab simulate") as own:
+        for warning in load_settings(project).warnings:
+            print(f"warning: {warning}", file=sys.stderr)
         if own is not None:
             print(own.notice("lab simulate"), file=sys.stderr)
             reports = _play(args, scenario, own.project, ready)
@@ -95,13 +97,12 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _warn_settings(project: Path) -> None:
-    """Before a session: every hook the pinned client would never run, and the ones Hook Lab
-    does not play, on stderr (``--json``'s stdout stays the steps)."""
+    """Before the spinner: every hook the pinned client would never run, on stderr
+    (``--json``'s stdout stays the steps). A missing settings file is own_repository's to
+    name, with its fix."""
     from harness.ui.settings_view import print_settings_warnings
 
     print_settings_warnings(check_settings(project))
-    for warning in load_settings(project).warnings:
-        print(f"warning: {warning}", file=sys.stderr)
 
 
 @contextmanager

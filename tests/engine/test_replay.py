@@ -227,3 +227,33 @@ def test_the_start_state_leaves_out_build_output_written_after_the_session_began
     assert "dist/ (1 file built after the session began): left out" in left_out
     assert any(line.startswith("target/ (") for line in left_out), left_out
     assert new.is_file() and bundle.is_file()  # the workspace itself is untouched
+
+
+def test_replay_names_the_hooks_and_rules_the_client_would_never_run(
+    recorded: Recorded, tmp_path: Path
+) -> None:
+    """The settings check (harness/claude/settings_check.py) runs before the replay: a deny
+    rule the client says never matches changes no verdict, and is named."""
+    played = recorded("no-audit")
+    root = _workspace_copy(played, tmp_path)
+    config = Path(os.environ["CLAUDE_CONFIG_DIR"])
+    transcript = copy_session(played, config)
+    text = transcript.read_text().replace(str(played.workspace.resolve()), str(root.resolve()))
+    transcript.write_text(text)
+    local = root / ".claude" / "settings.local.json"
+    local.write_text(json.dumps({"permissions": {"deny": ["Write(target/**)"]}}))
+    done = run_cli("replay", "--latest", "--json", cwd=root)
+    assert done.code == 0, done
+    (warning,) = json.loads(done.out)["settings_warnings"]
+    assert warning == {
+        "file": ".claude/settings.local.json",
+        "path": "permissions.deny[0]",
+        "said": "Deny rule Write(target/**) never matches · use Edit(target/**)",
+        "fix": "write Edit(target/**): an Edit rule covers every file-editing tool",
+        "client": True,
+    }
+    done = run_cli("replay", "--latest", cwd=root)
+    assert done.code == 0, done
+    assert "warning: .claude/settings.local.json: permissions.deny[0]: Claude Code says:" in (
+        done.err
+    )
