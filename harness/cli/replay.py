@@ -37,7 +37,11 @@ recorded turns; both does the two. Every tool call gets a row. Edit, Write, Bash
 Agent calls are played, and so are calls of tools the pinned client does not offer (Grep, Glob,
 MultiEdit: refused before any hook, on both engines as on the client); a row whose call no hook
 ran for says so. The client's other tools (AskUserQuestion, Skill, ...) are not played: their
-row says so, and whether a hook selects them."""
+row says so, and whether a hook selects them.
+
+The hooks and rules of the settings that the pinned client ignores or cannot run are named
+first (lab doctor names the same); --json has them as settings_warnings [{file, path, said,
+fix, client}]."""
 
 
 def add_parser(subparsers: Any) -> None:

@@ -46,6 +46,10 @@ expect_met.
 --engine claude-code on the real, pinned Claude Code client (installed by lab doctor --fix),
 driven by a scripted model on 127.0.0.1; auto picks the real client when it is installed.
 
+Before it plays, each hook or rule of the settings that the pinned client ignores or cannot
+run (an unknown type or event, ${CLAUDE_PLUGIN_ROOT} outside a plugin, a matcher naming no
+tool, a deny rule that never matches, a missing script) is named on stderr, as lab doctor does.
+
 Exit status 1 when an expectation is not met (the step is named on stderr) or the scenario is
 malformed."""
 

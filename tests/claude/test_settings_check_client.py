@@ -29,7 +29,12 @@ from harness.claude.client.api import ScriptedApi
 from harness.claude.client.person import client_env
 from harness.claude.client.session import ClaudeCodeSession
 from harness.claude.client.terminal import Terminal, fresh_home
-from harness.claude.settings_check import PLUGIN_ROOT_SAID, SettingsWarning, check_settings
+from harness.claude.settings_check import (
+    MATCHER_TOOLS,
+    PLUGIN_ROOT_SAID,
+    SettingsWarning,
+    check_settings,
+)
 from harness.workspace import Workspace
 from tests.conftest import require_real_client
 
@@ -151,6 +156,16 @@ def test_hooks_the_client_cannot_run_are_the_ones_the_check_names(tmp_path: Path
         session.prompt("say hi")
         session.bash("echo hi")
         responses = _hook_responses(session)
+        init = next(e for e in session.events if e.get("subtype") == "init")
+        offered = {
+            tool["name"]
+            for request in session.requests
+            for tool in request.body.get("tools", [])
+            if isinstance(tool, dict) and "name" in tool
+        }
+    # The tools a matcher can meet, as the client lists them: its init message (with Task,
+    # the Agent tool's other name) and the tools its requests offer the model.
+    assert (set(init["tools"]) | offered) - {"DeferredToolPlaceholder"} == MATCHER_TOOLS
     path = "hooks.PreToolUse[0].hooks[{}].command".format
     assert sorted(named) == [path(0), path(2), path(3)]
     plugin: SettingsWarning = named[path(0)]
