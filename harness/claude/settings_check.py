@@ -30,7 +30,7 @@ from harness.claude.events import KNOWN_EVENTS
 from harness.claude.matchers import is_exact, is_match_all, regex_error
 from harness.claude.settings import HOOK_TYPES, SETTINGS_FILES
 from harness.claude.tools import CLIENT_TOOLS
-from harness.errors import HarnessError
+from harness.errors import ConfigError, HarnessError
 from harness.userfiles import read_json
 
 # The events whose matcher is compared with a tool's name.
@@ -87,9 +87,10 @@ class SettingsWarning:
         return asdict(self)
 
 
-def check_settings(project_dir: Path) -> tuple[SettingsWarning, ...]:
+def check_settings(project_dir: Path, *, unreadable: bool = True) -> tuple[SettingsWarning, ...]:
     """Every entry of the project's settings files the pinned client ignores or cannot run,
-    in file order. A file that cannot be read is one warning (its loader's error)."""
+    in file order. A file that cannot be read is one warning (its reader's words), unless
+    ``unreadable`` is False: a command that loads the settings next names it as its error."""
     found: list[SettingsWarning] = []
     project_dir = project_dir.resolve()
     for name in SETTINGS_FILES:
@@ -98,8 +99,15 @@ def check_settings(project_dir: Path) -> tuple[SettingsWarning, ...]:
             continue
         try:
             data = read_json(path, name)
+        except ConfigError as exc:
+            if unreadable:
+                said = f"{exc.field}: {exc.problem}" if exc.field else exc.problem
+                said += "; Claude Code runs none of this file's hooks"
+                found.append(SettingsWarning(name, "", said, exc.fix or ""))
+            continue
         except HarnessError as exc:
-            found.append(SettingsWarning(name, "", exc.message, exc.fix or "", False))
+            if unreadable:
+                found.append(SettingsWarning(name, "", exc.message, exc.fix or ""))
             continue
         if isinstance(data, dict):
             found.extend(_file_warnings(data, name, project_dir))

@@ -107,7 +107,7 @@ def _replay(args: argparse.Namespace, root: Path, play_in: Path) -> int:
     timeline = read_session(_transcript(args, root))
     engines = replay_engines(args.engine)
     # The hooks as they are now, which the replay plays: those the client would never run.
-    unfired = check_settings(play_in)
+    unfired = check_settings(play_in, unreadable=False)
     if args.json:
         report = replay(timeline, play_in, engines=engines, start=args.start)
         emit_json({**report.to_json(), "settings_warnings": [w.to_json() for w in unfired]})

@@ -106,7 +106,7 @@ def _warn_settings(project: Path) -> None:
     name, with its fix."""
     from harness.ui.settings_view import print_settings_warnings
 
-    print_settings_warnings(check_settings(project))
+    print_settings_warnings(check_settings(project, unreadable=False))
 
 
 @contextmanager

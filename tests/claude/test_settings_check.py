@@ -193,7 +193,14 @@ def test_a_settings_file_that_cannot_be_read_is_one_warning(tmp_path: Path) -> N
     (tmp_path / ".claude").mkdir()
     (tmp_path / ".claude" / "settings.json").write_text('{"hooks": {,}}')
     (warning,) = check_settings(tmp_path)
-    assert warning.file == ".claude/settings.json" and "invalid JSON" in warning.said
+    assert (warning.file, warning.path) == (".claude/settings.json", "")
+    assert warning.said == (
+        "line 1, column 12: invalid JSON (Expecting property name enclosed in double quotes); "
+        "Claude Code runs none of this file's hooks"
+    )
+    assert warning.fix.startswith("check the JSON syntax near line 1")
+    # simulate and replay load the settings next, and name it as their error: not twice.
+    assert check_settings(tmp_path, unreadable=False) == ()
 
 
 def test_the_petclinic_workspace_has_nothing_to_name_and_doctor_says_so(
