@@ -62,7 +62,7 @@ REPLAYED_TOOLS = frozenset({"Edit", "Write", "Bash", "Read", "Agent", "Task"})
 NO_HOOK_RAN = "no hook ran for this call: its verdict is not the hooks'"
 # A call the client's permission mode refused (auto mode's check, the person's No): the tool
 # never ran, and a replay, whose engines approve every call, cannot ask either again.
-MODE_REFUSED = "refused by {who}, not by a hook: not played (a replay cannot ask it again)"
+MODE_REFUSED = "{who} refused it, not a hook: not played (a replay cannot ask it again)"
 
 
 @dataclass

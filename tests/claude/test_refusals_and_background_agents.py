@@ -96,6 +96,22 @@ def test_a_background_agents_end_is_where_the_client_noted_it() -> None:
     assert calls[2].line < (agent.ended_line or 0) < calls[3].line
 
 
+def test_a_refusal_before_the_agents_end_not_made_again_is_named_with_the_fix() -> None:
+    timeline = read_session(FIXTURES / "edit-before-agent-end.jsonl")
+    assert diagnose(timeline, Path(RECORDED_CWD), matched=5) is None  # made again: it counts
+    timeline.entries = [e for e in timeline.entries if e.line != 29]  # not made again
+    cause = diagnose(timeline, Path(RECORDED_CWD), matched=2)
+    assert cause is not None
+    assert cause.headline.startswith(
+        "Claude's Edit (NOTES.md) at transcript line 24 came while the agent auditor was still "
+        "running, so guard.sh refused it again"
+    )
+    assert cause.fix.startswith(
+        "in that session, once Claude Code shows 'Agent \"audit notes\" finished', tell Claude "
+        "to make the edit again"
+    )
+
+
 def project_audited_by_agent(root: Path) -> None:
     """A git project whose Edit guard refuses until its ``auditor`` agent has ended: the
     agent's SubagentStop hook writes .git/audited, a session's start removes it."""

@@ -97,7 +97,7 @@ def diagnose(timeline: Timeline, root: Path, *, matched: int) -> LiveCause | Non
             )
     refused = next((c for c in timeline.tool_calls if c.denied in (AUTO_MODE_CHECK, USER)), None)
     if refused is not None:
-        return mode_refused(refused, root)
+        return mode_refused(refused, root, timeline.cwd)
     early = edited_before_agent_end(timeline)
     if early is not None:
         return early
@@ -132,10 +132,13 @@ def started_elsewhere(sessions: list[SessionFile], root: Path) -> LiveCause:
     )
 
 
-def _called(call: ToolCall) -> str:
-    """A call as the screen shows it: ``Agent (aiup-vaadin-jooq:uc-coverage)``, ``Bash (ls)``."""
+def _called(call: ToolCall, cwd: str) -> str:
+    """A call as a person knows it: ``Agent (aiup-vaadin-jooq:uc-coverage)``, ``Bash (ls)``,
+    ``Edit (docs/use_cases/UC-005-add-visit.md)``: a file inside the session's folder relative."""
     i = call.input
     detail = str(i.get("subagent_type") or i.get("file_path") or i.get("command") or "")
+    if i.get("file_path") and cwd and detail.startswith(cwd.rstrip("/") + "/"):
+        detail = detail[len(cwd.rstrip("/")) + 1 :]
     detail = " ".join(detail.split())[:60]
     return f"{call.name} ({detail})" if detail else call.name
 
@@ -147,9 +150,9 @@ MANUAL_FIX = (
 )
 
 
-def mode_refused(call: ToolCall, root: Path) -> LiveCause:
+def mode_refused(call: ToolCall, root: Path, cwd: str) -> LiveCause:
     """A call the client's permission mode refused before it ran: no hook saw it."""
-    where = f"{_called(call)} call (transcript line {call.line})"
+    where = f"{_called(call, cwd)} call (transcript line {call.line})"
     if call.denied == USER:
         return LiveCause(
             f"Claude Code asked before Claude's {where} and the answer was No: the tool never "
@@ -188,13 +191,14 @@ def edited_before_agent_end(timeline: Timeline) -> LiveCause | None:
             if any(c.input.get("file_path") == call.input.get("file_path") for c in again):
                 continue
             description = str(agent.input.get("description") or run.agent_type)
+            what = "edit" if call.name in ("Edit", "Write", "MultiEdit") else "call"
             return LiveCause(
-                f"Claude's {_called(call)} at transcript line {call.line} came while the agent "
-                f"{run.agent_type} was still running: it ends at line {ended}, and only then "
-                f"do its SubagentStop hooks run, so {call.refused_by} refused the call again "
-                "although the agent had handed its report back",
+                f"Claude's {_called(call, timeline.cwd)} at transcript line {call.line} came "
+                f"while the agent {run.agent_type} was still running, so {call.refused_by} "
+                f"refused it again: the agent runs in the background, its report can come "
+                f"before its end, and its SubagentStop hooks run only at its end (line {ended})",
                 f"in that session, once Claude Code shows 'Agent \"{description}\" finished', "
-                "tell Claude to make the edit again (the session over? start claude again and "
-                "give it the step's prompt: the moments count within one session)",
+                f"tell Claude to make the {what} again (the session over? start claude again "
+                "and give it the step's prompt: the moments count within one session)",
             )
     return None
