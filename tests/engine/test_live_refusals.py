@@ -8,7 +8,8 @@ disagrees (issue 51).
   run · auto mode's check had no usable answer``.
 - The audit's report before the audit's end: the agent runs in the background; Claude edits
   again after its call returned but before it ended, and the guard refuses again, since the
-  agent's SubagentStop hook (the audit marker) runs only at its end.
+  agent's SubagentStop hook (the audit marker) runs only at its end; its SubagentStart hook
+  noted that the audit runs, and the guard says so.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import pytest
 
 from harness.claude.client.api import ApiRequest, Reply, ScriptedApi
 from harness.claude.client.person import AUTO_MODE_NOTICES
+from harness.claude.recorded import config_root, find_sessions, read_session
 from tests.engine.live_steps import ReachStep
 from tests.engine.terminal import Terminal, fresh_home
 from tests.recorded_sessions import (
@@ -157,6 +159,11 @@ def test_an_edit_before_the_audit_ended_is_named_not_a_replay_that_disagrees(
         terminal.quit_claude()
         shown = _checked(terminal)
     assert "Backgrounded agent" in session
+    # the guard's second refusal, which the screen folds away, says why (SubagentStart ran)
+    (found,) = find_sessions(root, root=config_root({"HOME": str(tmp_path / "home")}))
+    first, again = [c for c in read_session(found.path).tool_calls if c.name == "Edit"]
+    assert "First run the coverage audit" in first.result_text
+    assert "The coverage audit is still running (its report" in again.result_text
     said = " ".join(shown.split())
     assert "does not replay" not in said, said
     assert "came while the agent aiup-vaadin-jooq:uc-coverage was still running" in said
