@@ -40,6 +40,7 @@ from harness.claude.recorded import (
     ToolCall,
     config_root,
     find_sessions,
+    from_extract,
     read_session,
 )
 from harness.engine.checks.live_causes import diagnose
@@ -94,6 +95,20 @@ def test_a_background_agents_end_is_where_the_client_noted_it() -> None:
     assert agent is not None and agent.ended == "normally"
     # after the call and the Edit the guard refused again, before the Edit that ran
     assert calls[2].line < (agent.ended_line or 0) < calls[3].line
+
+
+def test_a_claims_extract_keeps_who_refused_and_where_an_agent_ended() -> None:
+    """A passed claim keeps the timeline's extract, not the transcript: its re-verification
+    replays the same order and skips the same calls."""
+    for name in ("auto-mode-no-verdict", "edit-before-agent-end"):
+        timeline = read_session(FIXTURES / f"{name}.jsonl")
+        back = from_extract(timeline.to_json(), Path("extract.json"))
+        assert [(c.denied, c.denial) for c in back.tool_calls] == [
+            (c.denied, c.denial) for c in timeline.tool_calls
+        ]
+        assert [c.subagent.ended_line for c in back.tool_calls if c.subagent] == [
+            c.subagent.ended_line for c in timeline.tool_calls if c.subagent
+        ]
 
 
 def test_a_refusal_before_the_agents_end_not_made_again_is_named_with_the_fix() -> None:
