@@ -87,8 +87,15 @@ _PROMPT_REFUSED = re.compile(
     r"Original prompt: (.*)$",
     re.S,
 )
+_INTERRUPTED = "[Request interrupted by user"  # after a No to a permission prompt, or Esc
 _PROMPT_STOPPED = "Operation stopped by hook"  # a UserPromptSubmit hook's continue: false
 _NON_BLOCKING = "Failed with non-blocking status code"  # a hook's exit 1 (or other non-2)
+# A background agent's end as the client notes it for Claude (2.1.332): the call's id, ended.
+_TASK_DONE = re.compile(r"<task-notification>.*?<tool-use-id>([^<]+)</tool-use-id>", re.S)
+# Who refused a call, when not a hook or a rule: the auto mode classifier (its permission
+# decision's reasonType, 2.1.332), or the person, who answered No to the client's prompt.
+AUTO_MODE_CHECK = "auto mode's check"
+USER = "the user"
 _HOOK_DENIED = re.compile(r"^Hook PreToolUse:\S+ denied this tool")  # a reasonless JSON deny
 # A tool's own failure, as clients 2.0.64 to 2.1.332 word it: a call that ended so was not
 # refused by a hook, even when the client records no decision.
@@ -245,6 +252,10 @@ class SubagentRun:
     stop_reason: str | None = None  # the last assistant line's, in the agent's transcript
     transcript: Path | None = None
     status: str = ""  # the tool result's (completed, …)
+    # A background agent (2.1.332): the line where the client recorded its end, the task
+    # notification queued once its SubagentStop hooks had run; None for a foreground agent,
+    # whose end is its tool result, or one the session did not see end.
+    ended_line: int | None = None
 
     @property
     def ended(self) -> str:
@@ -264,6 +275,8 @@ class SubagentRun:
             "stop_reason": self.stop_reason,
             "ended": self.ended,
             "status": self.status,
+            # only a background agent's, so the extracts of other sessions stay as they were
+            **({"ended_line": self.ended_line} if self.ended_line is not None else {}),
         }
 
 
@@ -299,6 +312,10 @@ class ToolCall:
     result_text: str = ""
     refused_by: str | None = None  # a PreToolUse hook that kept the tool from running
     denied: str | None = None  # a refusal by a permission rule or the user
+    # Why the client's permission handling refused it, in its own words (2.1.332):
+    # classifier:auto-mode:no-verdict (auto mode's check had no usable answer), user-rejected
+    # (the person answered No), …; "" when none said.
+    denial: str = ""
     reported_by: list[str] = field(default_factory=list)  # PostToolUse hooks that reported
     reported_text: list[str] = field(default_factory=list)
     subagent: SubagentRun | None = None
@@ -344,6 +361,9 @@ class ToolCall:
         }
         if self.subagent is not None:
             data["subagent"] = self.subagent.to_json()
+        if self.denied in (AUTO_MODE_CHECK, USER):  # only then: other extracts stay as they were
+            data["denied_by"] = self.denied
+            data["denial"] = self.denial
         return data
 
 
@@ -684,7 +704,9 @@ def _call_from_extract(raw: Mapping[str, Any], line: int) -> ToolCall:
     if word is Verdict.REFUSED_BY:
         call.refused_by = ", ".join(hooks)
     elif word is Verdict.DENIED:
-        call.denied = "a rule"
+        by = raw.get("denied_by")
+        call.denied = by if by in (AUTO_MODE_CHECK, USER) else "a rule"
+        call.denial = str(raw.get("denial") or "")[:80]
     elif word is Verdict.REPORTED_BY:
         call.reported_by = hooks
         call.reported_text = [str(raw.get("feedback", ""))]
@@ -699,6 +721,8 @@ def _call_from_extract(raw: Mapping[str, Any], line: int) -> ToolCall:
             None,
             str(agent.get("status", "")),
         )
+        ended = agent.get("ended_line")
+        call.subagent.ended_line = ended if isinstance(ended, int) else None
     return call
 
 
@@ -818,9 +842,23 @@ class _Reader:
             "system": self._system,
             "attachment": self._attachment,
             "progress": self._progress,
+            "queue-operation": self._queued,
         }.get(kind)
         if handler is not None:
             handler(number, entry)
+
+    def _queued(self, number: int, entry: dict[str, Any]) -> None:
+        """A task notification the client queued for Claude (2.1.332): a background agent has
+        ended, its SubagentStop hooks run. Its first record (the queue's, the queued_command
+        attachment's or the user line's, whichever comes first) is where the agent ended."""
+        if entry.get("type") == "queue-operation" and entry.get("operation") != "enqueue":
+            return
+        found = _TASK_DONE.search(str(entry.get("content") or ""))
+        if found is None:
+            return
+        call = self.calls.get(found.group(1))
+        if call is not None and call.subagent is not None and call.subagent.ended_line is None:
+            call.subagent.ended_line = number
 
     def _identity(self, entry: dict[str, Any]) -> None:
         t = self.t
@@ -863,8 +901,11 @@ class _Reader:
             self._decide(HookDecision(number, "UserPromptSubmit", "", "stopped", _cap(text)))
         elif entry.get("isMeta") is True:
             self._meta(number, text)
+        elif text.startswith(_INTERRUPTED):
+            return  # the client's note that the person stopped a call (2.1.332), not a prompt
         elif entry.get("promptSource") == "system":
-            return  # the client's own line, as a prompt (2.1.332: a background task's notice)
+            # the client's own line, as a prompt (2.1.332: a background task's notice)
+            self._queued(number, {"content": text})
         elif text:
             self._prompt(Prompt(number, _cap(text)))
 
@@ -984,12 +1025,19 @@ class _Reader:
         elif decision.get("decision") == "reject":
             if decision.get("source") == "hook":
                 call.refused_by = UNNAMED_HOOK
+            elif decision.get("reasonType") == "classifier":
+                call.denied = AUTO_MODE_CHECK
             else:
                 call.denied = str(decision.get("source") or "a rule")
         elif call.is_error and not decision:
             denial = _DENIAL.match(call.result_text)
             if denial is not None:  # a permission answer, in the words of 2.0.64 to 2.1.4x
-                call.denied = "the user" if denial.group(1) else "a rule"
+                call.denied = USER if denial.group(1) else "a rule"
+            elif entry.get("toolDenialKind") == "user-rejected":  # 2.1.332, any wording
+                call.denied = USER
+        if call.denied:
+            kind = decision.get("reasonCode") or entry.get("toolDenialKind")
+            call.denial = str(kind)[:80] if kind else ""
         if call.refused_by:
             self._refused(number, call)
         if call.subagent is not None:
@@ -1059,6 +1107,8 @@ class _Reader:
         if not isinstance(attachment, dict):
             return
         kind = str(attachment.get("type", ""))
+        if kind == "queued_command":
+            self._queued(number, {"content": attachment.get("prompt")})
         if not kind.startswith("hook_"):
             return
         event = str(attachment.get("hookEvent") or str(attachment.get("hookName", "")))
@@ -1285,8 +1335,10 @@ def find_sessions(
 
 
 __all__ = [
+    "AUTO_MODE_CHECK",
     "FORMATS",
     "UNNAMED_HOOK",
+    "USER",
     "Entry",
     "HookDecision",
     "Prompt",

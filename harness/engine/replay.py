@@ -27,7 +27,9 @@ from harness import proc
 from harness.claude.engines import CLAUDE_CODE, EMULATOR, open_session, resolve_engine
 from harness.claude.events import Event
 from harness.claude.recorded import (
+    AUTO_MODE_CHECK,
     UNNAMED_HOOK,
+    USER,
     Prompt,
     StopAttempt,
     Timeline,
@@ -58,6 +60,9 @@ REPLAYED_TOOLS = frozenset({"Edit", "Write", "Bash", "Read", "Agent", "Task"})
 # A call no hook ran for on any engine (no matcher selects it, or the tool or client refused
 # it first): its verdict is the tool's or the client's own, not the hooks'.
 NO_HOOK_RAN = "no hook ran for this call: its verdict is not the hooks'"
+# A call the client's permission mode refused (auto mode's check, the person's No): the tool
+# never ran, and a replay, whose engines approve every call, cannot ask either again.
+MODE_REFUSED = "{who} refused it, not a hook: not played (a replay cannot ask it again)"
 
 
 @dataclass
@@ -211,7 +216,11 @@ def plan(timeline: Timeline, copy_root: Path, settings: Settings | None = None) 
         return ScenarioStep(len(planned) + 1, do, args)
 
     rows = 0
+    # Background agents (2.1.332) end where the client recorded it, not at their call: what
+    # Claude did meanwhile met the hooks before the agent's SubagentStop ran.
+    ending: list[tuple[int, _Planned]] = []
     for entry in timeline.entries:
+        planned += _ended_before(ending, entry.line)
         if isinstance(entry, Prompt):
             planned.append(_Planned(step(StepKind.PROMPT, text=entry.text), None))
             continue
@@ -227,8 +236,28 @@ def plan(timeline: Timeline, copy_root: Path, settings: Settings | None = None) 
             row.compared = False
             planned.append(_Planned(None, row))
             continue
-        planned.append(_Planned(_call_step(call, cwd, copy_root, hooks, step, row), row))
-    return planned
+        if call.denied in (AUTO_MODE_CHECK, USER):
+            row.note = MODE_REFUSED.format(who=call.denied)
+            row.compared = False
+            planned.append(_Planned(None, row))
+            continue
+        item = _Planned(_call_step(call, cwd, copy_root, hooks, step, row), row)
+        ended = call.subagent.ended_line if call.subagent is not None else None
+        if ended is not None and ended > call.line:
+            row.note = f"a background agent: its end played where recorded (line {ended})"
+            ending.append((ended, item))
+        else:
+            planned.append(item)
+    return planned + _ended_before(ending, None)
+
+
+def _ended_before(ending: list[tuple[int, _Planned]], line: int | None) -> list[_Planned]:
+    """The agents of ``ending`` that ended before ``line`` (all of them with None), taken
+    from it, in the order they ended."""
+    due = sorted((e for e in ending if line is None or e[0] < line), key=lambda e: e[0])
+    for e in due:
+        ending.remove(e)
+    return [item for _, item in due]
 
 
 def _call_step(
@@ -532,7 +561,8 @@ def replay(
         ) as copy:
             steps = plan(timeline, copy, _settings(copy))
             if not report.rows:
-                report.rows = [p.row for p in steps if p.row is not None]
+                # in the transcript's order, also where a background agent's end is played later
+                report.rows = sorted((p.row for p in steps if p.row), key=lambda r: r.number)
             by_number = {row.number: row for row in report.rows}
             cwd = _session_cwd(timeline, workspace, copy)
             with open_session(engine, copy, cwd=cwd, auto_approve=True) as session:

@@ -40,6 +40,7 @@ REGISTRATIONS = [
     ("PostToolUse", "Bash", "record-sensor-run.sh", 10),
     ("PostToolUse", "", "check-spec-status.sh", 10),
     ("PostToolUseFailure", "", "check-spec-status.sh", 10),
+    ("SubagentStart", "aiup-vaadin-jooq:uc-coverage$", "record-coverage-check.sh", 10),
     ("SubagentStop", "aiup-vaadin-jooq:uc-coverage$", "record-coverage-check.sh", 10),
     ("Stop", "", "require-sensors.sh", 15),
 ]

@@ -101,7 +101,11 @@ def test_a_run_that_does_not_count_is_explained_in_valid_json(tmp_path: Path) ->
     assert stop(root).returncode == 2
 
 
-def test_status_guard_refuses_then_accepts_after_the_audit(tmp_path: Path) -> None:
+def test_status_guard_refuses_says_while_the_audit_runs_and_accepts_after_it(
+    tmp_path: Path,
+) -> None:
+    """Between the agent's start and its end (a background agent hands its report back
+    before it ends, 2.1.332) the guard says the audit still runs, not to run one."""
     root = project_with_hooks(tmp_path)
     start_session(root)
     edit = edit_event(root, SPEC, "**Status:** Approved", "**Status:** Done")
@@ -110,6 +114,14 @@ def test_status_guard_refuses_then_accepts_after_the_audit(tmp_path: Path) -> No
     assert refused.returncode == 2
     assert 'would read "**Status:** Done"' in refused.stderr
     assert "  aiup-vaadin-jooq:coverage-check UC-005\n" in refused.stderr
+
+    agent = {"agent_id": "a1", "agent_type": "aiup-vaadin-jooq:uc-coverage"}
+    started = run_hook(root, "record-coverage-check.sh", event("SubagentStart", root, **agent))
+    assert (started.returncode, started.stdout, started.stderr) == (0, "", "")
+    running = run_hook(root, "guard-spec-status.sh", edit)
+    assert running.returncode == 2
+    assert "The coverage audit is still running (its report" in running.stderr
+    assert "coverage-check UC-005" not in running.stderr  # not: run one
 
     transcript = tmp_path / "agent.jsonl"
     transcript.write_text(
@@ -142,6 +154,7 @@ def test_status_guard_refuses_then_accepts_after_the_audit(tmp_path: Path) -> No
     )
     assert audit.returncode == 0
     assert (git_dir(root) / "aiup-coverage-checked" / "UC-005").is_file()
+    assert not (git_dir(root) / "aiup-coverage-running" / "a1").exists()
 
     assert run_hook(root, "guard-spec-status.sh", edit).returncode == 0
 

@@ -140,8 +140,12 @@ def hook_judge_kind(body: dict[str, Any]) -> str | None:
 # one's own (a gateway, this stand-in): the client asks that model, as "a security monitor",
 # to answer "<block>no</block>" (allow) or "<block>yes</block>…" (block), stopping at
 # "</block>". A person's own model answers it; the scripted one allows every action (what the
-# labs' sessions do is safe), so a session here runs as one through a gateway does.
+# labs' sessions do is safe), so a session here runs as one through a gateway does. A gateway
+# whose check gives no usable answer (any other text) is played with ``ScriptedApi.
+# auto_mode_answer``: 2.1.332 asks again a few times, then refuses the action ("Not run · auto
+# mode's check had no usable answer").
 AUTO_MODE_CHECK = "You are a security monitor for autonomous AI coding agents"
+AUTO_MODE_ALLOWS = "<block>no</block>"
 
 
 def is_auto_mode_check(body: dict[str, Any]) -> bool:
@@ -277,6 +281,7 @@ class ScriptedApi:
         at once with ``judgement``, and kept in ``judged``."""
         self.auxiliary_text = auxiliary_text
         self.judgement = Judgement()
+        self.auto_mode_answer = AUTO_MODE_ALLOWS  # what auto mode's check is answered
         self.judged: list[tuple[str, ApiRequest, Judgement]] = []
         self.on_request = on_request
         self.requests: list[ApiRequest] = []
@@ -322,7 +327,7 @@ class ScriptedApi:
             request.reply = self._judge_reply(judge, request)
             request.answered.set()
         elif is_auto_mode_check(body):
-            request.reply = Reply.text("<block>no</block>")
+            request.reply = Reply.text(self.auto_mode_answer)
             request.answered.set()
         elif request.is_conversation:
             if self.on_request is not None:

@@ -4,7 +4,12 @@ Each cause was seen on the real client (2.1.332): a session started in a subfold
 of the workspace's hooks (the client reads ``.claude/settings.json`` of the folder it starts
 in); an untrusted folder, or a client started without the project's settings, runs none
 either; a plugin agent the client did not load is answered ``Agent type 'X' not found``; a
-client of another version may record the same moments differently.
+client of another version may record the same moments differently. The client's permission
+mode may refuse a call before any hook sees it: auto mode's check, which through another
+base URL than Anthropic's can have no usable answer ("Not run · auto mode's check had no
+usable answer"), or the person's No to "Do you want to proceed?". An agent runs in the
+background and hands its report back before it ends; its SubagentStop hooks run at its end,
+so an edit Claude makes in between meets the hooks as if no agent had run.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.claude.client.install import PINNED_VERSION
-from harness.claude.recorded import SessionFile, Timeline
+from harness.claude.recorded import AUTO_MODE_CHECK, USER, SessionFile, Timeline, ToolCall
 
 AGENT_NOT_FOUND = re.compile(r"Agent type '([^']+)' not found")
 TRUST_FIX = (
@@ -90,6 +95,12 @@ def diagnose(timeline: Timeline, root: Path, *, matched: int) -> LiveCause | Non
                 "workspace's plugin aiup-vaadin-jooq was not loaded in that session",
                 PLUGIN_FIX.format(root=root),
             )
+    refused = next((c for c in timeline.tool_calls if c.denied in (AUTO_MODE_CHECK, USER)), None)
+    if refused is not None:
+        return mode_refused(refused, root, timeline.cwd)
+    early = edited_before_agent_end(timeline)
+    if early is not None:
+        return early
     if timeline.stops and not _hook_ran(timeline.path):
         return LiveCause(
             "no hook of the workspace ran in your session: Claude Code did not load them "
@@ -119,3 +130,75 @@ def started_elsewhere(sessions: list[SessionFile], root: Path) -> LiveCause:
         "Claude Code loads the hooks of the folder it starts in, so none of the workspace's ran",
         f"start claude in the workspace root: cd {root} && claude; then do the step again",
     )
+
+
+def _called(call: ToolCall, cwd: str) -> str:
+    """A call as a person knows it: ``Agent (aiup-vaadin-jooq:uc-coverage)``, ``Bash (ls)``,
+    ``Edit (docs/use_cases/UC-005-add-visit.md)``: a file inside the session's folder relative."""
+    i = call.input
+    detail = str(i.get("subagent_type") or i.get("file_path") or i.get("command") or "")
+    if i.get("file_path") and cwd and detail.startswith(cwd.rstrip("/") + "/"):
+        detail = detail[len(cwd.rstrip("/")) + 1 :]
+    detail = " ".join(detail.split())[:60]
+    return f"{call.name} ({detail})" if detail else call.name
+
+
+MANUAL_FIX = (
+    "start claude in {root} as claude --permission-mode manual (it asks before such a call "
+    "instead of asking auto mode's check) and answer Yes to 'Do you want to proceed?'; then do "
+    "the step again"
+)
+
+
+def mode_refused(call: ToolCall, root: Path, cwd: str) -> LiveCause:
+    """A call the client's permission mode refused before it ran: no hook saw it."""
+    where = f"{_called(call, cwd)} call (transcript line {call.line})"
+    if call.denied == USER:
+        return LiveCause(
+            f"Claude Code asked before Claude's {where} and the answer was No: the tool never "
+            "ran, so the step's hooks never saw it",
+            f"start claude in {root} again, give it the step's prompt and answer Yes to 'Do "
+            "you want to proceed?'; then do the step again",
+        )
+    said = (
+        "its safety check had no usable answer (the screen said 'Not run · auto mode's check "
+        "had no usable answer'), which happens when Claude Code reaches the model through "
+        "another address than Anthropic's (a gateway, a proxy)"
+        if "no-verdict" in call.denial or not call.denial
+        else f"its safety check refused it ({call.denial})"
+    )
+    return LiveCause(
+        f"Claude Code's auto mode refused Claude's {where} before it ran: {said}; no hook "
+        "saw the call",
+        MANUAL_FIX.format(root=root),
+    )
+
+
+def edited_before_agent_end(timeline: Timeline) -> LiveCause | None:
+    """A call a hook refused while a background agent was still running (after its call,
+    before the client recorded its end), that Claude did not make again after the end: the
+    agent's SubagentStop hooks had not run yet."""
+    calls = timeline.tool_calls
+    for agent in calls:
+        run = agent.subagent
+        if run is None or run.ended_line is None:
+            continue
+        ended = run.ended_line
+        for call in calls:
+            if not (agent.line < call.line < ended and call.refused_by):
+                continue
+            again = [c for c in calls if c.line > ended and c.name == call.name and c.ran]
+            if any(c.input.get("file_path") == call.input.get("file_path") for c in again):
+                continue
+            description = str(agent.input.get("description") or run.agent_type)
+            what = "edit" if call.name in ("Edit", "Write", "MultiEdit") else "call"
+            return LiveCause(
+                f"Claude's {_called(call, timeline.cwd)} at transcript line {call.line} came "
+                f"while the agent {run.agent_type} was still running, so {call.refused_by} "
+                f"refused it again: the agent runs in the background, its report can come "
+                f"before its end, and its SubagentStop hooks run only at its end (line {ended})",
+                f"in that session, once Claude Code shows 'Agent \"{description}\" finished', "
+                f"tell Claude to make the {what} again (the session over? start claude again "
+                "and give it the step's prompt: the moments count within one session)",
+            )
+    return None

@@ -49,16 +49,21 @@ id=$(aiup_spec_id "$rel") || exit 0
 problem=$(aiup_audit_problem "$id")
 [ -n "$problem" ] || exit 0
 
+todo="First run the coverage audit:
+
+  $AIUP_AUDIT_COMMAND $id
+
+If it finds no gaps, make this edit again"
+aiup_audit_running && todo="The coverage audit is still running (its report can come before
+its end). Once Claude Code shows Agent \"…\" finished, and if it found
+no gaps, make this edit again"
+
 aiup_say <<MSG
 Refused: $rel would read "**Status:** $next".
 
 A Status of $next is an assertion the traceability sensors act on, not a label,
 and $problem.
-First run the coverage audit:
-
-  $AIUP_AUDIT_COMMAND $id
-
-If it finds no gaps, make this edit again and then run the sensors
+$todo and then run the sensors
 ($AIUP_SENSOR_COMMAND) so the rule it switches on actually votes.
 If it finds gaps, close them or leave the Status as it is${current:+ ($current)}.
 MSG

@@ -229,6 +229,10 @@ aiup_spec_id() {
     printf '%s-%03d\n' "${BASH_REMATCH[1]}" "$((10#${BASH_REMATCH[2]}))"
 }
 
+# True while a coverage agent of this session runs (a session's start clears the notes): in
+# the background (Claude Code 2.1.332) it hands its report back before its end writes the marker.
+aiup_audit_running() { compgen -G "$AIUP_GIT_DIR/aiup-coverage-running/*" >/dev/null; }
+
 # Prints why there is no fresh coverage audit of an id, or nothing when there is one: a
 # marker written in this session after the last change under src/ (code and tests).
 aiup_audit_problem() {

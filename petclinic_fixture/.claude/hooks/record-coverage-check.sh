@@ -2,16 +2,25 @@
 # SubagentStop (the uc-coverage agent): when the coverage agent ended normally, write an audit
 # marker for every id it audited, taken from its assignment and from its report's headings.
 # A marker says an audit happened, not that it found nothing; the sensors decide that.
+# SubagentStart: note that an audit runs, so the status guard can say so until it ends.
 # shellcheck source=lib.sh disable=SC2154 # aiup_read_input sets the variables it names
 . "${BASH_SOURCE[0]%/*}/lib.sh" 2>/dev/null || exit 0
 aiup_fail_open
-aiup_read_input agent_type=agent_type last=last_assistant_message \
+aiup_read_input event=hook_event_name agent_type=agent_type last=last_assistant_message \
     transcript=agent_transcript_path event_reason=stop_reason agent=agent_id
 aiup_open_project
 
 # The matcher "aiup-vaadin-jooq:uc-coverage$" is a regex searched anywhere in the agent type,
 # so plugin:aiup-vaadin-jooq:uc-coverage is the coverage agent too.
 [[ $agent_type == *"$AIUP_COVERAGE_AGENT" ]] || exit 0
+
+# One file per running agent, named by its id; its end (normal or not) removes it.
+running=$AIUP_GIT_DIR/aiup-coverage-running/${agent//\//_}
+if [ "$event" = SubagentStart ]; then
+    mkdir -p "${running%/*}" && : >"$running"
+    exit 0
+fi
+rm -f "$running"
 
 # read_transcript FILE REPORT: the agent's transcript, read once. Prints how its last
 # assistant entry ended (its stop_reason, "none" when it has none, "" when there is no such
