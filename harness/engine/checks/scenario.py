@@ -81,7 +81,9 @@ def run(ctx: CheckContext, p: ScenarioParams) -> CheckResult:
     name = f"scenario {rel}"
     path = ctx.path(rel)
     if not path.is_file():
-        return CheckResult.missing_file(rel, name=name, expected=f"a scenario file {rel}")
+        return CheckResult.missing_file(
+            rel, name=name, expected=f"a scenario file {rel}", root=ctx.root
+        )
     try:
         scenario = load_scenario(path)
     except ConfigError as exc:

@@ -29,6 +29,12 @@ class ShellParams:
     stderr_contains: str | None = param(default=None, doc="text stderr must contain")
     stdout_matches: str | None = param(default=None, doc="regular expression stdout must match")
     stderr_matches: str | None = param(default=None, doc="regular expression stderr must match")
+    stdout_is_file: str | None = param(
+        default=None,
+        doc="a workspace file whose text stdout must be, byte for byte (an answer the "
+        "participant kept); a difference is named by its first line that differs",
+        inside="the workspace",
+    )
     quiet: bool = param(default=False, doc="the command must print nothing")
     timeout: float = param(
         default=120.0, positive=True, doc="seconds before the command is stopped"
@@ -86,6 +92,16 @@ def run(ctx: CheckContext, p: ShellParams) -> CheckResult:
                 found=text.strip()[:1500] or "(empty)",
                 output=output,
             )
+    if p.stdout_is_file is not None:
+        kept = _kept_differs(ctx, p.stdout_is_file, res.stdout)
+        if kept is not None:
+            expected, found_there = kept
+            return CheckResult.failed(
+                p.message or f"{p.stdout_is_file} is not what {command} prints",
+                name=name,
+                expected=expected,
+                found=found_there,
+            )
     if p.quiet and (res.stdout.strip() or res.stderr.strip()):
         return CheckResult.failed(
             p.message or f"{command} should say nothing",
@@ -97,6 +113,39 @@ def run(ctx: CheckContext, p: ShellParams) -> CheckResult:
     return CheckResult.passed(
         p.pass_message or f"{found} as expected", name=name, found=found, output=output
     )
+
+
+def _kept_differs(ctx: CheckContext, rel: str, printed: str) -> tuple[str, str] | None:
+    """Where a kept file differs from what the command printed now (None: they are the same):
+    the first line that differs, as the command prints it and as the file has it."""
+    path = ctx.path(rel)
+    if not path.is_file():
+        return f"{rel} holds what the command prints", f"{rel} does not exist yet: create it"
+    kept = path.read_text(errors="replace")
+    if kept == printed:
+        return None
+    now, there = printed.splitlines(), kept.splitlines()
+    for i in range(max(len(now), len(there))):
+        line_now = now[i] if i < len(now) else None
+        line_there = there[i] if i < len(there) else None
+        if line_now != line_there:
+            now_at, there_at = f"line {i + 1} as printed now:", f"line {i + 1} in {rel}:"
+            if line_now is None or line_there is None:
+                return (
+                    f"{now_at} {'(none: the output ends)' if line_now is None else line_now}",
+                    f"{there_at} {'(none: the file ends)' if line_there is None else line_there}",
+                )
+            column = next(
+                (c for c, (a, b) in enumerate(zip(line_now, line_there, strict=False)) if a != b),
+                min(len(line_now), len(line_there)),
+            )
+            return (
+                f"{now_at} {line_now}",
+                f"{there_at} {line_there}\n(the two part at column {column + 1})",
+            )
+    # The same lines: only the end differs.
+    ends = "ends with a newline" if printed.endswith("\n") else "ends without a newline"
+    return f"the output {ends}", f"{rel} does not: keep the output as printed (tee, or >)"
 
 
 def _validate(p: ShellParams) -> str | None:

@@ -168,7 +168,7 @@ def _unsaid(trick: dict[str, Any], stop: ScenarioStep, verdict: TrickVerdict) ->
     (``stop_has``): the judge's answer, the prediction."""
     wanted = trick.get("stop_has") or {}
     lacking = [
-        f"{key} = {_toml(value)}" for key, value in wanted.items() if _carried(stop, key) != value
+        f"{key} = {as_toml(value)}" for key, value in wanted.items() if _carried(stop, key) != value
     ]
     if not verdict.ok or not lacking:
         return verdict
@@ -192,7 +192,7 @@ def _carried(stop: ScenarioStep, key: str) -> Any:
     return stop.args.get(key)
 
 
-def _toml(value: Any) -> str:
+def as_toml(value: Any) -> str:
     if isinstance(value, bool):
         return str(value).lower()
     return f'"{value}"' if isinstance(value, str) else str(value)
