@@ -106,7 +106,7 @@ def test_lab04_a_sed_whose_pattern_matched_nothing_is_named(workspace: Workspace
     uc = "docs/use_cases/UC-002-edit-owner.md"
     (workspace.root / "scenarios" / "sed.toml").write_text(
         '[[step]]\ndo = "session_start"\n\n'
-        f"[[step]]\ndo = \"bash\"\ncommand = \"sed -i 's/Status: Approved/Status: Done/' {uc}\"\n"
+        f'[[step]]\ndo = "bash"\ncommand = "sed -i \'s/Status: Approved/Status: Done/\' {uc}"\n'
         'expect = "blocked"\n'
     )
     before = (workspace.root / uc).read_text()
@@ -227,7 +227,9 @@ def test_lab13_step3_setup_changes_the_code_line_only(node_ws: Workspace) -> Non
     runner.start("13")
     hook = node_ws.root / "scripts" / "check-before-stop.sh"
     lab = find_lab("13")
-    assert all(r.status is Status.PASS for r in runner.run_actions(lab, lab.step("held-live").setup))
+    assert all(
+        r.status is Status.PASS for r in runner.run_actions(lab, lab.step("held-live").setup)
+    )
     named = [line for line in hook.read_text().splitlines() if "dist/missing.js" in line]
     assert named == ["if ! test -s dist/missing.js; then"]
     # Step 5 as step 1 asked: the code pointed back, nothing else: its file check passes.
@@ -253,7 +255,7 @@ def test_lab13_a_hand_written_let_go_names_the_difference(node_ws: Workspace) ->
     assert "exit" not in (wrong.expected or "") and "exit" not in (wrong.found or "")
     assert (wrong.expected or "").startswith(
         'line 1 as printed now: {"systemMessage":"Stop check still fails: rebuild dist/app.js '
-        '(npm run build). Run the check by hand'
+        "(npm run build). Run the check by hand"
     )
     assert (wrong.found or "").splitlines() == [
         'line 1 in answers/let-go.json: {"systemMessage":"Stop check still fails: rebuild '

@@ -173,8 +173,8 @@ def _relevant_line(text: str, wanted: str | None) -> str:
     key = wanted.lower()
     starting = [ln for ln in lines if ln.lower().lstrip("-*#>` \t").startswith(key)]
     containing = [ln for ln in lines if key in ln.lower()]
-    hit = (starting or containing or [None])[0]
-    return hit if hit is not None else f"no line with {wanted!r}"
+    hits = starting or containing
+    return hits[0] if hits else f"no line with {wanted!r}"
 
 
 KIND = Kind(
