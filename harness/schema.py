@@ -1,9 +1,10 @@
 """A small declared schema for tables written by hand: every field named, typed and
 documented. Lab manifests, scenario files and the inline steps of a check all use it.
 
-Each problem names the file, the field path in one style (``step[2].check[0].kind``: tables
-by name, array items by their index from 0) and the fix; a typo suggests the field that was
-meant; a number must be finite and inside its bounds.
+Each problem names the file, the field path in one style (``step[2].check[1].kind``: tables
+by name, array items by their number counted from 1, as ``lab`` counts steps: ``step[7]`` is
+the seventh ``[[step]]``, the one a run calls step 7) and the fix; a typo suggests the field
+that was meant; a number must be finite and inside its bounds.
 """
 
 from __future__ import annotations
@@ -190,14 +191,14 @@ def check_value(value: object, field: Field, *, path: object, where: str) -> Any
         for i, item in enumerate(items):
             if not _is(item, field.item_type):
                 kind = _TYPE_NAMES.get(field.item_type, "?")
-                raise refuse(f"expected {kind}, found {found(item)}", f"{where}[{i}]")
+                raise refuse(f"expected {kind}, found {found(item)}", item_path(where, i))
     if field.inside:
         for i, item in enumerate(items):
             problem = escape_problem(item, field.inside)
             if problem:
                 raise ConfigError(
                     path,
-                    f"{where}[{i}]" if isinstance(value, list) else where,
+                    item_path(where, i) if isinstance(value, list) else where,
                     problem,
                     fix=f"write a path relative to {field.inside}, without '..'",
                 )
@@ -220,7 +221,13 @@ def _check_rules(value: object, field: Field, *, path: object, where: str) -> No
         for i, item in enumerate(value):
             problem = field.item_check(item)
             if problem:
-                raise ConfigError(path, f"{where}[{i}]", problem, fix=fix)
+                raise ConfigError(path, item_path(where, i), problem, fix=fix)
+
+
+def item_path(where: str, index: int) -> str:
+    """The field path of an array's item at ``index`` (from 0, as Python's): numbered from 1,
+    as a person counts and as runs name steps (``step[7]`` is step 7)."""
+    return f"{where}[{index + 1}]"
 
 
 def _join(where: str, key: str) -> str:

@@ -264,3 +264,42 @@ def test_lab13_a_hand_written_let_go_names_the_difference(node_ws: Workspace) ->
     ]
     for width in WIDTHS:
         assert_whole_lines(screen(wrong, width), width)
+
+
+# ---- step numbers count from 1 everywhere ----------------------------------------------------
+
+
+def test_a_scenario_error_names_the_step_as_runs_number_it(tmp_path: Path) -> None:
+    """The seventh [[step]] is step 7 in a run, and step[7] in an error about it."""
+    from harness.claude.scenario import load_scenario
+    from harness.errors import ConfigError
+
+    scenario = tmp_path / "tricks.toml"
+    scenario.write_text('[[step]]\ndo = "stop"\n\n' * 6 + '[[step]]\ndo = "bash"\n')
+    with pytest.raises(ConfigError) as err:
+        load_scenario(scenario)
+    assert err.value.field == "step[7].command"
+
+
+def test_a_lab_error_counts_steps_and_checks_from_1(tmp_path: Path) -> None:
+    from harness.engine.manifest import load_lab
+    from harness.errors import ConfigError
+
+    lab = tmp_path / "01-x"
+    lab.mkdir()
+    step = '[[step]]\nid = "{id}"\ntitle = "t"\ninstructions = "i"\nhints = ["h"]\n'
+    check = '[[step.check]]\nkind = "file"\npath = "a"\n{field} = true\n'
+    solve = '[[step.solve]]\ndo = "write"\npath = "a"\ncontent = "x"\n'
+    (lab / "lab.toml").write_text(
+        'format = 1\nid = "01-x"\ntitle = "x"\nintro = "x"\n\n'
+        + step.format(id="one")
+        + check.format(field="exists")
+        + solve
+        + step.format(id="two")
+        + check.format(field="exists")
+        + check.format(field="exist")
+        + solve
+    )
+    with pytest.raises(ConfigError) as err:
+        load_lab(lab)
+    assert err.value.field == "step[2].check[2].exist"

@@ -48,18 +48,18 @@ def _validate(p: ContractParams) -> str | None:
         return 'give the rules, e.g. rules = [{ part = "Claim", has = ".{10,}", say = "..." }]'
     for i, rule in enumerate(p.rules):
         if not isinstance(rule, dict) or not isinstance(rule.get("part"), str):
-            return f"rules[{i}] must be a table with a part (the line's label)"
+            return f"rules[{i + 1}] must be a table with a part (the line's label)"
         given = [k for k in ("has", "lacks") if k in rule]
         if len(given) != 1:
-            return f"rules[{i}] must give exactly one of has or lacks"
+            return f"rules[{i + 1}] must give exactly one of has or lacks"
         if not isinstance(rule.get("say"), str):
-            return f"rules[{i}] must say what to tell the participant (say = ...)"
+            return f"rules[{i + 1}] must say what to tell the participant (say = ...)"
         try:
             re.compile(str(rule[given[0]]))
         except re.error as exc:
-            return f"rules[{i}].{given[0]} is no regular expression: {exc}"
+            return f"rules[{i + 1}].{given[0]} is no regular expression: {exc}"
         if set(rule) - {"part", "has", "lacks", "say"}:
-            return f"rules[{i}] has keys beyond part, has, lacks and say"
+            return f"rules[{i + 1}] has keys beyond part, has, lacks and say"
     return None
 
 

@@ -47,7 +47,7 @@ from harness.errors import ConfigError, HarnessError
 from harness.maven.share import Call, MavenShare, maven_share
 from harness.paths import scratch_mkdtemp
 from harness.results import CheckResult
-from harness.schema import Field, check_table, fields_of, param
+from harness.schema import Field, check_table, fields_of, item_path, param
 from harness.userfiles import json_fix
 
 # Assertions a step may carry on top of the scenario fields harness/claude defines.
@@ -215,7 +215,7 @@ def _tables(p: SessionParams, path: object, where: str) -> None:
     if p.steps is not None:
         parse_inline(p.steps, path, where)
     for i, want in enumerate(p.expect_sequence):
-        here = f"{where}.expect_sequence[{i}]"
+        here = item_path(f"{where}.expect_sequence", i)
         check_table(want, SEQUENCE_FIELDS, path=path, where=here)
 
 
