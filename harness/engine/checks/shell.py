@@ -73,6 +73,35 @@ def run(ctx: CheckContext, p: ShellParams) -> CheckResult:
             found=found,
             output=output,
         )
+    failed = _stream_failure(p, res, name, output)
+    if failed is not None:
+        return failed
+    kept = _kept_differs(ctx, p.stdout_is_file, res.stdout) if p.stdout_is_file else None
+    if kept is not None:
+        return CheckResult.failed(
+            p.message or f"{p.stdout_is_file} is not what {command} prints",
+            name=name,
+            expected=kept[0],
+            found=kept[1],
+        )
+    if p.quiet and (res.stdout.strip() or res.stderr.strip()):
+        return CheckResult.failed(
+            p.message or f"{command} should say nothing",
+            name=name,
+            expected="no output",
+            found=output[:1500],
+            output=output,
+        )
+    return CheckResult.passed(
+        p.pass_message or f"{found} as expected", name=name, found=found, output=output
+    )
+
+
+def _stream_failure(
+    p: ShellParams, res: proc.ProcResult, name: str, output: str
+) -> CheckResult | None:
+    """What stdout or stderr lacks of what the check wants (None: nothing)."""
+    command = p.command
     for stream, text in (("stdout", res.stdout), ("stderr", res.stderr)):
         want = p.contains(stream)
         if want is not None and want not in text:
@@ -92,27 +121,7 @@ def run(ctx: CheckContext, p: ShellParams) -> CheckResult:
                 found=text.strip()[:1500] or "(empty)",
                 output=output,
             )
-    if p.stdout_is_file is not None:
-        kept = _kept_differs(ctx, p.stdout_is_file, res.stdout)
-        if kept is not None:
-            expected, found_there = kept
-            return CheckResult.failed(
-                p.message or f"{p.stdout_is_file} is not what {command} prints",
-                name=name,
-                expected=expected,
-                found=found_there,
-            )
-    if p.quiet and (res.stdout.strip() or res.stderr.strip()):
-        return CheckResult.failed(
-            p.message or f"{command} should say nothing",
-            name=name,
-            expected="no output",
-            found=output[:1500],
-            output=output,
-        )
-    return CheckResult.passed(
-        p.pass_message or f"{found} as expected", name=name, found=found, output=output
-    )
+    return None
 
 
 def _kept_differs(ctx: CheckContext, rel: str, printed: str) -> tuple[str, str] | None:
