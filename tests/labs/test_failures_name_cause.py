@@ -21,8 +21,9 @@ from rich.console import Console
 from harness.engine.context import CheckContext
 from harness.engine.manifest import find_lab
 from harness.engine.runner import LabRunner
+from harness.engine.stepview import StepView
 from harness.results import CheckResult, Status
-from harness.ui.lab_view import result_renderable
+from harness.ui.lab_view import hook_event_renderable, result_renderable
 from harness.ui.prose import print_prose
 from harness.workspace import Workspace, provision
 
@@ -101,7 +102,11 @@ def test_lab03_still_asks_for_its_fix_after_the_tricks() -> None:
 # ---- Lab 04 step 3: a sed that changed nothing -----------------------------------------------
 
 
-def test_lab04_a_sed_whose_pattern_matched_nothing_is_named(workspace: Workspace) -> None:
+def test_lab04_a_sed_whose_pattern_matched_nothing_is_named(
+    workspace: Workspace, engine: str
+) -> None:
+    """The sed ran, its pattern matched nothing: the row says so, not only "allowed (expected
+    blocked)"; on both engines, and whole at 80, 100 and 120 columns."""
     (workspace.root / "scenarios").mkdir(exist_ok=True)
     uc = "docs/use_cases/UC-002-edit-owner.md"
     (workspace.root / "scenarios" / "sed.toml").write_text(
@@ -110,7 +115,12 @@ def test_lab04_a_sed_whose_pattern_matched_nothing_is_named(workspace: Workspace
         'expect = "blocked"\n'
     )
     before = (workspace.root / uc).read_text()
-    result = run_check(workspace, "4", "sed", 0)
+    lab = find_lab("4")
+    spec = lab.step("sed").checks[0]
+    ctx = CheckContext(workspace, lab.dir)
+    rows: list[StepView] = []
+    ctx.on_hook_event = rows.append
+    result = spec.kind.run(ctx, {**spec.params, "engine": engine})
     assert (workspace.root / uc).read_text() == before
     assert result.status is Status.FAIL
     row = result.details["session"][1]
@@ -120,6 +130,15 @@ def test_lab04_a_sed_whose_pattern_matched_nothing_is_named(workspace: Workspace
         "with the line as the file has it)"
     )
     assert row["note"] in (result.found or "")
+    for width in WIDTHS:
+        out = io.StringIO()
+        console = Console(file=out, width=width, no_color=True, color_system=None)
+        print_prose(console, hook_event_renderable(rows[1]))
+        shown = out.getvalue()
+        # The command and its outcome are one unit a terminal may wrap (never split by us);
+        # every line of the note is whole.
+        assert_whole_lines("\n".join(ln for ln in shown.splitlines() if "sed -i" not in ln), width)
+        assert "changed no file" in shown and uc in shown
 
 
 def test_a_sed_that_changed_its_file_gets_no_note(workspace: Workspace) -> None:
