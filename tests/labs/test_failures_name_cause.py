@@ -322,3 +322,30 @@ def test_a_lab_error_counts_steps_and_checks_from_1(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as err:
         load_lab(lab)
     assert err.value.field == "step[2].check[2].exist"
+
+
+# ---- the hook's message once -----------------------------------------------------------------
+
+
+def test_a_hook_message_shown_as_found_gets_no_output_box_repeating_it(node_ws: Workspace) -> None:
+    """Lab 13 step 1 with the hook still passing: stderr lacks "Stop check blocked"; what the
+    hook printed is shown under found: once, not again in an output box."""
+    hook = node_ws.root / "scripts" / "check-before-stop.sh"
+    hook.write_text(hook.read_text().replace("npm test -- --runInBand", "npm test"))
+    hook.write_text(hook.read_text().replace("if ! test -s dist/app.js", "if ! test -s dist/x.js"))
+    subprocess.run(["npm", "run", "build"], cwd=node_ws.root, check=True, capture_output=True)
+    # The hook now blocks with exit 2, but on a reason the check does not look for.
+    spec = find_lab("13").step("block-on-missing").checks[1]
+    params = {**spec.params, "stderr_contains": "dist/missing.js"}
+    result = spec.kind.run(CheckContext(node_ws, find_lab("13").dir), params)
+    assert result.status is Status.FAIL
+    assert result.found == "Stop check blocked: rebuild dist/app.js (npm run build)"
+    for width in WIDTHS:
+        shown = screen(result, width)
+        assert shown.count("Stop check blocked: rebuild") == 1, shown
+        assert "output (tail)" not in shown
+
+
+def test_output_with_more_than_found_keeps_its_box() -> None:
+    result = CheckResult.failed("m", name="n", expected="exit 0", found="exit 1", output="a\nb")
+    assert "output (tail)" in screen(result, 100)
