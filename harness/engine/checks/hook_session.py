@@ -659,7 +659,7 @@ def _play_step(
         ctx.on_activity(f"playing a Claude Code session on {on}: {title}")
     yours = not label.startswith("session step")  # inline steps are the lab's, not yours
     problems = _judge(step, asserted, outcome, root, root / ".git", before, yours)
-    note = unchanged_note(command, named, root) if outcome.tool_ran else ""
+    note = unchanged_note(named, root) if outcome.tool_ran else ""
     if note and problems:
         problems.append(note)  # the cause, next to what went wrong
     return StepView.of(
@@ -675,32 +675,34 @@ def _play_step(
     )
 
 
+IN_PLACE = ("sed", "perl")  # editors whose -i changes the files they name, in place
+NAMED_CAP = 1_000_000  # bytes: a file named by an in-place edit is a text file, not a jar
+
+
 def named_files(command: str, root: Path) -> dict[str, bytes]:
-    """The workspace files a command names (``sed -i '…' docs/x.md``), each with its bytes
-    before the command runs: afterwards they tell whether the command changed any."""
+    """The workspace files an in-place edit names (``sed -i '…' docs/x.md``), each with its
+    bytes before the command runs: afterwards they tell whether it changed any. Any other
+    command: none (nothing is read)."""
     try:
         words = shlex.split(command)
     except ValueError:
         return {}
+    if not any(w in IN_PLACE for w in words) or not any(w.startswith("-i") for w in words):
+        return {}
     named = {}
     for word in words[1:]:
         path = root / word
-        if not word.startswith("-") and ".." not in word and path.is_file():
+        if word.startswith(("-", "/")) or ".." in word or not path.is_file():
+            continue
+        if path.stat().st_size <= NAMED_CAP:
             named[word] = path.read_bytes()
     return named
 
 
-def unchanged_note(command: str, named: dict[str, bytes], root: Path) -> str:
-    """A command that edits files in place (sed -i, perl -i) but changed none it names: said,
-    since its outcome alone (allowed, where a hook reports changes) hides why."""
-    try:
-        words = shlex.split(command)
-    except ValueError:
-        return ""
-    in_place = any(w in ("sed", "perl") for w in words) and any(w.startswith("-i") for w in words)
-    if not named or not in_place:
-        return ""
-    if any(
+def unchanged_note(named: dict[str, bytes], root: Path) -> str:
+    """An in-place edit (sed -i, perl -i) that changed none of the files it names: said, since
+    its outcome alone (allowed, where a hook reports changes) hides why."""
+    if not named or any(
         (root / rel).is_file() and (root / rel).read_bytes() != data for rel, data in named.items()
     ):
         return ""
