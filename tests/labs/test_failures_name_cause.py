@@ -349,3 +349,18 @@ def test_a_hook_message_shown_as_found_gets_no_output_box_repeating_it(node_ws: 
 def test_output_with_more_than_found_keeps_its_box() -> None:
     result = CheckResult.failed("m", name="n", expected="exit 0", found="exit 1", output="a\nb")
     assert "output (tail)" in screen(result, 100)
+
+
+def test_a_shell_pattern_is_said_in_words(node_ws: Workspace) -> None:
+    from harness.engine.checks import CHECK_KINDS
+    from harness.engine.checks.shell import ShellParams, _validate
+
+    assert _validate(ShellParams(command="true", stdout_matches=r"\bok\b")) == (
+        "say in words what the pattern asks for (means = ...): a person never reads it"
+    )
+    result = CHECK_KINDS["shell"].run(
+        CheckContext(node_ws, find_lab("13").dir),
+        {"kind": "shell", "command": "echo nope", "stdout_matches": r"(?i)^\s*ok\b", "means": "ok"},
+    )
+    assert result.status is Status.FAIL and result.expected == "stdout: ok"
+    assert not RAW_REGEX.search(screen(result, 100))

@@ -29,6 +29,11 @@ class ShellParams:
     stderr_contains: str | None = param(default=None, doc="text stderr must contain")
     stdout_matches: str | None = param(default=None, doc="regular expression stdout must match")
     stderr_matches: str | None = param(default=None, doc="regular expression stderr must match")
+    means: str | None = param(
+        default=None,
+        doc="what stdout_matches or stderr_matches asks for, in words (a person reads this, "
+        "never the pattern); required with either",
+    )
     stdout_is_file: str | None = param(
         default=None,
         doc="a workspace file whose text stdout must be, byte for byte (an answer the "
@@ -117,7 +122,7 @@ def _stream_failure(
             return CheckResult.failed(
                 p.message or f"{stream} of {command} does not match",
                 name=name,
-                expected=f"{stream} matches /{pattern}/",
+                expected=f"{stream}: {p.means}",
                 found=text.strip()[:1500] or "(empty)",
                 output=output,
             )
@@ -158,6 +163,8 @@ def _kept_differs(ctx: CheckContext, rel: str, printed: str) -> tuple[str, str] 
 
 
 def _validate(p: ShellParams) -> str | None:
+    if (p.stdout_matches or p.stderr_matches) and not p.means:
+        return "say in words what the pattern asks for (means = ...): a person never reads it"
     for key in ("stdout_matches", "stderr_matches"):
         pattern = p.matches(key.split("_")[0])
         if pattern is not None:
