@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 OUTPUT_CAP = 4000
@@ -54,10 +55,21 @@ class CheckResult:
         return cls(Status.FAIL, message, **kw)
 
     @classmethod
-    def missing_file(cls, rel: str, *, name: str, expected: str) -> CheckResult:
-        """A check whose file the participant has not written yet."""
+    def missing_file(
+        cls, rel: str, *, name: str, expected: str, root: Path | None = None
+    ) -> CheckResult:
+        """A check whose file the participant has not written yet, named as missing, with the
+        folder to make first when that is new too (``root``: the workspace it is in)."""
+        folder = PurePosixPath(rel).parent
+        new_folder = root is not None and str(folder) != "." and not (root / folder).is_dir()
+        create = (
+            f"create it (the folder is new too: mkdir -p {folder})" if new_folder else "create it"
+        )
         return cls.failed(
-            f"{rel} does not exist yet", name=name, expected=expected, found="no such file"
+            f"{rel} does not exist yet: {create}",
+            name=name,
+            expected=expected,
+            found="no such file",
         )
 
     @classmethod

@@ -1,9 +1,10 @@
 """A small declared schema for tables written by hand: every field named, typed and
 documented. Lab manifests, scenario files and the inline steps of a check all use it.
 
-Each problem names the file, the field path in one style (``step[2].check[0].kind``: tables
-by name, array items by their index from 0) and the fix; a typo suggests the field that was
-meant; a number must be finite and inside its bounds.
+Each problem names the file, the field path in one style (``step[2].check[1].kind``: tables
+by name, array items by their number counted from 1, as ``lab`` counts steps: ``step[7]`` is
+the seventh ``[[step]]``, the one a run calls step 7) and the fix; a typo suggests the field
+that was meant; a number must be finite and inside its bounds.
 """
 
 from __future__ import annotations
@@ -78,6 +79,8 @@ class Field:
     # A rule on every element of an array, told at the element's own path (with check_fix).
     item_check: Callable[[Any], str | None] | None = None
     nullable: bool = False  # null stands for the field left out (the client's settings)
+    # An array of the client's JSON settings: its items counted from 0, as jq counts them.
+    json_items: bool = False
 
     def describe(self) -> str:
         kind = _TYPE_NAMES.get(self.type, self.type.__name__)
@@ -190,14 +193,17 @@ def check_value(value: object, field: Field, *, path: object, where: str) -> Any
         for i, item in enumerate(items):
             if not _is(item, field.item_type):
                 kind = _TYPE_NAMES.get(field.item_type, "?")
-                raise refuse(f"expected {kind}, found {found(item)}", f"{where}[{i}]")
+                at = item_path(where, i, json=field.json_items)
+                raise refuse(f"expected {kind}, found {found(item)}", at)
     if field.inside:
         for i, item in enumerate(items):
             problem = escape_problem(item, field.inside)
             if problem:
                 raise ConfigError(
                     path,
-                    f"{where}[{i}]" if isinstance(value, list) else where,
+                    item_path(where, i, json=field.json_items)
+                    if isinstance(value, list)
+                    else where,
                     problem,
                     fix=f"write a path relative to {field.inside}, without '..'",
                 )
@@ -220,7 +226,15 @@ def _check_rules(value: object, field: Field, *, path: object, where: str) -> No
         for i, item in enumerate(value):
             problem = field.item_check(item)
             if problem:
-                raise ConfigError(path, f"{where}[{i}]", problem, fix=fix)
+                at = item_path(where, i, json=field.json_items)
+                raise ConfigError(path, at, problem, fix=fix)
+
+
+def item_path(where: str, index: int, *, json: bool = False) -> str:
+    """The field path of an array's item at ``index`` (from 0, as Python's): numbered from 1,
+    as a person counts and as runs name steps (``step[7]`` is step 7); an item of the client's
+    JSON settings from 0, as jq, which a person types it into, counts."""
+    return f"{where}[{index if json else index + 1}]"
 
 
 def _join(where: str, key: str) -> str:

@@ -63,7 +63,7 @@ def test_a_failed_dev_check_names_its_failed_steps_and_their_problems() -> None:
                     StepWalk(second, problems=["the check still fails after the solve"]),
                 ],
             ),
-            LabWalk("99-broken", manifest_error="lab.toml: step[0].id is missing"),
+            LabWalk("99-broken", manifest_error="lab.toml: step[1].id is missing"),
         ],
         duration=1.0,
     ).to_json()
@@ -71,5 +71,5 @@ def test_a_failed_dev_check_names_its_failed_steps_and_their_problems() -> None:
     assert f"{labs[0].id} / {second.id}:" in text
     assert "the check still fails after the solve" in text
     assert f"/ {first.id}:" not in text
-    assert "99-broken: lab.toml: step[0].id is missing" in text
+    assert "99-broken: lab.toml: step[1].id is missing" in text
     assert failed_steps(DevCheckReport(labs=[], duration=0.0).to_json()) == ""

@@ -15,7 +15,7 @@
 
 Paths are relative to the project root and stay inside it. The fields are declared with
 ``harness.schema`` (as lab manifests are): errors name the file, the field path
-(``step[2].file``, items counted from 0) and the fix.
+(``step[2].file``, items counted from 1 as runs number steps) and the fix.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from harness.claude.session import StepOutcome
 from harness.claude.tools import MAX_BASH_TIMEOUT
 from harness.claude.vocabulary import OUTCOMES, Outcome, StepKind
 from harness.errors import ConfigError
-from harness.schema import Field, check_table, found
+from harness.schema import Field, check_table, found, item_path
 from harness.userfiles import read_toml
 
 _PROJECT = "the project"
@@ -108,8 +108,8 @@ class ScenarioStep:
 
     @property
     def where(self) -> str:
-        """The step's field path in a scenario file (items counted from 0, as TOML's)."""
-        return f"step[{self.number - 1}]"
+        """The step's field path in a scenario file: ``step[7]`` is step 7, as runs say."""
+        return f"step[{self.number}]"
 
 
 @dataclass(frozen=True)
@@ -150,7 +150,7 @@ def parse_steps(
     steps: list[ScenarioStep] = []
     extras: list[dict[str, Any]] = []
     for i, item in enumerate(raw):
-        here = f"{where}[{i}]"
+        here = item_path(where, i)
         do = item.get("do") if isinstance(item, dict) else None
         if not isinstance(item, dict):
             raise ConfigError(

@@ -325,6 +325,7 @@ def _rules_field(name: str) -> Field:
         fix=f'write "{name}": ["Edit(target/**)", "Bash(git status)"]',
         item_check=_rule_item,
         check_fix='write "Tool" or "Tool(specifier)", e.g. "Bash(rm -rf:*)"',
+        json_items=True,
     )
 
 

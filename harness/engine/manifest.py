@@ -33,7 +33,7 @@ from harness.engine.checks import CHECK_KINDS
 from harness.engine.kinds import Kind
 from harness.errors import ConfigError, HarnessError
 from harness.paths import CHECKOUT_ROOT, bundled_dir, in_checkout
-from harness.schema import Field, check_table, suggest
+from harness.schema import Field, check_table, item_path, suggest
 from harness.userfiles import read_toml
 from harness.workspace.fixture import DEFAULT_FIXTURE, SHIPPED
 
@@ -189,7 +189,7 @@ def _spec(
 
 def _parse_step(raw: object, i: int, path: Path, lab_dir: Path) -> Step:
     """The lab's ``i``-th ``[[step]]``, its setup, checks and solve validated."""
-    where = f"step[{i}]"
+    where = item_path("step", i)
     s = check_table(raw, STEP_FIELDS, path=path, where=where)
     if not ID_RE.match(s["id"]):
         raise ConfigError(
@@ -226,19 +226,19 @@ def _parse_step(raw: object, i: int, path: Path, lab_dir: Path) -> Step:
         instructions=s["instructions"],
         hints=tuple(s["hints"]),
         setup=tuple(
-            _spec(a, ACTION_KINDS, "do", path, f"{where}.setup[{j}]", lab_dir)
+            _spec(a, ACTION_KINDS, "do", path, item_path(f"{where}.setup", j), lab_dir)
             for j, a in enumerate(s["setup"])
         ),
         checks=tuple(
-            _spec(c, CHECK_KINDS, "kind", path, f"{where}.check[{j}]", lab_dir)
+            _spec(c, CHECK_KINDS, "kind", path, item_path(f"{where}.check", j), lab_dir)
             for j, c in enumerate(s["check"])
         ),
         solve=tuple(
-            _spec(a, ACTION_KINDS, "do", path, f"{where}.solve[{j}]", lab_dir)
+            _spec(a, ACTION_KINDS, "do", path, item_path(f"{where}.solve", j), lab_dir)
             for j, a in enumerate(s["solve"])
         ),
         hollow=tuple(
-            _spec(a, ACTION_KINDS, "do", path, f"{where}.hollow[{j}]", lab_dir)
+            _spec(a, ACTION_KINDS, "do", path, item_path(f"{where}.hollow", j), lab_dir)
             for j, a in enumerate(s["hollow"])
         ),
     )
@@ -280,7 +280,7 @@ def parse_lab(data: dict[str, Any], path: Path) -> Lab:
         if any(step.id == earlier.id for earlier in steps):
             raise ConfigError(
                 path,
-                f"step[{i}].id",
+                f"{item_path('step', i)}.id",
                 f"duplicate step id {step.id!r}",
                 fix="give every step of a lab its own id",
             )

@@ -100,6 +100,7 @@ class StepView:
     look_for: str = ""  # what the step looks for in the feedback: a view keeps it in sight
     session: str = ""  # the session's title, when the step plays several (a heading each)
     background: bool = False  # a bash step that left its command running in the background
+    note: str = ""  # what the command did that explains its outcome ("changed no file: …")
 
     @classmethod
     def of(
@@ -113,6 +114,7 @@ class StepView:
         root: str,
         look_for: str = "",
         session: str = "",
+        note: str = "",
     ) -> StepView:
         return cls(
             step=step.number,
@@ -136,6 +138,7 @@ class StepView:
             look_for=look_for,
             session=session,
             background=bool(step.args.get("background")),
+            note=note,
         )
 
     @property
@@ -169,4 +172,5 @@ class StepView:
             "hooks": [hook.to_json() for hook in self.hooks],
             "problems": list(self.problems),
             "root": self.root,
+            "note": self.note,
         }

@@ -52,8 +52,9 @@ def print_status(console: Console, lab: Lab, progress: Progress) -> None:
 
 
 def quoted_spans(text: str) -> list[tuple[int, int]]:
-    """'|| true', 'A1: Missing Text': a quoted command or name stays on one line."""
-    return [m.span() for m in re.finditer(r"'[^'\n]{1,60}'", text)]
+    """'|| true', 'A1: Missing Text', `test -s dist/app.js`: a quoted command or name stays
+    on one line."""
+    return [m.span() for m in re.finditer(r"'[^'\n]{1,60}'|`[^`\n]{1,60}`", text)]
 
 
 def result_renderable(result: CheckResult, *, verbose: bool = True) -> RenderableType:
@@ -63,7 +64,7 @@ def result_renderable(result: CheckResult, *, verbose: bool = True) -> Renderabl
         (result.name + ": " if result.name else "", "bold"),
         result.message,
     )
-    blocks = [Block(head, rest=Text("  "))]
+    blocks = [Block(head, rest=Text("  "), protected=quoted_spans(head.plain))]
     parts: list[RenderableType] = []
     evidence = result.details.get("evidence")
     if verbose and result.status is Status.PASS and evidence:
@@ -81,7 +82,7 @@ def result_renderable(result: CheckResult, *, verbose: bool = True) -> Renderabl
                 )
         parts.append(Prose(blocks))
         blocks = []
-        if result.output:
+        if result.output and not _said_already(result.output, result.found or ""):
             parts.append(output_box(result.output))
         fix = result.details.get("fix")
         if fix:
@@ -103,6 +104,13 @@ def result_renderable(result: CheckResult, *, verbose: bool = True) -> Renderabl
 
 
 EVENT = "event: "  # a line of a session check's output: the JSON a hook was given
+
+
+def _said_already(output: str, found: str) -> bool:
+    """Output whose every line ``found:`` already shows (a hook's stderr, as found) gets no box
+    of its own: a person reads a message once."""
+    said = {line.strip() for line in found.splitlines()}
+    return all(line.strip() in said for line in output.strip().splitlines() if line.strip())
 
 
 def output_box(output: str) -> RenderableType:
@@ -235,6 +243,8 @@ def hook_event_renderable(
         blocks.append(Block(Text(shown, style="italic"), Text(" " * 6)))
     for problem in entry.problems:
         blocks.append(Block(Text(f"✘ {problem}", style="red"), Text(" " * 6), Text(" " * 8)))
+    if entry.note and entry.note not in entry.problems:  # a cause, even when nothing failed
+        blocks.append(Block(Text(f"↳ {entry.note}", style="yellow"), Text(" " * 6), Text(" " * 8)))
     return Prose(blocks)
 
 

@@ -107,18 +107,18 @@ def test_bad_scenario_is_a_clear_error(project: HookProject) -> None:
     bad.write_text('[[step]]\ndo = "edit"\nfile = "x"\nold = "a"\nnew = "b"\nexpect = "maybe"\n')
     result = run_cli("simulate", str(bad), cwd=project.root)
     assert result.code == 1
-    assert f'{bad}: step[0].expect: unknown value "maybe"' in flat(result.err)
+    assert f'{bad}: step[1].expect: unknown value "maybe"' in flat(result.err)
     assert "fix: use one of: allowed, blocked, asked, stopped, error" in result.err
 
     bad.write_text('[[step]]\ndo = "edit"\nfile = "x"\nold = "a"\nnew = "b"\nreplace = true\n')
     result = run_cli("simulate", str(bad), cwd=project.root)
-    assert f'{bad}: step[0].replace: unknown field (did you mean "replace_all"?)' in flat(
+    assert f'{bad}: step[1].replace: unknown field (did you mean "replace_all"?)' in flat(
         result.err
     )
 
     bad.write_text('[[step]]\ndo = "jump"\n')
     result = run_cli("simulate", str(bad), cwd=project.root)
-    assert 'step[0].do: unknown value "jump"' in flat(result.err)
+    assert 'step[1].do: unknown value "jump"' in flat(result.err)
 
     bad.write_text('[[step\ndo = "stop"\n')
     result = run_cli("simulate", str(bad), cwd=project.root)

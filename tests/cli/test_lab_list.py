@@ -27,7 +27,7 @@ def test_one_broken_lab_does_not_hide_the_others(course: Path) -> None:
     assert "01-first" in done.out and "03-third" in done.out
     assert "02-broken" in done.out  # in the table, in its place
     said = " ".join(done.err.split())
-    assert "02-broken/lab.toml: step[0].check[0].exist" in said
+    assert "02-broken/lab.toml: step[1].check[1].exist" in said
     assert 'did you mean "exists"' in said
     assert "Traceback" not in done.out + done.err
 
@@ -37,5 +37,5 @@ def test_one_broken_lab_in_json(course: Path) -> None:
     assert done.code == 1
     rows = json.loads(done.out)
     assert [row["id"] for row in rows] == ["01-first", "02-broken", "03-third"]
-    assert "step[0].check[0].exist" in rows[1]["error"] and rows[1]["fix"]
+    assert "step[1].check[1].exist" in rows[1]["error"] and rows[1]["fix"]
     assert rows[0]["title"] == "The first lab" and "error" not in rows[0]

@@ -43,7 +43,18 @@ def test_file(ws: Workspace) -> None:
     assert check(ws, "file", path="nope.txt", exists=True).found == "no such file"
     assert check(ws, "file", path="nope.txt", absent=True)
     assert not check(ws, "file", path=uc, not_contains="Approved")
-    assert check(ws, "file", path=uc, matches=r"^\*\*Use Case ID:\*\* UC-005$")
+    assert check(ws, "file", path=uc, matches=r"^\*\*Use Case ID:\*\* UC-005$", means="its id line")
+    # A pattern is said in words, and found: is the line it is about, not the file's head.
+    r = check(
+        ws,
+        "file",
+        path=uc,
+        matches=r"^\*\*Use Case ID:\*\* UC-009$",
+        means="the id line names UC-009",
+        line_with="**Use Case ID:",
+    )
+    assert r.status is Status.FAIL and r.expected == "the id line names UC-009"
+    assert r.found == "**Use Case ID:** UC-005"
 
 
 def test_git(ws: Workspace) -> None:
@@ -119,7 +130,10 @@ def test_hook_session_pass_fail_with_event_json(ws: Workspace, engine: str) -> N
         "session step 2 (edit docs/use_cases/UC-005-add-visit.md): "
         "this check needs allowed, it was blocked"
     )
-    assert "stderr:" in r.output and '"tool_name": "Edit"' in r.output
+    assert '"tool_name": "Edit"' in r.output and "exit 2" in r.output
+    # The hook's message is shown once: in the step's row (its feedback), not again as stderr.
+    assert "coverage-check UC-005" in r.details["session"][1]["feedback"]
+    assert "stderr:" not in r.output and "coverage-check UC-005" not in r.output
     # The session ran on a copy: the participant's file is untouched.
     assert "**Status:** Approved" in (ws.root / uc).read_text()
 

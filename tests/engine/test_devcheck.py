@@ -51,7 +51,7 @@ def test_dev_check_passes_an_honest_lab_and_reports_manifest_errors(tmp_path: Pa
     by_id = {lab.lab_id: lab for lab in report.labs}
     assert by_id["01-honest"].ok
     error = by_id["02-broken"].manifest_error or ""
-    assert "02-broken/lab.toml: step[0].check[0].kind" in error and 'did you mean "file"' in error
+    assert "02-broken/lab.toml: step[1].check[1].kind" in error and 'did you mean "file"' in error
     assert not report.ok
 
 
@@ -70,12 +70,12 @@ def test_every_check_runs_before_and_after_and_one_that_never_changes_is_named(
 
     said = " ".join(done.out.split())
     assert done.code == 0, done  # a warning, not a failure: a guard may mean to keep passing
-    assert "step write-x: file pom.xml (step[0].check[1]) passes before and after the solve" in said
+    assert "step write-x: file pom.xml (step[1].check[2]) passes before and after the solve" in said
     assert "proves nothing" in said
     data = json.loads(run_cli("dev", "check", "--jobs", "1", "--json", cwd=tmp_path).out)
     walked = data["labs"][0]["steps"][0]
     assert [c["status"] for c in walked["before"]["checks"]] == ["fail", "pass"]
-    assert walked["unchanged"] == ["file pom.xml (step[0].check[1])"]
+    assert walked["unchanged"] == ["file pom.xml (step[1].check[2])"]
 
 
 def test_engine_both_says_per_step_that_both_engines_ran_and_agreed(

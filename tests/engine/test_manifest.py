@@ -45,7 +45,7 @@ def test_good_manifest_loads(tmp_path: Path) -> None:
 
 def test_unknown_check_kind_names_file_field_and_known_kinds(tmp_path: Path) -> None:
     err = _error(tmp_path, GOOD.replace('kind = "file"', 'kind = "foo"'))
-    assert err.field == "step[0].check[0].kind"
+    assert err.field == "step[1].check[1].kind"
     assert 'unknown kind "foo"' in err.problem and "known: file, git, sensors" in err.problem
     assert err.path.endswith("01-demo/lab.toml")
     assert err.fix and "use one of" in err.fix
@@ -53,19 +53,19 @@ def test_unknown_check_kind_names_file_field_and_known_kinds(tmp_path: Path) -> 
 
 def test_typo_in_a_field_suggests_the_right_one(tmp_path: Path) -> None:
     err = _error(tmp_path, GOOD.replace("exists = true", "exist = true"))
-    assert err.field == "step[0].check[0].exist"
+    assert err.field == "step[1].check[1].exist"
     assert 'did you mean "exists"' in err.problem
 
 
 def test_empty_hints_are_refused(tmp_path: Path) -> None:
     err = _error(tmp_path, GOOD.replace('hints = ["a", "b"]', "hints = []"))
-    assert err.field == "step[0].hints"
+    assert err.field == "step[1].hints"
 
 
 def test_duplicate_step_ids_are_refused(tmp_path: Path) -> None:
     second = GOOD[GOOD.index("[[step]]") :]
     err = _error(tmp_path, GOOD + second)
-    assert err.field == "step[1].id" and "duplicate" in err.problem
+    assert err.field == "step[2].id" and "duplicate" in err.problem
 
 
 def test_unsupported_format_version(tmp_path: Path) -> None:
@@ -77,7 +77,7 @@ def test_missing_asset_is_named(tmp_path: Path) -> None:
     copy = 'do = "copy"\nfrom = "sol/x.txt"\nto = "x.txt"'
     body = GOOD.replace('content = "x"', "").replace('do = "write"\npath = "x.txt"', copy)
     err = _error(tmp_path, body)
-    assert err.field == "step[0].solve[0]" and "sol/x.txt" in err.problem
+    assert err.field == "step[1].solve[1]" and "sol/x.txt" in err.problem
 
 
 def test_id_must_match_folder(tmp_path: Path) -> None:
@@ -87,7 +87,7 @@ def test_id_must_match_folder(tmp_path: Path) -> None:
 
 def test_wrong_type_is_named(tmp_path: Path) -> None:
     err = _error(tmp_path, GOOD.replace("exists = true", 'exists = "yes"'))
-    assert err.field == "step[0].check[0].exists" and "true or false" in err.problem
+    assert err.field == "step[1].check[1].exists" and "true or false" in err.problem
 
 
 def test_inline_session_steps_are_validated(tmp_path: Path) -> None:
@@ -96,7 +96,7 @@ def test_inline_session_steps_are_validated(tmp_path: Path) -> None:
         'kind = "hook_session"\nsteps = [{ do = "edit", file = "a" }]',
     )
     err = _error(tmp_path, body)
-    assert err.field.startswith("step[0].check[0].steps[0]")
+    assert err.field.startswith("step[1].check[1].steps[1]")
 
 
 def test_the_shipped_labs_all_load() -> None:
@@ -122,38 +122,38 @@ def _check(check: str) -> str:
         # blokced" the session lacked
         (
             SESSION + 'expect_sequence = [{ do = "stop" }, { do = "edit", outcome = "blokced" }]',
-            "step[0].check[0].expect_sequence[1].outcome",
+            "step[1].check[1].expect_sequence[2].outcome",
             'unknown value "blokced" (did you mean "blocked"?)',
             "allowed, blocked, asked, stopped, error",
         ),
         # the inline steps' assertion, not a key of expect_sequence: the error names it
         (
             SESSION + 'expect_sequence = [{ do = "stop", marker_absent = "x" }]',
-            "step[0].check[0].expect_sequence[0].marker_absent",
+            "step[1].check[1].expect_sequence[1].marker_absent",
             'unknown field (did you mean "marker_exists"?)',
             "do, outcome, feedback_contains",
         ),
         (
             SESSION + 'expect_sequence = [{ do = "stpo" }]',
-            "step[0].check[0].expect_sequence[0].do",
+            "step[1].check[1].expect_sequence[1].do",
             'unknown value "stpo" (did you mean "stop"?)',
             "prompt, edit, write, bash",
         ),
         (
             LIVE + 'steps = [{ do = "stop", expect = "alowed" }]',
-            "step[0].check[0].steps[0].expect",
+            "step[1].check[1].steps[1].expect",
             'unknown value "alowed" (did you mean "allowed"?)',
             "allowed, blocked",
         ),
         (
             LIVE + 'engine = "claude"',
-            "step[0].check[0].engine",
+            "step[1].check[1].engine",
             'unknown value "claude"',
             "emulator, claude-code, auto",
         ),
         (
             LIVE.replace('{ do = "stop" }', '{ do = "stop", outcome = "blocked", asks = "x" }'),
-            "step[0].check[0].expect[0].asks",
+            "step[1].check[1].expect[1].asks",
             'unknown field (did you mean "ask"?)',
             "ended, foreground, ask",
         ),
@@ -175,5 +175,5 @@ def test_a_play_session_steps_are_checked_at_load_in_their_own_place(tmp_path: P
     play = 'do = "play_session"\nsteps = [{ do = "edit", file = "a.txt", old = "a" }]'
     err = _error(tmp_path, GOOD.replace(solve, play))
     assert err.path.endswith("01-demo/lab.toml")  # not a made-up "lab.toml"
-    assert err.field == "step[0].solve[0].steps[0].new"
+    assert err.field == "step[1].solve[1].steps[1].new"
     assert "missing required field" in err.problem

@@ -116,4 +116,4 @@ def test_a_scenario_that_is_not_valid_names_the_field(workspace: Workspace) -> N
     put(workspace, '[[step]]\ndo = "bash"\n')
     result = tricks_check(workspace)
     assert result.status is Status.FAIL
-    assert "step[0].command" in result.message and TRICKS in result.message
+    assert "step[1].command" in result.message and TRICKS in result.message

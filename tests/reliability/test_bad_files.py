@@ -31,16 +31,16 @@ TOML_FILES: dict[str, tuple[bytes, str]] = {
 }
 # The wrong type where the scenario loader looks before any field is checked.
 SCENARIOS: dict[str, tuple[str, str]] = {
-    "steps that are numbers": ("step = [1, 2]\n", "step[0]: expected a table"),
+    "steps that are numbers": ("step = [1, 2]\n", "step[1]: expected a table"),
     "a single [step] table": ('[step]\ndo = "stop"\n', "step: expected an array, found a table"),
-    "an action that is an array": ('[[step]]\ndo = ["stop"]\n', "step[0].do"),
+    "an action that is an array": ('[[step]]\ndo = ["stop"]\n', "step[1].do"),
     "a negative bash timeout": (
         '[[step]]\ndo = "bash"\ncommand = "true"\ntimeout = -5\n',
-        "step[0].timeout: -5 is out of range",
+        "step[1].timeout: -5 is out of range",
     ),
     "a bash timeout of a billion seconds": (
         '[[step]]\ndo = "bash"\ncommand = "true"\ntimeout = 1e9\n',
-        "step[0].timeout",
+        "step[1].timeout",
     ),
 }
 
@@ -101,7 +101,7 @@ def test_unreadable_manifest(tmp_path: Path, case: str, said: str) -> None:
     "bad input",
     "lab manifest: a check kind that is an array",
     tried='lab list with a labs folder whose 01-bad/lab.toml has kind = ["file"] in a check',
-    held="exit 1, no traceback; the error names 01-bad/lab.toml and step[0].check[0].kind",
+    held="exit 1, no traceback; the error names 01-bad/lab.toml and step[1].check[1].kind",
 )
 def test_manifest_kind_of_wrong_type(tmp_path: Path) -> None:
     (tmp_path / "labs" / "01-bad").mkdir(parents=True)
@@ -112,7 +112,7 @@ def test_manifest_kind_of_wrong_type(tmp_path: Path) -> None:
         '[[step.solve]]\ndo = "write"\npath = "done.txt"\ncontent = "x"\n'
     )
     done = lab(tmp_path, "list", env={"HOOKLAB_LABS": str(tmp_path / "labs")})
-    assert_clean_error(done, "01-bad/lab.toml", "step[0].check[0].kind")
+    assert_clean_error(done, "01-bad/lab.toml", "step[1].check[1].kind")
 
 
 SETTINGS: dict[str, tuple[bytes, str]] = {

@@ -118,26 +118,26 @@ MANIFEST_FIELDS = {
     "an id that is not its folder's": "id",
     "no title": "title",
     "no step": "step",
-    "a step id with spaces": "step[0].id",
-    "empty hints": "step[0].hints",
-    "hints that are not text": "step[0].hints[0]",
-    "no check": "step[0].check",
-    "a misspelt check kind": "step[0].check[0].kind",
-    "an unknown check field": "step[0].check[0].exits",
-    "a check field of the wrong type": "step[0].check[0].exists",
-    "a misspelt action": "step[0].solve[0].do",
-    "a missing asset": "step[0].solve[0]",
-    "a path with ..": "step[0].solve[0].path",
-    "an absolute path": "step[0].solve[0].path",
-    "an asset out of the lab folder": "step[0].solve[0].from",
-    "a checked path with ..": "step[0].check[0].path",
-    "a session step without do": "step[0].check[0].steps[0].do",
-    "a session marker out of .git": "step[0].check[0].steps[0].marker_exists",
-    "session steps that are numbers": "step[0].check[0].steps[0]",
-    "a session bash step with a negative timeout": "step[0].check[0].steps[0].timeout",
-    "a negative count": "step[0].check[0].blocked_stops_at_least",
+    "a step id with spaces": "step[1].id",
+    "empty hints": "step[1].hints",
+    "hints that are not text": "step[1].hints[1]",
+    "no check": "step[1].check",
+    "a misspelt check kind": "step[1].check[1].kind",
+    "an unknown check field": "step[1].check[1].exits",
+    "a check field of the wrong type": "step[1].check[1].exists",
+    "a misspelt action": "step[1].solve[1].do",
+    "a missing asset": "step[1].solve[1]",
+    "a path with ..": "step[1].solve[1].path",
+    "an absolute path": "step[1].solve[1].path",
+    "an asset out of the lab folder": "step[1].solve[1].from",
+    "a checked path with ..": "step[1].check[1].path",
+    "a session step without do": "step[1].check[1].steps[1].do",
+    "a session marker out of .git": "step[1].check[1].steps[1].marker_exists",
+    "session steps that are numbers": "step[1].check[1].steps[1]",
+    "a session bash step with a negative timeout": "step[1].check[1].steps[1].timeout",
+    "a negative count": "step[1].check[1].blocked_stops_at_least",
     "steps that are a table": "step",
-    "a step that is a number": "step[0]",
+    "a step that is a number": "step[1]",
 }
 
 
@@ -159,46 +159,46 @@ def test_malformed_manifest(tmp_path: Path, case: str, field: str) -> None:
 SCENARIOS = {
     "broken TOML syntax": ("[[step]\ndo = 'stop'\n", "invalid TOML"),
     "no steps": ("[session]\nauto_approve = true\n", "step"),
-    "an unknown action": ('[[step]]\ndo = "deploy"\n', "step[0].do"),
+    "an unknown action": ('[[step]]\ndo = "deploy"\n', "step[1].do"),
     "a required field left out": (
         '[[step]]\ndo = "edit"\nfile = "a.md"\nold = "x"\n',
-        "step[0].new",
+        "step[1].new",
     ),
     "a field of the wrong type": (
         '[[step]]\ndo = "bash"\ncommand = "ls"\ntimeout = "long"\n',
-        "step[0].timeout",
+        "step[1].timeout",
     ),
-    "an unknown field": ('[[step]]\ndo = "stop"\nnmae = "x"\n', "step[0].nmae"),
-    "an unknown expectation": ('[[step]]\ndo = "stop"\nexpect = "blokced"\n', "step[0].expect"),
+    "an unknown field": ('[[step]]\ndo = "stop"\nnmae = "x"\n', "step[1].nmae"),
+    "an unknown expectation": ('[[step]]\ndo = "stop"\nexpect = "blokced"\n', "step[1].expect"),
     "an unknown session setting": (
         '[session]\nauto = true\n[[step]]\ndo = "stop"\n',
         "session.auto",
     ),
     "a file path with ..": (
         '[[step]]\ndo = "write"\nfile = "../escaped.txt"\ncontent = "x"\n',
-        "step[0].file",
+        "step[1].file",
     ),
     "an absolute file path": (
         '[[step]]\ndo = "edit"\nfile = "/etc/hostname"\nold = "a"\nnew = "b"\n',
-        "step[0].file",
+        "step[1].file",
     ),
-    "steps that are numbers, not tables": ("step = [1, 2, 3]\n", "step[0]"),
-    "a step that is a string": ('step = ["stop"]\n', "step[0]"),
+    "steps that are numbers, not tables": ("step = [1, 2, 3]\n", "step[1]"),
+    "a step that is a string": ('step = ["stop"]\n', "step[1]"),
     "a session that is not a table": ('session = 3\n[[step]]\ndo = "stop"\n', "session"),
     "a negative bash timeout": (
         '[[step]]\ndo = "bash"\ncommand = "ls"\ntimeout = -5\n',
-        "step[0].timeout",
+        "step[1].timeout",
     ),
     "an absurd bash timeout": (
         '[[step]]\ndo = "bash"\ncommand = "ls"\ntimeout = 1e12\n',
-        "step[0].timeout",
+        "step[1].timeout",
     ),
     "a timeout that is not a number (nan)": (
         '[[step]]\ndo = "bash"\ncommand = "ls"\ntimeout = nan\n',
-        "step[0].timeout",
+        "step[1].timeout",
     ),
-    "an action that is not a string": ("[[step]]\ndo = 3\n", "step[0].do"),
-    "a step without an action": ('[[step]]\ntext = "hi"\n', "step[0].do"),
+    "an action that is not a string": ("[[step]]\ndo = 3\n", "step[1].do"),
+    "a step without an action": ('[[step]]\ntext = "hi"\n', "step[1].do"),
 }
 
 
@@ -318,7 +318,7 @@ def outside(tmp_path: Path) -> Path:
     "a scenario file that a symlink leads out of the project",
     tried="lab simulate with write file = 'link/x.txt', where link is a symlink to a folder "
     "outside the participant's workspace",
-    held="exit 1, no traceback, the error names scenario.toml and step[0].file; nothing written "
+    held="exit 1, no traceback, the error names scenario.toml and step[1].file; nothing written "
     "outside; the participant's files, progress and backups intact but for the symlink",
 )
 def test_scenario_symlink_out(participant: Workspace, outside: Path, tmp_path: Path) -> None:
@@ -327,7 +327,7 @@ def test_scenario_symlink_out(participant: Workspace, outside: Path, tmp_path: P
     before = state(root)
     scenario = tmp_path / "scenario.toml"
     scenario.write_text('[[step]]\ndo = "write"\nfile = "link/x.txt"\ncontent = "x"\n')
-    assert_clean_error(run_lab(root, "simulate", str(scenario)), "scenario.toml", "step[0].file")
+    assert_clean_error(run_lab(root, "simulate", str(scenario)), "scenario.toml", "step[1].file")
     assert sorted(p.name for p in outside.iterdir()) == ["secret.txt"]
     assert_intact(before, root)
 

@@ -14,7 +14,8 @@ participant when the rule does not hold:
     ]
 
 Patterns are case-insensitive and read the line after its label. A part without a line is
-"no Block: line yet"; every part gets a verdict line, so the participant sees them all at once.
+"no line starts with Block: yet"; every part gets a verdict line, so the participant sees them
+all at once, and a part that does not hold shows the line it judged.
 """
 
 from __future__ import annotations
@@ -47,18 +48,18 @@ def _validate(p: ContractParams) -> str | None:
         return 'give the rules, e.g. rules = [{ part = "Claim", has = ".{10,}", say = "..." }]'
     for i, rule in enumerate(p.rules):
         if not isinstance(rule, dict) or not isinstance(rule.get("part"), str):
-            return f"rules[{i}] must be a table with a part (the line's label)"
+            return f"rules[{i + 1}] must be a table with a part (the line's label)"
         given = [k for k in ("has", "lacks") if k in rule]
         if len(given) != 1:
-            return f"rules[{i}] must give exactly one of has or lacks"
+            return f"rules[{i + 1}] must give exactly one of has or lacks"
         if not isinstance(rule.get("say"), str):
-            return f"rules[{i}] must say what to tell the participant (say = ...)"
+            return f"rules[{i + 1}] must say what to tell the participant (say = ...)"
         try:
             re.compile(str(rule[given[0]]))
         except re.error as exc:
-            return f"rules[{i}].{given[0]} is no regular expression: {exc}"
+            return f"rules[{i + 1}].{given[0]} is no regular expression: {exc}"
         if set(rule) - {"part", "has", "lacks", "say"}:
-            return f"rules[{i}] has keys beyond part, has, lacks and say"
+            return f"rules[{i + 1}] has keys beyond part, has, lacks and say"
     return None
 
 
@@ -66,20 +67,20 @@ def _parts(rules: list[dict[str, Any]]) -> list[str]:
     return list(dict.fromkeys(str(r["part"]) for r in rules))
 
 
-def _line(text: str, part: str) -> str | None:
-    """What the first line labelled ``part:`` says after its label (list marks and bold
-    allowed before it), or None without such a line."""
+def _line(text: str, part: str) -> tuple[str, str] | None:
+    """The first line labelled ``part:`` (list marks and bold allowed before it), whole and
+    what it says after its label; None without such a line."""
     label = re.compile(rf"^\W*{re.escape(part)}\W*:\**\s*(.*)$", re.IGNORECASE)
     for line in text.splitlines():
         found = label.match(line)
         if found:
-            return found.group(1).strip()
+            return line.strip(), found.group(1).strip()
     return None
 
 
 def _judge(part: str, said: str | None, rules: list[dict[str, Any]]) -> list[str]:
     if said is None:
-        return [f"no {part}: line yet"]
+        return [f"no line starts with {part}: yet"]
     if not said:
         return [f"the {part}: line is empty"]
     wrong = []
@@ -95,18 +96,25 @@ def run(ctx: CheckContext, p: ContractParams) -> CheckResult:
     name = f"contract {p.path}"
     path = ctx.path(p.path)
     if not path.is_file():
-        return CheckResult.missing_file(p.path, name=name, expected="your contract, a line a part")
+        return CheckResult.missing_file(
+            p.path, name=name, expected="your contract, a line a part", root=ctx.root
+        )
     text = path.read_text(errors="replace")
     shown: list[str] = []
     first: str | None = None
     for part in _parts(p.rules):
-        wrong = _judge(part, _line(text, part), [r for r in p.rules if r["part"] == part])
+        line = _line(text, part)
+        said = None if line is None else line[1]
+        wrong = _judge(part, said, [r for r in p.rules if r["part"] == part])
         shown.append(f"✔ {part}" if not wrong else f"✘ {part}: {'; '.join(wrong)}")
+        if wrong and line is not None and said:
+            shown.append(f"  your line: {line[0]}")  # the line judged, as the person wrote it
         first = first or (wrong[0] if wrong else None)
     if first is not None:
-        bad = sum(line.startswith("✘") for line in shown)
+        bad = sum(shown_line.startswith("✘") for shown_line in shown)
+        parts = sum(shown_line.startswith(("✘", "✔")) for shown_line in shown)
         return CheckResult.failed(
-            p.message or f"{bad} of {len(shown)} parts of the contract do not hold yet: {first}",
+            p.message or f"{bad} of {parts} parts of the contract do not hold yet: {first}",
             name=name,
             expected="each part says what the contract needs (see each ✘)",
             found="\n".join(shown),

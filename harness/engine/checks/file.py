@@ -39,6 +39,16 @@ class FileParams:
     matches: str | None = param(
         default=None, doc="a regular expression (multiline) the file must match"
     )
+    means: str | None = param(
+        default=None,
+        doc="what matches asks for, in words (a person reads this, never the pattern); "
+        "required with matches",
+    )
+    line_with: str | None = param(
+        default=None,
+        doc="text (any case) that picks the line found: shows when matches fails: a line "
+        "starting with it first, else one containing it",
+    )
     message: str | None = param(default=None, doc="what the participant reads when the check fails")
     pass_message: str | None = param(default=None, doc="what the participant reads when it passes")
 
@@ -46,6 +56,8 @@ class FileParams:
 def _validate(p: FileParams) -> str | None:
     if not any(getattr(p, a) not in (None, False) for a in ASSERTIONS):
         return f"say what to assert: one or more of {', '.join(ASSERTIONS)}"
+    if p.matches is not None and not p.means:
+        return "say in words what matches asks for (means = ...): a person never reads the pattern"
     if p.matches is not None:
         try:
             re.compile(p.matches, re.MULTILINE)
@@ -61,12 +73,9 @@ def run(ctx: CheckContext, p: FileParams) -> CheckResult:
     if p.absent:
         return _absent(p, path.exists(), name)
     if not path.is_file():
-        return CheckResult.failed(
-            p.message or f"{rel} does not exist",
-            name=name,
-            expected="the file exists",
-            found="no such file",
-        )
+        # Named as missing, whatever the check then reads in it: "no Claim: line yet" of a
+        # file not written sends a person looking for a line instead of making the file.
+        return CheckResult.missing_file(rel, name=name, expected="the file exists", root=ctx.root)
     if p.executable and not os.access(path, os.X_OK):
         return CheckResult.failed(
             p.message or f"{rel} is not executable",
@@ -106,8 +115,8 @@ def run(ctx: CheckContext, p: FileParams) -> CheckResult:
         return CheckResult.failed(
             p.message or f"{rel} does not match the expected pattern",
             name=name,
-            expected=f"matches /{p.matches}/",
-            found=_excerpt(text),
+            expected=p.means,
+            found=_relevant_line(text, p.line_with),
         )
     return CheckResult.passed(p.pass_message or "as expected", name=name)
 
@@ -150,13 +159,22 @@ def _nearest(text: str, wanted: str) -> str:
     """The lines most like the expected text: what the participant wrote instead."""
     first = wanted.strip().splitlines()[0] if wanted.strip() else wanted
     close = difflib.get_close_matches(first, text.splitlines(), n=2, cutoff=0.5)
-    return "\n".join(line.strip() for line in close) if close else _excerpt(text)
+    if close:
+        return "\n".join(line.strip() for line in close)
+    return "the file is empty" if not text.strip() else f"no line like {first.strip()!r}"
 
 
-def _excerpt(text: str, lines: int = 12) -> str:
-    shown = text.splitlines()[:lines]
-    more = "" if len(text.splitlines()) <= lines else "\n…"
-    return "\n".join(shown) + more
+def _relevant_line(text: str, wanted: str | None) -> str:
+    """The line a failed pattern is about: the first that starts with ``wanted`` (after list
+    marks, bold or a comment sign), else the first containing it; never the file's head."""
+    lines = [line.strip() for line in text.splitlines()]
+    if not wanted:
+        return f"no line as asked, in {len(lines)} line{'s' if len(lines) != 1 else ''}"
+    key = wanted.lower()
+    starting = [ln for ln in lines if ln.lower().lstrip("-*#>` \t").startswith(key)]
+    containing = [ln for ln in lines if key in ln.lower()]
+    hits = starting or containing
+    return hits[0] if hits else f"no line with {wanted!r}"
 
 
 KIND = Kind(

@@ -11,6 +11,7 @@ import contextlib
 import itertools
 import json
 import re
+import shlex
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -46,7 +47,7 @@ from harness.errors import ConfigError, HarnessError
 from harness.maven.share import Call, MavenShare, maven_share
 from harness.paths import scratch_mkdtemp
 from harness.results import CheckResult
-from harness.schema import Field, check_table, fields_of, param
+from harness.schema import Field, check_table, fields_of, item_path, param
 from harness.userfiles import json_fix
 
 # Assertions a step may carry on top of the scenario fields harness/claude defines.
@@ -214,7 +215,7 @@ def _tables(p: SessionParams, path: object, where: str) -> None:
     if p.steps is not None:
         parse_inline(p.steps, path, where)
     for i, want in enumerate(p.expect_sequence):
-        here = f"{where}.expect_sequence[{i}]"
+        here = item_path(f"{where}.expect_sequence", i)
         check_table(want, SEQUENCE_FIELDS, path=path, where=here)
 
 
@@ -442,7 +443,7 @@ def _verdict(
     if failures or not all(v.ok for v in verdicts):
         headline = _headline(s, failures, verdicts, play.steps)
         expected = (
-            TRICKS_EXPECTED
+            tricks_expected(s)
             if verdicts
             else PREDICTIONS_EXPECTED
             if headline.startswith(PREDICTIONS_WRONG)
@@ -466,10 +467,24 @@ def _verdict(
 PREDICTIONS_WRONG = "the hooks did what this step wants, but"
 NO_PREDICTION = "has no prediction: the step asks you to predict"
 PREDICTIONS_EXPECTED = "every expect in your file to name the outcome the step really had"
-TRICKS_EXPECTED = (
-    "every trick's command really runs and the stop after it is blocked; then a fix (an edit), "
-    "a real sensor run, and a last stop that is allowed"
-)
+TRICKS_EXPECTED = "every trick's command really runs and the stop after it is blocked"
+
+
+def tricks_expected(s: SessionParams) -> str:
+    """What a tricks check wants, from its own parameters: only what this step asks for (what
+    each trick's stop must carry, the sequence after the tricks), nothing another lab's asks."""
+    carried = {k: v for t in s.tricks for k, v in (t.get("stop_has") or {}).items()}
+    said = ", ".join(f"{key} = {trick_check.as_toml(value)}" for key, value in carried.items())
+    wanted = (
+        f"every trick's command really runs, and the stop after it has {said} and is blocked"
+        if said
+        else TRICKS_EXPECTED
+    )
+    if s.expect_sequence:
+        wanted += "; then " + ", then ".join(describe_item(w) for w in s.expect_sequence)
+    elif s.final:
+        wanted += f"; the last step {s.final}"
+    return wanted
 
 
 def _headline(
@@ -631,6 +646,7 @@ def _play_step(
     # Every command is announced (smoke.sh takes seconds too), so the live view shows what runs
     # and the Maven timer sees the Maven ones.
     runs_command = step.do == StepKind.BASH and bool(command)
+    named = named_files(command, root) if runs_command else {}
     if runs_command:
         ctx.on_activity(f"session step {step.number}: {command}")
     try:
@@ -643,6 +659,9 @@ def _play_step(
         ctx.on_activity(f"playing a Claude Code session on {on}: {title}")
     yours = not label.startswith("session step")  # inline steps are the lab's, not yours
     problems = _judge(step, asserted, outcome, root, root / ".git", before, yours)
+    note = unchanged_note(named, root) if outcome.tool_ran else ""
+    if note and problems:
+        problems.append(note)  # the cause, next to what went wrong
     return StepView.of(
         step,
         outcome,
@@ -652,6 +671,45 @@ def _play_step(
         root=str(root),
         look_for=asserted.feedback_contains or "",
         session=title if ctx.step.sessions > 1 else "",
+        note=note,
+    )
+
+
+IN_PLACE = ("sed", "perl")  # editors whose -i changes the files they name, in place
+NAMED_CAP = 1_000_000  # bytes: a file named by an in-place edit is a text file, not a jar
+
+
+def named_files(command: str, root: Path) -> dict[str, bytes]:
+    """The workspace files an in-place edit names (``sed -i '…' docs/x.md``), each with its
+    bytes before the command runs: afterwards they tell whether it changed any. Any other
+    command: none (nothing is read)."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return {}
+    if not any(w in IN_PLACE for w in words) or not any(w.startswith("-i") for w in words):
+        return {}
+    named = {}
+    for word in words[1:]:
+        path = root / word
+        if word.startswith(("-", "/")) or ".." in word or not path.is_file():
+            continue
+        if path.stat().st_size <= NAMED_CAP:
+            named[word] = path.read_bytes()
+    return named
+
+
+def unchanged_note(named: dict[str, bytes], root: Path) -> str:
+    """An in-place edit (sed -i, perl -i) that changed none of the files it names: said, since
+    its outcome alone (allowed, where a hook reports changes) hides why."""
+    if not named or any(
+        (root / rel).is_file() and (root / rel).read_bytes() != data for rel, data in named.items()
+    ):
+        return ""
+    files = ", ".join(named)
+    return (
+        f"the command ran but changed no file: its pattern matched nothing in {files} "
+        "(compare it with the line as the file has it)"
     )
 
 
@@ -919,7 +977,8 @@ def _output(steps: list[StepView]) -> str:
                 f"hook {hook.command}: exit {hook.exit_code}"
                 + (" (timed out)" if hook.timed_out else "")
             )
-            if hook.stderr.strip():
+            # What the step's row shows already (the hook's message to Claude) is not repeated.
+            if hook.stderr.strip() and hook.stderr.strip() not in entry.said:
                 chunks.append("stderr: " + hook.stderr.strip()[:800])
     return "\n".join(chunks)
 

@@ -49,7 +49,7 @@ from harness.engine.context import CheckContext, PassedClaim
 from harness.engine.kinds import Kind
 from harness.errors import ConfigError, HarnessError
 from harness.results import CheckResult
-from harness.schema import Field, check_table, fields_of, param
+from harness.schema import Field, check_table, fields_of, item_path, param
 
 # Where `lab solve` and `lab dev check` keep the sessions they play on the real client with
 # the scripted model (a config directory of the client's own, inside the git directory).
@@ -645,7 +645,7 @@ def _tables(p: LiveParams, path: object, where: str) -> None:
     from harness.engine.checks.hook_session import parse_inline
 
     for i, want in enumerate(p.expect):
-        here = f"{where}.expect[{i}]"
+        here = item_path(f"{where}.expect", i)
         check_table(want, EXPECT_FIELDS, path=path, where=here)
         if not want:
             raise ConfigError(path, here, "an empty item matches any step", fix=_EXPECT_FIX)

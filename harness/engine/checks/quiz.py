@@ -112,7 +112,9 @@ def run(ctx: CheckContext, p: QuizParams) -> CheckResult:
     name = f"quiz {rel}"
     path = ctx.path(rel)
     if not path.is_file():
-        return CheckResult.missing_file(rel, name=name, expected=f"your answers in {rel}")
+        return CheckResult.missing_file(
+            rel, name=name, expected=f"your answers in {rel}", root=ctx.root
+        )
     try:
         given = read_toml(path, rel)
     except ConfigError as exc:

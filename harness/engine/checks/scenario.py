@@ -40,10 +40,10 @@ class ScenarioParams:
 def _validate(p: ScenarioParams) -> str | None:
     for i, want in enumerate(p.has_steps or []):
         if not isinstance(want, dict) or not want:
-            return f'has_steps[{i}] must be a table such as {{ do = "bash", command = "..." }}'
+            return f'has_steps[{i + 1}] must be a table such as {{ do = "bash", command = "..." }}'
         for key, value in want.items():
             if key.endswith(CONTAINS) and not isinstance(value, str):
-                return f"has_steps[{i}].{key} must be a string"
+                return f"has_steps[{i + 1}].{key} must be a string"
     if not p.has_steps:
         return 'say which steps the scenario needs: has_steps = [{ do = "stop" }]'
     return None
@@ -81,7 +81,9 @@ def run(ctx: CheckContext, p: ScenarioParams) -> CheckResult:
     name = f"scenario {rel}"
     path = ctx.path(rel)
     if not path.is_file():
-        return CheckResult.missing_file(rel, name=name, expected=f"a scenario file {rel}")
+        return CheckResult.missing_file(
+            rel, name=name, expected=f"a scenario file {rel}", root=ctx.root
+        )
     try:
         scenario = load_scenario(path)
     except ConfigError as exc:

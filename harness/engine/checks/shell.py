@@ -29,6 +29,17 @@ class ShellParams:
     stderr_contains: str | None = param(default=None, doc="text stderr must contain")
     stdout_matches: str | None = param(default=None, doc="regular expression stdout must match")
     stderr_matches: str | None = param(default=None, doc="regular expression stderr must match")
+    means: str | None = param(
+        default=None,
+        doc="what stdout_matches or stderr_matches asks for, in words (a person reads this, "
+        "never the pattern); required with either",
+    )
+    stdout_is_file: str | None = param(
+        default=None,
+        doc="a workspace file whose text stdout must be, byte for byte (an answer the "
+        "participant kept); a difference is named by its first line that differs",
+        inside="the workspace",
+    )
     quiet: bool = param(default=False, doc="the command must print nothing")
     timeout: float = param(
         default=120.0, positive=True, doc="seconds before the command is stopped"
@@ -67,6 +78,35 @@ def run(ctx: CheckContext, p: ShellParams) -> CheckResult:
             found=found,
             output=output,
         )
+    failed = _stream_failure(p, res, name, output)
+    if failed is not None:
+        return failed
+    kept = _kept_differs(ctx, p.stdout_is_file, res.stdout) if p.stdout_is_file else None
+    if kept is not None:
+        return CheckResult.failed(
+            p.message or f"{p.stdout_is_file} is not what {command} prints",
+            name=name,
+            expected=kept[0],
+            found=kept[1],
+        )
+    if p.quiet and (res.stdout.strip() or res.stderr.strip()):
+        return CheckResult.failed(
+            p.message or f"{command} should say nothing",
+            name=name,
+            expected="no output",
+            found=output[:1500],
+            output=output,
+        )
+    return CheckResult.passed(
+        p.pass_message or f"{found} as expected", name=name, found=found, output=output
+    )
+
+
+def _stream_failure(
+    p: ShellParams, res: proc.ProcResult, name: str, output: str
+) -> CheckResult | None:
+    """What stdout or stderr lacks of what the check wants (None: nothing)."""
+    command = p.command
     for stream, text in (("stdout", res.stdout), ("stderr", res.stderr)):
         want = p.contains(stream)
         if want is not None and want not in text:
@@ -82,24 +122,49 @@ def run(ctx: CheckContext, p: ShellParams) -> CheckResult:
             return CheckResult.failed(
                 p.message or f"{stream} of {command} does not match",
                 name=name,
-                expected=f"{stream} matches /{pattern}/",
+                expected=f"{stream}: {p.means}",
                 found=text.strip()[:1500] or "(empty)",
                 output=output,
             )
-    if p.quiet and (res.stdout.strip() or res.stderr.strip()):
-        return CheckResult.failed(
-            p.message or f"{command} should say nothing",
-            name=name,
-            expected="no output",
-            found=output[:1500],
-            output=output,
-        )
-    return CheckResult.passed(
-        p.pass_message or f"{found} as expected", name=name, found=found, output=output
-    )
+    return None
+
+
+def _kept_differs(ctx: CheckContext, rel: str, printed: str) -> tuple[str, str] | None:
+    """Where a kept file differs from what the command printed now (None: they are the same):
+    the first line that differs, as the command prints it and as the file has it."""
+    path = ctx.path(rel)
+    if not path.is_file():
+        return f"{rel} holds what the command prints", f"{rel} does not exist yet: create it"
+    kept = path.read_text(errors="replace")
+    if kept == printed:
+        return None
+    now, there = printed.splitlines(), kept.splitlines()
+    for i in range(max(len(now), len(there))):
+        line_now = now[i] if i < len(now) else None
+        line_there = there[i] if i < len(there) else None
+        if line_now != line_there:
+            now_at, there_at = f"line {i + 1} as printed now:", f"line {i + 1} in {rel}:"
+            if line_now is None or line_there is None:
+                return (
+                    f"{now_at} {'(none: the output ends)' if line_now is None else line_now}",
+                    f"{there_at} {'(none: the file ends)' if line_there is None else line_there}",
+                )
+            column = next(
+                (c for c, (a, b) in enumerate(zip(line_now, line_there, strict=False)) if a != b),
+                min(len(line_now), len(line_there)),
+            )
+            return (
+                f"{now_at} {line_now}",
+                f"{there_at} {line_there}\n(the two part at column {column + 1})",
+            )
+    # The same lines: only the end differs.
+    ends = "ends with a newline" if printed.endswith("\n") else "ends without a newline"
+    return f"the output {ends}", f"{rel} does not: keep the output as printed (tee, or >)"
 
 
 def _validate(p: ShellParams) -> str | None:
+    if (p.stdout_matches or p.stderr_matches) and not p.means:
+        return "say in words what the pattern asks for (means = ...): a person never reads it"
     for key in ("stdout_matches", "stderr_matches"):
         pattern = p.matches(key.split("_")[0])
         if pattern is not None:

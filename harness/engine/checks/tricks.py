@@ -66,24 +66,25 @@ def validate(tricks: list[Any]) -> str | None:
     for i, trick in enumerate(tricks):
         if not isinstance(trick, dict) or not isinstance(trick.get("name"), str):
             return (
-                f'tricks[{i}] must be a table with a name, e.g. {{ name = "| tail", do = "bash" }}'
+                f"tricks[{i + 1}] must be a table with a name, "
+                'e.g. { name = "| tail", do = "bash" }'
             )
         if not _trick_fields(trick):
-            return f'tricks[{i}] must say which step it is, e.g. do = "bash"'
+            return f'tricks[{i + 1}] must say which step it is, e.g. do = "bash"'
         runs = trick.get("runs")
         if runs is not None:
             if not isinstance(runs, str):
-                return f"tricks[{i}].runs must be a regular expression (a string)"
+                return f"tricks[{i + 1}].runs must be a regular expression (a string)"
             try:
                 re.compile(runs)
             except re.error as exc:
-                return f"tricks[{i}].runs is no regular expression: {exc}"
+                return f"tricks[{i + 1}].runs is no regular expression: {exc}"
             if not isinstance(trick.get("example"), str) or not re.search(runs, trick["example"]):
-                return f"tricks[{i}] with runs needs an example: a command that matches it"
+                return f"tricks[{i + 1}] with runs needs an example: a command that matches it"
         stop_has = trick.get("stop_has")
         if stop_has is not None and (not isinstance(stop_has, dict) or not stop_has):
             return (
-                f"tricks[{i}].stop_has must be a table of what the stop carries, "
+                f"tricks[{i + 1}].stop_has must be a table of what the stop carries, "
                 "e.g. { judge_ok = true }"
             )
     return None
@@ -168,7 +169,7 @@ def _unsaid(trick: dict[str, Any], stop: ScenarioStep, verdict: TrickVerdict) ->
     (``stop_has``): the judge's answer, the prediction."""
     wanted = trick.get("stop_has") or {}
     lacking = [
-        f"{key} = {_toml(value)}" for key, value in wanted.items() if _carried(stop, key) != value
+        f"{key} = {as_toml(value)}" for key, value in wanted.items() if _carried(stop, key) != value
     ]
     if not verdict.ok or not lacking:
         return verdict
@@ -192,7 +193,7 @@ def _carried(stop: ScenarioStep, key: str) -> Any:
     return stop.args.get(key)
 
 
-def _toml(value: Any) -> str:
+def as_toml(value: Any) -> str:
     if isinstance(value, bool):
         return str(value).lower()
     return f'"{value}"' if isinstance(value, str) else str(value)

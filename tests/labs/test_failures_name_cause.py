@@ -1,0 +1,366 @@
+"""Issue 51, part 2: every failure names its cause and the next action. Each case as the second
+newcomer walk met it: Lab 10's tricks, Lab 12's contract, Lab 13's setup and let-go answer,
+Lab 04's sed that matched nothing, a file not written yet, the hook's message once.
+
+Real: the labs' own checks on provisioned workspaces (the PetClinic, the Node project), the
+workspaces' bash hooks on the emulator, real npm for the Node hook; screens laid out at 80, 100
+and 120 columns by the CLI's own renderers.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from harness.engine.context import CheckContext
+from harness.engine.manifest import find_lab
+from harness.engine.runner import LabRunner
+from harness.engine.stepview import StepView
+from harness.results import CheckResult, Status
+from harness.ui.lab_view import hook_event_renderable, result_renderable
+from harness.ui.prose import print_prose
+from harness.workspace import Workspace, provision
+
+WIDTHS = (80, 100, 120)
+RAW_REGEX = re.compile(r"\(\?[imsx]+\)|\\[wWsSdb]|\(\?[=!<]")
+
+
+def run_check(ws: Workspace, lab: str, step: str, n: int) -> CheckResult:
+    found = find_lab(lab)
+    spec = found.step(step).checks[n]
+    return spec.kind.run(CheckContext(ws, found.dir), spec.params)
+
+
+def screen(result: CheckResult, width: int) -> str:
+    out = io.StringIO()
+    console = Console(file=out, width=width, no_color=True, color_system=None)
+    print_prose(console, result_renderable(result))
+    return out.getvalue()
+
+
+def assert_whole_lines(text: str, width: int) -> None:
+    assert all(len(line) <= width for line in text.splitlines()), text
+
+
+@pytest.fixture(scope="module")
+def node_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    if shutil.which("npm") is None:
+        pytest.skip("npm is not installed")
+    root = provision(tmp_path_factory.mktemp("node") / "ws", fixture_name="node").workspace.root
+    subprocess.run(["npm", "run", "build"], cwd=root, check=True, capture_output=True)
+    return root
+
+
+@pytest.fixture
+def node_ws(node_template: Path, tmp_path: Path) -> Workspace:
+    root = tmp_path / "ws"
+    shutil.copytree(node_template, root, symlinks=True)
+    return Workspace(root)
+
+
+# ---- Lab 10 step 2: only what the step needs -----------------------------------------------
+
+
+def test_lab10_a_missing_trick_asks_for_the_tricks_only(workspace: Workspace) -> None:
+    """Trick 5 (and the others) missing: the failure asks for the tricks and the judge's yes,
+    not Lab 03's fix, real sensor run and allowed last stop."""
+    (workspace.root / "scenarios").mkdir(exist_ok=True)
+    (workspace.root / "scenarios" / "words.toml").write_text(
+        '[[step]]\ndo = "session_start"\n\n'
+        '[[step]]\ndo = "prompt"\ntext = "Run the sensors."\n\n'
+        '[[step]]\ndo = "bash"\ncommand = "echo hi | tail -3"\n\n'
+        '[[step]]\ndo = "stop"\nexpect = "blocked"\njudge_ok = true\n'
+    )
+    result = run_check(workspace, "10", "words", 0)
+    assert result.status is Status.FAIL
+    assert result.expected == (
+        "every trick's command really runs, and the stop after it has judge_ok = true and is "
+        "blocked"
+    )
+    for width in WIDTHS:
+        assert "sensor run" not in screen(result, width)
+
+
+def test_lab03_still_asks_for_its_fix_after_the_tricks() -> None:
+    from harness.engine.checks.hook_session import SessionParams, tricks_expected
+
+    spec = next(c for c in find_lab("3").step("tricks").checks if c.params.get("tricks"))
+    params = SessionParams(**{k: v for k, v in spec.params.items() if k != "kind"})
+    assert tricks_expected(params) == (
+        "every trick's command really runs and the stop after it is blocked; then an edit that "
+        "is allowed, then a bash command mentioning '-Dgroups=sensor', then a stop that is "
+        "allowed"
+    )
+
+
+# ---- Lab 04 step 3: a sed that changed nothing -----------------------------------------------
+
+
+def test_lab04_a_sed_whose_pattern_matched_nothing_is_named(
+    workspace: Workspace, engine: str
+) -> None:
+    """The sed ran, its pattern matched nothing: the row says so, not only "allowed (expected
+    blocked)"; on both engines, and whole at 80, 100 and 120 columns."""
+    (workspace.root / "scenarios").mkdir(exist_ok=True)
+    uc = "docs/use_cases/UC-002-edit-owner.md"
+    (workspace.root / "scenarios" / "sed.toml").write_text(
+        '[[step]]\ndo = "session_start"\n\n'
+        f'[[step]]\ndo = "bash"\ncommand = "sed -i \'s/Status: Approved/Status: Done/\' {uc}"\n'
+        'expect = "blocked"\n'
+    )
+    before = (workspace.root / uc).read_text()
+    lab = find_lab("4")
+    spec = lab.step("sed").checks[0]
+    ctx = CheckContext(workspace, lab.dir)
+    rows: list[StepView] = []
+    ctx.on_hook_event = rows.append
+    result = spec.kind.run(ctx, {**spec.params, "engine": engine})
+    assert (workspace.root / uc).read_text() == before
+    assert result.status is Status.FAIL
+    row = result.details["session"][1]
+    assert row["outcome"] == "allowed"
+    assert row["note"] == (
+        f"the command ran but changed no file: its pattern matched nothing in {uc} (compare it "
+        "with the line as the file has it)"
+    )
+    assert row["note"] in (result.found or "")
+    for width in WIDTHS:
+        out = io.StringIO()
+        console = Console(file=out, width=width, no_color=True, color_system=None)
+        print_prose(console, hook_event_renderable(rows[1]))
+        shown = out.getvalue()
+        # The command and its outcome are one unit a terminal may wrap (never split by us);
+        # every line of the note is whole.
+        assert_whole_lines("\n".join(ln for ln in shown.splitlines() if "sed -i" not in ln), width)
+        assert "changed no file" in shown and uc in shown
+
+
+def test_a_sed_that_changed_its_file_gets_no_note(workspace: Workspace) -> None:
+    runner = LabRunner(workspace)
+    runner.start("4")
+    runner.goto("sed")
+    runner.solve(apply=True)
+    result = run_check(workspace, "4", "sed", 0)
+    assert result.status is Status.PASS, result
+    assert all(not row["note"] for row in result.details["session"])
+
+
+# ---- a missing file, a new folder ------------------------------------------------------------
+
+
+def test_lab12_a_contract_not_written_yet_reads_as_missing(node_ws: Workspace) -> None:
+    result = run_check(node_ws, "12", "four-lines", 0)
+    assert result.status is Status.FAIL
+    assert result.message == (
+        "docs/stop-hook-contract.md does not exist yet: create it (the folder is new too: "
+        "mkdir -p docs)"
+    )
+    assert "Claim" not in result.message
+    for width in WIDTHS:
+        assert_whole_lines(screen(result, width), width)
+
+
+def test_lab09_and_lab12_say_to_make_the_new_folder() -> None:
+    nine = " ".join(find_lab("9").step("quiz").instructions.split())
+    twelve = " ".join(find_lab("12").step("four-lines").instructions.split())
+    assert "mkdir -p answers" in nine
+    assert "mkdir -p docs" in twelve
+
+
+def test_a_file_in_a_folder_that_exists_is_named_missing_without_mkdir(
+    workspace: Workspace,
+) -> None:
+    (workspace.root / "answers").mkdir(exist_ok=True)
+    result = run_check(workspace, "9", "quiz", 0)
+    assert result.message == "answers/adr-quiz.toml does not exist yet: create it"
+
+
+# ---- Labs 12 and 13: no raw regex, the relevant line -----------------------------------------
+
+
+def test_lab12_each_part_is_named_in_words_with_its_line(node_ws: Workspace) -> None:
+    contract = node_ws.root / "docs" / "stop-hook-contract.md"
+    contract.parent.mkdir()
+    contract.write_text(
+        "# Contract\n\n" + "\n".join(f"Note {n}: filler" for n in range(14)) + "\n"
+        "Claim: the build is ready\nCheck: npm test\nSuccess: exit 0\n"
+        "Block: exit 0, the reason on stdout\n"
+    )
+    result = run_check(node_ws, "12", "four-lines", 0)
+    assert result.status is Status.FAIL
+    found = (result.found or "").splitlines()
+    assert "✘ Check: the Check: line names the file the build writes: dist/app.js" in found
+    assert "  your line: Check: npm test" in found
+    assert "  your line: Block: exit 0, the reason on stdout" in found
+    assert "Note 0: filler" not in found  # not the file's head
+    for width in WIDTHS:
+        shown = screen(result, width)
+        assert not RAW_REGEX.search(shown), shown
+        assert_whole_lines(shown, width)
+
+
+def test_lab12_a_part_without_its_line_is_named(node_ws: Workspace) -> None:
+    contract = node_ws.root / "docs" / "stop-hook-contract.md"
+    contract.parent.mkdir()
+    contract.write_text("Claim: the build is ready and tested\n")
+    found = (run_check(node_ws, "12", "four-lines", 0).found or "").splitlines()
+    assert "✘ Block: no line starts with Block: yet" in found
+
+
+def test_lab13_step1_names_the_pattern_in_words_and_shows_the_line(node_ws: Workspace) -> None:
+    result = run_check(node_ws, "13", "block-on-missing", 0)
+    assert result.status is Status.FAIL
+    assert result.expected == "a line of code (not a comment) that tests `dist/missing.js`"
+    assert result.found == "if ! test -s dist/app.js; then"
+    for width in WIDTHS:
+        shown = screen(result, width)
+        assert not RAW_REGEX.search(shown), shown
+        assert_whole_lines(shown, width)
+        # A command in backticks is never split across two lines.
+        assert "`test -s dist/app.js`" in shown.replace("\n  ", " ") or all(
+            "`test -s" not in line or "dist/app.js`" in line for line in shown.splitlines()
+        )
+
+
+def test_every_file_check_with_a_pattern_says_it_in_words() -> None:
+    from harness.engine.manifest import load_labs
+
+    for lab in load_labs():
+        for step in lab.steps:
+            for spec in step.checks:
+                if spec.name == "file" and spec.params.get("matches"):
+                    assert spec.params.get("means"), (lab.id, step.id)
+
+
+# ---- Lab 13: the setup writes nothing the check rejects; let-go names the difference ---------
+
+
+def test_lab13_step3_setup_changes_the_code_line_only(node_ws: Workspace) -> None:
+    runner = LabRunner(node_ws)
+    runner.start("13")
+    hook = node_ws.root / "scripts" / "check-before-stop.sh"
+    lab = find_lab("13")
+    assert all(
+        r.status is Status.PASS for r in runner.run_actions(lab, lab.step("held-live").setup)
+    )
+    named = [line for line in hook.read_text().splitlines() if "dist/missing.js" in line]
+    assert named == ["if ! test -s dist/missing.js; then"]
+    # Step 5 as step 1 asked: the code pointed back, nothing else: its file check passes.
+    hook.write_text(hook.read_text().replace("dist/missing.js", "dist/app.js"))
+    assert run_check(node_ws, "13", "turn-ends", 0).status is Status.PASS
+
+
+def test_lab13_a_hand_written_let_go_names_the_difference(node_ws: Workspace) -> None:
+    hook = node_ws.root / "scripts" / "check-before-stop.sh"
+    hook.write_text(
+        hook.read_text()
+        .replace("npm test -- --runInBand", "npm test")
+        .replace("if ! test -s dist/app.js", "if ! test -s dist/missing.js")
+    )
+    answers = node_ws.root / "answers"
+    answers.mkdir()
+    (answers / "let-go.json").write_text(
+        '{"systemMessage":"Stop check still fails: rebuild dist/app.js (npm run build)."}\n'
+    )
+    results = [run_check(node_ws, "13", "let-go", n) for n in range(3)]
+    assert [r.status for r in results] == [Status.PASS, Status.PASS, Status.FAIL]
+    wrong = results[2]
+    assert "exit" not in (wrong.expected or "") and "exit" not in (wrong.found or "")
+    assert (wrong.expected or "").startswith(
+        'line 1 as printed now: {"systemMessage":"Stop check still fails: rebuild dist/app.js '
+        "(npm run build). Run the check by hand"
+    )
+    assert (wrong.found or "").splitlines() == [
+        'line 1 in answers/let-go.json: {"systemMessage":"Stop check still fails: rebuild '
+        'dist/app.js (npm run build)."}',
+        "(the two part at column 79)",
+    ]
+    for width in WIDTHS:
+        assert_whole_lines(screen(wrong, width), width)
+
+
+# ---- step numbers count from 1 everywhere ----------------------------------------------------
+
+
+def test_a_scenario_error_names_the_step_as_runs_number_it(tmp_path: Path) -> None:
+    """The seventh [[step]] is step 7 in a run, and step[7] in an error about it."""
+    from harness.claude.scenario import load_scenario
+    from harness.errors import ConfigError
+
+    scenario = tmp_path / "tricks.toml"
+    scenario.write_text('[[step]]\ndo = "stop"\n\n' * 6 + '[[step]]\ndo = "bash"\n')
+    with pytest.raises(ConfigError) as err:
+        load_scenario(scenario)
+    assert err.value.field == "step[7].command"
+
+
+def test_a_lab_error_counts_steps_and_checks_from_1(tmp_path: Path) -> None:
+    from harness.engine.manifest import load_lab
+    from harness.errors import ConfigError
+
+    lab = tmp_path / "01-x"
+    lab.mkdir()
+    step = '[[step]]\nid = "{id}"\ntitle = "t"\ninstructions = "i"\nhints = ["h"]\n'
+    check = '[[step.check]]\nkind = "file"\npath = "a"\n{field} = true\n'
+    solve = '[[step.solve]]\ndo = "write"\npath = "a"\ncontent = "x"\n'
+    (lab / "lab.toml").write_text(
+        'format = 1\nid = "01-x"\ntitle = "x"\nintro = "x"\n\n'
+        + step.format(id="one")
+        + check.format(field="exists")
+        + solve
+        + step.format(id="two")
+        + check.format(field="exists")
+        + check.format(field="exist")
+        + solve
+    )
+    with pytest.raises(ConfigError) as err:
+        load_lab(lab)
+    assert err.value.field == "step[2].check[2].exist"
+
+
+# ---- the hook's message once -----------------------------------------------------------------
+
+
+def test_a_hook_message_shown_as_found_gets_no_output_box_repeating_it(node_ws: Workspace) -> None:
+    """Lab 13 step 1 with the hook still passing: stderr lacks "Stop check blocked"; what the
+    hook printed is shown under found: once, not again in an output box."""
+    hook = node_ws.root / "scripts" / "check-before-stop.sh"
+    hook.write_text(hook.read_text().replace("npm test -- --runInBand", "npm test"))
+    hook.write_text(hook.read_text().replace("if ! test -s dist/app.js", "if ! test -s dist/x.js"))
+    subprocess.run(["npm", "run", "build"], cwd=node_ws.root, check=True, capture_output=True)
+    # The hook now blocks with exit 2, but on a reason the check does not look for.
+    spec = find_lab("13").step("block-on-missing").checks[1]
+    params = {**spec.params, "stderr_contains": "dist/missing.js"}
+    result = spec.kind.run(CheckContext(node_ws, find_lab("13").dir), params)
+    assert result.status is Status.FAIL
+    assert result.found == "Stop check blocked: rebuild dist/app.js (npm run build)"
+    for width in WIDTHS:
+        shown = screen(result, width)
+        assert shown.count("Stop check blocked: rebuild") == 1, shown
+        assert "output (tail)" not in shown
+
+
+def test_output_with_more_than_found_keeps_its_box() -> None:
+    result = CheckResult.failed("m", name="n", expected="exit 0", found="exit 1", output="a\nb")
+    assert "output (tail)" in screen(result, 100)
+
+
+def test_a_shell_pattern_is_said_in_words(node_ws: Workspace) -> None:
+    from harness.engine.checks import CHECK_KINDS
+    from harness.engine.checks.shell import ShellParams, _validate
+
+    assert _validate(ShellParams(command="true", stdout_matches=r"\bok\b")) == (
+        "say in words what the pattern asks for (means = ...): a person never reads it"
+    )
+    result = CHECK_KINDS["shell"].run(
+        CheckContext(node_ws, find_lab("13").dir),
+        {"kind": "shell", "command": "echo nope", "stdout_matches": r"(?i)^\s*ok\b", "means": "ok"},
+    )
+    assert result.status is Status.FAIL and result.expected == "stdout: ok"
+    assert not RAW_REGEX.search(screen(result, 100))
