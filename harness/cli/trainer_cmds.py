@@ -25,8 +25,17 @@ from harness.trainer.publish import (
     stored_settings,
     submit,
 )
-from harness.trainer.remote import RemoteError, redact_url
-from harness.trainer.verified import URL_ENV, VERIFIED, Verdict, verify_all
+from harness.trainer.remote import RemoteError, normalise_url, redact_url
+from harness.trainer.verified import (
+    URL_ENV,
+    VERIFIED,
+    Verdict,
+    from_report,
+    load_step_cache,
+    save_step_cache,
+    save_verdicts,
+    verify_all,
+)
 from harness.trainer.verify import StepVerdict, verify_participant
 from harness.ui.console import escape
 from harness.workspace import Workspace
@@ -149,6 +158,13 @@ def _add_verify(trainer_sub: Any) -> None:
         help="run the participants' scripts as you, outside bubblewrap (only on a machine "
         "you can afford to lose)",
     )
+    verify.add_argument(
+        "--fresh",
+        action="store_true",
+        help="re-run every claimed step, even one already verified at the same state",
+    )
+    # verify --all's children: the parent read the room (its flags) and records the verdict
+    verify.add_argument("--for-all", action="store_true", help=argparse.SUPPRESS)
     add_json_flag(verify)
     verify.set_defaults(func=cmd_verify)
 
@@ -374,9 +390,11 @@ def _verify_all(args: argparse.Namespace) -> int:
 
     console = make_console(stderr=args.json)
     reader = CohortReader(args.remote, args.cohort)
-    names = [m.name for m in _read(reader, console).members if m.arrived and not m.deleted]
+    cohort = _read(reader, console)
+    names = [m.name for m in cohort.members if m.arrived and not m.deleted]
     options = ["--engine", args.engine] + (["--backend", args.backend] if args.backend else [])
     options += ["--no-sandbox"] if args.no_sandbox else []
+    options += ["--fresh"] if args.fresh else []
     with console.status(f"Verifying {len(names)} participants …") as status:
 
         def on_done(verdict: Verdict, done: int, of: int) -> None:
@@ -388,7 +406,13 @@ def _verify_all(args: argparse.Namespace) -> int:
                 )
 
         verdicts = verify_all(
-            reader.url, reader.cohort, names, jobs=args.jobs, options=options, on_done=on_done
+            reader.url,
+            reader.cohort,
+            names,
+            jobs=args.jobs,
+            options=options,
+            on_done=on_done,
+            flags={m.name: m.flags() for m in cohort.members},
         )
     if args.json:
         emit_json(
@@ -419,6 +443,8 @@ def _verify_participant(args: argparse.Namespace) -> int:
             console.print(verdict_line(verdict))
 
     try:
+        flags = [] if args.for_all else _flags_of(args, on_activity)
+        url, room = normalise_url(args.remote), normalise_name(args.cohort)
         report = verify_participant(
             args.remote,
             args.participant,
@@ -428,11 +454,27 @@ def _verify_participant(args: argparse.Namespace) -> int:
             sandboxed=not args.no_sandbox,
             on_activity=on_activity,
             on_verdict=on_verdict,
+            reuse=None if args.fresh else load_step_cache(url, room),
+            flags=flags,
         )
     finally:
         status.stop()
+    save_step_cache(url, room, report.fresh_verdicts())
+    if not args.for_all:
+        # recorded like one of --all: status and the page show it
+        save_verdicts(
+            url, room, [from_report(report.participant, report.to_json(), report.duration)]
+        )
     if args.json:
         emit_json(report.to_json())
     else:
         console.print(verify_summary(report))
     return 0 if report.ok else 1
+
+
+def _flags_of(args: argparse.Namespace, on_activity: Any) -> list[dict[str, str]]:
+    """The participant's record as the room shows it: replaced, a copy, deleted."""
+    on_activity(f"reading cohort {args.cohort}")
+    cohort = CohortReader(args.remote, args.cohort).read()
+    member = next((m for m in cohort.members if m.name == args.participant), None)
+    return member.flags() if member is not None else []

@@ -172,6 +172,17 @@ class Member:
             return self.verdict.state
         return STALE if self.verified_commit else UNVERIFIED
 
+    def flags(self) -> list[dict[str, str]]:
+        """What makes this record not plainly the participant's own (kind, text): verify
+        names them beside its verdicts."""
+        found = [
+            (PROBLEM, self.problem and f"unreadable: {self.problem}"),
+            (DELETED, self.deleted),
+            (REPLACED, self.replaced),
+            (COPY, self.copy_of),
+        ]
+        return [{"kind": kind, "text": text} for kind, text in found if text]
+
     def at(self, stamp: float | None) -> float | None:
         """A time the laptop wrote, on the trainer's clock."""
         if not stamp:

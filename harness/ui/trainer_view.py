@@ -303,15 +303,27 @@ def verdict_line(verdict: StepVerdict) -> Text:
 
 
 def verify_summary(report: VerifyReport) -> RenderableType:
+    """The verdict in one line, then each of the record's flags (a copy, a replaced record, a
+    forged progress file): "every claim holds" never stands alone over one of them."""
     hold = sum(1 for v in report.verdicts if v.status is Status.PASS)
+    flags = report.all_flags
+    named = [Text.assemble(("      flagged ", "bold red"), f["text"]) for f in flags]
     if not report.verdicts:
-        return Text(f"{report.participant} claims no passed step yet; nothing to verify.")
-    style = "bold green" if report.ok else "bold red"
+        said = Text(f"{report.participant} claims no passed step yet; nothing to verify.")
+        return Group(said, *named)
+    style = "bold green" if report.ok and not flags else "bold red"
     word = "every claim holds" if report.ok else "some claims do not hold"
-    return Text.assemble(
-        (f"{report.participant}: {word}", style),
-        f" ({hold}/{len(report.verdicts)} steps, engine {report.engine}, "
-        f"submission {report.commit[:12]}, {report.duration:.0f} s)",
+    if flags:
+        word += f", but the record is flagged ({', '.join(f['kind'] for f in flags)})"
+    reused = sum(1 for v in report.verdicts if v.reused)
+    again = f", {reused} judged before at the same state" if reused else ""
+    return Group(
+        Text.assemble(
+            (f"{report.participant}: {word}", style),
+            f" ({hold}/{len(report.verdicts)} steps{again}, engine {report.engine}, "
+            f"submission {report.commit[:12]}, {report.duration:.0f} s)",
+        ),
+        *named,
     )
 
 
