@@ -66,7 +66,8 @@ class RoomVerifier:
         self.workers = max(1, min(jobs or cores, cores))
         self.on_change = on_change
         self._lock = threading.Condition()
-        self._waiting: dict[str, tuple[float, str]] = {}  # name -> (submitted, commit)
+        # name -> ((submitted, first seen), commit): the newest submission goes first
+        self._waiting: dict[str, tuple[tuple[float, float], str]] = {}
         self._live: dict[str, Live] = {}  # running now
         self._flags: dict[str, list[dict[str, str]]] = {}
         self._stopped = False
@@ -95,7 +96,7 @@ class RoomVerifier:
                 live = self._live.get(m.name)
                 if live is not None and live.commit == m.commit:
                     continue
-                self._waiting[m.name] = (m.seen_at or m.submitted_at or time.time(), m.commit)
+                self._waiting[m.name] = ((m.submitted_at, m.seen_at or 0.0), m.commit)
             self._lock.notify_all()
             return len(self._waiting)
 
