@@ -529,41 +529,7 @@ class Cohort:
             "current_step_passed": m.on_passed_step,
             "last_activity": m.last_activity,
             "stuck_for_seconds": None if stuck is None else round(stuck, 1),
-            "labs": {
-                column.id: {
-                    "completed_steps": m.completed(column),
-                    "steps": len(column.steps),
-                    "complete": m.lab_complete(column.id),
-                    "passed": [s.step for s in column.steps if m.passed(column.id, s.step)],
-                    "solved_with_help": [
-                        s.step
-                        for s in column.steps
-                        if m.help_on(column.id, s.step).solved_with_help
-                    ],
-                    "hints": {
-                        s.step: h for s in column.steps if (h := m.help_on(column.id, s.step).hints)
-                    },
-                    # live steps: which evidence passed them
-                    "evidence": {
-                        s.step: kind
-                        for s in column.steps
-                        if (kind := m.evidence_kind(column.id, s.step)) is not None
-                    },
-                    # each claim's verification: verifying, pass, fail, error
-                    "verification": {
-                        s.step: state
-                        for s in column.steps
-                        if (state := m.step_verification(column.id, s.step)) is not None
-                    },
-                    # live steps whose timeline extract left entries out: how many
-                    "timeline_left_out": {
-                        s.step: mark.left_out
-                        for s in column.steps
-                        if (mark := m.evidence(column.id, s.step)) is not None and mark.left_out
-                    },
-                }
-                for column in self.labs
-            },
+            "labs": {column.id: _lab_json(m, column) for column in self.labs},
         }
 
     def csv_rows(self) -> list[list[str]]:
@@ -600,6 +566,38 @@ class Cohort:
                 ]
             )
         return rows
+
+
+def _lab_json(m: Member, column: LabColumn) -> dict[str, Any]:
+    """One participant's lab in status --json."""
+    return {
+        "completed_steps": m.completed(column),
+        "steps": len(column.steps),
+        "complete": m.lab_complete(column.id),
+        "passed": [s.step for s in column.steps if m.passed(column.id, s.step)],
+        "solved_with_help": [
+            s.step for s in column.steps if m.help_on(column.id, s.step).solved_with_help
+        ],
+        "hints": {s.step: h for s in column.steps if (h := m.help_on(column.id, s.step).hints)},
+        # live steps: which evidence passed them
+        "evidence": {
+            s.step: kind
+            for s in column.steps
+            if (kind := m.evidence_kind(column.id, s.step)) is not None
+        },
+        # each claim's verification: verifying, pass, fail, error
+        "verification": {
+            s.step: state
+            for s in column.steps
+            if (state := m.step_verification(column.id, s.step)) is not None
+        },
+        # live steps whose timeline extract left entries out: how many
+        "timeline_left_out": {
+            s.step: mark.left_out
+            for s in column.steps
+            if (mark := m.evidence(column.id, s.step)) is not None and mark.left_out
+        },
+    }
 
 
 def short_step(lab: str, step: str) -> str:

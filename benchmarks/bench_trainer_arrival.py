@@ -1,0 +1,178 @@
+"""Verified as it arrives: incremental verify, and a push reaching ✓ on the watched page.
+
+A real ``git daemon`` on loopback, the real sandbox (bubblewrap), the synthetic labs of
+tests/trainer/cohort_builder.py (its ``mvnw`` stands in for Maven: the participants' work is
+kept light, so this measures verify's own costs, not Maven's).
+Measured:
+  incremental  lab trainer verify URL NAME --json after one new step, four verified before
+               (their verdicts reused), against a fresh verify of a participant claiming one
+               step of the same kind: "that step alone" (medians of n, interleaved)
+  full         the same participant's five steps verified from scratch (--fresh), for scale
+  push to ✓    lab trainer status --watch --html PAGE on a room of 30; each participant
+               passes a step and submits, at random moments over a minute; the time from
+               the submit's end to the page showing that commit verified: median and worst
+Aims: incremental ≤ 1.2× the step alone; push to ✓ ≤ 60 s at worst on this machine.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from benchmarks.report import Options, Row, Unavailable, run_standalone
+from harness.trainer.publish import make_settings, submit
+from harness.trainer.verified import steps_path
+from harness.workspace import Workspace
+from tests.trainer.cohort_builder import SyntheticLabs, clone_participant, participant
+from tests.trainer.servers import GitDaemon, bare_repo
+from tests.trainer.test_verify_recorded import walk_on
+
+ROOM = 30
+WINDOW = 60.0  # seconds over which the 30 push
+AIM_INCREMENTAL = 1.2
+AIM_PUSH = 60.0
+
+
+def _timed(argv: list[str], env: dict[str, str]) -> float:
+    started = time.perf_counter()
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv[3:7])}… failed: {done.stderr[-500:]}")
+    return time.perf_counter() - started
+
+
+def _incremental(root: Path, labs: SyntheticLabs, env: dict[str, str], n: int) -> list[Row]:
+    with GitDaemon(root / "served") as daemon:
+        url = daemon.url("room.git")
+        verify = [sys.executable, "-m", "harness", "trainer", "verify", url]
+        ws = participant(root / "full", labs, 4)
+        submit(ws, make_settings(url, "full"))
+        _timed([*verify, "full", "--json"], env)  # four verdicts kept
+        cache = steps_path(daemon.url("room.git"), "default")
+        four = cache.read_bytes()
+        walk_on(ws, labs)  # the fifth step: a file check
+        submit(ws, make_settings(url, "full"))
+        submit(participant(root / "one", labs, 1), make_settings(url, "one"))  # a file check
+        incremental, alone, full = [], [], []
+        for _ in range(n):
+            cache.write_bytes(four)  # the new step's verdict forgotten: judged again
+            incremental.append(_timed([*verify, "full", "--json"], env))
+            alone.append(_timed([*verify, "one", "--json", "--fresh"], env))
+            full.append(_timed([*verify, "full", "--json", "--fresh"], env))
+    inc, one = statistics.median(incremental), statistics.median(alone)
+    return [
+        Row("trainer verify, 5 steps from scratch (--fresh)", statistics.median(full), "s",
+            note=f"median of {n}"),
+        Row("trainer verify after one new step (4 reused) vs that step alone", inc, "s",
+            floor=one, aim=AIM_INCREMENTAL, note=f"medians of {n}, interleaved"),
+    ]  # fmt: skip
+
+
+def _seen(page: Path) -> dict[str, str]:
+    """participant -> the commit the page shows verified."""
+    try:
+        html = page.read_text()
+    except OSError:
+        return {}
+    return {
+        m[1]: m[2]
+        for m in re.finditer(
+            r'<tr[^>]*data-participant="([^"]+)".*?data-verified="verified" '
+            r'data-commit="([^"]*)"',
+            html,
+        )
+    }
+
+
+def _push_to_tick(root: Path, labs: SyntheticLabs, env: dict[str, str]) -> list[float]:
+    template = participant(root / "template", labs, 0)
+    with GitDaemon(root / "served2") as daemon:
+        url = daemon.url("room.git")
+        room = []
+        for i in range(ROOM):
+            ws = clone_participant(template, root / f"p{i:02d}")
+            submit(ws, make_settings(url, f"p{i:02d}", "bench"))
+            room.append(ws)
+        page = root / "room.html"
+        watch = subprocess.Popen(
+            [sys.executable, "-m", "harness", "trainer", "status", url, "--cohort", "bench",
+             "--watch", "--interval", "1", "--html", str(page)],
+            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        try:
+            return _pushes(url, labs, room, page)
+        finally:
+            watch.terminate()
+            watch.wait(timeout=60)
+
+
+def _pushes(url: str, labs: SyntheticLabs, room: list[Workspace], page: Path) -> list[float]:
+    pushed: dict[str, tuple[str, float]] = {}
+    lock = threading.Lock()
+    start = time.monotonic() + 5  # the watch's first read
+    moments = sorted(random.Random(53).uniform(0, WINDOW) for _ in room)
+
+    def push(ws: Workspace, at: float, name: str) -> None:
+        time.sleep(max(0.0, start + at - time.monotonic()))
+        walk_on(ws, labs)
+        commit = submit(ws, make_settings(url, name, "bench")).commit
+        with lock:
+            pushed[name] = (commit, time.monotonic())
+
+    threads = [
+        threading.Thread(target=push, args=(ws, at, f"p{i:02d}"))
+        for i, (ws, at) in enumerate(zip(room, moments, strict=True))
+    ]
+    for t in threads:
+        t.start()
+    ticked: dict[str, float] = {}
+    deadline = start + WINDOW + 600
+    while len(ticked) < len(room) and time.monotonic() < deadline:
+        seen = _seen(page)
+        with lock:
+            for name, (commit, at) in pushed.items():
+                if name not in ticked and seen.get(name) == commit:
+                    ticked[name] = time.monotonic() - at
+        time.sleep(0.1)
+    for t in threads:
+        t.join()
+    if len(ticked) < len(room):
+        raise RuntimeError(f"only {len(ticked)} of {len(room)} pushes reached ✓")
+    return list(ticked.values())
+
+
+def measure(options: Options) -> list[Row]:
+    if shutil.which("bwrap") is None:
+        raise Unavailable("needs bubblewrap (bwrap) for the sandbox")
+    n = options.times(5)
+    with tempfile.TemporaryDirectory() as holder:
+        root = Path(holder)
+        labs = SyntheticLabs.write(root / "labs")
+        env = dict(os.environ, NO_COLOR="1", HOOKLAB_LABS=str(labs.root))
+        env["XDG_STATE_HOME"] = os.environ["XDG_STATE_HOME"] = str(root / "state")
+        os.environ["HOOKLAB_LABS"] = str(labs.root)
+        bare_repo(root / "served" / "room.git")
+        bare_repo(root / "served2" / "room.git")
+        rows = _incremental(root, labs, env, n)
+        waits = _push_to_tick(root, labs, env)
+    cores = os.cpu_count() or 1
+    return [
+        *rows,
+        Row(f"push to ✓ on the page, {ROOM} pushing over {WINDOW:.0f} s: median",
+            statistics.median(waits), "s", note=f"status --watch, {cores} cores"),
+        Row(f"push to ✓ on the page, {ROOM} pushing over {WINDOW:.0f} s: worst",
+            max(waits), "s", floor=AIM_PUSH, aim=1.0, note=f"vs the {AIM_PUSH:.0f} s target"),
+    ]  # fmt: skip
+
+
+if __name__ == "__main__":
+    run_standalone(measure)
