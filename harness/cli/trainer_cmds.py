@@ -316,9 +316,9 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def _watch(args: argparse.Namespace, reader: CohortReader, console: Any) -> int:
-    cohort = _read(reader, console)
     changed = threading.Event()
     verifier = None if args.no_verify else _verifier(args, reader, changed.set)
+    cohort = _read(reader, console)
     if verifier is not None:
         verifier.offer(cohort)
         verifier.start()
@@ -366,7 +366,13 @@ def _verifier(
     from harness.trainer import sandbox
 
     if not args.no_sandbox and sandbox.bwrap() is None:
-        raise sandbox.missing_sandbox()
+        missing = sandbox.missing_sandbox()
+        raise HarnessError(
+            "lab trainer status --watch verifies each submission as it arrives, running the "
+            "participants' scripts (mvnw, hooks) only in a sandbox, and bubblewrap (bwrap) is "
+            "not installed here",
+            fix=f"{missing.fix}; or --no-verify to only follow the room",
+        )
     settings = Settings(args.engine, args.backend, not args.no_sandbox)
     return RoomVerifier(reader.url, reader.cohort, settings, jobs=args.jobs, on_change=on_change)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -22,7 +23,7 @@ from harness.trainer.arrival import RoomVerifier, Settings
 from harness.trainer.cohort import CohortReader
 from harness.trainer.publish import make_settings, submit
 from harness.trainer.verified import load_verdicts
-from tests.builders import run_cli
+from tests.builders import run_cli, run_lab_process
 from tests.trainer.cohort_builder import (
     GREEN_REPORT,
     REPORT_PATH,
@@ -154,3 +155,23 @@ def test_the_pool_is_bounded_by_the_cores_and_takes_the_newest_first(
     verdicts = load_verdicts(url, cohort.name)
     assert sorted(verdicts, key=lambda n: verdicts[n].at) == ["new", "mid", "old"]
     assert all(v.state == "verified" for v in verdicts.values())
+
+
+def test_without_bubblewrap_watch_says_how_to_install_it_or_not_verify(
+    tmp_path: Path, daemon: GitDaemon
+) -> None:
+    bare = tmp_path / "bin"  # a PATH with git and no bwrap
+    bare.mkdir()
+    for program in ("git",):
+        found = shutil.which(program)
+        assert found is not None
+        (bare / program).symlink_to(found)
+    done = run_lab_process(
+        "trainer", "status", daemon.url("room.git"), "--watch",
+        cwd=tmp_path, env={"PATH": str(bare)}, timeout=60,
+    )  # fmt: skip
+    said = " ".join(done.stderr.split())
+    assert done.returncode == 1, done
+    assert "bubblewrap (bwrap) is not installed here" in said
+    assert "or --no-verify to only follow the room" in said
+    assert "Traceback" not in done.stderr
