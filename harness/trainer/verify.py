@@ -248,7 +248,8 @@ def verify_participant(
         report = VerifyReport(url, cohort, participant, sha.decode(), engine)
         report.flags = list(flags or [])
         judge = Judging(ref.decode(), engine, backend, labs_root)
-        claims = judge.keyed_claims(ws, report)
+        # A verdict reached outside the sandbox is never reused inside it, nor the reverse.
+        claims = judge.keyed_claims(ws, report, "sandboxed" if sandboxed else "no-sandbox")
         on_claims(list(claims))
         judge = dataclasses.replace(judge, only=_reuse(report, reuse, on_verdict))
         if judge.only:
@@ -303,8 +304,8 @@ def step_key(
     engine: str, backend: str | None, lab_digest: str | None = None,
 ) -> str:  # fmt: skip
     """What one claim's verdict depends on, hashed: Hook Lab's version, the lab's files, the
-    engine and backend, the claim's record (but when it was made) and the trees the
-    submission holds at its snapshot, commit and evidence."""
+    engine and backend (and whether sandboxed), the claim's record (but when it was made) and
+    the trees the submission holds at its snapshot, commit and evidence."""
     about = {
         "hooklab": __version__,
         "lab": lab_id,
@@ -336,16 +337,20 @@ class Judging:
             progress_document(ws.repo, head), source=f"{self.ref}: progress.json"
         )
 
-    def keyed_claims(self, ws: Workspace, report: VerifyReport) -> list[tuple[str, str]]:
-        """Every claim (lab, step) in order; each one's step_key into ``report.keys``."""
+    def keyed_claims(
+        self, ws: Workspace, report: VerifyReport, where: str
+    ) -> list[tuple[str, str]]:
+        """Every claim (lab, step) in order; each one's step_key into ``report.keys``
+        (``where``: how it is judged, sandboxed or not, part of the key)."""
         digests: dict[str, str] = {}
         claims = []
         for lab, lab_id, step_id, record in _claims(self._progress(ws), self.labs_root):
             if lab is not None and lab_id not in digests:
                 digests[lab_id] = _lab_digest(lab)
             report.keys[f"{lab_id}/{step_id}"] = step_key(
-                ws, lab, lab_id, step_id, record, self.engine, self.backend, digests.get(lab_id)
-            )
+                ws, lab, lab_id, step_id, record, self.engine,
+                f"{self.backend or 'local'}, {where}", digests.get(lab_id),
+            )  # fmt: skip
             claims.append((lab_id, step_id))
         return claims
 
