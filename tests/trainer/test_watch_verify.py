@@ -9,6 +9,7 @@ tests/trainer/cohort_builder.py (a stand-in mvnw).
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -61,15 +62,7 @@ def ver_cell(page: Path, name: str) -> tuple[str, str] | None:
 
 
 def step_states(page: Path, name: str) -> dict[str, str]:
-    html = page.read_text()
-    return {
-        f"{m[1]}/{m[2]}": m[3]
-        for m in re.finditer(
-            rf'data-participant="{name}" data-lab="([^"]+)" data-step="([^"]+)"[^>]*?'
-            r'data-verify="([^"]+)"',
-            html,
-        )
-    }
+    return step_states_in(page.read_text(), name)
 
 
 def test_watch_verifies_as_it_arrives_and_the_page_follows(
@@ -175,3 +168,65 @@ def test_without_bubblewrap_watch_says_how_to_install_it_or_not_verify(
     assert "bubblewrap (bwrap) is not installed here" in said
     assert "or --no-verify to only follow the room" in said
     assert "Traceback" not in done.stderr
+
+
+def test_the_table_and_the_page_show_a_verify_under_way_and_a_refuted_claim(
+    tmp_path: Path, labs: SyntheticLabs, served: Path, daemon: GitDaemon
+) -> None:
+    """What RoomVerifier.mark puts on the members, drawn: one participant half-way through
+    (one claim judged of two), another with a claim that does not hold."""
+    from rich.console import Console
+
+    from harness.trainer.page import render_page
+    from harness.trainer.verified import FAILED, Verdict
+    from harness.ui.trainer_view import cohort_renderable
+    from tests.trainer.cohort_builder import Seeded, seed_cohort
+
+    now = time.time()
+    commits = seed_cohort(
+        served / "room.git",
+        "default",
+        [Seeded("amy", 2, now - 900, 60, 30), Seeded("bob", 3, now - 900, 60, 30)],
+        now=now,
+    )
+    cohort = CohortReader(daemon.url("room.git"), journal=False).read()
+    amy, bob = sorted(cohort.members, key=lambda m: m.name)
+    amy.verifying = {("01-warmup", "notes"): "pass", ("01-warmup", "report"): "verifying"}
+    bob.verdict = Verdict(
+        "bob", commits["bob"], FAILED, 2, 3, ["02-practice/one"],
+        steps=[
+            {"lab": "01-warmup", "step": "notes", "status": "pass"},
+            {"lab": "01-warmup", "step": "report", "status": "pass"},
+            {"lab": "02-practice", "step": "one", "status": "fail", "check": "file",
+             "why": "practice/one.txt does not contain one"},
+        ],
+    )  # fmt: skip
+    console = Console(width=160, record=True, no_color=True, file=io.StringIO())
+    console.print(cohort_renderable(cohort, width=160))
+    table = console.export_text()
+    amy_row = next(line for line in table.splitlines() if "amy" in line)
+    bob_row = next(line for line in table.splitlines() if "bob" in line)
+    assert "⋯ 1/2" in amy_row and "⋯" in amy_row.split("│")[2]  # ver, and lab 01's cell
+    assert "✗" in bob_row.split("│")[3]  # after lab 02's cell
+    assert "verify: 1 of 3 claims do not hold: 02-practice/one" in bob_row
+
+    html = render_page(cohort)
+    assert step_states_in(html, "amy") == {
+        "01-warmup/notes": "pass",
+        "01-warmup/report": "verifying",
+    }
+    assert step_states_in(html, "bob")["02-practice/one"] == "fail"
+    assert ">verifying 1/2</td>" in html
+    assert "verify: does not hold (file: practice/one.txt does not contain one)" in html
+    assert "(02-practice/one: file: practice/one.txt does not contain one)" in html
+
+
+def step_states_in(html: str, name: str) -> dict[str, str]:
+    return {
+        f"{m[1]}/{m[2]}": m[3]
+        for m in re.finditer(
+            rf'data-participant="{name}" data-lab="([^"]+)" data-step="([^"]+)"[^>]*?'
+            r'data-verify="([^"]+)"',
+            html,
+        )
+    }
