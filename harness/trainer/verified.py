@@ -10,7 +10,7 @@ participant who submits again is "unverified" until the next run.
 
 A record also keeps each step's verdict (``steps``: which check failed and why) and the
 record's flags (``flags``: replaced, copy, forged, named beside the verdicts). Beside the
-records, ``…-steps.json`` keeps every step verdict by the key of what it judged
+records, the folder ``…-steps`` keeps every step verdict by the key of what it judged
 (harness/trainer/verify.py, ``step_key``): a later verify of the same state reuses it.
 """
 
@@ -22,8 +22,9 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -155,7 +156,7 @@ def _locked(path: Path) -> Iterator[None]:
 
 
 def _write(path: Path, data: Any) -> None:
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     tmp.write_text(json.dumps(data, indent=1))
     tmp.replace(path)  # a reader never sees half a file
 
@@ -169,31 +170,61 @@ def save_verdicts(url: str, cohort: str, verdicts: Sequence[Verdict]) -> None:
 
 
 def steps_path(url: str, cohort: str) -> Path:
+    """The folder of step verdicts, one small file each: a save never rewrites the others."""
     journal = journal_path(url, cohort)
-    return journal.with_name(journal.stem + "-steps.json")
+    return journal.with_name(journal.stem + "-steps")
 
 
-def load_step_cache(url: str, cohort: str) -> dict[str, dict[str, Any]]:
-    """Step verdicts by the key of the state they judged (verify.step_key)."""
-    try:
-        raw = json.loads(steps_path(url, cohort).read_text())
-    except (OSError, ValueError):
-        return {}
-    return {k: v for k, v in raw.items() if isinstance(v, dict)} if isinstance(raw, dict) else {}
+class StepCache(Mapping[str, dict[str, Any]]):
+    """Step verdicts by the key of the state they judged (verify.step_key), read as asked."""
+
+    def __init__(self, url: str, cohort: str) -> None:
+        self.root = steps_path(url, cohort)
+
+    def _file(self, key: str) -> Path:
+        if not key.isalnum():  # a sha256 in hex: never a path of its own
+            raise KeyError(key)
+        return self.root / key[:2] / f"{key}.json"
+
+    def __getitem__(self, key: str) -> dict[str, Any]:
+        try:
+            found = json.loads(self._file(key).read_text())
+        except (OSError, ValueError) as exc:
+            raise KeyError(key) from exc
+        if not isinstance(found, dict):
+            raise KeyError(key)
+        return found
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and key.isalnum() and self._file(key).is_file()
+
+    def __iter__(self) -> Iterator[str]:
+        return (f.stem for f in self.root.glob("*/*.json"))
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def keep(self, found: dict[str, dict[str, Any]]) -> None:
+        """Keep these verdicts: pass and fail only (an error is the trainer's machine's), and
+        of their checks what a record reads (not the build output)."""
+        for key, verdict in found.items():
+            if verdict.get("status") not in (Status.PASS.value, Status.FAIL.value):
+                continue
+            checks = [
+                {k: c.get(k) for k in ("name", "status", "message")}
+                for c in verdict.get("checks") or []
+            ]
+            path = self._file(key)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            _write(path, {**verdict, "checks": checks})
+
+
+def load_step_cache(url: str, cohort: str) -> StepCache:
+    return StepCache(url, cohort)
 
 
 def save_step_cache(url: str, cohort: str, found: dict[str, dict[str, Any]]) -> None:
-    """Keep these step verdicts: pass and fail only (an error is the trainer's machine's)."""
-    kept = {
-        k: v for k, v in found.items() if v.get("status") in (Status.PASS.value, Status.FAIL.value)
-    }
-    if not kept:
-        return
-    path = steps_path(url, cohort)
-    with _locked(path):
-        cache = load_step_cache(url, cohort)
-        cache.update(kept)
-        _write(path, cache)
+    StepCache(url, cohort).keep(found)
 
 
 def _step_record(step: dict[str, Any]) -> dict[str, Any]:

@@ -25,7 +25,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -226,7 +226,7 @@ def verify_participant(
     on_claims: Callable[[list[tuple[str, str]]], None] = _ignore,
     sandboxed: bool = True,
     apart: bool = False,
-    reuse: dict[str, dict[str, Any]] | None = None,
+    reuse: Mapping[str, dict[str, Any]] | None = None,
     flags: list[dict[str, str]] | None = None,
 ) -> VerifyReport:
     """Fetch the submission here, then judge it in the sandbox (harness/trainer/sandbox.py;
@@ -267,7 +267,7 @@ def verify_participant(
 
 def _reuse(
     report: VerifyReport,
-    reuse: dict[str, dict[str, Any]] | None,
+    reuse: Mapping[str, dict[str, Any]] | None,
     on_verdict: Callable[[StepVerdict], None],
 ) -> frozenset[str]:
     """The verdicts already reached for these claims' keys, into the report; returns the
