@@ -298,6 +298,11 @@ def cmd_status(args: argparse.Namespace) -> int:
     console = make_console(stderr=machine)
     if args.watch:
         return _watch(args, reader, console)
+    if args.html or args.no_verify or args.jobs:
+        raise HarnessError(
+            "--html, --jobs and --no-verify go with --watch (verifying as it arrives)",
+            fix="add --watch, or write the page once: lab trainer report URL --html PAGE",
+        )
     cohort = _read(reader, console)
     if args.json:
         emit_json(cohort.to_json(stuck_after))
@@ -325,12 +330,18 @@ def _watch(args: argparse.Namespace, reader: CohortReader, console: Any) -> int:
     show = _Shown(args, console, verifier)
     try:
         if not console.is_terminal:
-            # Piped or logged: a whole table per round, one after the other.
+            # Piped or logged: a whole table per round, one after the other (the page, with
+            # --html, follows every verdict).
             while True:
                 show.mark(cohort)
                 console.print(show.view(cohort))
                 console.file.flush()  # a tee or a log file sees each round as it comes
-                time.sleep(args.interval)
+                next_read = time.monotonic() + args.interval
+                while time.monotonic() < next_read and changed.wait(
+                    max(0.0, next_read - time.monotonic())
+                ):
+                    changed.clear()
+                    show.mark(cohort)
                 cohort = _read_again(reader, cohort, console)
                 show.offer(cohort)
         from harness.ui.lab_view import live_view

@@ -230,3 +230,11 @@ def step_states_in(html: str, name: str) -> dict[str, str]:
             html,
         )
     }
+
+
+def test_the_watch_options_without_watch_are_refused(tmp_path: Path) -> None:
+    out = run_cli("trainer", "status", str(tmp_path / "room.git"), "--html", "room.html")
+    assert out.code == 1
+    said = " ".join(out.err.split())
+    assert "--html, --jobs and --no-verify go with --watch" in said
+    assert "lab trainer report URL --html PAGE" in said
