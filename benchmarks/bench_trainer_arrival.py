@@ -62,19 +62,24 @@ def _incremental(root: Path, labs: SyntheticLabs, env: dict[str, str], n: int) -
         walk_on(ws, labs)  # the fifth step: a file check
         submit(ws, make_settings(url, "full"))
         submit(participant(root / "one", labs, 1), make_settings(url, "one"))  # a file check
-        incremental, alone, full = [], [], []
-        for _ in range(n):
-            for kept in set(cache.glob("*/*.json")) - four:
-                kept.unlink()  # the new step's verdict forgotten: judged again
-            incremental.append(_timed([*verify, "full", "--json"], env))
-            alone.append(_timed([*verify, "one", "--json", "--fresh"], env))
-            full.append(_timed([*verify, "full", "--json", "--fresh"], env))
+        runs: dict[str, list[float]] = {"incremental": [], "alone": [], "full": []}
+        for i in range(n):
+            for kind in sorted(runs, reverse=bool(i % 2)):  # alternating order
+                for kept in set(cache.glob("*/*.json")) - four:
+                    kept.unlink()  # the new step's verdict forgotten: judged again
+                argv = {
+                    "incremental": [*verify, "full", "--json"],
+                    "alone": [*verify, "one", "--json", "--fresh"],
+                    "full": [*verify, "full", "--json", "--fresh"],
+                }[kind]
+                runs[kind].append(_timed(argv, env))
+        incremental, alone, full = runs["incremental"], runs["alone"], runs["full"]
     inc, one = statistics.median(incremental), statistics.median(alone)
     return [
         Row("trainer verify, 5 steps from scratch (--fresh)", statistics.median(full), "s",
             note=f"median of {n}"),
         Row("trainer verify after one new step (4 reused) vs that step alone", inc, "s",
-            floor=one, aim=AIM_INCREMENTAL, note=f"medians of {n}, interleaved"),
+            floor=one, aim=AIM_INCREMENTAL, note=f"medians of {n}, alternating order"),
     ]  # fmt: skip
 
 
@@ -154,7 +159,7 @@ def _pushes(url: str, labs: SyntheticLabs, room: list[Workspace], page: Path) ->
 def measure(options: Options) -> list[Row]:
     if shutil.which("bwrap") is None:
         raise Unavailable("needs bubblewrap (bwrap) for the sandbox")
-    n = options.times(5)
+    n = options.times(9)
     with tempfile.TemporaryDirectory() as holder:
         root = Path(holder)
         labs = SyntheticLabs.write(root / "labs")

@@ -97,7 +97,11 @@ def _add_status(trainer_sub: Any) -> None:
     fmt = status.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="print machine-readable JSON")
     fmt.add_argument("--csv", action="store_true", help="print one CSV row per participant")
-    fmt.add_argument("--watch", action="store_true", help="refresh the table live")
+    fmt.add_argument(
+        "--watch",
+        action="store_true",
+        help="refresh the table live, verifying each new submission as it arrives",
+    )
     status.add_argument(
         "--interval",
         type=_interval,
