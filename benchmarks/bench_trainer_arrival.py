@@ -8,6 +8,9 @@ Measured:
                (their verdicts reused), against a fresh verify of a participant claiming one
                step of the same kind: "that step alone" (medians of n, interleaved)
   full         the same participant's five steps verified from scratch (--fresh), for scale
+  real Maven   the real fixture, Lab 01 (its first step runs the sensors with Maven, its
+               second is a quiz): a verify after the second step (the first reused) against
+               both verified from scratch (--fresh), in the sandbox (medians of n, alternating)
   push to ✓    lab trainer status --watch --html PAGE on a room of 30; each participant
                passes a step and submits, at random moments over a minute; the time from
                the submit's end to the page showing that commit verified: median and worst
@@ -31,7 +34,7 @@ from pathlib import Path
 from benchmarks.report import Options, Row, Unavailable, run_standalone
 from harness.trainer.publish import make_settings, submit
 from harness.trainer.verified import steps_path
-from harness.workspace import Workspace
+from harness.workspace import Workspace, provision
 from tests.trainer.cohort_builder import SyntheticLabs, clone_participant, participant
 from tests.trainer.servers import GitDaemon, bare_repo
 from tests.trainer.test_verify_recorded import walk_on
@@ -42,9 +45,9 @@ AIM_INCREMENTAL = 1.2
 AIM_PUSH = 60.0
 
 
-def _timed(argv: list[str], env: dict[str, str]) -> float:
+def _timed(argv: list[str], env: dict[str, str], cwd: Path | None = None) -> float:
     started = time.perf_counter()
-    done = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
+    done = subprocess.run(argv, env=env, cwd=cwd, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"{' '.join(argv[3:7])}… failed: {done.stderr[-500:]}")
     return time.perf_counter() - started
@@ -80,6 +83,44 @@ def _incremental(root: Path, labs: SyntheticLabs, env: dict[str, str], n: int) -
             note=f"median of {n}"),
         Row("trainer verify after one new step (4 reused) vs that step alone", inc, "s",
             floor=one, aim=AIM_INCREMENTAL, note=f"medians of {n}, alternating order"),
+    ]  # fmt: skip
+
+
+def _real_maven(root: Path, n: int) -> list[Row]:
+    """Lab 01 on the real fixture, walked with lab solve --apply, verified with real Maven."""
+    env = {k: v for k, v in os.environ.items() if k != "HOOKLAB_LABS"}  # the real labs
+    env["NO_COLOR"] = "1"
+    ws = provision(root / "real").workspace.root
+
+    def lab(*argv: str, cwd: Path = ws) -> float:
+        return _timed([sys.executable, "-m", "harness", *argv], env, cwd)
+
+    bare_repo(root / "served3" / "room.git")
+    with GitDaemon(root / "served3") as daemon:
+        url = daemon.url("room.git")
+        for argv in (("start", "1"), ("solve", "--apply"), ("check",), ("next",)):
+            lab(*argv)
+        lab("submit", "--remote", url, "--participant", "pat")
+        lab("trainer", "verify", url, "pat", "--json", cwd=root)  # the Maven step, kept
+        cache = steps_path(url, "default")
+        first = set(cache.glob("*/*.json"))
+        for argv in (("solve", "--apply"), ("check",), ("next",)):
+            lab(*argv)
+        lab("submit", "--remote", url, "--participant", "pat")
+        runs: dict[str, list[float]] = {"incremental": [], "full": []}
+        for i in range(n):
+            for kind in sorted(runs, reverse=bool(i % 2)):
+                for kept in set(cache.glob("*/*.json")) - first:
+                    kept.unlink()
+                fresh = ["--fresh"] if kind == "full" else []
+                runs[kind].append(lab("trainer", "verify", url, "pat", "--json", *fresh, cwd=root))
+    full = statistics.median(runs["full"])
+    return [
+        Row("real Maven: Lab 01 verified from scratch (--fresh)", full, "s",
+            note=f"median of {n}, sandbox"),
+        Row("real Maven: after Lab 01's second step (the Maven step reused) vs from scratch",
+            statistics.median(runs["incremental"]), "s", floor=full,
+            note=f"medians of {n}, information"),
     ]  # fmt: skip
 
 
@@ -170,6 +211,7 @@ def measure(options: Options) -> list[Row]:
         bare_repo(root / "served2" / "room.git")
         rows = _incremental(root, labs, env, n)
         waits = _push_to_tick(root, labs, env)
+        rows += _real_maven(root, options.times(3))
     cores = os.cpu_count() or 1
     return [
         *rows,
