@@ -6,6 +6,7 @@ import argparse
 import csv
 import os
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from harness.claude.vocabulary import ENGINES, Engine
 from harness.cli.common import add_json_flag, emit_json, make_console
 from harness.errors import ConfigError, HarnessError
 from harness.maven import BACKEND_NAMES
+from harness.trainer.arrival import RoomVerifier, Settings
 from harness.trainer.cohort import STUCK_AFTER, Cohort, CohortReader, cohorts_on
 from harness.trainer.page import render_page
 from harness.trainer.publish import (
@@ -25,8 +27,17 @@ from harness.trainer.publish import (
     stored_settings,
     submit,
 )
-from harness.trainer.remote import RemoteError, redact_url
-from harness.trainer.verified import URL_ENV, VERIFIED, Verdict, verify_all
+from harness.trainer.remote import RemoteError, normalise_url, redact_url
+from harness.trainer.verified import (
+    URL_ENV,
+    VERIFIED,
+    Verdict,
+    from_report,
+    load_step_cache,
+    save_step_cache,
+    save_verdicts,
+    verify_all,
+)
 from harness.trainer.verify import StepVerdict, verify_participant
 from harness.ui.console import escape
 from harness.workspace import Workspace
@@ -86,7 +97,11 @@ def _add_status(trainer_sub: Any) -> None:
     fmt = status.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="print machine-readable JSON")
     fmt.add_argument("--csv", action="store_true", help="print one CSV row per participant")
-    fmt.add_argument("--watch", action="store_true", help="refresh the table live")
+    fmt.add_argument(
+        "--watch",
+        action="store_true",
+        help="refresh the table live, verifying each new submission as it arrives",
+    )
     status.add_argument(
         "--interval",
         type=_interval,
@@ -97,6 +112,34 @@ def _add_status(trainer_sub: Any) -> None:
         "--all",
         action="store_true",
         help="every row, however tall: in a terminal the table otherwise fits the screen",
+    )
+    watching = status.add_argument_group("with --watch: each new submission verified as it arrives")
+    watching.add_argument(
+        "--no-verify", action="store_true", help="only show the room, verify nothing"
+    )
+    watching.add_argument(
+        "--jobs",
+        type=int,
+        metavar="N",
+        help="participants verified at once (default and most: cores)",
+    )
+    watching.add_argument(
+        "--engine", choices=ENGINES, default=Engine.EMULATOR.value, help="engine for hook sessions"
+    )
+    watching.add_argument(
+        "--backend", choices=BACKEND_NAMES, default=None, help="where Maven runs (default: local)"
+    )
+    watching.add_argument(
+        "--no-sandbox",
+        action="store_true",
+        help="run the participants' scripts as you, outside bubblewrap (only on a machine "
+        "you can afford to lose)",
+    )
+    watching.add_argument(
+        "--html",
+        type=Path,
+        metavar="PAGE",
+        help="also keep this page up to date (lab trainer report's)",
     )
     status.set_defaults(func=cmd_status)
 
@@ -149,6 +192,13 @@ def _add_verify(trainer_sub: Any) -> None:
         help="run the participants' scripts as you, outside bubblewrap (only on a machine "
         "you can afford to lose)",
     )
+    verify.add_argument(
+        "--fresh",
+        action="store_true",
+        help="re-run every claimed step, even one already verified at the same state",
+    )
+    # verify --all's children: the parent read the room (its flags) and records the verdict
+    verify.add_argument("--for-all", action="store_true", help=argparse.SUPPRESS)
     add_json_flag(verify)
     verify.set_defaults(func=cmd_verify)
 
@@ -251,7 +301,12 @@ def cmd_status(args: argparse.Namespace) -> int:
     machine = args.json or args.csv
     console = make_console(stderr=machine)
     if args.watch:
-        return _watch(reader, console, stuck_after, args.interval)
+        return _watch(args, reader, console)
+    if args.html or args.no_verify or args.jobs:
+        raise HarnessError(
+            "--html, --jobs and --no-verify go with --watch (verifying as it arrives)",
+            fix="add --watch, or write the page once: lab trainer report URL --html PAGE",
+        )
     cohort = _read(reader, console)
     if args.json:
         emit_json(cohort.to_json(stuck_after))
@@ -269,40 +324,109 @@ def cmd_status(args: argparse.Namespace) -> int:
     return 0
 
 
-def _watch(reader: CohortReader, console: Any, stuck_after: float, interval: float) -> int:
-    from harness.ui.lab_view import live_view
-    from harness.ui.trainer_view import cohort_renderable
-
+def _watch(args: argparse.Namespace, reader: CohortReader, console: Any) -> int:
+    changed = threading.Event()
+    verifier = None if args.no_verify else _verifier(args, reader, changed.set)
     cohort = _read(reader, console)
-    footer = f"refreshing every {interval:g} s · Ctrl-C to stop"
-
-    def view(footer: str) -> Any:
-        # Measured every round: the terminal may have been resized meanwhile.
-        height = console.height - 1 if console.is_terminal else None
-        return cohort_renderable(
-            cohort, stuck_after=stuck_after, footer=footer, width=console.width, height=height
-        )
-
+    if verifier is not None:
+        verifier.offer(cohort)
+        verifier.start()
+    show = _Shown(args, console, verifier)
     try:
         if not console.is_terminal:
-            # Piped or logged: a whole table per round, one after the other.
+            # Piped or logged: a whole table per round, one after the other (the page, with
+            # --html, follows every verdict).
             while True:
-                console.print(view(footer))
+                show.mark(cohort)
+                console.print(show.view(cohort))
                 console.file.flush()  # a tee or a log file sees each round as it comes
-                time.sleep(interval)
+                next_read = time.monotonic() + args.interval
+                while time.monotonic() < next_read and changed.wait(
+                    max(0.0, next_read - time.monotonic())
+                ):
+                    changed.clear()
+                    show.mark(cohort)
                 cohort = _read_again(reader, cohort, console)
-        with live_view(console, view(footer)) as live:
+                show.offer(cohort)
+        from harness.ui.lab_view import live_view
+
+        with live_view(console, show.view(cohort)) as live:
+            next_read = time.monotonic() + args.interval
             while True:
-                time.sleep(interval)
-                try:
-                    cohort = reader.read()
-                    live.update(view(footer))
-                except RemoteError as exc:
-                    # The remote hiccuped: keep the last table, say so, try again next round.
-                    live.update(view(f"{footer} · last read failed: {exc.problem}"))
+                # A verdict redraws at once; the remote is read every interval.
+                changed.wait(max(0.0, next_read - time.monotonic()))
+                changed.clear()
+                if time.monotonic() >= next_read:
+                    next_read = time.monotonic() + args.interval
+                    try:
+                        cohort = reader.read()
+                        show.problem = ""
+                        show.offer(cohort)
+                    except RemoteError as exc:
+                        # The remote hiccuped: keep the last table, say so, try again.
+                        show.problem = f"last read failed: {exc.problem}"
+                show.mark(cohort)
+                live.update(show.view(cohort))
     except KeyboardInterrupt:
         console.print("stopped watching")
         return 130
+    finally:
+        if verifier is not None:
+            verifier.stop()
+
+
+def _verifier(
+    args: argparse.Namespace, reader: CohortReader, on_change: Any
+) -> RoomVerifier | None:
+    from harness.trainer import sandbox
+
+    if not args.no_sandbox and sandbox.bwrap() is None:
+        missing = sandbox.missing_sandbox()
+        raise HarnessError(
+            "lab trainer status --watch verifies each submission as it arrives, running the "
+            "participants' scripts (mvnw, hooks) only in a sandbox, and bubblewrap (bwrap) is "
+            "not installed here",
+            fix=f"{missing.fix}; or --no-verify to only follow the room",
+        )
+    settings = Settings(args.engine, args.backend, not args.no_sandbox)
+    return RoomVerifier(reader.url, reader.cohort, settings, jobs=args.jobs, on_change=on_change)
+
+
+class _Shown:
+    """What --watch draws: the table (and the page, with --html), the verifies marked on it."""
+
+    def __init__(self, args: argparse.Namespace, console: Any, verifier: RoomVerifier | None):
+        self.args, self.console, self.verifier = args, console, verifier
+        self.problem = ""
+
+    def offer(self, cohort: Cohort) -> None:
+        if self.verifier is not None:
+            self.verifier.offer(cohort)
+
+    def mark(self, cohort: Cohort) -> None:
+        if self.verifier is not None:
+            self.verifier.mark(cohort)
+        if self.args.html:
+            stuck_after = self.args.stuck_after * 60
+            _write_page(self.args.html, render_page(cohort, stuck_after=stuck_after, refresh=5))
+
+    def view(self, cohort: Cohort) -> Any:
+        from harness.ui.trainer_view import cohort_renderable
+
+        footer = f"refreshing every {self.args.interval:g} s · Ctrl-C to stop"
+        if self.verifier is not None:
+            footer = f"verifying as it arrives ({self.verifier.workers} at once) · {footer}"
+        if self.problem:
+            footer = f"{footer} · {self.problem}"
+        # Measured every round: the terminal may have been resized meanwhile.
+        height = self.console.height - 1 if self.console.is_terminal else None
+        return cohort_renderable(
+            cohort,
+            stuck_after=self.args.stuck_after * 60,
+            footer=footer,
+            width=self.console.width,
+            height=height,
+        )
 
 
 def _read_again(reader: CohortReader, last: Cohort, console: Any) -> Cohort:
@@ -374,9 +498,11 @@ def _verify_all(args: argparse.Namespace) -> int:
 
     console = make_console(stderr=args.json)
     reader = CohortReader(args.remote, args.cohort)
-    names = [m.name for m in _read(reader, console).members if m.arrived and not m.deleted]
+    cohort = _read(reader, console)
+    names = [m.name for m in cohort.members if m.arrived and not m.deleted]
     options = ["--engine", args.engine] + (["--backend", args.backend] if args.backend else [])
     options += ["--no-sandbox"] if args.no_sandbox else []
+    options += ["--fresh"] if args.fresh else []
     with console.status(f"Verifying {len(names)} participants …") as status:
 
         def on_done(verdict: Verdict, done: int, of: int) -> None:
@@ -388,7 +514,13 @@ def _verify_all(args: argparse.Namespace) -> int:
                 )
 
         verdicts = verify_all(
-            reader.url, reader.cohort, names, jobs=args.jobs, options=options, on_done=on_done
+            reader.url,
+            reader.cohort,
+            names,
+            jobs=args.jobs,
+            options=options,
+            on_done=on_done,
+            flags={m.name: m.flags() for m in cohort.members},
         )
     if args.json:
         emit_json(
@@ -419,6 +551,8 @@ def _verify_participant(args: argparse.Namespace) -> int:
             console.print(verdict_line(verdict))
 
     try:
+        flags = [] if args.for_all else _flags_of(args, on_activity)
+        url, room = normalise_url(args.remote), normalise_name(args.cohort)
         report = verify_participant(
             args.remote,
             args.participant,
@@ -428,11 +562,27 @@ def _verify_participant(args: argparse.Namespace) -> int:
             sandboxed=not args.no_sandbox,
             on_activity=on_activity,
             on_verdict=on_verdict,
+            reuse=None if args.fresh else load_step_cache(url, room),
+            flags=flags,
         )
     finally:
         status.stop()
+    save_step_cache(url, room, report.fresh_verdicts())
+    if not args.for_all:
+        # recorded like one of --all: status and the page show it
+        save_verdicts(
+            url, room, [from_report(report.participant, report.to_json(), report.duration)]
+        )
     if args.json:
         emit_json(report.to_json())
     else:
         console.print(verify_summary(report))
     return 0 if report.ok else 1
+
+
+def _flags_of(args: argparse.Namespace, on_activity: Any) -> list[dict[str, str]]:
+    """The participant's record as the room shows it: replaced, a copy, deleted."""
+    on_activity(f"reading cohort {args.cohort}")
+    cohort = CohortReader(args.remote, args.cohort).read()
+    member = next((m for m in cohort.members if m.name == args.participant), None)
+    return member.flags() if member is not None else []

@@ -35,6 +35,7 @@ from harness.workspace import progress_document
 READ_TIMEOUT = 120.0
 HOOKLAB_REFS = b"refs/hooklab/"
 STUCK_AFTER = 15 * 60.0  # seconds on one step before a trainer should walk over
+VERIFYING = "verifying"  # status --watch at work on the submission (harness/trainer/arrival.py)
 
 
 @dataclass(frozen=True)
@@ -164,13 +165,54 @@ class Member:
     verdict: Verdict | None = None
     verified_commit: str | None = None  # the commit the last verdict judged
     copy_of: str | None = None  # a sentence: whose submission this one is a copy of
+    # status --watch verifying this submission now: each claim's state so far (verifying,
+    # pass, fail, error); {} waiting its turn (harness/trainer/arrival.py)
+    verifying: dict[tuple[str, str], str] | None = None
 
     @property
     def verification(self) -> str:
-        """verified, failed, not judged, unverified, or stale (a later submit since)."""
+        """verified, failed, not judged, unverified, stale (a later submit since), or
+        verifying (status --watch at work on it)."""
+        if self.verifying is not None:
+            return VERIFYING
         if self.verdict is not None:
             return self.verdict.state
         return STALE if self.verified_commit else UNVERIFIED
+
+    def step_verification(self, lab: str, step: str) -> str | None:
+        """One claim's verification: verifying, pass, fail, error; None: not judged (yet)."""
+        if self.verifying:
+            return self.verifying.get((lab, step))
+        return self.verdict.step_status(lab, step) if self.verdict is not None else None
+
+    def first_verify_problem(self) -> str | None:
+        """The first claim that does not hold: which, the check, why."""
+        steps = self.verdict.steps if self.verdict is not None else []
+        first = next((s for s in steps if s.get("status") == "fail"), None)
+        if first is None:
+            return None
+        return f"{first['lab']}/{first['step']}: {self.verify_problem(first['lab'], first['step'])}"
+
+    def verify_problem(self, lab: str, step: str) -> str | None:
+        """Why a claim does not hold: the check, then why."""
+        if self.verdict is None or self.verifying:
+            return None
+        for s in self.verdict.steps:
+            if s.get("lab") == lab and s.get("step") == step and s.get("status") != "pass":
+                check = f"{s['check']}: " if s.get("check") else ""
+                return f"{check}{s.get('why') or s.get('message') or ''}"
+        return None
+
+    def flags(self) -> list[dict[str, str]]:
+        """What makes this record not plainly the participant's own (kind, text): verify
+        names them beside its verdicts."""
+        found = [
+            (PROBLEM, self.problem and f"unreadable: {self.problem}"),
+            (DELETED, self.deleted),
+            (REPLACED, self.replaced),
+            (COPY, self.copy_of),
+        ]
+        return [{"kind": kind, "text": text} for kind, text in found if text]
 
     def at(self, stamp: float | None) -> float | None:
         """A time the laptop wrote, on the trainer's clock."""
@@ -487,35 +529,7 @@ class Cohort:
             "current_step_passed": m.on_passed_step,
             "last_activity": m.last_activity,
             "stuck_for_seconds": None if stuck is None else round(stuck, 1),
-            "labs": {
-                column.id: {
-                    "completed_steps": m.completed(column),
-                    "steps": len(column.steps),
-                    "complete": m.lab_complete(column.id),
-                    "passed": [s.step for s in column.steps if m.passed(column.id, s.step)],
-                    "solved_with_help": [
-                        s.step
-                        for s in column.steps
-                        if m.help_on(column.id, s.step).solved_with_help
-                    ],
-                    "hints": {
-                        s.step: h for s in column.steps if (h := m.help_on(column.id, s.step).hints)
-                    },
-                    # live steps: which evidence passed them
-                    "evidence": {
-                        s.step: kind
-                        for s in column.steps
-                        if (kind := m.evidence_kind(column.id, s.step)) is not None
-                    },
-                    # live steps whose timeline extract left entries out: how many
-                    "timeline_left_out": {
-                        s.step: mark.left_out
-                        for s in column.steps
-                        if (mark := m.evidence(column.id, s.step)) is not None and mark.left_out
-                    },
-                }
-                for column in self.labs
-            },
+            "labs": {column.id: _lab_json(m, column) for column in self.labs},
         }
 
     def csv_rows(self) -> list[list[str]]:
@@ -552,6 +566,38 @@ class Cohort:
                 ]
             )
         return rows
+
+
+def _lab_json(m: Member, column: LabColumn) -> dict[str, Any]:
+    """One participant's lab in status --json."""
+    return {
+        "completed_steps": m.completed(column),
+        "steps": len(column.steps),
+        "complete": m.lab_complete(column.id),
+        "passed": [s.step for s in column.steps if m.passed(column.id, s.step)],
+        "solved_with_help": [
+            s.step for s in column.steps if m.help_on(column.id, s.step).solved_with_help
+        ],
+        "hints": {s.step: h for s in column.steps if (h := m.help_on(column.id, s.step).hints)},
+        # live steps: which evidence passed them
+        "evidence": {
+            s.step: kind
+            for s in column.steps
+            if (kind := m.evidence_kind(column.id, s.step)) is not None
+        },
+        # each claim's verification: verifying, pass, fail, error
+        "verification": {
+            s.step: state
+            for s in column.steps
+            if (state := m.step_verification(column.id, s.step)) is not None
+        },
+        # live steps whose timeline extract left entries out: how many
+        "timeline_left_out": {
+            s.step: mark.left_out
+            for s in column.steps
+            if (mark := m.evidence(column.id, s.step)) is not None and mark.left_out
+        },
+    }
 
 
 def short_step(lab: str, step: str) -> str:
@@ -771,6 +817,11 @@ def _pushed_under_another_name(m: Member) -> str | None:
         f"record replaced from another workspace: it was made in the workspace that submits "
         f"as {named!r} and pushed under this name"
     )
+
+
+def mark_verdicts(members: Sequence[Member], verdicts: dict[str, Verdict]) -> None:
+    """The verdicts kept on this machine onto the members they judged."""
+    _mark_verdicts(members, verdicts)
 
 
 def _mark_verdicts(members: Sequence[Member], verdicts: dict[str, Verdict]) -> None:

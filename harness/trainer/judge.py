@@ -21,6 +21,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--engine", required=True)
     parser.add_argument("--backend")
     parser.add_argument("--labs", type=Path)
+    parser.add_argument("--only", action="append", help="lab/step: judge just these claims")
     args = parser.parse_args(argv)
     # The participant's scripts write to this process's stdout too: ours go to a copy of it,
     # theirs (fd 1 of the subprocesses) to stderr, which the trainer's side does not parse.
@@ -39,7 +40,8 @@ def main(argv: list[str]) -> int:
     ws = Workspace(args.workspace)
     report = VerifyReport("", "", "", "", args.engine)
     try:
-        Judging(args.ref, args.engine, args.backend, args.labs).run(
+        only = frozenset(args.only) if args.only else None
+        Judging(args.ref, args.engine, args.backend, args.labs, only).run(
             ws, report, lambda text: say(activity=text), on_verdict
         )
     except HarnessError as exc:

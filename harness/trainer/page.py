@@ -13,11 +13,13 @@ from html import escape
 from harness import __version__
 from harness.trainer.cohort import (
     ABSENT,
+    DISPROVED,
     IDLE,
     LIVE,
     SCRIPTED,
     STUCK,
     STUCK_AFTER,
+    Attention,
     Cohort,
     EvidenceMark,
     LabColumn,
@@ -75,6 +77,10 @@ table { border-collapse: collapse; }
 .grid td.ver.verified { color: var(--pass); font-weight: 600; }
 .grid td.ver.failed { color: var(--stuck); font-weight: 700; }
 .grid td.cell { line-height: 1; }
+.grid td.cell.v-fail { background: var(--stuck); color: #fff; font-weight: 700; }
+.grid td.cell.v-verifying { outline: 2px dashed var(--here); outline-offset: -3px; }
+.grid td.cell.v-pass { box-shadow: inset 0 -3px 0 #14532d; }
+.grid td.ver.verifying { color: #8a6d00; font-weight: 600; }
 @media (max-width: 1200px) { .grid td.cell, .grid th.step { width: 18px; min-width: 18px;
                                                          font-size: 11px; } }
 .stats td, .stats th { padding: 4px 10px; border-bottom: 1px solid var(--todo); text-align: left; }
@@ -112,11 +118,23 @@ def _cell(m: Member, lab: LabColumn, index: int, stuck_after: float, now: float)
         title += f" · {', '.join(helped)}"
     if evidence and live is not None:
         title += f" · {_said(live)}"
+    checked = m.step_verification(lab.id, column.step) if state == "passed" else None
+    verify = ""
+    if checked is not None:
+        how = f"{how} v-{checked}".strip()
+        verify = f' data-verify="{escape(checked)}"'
+        mark = {"fail": "✗", "error": "?", "verifying": "⋯"}.get(checked, mark)
+        problem = m.verify_problem(lab.id, column.step)
+        title += f" · verify: {VERIFY_WORD.get(checked, checked)}"
+        title += f" ({problem})" if problem else ""
     return (
         f'<td class="cell {state}{" " + how if how else ""}" data-participant="{escape(m.name)}" '
         f'data-lab="{escape(lab.id)}" data-step="{escape(column.step)}" data-state="{state}"'
-        f'{evidence} title="{escape(title)}">{mark}</td>'
+        f'{evidence}{verify} title="{escape(title)}">{mark}</td>'
     )
+
+
+VERIFY_WORD = {"pass": "the claim holds", "fail": "does not hold", "error": "not judged"}
 
 
 def _said(mark: EvidenceMark) -> str:
@@ -182,13 +200,21 @@ def _where(m: Member, cohort: Cohort) -> str:
 
 def _verified_cell(m: Member) -> str:
     state = m.verification
+    shown = state
+    if m.verifying:  # under way: how many of its claims have a verdict yet
+        judged = sum(1 for s in m.verifying.values() if s != "verifying")
+        shown = f"{state} {judged}/{len(m.verifying)}"
+    flags = f" · {m.verdict.flagged}" if m.verdict is not None and m.verdict.flags else ""
     return (
         f'<td class="ver {state.replace(" ", "-")}" data-verified="{escape(state)}" '
-        f'title="{escape(_verdict_title(m))}">{escape(state)}</td>'
+        f'data-commit="{escape(m.commit)}" title="{escape(_verdict_title(m) + flags)}">'
+        f"{escape(shown)}</td>"
     )
 
 
 def _verdict_title(m: Member) -> str:
+    if m.verifying is not None:
+        return "lab trainer status --watch is verifying this submission"
     if m.verdict is not None:
         return m.verdict.summary
     if m.verification == "stale":
@@ -199,13 +225,19 @@ def _verdict_title(m: Member) -> str:
 HELP_CLASS = {STUCK: "stuck", IDLE: "idle", ABSENT: "absent"}  # the rest: "record"
 
 
+def _why(m: Member, a: Attention) -> str:
+    """A failed verify says which check and why."""
+    problem = m.first_verify_problem() if a.kind == DISPROVED else None
+    return f' <span class="why">({escape(problem)})</span>' if problem else ""
+
+
 def _help_section(cohort: Cohort, stuck_after: float) -> str:
     """Who needs help, most urgent first: the first thing on the page."""
     found = cohort.needs_help(stuck_after)
     items = "".join(
         f'<li class="{HELP_CLASS.get(a.kind, "record")}" data-participant="{escape(m.name)}" '
         f'data-kind="{escape(a.kind)}"><b>{escape(m.name)}</b> '
-        f'<span class="kind">{escape(a.kind)}</span> {escape(a.text)}</li>'
+        f'<span class="kind">{escape(a.kind)}</span> {escape(a.text)}{_why(m, a)}</li>'
         for m, a in found
     )
     return (
@@ -293,6 +325,8 @@ def _legend(cohort: Cohort, stuck_label: str) -> str:
   <span style="background:var(--here)"></span>working on it
   <span style="background:var(--stuck)"></span>stuck over {stuck_label}
   <span style="background:var(--todo)"></span>not yet{live}
+  <span style="background:var(--stuck)"></span>✗ verify: the claim does not hold
+  <span style="outline:2px dashed var(--here)"></span>⋯ being verified
 </div>"""
 
 

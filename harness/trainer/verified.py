@@ -7,16 +7,24 @@ failure (or a submission's misbehaving scripts) from touching another's. As many
 as the machine has cores. The verdicts are kept on the trainer's machine beside the journal
 (``$XDG_STATE_HOME/hooklab/trainer``), one per participant, with the commit they judged: a
 participant who submits again is "unverified" until the next run.
+
+A record also keeps each step's verdict (``steps``: which check failed and why) and the
+record's flags (``flags``: replaced, copy, forged, named beside the verdicts). Beside the
+records, the folder ``…-steps`` keeps every step verdict by the key of what it judged
+(harness/trainer/verify.py, ``step_key``): a later verify of the same state reuses it.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,6 +56,21 @@ class Verdict:
     message: str = ""
     seconds: float = 0.0
     at: float = 0.0
+    # each claimed step: lab, step, status, message, check and why (a claim that does not
+    # hold), reused (judged before at the same state)
+    steps: list[dict[str, Any]] = field(default_factory=list)
+    flags: list[dict[str, str]] = field(default_factory=list)  # kind, text: not their own?
+    reused: int = 0  # steps whose verdict was reused, not re-run
+
+    @property
+    def flagged(self) -> str:
+        """The record's flags in one line ("" when it is the participant's own)."""
+        return "; ".join(f["text"] for f in self.flags)
+
+    def step_status(self, lab: str, step: str) -> str | None:
+        """pass, fail or error for one claimed step; None when this verify did not judge it."""
+        found = next((s for s in self.steps if s.get("lab") == lab and s.get("step") == step), None)
+        return str(found["status"]) if found else None
 
     @property
     def summary(self) -> str:
@@ -70,6 +93,9 @@ class Verdict:
             "message": self.message,
             "seconds": round(self.seconds, 2),
             "at": self.at,
+            "steps": self.steps,
+            "flags": self.flags,
+            "reused": self.reused,
         }
 
     @classmethod
@@ -87,6 +113,13 @@ class Verdict:
                 str(raw.get("message") or ""),
                 float(raw.get("seconds") or 0.0),
                 float(raw.get("at") or 0.0),
+                [dict(s) for s in raw.get("steps") or [] if isinstance(s, dict)],
+                [
+                    {"kind": str(f.get("kind")), "text": str(f.get("text"))}
+                    for f in raw.get("flags") or []
+                    if isinstance(f, dict)
+                ],
+                int(raw.get("reused") or 0),
             )
         except (KeyError, TypeError, ValueError):
             return None
@@ -110,14 +143,100 @@ def load_verdicts(url: str, cohort: str) -> dict[str, Verdict]:
     return found
 
 
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """One writer at a time (watch workers, verify processes): none loses another's update."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path.with_name(path.name + ".lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _write(path: Path, data: Any) -> None:
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    tmp.write_text(json.dumps(data, indent=1))
+    tmp.replace(path)  # a reader never sees half a file
+
+
 def save_verdicts(url: str, cohort: str, verdicts: Sequence[Verdict]) -> None:
     path = verdicts_path(url, cohort)
-    kept = load_verdicts(url, cohort)
-    kept.update({v.participant: v for v in verdicts})
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps({n: v.to_json() for n, v in sorted(kept.items())}, indent=1))
-    tmp.replace(path)
+    with _locked(path):
+        kept = load_verdicts(url, cohort)
+        kept.update({v.participant: v for v in verdicts})
+        _write(path, {n: v.to_json() for n, v in sorted(kept.items())})
+
+
+def steps_path(url: str, cohort: str) -> Path:
+    """The folder of step verdicts, one small file each: a save never rewrites the others."""
+    journal = journal_path(url, cohort)
+    return journal.with_name(journal.stem + "-steps")
+
+
+class StepCache(Mapping[str, dict[str, Any]]):
+    """Step verdicts by the key of the state they judged (verify.step_key), read as asked."""
+
+    def __init__(self, url: str, cohort: str) -> None:
+        self.root = steps_path(url, cohort)
+
+    def _file(self, key: str) -> Path:
+        if not key.isalnum():  # a sha256 in hex: never a path of its own
+            raise KeyError(key)
+        return self.root / key[:2] / f"{key}.json"
+
+    def __getitem__(self, key: str) -> dict[str, Any]:
+        try:
+            found = json.loads(self._file(key).read_text())
+        except (OSError, ValueError) as exc:
+            raise KeyError(key) from exc
+        if not isinstance(found, dict):
+            raise KeyError(key)
+        return found
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and key.isalnum() and self._file(key).is_file()
+
+    def __iter__(self) -> Iterator[str]:
+        return (f.stem for f in self.root.glob("*/*.json"))
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def keep(self, found: dict[str, dict[str, Any]]) -> None:
+        """Keep these verdicts: pass and fail only (an error is the trainer's machine's), and
+        of their checks what a record reads (not the build output)."""
+        for key, verdict in found.items():
+            if verdict.get("status") not in (Status.PASS.value, Status.FAIL.value):
+                continue
+            checks = [
+                {k: c.get(k) for k in ("name", "status", "message")}
+                for c in verdict.get("checks") or []
+            ]
+            path = self._file(key)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            _write(path, {**verdict, "checks": checks})
+
+
+def load_step_cache(url: str, cohort: str) -> StepCache:
+    return StepCache(url, cohort)
+
+
+def save_step_cache(url: str, cohort: str, found: dict[str, dict[str, Any]]) -> None:
+    StepCache(url, cohort).keep(found)
+
+
+def _step_record(step: dict[str, Any]) -> dict[str, Any]:
+    """What a record keeps of a step's verdict: for one that does not hold, which check and
+    why (the first check that did not pass)."""
+    kept = {k: step.get(k) for k in ("lab", "step", "number", "status", "message")}
+    kept["reused"] = bool(step.get("reused"))
+    bad = next((c for c in step.get("checks") or [] if c.get("status") != Status.PASS.value), None)
+    if step.get("status") != Status.PASS.value:
+        kept["check"] = str(bad.get("name") or "") if bad else ""
+        kept["why"] = str(bad.get("message") or "") if bad else str(step.get("message") or "")
+    return kept
 
 
 def from_report(participant: str, report: dict[str, Any], seconds: float) -> Verdict:
@@ -135,6 +254,9 @@ def from_report(participant: str, report: dict[str, Any], seconds: float) -> Ver
         str(errors[0].get("message", "")) if errors and not failed else "",
         seconds,
         time.time(),
+        [_step_record(s) for s in steps],
+        [dict(f) for f in report.get("flags") or []],
+        sum(1 for s in steps if s.get("reused")),
     )
 
 
@@ -153,6 +275,7 @@ def verify_one(url: str, cohort: str, participant: str, options: Sequence[str] =
             "--cohort",
             cohort,
             "--json",
+            "--for-all",
             *options,
         ],
         env={**os.environ, URL_ENV: url, "NO_COLOR": "1"},
@@ -184,14 +307,20 @@ def verify_all(
     jobs: int | None = None,
     options: Sequence[str] = (),
     on_done: Callable[[Verdict, int, int], None] = lambda v, i, n: None,
+    flags: dict[str, list[dict[str, str]]] | None = None,
 ) -> list[Verdict]:
-    """Every participant verified, ``jobs`` at once (default: one per core)."""
+    """Every participant verified, ``jobs`` at once (default: one per core); ``flags``: each
+    one's record's flags as the room shows them, kept with the verdict."""
     workers = max(1, jobs or os.cpu_count() or 1)
     results: list[Verdict] = []
     with ThreadPoolExecutor(max_workers=workers) as pool:
         futures = [pool.submit(verify_one, url, cohort, name, options) for name in participants]
         for future in as_completed(futures):
             verdict = future.result()
+            known = {f["kind"] for f in verdict.flags}
+            verdict.flags += [
+                f for f in (flags or {}).get(verdict.participant, []) if f["kind"] not in known
+            ]
             results.append(verdict)
             save_verdicts(url, cohort, [verdict])  # kept as it comes: a Ctrl-C loses none
             on_done(verdict, len(results), len(futures))

@@ -6,19 +6,26 @@ checked), every sensor report the claim cites must be there with its sha256, the
 must pass again at that state (sensors run again: reports prove nothing about a later state),
 and the reports that re-run relied on must be among the ones the claim cites. Any claim that
 does not hold is reported by step.
+
+Incremental: each claim is keyed by what its verdict depends on (``step_key``: the lab's
+files, the engine, the claim's record and the trees of its snapshot, commit and evidence).
+Given the verdicts already reached (``reuse``, kept by harness/trainer/verified.py), a claim
+whose key is among them is not re-run: only new or changed steps go to the sandbox.
 """
 
 from __future__ import annotations
 
 import collections
 import contextlib
+import dataclasses
+import hashlib
 import json
 import shutil
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,6 +33,7 @@ from typing import Any
 from dulwich import porcelain
 from dulwich.objects import Commit
 
+from harness import __version__
 from harness.claude.vocabulary import Engine
 from harness.engine.checks.live_session import TIMELINE_FILE
 from harness.engine.context import CheckContext
@@ -60,6 +68,8 @@ class StepVerdict:
     claimed_at: float | None = None
     run: StepRun | None = None
     checks: list[dict[str, Any]] = field(default_factory=list)  # a sandboxed run's, as JSON
+    reused: bool = False  # judged before at the same state (step_key): not re-run
+    edited: bool = False  # does not hold because the progress record was edited by hand
 
     @property
     def label(self) -> str:
@@ -78,6 +88,8 @@ class StepVerdict:
             "engine": self.engine,
             "claimed_at": self.claimed_at,
             "checks": [r.to_json() for r in self.run.results] if self.run else self.checks,
+            "reused": self.reused,
+            "edited": self.edited,
         }
 
     @classmethod
@@ -93,6 +105,8 @@ class StepVerdict:
             raw.get("engine"),
             raw.get("claimed_at"),
             checks=list(raw.get("checks") or []),
+            reused=bool(raw.get("reused")),
+            edited=bool(raw.get("edited")),
         )
 
 
@@ -105,6 +119,35 @@ class VerifyReport:
     engine: str
     verdicts: list[StepVerdict] = field(default_factory=list)
     duration: float = 0.0
+    keys: dict[str, str] = field(default_factory=dict)  # "lab/step" -> step_key
+    # the record's own flags (replaced, copy, …; harness/trainer/cohort.py Member.flags) and
+    # "forged" when a claim's record was edited: {"kind", "text"} each
+    flags: list[dict[str, str]] = field(default_factory=list)
+
+    @property
+    def all_flags(self) -> list[dict[str, str]]:
+        edited = [v.label for v in self.verdicts if v.edited]
+        if not edited:
+            return list(self.flags)
+        many = len(edited) > 1
+        return [
+            *self.flags,
+            {
+                "kind": FORGED,
+                "text": f"forged: the progress file was edited by hand ({len(edited)} claim"
+                f"{'s rest' if many else ' rests'} on a record Hook Lab did not write: "
+                f"{', '.join(edited[:3])}{' …' if len(edited) > 3 else ''})",
+            },
+        ]
+
+    def fresh_verdicts(self) -> dict[str, dict[str, Any]]:
+        """The verdicts reached now (not reused), by their step_key: what a later verify
+        reuses."""
+        return {
+            key: {**v.to_json(), "reused": False}
+            for v in self.verdicts
+            if not v.reused and (key := self.keys.get(f"{v.lab}/{v.step}"))
+        }
 
     @property
     def ok(self) -> bool:
@@ -120,9 +163,14 @@ class VerifyReport:
             "ok": self.ok,
             "claimed": len(self.verdicts),
             "hold": sum(1 for v in self.verdicts if v.status is Status.PASS),
+            "reused": sum(1 for v in self.verdicts if v.reused),
             "duration": round(self.duration, 2),
+            "flags": self.all_flags,
             "steps": [v.to_json() for v in self.verdicts],
         }
+
+
+FORGED = "forged"
 
 
 def _ignore(_: Any) -> None:
@@ -175,10 +223,16 @@ def verify_participant(
     labs_root: Path | None = None,
     on_activity: Callable[[str], None] = _ignore,
     on_verdict: Callable[[StepVerdict], None] = _ignore,
+    on_claims: Callable[[list[tuple[str, str]]], None] = _ignore,
     sandboxed: bool = True,
+    apart: bool = False,
+    reuse: Mapping[str, dict[str, Any]] | None = None,
+    flags: list[dict[str, str]] | None = None,
 ) -> VerifyReport:
     """Fetch the submission here, then judge it in the sandbox (harness/trainer/sandbox.py;
-    ``sandboxed`` False: as the trainer, for --no-sandbox); the holder is removed after."""
+    ``sandboxed`` False: as the trainer, for --no-sandbox, in a process of its own when
+    ``apart``); the holder is removed after. ``reuse``: verdicts already reached, by
+    step_key: those claims are not re-run. ``on_claims``: every claim (lab, step), once known."""
     started = time.monotonic()
     url = normalise_url(url)
     ref, sha = _submission(url, cohort, participant, on_activity)
@@ -192,15 +246,79 @@ def verify_participant(
         fetch(url, ws.repo, [sha], timeout=FETCH_TIMEOUT)
         ws.repo.refs[PROGRESS_REF] = sha
         report = VerifyReport(url, cohort, participant, sha.decode(), engine)
+        report.flags = list(flags or [])
         judge = Judging(ref.decode(), engine, backend, labs_root)
-        if sandboxed and not sandbox.inside():
-            _judge_in_sandbox(holder, judge, report, on_activity, on_verdict)
-        else:
-            judge.run(ws, report, on_activity, on_verdict)
+        # A verdict reached outside the sandbox is never reused inside it, nor the reverse.
+        claims = judge.keyed_claims(ws, report, "sandboxed" if sandboxed else "no-sandbox")
+        on_claims(list(claims))
+        judge = dataclasses.replace(judge, only=_reuse(report, reuse, on_verdict))
+        if judge.only:
+            if (sandboxed or apart) and not sandbox.inside():
+                _judge_apart(holder, judge, report, on_activity, on_verdict, sandboxed)
+            else:
+                judge.run(ws, report, on_activity, on_verdict)
+        order = {f"{lab}/{step}": i for i, (lab, step) in enumerate(claims)}
+        report.verdicts.sort(key=lambda v: order.get(f"{v.lab}/{v.step}", len(order)))
         report.duration = time.monotonic() - started
         return report
     finally:
         shutil.rmtree(holder, ignore_errors=True)
+
+
+def _reuse(
+    report: VerifyReport,
+    reuse: Mapping[str, dict[str, Any]] | None,
+    on_verdict: Callable[[StepVerdict], None],
+) -> frozenset[str]:
+    """The verdicts already reached for these claims' keys, into the report; returns the
+    claims ("lab/step") left to judge."""
+    left = set()
+    for claim, key in report.keys.items():
+        if reuse is None or key not in reuse:
+            left.add(claim)
+            continue
+        verdict = StepVerdict.from_json({**reuse[key], "reused": True})
+        report.verdicts.append(verdict)
+        on_verdict(verdict)
+    return frozenset(left)
+
+
+def _lab_digest(lab: Lab) -> str:
+    """Every file of the lab's folder: a changed check or asset judges anew."""
+    h = hashlib.sha256()
+    for path in sorted(p for p in lab.dir.rglob("*") if p.is_file()):
+        h.update(str(path.relative_to(lab.dir)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def _tree_of(ws: Workspace, sha: Any) -> str | None:
+    try:
+        found = ws.repo[str(sha).encode()]
+    except (KeyError, ValueError, TypeError):
+        return None
+    return found.tree.decode() if isinstance(found, Commit) else None
+
+
+def step_key(
+    ws: Workspace, lab: Lab | None, lab_id: str, step_id: str, record: dict[str, Any],
+    engine: str, backend: str | None, lab_digest: str | None = None,
+) -> str:  # fmt: skip
+    """What one claim's verdict depends on, hashed: Hook Lab's version, the lab's files, the
+    engine and backend (and whether sandboxed), the claim's record (but when it was made) and
+    the trees the submission holds at its snapshot, commit and evidence."""
+    about = {
+        "hooklab": __version__,
+        "lab": lab_id,
+        "step": step_id,
+        "lab_files": lab_digest or (_lab_digest(lab) if lab else None),
+        "engine": engine,
+        "backend": backend or "local",
+        "record": {k: v for k, v in record.items() if k != "at"},
+        "trees": {
+            f: _tree_of(ws, record.get(f)) for f in ("snapshot", "commit", "evidence_commit")
+        },
+    }
+    return hashlib.sha256(json.dumps(about, sort_keys=True, default=str).encode()).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -211,6 +329,30 @@ class Judging:
     engine: str
     backend: str | None
     labs_root: Path | None
+    only: frozenset[str] | None = None  # "lab/step": judge just these claims (None: every one)
+
+    def _progress(self, ws: Workspace) -> Progress:
+        head = ws.progress_head() or ""
+        return Progress.from_json(
+            progress_document(ws.repo, head), source=f"{self.ref}: progress.json"
+        )
+
+    def keyed_claims(
+        self, ws: Workspace, report: VerifyReport, where: str
+    ) -> list[tuple[str, str]]:
+        """Every claim (lab, step) in order; each one's step_key into ``report.keys``
+        (``where``: how it is judged, sandboxed or not, part of the key)."""
+        digests: dict[str, str] = {}
+        claims = []
+        for lab, lab_id, step_id, record in _claims(self._progress(ws), self.labs_root):
+            if lab is not None and lab_id not in digests:
+                digests[lab_id] = _lab_digest(lab)
+            report.keys[f"{lab_id}/{step_id}"] = step_key(
+                ws, lab, lab_id, step_id, record, self.engine,
+                f"{self.backend or 'local'}, {where}", digests.get(lab_id),
+            )  # fmt: skip
+            claims.append((lab_id, step_id))
+        return claims
 
     def run(
         self,
@@ -219,10 +361,7 @@ class Judging:
         on_activity: Callable[[str], None],
         on_verdict: Callable[[StepVerdict], None],
     ) -> None:
-        head = ws.progress_head() or ""
-        progress = Progress.from_json(
-            progress_document(ws.repo, head), source=f"{self.ref}: progress.json"
-        )
+        progress = self._progress(ws)
         context = CheckContext(
             ws,
             ws.root,
@@ -233,6 +372,8 @@ class Judging:
         )
         runner = LabRunner(ws, labs_root=self.labs_root, context=context)
         for lab, lab_id, step_id, record in _claims(progress, self.labs_root):
+            if self.only is not None and f"{lab_id}/{step_id}" not in self.only:
+                continue
             verdict = _verify_step(runner, ws, lab, lab_id, step_id, record, on_activity)
             report.verdicts.append(verdict)
             on_verdict(verdict)
@@ -241,21 +382,27 @@ class Judging:
         """The sandbox's process: python -m harness.trainer.judge with these settings."""
         extra = ["--backend", self.backend] if self.backend else []
         labs = ["--labs", str(self.labs_root)] if self.labs_root else []
+        only = [a for claim in sorted(self.only or ()) for a in ("--only", claim)]
         return [
             sys.executable, "-m", "harness.trainer.judge", str(holder / "ws"), self.ref,
-            "--engine", self.engine, *extra, *labs,
+            "--engine", self.engine, *extra, *labs, *only,
         ]  # fmt: skip
 
 
-def _judge_in_sandbox(
+def _judge_apart(
     holder: Path,
     judge: Judging,
     report: VerifyReport,
     on_activity: Callable[[str], None],
     on_verdict: Callable[[StepVerdict], None],
+    sandboxed: bool = True,
 ) -> None:
-    """Run the judgement in the sandbox, reading its lines (JSON: activity, verdict, end) as
-    they come; anything else it prints is the participant's scripts' and is dropped."""
+    """Run the judgement in the sandbox (or, ``sandboxed`` False, in a plain process of its
+    own), reading its lines (JSON: activity, verdict, end) as they come; anything else it
+    prints is the participant's scripts' and is dropped."""
+    if not sandboxed:
+        _read_judgement(judge.argv(holder), report, on_activity, on_verdict)
+        return
     (holder / "scratch").mkdir()
     with contextlib.ExitStack() as stack:
         broker = None
@@ -366,6 +513,7 @@ def _verify_step(
     live = bool(record.get("session_id"))
     problem = _state_problem(ws, record) or _evidence_problem(ws, record, skip=_live_files(live))
     if problem:
+        verdict.edited = _edited(problem)
         return _fail(verdict, Status.FAIL, problem)
     # A live claim's timeline that does not match its digest is still replayed: the verdict
     # then names the transcript line a forged verdict sits on, not only that bytes differ.
@@ -382,6 +530,7 @@ def _verify_step(
         edited = f"{timeline_problem}; " if timeline_problem else ""
         return _fail(verdict, run.status, f"{edited}{reason}: {_describe(bad)}")
     if timeline_problem:
+        verdict.edited = _edited(timeline_problem)
         return _fail(verdict, Status.FAIL, timeline_problem)
     relied_on = {rel for r in run.results for rel in r.evidence}
     cited = set((record.get("evidence") or {}).keys())
@@ -395,6 +544,11 @@ def _verify_step(
         )
     verdict.message = _holds(verdict, run, cited - _live_files(live), live)
     return verdict
+
+
+def _edited(problem: str) -> bool:
+    """The problem is a record (or evidence) edited by hand, not a step that fails."""
+    return problem.endswith(("was edited", "were edited", "it was edited"))
 
 
 def _holds(verdict: StepVerdict, run: StepRun, cited: set[str], live: bool) -> str:

@@ -20,6 +20,7 @@ from harness.trainer.cohort import (
     STUCK,
     STUCK_AFTER,
     URGENCY,
+    VERIFYING,
     Attention,
     Cohort,
     EvidenceMark,
@@ -63,12 +64,26 @@ def _lab_cell(m: Member, cohort: Cohort, index: int) -> Text:
     lab = cohort.labs[index]
     done = m.completed(lab)
     if m.lab_complete(lab.id):
-        return Text("✓", style="bold green")
+        return Text("✓", style="bold green") + _lab_verification(
+            m, lab.id, [s.step for s in lab.steps]
+        )
     if done == 0:
         current = m.current[0] == lab.id
         return Text("…" if current else "·", style="yellow" if current else "dim")
     style = "green" if done == len(lab.steps) else "yellow"
-    return Text(f"{done}/{len(lab.steps)}", style=style)
+    return Text(f"{done}/{len(lab.steps)}", style=style) + _lab_verification(
+        m, lab.id, [s.step for s in lab.steps]
+    )
+
+
+def _lab_verification(m: Member, lab: str, steps: Sequence[str]) -> Text:
+    """After a lab's cell: ✗ a claim in it does not hold, ⋯ one is being verified."""
+    states = {m.step_verification(lab, step) for step in steps}
+    if Status.FAIL.value in states:
+        return Text(" ✗", style="bold red")
+    if VERIFYING in states:
+        return Text(" ⋯", style="yellow")
+    return Text()
 
 
 def _labs_strip(m: Member, cohort: Cohort) -> Text:
@@ -112,11 +127,15 @@ VERIFIED_MARK = {
     NOT_JUDGED: ("?", "yellow"),
     UNVERIFIED: ("·", "dim"),
     STALE: ("old", "dim"),
+    VERIFYING: ("⋯", "yellow"),
 }
 
 
 def _verified_cell(m: Member) -> Text:
     mark, style = VERIFIED_MARK.get(m.verification, ("?", "yellow"))
+    if m.verifying:  # under way: how many of its claims have a verdict yet
+        judged = sum(1 for state in m.verifying.values() if state != VERIFYING)
+        mark = f"{mark} {judged}/{len(m.verifying)}"
     return Text(mark, style=style)
 
 
@@ -245,8 +264,8 @@ def cohort_renderable(
     if any(m.verification != UNVERIFIED for m in cohort.members):
         parts.append(
             Text(
-                "ver: ✓ verified · ✗ a claim does not hold · ? not judged · · not verified · "
-                "old: submitted since (lab trainer verify --all)",
+                "ver: ✓ verified · ✗ a claim does not hold · ⋯ verifying (judged/claimed) · "
+                "? not judged · · not verified · old: submitted since",
                 style="dim",
                 no_wrap=True,
                 overflow="ellipsis",
@@ -303,15 +322,27 @@ def verdict_line(verdict: StepVerdict) -> Text:
 
 
 def verify_summary(report: VerifyReport) -> RenderableType:
+    """The verdict in one line, then each of the record's flags (a copy, a replaced record, a
+    forged progress file): "every claim holds" never stands alone over one of them."""
     hold = sum(1 for v in report.verdicts if v.status is Status.PASS)
+    flags = report.all_flags
+    named = [Text.assemble(("      flagged ", "bold red"), f["text"]) for f in flags]
     if not report.verdicts:
-        return Text(f"{report.participant} claims no passed step yet; nothing to verify.")
-    style = "bold green" if report.ok else "bold red"
+        said = Text(f"{report.participant} claims no passed step yet; nothing to verify.")
+        return Group(said, *named)
+    style = "bold green" if report.ok and not flags else "bold red"
     word = "every claim holds" if report.ok else "some claims do not hold"
-    return Text.assemble(
-        (f"{report.participant}: {word}", style),
-        f" ({hold}/{len(report.verdicts)} steps, engine {report.engine}, "
-        f"submission {report.commit[:12]}, {report.duration:.0f} s)",
+    if flags:
+        word += f", but the record is flagged ({', '.join(f['kind'] for f in flags)})"
+    reused = sum(1 for v in report.verdicts if v.reused)
+    again = f", {reused} judged before at the same state" if reused else ""
+    return Group(
+        Text.assemble(
+            (f"{report.participant}: {word}", style),
+            f" ({hold}/{len(report.verdicts)} steps{again}, engine {report.engine}, "
+            f"submission {report.commit[:12]}, {report.duration:.0f} s)",
+        ),
+        *named,
     )
 
 

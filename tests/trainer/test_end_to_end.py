@@ -88,6 +88,7 @@ def test_a_participant_passes_lab_01_and_the_trainer_sees_and_verifies_it(
             # how each live step passed: Lab 01 has none
             "evidence": {},
             "timeline_left_out": {},
+            "verification": {},  # nobody verified it yet
             # no hint taken, nothing solved with lab solve
             "hints": {},
             "solved_with_help": [],
@@ -102,3 +103,11 @@ def test_a_participant_passes_lab_01_and_the_trainer_sees_and_verifies_it(
             ("read-a-report", "pass"),
         ]
         assert f"{len(SENSORS)} reports match their digests" in report["steps"][0]["message"]
+        # recorded: the dashboard shows the verdict, per step, with real Maven
+        status = lab(tmp_path, "trainer", "status", url, "--cohort", "e2e", "--json")
+        pat = json.loads(status.stdout)["participants"][0]
+        assert pat["verification"] == "verified"
+        assert pat["labs"]["01-sensor-reports"]["verification"] == {
+            "run-sensors": "pass",
+            "read-a-report": "pass",
+        }
