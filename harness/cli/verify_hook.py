@@ -6,9 +6,17 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from harness.cli.common import add_json_flag, emit_json, make_console, own_repository
+from harness.cli.common import (
+    add_json_flag,
+    add_unconfined_flag,
+    confining,
+    emit_json,
+    make_console,
+    own_repository,
+)
 from harness.errors import HarnessError
 from harness.grading import grade_stop_hook
+from harness.jail import describe
 
 _DESCRIPTION = """\
 Grade SCRIPT as a Stop hook of the project in the current directory (or --project DIR), the
@@ -21,7 +29,13 @@ SCRIPT is registered alone as the project's Stop hook in a temporary settings ob
 the timeout .claude/settings.json registers it with (else 10 s; --timeout overrides);
 the settings are never changed. --break, --fix and --stale run with bash -c in the project
 directory and must exit 0; a Hook Lab workspace is left fixed. Any other git repository (your
-own project, no lab init needed) is graded on a throwaway copy: its files are never changed.
+own project, no lab init needed) is graded on a throwaway copy of it.
+
+Confined by default: --break, --fix, --stale and the scripted session's tool calls run in a
+bubblewrap jail where the project graded (the copy, or the workspace) is the only writable
+folder, HOME and TMPDIR are throwaway folders, there is no network, and the environment is
+an allow-list. Without bubblewrap it refuses; --unconfined runs them as you, with your files,
+HOME, environment and network.
 
 --json prints {"passed", "summary", "script", "command", "timeout", "checks": [{"name",
 "title", "status" (pass|fail|skip), "passed", "expected", "found", "problem", "detail",
@@ -86,6 +100,7 @@ def add_parser(subparsers: Any) -> None:
         help="the project (CLAUDE_PROJECT_DIR); default: the current directory",
     )
     add_json_flag(parser)
+    add_unconfined_flag(parser)
     parser.set_defaults(func=cmd_verify_hook)
 
 
@@ -109,27 +124,42 @@ def cmd_verify_hook(args: argparse.Namespace) -> int:
             script = own.in_copy(script)
             console.print(own.notice("lab verify-hook"), soft_wrap=True)
         where = own.project if own is not None else project
-        if args.json:
-            grade = grade_stop_hook(where, script, **options)
-            emit_json({**grade.to_json(), "copy": own is not None})
-            return 0 if grade.passed else 1
+        with confining(args, own.copy if own is not None else project, "lab verify-hook") as jail:
+            return _grade(args, console, project, where, script, {**options, "confinement": jail})
+    return 0
 
-        from harness.ui.grading_view import render_grade
 
-        try:
-            with console.status("grading …", spinner="dots") as status:
-                grade = grade_stop_hook(
-                    where,
-                    script,
-                    progress=lambda what: status.update(f"grading: {what} …"),
-                    **options,
-                )
-        except KeyboardInterrupt:
-            if own is not None:
-                raise  # only the copy was broken, and it goes with the copy
-            _interrupted(project, args.break_cmd, args.fix_cmd)
-            return 130
-        render_grade(console, grade)
+def _grade(
+    args: argparse.Namespace,
+    console: Any,
+    project: Path,
+    where: Path,
+    script: Path,
+    options: dict[str, Any],
+) -> int:
+    """Grade in ``where`` (``project`` itself, or its copy), on the screen or as JSON."""
+    copy = where != project
+    if args.json:
+        grade = grade_stop_hook(where, script, **options)
+        emit_json({**grade.to_json(), "copy": copy, "confined": options["confinement"] is not None})
+        return 0 if grade.passed else 1
+    from harness.ui.grading_view import render_grade
+
+    try:
+        with console.status("grading …", spinner="dots") as status:
+            grade = grade_stop_hook(
+                where,
+                script,
+                progress=lambda what: status.update(f"grading: {what} …"),
+                **options,
+            )
+    except KeyboardInterrupt:
+        if copy:
+            raise  # only the copy was broken, and it goes with the copy
+        _interrupted(project, args.break_cmd, args.fix_cmd)
+        return 130
+    render_grade(console, grade)
+    console.print(describe(options["confinement"]), soft_wrap=True)
     return 0 if grade.passed else 1
 
 

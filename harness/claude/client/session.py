@@ -59,6 +59,7 @@ from harness.claude.settings import AGENT_TYPE, DEFAULT_TIMEOUT, Settings, load_
 from harness.claude.tools import edit_input, with_absolute_path
 from harness.claude.vocabulary import Engine, Outcome, StepKind
 from harness.errors import HarnessError
+from harness.jail import Confinement, socket_folder
 from harness.paths import cache_home, scratch_mkdtemp
 
 IMPLICIT_PROMPT = "Go on."  # opens a turn when a scenario acts before any prompt
@@ -106,6 +107,7 @@ class ClaudeCodeSession(SessionSteps):
         on_payload: PayloadSink | None = None,
         startup_wait: float | None = None,
         trusted: bool = True,
+        confinement: Confinement | None = None,
     ) -> None:
         self.project_dir = Path(project_dir).resolve()
         self.settings = settings if settings is not None else _settings_or_none(self.project_dir)
@@ -134,6 +136,13 @@ class ClaudeCodeSession(SessionSteps):
         self.api = ScriptedApi(on_request=lambda r: self._inbox.put("request", r))
         self.api.__enter__()
         self._proc: ClientProcess | None = None
+        # The client runs in it, and so its tools and hooks; the scripted model is reached
+        # on a Unix socket bound in (see _launch).
+        self.confinement = confinement
+        self._socket: Path | None = None
+        if confinement is not None:
+            self._socket = socket_folder() / "api.sock"
+            self.api.listen_on(self._socket)
         self._pending: ApiRequest | None = None  # the main loop waiting for the model
         self._subagents: dict[str, tuple[str, ApiRequest | None]] = {}  # type -> (prompt, req)
         self._tool_ids = 0
@@ -176,6 +185,8 @@ class ClaudeCodeSession(SessionSteps):
     def close(self) -> None:
         self._end_process()
         self.api.close()
+        if self._socket is not None:
+            shutil.rmtree(self._socket.parent, ignore_errors=True)
         if self._own_dir:
             shutil.rmtree(self.config_dir, ignore_errors=True)
         else:
@@ -197,8 +208,12 @@ class ClaudeCodeSession(SessionSteps):
     # -- the client process ------------------------------------------------------------------
 
     def _client_env(self) -> dict[str, str]:
-        env = {k: v for k, v in os.environ.items() if k not in _CLIENT_ENV_DROP}
-        env.update(self._shell_home(env))
+        if self.confinement is not None:
+            # The jail's own HOME (empty, as _shell_home's) and nothing of the user's.
+            env = self.confinement.environment({"HOOKLAB_CACHE": str(cache_home())})
+        else:
+            env = {k: v for k, v in os.environ.items() if k not in _CLIENT_ENV_DROP}
+            env.update(self._shell_home(env))
         env.update(self.env)
         # Not a person's either: the client's own config directory (the transcripts stay
         # Hook Lab's) and no traffic to Anthropic (telemetry, updates, error reports: the
@@ -327,10 +342,19 @@ class ClaudeCodeSession(SessionSteps):
             argv += ["--fork-session", "--session-id", self.session_id]
         if self.on_payload is not None:
             argv += ["--settings", str(self._recorder_settings())]
+        env = self._client_env()
+        if self.confinement is not None and self._socket is not None:
+            argv = self.confinement.wrap(
+                argv,
+                cwd=self.cwd,
+                env=env,
+                writable=[self.config_dir],
+                forward=(self._socket, self.api.port),
+            )
         self._proc = ClientProcess(
             argv,
             cwd=self.cwd,
-            env=self._client_env(),
+            env=env,
             inbox=self._inbox,
             events=self.events,
             stderr_lines=self.stderr_lines,
