@@ -158,19 +158,13 @@ def _bind(args: list[str], path: Path, option: str = "--ro-bind") -> None:
         args += [option, str(path), str(path)]
 
 
-def jail_argv(
-    argv: Sequence[str],
-    *,
-    writable: Iterable[Path],
-    chdir: Path,
-    env: Mapping[str, str],
-    extra: Iterable[Path] = (),
-    new_session: bool = True,
+def jail_root(
+    writable: Iterable[Path], extra: Iterable[Path] = (), *, new_session: bool = True
 ) -> list[str]:
-    """``argv`` run in a jail whose only writable folders are ``writable``, started in
-    ``chdir`` with exactly ``env``; ``extra``: more folders it reads. ``new_session`` False
-    keeps the jail in the caller's process group, so that killing the group (a tool call's
-    timeout, a client ended like a closed terminal) reaches every process inside."""
+    """bwrap and its options for a jail whose only writable folders are ``writable``;
+    ``extra``: more folders it reads. ``new_session`` False keeps the jail in the caller's
+    process group, so that killing the group (a tool call's timeout, a client ended like a
+    closed terminal) reaches every process inside."""
     program = bwrap()
     if program is None:
         raise HarnessError(f"{unavailable()}", fix=INSTALL_FIX)
@@ -196,10 +190,29 @@ def jail_argv(
         _bind(args, path, "--bind" if path in rw else "--ro-bind")
     for named, target in links:
         args += ["--symlink", str(target), str(named)]
-    args += ["--chdir", str(chdir)]
+    return args
+
+
+def _started(
+    root: list[str], argv: Sequence[str], chdir: Path, env: Mapping[str, str]
+) -> list[str]:
+    tail = ["--chdir", str(chdir)]
     for name, value in env.items():
-        args += ["--setenv", name, value]
-    return [*args, "--", *argv]
+        tail += ["--setenv", name, value]
+    return [*root, *tail, "--", *argv]
+
+
+def jail_argv(
+    argv: Sequence[str],
+    *,
+    writable: Iterable[Path],
+    chdir: Path,
+    env: Mapping[str, str],
+    extra: Iterable[Path] = (),
+    new_session: bool = True,
+) -> list[str]:
+    """``argv`` run in a jail (:func:`jail_root`), started in ``chdir`` with exactly ``env``."""
+    return _started(jail_root(writable, extra, new_session=new_session), argv, chdir, env)
 
 
 FORWARDER = Path(__file__).with_name("jail_forward.py")
@@ -222,6 +235,9 @@ class Confinement:
         self.tmp = self.holder / "tmp"
         self.home.mkdir()
         self.tmp.mkdir()
+        # The jail's options, made once per set of folders: finding them costs milliseconds,
+        # and the emulator starts a jail for every Bash call.
+        self._roots: dict[tuple[tuple[Path, ...], tuple[Path, ...]], list[str]] = {}
 
     def __repr__(self) -> str:
         return f"<Confinement of {self.play_in}>"
@@ -253,14 +269,10 @@ class Confinement:
             argv = [sys.executable, "-I", "-S", str(FORWARDER), str(socket_path), str(port),
                     "--", *argv]  # fmt: skip
             extra += [socket_path.parent, FORWARDER.parent]
-        return jail_argv(
-            argv,
-            writable=[self.play_in, self.home, self.tmp, *writable],
-            chdir=cwd,
-            env=env,
-            extra=extra,
-            new_session=False,
-        )
+        key = ((self.play_in, self.home, self.tmp, *writable), tuple(extra))
+        if key not in self._roots:
+            self._roots[key] = jail_root(key[0], key[1], new_session=False)
+        return _started(self._roots[key], argv, cwd, env)
 
 
 @contextlib.contextmanager
