@@ -23,6 +23,7 @@ import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
+from harness import proc
 from harness.errors import HarnessError
 from harness.paths import CHECKOUT_ROOT, cache_home, scratch_mkdtemp
 
@@ -89,6 +90,7 @@ KEPT_ENV = (
     "JAVA_HOME", "MAVEN_OPTS", "PYTHONPATH", "VIRTUAL_ENV", "XDG_CACHE_HOME",
     "HOOKLAB_CACHE", "HOOKLAB_LABS", "HOOKLAB_FIXTURE", "HOOKLAB_CLAUDE_CODE",
     "HOOKLAB_CLAUDE_CODE_VERSION", "HOOKLAB_DOCKER_IMAGE", "HOOKLAB_JOBS", "HOOKLAB_MAVEN_CDS",
+    "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL",
 )  # fmt: skip
 
 
@@ -235,6 +237,7 @@ class Confinement:
         self.tmp = self.holder / "tmp"
         self.home.mkdir()
         self.tmp.mkdir()
+        _git_identity(self.home)
         # The jail's options, made once per set of folders: finding them costs milliseconds,
         # and the emulator starts a jail for every Bash call.
         self._roots: dict[tuple[tuple[Path, ...], tuple[Path, ...]], list[str]] = {}
@@ -273,6 +276,21 @@ class Confinement:
         if key not in self._roots:
             self._roots[key] = jail_root(key[0], key[1], new_session=False)
         return _started(self._roots[key], argv, cwd, env)
+
+
+def _git_identity(home: Path) -> None:
+    """The person's git name and e-mail in the jail's HOME, and nothing else of their git
+    configuration (a credential helper, a token in a remote's URL): a step that commits
+    still can, as it could outside."""
+    lines = []
+    for key in ("name", "email"):
+        done = proc.run(["git", "config", "--get", f"user.{key}"])
+        value = done.stdout.strip()
+        if done.ok and value:
+            quoted = value.replace("\\", "\\\\").replace('"', '\\"')
+            lines.append(f'\t{key} = "{quoted}"\n')
+    if lines:
+        (home / ".gitconfig").write_text("[user]\n" + "".join(lines), encoding="utf-8")
 
 
 @contextlib.contextmanager
