@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import pwd
 import shutil
 import subprocess
 import sys
@@ -128,7 +129,10 @@ def hooklab_paths() -> tuple[list[Path], list[tuple[Path, Path]]]:
     links to them (named, target) to make again where no bound folder holds them (a venv's
     python leads to its base install; a catalogue may be named through a link)."""
     named = [
-        Path.home() / ".m2" / "repository",  # never settings.xml beside it: it may hold secrets
+        # Never settings.xml beside it: it may hold secrets. Java finds it from the password
+        # database's home, which $HOME may not be.
+        Path.home() / ".m2" / "repository",
+        Path(pwd.getpwuid(os.getuid()).pw_dir) / ".m2" / "repository",
         cache_home(),
         CHECKOUT_ROOT,
         Path(sys.prefix),

@@ -227,3 +227,19 @@ def test_the_start_state_leaves_out_build_output_written_after_the_session_began
     assert "dist/ (1 file built after the session began): left out" in left_out
     assert any(line.startswith("target/ (") for line in left_out), left_out
     assert new.is_file() and bundle.is_file()  # the workspace itself is untouched
+
+
+def test_a_confined_replay_gives_every_recorded_verdict_on_both_engines(
+    recorded: Recorded, engine: str
+) -> None:
+    """In the jail (lab replay's default) the calls (edits, a sed through Bash, writes, the
+    stops the Stop hook holds) give the verdicts they gave on the real client outside it."""
+    from harness.jail import unavailable
+
+    if unavailable() is not None:
+        pytest.skip(str(unavailable()))
+    played = recorded("no-audit")
+    timeline = read_session(played.transcript)
+    report = replay(timeline, played.workspace, engines=[engine], confine=True)
+    assert [row for row in report.rows if row.compared]
+    assert report.agrees, report.describe_divergence()
