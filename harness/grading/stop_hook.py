@@ -347,7 +347,13 @@ class _Grader:
             raise HarnessError(
                 f"the {flag} command `{command}` {why} in {self.project}, so the hook cannot "
                 "be graded" + (f":\n{tail}" if tail else ""),
-                fix=f"run `{command}` by hand in {self.project} until it exits 0",
+                fix=f"run `{command}` by hand in {self.project} until it exits 0"
+                + (
+                    "; it ran confined, with no network, no Docker and an empty HOME: if it "
+                    "needs one of them, and you trust it, add --unconfined"
+                    if self.jail is not None
+                    else ""
+                ),
             )
 
     def direct(self, label: str, *, active: bool) -> Phase:
