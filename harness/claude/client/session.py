@@ -267,7 +267,11 @@ class ClaudeCodeSession(SessionSteps):
             return
         accept_trust(self.config_dir, self.project_dir)
         missing = register_marketplaces(
-            self.client.path, self.project_dir, self.config_dir, self._client_env()
+            self.client.path,
+            self.project_dir,
+            self.config_dir,
+            self._client_env(),
+            jail=self.confinement,
         )
         if missing:
             self.stderr_lines.append(
