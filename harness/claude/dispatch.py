@@ -401,12 +401,12 @@ def dispatch(
 ) -> EventOutcome:
     """Run the hooks ``settings`` registers for ``event`` with ``payload`` as JSON on stdin.
 
-        ``cwd`` defaults to ``payload["cwd"]``, then ``project_dir``; ``env`` adds to (or overrides)
-        the inherited environment (``inherit``, default this process's: a confined session's is
+    ``cwd`` defaults to ``payload["cwd"]``, then ``project_dir``; ``env`` adds to (or overrides)
+    the inherited environment (``inherit``, default this process's: a confined session's is
     its allow-list), which always gets ``CLAUDE_PROJECT_DIR=project_dir``. Hooks
-        marked ``async``, and every hook of an event the client does not wait for (StopFailure),
-        are started and left to run: they decide nothing. ``judge`` answers
-        for the model when a prompt or agent hook asks it.
+    marked ``async``, and every hook of an event the client does not wait for (StopFailure),
+    are started and left to run: they decide nothing. ``judge`` answers
+    for the model when a prompt or agent hook asks it.
     """
     event = Event(event)
     body = dict(payload)
