@@ -242,8 +242,8 @@ class Session(SessionSteps):
     ) -> None:
         self.project_dir = Path(project_dir).resolve()
         self.settings = settings if settings is not None else load_settings(self.project_dir)
-        # Bash calls run in it; hooks start from its environment (HOME, TMPDIR, allow-list),
-        # as they do under the real client in the same jail.
+        # Bash calls run in it. Hooks start from its environment (HOME, TMPDIR, allow-list)
+        # but run outside: a jail per hook run cost 1.9x a step (benchmarks/README.md).
         self.confinement = confinement
         self.on_payload = on_payload
         self.cwd = Path(cwd).resolve() if cwd is not None else self.project_dir
