@@ -18,14 +18,18 @@ import functools
 import os
 import pwd
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
+import threading
+import urllib.parse
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from harness import proc
 from harness.errors import HarnessError
+from harness.jail_forward import pump
 from harness.paths import CHECKOUT_ROOT, cache_home, scratch_mkdtemp
 
 INSTALL_FIX = (
@@ -265,17 +269,16 @@ class Confinement:
         cwd: Path,
         env: Mapping[str, str],
         writable: Iterable[Path] = (),
-        forward: tuple[Path, int] | None = None,
+        forward: Sequence[tuple[Path, int]] = (),
     ) -> list[str]:
         """``argv`` in the jail, started in ``cwd`` with ``env``; ``writable``: more folders
-        it may change (the client's own state); ``forward`` (socket, port): 127.0.0.1:port
+        it may change (the client's own state); ``forward`` [(socket, port)]: 127.0.0.1:port
         inside reaches the Unix socket outside."""
         extra: list[Path] = []
-        if forward is not None:
-            socket_path, port = forward
-            argv = [sys.executable, "-I", "-S", str(FORWARDER), str(socket_path), str(port),
-                    "--", *argv]  # fmt: skip
-            extra += [socket_path.parent, FORWARDER.parent]
+        if forward:
+            routes = [str(part) for socket_path, port in forward for part in (socket_path, port)]
+            argv = [sys.executable, "-I", "-S", str(FORWARDER), *routes, "--", *argv]
+            extra += [FORWARDER.parent, *{socket_path.parent for socket_path, _ in forward}]
         key = ((self.play_in, self.home, self.tmp, *writable), tuple(extra))
         if key not in self._roots:
             self._roots[key] = jail_root(key[0], key[1], new_session=False)
@@ -324,6 +327,48 @@ UNCONFINED = (
 def describe(confinement: Confinement | None) -> str:
     """What the screen says of where a session's tool calls ran."""
     return UNCONFINED if confinement is None else CONFINED
+
+
+class LoopbackBridge:
+    """A Unix socket outside the jail that reaches 127.0.0.1:``port`` of this machine: an
+    http hook's server on loopback, which the client in the jail reaches at the same address
+    through the forwarder (the emulator, outside, posts to it directly)."""
+
+    def __init__(self, path: Path, port: int) -> None:
+        self.path, self.port = path, port
+        self._listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self._listener.bind(str(path))
+        self._listener.listen(16)
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                inside, _ = self._listener.accept()
+            except OSError:
+                return  # closed
+            try:
+                outside = socket.create_connection(("127.0.0.1", self.port), timeout=10)
+            except OSError:
+                inside.close()
+                continue
+            outside.settimeout(None)
+            threading.Thread(target=pump, args=(inside, outside), daemon=True).start()
+            threading.Thread(target=pump, args=(outside, inside), daemon=True).start()
+
+    def close(self) -> None:
+        self._listener.close()
+
+
+def loopback_ports(urls: Iterable[str]) -> set[int]:
+    """The ports of ``urls`` on this machine's loopback (127.0.0.1, localhost, ::1)."""
+    ports = set()
+    for url in urls:
+        parts = urllib.parse.urlsplit(url)
+        if parts.hostname in ("127.0.0.1", "localhost", "::1"):
+            with contextlib.suppress(ValueError):
+                ports.add(parts.port or (443 if parts.scheme == "https" else 80))
+    return ports
 
 
 def socket_folder() -> Path:

@@ -17,6 +17,7 @@ from harness.engine.sandbox import path_without
 from harness.jail import unavailable
 from tests.builders import run_lab_process
 from tests.claude.hookproject import HookProject
+from tests.claude.test_hook_types import Posts
 
 pytestmark = pytest.mark.skipif(unavailable() is not None, reason=str(unavailable()))
 
@@ -162,3 +163,27 @@ def test_without_bubblewrap_it_refuses_and_names_the_fix(project: HookProject) -
     )
     assert "sudo apt-get install bubblewrap" in said
     assert "lab simulate --unconfined (the tool calls then run as you" in said
+
+
+def test_an_http_hook_on_loopback_is_reached_from_the_jail(
+    engine: str, project: HookProject
+) -> None:
+    """The one way out: an http hook's own server on this machine's loopback, which the
+    emulator posts to from outside and the client in the jail reaches through a bridge.
+    A command in the same session still reaches nothing."""
+    posts = Posts(answer=json.dumps({"decision": "block", "reason": "run the tests"}).encode())
+    try:
+        settings = {"hooks": {"Stop": [{"hooks": [{"type": "http", "url": posts.url}]}]}}
+        (project.root / ".claude" / "settings.json").write_text(json.dumps(settings))
+        path = project.root / "scenario.toml"
+        path.write_text('[[step]]\ndo = "prompt"\ntext = "hi"\n\n[[step]]\ndo = "stop"\n')
+        done = run_lab_process(
+            "simulate", str(path), "--json", "--engine", engine, cwd=project.root
+        )
+        assert done.returncode == 0, done.stderr
+        stop = [json.loads(line) for line in done.stdout.splitlines()][-1]
+        assert stop["outcome"] == "blocked" and "run the tests" in stop["feedback"], stop
+        assert [p["body"]["hook_event_name"] for p in posts.seen][:1] == ["Stop"]
+    finally:
+        posts.server.shutdown()
+        posts.server.server_close()

@@ -59,7 +59,7 @@ from harness.claude.settings import AGENT_TYPE, DEFAULT_TIMEOUT, Settings, load_
 from harness.claude.tools import edit_input, with_absolute_path
 from harness.claude.vocabulary import Engine, Outcome, StepKind
 from harness.errors import HarnessError
-from harness.jail import Confinement, socket_folder
+from harness.jail import Confinement, LoopbackBridge, loopback_ports, socket_folder
 from harness.paths import cache_home, scratch_mkdtemp
 
 IMPLICIT_PROMPT = "Go on."  # opens a turn when a scenario acts before any prompt
@@ -140,9 +140,11 @@ class ClaudeCodeSession(SessionSteps):
         # on a Unix socket bound in (see _launch).
         self.confinement = confinement
         self._socket: Path | None = None
+        self._bridges: list[LoopbackBridge] = []
         if confinement is not None:
             self._socket = socket_folder() / "api.sock"
             self.api.listen_on(self._socket)
+            self._bridges = self._bridge_http_hooks(self._socket.parent)
         self._pending: ApiRequest | None = None  # the main loop waiting for the model
         self._subagents: dict[str, tuple[str, ApiRequest | None]] = {}  # type -> (prompt, req)
         self._tool_ids = 0
@@ -182,9 +184,24 @@ class ClaudeCodeSession(SessionSteps):
     def requests(self) -> list[ApiRequest]:
         return self.api.requests
 
+    def _bridge_http_hooks(self, folder: Path) -> list[LoopbackBridge]:
+        """A way out of the jail for each http hook's server on this machine's loopback, as
+        the emulator reaches it; nothing else of the network."""
+        urls = [
+            hook.command
+            for groups in self.settings.hooks.values()
+            for group in groups
+            for hook in group.hooks
+            if hook.kind == "http"
+        ]
+        ports = sorted(loopback_ports(urls) - {self.api.port})
+        return [LoopbackBridge(folder / f"hook-{port}.sock", port) for port in ports]
+
     def close(self) -> None:
         self._end_process()
         self.api.close()
+        for bridge in self._bridges:
+            bridge.close()
         if self._socket is not None:
             shutil.rmtree(self._socket.parent, ignore_errors=True)
         if self._own_dir:
@@ -353,7 +370,8 @@ class ClaudeCodeSession(SessionSteps):
                 cwd=self.cwd,
                 env=env,
                 writable=[self.config_dir],
-                forward=(self._socket, self.api.port),
+                forward=[(self._socket, self.api.port)]
+                + [(bridge.path, bridge.port) for bridge in self._bridges],
             )
         self._proc = ClientProcess(
             argv,
