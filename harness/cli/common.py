@@ -23,12 +23,12 @@ __all__ = [
     "add_engine_flag",
     "add_json_flag",
     "add_unconfined_flag",
-    "confined",
     "confining",
     "emit_json",
     "lab_command",
     "make_console",
     "own_repository",
+    "wants_jail",
 ]
 
 
@@ -87,14 +87,14 @@ def confining(
 ) -> Iterator[jail.Confinement | None]:
     """The jail ``command``'s tool calls run in, with ``play_in`` its only writable folder;
     None with --unconfined. Refused, with the fix, where bubblewrap cannot make one."""
-    if not confined(args, command):
+    if not wants_jail(args, command):
         yield None
         return
     with jail.confined(play_in) as confinement:
         yield confinement
 
 
-def confined(args: argparse.Namespace, command: str) -> bool:
+def wants_jail(args: argparse.Namespace, command: str) -> bool:
     """Whether ``command`` confines its tool calls: False with --unconfined; refused, with
     the fix, where bubblewrap cannot make a jail."""
     if args.unconfined:

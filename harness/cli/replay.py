@@ -10,7 +10,7 @@ from typing import Any
 
 from harness.claude.recorded import config_root, find_sessions, read_session
 from harness.claude.vocabulary import BOTH, Engine
-from harness.cli.common import add_unconfined_flag, confined, emit_json, make_console
+from harness.cli.common import add_unconfined_flag, emit_json, make_console, wants_jail
 from harness.engine.replay import replay, replay_engines
 from harness.errors import HarnessError
 from harness.jail import CONFINED, UNCONFINED
@@ -108,7 +108,7 @@ def _replay(args: argparse.Namespace, root: Path, play_in: Path) -> int:
     """The session of ``root`` (the one named, or its newest) replayed in ``play_in``."""
     timeline = read_session(_transcript(args, root))
     engines = replay_engines(args.engine)
-    confine = confined(args, "lab replay")
+    confine = wants_jail(args, "lab replay")
     if args.json:
         report = replay(timeline, play_in, engines=engines, start=args.start, confine=confine)
         emit_json({**report.to_json(), "confined": confine})
