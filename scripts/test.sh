@@ -37,7 +37,8 @@ if ! command -v original-awk >/dev/null 2>&1; then
       "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq original-awk >/dev/null; }
 fi
 # The trainer tests run a participant's lab on a laptop clock that is off (libfaketime), and
-# lab trainer verify runs submissions in bubblewrap (the guide asks trainers to install it).
+# lab trainer verify runs submissions in bubblewrap (the guide asks trainers to install it), and
+# lab simulate, replay and verify-hook confine their tool calls in it.
 trainer_packages=()
 [ -e /usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 ] || trainer_packages+=(faketime)
 command -v bwrap >/dev/null 2>&1 || trainer_packages+=(bubblewrap)

@@ -23,7 +23,17 @@ ALLOWED = {
     "ui": {"ui", "claude", "workspace", "maven", "engine", "grading", "doctor", "trainer"},
     "cli": {"cli", "ui", "claude", "workspace", "maven", "engine", "grading", "doctor", "trainer"},
 }
-SHARED = {"errors", "results", "proc", "paths", "schema", "userfiles", "__init__"}
+SHARED = {
+    "errors",
+    "results",
+    "proc",
+    "paths",
+    "schema",
+    "userfiles",
+    "jail",
+    "jail_forward",
+    "__init__",
+}
 
 
 def imports_of(path: Path) -> set[str]:

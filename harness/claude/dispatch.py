@@ -376,8 +376,12 @@ def route(event: Event, runs: list[HookRun], tool_name: str | None = None) -> Ev
     return out
 
 
-def hook_env(project_dir: Path, extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    env = dict(os.environ)
+def hook_env(
+    project_dir: Path,
+    extra: Mapping[str, str] | None = None,
+    inherit: Mapping[str, str] | None = None,
+) -> dict[str, str]:
+    env = dict(os.environ if inherit is None else inherit)
     env["CLAUDE_PROJECT_DIR"] = str(project_dir)
     if extra:
         env.update(extra)
@@ -393,11 +397,13 @@ def dispatch(
     cwd: Path | None = None,
     env: Mapping[str, str] | None = None,
     judge: Judge | None = None,
+    inherit: Mapping[str, str] | None = None,
 ) -> EventOutcome:
     """Run the hooks ``settings`` registers for ``event`` with ``payload`` as JSON on stdin.
 
     ``cwd`` defaults to ``payload["cwd"]``, then ``project_dir``; ``env`` adds to (or overrides)
-    the inherited environment, which always gets ``CLAUDE_PROJECT_DIR=project_dir``. Hooks
+    the inherited environment (``inherit``, default this process's: a confined session's is
+    its allow-list), which always gets ``CLAUDE_PROJECT_DIR=project_dir``. Hooks
     marked ``async``, and every hook of an event the client does not wait for (StopFailure),
     are started and left to run: they decide nothing. ``judge`` answers
     for the model when a prompt or agent hook asks it.
@@ -420,7 +426,7 @@ def dispatch(
         return EventOutcome(event, f"{event.value}:{tool_name}" if tool_name else event.value)
     where = cwd or Path(str(body.get("cwd") or project_dir))
     stdin = json.dumps(body, separators=(",", ":")).encode()  # compact, as the client sends it
-    environment = hook_env(project_dir, env)
+    environment = hook_env(project_dir, env, inherit)
     unawaited = event in UNAWAITED  # the client does not wait for any hook of the event
     waited = [h for h in hooks if not (h.run_async or unawaited)]
     started = [h for h in hooks if h.run_async or unawaited]

@@ -18,6 +18,7 @@ from harness.claude.session import PayloadSink, Session, StepOutcome
 from harness.claude.settings import Settings
 from harness.claude.vocabulary import AUTO, ENGINE_CHOICES, ENGINES, Engine
 from harness.errors import HarnessError
+from harness.jail import Confinement
 
 if TYPE_CHECKING:
     from harness.claude.client.session import ClaudeCodeSession
@@ -102,9 +103,12 @@ def open_session(
     auto_approve: bool = False,
     env: Mapping[str, str] | None = None,
     on_payload: PayloadSink | None = None,
+    confinement: Confinement | None = None,
 ) -> ScriptedSession:
     """A scripted session on ``engine`` (emulator | claude-code | auto). ``on_payload`` is
-    told the JSON of every event the engine sends its hooks, whichever engine it is."""
+    told the JSON of every event the engine sends its hooks, whichever engine it is.
+    ``confinement``: the jail every tool call runs in (harness/jail.py), the real client
+    itself included; None runs them as this process, with its environment."""
     session_class: type[Session] | type[ClaudeCodeSession] = Session
     if resolve_engine(engine) == CLAUDE_CODE:
         from harness.claude.client.session import ClaudeCodeSession
@@ -119,6 +123,7 @@ def open_session(
         auto_approve=auto_approve,
         env=env,
         on_payload=on_payload,
+        confinement=confinement,
     )
 
 

@@ -52,6 +52,7 @@ from harness.claude.tools import (
 from harness.claude.transcript import Transcript, write_agent_transcript
 from harness.claude.vocabulary import Outcome, Permission, StepKind
 from harness.errors import HarnessError
+from harness.jail import Confinement
 from harness.paths import inside, scratch_mkdtemp
 
 # Claude Code (2.1.332) honours eight consecutive Stop blocks and overrides the ninth.
@@ -237,9 +238,13 @@ class Session(SessionSteps):
         auto_approve: bool = False,
         env: Mapping[str, str] | None = None,
         on_payload: PayloadSink | None = None,
+        confinement: Confinement | None = None,
     ) -> None:
         self.project_dir = Path(project_dir).resolve()
         self.settings = settings if settings is not None else load_settings(self.project_dir)
+        # Bash calls run in it. Hooks start from its environment (HOME, TMPDIR, allow-list)
+        # but run outside: a jail per hook run cost 1.9x a step (benchmarks/README.md).
+        self.confinement = confinement
         self.on_payload = on_payload
         self.cwd = Path(cwd).resolve() if cwd is not None else self.project_dir
         self.session_id = session_id or str(uuid.uuid4())
@@ -340,6 +345,7 @@ class Session(SessionSteps):
             cwd=self.cwd,
             env=self.env,
             judge=self._judge,
+            inherit=None if self.confinement is None else self.confinement.environment(),
         )
         for message in out.errors:
             self.transcript.hook_note(event.value, "error", message)
@@ -380,6 +386,8 @@ class Session(SessionSteps):
         return path
 
     def _tool_env(self) -> dict[str, str]:
+        if self.confinement is not None:
+            return self.confinement.environment({"CLAUDECODE": "1", **self.env})
         env = dict(os.environ)
         env["CLAUDECODE"] = "1"
         env.update(self.env)
@@ -688,7 +696,12 @@ class Session(SessionSteps):
                 shell_id = f"bash_{len(self.background) + 1}"
                 log = self.transcript_dir / self.session_id / "background" / f"{shell_id}.log"
                 self.background[shell_id] = start_background(
-                    shell_id, command, cwd=self.cwd, env=self._tool_env(), log=log
+                    shell_id,
+                    command,
+                    cwd=self.cwd,
+                    env=self._tool_env(),
+                    log=log,
+                    jail=self.confinement,
                 )
                 response = {
                     "stdout": "",
@@ -698,7 +711,9 @@ class Session(SessionSteps):
                     "backgroundTaskId": shell_id,
                 }
                 return response, f"Command running in background with ID: {shell_id}", False
-            result = run_bash(command, cwd=self.cwd, env=self._tool_env(), timeout=limit)
+            result = run_bash(
+                command, cwd=self.cwd, env=self._tool_env(), timeout=limit, jail=self.confinement
+            )
             failed = result.interrupted or bool(result.exit_code)
             return result.response(), result.result_text(), failed
 

@@ -14,7 +14,10 @@ import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from harness.jail import Confinement
 
 DEFAULT_BASH_TIMEOUT = 120.0  # seconds; Claude Code's default of two minutes
 MAX_BASH_TIMEOUT = 600.0
@@ -205,11 +208,30 @@ def _clip(text: str) -> str:
     return text[:BASH_OUTPUT_CAP] + f"\n... [{len(text) - BASH_OUTPUT_CAP} characters truncated]"
 
 
-def run_bash(command: str, *, cwd: Path, env: Mapping[str, str], timeout: float) -> BashResult:
+def _bash(
+    command: str, cwd: Path, env: Mapping[str, str], jail: Confinement | None
+) -> tuple[list[str], dict[str, str]]:
+    """``bash -c command`` and its environment, in ``jail`` when there is one (the jail is
+    given exactly ``env``; bubblewrap itself needs none)."""
+    argv = ["bash", "-c", command]
+    if jail is None:
+        return argv, dict(env)
+    return jail.wrap(argv, cwd=cwd, env=env), {}
+
+
+def run_bash(
+    command: str,
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+    timeout: float,
+    jail: Confinement | None = None,
+) -> BashResult:
+    argv, environment = _bash(command, cwd, env, jail)
     proc = subprocess.Popen(
-        ["bash", "-c", command],
+        argv,
         cwd=cwd,
-        env=dict(env),
+        env=environment,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -263,15 +285,22 @@ class BackgroundShell:
 
 
 def start_background(
-    shell_id: str, command: str, *, cwd: Path, env: Mapping[str, str], log: Path
+    shell_id: str,
+    command: str,
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+    log: Path,
+    jail: Confinement | None = None,
 ) -> BackgroundShell:
     log.parent.mkdir(parents=True, exist_ok=True)
+    argv, environment = _bash(command, cwd, env, jail)
     sink: IO[bytes]
     with log.open("wb") as sink:
         proc = subprocess.Popen(
-            ["bash", "-c", command],
+            argv,
             cwd=cwd,
-            env=dict(env),
+            env=environment,
             stdin=subprocess.DEVNULL,
             stdout=sink,
             stderr=subprocess.STDOUT,

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import shlex
 import shutil
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from harness import jail
 from harness.claude.vocabulary import BOTH, ENGINE_CHOICES
+from harness.errors import HarnessError
 from harness.ui.console import make_console
 from harness.workspace.own import OwnRepository, own_repository
 
@@ -18,10 +22,13 @@ __all__ = [
     "OwnRepository",
     "add_engine_flag",
     "add_json_flag",
+    "add_unconfined_flag",
+    "confining",
     "emit_json",
     "lab_command",
     "make_console",
     "own_repository",
+    "wants_jail",
 ]
 
 
@@ -62,3 +69,41 @@ def engine_fields(args: argparse.Namespace) -> dict[str, Any]:
     """CheckContext fields for a command's --engine (none when it was not given)."""
     engine = getattr(args, "engine", None)
     return {"engine": engine, "engine_forced": True} if engine else {}
+
+
+def add_unconfined_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--unconfined",
+        action="store_true",
+        help="run the tool calls (and the real client) as you, outside the jail: with your "
+        "HOME, environment and network, free to change any file you can; only for hooks "
+        "and commands you trust",
+    )
+
+
+@contextlib.contextmanager
+def confining(
+    args: argparse.Namespace, play_in: Path, command: str
+) -> Iterator[jail.Confinement | None]:
+    """The jail ``command``'s tool calls run in, with ``play_in`` its only writable folder;
+    None with --unconfined. Refused, with the fix, where bubblewrap cannot make one."""
+    if not wants_jail(args, command):
+        yield None
+        return
+    with jail.confined(play_in) as confinement:
+        yield confinement
+
+
+def wants_jail(args: argparse.Namespace, command: str) -> bool:
+    """Whether ``command`` confines its tool calls: False with --unconfined; refused, with
+    the fix, where bubblewrap cannot make a jail."""
+    if args.unconfined:
+        return False
+    problem = jail.unavailable()
+    if problem is not None:
+        raise HarnessError(
+            f"{command} runs every tool call in a jail (bubblewrap), and {problem}",
+            fix=f"{jail.INSTALL_FIX}; or, for hooks and commands you trust, {command} "
+            "--unconfined (the tool calls then run as you, with your files, HOME and network)",
+        )
+    return True

@@ -11,9 +11,10 @@ from typing import Any
 from harness.claude.recorded import config_root, find_sessions, read_session
 from harness.claude.settings_check import check_settings
 from harness.claude.vocabulary import BOTH, Engine
-from harness.cli.common import emit_json, make_console
+from harness.cli.common import add_unconfined_flag, emit_json, make_console, wants_jail
 from harness.engine.replay import replay, replay_engines
 from harness.errors import HarnessError
+from harness.jail import CONFINED, UNCONFINED
 from harness.workspace import Workspace
 from harness.workspace.own import own_repository, repository_root
 
@@ -23,9 +24,14 @@ $CLAUDE_CONFIG_DIR/projects/) against this workspace's hooks as they are now. Th
 in a throwaway copy of the workspace: its files as at the session's start (--from REV, default
 HEAD), its .claude/ (hooks and settings) and the hook scripts the settings run from elsewhere
 (scripts/...) as they are on disk now, committed or not; each of those that differs from the
-start is named. Your files and hook state are never touched. Outside a Hook Lab workspace it
-replays the sessions of the git repository you are in (one with .claude/settings.json, no lab
-init needed), in a throwaway copy of it.
+start is named. Outside a Hook Lab workspace it replays the sessions of the git repository you
+are in (one with .claude/settings.json, no lab init needed), in a throwaway copy of it.
+
+Confined by default, on both engines (the real client runs inside too): every replayed tool
+call runs in a bubblewrap jail where the copy is the only writable folder, HOME and TMPDIR are
+throwaway folders, there is no network, and the environment is an allow-list. Without
+bubblewrap it refuses; --unconfined replays the calls as you, with your files, HOME,
+environment and network.
 
 Each tool call and each stop gets a row: the recorded verdict (ran, refused by which hook,
 ran and reported by which hook, stop blocked or allowed) beside the replayed one. The first
@@ -69,6 +75,7 @@ def add_parser(subparsers: Any) -> None:
         help="the commit the session started from (default HEAD)",
     )
     parser.add_argument("--json", action="store_true", help="print the rows as JSON")
+    add_unconfined_flag(parser)
     parser.set_defaults(func=run)
 
 
@@ -108,9 +115,16 @@ def _replay(args: argparse.Namespace, root: Path, play_in: Path) -> int:
     engines = replay_engines(args.engine)
     # The hooks as they are now, which the replay plays: those the client would never run.
     unfired = check_settings(play_in, unreadable=False)
+    confine = wants_jail(args, "lab replay")
     if args.json:
-        report = replay(timeline, play_in, engines=engines, start=args.start)
-        emit_json({**report.to_json(), "settings_warnings": [w.to_json() for w in unfired]})
+        report = replay(timeline, play_in, engines=engines, start=args.start, confine=confine)
+        emit_json(
+            {
+                **report.to_json(),
+                "confined": confine,
+                "settings_warnings": [w.to_json() for w in unfired],
+            }
+        )
     else:
         from harness.ui.replay_view import render_replay, replay_status
         from harness.ui.settings_view import print_settings_warnings
@@ -119,8 +133,9 @@ def _replay(args: argparse.Namespace, root: Path, play_in: Path) -> int:
         print_settings_warnings(unfired)
         calls = len(timeline.tool_calls) + len(timeline.stops)
         with replay_status(console, f"replaying {calls} calls and stops on {args.engine}"):
-            report = replay(timeline, play_in, engines=engines, start=args.start)
+            report = replay(timeline, play_in, engines=engines, start=args.start, confine=confine)
         render_replay(console, report)
+        console.print(CONFINED if confine else UNCONFINED)
     if not report.agrees:
         if not args.json:
             print("replay: a verdict differs from the recorded one", file=sys.stderr)

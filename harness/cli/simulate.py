@@ -19,7 +19,9 @@ from harness.claude.scenario import (
 )
 from harness.claude.settings import find_project_root, load_settings
 from harness.claude.settings_check import check_settings
+from harness.cli.common import add_unconfined_flag, confining
 from harness.errors import ConfigError, HarnessError
+from harness.jail import Confinement, describe
 from harness.paths import scratch_mkdtemp
 from harness.workspace.own import own_repository
 
@@ -27,8 +29,15 @@ _DESCRIPTION = """\
 Play the steps of SCENARIO.toml as a Claude Code session in a throwaway copy of the current
 project (the nearest directory above holding .claude/settings.json, its git directory and
 build output included): the real hooks run with the documented JSON on stdin, and tools act on
-the copy's files. Your files, reports and hook state are never changed. Outside a Hook Lab
-workspace (your own repository, no lab init needed) the copy is of the whole git repository.
+the copy's files. Outside a Hook Lab workspace (your own repository, no lab init needed) the
+copy is of the whole git repository.
+
+Confined by default, on both engines (the real client runs inside too): every tool call runs
+in a bubblewrap jail where the copy is the only writable folder, HOME and TMPDIR are throwaway
+folders, there is no network, and the environment is an allow-list (PATH, USER, LANG, LC_*,
+TZ, TERM, JAVA_HOME, MAVEN_OPTS, HOOKLAB_*...). The emulator's hooks start from that same
+environment. Without bubblewrap it refuses; --unconfined runs the tool calls as you, with
+your files, HOME, environment and network.
 
 Scenario: [[step]] tables with do = session_start (source) | prompt (text) |
 edit (file, old, new, replace_all) | write (file, content) | bash (command, background,
@@ -78,6 +87,7 @@ def add_parser(subparsers: Any) -> None:
         metavar="DIR",
         help="project root (default: walk up from the current directory)",
     )
+    add_unconfined_flag(parser)
     parser.set_defaults(func=run)
 
 
@@ -92,11 +102,12 @@ def run(args: argparse.Namespace) -> int:
             print(f"warning: {warning}", file=sys.stderr)
         if own is not None:
             print(own.notice("lab simulate"), file=sys.stderr)
-            reports = _play(args, scenario, own.project, ready)
+            with confining(args, own.copy, "lab simulate") as jail:
+                reports = _play(args, scenario, own.project, ready, jail)
         else:
             # A scenario's Maven run or edit must not touch the participant's files or reports.
-            with sandbox_copy(project) as root:
-                reports = _play(args, scenario, root, ready)
+            with sandbox_copy(project) as root, confining(args, root, "lab simulate") as jail:
+                reports = _play(args, scenario, root, ready, jail)
     return _verdict(args, reports)
 
 
@@ -127,11 +138,17 @@ def _preparing(args: argparse.Namespace) -> Iterator[Callable[[], None]]:
 
 
 def _play(
-    args: argparse.Namespace, scenario: Any, root: Path, ready: Callable[[], None]
+    args: argparse.Namespace,
+    scenario: Any,
+    root: Path,
+    ready: Callable[[], None],
+    jail: Confinement | None,
 ) -> list[StepReport]:
     reports: list[StepReport] = []
     if args.json:
-        with open_session(args.engine, root, auto_approve=scenario.auto_approve) as session:
+        with open_session(
+            args.engine, root, auto_approve=scenario.auto_approve, confinement=jail
+        ) as session:
             for step in scenario.steps:
                 reports.append(_run(args.scenario, session, step))
                 sys.stdout.write(json.dumps(reports[-1].to_json()) + "\n")
@@ -144,7 +161,11 @@ def _play(
         # The summary names the transcript for the user to read: it outlives the session.
         kept = scratch_mkdtemp("hooklab-simulate-")
         with open_session(
-            args.engine, root, auto_approve=scenario.auto_approve, transcript_dir=kept
+            args.engine,
+            root,
+            auto_approve=scenario.auto_approve,
+            transcript_dir=kept,
+            confinement=jail,
         ) as session:
             ready()
             for step in scenario.steps:
@@ -152,7 +173,7 @@ def _play(
                     reports.append(_run(args.scenario, session, step))
                 render_report(console, reports[-1])
         render_summary(console, reports, session.transcript_path)
-        console.print("Played on a throwaway copy of the workspace: your files are unchanged.")
+        console.print("Played on a throwaway copy of the workspace. " + describe(jail))
     return reports
 
 

@@ -6,10 +6,18 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from harness.claude.settings_check import check_settings
-from harness.cli.common import add_json_flag, emit_json, make_console, own_repository
+from harness.claude.settings_check import SettingsWarning, check_settings
+from harness.cli.common import (
+    add_json_flag,
+    add_unconfined_flag,
+    confining,
+    emit_json,
+    make_console,
+    own_repository,
+)
 from harness.errors import HarnessError
 from harness.grading import grade_stop_hook
+from harness.jail import describe
 
 _DESCRIPTION = """\
 Grade SCRIPT as a Stop hook of the project in the current directory (or --project DIR), the
@@ -22,7 +30,13 @@ SCRIPT is registered alone as the project's Stop hook in a temporary settings ob
 the timeout .claude/settings.json registers it with (else 10 s; --timeout overrides);
 the settings are never changed. --break, --fix and --stale run with bash -c in the project
 directory and must exit 0; a Hook Lab workspace is left fixed. Any other git repository (your
-own project, no lab init needed) is graded on a throwaway copy: its files are never changed.
+own project, no lab init needed) is graded on a throwaway copy of it.
+
+Confined by default: --break, --fix, --stale and the scripted session's tool calls run in a
+bubblewrap jail where the project graded (the copy, or the workspace) is the only writable
+folder, HOME and TMPDIR are throwaway folders, there is no network, and the environment is
+an allow-list. Without bubblewrap it refuses; --unconfined runs them as you, with your files,
+HOME, environment and network.
 
 --json prints {"passed", "summary", "script", "command", "timeout", "checks": [{"name",
 "title", "status" (pass|fail|skip), "passed", "expected", "found", "problem", "detail",
@@ -88,6 +102,7 @@ def add_parser(subparsers: Any) -> None:
         help="the project (CLAUDE_PROJECT_DIR); default: the current directory",
     )
     add_json_flag(parser)
+    add_unconfined_flag(parser)
     parser.set_defaults(func=cmd_verify_hook)
 
 
@@ -112,31 +127,55 @@ def cmd_verify_hook(args: argparse.Namespace) -> int:
             console.print(own.notice("lab verify-hook"), soft_wrap=True)
         where = own.project if own is not None else project
         unfired = check_settings(where)  # the project's hooks the client would never run
-        if args.json:
-            grade = grade_stop_hook(where, script, **options)
-            warned = [w.to_json() for w in unfired]
-            emit_json({**grade.to_json(), "copy": own is not None, "settings_warnings": warned})
-            return 0 if grade.passed else 1
+        with confining(args, own.copy if own is not None else project, "lab verify-hook") as jail:
+            options = {**options, "confinement": jail}
+            return _grade(args, console, project, where, script, options, unfired)
+    return 0
 
-        from harness.ui.grading_view import render_grade
-        from harness.ui.settings_view import print_settings_warnings
 
-        print_settings_warnings(unfired, console)
+def _grade(
+    args: argparse.Namespace,
+    console: Any,
+    project: Path,
+    where: Path,
+    script: Path,
+    options: dict[str, Any],
+    unfired: tuple[SettingsWarning, ...],
+) -> int:
+    """Grade in ``where`` (``project`` itself, or its copy), on the screen or as JSON, after
+    naming the hooks and rules the client would never run."""
+    copy = where != project
+    if args.json:
+        grade = grade_stop_hook(where, script, **options)
+        emit_json(
+            {
+                **grade.to_json(),
+                "copy": copy,
+                "confined": options["confinement"] is not None,
+                "settings_warnings": [w.to_json() for w in unfired],
+            }
+        )
+        return 0 if grade.passed else 1
+    from harness.ui.grading_view import render_grade
+    from harness.ui.settings_view import print_settings_warnings
 
-        try:
-            with console.status("grading …", spinner="dots") as status:
-                grade = grade_stop_hook(
-                    where,
-                    script,
-                    progress=lambda what: status.update(f"grading: {what} …"),
-                    **options,
-                )
-        except KeyboardInterrupt:
-            if own is not None:
-                raise  # only the copy was broken, and it goes with the copy
-            _interrupted(project, args.break_cmd, args.fix_cmd)
-            return 130
-        render_grade(console, grade)
+    print_settings_warnings(unfired, console)
+
+    try:
+        with console.status("grading …", spinner="dots") as status:
+            grade = grade_stop_hook(
+                where,
+                script,
+                progress=lambda what: status.update(f"grading: {what} …"),
+                **options,
+            )
+    except KeyboardInterrupt:
+        if copy:
+            raise  # only the copy was broken, and it goes with the copy
+        _interrupted(project, args.break_cmd, args.fix_cmd)
+        return 130
+    render_grade(console, grade)
+    console.print(describe(options["confinement"]), soft_wrap=True)
     return 0 if grade.passed else 1
 
 

@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from urllib.parse import urlparse
 
-from harness import proc
+from harness import jail, proc
 from harness.doctor.system import System, detect, install_command, java_on_path_hint, needs
 from harness.maven.local import DEBIAN_MAVEN_REPO
 from harness.paths import CHECKOUT_ROOT, in_checkout
@@ -344,6 +344,20 @@ def check_hook_settings(start: Path | None = None) -> list[Finding]:
     ]
 
 
+def check_jail() -> Finding:
+    """bubblewrap, in which lab simulate, replay and verify-hook confine their tool calls."""
+    problem = jail.unavailable()
+    if problem is None:
+        return Finding("bubblewrap", OK, "confines simulate, replay, verify-hook", required=False)
+    return Finding(
+        "bubblewrap",
+        WARN,
+        f"{problem}: lab simulate, replay and verify-hook refuse without --unconfined",
+        jail.INSTALL_FIX,
+        required=False,
+    )
+
+
 def run_checks(system: System | None = None, fixture: Fixture | None = None) -> list[Finding]:
     """Every check for the workshop on ``fixture`` (default: the PetClinic's needs): what the
     fixture needs is required, the rest is shown as optional; Maven's rows only for a fixture
@@ -382,6 +396,7 @@ def run_checks(system: System | None = None, fixture: Fixture | None = None) -> 
         _tool("npm", ["npm", "--version"], install_command(["npm"], here), required="npm" in needs),
         check_claude_code(),
         check_own_claude(),
+        check_jail(),
     ]
     agent = check_audit_agent()
     if agent is not None:

@@ -52,6 +52,7 @@ from harness.claude.vocabulary import (
 )
 from harness.engine.sandbox import sandbox_copy
 from harness.errors import HarnessError
+from harness.jail import confined
 from harness.maven.warm import restore_cached
 
 # The tools a replay plays; any tool the pinned client does not offer is played too (both
@@ -550,22 +551,33 @@ def replay(
     engines: list[str],
     start: str | None = None,
     on_row: Callable[[ReplayRow, str], None] | None = None,
+    confine: bool = False,
 ) -> ReplayReport:
-    """Play ``timeline`` on each engine, from a fresh copy at the start state each time."""
+    """Play ``timeline`` on each engine, from a fresh copy at the start state each time;
+    ``confine``: every tool call in a jail where that copy is the only writable folder."""
     commit = resolve_start(workspace, start)
     report = ReplayReport(timeline, engines, commit)
     for engine in engines:
         started = timeline.started.timestamp() if timeline.started else None
-        with start_state(
-            workspace, commit, report.hooks_now, started=started, left_out=report.output_left_out
-        ) as copy:
+        with (
+            start_state(
+                workspace,
+                commit,
+                report.hooks_now,
+                started=started,
+                left_out=report.output_left_out,
+            ) as copy,
+            confined(copy, confine) as jail,
+        ):
             steps = plan(timeline, copy, _settings(copy))
             if not report.rows:
                 # in the transcript's order, also where a background agent's end is played later
                 report.rows = sorted((p.row for p in steps if p.row), key=lambda r: r.number)
             by_number = {row.number: row for row in report.rows}
             cwd = _session_cwd(timeline, workspace, copy)
-            with open_session(engine, copy, cwd=cwd, auto_approve=True) as session:
+            with open_session(
+                engine, copy, cwd=cwd, auto_approve=True, confinement=jail
+            ) as session:
                 for item in steps:
                     if item.step is None:
                         if item.row is not None and item.row.compared:

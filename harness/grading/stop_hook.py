@@ -41,6 +41,7 @@ from harness.claude.settings import Settings, parse_settings
 from harness.claude.vocabulary import Engine, Outcome
 from harness.errors import HarnessError
 from harness.grading.registration import FailingCommand, failing_command, registered_stop_hook
+from harness.jail import Confinement
 from harness.paths import scratch_dir
 from harness.results import CheckResult
 
@@ -309,9 +310,16 @@ class Phase:
 
 class _Grader:
     def __init__(
-        self, project: Path, settings: Settings, canary: Canary, work: Path, progress: Progress
+        self,
+        project: Path,
+        settings: Settings,
+        canary: Canary,
+        work: Path,
+        progress: Progress,
+        jail: Confinement | None = None,
     ) -> None:
         self.project = project
+        self.jail = jail  # where --break, --fix and --stale run (None: as this process)
         self.settings = settings
         self.canary = canary
         self.work = work
@@ -322,9 +330,13 @@ class _Grader:
 
     def command(self, flag: str, command: str) -> None:
         self.progress(f"running {flag}: {command}")
-        env = dict(os.environ)
-        env["CLAUDE_PROJECT_DIR"] = str(self.project)
-        res = proc.run(["bash", "-c", command], cwd=self.project, env=env, timeout=COMMAND_TIMEOUT)
+        argv = ["bash", "-c", command]
+        if self.jail is None:
+            env = {**os.environ, "CLAUDE_PROJECT_DIR": str(self.project)}
+        else:
+            inside = self.jail.environment({"CLAUDE_PROJECT_DIR": str(self.project)})
+            argv, env = self.jail.wrap(argv, cwd=self.project, env=inside), {}
+        res = proc.run(argv, cwd=self.project, env=env, timeout=COMMAND_TIMEOUT)
         if res.returncode != 0:
             tail = "\n".join((res.stdout + res.stderr).strip().splitlines()[-8:])
             why = (
@@ -335,7 +347,13 @@ class _Grader:
             raise HarnessError(
                 f"the {flag} command `{command}` {why} in {self.project}, so the hook cannot "
                 "be graded" + (f":\n{tail}" if tail else ""),
-                fix=f"run `{command}` by hand in {self.project} until it exits 0",
+                fix=f"run `{command}` by hand in {self.project} until it exits 0"
+                + (
+                    "; it ran confined, with no network, no Docker and an empty HOME: if it "
+                    "needs one of them, and you trust it, add --unconfined"
+                    if self.jail is not None
+                    else ""
+                ),
             )
 
     def direct(self, label: str, *, active: bool) -> Phase:
@@ -387,6 +405,7 @@ def grade_stop_hook(
     timeout: float | None = None,
     progress: Progress | None = None,
     engine: str = Engine.EMULATOR,
+    confinement: Confinement | None = None,
 ) -> HookGrade:
     """Grade ``script`` as a Stop hook of ``project_dir`` (its ``CLAUDE_PROJECT_DIR``); a
     relative ``script`` is taken relative to ``project_dir``.
@@ -395,7 +414,8 @@ def grade_stop_hook(
     after a fix) leaves the artefact in place but out of date. All three run with ``bash -c``
     in ``project_dir``. The project is left fixed. The session phases play on ``engine``.
     ``timeout`` (None): the one the project's settings register the script with, else
-    DEFAULT_TIMEOUT.
+    DEFAULT_TIMEOUT. ``confinement``: the jail the three commands and the session's tool
+    calls run in.
     """
     commands = {"--break": break_cmd, "--fix": fix_cmd, "--stale": stale_cmd}
     project, path = _check_inputs(project_dir, script, commands, timeout or DEFAULT_TIMEOUT)
@@ -407,7 +427,7 @@ def grade_stop_hook(
     grade = HookGrade(path, project, command, timeout, settings_data, timeout_source=timeout_source)
 
     with tempfile.TemporaryDirectory(prefix="hooklab-verify-", dir=scratch_dir()) as tmp:
-        g = _Grader(project, settings, Canary.make(), Path(tmp), say)
+        g = _Grader(project, settings, Canary.make(), Path(tmp), say, confinement)
         # (1) broken, first stop
         g.command("--break", break_cmd)
         broken = g.direct("artefact broken", active=False)
@@ -418,6 +438,7 @@ def grade_stop_hook(
             settings,
             env=g.canary.values,
             transcript_dir=Path(tmp) / "session",
+            confinement=confinement,
         ) as session:
             session.prompt("Make a small, reversible change, then finish.")
             held, active = _held_then_active(g, session)

@@ -1,7 +1,7 @@
 """A participant's own repository: any git repository with ``.claude/settings.json``, no
 ``lab init`` needed. ``lab simulate``, ``lab replay`` and ``lab verify-hook`` work there on a
-throwaway copy (git directory included, so hooks that ask git see the same history), so the
-repository's files are never changed."""
+throwaway copy (git directory included, so hooks that ask git see the same history); their
+tool calls run in a jail where that copy is the only writable folder (harness/jail.py)."""
 
 from __future__ import annotations
 
@@ -26,8 +26,7 @@ class OwnRepository:
 
     def notice(self, command: str) -> str:
         return (
-            f"{self.root} is not a Hook Lab workspace: {command} works on a throwaway copy "
-            "of it; your files are not changed."
+            f"{self.root} is not a Hook Lab workspace: {command} works on a throwaway copy of it."
         )
 
     def in_copy(self, path: Path) -> Path:

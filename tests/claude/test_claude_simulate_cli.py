@@ -225,8 +225,10 @@ def test_simulate_acts_on_a_throwaway_copy_never_on_the_workspace(project: HookP
     before = sorted(str(p.relative_to(project.root)) for p in project.root.rglob("*"))
     result = run_cli("simulate", str(scenario), cwd=project.root)
     assert result.code == 0, result
-    assert "Played on a throwaway copy of the workspace: your files are unchanged." in flat(
-        result.out
+    assert (
+        "Played on a throwaway copy of the workspace. Tool calls ran confined (bubblewrap): only "
+        "the folder played in was writable, HOME and TMPDIR were throwaway folders, there was "
+        "no network, and the environment held only an allow-list of yours." in flat(result.out)
     )
     assert (reports / "TEST-x.xml").read_text() == "<testsuite/>"
     assert not (project.root / "docs" / "new.md").exists()

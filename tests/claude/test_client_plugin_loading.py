@@ -69,3 +69,30 @@ def test_an_untrusted_folder_does_not_load_the_agent(workspace: Workspace, tmp_p
             s.subagent_stop(AGENT, PROMPT, REPORT)
     assert f"Agent type '{AGENT}' not found" in raised.value.message
     assert not (workspace.git_dir / "aiup-coverage-checked" / "UC-005").exists()
+
+
+def test_a_confined_session_registers_the_marketplace_and_runs_the_agent(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    """In the jail lab simulate plays in, the trust launch that registers the project's
+    marketplace runs confined too, and the agent still loads."""
+    from harness.jail import confined, unavailable
+
+    require_real_client()
+    if unavailable() is not None:
+        pytest.skip(str(unavailable()))
+    client = find_client()
+    assert client is not None
+    marker = workspace.git_dir / "aiup-coverage-checked" / "UC-005"
+    with (
+        confined(workspace.root) as jail,
+        ClaudeCodeSession(
+            workspace.root, client=client, transcript_dir=tmp_path / "t", confinement=jail
+        ) as s,
+    ):
+        s.session_start()
+        s.prompt("Audit UC-005.")
+        audit = s.subagent_stop(AGENT, PROMPT, REPORT)
+        assert not any("were not registered" in line for line in s.stderr_lines)
+    assert audit.outcome == "allowed", audit
+    assert marker.is_file()

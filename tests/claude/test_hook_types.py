@@ -124,7 +124,11 @@ def test_prompt_agent_and_http_hooks_and_new_events_play_in_lab_simulate(
     engine: str, tmp_path: Path, posts: Posts
 ) -> None:
     root = _project(tmp_path / "project", posts.url)
-    result = run_cli("simulate", "--json", "--engine", engine, "scenario.toml", cwd=root)
+    # The log hook writes beside the copy, which a confined run keeps its tool calls (and the
+    # real client, with its hooks) from: --unconfined, as a hook author whose hook logs would.
+    result = run_cli(
+        "simulate", "--json", "--engine", engine, "--unconfined", "scenario.toml", cwd=root
+    )
     assert result.code == 0, result.err
     steps = [json.loads(line) for line in result.out.splitlines() if line.startswith("{")]
     held, let_go = steps[3], steps[4]

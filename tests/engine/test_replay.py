@@ -257,3 +257,19 @@ def test_replay_names_the_hooks_and_rules_the_client_would_never_run(
     assert "warning: .claude/settings.local.json: permissions.deny[0]: Claude Code says:" in (
         done.err
     )
+
+
+def test_a_confined_replay_gives_every_recorded_verdict_on_both_engines(
+    recorded: Recorded, engine: str
+) -> None:
+    """In the jail (lab replay's default) the calls (edits, a sed through Bash, writes, the
+    stops the Stop hook holds) give the verdicts they gave on the real client outside it."""
+    from harness.jail import unavailable
+
+    if unavailable() is not None:
+        pytest.skip(str(unavailable()))
+    played = recorded("no-audit")
+    timeline = read_session(played.transcript)
+    report = replay(timeline, played.workspace, engines=[engine], confine=True)
+    assert [row for row in report.rows if row.compared]
+    assert report.agrees, report.describe_divergence()

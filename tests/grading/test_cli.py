@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.builders import run_cli
 from tests.grading.stop_hooks import BREAK, CORRECT, FIX, STALE, WRONG, make_project, write_hook
 
@@ -85,3 +87,28 @@ def test_break_and_fix_are_required(tmp_path: Path) -> None:
     res = run_cli("verify-hook", "x.sh", "--fix", FIX, cwd=tmp_path)
     assert res.code == 2
     assert "--break" in res.err
+
+
+def test_the_commands_run_confined_unless_unconfined(tmp_path: Path) -> None:
+    """--break, --fix and --stale run in the jail: a write outside the project does not land,
+    and HOME is not the person's. With --unconfined it lands (what the jail keeps off)."""
+    from harness.jail import unavailable
+
+    if unavailable() is not None:
+        pytest.skip(str(unavailable()))
+    root = make_project(tmp_path / "proj")
+    write_hook(root, CORRECT)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    leaky = ("--break", f"{BREAK}; echo leaked > {outside}/x; touch ~/planted")
+    args = (*leaky, "--fix", FIX, "--stale", STALE, "--timeout", "5", "--json")
+    res = run_cli("verify-hook", "scripts/check-before-stop.sh", *args, cwd=root)
+    assert res.code == 0, res
+    assert json.loads(res.out)["confined"] is True
+    assert not (outside / "x").exists()
+    assert not (Path.home() / "planted").exists()
+    res = run_cli("verify-hook", "scripts/check-before-stop.sh", *args, "--unconfined", cwd=root)
+    assert res.code == 0, res
+    assert json.loads(res.out)["confined"] is False
+    assert (outside / "x").read_text() == "leaked\n"
+    (Path.home() / "planted").unlink()

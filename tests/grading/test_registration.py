@@ -150,7 +150,7 @@ def test_simulate_in_a_plain_repository_plays_on_a_copy(tmp_path: Path) -> None:
     )
     done = run_cli("simulate", str(scenario), "--json", cwd=root)
     assert done.code == 0, done
-    assert "lab simulate works on a throwaway copy of it; your files are not changed" in done.err
+    assert "lab simulate works on a throwaway copy of it." in done.err
     steps = [json.loads(line) for line in done.out.splitlines()]
     assert "Stop check blocked" in steps[-1]["feedback"]
     assert not (root / "NOTES.md").exists()

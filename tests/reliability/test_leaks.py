@@ -194,6 +194,11 @@ def test_a_leaky_hook_is_caught(tmp_path: Path) -> None:
     settings = {"hooks": {"Stop": [{"hooks": [command]}]}}
     (root / ".claude" / "settings.json").write_text(json.dumps(settings))
     (tmp_path / "stop.toml").write_text('[[step]]\ndo = "stop"\n')
-    done = lab(root, "simulate", str(tmp_path / "stop.toml"), "--json", env=SECRETS)
+    # Unconfined, the hook sees the person's whole environment, and the check catches it.
+    scenario = str(tmp_path / "stop.toml")
+    done = lab(root, "simulate", scenario, "--json", "--unconfined", env=SECRETS)
     assert leaked(done.stdout), done.stdout[-2000:]
     assert os.environ.get("HOOKLAB_CANARY_TOKEN") is None
+    # Confined (the default), its environment is the jail's allow-list: nothing to leak.
+    done = lab(root, "simulate", scenario, "--json", env=SECRETS)
+    assert done.returncode == 0 and not leaked(done.stdout), done.stdout[-2000:]

@@ -18,10 +18,13 @@ import http.server
 import itertools
 import json
 import queue
+import socketserver
+import sys
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from harness.claude.judge import Judgement
@@ -155,7 +158,7 @@ def is_auto_mode_check(body: dict[str, Any]) -> bool:
 
 class _Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
-    server: _Server
+    server: _Server | _UnixServer
 
     def log_message(self, format: str, *args: Any) -> None:
         return None
@@ -268,6 +271,22 @@ class _Server(http.server.ThreadingHTTPServer):
         self.api = api
 
 
+class _UnixServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
+    """The same API on a Unix socket: a client in a jail with no network reaches it there,
+    through a forwarder on 127.0.0.1 inside (harness/jail_forward.py)."""
+
+    daemon_threads = True
+
+    def __init__(self, api: ScriptedApi, path: Path) -> None:
+        super().__init__(str(path), _Handler)
+        self.api = api
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client ended with its jail mid-answer (the session closing) is no error."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 class ScriptedApi:
     """The stand-in server. Use as a context manager; ``base_url`` goes to the client."""
 
@@ -291,6 +310,7 @@ class ScriptedApi:
         self._lock = threading.Lock()
         self._server = _Server(self)
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._unix: _UnixServer | None = None
 
     def __enter__(self) -> ScriptedApi:
         self._thread.start()
@@ -308,6 +328,15 @@ class ScriptedApi:
             request.answered.set()
         self._server.shutdown()
         self._server.server_close()
+        if self._unix is not None:
+            self._unix.shutdown()
+            self._unix.server_close()
+
+    def listen_on(self, path: Path) -> None:
+        """Answer on the Unix socket ``path`` too (made here), as on 127.0.0.1."""
+        if self._unix is None:
+            self._unix = _UnixServer(self, path)
+            threading.Thread(target=self._unix.serve_forever, daemon=True).start()
 
     @property
     def port(self) -> int:

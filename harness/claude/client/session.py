@@ -59,6 +59,7 @@ from harness.claude.settings import AGENT_TYPE, DEFAULT_TIMEOUT, Settings, load_
 from harness.claude.tools import edit_input, with_absolute_path
 from harness.claude.vocabulary import Engine, Outcome, StepKind
 from harness.errors import HarnessError
+from harness.jail import Confinement, LoopbackBridge, loopback_ports, socket_folder
 from harness.paths import cache_home, scratch_mkdtemp
 
 IMPLICIT_PROMPT = "Go on."  # opens a turn when a scenario acts before any prompt
@@ -106,6 +107,7 @@ class ClaudeCodeSession(SessionSteps):
         on_payload: PayloadSink | None = None,
         startup_wait: float | None = None,
         trusted: bool = True,
+        confinement: Confinement | None = None,
     ) -> None:
         self.project_dir = Path(project_dir).resolve()
         self.settings = settings if settings is not None else _settings_or_none(self.project_dir)
@@ -134,6 +136,15 @@ class ClaudeCodeSession(SessionSteps):
         self.api = ScriptedApi(on_request=lambda r: self._inbox.put("request", r))
         self.api.__enter__()
         self._proc: ClientProcess | None = None
+        # The client runs in it, and so its tools and hooks; the scripted model is reached
+        # on a Unix socket bound in (see _launch).
+        self.confinement = confinement
+        self._socket: Path | None = None
+        self._bridges: list[LoopbackBridge] = []
+        if confinement is not None:
+            self._socket = socket_folder() / "api.sock"
+            self.api.listen_on(self._socket)
+            self._bridges = self._bridge_http_hooks(self._socket.parent)
         self._pending: ApiRequest | None = None  # the main loop waiting for the model
         self._subagents: dict[str, tuple[str, ApiRequest | None]] = {}  # type -> (prompt, req)
         self._tool_ids = 0
@@ -173,9 +184,26 @@ class ClaudeCodeSession(SessionSteps):
     def requests(self) -> list[ApiRequest]:
         return self.api.requests
 
+    def _bridge_http_hooks(self, folder: Path) -> list[LoopbackBridge]:
+        """A way out of the jail for each http hook's server on this machine's loopback, as
+        the emulator reaches it; nothing else of the network."""
+        urls = [
+            hook.command
+            for groups in self.settings.hooks.values()
+            for group in groups
+            for hook in group.hooks
+            if hook.kind == "http"
+        ]
+        ports = sorted(loopback_ports(urls) - {self.api.port})
+        return [LoopbackBridge(folder / f"hook-{port}.sock", port) for port in ports]
+
     def close(self) -> None:
         self._end_process()
         self.api.close()
+        for bridge in self._bridges:
+            bridge.close()
+        if self._socket is not None:
+            shutil.rmtree(self._socket.parent, ignore_errors=True)
         if self._own_dir:
             shutil.rmtree(self.config_dir, ignore_errors=True)
         else:
@@ -197,8 +225,12 @@ class ClaudeCodeSession(SessionSteps):
     # -- the client process ------------------------------------------------------------------
 
     def _client_env(self) -> dict[str, str]:
-        env = {k: v for k, v in os.environ.items() if k not in _CLIENT_ENV_DROP}
-        env.update(self._shell_home(env))
+        if self.confinement is not None:
+            # The jail's own HOME (empty, as _shell_home's) and nothing of the user's.
+            env = self.confinement.environment({"HOOKLAB_CACHE": str(cache_home())})
+        else:
+            env = {k: v for k, v in os.environ.items() if k not in _CLIENT_ENV_DROP}
+            env.update(self._shell_home(env))
         env.update(self.env)
         # Not a person's either: the client's own config directory (the transcripts stay
         # Hook Lab's) and no traffic to Anthropic (telemetry, updates, error reports: the
@@ -252,7 +284,11 @@ class ClaudeCodeSession(SessionSteps):
             return
         accept_trust(self.config_dir, self.project_dir)
         missing = register_marketplaces(
-            self.client.path, self.project_dir, self.config_dir, self._client_env()
+            self.client.path,
+            self.project_dir,
+            self.config_dir,
+            self._client_env(),
+            jail=self.confinement,
         )
         if missing:
             self.stderr_lines.append(
@@ -327,10 +363,20 @@ class ClaudeCodeSession(SessionSteps):
             argv += ["--fork-session", "--session-id", self.session_id]
         if self.on_payload is not None:
             argv += ["--settings", str(self._recorder_settings())]
+        env = self._client_env()
+        if self.confinement is not None and self._socket is not None:
+            argv = self.confinement.wrap(
+                argv,
+                cwd=self.cwd,
+                env=env,
+                writable=[self.config_dir],
+                forward=[(self._socket, self.api.port)]
+                + [(bridge.path, bridge.port) for bridge in self._bridges],
+            )
         self._proc = ClientProcess(
             argv,
             cwd=self.cwd,
-            env=self._client_env(),
+            env=env,
             inbox=self._inbox,
             events=self.events,
             stderr_lines=self.stderr_lines,

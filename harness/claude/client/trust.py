@@ -27,6 +27,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from harness.jail import Confinement
+
 REGISTER_WAIT = 30.0  # seconds the trust launch may take to register the marketplaces
 
 
@@ -78,19 +80,28 @@ def accept_trust(config_dir: Path, folder: Path) -> None:
 
 
 def register_marketplaces(
-    client: Path, folder: Path, config_dir: Path, env: Mapping[str, str]
+    client: Path,
+    folder: Path,
+    config_dir: Path,
+    env: Mapping[str, str],
+    jail: Confinement | None = None,
 ) -> set[str]:
     """One launch of the client in the trusted ``folder`` (as the person's trusting session
-    was), ended once the project's marketplaces are registered; the names still missing."""
+    was), ended once the project's marketplaces are registered; the names still missing.
+    ``jail``: the confinement the session's client runs in, and so this launch too."""
     wanted = project_marketplaces(folder)
     if not wanted - registered_marketplaces(config_dir):
         return set()
     argv = [str(client), "-p", "--input-format", "stream-json", "--output-format", "stream-json"]
     argv += ["--verbose", "--settings", json.dumps({"disableAllHooks": True})]
+    environment = {**env, "CLAUDE_CONFIG_DIR": str(config_dir)}
+    if jail is not None:
+        argv = jail.wrap(argv, cwd=folder, env=environment, writable=[config_dir])
+        environment = {}
     with subprocess.Popen(
         argv,
         cwd=folder,
-        env={**env, "CLAUDE_CONFIG_DIR": str(config_dir)},
+        env=environment,
         stdin=subprocess.PIPE,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
