@@ -354,7 +354,8 @@ def lab_table(
         scripted = sum(kind == "scripted" for kind in kinds)
         note = f" ({scripted} scripted)" if scripted else ""
         if lp and lp.completed_at:
-            state = f"[green]complete[/]{note}"
+            again = ", walked again" if lp.revisited_at is not None else ""
+            state = f"[green]complete[/]{note}{again}"
         elif progress.lab == lab.id:
             state = f"[cyan]current, {passed}/{len(lab.steps)} passed[/]{note}"
         elif lp:
@@ -378,6 +379,8 @@ def status_renderable(lab: Lab, progress: Progress) -> RenderableType:
         if sp and sp.passed:
             how = [f"{kind}" for kind in [sp.passed.get("evidence_kind")] if kind]
             how += ["with lab solve"] if sp.solved_with_help else []
+            if lp is not None and not lp.passed_this_walk(step.id):
+                how.append("earlier; walked again")
             state = "[green]passed[/]" + (f" ({', '.join(how)})" if how else "")
         elif progress.step == step.id:
             state = "[cyan]current[/]"
