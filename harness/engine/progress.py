@@ -78,7 +78,8 @@ class LabProgress:
 
     def passed_this_walk(self, step_id: str) -> dict[str, Any] | None:
         """The step's pass if it counts for lab next: on a revisit, only one made since."""
-        passed = self.step(step_id).passed
+        sp = self.steps.get(step_id)
+        passed = sp.passed if sp else None
         if passed and self.revisited_at is not None:
             at = _number(passed.get("at"), None)
             return passed if at is not None and at >= self.revisited_at else None

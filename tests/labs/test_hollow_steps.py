@@ -517,8 +517,10 @@ def test_lab_start_on_a_completed_lab_walks_it_again_and_keeps_it_complete(
     bare_repo(tmp_path / "room.git")
     submit(workspace, make_settings(str(tmp_path / "room.git"), "alice", "monday"))
     out = run_cli("trainer", "status", str(tmp_path / "room.git"), "--cohort", "monday", "--json")
-    seen = json.loads(out.out)["participants"][0]["labs"]["05-fail-open"]
+    alice = json.loads(out.out)["participants"][0]
+    seen = alice["labs"]["05-fail-open"]
     assert seen["complete"] and seen["passed"] == ["strict-stop-hook"], seen
+    assert alice["current_step_passed"] is False  # walking it again: at work, not waiting
 
     # Walked again to the end: complete, as before, and no longer "walked again".
     runner.solve(apply=True)
