@@ -305,7 +305,7 @@ if [ -n "$current" ] && [ "$current" != "$lab_entry" ] && [ -e "$current" ]; the
   fi
   if [ -n "$keep" ]; then
     echo "bootstrap: ready ($("$lab_entry" --version)); $link left pointing at $other."
-    echo "  Run this checkout's Hook Lab as $lab_entry."
+    echo "  Run this checkout's Hook Lab as $lab_entry"
     report_missing
     exit
   fi
