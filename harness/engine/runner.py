@@ -300,7 +300,6 @@ class LabRunner:
             moved = self.goto("1", lab_ref=lab.id, action="restart")
             if left != lab.id:
                 self._leave(left, moved.backup, head)
-            moved.note = "this lab stays complete, your passes kept; you walk it again from step 1"
             return moved
         if lp is not None and lp.start_snapshot and self.progress.lab == lab.id:
             step = lab.step(self.progress.step) if self.progress.step else None
@@ -664,15 +663,20 @@ class LabRunner:
                             f"fast-forward stopped at step {step.id}: {done[-1].message}",
                             fix=kept or f"lab reset {target.index + 1}",
                         )
+            note = ""
             if lp.completed_at:
                 # A revisit: the passes stay (lab list, the trainer); lab next asks for new ones.
                 lp.revisited_at = time.time()
+                note = (
+                    "this lab stays complete, your passes kept; you walk it again from step "
+                    f"{target.index + 1}"
+                )
             else:
                 for step in lab.steps[target.index :]:
                     with contextlib.suppress(KeyError):
                         del lp.steps[step.id]
             actions.extend(self._enter(lab, target))
-        return Moved(lab, target, actions, backup)
+        return Moved(lab, target, actions, backup, note=note)
 
     @contextlib.contextmanager
     def _undone_if_interrupted(self) -> Iterator[None]:

@@ -83,6 +83,7 @@ def test_reset_of_a_completed_lab_walks_it_again_and_keeps_it_complete(
     moved = runner.reset()
     assert moved.step is not None and moved.step.id == "first"
     assert runner.progress.step == "first"
+    assert moved.note == "this lab stays complete, your passes kept; you walk it again from step 1"
     lp = runner.progress.labs["01-first-lab"]
     assert lp.completed_at and lp.revisited_at  # nothing earned is taken back
     assert all(sp.passed for sp in lp.steps.values())
