@@ -142,6 +142,50 @@ report_missing() {
   return "$status"
 }
 
+# The last line of FILE with words in it, without its indent (a progress bar's \r too).
+last_line() {
+  awk '{ gsub(/\r/, "") } NF { last = $0 } END { sub(/^[ \t]+/, "", last); print last }' "$1"
+}
+
+# with_progress WHAT COMMAND...: run COMMAND, its output kept in a log, saying at least every
+# 2 s that it is still at WHAT, with the last line it wrote: pip and npm are silent for a
+# minute or more, and a terminal that says nothing looks hung. On a terminal the line is
+# rewritten in place; in a pipe or CI, a line each time. A failure shows the log's end.
+# Sets progress_last to the command's last line.
+with_progress() {
+  local what=$1 log pid status=0 started=$SECONDS line text width=80
+  shift
+  [ ! -t 1 ] || width=$(tput cols 2>/dev/null || echo 80)
+  log=$(mktemp "${TMPDIR:-/tmp}/hooklab-bootstrap.XXXXXX") || return 1
+  echo "bootstrap: $what"
+  "$@" >"$log" 2>&1 </dev/null &
+  pid=$!
+  # A background job ignores Ctrl-C in a script: take it down with us.
+  trap 'kill "$pid" 2>/dev/null; rm -f "$log"; exit 130' INT TERM
+  # A second's sleep (POSIX) and one awk a line: on a loaded machine still under 2 s a line.
+  while sleep 1 && kill -0 "$pid" 2>/dev/null; do
+    line=$(last_line "$log")
+    text="bootstrap: $what, $((SECONDS - started)) s${line:+: ${line:0:60}}"
+    if [ -t 1 ] && [ -z "${CI:-}" ]; then
+      printf '\r%s\033[K' "${text:0:$((width - 1))}"
+    else
+      echo "$text"
+    fi
+  done
+  wait "$pid" || status=$?
+  trap - INT TERM
+  [ ! -t 1 ] || [ -n "${CI:-}" ] || printf '\r\033[K'
+  progress_last=$(last_line "$log")
+  if [ "$status" -eq 0 ]; then
+    echo "bootstrap: $what: done in $((SECONDS - started)) s"
+  else
+    echo "bootstrap: $what failed (exit $status); the end of its output:"
+    tail -n 20 "$log" | sed 's/^/  /'
+  fi
+  rm -f "$log"
+  return "$status"
+}
+
 # How to run the package manager as root: nothing when we are root, sudo when there is one.
 root_cmd=""
 have_root=true
@@ -209,8 +253,8 @@ if [ ! -x .venv/bin/python ]; then
 fi
 stamp=.venv/.hooklab-installed
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
-  echo "bootstrap: installing the harness into .venv"
-  .venv/bin/python -m pip install -q --disable-pip-version-check -e '.[dev]'
+  with_progress "installing the harness into .venv" \
+    .venv/bin/python -m pip install --disable-pip-version-check --progress-bar off -e '.[dev]'
   touch "$stamp"
 fi
 # The harness is installed editable, so pip compiled none of it. Every `lab` command imports it
@@ -219,14 +263,18 @@ fi
 .venv/bin/python -m compileall -q harness >/dev/null
 if ! command -v npm >/dev/null 2>&1 && [ -z "${CI:-}" ]; then
   echo "bootstrap: no npm, so no Claude Code yet (the emulator engine needs none; lab doctor --fix installs it once npm is there)"
-elif ! .venv/bin/python -m harness.claude.client.install | sed 's/^/bootstrap: /'; then
+elif with_progress "looking for Claude Code (npm installs it when it is missing)" \
+  .venv/bin/python -u -m harness.claude.client.install; then
+  echo "bootstrap: $progress_last"
+else
   # CI proves the labs on the real client; a participant can work on the emulator meanwhile.
   [ -z "${CI:-}" ] || exit 1
   echo "bootstrap: continuing without Claude Code (the emulator engine needs none; lab doctor --fix retries)"
 fi
 # Put `lab` on the PATH of every new terminal, so the guides' bare `lab` works as printed:
 # a link in /usr/local/bin for root, else in ~/.local/bin (Debian's ~/.profile adds it to PATH
-# at login once it exists). HOOKLAB_BIN_DIR picks another directory.
+# at login once it exists). HOOKLAB_BIN_DIR picks another directory; HOOKLAB_KEEP_LAB_LINK=1
+# keeps a link that runs another checkout's lab (else it is named, then re-pointed).
 lab_entry="$PWD/.venv/bin/lab"
 if [ -n "${HOOKLAB_BIN_DIR:-}" ]; then
   bin_dir=$HOOKLAB_BIN_DIR
@@ -243,6 +291,26 @@ if { [ -e "$link" ] || [ -L "$link" ]; } && [[ $current != */.venv/bin/lab ]]; t
   echo "  Run Hook Lab as $lab_entry, or remove $link and run ./scripts/bootstrap.sh again."
   report_missing
   exit
+fi
+if [ -n "$current" ] && [ "$current" != "$lab_entry" ] && [ -e "$current" ]; then
+  # Another checkout's lab, maybe in use by someone else on this machine: say so before
+  # re-pointing it, ask on a terminal, and keep it when told to.
+  other=${current%/.venv/bin/lab}
+  echo "bootstrap: $link runs the lab of another checkout: $other"
+  keep=${HOOKLAB_KEEP_LAB_LINK:-}
+  if [ -z "$keep" ] && [ -t 0 ] && [ -t 1 ] && [ -z "${CI:-}" ]; then
+    printf 'bootstrap: point it at this checkout (%s) instead? [Y/n] ' "$PWD"
+    read -r answer || answer=n
+    case $answer in [nN]*) keep=1 ;; esac
+  fi
+  if [ -n "$keep" ]; then
+    echo "bootstrap: ready ($("$lab_entry" --version)); $link left pointing at $other."
+    echo "  Run this checkout's Hook Lab as $lab_entry"
+    report_missing
+    exit
+  fi
+  echo "bootstrap: replacing it: $link now runs $lab_entry"
+  echo "  (the other checkout's is $current; HOOKLAB_KEEP_LAB_LINK=1 keeps a link as it is)"
 fi
 mkdir -p "$bin_dir"
 ln -sfn "$lab_entry" "$link"

@@ -287,14 +287,17 @@ def command_screen(
     height: int = 50,
     timeout: float = 300,
     history: bool = True,
+    joined: bool = True,
 ) -> list[str]:
     """What ``command`` printed in a fresh ``width``-column terminal (``launched``), the
     terminal's own wraps joined. ``history``: every line it printed, else only what the screen
-    shows at the end."""
+    shows at the end. ``joined=False``: the rows as a person sees them, each at most
+    ``width`` columns (a text found whole in one is not split by the terminal's wrap either)."""
     with launched(socket, cwd, command, width=width, height=height):
         if history:
             tmux(socket, "set-option", "-t", "t", "history-limit", "5000")
-        capture = ["capture-pane", "-p", "-J", *(["-S", "-5000"] if history else []), "-t", "t"]
+        join = ["-J"] if joined else []
+        capture = ["capture-pane", "-p", *join, *(["-S", "-5000"] if history else []), "-t", "t"]
         deadline = time.monotonic() + timeout
         joined = ""
         while time.monotonic() < deadline:

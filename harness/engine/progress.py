@@ -68,9 +68,22 @@ class LabProgress:
     # The step the participant is at in this lab: lab start comes back to it after another lab
     # (None: complete, or a progress written before it was kept).
     at: str | None = None
+    # A completed lab walked again (lab start, goto or reset on it): it stays complete and
+    # keeps its passes (lab list and the trainer go by them); going on asks for a pass made
+    # since this moment.
+    revisited_at: float | None = None
 
     def step(self, step_id: str) -> StepProgress:
         return self.steps.setdefault(step_id, StepProgress())
+
+    def passed_this_walk(self, step_id: str) -> dict[str, Any] | None:
+        """The step's pass if it counts for lab next: on a revisit, only one made since."""
+        sp = self.steps.get(step_id)
+        passed = sp.passed if sp else None
+        if passed and self.revisited_at is not None:
+            at = _number(passed.get("at"), None)
+            return passed if at is not None and at >= self.revisited_at else None
+        return passed
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -82,6 +95,8 @@ class LabProgress:
         }
         if self.at is not None:
             data["at"] = self.at
+        if self.revisited_at is not None:
+            data["revisited_at"] = self.revisited_at
         return data
 
 
@@ -137,6 +152,7 @@ class Progress:
                 steps,
                 _number(raw.get("completed_at"), None),
                 raw["at"] if isinstance(raw.get("at"), str) else None,
+                _number(raw.get("revisited_at"), None),
             )
         raw_whose = data.get("workspace")
         whose: Mapping[str, Any] = raw_whose if isinstance(raw_whose, dict) else {}

@@ -291,15 +291,15 @@ class LabRunner:
                 "(lab list here shows this workspace's labs)",
             )
         lp = self.progress.labs.get(lab.id)
-        if lp is not None and lp.start_snapshot and lp.completed_at:
-            # A completed lab starts over, as lab reset does: its files back to its start (a
-            # later lab's files stayed otherwise), the participant's backed up first.
+        if lp is not None and lp.start_snapshot and lp.completed_at and lp.revisited_at is None:
+            # A completed lab is walked again from step 1, as lab reset does: its files back to
+            # its start (a later lab's files stayed otherwise), the participant's backed up
+            # first. It stays complete, its passes kept: nothing earned is taken back.
             left, head = self.progress.lab, self.ws.head()
             self.progress.lab = lab.id
             moved = self.goto("1", lab_ref=lab.id, action="restart")
             if left != lab.id:
                 self._leave(left, moved.backup, head)
-            moved.note = "this lab was complete: it starts over at step 1"
             return moved
         if lp is not None and lp.start_snapshot and self.progress.lab == lab.id:
             step = lab.step(self.progress.step) if self.progress.step else None
@@ -489,8 +489,7 @@ class LabRunner:
             # Already complete: say what comes next instead of refusing.
             return self._complete(lab, note="lab complete")
         lab, step = self.current()
-        sp = self.progress.lab_progress(lab.id).step(step.id)
-        if not sp.passed:
+        if not self.progress.lab_progress(lab.id).passed_this_walk(step.id):
             raise HarnessError(
                 f"step {step.index + 1} ({step.id}) has not passed its check yet",
                 fix="lab check (lab hint if you are stuck)",
@@ -540,6 +539,7 @@ class LabRunner:
                 "verified at; check it again",
             )
         lp.completed_at = time.time()
+        lp.revisited_at = None
         self.progress.step = lp.at = None
         self._save(f"{lab.id}: complete")
         note = "lab complete"
@@ -663,12 +663,20 @@ class LabRunner:
                             f"fast-forward stopped at step {step.id}: {done[-1].message}",
                             fix=kept or f"lab reset {target.index + 1}",
                         )
-            for step in lab.steps[target.index :]:
-                with contextlib.suppress(KeyError):
-                    del lp.steps[step.id]
-            lp.completed_at = None
+            note = ""
+            if lp.completed_at:
+                # A revisit: the passes stay (lab list, the trainer); lab next asks for new ones.
+                lp.revisited_at = time.time()
+                note = (
+                    "this lab stays complete, your passes kept; you walk it again from step "
+                    f"{target.index + 1}"
+                )
+            else:
+                for step in lab.steps[target.index :]:
+                    with contextlib.suppress(KeyError):
+                        del lp.steps[step.id]
             actions.extend(self._enter(lab, target))
-        return Moved(lab, target, actions, backup)
+        return Moved(lab, target, actions, backup, note=note)
 
     @contextlib.contextmanager
     def _undone_if_interrupted(self) -> Iterator[None]:

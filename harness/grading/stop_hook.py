@@ -870,7 +870,9 @@ def _judge_session_ends(p: Phase) -> GradeCheck:
             SESSION_ENDS,
             FAIL,
             expected,
-            f"blocked: {_first_line(step.feedback)}",
+            # The hook's own reason: the feedback's first line is the client's frame
+            # ("Stop hook feedback:"), which says nothing.
+            f"blocked ({_said(p.run)})",
             "blocks although fixed",
             fix="exit 0 when the claim holds",
         )

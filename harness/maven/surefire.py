@@ -29,6 +29,15 @@ class TestFailure:
     test: str
     kind: str  # "failure" or "error"
     message: str
+    classname: str = ""
+
+    @property
+    def short(self) -> str:
+        """Class.method without the package, as Maven's summary prints it: a package-long
+        name is wider than a 100-column terminal and split there."""
+        if not self.classname or not self.test.startswith(self.classname):
+            return self.test
+        return self.classname.rsplit(".", 1)[-1] + self.test[len(self.classname) :]
 
 
 @dataclass(frozen=True)
@@ -83,6 +92,7 @@ def read_report(path: Path) -> SurefireReport:
                         test=f"{case.get('classname', '')}.{case.get('name', '')}".strip("."),
                         kind=kind,
                         message=(node.get("message") or node.text or "").strip(),
+                        classname=case.get("classname", ""),
                     )
                 )
     name = root.get("name", path.stem.removeprefix("TEST-")).rsplit(".", 1)[-1]

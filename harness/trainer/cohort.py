@@ -360,9 +360,12 @@ class Member:
 
     @property
     def on_passed_step(self) -> bool:
-        """The current step has passed and ``lab next`` has not been run yet: done, not stuck."""
+        """The current step has passed and ``lab next`` has not been run yet: done, not stuck.
+        On a completed lab walked again, a pass from before the revisit does not count."""
         lab, step = self.current
-        return bool(lab and step and self.passed(lab, step))
+        if not (lab and step and self.progress and lab in self.progress.labs):
+            return False
+        return self.progress.labs[lab].passed_this_walk(step) is not None
 
     def where(self) -> str:
         """Where the participant is, as the trainer reads it."""

@@ -220,17 +220,33 @@ def hook_event_renderable(
     if entry.let_go:
         # Said as a fact, not a reason: the hook may have let go on it, or on green reports.
         verdict.append(" (a second stop: stop_hook_active: true)", style="yellow")
-    # What Claude did and what came of it stay one unit: a long command is never split, and
-    # its outcome never ends up alone on a line. A prompt is words, not a command: it wraps
-    # under itself (a command inside it is still kept whole), its last word kept with the
-    # outcome, rather than going whole to the terminal's own wrap at column 0.
+    # What Claude did and what came of it stay one unit when that fits the terminal: a long
+    # command is never split. A prompt is words, not a command: it wraps under itself (a
+    # command inside it is still kept whole), its last word kept with the outcome, rather than
+    # going whole to the terminal's own wrap at column 0.
     start = 2 + len(number) + 14
     under = 18
+    arrow = start + len(detail) + 1
     if entry.do == StepKind.PROMPT and " " in detail:
         under = 2 + start  # the prompt's column, after the row's two-space margin
         start += detail.rindex(" ") + 1
-    protected = [(start, len(verdict.plain))]
-    blocks = [Block(verdict, Text("  "), Text(" " * under), protected=protected)]
+    # Wider than the terminal, the two go on rows of their own, each whole: the terminal's
+    # own wrap would split the command or the outcome ("→ al" / "lowed").
+    outcome_end = (
+        arrow
+        + len(f"→ {outcome}")
+        + (len(f" (expected {expect})") if expect and expect != outcome else 0)
+    )
+    protected = [(start, arrow - 1), (arrow, outcome_end)]
+    blocks = [
+        Block(
+            verdict,
+            Text("  "),
+            Text(" " * under),
+            protected=protected,
+            together=[(start, len(verdict.plain))],
+        )
+    ]
     for hook in entry.hooks:
         if hook.exit_code not in (0, None) or hook.timed_out:
             blocks.append(
@@ -364,7 +380,8 @@ def lab_table(
         scripted = sum(kind == "scripted" for kind in kinds)
         note = f" ({scripted} scripted)" if scripted else ""
         if lp and lp.completed_at:
-            state = f"[green]complete[/]{note}"
+            again = ", walked again" if lp.revisited_at is not None else ""
+            state = f"[green]complete[/]{note}{again}"
         elif progress.lab == lab.id:
             state = f"[cyan]current, {passed}/{len(lab.steps)} passed[/]{note}"
         elif lp:
@@ -388,6 +405,8 @@ def status_renderable(lab: Lab, progress: Progress) -> RenderableType:
         if sp and sp.passed:
             how = [f"{kind}" for kind in [sp.passed.get("evidence_kind")] if kind]
             how += ["with lab solve"] if sp.solved_with_help else []
+            if lp is not None and not lp.passed_this_walk(step.id):
+                how.append("earlier; walked again")
             state = "[green]passed[/]" + (f" ({', '.join(how)})" if how else "")
         elif progress.step == step.id:
             state = "[cyan]current[/]"

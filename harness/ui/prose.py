@@ -192,13 +192,18 @@ class Block:
     rest: Text | None = None  # None: as wide as ``first``, in spaces
     wrap: bool = True  # False: preformatted (code), each line as it is
     protected: list[tuple[int, int]] = field(default_factory=list)
+    # Kept on one line when that fits the terminal, else wrapped between its protected parts
+    # (a command and its outcome: together at 120 columns, each whole at 100).
+    together: list[tuple[int, int]] = field(default_factory=list)
 
 
 def lay_out(block: Block, width: int) -> list[Text]:
     rest = block.rest if block.rest is not None else Text(" " * block.first.cell_len)
     lines: list[Text] = []
+    together = _split_ranges(block, block.together)
     for n, source in enumerate(_split_lines(block)):
         text, protected = source
+        protected += [(a, b) for a, b in next(together) if b - a <= width]
         prefix = block.first if n == 0 else rest
         if not block.wrap and not _FOLD.get():  # folding, a code line wraps like prose
             lines.extend(_code_line(prefix, rest, text, width))
@@ -269,15 +274,22 @@ def _code_line(prefix: Text, rest: Text, text: Text, width: int) -> list[Text]:
 
 
 def _split_lines(block: Block) -> Iterator[tuple[Text, list[tuple[int, int]]]]:
+    pieces = block.text.split("\n", allow_blank=True)
+    yield from zip(pieces, _split_ranges(block, block.protected), strict=False)
+
+
+def _split_ranges(
+    block: Block, ranges: Sequence[tuple[int, int]]
+) -> Iterator[list[tuple[int, int]]]:
+    """``ranges`` of the block's text, line by line, each counted from its line's start."""
     offset = 0
     for piece in block.text.split("\n", allow_blank=True):
         length = len(piece.plain)
-        spans = [
+        yield [
             (max(a, offset) - offset, min(b, offset + length) - offset)
-            for a, b in block.protected
+            for a, b in ranges
             if a < offset + length and b > offset
         ]
-        yield piece, spans
         offset += length + 1
 
 

@@ -75,9 +75,9 @@ def print_problems(console: Console, reports: Mapping[str, SurefireReport | None
         if report is None:
             continue
         for problem in report.problems:
-            # The test's name is what -Dtest= takes and a person looks up: never cut. A name
-            # wider than the terminal goes whole to the terminal's own wrap.
-            head = Text.assemble((problem.kind, "red"), " in ", (f"{problem.test}:", "bold"))
+            # The test's name is what -Dtest= takes and a person looks up: never cut, and
+            # without its package (lab sensors --json has it), so that it fits 80 columns.
+            head = Text.assemble((problem.kind, "red"), " in ", (f"{problem.short}:", "bold"))
             name = (len(problem.kind) + 4, len(head.plain))
             blocks = [Block(head, protected=[name]), Block(Text(problem.message))]
             print_prose(console, Prose(blocks))

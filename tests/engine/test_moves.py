@@ -74,14 +74,19 @@ def test_backup_names_never_end_mid_word(ws: Workspace) -> None:
         assert slug.split("-") == words[: len(slug.split("-"))], name
 
 
-def test_reset_of_a_completed_lab_starts_it_over(ws: Workspace, labs: Path) -> None:
+def test_reset_of_a_completed_lab_walks_it_again_and_keeps_it_complete(
+    ws: Workspace, labs: Path
+) -> None:
     runner = LabRunner(ws, labs_root=labs)
     runner.start("1")
     _finish(runner)
     moved = runner.reset()
     assert moved.step is not None and moved.step.id == "first"
     assert runner.progress.step == "first"
-    assert not runner.progress.labs["01-first-lab"].completed_at
+    assert moved.note == "this lab stays complete, your passes kept; you walk it again from step 1"
+    lp = runner.progress.labs["01-first-lab"]
+    assert lp.completed_at and lp.revisited_at  # nothing earned is taken back
+    assert all(sp.passed for sp in lp.steps.values())
     assert not (ws.root / "a.txt").exists()
 
 

@@ -99,6 +99,11 @@ def test_solution_blocks_a_red_report(project: Path) -> None:
     fixed = grade.check("passes-when-fixed")
     assert fixed.failed and fixed.problem == "blocks although fixed"
     assert "ArchitectureTest is red (1 failures, 0 errors)" in fixed.found
+    # The session's cell names the hook's reason, not the client's frame around it.
+    ends = grade.check("session-ends-when-fixed")
+    assert ends.failed and ends.found.startswith(
+        "blocked (exit 2: Stop check blocked: ArchitectureTest is red"
+    ), ends.found
 
 
 @pytest.mark.maven

@@ -8,14 +8,19 @@ reports, the workspace's bash hooks on the emulator.
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
 import pytest
 
 from harness.engine.runner import LabRunner
+from harness.errors import HarnessError
 from harness.results import CheckResult, Status
+from harness.trainer.publish import make_settings, submit
 from harness.workspace import Workspace
+from tests.builders import run_cli
+from tests.trainer.servers import bare_repo
 
 LABS = Path(__file__).resolve().parents[2] / "labs"
 
@@ -502,23 +507,52 @@ def test_the_output_box_leaves_a_hooks_json_input_to_json(workspace: Workspace) 
     assert "require-sensors.sh" in box and "exit 2" in box, box
 
 
-def test_lab_start_on_a_completed_lab_starts_it_over(workspace: Workspace) -> None:
+def test_lab_start_on_a_completed_lab_walks_it_again_and_keeps_it_complete(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    """Revisiting takes nothing back: lab list (table and --json) and a submission to the
+    trainer still say complete, with the passes; lab next asks for a new pass on the way."""
     runner = at_step(workspace, "5", "strict-stop-hook")
     hook = workspace.root / ".claude" / "hooks" / "require-sensors.sh"
     _step, solved, _backup = runner.solve(apply=True)
     assert all(r.status is Status.PASS for r in solved)
     assert runner.check().status is Status.PASS
     assert runner.next().step is None  # complete
+    earned = runner.progress.labs["05-fail-open"].step("strict-stop-hook").passed
     assert "# Strict mode" not in hook.read_text()
     runner.start("9")
     (workspace.root / "answers").mkdir(exist_ok=True)
     (workspace.root / "answers" / "adr-quiz.toml").write_text('q1 = "c"\n')
     moved = runner.start("5")
     assert moved.step is not None and moved.step.id == "strict-stop-hook"
-    assert moved.note == "this lab was complete: it starts over at step 1"
+    assert moved.note == "this lab stays complete, your passes kept; you walk it again from step 1"
     assert moved.backup is not None  # Lab 09's answers, kept
     assert "# Strict mode" in hook.read_text()  # the step's setup, again
     assert not (workspace.root / "answers" / "adr-quiz.toml").exists()
+    with pytest.raises(HarnessError, match="has not passed its check yet"):
+        runner.next()  # the earlier pass stays earned, but going on asks for a new one
+
+    listed = run_cli("list", cwd=workspace.root)
+    row = next(line for line in listed.out.splitlines() if "05-fail-open" in line)
+    assert "complete, walked again" in row, listed.out
+    rows = json.loads(run_cli("list", "--json", cwd=workspace.root).out)
+    lab05 = next(r for r in rows if r["id"] == "05-fail-open")["progress"]
+    assert lab05["completed_at"] and lab05["steps"]["strict-stop-hook"]["passed"] == earned
+
+    bare_repo(tmp_path / "room.git")
+    submit(workspace, make_settings(str(tmp_path / "room.git"), "alice", "monday"))
+    out = run_cli("trainer", "status", str(tmp_path / "room.git"), "--cohort", "monday", "--json")
+    alice = json.loads(out.out)["participants"][0]
+    seen = alice["labs"]["05-fail-open"]
+    assert seen["complete"] and seen["passed"] == ["strict-stop-hook"], seen
+    assert alice["current_step_passed"] is False  # walking it again: at work, not waiting
+
+    # Walked again to the end: complete, as before, and no longer "walked again".
+    runner.solve(apply=True)
+    assert runner.check().status is Status.PASS
+    assert runner.next().step is None
+    lp = runner.progress.labs["05-fail-open"]
+    assert lp.completed_at and lp.revisited_at is None
 
 
 def test_coming_back_to_a_lab_brings_its_files_back(workspace: Workspace) -> None:

@@ -133,8 +133,7 @@ def test_lab_sensors_names_failing_tests_whole(workspace: Workspace, tmp_path: P
         assert_whole(
             screen,
             width,
-            "ai.unifiedprocess.petclinic.UseCaseTraceabilityTest."
-            "everyAnnotationPointsAtAnExistingUseCaseAndScenario:",
+            "UseCaseTraceabilityTest.everyAnnotationPointsAtAnExistingUseCaseAndScenario:",
             "UC003RegisterOwnerTest.rejectsTelephoneWithAnythingButUpToTenDigits:",
             "(docs/use_cases/UC-003-register-new-owner.md",
         )

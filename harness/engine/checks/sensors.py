@@ -330,7 +330,7 @@ def _found(reports: dict[str, SurefireReport | None]) -> str:
             first = " ".join(problem.message.split())
             if len(first) > 400:  # cut between words, never inside a name
                 first = first[:400].rsplit(" ", 1)[0] + " … (lab sensors --no-run shows it all)"
-            lines.append(f"  {problem.test}: {first}")
+            lines.append(f"  {problem.short}: {first}")
     return "\n".join(lines)
 
 

@@ -1,0 +1,90 @@
+"""What a person reads or copies is whole on one row of the terminal at 80, 100 and 120
+columns, the terminal's own wrap included: a newcomer at 100 columns saw ``lab sensors
+--no-run`` split a test id at the edge, Lab 04's verdict read ``→ al`` / ``lowed``, and Lab 13
+step 4's command broke as ``tee answers/let-go.`` / ``json; echo $?``.
+
+Real: the workspace, Maven, the bash hooks, ``lab`` in a tmux terminal. The screen is captured
+without ``-J``: each row is what the terminal shows, so a text found in one row is not split.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.engine.manifest import find_lab
+from harness.engine.runner import LabRunner
+from harness.workspace import Workspace, provision
+from tests.builders import command_screen
+from tests.ui.test_terminal import shown_code
+
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
+
+WIDTHS = (80, 100, 120)
+
+
+def rows(socket: Path, cwd: Path, width: int, *args: str) -> list[str]:
+    """The rows ``lab ARGS`` left in a ``width``-column terminal, as a person sees them."""
+    command = " ".join([sys.executable, "-m", "harness", *args])
+    return command_screen(socket, cwd, width, command, height=80, joined=False)
+
+
+def assert_in_a_row(shown: list[str], width: int, *texts: str) -> None:
+    assert all(len(row) <= width for row in shown)
+    for text in texts:
+        assert any(text in row for row in shown), (
+            f"{text!r} is not whole in one row at {width} columns:\n" + "\n".join(shown)
+        )
+
+
+def test_lab_sensors_shows_each_failing_test_in_one_row(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    """Lab 02 step 1 solved: the sensors red. The package-long id (102 columns) was split."""
+    runner = LabRunner(workspace)
+    runner.start("2")
+    runner.solve(apply=True)
+    for width in WIDTHS:
+        shown = rows(tmp_path / f"{width}.sock", workspace.root, width, "sensors", "--no-run")
+        assert_in_a_row(
+            shown,
+            width,
+            "UseCaseTraceabilityTest.everyAnnotationPointsAtAnExistingUseCaseAndScenario:",
+            "UseCaseTraceabilityTest.everyScenarioOfADoneOrTestedUseCaseHasARunningTest:",
+        )
+
+
+def test_lab04_verdict_of_a_long_command_is_whole(workspace: Workspace, tmp_path: Path) -> None:
+    """Lab 04 step 3 with a sed whose pattern matches nothing: the command and its verdict,
+    89 and 29 columns, each whole (together when they fit, at 120)."""
+    runner = LabRunner(workspace)
+    runner.start("4")
+    runner.goto("sed")
+    runner.solve(apply=True)
+    scenario = workspace.root / "scenarios" / "sed.toml"
+    scenario.write_text(scenario.read_text().replace("Approved/", "Aproved/"))
+    sed = (
+        "sed -i 's/^\\*\\*Status:\\*\\* Aproved/**Status:** Done/' "
+        "docs/use_cases/UC-002-edit-owner.md"
+    )
+    for width in WIDTHS:
+        shown = rows(tmp_path / f"{width}.sock", workspace.root, width, "check")
+        assert_in_a_row(shown, width, "→ allowed (expected blocked)")
+        if width > len(sed):  # at 80 no row holds it: the terminal wraps it, copying keeps it
+            assert_in_a_row(shown, width, sed)
+    assert_in_a_row(shown, 120, f"{sed} → allowed (expected blocked)")
+
+
+def test_lab13_step4_commands_are_whole(tmp_path: Path) -> None:
+    provision(tmp_path / "ws", fixture_name="node")
+    runner = LabRunner(Workspace(tmp_path / "ws"))
+    runner.start("13")
+    runner.goto("let-go")
+    code = shown_code([find_lab("13").step("let-go").instructions])
+    assert "tee answers/let-go.json; echo $?" not in " ".join(code)
+    for width in WIDTHS:
+        shown = rows(tmp_path / f"{width}.sock", tmp_path / "ws", width, "status")
+        assert_in_a_row(shown, width, *code)
