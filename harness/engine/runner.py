@@ -648,6 +648,9 @@ class LabRunner:
             else:
                 backup = self.ws.backup(reason, action=action)
             self.ws.restore_commit(lp.start_snapshot)
+            # Reports of the earlier attempt go, as on `lab start`: a `touch` would make them
+            # look fresh. The steps replayed below write their own.
+            clear_build_output(self.ws.fixture, self.ws.root)
             actions: list[CheckResult] = []
             self.progress.lab = lab.id
             for step in lab.steps[: target.index]:
