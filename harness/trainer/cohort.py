@@ -129,11 +129,14 @@ class StepHelp:
     failed_checks: int = 0
     hints: int = 0
     solved_with_help: bool = False
+    quiz_tries: int = 0  # whole sets of quiz answers checked
 
     def words(self) -> list[str]:
         out = []
         if self.failed_checks:
             out.append(f"{self.failed_checks} failed check{'s' if self.failed_checks > 1 else ''}")
+        if self.quiz_tries:
+            out.append(f"{self.quiz_tries} quiz tr{'ies' if self.quiz_tries > 1 else 'y'}")
         if self.hints:
             out.append(f"{self.hints} hint{'s' if self.hints > 1 else ''}")
         if self.solved_with_help:
@@ -185,7 +188,7 @@ class Member:
         sp = self.progress.labs[lab].steps.get(step)
         if sp is None:
             return StepHelp()
-        return StepHelp(sp.failed_checks, sp.hints, sp.solved_with_help)
+        return StepHelp(sp.failed_checks, sp.hints, sp.solved_with_help, sp.quiz_tries)
 
     def help_total(self) -> StepHelp:
         """Every step's help added up: hints taken, steps solved with lab solve."""
@@ -198,6 +201,7 @@ class Member:
             sum(sp.failed_checks for sp in steps),
             sum(sp.hints for sp in steps),
             any(sp.solved_with_help for sp in steps),
+            sum(sp.quiz_tries for sp in steps),
         )
 
     def solved_with_help(self) -> int:
@@ -480,6 +484,7 @@ class Cohort:
             "verified": None if m.verdict is None else m.verdict.to_json(),
             "copy_of": m.copy_of,
             "failed_checks": total.failed_checks,
+            "quiz_tries": total.quiz_tries,
             "hints": total.hints,
             "solved_with_help": m.solved_with_help(),
             "current_lab": lab,
