@@ -538,8 +538,8 @@ class WalkView(Observer):
             )
         for check in walk.guards:
             self.console.print(
-                f"[dim]  step {walk.step.id}: {escape(check)} is a guard: it held before the "
-                "solve and after it, as the lab declares[/]"
+                f"[dim]  step {walk.step.id}: {escape(check)} is a guard: it held before and "
+                "after the solve[/]"
             )
 
 

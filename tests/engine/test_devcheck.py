@@ -94,8 +94,8 @@ def test_a_check_declared_a_guard_is_named_a_guard_not_one_that_proves_nothing(
     assert done.code == 0, done
     assert "proves nothing" not in said
     assert (
-        "step write-x: file pom.xml (step[0].check[1]) is a guard: it held before the solve "
-        "and after it, as the lab declares" in said
+        "step write-x: file pom.xml (step[0].check[1]) is a guard: it held before and after "
+        "the solve" in said
     )
     data = json.loads(run_cli("dev", "check", "--jobs", "1", "--json", cwd=tmp_path).out)
     walked = data["labs"][0]["steps"][0]
@@ -112,8 +112,8 @@ def test_a_guard_that_fails_before_the_solve_is_a_problem(tmp_path: Path) -> Non
     (walked,) = dev_check(tmp_path).labs[0].steps
     assert walked.problems == [
         "a check declared a guard (guard = true) does not hold on the starting state: file "
-        "y.txt: y.txt does not exist (found: no such file) (a guard passes before and after the solve; drop guard = "
-        "true if it is to fail)"
+        "y.txt: y.txt does not exist (found: no such file) (a guard passes before and after "
+        "the solve; drop guard = true if it is to fail)"
     ]
 
 
