@@ -472,13 +472,7 @@ class Cohort:
             "problem": m.problem,
             "replaced": m.replaced,
             "deleted": m.deleted,
-            "needs_help": None
-            if attention is None
-            else {
-                "kind": attention.kind,
-                "seconds": None if attention.seconds is None else round(attention.seconds, 1),
-                "text": attention.text,
-            },
+            "needs_help": None if attention is None else _attention_json(attention),
             "clock_offset_seconds": round(m.offset, 1),
             "verification": m.verification,
             "verified": None if m.verdict is None else m.verdict.to_json(),
@@ -847,3 +841,8 @@ def cohorts_on(url: str, *, timeout: float = READ_TIMEOUT) -> list[str]:
     """The cohort names a remote holds (for a helpful error when one is mistyped)."""
     refs = list_refs(normalise_url(url), COHORT_REFS.encode(), timeout=timeout)
     return sorted({r[len(COHORT_REFS) :].split(b"/", 1)[0].decode() for r in refs})
+
+
+def _attention_json(attention: Attention) -> dict[str, Any]:
+    seconds = None if attention.seconds is None else round(attention.seconds, 1)
+    return {"kind": attention.kind, "seconds": seconds, "text": attention.text}

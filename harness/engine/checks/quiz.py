@@ -153,30 +153,29 @@ def run(ctx: CheckContext, p: QuizParams) -> CheckResult:
             details=details,
         )
     details.update(right=right, wrong=wrong, quiz_try=True)
-    if wrong and ctx.step.quiz_tries < 1:
+    if not wrong:
+        return CheckResult.passed(f"all {len(expected)} answers right", name=name, details=details)
+    first = ctx.step.quiz_tries < 1
+    return CheckResult.failed(
+        f"{len(wrong)} of {len(expected)} answers wrong"
+        if first
+        else f"{right} of {len(expected)} answers right",
+        name=name,
+        expected=f"{len(expected)} right answers in {rel}",
         # A first try is told how many, not which: a loop of letters learns nothing it can
-        # narrow down, and a second look at the sources is the cheaper way.
-        return CheckResult.failed(
-            f"{len(wrong)} of {len(expected)} answers wrong",
-            name=name,
-            expected=f"{len(expected)} right answers in {rel}",
-            found=(
-                "which ones is not said on a first try: read the questions and the sources "
-                "again, change what you doubt, and lab check again (from then on, the wrong "
-                "ones are named)"
-            ),
-            details=details,
-        )
-    if wrong:
-        # In the quiz's own order: q1 before q3.
-        return CheckResult.failed(
-            f"{right} of {len(expected)} answers right",
-            name=name,
-            expected=f"{len(expected)} right answers in {rel}",
-            found="\n".join(_problem(q, given, answers, p) for q in expected if q in wrong),
-            details=details,
-        )
-    return CheckResult.passed(f"all {len(expected)} answers right", name=name, details=details)
+        # narrow down, and a second look at the sources is the cheaper way. Later tries name
+        # them in the quiz's own order, q1 before q3.
+        found=FIRST_TRY
+        if first
+        else "\n".join(_problem(q, given, answers, p) for q in expected if q in wrong),
+        details=details,
+    )
+
+
+FIRST_TRY = (
+    "which ones is not said on a first try: read the questions and the sources again, change "
+    "what you doubt, and lab check again (from then on, the wrong ones are named)"
+)
 
 
 def _no_option(answer: Any, expected: Any, options: dict[str, str]) -> bool:
