@@ -309,10 +309,10 @@ def sensor_report(project: Path, sensor: str, *, failure: str | None = None) -> 
     """A Surefire report of ``sensor`` as a real run of ``project``'s source writes it: a
     <testcase> per @Test method (the sensors check wants them all), the first one failing
     with ``failure`` when given."""
-    from harness.maven.surefire import SENSOR_PACKAGE, test_methods
+    from harness.maven.surefire import SENSOR_PACKAGE, sensor_test_methods
 
     cls = f"{SENSOR_PACKAGE}.{sensor}"
-    methods = test_methods(project, sensor) or ("t",)
+    methods = sensor_test_methods(project, sensor) or ("t",)
     cases = []
     for i, method in enumerate(methods):
         body = f'<failure message="{failure}"/>' if failure and i == 0 else ""

@@ -118,7 +118,9 @@ def sensor_reports(
 _TEST_METHOD = re.compile(r"@Test\b[^;{}]*?\bvoid\s+(\w+)\s*\(")
 
 
-def test_methods(project_dir: Path, sensor: str, package: str = SENSOR_PACKAGE) -> tuple[str, ...]:
+def sensor_test_methods(
+    project_dir: Path, sensor: str, package: str = SENSOR_PACKAGE
+) -> tuple[str, ...]:
     """The @Test methods of ``sensor``'s source in ``project_dir``: the test cases a real run
     of it lists in its report (empty when the source is not there to read)."""
     source = project_dir / TEST_SOURCES / Path(*package.split(".")) / f"{sensor}.java"

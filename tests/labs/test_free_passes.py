@@ -79,8 +79,8 @@ def test_lab01_five_hand_written_one_line_reports_do_not_pass(workspace: Workspa
     assert run.status is Status.FAIL
     (said,) = run.results
     assert said.message == (
-        "a report lists none or only some of its sensor's test cases: a real run writes one "
-        "<testcase> per test method, so a Maven run did not write it"
+        "a report does not list every test of its sensor: a run of these sources writes a "
+        "<testcase> per @Test method, so no such run wrote it"
     )
     assert (said.found or "").splitlines()[0] == (
         "ArchitectureTest: 0 of 7 test cases; no uiTalksToServicesNeverToRepositories"

@@ -15,7 +15,7 @@ from harness.engine.context import CheckContext
 from harness.engine.kinds import Kind
 from harness.engine.sandbox import sandbox_copy
 from harness.maven.backend import SENSOR_GOALS
-from harness.maven.surefire import ReportError, SurefireReport, sensor_reports, test_methods
+from harness.maven.surefire import ReportError, SurefireReport, sensor_reports, sensor_test_methods
 from harness.paths import escape_problem
 from harness.results import CheckResult
 from harness.schema import Field, fields_of, param
@@ -218,8 +218,8 @@ def _read_reports(
     unwritten = _not_from_a_run(ctx, reports)
     if unwritten:
         return CheckResult.failed(
-            "a report lists none or only some of its sensor's test cases: a real run writes "
-            "one <testcase> per test method, so a Maven run did not write it",
+            "a report does not list every test of its sensor: a run of these sources writes "
+            "a <testcase> per @Test method, so no such run wrote it",
             name=name,
             expected="each sensor's report listing every @Test method of its class",
             found="\n".join(unwritten),
@@ -234,7 +234,7 @@ def _not_from_a_run(ctx: CheckContext, reports: dict[str, SurefireReport | None]
     the names of every test method are what only the run itself lists."""
     lines = []
     for sensor, report in reports.items():
-        wanted = test_methods(ctx.root, sensor)
+        wanted = sensor_test_methods(ctx.root, sensor)
         missing = [m for m in wanted if report is not None and m not in report.cases]
         if missing:
             listed = len(wanted) - len(missing)
