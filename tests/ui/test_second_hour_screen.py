@@ -105,7 +105,7 @@ def test_a_newcomers_labs_01_to_04_fit_the_terminal(
             problems.append(f"{item}:\n{shown}")
 
     # Item 4: the quiz panel of Lab 01 step 2 (shown by lab next) keeps every line in its box.
-    start = next(i for i, ln in enumerate(raw_lines) if "step 2/2: Read a report" in ln)
+    start = next(i for i, ln in enumerate(raw_lines) if "step 2/3: Read a report" in ln)
     end = next(i for i in range(start, len(raw_lines)) if raw_lines[i].startswith("╰"))
     panel = raw_lines[start + 1 : end]
     boxed = "\n".join(panel)
