@@ -106,5 +106,6 @@ def test_a_participant_passes_lab_01_and_the_trainer_sees_and_verifies_it(
         assert [(s["step"], s["status"]) for s in report["steps"]] == [
             ("run-sensors", "pass"),
             ("read-a-report", "pass"),
+            ("forge-a-report", "pass"),
         ]
         assert f"{len(SENSORS)} reports match their digests" in report["steps"][0]["message"]
