@@ -306,3 +306,22 @@ def command_screen(
                 return joined.splitlines()
             time.sleep(0.2)
         raise AssertionError(f"never finished at {width} columns:\n{joined}")
+
+
+def sensor_report(project: Path, sensor: str, *, failure: str | None = None) -> str:
+    """A Surefire report of ``sensor`` as a real run of ``project``'s source writes it: a
+    <testcase> per @Test method (the sensors check wants them all), the first one failing
+    with ``failure`` when given."""
+    from harness.maven.surefire import SENSOR_PACKAGE, sensor_test_methods
+
+    cls = f"{SENSOR_PACKAGE}.{sensor}"
+    methods = sensor_test_methods(project, sensor) or ("t",)
+    cases = []
+    for i, method in enumerate(methods):
+        body = f'<failure message="{failure}"/>' if failure and i == 0 else ""
+        cases.append(f'  <testcase name="{method}" classname="{cls}" time="0.01">{body}</testcase>')
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        f'<testsuite name="{cls}" tests="{len(methods)}" failures="{int(bool(failure))}" '
+        'errors="0" skipped="0">\n' + "\n".join(cases) + "\n</testsuite>\n"
+    )

@@ -44,6 +44,7 @@ class StepState:
     start_ref: str | None = None  # the git ref of the workspace as the step began
     passed: PassedClaim | None = None  # re-verifying: the claim the step passed with
     sessions: int = 1  # hook sessions the step plays: with several, each row says whose it is
+    quiz_tries: int = 0  # complete quiz answers checked on this step before (lab check)
 
 
 @dataclass

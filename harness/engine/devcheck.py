@@ -61,6 +61,7 @@ class StepWalk:
         after = {_where(r): r for r in self.after.results}
         # A check the hollowed solution fails proves its part: it tells the hollow apart.
         caught = {_where(r) for r in (self.hollow.results if self.hollow else []) if not r}
+        guards = self.guard_wheres()
         return [
             f"{r.name} ({_where(r)})"
             for r in self.before.results
@@ -68,6 +69,24 @@ class StepWalk:
             and _where(r) in after
             and after[_where(r)].status is Status.PASS
             and _where(r) not in caught
+            and _where(r) not in guards
+        ]
+
+    def guard_wheres(self) -> set[str]:
+        return {spec.where for spec in self.step.checks if spec.guard}
+
+    @property
+    def guards(self) -> list[str]:
+        """The checks the manifest declares guards (``guard = true``) that held before the
+        solve and after it, as a guard must: named as such, never as proving nothing."""
+        if self.before is None or self.after is None:
+            return []
+        wheres = self.guard_wheres()
+        held = {_where(r) for r in self.after.results if r.status is Status.PASS}
+        return [
+            f"{r.name} ({_where(r)})"
+            for r in self.before.results
+            if r.status is Status.PASS and _where(r) in wheres and _where(r) in held
         ]
 
     @property
@@ -98,6 +117,7 @@ class StepWalk:
             "as_person": self.as_person,
             "after": self.after.to_json() if self.after else None,
             "unchanged": self.unchanged,
+            "guards": self.guards,
             "engines": self.engines,
         }
 
@@ -245,6 +265,14 @@ def _walk_step(
         first = next(r for r in sw.before.results if r.status is not Status.PASS)
         if first.status is Status.ERROR:
             sw.problems.append("a check errored before solving: " + _first_bad([first]))
+    guards = sw.guard_wheres()
+    broken = [r for r in sw.before.results if _where(r) in guards and r.status is not Status.PASS]
+    if broken:
+        sw.problems.append(
+            "a check declared a guard (guard = true) does not hold on the starting state: "
+            + _first_bad(broken)
+            + " (a guard passes before and after the solve; drop guard = true if it is to fail)"
+        )
     if hollow and step.hollow:
         _walk_hollow(runner, obs, timer, sw)
     obs.phase(step, "solve")

@@ -24,7 +24,7 @@ do = "write"
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +71,17 @@ STEP_FIELDS = (
     ),
 )
 
+# Fields every [[step.check]] may carry, whatever its kind.
+CHECK_FIELDS = (
+    Field(
+        "guard",
+        bool,
+        default=False,
+        doc="a guard: it holds on the starting state and must keep holding after the solve "
+        "(lab dev check wants it to pass before and after, instead of failing before)",
+    ),
+)
+
 
 @dataclass(frozen=True)
 class Spec:
@@ -80,6 +91,7 @@ class Spec:
     params: dict[str, Any]  # the validated table, as written (what views show)
     where: str
     typed: Any  # the kind's frozen parameter dataclass, built once from params
+    guard: bool = False  # a check: holds before the step and after it (CHECK_FIELDS)
 
     @property
     def name(self) -> str:
@@ -187,6 +199,15 @@ def _spec(
     return Spec(kind, params, where, typed)
 
 
+def _check_spec(raw: object, path: Path, where: str, lab_dir: Path) -> Spec:
+    """A ``[[step.check]]``: the fields every check may carry, then its kind's own."""
+    if not isinstance(raw, dict) or "guard" not in raw:
+        return _spec(raw, CHECK_KINDS, "kind", path, where, lab_dir)
+    own = {k: v for k, v in raw.items() if k != "guard"}
+    common = check_table({"guard": raw["guard"]}, CHECK_FIELDS, path=path, where=where)
+    return replace(_spec(own, CHECK_KINDS, "kind", path, where, lab_dir), guard=common["guard"])
+
+
 def _parse_step(raw: object, i: int, path: Path, lab_dir: Path) -> Step:
     """The lab's ``i``-th ``[[step]]``, its setup, checks and solve validated."""
     where = item_path("step", i)
@@ -230,7 +251,7 @@ def _parse_step(raw: object, i: int, path: Path, lab_dir: Path) -> Step:
             for j, a in enumerate(s["setup"])
         ),
         checks=tuple(
-            _spec(c, CHECK_KINDS, "kind", path, item_path(f"{where}.check", j), lab_dir)
+            _check_spec(c, path, item_path(f"{where}.check", j), lab_dir)
             for j, c in enumerate(s["check"])
         ),
         solve=tuple(

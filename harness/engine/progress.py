@@ -43,6 +43,9 @@ class StepProgress:
     failed_checks: int = 0
     failed_at: float | None = None
     skipped_by_goto: bool = False  # lab goto passed over it: never asked of the participant
+    # every question of the step's quiz answered and checked with lab check: a wrong try names
+    # no question until one try was counted, and the trainer sees how many it took
+    quiz_tries: int = 0
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -55,6 +58,8 @@ class StepProgress:
         }
         if self.skipped_by_goto:
             data["skipped_by_goto"] = True
+        if self.quiz_tries:
+            data["quiz_tries"] = self.quiz_tries
         return data
 
 
@@ -141,6 +146,7 @@ class Progress:
                     int(_number(s.get("failed_checks"), 0) or 0),
                     _number(s.get("failed_at"), None),
                     s.get("skipped_by_goto") is True,
+                    int(_number(s.get("quiz_tries"), 0) or 0),
                 )
                 for sid, s in (raw.get("steps") or {}).items()
                 if isinstance(s, dict)

@@ -237,7 +237,14 @@ class LabRunner:
             )
             start_ref = mine.passed.get("live_start") or start_ref
         sessions = sum(c.name == "hook_session" for c in step.checks)
-        ctx.step = StepState(rebuild_evidence, mine.entered_at, start_ref, claim, sessions=sessions)
+        ctx.step = StepState(
+            rebuild_evidence,
+            mine.entered_at,
+            start_ref,
+            claim,
+            sessions=sessions,
+            quiz_tries=mine.quiz_tries,
+        )
         if rebuild_evidence:
             # Re-verification: the participant saw these sessions when the step passed; a
             # progress line is enough, not every hook event again.
@@ -369,6 +376,10 @@ class LabRunner:
         the participant asks; not lab watch's check of every saved file, nor lab dev check)."""
         lab, step = self.current()
         run = self.run_checks(lab, step, every=every)
+        if record_failure and any(r.details.get("quiz_try") for r in run.results):
+            # A whole set of answers checked: the next wrong one may be named; the trainer
+            # sees the tries (saved below, with the pass or the failure).
+            self.progress.lab_progress(lab.id).step(step.id).quiz_tries += 1
         if run.status is Status.PASS:
             self._record_pass(lab, step, run)
         elif run.status is Status.FAIL and record_failure:
@@ -648,6 +659,9 @@ class LabRunner:
             else:
                 backup = self.ws.backup(reason, action=action)
             self.ws.restore_commit(lp.start_snapshot)
+            # Reports of the earlier attempt go, as on `lab start`: a `touch` would make them
+            # look fresh. The steps replayed below write their own.
+            clear_build_output(self.ws.fixture, self.ws.root)
             actions: list[CheckResult] = []
             self.progress.lab = lab.id
             for step in lab.steps[: target.index]:

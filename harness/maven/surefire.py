@@ -6,6 +6,7 @@ the background); a report file says what ran, how it ended and, by its mtime, wh
 
 from __future__ import annotations
 
+import re
 import time
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ SENSORS = (
     "BusinessRuleTraceabilityTest",
 )
 REPORTS_DIR = Path("target") / "surefire-reports"
+TEST_SOURCES = Path("src") / "test" / "java"
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,7 @@ class SurefireReport:
     skipped: int
     mtime: float
     problems: tuple[TestFailure, ...] = ()
+    cases: tuple[str, ...] = ()  # the names of its <testcase> elements: the methods that ran
 
     @property
     def green(self) -> bool:
@@ -96,6 +99,7 @@ def read_report(path: Path) -> SurefireReport:
                     )
                 )
     name = root.get("name", path.stem.removeprefix("TEST-")).rsplit(".", 1)[-1]
+    cases = tuple(dict.fromkeys(case.get("name", "") for case in root.iter("testcase")))
     return SurefireReport(
         name=name,
         path=path,
@@ -105,6 +109,7 @@ def read_report(path: Path) -> SurefireReport:
         skipped=_count(root, "skipped", path),
         mtime=mtime,
         problems=tuple(problems),
+        cases=cases,
     )
 
 
@@ -117,3 +122,20 @@ def sensor_reports(
         path = report_path(project_dir, sensor)
         found[sensor] = read_report(path) if path.is_file() else None
     return found
+
+
+# A JUnit test method: @Test, other annotations or modifiers perhaps, then `void name(`.
+_TEST_METHOD = re.compile(r"@Test\b[^;{}]*?\bvoid\s+(\w+)\s*\(")
+
+
+def sensor_test_methods(
+    project_dir: Path, sensor: str, package: str = SENSOR_PACKAGE
+) -> tuple[str, ...]:
+    """The @Test methods of ``sensor``'s source in ``project_dir``: the test cases a real run
+    of it lists in its report (empty when the source is not there to read)."""
+    source = project_dir / TEST_SOURCES / Path(*package.split(".")) / f"{sensor}.java"
+    try:
+        text = source.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ()
+    return tuple(dict.fromkeys(_TEST_METHOD.findall(text)))

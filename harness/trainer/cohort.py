@@ -130,11 +130,14 @@ class StepHelp:
     failed_checks: int = 0
     hints: int = 0
     solved_with_help: bool = False
+    quiz_tries: int = 0  # whole sets of quiz answers checked
 
     def words(self) -> list[str]:
         out = []
         if self.failed_checks:
             out.append(f"{self.failed_checks} failed check{'s' if self.failed_checks > 1 else ''}")
+        if self.quiz_tries:
+            out.append(f"{self.quiz_tries} quiz tr{'ies' if self.quiz_tries > 1 else 'y'}")
         if self.hints:
             out.append(f"{self.hints} hint{'s' if self.hints > 1 else ''}")
         if self.solved_with_help:
@@ -227,7 +230,7 @@ class Member:
         sp = self.progress.labs[lab].steps.get(step)
         if sp is None:
             return StepHelp()
-        return StepHelp(sp.failed_checks, sp.hints, sp.solved_with_help)
+        return StepHelp(sp.failed_checks, sp.hints, sp.solved_with_help, sp.quiz_tries)
 
     def help_total(self) -> StepHelp:
         """Every step's help added up: hints taken, steps solved with lab solve."""
@@ -240,6 +243,7 @@ class Member:
             sum(sp.failed_checks for sp in steps),
             sum(sp.hints for sp in steps),
             any(sp.solved_with_help for sp in steps),
+            sum(sp.quiz_tries for sp in steps),
         )
 
     def solved_with_help(self) -> int:
@@ -513,18 +517,13 @@ class Cohort:
             "problem": m.problem,
             "replaced": m.replaced,
             "deleted": m.deleted,
-            "needs_help": None
-            if attention is None
-            else {
-                "kind": attention.kind,
-                "seconds": None if attention.seconds is None else round(attention.seconds, 1),
-                "text": attention.text,
-            },
+            "needs_help": None if attention is None else _attention_json(attention),
             "clock_offset_seconds": round(m.offset, 1),
             "verification": m.verification,
             "verified": None if m.verdict is None else m.verdict.to_json(),
             "copy_of": m.copy_of,
             "failed_checks": total.failed_checks,
+            "quiz_tries": total.quiz_tries,
             "hints": total.hints,
             "solved_with_help": m.solved_with_help(),
             "current_lab": lab,
@@ -896,3 +895,8 @@ def cohorts_on(url: str, *, timeout: float = READ_TIMEOUT) -> list[str]:
     """The cohort names a remote holds (for a helpful error when one is mistyped)."""
     refs = list_refs(normalise_url(url), COHORT_REFS.encode(), timeout=timeout)
     return sorted({r[len(COHORT_REFS) :].split(b"/", 1)[0].decode() for r in refs})
+
+
+def _attention_json(attention: Attention) -> dict[str, Any]:
+    seconds = None if attention.seconds is None else round(attention.seconds, 1)
+    return {"kind": attention.kind, "seconds": seconds, "text": attention.text}

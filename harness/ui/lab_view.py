@@ -565,6 +565,11 @@ class WalkView(Observer):
                 f"[yellow]! step {walk.step.id}: {escape(check)} passes before and after the "
                 "solve: it proves nothing in this step[/]"
             )
+        for check in walk.guards:
+            self.console.print(
+                f"[dim]  step {walk.step.id}: {escape(check)} is a guard: it held before and "
+                "after the solve[/]"
+            )
 
 
 def engines_said(walk: StepWalk) -> str:
@@ -608,6 +613,8 @@ def _add_lab(table: Table, lab: LabWalk) -> None:
         if s.unchanged:
             unchanged = escape(", ".join(s.unchanged))
             verdict += f"\n[yellow]proves nothing (passes before and after): {unchanged}[/]"
+        if s.guards:
+            verdict += f"\n[dim]guards (held before and after): {escape(', '.join(s.guards))}[/]"
         table.add_row(
             lab.lab_id, s.step.id, verdict, f"{s.duration:.1f} s", f"{s.maven_seconds:.1f} s"
         )

@@ -123,7 +123,7 @@ sed -n 's/^Next: *//p' guide.out > next.txt
     assert "lab is /usr/local/bin/lab" in done.stdout
     out = read("guide.out")
     assert "Workspace ready" in out and "Ready for the workshop" in out
-    assert "01-sensor-reports · step 1/2" in out  # lab start 1 showed its first step
+    assert "01-sensor-reports · step 1/3" in out  # lab start 1 showed its first step
     assert read("next.txt").strip() == f"cd {home}/hooklab-ws && lab doctor"
     doctor = read("next.out")
     assert "Ready for the workshop" in doctor, doctor

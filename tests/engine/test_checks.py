@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from harness.engine.checks import CHECK_KINDS
-from harness.engine.context import CheckContext
+from harness.engine.context import CheckContext, StepState
 from harness.engine.sandbox import path_without
 from harness.results import CheckResult, Status
 from harness.schema import check_table
@@ -23,8 +23,10 @@ def check(
     start: str | None = None,
     *,
     engine: str | None = None,
+    tries: int = 0,
     **params: Any,
 ) -> CheckResult:
+    """``tries``: whole quiz answers checked on the step before (lab check counts them)."""
     spec = CHECK_KINDS[kind]
     p = check_table({"kind": kind, **params}, spec.params, path="test", where="check")
     assert spec.validate(p) is None
@@ -32,6 +34,7 @@ def check(
     if engine is not None:
         ctx = CheckContext(ws, LAB_DIR, engine=engine, engine_forced=True)
     ctx.lab_start_commit = start or ws.head()
+    ctx.step = StepState(quiz_tries=tries)
     return spec.run(ctx, p)
 
 
@@ -85,6 +88,13 @@ def test_quiz(ws: Workspace) -> None:
     (ws.root / "answers").mkdir()
     (ws.root / "answers" / "q.toml").write_text('q1 = "B"\nq2 = ["c"]\n')
     r = check(ws, "quiz", file="answers/q.toml", answers=answers, explain={"q2": "read ADR-7"})
+    # A first try hears how many answers are wrong, not which.
+    assert r.status is Status.FAIL and r.message == "1 of 2 answers wrong"
+    assert "q2" not in (r.found or "") and "ADR-7" not in (r.found or "")
+    assert r.details["quiz_try"] is True
+    r = check(
+        ws, "quiz", tries=1, file="answers/q.toml", answers=answers, explain={"q2": "read ADR-7"}
+    )
     assert r.status is Status.FAIL and r.message == "1 of 2 answers right"
     assert "read ADR-7" in (r.found or "") and "'a'" not in (r.found or "")
     (ws.root / "answers" / "q.toml").write_text('q1 = "b"\nq2 = ["c", "a"]\n')
@@ -221,12 +231,23 @@ def test_sensors_real_run_green_and_red(ws: Workspace) -> None:
 def test_quiz_lists_questions_in_their_own_order(ws: Workspace) -> None:
     answers = {"q1": "b", "q2": "a", "q3": "c"}
     (ws.root / "answers").mkdir()
-    (ws.root / "answers" / "q.toml").write_text('q1 = "a"\nq2 = "a"\n')  # q1 wrong, q3 missing
-    r = check(ws, "quiz", file="answers/q.toml", answers=answers)
+    (ws.root / "answers" / "q.toml").write_text('q1 = "a"\nq2 = "a"\nq3 = "a"\n')
+    r = check(ws, "quiz", tries=1, file="answers/q.toml", answers=answers)
+    assert (r.found or "").splitlines() == ['q1: "a" is not right', 'q3: "a" is not right']
+
+
+def test_a_quiz_with_a_question_unanswered_judges_no_answer(ws: Workspace) -> None:
+    """q1 wrong and q3 missing: only q3 is named, or answering one question at a time would
+    tell each answer's fate; the try does not count."""
+    answers = {"q1": "b", "q2": "a", "q3": "c"}
+    (ws.root / "answers").mkdir()
+    (ws.root / "answers" / "q.toml").write_text('q1 = "a"\nq2 = "a"\n')
+    r = check(ws, "quiz", tries=1, file="answers/q.toml", answers=answers)
+    assert r.message == "1 of 3 questions still to answer"
     assert (r.found or "").splitlines() == [
-        'q1: "a" is not right',
         'q3: not answered yet: write the letter of an option between the quotes, e.g. q3 = "a"',
     ]
+    assert "quiz_try" not in r.details
 
 
 def test_file_pass_message_does_not_repeat_the_path(ws: Workspace) -> None:

@@ -78,6 +78,56 @@ def test_every_check_runs_before_and_after_and_one_that_never_changes_is_named(
     assert walked["unchanged"] == ["file pom.xml (step[1].check[2])"]
 
 
+def test_a_check_declared_a_guard_is_named_a_guard_not_one_that_proves_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same pom.xml check, declared ``guard = true``: it must hold before and after, and
+    dev check (and lab demo, which shares its view) says so neutrally."""
+    checks = [file_check("x.txt"), {**file_check("pom.xml"), "guard": True}]
+    one = step("write-x", check=checks, solve=write_action("x.txt", "x"))
+    write_lab(tmp_path / "labs", "01-guard", lab("01-guard", one))
+    monkeypatch.setenv("HOOKLAB_LABS", str(tmp_path / "labs"))
+
+    done = run_cli("dev", "check", "--jobs", "1", cwd=tmp_path)
+
+    said = " ".join(done.out.split())
+    assert done.code == 0, done
+    assert "proves nothing" not in said
+    assert (
+        "step write-x: file pom.xml (step[0].check[1]) is a guard: it held before and after "
+        "the solve" in said
+    )
+    data = json.loads(run_cli("dev", "check", "--jobs", "1", "--json", cwd=tmp_path).out)
+    walked = data["labs"][0]["steps"][0]
+    assert walked["unchanged"] == []
+    assert walked["guards"] == ["file pom.xml (step[0].check[1])"]
+
+
+def test_a_guard_that_fails_before_the_solve_is_a_problem(tmp_path: Path) -> None:
+    checks = [file_check("x.txt"), {**file_check("y.txt"), "guard": True}]
+    one = step(
+        "write-x", check=checks, solve=[write_action("x.txt", "x"), write_action("y.txt", "y")]
+    )
+    write_lab(tmp_path, "01-no-guard", lab("01-no-guard", one))
+    (walked,) = dev_check(tmp_path).labs[0].steps
+    assert walked.problems == [
+        "a check declared a guard (guard = true) does not hold on the starting state: file "
+        "y.txt: y.txt does not exist (found: no such file) (a guard passes before and after "
+        "the solve; drop guard = true if it is to fail)"
+    ]
+
+
+def test_guard_must_be_true_or_false(tmp_path: Path) -> None:
+    from harness.engine.manifest import load_lab
+    from harness.errors import ConfigError
+
+    checks = [{**file_check("x.txt"), "guard": "yes"}]
+    write_lab(tmp_path, "01-bad", lab("01-bad", step("s", check=checks)))
+    with pytest.raises(ConfigError) as caught:
+        load_lab(tmp_path / "01-bad")
+    assert "step[0].check[0].guard" in str(caught.value)
+
+
 def test_engine_both_says_per_step_that_both_engines_ran_and_agreed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -13,20 +13,22 @@ from typing import Any
 import pytest
 
 from harness.engine.checks import CHECK_KINDS
-from harness.engine.context import CheckContext
+from harness.engine.context import CheckContext, StepState
 from harness.engine.manifest import Lab, find_lab
 from harness.engine.progress import LabProgress, Progress, StepProgress
 from harness.results import CheckResult, Status
 from harness.schema import check_table
 from harness.trainer.cohort import Cohort, LabColumn, Member, StepColumn
 from harness.workspace import Workspace
+from tests.builders import sensor_report
 
 LAB1, LAB2, LAB3, LAB4 = (find_lab(n) for n in ("1", "2", "3", "4"))
 
 
-def run_check(ws: Workspace, lab: Lab, step: str, index: int = 0) -> CheckResult:
+def run_check(ws: Workspace, lab: Lab, step: str, index: int = 0, tries: int = 0) -> CheckResult:
+    """``tries``: whole quiz answers checked on the step before (from lab check)."""
     spec = lab.step(step).checks[index]
-    ctx = CheckContext(ws, lab.dir)
+    ctx = CheckContext(ws, lab.dir, step=StepState(quiz_tries=tries))
     ctx.lab_start_commit = ws.head()
     return spec.kind.run(ctx, spec.params)
 
@@ -40,10 +42,10 @@ def check(ws: Workspace, kind: str, **params: Any) -> CheckResult:
     return spec.run(ctx, p)
 
 
-def answer(ws: Workspace, text: str) -> CheckResult:
+def answer(ws: Workspace, text: str, tries: int = 0) -> CheckResult:
     (ws.root / "answers").mkdir(exist_ok=True)
     (ws.root / "answers" / "reports.toml").write_text(text)
-    return run_check(ws, LAB1, "read-a-report")
+    return run_check(ws, LAB1, "read-a-report", tries=tries)
 
 
 # ---- item 3: quizzes ---------------------------------------------------------------------
@@ -61,15 +63,16 @@ def test_the_quiz_takes_an_options_text_as_well_as_its_letter(workspace: Workspa
 def test_a_wrong_text_answer_is_told_to_answer_with_the_letter(workspace: Workspace) -> None:
     result = answer(workspace, 'q1 = "the failures one"\nq2 = "b"\nq3 = "errors"\n')
     assert result.status is Status.FAIL
-    assert result.message == "1 of 3 answers right"
+    assert result.message == "2 of 3 questions still to answer"
     assert (result.found or "").splitlines() == [
         'q1: "the failures one" is not one of the options (a, b, c): write the letter of an '
         'option between the quotes, e.g. q1 = "a"',
         'q3: "errors" is not one of the options (a, b): write the letter of an option between '
         'the quotes, e.g. q3 = "a"',
     ]
-    # A wrong option, by letter or by text, gets the pointer and never the answer.
-    result = answer(workspace, 'q1 = "errors"\nq2 = "b"\nq3 = "a"\n')
+    # A wrong option, by letter or by text, gets the pointer and never the answer: from the
+    # second try on (a first try hears how many, not which).
+    result = answer(workspace, 'q1 = "errors"\nq2 = "b"\nq3 = "a"\n', tries=1)
     assert result.found == 'q1: "errors" is not right — look at the <testsuite> attributes'
 
 
@@ -122,14 +125,6 @@ def test_a_missing_sequence_item_is_said_in_the_participants_words(workspace: Wo
     assert "expected sequence" not in (result.found or "")
 
 
-REPORT = """<?xml version="1.0" encoding="UTF-8"?>
-<testsuite name="ai.unifiedprocess.petclinic.{name}" tests="{tests}" failures="{failures}"
- errors="0" skipped="0">
-  <testcase name="t" classname="ai.unifiedprocess.petclinic.{name}">{body}</testcase>
-</testsuite>
-"""
-
-
 def test_a_fresh_red_run_is_said_as_such_with_singular_counts(workspace: Workspace) -> None:
     # Reports as Surefire writes them, newer than every change: fresh. One of them red.
     folder = workspace.root / "target" / "surefire-reports"
@@ -137,9 +132,9 @@ def test_a_fresh_red_run_is_said_as_such_with_singular_counts(workspace: Workspa
     time.sleep(0.05)
     for name in LAB2.step("fix-annotations").checks[2].params["expect"]:
         red = name == "UseCaseTraceabilityTest"
-        body = '<failure message="A1: Validation Errors points nowhere"/>' if red else ""
+        failure = "A1: Validation Errors points nowhere" if red else None
         (folder / f"TEST-ai.unifiedprocess.petclinic.{name}.xml").write_text(
-            REPORT.format(name=name, tests=3, failures=int(red), body=body)
+            sensor_report(workspace.root, name, failure=failure)
         )
     result = run_check(workspace, LAB2, "fix-annotations", 2)
     assert result.status is Status.FAIL
@@ -147,7 +142,7 @@ def test_a_fresh_red_run_is_said_as_such_with_singular_counts(workspace: Workspa
         "the sensors ran (the reports are fresh), but the run is red: "
         "UseCaseTraceabilityTest (1 failure, 0 errors)"
     )
-    assert "UseCaseTraceabilityTest: red (1 failure, 0 errors of 3 tests)" in (result.found or "")
+    assert "UseCaseTraceabilityTest: red (1 failure, 0 errors of 4 tests)" in (result.found or "")
     assert "1 failures" not in (result.found or "")
     # No reports at all: that is the lab's own message about a run that has not happened.
     for report in folder.iterdir():

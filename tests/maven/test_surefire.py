@@ -10,6 +10,7 @@ from harness.maven.surefire import (
     read_report,
     report_path,
     sensor_reports,
+    sensor_test_methods,
 )
 from tests.builders import REPO_ROOT
 
@@ -81,3 +82,17 @@ def test_sensor_list_matches_the_hooks() -> None:
     lib = (REPO_ROOT / "petclinic_fixture" / ".claude" / "hooks" / "lib.sh").read_text()
     for sensor in SENSORS:
         assert sensor in lib
+
+
+def test_a_report_lists_its_test_cases_and_a_sensor_its_test_methods(tmp_path: Path) -> None:
+    """What only a run writes: a <testcase> per @Test method of the sensor's source (the
+    sensors check compares the two; counts and mtimes are easy to forge)."""
+    report = read_report(write_report(tmp_path, "ArchitectureTest"))
+    assert report.cases == ("rule",)
+    fixture = REPO_ROOT / "petclinic_fixture"
+    methods = sensor_test_methods(fixture, "ArchitectureTest")
+    assert "viewsAreNamedView" in methods and "readClasses" not in methods  # @BeforeAll
+    assert "report" not in methods  # a private helper
+    for sensor in SENSORS:
+        assert sensor_test_methods(fixture, sensor), sensor
+    assert sensor_test_methods(tmp_path, "ArchitectureTest") == ()  # no source: nothing to ask

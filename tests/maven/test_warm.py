@@ -367,7 +367,7 @@ def test_completing_a_lab_re_verifies_its_steps_on_classes_from_the_cache(
     assert warm_compile(ws.root, get_backend("local")).how == "compiled"
     runner = LabRunner(ws)
     runner.start("1")
-    for _ in range(2):  # Lab 01: the sensors, then answers about a report
+    for _ in range(3):  # Lab 01: the sensors, answers about a report, a forged one
         runner.solve(apply=True)
         assert runner.check().status is Status.PASS
         moved = runner.next()

@@ -149,7 +149,7 @@ ANSWERS: dict[str, tuple[bytes, str]] = {
     "Latin-1 bytes, not UTF-8": (b'q1 = "b" # s\xfbr\n', "is not UTF-8"),
     "a binary file": (b"\x89PNG\r\n\x1a\n\x00\x00", "is not a text file"),
     "arrays 400 deep": (b"q1 = " + b"[" * 400 + b"]" * 400 + b"\n", "nested more than"),
-    "an answer nested in arrays": (b'q4 = [["b"]]\n', 'q4: [["b"]] is not right'),
+    "an answer nested in arrays": (b'q4 = [["b"]]\n', "4 of 5 questions still to answer"),
 }
 
 

@@ -64,9 +64,15 @@ def test_a_participant_passes_lab_01_and_the_trainer_sees_and_verifies_it(
         assert "↑ submitted to cohort e2e as pat" in out.stdout
         assert lab(ws, "next").returncode == 0
 
-        # Step 2: answer the quiz in the file, check, and complete the lab.
+        # Step 2: answer the quiz in the file and check; step 3: the forged report the
+        # Stop hook believes; then complete the lab.
         (ws / "answers").mkdir()
         (ws / "answers" / "reports.toml").write_text('q1 = "b"\nq2 = "b"\nq3 = "a"\n')
+        assert lab(ws, "check").returncode == 0
+        assert lab(ws, "next").returncode == 0
+        (ws / "answers" / "forged.xml").write_text(
+            '<testsuite tests="1" failures="0" errors="0" skipped="0"></testsuite>\n'
+        )
         assert lab(ws, "check").returncode == 0
         done = lab(ws, "next")
         assert done.returncode == 0, done.stdout
@@ -81,10 +87,10 @@ def test_a_participant_passes_lab_01_and_the_trainer_sees_and_verifies_it(
         pat = json.loads(status.stdout)["participants"][0]
         assert pat["participant"] == "pat"
         assert pat["labs"]["01-sensor-reports"] == {
-            "completed_steps": 2,
-            "steps": 2,
+            "completed_steps": 3,
+            "steps": 3,
             "complete": True,
-            "passed": ["run-sensors", "read-a-report"],
+            "passed": ["run-sensors", "read-a-report", "forge-a-report"],
             # how each live step passed: Lab 01 has none
             "evidence": {},
             "timeline_left_out": {},
@@ -101,6 +107,7 @@ def test_a_participant_passes_lab_01_and_the_trainer_sees_and_verifies_it(
         assert [(s["step"], s["status"]) for s in report["steps"]] == [
             ("run-sensors", "pass"),
             ("read-a-report", "pass"),
+            ("forge-a-report", "pass"),
         ]
         assert f"{len(SENSORS)} reports match their digests" in report["steps"][0]["message"]
         # recorded: the dashboard shows the verdict, per step, with real Maven

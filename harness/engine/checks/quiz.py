@@ -1,5 +1,7 @@
 """``quiz``: answers the participant wrote into a TOML file in the workspace, compared with the
-expected ones. Wrong answers are named with a pointer to read, the right answer is not given."""
+expected ones. A first wrong try says how many answers are wrong, not which; from the second
+try on (lab check counts them in the progress) the wrong ones are named with a pointer to read.
+The right answer is never given."""
 
 from __future__ import annotations
 
@@ -126,7 +128,6 @@ def run(ctx: CheckContext, p: QuizParams) -> CheckResult:
             details={"fix": exc.fix} if exc.fix else {},
         )
     expected: dict[str, Any] = p.answers
-    explain: dict[str, str] = p.explain or {}
     options: dict[str, dict[str, str]] = p.options or {}
     missing = [q for q in expected if q not in given or given[q] in ("", [])]
     answers = {q: _one_as_list(given[q], expected[q]) for q in expected if q not in missing}
@@ -137,29 +138,64 @@ def run(ctx: CheckContext, p: QuizParams) -> CheckResult:
     wrong = [q for q in answers if _norm(answers[q]) != _norm(expected[q])]
     right = len(expected) - len(missing) - len(wrong)
 
-    def problem(q: str) -> str:
-        if q in missing:
-            return f"{q}: not answered yet: write {_how(q, expected[q])}"
-        if _letter_quiz(expected[q]) and _not_a_letter(answers[q], options.get(q, {})):
-            letters = ", ".join(sorted(options.get(q, {}))) or "a, b, c …"
-            return (
-                f"{q}: {_toml(given[q])} is not one of the options ({letters}): "
-                f"write {_how(q, expected[q])}"
-            )
-        return f"{q}: {_toml(given[q])} is not right" + (f" — {explain[q]}" if q in explain else "")
-
-    # In the quiz's own order: q1 before q3, whatever is wrong with each.
-    found = "\n".join(problem(q) for q in expected if q in missing or q in wrong)
-    details = {"right": right, "of": len(expected), "missing": missing, "wrong": wrong}
-    if missing or wrong:
+    # An answer missing or no option at all is named: that gives nothing away. Until every
+    # question has an answer, none is judged (a half-filled quiz would tell one answer's fate).
+    unanswered = [
+        q
+        for q in expected
+        if q in missing or (q in wrong and _no_option(answers[q], expected[q], options.get(q, {})))
+    ]
+    details: dict[str, object] = {"of": len(expected), "missing": missing}
+    if unanswered:
         return CheckResult.failed(
-            f"{right} of {len(expected)} answers right",
+            f"{len(unanswered)} of {len(expected)} questions still to answer",
             name=name,
-            expected=f"{len(expected)} right answers in {rel}",
-            found=found,
+            expected=f"an answer to every question in {rel}",
+            found="\n".join(_problem(q, given, answers, p) for q in unanswered),
             details=details,
         )
-    return CheckResult.passed(f"all {len(expected)} answers right", name=name, details=details)
+    details.update(right=right, wrong=wrong, quiz_try=True)
+    if not wrong:
+        return CheckResult.passed(f"all {len(expected)} answers right", name=name, details=details)
+    first = ctx.step.quiz_tries < 1
+    return CheckResult.failed(
+        f"{len(wrong)} of {len(expected)} answers wrong"
+        if first
+        else f"{right} of {len(expected)} answers right",
+        name=name,
+        expected=f"{len(expected)} right answers in {rel}",
+        # A first try is told how many, not which: a loop of letters learns nothing it can
+        # narrow down, and a second look at the sources is the cheaper way. Later tries name
+        # them in the quiz's own order, q1 before q3.
+        found=FIRST_TRY
+        if first
+        else "\n".join(_problem(q, given, answers, p) for q in expected if q in wrong),
+        details=details,
+    )
+
+
+FIRST_TRY = (
+    "which ones is not said on a first try: read the questions and the sources again, change "
+    "what you doubt, and lab check again (from then on, the wrong ones are named)"
+)
+
+
+def _no_option(answer: Any, expected: Any, options: dict[str, str]) -> bool:
+    """A letter question answered with something that is none of its options."""
+    return _letter_quiz(expected) and _not_a_letter(answer, options)
+
+
+def _problem(q: str, given: dict[str, Any], answers: dict[str, Any], p: QuizParams) -> str:
+    """What is wrong with the answer to ``q``, without giving the right one away."""
+    expected, options = p.answers[q], (p.options or {}).get(q, {})
+    if q not in answers:
+        return f"{q}: not answered yet: write {_how(q, expected)}"
+    if _no_option(answers[q], expected, options):
+        letters = ", ".join(sorted(options)) or "a, b, c …"
+        written = _toml(given[q])
+        return f"{q}: {written} is not one of the options ({letters}): write {_how(q, expected)}"
+    explain = (p.explain or {}).get(q)
+    return f"{q}: {_toml(given[q])} is not right" + (f" — {explain}" if explain else "")
 
 
 KIND = Kind(

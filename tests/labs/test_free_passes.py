@@ -1,0 +1,221 @@
+"""Issue 51, part 1: each free pass a newcomer found, tried as they wrote it, fails its check.
+
+Real: the shipped labs' own setup and checks on a provisioned workspace, real Maven where a
+step reads reports or proves a sensor, the workspace's bash hooks on the emulator.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from harness.engine.runner import LabRunner
+from harness.maven.surefire import REPORTS_DIR, SENSORS
+from harness.results import CheckResult, Status
+from harness.trainer.cohort import StepHelp
+from harness.workspace import Workspace
+
+
+def at_step(ws: Workspace, lab: str, step: str) -> LabRunner:
+    runner = LabRunner(ws)
+    runner.start(lab)
+    if runner.progress.step != step:
+        runner.goto(step)
+    return runner
+
+
+def check_at(runner: LabRunner, index: int) -> CheckResult:
+    """One check of the current step, as lab check runs it."""
+    lab, step = runner.current()
+    spec = step.checks[index]
+    return spec.kind.run(runner.context(lab), spec.typed)
+
+
+# ---- Lab 06 step 2: smoke.sh told to count a failure as a pass -----------------------------
+@pytest.mark.slow
+def test_lab06_a_smoke_sh_that_counts_failures_as_passes_does_not_pass(
+    workspace: Workspace,
+) -> None:
+    runner = at_step(workspace, "6", "broken-hook")
+    smoke = workspace.root / ".claude" / "hooks" / "smoke.sh"
+    text = smoke.read_text()
+    honest = 'if "$@" >/dev/null 2>&1; then'
+    assert honest in text
+    smoke.write_text(text.replace(honest, 'if "$@" >/dev/null 2>&1 || true; then'))
+    guard = workspace.root / ".claude" / "hooks" / "guard-spec-status.sh"
+    assert '[ -n "$problem" ] && exit 0' in guard.read_text()  # the planted bug is still there
+
+    run = runner.check(every=True)
+
+    smoke_said, guard_said = run.results
+    # The issue's free pass: the edited smoke.sh is green and the stop after it is allowed...
+    assert smoke_said.status is Status.PASS, smoke_said.found
+    # ...but the guard, tried in a session of its own, lets Done through without an audit.
+    assert guard_said.status is Status.FAIL
+    assert guard_said.message.startswith("guard-spec-status.sh does not refuse Done without")
+    assert run.status is Status.FAIL
+
+
+# ---- Lab 01 step 1: reports no run wrote -------------------------------------------------
+ONE_LINE = '<testsuite tests="1" failures="0" errors="0" skipped="0"></testsuite>\n'
+
+
+def reports(ws: Workspace) -> Path:
+    return ws.root / REPORTS_DIR
+
+
+@pytest.mark.maven
+def test_lab01_five_hand_written_one_line_reports_do_not_pass(workspace: Workspace) -> None:
+    runner = at_step(workspace, "1", "run-sensors")
+    folder = reports(workspace)
+    folder.mkdir(parents=True, exist_ok=True)
+    for sensor in SENSORS:
+        (folder / f"TEST-ai.unifiedprocess.petclinic.{sensor}.xml").write_text(ONE_LINE)
+
+    run = runner.check()
+
+    assert run.status is Status.FAIL
+    (said,) = run.results
+    assert said.message == (
+        "a report does not list every test of its sensor: a run of these sources writes a "
+        "<testcase> per @Test method, so no such run wrote it"
+    )
+    assert (said.found or "").splitlines()[0] == (
+        "ArchitectureTest: 0 of 7 test cases; no uiTalksToServicesNeverToRepositories"
+    )
+    # A real run passes it.
+    subprocess.run(["./mvnw", "-q", "test", "-Dgroups=sensor"], cwd=workspace.root, check=True)
+    assert runner.check().status is Status.PASS
+
+
+@pytest.mark.maven
+@pytest.mark.slow
+def test_lab01_touching_old_reports_after_starting_a_done_lab_again_does_not_pass(
+    workspace: Workspace,
+) -> None:
+    runner = at_step(workspace, "1", "run-sensors")
+    for _ in runner.lab().steps:
+        _step, solved, _backup = runner.solve(apply=True)
+        assert all(r.status is Status.PASS for r in solved), solved
+        assert runner.check().status is Status.PASS
+        runner.next()
+    assert runner.progress.labs[runner.lab().id].completed_at
+    assert any(reports(workspace).glob("TEST-*.xml"))
+
+    runner.start("1")  # the guide: old Surefire reports go
+
+    assert not reports(workspace).exists()
+    touched = subprocess.run(
+        "touch target/surefire-reports/*.xml", shell=True, cwd=workspace.root, check=False
+    )
+    assert touched.returncode != 0  # nothing there to touch
+    run = runner.check()
+    assert run.status is Status.FAIL
+    assert run.results[0].message == (
+        "no fresh, green sensor reports yet: run ./mvnw -q test -Dgroups=sensor"
+    )
+
+
+def test_lab01_forge_step_teaches_that_the_stop_hook_believes_a_forgery(
+    workspace: Workspace,
+) -> None:
+    """Step 3's lesson, on the emulator: the seed's Stop hook lets a turn end on five copies
+    of the one-line report (what the issue found), and holds it before the file is there."""
+    runner = at_step(workspace, "1", "forge-a-report")
+    assert runner.check().status is Status.FAIL
+    (workspace.root / "answers").mkdir(exist_ok=True)
+    (workspace.root / "answers" / "forged.xml").write_text(ONE_LINE)
+    run = runner.check()
+    assert run.status is Status.PASS, run.results[0].found
+    assert run.results[0].message == (
+        "the Stop hook let the turn end on a report no run wrote: it checks files, not who "
+        "wrote them"
+    )
+
+
+# ---- Lab 08 step 1: a rule that only knows the probe's name ------------------------------
+ARCH = Path("src/test/java/ai/unifiedprocess/petclinic/ArchitectureTest.java")
+ANCHOR = """
+    @Test
+    void productionCodeNeverUsesTestCode() {"""
+ONLY_OWNER_STORE = """
+    @Test
+    void repositoriesAreNamedRepository() {
+        List<String> offenders = main.stream()
+                .filter(type -> type.simpleName().equals("OwnerStore"))
+                .map(type -> type.name() + " is not named ...Repository")
+                .toList();
+        report("repository types are named ...Repository", offenders);
+    }
+"""
+EVERY_NEW_TYPE = """
+    @Test
+    void repositoriesAreNamedRepository() {
+        List<String> known = List.of("OwnerRepository", "PetTypeRepository", "VetRepository",
+                "VisitRepository");
+        List<String> offenders = main.stream()
+                .filter(type -> type.packageName().equals(REPOSITORY) && type.isTopLevel())
+                .filter(type -> !known.contains(type.simpleName()))
+                .map(type -> type.name() + " is new in the repository package")
+                .toList();
+        report("no new repository types", offenders);
+    }
+"""
+
+
+def with_rule(ws: Workspace, method: str) -> None:
+    path = ws.root / ARCH
+    text = path.read_text()
+    assert ANCHOR in text
+    path.write_text(text.replace(ANCHOR, method + ANCHOR, 1))
+
+
+@pytest.mark.maven
+@pytest.mark.slow
+def test_lab08_a_test_that_fails_only_on_owner_store_does_not_pass(workspace: Workspace) -> None:
+    runner = at_step(workspace, "8", "rule-as-test")
+    with_rule(workspace, ONLY_OWNER_STORE)
+    named = check_at(runner, 1)
+    assert named.status is Status.PASS, named.found  # the issue's free pass, as it was
+    unnamed = check_at(runner, 2)
+    assert unnamed.status is Status.FAIL
+    assert unnamed.message.startswith("with a repository/PetArchive.java added")
+
+
+@pytest.mark.maven
+@pytest.mark.slow
+def test_lab08_a_test_that_refuses_every_new_type_does_not_pass(workspace: Workspace) -> None:
+    runner = at_step(workspace, "8", "rule-as-test")
+    with_rule(workspace, EVERY_NEW_TYPE)
+    well_named = check_at(runner, 3)
+    assert well_named.status is Status.FAIL
+    assert well_named.message.startswith("with a repository/VisitArchiveRepository.java added")
+
+
+# ---- Quizzes: a loop of letters --------------------------------------------------------
+def test_a_quiz_names_no_wrong_answer_on_a_first_try_and_counts_the_tries(
+    workspace: Workspace,
+) -> None:
+    runner = at_step(workspace, "9", "quiz")
+    quiz = workspace.root / "answers" / "adr-quiz.toml"
+    quiz.parent.mkdir(exist_ok=True)
+    quiz.write_text('q1 = "a"\nq2 = "a"\nq3 = "a"\nq4 = ["a"]\nq5 = "a"\n')
+
+    first = runner.check(record_failure=True).results[0]
+
+    assert first.status is Status.FAIL
+    assert first.message == "3 of 5 answers wrong"
+    assert not any(f"q{n}" in (first.found or "") for n in range(1, 6))
+    # The second try may name them: the person has read again, or is looping.
+    second = runner.check(record_failure=True).results[0]
+    assert (second.found or "").splitlines()[0].startswith('q1: "a" is not right')
+    quiz.write_text('q1 = "c"\nq2 = "a"\nq3 = "b"\nq4 = ["c"]\nq5 = "a"\n')
+    assert runner.check(record_failure=True).status is Status.PASS
+    step = runner.progress.labs[runner.lab().id].steps["quiz"]
+    assert step.quiz_tries == 3
+    assert StepHelp(step.failed_checks, step.hints, False, step.quiz_tries).words() == [
+        "2 failed checks",
+        "3 quiz tries",
+    ]
