@@ -26,7 +26,8 @@ from harness.trainer.publish import (
     submit,
 )
 from harness.trainer.remote import RemoteError, redact_url
-from harness.trainer.verified import URL_ENV, VERIFIED, Verdict, verify_all
+from harness.trainer.shards import cohort_verdicts_prefix, parse_shard, push_verdicts
+from harness.trainer.verified import URL_ENV, VERIFIED, Verdict, runner_name, verify_all
 from harness.trainer.verify import StepVerdict, verify_participant
 from harness.ui.console import escape
 from harness.workspace import Workspace
@@ -135,6 +136,19 @@ def _add_verify(trainer_sub: Any) -> None:
         "--jobs", type=int, metavar="N", help="participants verified at once (default: cores)"
     )
     verify.add_argument(
+        "--shard",
+        type=parse_shard,
+        metavar="I/N",
+        help="with --all: only slice I of N (by a hash of each name: a newcomer moves nobody), "
+        "one slice a machine (lab trainer ci)",
+    )
+    verify.add_argument(
+        "--push",
+        action="store_true",
+        help="with --all: also keep the verdicts in the room (refs/hooklab/verified/), where "
+        "status and the page read them on any machine (a CI runner's)",
+    )
+    verify.add_argument(
         "--engine",
         choices=ENGINES,
         default=Engine.EMULATOR.value,
@@ -150,7 +164,7 @@ def _add_verify(trainer_sub: Any) -> None:
         "you can afford to lose)",
     )
     add_json_flag(verify)
-    verify.set_defaults(func=cmd_verify)
+    verify.set_defaults(func=cmd_verify, usage_error=verify.error)
 
 
 def _remote_args(parser: argparse.ArgumentParser) -> None:
@@ -358,6 +372,12 @@ def _verify_remote(args: argparse.Namespace) -> str:
 
 def cmd_verify(args: argparse.Namespace) -> int:
     args.remote = _verify_remote(args)
+    if not args.all and (args.shard or args.push):
+        # exits 2, as argparse does for any usage error
+        args.usage_error(
+            f"{'--shard' if args.shard else '--push'} goes with --all: lab trainer verify "
+            f"ROOM --all {'--shard ' + str(args.shard) if args.shard else '--push'}"
+        )
     if args.all:
         return _verify_all(args)
     if not args.participant:
@@ -375,9 +395,11 @@ def _verify_all(args: argparse.Namespace) -> int:
     console = make_console(stderr=args.json)
     reader = CohortReader(args.remote, args.cohort)
     names = [m.name for m in _read(reader, console).members if m.arrived and not m.deleted]
+    slice_of = f" (slice {args.shard} of {len(names)})" if args.shard else ""
+    names = args.shard.pick(names) if args.shard else names
     options = ["--engine", args.engine] + (["--backend", args.backend] if args.backend else [])
     options += ["--no-sandbox"] if args.no_sandbox else []
-    with console.status(f"Verifying {len(names)} participants …") as status:
+    with console.status(f"Verifying {len(names)} participants{slice_of} …") as status:
 
         def on_done(verdict: Verdict, done: int, of: int) -> None:
             status.update(f"Verified {done}/{of} · last: {escape(verdict.participant)}")
@@ -390,16 +412,28 @@ def _verify_all(args: argparse.Namespace) -> int:
         verdicts = verify_all(
             reader.url, reader.cohort, names, jobs=args.jobs, options=options, on_done=on_done
         )
+        if args.push:
+            status.update(f"Keeping {len(verdicts)} verdicts in the room …")
+            push_verdicts(reader.url, reader.cohort, verdicts)
     if args.json:
         emit_json(
             {
                 "remote": reader.shown_url,
                 "cohort": reader.cohort,
+                "shard": str(args.shard) if args.shard else None,
+                "runner": runner_name(),
+                "pushed": bool(args.push),
                 "participants": [v.to_json() for v in verdicts],
             }
         )
     else:
         console.print(verdicts_table(verdicts))
+        if args.push:
+            console.print(
+                f"Kept {len(verdicts)} verdicts in the room "
+                f"({escape(cohort_verdicts_prefix(reader.cohort).decode())}NAME), judged on "
+                f"{escape(runner_name())}."
+            )
     return 0 if all(v.state == VERIFIED for v in verdicts) else 1
 
 

@@ -27,6 +27,7 @@ from harness.trainer.cohort import (
     short_step,
 )
 from harness.trainer.remote import redact_url
+from harness.trainer.verified import runner_name
 
 # A passed live step's cell: its letter, and a class its colour comes from.
 EVIDENCE_CELL = {LIVE: ("L", "live"), SCRIPTED: ("S", "scripted")}
@@ -74,6 +75,7 @@ table { border-collapse: collapse; }
 .grid td.ver { font-size: 12px; padding: 1px 6px; white-space: nowrap; color: var(--muted); }
 .grid td.ver.verified { color: var(--pass); font-weight: 600; }
 .grid td.ver.failed { color: var(--stuck); font-weight: 700; }
+.grid td.ver small { display: block; font-weight: 400; color: var(--muted); }
 .grid td.cell { line-height: 1; }
 @media (max-width: 1200px) { .grid td.cell, .grid th.step { width: 18px; min-width: 18px;
                                                          font-size: 11px; } }
@@ -182,15 +184,20 @@ def _where(m: Member, cohort: Cohort) -> str:
 
 def _verified_cell(m: Member) -> str:
     state = m.verification
+    runner = m.verdict.runner if m.verdict is not None else ""
+    # judged elsewhere (a CI runner, through the room): said in the cell, not only its title
+    elsewhere = f"<small>on {escape(runner)}</small>" if runner not in ("", runner_name()) else ""
     return (
         f'<td class="ver {state.replace(" ", "-")}" data-verified="{escape(state)}" '
-        f'title="{escape(_verdict_title(m))}">{escape(state)}</td>'
+        f'data-runner="{escape(runner)}" title="{escape(_verdict_title(m))}">{escape(state)}'
+        f"{elsewhere}</td>"
     )
 
 
 def _verdict_title(m: Member) -> str:
     if m.verdict is not None:
-        return m.verdict.summary
+        on = f" · judged on {m.verdict.runner}" if m.verdict.runner else ""
+        return m.verdict.summary + on
     if m.verification == "stale":
         return "verified before the last submit: run lab trainer verify --all again"
     return "not verified yet: lab trainer verify --all"

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -33,6 +34,12 @@ VERIFIED, FAILED, NOT_JUDGED, UNVERIFIED, STALE = (
     "stale",
 )
 URL_ENV = "HOOKLAB_VERIFY_REMOTE"  # the remote for the child process, never on its argv
+RUNNER_ENV = "HOOKLAB_RUNNER"  # who judged: a CI workflow names its runner and shard here
+
+
+def runner_name() -> str:
+    """The machine a verdict is judged on: the workflow's name for it, else this host's."""
+    return os.environ.get(RUNNER_ENV) or socket.gethostname()
 
 
 @dataclass
@@ -48,6 +55,7 @@ class Verdict:
     message: str = ""
     seconds: float = 0.0
     at: float = 0.0
+    runner: str = ""  # the machine that judged (a CI runner's verdicts come through the room)
 
     @property
     def summary(self) -> str:
@@ -70,6 +78,7 @@ class Verdict:
             "message": self.message,
             "seconds": round(self.seconds, 2),
             "at": self.at,
+            "runner": self.runner,
         }
 
     @classmethod
@@ -87,6 +96,7 @@ class Verdict:
                 str(raw.get("message") or ""),
                 float(raw.get("seconds") or 0.0),
                 float(raw.get("at") or 0.0),
+                str(raw.get("runner") or ""),
             )
         except (KeyError, TypeError, ValueError):
             return None
@@ -135,6 +145,7 @@ def from_report(participant: str, report: dict[str, Any], seconds: float) -> Ver
         str(errors[0].get("message", "")) if errors and not failed else "",
         seconds,
         time.time(),
+        runner_name(),
     )
 
 
@@ -172,6 +183,7 @@ def verify_one(url: str, cohort: str, participant: str, options: Sequence[str] =
             message=said or f"exit {done.returncode}",
             seconds=seconds,
             at=time.time(),
+            runner=runner_name(),
         )
     return from_report(participant, report, seconds)
 
