@@ -14,6 +14,7 @@ from harness.claude.vocabulary import ENGINES, Engine
 from harness.cli.common import add_json_flag, emit_json, make_console
 from harness.errors import ConfigError, HarnessError
 from harness.maven import BACKEND_NAMES
+from harness.trainer.ci import DEFAULT_OUTPUT, workflow
 from harness.trainer.cohort import STUCK_AFTER, Cohort, CohortReader, cohorts_on
 from harness.trainer.page import render_page
 from harness.trainer.publish import (
@@ -43,6 +44,7 @@ def add_parser(subparsers: Any) -> None:
     _add_status(trainer_sub)
     _add_report(trainer_sub)
     _add_verify(trainer_sub)
+    _add_ci(trainer_sub)
 
 
 def _add_submit(subparsers: Any) -> None:
@@ -165,6 +167,35 @@ def _add_verify(trainer_sub: Any) -> None:
     )
     add_json_flag(verify)
     verify.set_defaults(func=cmd_verify, usage_error=verify.error)
+
+
+def _add_ci(trainer_sub: Any) -> None:
+    ci = trainer_sub.add_parser(
+        "ci",
+        help="write a GitHub Actions workflow that verifies the room in slices on CI runners",
+        description="Write a workflow for the room's repository on GitHub: N jobs, each "
+        "running lab trainer verify --all --shard I/N --push in the sandbox, the verdicts "
+        "kept in the room, where lab trainer status and the page show them.",
+    )
+    ci.add_argument("--shards", type=int, default=4, metavar="N", help="jobs (default: 4)")
+    ci.add_argument("--cohort", default=DEFAULT_COHORT, help="cohort name")
+    ci.add_argument(
+        "--source",
+        metavar="OWNER/REPO@REF",
+        help="Hook Lab's repository on GitHub and the tag or commit to verify with "
+        "(default: this checkout's origin and commit)",
+    )
+    ci.add_argument(
+        "--every", type=int, metavar="MINUTES", help="also run on a schedule (default: by hand)"
+    )
+    ci.add_argument(
+        "--output",
+        type=Path,
+        default=DEFAULT_OUTPUT,
+        help=f"the workflow file (default: {DEFAULT_OUTPUT}, in the room's checkout)",
+    )
+    add_json_flag(ci)
+    ci.set_defaults(func=cmd_ci)
 
 
 def _remote_args(parser: argparse.ArgumentParser) -> None:
@@ -360,6 +391,35 @@ def cmd_report(args: argparse.Namespace) -> int:
             )
     except KeyboardInterrupt:
         return 130
+
+
+def cmd_ci(args: argparse.Namespace) -> int:
+    text = workflow(args.shards, args.cohort, args.source, args.every).render()
+    path: Path = args.output
+    backup = path.with_name(path.name + ".bak")
+    kept = path.is_file() and path.read_text(encoding="utf-8") != text
+    if kept:
+        backup.write_bytes(path.read_bytes())  # an edited workflow is never lost
+    _write_page(path, text)
+    if args.json:
+        emit_json(
+            {"workflow": str(path), "shards": args.shards, "backup": str(backup) if kept else None}
+        )
+        return 0
+    console = make_console()
+    console.print(
+        f"[green]✓[/] Wrote {escape(str(path))}: {args.shards} slices of cohort "
+        f"{escape(args.cohort)}"
+        + (f" (the earlier file is kept as {escape(str(backup))})" if kept else "")
+        + ".",
+        soft_wrap=True,
+    )
+    console.print(
+        "Commit it to the room repository's default branch and push; run it from the Actions "
+        f"tab; then: lab trainer status ROOM --cohort {escape(args.cohort)}",
+        soft_wrap=True,
+    )
+    return 0
 
 
 def _verify_remote(args: argparse.Namespace) -> str:
