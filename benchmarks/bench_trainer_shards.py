@@ -1,13 +1,14 @@
 """`lab trainer verify --all` on 50 participants against the same room in N slices.
 
 The room of benchmarks/bench_trainer_verify.py (a real ``git daemon`` on loopback, 50
-participants walked through the synthetic labs, a stand-in ``mvnw``). Measured, each once:
+participants walked through the synthetic labs, a stand-in ``mvnw``). Measured interleaved,
+in alternating order (median of 2):
   all      lab trainer verify URL --all --json
-  alone    each slice, lab trainer verify URL --all --shard I/N --push, one after the other
-           with this machine to itself: one CI runner each (the room's wall time on N
-           runners is the longest of them)
+  largest  the slice with the most names, lab trainer verify URL --all --shard I/N --push,
+           with this machine to itself: one CI runner (the room's wall time on N runners
+           is about the largest slice's)
   at once  the N slices started together as processes on this one machine
-Aims: the longest slice within 1.25× of --all's time scaled to its share of the room (a slice
+Aims: the largest slice within 1.25× of --all's time scaled to its share of the room (a slice
 costs no more than its participants: reading the room and pushing its verdicts are small), and
 the N slices at once within 1.2× of --all (slicing adds no work). How unequal the slices are is
 the hash's doing (stable, not equal) and is said in the note, not hidden in the ratio.
@@ -22,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.report import Options, Row, run_standalone, timed_command
+from benchmarks.report import Options, Row, alternate, median, run_standalone, timed_command
 from harness.trainer.publish import make_settings, submit
 from harness.trainer.shards import Shard
 from tests.trainer.cohort_builder import SyntheticLabs, clone_participant, participant
@@ -53,8 +54,10 @@ def _at_once(argvs: list[list[str]], envs: list[dict[str, str]]) -> float:
 
 
 def measure(options: Options) -> list[Row]:
+    n = options.times(2, least=2)
     names = [f"p{i:02d}" for i in range(SIZE)]
     sizes = [len(Shard(i, SHARDS).pick(names)) for i in range(1, SHARDS + 1)]
+    largest = max(range(SHARDS), key=lambda i: sizes[i]) + 1
     with tempfile.TemporaryDirectory() as holder:
         root = Path(holder)
         labs = SyntheticLabs.write(root / "labs")
@@ -72,32 +75,36 @@ def measure(options: Options) -> list[Row]:
                 submit(clone_participant(template, root / name), make_settings(url, name, "b"))
             verify = [sys.executable, "-m", "harness", "trainer", "verify", url, "--all",
                       "--cohort", "b", "--json"]  # fmt: skip
-            every = _checked(*timed_command(verify, env=env("one")), "verify --all")
             slices = [[*verify, "--shard", f"{i}/{SHARDS}", "--push"] for i in range(1, SHARDS + 1)]
-            alone = [
-                _checked(*timed_command(a, env=env(f"runner-{i}")), f"slice {i}")
-                for i, a in enumerate(slices, 1)
-            ]
-            together = _at_once(slices, [env(f"at-once-{i}") for i in range(1, SHARDS + 1)])
-    longest = max(range(SHARDS), key=lambda i: alone[i])
-    share = every * sizes[longest] / SIZE
+            samples = alternate(
+                {
+                    "all": lambda: _checked(*timed_command(verify, env=env("one")), "--all"),
+                    "largest": lambda: _checked(
+                        *timed_command(slices[largest - 1], env=env("runner")), "a slice"
+                    ),
+                    "at once": lambda: _at_once(
+                        slices, [env(f"at-once-{i}") for i in range(1, SHARDS + 1)]
+                    ),
+                },
+                n,
+            )
+    every, alone, together = (median(samples[k]) for k in ("all", "largest", "at once"))
     cores = os.cpu_count() or 1
     return [
         Row(
             f"trainer verify --all, {SIZE} participants",
             every,
             "s",
-            note=f"synthetic labs, a stand-in mvnw; {cores} cores",
+            note=f"synthetic labs, a stand-in mvnw; {cores} cores; median of {n}",
         ),
         Row(
-            f"longest of {SHARDS} slices run alone (one runner each) vs --all × its share",
-            alone[longest],
+            f"the largest of {SHARDS} slices alone (one runner each) vs --all × its share",
+            alone,
             "s",
-            floor=share,
+            floor=every * sizes[largest - 1] / SIZE,
             aim=1.25,
-            note=f"slices of {', '.join(map(str, sizes))}; alone "
-            f"{', '.join(f'{s:.1f}' for s in alone)} s; on {SHARDS} runners the room takes "
-            f"{alone[longest] / every:.2f}× --all's time",
+            note=f"slices of {', '.join(map(str, sizes))} names; on {SHARDS} runners the room "
+            f"takes {alone / every:.2f}× --all's time",
         ),
         Row(
             f"{SHARDS} slices at once as processes on this machine vs --all",

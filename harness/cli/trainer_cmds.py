@@ -406,18 +406,16 @@ def cmd_ci(args: argparse.Namespace) -> int:
             {"workflow": str(path), "shards": args.shards, "backup": str(backup) if kept else None}
         )
         return 0
-    console = make_console()
-    console.print(
-        f"[green]✓[/] Wrote {escape(str(path))}: {args.shards} slices of cohort "
-        f"{escape(args.cohort)}"
-        + (f" (the earlier file is kept as {escape(str(backup))})" if kept else "")
-        + ".",
-        soft_wrap=True,
-    )
-    console.print(
-        "Commit it to the room repository's default branch and push; run it from the Actions "
-        f"tab; then: lab trainer status ROOM --cohort {escape(args.cohort)}",
-        soft_wrap=True,
+    from harness.ui.prose import print_prose, prose
+
+    kept_as = f" (the earlier file is kept as {backup})" if kept else ""
+    print_prose(
+        make_console(),
+        prose(
+            f"✓ Wrote {path}: {args.shards} slices of cohort {args.cohort}{kept_as}. Commit it "
+            "to the room repository's default branch and push, run it from the Actions tab, "
+            f"then: `lab trainer status ROOM --cohort {args.cohort}`"
+        ),
     )
     return 0
 
@@ -489,10 +487,15 @@ def _verify_all(args: argparse.Namespace) -> int:
     else:
         console.print(verdicts_table(verdicts))
         if args.push:
-            console.print(
-                f"Kept {len(verdicts)} verdicts in the room "
-                f"({escape(cohort_verdicts_prefix(reader.cohort).decode())}NAME), judged on "
-                f"{escape(runner_name())}."
+            from harness.ui.prose import print_prose, prose
+
+            where = cohort_verdicts_prefix(reader.cohort).decode()
+            print_prose(
+                console,
+                prose(
+                    f"Kept {len(verdicts)} verdicts in the room ({where}NAME), judged on "
+                    f"{runner_name()}."
+                ),
             )
     return 0 if all(v.state == VERIFIED for v in verdicts) else 1
 
