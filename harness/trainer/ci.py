@@ -107,9 +107,10 @@ jobs:
         env:
           TOKEN: ${{{{ secrets.GITHUB_TOKEN }}}}
           SHARD: ${{{{ matrix.shard }}}}
+          # a hosted runner's name reads "GitHub Actions 7"
           HOOKLAB_RUNNER: >-
-            GitHub Actions ${{{{ runner.name }}}}, slice ${{{{ matrix.shard }}}}/{shards},
-            run ${{{{ github.run_id }}}}
+            ${{{{ runner.name }}}} (slice ${{{{ matrix.shard }}}}/{shards},
+            run ${{{{ github.run_id }}}})
         run: |
           # the room's URL with the token in it: in the environment, never on a command line
           room="${{GITHUB_SERVER_URL/:\\/\\//://x-access-token:$TOKEN@}}/$GITHUB_REPOSITORY.git"
