@@ -115,8 +115,9 @@ jobs:
           # the room's URL with the token in it: in the environment, never on a command line
           room="${{GITHUB_SERVER_URL/:\\/\\//://x-access-token:$TOKEN@}}/$GITHUB_REPOSITORY.git"
           export HOOKLAB_VERIFY_REMOTE="$room"
+          # a verify waits more than it computes: two at once per vCPU (docs/trainer-guide.md)
           .venv/bin/python -m harness trainer verify - --all --cohort {cohort} \\
-            --shard "$SHARD/{shards}" --push
+            --shard "$SHARD/{shards}" --jobs "$(( $(nproc) * 2 ))" --push
 """
 
 
