@@ -65,7 +65,7 @@ def measure(options: Options) -> list[Row]:
 
         def env(machine: str) -> dict[str, str]:
             return dict(os.environ, NO_COLOR="1", XDG_STATE_HOME=str(root / machine),
-                        HOOKLAB_RUNNER=machine)  # fmt: skip
+                        HOOKLAB_RUNNER=machine, HOOKLAB_VERDICT_KEY="bench")  # fmt: skip
 
         bare_repo(root / "served" / "room.git")
         template = participant(root / "template", labs, 4)

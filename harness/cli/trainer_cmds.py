@@ -27,7 +27,15 @@ from harness.trainer.publish import (
     submit,
 )
 from harness.trainer.remote import RemoteError, redact_url
-from harness.trainer.shards import cohort_verdicts_prefix, parse_shard, push_verdicts
+from harness.trainer.shards import (
+    KEY_ENV,
+    cohort_verdicts_prefix,
+    ensure_key_file,
+    missing_key,
+    parse_shard,
+    push_verdicts,
+    verdict_key,
+)
 from harness.trainer.verified import URL_ENV, VERIFIED, Verdict, runner_name, verify_all
 from harness.trainer.verify import StepVerdict, verify_participant
 from harness.ui.console import escape
@@ -401,9 +409,16 @@ def cmd_ci(args: argparse.Namespace) -> int:
     if kept:
         backup.write_bytes(path.read_bytes())  # an edited workflow is never lost
     _write_page(path, text)
+    key = ensure_key_file()  # the trainer's; the workflow gets it as a repository secret
     if args.json:
         emit_json(
-            {"workflow": str(path), "shards": args.shards, "backup": str(backup) if kept else None}
+            {
+                "workflow": str(path),
+                "shards": args.shards,
+                "backup": str(backup) if kept else None,
+                "key_file": str(key),
+                "secret": KEY_ENV,
+            }
         )
         return 0
     from harness.ui.prose import print_prose, prose
@@ -412,9 +427,12 @@ def cmd_ci(args: argparse.Namespace) -> int:
     print_prose(
         make_console(),
         prose(
-            f"✓ Wrote {path}: {args.shards} slices of cohort {args.cohort}{kept_as}. Commit it "
-            "to the room repository's default branch and push, run it from the Actions tab, "
-            f"then: `lab trainer status ROOM --cohort {args.cohort}`"
+            f"✓ Wrote {path}: {args.shards} slices of cohort {args.cohort}{kept_as}.\n"
+            f"The verdicts it keeps in the room are signed with the key in {key} (yours "
+            f"alone: participants can push to the room too). Give it to the workflow as the "
+            f"repository secret {KEY_ENV}: `gh secret set {KEY_ENV} < {key}`\n"
+            "Commit the workflow to the room repository's default branch and push, run it "
+            f"from the Actions tab, then: `lab trainer status ROOM --cohort {args.cohort}`"
         ),
     )
     return 0
@@ -436,6 +454,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
             f"{'--shard' if args.shard else '--push'} goes with --all: lab trainer verify "
             f"ROOM --all {'--shard ' + str(args.shard) if args.shard else '--push'}"
         )
+    if args.push and verdict_key() is None:
+        raise missing_key()  # before the work, not after it
     if args.all:
         return _verify_all(args)
     if not args.participant:

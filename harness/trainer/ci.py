@@ -106,6 +106,8 @@ jobs:
         working-directory: hooklab
         env:
           TOKEN: ${{{{ secrets.GITHUB_TOKEN }}}}
+          # signs the verdicts: participants can push to the room too (lab trainer ci made it)
+          HOOKLAB_VERDICT_KEY: ${{{{ secrets.HOOKLAB_VERDICT_KEY }}}}
           SHARD: ${{{{ matrix.shard }}}}
           # a hosted runner's name reads "GitHub Actions 7"
           HOOKLAB_RUNNER: >-

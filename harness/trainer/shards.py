@@ -12,20 +12,32 @@ the verdict it replaces. Shards never write the same ref (a name is in one slice
 pushes merge by themselves, and a later run only moves its own participants' refs forward.
 The verdict names the machine that judged it (``runner``: ``HOOKLAB_RUNNER`` when the
 workflow sets it, else the host's name).
+
+Participants can push to the room too, so a verdict there proves nothing by being there: each
+carries an HMAC-SHA256 under the room's verdict key, which only the trainer and the workflow
+hold (``HOOKLAB_VERDICT_KEY``, else the file ``lab trainer ci`` makes beside the trainer's
+journal; on GitHub a repository secret). A reader without the key, or a verdict whose MAC does
+not match it, is not trusted: that participant reads as unverified.
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
+import hmac
 import json
+import os
+import secrets
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from dulwich.objects import Blob, Commit, Tree
 from dulwich.repo import MemoryRepo
 
+from harness.errors import HarnessError
+from harness.trainer.journal import state_home
 from harness.trainer.publish import check_name, normalise_name
 from harness.trainer.remote import (
     ZERO_SHA,
@@ -40,6 +52,7 @@ from harness.trainer.verified import Verdict
 VERIFIED_REFS = "refs/hooklab/verified/"
 VERDICT_FILE = "verdict.json"
 PUSH_TIMEOUT = 120.0
+KEY_ENV = "HOOKLAB_VERDICT_KEY"
 AUTHOR = b"Hook Lab verify <verify@hooklab.invalid>"
 
 
@@ -75,6 +88,46 @@ def parse_shard(text: str) -> Shard:
     return shard
 
 
+def key_file() -> Path:
+    return state_home() / "trainer" / "verdict-key"
+
+
+def verdict_key() -> bytes | None:
+    """The room's verdict key: the environment's (a CI secret), else the trainer's file."""
+    given = os.environ.get(KEY_ENV, "").strip()
+    if given:
+        return given.encode()
+    try:
+        return key_file().read_text(encoding="utf-8").strip().encode() or None
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def ensure_key_file() -> Path:
+    """The trainer's key file, made (readable by the trainer alone) when there is none."""
+    path = key_file()
+    if not path.is_file():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(secrets.token_hex(32) + "\n")
+    return path
+
+
+def missing_key() -> HarnessError:
+    return HarnessError(
+        "verify --push signs the verdicts it keeps in the room (participants can push there "
+        f"too), and no verdict key is set here ({KEY_ENV}, or {key_file()})",
+        fix="lab trainer ci makes the key file on the trainer's machine; on GitHub set its "
+        f"content as the repository secret {KEY_ENV} (gh secret set {KEY_ENV} < FILE)",
+    )
+
+
+def _mac(key: bytes, fields: dict[str, object]) -> str:
+    body = json.dumps(fields, sort_keys=True, separators=(",", ":")).encode()
+    return hmac.new(key, body, hashlib.sha256).hexdigest()
+
+
 def cohort_verdicts_prefix(cohort: str) -> bytes:
     return f"{VERIFIED_REFS}{check_name(normalise_name(cohort), 'cohort')}/".encode()
 
@@ -84,8 +137,10 @@ def verdict_ref(cohort: str, participant: str) -> bytes:
     return cohort_verdicts_prefix(cohort) + name.encode()
 
 
-def _verdict_commit(store: MemoryRepo, verdict: Verdict, parent: bytes | None) -> bytes:
-    blob = Blob.from_string(json.dumps(verdict.to_json(), indent=1).encode() + b"\n")
+def _verdict_commit(store: MemoryRepo, verdict: Verdict, parent: bytes | None, key: bytes) -> bytes:
+    fields = verdict.to_json()
+    signed = {"verdict": fields, "mac": _mac(key, fields)}
+    blob = Blob.from_string(json.dumps(signed, indent=1).encode() + b"\n")
     tree = Tree()
     tree.add(VERDICT_FILE.encode(), 0o100644, blob.id)
     commit = Commit()
@@ -107,6 +162,9 @@ def push_verdicts(url: str, cohort: str, verdicts: Sequence[Verdict]) -> None:
     of the verdict it replaces (a remote that refuses forced updates takes it too)."""
     if not verdicts:
         return
+    key = verdict_key()
+    if key is None:
+        raise missing_key()
     prefix = cohort_verdicts_prefix(cohort)
     old = list_refs(url, prefix, timeout=PUSH_TIMEOUT)
     store = MemoryRepo()
@@ -116,7 +174,7 @@ def push_verdicts(url: str, cohort: str, verdicts: Sequence[Verdict]) -> None:
     new = {}
     for verdict in verdicts:
         ref = verdict_ref(cohort, verdict.participant)
-        new[ref] = _verdict_commit(store, verdict, old.get(ref))
+        new[ref] = _verdict_commit(store, verdict, old.get(ref), key)
     client, path = _client(url)
 
     def update_refs(remote: dict[bytes, bytes]) -> dict[bytes, bytes]:
@@ -141,7 +199,11 @@ def room_verdicts(
     url: str, cohort: str, refs: Mapping[bytes, bytes], store: MemoryRepo, timeout: float
 ) -> dict[str, Verdict]:
     """The verdicts the room holds for this cohort (``refs``: the room's refs, already
-    listed), read into ``store``, which keeps what it fetched for the next read."""
+    listed), read into ``store``, which keeps what it fetched for the next read; only those
+    signed with this machine's verdict key (none without one)."""
+    key = verdict_key()
+    if key is None:
+        return {}
     prefix = cohort_verdicts_prefix(cohort)
     mine = {
         r: sha for r, sha in refs.items() if r.startswith(prefix) and b"/" not in r[len(prefix) :]
@@ -149,13 +211,13 @@ def room_verdicts(
     fetch(url, store, [sha for sha in mine.values() if sha not in store], depth=1, timeout=timeout)
     found = {}
     for ref, sha in mine.items():
-        verdict = _read_verdict(store, sha)
+        verdict = _read_verdict(store, sha, key)
         if verdict is not None and verdict.participant == ref[len(prefix) :].decode():
             found[verdict.participant] = verdict
     return found
 
 
-def _read_verdict(store: MemoryRepo, sha: bytes) -> Verdict | None:
+def _read_verdict(store: MemoryRepo, sha: bytes, key: bytes) -> Verdict | None:
     try:
         commit = store[sha]
         if not isinstance(commit, Commit):
@@ -163,6 +225,10 @@ def _read_verdict(store: MemoryRepo, sha: bytes) -> Verdict | None:
         tree = store[commit.tree]
         assert isinstance(tree, Tree)
         _mode, blob_id = tree[VERDICT_FILE.encode()]
-        return Verdict.from_json(json.loads(store[blob_id].as_raw_string()))
-    except (KeyError, ValueError, AssertionError, UnicodeDecodeError):
+        signed = json.loads(store[blob_id].as_raw_string())
+        fields, mac = signed["verdict"], str(signed["mac"])
+        if not isinstance(fields, dict) or not hmac.compare_digest(mac, _mac(key, fields)):
+            return None  # not signed with the room's key: forged, or another room's
+        return Verdict.from_json(fields)
+    except (KeyError, ValueError, TypeError, AssertionError, UnicodeDecodeError):
         return None  # not a verdict verify pushed: the participant reads as unverified

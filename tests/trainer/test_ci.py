@@ -54,6 +54,30 @@ def _write(tmp_path: Path, *extra: str) -> Path:
     return path
 
 
+@pytest.fixture(autouse=True)
+def _trainer_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The trainer's state folder, where lab trainer ci keeps the room's verdict key."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "trainer"))
+    monkeypatch.delenv("HOOKLAB_VERDICT_KEY", raising=False)
+    return tmp_path / "trainer"
+
+
+def test_the_verdict_key_is_made_once_for_the_trainer_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    path = tmp_path / "wf.yml"
+    out = run_cli("trainer", "ci", "--source", SOURCE, "--output", str(path))
+    key = tmp_path / "trainer" / "hooklab" / "trainer" / "verdict-key"
+    assert key.stat().st_mode & 0o777 == 0o600
+    secret = key.read_text().strip()
+    assert len(secret) == 64 and secret not in out.out + out.err  # never printed
+    assert f"gh secret set HOOKLAB_VERDICT_KEY < {key}" in " ".join(out.out.split())
+    assert "HOOKLAB_VERDICT_KEY: ${{ secrets.HOOKLAB_VERDICT_KEY }}" in path.read_text()
+    run_cli("trainer", "ci", "--source", SOURCE, "--output", str(path), "--shards", "2")
+    assert key.read_text().strip() == secret  # kept: the secret set on GitHub still matches
+
+
 def test_the_workflow_passes_actionlint_and_lint_would_catch_a_slip(tmp_path: Path) -> None:
     path = _write(tmp_path, "--shards", "5", "--cohort", "monday", "--every", "15")
     text = path.read_text()
@@ -83,6 +107,7 @@ def test_the_workflows_own_verify_step_keeps_each_slices_verdicts_in_the_room(
     for name in ("ada", "bob", "cy", "dee"):
         submit(participant(tmp_path / name, labs, 3), make_settings(url, name, "monday"))
     script = _verify_script(_write(tmp_path, "--shards", "2", "--cohort", "monday").read_text())
+    key = (tmp_path / "trainer" / "hooklab" / "trainer" / "verdict-key").read_text().strip()
     server, _, repository = url.removesuffix(".git").rpartition("/")
     token = "ghs_not-a-real-token-0123456789"
     runs = [
@@ -94,6 +119,7 @@ def test_the_workflows_own_verify_step_keeps_each_slices_verdicts_in_the_room(
                 "GITHUB_SERVER_URL": server,
                 "GITHUB_REPOSITORY": repository,
                 "TOKEN": token,
+                "HOOKLAB_VERDICT_KEY": key,  # the repository secret, as the workflow passes it
                 "SHARD": str(shard),
                 "HOOKLAB_RUNNER": f"GitHub Actions runner {shard}, slice {shard}/2",
                 "XDG_STATE_HOME": str(tmp_path / f"runner-{shard}"),
@@ -108,10 +134,9 @@ def test_the_workflows_own_verify_step_keeps_each_slices_verdicts_in_the_room(
     for run in runs:
         said = run.communicate(timeout=600)[0]
         assert run.returncode == 0, said
-        assert "Kept" in said and token not in said  # the token is never printed
+        assert "Kept" in said and token not in said and key not in said  # never printed
     refs = remote_refs(http.base / "room.git", "refs/hooklab/verified/")
     assert len(refs) == 4
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "trainer"))
     status = run_cli("trainer", "status", url, "--cohort", "monday", "--json")
     rows = json.loads(status.out)["participants"]
     assert {r["verification"] for r in rows} == {"verified"}

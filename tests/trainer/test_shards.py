@@ -9,17 +9,20 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from harness.trainer.publish import make_settings, submit
-from harness.trainer.shards import Shard, parse_shard
+from harness.trainer.shards import Shard, parse_shard, push_verdicts
+from harness.trainer.verified import Verdict
 from tests.builders import run_cli
 from tests.trainer.cohort_builder import SyntheticLabs, clone_participant, participant
 from tests.trainer.servers import GitDaemon, remote_refs
 
 SHARDS = 3
+KEY = "room-key-for-the-tests-0123456789abcdef"
 
 
 def _room(tmp_path: Path, labs: SyntheticLabs, url: str) -> list[str]:
@@ -39,8 +42,14 @@ def _room(tmp_path: Path, labs: SyntheticLabs, url: str) -> list[str]:
 
 
 def _machine(tmp_path: Path, name: str) -> dict[str, str]:
-    """The environment of one machine: a state folder of its own, its runner's name."""
-    return {**os.environ, "XDG_STATE_HOME": str(tmp_path / name), "HOOKLAB_RUNNER": name}
+    """The environment of one machine: a state folder of its own, its runner's name, the
+    room's verdict key (a repository secret on GitHub)."""
+    return {
+        **os.environ,
+        "XDG_STATE_HOME": str(tmp_path / name),
+        "HOOKLAB_RUNNER": name,
+        "HOOKLAB_VERDICT_KEY": KEY,
+    }
 
 
 def _verify(url: str, *extra: str) -> list[str]:
@@ -89,6 +98,7 @@ def test_shards_run_as_processes_merge_in_the_room_equal_to_one_verify_all(
     # The trainer's machine judged nothing: status reads the runners' verdicts from the room.
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "trainer"))
     monkeypatch.setenv("HOOKLAB_RUNNER", "trainer")
+    monkeypatch.setenv("HOOKLAB_VERDICT_KEY", KEY)
     status = run_cli("trainer", "status", url, "--cohort", "v", "--json")
     rows = {p["participant"]: p for p in json.loads(status.out)["participants"]}
     assert {n: r["verification"] for n, r in rows.items()} == {
@@ -137,6 +147,39 @@ def test_a_shard_run_again_moves_its_refs_forward_and_leaves_the_others(
             assert parent == before[ref]
         else:
             assert sha == before[ref]
+
+
+def test_a_verdict_pushed_without_the_rooms_key_is_not_trusted(
+    tmp_path: Path, labs: SyntheticLabs, daemon: GitDaemon, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Participants can push to the room: fred's claim does not hold, and a "verified" verdict
+    he pushes himself (signed with a key of his own) does not make it hold."""
+    url = daemon.url("room.git")
+    _room(tmp_path, labs, url)
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "fred-laptop"))
+    monkeypatch.setenv("HOOKLAB_VERDICT_KEY", "fred's own key")
+    status = run_cli("trainer", "status", url, "--cohort", "v", "--json")
+    fred = next(p for p in json.loads(status.out)["participants"] if p["participant"] == "fred")
+    forged = Verdict("fred", fred["commit"], "verified", 3, 3, at=time.time(), runner="CI")
+    push_verdicts(url, "v", [forged])
+    # He reads his forgery back under his key; the trainer, with the room's, does not.
+    rows = json.loads(run_cli("trainer", "status", url, "--cohort", "v", "--json").out)
+    mine = next(p for p in rows["participants"] if p["participant"] == "fred")
+    assert mine["verification"] == "verified"
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "trainer"))
+    monkeypatch.setenv("HOOKLAB_VERDICT_KEY", KEY)
+    rows = json.loads(run_cli("trainer", "status", url, "--cohort", "v", "--json").out)
+    fred = next(p for p in rows["participants"] if p["participant"] == "fred")
+    assert fred["verification"] == "unverified" and fred["verified"] is None
+    # No key at all: no verdict from the room is read, and --push refuses before verifying.
+    monkeypatch.delenv("HOOKLAB_VERDICT_KEY")
+    rows = json.loads(run_cli("trainer", "status", url, "--cohort", "v", "--json").out)
+    assert {p["verification"] for p in rows["participants"]} == {"unverified"}
+    monkeypatch.setenv("COLUMNS", "200")
+    out = run_cli("trainer", "verify", url, "--all", "--cohort", "v", "--push")
+    assert out.code == 1 and "no verdict key is set here" in " ".join(out.err.split())
+    assert "gh secret set HOOKLAB_VERDICT_KEY" in " ".join(out.err.split())
+    assert "Verifying" not in out.err + out.out
 
 
 def test_a_slice_is_drawn_from_the_name_so_a_newcomer_moves_nobody() -> None:
