@@ -299,13 +299,13 @@ def command_screen(
         join = ["-J"] if joined else []
         capture = ["capture-pane", "-p", *join, *(["-S", "-5000"] if history else []), "-t", "t"]
         deadline = time.monotonic() + timeout
-        joined = ""
+        screen = ""
         while time.monotonic() < deadline:
-            joined = tmux(socket, *capture)
-            if re.search(r"^END-42", joined, re.MULTILINE):
-                return joined.splitlines()
+            screen = tmux(socket, *capture)
+            if re.search(r"^END-42", screen, re.MULTILINE):
+                return screen.splitlines()
             time.sleep(0.2)
-        raise AssertionError(f"never finished at {width} columns:\n{joined}")
+        raise AssertionError(f"never finished at {width} columns:\n{screen}")
 
 
 def sensor_report(project: Path, sensor: str, *, failure: str | None = None) -> str:

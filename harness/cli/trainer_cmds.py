@@ -16,6 +16,7 @@ from harness.cli.common import add_json_flag, emit_json, make_console
 from harness.errors import ConfigError, HarnessError
 from harness.maven import BACKEND_NAMES
 from harness.trainer.arrival import RoomVerifier, Settings
+from harness.trainer.ci import DEFAULT_OUTPUT, workflow
 from harness.trainer.cohort import STUCK_AFTER, Cohort, CohortReader, cohorts_on
 from harness.trainer.page import render_page
 from harness.trainer.publish import (
@@ -28,12 +29,22 @@ from harness.trainer.publish import (
     submit,
 )
 from harness.trainer.remote import RemoteError, normalise_url, redact_url
+from harness.trainer.shards import (
+    KEY_ENV,
+    cohort_verdicts_prefix,
+    ensure_key_file,
+    missing_key,
+    parse_shard,
+    push_verdicts,
+    verdict_key,
+)
 from harness.trainer.verified import (
     URL_ENV,
     VERIFIED,
     Verdict,
     from_report,
     load_step_cache,
+    runner_name,
     save_step_cache,
     save_verdicts,
     verify_all,
@@ -53,6 +64,7 @@ def add_parser(subparsers: Any) -> None:
     _add_status(trainer_sub)
     _add_report(trainer_sub)
     _add_verify(trainer_sub)
+    _add_ci(trainer_sub)
 
 
 def _add_submit(subparsers: Any) -> None:
@@ -178,6 +190,19 @@ def _add_verify(trainer_sub: Any) -> None:
         "--jobs", type=int, metavar="N", help="participants verified at once (default: cores)"
     )
     verify.add_argument(
+        "--shard",
+        type=parse_shard,
+        metavar="I/N",
+        help="with --all: only slice I of N (by a hash of each name: a newcomer moves nobody), "
+        "one slice a machine (lab trainer ci)",
+    )
+    verify.add_argument(
+        "--push",
+        action="store_true",
+        help="with --all: also keep the verdicts in the room (refs/hooklab/verified/), where "
+        "status and the page read them on any machine (a CI runner's)",
+    )
+    verify.add_argument(
         "--engine",
         choices=ENGINES,
         default=Engine.EMULATOR.value,
@@ -200,7 +225,36 @@ def _add_verify(trainer_sub: Any) -> None:
     # verify --all's children: the parent read the room (its flags) and records the verdict
     verify.add_argument("--for-all", action="store_true", help=argparse.SUPPRESS)
     add_json_flag(verify)
-    verify.set_defaults(func=cmd_verify)
+    verify.set_defaults(func=cmd_verify, usage_error=verify.error)
+
+
+def _add_ci(trainer_sub: Any) -> None:
+    ci = trainer_sub.add_parser(
+        "ci",
+        help="write a GitHub Actions workflow that verifies the room in slices on CI runners",
+        description="Write a workflow for the room's repository on GitHub: N jobs, each "
+        "running lab trainer verify --all --shard I/N --push in the sandbox, the verdicts "
+        "kept in the room, where lab trainer status and the page show them.",
+    )
+    ci.add_argument("--shards", type=int, default=4, metavar="N", help="jobs (default: 4)")
+    ci.add_argument("--cohort", default=DEFAULT_COHORT, help="cohort name")
+    ci.add_argument(
+        "--source",
+        metavar="OWNER/REPO@REF",
+        help="Hook Lab's repository on GitHub and the tag or commit to verify with "
+        "(default: this checkout's origin and commit)",
+    )
+    ci.add_argument(
+        "--every", type=int, metavar="MINUTES", help="also run on a schedule (default: by hand)"
+    )
+    ci.add_argument(
+        "--output",
+        type=Path,
+        default=DEFAULT_OUTPUT,
+        help=f"the workflow file (default: {DEFAULT_OUTPUT}, in the room's checkout)",
+    )
+    add_json_flag(ci)
+    ci.set_defaults(func=cmd_ci)
 
 
 def _remote_args(parser: argparse.ArgumentParser) -> None:
@@ -472,6 +526,43 @@ def cmd_report(args: argparse.Namespace) -> int:
         return 130
 
 
+def cmd_ci(args: argparse.Namespace) -> int:
+    text = workflow(args.shards, args.cohort, args.source, args.every).render()
+    path: Path = args.output
+    backup = path.with_name(path.name + ".bak")
+    kept = path.is_file() and path.read_text(encoding="utf-8") != text
+    if kept:
+        backup.write_bytes(path.read_bytes())  # an edited workflow is never lost
+    _write_page(path, text)
+    key = ensure_key_file()  # the trainer's; the workflow gets it as a repository secret
+    if args.json:
+        emit_json(
+            {
+                "workflow": str(path),
+                "shards": args.shards,
+                "backup": str(backup) if kept else None,
+                "key_file": str(key),
+                "secret": KEY_ENV,
+            }
+        )
+        return 0
+    from harness.ui.prose import print_prose, prose
+
+    kept_as = f" (the earlier file is kept as {backup})" if kept else ""
+    print_prose(
+        make_console(),
+        prose(
+            f"✓ Wrote {path}: {args.shards} slices of cohort {args.cohort}{kept_as}.\n"
+            f"The verdicts it keeps in the room are signed with the key in {key} (yours "
+            f"alone: participants can push to the room too). Give it to the workflow as the "
+            f"repository secret {KEY_ENV}: `gh secret set {KEY_ENV} < {key}`\n"
+            "Commit the workflow to the room repository's default branch and push, run it "
+            f"from the Actions tab, then: `lab trainer status ROOM --cohort {args.cohort}`"
+        ),
+    )
+    return 0
+
+
 def _verify_remote(args: argparse.Namespace) -> str:
     # "-": the remote comes in the environment (verify --all's children: a URL's credentials
     # never on a command line another user's ps shows)
@@ -482,6 +573,14 @@ def _verify_remote(args: argparse.Namespace) -> str:
 
 def cmd_verify(args: argparse.Namespace) -> int:
     args.remote = _verify_remote(args)
+    if not args.all and (args.shard or args.push):
+        # exits 2, as argparse does for any usage error
+        args.usage_error(
+            f"{'--shard' if args.shard else '--push'} goes with --all: lab trainer verify "
+            f"ROOM --all {'--shard ' + str(args.shard) if args.shard else '--push'}"
+        )
+    if args.push and verdict_key() is None:
+        raise missing_key()  # before the work, not after it
     if args.all:
         return _verify_all(args)
     if not args.participant:
@@ -500,10 +599,12 @@ def _verify_all(args: argparse.Namespace) -> int:
     reader = CohortReader(args.remote, args.cohort)
     cohort = _read(reader, console)
     names = [m.name for m in cohort.members if m.arrived and not m.deleted]
+    slice_of = f" (slice {args.shard} of {len(names)})" if args.shard else ""
+    names = args.shard.pick(names) if args.shard else names
     options = ["--engine", args.engine] + (["--backend", args.backend] if args.backend else [])
     options += ["--no-sandbox"] if args.no_sandbox else []
     options += ["--fresh"] if args.fresh else []
-    with console.status(f"Verifying {len(names)} participants …") as status:
+    with console.status(f"Verifying {len(names)} participants{slice_of} …") as status:
 
         def on_done(verdict: Verdict, done: int, of: int) -> None:
             status.update(f"Verified {done}/{of} · last: {escape(verdict.participant)}")
@@ -522,16 +623,33 @@ def _verify_all(args: argparse.Namespace) -> int:
             on_done=on_done,
             flags={m.name: m.flags() for m in cohort.members},
         )
+        if args.push:
+            status.update(f"Keeping {len(verdicts)} verdicts in the room …")
+            push_verdicts(reader.url, reader.cohort, verdicts)
     if args.json:
         emit_json(
             {
                 "remote": reader.shown_url,
                 "cohort": reader.cohort,
+                "shard": str(args.shard) if args.shard else None,
+                "runner": runner_name(),
+                "pushed": bool(args.push),
                 "participants": [v.to_json() for v in verdicts],
             }
         )
     else:
         console.print(verdicts_table(verdicts))
+        if args.push:
+            from harness.ui.prose import print_prose, prose
+
+            where = cohort_verdicts_prefix(reader.cohort).decode()
+            print_prose(
+                console,
+                prose(
+                    f"Kept {len(verdicts)} verdicts in the room ({where}NAME), judged on "
+                    f"{runner_name()}."
+                ),
+            )
     return 0 if all(v.state == VERIFIED for v in verdicts) else 1
 
 

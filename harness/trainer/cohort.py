@@ -29,7 +29,15 @@ from harness.trainer.publish import (
     normalise_name,
 )
 from harness.trainer.remote import fetch, list_refs, normalise_url, redact_url
-from harness.trainer.verified import FAILED, STALE, UNVERIFIED, Verdict, load_verdicts
+from harness.trainer.shards import room_verdicts
+from harness.trainer.verified import (
+    FAILED,
+    STALE,
+    UNVERIFIED,
+    Verdict,
+    load_verdicts,
+    runner_name,
+)
 from harness.workspace import progress_document
 
 READ_TIMEOUT = 120.0
@@ -267,7 +275,9 @@ class Member:
         if self.copy_of:
             return Attention(COPY, None, self.copy_of)
         if self.verdict is not None and self.verdict.state == FAILED:
-            return Attention(DISPROVED, None, f"verify: {self.verdict.summary}")
+            return Attention(
+                DISPROVED, None, f"verify: {self.verdict.summary}{_judged_on(self.verdict)}"
+            )
         lab, step = self.current
         stuck = self.stuck_for(now)
         if lab and step and stuck is not None:
@@ -717,7 +727,9 @@ class CohortReader:
         listed = list(members.values())
         listed += self._gone(refs, now) + self._absent(listed)
         self._mark_forced(listed, listed_refs)
-        _mark_verdicts(listed, load_verdicts(self.url, self.cohort))
+        # the trainer's own verdicts and those CI runners kept in the room (verify --push)
+        room = room_verdicts(self.url, self.cohort, listed_refs, self.store, self.timeout)
+        _mark_verdicts(listed, load_verdicts(self.url, self.cohort), room)
         _mark_copies(listed)
         self.journal.last_read = now
         self.journal.save()
@@ -821,16 +833,24 @@ def _pushed_under_another_name(m: Member) -> str | None:
     )
 
 
-def mark_verdicts(members: Sequence[Member], verdicts: dict[str, Verdict]) -> None:
-    """The verdicts kept on this machine onto the members they judged."""
-    _mark_verdicts(members, verdicts)
+def mark_verdicts(members: Sequence[Member], *sources: dict[str, Verdict]) -> None:
+    """The verdicts kept on this machine (and in the room) onto the members they judged."""
+    _mark_verdicts(members, *sources)
 
 
-def _mark_verdicts(members: Sequence[Member], verdicts: dict[str, Verdict]) -> None:
+def _judged_on(verdict: Verdict) -> str:
+    """Where a verdict judged elsewhere (a CI runner) came from; nothing for this machine's."""
+    return f" (on {verdict.runner})" if verdict.runner and verdict.runner != runner_name() else ""
+
+
+def _mark_verdicts(members: Sequence[Member], *sources: dict[str, Verdict]) -> None:
+    """Each member's verdict on the commit shown, the newest where several machines judged
+    it; else the commit the newest verdict judged (a later submit makes it stale)."""
     for m in members:
-        found = verdicts.get(m.name)
-        m.verified_commit = found.commit if found else None
-        m.verdict = found if found is not None and found.commit == m.commit else None
+        found = sorted((s[m.name] for s in sources if m.name in s), key=lambda v: v.at)
+        current = [v for v in found if v.commit == m.commit]
+        m.verified_commit = found[-1].commit if found else None
+        m.verdict = current[-1] if current else None
 
 
 def _mark_copies(members: Sequence[Member]) -> None:

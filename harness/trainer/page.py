@@ -29,6 +29,7 @@ from harness.trainer.cohort import (
     short_step,
 )
 from harness.trainer.remote import redact_url
+from harness.trainer.verified import runner_name
 
 # A passed live step's cell: its letter, and a class its colour comes from.
 EVIDENCE_CELL = {LIVE: ("L", "live"), SCRIPTED: ("S", "scripted")}
@@ -76,6 +77,7 @@ table { border-collapse: collapse; }
 .grid td.ver { font-size: 12px; padding: 1px 6px; white-space: nowrap; color: var(--muted); }
 .grid td.ver.verified { color: var(--pass); font-weight: 600; }
 .grid td.ver.failed { color: var(--stuck); font-weight: 700; }
+.grid td.ver small { display: block; font-weight: 400; color: var(--muted); }
 .grid td.cell { line-height: 1; }
 .grid td.cell.v-fail { background: var(--stuck); color: #fff; font-weight: 700; }
 .grid td.cell.v-verifying { outline: 2px dashed var(--here); outline-offset: -3px; }
@@ -205,10 +207,13 @@ def _verified_cell(m: Member) -> str:
         judged = sum(1 for s in m.verifying.values() if s != "verifying")
         shown = f"{state} {judged}/{len(m.verifying)}"
     flags = f" · {m.verdict.flagged}" if m.verdict is not None and m.verdict.flags else ""
+    runner = m.verdict.runner if m.verdict is not None else ""
+    # judged elsewhere (a CI runner, through the room): said in the cell, not only its title
+    elsewhere = f"<small>on {escape(runner)}</small>" if runner not in ("", runner_name()) else ""
     return (
         f'<td class="ver {state.replace(" ", "-")}" data-verified="{escape(state)}" '
-        f'data-commit="{escape(m.commit)}" title="{escape(_verdict_title(m) + flags)}">'
-        f"{escape(shown)}</td>"
+        f'data-commit="{escape(m.commit)}" data-runner="{escape(runner)}" '
+        f'title="{escape(_verdict_title(m) + flags)}">{escape(shown)}{elsewhere}</td>'
     )
 
 
@@ -216,7 +221,8 @@ def _verdict_title(m: Member) -> str:
     if m.verifying is not None:
         return "lab trainer status --watch is verifying this submission"
     if m.verdict is not None:
-        return m.verdict.summary
+        on = f" · judged on {m.verdict.runner}" if m.verdict.runner else ""
+        return m.verdict.summary + on
     if m.verification == "stale":
         return "verified before the last submit: run lab trainer verify --all again"
     return "not verified yet: lab trainer verify --all"

@@ -20,6 +20,7 @@ import contextlib
 import fcntl
 import json
 import os
+import socket
 import subprocess
 import sys
 import threading
@@ -41,6 +42,12 @@ VERIFIED, FAILED, NOT_JUDGED, UNVERIFIED, STALE = (
     "stale",
 )
 URL_ENV = "HOOKLAB_VERIFY_REMOTE"  # the remote for the child process, never on its argv
+RUNNER_ENV = "HOOKLAB_RUNNER"  # who judged: a CI workflow names its runner and shard here
+
+
+def runner_name() -> str:
+    """The machine a verdict is judged on: the workflow's name for it, else this host's."""
+    return os.environ.get(RUNNER_ENV) or socket.gethostname()
 
 
 @dataclass
@@ -72,6 +79,8 @@ class Verdict:
         found = next((s for s in self.steps if s.get("lab") == lab and s.get("step") == step), None)
         return str(found["status"]) if found else None
 
+    runner: str = ""  # the machine that judged (a CI runner's verdicts come through the room)
+
     @property
     def summary(self) -> str:
         if self.state == VERIFIED:
@@ -96,6 +105,7 @@ class Verdict:
             "steps": self.steps,
             "flags": self.flags,
             "reused": self.reused,
+            "runner": self.runner,
         }
 
     @classmethod
@@ -120,6 +130,7 @@ class Verdict:
                     if isinstance(f, dict)
                 ],
                 int(raw.get("reused") or 0),
+                str(raw.get("runner") or ""),
             )
         except (KeyError, TypeError, ValueError):
             return None
@@ -257,6 +268,7 @@ def from_report(participant: str, report: dict[str, Any], seconds: float) -> Ver
         [_step_record(s) for s in steps],
         [dict(f) for f in report.get("flags") or []],
         sum(1 for s in steps if s.get("reused")),
+        runner_name(),
     )
 
 
@@ -295,6 +307,7 @@ def verify_one(url: str, cohort: str, participant: str, options: Sequence[str] =
             message=said or f"exit {done.returncode}",
             seconds=seconds,
             at=time.time(),
+            runner=runner_name(),
         )
     return from_report(participant, report, seconds)
 

@@ -78,6 +78,8 @@ if grep -qs '"verifying"' .git/hooklab/workspace.json; then
   for f in {paths}; do
     if [ -e "$f" ]; then seen="$seen $f"; fi
   done
+  # the room's verdict key signs verify --push's verdicts: a submission must not sign its own
+  if [ -n "${{HOOKLAB_VERDICT_KEY:-}}" ]; then seen="$seen HOOKLAB_VERDICT_KEY"; fi
 fi
 """
 
@@ -106,7 +108,12 @@ DOCKER_SOCKETS = (Path("/var/run/docker.sock"), Path("/run/docker.sock"))
 
 @pytest.mark.parametrize("backend", ["local", "docker"])
 def test_a_submissions_scripts_write_nothing_outside_the_sandbox(
-    tmp_path: Path, labs: SyntheticLabs, daemon: GitDaemon, served: Path, backend: str
+    tmp_path: Path,
+    labs: SyntheticLabs,
+    daemon: GitDaemon,
+    served: Path,
+    backend: str,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     if backend == "docker" and shutil.which("docker") is None:
         pytest.fail("docker is not installed: scripts/test.sh sets it up (scripts/docker-up.sh)")
@@ -122,6 +129,7 @@ def test_a_submissions_scripts_write_nothing_outside_the_sandbox(
     secrets.append(Path(f"/var/tmp/hooklab-secret-{tag}"))
     secrets.append(Path.home() / ".m2" / "settings.xml")
     secrets[-1].parent.mkdir(exist_ok=True)
+    monkeypatch.setenv("HOOKLAB_VERDICT_KEY", f"the room's key {tag}")
     for secret in secrets:
         secret.write_text("the trainer's\n")
     ws = tiny_workspace(tmp_path / "ws")
