@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -118,7 +119,8 @@ def test_shards_run_as_processes_merge_in_the_room_equal_to_one_verify_all(
     for i, held in slices.items():
         for name in held:
             state = alone[name]["state"]
-            assert f'data-verified="{state}" data-runner="runner-{i}"' in html
+            cell = rf'<tr[^>]*data-participant="{name}".*?data-verified="{state}"[^>]*'
+            assert re.search(rf'{cell}data-runner="runner-{i}"', html, re.S), name
     assert html.count("<small>on runner-") == len(names)
 
 
