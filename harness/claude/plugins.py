@@ -82,12 +82,25 @@ def plugin_hooks(folder: Path) -> Settings:
     warnings: list[str] = []
     raw = check_value(data.get("hooks", {}), HOOKS, path=where, where="hooks")
     hooks = parse_hooks(raw, where, warnings)
-    root = str(folder)
-    return Settings(
-        {event: tuple(_in_plugin(g, root) for g in groups) for event, groups in hooks.items()},
-        files=(where,),
-        warnings=tuple(warnings),
-    )
+    return in_plugin(Settings(hooks, files=(where,), warnings=tuple(warnings)), folder)
+
+
+def in_plugin(settings: Settings, folder: Path) -> Settings:
+    """``settings``' hooks as hooks of the plugin in ``folder``: ``${CLAUDE_PLUGIN_ROOT}``
+    filled in, and set when they run."""
+    root = str(folder.resolve())
+    hooks = {
+        event: tuple(_in_plugin(g, root) for g in groups)
+        for event, groups in settings.hooks.items()
+    }
+    return replace(settings, hooks=hooks)
+
+
+def plugin_holding(path: Path, folders: Iterable[Path]) -> Path | None:
+    """The plugin folder among ``folders`` that ``path`` lies in (the innermost), or None."""
+    path = path.resolve()
+    holding = [f for f in folders if path.is_relative_to(f.resolve())]
+    return max(holding, key=lambda f: len(f.parts)) if holding else None
 
 
 def _in_plugin(group: MatcherGroup, root: str) -> MatcherGroup:

@@ -196,6 +196,20 @@ class StepLog:
         ]
 
 
+def failed_hooks(runs: list[HookRun]) -> list[str]:
+    """The client's own words for each hook that failed without blocking (an exit other than
+    0 and 2, or a hook it did not run: ``Failed to run: ...``), as the emulator words them.
+    The client names the hook by its event and matched value only."""
+    errors = []
+    for run in runs:
+        if run.timed_out or run.exit_code in (None, 0, 2) or run.kind != "command":
+            continue
+        said = next((line.strip() for line in run.stderr.splitlines() if line.strip()), "")
+        said = said or f"exited with status {run.exit_code}"
+        errors.append(f"{run.event} hook error ({run.command}): {said}")
+    return errors
+
+
 def metas(event: dict[str, Any] | None) -> list[dict[str, Any]]:
     metas = (event or {}).get("tool_result_meta")
     return [m for m in metas if isinstance(m, dict)] if isinstance(metas, list) else []

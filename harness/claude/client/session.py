@@ -37,6 +37,7 @@ from harness.claude.client.reading import (
     RECORDER_MARK,
     StepLog,
     compact_blocked,
+    failed_hooks,
     first_text,
     hook_feedback,
     ran,
@@ -682,6 +683,7 @@ class ClaudeCodeSession(SessionSteps):
             if e.get("subtype") == "hook_started" and e.get("hook_id")
         )
         step.hook_runs = record.hook_runs() + self._judged_runs()
+        step.errors += failed_hooks(step.hook_runs)
         self._pass_on_payloads()
         step.notes += [text for text in record.informational() if "hook" in text.lower()]
         for note in record.notes:
