@@ -131,3 +131,33 @@ def test_verify_hook_runs_a_plugins_script_with_its_plugin_root(tmp_path: Path) 
     assert bare.returncode == 1
     checks = {c["name"]: c for c in json.loads(bare.stdout)["checks"]}
     assert not checks["blocks-when-broken"]["passed"], checks
+
+
+def test_replay_with_plugin_dir_gives_the_verdicts_the_client_recorded(tmp_path: Path) -> None:
+    """A session recorded on the real client with the guard loaded by --plugin-dir replays the
+    same on both engines with it, and diverges at the refusal without it."""
+    from harness.claude.client.session import ClaudeCodeSession
+    from tests.conftest import require_real_client
+
+    require_real_client()
+    root = _repository(tmp_path / "repo")
+    guard = str(PLUGINS / "rm-guard")
+    with ClaudeCodeSession(
+        root, transcript_dir=tmp_path / "t", auto_approve=True, plugin_dirs=[Path(guard)]
+    ) as session:
+        session.session_start()
+        session.prompt("Tidy up.")
+        assert session.bash("rm -rf gone").outcome == "blocked"
+        assert session.bash("echo tidy").outcome == "allowed"
+        transcript = session.transcript_path
+    kept = tmp_path / "session.jsonl"
+    shutil.copy(transcript, kept)  # written whole once the client has ended
+    argv = ["replay", str(kept), "--engine", "both", "--json"]
+    done = run_lab_process(*argv, "--plugin-dir", guard, cwd=root)
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = json.loads(done.stdout)["rows"]
+    assert [r["what"] for r in rows] == ["Bash rm -rf gone", "Bash echo tidy"]
+    assert rows[0]["recorded"].startswith("refused") and rows[1]["recorded"] == "ran"
+    assert all(r["agrees"] == {"emulator": True, "claude-code": True} for r in rows), rows
+    bare = run_lab_process(*argv, cwd=root)
+    assert bare.returncode == 1
