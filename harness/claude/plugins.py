@@ -26,9 +26,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from harness.claude.settings import HOOKS, MatcherGroup, Settings, parse_hooks
-from harness.errors import HarnessError
-from harness.schema import check_table, check_value
+from harness.claude.settings import HOOK_TYPES, HOOKS, MatcherGroup, Settings, parse_hooks
+from harness.errors import ConfigError, HarnessError
+from harness.schema import check_value
 from harness.userfiles import read_json
 
 MANIFEST = Path(".claude-plugin") / "plugin.json"
@@ -57,32 +57,57 @@ def is_plugin(folder: Path) -> bool:
 def plugin_hooks(folder: Path) -> Settings:
     """The hooks of the plugin in ``folder`` as the client's ``--plugin-dir`` loads them: each
     command with ``${CLAUDE_PLUGIN_ROOT}`` filled in, and run with it in the environment. A
-    plugin without ``hooks/hooks.json`` brings none; a folder that is no plugin is refused."""
+    plugin without ``hooks/hooks.json`` brings none. A hooks.json the client cannot load
+    brings none either (the client then loads nothing of the plugin): its warning says why,
+    in the client's words where they are known."""
     folder = folder.resolve()
-    if not folder.is_dir() or not is_plugin(folder):
+    if not folder.is_dir():
         raise HarnessError(
-            f"{folder} is not a plugin: it has no {MANIFEST}",
-            fix="give --plugin-dir the plugin's own folder (the one holding .claude-plugin/)",
+            f"{folder} is not a folder",
+            fix="give --plugin-dir the plugin's own folder (the one holding hooks/hooks.json)",
         )
     path = folder / PLUGIN_HOOKS
     if not path.is_file():
         return Settings()
     where = str(path)
-    data = read_json(path, where)
-    check_table(
-        data,
-        (),
-        path=where,
-        where="",
-        open_=True,
-        problem="must hold a JSON object",
-        fix='write {"hooks": {"PreToolUse": [...]}}',
-    )
-    assert isinstance(data, dict)  # check_table refused anything else
-    warnings: list[str] = []
-    raw = check_value(data.get("hooks", {}), HOOKS, path=where, where="hooks")
-    hooks = parse_hooks(raw, where, warnings)
-    return in_plugin(Settings(hooks, files=(where,), warnings=tuple(warnings)), folder)
+    try:
+        data = read_json(path, where)
+        problem = _not_loaded(data)
+        if problem is None:
+            assert isinstance(data, dict)  # _not_loaded refused anything else
+            warnings: list[str] = []
+            raw = check_value(data.get("hooks", {}), HOOKS, path=where, where="hooks")
+            hooks = parse_hooks(raw, where, warnings)
+            return in_plugin(Settings(hooks, files=(where,), warnings=tuple(warnings)), folder)
+    except ConfigError as exc:
+        problem = f"{exc.field}: {exc.problem}" if exc.field else exc.problem
+    return Settings(files=(where,), warnings=(f"{where}: Failed to load plugin: {problem}",))
+
+
+# What the client (2.1.332) refuses a whole plugin for, in its words: one of these events at
+# the top level of hooks.json, outside "hooks" (observed; other names there it ignores).
+_GUARD_EVENTS = ("PreToolUse", "PermissionRequest", "PreSkillShellCommand")
+
+
+def _not_loaded(data: object) -> str | None:
+    """Why the client loads none of this hooks.json, or None. Observed on 2.1.332: a hook of
+    an unknown type fails the whole plugin (in settings.json only the entry is dropped)."""
+    if not isinstance(data, dict):
+        return "must hold a JSON object"
+    if any(data.get(name) for name in _GUARD_EVENTS):  # an empty list there is let through
+        return (
+            "hooks.json declares " + "/".join(_GUARD_EVENTS) + " at its top level, outside the "
+            '"hooks" object'
+        )
+    hooks = data.get("hooks")
+    for event, groups in hooks.items() if isinstance(hooks, dict) else ():
+        for gi, group in enumerate(groups if isinstance(groups, list) else ()):
+            entries = group.get("hooks") if isinstance(group, dict) else None
+            for hi, entry in enumerate(entries if isinstance(entries, list) else ()):
+                kind = entry.get("type") if isinstance(entry, dict) else None
+                if isinstance(kind, str) and kind not in HOOK_TYPES:
+                    return f'hooks.{event}.{gi}.hooks.{hi}: Unknown hook type "{kind}"'
+    return None
 
 
 def in_plugin(settings: Settings, folder: Path) -> Settings:

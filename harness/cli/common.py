@@ -96,17 +96,16 @@ def add_plugin_dir_flag(parser: argparse.ArgumentParser) -> None:
 
 
 def plugin_dirs(args: argparse.Namespace) -> list[Path]:
-    """The --plugin-dir folders, each checked to be a plugin (bad input: the folder and the
-    fix, before any copy is made)."""
-    from harness.claude.plugins import MANIFEST, is_plugin
-
+    """The --plugin-dir folders, each checked to be a folder (bad input: the folder and the
+    fix, before any copy is made). Like the client's flag, a folder without
+    .claude-plugin/plugin.json is taken too: its hooks/hooks.json is what counts."""
     folders = []
     for given in getattr(args, "plugin_dirs", None) or []:
         folder = Path(given).expanduser().resolve()
-        if not is_plugin(folder):
+        if not folder.is_dir():
             raise HarnessError(
-                f"--plugin-dir {given}: {folder} is not a plugin (it has no {MANIFEST})",
-                fix="give the plugin's own folder, the one holding .claude-plugin/plugin.json",
+                f"--plugin-dir {given}: {folder} is not a folder",
+                fix="give the plugin's own folder, the one holding hooks/hooks.json",
             )
         folders.append(folder)
     return folders

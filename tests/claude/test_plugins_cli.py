@@ -95,14 +95,15 @@ def test_simulate_shows_the_clients_words_for_a_settings_hook_naming_the_plugin_
     assert (root / "gone" / "file").is_file()
 
 
-def test_a_plugin_dir_that_is_no_plugin_is_refused_with_the_fix(tmp_path: Path) -> None:
+def test_a_plugin_dir_that_is_no_folder_is_refused_with_the_fix(tmp_path: Path) -> None:
     root = _repository(tmp_path / "repo")
     scenario = tmp_path / "scenario.toml"
     scenario.write_text('[[step]]\ndo = "bash"\ncommand = "true"\n')
-    done = run_lab_process("simulate", str(scenario), "--plugin-dir", str(tmp_path), cwd=root)
+    gone = tmp_path / "nowhere"
+    done = run_lab_process("simulate", str(scenario), "--plugin-dir", str(gone), cwd=root)
     assert done.returncode == 1
     said = " ".join(done.stderr.split())
-    assert f"{tmp_path} is not a plugin" in said and "fix:" in said
+    assert f"{gone} is not a folder" in said and "fix:" in said
     assert "Traceback" not in done.stderr
 
 

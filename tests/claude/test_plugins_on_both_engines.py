@@ -98,10 +98,10 @@ def test_a_plugins_hooks_get_its_folder_filled_in() -> None:
     assert hook.plugin_root == str(folder)
 
 
-def test_a_folder_that_is_no_plugin_is_refused_with_the_fix(tmp_path: Path) -> None:
+def test_a_missing_folder_is_refused_with_the_fix(tmp_path: Path) -> None:
     with pytest.raises(HarnessError) as raised:
-        plugin_hooks(tmp_path)
-    assert ".claude-plugin/plugin.json" in raised.value.message
+        plugin_hooks(tmp_path / "nowhere")
+    assert "is not a folder" in raised.value.message
     assert raised.value.fix and "--plugin-dir" in raised.value.fix
 
 
@@ -188,3 +188,36 @@ def test_a_settings_hook_naming_the_plugin_root_is_not_run_on_either_engine(
     # Each engine shows the client's own words as the hook's error.
     (error,) = step.errors
     assert error.startswith("PreToolUse hook error (") and NOT_A_PLUGIN_SAID in error
+
+
+BROKEN = {
+    # Observed on 2.1.332: each makes the client load nothing of the plugin ("Failed to load
+    # plugin: ..." in its init message's plugin_errors).
+    "a guard event outside hooks": lambda hooks: {**hooks, "PreToolUse": [{"hooks": []}]},
+    "an unknown hook type": lambda hooks: _add_entry(hooks, {"type": "prompts", "prompt": "x"}),
+    "a timeout that is no number": lambda hooks: _add_entry(
+        hooks, {"type": "command", "command": "true", "timeout": "x"}
+    ),
+}
+
+
+def _add_entry(hooks: dict[str, Any], entry: dict[str, Any]) -> dict[str, Any]:
+    hooks["hooks"]["PreToolUse"][0]["hooks"].append(entry)
+    return hooks
+
+
+@pytest.mark.parametrize("mistake", sorted(BROKEN))
+def test_a_plugin_the_client_cannot_load_runs_no_hook_on_either_engine(
+    engine: str, tmp_path: Path, mistake: str
+) -> None:
+    plugin = tmp_path / "plugin"
+    shutil.copytree(PLUGINS / "rm-guard", plugin)
+    hooks_json = plugin / "hooks" / "hooks.json"
+    hooks_json.write_text(json.dumps(BROKEN[mistake](json.loads(hooks_json.read_text()))))
+    root = _project(tmp_path / "project")
+    (root / "gone").mkdir()
+    warnings = plugin_hooks(plugin).warnings
+    assert len(warnings) == 1 and "Failed to load plugin: " in warnings[0]
+    with _session(engine, root, tmp_path, plugin_dirs=[plugin]) as session:
+        step = session.bash("rm -rf gone")
+    assert step.outcome == "allowed" and not step.hooks
