@@ -685,6 +685,7 @@ class ClaudeCodeSession(SessionSteps):
         step.hook_runs = record.hook_runs() + self._judged_runs()
         step.errors += failed_hooks(step.hook_runs)
         self._pass_on_payloads()
+        step.notes += record.plugin_errors()
         step.notes += [text for text in record.informational() if "hook" in text.lower()]
         for note in record.notes:
             step.notes.append(note)
