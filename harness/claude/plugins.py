@@ -9,7 +9,11 @@ Observed on 2.1.332 with ``--plugin-dir``:
   shell sees it (the client's own messages name the filled-in command), and the hook gets
   ``CLAUDE_PLUGIN_ROOT`` in its environment too;
 - in settings.json such a command is not run at all: the client answers for it with exit 1
-  and ``Failed to run: <its message> Command: <the command>``, a non-blocking error.
+  and ``Failed to run: <its message> Command: <the command>``, a non-blocking error;
+- ``--plugin-dir`` takes a folder without ``.claude-plugin/plugin.json`` too (named after the
+  folder); a hooks.json with a guard event at its top level (outside ``"hooks"``), a hook of an
+  unknown type or an invalid entry (a timeout that is no number) loads nothing of the plugin,
+  and the client names it in its init message's ``plugin_errors``; an unknown event is ignored.
 
 The plugins a project brings: the project itself when it is a plugin (Hook Lab hands it to the
 client with ``--plugin-dir``), and those its ``.claude/settings.json`` enables
