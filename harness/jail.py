@@ -270,11 +270,13 @@ class Confinement:
         env: Mapping[str, str],
         writable: Iterable[Path] = (),
         forward: Sequence[tuple[Path, int]] = (),
+        readable: Iterable[Path] = (),
     ) -> list[str]:
         """``argv`` in the jail, started in ``cwd`` with ``env``; ``writable``: more folders
         it may change (the client's own state); ``forward`` [(socket, port)]: 127.0.0.1:port
-        inside reaches the Unix socket outside."""
-        extra: list[Path] = []
+        inside reaches the Unix socket outside; ``readable``: more folders it reads (plugins
+        loaded from outside the copy)."""
+        extra: list[Path] = [Path(folder).resolve() for folder in readable]
         if forward:
             routes = [str(part) for socket_path, port in forward for part in (socket_path, port)]
             argv = [sys.executable, "-I", "-S", str(FORWARDER), *routes, "--", *argv]

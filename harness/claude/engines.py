@@ -8,7 +8,7 @@ Both take the same arguments and return the same ``StepOutcome`` per step.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -104,11 +104,13 @@ def open_session(
     env: Mapping[str, str] | None = None,
     on_payload: PayloadSink | None = None,
     confinement: Confinement | None = None,
+    plugin_dirs: Sequence[Path] = (),
 ) -> ScriptedSession:
     """A scripted session on ``engine`` (emulator | claude-code | auto). ``on_payload`` is
     told the JSON of every event the engine sends its hooks, whichever engine it is.
     ``confinement``: the jail every tool call runs in (harness/jail.py), the real client
-    itself included; None runs them as this process, with its environment."""
+    itself included; None runs them as this process, with its environment.
+    ``plugin_dirs``: plugin folders loaded as the client's ``--plugin-dir`` loads them."""
     session_class: type[Session] | type[ClaudeCodeSession] = Session
     if resolve_engine(engine) == CLAUDE_CODE:
         from harness.claude.client.session import ClaudeCodeSession
@@ -124,6 +126,7 @@ def open_session(
         env=env,
         on_payload=on_payload,
         confinement=confinement,
+        plugin_dirs=plugin_dirs,
     )
 
 

@@ -27,6 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.claude.plugins import ROOT_REFERENCE, not_run_said
 from harness.claude.settings import AGENT_TYPE, MODEL_TYPES, HookCommand
 
 # A prompt or agent hook's request as the model receives it, and its answer: the model is
@@ -246,6 +247,10 @@ def run_hook(
         return run_http_hook(event, hook, stdin, env)
     if hook.kind in MODEL_TYPES:
         return run_model_hook(event, hook, stdin, judge)
+    if hook.plugin_root:
+        env = {**env, "CLAUDE_PLUGIN_ROOT": hook.plugin_root}
+    elif ROOT_REFERENCE.search(hook.label):
+        return _not_run(event, hook)
     return run_command_hook(event, hook, stdin, cwd=cwd, env=env)
 
 
@@ -256,6 +261,13 @@ def _exec_argv(hook: HookCommand, env: Mapping[str, str]) -> list[str]:
     root = env.get("CLAUDE_PROJECT_DIR", "")
     parts = [hook.command, *(hook.args or ())]
     return [part.replace("${CLAUDE_PROJECT_DIR}", root) for part in parts]
+
+
+def _not_run(event: str, hook: HookCommand) -> HookRun:
+    """A settings hook naming ``${CLAUDE_PLUGIN_ROOT}``: the client does not run it and answers
+    for it as a failed hook (exit 1, its own words on stderr), a non-blocking error."""
+    now = time.monotonic()
+    return HookRun(event, hook.label, 1, "", not_run_said(hook.label), False, 0.0, now, now)
 
 
 def run_command_hook(

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import shlex
+from collections.abc import Sequence
 from pathlib import Path
 
 SENSITIVE_DIRS = (".claude", ".git")
@@ -25,12 +26,12 @@ def sensitive_message(path: Path) -> str:
     return f"Claude requested permissions to edit {path} which is a sensitive file."
 
 
-def is_sensitive(path: Path, project_dir: Path) -> bool:
+def is_sensitive(path: Path, project_dir: Path, plugins: Sequence[Path] = ()) -> bool:
+    """``plugins``: the folders loaded with ``--plugin-dir``, which the client guards whole
+    (observed on 2.1.332: ``touch a`` in a repository that is the plugin asks)."""
     target = Path(os.path.normpath(path))
-    return any(
-        target == project_dir / name or (project_dir / name) in target.parents
-        for name in SENSITIVE_DIRS
-    )
+    guarded = [project_dir / name for name in SENSITIVE_DIRS] + list(plugins)
+    return any(target == folder or folder in target.parents for folder in guarded)
 
 
 def _operands(argv: list[str]) -> list[str]:
@@ -89,10 +90,12 @@ def bash_write_targets(command: str) -> list[str]:
     return [t for t in targets if t and t != "/dev/null" and not t.startswith("&")]
 
 
-def sensitive_write(command: str, cwd: Path, project_dir: Path) -> Path | None:
+def sensitive_write(
+    command: str, cwd: Path, project_dir: Path, plugins: Sequence[Path] = ()
+) -> Path | None:
     """The first sensitive path ``command`` writes to, or None."""
     for target in bash_write_targets(command):
         path = Path(os.path.normpath(cwd / os.path.expanduser(target)))
-        if is_sensitive(path, project_dir):
+        if is_sensitive(path, project_dir, plugins):
             return path
     return None

@@ -14,7 +14,7 @@ import secrets
 import shutil
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Self
@@ -30,6 +30,7 @@ from harness.claude.ladder import (
     decide,
     input_rejected,
 )
+from harness.claude.plugins import flag_folders
 from harness.claude.runner import BackgroundHook, HookRun, cap
 from harness.claude.sensitive import is_sensitive, sensitive_write
 from harness.claude.settings import HookCommand, Settings, load_settings
@@ -239,9 +240,15 @@ class Session(SessionSteps):
         env: Mapping[str, str] | None = None,
         on_payload: PayloadSink | None = None,
         confinement: Confinement | None = None,
+        plugin_dirs: Sequence[Path] = (),
     ) -> None:
         self.project_dir = Path(project_dir).resolve()
-        self.settings = settings if settings is not None else load_settings(self.project_dir)
+        # The --plugin-dir folders (and the project, when it is a plugin): the client guards
+        # writes into them as it guards .claude/.
+        self.plugin_folders = flag_folders(self.project_dir, plugin_dirs)
+        if settings is None:
+            settings = load_settings(self.project_dir, plugin_dirs)
+        self.settings = settings
         # Bash calls run in it. Hooks start from its environment (HOME, TMPDIR, allow-list)
         # but run outside: a jail per hook run cost 1.9x a step (benchmarks/README.md).
         self.confinement = confinement
@@ -935,11 +942,14 @@ class Session(SessionSteps):
     def _sensitive_target(self, name: str, tool_input: dict[str, Any]) -> Path | None:
         if name in FILE_TOOLS:
             path = tool_input.get("file_path")
-            if isinstance(path, str) and is_sensitive(Path(path), self.project_dir):
+            if isinstance(path, str) and is_sensitive(
+                Path(path), self.project_dir, self.plugin_folders
+            ):
                 return Path(os.path.normpath(path))
             return None
         if name == "Bash":
-            return sensitive_write(str(tool_input.get("command", "")), self.cwd, self.project_dir)
+            command = str(tool_input.get("command", ""))
+            return sensitive_write(command, self.cwd, self.project_dir, self.plugin_folders)
         return None
 
 

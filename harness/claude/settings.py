@@ -7,7 +7,7 @@ file, the field path (``hooks.PreToolUse[0].hooks[1].timeout``) and the fix.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -66,6 +66,9 @@ class HookCommand:
     headers: tuple[tuple[str, str], ...] = ()  # http: extra request headers
     allowed_env_vars: tuple[str, ...] = ()  # http: the variables a header may name
     rewake: bool = False  # "asyncRewake": true — async, and an exit 2 wakes the model
+    # The plugin folder of a hook from a plugin's hooks/hooks.json (harness/claude/plugins.py):
+    # its CLAUDE_PLUGIN_ROOT. Empty for a settings file's hook.
+    plugin_root: str = ""
 
     @property
     def label(self) -> str:
@@ -90,17 +93,18 @@ class Settings:
 
     def commands_for(self, event: Event, match_value: str | None) -> list[HookCommand]:
         """Hooks registered for ``event`` whose matcher accepts ``match_value`` (None: the event
-        ignores matchers), identical command strings once, in settings order."""
+        ignores matchers), identical command strings once per source (the settings files, each
+        plugin: the client runs a plugin's copy of a settings command too), in settings order."""
         if self.disable_all_hooks:
             return []
-        seen: set[str] = set()
+        seen: set[tuple[str, str]] = set()
         found: list[HookCommand] = []
         for group in self.hooks.get(event.value, ()):
             if match_value is not None and not matches(group.matcher, match_value):
                 continue
             for hook in group.hooks:
-                if hook.label not in seen:
-                    seen.add(hook.label)
+                if (hook.label, hook.plugin_root) not in seen:
+                    seen.add((hook.label, hook.plugin_root))
                     found.append(hook)
         return found
 
@@ -338,7 +342,7 @@ def _event_field(event: str) -> Field:
     )
 
 
-def _parse_hooks(
+def parse_hooks(
     data: dict[str, Any], where: str, warnings: list[str]
 ) -> dict[str, tuple[MatcherGroup, ...]]:
     # Claude Code (2.1.332) loads a file with an unknown event name and runs the other hooks;
@@ -460,7 +464,7 @@ def parse_settings(data: object, where: str) -> Settings:
     warnings: list[str] = []
     hooks: dict[str, tuple[MatcherGroup, ...]] = {}
     if "hooks" in data:
-        hooks = _parse_hooks(
+        hooks = parse_hooks(
             check_value(data["hooks"], HOOKS, path=where, where="hooks"), where, warnings
         )
     perms = Permissions()
@@ -478,8 +482,13 @@ def load_settings_file(path: Path, label: str | None = None) -> Settings:
     return parse_settings(read_json(path, where), where)
 
 
-def load_settings(project_dir: Path) -> Settings:
-    """The merged project settings. ``.claude/settings.json`` is required; the local file is not."""
+def load_settings(project_dir: Path, plugin_dirs: Sequence[Path] = ()) -> Settings:
+    """The merged project settings. ``.claude/settings.json`` is required; the local file is not.
+    The hooks of the plugins a session there loads come after theirs: ``plugin_dirs`` (as
+    ``--plugin-dir`` gives them), the project itself when it is a plugin, and those its
+    settings enable from a marketplace in the project (harness/claude/plugins.py)."""
+    from harness.claude.plugins import with_plugins  # it builds on this module
+
     main_file = project_dir / SETTINGS_FILES[0]
     if not main_file.is_file():
         raise HarnessError(
@@ -490,7 +499,7 @@ def load_settings(project_dir: Path) -> Settings:
     local = project_dir / SETTINGS_FILES[1]
     if local.is_file():
         settings = settings.merged(load_settings_file(local, SETTINGS_FILES[1]))
-    return settings
+    return with_plugins(settings, project_dir, plugin_dirs)
 
 
 def find_project_root(start: Path) -> Path:

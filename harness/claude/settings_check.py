@@ -28,6 +28,7 @@ from typing import Any
 
 from harness.claude.events import KNOWN_EVENTS
 from harness.claude.matchers import is_exact, is_match_all, regex_error
+from harness.claude.plugins import NOT_A_PLUGIN_SAID, ROOT_REFERENCE
 from harness.claude.settings import HOOK_TYPES, SETTINGS_FILES
 from harness.claude.tools import CLIENT_TOOLS
 from harness.errors import ConfigError, HarnessError
@@ -56,13 +57,8 @@ _SH_BUILTINS = frozenset(
     }
 )
 _PROJECT_VAR = re.compile(r"\$\{CLAUDE_PROJECT_DIR\}|\$CLAUDE_PROJECT_DIR\b")
-# ${CLAUDE_PLUGIN_ROOT} or $CLAUDE_PLUGIN_ROOT; ${CLAUDE_PLUGIN_ROOT:-.} has a fallback and runs.
-_PLUGIN_ROOT = re.compile(r"\$\{CLAUDE_PLUGIN_ROOT\}|\$CLAUDE_PLUGIN_ROOT\b")
-PLUGIN_ROOT_SAID = (
-    "Hook command references ${CLAUDE_PLUGIN_ROOT} but the hook is not associated with a "
-    "plugin. This variable is only available in hooks defined in a plugin's hooks/hooks.json "
-    "file, not in settings.json."
-)
+_PLUGIN_ROOT = ROOT_REFERENCE
+PLUGIN_ROOT_SAID = NOT_A_PLUGIN_SAID
 
 
 @dataclass(frozen=True)

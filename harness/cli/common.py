@@ -22,6 +22,7 @@ __all__ = [
     "OwnRepository",
     "add_engine_flag",
     "add_json_flag",
+    "add_plugin_dir_flag",
     "add_unconfined_flag",
     "confining",
     "emit_json",
@@ -79,6 +80,44 @@ def add_unconfined_flag(parser: argparse.ArgumentParser) -> None:
         "HOME, environment and network, free to change any file you can; only for hooks "
         "and commands you trust",
     )
+
+
+def add_plugin_dir_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--plugin-dir",
+        dest="plugin_dirs",
+        action="append",
+        type=Path,
+        default=[],
+        metavar="DIR",
+        help="load the plugin in DIR (its hooks/hooks.json, with CLAUDE_PLUGIN_ROOT set to "
+        "DIR) as claude --plugin-dir does; repeat it for more plugins",
+    )
+
+
+def plugin_dirs(args: argparse.Namespace) -> list[Path]:
+    """The --plugin-dir folders, each checked to be a folder (bad input: the folder and the
+    fix, before any copy is made). Like the client's flag, a folder without
+    .claude-plugin/plugin.json is taken too: its hooks/hooks.json is what counts."""
+    folders = []
+    for given in getattr(args, "plugin_dirs", None) or []:
+        folder = Path(given).expanduser().resolve()
+        if not folder.is_dir():
+            raise HarnessError(
+                f"--plugin-dir {given}: {folder} is not a folder",
+                fix="give the plugin's own folder, the one holding hooks/hooks.json",
+            )
+        folders.append(folder)
+    return folders
+
+
+def in_copy(folders: list[Path], original: Path, copy: Path) -> list[Path]:
+    """``folders`` as the throwaway ``copy`` of ``original`` holds them: a plugin inside the
+    project is played from the copy, like the rest of it; one outside stays where it is."""
+    return [
+        copy / folder.relative_to(original) if folder.is_relative_to(original) else folder
+        for folder in folders
+    ]
 
 
 @contextlib.contextmanager

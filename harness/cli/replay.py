@@ -11,7 +11,15 @@ from typing import Any
 from harness.claude.recorded import config_root, find_sessions, read_session
 from harness.claude.settings_check import check_settings
 from harness.claude.vocabulary import BOTH, Engine
-from harness.cli.common import add_unconfined_flag, emit_json, make_console, wants_jail
+from harness.cli.common import (
+    add_plugin_dir_flag,
+    add_unconfined_flag,
+    emit_json,
+    in_copy,
+    make_console,
+    plugin_dirs,
+    wants_jail,
+)
 from harness.engine.replay import replay, replay_engines
 from harness.errors import HarnessError
 from harness.jail import CONFINED, UNCONFINED
@@ -45,6 +53,10 @@ MultiEdit: refused before any hook, on both engines as on the client); a row who
 ran for says so. The client's other tools (AskUserQuestion, Skill, ...) are not played: their
 row says so, and whether a hook selects them.
 
+--plugin-dir DIR (repeatable) loads the plugin in DIR as claude --plugin-dir does (its
+hooks/hooks.json, ${CLAUDE_PLUGIN_ROOT} set to DIR); a repository that is itself a plugin, and
+the plugins its settings enable from a marketplace in it, are loaded too.
+
 The hooks and rules of the settings that the pinned client ignores or cannot run are named
 first (lab doctor names the same); --json has them as settings_warnings [{file, path, said,
 fix, client}]."""
@@ -75,6 +87,7 @@ def add_parser(subparsers: Any) -> None:
         help="the commit the session started from (default HEAD)",
     )
     parser.add_argument("--json", action="store_true", help="print the rows as JSON")
+    add_plugin_dir_flag(parser)
     add_unconfined_flag(parser)
     parser.set_defaults(func=run)
 
@@ -99,13 +112,16 @@ def _transcript(args: argparse.Namespace, root: Path) -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
+    plugins = plugin_dirs(args)
     found = repository_root(Path.cwd())
     with own_repository(found[0] if found else Path.cwd(), "lab replay") as own:
         if own is not None:
             print(own.notice("lab replay"), file=sys.stderr)
             # Sessions are found by the folder claude ran in; they are played in the copy.
+            args.plugin_dirs = in_copy(plugins, own.root, own.copy)
             return _replay(args, own.root, own.copy)
         root = Workspace.find(Path.cwd()).root
+        args.plugin_dirs = plugins
         return _replay(args, root, root)
 
 
@@ -116,8 +132,9 @@ def _replay(args: argparse.Namespace, root: Path, play_in: Path) -> int:
     # The hooks as they are now, which the replay plays: those the client would never run.
     unfired = check_settings(play_in, unreadable=False)
     confine = wants_jail(args, "lab replay")
+    options = {"start": args.start, "confine": confine, "plugin_dirs": args.plugin_dirs}
     if args.json:
-        report = replay(timeline, play_in, engines=engines, start=args.start, confine=confine)
+        report = replay(timeline, play_in, engines=engines, **options)
         emit_json(
             {
                 **report.to_json(),
@@ -133,7 +150,7 @@ def _replay(args: argparse.Namespace, root: Path, play_in: Path) -> int:
         print_settings_warnings(unfired)
         calls = len(timeline.tool_calls) + len(timeline.stops)
         with replay_status(console, f"replaying {calls} calls and stops on {args.engine}"):
-            report = replay(timeline, play_in, engines=engines, start=args.start, confine=confine)
+            report = replay(timeline, play_in, engines=engines, **options)
         render_replay(console, report)
         console.print(CONFINED if confine else UNCONFINED)
     if not report.agrees:

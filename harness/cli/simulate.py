@@ -19,7 +19,13 @@ from harness.claude.scenario import (
 )
 from harness.claude.settings import find_project_root, load_settings
 from harness.claude.settings_check import check_settings
-from harness.cli.common import add_unconfined_flag, confining
+from harness.cli.common import (
+    add_plugin_dir_flag,
+    add_unconfined_flag,
+    confining,
+    in_copy,
+    plugin_dirs,
+)
 from harness.errors import ConfigError, HarnessError
 from harness.jail import Confinement, describe
 from harness.paths import scratch_mkdtemp
@@ -55,6 +61,13 @@ expect_met.
 --engine claude-code on the real, pinned Claude Code client (installed by lab doctor --fix),
 driven by a scripted model on 127.0.0.1; auto picks the real client when it is installed.
 
+--plugin-dir DIR (repeatable) loads the plugin in DIR as claude --plugin-dir does: the hooks
+of its hooks/hooks.json run beside the settings' hooks, with ${CLAUDE_PLUGIN_ROOT} set to DIR.
+A project that is itself a plugin (.claude-plugin/plugin.json) is loaded so too, and so are
+the plugins its settings enable (enabledPlugins) from a marketplace in it
+(extraKnownMarketplaces). In settings.json, a command naming ${CLAUDE_PLUGIN_ROOT} is not
+run, on either engine, as the client does not run it: its row shows the client's message.
+
 Before it plays, each hook or rule of the settings that the pinned client ignores or cannot
 run (an unknown type or event, ${CLAUDE_PLUGIN_ROOT} outside a plugin, a matcher naming no
 tool, a deny rule that never matches, a missing script) is named on stderr, as lab doctor does.
@@ -87,6 +100,7 @@ def add_parser(subparsers: Any) -> None:
         metavar="DIR",
         help="project root (default: walk up from the current directory)",
     )
+    add_plugin_dir_flag(parser)
     add_unconfined_flag(parser)
     parser.set_defaults(func=run)
 
@@ -96,17 +110,20 @@ def run(args: argparse.Namespace) -> int:
 
     scenario = load_scenario(args.scenario)
     project = args.project.resolve() if args.project else find_project_root(Path.cwd())
+    plugins = plugin_dirs(args)
     _warn_settings(project)
     with _preparing(args) as ready, own_repository(project, "lab simulate") as own:
-        for warning in load_settings(project).warnings:
+        for warning in load_settings(project, plugins).warnings:
             print(f"warning: {warning}", file=sys.stderr)
         if own is not None:
             print(own.notice("lab simulate"), file=sys.stderr)
+            args.plugin_dirs = in_copy(plugins, own.root, own.copy)
             with confining(args, own.copy, "lab simulate") as jail:
                 reports = _play(args, scenario, own.project, ready, jail)
         else:
             # A scenario's Maven run or edit must not touch the participant's files or reports.
             with sandbox_copy(project) as root, confining(args, root, "lab simulate") as jail:
+                args.plugin_dirs = in_copy(plugins, project, root)
                 reports = _play(args, scenario, root, ready, jail)
     return _verdict(args, reports)
 
@@ -147,7 +164,11 @@ def _play(
     reports: list[StepReport] = []
     if args.json:
         with open_session(
-            args.engine, root, auto_approve=scenario.auto_approve, confinement=jail
+            args.engine,
+            root,
+            auto_approve=scenario.auto_approve,
+            confinement=jail,
+            plugin_dirs=args.plugin_dirs,
         ) as session:
             for step in scenario.steps:
                 reports.append(_run(args.scenario, session, step))
@@ -166,6 +187,7 @@ def _play(
             auto_approve=scenario.auto_approve,
             transcript_dir=kept,
             confinement=jail,
+            plugin_dirs=args.plugin_dirs,
         ) as session:
             ready()
             for step in scenario.steps:

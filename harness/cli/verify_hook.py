@@ -6,14 +6,18 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from harness.claude.plugins import flag_folders, plugin_holding
 from harness.claude.settings_check import SettingsWarning, check_settings
 from harness.cli.common import (
     add_json_flag,
+    add_plugin_dir_flag,
     add_unconfined_flag,
     confining,
     emit_json,
+    in_copy,
     make_console,
     own_repository,
+    plugin_dirs,
 )
 from harness.errors import HarnessError
 from harness.grading import grade_stop_hook
@@ -31,6 +35,9 @@ the timeout .claude/settings.json registers it with (else 10 s; --timeout overri
 the settings are never changed. --break, --fix and --stale run with bash -c in the project
 directory and must exit 0; a Hook Lab workspace is left fixed. Any other git repository (your
 own project, no lab init needed) is graded on a throwaway copy of it.
+
+--plugin-dir DIR: SCRIPT belongs to the plugin in DIR and runs as its hooks/hooks.json runs
+it, with CLAUDE_PLUGIN_ROOT set to DIR (as it does when the project is itself a plugin).
 
 Confined by default: --break, --fix, --stale and the scripted session's tool calls run in a
 bubblewrap jail where the project graded (the copy, or the workspace) is the only writable
@@ -102,6 +109,7 @@ def add_parser(subparsers: Any) -> None:
         help="the project (CLAUDE_PROJECT_DIR); default: the current directory",
     )
     add_json_flag(parser)
+    add_plugin_dir_flag(parser)
     add_unconfined_flag(parser)
     parser.set_defaults(func=cmd_verify_hook)
 
@@ -114,6 +122,7 @@ def cmd_verify_hook(args: argparse.Namespace) -> int:
             fix="give the workspace directory, or cd into it and drop --project",
         )
     script = args.script if args.script.is_absolute() else Path.cwd() / args.script
+    plugins = plugin_dirs(args)
     options: dict[str, Any] = {
         "break_cmd": args.break_cmd,
         "fix_cmd": args.fix_cmd,
@@ -124,8 +133,11 @@ def cmd_verify_hook(args: argparse.Namespace) -> int:
     with own_repository(project, "lab verify-hook", need_settings=False) as own:
         if own is not None:
             script = own.in_copy(script)
+            plugins = in_copy(plugins, own.root, own.copy)
             console.print(own.notice("lab verify-hook"), soft_wrap=True)
         where = own.project if own is not None else project
+        # A script of a plugin (one given, or the project itself) runs as the plugin runs it.
+        options["plugin_root"] = plugin_holding(script, flag_folders(where, plugins))
         unfired = check_settings(where)  # the project's hooks the client would never run
         with confining(args, own.copy if own is not None else project, "lab verify-hook") as jail:
             options = {**options, "confinement": jail}

@@ -18,7 +18,7 @@ import contextlib
 import os
 import re
 import shutil
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -521,9 +521,9 @@ def start_state(
 # -- playing -------------------------------------------------------------------------------
 
 
-def _settings(copy: Path) -> Settings:
+def _settings(copy: Path, plugin_dirs: Sequence[Path] = ()) -> Settings:
     try:
-        return load_settings(copy)
+        return load_settings(copy, plugin_dirs)
     except HarnessError:
         return Settings()  # settings the engines will refuse themselves, with their message
 
@@ -552,9 +552,12 @@ def replay(
     start: str | None = None,
     on_row: Callable[[ReplayRow, str], None] | None = None,
     confine: bool = False,
+    plugin_dirs: Sequence[Path] = (),
 ) -> ReplayReport:
     """Play ``timeline`` on each engine, from a fresh copy at the start state each time;
-    ``confine``: every tool call in a jail where that copy is the only writable folder."""
+    ``confine``: every tool call in a jail where that copy is the only writable folder;
+    ``plugin_dirs``: plugins loaded as ``--plugin-dir`` loads them (one inside ``workspace``
+    is taken from the copy)."""
     commit = resolve_start(workspace, start)
     report = ReplayReport(timeline, engines, commit)
     for engine in engines:
@@ -569,14 +572,18 @@ def replay(
             ) as copy,
             confined(copy, confine) as jail,
         ):
-            steps = plan(timeline, copy, _settings(copy))
+            plugins = [
+                copy / p.relative_to(workspace) if p.is_relative_to(workspace) else p
+                for p in plugin_dirs
+            ]
+            steps = plan(timeline, copy, _settings(copy, plugins))
             if not report.rows:
                 # in the transcript's order, also where a background agent's end is played later
                 report.rows = sorted((p.row for p in steps if p.row), key=lambda r: r.number)
             by_number = {row.number: row for row in report.rows}
             cwd = _session_cwd(timeline, workspace, copy)
             with open_session(
-                engine, copy, cwd=cwd, auto_approve=True, confinement=jail
+                engine, copy, cwd=cwd, auto_approve=True, confinement=jail, plugin_dirs=plugins
             ) as session:
                 for item in steps:
                     if item.step is None:

@@ -36,6 +36,7 @@ from typing import Any
 from harness import proc
 from harness.claude import Event, EventOutcome, HookRun, StepOutcome, dispatch
 from harness.claude.engines import ScriptedSession, open_session
+from harness.claude.plugins import in_plugin
 from harness.claude.session import STOP_BLOCK_CAP
 from harness.claude.settings import Settings, parse_settings
 from harness.claude.vocabulary import Engine, Outcome
@@ -406,6 +407,7 @@ def grade_stop_hook(
     progress: Progress | None = None,
     engine: str = Engine.EMULATOR,
     confinement: Confinement | None = None,
+    plugin_root: Path | None = None,
 ) -> HookGrade:
     """Grade ``script`` as a Stop hook of ``project_dir`` (its ``CLAUDE_PROJECT_DIR``); a
     relative ``script`` is taken relative to ``project_dir``.
@@ -415,7 +417,8 @@ def grade_stop_hook(
     in ``project_dir``. The project is left fixed. The session phases play on ``engine``.
     ``timeout`` (None): the one the project's settings register the script with, else
     DEFAULT_TIMEOUT. ``confinement``: the jail the three commands and the session's tool
-    calls run in.
+    calls run in. ``plugin_root``: the plugin the script belongs to; it runs as that plugin's
+    hook, with ``CLAUDE_PLUGIN_ROOT`` set.
     """
     commands = {"--break": break_cmd, "--fix": fix_cmd, "--stale": stale_cmd}
     project, path = _check_inputs(project_dir, script, commands, timeout or DEFAULT_TIMEOUT)
@@ -423,6 +426,8 @@ def grade_stop_hook(
     command = hook_command(path, project)
     settings_data = stop_settings(command, timeout)
     settings = parse_settings(settings_data, SETTINGS_LABEL)
+    if plugin_root is not None:
+        settings = in_plugin(settings, plugin_root)
     say = progress or (lambda _: None)
     grade = HookGrade(path, project, command, timeout, settings_data, timeout_source=timeout_source)
 

@@ -128,7 +128,7 @@ class StepLog:
             runs.append(
                 HookRun(
                     str(e.get("hook_event", "")),
-                    str(e.get("hook_name", "")),
+                    _not_run_command(str(e.get("stderr", ""))) or str(e.get("hook_name", "")),
                     int(code) if isinstance(code, int) else None,
                     str(e.get("stdout", "")),
                     str(e.get("stderr", "")),
@@ -137,6 +137,19 @@ class StepLog:
                 )
             )
         return runs
+
+    def plugin_errors(self) -> list[str]:
+        """What the client said of each plugin it could not load (its init message's
+        ``plugin_errors``): none of that plugin's hooks runs."""
+        said = []
+        for e in self.events:
+            if e.get("subtype") != "init":
+                continue
+            for error in e.get("plugin_errors") or ():
+                if isinstance(error, dict) and error.get("message"):
+                    where = f"{error['path']}: " if error.get("path") else ""
+                    said.append(f"Claude Code: {where}{error['message']}")
+        return said
 
     def unanswered_hooks(self, skip_events: Collection[str] = ()) -> set[str]:
         """Ids of the hooks this step saw start and not yet answer, outside ``skip_events``."""
@@ -194,6 +207,27 @@ class StepLog:
             and e.get("content")
             and containing in str(e["content"])
         ]
+
+
+def _not_run_command(stderr: str) -> str:
+    """The command of a hook the client did not run, as its message names it
+    (``Failed to run: ... Command: bash ${CLAUDE_PLUGIN_ROOT}/x.sh``); "" for any other."""
+    head, found, command = stderr.strip().rpartition(" Command: ")
+    return command if found and head.startswith("Failed to run: ") else ""
+
+
+def failed_hooks(runs: list[HookRun]) -> list[str]:
+    """The client's own words for each hook that failed without blocking (an exit other than
+    0 and 2, or a hook it did not run: ``Failed to run: ...``), as the emulator words them.
+    The client names the hook by its event and matched value only."""
+    errors = []
+    for run in runs:
+        if run.timed_out or run.exit_code in (None, 0, 2) or run.kind != "command":
+            continue
+        said = next((line.strip() for line in run.stderr.splitlines() if line.strip()), "")
+        said = said or f"exited with status {run.exit_code}"
+        errors.append(f"{run.event} hook error ({run.command}): {said}")
+    return errors
 
 
 def metas(event: dict[str, Any] | None) -> list[dict[str, Any]]:

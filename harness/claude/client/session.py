@@ -25,7 +25,7 @@ import shlex
 import shutil
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,6 +37,7 @@ from harness.claude.client.reading import (
     RECORDER_MARK,
     StepLog,
     compact_blocked,
+    failed_hooks,
     first_text,
     hook_feedback,
     ran,
@@ -47,6 +48,7 @@ from harness.claude.client.reading import (
 )
 from harness.claude.events import UNAWAITED, Event, check_start_source
 from harness.claude.judge import Judgement
+from harness.claude.plugins import flag_folders
 from harness.claude.runner import HookRun
 from harness.claude.session import (
     COMPACT_SUMMARY,
@@ -108,9 +110,16 @@ class ClaudeCodeSession(SessionSteps):
         startup_wait: float | None = None,
         trusted: bool = True,
         confinement: Confinement | None = None,
+        plugin_dirs: Sequence[Path] = (),
     ) -> None:
         self.project_dir = Path(project_dir).resolve()
-        self.settings = settings if settings is not None else _settings_or_none(self.project_dir)
+        # The folders handed to the client's --plugin-dir: those given, and the project when
+        # it is a plugin. The plugins its settings enable from its marketplace the client
+        # loads by itself, once the folder is trusted (_accept_trust).
+        self.plugin_dirs = tuple(flag_folders(self.project_dir, plugin_dirs))
+        if settings is None:
+            settings = _settings_or_none(self.project_dir, self.plugin_dirs)
+        self.settings = settings
         self.cwd = Path(cwd).resolve() if cwd is not None else self.project_dir
         self.session_id = session_id or str(uuid.uuid4())
         self.permission_mode = permission_mode
@@ -363,6 +372,8 @@ class ClaudeCodeSession(SessionSteps):
             argv += ["--fork-session", "--session-id", self.session_id]
         if self.on_payload is not None:
             argv += ["--settings", str(self._recorder_settings())]
+        for folder in self.plugin_dirs:
+            argv += ["--plugin-dir", str(folder)]
         env = self._client_env()
         if self.confinement is not None and self._socket is not None:
             argv = self.confinement.wrap(
@@ -372,6 +383,7 @@ class ClaudeCodeSession(SessionSteps):
                 writable=[self.config_dir],
                 forward=[(self._socket, self.api.port)]
                 + [(bridge.path, bridge.port) for bridge in self._bridges],
+                readable=self.plugin_dirs,
             )
         self._proc = ClientProcess(
             argv,
@@ -671,7 +683,9 @@ class ClaudeCodeSession(SessionSteps):
             if e.get("subtype") == "hook_started" and e.get("hook_id")
         )
         step.hook_runs = record.hook_runs() + self._judged_runs()
+        step.errors += failed_hooks(step.hook_runs)
         self._pass_on_payloads()
+        step.notes += record.plugin_errors()
         step.notes += [text for text in record.informational() if "hook" in text.lower()]
         for note in record.notes:
             step.notes.append(note)
@@ -1072,11 +1086,11 @@ class ClaudeCodeSession(SessionSteps):
         )
 
 
-def _settings_or_none(project_dir: Path) -> Settings:
+def _settings_or_none(project_dir: Path, plugin_dirs: Sequence[Path] = ()) -> Settings:
     """The project's settings as far as this engine needs them (which SessionStart hooks to
     wait for, how long a step may take). The client reads the files itself: a file our own
     validation rejects is the client's to judge, so it counts as no hooks here."""
     try:
-        return load_settings(project_dir)
+        return load_settings(project_dir, plugin_dirs)
     except HarnessError:
         return Settings()
