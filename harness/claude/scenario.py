@@ -67,6 +67,11 @@ ACTIONS: dict[str, tuple[Field, ...]] = {
     StepKind.TOOL: (
         Field("tool", str, required=True, doc="any other tool, e.g. Read (as the model names it)"),
         Field("input", dict, default={}, doc="its input, as the model sends it"),
+        Field(
+            "result",
+            str,
+            doc="what the tool returns (WebSearch, an mcp__server__tool): nothing is fetched",
+        ),
     ),
     StepKind.SUBAGENT_STOP: (
         Field("agent_type", str, required=True, doc="the subagent, e.g. reviewer"),
@@ -203,7 +208,7 @@ def _action(session: ScriptedSession, step: ScenarioStep) -> Callable[[], StepOu
             timeout=a.get("timeout"),
             description=a.get("description", ""),
         ),
-        StepKind.TOOL: lambda: session.tool(a[StepKind.TOOL], a.get("input", {})),
+        StepKind.TOOL: lambda: session.tool(a[StepKind.TOOL], a.get("input", {}), a.get("result")),
         StepKind.SUBAGENT_STOP: lambda: session.subagent_stop(
             a["agent_type"],
             a["prompt"],
@@ -221,7 +226,14 @@ def run_step(session: ScriptedSession, step: ScenarioStep) -> StepReport:
     return StepReport(step, _action(session, step)())
 
 
+def tools_called(steps: Sequence[ScenarioStep]) -> set[str]:
+    """The tools the ``tool`` steps call: a session is offered the MCP ones before it starts
+    (``offer_tools``), as the client lists its tools once, when it starts."""
+    return {str(s.args[StepKind.TOOL]) for s in steps if s.do == StepKind.TOOL}
+
+
 def run_scenario(scenario: Scenario, session: ScriptedSession) -> Iterator[StepReport]:
     """Run the steps in order, yielding each report as soon as the step is done."""
+    session.offer_tools(tools_called(scenario.steps))
     for step in scenario.steps:
         yield run_step(session, step)

@@ -16,6 +16,7 @@ from harness.claude.scenario import (
     StepReport,
     load_scenario,
     run_step,
+    tools_called,
 )
 from harness.claude.settings import find_project_root, load_settings
 from harness.claude.settings_check import check_settings
@@ -149,6 +150,7 @@ def _play(
         with open_session(
             args.engine, root, auto_approve=scenario.auto_approve, confinement=jail
         ) as session:
+            session.offer_tools(tools_called(scenario.steps))
             for step in scenario.steps:
                 reports.append(_run(args.scenario, session, step))
                 sys.stdout.write(json.dumps(reports[-1].to_json()) + "\n")
@@ -168,6 +170,7 @@ def _play(
             confinement=jail,
         ) as session:
             ready()
+            session.offer_tools(tools_called(scenario.steps))
             for step in scenario.steps:
                 with step_status(console, step):
                     reports.append(_run(args.scenario, session, step))

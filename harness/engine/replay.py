@@ -37,7 +37,7 @@ from harness.claude.recorded import (
     hook_name,
     hooks_in_feedback,
 )
-from harness.claude.scenario import ScenarioStep, run_step
+from harness.claude.scenario import ScenarioStep, run_step, tools_called
 from harness.claude.session import StepOutcome
 from harness.claude.settings import Settings, load_settings
 from harness.claude.tools import CLIENT_TOOLS
@@ -578,6 +578,7 @@ def replay(
             with open_session(
                 engine, copy, cwd=cwd, auto_approve=True, confinement=jail
             ) as session:
+                session.offer_tools(tools_called([i.step for i in steps if i.step is not None]))
                 for item in steps:
                     if item.step is None:
                         if item.row is not None and item.row.compared:
