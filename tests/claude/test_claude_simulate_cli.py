@@ -251,3 +251,22 @@ def test_simulate_acts_on_a_throwaway_copy_never_on_the_workspace(project: HookP
     assert (reports / "TEST-x.xml").read_text() == "<testsuite/>"
     assert not (project.root / "docs" / "new.md").exists()
     assert sorted(str(p.relative_to(project.root)) for p in project.root.rglob("*")) == before
+
+
+def test_a_failing_command_is_the_tools_failure_not_a_hook_error(
+    project: HookProject, engine: str
+) -> None:
+    """`rm` of a missing file fails by itself while every hook exits 0: the step shows the
+    command's own failure as its result (the client puts the exit code first), no hook error."""
+    project.hook("PostToolUseFailure", "cat >/dev/null; exit 0", matcher="Bash")
+    (project.root / "scenario.toml").write_text(
+        '[[step]]\ndo = "bash"\ncommand = "rm missing-file"\nexpect = "allowed"\n'
+    )
+    done = run_lab_process(
+        "simulate", "scenario.toml", "--json", "--engine", engine, cwd=project.root, timeout=180
+    )
+    assert done.returncode == 0, done.stderr
+    (step,) = [json.loads(line) for line in done.stdout.splitlines()]
+    assert step["tool_ran"] is True and step["errors"] == []
+    assert step["tool_result"].startswith("Exit code 1\nrm: cannot remove 'missing-file'")
+    assert [(h["event"], h["exit_code"]) for h in step["hooks"]] == [("PostToolUseFailure", 0)]
