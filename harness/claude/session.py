@@ -36,6 +36,7 @@ from harness.claude.settings import HookCommand, Settings, load_settings
 from harness.claude.tools import (
     CLIENT_TOOLS,
     DEFAULT_BASH_TIMEOUT,
+    EMULATED_TOOLS,
     MAX_BASH_TIMEOUT,
     BackgroundShell,
     ToolError,
@@ -742,15 +743,23 @@ class Session(SessionSteps):
 
     def tool(self, name: str, tool_input: dict[str, Any], result: str | None = None) -> StepOutcome:
         """Any other tool call, as the model makes it. Read runs; WebFetch fails as it does
-        offline on the client; any other tool the client has, MCP tools included, answers
-        with ``result`` (nothing is fetched). A tool the pinned client does not offer (Grep,
-        Glob, MultiEdit, …) fails there before any hook, and so here."""
+        offline on the client; WebSearch and MCP tools answer ``result`` (nothing is searched
+        or sent). A tool the pinned client does not offer (Grep, Glob, MultiEdit, …) fails
+        there before any hook, and so here."""
         tool_input = with_absolute_path(tool_input, self.cwd)
         if not self._offered(name):
             use_id = "toolu_" + secrets.token_hex(12)
             self.transcript.tool_use(use_id, name, tool_input)
             refused = self._refuse("tool", name, use_id, input_rejected(no_such_tool(name)))
             return self._record(refused)
+        if name not in EMULATED_TOOLS and not is_mcp_tool(name):
+            # Observed on 2.1.332: NotebookEdit wants the notebook read first, ToolSearch and
+            # CronList run unasked with answers of the client's own; not imitated yet.
+            played = ", ".join(sorted(EMULATED_TOOLS)) + " and MCP tools (mcp__server__tool)"
+            raise HarnessError(
+                f"the emulator does not play the {name} tool; it plays {played}",
+                fix="play the session on the real client (--engine claude-code)",
+            )
 
         def run(given: dict[str, Any]) -> tuple[Any, str, bool]:
             if name == "Read":

@@ -130,6 +130,10 @@ CLIENT_TOOLS = frozenset(
         "WebSearch",
     }
 )
+# The tools a scenario's ``tool`` step plays on the emulator, each checked against the client
+# (tests/differential/cases/any-tool-plays.toml), besides MCP tools and the tools the client
+# does not offer (refused before any hook).
+EMULATED_TOOLS = frozenset({"Read", "WebFetch", "WebSearch"})
 # The pinned client's hint after "No such tool available: NAME." for the tools it points to Bash.
 _NO_TOOL_HINTS = {
     "Grep": "Grep is not available in this session \u2014 search file contents with `grep` "
@@ -183,7 +187,8 @@ def webfetch_offline(url: str) -> str:
 def played_tool(name: str, given: Mapping[str, Any], result: str | None) -> tuple[Any, str, bool]:
     """A tool Hook Lab does not carry out, answered as the client answers it here: the
     response PostToolUse is given, the text Claude reads, and whether the call failed.
-    WebFetch fails offline; WebSearch and MCP tools answer with the scenario's ``result``."""
+    WebFetch fails offline; WebSearch and MCP tools answer with the scenario's ``result``
+    (``EMULATED_TOOLS``: the session plays no other)."""
     if name == "WebFetch":
         return {}, webfetch_offline(str(given.get("url", ""))), True
     text = result or ""
@@ -196,9 +201,8 @@ def played_tool(name: str, given: Mapping[str, Any], result: str | None) -> tupl
             "include the sources above in your response to the user using markdown hyperlinks."
         )
         return response, said, False
-    if is_mcp_tool(name):  # an MCP tool's response is its content blocks
-        return [{"type": "text", "text": text}], text, False
-    return {}, text, False
+    # an MCP tool's response is its content blocks
+    return [{"type": "text", "text": text}], text, False
 
 
 def project_mcp_servers(project_dir: Path) -> set[str]:
