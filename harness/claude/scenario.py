@@ -29,7 +29,7 @@ from harness.claude.engines import ScriptedSession
 from harness.claude.events import SESSION_START_SOURCES
 from harness.claude.judge import NO_VERDICT_GIVEN, Judgement
 from harness.claude.session import StepOutcome
-from harness.claude.tools import MAX_BASH_TIMEOUT
+from harness.claude.tools import MAX_BASH_TIMEOUT, is_mcp_tool
 from harness.claude.vocabulary import OUTCOMES, Outcome, StepKind
 from harness.errors import ConfigError
 from harness.schema import Field, check_table, found, item_path
@@ -171,6 +171,7 @@ def parse_steps(
         fields = (*STEP_FIELDS, *ACTIONS[do], *extra)
         checked = check_table(item, fields, path=path, where=here, what="step table")
         args = {f.name: checked[f.name] for f in ACTIONS[do] if f.name in item}
+        _check_result(args, path, here)
         extras.append({f.name: checked[f.name] for f in extra if f.name in item})
         expect = checked["expect"]
         outcome = None if expect is None else Outcome(expect)
@@ -180,6 +181,21 @@ def parse_steps(
             judgement = Judgement(ok, checked["judge_reason"] or NO_VERDICT_GIVEN)
         steps.append(ScenarioStep(i + 1, do, args, outcome, checked["name"], judgement))
     return tuple(steps), tuple(extras)
+
+
+def _check_result(args: dict[str, Any], path: object, here: str) -> None:
+    """A ``result`` only where it stands in for the tool: WebSearch and MCP tools. Read reads
+    the file; WebFetch fails offline on the client before it fetches, whatever is given."""
+    tool = args.get(StepKind.TOOL)
+    if "result" not in args or tool is None or tool == "WebSearch" or is_mcp_tool(str(tool)):
+        return
+    raise ConfigError(
+        path,
+        f"{here}.result",
+        f"{tool} answers for itself: a result stands in only for WebSearch and MCP tools"
+        + (" (WebFetch fails offline, as the client's does)" if tool == "WebFetch" else ""),
+        fix="remove result",
+    )
 
 
 def parse_scenario(data: dict[str, Any], path: Path) -> Scenario:

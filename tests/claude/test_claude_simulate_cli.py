@@ -270,3 +270,15 @@ def test_a_failing_command_is_the_tools_failure_not_a_hook_error(
     assert step["tool_ran"] is True and step["errors"] == []
     assert step["tool_result"].startswith("Exit code 1\nrm: cannot remove 'missing-file'")
     assert [(h["event"], h["exit_code"]) for h in step["hooks"]] == [("PostToolUseFailure", 0)]
+
+
+def test_a_result_for_a_tool_that_answers_for_itself_is_refused(project: HookProject) -> None:
+    scenario = project.root / "scenario.toml"
+    scenario.write_text(
+        '[[step]]\ndo = "tool"\ntool = "WebFetch"\nresult = "<html>"\n'
+        'input = { url = "https://example.com/", prompt = "x" }\n'
+    )
+    result = run_cli("simulate", str(scenario), cwd=project.root)
+    assert result.code == 1 and "Traceback" not in result.err
+    assert f"{scenario}: step[1].result: WebFetch answers for itself" in flat(result.err)
+    assert "fix: remove result" in flat(result.err)
