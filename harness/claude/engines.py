@@ -8,7 +8,7 @@ Both take the same arguments and return the same ``StepOutcome`` per step.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -45,6 +45,8 @@ class ScriptedSession(Protocol):
 
     def close(self) -> None: ...
 
+    def offer_tools(self, names: Iterable[str]) -> None: ...
+
     def session_start(self, source: str = "startup") -> StepOutcome: ...
 
     def prompt(self, text: str) -> StepOutcome: ...
@@ -64,7 +66,9 @@ class ScriptedSession(Protocol):
         description: str = "",
     ) -> StepOutcome: ...
 
-    def tool(self, name: str, tool_input: dict[str, Any]) -> StepOutcome: ...
+    def tool(
+        self, name: str, tool_input: dict[str, Any], result: str | None = None
+    ) -> StepOutcome: ...
 
     def subagent_stop(
         self,

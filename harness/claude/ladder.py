@@ -50,6 +50,7 @@ class ToolCall:
     rule: str = "none"  # deny | ask | allow | none
     sensitive: Path | None = None  # a write into .claude/ or .git/
     auto_approve: bool = False
+    unasked: bool = False  # a read-only call the client runs without its usual prompt
 
 
 @dataclass(frozen=True)
@@ -108,6 +109,8 @@ def decide(call: ToolCall, hooks: HookSay | None) -> Decision | None:
         return Decision(True, Permission.HOOK_ALLOW)
     if call.rule == "allow":
         return Decision(True, Permission.ALLOW_RULE)
+    if call.unasked:  # Read in the project, `ls`, `cat`: no prompt, no permission to show
+        return Decision(True, None)
     return Decision(True, Permission.PROMPTED)  # the simulated user approves the usual prompt
 
 

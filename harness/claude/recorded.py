@@ -171,14 +171,34 @@ class RecordedSessionError(HarnessError):
     """A transcript that cannot be read as a session at all (missing, empty, not JSON lines)."""
 
 
+# Programs a hook command starts its script with: the script, not they, names the hook.
+_RUNNERS = frozenset(
+    {"bash", "sh", "zsh", "dash", "env", "exec", "python", "python3", "node", "bun", "deno"}
+    | {"uv", "uvx", "npx", "ruby", "perl", "timeout", "cd", "&&", ";", "run"}
+)
+_SCRIPT_SUFFIXES = (".sh", ".bash", ".py", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl")
+
+
 def hook_name(command: str) -> str:
     """The script a hook command runs, as a short name: ``"$CLAUDE_PROJECT_DIR/.claude/hooks/
-    guard-spec-status.sh"`` and ``["…/guard-spec-status.sh"]`` both give guard-spec-status.sh."""
-    text = command.strip().strip("[]").strip().strip("\"'")
-    first = text.split()[0].strip("\"'") if text.split() else ""
-    if not first:
+    guard-spec-status.sh"``, ``["…/guard-spec-status.sh"]`` and ``bash ${CLAUDE_PLUGIN_ROOT}/
+    hooks/guard-spec-status.sh`` all give guard-spec-status.sh. An inline command without a
+    script is named by its first program (``jq``)."""
+    text = command.strip().strip("[]").strip()
+    words = [w.strip("\"'") for w in text.split()]
+    words = [w for w in words if w]
+    if not words:
         return command.strip()[:80]
-    return first.rstrip("/").rsplit("/", 1)[-1][:80]
+    names = [w.rstrip("/").rsplit("/", 1)[-1] for w in words]
+    scripts = [n for n in names if n.endswith(_SCRIPT_SUFFIXES)]
+    if scripts:
+        return scripts[0][:80]
+    programs = [
+        n
+        for w, n in zip(words, names, strict=True)
+        if n not in _RUNNERS and "$" not in w and not w.startswith("-")
+    ]
+    return (programs or names)[0][:80]
 
 
 _FEEDBACK_HOOK = re.compile(

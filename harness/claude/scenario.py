@@ -29,7 +29,7 @@ from harness.claude.engines import ScriptedSession
 from harness.claude.events import SESSION_START_SOURCES
 from harness.claude.judge import NO_VERDICT_GIVEN, Judgement
 from harness.claude.session import StepOutcome
-from harness.claude.tools import MAX_BASH_TIMEOUT
+from harness.claude.tools import MAX_BASH_TIMEOUT, is_mcp_tool
 from harness.claude.vocabulary import OUTCOMES, Outcome, StepKind
 from harness.errors import ConfigError
 from harness.schema import Field, check_table, found, item_path
@@ -67,6 +67,11 @@ ACTIONS: dict[str, tuple[Field, ...]] = {
     StepKind.TOOL: (
         Field("tool", str, required=True, doc="any other tool, e.g. Read (as the model names it)"),
         Field("input", dict, default={}, doc="its input, as the model sends it"),
+        Field(
+            "result",
+            str,
+            doc="what the tool returns (WebSearch, an mcp__server__tool): nothing is fetched",
+        ),
     ),
     StepKind.SUBAGENT_STOP: (
         Field("agent_type", str, required=True, doc="the subagent, e.g. reviewer"),
@@ -166,6 +171,7 @@ def parse_steps(
         fields = (*STEP_FIELDS, *ACTIONS[do], *extra)
         checked = check_table(item, fields, path=path, where=here, what="step table")
         args = {f.name: checked[f.name] for f in ACTIONS[do] if f.name in item}
+        _check_result(args, path, here)
         extras.append({f.name: checked[f.name] for f in extra if f.name in item})
         expect = checked["expect"]
         outcome = None if expect is None else Outcome(expect)
@@ -175,6 +181,21 @@ def parse_steps(
             judgement = Judgement(ok, checked["judge_reason"] or NO_VERDICT_GIVEN)
         steps.append(ScenarioStep(i + 1, do, args, outcome, checked["name"], judgement))
     return tuple(steps), tuple(extras)
+
+
+def _check_result(args: dict[str, Any], path: object, here: str) -> None:
+    """A ``result`` only where it stands in for the tool: WebSearch and MCP tools. Read reads
+    the file; WebFetch fails offline on the client before it fetches, whatever is given."""
+    tool = args.get(StepKind.TOOL)
+    if "result" not in args or tool is None or tool == "WebSearch" or is_mcp_tool(str(tool)):
+        return
+    raise ConfigError(
+        path,
+        f"{here}.result",
+        f"{tool} answers for itself: a result stands in only for WebSearch and MCP tools"
+        + (" (WebFetch fails offline, as the client's does)" if tool == "WebFetch" else ""),
+        fix="remove result",
+    )
 
 
 def parse_scenario(data: dict[str, Any], path: Path) -> Scenario:
@@ -203,7 +224,7 @@ def _action(session: ScriptedSession, step: ScenarioStep) -> Callable[[], StepOu
             timeout=a.get("timeout"),
             description=a.get("description", ""),
         ),
-        StepKind.TOOL: lambda: session.tool(a[StepKind.TOOL], a.get("input", {})),
+        StepKind.TOOL: lambda: session.tool(a[StepKind.TOOL], a.get("input", {}), a.get("result")),
         StepKind.SUBAGENT_STOP: lambda: session.subagent_stop(
             a["agent_type"],
             a["prompt"],
@@ -221,7 +242,14 @@ def run_step(session: ScriptedSession, step: ScenarioStep) -> StepReport:
     return StepReport(step, _action(session, step)())
 
 
+def tools_called(steps: Sequence[ScenarioStep]) -> set[str]:
+    """The tools the ``tool`` steps call: a session is offered the MCP ones before it starts
+    (``offer_tools``), as the client lists its tools once, when it starts."""
+    return {str(s.args[StepKind.TOOL]) for s in steps if s.do == StepKind.TOOL}
+
+
 def run_scenario(scenario: Scenario, session: ScriptedSession) -> Iterator[StepReport]:
     """Run the steps in order, yielding each report as soon as the step is done."""
+    session.offer_tools(tools_called(scenario.steps))
     for step in scenario.steps:
         yield run_step(session, step)

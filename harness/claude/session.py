@@ -14,7 +14,7 @@ import secrets
 import shutil
 import time
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Self
@@ -37,6 +37,7 @@ from harness.claude.settings import HookCommand, Settings, load_settings
 from harness.claude.tools import (
     CLIENT_TOOLS,
     DEFAULT_BASH_TIMEOUT,
+    EMULATED_TOOLS,
     MAX_BASH_TIMEOUT,
     BackgroundShell,
     ToolError,
@@ -45,7 +46,12 @@ from harness.claude.tools import (
     apply_write,
     check_edit,
     edit_input,
+    is_mcp_tool,
+    mcp_server,
     no_such_tool,
+    played_tool,
+    project_mcp_servers,
+    read_only_command,
     run_bash,
     start_background,
     with_absolute_path,
@@ -195,6 +201,22 @@ class SessionSteps(abc.ABC):
 
     history: list[StepOutcome]
     blocked_stops: int
+    project_dir: Path
+    mcp_tools: frozenset[str] = frozenset()  # MCP tools Hook Lab stands in for (offer_tools)
+
+    def offer_tools(self, names: Iterable[str]) -> None:
+        """The MCP tools a scenario calls (``mcp__server__tool``), told before its first step:
+        for a server the project's ``.mcp.json`` does not name, Hook Lab stands in, and each
+        call answers the step's ``result``. Other tools the client has need no offer."""
+        self.mcp_tools = self.mcp_tools | {n for n in names if is_mcp_tool(n)}
+
+    def _offered(self, name: str) -> bool:
+        """Whether the pinned client would offer the model ``name`` in this session."""
+        if not is_mcp_tool(name):
+            return name in CLIENT_TOOLS
+        return name in self.mcp_tools or name.split("__")[1] in project_mcp_servers(
+            self.project_dir
+        )
 
     def __enter__(self) -> Self:
         return self
@@ -726,29 +748,36 @@ class Session(SessionSteps):
 
         return self._tool("bash", command, "Bash", tool_input, check=None, run=run)
 
-    def tool(self, name: str, tool_input: dict[str, Any]) -> StepOutcome:
-        """Any other tool call, as the model makes it. Read runs; a tool the pinned client
-        does not offer (Grep, Glob, MultiEdit, …) fails there before any hook, and so here."""
+    def tool(self, name: str, tool_input: dict[str, Any], result: str | None = None) -> StepOutcome:
+        """Any other tool call, as the model makes it. Read runs; WebFetch fails as it does
+        offline on the client; WebSearch and MCP tools answer ``result`` (nothing is searched
+        or sent). A tool the pinned client does not offer (Grep, Glob, MultiEdit, …) fails
+        there before any hook, and so here."""
         tool_input = with_absolute_path(tool_input, self.cwd)
-        if name not in CLIENT_TOOLS:
+        if not self._offered(name):
             use_id = "toolu_" + secrets.token_hex(12)
             self.transcript.tool_use(use_id, name, tool_input)
             refused = self._refuse("tool", name, use_id, input_rejected(no_such_tool(name)))
             return self._record(refused)
-        if name != "Read":
+        if name not in EMULATED_TOOLS and not is_mcp_tool(name):
+            # Observed on 2.1.332: NotebookEdit wants the notebook read first, ToolSearch and
+            # CronList run unasked with answers of the client's own; not imitated yet.
+            played = ", ".join(sorted(EMULATED_TOOLS)) + " and MCP tools (mcp__server__tool)"
             raise HarnessError(
-                f"the emulator does not play the {name} tool",
+                f"the emulator does not play the {name} tool; it plays {played}",
                 fix="play the session on the real client (--engine claude-code)",
             )
 
-        def run(given: dict[str, Any]) -> tuple[dict[str, Any], str, bool]:
-            offset, limit = given.get("offset"), given.get("limit")
-            return apply_read(
-                self._path(str(given.get("file_path", ""))),
-                self.cwd,
-                offset if isinstance(offset, int) else None,
-                limit if isinstance(limit, int) else None,
-            )
+        def run(given: dict[str, Any]) -> tuple[Any, str, bool]:
+            if name == "Read":
+                offset, limit = given.get("offset"), given.get("limit")
+                return apply_read(
+                    self._path(str(given.get("file_path", ""))),
+                    self.cwd,
+                    offset if isinstance(offset, int) else None,
+                    limit if isinstance(limit, int) else None,
+                )
+            return played_tool(name, given, result)
 
         return self._tool("tool", name, name, dict(tool_input), check=None, run=run)
 
@@ -760,7 +789,7 @@ class Session(SessionSteps):
         tool_input: dict[str, Any],
         *,
         check: Callable[[dict[str, Any]], None] | None,
-        run: Callable[[dict[str, Any]], tuple[dict[str, Any], str, bool]],
+        run: Callable[[dict[str, Any]], tuple[Any, str, bool]],
     ) -> StepOutcome:
         """One tool call: its input check, the permission ladder (``ladder.decide``) around
         the PreToolUse hooks, the tool itself, then PostToolUse or PostToolUseFailure."""
@@ -778,7 +807,11 @@ class Session(SessionSteps):
             return self._record(self._refuse(do, detail, use_id, early))
 
         pre = self._dispatch(
-            Event.PRE_TOOL_USE, tool_name=name, tool_input=tool_input, tool_use_id=use_id
+            Event.PRE_TOOL_USE,
+            tool_name=name,
+            tool_input=tool_input,
+            tool_use_id=use_id,
+            **mcp_server(name, self.project_dir),
         )
         rewritten = pre.updated_input  # a hook's updatedInput replaces the input whole
         problems = tuple(input_problems(name, rewritten)) if rewritten is not None else ()
@@ -798,6 +831,7 @@ class Session(SessionSteps):
             call,
             sensitive=self._sensitive_target(name, tool_input) if not problems else None,
             auto_approve=self.auto_approve,
+            unasked=self._unasked(name, tool_input),
         )
         decision = decide(call, said)
         assert decision is not None  # the ladder always ends once the hooks have spoken
@@ -809,6 +843,17 @@ class Session(SessionSteps):
             step = self._refuse(do, detail, use_id, decision)
             return self._record(_collect(step, *before))
         return self._run_tool(do, detail, name, use_id, tool_input, decision, before, run)
+
+    def _unasked(self, name: str, tool_input: dict[str, Any]) -> bool:
+        """A read-only call the client makes without asking: Read inside the project, a lone
+        read-only Bash command."""
+        if name == "Read":
+            try:
+                inside(self.project_dir, self.cwd / str(tool_input.get("file_path", "")))
+            except ValueError:
+                return False
+            return True
+        return name == "Bash" and read_only_command(str(tool_input.get("command", "")))
 
     def _prompt_shown(
         self, name: str, tool_input: dict[str, Any], decision: Decision
@@ -863,7 +908,7 @@ class Session(SessionSteps):
         tool_input: dict[str, Any],
         decision: Decision,
         before: list[EventOutcome],
-        run: Callable[[dict[str, Any]], tuple[dict[str, Any], str, bool]],
+        run: Callable[[dict[str, Any]], tuple[Any, str, bool]],
     ) -> StepOutcome:
         permission, approved = decision.permission, decision.auto_approved
         started = time.monotonic()
@@ -912,7 +957,7 @@ class Session(SessionSteps):
         name: str,
         use_id: str,
         tool_input: dict[str, Any],
-        response: dict[str, Any],
+        response: Any,
         text: str,
         is_error: bool,
         took_ms: int,
@@ -927,7 +972,7 @@ class Session(SessionSteps):
                 tool_input=tool_input,
                 tool_use_id=use_id,
                 error=cap(text),
-                is_interrupt=bool(response.get("interrupted")),
+                is_interrupt=isinstance(response, dict) and bool(response.get("interrupted")),
                 duration_ms=took_ms,
             )
         return self._dispatch(
@@ -937,6 +982,7 @@ class Session(SessionSteps):
             tool_response=response,
             tool_use_id=use_id,
             duration_ms=took_ms,
+            **mcp_server(name, self.project_dir),
         )
 
     def _sensitive_target(self, name: str, tool_input: dict[str, Any]) -> Path | None:

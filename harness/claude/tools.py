@@ -8,10 +8,12 @@ without touching the file; the messages follow Claude Code's wording.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import subprocess
-from collections.abc import Mapping
+import urllib.parse
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -128,6 +130,10 @@ CLIENT_TOOLS = frozenset(
         "WebSearch",
     }
 )
+# The tools a scenario's ``tool`` step plays on the emulator, each checked against the client
+# (tests/differential/cases/any-tool-plays.toml), besides MCP tools and the tools the client
+# does not offer (refused before any hook).
+EMULATED_TOOLS = frozenset({"Read", "WebFetch", "WebSearch"})
 # The pinned client's hint after "No such tool available: NAME." for the tools it points to Bash.
 _NO_TOOL_HINTS = {
     "Grep": "Grep is not available in this session \u2014 search file contents with `grep` "
@@ -144,6 +150,94 @@ def with_absolute_path(tool_input: Mapping[str, Any], cwd: Path) -> dict[str, An
     if isinstance(given.get("file_path"), str):
         given["file_path"] = os.path.abspath(cwd / given["file_path"])
     return given
+
+
+# Bash commands the pinned client runs without a prompt when a call is made of them alone
+# (observed on 2.1.332 with the scripted model: ``ls``, ``cat``, ``grep``, ``echo``, ``head``,
+# ``wc``, ``pwd``; tests/differential/cases/read-only-commands-run-unasked.toml).
+READ_ONLY_COMMANDS = frozenset({"ls", "cat", "grep", "echo", "head", "wc", "pwd"})
+_SHELL_ACTIVE = ("`", "$(", ">", "<", "&", ";", "|", "\n")
+
+
+def read_only_command(command: str) -> bool:
+    """A lone read-only command, no redirection, substitution or chaining: the client asks
+    nothing for it (a longer command line gets the usual prompt here)."""
+    if any(mark in command for mark in _SHELL_ACTIVE):
+        return False
+    words = command.split()
+    return bool(words) and words[0] in READ_ONLY_COMMANDS
+
+
+def is_mcp_tool(name: str) -> bool:
+    """``mcp__server__tool``: a tool an MCP server offers."""
+    parts = name.split("__")
+    return len(parts) >= 3 and parts[0] == "mcp" and all(parts[1:])
+
+
+# What WebFetch answers on the pinned client offline (the jail has no network): it cannot
+# reach claude.ai to check the domain, so it fails before fetching (observed, PostToolUseFailure).
+def webfetch_offline(url: str) -> str:
+    host = urllib.parse.urlsplit(url).hostname or url
+    return (
+        f"Unable to verify if domain {host} is safe to fetch. This may be due to network "
+        "restrictions or enterprise security policies blocking claude.ai."
+    )
+
+
+def played_tool(name: str, given: Mapping[str, Any], result: str | None) -> tuple[Any, str, bool]:
+    """A tool Hook Lab does not carry out, answered as the client answers it here: the
+    response PostToolUse is given, the text Claude reads, and whether the call failed.
+    WebFetch fails offline; WebSearch and MCP tools answer with the scenario's ``result``
+    (``EMULATED_TOOLS``: the session plays no other)."""
+    if name == "WebFetch":
+        return {}, webfetch_offline(str(given.get("url", ""))), True
+    text = result or ""
+    if name == "WebSearch":  # keys in the client's order (observed)
+        found = [text] if text else []
+        query = given.get("query", "")
+        response = {"query": query, "results": found, "durationSeconds": 0.0, "searchCount": 0}
+        said = (
+            f'Web search results for query: "{query}"\n\n{text}\n\n\nREMINDER: You MUST '
+            "include the sources above in your response to the user using markdown hyperlinks."
+        )
+        return response, said, False
+    # an MCP tool's response is its content blocks
+    return [{"type": "text", "text": text}], text, False
+
+
+def project_mcp_servers(project_dir: Path) -> set[str]:
+    """The MCP servers the project's ``.mcp.json`` names (none when it is missing or bad:
+    the client then has none of them either)."""
+    try:
+        data = json.loads((project_dir / ".mcp.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return set()
+    servers = data.get("mcpServers") if isinstance(data, dict) else None
+    return set(servers) if isinstance(servers, dict) else set()
+
+
+def stub_servers(names: Iterable[str], project_dir: Path) -> dict[str, list[str]]:
+    """The MCP servers Hook Lab stands in for, each with its tools: those of ``names``
+    (``mcp__server__tool``) whose server the project does not have."""
+    own = project_mcp_servers(project_dir)
+    servers: dict[str, list[str]] = {}
+    for name in sorted(set(names)):
+        if is_mcp_tool(name):
+            server, tool = name.split("__", 2)[1:]
+            if server not in own:
+                servers.setdefault(server, []).append(tool)
+    return servers
+
+
+def mcp_server(name: str, project_dir: Path) -> dict[str, Any]:
+    """What the client adds to an MCP tool's PreToolUse and PostToolUse payloads (observed):
+    the server's source is ``project`` for one of the project's ``.mcp.json``, ``dynamic``
+    for one given with ``--mcp-config`` (Hook Lab's stand-in)."""
+    if not is_mcp_tool(name):
+        return {}
+    server = name.split("__")[1]
+    source = "project" if server in project_mcp_servers(project_dir) else "dynamic"
+    return {"mcp_server": {"name": server, "source": source}}
 
 
 def no_such_tool(name: str) -> str:
@@ -197,8 +291,8 @@ class BashResult:
         parts = [p for p in (self.stdout.rstrip("\n"), self.stderr.rstrip("\n")) if p]
         if self.interrupted:
             parts.append("Command timed out")
-        elif self.exit_code:
-            parts.append(f"Exit code {self.exit_code}")
+        elif self.exit_code:  # the client puts the exit code first (observed on 2.1.332)
+            parts.insert(0, f"Exit code {self.exit_code}")
         return "\n".join(parts)
 
 

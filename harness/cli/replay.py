@@ -43,15 +43,18 @@ environment and network.
 
 Each tool call and each stop gets a row: the recorded verdict (ran, refused by which hook,
 ran and reported by which hook, stop blocked or allowed) beside the replayed one. The first
-divergence is named; exit status 1 when any verdict differs.
+divergence is named; exit status 1 when any verdict differs, or when nothing was compared
+(every row not played or without a recorded verdict: the replay tested no hook).
 
 --engine emulator (default) plays the calls as scenario steps on Hook Lab's emulator;
 claude-code plays them on the real, pinned client, the scripted model answering with the
-recorded turns; both does the two. Every tool call gets a row. Edit, Write, Bash, Read and
-Agent calls are played, and so are calls of tools the pinned client does not offer (Grep, Glob,
-MultiEdit: refused before any hook, on both engines as on the client); a row whose call no hook
-ran for says so. The client's other tools (AskUserQuestion, Skill, ...) are not played: their
-row says so, and whether a hook selects them.
+recorded turns; both does the two. Every tool call gets a row. Edit, Write, Bash, Read,
+Agent, WebFetch (which fails offline, as on the client), WebSearch and MCP tools (both answer
+their recorded result; nothing is searched or sent) are played, and so are calls of tools the
+pinned client does not offer (Grep, Glob, MultiEdit: refused before any hook, on both engines
+as on the client); a row whose call no hook ran for says so. The client's other tools
+(AskUserQuestion, Skill, ...) are not played: their row says so, and whether a hook selects
+them.
 
 --plugin-dir DIR (repeatable) loads the plugin in DIR as claude --plugin-dir does (its
 hooks/hooks.json, ${CLAUDE_PLUGIN_ROOT} set to DIR); a repository that is itself a plugin, and
@@ -156,5 +159,12 @@ def _replay(args: argparse.Namespace, root: Path, play_in: Path) -> int:
     if not report.agrees:
         if not args.json:
             print("replay: a verdict differs from the recorded one", file=sys.stderr)
+        return 1
+    if not report.compared:  # a replay that compared nothing passed nothing either
+        print(
+            "replay: nothing was compared (every row was not played or has no recorded "
+            "verdict); see each row's note",
+            file=sys.stderr,
+        )
         return 1
     return 0

@@ -16,6 +16,7 @@ from harness.claude.scenario import (
     StepReport,
     load_scenario,
     run_step,
+    tools_called,
 )
 from harness.claude.settings import find_project_root, load_settings
 from harness.claude.settings_check import check_settings
@@ -47,15 +48,18 @@ your files, HOME, environment and network.
 
 Scenario: [[step]] tables with do = session_start (source) | prompt (text) |
 edit (file, old, new, replace_all) | write (file, content) | bash (command, background,
-timeout) | subagent_stop (agent_type, prompt, last_message, stop_reason) | stop (last_message),
-and an optional expect = allowed | blocked | asked | stopped | error. A step's judge_ok and
-judge_reason say what the model answers a prompt or agent hook in that step.
+timeout) | tool (tool, input, result: any other tool the client has, MCP tools
+mcp__server__tool included; WebSearch and MCP tools answer result, nothing is searched or
+sent; WebFetch fails as it does offline) | subagent_stop (agent_type, prompt, last_message,
+stop_reason) | stop (last_message), and an optional expect = allowed | blocked | asked |
+stopped | error. A step's judge_ok and judge_reason say what the model answers a prompt or
+agent hook in that step.
 
 --json prints JSON Lines: one object per step, as it finishes, with step, do, detail, outcome,
 tool_ran, permission, feedback (what Claude is shown), user_message, system_message,
 additional_context, errors, stop_hook_active, turn_ended, tool_result,
 hooks [{event, command, exit_code, timed_out, duration, type}], notes, name, expect,
-expect_met.
+expect_met, and transcript: the path of the session's transcript, kept after the run.
 
 --engine emulator (the default) plays it on Hook Lab's built-in imitation of Claude Code;
 --engine claude-code on the real, pinned Claude Code client (installed by lab doctor --fix),
@@ -72,8 +76,8 @@ Before it plays, each hook or rule of the settings that the pinned client ignore
 run (an unknown type or event, ${CLAUDE_PLUGIN_ROOT} outside a plugin, a matcher naming no
 tool, a deny rule that never matches, a missing script) is named on stderr, as lab doctor does.
 
-Exit status 1 when an expectation is not met (the step is named on stderr) or the scenario is
-malformed."""
+Exit status 1 when an expectation is not met (the step is named on stderr), when no hook of
+the project ran in any step (the scenario tested nothing), or the scenario is malformed."""
 
 
 def add_parser(subparsers: Any) -> None:
@@ -162,25 +166,28 @@ def _play(
     jail: Confinement | None,
 ) -> list[StepReport]:
     reports: list[StepReport] = []
+    # The transcript the session played outlives it: the summary or each JSON line names it.
+    kept = scratch_mkdtemp("hooklab-simulate-")
     if args.json:
         with open_session(
             args.engine,
             root,
             auto_approve=scenario.auto_approve,
+            transcript_dir=kept,
             confinement=jail,
             plugin_dirs=args.plugin_dirs,
         ) as session:
+            session.offer_tools(tools_called(scenario.steps))
             for step in scenario.steps:
                 reports.append(_run(args.scenario, session, step))
-                sys.stdout.write(json.dumps(reports[-1].to_json()) + "\n")
+                line = {**reports[-1].to_json(), "transcript": str(session.transcript_path)}
+                sys.stdout.write(json.dumps(line) + "\n")
                 sys.stdout.flush()
     else:
         from harness.ui.console import make_console
         from harness.ui.session_view import render_report, render_summary, step_status
 
         console = make_console()
-        # The summary names the transcript for the user to read: it outlives the session.
-        kept = scratch_mkdtemp("hooklab-simulate-")
         with open_session(
             args.engine,
             root,
@@ -190,6 +197,7 @@ def _play(
             plugin_dirs=args.plugin_dirs,
         ) as session:
             ready()
+            session.offer_tools(tools_called(scenario.steps))
             for step in scenario.steps:
                 with step_status(console, step):
                     reports.append(_run(args.scenario, session, step))
@@ -211,6 +219,13 @@ def _verdict(args: argparse.Namespace, reports: list[StepReport]) -> int:
         raise HarnessError(
             f"{args.scenario}: " + "; ".join(lines),
             fix="read what Claude was shown at that step; fix the hook or the expectation",
+        )
+    if reports and not any(r.outcome.hooks for r in reports):
+        raise HarnessError(
+            f"{args.scenario}: no hook of the project ran in any of its {len(reports)} steps, "
+            "so the scenario tested none of them",
+            fix="check the hooks' events and matchers against the steps (lab doctor names a "
+            "matcher that matches no tool)",
         )
     return 0
 

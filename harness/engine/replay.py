@@ -37,10 +37,10 @@ from harness.claude.recorded import (
     hook_name,
     hooks_in_feedback,
 )
-from harness.claude.scenario import ScenarioStep, run_step
+from harness.claude.scenario import ScenarioStep, run_step, tools_called
 from harness.claude.session import StepOutcome
 from harness.claude.settings import Settings, load_settings
-from harness.claude.tools import CLIENT_TOOLS
+from harness.claude.tools import CLIENT_TOOLS, is_mcp_tool
 from harness.claude.vocabulary import (
     BOTH,
     Outcome,
@@ -57,7 +57,12 @@ from harness.maven.warm import restore_cached
 
 # The tools a replay plays; any tool the pinned client does not offer is played too (both
 # engines answer "No such tool available", before any hook).
-REPLAYED_TOOLS = frozenset({"Edit", "Write", "Bash", "Read", "Agent", "Task"})
+REPLAYED_TOOLS = frozenset(
+    {"Edit", "Write", "Bash", "Read", "Agent", "Task", "WebFetch", "WebSearch"}
+)
+# Tools whose recorded result is played back as the step's result (nothing is searched or
+# sent again): WebSearch, and MCP tools (mcp__server__tool), whose server Hook Lab stands in for.
+_RESULT_PLAYED = ("WebSearch",)
 # A call no hook ran for on any engine (no matcher selects it, or the tool or client refused
 # it first): its verdict is the tool's or the client's own, not the hooks'.
 NO_HOOK_RAN = "no hook ran for this call: its verdict is not the hooks'"
@@ -149,6 +154,11 @@ class ReplayReport:
     def agrees(self) -> bool:
         return not self.divergences()
 
+    @property
+    def compared(self) -> int:
+        """The rows whose recorded verdict was compared on some engine: 0 tested nothing."""
+        return sum(1 for row in self.rows if any(row.compared_on(e) for e in self.engines))
+
     def describe_divergence(self, only_lines: Collection[int] | None = None) -> str:
         found = self.divergences(only_lines)
         if not found:
@@ -170,6 +180,7 @@ class ReplayReport:
             "start": self.start,
             "rows": [row.to_json() for row in self.rows],
             "agrees": self.agrees,
+            "compared": self.compared,
             "first_divergence": None
             if first is None
             else {"line": first[0].line, "engine": first[1], "what": first[0].what},
@@ -200,7 +211,8 @@ def _relative(path: str, recorded_cwd: str) -> str | None:
 
 def _what(call: ToolCall, cwd: str) -> str:
     i = call.input
-    detail = str(i.get("file_path") or i.get("command") or i.get("subagent_type") or "")
+    named = ("file_path", "command", "subagent_type", "url", "query")
+    detail = str(next((i[k] for k in named if i.get(k)), ""))
     if "file_path" in i:
         detail = _relative(detail, cwd) or detail
     return f"{call.name} {detail}".strip()[:120]
@@ -341,6 +353,8 @@ def _other_tool_step(
             row.note = "the file is outside the session's workspace: not replayed"
             return None
         tool_input["file_path"] = inner
+    if call.name in _RESULT_PLAYED or is_mcp_tool(call.name):
+        return step(StepKind.TOOL, tool=call.name, input=tool_input, result=call.result_text)
     return step(StepKind.TOOL, tool=call.name, input=tool_input)
 
 
@@ -585,6 +599,7 @@ def replay(
             with open_session(
                 engine, copy, cwd=cwd, auto_approve=True, confinement=jail, plugin_dirs=plugins
             ) as session:
+                session.offer_tools(tools_called([i.step for i in steps if i.step is not None]))
                 for item in steps:
                     if item.step is None:
                         if item.row is not None and item.row.compared:

@@ -53,9 +53,14 @@ def render_replay(console: Console, report: ReplayReport) -> None:
     for row in report.rows:  # below the table, so the verdicts keep their width
         if row.note:
             console.print(f"  [dim]#{row.number}: {escape(row.note)}[/]")
-    compared = sum(1 for row in report.rows if row.compared and not row.unplayed)
+    compared = report.compared
     if not report.rows:
         console.print("Nothing to replay: the session made no tool call and never stopped.")
+    elif not compared:
+        console.print(
+            f"[yellow]Nothing was compared:[/] none of the {len(report.rows)} rows has a "
+            "recorded verdict the replay could play, so this replay tested no hook."
+        )
     elif report.agrees:
         console.print(
             f"[green]The hooks as they are now give every recorded verdict[/] "

@@ -453,3 +453,62 @@ def test_read_and_tools_the_client_lacks_answer_the_same_on_both_engines(
     assert (
         len([x for x in seen.read_text().splitlines() if x.strip()]) == 1
     )  # only Read's: none ran for Grep, MultiEdit
+
+
+def test_websearch_and_an_mcp_tool_the_project_lacks_answer_the_steps_result_on_both_engines(
+    engine: str, project: HookProject, tmp_path: Path
+) -> None:
+    """Nothing is searched and no server of the project's is needed: the scripted model
+    answers the search, and Hook Lab's own MCP server (offered before the session starts)
+    answers the MCP call, on the real client; the emulator gives the same to the hooks."""
+    from harness.claude.engines import open_session
+
+    seen = tmp_path / "seen.jsonl"
+    project.hook("PostToolUse", f'cat >> "{seen}"; echo >> "{seen}"', matcher="Web.*|mcp__.*")
+    with open_session(engine, project.root, transcript_dir=tmp_path / "t") as session:
+        session.offer_tools(["mcp__github__create_issue"])
+        session.prompt("Look.")
+        search = session.tool("WebSearch", {"query": "hooks"}, "Hooks run commands.")
+        issue = session.tool("mcp__github__create_issue", {"title": "bug"}, "issue 7")
+        absent = session.tool("mcp__github__close_issue", {"number": 7}, "closed")
+    assert (search.outcome, search.tool_ran, search.permission) == ("allowed", True, "prompted")
+    assert search.tool_result.startswith('Web search results for query: "hooks"\n\nHooks run')
+    assert (issue.tool_ran, issue.tool_result, issue.permission) == (True, "issue 7", "prompted")
+    assert absent.outcome == "error"  # not offered: the client has no such tool
+    assert "No such tool available: mcp__github__close_issue" in absent.feedback
+    bodies = [json.loads(line) for line in seen.read_text().splitlines() if line.strip()]
+    assert [b["tool_name"] for b in bodies] == ["WebSearch", "mcp__github__create_issue"]
+    assert bodies[0]["tool_response"]["results"] == ["Hooks run commands."]
+    assert bodies[1]["tool_response"] == [{"type": "text", "text": "issue 7"}]
+    assert bodies[1]["mcp_server"] == {"name": "github", "source": "dynamic"}
+
+
+@pytest.mark.parametrize(
+    ("command", "unasked"),
+    [
+        ("ls -la", True),
+        ("cat docs/uc.md", True),
+        ("grep -n Status docs/uc.md", True),
+        ("echo hi", True),
+        ("cat a > b", False),
+        ("ls | wc -l", False),
+        ("echo $(rm -rf x)", False),
+        ("touch b", False),
+    ],
+)
+def test_a_lone_read_only_command_runs_unasked(command: str, unasked: bool) -> None:
+    from harness.claude.tools import read_only_command
+
+    assert read_only_command(command) is unasked
+
+
+def test_a_tool_the_emulator_does_not_imitate_is_refused_naming_what_it_plays(
+    project: HookProject,
+) -> None:
+    from harness.errors import HarnessError
+
+    with project.session() as session, pytest.raises(HarnessError) as refused:
+        session.tool("NotebookEdit", {"notebook_path": "nb.ipynb", "new_source": "x"})
+    assert "does not play the NotebookEdit tool; it plays Read, WebFetch, WebSearch" in str(
+        refused.value
+    )

@@ -184,6 +184,19 @@ def test_the_same_scenario_on_either_engine_as_a_real_process(
     assert steps[4]["feedback"].startswith("Stop hook feedback:\n")
     assert all(s["expect_met"] in (True, None) for s in steps)
     assert [h["event"] for h in steps[4]["hooks"]] == ["Stop"]
+    # The transcript the engine played is named, and kept: on the real client, the client's own
+    transcript = Path(steps[-1]["transcript"])
+    assert transcript.is_file() and "set UC-003 to Done" in transcript.read_text()
+
+
+def test_a_scenario_no_hook_answers_tested_nothing_and_exits_1(project: HookProject) -> None:
+    project.hook("PreToolUse", "exit 2", matcher="Edit")
+    scenario = project.root / "scenario.toml"
+    scenario.write_text('[[step]]\ndo = "bash"\ncommand = "echo hi"\nexpect = "allowed"\n')
+    result = run_cli("simulate", str(scenario), "--json", cwd=project.root)
+    assert result.code == 1, result
+    assert "no hook of the project ran in any of its 1 steps" in flat(result.err)
+    assert json.loads(result.out)["outcome"] == "allowed"  # the step is still reported
 
 
 def test_the_transcript_it_names_is_there_to_read_and_nothing_else_is_left(
@@ -206,7 +219,12 @@ def test_the_transcript_it_names_is_there_to_read_and_nothing_else_is_left(
 
     machine = run_cli("simulate", str(scenario), "--json", cwd=project.root)
     assert machine.code == 0, machine
-    assert len(list(scratch.iterdir())) == 1  # --json names no transcript and keeps none
+    steps = [json.loads(line) for line in machine.out.splitlines()]
+    kept = {Path(step["transcript"]) for step in steps}  # each line names the one transcript
+    assert len(kept) == 1 and next(iter(kept)).is_file()
+    assert sorted(p.parent for p in scratch.glob("*/*.jsonl")) == sorted(
+        [transcript.parent, next(iter(kept)).parent]
+    )
 
 
 def test_simulate_acts_on_a_throwaway_copy_never_on_the_workspace(project: HookProject) -> None:
@@ -233,3 +251,34 @@ def test_simulate_acts_on_a_throwaway_copy_never_on_the_workspace(project: HookP
     assert (reports / "TEST-x.xml").read_text() == "<testsuite/>"
     assert not (project.root / "docs" / "new.md").exists()
     assert sorted(str(p.relative_to(project.root)) for p in project.root.rglob("*")) == before
+
+
+def test_a_failing_command_is_the_tools_failure_not_a_hook_error(
+    project: HookProject, engine: str
+) -> None:
+    """`rm` of a missing file fails by itself while every hook exits 0: the step shows the
+    command's own failure as its result (the client puts the exit code first), no hook error."""
+    project.hook("PostToolUseFailure", "cat >/dev/null; exit 0", matcher="Bash")
+    (project.root / "scenario.toml").write_text(
+        '[[step]]\ndo = "bash"\ncommand = "rm missing-file"\nexpect = "allowed"\n'
+    )
+    done = run_lab_process(
+        "simulate", "scenario.toml", "--json", "--engine", engine, cwd=project.root, timeout=180
+    )
+    assert done.returncode == 0, done.stderr
+    (step,) = [json.loads(line) for line in done.stdout.splitlines()]
+    assert step["tool_ran"] is True and step["errors"] == []
+    assert step["tool_result"].startswith("Exit code 1\nrm: cannot remove 'missing-file'")
+    assert [(h["event"], h["exit_code"]) for h in step["hooks"]] == [("PostToolUseFailure", 0)]
+
+
+def test_a_result_for_a_tool_that_answers_for_itself_is_refused(project: HookProject) -> None:
+    scenario = project.root / "scenario.toml"
+    scenario.write_text(
+        '[[step]]\ndo = "tool"\ntool = "WebFetch"\nresult = "<html>"\n'
+        'input = { url = "https://example.com/", prompt = "x" }\n'
+    )
+    result = run_cli("simulate", str(scenario), cwd=project.root)
+    assert result.code == 1 and "Traceback" not in result.err
+    assert f"{scenario}: step[1].result: WebFetch answers for itself" in flat(result.err)
+    assert "fix: remove result" in flat(result.err)

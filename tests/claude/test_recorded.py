@@ -206,6 +206,10 @@ def test_hook_names_from_the_clients_messages() -> None:
     )
     assert hook_name('["$CLAUDE_PROJECT_DIR/.claude/hooks/x.sh"]') == "x.sh"
     assert hook_name("jq -r .x") == "jq"
+    # named by the script, not by the program that starts it nor a cut fragment
+    assert hook_name("bash ${CLAUDE_PLUGIN_ROOT}/hooks/block-rm-rf.sh") == "block-rm-rf.sh"
+    assert hook_name('cd "$CLAUDE_PROJECT_DIR" && ./scripts/check.py --fast') == "check.py"
+    assert hook_name("python3 -m guards.fetch") == "guards.fetch"
     said = (
         'PostToolUse:Bash hook blocking error from command: ""$CLAUDE_PROJECT_DIR/.claude/'
         'hooks/check-spec-status.sh"": A Status line changed'

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -273,3 +274,69 @@ def test_a_confined_replay_gives_every_recorded_verdict_on_both_engines(
     report = replay(timeline, played.workspace, engines=[engine], confine=True)
     assert [row for row in report.rows if row.compared]
     assert report.agrees, report.describe_divergence()
+
+
+def _recorded(tmp_path: Path, calls: list[tuple[str, dict[str, object], str, bool]]) -> Path:
+    """A transcript of one prompt and ``calls`` (tool, input, result, is_error), as the pinned
+    client writes one, for a git repository at ``tmp_path / "ws"``."""
+    root = tmp_path / "ws"
+    head = {"cwd": str(root), "sessionId": "s1", "version": "2.1.332"}
+    lines = [{**head, "type": "user", "message": {"role": "user", "content": "go"}}]
+    for n, (tool, given, result, failed) in enumerate(calls, start=1):
+        use = {"type": "tool_use", "id": f"toolu_{n}", "name": tool, "input": given}
+        lines.append(
+            {**head, "type": "assistant", "message": {"role": "assistant", "content": [use]}}
+        )
+        answer = {"type": "tool_result", "tool_use_id": f"toolu_{n}", "content": result}
+        answer["is_error"] = failed
+        lines.append({**head, "type": "user", "message": {"role": "user", "content": [answer]}})
+    transcript = tmp_path / "session.jsonl"
+    transcript.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return transcript
+
+
+def _repository(tmp_path: Path, settings: dict[str, object], hooks: dict[str, str]) -> Path:
+    root = tmp_path / "ws"
+    (root / ".claude" / "hooks").mkdir(parents=True)
+    (root / ".claude" / "settings.json").write_text(json.dumps(settings))
+    for name, body in hooks.items():
+        (root / ".claude" / "hooks" / name).write_text(body)
+        (root / ".claude" / "hooks" / name).chmod(0o755)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid"]
+    for argv in (["git", "init", "-q"], ["git", "add", "-A"], [*git, "commit", "-qm", "s"]):
+        subprocess.run(argv, cwd=root, check=True)
+    return root
+
+
+def test_a_webfetch_guard_replays_and_is_named_by_its_script(tmp_path: Path) -> None:
+    """A WebFetch call is played (it fails offline, as on the client, once let through): the
+    guard that refused it is named by its script, not by the ``bash`` that starts it."""
+    command = 'bash "$CLAUDE_PROJECT_DIR"/.claude/hooks/no-fetch.sh'
+    hook = {"type": "command", "command": command}
+    root = _repository(
+        tmp_path,
+        {"hooks": {"PreToolUse": [{"matcher": "WebFetch", "hooks": [hook]}]}},
+        {"no-fetch.sh": "#!/bin/bash\necho 'no fetching' >&2\nexit 2\n"},
+    )
+    said = f"PreToolUse:WebFetch hook error: [{command}]: no fetching\n"
+    transcript = _recorded(
+        tmp_path, [("WebFetch", {"url": "https://example.com/", "prompt": "x"}, said, True)]
+    )
+    done = run_cli("replay", str(transcript), "--json", cwd=root)
+    assert done.code == 0, done
+    data = json.loads(done.out)
+    (row,) = data["rows"]
+    assert row["recorded"] == "refused by no-fetch.sh"
+    assert row["replayed"] == {"emulator": "refused by no-fetch.sh"} and data["compared"] == 1
+
+
+def test_a_replay_that_compared_nothing_says_so_and_exits_1(tmp_path: Path) -> None:
+    hook = {"type": "command", "command": "true"}
+    root = _repository(
+        tmp_path, {"hooks": {"PreToolUse": [{"matcher": "Edit", "hooks": [hook]}]}}, {}
+    )
+    transcript = _recorded(tmp_path, [("ToolSearch", {"query": "cron"}, "found none", False)])
+    done = run_cli("replay", str(transcript), cwd=root)
+    assert done.code == 1, done
+    assert "Nothing was compared" in done.out and "nothing was compared" in done.err
+    assert json.loads(run_cli("replay", str(transcript), "--json", cwd=root).out)["compared"] == 0

@@ -151,6 +151,15 @@ AUTO_MODE_CHECK = "You are a security monitor for autonomous AI coding agents"
 AUTO_MODE_ALLOWS = "<block>no</block>"
 
 
+def is_web_search(body: dict[str, Any]) -> bool:
+    """The WebSearch tool's own request: the client asks the model with the API's server
+    tool ``web_search_*`` (observed on 2.1.332; unanswered, it waits 30 s and finds nothing)."""
+    tools = body.get("tools") or []
+    return any(
+        isinstance(t, dict) and str(t.get("type", "")).startswith("web_search") for t in tools
+    )
+
+
 def is_auto_mode_check(body: dict[str, Any]) -> bool:
     """Whether the request is auto mode's check of an action (see ``AUTO_MODE_CHECK``)."""
     return not body.get("tools") and AUTO_MODE_CHECK in json.dumps(body.get("system") or "")
@@ -302,6 +311,7 @@ class ScriptedApi:
         self.judgement = Judgement()
         self.auto_mode_answer = AUTO_MODE_ALLOWS  # what auto mode's check is answered
         self.judged: list[tuple[str, ApiRequest, Judgement]] = []
+        self.search_result = ""  # what a WebSearch call finds: the scenario step's result
         self.on_request = on_request
         self.requests: list[ApiRequest] = []
         self.ids = itertools.count(1)
@@ -357,6 +367,9 @@ class ScriptedApi:
             request.answered.set()
         elif is_auto_mode_check(body):
             request.reply = Reply.text(self.auto_mode_answer)
+            request.answered.set()
+        elif is_web_search(body):  # nothing is searched: the step's result is what it finds
+            request.reply = Reply.text(self.search_result)
             request.answered.set()
         elif request.is_conversation:
             if self.on_request is not None:

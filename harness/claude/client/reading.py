@@ -25,6 +25,9 @@ from harness.claude.vocabulary import Outcome, Permission
 RECORDER_MARK = "hooklab-payload-recorder"
 _REMINDER = re.compile(r"</?system-reminder>")
 _PREAMBLE = "The text below is the output of a hook"
+# The client's nudge after a long turn (seen on 2.1.332 on a loaded machine, after a hook's
+# message in the same block): the model is reminded to report, no hook said it.
+_NUDGE = re.compile(r"\s*The user hasn't heard from you in a while\..*\Z", re.DOTALL)
 # Messages the client writes for hooks, as they reach the model.
 _HOOK_MESSAGE = re.compile(
     r"^(?:(?:PreToolUse|PostToolUse|PostToolUseFailure|Stop|SubagentStop|UserPromptSubmit|"
@@ -38,7 +41,7 @@ def hook_messages(text: str) -> list[str]:
     body = _REMINDER.sub("", text).strip()
     if body.startswith(_PREAMBLE):
         body = body.split("\n", 1)[1] if "\n" in body else ""
-    body = body.strip()
+    body = _NUDGE.sub("", body).strip()
     return [body] if body and _HOOK_MESSAGE.match(body) else []
 
 
@@ -396,8 +399,8 @@ def read_tool(
             read.outcome = Outcome.BLOCKED
         elif record.asked:
             read.outcome = Outcome.ASKED
-    if is_error and did_run and not read.feedback:
-        read.errors.append(text)
+    # A tool that ran and failed (a command exiting 1) is the tool's failure, in its result:
+    # no hook error (the emulator reads it so too).
     return read
 
 

@@ -23,6 +23,7 @@ import os
 import re
 import shlex
 import shutil
+import sys
 import time
 import uuid
 from collections.abc import Mapping, Sequence
@@ -30,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from harness.claude.client import mcp_stub
 from harness.claude.client.api import ApiRequest, Reply, ScriptedApi, blocks_text
 from harness.claude.client.install import ClientInstall, require_client
 from harness.claude.client.process import ClientProcess, Inbox, last_words
@@ -58,7 +60,7 @@ from harness.claude.session import (
     StepOutcome,
 )
 from harness.claude.settings import AGENT_TYPE, DEFAULT_TIMEOUT, Settings, load_settings
-from harness.claude.tools import edit_input, with_absolute_path
+from harness.claude.tools import edit_input, stub_servers, with_absolute_path
 from harness.claude.vocabulary import Engine, Outcome, StepKind
 from harness.errors import HarnessError
 from harness.jail import Confinement, LoopbackBridge, loopback_ports, socket_folder
@@ -374,6 +376,7 @@ class ClaudeCodeSession(SessionSteps):
             argv += ["--settings", str(self._recorder_settings())]
         for folder in self.plugin_dirs:
             argv += ["--plugin-dir", str(folder)]
+        argv += self._mcp_config()
         env = self._client_env()
         if self.confinement is not None and self._socket is not None:
             argv = self.confinement.wrap(
@@ -944,11 +947,39 @@ class ClaudeCodeSession(SessionSteps):
             tool_input["timeout"] = int(min(timeout, 600) * 1000)
         return self._tool("bash", command, "Bash", tool_input)
 
-    def tool(self, name: str, tool_input: dict[str, Any]) -> StepOutcome:
+    def tool(self, name: str, tool_input: dict[str, Any], result: str | None = None) -> StepOutcome:
         """Any other tool call, as the model makes it: the client runs it, or refuses a tool
-        it does not offer."""
+        it does not offer. A WebSearch finds ``result`` (the scripted model answers the
+        search); an MCP tool answers what the project's MCP server answers."""
         tool_input = with_absolute_path(tool_input, self.cwd)
+        self.api.search_result = result or ""
+        self._mcp_answer.write_text(result or "", encoding="utf-8")
         return self._tool("tool", name, name, tool_input)
+
+    @property
+    def _mcp_answer(self) -> Path:
+        return self.config_dir / "hooklab-mcp-answer.txt"
+
+    def _mcp_config(self) -> list[str]:
+        """``--mcp-config`` for the MCP servers Hook Lab stands in for (``offer_tools``): each
+        runs ``mcp_stub.py``, which answers every call with the step's result."""
+        servers = stub_servers(self.mcp_tools, self.project_dir)
+        if not servers:
+            return []
+        stub = Path(mcp_stub.__file__).resolve()
+        config = {
+            "mcpServers": {
+                server: {
+                    "type": "stdio",
+                    "command": sys.executable,
+                    "args": [str(stub), server, str(self._mcp_answer), *tools],
+                }
+                for server, tools in servers.items()
+            }
+        }
+        path = self.config_dir / "hooklab-mcp.json"
+        path.write_text(json.dumps(config), encoding="utf-8")
+        return ["--mcp-config", str(path)]
 
     def _tool(self, do: str, detail: str, name: str, tool_input: dict[str, Any]) -> StepOutcome:
         record = StepLog()
