@@ -124,6 +124,29 @@ def add_parser(subparsers: Any) -> None:
         metavar="FILE",
         help="also write the grade as JUnit XML, one test per case and engine and per clause",
     )
+    _add_stop_flags(parser)
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=None,
+        metavar="S",
+        help="the hook's timeout in seconds (default: the one .claude/settings.json registers "
+        "the script with, else 10)",
+    )
+    parser.add_argument(
+        "--project",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="the project (CLAUDE_PROJECT_DIR); default: the current directory",
+    )
+    add_json_flag(parser)
+    add_unconfined_flag(parser)
+    parser.set_defaults(func=cmd_verify_hook)
+
+
+def _add_stop_flags(parser: argparse.ArgumentParser) -> None:
+    """A Stop hook's --break, --fix and --stale (a guard's cases replace them)."""
     parser.add_argument(
         "--break",
         dest="break_cmd",
@@ -146,24 +169,6 @@ def add_parser(subparsers: Any) -> None:
         help="run after --fix: leaves the artefact in place but out of date "
         "(without it the stale check is skipped)",
     )
-    parser.add_argument(
-        "--timeout",
-        type=float,
-        default=None,
-        metavar="S",
-        help="the hook's timeout in seconds (default: the one .claude/settings.json registers "
-        "the script with, else 10)",
-    )
-    parser.add_argument(
-        "--project",
-        type=Path,
-        default=None,
-        metavar="DIR",
-        help="the project (CLAUDE_PROJECT_DIR); default: the current directory",
-    )
-    add_json_flag(parser)
-    add_unconfined_flag(parser)
-    parser.set_defaults(func=cmd_verify_hook)
 
 
 def cmd_verify_hook(args: argparse.Namespace) -> int:

@@ -299,8 +299,12 @@ def _verdict_of(event: Event, runs: list[HookRun], tool: str | None) -> tuple[st
 
 
 def _first_line(text: str, limit: int = 120) -> str:
+    """The first line said; a long one keeps its end, where a shell puts the error
+    (``/long/path/hook.sh: line 7: X: unbound variable``)."""
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-    return lines[0][:limit] if lines else ""
+    if not lines:
+        return ""
+    return lines[0] if len(lines[0]) <= limit else "…" + lines[0][-(limit - 1) :]
 
 
 # -- sessions --------------------------------------------------------------------------------
@@ -363,8 +367,7 @@ def play_cases(
 def _check(name: str, title: str, bad: list[str], good: str, fix: str) -> Check:
     if not bad:
         return Check(name, title, True, good)
-    count = f"{len(bad)} run{'s' if len(bad) != 1 else ''}"
-    return Check(name, title, False, f"{count} fail: {bad[0]}", bad, fix)
+    return Check(name, title, False, f"{len(bad)} fail{'s' if len(bad) == 1 else ''}", bad, fix)
 
 
 def _no_crash(hand: list[CaseRow], by_hand: _ByHand) -> Check:
@@ -397,7 +400,7 @@ def _fails_open(by_hand: _ByHand) -> Check:
         bad,
         "exit 0, nothing blocked, on garbage and on empty stdin",
         "when the JSON cannot be read, exit 0 without a decision (e.g. `input=$(cat) || "
-        "exit 0`, `jq ... || exit 0`), so a broken event never blocks the session",
+        "exit 0`, `jq ... || exit 0`), so a broken event lets the call go",
     )
 
 
@@ -436,7 +439,7 @@ def _reason(hand: list[CaseRow]) -> Check:
         REASON,
         "a reason with every refusal",
         bad,
-        f"{len(refused)} refusals, each with a reason",
+        f"{len(refused)} refusals, each with a reason" if refused else "no refusal to judge",
         "on exit 2 write the reason to stderr; with JSON give permissionDecisionReason "
         "(or reason): it is all Claude is told",
     )

@@ -84,9 +84,10 @@ def test_not_executable_names_chmod(tmp_path: Path) -> None:
 
 
 def test_break_and_fix_are_required(tmp_path: Path) -> None:
+    """For a Stop hook (or a script registered nowhere): a guard needs --cases instead."""
     res = run_cli("verify-hook", "x.sh", "--fix", FIX, cwd=tmp_path)
-    assert res.code == 2
-    assert "--break" in res.err
+    assert res.code == 1
+    assert "as a Stop hook needs --break" in " ".join(res.err.split())
 
 
 def test_the_commands_run_confined_unless_unconfined(tmp_path: Path) -> None:
