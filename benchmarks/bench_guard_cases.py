@@ -22,7 +22,12 @@ from benchmarks.fixtures import require_claude_code
 from benchmarks.report import Options, Row, alternate, median, run_standalone
 from harness import jail
 from harness.grading.cases import Case, load_cases
-from harness.grading.guard import guard_settings, load_guard_settings, play_cases
+from harness.grading.guard import (
+    guard_settings,
+    load_guard_settings,
+    play_cases,
+    register_alone,
+)
 from harness.grading.registration import registered_entries
 
 REPO = Path(__file__).resolve().parents[1]
@@ -87,7 +92,9 @@ def by_hand(root: Path, cases: tuple[Case, ...]) -> float:
 
 def on_engine(engine: str, root: Path, cases: tuple[Case, ...]) -> float:
     entries = registered_entries(root, root / ".claude" / "hooks" / GUARD.name)
-    settings = load_guard_settings(guard_settings(entries, cases))
+    data = guard_settings(entries, cases)
+    register_alone(root, data)  # as verify-hook does: the real client reads the file
+    settings = load_guard_settings(data)
     wanted = jail.unavailable() is None
     started = time.perf_counter()
     with jail.confined(root, wanted) as confinement:

@@ -24,14 +24,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.claude.dispatch import hook_env, route
+from harness.claude.dispatch import DENIED_BY_HOOK, hook_env, route
 from harness.claude.engines import ScriptedSession, open_session
 from harness.claude.events import Event
 from harness.claude.matchers import matches
 from harness.claude.runner import HookRun, run_command_hook
 from harness.claude.session import StepOutcome
 from harness.claude.settings import Settings, parse_settings
-from harness.claude.vocabulary import Outcome
+from harness.claude.vocabulary import Outcome, Permission
 from harness.grading.cases import ALLOWED, ASKED, BLOCKED, Case
 from harness.grading.junit import JUnitCase, junit_xml
 from harness.grading.registration import Registered
@@ -58,6 +58,16 @@ _OTHER_TOOLS: tuple[tuple[str, dict[str, Any]], ...] = (
 )
 
 Progress = Callable[[str], None]
+# How a call that went through got there when the person was asked first.
+_ASKED_FIRST = frozenset(
+    {
+        Permission.PROMPTED,
+        Permission.ASK,
+        Permission.DEFER,
+        Permission.ASK_RULE,
+        Permission.ASK_SENSITIVE,
+    }
+)
 
 
 @dataclass
@@ -276,9 +286,9 @@ def _case_event(case: Case, entries: Sequence[Registered]) -> str:
     if case.prompt is not None:
         return Event.USER_PROMPT_SUBMIT.value
     events = {e.event for e in entries}
-    if Event.PRE_TOOL_USE.value in events:
-        return Event.PRE_TOOL_USE.value
-    return Event.PERMISSION_REQUEST.value
+    if Event.PERMISSION_REQUEST.value in events and Event.PRE_TOOL_USE.value not in events:
+        return Event.PERMISSION_REQUEST.value
+    return Event.PRE_TOOL_USE.value
 
 
 def _covers(entry: Registered, tool: str | None) -> bool:
@@ -289,7 +299,9 @@ def _verdict_of(event: Event, runs: list[HookRun], tool: str | None) -> tuple[st
     """What the client makes of the runs: blocked, asked or allowed, and the reason given."""
     out = route(event, runs, tool)
     if out.blocked or out.stopped or out.permission_decision == "deny":
-        return BLOCKED, _first_line(out.reason or out.permission_reason or out.stop_reason)
+        # The client's stand-in for a deny without a message is no reason from the hook.
+        given = "" if out.permission_reason == DENIED_BY_HOOK else out.permission_reason
+        return BLOCKED, _first_line(out.reason or given or out.stop_reason)
     if out.permission_decision in ("ask", "defer"):
         return ASKED, _first_line(out.permission_reason)
     if event == Event.PERMISSION_REQUEST and out.permission_decision != "allow":
@@ -337,10 +349,19 @@ def _session_row(session: ScriptedSession, engine: str, case: Case) -> CaseRow:
         Outcome.ASKED: ASKED,
         Outcome.ALLOWED: ALLOWED,
     }.get(step.outcome, "error")
+    if got == ALLOWED and step.permission in _ASKED_FIRST and not _answered(step):
+        got = ASKED  # the person was shown the prompt (the scripted one says yes)
     said = step.feedback or step.user_message or "; ".join(step.errors) or "; ".join(step.notes)
     runs = step.hooks
     code = runs[0].exit_code if runs else None
     return CaseRow(case, engine, got, _first_line(said), code, time.monotonic() - started)
+
+
+def _answered(step: StepOutcome) -> bool:
+    """Whether a PermissionRequest hook answered the prompt with allow: the client then
+    withdraws it, though the emulator still labels the call ``prompted``."""
+    runs = [r for r in step.hooks if r.event == Event.PERMISSION_REQUEST.value]
+    return bool(runs) and route(Event.PERMISSION_REQUEST, runs).permission_decision == "allow"
 
 
 def play_cases(
@@ -447,9 +468,8 @@ def _reason(hand: list[CaseRow]) -> Check:
 
 def _quiet(by_hand: _ByHand) -> Check:
     bad, fed = [], 0
-    for entry in by_hand.entries:
-        if entry.event == Event.USER_PROMPT_SUBMIT.value:
-            continue
+    tool_entries = [e for e in by_hand.entries if e.event != Event.USER_PROMPT_SUBMIT.value]
+    for entry in tool_entries:
         others = [(t, i) for t, i in _OTHER_TOOLS if not matches(entry.matcher, t)][:2]
         for tool, tool_input in others:
             fed += 1
@@ -458,7 +478,9 @@ def _quiet(by_hand: _ByHand) -> Check:
                 said = _first_line(run.stdout) or _first_line(run.stderr) or "-"
                 bad.append(f"{tool} ({entry.event}): exit {run.exit_code}: {said}")
     good = f"exit 0 and no output on {fed} calls of other tools"
-    if not fed:
+    if not tool_entries:
+        good = "on no tool event: no tool call to stay quiet on"
+    elif not fed:
         good = "registered on every tool: no other tool to stay quiet on"
     return _check(
         QUIET,
@@ -514,7 +536,8 @@ def grade_guard(
     progress: Progress | None = None,
 ) -> GuardGrade:
     """Grade ``script`` (registered as ``entries``) against ``cases`` on each of ``engines``
-    in ``project`` (a throwaway copy: allowed Writes and commands change it)."""
+    in ``project``, a throwaway copy: its settings are replaced by the guard's alone, and
+    allowed Writes and commands change it."""
     say = progress or (lambda _: None)
     timeout = max(e.hook.timeout for e in entries)
     events = tuple(dict.fromkeys(e.event for e in entries))
@@ -524,7 +547,9 @@ def grade_guard(
     for case in cases:
         say(f"by hand: case {case.number} of {len(cases)}")
         hand.append(by_hand.case(case))
-    settings = load_guard_settings(guard_settings(entries, cases))
+    data = guard_settings(entries, cases)
+    settings = load_guard_settings(data)
+    register_alone(project, data)
     for engine in engines:
         grade.rows += play_cases(engine, project, settings, cases, confinement, say)
     grade.hand_rows = hand
@@ -538,6 +563,15 @@ def grade_guard(
         _agree(grade.rows, hand),
     ]
     return grade
+
+
+def register_alone(project: Path, data: dict[str, Any]) -> None:
+    """Make ``data`` the project's only settings: the real client reads the project's own
+    files, not the settings object a session is given. ``project`` is a throwaway copy."""
+    folder = project / ".claude"
+    folder.mkdir(exist_ok=True)
+    (folder / "settings.local.json").unlink(missing_ok=True)
+    (folder / "settings.json").write_text(json.dumps(data, indent=2) + "\n")
 
 
 def load_guard_settings(data: dict[str, Any]) -> Settings:

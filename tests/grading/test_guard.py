@@ -25,19 +25,23 @@ FETCH_GUARD = REPO_ROOT / "tests" / "plugins" / "fetch-guard" / "hooks" / "deny-
 CRASHING = FIXTURES / "plugin-root-guard.sh"
 RM_CASES = FIXTURES / "rm-rf-cases.toml"
 FETCH_CASES = FIXTURES / "fetch-cases.toml"
+SUBMIT = "UserPromptSubmit"
 
 
-def guard_project(root: Path, guards: dict[str, tuple[Path, str]]) -> Path:
-    """A git repository whose settings.json registers each guard (name: script, matcher) as
-    a PreToolUse hook, the way a hook author's own repository does."""
+def guard_project(root: Path, guards: dict[str, tuple[Path, str, str | None]]) -> Path:
+    """A git repository whose settings.json registers each guard (name: script, event,
+    matcher), the way a hook author's own repository does."""
     hooks = root / ".claude" / "hooks"
     hooks.mkdir(parents=True)
-    groups = []
-    for name, (script, matcher) in guards.items():
+    events: dict[str, list[dict]] = {}
+    for name, (script, event, matcher) in guards.items():
         shutil.copy2(script, hooks / name)
         command = f'"$CLAUDE_PROJECT_DIR"/.claude/hooks/{name}'
-        groups.append({"matcher": matcher, "hooks": [{"type": "command", "command": command}]})
-    settings = {"hooks": {"PreToolUse": groups}}
+        group: dict = {"hooks": [{"type": "command", "command": command}]}
+        if matcher is not None:
+            group["matcher"] = matcher
+        events.setdefault(event, []).append(group)
+    settings = {"hooks": events}
     (root / ".claude" / "settings.json").write_text(json.dumps(settings, indent=2) + "\n")
     (root / "README.md").write_text("a project with guards\n")
     git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.org"]
@@ -52,9 +56,11 @@ def project(tmp_path: Path) -> Path:
     return guard_project(
         tmp_path / "proj",
         {
-            "block-rm-rf.sh": (RM_GUARD, "Bash"),
-            "deny-github-fetch.sh": (FETCH_GUARD, "Bash|WebFetch"),
-            "plugin-root-guard.sh": (CRASHING, "Bash"),
+            "block-rm-rf.sh": (RM_GUARD, "PreToolUse", "Bash"),
+            "deny-github-fetch.sh": (FETCH_GUARD, "PreToolUse", "Bash|WebFetch"),
+            "plugin-root-guard.sh": (CRASHING, "PreToolUse", "Bash"),
+            "secret-prompt-guard.sh": (FIXTURES / "secret-prompt-guard.sh", SUBMIT, None),
+            "permission-guard.sh": (FIXTURES / "permission-guard.sh", "PermissionRequest", "Bash"),
         },
     )
 
@@ -70,17 +76,22 @@ def grade(project: Path, script: str, cases: Path, *extra: str) -> dict:
 
 
 @pytest.mark.parametrize(
-    ("script", "cases"),
-    [("block-rm-rf.sh", RM_CASES), ("deny-github-fetch.sh", FETCH_CASES)],
+    ("script", "cases", "event"),
+    [
+        ("block-rm-rf.sh", RM_CASES, "PreToolUse"),
+        ("deny-github-fetch.sh", FETCH_CASES, "PreToolUse"),
+        ("secret-prompt-guard.sh", FIXTURES / "secret-prompt-cases.toml", SUBMIT),
+        ("permission-guard.sh", FIXTURES / "permission-cases.toml", "PermissionRequest"),
+    ],
 )
 def test_the_test_guards_pass_their_case_tables(
-    project: Path, engine: str, script: str, cases: Path
+    project: Path, engine: str, script: str, cases: Path, event: str
 ) -> None:
     data = grade(project, script, cases, "--engine", engine)
     missed = [c for c in data["cases"] if not c["passed"]]
     failed = [c for c in data["checks"] if not c["passed"]]
     assert not missed and not failed, (missed, failed)
-    assert data["kind"] == "guard" and data["events"] == ["PreToolUse"]
+    assert data["kind"] == "guard" and data["events"] == [event]
     assert len(data["cases"]) == 20 and {c["engine"] for c in data["cases"]} == {engine}
     assert data["summary"] == f"{20 + len(data['checks'])} passed, 0 failed"
     refused = [c for c in data["by_hand"] if c["got"] == "blocked"]
