@@ -50,11 +50,12 @@ reason with every refusal, quiet on tools its matcher does not name, within its 
 one verdict per case on every engine (the row that disagrees is named). It ends with
 "N passed, M failed"; --junit-xml FILE writes the same for CI.
 
-STOP HOOKS. Grade SCRIPT as a Stop hook of the project in the current directory (or --project
-DIR), the full cycle of the contract: broken → exit 2 with a short reason on stderr; fixed →
-exit 0; a scripted session is held and Claude is shown the reason; with stop_hook_active: true
-the hook lets go (exit 0, ideally a systemMessage); fixed → the turn ends; a stale artefact
-blocks; every run within --timeout; no secret from the environment in any output.
+STOP HOOKS. Grade SCRIPT as a Stop hook of the project in the current directory (or
+--project DIR), the full cycle of the contract: broken → exit 2 with a short reason on stderr;
+fixed → exit 0; a scripted session is held and Claude is shown the reason; with
+stop_hook_active: true the hook lets go (exit 0, ideally a systemMessage); fixed → the turn
+ends; a stale artefact blocks; every run within --timeout; no secret from the environment in
+any output.
 
 SCRIPT is registered alone as the project's Stop hook in a temporary settings object, with
 the timeout .claude/settings.json registers it with (else 10 s; --timeout overrides);
