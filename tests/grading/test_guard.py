@@ -98,8 +98,8 @@ def test_the_test_guards_pass_their_case_tables(
     assert refused and all(c["said"] for c in refused)  # the reason, word for word
 
 
-def test_a_guard_that_crashes_on_its_own_input_fails(project: Path) -> None:
-    data = grade(project, "plugin-root-guard.sh", RM_CASES, "--engine", "emulator")
+def test_a_guard_that_crashes_on_its_own_input_fails(project: Path, engine: str) -> None:
+    data = grade(project, "plugin-root-guard.sh", RM_CASES, "--engine", engine)
     assert data["passed"] is False
     checks = {c["name"]: c for c in data["checks"]}
     assert not checks["no-crash"]["passed"]
