@@ -28,6 +28,7 @@ SHELL_SCRIPTS = [
     *glob.glob("node_fixture/scripts/*.sh"),
     *glob.glob("scripts/*.sh"),
     *glob.glob("docker/*.sh"),
+    *glob.glob("tests/hooks_fixtures/*.sh"),
     ".ci/run",
 ]
 WORKFLOWS = sorted(glob.glob(".github/workflows/*.yml"))

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from harness import proc
 from harness.claude.events import Event
-from harness.claude.settings import load_settings
+from harness.claude.settings import HookCommand, load_settings
 from harness.errors import HarnessError
 
 # Interpreters whose scripts the grader can trace (-x), and that a hook command may name first.
@@ -45,6 +45,32 @@ def registered_stop_hook(project: Path, script: Path) -> Registration | None:
         if _runs(hook.command, project, target):
             return Registration(hook.timeout, hook.source)
     return None
+
+
+@dataclass(frozen=True)
+class Registered:
+    """One settings entry that runs the script: its event, its group's matcher, the hook."""
+
+    event: str
+    matcher: str | None
+    hook: HookCommand
+
+
+def registered_entries(project: Path, script: Path) -> list[Registered]:
+    """Every hook entry of ``project``'s settings, on any event, that runs ``script``
+    (none when the settings do not load: settings_check names why)."""
+    try:
+        settings = load_settings(project)
+    except HarnessError:
+        return []
+    target = os.path.realpath(script)
+    found: list[Registered] = []
+    for event, groups in settings.hooks.items():
+        for group in groups:
+            for hook in group.hooks:
+                if hook.kind == "command" and _runs(hook.label, project, target):
+                    found.append(Registered(event, group.matcher, hook))
+    return found
 
 
 def _runs(command: str, project: Path, target: str) -> bool:

@@ -172,6 +172,22 @@ class HookGrade:
             "checks": [c.to_json() for c in self.checks],
         }
 
+    def junit_xml(self) -> str:
+        """The grade as JUnit XML, one testcase per check (a skipped one passes)."""
+        from harness.grading.junit import JUnitCase, junit_xml
+
+        name = self.script.name
+        cases = [
+            JUnitCase(f"{name}.stop", c.title, not c.failed, c.problem, c.detail)
+            for c in self.checks
+        ]
+        return junit_xml(f"verify-hook {name}", cases)
+
+    def counts(self) -> str:
+        """``N passed, M failed``, as test runners say it (a skipped check is not failed)."""
+        failed = len(self.failures)
+        return f"{len(self.checks) - failed} passed, {failed} failed"
+
     def to_check_result(self, name: str = "verify-hook") -> CheckResult:
         """The grade in the one result model, for the lab engine and CI."""
         failed = self.failures

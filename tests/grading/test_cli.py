@@ -84,9 +84,10 @@ def test_not_executable_names_chmod(tmp_path: Path) -> None:
 
 
 def test_break_and_fix_are_required(tmp_path: Path) -> None:
+    """For a Stop hook (or a script registered nowhere): a guard needs --cases instead."""
     res = run_cli("verify-hook", "x.sh", "--fix", FIX, cwd=tmp_path)
-    assert res.code == 2
-    assert "--break" in res.err
+    assert res.code == 1
+    assert "as a Stop hook needs --break" in " ".join(res.err.split())
 
 
 def test_the_commands_run_confined_unless_unconfined(tmp_path: Path) -> None:
@@ -112,3 +113,20 @@ def test_the_commands_run_confined_unless_unconfined(tmp_path: Path) -> None:
     assert json.loads(res.out)["confined"] is False
     assert (outside / "x").read_text() == "leaked\n"
     (Path.home() / "planted").unlink()
+
+
+def test_a_stop_hook_grade_ends_with_counts_and_writes_junit(tmp_path: Path) -> None:
+    """The CI shape a guard's grade has, for a Stop hook too: N passed, M failed and JUnit."""
+    from xml.etree import ElementTree
+
+    root = make_project(tmp_path / "proj")
+    write_hook(root, WRONG["exit-1"][0])
+    report = tmp_path / "stop.xml"
+    res = run_cli(
+        "verify-hook", "scripts/check-before-stop.sh", *ARGS, "--junit-xml", str(report),
+        cwd=root,
+    )  # fmt: skip
+    assert res.code == 1, res
+    assert res.out.rstrip().splitlines()[-1] == "7 passed, 2 failed"
+    suite = ElementTree.parse(report).getroot()
+    assert (suite.get("tests"), suite.get("failures")) == ("9", "2")
