@@ -94,13 +94,13 @@ def test_a_check_declared_a_guard_is_named_a_guard_not_one_that_proves_nothing(
     assert done.code == 0, done
     assert "proves nothing" not in said
     assert (
-        "step write-x: file pom.xml (step[0].check[1]) is a guard: it held before and after "
+        "step write-x: file pom.xml (step[1].check[2]) is a guard: it held before and after "
         "the solve" in said
     )
     data = json.loads(run_cli("dev", "check", "--jobs", "1", "--json", cwd=tmp_path).out)
     walked = data["labs"][0]["steps"][0]
     assert walked["unchanged"] == []
-    assert walked["guards"] == ["file pom.xml (step[0].check[1])"]
+    assert walked["guards"] == ["file pom.xml (step[1].check[2])"]
 
 
 def test_a_guard_that_fails_before_the_solve_is_a_problem(tmp_path: Path) -> None:
@@ -112,7 +112,8 @@ def test_a_guard_that_fails_before_the_solve_is_a_problem(tmp_path: Path) -> Non
     (walked,) = dev_check(tmp_path).labs[0].steps
     assert walked.problems == [
         "a check declared a guard (guard = true) does not hold on the starting state: file "
-        "y.txt: y.txt does not exist (found: no such file) (a guard passes before and after "
+        "y.txt: y.txt does not exist yet: create it (found: no such file) (a guard passes "
+        "before and after "
         "the solve; drop guard = true if it is to fail)"
     ]
 
@@ -125,7 +126,7 @@ def test_guard_must_be_true_or_false(tmp_path: Path) -> None:
     write_lab(tmp_path, "01-bad", lab("01-bad", step("s", check=checks)))
     with pytest.raises(ConfigError) as caught:
         load_lab(tmp_path / "01-bad")
-    assert "step[0].check[0].guard" in str(caught.value)
+    assert "step[1].check[1].guard" in str(caught.value)
 
 
 def test_engine_both_says_per_step_that_both_engines_ran_and_agreed(

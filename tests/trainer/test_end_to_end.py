@@ -117,4 +117,5 @@ def test_a_participant_passes_lab_01_and_the_trainer_sees_and_verifies_it(
         assert pat["labs"]["01-sensor-reports"]["verification"] == {
             "run-sensors": "pass",
             "read-a-report": "pass",
+            "forge-a-report": "pass",
         }
