@@ -198,6 +198,8 @@ if [ "$manager" = apt ]; then
     openjdk-17-jdk-headless maven junit5 libsurefire-java libmaven-compiler-plugin-java
     libmaven-resources-plugin-java libmaven-jar-plugin-java libmaven-install-plugin-java
     jq git bash shellcheck tmux python3-venv
+    # lab simulate, replay and verify-hook run what they play in a bubblewrap jail.
+    bubblewrap
     # Trainer tests: real git servers on loopback (git daemon, git http-backend ship with git)
     # and the cohort page rendered in headless Chromium.
     chromium
