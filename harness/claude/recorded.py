@@ -276,6 +276,9 @@ class SubagentRun:
     # notification queued once its SubagentStop hooks had run; None for a foreground agent,
     # whose end is its tool result, or one the session did not see end.
     ended_line: int | None = None
+    # The time of the last line of the agent's own transcript: its SubagentStop hooks ran after
+    # it, often well before the client queued the notification (``ended_line``).
+    ended_at: datetime | None = None
 
     @property
     def ended(self) -> str:
@@ -846,6 +849,7 @@ class _Reader:
         self.post_ran: set[str] = set()  # calls a PostToolUse or PostToolUseFailure hook ran on
         self.progress_seen = False
         self.permission_decisions = False  # the client records who refused a call (2.1.332)
+        self.times: list[tuple[int, datetime]] = []  # each line's number and time, in order
 
     def take(self, number: int, entry: dict[str, Any]) -> None:
         kind = entry.get("type")
@@ -856,6 +860,10 @@ class _Reader:
         if entry.get("isSidechain") is True:
             return  # a subagent's line inside the main file (other versions); its own file counts
         self._identity(entry)
+        stamp = entry.get("timestamp")
+        at = parse_time(stamp) if isinstance(stamp, str) else None
+        if at is not None:
+            self.times.append((number, at))
         handler = {
             "user": self._user,
             "assistant": self._assistant,
@@ -1188,9 +1196,24 @@ class _Reader:
 
     def finish(self) -> None:
         self.t.scripted_model = self.answers > 0 and self.answers == self.scripted_answers
+        self._background_ends()
         if not self.permission_decisions:
             self._unnamed_refusals()
         self.t.decisions.sort(key=lambda d: d.line)
+
+    def _background_ends(self) -> None:
+        """A background agent ended when its own transcript did, not when the client queued
+        its notification: a call Claude made after its SubagentStop hooks ran (a marker
+        written) but before the notification comes after the end, one made while it still ran
+        before it. The agent ended just before the first main line later than its own last
+        one, where that is earlier than the notification: ``ended_line`` is the line before."""
+        for call in self.t.tool_calls:
+            run = call.subagent
+            if run is None or run.ended_line is None or run.ended_at is None:
+                continue
+            ended_at = run.ended_at  # parse_time gives times with a zone only: comparable
+            later = (n for n, at in self.times if n > call.line and at > ended_at)
+            run.ended_line = min(run.ended_line, next(later, run.ended_line + 1) - 1)
 
     def _unnamed_refusals(self) -> None:
         """Calls a PreToolUse hook refused in words that do not say so: up to 2.1.4x, a JSON
@@ -1238,6 +1261,9 @@ def _read_agent(main: Path, run: SubagentRun) -> None:
             entry = _json_object(raw)
             if entry is None:
                 continue
+            stamp = entry.get("timestamp")
+            at = parse_time(stamp) if isinstance(stamp, str) else None
+            run.ended_at = at or run.ended_at
             message = entry.get("message")
             if not isinstance(message, dict):
                 continue

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.claude.settings_check import SettingsWarning
+from harness.claude.vocabulary import AUTO, BOTH, ENGINES, Engine
 from harness.cli.common import confining, emit_json
 from harness.errors import HarnessError
 from harness.grading.cases import load_cases
@@ -19,12 +20,12 @@ from harness.jail import describe
 
 def engines_for(choice: str) -> tuple[str, ...]:
     """``both`` is the two engines; ``auto`` both when the pinned client is installed."""
-    if choice == "both":
-        return ("emulator", "claude-code")
-    if choice == "auto":
+    if choice == BOTH:
+        return ENGINES
+    if choice == AUTO:
         from harness.claude.client.install import find_client
 
-        return ("emulator", "claude-code") if find_client() is not None else ("emulator",)
+        return ENGINES if find_client() is not None else (Engine.EMULATOR.value,)
     return (choice,)
 
 

@@ -11,6 +11,7 @@ from typing import Any
 from harness.claude.events import Event
 from harness.claude.plugins import flag_folders, plugin_holding
 from harness.claude.settings_check import SettingsWarning, check_settings
+from harness.claude.vocabulary import AUTO, BOTH, ENGINE_CHOICES, StepKind
 from harness.cli.common import (
     add_json_flag,
     add_plugin_dir_flag,
@@ -120,8 +121,8 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--engine",
-        choices=("emulator", "claude-code", "both", "auto"),
-        default="auto",
+        choices=(*ENGINE_CHOICES, BOTH),
+        default=AUTO,
         help="where a guard's cases play (default auto: both when the pinned client is "
         "installed, else the emulator)",
     )
@@ -281,7 +282,7 @@ def _grade(
         emit_json(
             {
                 **grade.to_json(),
-                "kind": "stop",
+                "kind": StepKind.STOP.value,
                 "copy": copy,
                 "confined": options["confinement"] is not None,
                 "settings_warnings": [w.to_json() for w in unfired],

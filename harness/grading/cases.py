@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from harness.claude.vocabulary import StepKind
 from harness.errors import ConfigError
 from harness.schema import Field, check_table, found, item_path
 from harness.userfiles import read_toml
@@ -69,9 +70,9 @@ class Case:
         return {
             "case": self.number,
             "name": self.label,
-            "tool": self.tool,
+            StepKind.TOOL.value: self.tool,
             "input": self.tool_input,
-            "prompt": self.prompt,
+            StepKind.PROMPT.value: self.prompt,
             "want": self.want,
         }
 

@@ -262,3 +262,21 @@ def test_on_the_real_client_an_edit_before_the_agents_end_replays_refused(
         "ran",
         "allowed",
     ], rows
+
+
+def test_an_edit_after_the_agents_end_but_before_its_notification_comes_after_the_end() -> None:
+    """Recorded on 2.1.332 by a person-played Lab 11 (the model retried the Edit once the
+    agent's SubagentStop hook had written its marker): the client queued the agent's task
+    notification only after that Edit, so the end is read from the agent's own transcript,
+    whose last line is earlier than the Edit (a replay that played the end at the
+    notification refused the Edit that ran)."""
+    calls = _calls(FIXTURES / "edit-after-agent-end.jsonl")
+    assert [(c.name, c.verdict) for c in calls] == [
+        ("Edit", "refused by guard-spec-status.sh"),
+        ("Agent", "ran"),
+        ("Edit", "ran"),
+        ("Bash", "ran"),
+    ]
+    agent = calls[1].subagent
+    assert agent is not None and agent.ended == "normally"
+    assert calls[1].line < (agent.ended_line or 0) < calls[2].line
