@@ -107,7 +107,8 @@ def render_summary(
     console: Console, reports: list[StepReport], transcript: Path | None = None
 ) -> None:
     if transcript is not None:
-        console.print(f"[dim]transcript: {escape(str(transcript))}[/]")
+        # soft_wrap: a long path is never cut by a newline of ours; the person copies it whole
+        console.print(f"[dim]transcript: {escape(str(transcript))}[/]", soft_wrap=True)
     missed = [r for r in reports if r.expect_met is False]
     checked = [r for r in reports if r.expect_met is not None]
     if not checked:
