@@ -168,15 +168,14 @@ def _play(
     reports: list[StepReport] = []
     # The transcript the session played outlives it: the summary or each JSON line names it.
     kept = scratch_mkdtemp("hooklab-simulate-")
+    options: dict[str, Any] = {
+        "auto_approve": scenario.auto_approve,
+        "transcript_dir": kept,
+        "confinement": jail,
+        "plugin_dirs": args.plugin_dirs,
+    }
     if args.json:
-        with open_session(
-            args.engine,
-            root,
-            auto_approve=scenario.auto_approve,
-            transcript_dir=kept,
-            confinement=jail,
-            plugin_dirs=args.plugin_dirs,
-        ) as session:
+        with open_session(args.engine, root, **options) as session:
             session.offer_tools(tools_called(scenario.steps))
             for step in scenario.steps:
                 reports.append(_run(args.scenario, session, step))
@@ -188,14 +187,7 @@ def _play(
         from harness.ui.session_view import render_report, render_summary, step_status
 
         console = make_console()
-        with open_session(
-            args.engine,
-            root,
-            auto_approve=scenario.auto_approve,
-            transcript_dir=kept,
-            confinement=jail,
-            plugin_dirs=args.plugin_dirs,
-        ) as session:
+        with open_session(args.engine, root, **options) as session:
             ready()
             session.offer_tools(tools_called(scenario.steps))
             for step in scenario.steps:
