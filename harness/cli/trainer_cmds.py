@@ -135,18 +135,7 @@ def _add_status(trainer_sub: Any) -> None:
         metavar="N",
         help="participants verified at once (default and most: cores)",
     )
-    watching.add_argument(
-        "--engine", choices=ENGINES, default=Engine.EMULATOR.value, help="engine for hook sessions"
-    )
-    watching.add_argument(
-        "--backend", choices=BACKEND_NAMES, default=None, help="where Maven runs (default: local)"
-    )
-    watching.add_argument(
-        "--no-sandbox",
-        action="store_true",
-        help="run the participants' scripts as you, outside bubblewrap (only on a machine "
-        "you can afford to lose)",
-    )
+    _add_judging_options(watching)
     watching.add_argument(
         "--html",
         type=Path,
@@ -202,21 +191,7 @@ def _add_verify(trainer_sub: Any) -> None:
         help="with --all: also keep the verdicts in the room (refs/hooklab/verified/), where "
         "status and the page read them on any machine (a CI runner's)",
     )
-    verify.add_argument(
-        "--engine",
-        choices=ENGINES,
-        default=Engine.EMULATOR.value,
-        help="Claude Code engine for hook sessions",
-    )
-    verify.add_argument(
-        "--backend", choices=BACKEND_NAMES, default=None, help="where Maven runs (default: local)"
-    )
-    verify.add_argument(
-        "--no-sandbox",
-        action="store_true",
-        help="run the participants' scripts as you, outside bubblewrap (only on a machine "
-        "you can afford to lose)",
-    )
+    _add_judging_options(verify)
     verify.add_argument(
         "--fresh",
         action="store_true",
@@ -226,6 +201,25 @@ def _add_verify(trainer_sub: Any) -> None:
     verify.add_argument("--for-all", action="store_true", help=argparse.SUPPRESS)
     add_json_flag(verify)
     verify.set_defaults(func=cmd_verify, usage_error=verify.error)
+
+
+def _add_judging_options(parser: Any) -> None:
+    """How a verify judges claims: the same options for verify and status --watch."""
+    parser.add_argument(
+        "--engine",
+        choices=ENGINES,
+        default=Engine.EMULATOR.value,
+        help="Claude Code engine for hook sessions",
+    )
+    parser.add_argument(
+        "--backend", choices=BACKEND_NAMES, default=None, help="where Maven runs (default: local)"
+    )
+    parser.add_argument(
+        "--no-sandbox",
+        action="store_true",
+        help="run the participants' scripts as you, outside bubblewrap (only on a machine "
+        "you can afford to lose)",
+    )
 
 
 def _add_ci(trainer_sub: Any) -> None:
