@@ -143,7 +143,7 @@ def test_watch_fits_the_terminal_with_200_participants(
     served, stuck = rooms
     screen = _capture(
         tmp_path,
-        f"trainer status {served / 'room200.git'} --cohort c --watch --interval 1",
+        f"trainer status {served / 'room200.git'} --cohort c --watch --no-verify --interval 1",
         100,
         50,
         "refreshing every 1 s",
