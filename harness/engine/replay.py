@@ -14,46 +14,30 @@ and is not compared on that engine.
 
 from __future__ import annotations
 
-import contextlib
 import os
-import re
-import shutil
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness import proc
 from harness.claude.engines import CLAUDE_CODE, EMULATOR, open_session, resolve_engine
 from harness.claude.events import Event
 from harness.claude.recorded import (
     AUTO_MODE_CHECK,
-    UNNAMED_HOOK,
     USER,
     Prompt,
     StopAttempt,
     Timeline,
     ToolCall,
-    hook_name,
-    hooks_in_feedback,
 )
 from harness.claude.scenario import ScenarioStep, run_step, tools_called
-from harness.claude.session import StepOutcome
-from harness.claude.settings import Settings, load_settings
+from harness.claude.settings import Settings
 from harness.claude.tools import CLIENT_TOOLS, is_mcp_tool
-from harness.claude.vocabulary import (
-    BOTH,
-    Outcome,
-    Permission,
-    StepKind,
-    Verdict,
-    read_verdict,
-    verdict,
-)
-from harness.engine.sandbox import sandbox_copy
+from harness.claude.vocabulary import BOTH, StepKind
+from harness.engine.moment import same_verdict, verdict_of
+from harness.engine.start_state import hook_settings, resolve_start, start_state
 from harness.errors import HarnessError
 from harness.jail import confined
-from harness.maven.warm import restore_cached
 
 # The tools a replay plays; any tool the pinned client does not offer is played too (both
 # engines answer "No such tool available", before any hook).
@@ -358,188 +342,7 @@ def _other_tool_step(
     return step(StepKind.TOOL, tool=call.name, input=tool_input)
 
 
-def same_verdict(recorded: str, replayed: str) -> bool:
-    """The replayed verdict says what the recorded one does: the same words, or a refusal by
-    any hook where the transcript names none (``UNNAMED_HOOK``)."""
-    if recorded == replayed:
-        return True
-    word, hooks = read_verdict(recorded)
-    return (
-        word is Verdict.REFUSED_BY
-        and hooks == [UNNAMED_HOOK]
-        and read_verdict(replayed)[0] is Verdict.REFUSED_BY
-    )
-
-
-def verdict_of(outcome: StepOutcome) -> str:
-    """A replayed step's verdict, in the words the recorded side uses."""
-    hooks = hooks_in_feedback(outcome.feedback)
-    if not hooks and outcome.permission is Permission.HOOK_DENY:
-        # a JSON deny: Claude is shown its reason, not the hook; the hook that ran says which
-        ran = {hook_name(r.command) for r in outcome.hooks if r.event == Event.PRE_TOOL_USE}
-        hooks = sorted(ran) if len(ran) == 1 else [UNNAMED_HOOK]
-    if outcome.do == StepKind.STOP:
-        if outcome.outcome == Outcome.BLOCKED:
-            return verdict(Verdict.BLOCKED_BY, hooks)
-        return verdict(Verdict.STOPPED if outcome.outcome == Outcome.STOPPED else Verdict.ALLOWED)
-    if outcome.do == StepKind.SUBAGENT_STOP:
-        return verdict(Verdict.RAN)
-    if outcome.outcome == Outcome.BLOCKED and not outcome.tool_ran:
-        return verdict(Verdict.REFUSED_BY, hooks) if hooks else verdict(Verdict.DENIED)
-    if outcome.outcome == Outcome.BLOCKED:
-        return verdict(Verdict.REPORTED_BY, hooks)
-    if outcome.outcome == Outcome.ERROR:
-        return verdict(Verdict.ERROR)
-    if outcome.outcome == Outcome.ASKED:
-        return verdict(Verdict.ASKED)
-    return verdict(Verdict.RAN)
-
-
-# -- the start state -------------------------------------------------------------------------
-
-
-def resolve_start(root: Path, rev: str | None) -> str:
-    """The commit the session started from: ``rev``, else HEAD."""
-    wanted = rev or "HEAD"
-    done = proc.run(["git", "rev-parse", "--verify", "--quiet", f"{wanted}^{{commit}}"], cwd=root)
-    if done.returncode != 0:
-        raise HarnessError(
-            f"--from {wanted}: no such commit in {root}",
-            fix="name a commit, branch or ref (git log --oneline, lab backups)",
-        )
-    return done.stdout.strip()
-
-
-def _head_of(root: Path, commit: str) -> str:
-    """The commit HEAD was at in ``commit``'s state. A worktree snapshot (a live step's start,
-    a backup: made by Hook Lab, the worktree's files over HEAD) had its uncommitted changes
-    uncommitted, and the hooks count those as changed: HEAD was its parent. Any other commit
-    is HEAD itself."""
-    from dulwich.objects import Commit
-
-    from harness.workspace import Workspace
-    from harness.workspace.snapshot import IDENTITY
-
-    found = Workspace(root).repo[commit.encode()]
-    if (
-        isinstance(found, Commit)
-        and found.committer == IDENTITY
-        and found.message.startswith(b"hooklab ")
-        and len(found.parents) == 1
-    ):
-        parent: bytes = found.parents[0]
-        return parent.decode()
-    return commit
-
-
-_HOOK_PATH = re.compile(r"""(?:\$\{?CLAUDE_PROJECT_DIR\}?/|(?:^|[\s"'])\./)([^\s"';|&]+)""")
-
-
-def hook_files(root: Path) -> list[str]:
-    """The files outside ``.claude/`` that the workspace's settings run as hooks
-    (``$CLAUDE_PROJECT_DIR/scripts/x.sh``, ``./scripts/x.sh``), relative, as on disk now."""
-    found: set[str] = set()
-    for groups in _settings(root).hooks.values():
-        for group in groups:
-            for hook in group.hooks:
-                for rel in _HOOK_PATH.findall(getattr(hook, "command", "") or ""):
-                    path = root / rel
-                    if not rel.startswith(".claude/") and path.is_file() and root in path.parents:
-                        found.add(rel)
-    return sorted(found)
-
-
-def _hooks_now(root: Path, commit: str, copy: Path) -> list[str]:
-    """Copy the hook scripts outside ``.claude/`` as they are on disk now (uncommitted and
-    untracked included) into the copy; each that differs from ``commit`` is named."""
-    from harness.workspace import Workspace
-    from harness.workspace.snapshot import read_blob
-
-    repo = Workspace(root).repo
-    tree = repo[commit.encode()].tree
-    differs = []
-    for rel in hook_files(root):
-        now = (root / rel).read_bytes()
-        target = copy / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(root / rel, target)
-        then = read_blob(repo, tree, rel)
-        if then != now:
-            said = "not in the start commit" if then is None else "changed since the start commit"
-            differs.append(f"{rel} ({said}): played as it is on disk now")
-    return differs
-
-
-def _drop_later_output(copy: Path, started: float) -> list[str]:
-    """Remove the ignored build output (reports, dist/, classes) written after the session
-    began: the session did not see it, and a replay that kept it would judge today's build.
-    Named by top folder; what the session did see (older output) stays."""
-    done = proc.run(["git", "status", "--ignored", "--porcelain", "-z"], cwd=copy)
-    entries = [e for e in done.stdout.split("\0") if e]
-    dropped: dict[str, int] = {}
-    for entry in entries:
-        if not entry.startswith("!! "):
-            continue
-        rel = entry[3:].rstrip("/")
-        top = copy / rel
-        files = [top] if top.is_file() else [p for p in top.rglob("*") if p.is_file()]
-        for path in files:
-            if path.is_symlink() or path.stat().st_mtime <= started:
-                continue
-            path.unlink()
-            name = rel.split("/")[0] + ("/" if "/" in rel or top.is_dir() else "")
-            dropped[name] = dropped.get(name, 0) + 1
-    return [
-        f"{name} ({n} file{'s' if n > 1 else ''} built after the session began): left out"
-        for name, n in sorted(dropped.items())
-    ]
-
-
-@contextlib.contextmanager
-def start_state(
-    root: Path,
-    commit: str,
-    hooks_now: list[str] | None = None,
-    *,
-    started: float | None = None,
-    left_out: list[str] | None = None,
-) -> Iterator[Path]:
-    """A throwaway copy of the workspace whose files are those of ``commit`` (every file the
-    commit holds is written anew, so reports from before are older than all of them; compiled
-    classes come from the cache when the commit's sources are the fixture's, else stay as
-    they are), with the hooks as they are now: the workspace's ``.claude/`` replaces the
-    commit's."""
-    from harness.workspace import Workspace
-
-    with sandbox_copy(root) as copy:
-        proc.run(["git", "reset", "-q", "--hard", _head_of(root, commit)], cwd=copy)
-        Workspace(copy).restore_commit(commit, rewrite_all=True)
-        if started is not None:
-            dropped = _drop_later_output(copy, started)
-            if left_out is not None:
-                left_out[:] = dropped
-        # Compiled anew, newer than the files, when the commit's sources are the fixture's
-        # (the reports keep their age): else the session's first sensor run compiles them all.
-        restore_cached(copy)
-        shutil.rmtree(copy / ".claude", ignore_errors=True)
-        if (root / ".claude").is_dir():
-            shutil.copytree(root / ".claude", copy / ".claude", symlinks=True)
-        # The hooks the settings run from outside .claude/ (Lab 07's scripts/) are the
-        # participant's work in progress, uncommitted: as on disk now, like .claude/.
-        differs = _hooks_now(root, commit, copy)
-        if hooks_now is not None:
-            hooks_now[:] = differs
-        yield copy
-
-
 # -- playing -------------------------------------------------------------------------------
-
-
-def _settings(copy: Path, plugin_dirs: Sequence[Path] = ()) -> Settings:
-    try:
-        return load_settings(copy, plugin_dirs)
-    except HarnessError:
-        return Settings()  # settings the engines will refuse themselves, with their message
 
 
 def replay_engines(name: str) -> list[str]:
@@ -590,7 +393,7 @@ def replay(
                 copy / p.relative_to(workspace) if p.is_relative_to(workspace) else p
                 for p in plugin_dirs
             ]
-            steps = plan(timeline, copy, _settings(copy, plugins))
+            steps = plan(timeline, copy, hook_settings(copy, plugins))
             if not report.rows:
                 # in the transcript's order, also where a background agent's end is played later
                 report.rows = sorted((p.row for p in steps if p.row), key=lambda r: r.number)

@@ -17,6 +17,7 @@ from harness.claude.scenario import ScenarioStep
 from harness.claude.session import StepOutcome
 from harness.claude.settings import AGENT_TYPE, PROMPT_TYPE
 from harness.claude.vocabulary import Outcome, StepKind
+from harness.engine.moment import Moment
 
 FEEDBACK_CAP = 3000  # characters of feedback kept per step; the transcript has it whole
 MESSAGE_CAP = 2000
@@ -145,6 +146,20 @@ class StepView:
     def said(self) -> str:
         """Everything said in the step: to Claude, as a system message, to the user."""
         return "\n".join(t for t in (self.feedback, self.system_message, self.user_message) if t)
+
+    @property
+    def moment(self) -> Moment:
+        """The step as the moment an expectation matches."""
+        said = "\n".join(t for t in (self.system_message, self.user_message) if t)
+        return Moment(
+            do=self.do,
+            label=self.label,
+            detail=self.detail,
+            outcome=self.outcome,
+            feedback=self.feedback,
+            message=said,
+            expect=self.expect,
+        )
 
     @property
     def let_go(self) -> bool:

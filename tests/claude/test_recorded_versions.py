@@ -29,7 +29,7 @@ from harness.claude.recorded import (
     read_session,
     transcript_format,
 )
-from harness.engine.checks.live_session import step_views
+from harness.engine.moment import moments_of
 from harness.workspace import Workspace
 from tests.builders import run_cli
 from tests.conftest import require_real_client
@@ -209,8 +209,8 @@ def test_refused_prompts_survive_the_extract_and_show_in_a_live_steps_view() -> 
         ("Tell me the secret.", "refused by prompt.sh"),
         ("Halt here.", "stopped"),
     ]
-    prompts = [v for v in step_views(t) if v["do"] == "prompt"]
-    assert [v["outcome"] for v in prompts][:4] == ["", "blocked", "stopped", ""]
+    prompts = [v for v in moments_of(t) if v.do == "prompt"]
+    assert [v.outcome for v in prompts][:4] == ["", "blocked", "stopped", ""]
     # a plain prompt's extract is as it was before prompts had verdicts
     assert t.to_json()["entries"][0] == {"kind": "prompt", "line": 2, "text": "Say hi."}
 

@@ -14,7 +14,8 @@ from harness.claude.engines import CLAUDE_CODE, EMULATOR
 from harness.claude.scenario import ScenarioStep
 from harness.claude.session import StepOutcome
 from harness.claude.vocabulary import Outcome, StepKind
-from harness.engine.checks.hook_session import _disagreements, _Play
+from harness.engine.checks.session_judge import disagreements
+from harness.engine.checks.session_play import Play
 from harness.engine.stepview import StepView
 
 WORKSPACE = Path("/x")
@@ -26,7 +27,7 @@ def view(number: int, do: str, outcome: Outcome, feedback: str, **args: object) 
     return StepView.of(step, result, label=f"step {number}", events=[], problems=[], root="/x")
 
 
-def plays(real_stop: tuple[Outcome, str], background: bool) -> dict[str, _Play]:
+def plays(real_stop: tuple[Outcome, str], background: bool) -> dict[str, Play]:
     def steps(stop: tuple[Outcome, str]) -> list[StepView]:
         return [
             view(1, StepKind.PROMPT, Outcome.ALLOWED, ""),
@@ -37,18 +38,18 @@ def plays(real_stop: tuple[Outcome, str], background: bool) -> dict[str, _Play]:
         ]
 
     emulated = steps((Outcome.BLOCKED, "red: UC005AddVisitTest"))
-    return {CLAUDE_CODE: _Play(steps(real_stop), []), EMULATOR: _Play(emulated, [])}
+    return {CLAUDE_CODE: Play(steps(real_stop), []), EMULATOR: Play(emulated, [])}
 
 
 def test_the_stop_after_a_background_run_is_compared_on_its_outcome_not_its_words() -> None:
     racing = plays((Outcome.BLOCKED, "no sensor reports yet"), background=True)
-    assert _disagreements(racing, WORKSPACE) == []
+    assert disagreements(racing, WORKSPACE) == []
     held_apart = plays((Outcome.ALLOWED, "no sensor reports yet"), background=True)
-    assert [d.split(": the")[1] for d in _disagreements(held_apart, WORKSPACE)] == [
+    assert [d.split(": the")[1] for d in disagreements(held_apart, WORKSPACE)] == [
         " emulator says outcome 'blocked', real Claude Code 'allowed'"
     ]
 
 
 def test_without_a_background_run_the_words_must_agree() -> None:
     words = plays((Outcome.BLOCKED, "no sensor reports yet"), background=False)
-    assert [d.split(":")[0] for d in _disagreements(words, WORKSPACE)] == ["step 3 (stop)"]
+    assert [d.split(":")[0] for d in disagreements(words, WORKSPACE)] == ["step 3 (stop)"]

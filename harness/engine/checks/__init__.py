@@ -11,11 +11,11 @@ from harness.engine.checks import (
     hook_session,
     live_session,
     quiz,
-    scenario,
+    scenario_kind,
     sensors,
-    settings,
+    settings_kind,
     shell,
-    verify_hook,
+    verify_hook_kind,
 )
 from harness.engine.kinds import Kind
 
@@ -29,10 +29,10 @@ CHECK_KINDS: dict[str, Kind[Any]] = {
         live_session.KIND,
         shell.KIND,
         quiz.KIND,
-        scenario.KIND,
-        verify_hook.KIND,
+        scenario_kind.KIND,
+        verify_hook_kind.KIND,
         contract.KIND,
-        settings.KIND,
+        settings_kind.KIND,
     )
 }
 

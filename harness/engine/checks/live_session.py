@@ -1,9 +1,9 @@
 """``live_session``: the participant's own Claude Code session as a step's evidence.
 
 The check reads the sessions the client recorded for this workspace since the step began
-(harness/claude/recorded.py), newest first, and looks for one whose tool calls and stops meet
-the expectations in order (the hook_session vocabulary: do, outcome, feedback_contains,
-detail_contains, …); a real model's extra calls may fall in between. Then:
+(harness/claude/recorded.py), newest first, and looks for one whose moments (its prompts, tool
+calls and stops: harness/engine/moment.py) meet the expectations in order (do, outcome,
+feedback_contains, detail_contains, …); a real model's extra calls may fall in between. Then:
 - the session is replayed on the emulator from the step's start state, against the hooks as
   they are now: a recorded verdict the hooks do not reproduce fails, naming the transcript line
   (a hand-edited transcript does not pass);
@@ -23,12 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from harness.claude.recorded import (
-    Prompt,
     RecordedSessionError,
     SessionFile,
-    StopAttempt,
     Timeline,
-    ToolCall,
     config_root,
     extract_digest,
     find_sessions,
@@ -39,14 +36,11 @@ from harness.claude.vocabulary import (
     ENGINE_CHOICES,
     OUTCOMES,
     Engine,
-    Outcome,
-    StepKind,
-    Verdict,
 )
-from harness.engine.checks.hook_session import describe_item
 from harness.engine.checks.live_causes import LiveCause, diagnose, started_elsewhere
 from harness.engine.context import CheckContext, PassedClaim
 from harness.engine.kinds import Kind
+from harness.engine.moment import Moment, describe, match_in_order, moments_of
 from harness.errors import ConfigError, HarnessError
 from harness.results import CheckResult
 from harness.schema import Field, check_table, fields_of, item_path, param
@@ -74,9 +68,6 @@ LIVE, SCRIPTED, SOLVED = "live", "scripted", "played by Hook Lab"
 TIMELINE_FILE = "hooklab-live/timeline.json"
 
 
-# -- the timeline in the hook_session vocabulary ---------------------------------------------
-
-
 @dataclass(frozen=True, kw_only=True)
 class LiveParams:
     """A ``live_session`` check's parameters, typed (``KIND.params`` is derived from them)."""
@@ -97,132 +88,6 @@ class LiveParams:
     engine: str = param(default=AUTO, choices=ENGINE_CHOICES, doc="the scripted session's engine")
     message: str | None = param(default=None, doc="what the participant reads when the check fails")
     pass_message: str | None = param(default=None, doc="what the participant reads when it passes")
-
-
-def _relative(path: str, cwd: str) -> str:
-    try:
-        return str(Path(path).relative_to(cwd)) if cwd else path
-    except ValueError:
-        return path
-
-
-def step_views(timeline: Timeline) -> list[dict[str, Any]]:
-    """Each prompt, tool call and stop as a step the expectations match."""
-    views: list[dict[str, Any]] = []
-    for entry in timeline.entries:
-        label = f"transcript line {entry.line}"
-        if isinstance(entry, Prompt):
-            # a prompt a UserPromptSubmit hook refused or stopped says so; a sent one has none
-            outcome = (
-                Outcome.BLOCKED if entry.refused_by else Outcome.STOPPED if entry.stopped else ""
-            )
-            views.append(
-                {
-                    "do": StepKind.PROMPT,
-                    "detail": entry.text,
-                    "label": label,
-                    "outcome": outcome,
-                    "feedback": entry.feedback,
-                }
-            )
-        elif isinstance(entry, StopAttempt):
-            views.append(
-                {
-                    "do": StepKind.STOP,
-                    "detail": "",
-                    "outcome": Outcome.BLOCKED if entry.blocked else Outcome.ALLOWED,
-                    "feedback": entry.feedback,
-                    "message": entry.system_message,
-                    "label": label,
-                    "verdict": entry.verdict,
-                }
-            )
-        else:
-            views.append(_call_view(entry, timeline.cwd, label))
-    return views
-
-
-def _call_view(call: ToolCall, cwd: str, label: str) -> dict[str, Any]:
-    i = call.input
-    view: dict[str, Any] = {
-        "label": label,
-        "feedback": call.feedback,
-        "message": call.result_text,
-        "input": json.dumps(i, ensure_ascii=False),
-        "verdict": call.verdict,
-        "foreground": i.get("run_in_background") is not True,
-        "outcome": Outcome.BLOCKED if call.refused_by or call.reported_by else Outcome.ALLOWED,
-    }
-    if call.subagent is not None:
-        view.update(do=StepKind.SUBAGENT_STOP, detail=call.subagent.agent_type)
-        view["ended"] = call.subagent.ended
-        view["message"] = call.subagent.last_message
-        if call.is_error:  # the client did not run the agent (not found, refused)
-            view.update(outcome=Outcome.ERROR, message=call.result_text, ended=None)
-    elif call.name in ("Edit", "Write", "MultiEdit"):
-        view.update(do=call.name.lower(), detail=_relative(str(i.get("file_path", "")), cwd))
-    elif call.name == "Bash":
-        view.update(do=StepKind.BASH, detail=str(i.get("command", "")))
-    else:
-        view.update(do=call.name.lower(), detail="")
-    if call.denied or call.result_line is None or call.verdict == Verdict.ERROR:
-        view["outcome"] = Outcome.ERROR if call.verdict == Verdict.ERROR else Outcome.BLOCKED
-    return view
-
-
-def _matches(want: dict[str, Any], step: dict[str, Any]) -> bool:
-    said = "\n".join(str(step.get(k) or "") for k in ("feedback", "message"))
-    checks = (
-        ("do", lambda v: v == step["do"]),
-        ("outcome", lambda v: v == step.get("outcome")),
-        ("feedback_contains", lambda v: v in str(step.get("feedback") or "")),
-        ("message_contains", lambda v: v in said),
-        ("detail_contains", lambda v: v in str(step.get("detail") or "")),
-        ("input_contains", lambda v: v in str(step.get("input") or "")),
-        ("ended", lambda v: v == step.get("ended")),
-        ("foreground", lambda v: v == step.get("foreground")),
-    )
-    return all(test(want[key]) for key, test in checks if want.get(key) is not None)
-
-
-def describe(want: dict[str, Any]) -> str:
-    """An expected moment in a person's words: "a subagent_stop mentioning 'uc-coverage' that
-    ends normally and leaves the marker .git/…", not the table's keys."""
-    said = describe_item({k: v for k, v in want.items() if k not in ("input_contains", "ask")})
-    more = []
-    if want.get("input_contains") is not None:
-        more.append(f"its input contains {want['input_contains']!r}")
-    if want.get("ended"):
-        more.append(f"it ends {want['ended']}")
-    if want.get("foreground"):
-        more.append("it runs in the foreground")
-    return said + ("; " + ", ".join(more) if more else "")
-
-
-def _shown(step: dict[str, Any]) -> str:
-    detail = " ".join(str(step.get("detail") or "").split())[:70]
-    verdict = step.get("verdict") or step.get("outcome") or ""
-    return (
-        f"{step['label']}: {step['do']}"
-        + (f" {detail}" if detail else "")
-        + (f" ({verdict})" if verdict else "")
-    )
-
-
-def match_expectations(
-    wanted: list[dict[str, Any]], steps: list[dict[str, Any]]
-) -> tuple[int, list[int]]:
-    """How many expectations match in order, and the step index each matched."""
-    at: list[int] = []
-    i = 0
-    for want in wanted:
-        while i < len(steps) and not _matches(want, steps[i]):
-            i += 1
-        if i == len(steps):
-            break
-        at.append(i)
-        i += 1
-    return len(at), at
 
 
 # -- the check -------------------------------------------------------------------------------
@@ -373,7 +238,7 @@ def run(ctx: CheckContext, p: LiveParams) -> CheckResult:
     )
 
 
-_Best = tuple[int, Timeline, list[dict[str, Any]], list[int], str]
+_Best = tuple[int, Timeline, list[Moment], list[int], str]
 
 
 def _newer_did_less(missing: CheckResult, newer: int, wanted: list[dict[str, Any]]) -> CheckResult:
@@ -413,8 +278,8 @@ def _best_session(
         except RecordedSessionError as exc:
             unreadable.append(exc.message)
             continue
-        views = step_views(timeline)
-        count, at = match_expectations(wanted, views)
+        views = moments_of(timeline)
+        count, at = match_in_order(wanted, views)
         if best is None or count > best[0]:
             best = (count, timeline, views, at, kind)
         if count == len(wanted):
@@ -483,8 +348,8 @@ def _recheck_claim(
         return claimed
     data, extract = claimed
     timeline = from_extract(extract, Path(TIMELINE_FILE))
-    views = step_views(timeline)
-    count, at = match_expectations(wanted, views)
+    views = moments_of(timeline)
+    count, at = match_in_order(wanted, views)
     details = _details(timeline, LIVE, views, at)
     # The replay comes first, as for a transcript: an edited verdict fails naming its line,
     # whether or not the forger also rewrote the digests the claim keeps. An extract that
@@ -531,9 +396,7 @@ def _recheck_claim(
     )
 
 
-def _details(
-    timeline: Timeline, kind: str, views: list[dict[str, Any]], keep: list[int]
-) -> dict[str, Any]:
+def _details(timeline: Timeline, kind: str, views: list[Moment], keep: list[int]) -> dict[str, Any]:
     extract = timeline.to_json(keep)
     left = extract.get("left_out")
     return {
@@ -548,7 +411,7 @@ def _details(
         "timeline": extract,
         # entries the extract left out (EXTRACT_ENTRY_CAP); 0 when it holds them all
         "timeline_left_out": left["entries"] if isinstance(left, dict) else 0,
-        "session_steps": [_shown(v) for v in views][:200],
+        "session_steps": [v.shown() for v in views][:200],
     }
 
 
@@ -557,15 +420,15 @@ def _missing(
     title: str,
     wanted: list[dict[str, Any]],
     count: int,
-    views: list[dict[str, Any]],
+    views: list[Moment],
     at: list[int],
     timeline: Timeline,
     details: dict[str, Any],
 ) -> CheckResult:
     missing = wanted[count]
     after = views[at[-1] + 1 :] if at else views
-    where = f"after {views[at[-1]]['label']}" if at else "anywhere in the session"
-    instead = [_shown(v) for v in after] or ["nothing more: the session ends there"]
+    where = f"after {views[at[-1]].label}" if at else "anywhere in the session"
+    instead = [v.shown() for v in after] or ["nothing more: the session ends there"]
     return CheckResult.failed(
         p.message or "the session does not do what the step asks yet",
         name=title,

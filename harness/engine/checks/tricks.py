@@ -28,7 +28,7 @@ from typing import Any
 
 from harness.claude.scenario import Scenario, ScenarioStep
 from harness.claude.vocabulary import Outcome, StepKind
-from harness.engine.checks.scenario import describe, matches
+from harness.engine.moment import describe, planned
 from harness.engine.stepview import StepView
 
 ASKED_NOT_RUN = (
@@ -98,12 +98,11 @@ def judge(
     verdicts = []
     for n, trick in enumerate(tricks, start=1):
         want = _trick_fields(trick)
-        step = next((s for s in scenario.steps if matches(want, s)), None)
+        step = next((s for s in scenario.steps if planned(s).matches(want)), None)
         name = str(trick["name"])
         if step is None:
-            verdicts.append(
-                TrickVerdict(n, name, False, f"not in your scenario yet (a {describe(want)})", True)
-            )
+            said = f"not in your scenario yet (a {describe(want, in_file=True)})"
+            verdicts.append(TrickVerdict(n, name, False, said, True))
             continue
         entry = by_number.get(step.number)
         if entry is None:

@@ -14,14 +14,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from harness.claude.scenario import ScenarioStep, load_scenario
+from harness.claude.scenario import load_scenario
 from harness.engine.context import CheckContext
 from harness.engine.kinds import Kind
+from harness.engine.moment import CONTAINS, describe, planned
 from harness.errors import ConfigError
 from harness.results import CheckResult
 from harness.schema import Field, fields_of, param
-
-CONTAINS = "_contains"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -49,33 +48,6 @@ def _validate(p: ScenarioParams) -> str | None:
     return None
 
 
-def matches(want: dict[str, Any], step: ScenarioStep) -> bool:
-    for key, value in want.items():
-        if key == "do":
-            if step.do != value:
-                return False
-        elif key.endswith(CONTAINS):
-            if value not in str(step.args.get(key.removesuffix(CONTAINS), "")):
-                return False
-        elif step.args.get(key, False if isinstance(value, bool) else None) != value:
-            return False
-    return True
-
-
-def describe(want: dict[str, Any]) -> str:
-    """``{do = "bash", command_contains = "touch"}`` → "a bash step whose command contains …"."""
-    bits = []
-    for key, value in want.items():
-        if key == "do":
-            continue
-        if key.endswith(CONTAINS):
-            bits.append(f"whose {key.removesuffix(CONTAINS)} contains {value!r}")
-        else:
-            shown = str(value).lower() if isinstance(value, bool) else repr(value)
-            bits.append(f"with {key} = {shown}")
-    return " ".join([f"{want.get('do', 'any')} step", *bits])
-
-
 def run(ctx: CheckContext, p: ScenarioParams) -> CheckResult:
     rel = p.path
     name = f"scenario {rel}"
@@ -94,13 +66,14 @@ def run(ctx: CheckContext, p: ScenarioParams) -> CheckResult:
             found=exc.problem,
             details={"fix": exc.fix} if exc.fix else {},
         )
-    missing = [want for want in p.has_steps if not any(matches(want, s) for s in scenario.steps)]
+    moments = [planned(s) for s in scenario.steps]
+    missing = [want for want in p.has_steps if not any(m.matches(want) for m in moments)]
     if missing:
         return CheckResult.failed(
             p.message or f"{rel} lacks {len(missing)} of the steps it needs",
             name=name,
-            expected="\n".join(describe(w) for w in p.has_steps),
-            found="\n".join(f"no {describe(w)}" for w in missing),
+            expected="\n".join(describe(w, in_file=True) for w in p.has_steps),
+            found="\n".join(f"no {describe(w, in_file=True)}" for w in missing),
         )
     return CheckResult.passed(
         p.pass_message or f"all {len(p.has_steps)} steps are there", name=name

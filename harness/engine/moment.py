@@ -1,0 +1,327 @@
+"""One moment of a session: what one step, tool call, prompt or stop did.
+
+Three places ask what a session did and whether it did what a step wants: a scripted
+session's played steps (``hook_session``: ``StepView.moment``), a recorded transcript's
+entries (``live_session``: ``moments_of``) and a scenario file's planned steps (the
+``scenario`` check and the tricks: ``planned``). Each becomes a ``Moment``; an expectation
+(a table such as ``{ do = "edit", outcome = "blocked", detail_contains = "UC-005" }``) is
+matched by ``Moment.matches`` and said in a person's words by ``describe``.
+
+The words come from two sides: an engine says the outcome it gave a step (``Outcome``),
+the client's transcript says the verdict it recorded (``Verdict``). ``verdict_of`` says a
+played step's outcome in the transcript's words, for the replay to compare; a transcript's
+verdict is read back as an outcome by the one table ``OUTCOME_OF``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness.claude.events import Event
+from harness.claude.recorded import (
+    UNNAMED_HOOK,
+    Prompt,
+    StopAttempt,
+    Timeline,
+    ToolCall,
+    hook_name,
+    hooks_in_feedback,
+)
+from harness.claude.scenario import ScenarioStep
+from harness.claude.session import StepOutcome
+from harness.claude.vocabulary import (
+    Outcome,
+    Permission,
+    StepKind,
+    Verdict,
+    read_verdict,
+    verdict,
+)
+
+CONTAINS = "_contains"
+# Keys of an expectation that say what to do about a moment, not which moment it is.
+NOT_MATCHED = ("ask", "marker_exists")
+
+# A transcript's verdict as the outcome an engine gives the same step. A prompt that reached
+# Claude has no outcome (""): no hook said anything of it.
+OUTCOME_OF: dict[Verdict, str] = {
+    Verdict.RAN: Outcome.ALLOWED,
+    Verdict.REPORTED_BY: Outcome.BLOCKED,
+    Verdict.REFUSED_BY: Outcome.BLOCKED,
+    Verdict.DENIED: Outcome.BLOCKED,
+    Verdict.NO_RESULT: Outcome.BLOCKED,
+    Verdict.ERROR: Outcome.ERROR,
+    Verdict.ASKED: Outcome.ASKED,
+    Verdict.BLOCKED_BY: Outcome.BLOCKED,
+    Verdict.ALLOWED: Outcome.ALLOWED,
+    Verdict.STOPPED: Outcome.STOPPED,
+    Verdict.SENT: "",
+}
+
+
+@dataclass(frozen=True)
+class Moment:
+    """What one step did, in the words every expectation uses. ``args``: a planned step's
+    own fields (command, file, background, …), matched by name; empty for a played one."""
+
+    do: str
+    label: str = ""
+    detail: str = ""
+    outcome: str = ""  # an Outcome; "" where none was given (a planned step, a sent prompt)
+    verdict: str = ""  # the transcript's words, where a transcript says them
+    feedback: str = ""  # what Claude was shown
+    message: str = ""  # anything else said: a system or user message, a result
+    input: str = ""  # a tool call's input, as JSON
+    ended: str | None = None  # how a subagent ended
+    foreground: bool | None = None
+    expect: str | None = None  # the step's own prediction
+    args: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def said(self) -> str:
+        """Everything said in the moment: to Claude, and anything else."""
+        return "\n".join(t for t in (self.feedback, self.message) if t)
+
+    def _field(self, key: str, want: object) -> Any:
+        if key in self.args:
+            return self.args[key]
+        if key in _ATTRIBUTES:
+            return getattr(self, key)
+        return False if isinstance(want, bool) else None
+
+    def matches(self, want: Mapping[str, Any]) -> bool:
+        """Every key of ``want`` holds: ``do`` and any field equal, ``FIELD_contains`` inside
+        the field's text, ``message_contains`` inside anything said, ``predicted`` a step with
+        its own ``expect``. An unset key (None) and what to do about a moment match any."""
+        for key, value in want.items():
+            if value is None or key in NOT_MATCHED:
+                continue
+            if key == "predicted":
+                ok = not value or self.expect is not None
+            elif key == "message_contains":
+                ok = value in self.said
+            elif key.endswith(CONTAINS):
+                ok = value in str(self._field(key.removesuffix(CONTAINS), "") or "")
+            else:
+                ok = self._field(key, value) == value
+            if not ok:
+                return False
+        return True
+
+    def shown(self) -> str:
+        """One row of a session's moments: "transcript line 7: bash ./mvnw test (ran)"."""
+        detail = " ".join(self.detail.split())[:70]
+        said = self.verdict or self.outcome
+        return (
+            f"{self.label}: {self.do}"
+            + (f" {detail}" if detail else "")
+            + (f" ({said})" if said else "")
+        )
+
+
+_ATTRIBUTES = frozenset(Moment.__dataclass_fields__) - {"args"}
+
+
+def match_in_order(
+    wanted: Sequence[Mapping[str, Any]], moments: Sequence[Moment]
+) -> tuple[int, list[int]]:
+    """How many expectations the moments meet in order (others may come between), and the
+    index of the moment each met."""
+    at: list[int] = []
+    i = 0
+    for want in wanted:
+        while i < len(moments) and not moments[i].matches(want):
+            i += 1
+        if i == len(moments):
+            break
+        at.append(i)
+        i += 1
+    return len(at), at
+
+
+# -- an expectation in a person's words ------------------------------------------------------
+
+_NOUNS: dict[str, str] = {
+    StepKind.EDIT: "an edit",
+    StepKind.WRITE: "a write",
+    StepKind.BASH: "a bash command",
+    StepKind.STOP: "a stop",
+    StepKind.PROMPT: "a prompt",
+    StepKind.SESSION_START: "a session_start",
+    StepKind.SUBAGENT_STOP: "a subagent_stop",
+}
+
+
+def describe(want: Mapping[str, Any], *, in_file: bool = False) -> str:
+    """An expected moment as a person says it: ``{do = "edit", detail_contains = "UC-005",
+    outcome = "blocked"}`` → "an edit mentioning 'UC-005' that is blocked". ``in_file``: a
+    step of a scenario file, by its fields: "bash step whose command contains '| tail'"."""
+    if in_file:
+        return _describe_fields(want)
+    do = want.get("do")
+    head = _NOUNS.get(str(do), f"a {do} step") if do else "a step"
+    if want.get("detail_contains") is not None:
+        head += f" mentioning {want['detail_contains']!r}"
+    clauses = []
+    if want.get("outcome"):
+        clauses.append(f"is {want['outcome']}")
+    if want.get("feedback_contains") is not None:
+        clauses.append(f"tells Claude {want['feedback_contains']!r}")
+    if want.get("message_contains") is not None:
+        clauses.append(f"says {want['message_contains']!r}")
+    if want.get("marker_exists"):
+        clauses.append(f"leaves the marker .git/{want['marker_exists']}")
+    if want.get("predicted"):
+        clauses.append("has your prediction (an expect line)")
+    said = head + (" that " + " and ".join(clauses) if clauses else "")
+    more = []
+    if want.get("input_contains") is not None:
+        more.append(f"its input contains {want['input_contains']!r}")
+    if want.get("ended"):
+        more.append(f"it ends {want['ended']}")
+    if want.get("foreground"):
+        more.append("it runs in the foreground")
+    return said + ("; " + ", ".join(more) if more else "")
+
+
+def _describe_fields(want: Mapping[str, Any]) -> str:
+    bits = []
+    for key, value in want.items():
+        if key == "do":
+            continue
+        if key.endswith(CONTAINS):
+            bits.append(f"whose {key.removesuffix(CONTAINS)} contains {value!r}")
+        else:
+            shown = str(value).lower() if isinstance(value, bool) else repr(value)
+            bits.append(f"with {key} = {shown}")
+    return " ".join([f"{want.get('do', 'any')} step", *bits])
+
+
+# -- where moments come from -----------------------------------------------------------------
+
+
+def planned(step: ScenarioStep) -> Moment:
+    """A scenario file's step before it is played: its kind and its own fields."""
+    return Moment(do=step.do, args=step.args)
+
+
+def _relative(path: str, cwd: str) -> str:
+    try:
+        return str(Path(path).relative_to(cwd)) if cwd else path
+    except ValueError:
+        return path
+
+
+def moments_of(timeline: Timeline) -> list[Moment]:
+    """Each prompt, tool call and stop of a recorded session."""
+    moments: list[Moment] = []
+    for entry in timeline.entries:
+        label = f"transcript line {entry.line}"
+        if isinstance(entry, Prompt):
+            # a prompt a UserPromptSubmit hook refused or stopped says so; a sent one has none
+            moments.append(
+                Moment(
+                    do=StepKind.PROMPT,
+                    label=label,
+                    detail=entry.text,
+                    outcome=OUTCOME_OF[read_verdict(entry.verdict)[0] or Verdict.SENT],
+                    feedback=entry.feedback,
+                )
+            )
+        elif isinstance(entry, StopAttempt):
+            moments.append(
+                Moment(
+                    do=StepKind.STOP,
+                    label=label,
+                    # a stop a hook ended the session at (continue: false) still let it end
+                    outcome=Outcome.BLOCKED if entry.blocked else Outcome.ALLOWED,
+                    verdict=entry.verdict,
+                    feedback=entry.feedback,
+                    message=entry.system_message,
+                )
+            )
+        else:
+            moments.append(_call_moment(entry, timeline.cwd, label))
+    return moments
+
+
+def _call_moment(call: ToolCall, cwd: str, label: str) -> Moment:
+    i = call.input
+    word = read_verdict(call.verdict)[0]
+    outcome = OUTCOME_OF[word] if word is not None else Outcome.ALLOWED
+    seen: dict[str, Any] = {
+        "label": label,
+        "feedback": call.feedback,
+        "message": call.result_text,
+        "input": json.dumps(i, ensure_ascii=False),
+        "verdict": call.verdict,
+        "foreground": i.get("run_in_background") is not True,
+        "outcome": outcome,
+    }
+    if call.subagent is not None:
+        seen.update(do=StepKind.SUBAGENT_STOP, detail=call.subagent.agent_type)
+        seen.update(ended=call.subagent.ended, message=call.subagent.last_message)
+        if call.is_error:  # the client did not run the agent (not found, refused)
+            seen.update(message=call.result_text, ended=None)
+            if not call.denied and call.result_line is not None:
+                seen["outcome"] = Outcome.ERROR
+    elif call.name in ("Edit", "Write", "MultiEdit"):
+        seen.update(do=call.name.lower(), detail=_relative(str(i.get("file_path", "")), cwd))
+    elif call.name == "Bash":
+        seen.update(do=StepKind.BASH, detail=str(i.get("command", "")))
+    else:
+        seen.update(do=call.name.lower(), detail="")
+    return Moment(**seen)
+
+
+def verdict_of(outcome: StepOutcome) -> str:
+    """A played step's outcome in the words the transcript uses for the same step."""
+    hooks = hooks_in_feedback(outcome.feedback)
+    if not hooks and outcome.permission is Permission.HOOK_DENY:
+        # a JSON deny: Claude is shown its reason, not the hook; the hook that ran says which
+        ran = {hook_name(r.command) for r in outcome.hooks if r.event == Event.PRE_TOOL_USE}
+        hooks = sorted(ran) if len(ran) == 1 else [UNNAMED_HOOK]
+    if outcome.do == StepKind.STOP:
+        if outcome.outcome == Outcome.BLOCKED:
+            return verdict(Verdict.BLOCKED_BY, hooks)
+        return verdict(Verdict.STOPPED if outcome.outcome == Outcome.STOPPED else Verdict.ALLOWED)
+    if outcome.do == StepKind.SUBAGENT_STOP:
+        return verdict(Verdict.RAN)
+    if outcome.outcome == Outcome.BLOCKED and not outcome.tool_ran:
+        return verdict(Verdict.REFUSED_BY, hooks) if hooks else verdict(Verdict.DENIED)
+    if outcome.outcome == Outcome.BLOCKED:
+        return verdict(Verdict.REPORTED_BY, hooks)
+    if outcome.outcome == Outcome.ERROR:
+        return verdict(Verdict.ERROR)
+    if outcome.outcome == Outcome.ASKED:
+        return verdict(Verdict.ASKED)
+    return verdict(Verdict.RAN)
+
+
+def same_verdict(recorded: str, replayed: str) -> bool:
+    """The replayed verdict says what the recorded one does: the same words, or a refusal by
+    any hook where the transcript names none (``UNNAMED_HOOK``)."""
+    if recorded == replayed:
+        return True
+    word, hooks = read_verdict(recorded)
+    return (
+        word is Verdict.REFUSED_BY
+        and hooks == [UNNAMED_HOOK]
+        and read_verdict(replayed)[0] is Verdict.REFUSED_BY
+    )
+
+
+__all__ = [
+    "OUTCOME_OF",
+    "Moment",
+    "describe",
+    "match_in_order",
+    "moments_of",
+    "planned",
+    "same_verdict",
+    "verdict_of",
+]
