@@ -12,8 +12,8 @@ from harness.claude.scenario import STEP_FIELDS as SESSION_STEP_FIELDS
 from harness.engine.actions import ACTION_KINDS
 from harness.engine.checks import CHECK_KINDS
 from harness.engine.checks.hook_session import SEQUENCE_FIELDS
-from harness.engine.checks.session_judge import ASSERTION_FIELDS
 from harness.engine.checks.live_session import EXPECT_FIELDS
+from harness.engine.checks.session_judge import ASSERTION_FIELDS
 from harness.engine.kinds import Kind
 from harness.engine.manifest import CHECK_FIELDS, LAB_FIELDS, STEP_FIELDS
 from harness.schema import Field
