@@ -16,7 +16,7 @@ verdict is read back as an outcome by the one table ``OUTCOME_OF``.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -166,26 +166,34 @@ def describe(want: Mapping[str, Any], *, in_file: bool = False) -> str:
     head = _NOUNS.get(str(do), f"a {do} step") if do else "a step"
     if want.get("detail_contains") is not None:
         head += f" mentioning {want['detail_contains']!r}"
-    clauses = []
-    if want.get("outcome"):
-        clauses.append(f"is {want['outcome']}")
-    if want.get("feedback_contains") is not None:
-        clauses.append(f"tells Claude {want['feedback_contains']!r}")
-    if want.get("message_contains") is not None:
-        clauses.append(f"says {want['message_contains']!r}")
-    if want.get("marker_exists"):
-        clauses.append(f"leaves the marker .git/{want['marker_exists']}")
-    if want.get("predicted"):
-        clauses.append("has your prediction (an expect line)")
-    said = head + (" that " + " and ".join(clauses) if clauses else "")
-    more = []
-    if want.get("input_contains") is not None:
-        more.append(f"its input contains {want['input_contains']!r}")
-    if want.get("ended"):
-        more.append(f"it ends {want['ended']}")
-    if want.get("foreground"):
-        more.append("it runs in the foreground")
-    return said + ("; " + ", ".join(more) if more else "")
+    clauses = [said(want[key]) for key, said, given in _CLAUSES if given(want.get(key))]
+    more = [said(want[key]) for key, said, given in _MORE if given(want.get(key))]
+    return (
+        head
+        + (" that " + " and ".join(clauses) if clauses else "")
+        + ("; " + ", ".join(more) if more else "")
+    )
+
+
+def _set(value: object) -> bool:
+    return value is not None
+
+
+# What an expectation's key asks of its moment, and whether a value asks it (an empty text
+# still does: "tells Claude ''"; an empty outcome or marker, or false, does not).
+_Clause = tuple[str, Callable[[Any], str], Callable[[object], bool]]
+_CLAUSES: tuple[_Clause, ...] = (
+    ("outcome", lambda v: f"is {v}", bool),
+    ("feedback_contains", lambda v: f"tells Claude {v!r}", _set),
+    ("message_contains", lambda v: f"says {v!r}", _set),
+    ("marker_exists", lambda v: f"leaves the marker .git/{v}", bool),
+    ("predicted", lambda v: "has your prediction (an expect line)", bool),
+)
+_MORE: tuple[_Clause, ...] = (
+    ("input_contains", lambda v: f"its input contains {v!r}", _set),
+    ("ended", lambda v: f"it ends {v}", bool),
+    ("foreground", lambda v: "it runs in the foreground", bool),
+)
 
 
 def _describe_fields(want: Mapping[str, Any]) -> str:

@@ -79,6 +79,10 @@ class HookView:
         }
 
 
+# What a step shares with its moment under the same name.
+_AS_MOMENT = ("do", "label", "detail", "outcome", "feedback", "expect")
+
+
 @dataclass(frozen=True)
 class StepView:
     step: int
@@ -145,21 +149,13 @@ class StepView:
     @property
     def said(self) -> str:
         """Everything said in the step: to Claude, as a system message, to the user."""
-        return "\n".join(t for t in (self.feedback, self.system_message, self.user_message) if t)
+        return self.moment.said
 
     @property
     def moment(self) -> Moment:
         """The step as the moment an expectation matches."""
         said = "\n".join(t for t in (self.system_message, self.user_message) if t)
-        return Moment(
-            do=self.do,
-            label=self.label,
-            detail=self.detail,
-            outcome=self.outcome,
-            feedback=self.feedback,
-            message=said,
-            expect=self.expect,
-        )
+        return Moment(message=said, **{k: getattr(self, k) for k in _AS_MOMENT})
 
     @property
     def let_go(self) -> bool:
