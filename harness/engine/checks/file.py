@@ -6,10 +6,14 @@ import difflib
 import json
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
 
 from harness.engine.context import CheckContext
 from harness.engine.kinds import Kind
+from harness.errors import ConfigError
 from harness.results import CheckResult
 from harness.schema import Field, fields_of, param
 from harness.userfiles import json_fix, json_trouble
@@ -175,6 +179,36 @@ def _relevant_line(text: str, wanted: str | None) -> str:
     containing = [ln for ln in lines if key in ln.lower()]
     hits = starting or containing
     return hits[0] if hits else f"no line with {wanted!r}"
+
+
+T = TypeVar("T")
+
+
+def read_participant_file(
+    ctx: CheckContext,
+    rel: str,
+    read: Callable[[Path], T],
+    *,
+    name: str,
+    wanted: str,
+    form: str,
+    said: Callable[[ConfigError], str] = lambda exc: exc.message,
+) -> T | CheckResult:
+    """A file the participant writes in the workspace, as ``read`` parses it; or the failure
+    that says it is not there (``wanted``: what should be) or not in its ``form``."""
+    path = ctx.path(rel)
+    if not path.is_file():
+        return CheckResult.missing_file(rel, name=name, expected=wanted, root=ctx.root)
+    try:
+        return read(path)
+    except ConfigError as exc:
+        return CheckResult.failed(
+            said(exc),
+            name=name,
+            expected=form,
+            found=exc.problem,
+            details={"fix": exc.fix} if exc.fix else {},
+        )
 
 
 KIND = Kind(

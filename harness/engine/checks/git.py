@@ -63,6 +63,21 @@ def _hits(patterns: list[str], paths: list[str]) -> dict[str, list[str]]:
     return {pat: [p for p in paths if fnmatch.fnmatch(p, pat)] for pat in patterns}
 
 
+def _lacking(
+    p: GitParams, among: tuple[list[str], list[str]], said: tuple[str, str], found: str
+) -> CheckResult | None:
+    """The failure naming each pattern of ``among[0]`` no path of ``among[1]`` matches
+    (``said``: the headline's and the expectation's words before them); None when all do."""
+    patterns, paths = among
+    missing = ", ".join(pat for pat, hit in _hits(patterns, paths).items() if not hit)
+    if not missing:
+        return None
+    headline, wanted = said
+    return CheckResult.failed(
+        p.message or headline + missing, name="git", expected=wanted + missing, found=found
+    )
+
+
 def run(ctx: CheckContext, p: GitParams) -> CheckResult:
     name = "git"
     changed = _changed(ctx)
@@ -83,25 +98,23 @@ def run(ctx: CheckContext, p: GitParams) -> CheckResult:
         committed = _committed_since(ctx, base)
         if isinstance(committed, CheckResult):
             return committed
-        if p.committed:
-            missing = [pat for pat, hit in _hits(p.committed, committed).items() if not hit]
-            if missing:
-                return CheckResult.failed(
-                    p.message or "not committed yet: " + ", ".join(missing),
-                    name=name,
-                    expected="commits since the lab started touching " + ", ".join(missing),
-                    found="\n".join(committed) or "no committed change since the lab started",
-                )
+        lacking = _lacking(
+            p,
+            (p.committed, committed),
+            ("not committed yet: ", "commits since the lab started touching "),
+            "\n".join(committed) or "no committed change since the lab started",
+        )
+        if lacking is not None:
+            return lacking
         considered = sorted(set(considered) | set(committed))
-    if p.changed:
-        missing = [pat for pat, hit in _hits(p.changed, considered).items() if not hit]
-        if missing:
-            return CheckResult.failed(
-                p.message or "no change yet to " + ", ".join(missing),
-                name=name,
-                expected="a change to " + ", ".join(missing),
-                found="\n".join(considered[:20]) or "no changes",
-            )
+    lacking = _lacking(
+        p,
+        (p.changed, considered),
+        ("no change yet to ", "a change to "),
+        "\n".join(considered[:20]) or "no changes",
+    )
+    if lacking is not None:
+        return lacking
     if p.changed_any and not any(_hits(p.changed_any, considered).values()):
         return CheckResult.failed(
             p.message or "no change yet to any of " + ", ".join(p.changed_any),

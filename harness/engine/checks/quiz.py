@@ -10,9 +10,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from harness.engine.checks.file import read_participant_file
 from harness.engine.context import CheckContext
 from harness.engine.kinds import Kind
-from harness.errors import ConfigError
 from harness.results import CheckResult
 from harness.schema import Field, fields_of, param
 from harness.userfiles import read_toml
@@ -112,21 +112,16 @@ def _validate(p: QuizParams) -> str | None:
 def run(ctx: CheckContext, p: QuizParams) -> CheckResult:
     rel = p.file
     name = f"quiz {rel}"
-    path = ctx.path(rel)
-    if not path.is_file():
-        return CheckResult.missing_file(
-            rel, name=name, expected=f"your answers in {rel}", root=ctx.root
-        )
-    try:
-        given = read_toml(path, rel)
-    except ConfigError as exc:
-        return CheckResult.failed(
-            exc.message,
-            name=name,
-            expected='lines like q1 = "b"',
-            found=exc.problem,
-            details={"fix": exc.fix} if exc.fix else {},
-        )
+    given = read_participant_file(
+        ctx,
+        rel,
+        lambda path: read_toml(path, rel),
+        name=name,
+        wanted=f"your answers in {rel}",
+        form='lines like q1 = "b"',
+    )
+    if isinstance(given, CheckResult):
+        return given
     expected: dict[str, Any] = p.answers
     options: dict[str, dict[str, str]] = p.options or {}
     missing = [q for q in expected if q not in given or given[q] in ("", [])]

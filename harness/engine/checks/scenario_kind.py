@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.claude.scenario import load_scenario
+from harness.engine.checks.file import read_participant_file
 from harness.engine.context import CheckContext
 from harness.engine.kinds import Kind
 from harness.engine.moment import CONTAINS, describe, planned
-from harness.errors import ConfigError
 from harness.results import CheckResult
 from harness.schema import Field, fields_of, param
 
@@ -51,21 +51,17 @@ def _validate(p: ScenarioParams) -> str | None:
 def run(ctx: CheckContext, p: ScenarioParams) -> CheckResult:
     rel = p.path
     name = f"scenario {rel}"
-    path = ctx.path(rel)
-    if not path.is_file():
-        return CheckResult.missing_file(
-            rel, name=name, expected=f"a scenario file {rel}", root=ctx.root
-        )
-    try:
-        scenario = load_scenario(path)
-    except ConfigError as exc:
-        return CheckResult.failed(
-            f"{rel}: {exc.field}: {exc.problem}" if exc.field else f"{rel}: {exc.problem}",
-            name=name,
-            expected="a scenario file lab check can play",
-            found=exc.problem,
-            details={"fix": exc.fix} if exc.fix else {},
-        )
+    scenario = read_participant_file(
+        ctx,
+        rel,
+        load_scenario,
+        name=name,
+        wanted=f"a scenario file {rel}",
+        form="a scenario file lab check can play",
+        said=lambda exc: f"{rel}: {exc.field + ': ' if exc.field else ''}{exc.problem}",
+    )
+    if isinstance(scenario, CheckResult):
+        return scenario
     moments = [planned(s) for s in scenario.steps]
     missing = [want for want in p.has_steps if not any(m.matches(want) for m in moments)]
     if missing:
