@@ -108,24 +108,23 @@ def _stream_failure(
     """What stdout or stderr lacks of what the check wants (None: nothing)."""
     command = p.command
     for stream, text in (("stdout", res.stdout), ("stderr", res.stderr)):
-        want = p.contains(stream)
+        want, pattern = p.contains(stream), p.matches(stream)
         if want is not None and want not in text:
-            return CheckResult.failed(
-                p.message or f"{stream} of {command} lacks the expected text",
-                name=name,
-                expected=f"{stream} contains {want!r}",
-                found=text.strip()[:1500] or "(empty)",
-                output=output,
+            lacks = (
+                f"{stream} of {command} lacks the expected text",
+                f"{stream} contains {want!r}",
             )
-        pattern = p.matches(stream)
-        if pattern is not None and not re.search(pattern, text, re.MULTILINE):
-            return CheckResult.failed(
-                p.message or f"{stream} of {command} does not match",
-                name=name,
-                expected=f"{stream}: {p.means}",
-                found=text.strip()[:1500] or "(empty)",
-                output=output,
-            )
+        elif pattern is not None and not re.search(pattern, text, re.MULTILINE):
+            lacks = (f"{stream} of {command} does not match", f"{stream}: {p.means}")
+        else:
+            continue
+        return CheckResult.failed(
+            p.message or lacks[0],
+            name=name,
+            expected=lacks[1],
+            found=text.strip()[:1500] or "(empty)",
+            output=output,
+        )
     return None
 
 
