@@ -20,7 +20,7 @@ from harness.cli.common import (
     plugin_dirs,
     wants_jail,
 )
-from harness.engine.replay import replay, replay_engines
+from harness.engine.session_replay import replay, replay_engines
 from harness.errors import HarnessError
 from harness.jail import CONFINED, UNCONFINED
 from harness.workspace import Workspace

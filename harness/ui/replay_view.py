@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from harness.engine.replay import ReplayReport
+from harness.engine.session_replay import ReplayReport
 
 
 @contextmanager

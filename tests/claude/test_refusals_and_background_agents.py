@@ -44,7 +44,7 @@ from harness.claude.recorded import (
     read_session,
 )
 from harness.engine.checks.live_causes import diagnose
-from harness.engine.replay import replay
+from harness.engine.session_replay import replay
 from tests.conftest import require_real_client
 
 FIXTURES = Path(__file__).parent / "transcripts" / "claude-code-2.1.332-refusals"

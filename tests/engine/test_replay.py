@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from harness.claude.recorded import read_session
-from harness.engine.replay import NO_HOOK_RAN, replay
+from harness.engine.session_replay import NO_HOOK_RAN, replay
 from harness.workspace import Workspace
 from tests.builders import run_cli
 from tests.recorded_sessions import SESSIONS, Played, accepted_copy, copy_session
@@ -179,7 +179,7 @@ def test_a_client_tool_hook_lab_does_not_play_says_whether_a_hook_selects_it(
 ) -> None:
     from harness.claude.recorded import Timeline, ToolCall
     from harness.claude.settings import parse_settings
-    from harness.engine.replay import plan
+    from harness.engine.session_replay import plan
 
     timeline = Timeline(path=tmp_path / "t.jsonl", cwd=str(tmp_path))
     timeline.entries.append(ToolCall(3, "toolu_1", "ToolSearch", {"query": "cron"}, 4))
@@ -207,7 +207,7 @@ def test_the_start_state_leaves_out_build_output_written_after_the_session_began
     """Ignored build output from before the session began stays (the session saw it); what
     was built after it began (today's reports, a dist/ bundle) is left out and named, so a
     replay --from an older commit does not judge today's build."""
-    from harness.engine.replay import resolve_start, start_state
+    from harness.engine.session_replay import resolve_start, start_state
 
     root = workspace.root
     old = root / "target" / "surefire-reports" / "TEST-old.xml"

@@ -331,7 +331,7 @@ def test_classes_from_the_cache_leave_a_report_beside_them_as_old_as_it_was(
 def test_a_replay_start_state_is_compiled_from_the_cache_and_its_reports_stay_old(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from harness.engine.replay import start_state
+    from harness.engine.session_replay import start_state
 
     monkeypatch.setenv("HOOKLAB_CACHE", str(tmp_path / "cache"))
     ws = fresh(tmp_path, "ws")

@@ -468,7 +468,7 @@ def _evidence(
 def _replayed(ctx: CheckContext, timeline: Timeline, only_lines: set[int] | None = None) -> str:
     """The replay's first divergence ("" when it agrees); with ``only_lines``, the first at
     one of those transcript lines."""
-    from harness.engine.replay import replay
+    from harness.engine.session_replay import replay
 
     start = ctx.step.start_ref
     ctx.on_activity("replaying the session's tool calls against the hooks (emulator)")
