@@ -3,6 +3,9 @@ workspace's real hooks, with an expected outcome per step.
 
 The session's tools act for real, so by default it runs on a throwaway copy of the workspace
 (``sandbox``): checking never changes the participant's files or hook state.
+
+This module holds the check's parameters and its result; session_play.py plays the session on
+each engine and session_judge.py judges its steps (each a ``Moment`` to the expectations).
 """
 
 from __future__ import annotations
