@@ -38,7 +38,7 @@ from harness.claude.recorded import (
     hooks_in_feedback,
 )
 from harness.claude.scenario import ScenarioStep, run_step, tools_called
-from harness.claude.session import StepOutcome
+from harness.claude.scripted import StepOutcome
 from harness.claude.settings import Settings, load_settings
 from harness.claude.tools import CLIENT_TOOLS, is_mcp_tool
 from harness.claude.vocabulary import (

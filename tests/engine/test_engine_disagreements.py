@@ -12,7 +12,7 @@ from pathlib import Path
 
 from harness.claude.engines import CLAUDE_CODE, EMULATOR
 from harness.claude.scenario import ScenarioStep
-from harness.claude.session import StepOutcome
+from harness.claude.scripted import StepOutcome
 from harness.claude.vocabulary import Outcome, StepKind
 from harness.engine.checks.hook_session import _disagreements, _Play
 from harness.engine.stepview import StepView

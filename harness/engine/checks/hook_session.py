@@ -34,7 +34,7 @@ from harness.claude.scenario import (
     parse_steps,
     run_step,
 )
-from harness.claude.session import StepOutcome
+from harness.claude.scripted import StepOutcome
 from harness.claude.settings import load_settings
 from harness.claude.vocabulary import BOTH, OUTCOMES, STEP_KINDS, Engine, Outcome, StepKind
 from harness.engine.checks import tricks as trick_check
