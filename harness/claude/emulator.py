@@ -37,6 +37,7 @@ from harness.claude.scripted import (
     ScriptedSession,
     SessionOptions,
     StepOutcome,
+    ToolUse,
     cut_off_note,
     told_first,
 )
@@ -470,17 +471,11 @@ class EmulatedSession(ScriptedSession):
             tool_input["timeout"] = int(limit * 1000)
         return tool_input
 
-    def _use_tool(
-        self,
-        do: str,
-        detail: str,
-        name: str,
-        tool_input: dict[str, Any],
-        result: str | None = None,
-    ) -> StepOutcome:
+    def _use_tool(self, use: ToolUse) -> StepOutcome:
         """Edit, Write and Bash act on the project; of the other tools, Read runs, WebFetch
         fails as it does offline on the client, WebSearch and MCP tools answer ``result``."""
-        play = ToolPlay(self, do, detail, name)
+        do, name, tool_input = use.do, use.name, use.tool_input
+        play = ToolPlay(self, do, use.detail, name)
         if do == StepKind.EDIT:
             check, run = edit_runners(self)
             return self._record(play.play(tool_input, check, run))
@@ -498,4 +493,4 @@ class EmulatedSession(ScriptedSession):
                 f"the emulator does not play the {name} tool; it plays {played}",
                 fix="play the session on the real client (--engine claude-code)",
             )
-        return self._record(play.play(dict(tool_input), None, other_run(self, name, result)))
+        return self._record(play.play(dict(tool_input), None, other_run(self, name, use.result)))

@@ -8,16 +8,15 @@ Both are a ``ScriptedSession`` (scripted.py): the same arguments, the same ``Ste
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Unpack
 
 from harness.claude.emulator import EmulatedSession
 from harness.claude.runner import HookRun
-from harness.claude.scripted import PayloadSink, ScriptedSession
+from harness.claude.scripted import PayloadSink, ScriptedSession, SessionOptions
 from harness.claude.settings import Settings
 from harness.claude.vocabulary import AUTO, ENGINE_CHOICES, ENGINES, Engine
 from harness.errors import HarnessError
-from harness.jail import Confinement
 
 # Kept as names of their own: engine code reads better with the two spelled out.
 EMULATOR = Engine.EMULATOR
@@ -42,38 +41,19 @@ def open_session(
     engine: str,
     project_dir: Path | str,
     settings: Settings | None = None,
-    *,
-    cwd: Path | str | None = None,
-    transcript_dir: Path | str | None = None,
-    permission_mode: str = "default",
-    auto_approve: bool = False,
-    env: Mapping[str, str] | None = None,
-    on_payload: PayloadSink | None = None,
-    confinement: Confinement | None = None,
-    plugin_dirs: Sequence[Path] = (),
+    **options: Unpack[SessionOptions],
 ) -> ScriptedSession:
-    """A scripted session on ``engine`` (emulator | claude-code | auto). ``on_payload`` is
-    told the JSON of every event the engine sends its hooks, whichever engine it is.
-    ``confinement``: the jail every tool call runs in (harness/jail.py), the real client
-    itself included; None runs them as this process, with its environment.
-    ``plugin_dirs``: plugin folders loaded as the client's ``--plugin-dir`` loads them."""
+    """A scripted session on ``engine`` (emulator | claude-code | auto), with the options
+    of ``ScriptedSession``: ``on_payload`` is told the JSON of every event the engine sends
+    its hooks, whichever engine it is; ``confinement`` is the jail every tool call runs in
+    (harness/jail.py), the real client itself included; ``plugin_dirs`` are loaded as the
+    client's ``--plugin-dir`` loads them."""
     session_class: type[ScriptedSession] = EmulatedSession
     if resolve_engine(engine) == CLAUDE_CODE:
         from harness.claude.client.driver import ClaudeCodeSession
 
         session_class = ClaudeCodeSession
-    return session_class(
-        project_dir,
-        settings,
-        cwd=cwd,
-        transcript_dir=transcript_dir,
-        permission_mode=permission_mode,
-        auto_approve=auto_approve,
-        env=env,
-        on_payload=on_payload,
-        confinement=confinement,
-        plugin_dirs=plugin_dirs,
-    )
+    return session_class(project_dir, settings, **options)
 
 
 __all__ = [

@@ -112,6 +112,18 @@ class StepOutcome:
         }
 
 
+@dataclass(frozen=True)
+class ToolUse:
+    """One tool call the model makes in a step: the step's ``do`` and ``detail``, the tool's
+    name and input, and what a WebSearch or an MCP tool answers (``result``)."""
+
+    do: str
+    detail: str
+    name: str
+    tool_input: dict[str, Any]
+    result: str | None = None
+
+
 def agent_call(agent_type: str, prompt: str) -> dict[str, Any]:
     """The main agent's Agent tool input that starts a subagent (in the foreground)."""
     return {
@@ -293,11 +305,11 @@ class ScriptedSession(abc.ABC):
     def edit(self, file: str | Path, old: str, new: str, replace_all: bool = False) -> StepOutcome:
         """Claude's Edit of ``file`` (from the session's cwd): ``old`` becomes ``new``."""
         tool_input = edit_input(self._target(file), old, new, replace_all)
-        return self._use_tool(StepKind.EDIT, str(file), "Edit", tool_input)
+        return self._use_tool(ToolUse(StepKind.EDIT, str(file), "Edit", tool_input))
 
     def write(self, file: str | Path, content: str) -> StepOutcome:
         tool_input = {"file_path": str(self._target(file)), "content": content}
-        return self._use_tool(StepKind.WRITE, str(file), "Write", tool_input)
+        return self._use_tool(ToolUse(StepKind.WRITE, str(file), "Write", tool_input))
 
     def bash(
         self,
@@ -310,14 +322,14 @@ class ScriptedSession(abc.ABC):
         """Run ``command`` with ``bash -c`` in the session cwd. ``timeout`` is in seconds
         (sent to hooks in milliseconds, as Claude Code does)."""
         tool_input = self._bash_input(command, background, timeout, description)
-        return self._use_tool(StepKind.BASH, command, "Bash", tool_input)
+        return self._use_tool(ToolUse(StepKind.BASH, command, "Bash", tool_input))
 
     def tool(self, name: str, tool_input: dict[str, Any], result: str | None = None) -> StepOutcome:
         """Any other tool call, as the model makes it. A tool the pinned client does not offer
         (Grep, Glob, MultiEdit, …) fails before any hook. WebSearch and MCP tools answer
         ``result`` (nothing is searched or sent)."""
         tool_input = with_absolute_path(tool_input, self.cwd)
-        return self._use_tool(StepKind.TOOL, name, name, tool_input, result)
+        return self._use_tool(ToolUse(StepKind.TOOL, name, name, tool_input, result))
 
     def _target(self, file: str | Path) -> Path:
         """The absolute path a file tool is given, as the model sends it."""
@@ -330,12 +342,5 @@ class ScriptedSession(abc.ABC):
         """The Bash tool's input as this engine's model sends it."""
 
     @abc.abstractmethod
-    def _use_tool(
-        self,
-        do: str,
-        detail: str,
-        name: str,
-        tool_input: dict[str, Any],
-        result: str | None = None,
-    ) -> StepOutcome:
+    def _use_tool(self, use: ToolUse) -> StepOutcome:
         """One tool call of the model, recorded as a step."""

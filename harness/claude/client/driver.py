@@ -49,6 +49,7 @@ from harness.claude.scripted import (
     ScriptedSession,
     SessionOptions,
     StepOutcome,
+    ToolUse,
     cut_off_note,
     told_first,
 )
@@ -342,20 +343,14 @@ class ClaudeCodeSession(ScriptedSession):
             tool_input["timeout"] = int(min(timeout, 600) * 1000)
         return tool_input
 
-    def _use_tool(
-        self,
-        do: str,
-        detail: str,
-        name: str,
-        tool_input: dict[str, Any],
-        result: str | None = None,
-    ) -> StepOutcome:
+    def _use_tool(self, use: ToolUse) -> StepOutcome:
         """The scripted model calls the tool; the client runs it, or refuses a tool it does
         not offer. A WebSearch finds ``result`` (the scripted model answers the search); an
         MCP tool answers what the project's MCP server answers."""
+        do, detail, name, tool_input = use.do, use.detail, use.name, use.tool_input
         if do == StepKind.TOOL:
-            self.api.search_result = result or ""
-            self.launcher.mcp_answer.write_text(result or "", encoding="utf-8")
+            self.api.search_result = use.result or ""
+            self.launcher.mcp_answer.write_text(use.result or "", encoding="utf-8")
         record = StepLog()
         request = self._ensure_turn(record)
         use_id = self._new_tool_id()
