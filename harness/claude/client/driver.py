@@ -84,8 +84,8 @@ class ClaudeCodeSession(ScriptedSession):
         trusted: bool = True,
         **options: Unpack[SessionOptions],
     ) -> None:
+        self.client = client or require_client()  # before a folder is made for it
         super().__init__(project_dir, settings, **options)
-        self.client = client or require_client()
         self.startup_wait = startup_wait
         self.trusted = trusted
         self.config_dir = self.transcript_dir = self.transcript_dir.resolve()
