@@ -94,7 +94,7 @@ class Launcher:
 
     # -- the client process ------------------------------------------------------------------
 
-    def client_env(self) -> dict[str, str]:
+    def _client_env(self) -> dict[str, str]:
         if self.session.confinement is not None:
             # The jail's own HOME (empty, as _shell_home's) and nothing of the user's.
             env = self.session.confinement.environment({"HOOKLAB_CACHE": str(cache_home())})
@@ -145,7 +145,7 @@ class Launcher:
             moved["DOCKER_CONFIG"] = str(real / ".docker")
         return moved
 
-    def accept_trust(self) -> None:
+    def _accept_trust(self) -> None:
         """Before the first launch: the folder trusted and the project's marketplaces
         registered, as the person's own first ``claude`` there left them (``trust.py``)."""
         from harness.claude.client.trust import accept_trust, register_marketplaces
@@ -157,7 +157,7 @@ class Launcher:
             self.session.client.path,
             self.session.project_dir,
             self.session.config_dir,
-            self.client_env(),
+            self._client_env(),
             jail=self.session.confinement,
         )
         if missing:
@@ -167,7 +167,7 @@ class Launcher:
             )
 
     @property
-    def payload_log(self) -> Path:
+    def _payload_log(self) -> Path:
         return self.session.config_dir / "hooklab-payloads.jsonl"
 
     def _recorder_settings(self) -> Path:
@@ -175,7 +175,7 @@ class Launcher:
         log: the client shows no hook's input anywhere else. It is given with --settings,
         beside the project's files; it says nothing on stdout, exits 0 and is told apart
         from the project's hooks by what it writes on stderr."""
-        log = shlex.quote(str(self.payload_log))
+        log = shlex.quote(str(self._payload_log))
         command = f"{{ cat; echo; }} >> {log}; echo {RECORDER_MARK} >&2"
         hooks = {
             event.value: [{"hooks": [{"type": "command", "command": command}]}] for event in Event
@@ -186,9 +186,9 @@ class Launcher:
 
     def pass_on_payloads(self) -> None:
         """Tell ``on_payload`` the event JSON the recorder logged since the last step."""
-        if self.session.on_payload is None or not self.payload_log.is_file():
+        if self.session.on_payload is None or not self._payload_log.is_file():
             return
-        with self.payload_log.open("rb") as log:
+        with self._payload_log.open("rb") as log:
             log.seek(self._payloads_read)
             fresh = log.read()
         done = fresh.rfind(b"\n") + 1  # a line still being written waits for the next step
@@ -203,7 +203,7 @@ class Launcher:
         """Start the client on ``session_id``: ``resume`` it, or fork it to ``fork_to`` (a new
         session with the old one's conversation, as ``--fork-session`` makes)."""
         if self.launches == 0:
-            self.accept_trust()
+            self._accept_trust()
         # What a person's plain `claude` does not have, and why a -p proof needs each: -p and
         # stream-json in and out are the driver's channel to the client (a person types into
         # the screen); --verbose and --include-hook-events only add what the client reports
@@ -235,7 +235,7 @@ class Launcher:
         for folder in self.session.plugin_dirs:
             argv += ["--plugin-dir", str(folder)]
         argv += self._mcp_config()
-        env = self.client_env()
+        env = self._client_env()
         if self.session.confinement is not None and self.socket is not None:
             argv = self.session.confinement.wrap(
                 argv,
