@@ -37,6 +37,7 @@ from harness.claude.scripted import (
     ScriptedSession,
     SessionOptions,
     StepOutcome,
+    SubagentEnd,
     ToolUse,
     cut_off_note,
     told_first,
@@ -303,17 +304,11 @@ class EmulatedSession(ScriptedSession):
             )
         return self._record(collect(step, out))
 
-    def _subagent_stop(
-        self,
-        agent_type: str,
-        call: dict[str, Any],
-        last_message: str,
-        stop_reason: str,
-        agent_id: str | None,
-    ) -> StepOutcome:
+    def _subagent_stop(self, end: SubagentEnd) -> StepOutcome:
         """After a blocked stop of the same ``agent_type`` the same agent (same id) stops
         again."""
-        prompt = str(call["prompt"])
+        agent_type, call, prompt = end.agent_type, end.call, end.prompt
+        last_message, stop_reason, agent_id = end.last_message, end.stop_reason, end.agent_id
         previous = self._subagents.get(agent_type)
         active = previous is not None and previous[1]
         if agent_id is None:

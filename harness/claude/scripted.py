@@ -124,6 +124,23 @@ class ToolUse:
     result: str | None = None
 
 
+@dataclass(frozen=True)
+class SubagentEnd:
+    """A subagent finishing in a step: its type, the main agent's Agent ``call`` that starts
+    it, its last message and stop reason, and the id a scenario gives it (None: the engine's
+    choice)."""
+
+    agent_type: str
+    call: dict[str, Any]
+    last_message: str
+    stop_reason: str
+    agent_id: str | None
+
+    @property
+    def prompt(self) -> str:
+        return str(self.call["prompt"])
+
+
 def agent_call(agent_type: str, prompt: str) -> dict[str, Any]:
     """The main agent's Agent tool input that starts a subagent (in the foreground)."""
     return {
@@ -288,19 +305,12 @@ class ScriptedSession(abc.ABC):
         main agent calls the Agent tool (in the foreground) with ``prompt``; after a blocked
         stop the same subagent stops again with ``stop_hook_active: true``. ``stop_reason``
         ``max_tokens`` plays a subagent whose answers are cut off."""
-        return self._subagent_stop(
-            agent_type, agent_call(agent_type, prompt), last_message, stop_reason, agent_id
-        )
+        call = agent_call(agent_type, prompt)
+        end = SubagentEnd(agent_type, call, last_message, stop_reason, agent_id)
+        return self._subagent_stop(end)
 
     @abc.abstractmethod
-    def _subagent_stop(
-        self,
-        agent_type: str,
-        call: dict[str, Any],
-        last_message: str,
-        stop_reason: str,
-        agent_id: str | None,
-    ) -> StepOutcome: ...
+    def _subagent_stop(self, end: SubagentEnd) -> StepOutcome: ...
 
     def edit(self, file: str | Path, old: str, new: str, replace_all: bool = False) -> StepOutcome:
         """Claude's Edit of ``file`` (from the session's cwd): ``old`` becomes ``new``."""

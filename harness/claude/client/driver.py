@@ -49,6 +49,7 @@ from harness.claude.scripted import (
     ScriptedSession,
     SessionOptions,
     StepOutcome,
+    SubagentEnd,
     ToolUse,
     cut_off_note,
     told_first,
@@ -384,23 +385,17 @@ class ClaudeCodeSession(ScriptedSession):
 
     # subagents -----------------------------------------------------------------------------
 
-    def _subagent_stop(
-        self,
-        agent_type: str,
-        call: dict[str, Any],
-        last_message: str,
-        stop_reason: str,
-        agent_id: str | None,
-    ) -> StepOutcome:
-        """The first time, the main loop's Agent ``call`` starts the subagent; after a
-        blocked stop the same subagent answers again."""
+    def _subagent_stop(self, end: SubagentEnd) -> StepOutcome:
+        """The first time, the main loop's Agent call starts the subagent; after a blocked
+        stop the same subagent answers again."""
+        agent_type, last_message, stop_reason = end.agent_type, end.last_message, end.stop_reason
         record = StepLog()
-        if agent_id:
-            record.notes.append(f"agent_id {agent_id!r} is the client's to choose; ignored")
+        if end.agent_id:
+            record.notes.append(f"agent_id {end.agent_id!r} is the client's to choose; ignored")
         waiting = self._subagents.get(agent_type)
         active = waiting is not None and waiting[1] is not None
         if not active:
-            self._start_subagent(agent_type, call, record)
+            self._start_subagent(agent_type, end.call, record)
         prompt, sub_request = self._subagents[agent_type]
         assert sub_request is not None
         told = "" if active else subagent_start_context(sub_request)
