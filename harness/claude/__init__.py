@@ -4,9 +4,10 @@ Knows nothing of labs, Maven, rich or the CLI. The pieces, top down:
 
 ``open_session(engine, project_dir, settings=None, *, cwd=None, transcript_dir=None,
 permission_mode="default", auto_approve=False, env=None, on_payload=None)``
-    (harness.claude.engines) A scripted session (``ScriptedSession``) whose tools act on
-    the real workspace, on the emulator (``Session``, the same arguments) or on the real,
-    pinned client (``ClaudeCodeSession`` in harness/claude/client). Each method returns a
+    (harness.claude.engines) A scripted session (``ScriptedSession``, scripted.py) whose
+    tools act on the real workspace, on the emulator (``EmulatedSession``, the same
+    arguments) or on the real, pinned client (``ClaudeCodeSession`` in client/driver.py).
+    Each method returns a
     ``StepOutcome`` (``do``, ``outcome`` allowed|blocked|asked|stopped|error, ``tool_ran``,
     ``feedback`` shown to Claude, ``user_message``, ``system_message``,
     ``stop_hook_active``, ``turn_ended``, ``hooks``; the words are declared in
@@ -44,6 +45,7 @@ permission_mode="default", auto_approve=False, env=None, on_payload=None)``
 from __future__ import annotations
 
 from harness.claude.dispatch import EventOutcome, dispatch, route
+from harness.claude.emulator import EmulatedSession
 from harness.claude.events import Event
 from harness.claude.matchers import matches
 from harness.claude.permissions import PermissionRule, Permissions
@@ -56,7 +58,7 @@ from harness.claude.scenario import (
     run_scenario,
     run_step,
 )
-from harness.claude.session import STOP_BLOCK_CAP, Session, StepOutcome
+from harness.claude.scripted import STOP_BLOCK_CAP, ScriptedSession, StepOutcome
 from harness.claude.settings import (
     HookCommand,
     MatcherGroup,
@@ -69,6 +71,7 @@ from harness.claude.settings import (
 __all__ = [
     "OUTPUT_CAP",
     "STOP_BLOCK_CAP",
+    "EmulatedSession",
     "Event",
     "EventOutcome",
     "HookCommand",
@@ -78,7 +81,7 @@ __all__ = [
     "Permissions",
     "Scenario",
     "ScenarioStep",
-    "Session",
+    "ScriptedSession",
     "Settings",
     "StepOutcome",
     "StepReport",

@@ -38,7 +38,7 @@ from typing import Any
 from harness import proc
 from harness.claude.engines import CLAUDE_CODE, EMULATOR, open_session
 from harness.claude.scenario import Scenario, parse_scenario, run_scenario
-from harness.claude.session import StepOutcome
+from harness.claude.scripted import StepOutcome
 from harness.errors import ConfigError
 from harness.paths import scratch_mkdtemp
 from harness.userfiles import read_toml

@@ -28,7 +28,7 @@ from typing import Any
 from harness.claude.engines import ScriptedSession
 from harness.claude.events import SESSION_START_SOURCES
 from harness.claude.judge import NO_VERDICT_GIVEN, Judgement
-from harness.claude.session import StepOutcome
+from harness.claude.scripted import StepOutcome
 from harness.claude.tools import MAX_BASH_TIMEOUT, is_mcp_tool
 from harness.claude.vocabulary import OUTCOMES, Outcome, StepKind
 from harness.errors import ConfigError

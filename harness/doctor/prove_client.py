@@ -28,9 +28,9 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from harness.claude.client.driver import ClaudeCodeSession
 from harness.claude.client.install import ClientInstall
-from harness.claude.client.session import ClaudeCodeSession
-from harness.claude.session import StepOutcome
+from harness.claude.scripted import StepOutcome
 from harness.claude.vocabulary import Outcome
 from harness.errors import HarnessError
 from harness.workspace import provision

@@ -32,7 +32,7 @@ from harness.claude.recorded import (
     hooks_in_feedback,
 )
 from harness.claude.scenario import ScenarioStep
-from harness.claude.session import StepOutcome
+from harness.claude.scripted import StepOutcome
 from harness.claude.vocabulary import (
     Outcome,
     Permission,

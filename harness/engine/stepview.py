@@ -14,7 +14,7 @@ from typing import Any
 
 from harness.claude.runner import HookRun
 from harness.claude.scenario import ScenarioStep
-from harness.claude.session import StepOutcome
+from harness.claude.scripted import StepOutcome
 from harness.claude.settings import AGENT_TYPE, PROMPT_TYPE
 from harness.claude.vocabulary import Outcome, StepKind
 from harness.engine.moment import Moment

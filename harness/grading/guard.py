@@ -29,7 +29,7 @@ from harness.claude.engines import ScriptedSession, open_session
 from harness.claude.events import Event
 from harness.claude.matchers import matches
 from harness.claude.runner import HookRun, run_command_hook
-from harness.claude.session import StepOutcome
+from harness.claude.scripted import StepOutcome
 from harness.claude.settings import Settings, parse_settings
 from harness.claude.vocabulary import Outcome, Permission
 from harness.grading.cases import ALLOWED, ASKED, BLOCKED, Case

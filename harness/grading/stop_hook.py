@@ -37,7 +37,7 @@ from harness import proc
 from harness.claude import Event, EventOutcome, HookRun, StepOutcome, dispatch
 from harness.claude.engines import ScriptedSession, open_session
 from harness.claude.plugins import in_plugin
-from harness.claude.session import STOP_BLOCK_CAP
+from harness.claude.scripted import STOP_BLOCK_CAP
 from harness.claude.settings import Settings, parse_settings
 from harness.claude.vocabulary import Engine, Outcome
 from harness.errors import HarnessError

@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.text import Text
 
 from harness.claude.scenario import ScenarioStep, StepReport
-from harness.claude.session import StepOutcome
+from harness.claude.scripted import StepOutcome
 from harness.claude.vocabulary import StepKind
 from harness.proc import strip_ansi
 from harness.ui.prose import Block, Prose, print_prose

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from harness.claude import Session, Settings, load_settings
+from harness.claude import EmulatedSession, Settings, load_settings
 
 
 class HookProject:
@@ -70,8 +70,8 @@ class HookProject:
     def settings(self) -> Settings:
         return load_settings(self.root)
 
-    def session(self, **kw: Any) -> Session:
-        return Session(self.root, transcript_dir=self.root.parent / "transcripts", **kw)
+    def session(self, **kw: Any) -> EmulatedSession:
+        return EmulatedSession(self.root, transcript_dir=self.root.parent / "transcripts", **kw)
 
     def file(self, rel: str, text: str) -> Path:
         path = self.root / rel

@@ -1,4 +1,4 @@
-"""The fixture's real guard hooks driven through a Session, in a throwaway git copy."""
+"""The fixture's real guard hooks driven through an EmulatedSession, in a throwaway git copy."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.claude import Session
+from harness.claude import EmulatedSession
 from tests.builders import REPO_ROOT, git
 
 FIXTURE = REPO_ROOT / "petclinic_fixture"
@@ -34,7 +34,7 @@ def test_status_done_refused_until_the_coverage_agent_audited(repo: Path, tmp_pa
     spec = repo / SPEC
     before = spec.read_text()
     assert "**Status:** Approved" in before
-    with Session(repo, transcript_dir=tmp_path / "transcripts") as session:
+    with EmulatedSession(repo, transcript_dir=tmp_path / "transcripts") as session:
         assert session.session_start("startup").outcome == "allowed"
         refused = session.edit(SPEC, "**Status:** Approved", "**Status:** Done")
         assert (refused.outcome, refused.tool_ran) == ("blocked", False), refused
@@ -60,7 +60,7 @@ def test_status_done_refused_until_the_coverage_agent_audited(repo: Path, tmp_pa
 
 
 def test_evidence_under_target_is_refused_by_the_deny_rule(repo: Path, tmp_path: Path) -> None:
-    with Session(repo, transcript_dir=tmp_path / "t") as session:
+    with EmulatedSession(repo, transcript_dir=tmp_path / "t") as session:
         step = session.write("target/surefire-reports/TEST-x.xml", "<testsuite/>")
     assert (step.outcome, step.permission, step.hooks) == ("blocked", "deny-rule", [])
     assert not (repo / "target" / "surefire-reports" / "TEST-x.xml").exists()
@@ -72,7 +72,7 @@ def test_a_sed_to_done_through_bash_is_reported_whether_the_command_fails_or_not
 ) -> None:
     """The Edit guard never sees Bash; the status check after every tool (PostToolUse, or
     PostToolUseFailure when the command exits non-zero) reads the files instead."""
-    with Session(repo, transcript_dir=tmp_path / "t") as session:
+    with EmulatedSession(repo, transcript_dir=tmp_path / "t") as session:
         session.session_start("startup")
         step = session.bash(
             f"sed -i 's/^\\*\\*Status:\\*\\* Approved/**Status:** Done/' {SPEC}{tail}"

@@ -1,4 +1,4 @@
-"""Session: tools that act for real, permission rules, the stop loop, transcripts."""
+"""EmulatedSession: tools that act for real, permission rules, the stop loop, transcripts."""
 
 from __future__ import annotations
 
@@ -399,30 +399,30 @@ def test_step_outcome_repr_and_json(project: HookProject) -> None:
 def test_a_session_removes_the_transcript_folder_it_made_and_keeps_one_it_was_given(
     project: HookProject, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from harness.claude import Session
+    from harness.claude import EmulatedSession
 
     scratch = tmp_path / "scratch"
     scratch.mkdir()
     monkeypatch.setenv("HOOKLAB_SCRATCH", str(scratch))
-    with Session(project.root) as own:
+    with EmulatedSession(project.root) as own:
         own.prompt("Look.")
         own.stop()
         assert own.transcript_path.is_file() and own.transcript_path.is_relative_to(scratch)
     assert list(scratch.iterdir()) == []  # it may sit in memory (/dev/shm): nothing is left
 
     given = tmp_path / "given"
-    with Session(project.root, transcript_dir=given) as kept:
+    with EmulatedSession(project.root, transcript_dir=given) as kept:
         kept.prompt("Look.")
         kept.stop()
     assert kept.transcript_path.is_file() and kept.transcript_path.parent == given
 
 
 def test_session_without_settings_file_is_a_clear_error(tmp_path: Path) -> None:
-    from harness.claude import Session
+    from harness.claude import EmulatedSession
     from harness.errors import HarnessError
 
     with pytest.raises(HarnessError, match=r"settings\.json does not exist"):
-        Session(tmp_path)
+        EmulatedSession(tmp_path)
 
 
 def test_read_and_tools_the_client_lacks_answer_the_same_on_both_engines(

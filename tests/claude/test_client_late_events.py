@@ -20,7 +20,8 @@ from typing import Any
 import pytest
 
 from harness.claude import parse_settings
-from harness.claude.client import session as client_session
+from harness.claude.client import launch
+from harness.claude.client.driver import ClaudeCodeSession
 from harness.claude.client.process import Inbox
 from harness.claude.vocabulary import Outcome
 from tests.builders import project_held_once
@@ -65,8 +66,8 @@ def test_a_late_hook_answer_counts_for_the_step_that_started_it(
         inboxes.append(LateHookAnswers())
         return inboxes[-1]
 
-    monkeypatch.setattr(client_session, "Inbox", late_inbox)
-    with client_session.ClaudeCodeSession(
+    monkeypatch.setattr(launch, "Inbox", late_inbox)
+    with ClaudeCodeSession(
         root,
         parse_settings(settings, "test settings"),
         transcript_dir=tmp_path / "transcripts",

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from harness.claude.client.driver import ClaudeCodeSession
 from harness.claude.client.install import find_client
-from harness.claude.client.session import ClaudeCodeSession
 from harness.claude.client.trust import enabled_plugins, project_marketplaces
 from harness.errors import HarnessError
 from harness.workspace import Workspace

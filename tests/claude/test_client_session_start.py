@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from harness.claude.client.driver import ClaudeCodeSession
 from harness.claude.client.install import ClientInstall, find_client
-from harness.claude.client.session import ClaudeCodeSession
 from tests.claude.hookproject import HookProject
 from tests.conftest import require_real_client
 

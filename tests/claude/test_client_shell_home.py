@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from harness.claude.client.driver import ClaudeCodeSession
 from harness.claude.client.install import find_client
-from harness.claude.client.session import ClaudeCodeSession
 from tests.claude.hookproject import HookProject
 from tests.conftest import require_real_client
 

@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
+from harness.claude.emulator import EmulatedSession
 from harness.claude.judge import Judgement
-from harness.claude.session import Session
 from harness.claude.settings import parse_settings
 from tests.builders import run_cli
 
@@ -161,7 +161,7 @@ def test_an_answer_that_is_not_the_verdict_json_is_a_non_blocking_error(
     settings = parse_settings(
         {"hooks": {"Stop": [{"hooks": [{"type": "prompt", "prompt": "Ran?"}]}]}}, "s.json"
     )
-    with Session(tmp_path, settings) as session:
+    with EmulatedSession(tmp_path, settings) as session:
         session.judgement = Judgement(False, "no")  # never given: the answer below is not JSON
         monkeypatch.setattr(session, "_judge", lambda hook, condition: "Scripted session")
         session.session_start()
@@ -182,7 +182,7 @@ def test_an_http_hook_fills_in_only_the_variables_it_lists(
         "allowedEnvVars": ["LISTED"],
     }
     settings = parse_settings({"hooks": {"Stop": [{"hooks": [hook]}]}}, "s.json")
-    with Session(tmp_path, settings) as session:
+    with EmulatedSession(tmp_path, settings) as session:
         session.session_start()
         session.stop("Done.")
     (post,) = posts.seen
@@ -194,7 +194,7 @@ def test_an_http_hook_fills_in_only_the_variables_it_lists(
 def test_an_http_hook_that_cannot_connect_is_a_non_blocking_error(tmp_path: Path) -> None:
     hook = {"type": "http", "url": "http://127.0.0.1:9/nothing-listens-here"}
     settings = parse_settings({"hooks": {"Stop": [{"hooks": [hook]}]}}, "s.json")
-    with Session(tmp_path, settings) as session:
+    with EmulatedSession(tmp_path, settings) as session:
         session.session_start()
         stop = session.stop("Done.")
     assert (stop.outcome, stop.turn_ended) == ("allowed", True)

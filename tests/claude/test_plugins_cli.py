@@ -137,7 +137,7 @@ def test_verify_hook_runs_a_plugins_script_with_its_plugin_root(tmp_path: Path) 
 def test_replay_with_plugin_dir_gives_the_verdicts_the_client_recorded(tmp_path: Path) -> None:
     """A session recorded on the real client with the guard loaded by --plugin-dir replays the
     same on both engines with it, and diverges at the refusal without it."""
-    from harness.claude.client.session import ClaudeCodeSession
+    from harness.claude.client.driver import ClaudeCodeSession
     from tests.conftest import require_real_client
 
     require_real_client()

@@ -26,8 +26,8 @@ from typing import Any
 import pytest
 
 from harness.claude.client.api import ScriptedApi
+from harness.claude.client.driver import ClaudeCodeSession
 from harness.claude.client.person import client_env
-from harness.claude.client.session import ClaudeCodeSession
 from harness.claude.client.terminal import Terminal, fresh_home
 from harness.claude.settings_check import (
     MATCHER_TOOLS,

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from harness.claude.engines import CLAUDE_CODE, EMULATOR
 from harness.claude.scenario import ScenarioStep
-from harness.claude.session import StepOutcome
+from harness.claude.scripted import StepOutcome
 from harness.claude.vocabulary import Outcome, StepKind
 from harness.engine.checks.session_judge import disagreements
 from harness.engine.checks.session_play import Play

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from harness.claude.client.driver import ClaudeCodeSession
 from harness.claude.client.install import ClientInstall, find_client
-from harness.claude.client.session import ClaudeCodeSession
 from harness.errors import HarnessError
 from tests.engine.live_steps import ReachStep, check_json
 from tests.recorded_sessions import (

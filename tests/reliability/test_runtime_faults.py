@@ -8,7 +8,7 @@ import os
 import time
 from pathlib import Path
 
-from harness.claude import Session, parse_settings
+from harness.claude import EmulatedSession, parse_settings
 from harness.claude.runner import OUTPUT_CAP
 from harness.workspace import Workspace
 from tests.reliability.participant import assert_intact, state
@@ -29,11 +29,11 @@ def hook_script(directory: Path, name: str, body: str, *, executable: bool = Tru
 
 def session_with(
     root: Path, transcripts: Path, event: str, script: Path, timeout: float
-) -> Session:
+) -> EmulatedSession:
     hooks = {
         event: [{"hooks": [{"type": "command", "command": f'"{script}"', "timeout": timeout}]}]
     }
-    return Session(
+    return EmulatedSession(
         root, parse_settings({"hooks": hooks}, "test settings"), transcript_dir=transcripts
     )
 

@@ -1,7 +1,7 @@
 """The real client as a process: started with its arguments, fed stream-json lines on stdin,
 read line by line on stdout and stderr by two threads, ended like a closed terminal ends it.
 
-Nothing here knows what a line means; ``reading.py`` reads them, ``session.py`` plays the
+Nothing here knows what a line means; ``reading.py`` reads them, ``driver.py`` plays the
 scenario with both.
 """
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from harness.claude.engines import CLAUDE_CODE, EMULATOR
 from harness.claude.scenario import ScenarioStep
-from harness.claude.session import StepOutcome
+from harness.claude.scripted import StepOutcome
 from harness.claude.vocabulary import Outcome, StepKind
 from harness.engine.moment import describe
 from harness.engine.stepview import StepView
