@@ -24,9 +24,9 @@ from harness.claude.events import OUTSIDE_TURN, Event, check_start_source
 from harness.claude.judge import Judgement
 from harness.claude.ladder import (
     FILE_TOOLS,
+    CallFacts,
     Decision,
     HookSay,
-    ToolCall,
     decide,
     input_rejected,
 )
@@ -801,7 +801,7 @@ class Session(SessionSteps):
                 return self._record(self._refuse(do, detail, use_id, input_rejected(problem)))
 
         rule, _ = self.settings.permissions.check(name, tool_input, self.project_dir, self.cwd)
-        call = ToolCall(name, detail, str(tool_input.get("command", "")), rule)
+        call = CallFacts(name, detail, str(tool_input.get("command", "")), rule)
         early = decide(call, None)
         if early is not None:  # a denied path refuses a file tool before any hook
             return self._record(self._refuse(do, detail, use_id, early))

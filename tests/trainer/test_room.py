@@ -22,7 +22,8 @@ from pathlib import Path
 import pytest
 
 from harness.engine.runner import LabRunner
-from harness.trainer.cohort import IDLE, REPLACED, STUCK, CohortReader
+from harness.trainer.cohort import CohortReader
+from harness.trainer.member import IDLE, REPLACED, STUCK
 from harness.trainer.publish import make_settings, submit
 from harness.trainer.remote import RemoteError
 from tests.builders import run_cli, run_lab_process

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from harness.results import Status
+from harness.trainer.claims import verify_participant
 from harness.trainer.publish import make_settings, submit
-from harness.trainer.verify import verify_participant
 from harness.workspace import Workspace
 from tests.builders import run_cli
 from tests.trainer.cohort_builder import GREEN_REPORT, REPORT_PATH, SyntheticLabs, participant

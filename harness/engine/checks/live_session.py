@@ -40,6 +40,7 @@ from harness.claude.vocabulary import (
     OUTCOMES,
     Engine,
     Outcome,
+    Provenance,
     StepKind,
     Verdict,
 )
@@ -68,7 +69,7 @@ EXPECT_FIELDS = (
     Field("ask", str, doc="what to tell Claude when the item is missing"),
 )
 EXPECT_KEYS = tuple(f.name for f in EXPECT_FIELDS)
-LIVE, SCRIPTED, SOLVED = "live", "scripted", "played by Hook Lab"
+LIVE, SCRIPTED, SOLVED = Provenance.LIVE, Provenance.SCRIPTED, Provenance.PLAYED
 # The timeline's extract, kept with a passed claim (and sent by lab submit): never the
 # transcript itself, the requests sent to the model or the environment attachments.
 TIMELINE_FILE = "hooklab-live/timeline.json"

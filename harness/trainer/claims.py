@@ -46,7 +46,7 @@ from harness.maven.broker import MavenBroker
 from harness.maven.warm import clean_target
 from harness.paths import scratch_mkdtemp
 from harness.results import CheckResult, Status
-from harness.trainer import sandbox
+from harness.trainer import verify_jail
 from harness.trainer.publish import DEFAULT_COHORT, participant_ref
 from harness.trainer.remote import fetch, list_refs, normalise_url, redact_url
 from harness.workspace import Workspace, empty_workspace, progress_document
@@ -229,7 +229,7 @@ def verify_participant(
     reuse: Mapping[str, dict[str, Any]] | None = None,
     flags: list[dict[str, str]] | None = None,
 ) -> VerifyReport:
-    """Fetch the submission here, then judge it in the sandbox (harness/trainer/sandbox.py;
+    """Fetch the submission here, then judge it in the sandbox (harness/trainer/verify_jail.py;
     ``sandboxed`` False: as the trainer, for --no-sandbox, in a process of its own when
     ``apart``); the holder is removed after. ``reuse``: verdicts already reached, by
     step_key: those claims are not re-run. ``on_claims``: every claim (lab, step), once known."""
@@ -253,7 +253,7 @@ def verify_participant(
         on_claims(list(claims))
         judge = dataclasses.replace(judge, only=_reuse(report, reuse, on_verdict))
         if judge.only:
-            if (sandboxed or apart) and not sandbox.inside():
+            if (sandboxed or apart) and not verify_jail.inside():
                 _judge_apart(holder, judge, report, on_activity, on_verdict, sandboxed)
             else:
                 judge.run(ws, report, on_activity, on_verdict)
@@ -379,12 +379,12 @@ class Judging:
             on_verdict(verdict)
 
     def argv(self, holder: Path) -> list[str]:
-        """The sandbox's process: python -m harness.trainer.judge with these settings."""
+        """The sandbox's process: python -m harness.trainer.judge_inside with these settings."""
         extra = ["--backend", self.backend] if self.backend else []
         labs = ["--labs", str(self.labs_root)] if self.labs_root else []
         only = [a for claim in sorted(self.only or ()) for a in ("--only", claim)]
         return [
-            sys.executable, "-m", "harness.trainer.judge", str(holder / "ws"), self.ref,
+            sys.executable, "-m", "harness.trainer.judge_inside", str(holder / "ws"), self.ref,
             "--engine", self.engine, *extra, *labs, *only,
         ]  # fmt: skip
 
@@ -411,7 +411,7 @@ def _judge_apart(
             # never reaches the Docker socket.
             broker = stack.enter_context(MavenBroker(holder)).path
         extra = [judge.labs_root] if judge.labs_root else []
-        argv = sandbox.command(holder, judge.argv(holder), broker=broker, extra=extra)
+        argv = verify_jail.command(holder, judge.argv(holder), broker=broker, extra=extra)
         _read_judgement(argv, report, on_activity, on_verdict)
 
 
