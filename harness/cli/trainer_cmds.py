@@ -17,7 +17,7 @@ from harness.errors import ConfigError, HarnessError
 from harness.maven import BACKEND_NAMES
 from harness.trainer.arrival import RoomVerifier, WatchSettings
 from harness.trainer.ci import DEFAULT_OUTPUT, workflow
-from harness.trainer.claims import StepVerdict, verify_participant
+from harness.trainer.claims import verify_participant
 from harness.trainer.cohort import Cohort, CohortReader, cohorts_on
 from harness.trainer.member import STUCK_AFTER
 from harness.trainer.page import render_page
@@ -51,6 +51,7 @@ from harness.trainer.verified import (
     save_verdicts,
     verify_all,
 )
+from harness.trainer.verify_report import StepVerdict
 from harness.ui.console import escape
 from harness.workspace import Workspace
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from harness.claude.vocabulary import VerifyState
 from harness.errors import HarnessError
-from harness.trainer.claims import StepVerdict, verify_participant
+from harness.trainer.claims import verify_participant
 from harness.trainer.cohort import Cohort, mark_verdicts
 from harness.trainer.member import Member
 from harness.trainer.verified import (
@@ -31,6 +31,7 @@ from harness.trainer.verified import (
     save_step_cache,
     save_verdicts,
 )
+from harness.trainer.verify_report import StepVerdict
 
 
 @dataclass

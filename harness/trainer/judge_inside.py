@@ -10,7 +10,8 @@ import sys
 from pathlib import Path
 
 from harness.errors import HarnessError
-from harness.trainer.claims import Judging, StepVerdict, VerifyReport
+from harness.trainer.claims import Judging
+from harness.trainer.verify_report import StepVerdict, VerifyReport
 from harness.workspace import Workspace
 
 

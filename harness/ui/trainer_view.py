@@ -12,7 +12,6 @@ from rich.table import Table
 from rich.text import Text
 
 from harness.results import Status
-from harness.trainer.claims import StepVerdict, VerifyReport
 from harness.trainer.cohort import Cohort
 from harness.trainer.member import (
     ABSENT,
@@ -40,6 +39,7 @@ from harness.trainer.verified import (
     VERIFIED,
     ParticipantVerdict,
 )
+from harness.trainer.verify_report import StepVerdict, VerifyReport
 
 VERDICT_STYLE = {Status.PASS: "green", Status.FAIL: "red", Status.ERROR: "yellow"}
 VERDICT_WORD = {Status.PASS: "holds", Status.FAIL: "does not hold", Status.ERROR: "not judged"}
