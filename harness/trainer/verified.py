@@ -17,6 +17,7 @@ records, the folder ``…-steps`` keeps every step verdict by the key of what it
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import fcntl
 import json
 import os
@@ -94,21 +95,7 @@ class ParticipantVerdict:
         return f"not judged: {self.message}"
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "participant": self.participant,
-            "commit": self.commit,
-            "state": self.state,
-            "hold": self.hold,
-            "claimed": self.claimed,
-            "failed": self.failed,
-            "message": self.message,
-            "seconds": round(self.seconds, 2),
-            "at": self.at,
-            "steps": self.steps,
-            "flags": self.flags,
-            "reused": self.reused,
-            "runner": self.runner,
-        }
+        return {**dataclasses.asdict(self), "seconds": round(self.seconds, 2)}
 
     @classmethod
     def from_json(cls, raw: Any) -> ParticipantVerdict | None:
