@@ -25,7 +25,7 @@ from pathlib import Path
 
 from benchmarks.report import Options, Row, alternate, median, run_standalone, timed_command
 from harness.trainer.publish import make_settings, submit
-from harness.trainer.shards import Shard
+from harness.trainer.room_shards import RoomShard
 from tests.trainer.cohort_builder import SyntheticLabs, clone_participant, participant
 from tests.trainer.servers import GitDaemon, bare_repo
 
@@ -56,7 +56,7 @@ def _at_once(argvs: list[list[str]], envs: list[dict[str, str]]) -> float:
 def measure(options: Options) -> list[Row]:
     n = options.times(2, least=2)
     names = [f"p{i:02d}" for i in range(SIZE)]
-    sizes = [len(Shard(i, SHARDS).pick(names)) for i in range(1, SHARDS + 1)]
+    sizes = [len(RoomShard(i, SHARDS).pick(names)) for i in range(1, SHARDS + 1)]
     largest = max(range(SHARDS), key=lambda i: sizes[i]) + 1
     with tempfile.TemporaryDirectory() as holder:
         root = Path(holder)

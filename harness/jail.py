@@ -1,6 +1,6 @@
 """One bubblewrap jail builder, for everything Hook Lab runs of someone else's.
 
-``lab trainer verify`` judges a participant's submission in it (harness/trainer/sandbox.py),
+``lab trainer verify`` judges a participant's submission in it (harness/trainer/verify_jail.py),
 and ``lab simulate``, ``lab replay`` and ``lab verify-hook`` run every tool call of their
 sessions in it, the real client included (:class:`Confinement`). A jail is a root of its own
 built from an explicit list and nothing else: the machine's programs and libraries (/usr and

@@ -22,7 +22,13 @@ from harness.claude.vocabulary import (
     ENGINES,
     OUTCOMES,
     STEP_KINDS,
+    BlockDecision,
+    DevPhase,
+    MemberState,
+    PermissionDecision,
+    Provenance,
     Verdict,
+    VerifyState,
     read_verdict,
     verdict,
 )
@@ -30,13 +36,30 @@ from tests.builders import REPO_ROOT
 
 PACKAGE = REPO_ROOT / "harness"
 DECLARATION = PACKAGE / "claude" / "vocabulary.py"
-WORDS = {*STEP_KINDS, *OUTCOMES, *(v.value for v in Verdict), *ENGINES, AUTO, BOTH}
-ANYWHERE = {*ENGINES, Verdict.NO_RESULT.value}
+# The trainer's, the hooks' and lab dev check's words, declared beside the session's.
+DECLARED = (PermissionDecision, BlockDecision, DevPhase, VerifyState, MemberState, Provenance)
+WORDS = {
+    *STEP_KINDS,
+    *OUTCOMES,
+    *(v.value for v in Verdict),
+    *ENGINES,
+    AUTO,
+    BOTH,
+    *(w.value for words in DECLARED for w in words),
+}
+ANYWHERE = {*ENGINES, Verdict.NO_RESULT.value, Provenance.PLAYED.value, MemberState.ABSENT.value}
 PREFIXES = tuple(
     f"{w.value} " for w in (Verdict.REFUSED_BY, Verdict.REPORTED_BY, Verdict.BLOCKED_BY)
 )
-KEYS = {"do", "outcome", "verdict", "engine", "engines", "kind", "expect", "choices"}
-MAKERS = {"_step", "step", "ScenarioStep", "ReplayRow", "StepOutcome", "StepView"}
+KEYS = {
+    *("do", "outcome", "verdict", "engine", "engines", "kind", "expect", "choices"),
+    *("decision", "permission_decision", "behavior", "rule", "state", "phase", "verification"),
+    "evidence_kind",
+}
+MAKERS = {
+    *("_step", "step", "ScenarioStep", "ReplayRow", "StepOutcome", "StepView"),
+    *("phase", "results", "Attention", "EvidenceMark", "ParticipantVerdict", "HookSay"),
+}
 # Literals that are not the word: (file under harness/, the literal, why).
 NOT_THE_WORD = {
     ("claude/client/install.py", "claude-code"),  # the npm package's folder in the cache
@@ -45,6 +68,22 @@ NOT_THE_WORD = {
     ("maven/surefire.py", "error"),  # a Surefire report's <error> element
     ("maven/broker.py", "error"),  # a key of the broker's JSON lines
     ("claude/client/reading.py", "blocked by PreCompact hook"),  # the client's own status text
+    ("claude/client/reading.py", "failed"),  # the client's compact_result
+    ("claude/client/session.py", "idle"),  # the client process's state
+    ("maven/warm.py", "failed"),  # how a warm-up went
+    ("engine/checks/live_session.py", "ask"),  # an expectation's key
+}
+# Literals still in files other branches of issue 52 are rewriting (52-engine: the sessions;
+# 52-reader: recorded.py and the live reader; 52-modules: grading/, ui/, engine/runner.py):
+# each goes when its file is next touched, and the list with it.
+NOT_YET = {
+    *(("claude/session.py", w) for w in ("allow", "deny")),
+    *(("claude/client/reading.py", w) for w in ("allow", "deny")),
+    ("claude/recorded.py", "blocked"),  # recorded's own decision words
+    *(("grading/guard.py", w) for w in ("allow", "deny", "ask", "defer")),
+    ("engine/runner.py", "scripted"),
+    *(("ui/lab_view.py", w) for w in ("scripted", *DevPhase)),
+    ("ui/trainer_view.py", "not arrived"),
 }
 
 
@@ -109,7 +148,7 @@ def test_no_vocabulary_literal_outside_its_declaration() -> None:
         for path in sorted(PACKAGE.rglob("*.py"))
         if path != DECLARATION
         for line, text in literals(path)
-        if (path.relative_to(PACKAGE).as_posix(), text) not in NOT_THE_WORD
+        if (path.relative_to(PACKAGE).as_posix(), text) not in NOT_THE_WORD | NOT_YET
     ]
     assert not found, "use harness.claude.vocabulary instead:\n" + "\n".join(found)
 
@@ -132,3 +171,56 @@ def test_a_verdict_reads_back_as_written() -> None:
     assert verdict(Verdict.BLOCKED_BY) == "blocked by a hook"
     assert read_verdict("ran") == (Verdict.RAN, [])
     assert read_verdict("something else") == (None, [])
+
+
+def test_the_scan_finds_the_trainers_and_the_hooks_words(tmp_path: Path) -> None:
+    sample = tmp_path / "sample.py"
+    sample.write_text(
+        'def f(out, m, obs, step):\n    if out.permission_decision == "deny":\n'
+        '        obs.phase(step, "hollow")\n    if m.verification == "stale":\n'
+        '        return "not arrived"\n    return {"kind": "played by Hook Lab"}\n',
+        encoding="utf-8",
+    )
+    found = sorted(literals(sample))
+    assert [text for _, text in found] == [
+        "deny",
+        "hollow",
+        "stale",
+        "not arrived",
+        "played by Hook Lab",
+    ]
+
+
+def test_the_words_keep_their_values() -> None:
+    """Progress documents, verdict files and status --json hold these words: they stay."""
+    assert [str(w) for w in VerifyState] == [
+        *("verified", "failed", "not judged", "unverified", "stale", "verifying"),
+    ]
+    assert [str(p) for p in Provenance] == ["live", "scripted", "played by Hook Lab"]
+    assert MemberState.PROBLEM.urgency == 0 and MemberState.ABSENT.urgency == 7
+    assert [str(d) for d in PermissionDecision] == ["allow", "deny", "ask", "defer"]
+
+
+def class_names(root: Path) -> dict[str, list[str]]:
+    """Every class defined under ``root``, by name: where each is."""
+    found: dict[str, list[str]] = {}
+    for path in sorted(root.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef):
+                found.setdefault(node.name, []).append(f"{path.relative_to(root)}:{node.lineno}")
+    return found
+
+
+def test_no_two_classes_share_a_name() -> None:
+    """One name, one meaning: a ``Verdict`` is the replay's word, not also a record."""
+    twice = {name: where for name, where in class_names(PACKAGE).items() if len(where) > 1}
+    assert not twice, "classes that share a name:\n" + "\n".join(
+        f"{name}: {', '.join(where)}" for name, where in sorted(twice.items())
+    )
+
+
+def test_the_class_scan_finds_a_shared_name(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("class Verdict:\n    pass\n", encoding="utf-8")
+    (tmp_path / "b.py").write_text("import enum\nclass Verdict(enum.Enum):\n    X = 1\n")
+    assert class_names(tmp_path)["Verdict"] == ["a.py:1", "b.py:2"]

@@ -51,7 +51,7 @@ _IDS = re.compile(
 
 
 @dataclass(frozen=True)
-class Case:
+class DifferentialCase:
     path: Path
     rule: str
     title: str
@@ -101,7 +101,7 @@ class HookServer:
         self._server.server_close()
 
 
-def load_case(path: Path) -> Case:
+def load_case(path: Path) -> DifferentialCase:
     data = read_toml(path)
     for key in ("rule", "title"):
         if not isinstance(data.get(key), str):
@@ -119,14 +119,16 @@ def load_case(path: Path) -> Case:
     if not isinstance(served, dict) or not isinstance(served.get("body", ""), str):
         raise ConfigError(path, "http", "must be a table with a body", fix='body = "{}"')
     scenario = parse_scenario({k: v for k, v in data.items() if k in ("step", "session")}, path)
-    return Case(path, data["rule"], data["title"], files, settings, scenario, env, served)
+    return DifferentialCase(
+        path, data["rule"], data["title"], files, settings, scenario, env, served
+    )
 
 
-def load_cases(folder: Path) -> list[Case]:
+def load_cases(folder: Path) -> list[DifferentialCase]:
     return [load_case(p) for p in sorted(folder.glob("*.toml"))]
 
 
-def build_project(case: Case, root: Path, hook_url: str = "") -> Path:
+def build_project(case: DifferentialCase, root: Path, hook_url: str = "") -> Path:
     """The case's project as a committed git repository at ``root``; ``HOOK_URL`` in its
     settings becomes ``hook_url`` (a folder of its own per project)."""
     root.mkdir(parents=True, exist_ok=True)
@@ -191,7 +193,7 @@ class StepComparison:
 
 @dataclass
 class CaseResult:
-    case: Case
+    case: DifferentialCase
     steps: list[StepComparison]
     seconds: dict[str, float]
     notes: dict[str, list[str]]
@@ -243,7 +245,7 @@ def observe(outcome: StepOutcome, project: Path) -> dict[str, Any]:
 
 
 def run_on(
-    case: Case, engine: str, root: Path, hook_url: str = ""
+    case: DifferentialCase, engine: str, root: Path, hook_url: str = ""
 ) -> tuple[list[StepOutcome], float]:
     project = build_project(case, root, f"{hook_url}/{engine}")
     started = time.perf_counter()
@@ -255,7 +257,7 @@ def run_on(
     return outcomes, time.perf_counter() - started
 
 
-def compare(case: Case, workdir: Path | None = None) -> CaseResult:
+def compare(case: DifferentialCase, workdir: Path | None = None) -> CaseResult:
     """Run ``case`` on both engines in sibling directories of the same shape."""
     base = Path(workdir or scratch_mkdtemp("hooklab-differential-"))
     sides: dict[str, list[StepOutcome]] = {}

@@ -34,10 +34,22 @@ from harness.claude.runner import (
     start_async_hooks,
 )
 from harness.claude.settings import AGENT_TYPE, MODEL_TYPES, Settings
-from harness.claude.vocabulary import Outcome
+from harness.claude.vocabulary import BlockDecision, Outcome, PermissionDecision
 
 # PreToolUse decisions, strongest first: one deny among many allows still denies.
-DECISION_RANK = {"deny": 3, "defer": 2, "ask": 1, "allow": 0}
+DECISION_RANK = {
+    PermissionDecision.DENY: 3,
+    PermissionDecision.DEFER: 2,
+    PermissionDecision.ASK: 1,
+    PermissionDecision.ALLOW: 0,
+}
+# The PreToolUse hooks' decisions so far: (decision, reason, what Claude is told).
+_Decisions = list[tuple[PermissionDecision, str, str]]
+# The older PreToolUse form, as the client reads it.
+_OLDER_FORM = {
+    BlockDecision.APPROVE: PermissionDecision.ALLOW,
+    BlockDecision.BLOCK: PermissionDecision.DENY,
+}
 _DECISION_EVENTS = {
     Event.STOP,
     Event.SUBAGENT_STOP,
@@ -82,7 +94,7 @@ class EventOutcome:
     block_reasons: list[str] = field(default_factory=list)
     messages: list[str] = field(default_factory=list)
     # PreToolUse: allow|deny|ask|defer; PermissionRequest: its decision.behavior, allow|deny
-    permission_decision: str | None = None
+    permission_decision: PermissionDecision | None = None
     updated_input: dict[str, Any] | None = None  # PreToolUse only: the tool input to run with
     permission_reason: str = ""
     continue_: bool = True
@@ -154,7 +166,7 @@ def _apply_json(
     out: EventOutcome,
     data: dict[str, Any],
     run: HookRun,
-    decisions: list[tuple[str, str, str]],
+    decisions: _Decisions,
 ) -> None:
     """A hook's JSON answer, field by field in the order the client reads them."""
     event = out.event
@@ -190,13 +202,13 @@ def _apply_decision(
     decision: object,
     reason: str,
     run: HookRun,
-    decisions: list[tuple[str, str, str]],
+    decisions: _Decisions,
 ) -> None:
     """The top-level ``decision`` field: ``block`` where the event takes it, the older
     PreToolUse ``approve``/``block``."""
     event = out.event
     blocking = f'{out.label} hook blocking error from command: "{run.command}": ' + reason
-    if event in _DECISION_EVENTS and decision == "block":
+    if event in _DECISION_EVENTS and decision == BlockDecision.BLOCK:
         out.blocked = True
         if event is Event.USER_PROMPT_SUBMIT:
             out.user_messages.append(f"{out.label} operation blocked by hook:\n{reason}")
@@ -205,10 +217,10 @@ def _apply_decision(
         if event in _STOP_EVENTS:
             out.messages.append(f"Stop hook feedback:\n{reason}")
         out.messages.append(blocking)
-    elif event is Event.PRE_TOOL_USE and decision in ("approve", "block"):
+    elif event is Event.PRE_TOOL_USE and isinstance(decision, str) and decision in _OLDER_FORM:
         # The older PreToolUse form; Claude Code still maps it to allow/deny.
-        decisions.append(("allow" if decision == "approve" else "deny", reason, reason))
-    elif decision not in ("approve", "undefined"):
+        decisions.append((_OLDER_FORM[BlockDecision(decision)], reason, reason))
+    elif decision not in (BlockDecision.APPROVE, "undefined"):
         out.notes.append(f"{run.command}: decision {decision!r} has no effect on {event.value}")
 
 
@@ -216,7 +228,7 @@ def _apply_specific(
     out: EventOutcome,
     specific: dict[str, Any],
     run: HookRun,
-    decisions: list[tuple[str, str, str]],
+    decisions: _Decisions,
 ) -> None:
     """``hookSpecificOutput`` that names this event: context, PreToolUse's decision and
     rewritten input."""
@@ -238,7 +250,7 @@ def _apply_specific(
         why = specific.get("permissionDecisionReason")
         if value in DECISION_RANK:
             text = why if isinstance(why, str) else ""
-            decisions.append((value, text, text))
+            decisions.append((PermissionDecision(value), text, text))
         else:
             out.notes.append(
                 f"{run.command}: permissionDecision {value!r} is not one of "
@@ -259,19 +271,19 @@ def _apply_permission_answer(out: EventOutcome, decision: Any, run: HookRun) -> 
     ``message`` (without one, "Permission denied by PermissionRequest hook") as the tool's error.
     A deny wins over an allow."""
     behavior = decision.get("behavior") if isinstance(decision, dict) else None
-    if behavior not in ("allow", "deny"):
+    if behavior not in (PermissionDecision.ALLOW, PermissionDecision.DENY):
         if decision is not None:
             out.notes.append(f"{run.command}: decision.behavior {behavior!r} is not allow or deny")
         return
     assert isinstance(decision, dict)
-    if out.permission_decision == "deny":
+    if out.permission_decision == PermissionDecision.DENY:
         return
     message = decision.get("message")
-    out.permission_decision = behavior
+    out.permission_decision = PermissionDecision(behavior)
     out.permission_reason = message if isinstance(message, str) and message else DENIED_BY_HOOK
 
 
-def _model_said_no(out: EventOutcome, run: HookRun, decisions: list[tuple[str, str, str]]) -> None:
+def _model_said_no(out: EventOutcome, run: HookRun, decisions: _Decisions) -> None:
     """A prompt or agent hook's "no" (``ok: false``), as observed on 2.1.332: on Stop and
     SubagentStop a block with its reason. A prompt hook's on PreToolUse refuses the call like
     an exit 2 and ends the turn too (``hook_stopped``); on UserPromptSubmit it keeps the prompt
@@ -290,13 +302,13 @@ def _model_said_no(out: EventOutcome, run: HookRun, decisions: list[tuple[str, s
         out.continue_ = False
 
 
-def _apply_exit2(out: EventOutcome, run: HookRun, decisions: list[tuple[str, str, str]]) -> None:
+def _apply_exit2(out: EventOutcome, run: HookRun, decisions: _Decisions) -> None:
     """A blocking exit 2, routed where the event sends its stderr."""
     event, said = out.event, run.stderr.strip()
     # An agent hook's "no" is told in its own words, without the hook's name (2.1.332).
     named = run.stderr if run.kind == AGENT_TYPE else f"[{run.command}]: {run.stderr}"
     if event is Event.PRE_TOOL_USE:
-        decisions.append(("deny", said, named))
+        decisions.append((PermissionDecision.DENY, said, named))
         return
     out.block_reasons.append(said)
     if event is Event.POST_TOOL_BATCH:
@@ -333,7 +345,7 @@ def route(event: Event, runs: list[HookRun], tool_name: str | None = None) -> Ev
     """Turn finished hook runs into the event's outcome (no processes run here)."""
     label = f"{event.value}:{tool_name}" if tool_name and event in TOOL_EVENTS else event.value
     out = EventOutcome(event, label)
-    decisions: list[tuple[str, str, str]] = []  # (decision, reason, what Claude is told)
+    decisions: _Decisions = []
     for run in runs:
         if run.timed_out:
             out.notes.append(f"{run.command}: timed out after {run.duration:.1f} s; {TOO_LATE}")
@@ -368,7 +380,7 @@ def route(event: Event, runs: list[HookRun], tool_name: str | None = None) -> Ev
         out.permission_decision = winner
         chosen = [(reason, said) for d, reason, said in decisions if d == winner]
         out.permission_reason = "\n".join(reason for reason, _ in chosen if reason)
-        if winner == "deny":
+        if winner == PermissionDecision.DENY:
             out.blocked = True
             out.block_reasons.append(out.permission_reason)
             out.messages += [f"{label} hook error: {said}" for _, said in chosen]

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from harness.claude.dispatch import EventOutcome
 from harness.claude.events import Event
-from harness.claude.ladder import FILE_TOOLS, Decision, HookSay, ToolCall, decide, input_rejected
+from harness.claude.ladder import FILE_TOOLS, CallFacts, Decision, HookSay, decide, input_rejected
 from harness.claude.runner import cap
 from harness.claude.scripted import StepOutcome
 from harness.claude.sensitive import is_sensitive, sensitive_write
@@ -120,7 +120,7 @@ class ToolPlay:
         rule, _ = session.settings.permissions.check(
             name, tool_input, session.project_dir, session.cwd
         )
-        call = ToolCall(name, self.detail, str(tool_input.get("command", "")), rule)
+        call = CallFacts(name, self.detail, str(tool_input.get("command", "")), rule)
         early = decide(call, None)
         if early is not None:  # a denied path refuses a file tool before any hook
             return self._refuse(early)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.claude.sensitive import sensitive_message
-from harness.claude.vocabulary import Outcome, Permission
+from harness.claude.vocabulary import Outcome, Permission, PermissionDecision
 
 FILE_TOOLS = ("Edit", "Write")
 # What Claude is told when a permission prompt stays unanswered (the scenario did not set
@@ -41,7 +41,7 @@ class HookSay:
 
 
 @dataclass(frozen=True)
-class ToolCall:
+class CallFacts:
     """The facts the ladder reads; ``rule`` is ``Permissions.check``'s kind."""
 
     tool: str
@@ -51,6 +51,9 @@ class ToolCall:
     sensitive: Path | None = None  # a write into .claude/ or .git/
     auto_approve: bool = False
     unasked: bool = False  # a read-only call the client runs without its usual prompt
+
+
+ToolCall = CallFacts  # the old name, for branches in flight (recorded.ToolCall is a call)
 
 
 @dataclass(frozen=True)
@@ -77,18 +80,18 @@ def input_rejected(problem: str, permission: Permission | None = None) -> Decisi
     return _refused(Outcome.ERROR, f"<tool_use_error>{problem}</tool_use_error>", permission)
 
 
-def decide(call: ToolCall, hooks: HookSay | None) -> Decision | None:
+def decide(call: CallFacts, hooks: HookSay | None) -> Decision | None:
     """The ladder for ``call``. ``hooks`` is None before the PreToolUse hooks ran: the answer
     is then a refusal, or None for "ask the hooks first"."""
     if hooks is None:
-        if call.rule == "deny" and call.tool in FILE_TOOLS:
+        if call.rule == PermissionDecision.DENY and call.tool in FILE_TOOLS:
             return _refused(Outcome.BLOCKED, DENIED_PATH, Permission.DENY_RULE)
         return None
     if hooks.stopped:  # a prompt hook's "no" also refuses the call: the client records that
         return _refused(Outcome.STOPPED, hooks.message or HOOK_STOPPED, Permission.HOOK_STOP)
-    if hooks.decision == "deny":
+    if hooks.decision == PermissionDecision.DENY:
         return _refused(Outcome.BLOCKED, hooks.message, Permission.HOOK_DENY)
-    if call.rule == "deny":
+    if call.rule == PermissionDecision.DENY:
         denied = f"Permission to use {call.tool} with command {call.command} has been denied."
         return _refused(Outcome.BLOCKED, denied, Permission.DENY_RULE)
     if hooks.input_problems:
@@ -105,20 +108,20 @@ def decide(call: ToolCall, hooks: HookSay | None) -> Decision | None:
         if not call.auto_approve:
             return Decision(False, permission, Outcome.ASKED, UNANSWERED_PROMPT, prompt, asked=True)
         return Decision(True, permission, Outcome.ASKED, asked=True, auto_approved=True)
-    if hooks.decision == "allow":
+    if hooks.decision == PermissionDecision.ALLOW:
         return Decision(True, Permission.HOOK_ALLOW)
-    if call.rule == "allow":
+    if call.rule == PermissionDecision.ALLOW:
         return Decision(True, Permission.ALLOW_RULE)
     if call.unasked:  # Read in the project, `ls`, `cat`: no prompt, no permission to show
         return Decision(True, None)
     return Decision(True, Permission.PROMPTED)  # the simulated user approves the usual prompt
 
 
-def _asking(call: ToolCall, hooks: HookSay) -> tuple[Permission, str] | None:
+def _asking(call: CallFacts, hooks: HookSay) -> tuple[Permission, str] | None:
     """Who asks the user and what they are shown, or None when nobody asks."""
-    if hooks.decision in ("ask", "defer"):
+    if hooks.decision in (PermissionDecision.ASK, PermissionDecision.DEFER):
         return Permission(hooks.decision), hooks.reason
-    if call.rule == "ask":
+    if call.rule == PermissionDecision.ASK:
         return Permission.ASK_RULE, f"Claude wants to use {call.tool}: {call.detail}"
     if call.sensitive is not None:  # after the hooks, whatever the rules say
         return Permission.ASK_SENSITIVE, sensitive_message(call.sensitive)

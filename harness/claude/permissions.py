@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from harness.claude.vocabulary import PermissionDecision
+
 _RULE = re.compile(r"^(?P<tool>[A-Za-z0-9_:.*-]+)(?:\((?P<spec>.*)\))?$", re.DOTALL)
 _FILE_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
 _SPLIT_COMMAND = re.compile(r"\s*(?:&&|\|\||;|\||\n)\s*")
@@ -166,11 +168,19 @@ class Permissions:
                     if rule.tool == "Edit" and rule_matches(
                         rule, "Edit", {"file_path": path}, project_dir
                     ):
-                        return "deny", rule
-        for kind, rules in (("deny", self.deny), ("ask", self.ask), ("allow", self.allow)):
+                        return PermissionDecision.DENY, rule
+        for kind, rules in (
+            (PermissionDecision.DENY, self.deny),
+            (PermissionDecision.ASK, self.ask),
+            (PermissionDecision.ALLOW, self.allow),
+        ):
             for rule in rules:
                 if rule_matches(
-                    rule, tool_name, tool_input, project_dir, every_part=kind == "allow"
+                    rule,
+                    tool_name,
+                    tool_input,
+                    project_dir,
+                    every_part=kind == PermissionDecision.ALLOW,
                 ):
                     return kind, rule
         return "none", None

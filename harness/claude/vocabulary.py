@@ -1,6 +1,8 @@
 """The words every layer uses for what a session step did: what kind of step it was, its
 outcome, why a tool was let through or refused, how a replay reads it, and which Claude Code
-played it.
+played it; what a hook decided; the phases of ``lab dev check``; and the trainer's words for a
+participant: how their claims were verified, why they need the trainer, and what passed a
+live step.
 
 Each is a ``StrEnum``, so JSON, TOML and ``==`` against a plain string keep the word itself;
 the word is declared once, here, with how it reads to a person.
@@ -124,6 +126,70 @@ class Engine(enum.StrEnum):
         return "real Claude Code" if self is Engine.CLAUDE_CODE else "the emulator"
 
 
+class PermissionDecision(enum.StrEnum):
+    """A PreToolUse hook's ``permissionDecision`` (and a permission rule's kind, and a
+    PermissionRequest hook's ``behavior``), as the hooks' JSON words it."""
+
+    ALLOW = "allow"
+    DENY = "deny"
+    ASK = "ask"
+    DEFER = "defer"  # to the usual prompt
+
+
+class BlockDecision(enum.StrEnum):
+    """A hook's top-level ``decision``: ``block`` where the event takes it; PreToolUse's older
+    ``approve``/``block`` (the client maps them to allow/deny)."""
+
+    BLOCK = "block"
+    APPROVE = "approve"
+
+
+class DevPhase(enum.StrEnum):
+    """The phases ``lab dev check`` walks each step through."""
+
+    SETUP = "setup"  # the step's setup actions
+    BEFORE = "before"  # every check before solving: must fail
+    SOLVE = "solve"  # the solve actions
+    AFTER = "after"  # every check after solving: must pass
+    HOLLOW = "hollow"  # the hollowed solution: must fail
+
+
+class VerifyState(enum.StrEnum):
+    """How a participant's claims stand with ``lab trainer verify``."""
+
+    VERIFIED = "verified"  # every claim holds
+    FAILED = "failed"  # a claim does not hold
+    NOT_JUDGED = "not judged"  # the trainer's machine could not judge
+    UNVERIFIED = "unverified"  # never verified
+    STALE = "stale"  # verified, then submitted again
+    VERIFYING = "verifying"  # status --watch at work on the submission
+
+
+class MemberState(enum.StrEnum):
+    """Why a participant needs the trainer, most urgent first (the order is the urgency)."""
+
+    PROBLEM = "unreadable"
+    REPLACED = "replaced"
+    DELETED = "deleted"
+    COPY = "copy"
+    DISPROVED = "verify failed"
+    STUCK = "stuck"
+    IDLE = "idle"
+    ABSENT = "not arrived"
+
+    @property
+    def urgency(self) -> int:
+        return list(MemberState).index(self)
+
+
+class Provenance(enum.StrEnum):
+    """Which evidence passed a live step, as progress records it."""
+
+    LIVE = "live"  # the participant's own Claude Code session, replayed
+    SCRIPTED = "scripted"  # the scripted session (lab check --scripted)
+    PLAYED = "played by Hook Lab"  # Hook Lab played it on the pinned client (lab solve)
+
+
 AUTO = "auto"  # an engine choice, not an engine: the real client when installed
 BOTH = "both"  # lab dev check --engine both: the emulator, then the real client, compared
 ENGINES: tuple[str, ...] = tuple(Engine)
@@ -136,11 +202,17 @@ __all__ = [
     "ENGINE_CHOICES",
     "OUTCOMES",
     "STEP_KINDS",
+    "BlockDecision",
+    "DevPhase",
     "Engine",
+    "MemberState",
     "Outcome",
     "Permission",
+    "PermissionDecision",
+    "Provenance",
     "StepKind",
     "Verdict",
+    "VerifyState",
     "read_verdict",
     "verdict",
 ]

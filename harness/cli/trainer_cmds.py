@@ -15,9 +15,11 @@ from harness.claude.vocabulary import ENGINES, Engine
 from harness.cli.common import add_json_flag, emit_json, make_console
 from harness.errors import ConfigError, HarnessError
 from harness.maven import BACKEND_NAMES
-from harness.trainer.arrival import RoomVerifier, Settings
+from harness.trainer.arrival import RoomVerifier, WatchSettings
 from harness.trainer.ci import DEFAULT_OUTPUT, workflow
-from harness.trainer.cohort import STUCK_AFTER, Cohort, CohortReader, cohorts_on
+from harness.trainer.claims import verify_participant
+from harness.trainer.cohort import Cohort, CohortReader, cohorts_on
+from harness.trainer.member import STUCK_AFTER
 from harness.trainer.page import render_page
 from harness.trainer.publish import (
     DEFAULT_COHORT,
@@ -29,7 +31,7 @@ from harness.trainer.publish import (
     submit,
 )
 from harness.trainer.remote import RemoteError, normalise_url, redact_url
-from harness.trainer.shards import (
+from harness.trainer.room_shards import (
     KEY_ENV,
     cohort_verdicts_prefix,
     ensure_key_file,
@@ -41,7 +43,7 @@ from harness.trainer.shards import (
 from harness.trainer.verified import (
     URL_ENV,
     VERIFIED,
-    Verdict,
+    ParticipantVerdict,
     from_report,
     load_step_cache,
     runner_name,
@@ -49,7 +51,7 @@ from harness.trainer.verified import (
     save_verdicts,
     verify_all,
 )
-from harness.trainer.verify import StepVerdict, verify_participant
+from harness.trainer.verify_report import StepVerdict
 from harness.ui.console import escape
 from harness.workspace import Workspace
 
@@ -426,7 +428,7 @@ def _watch(args: argparse.Namespace, reader: CohortReader, console: Any) -> int:
 def _verifier(
     args: argparse.Namespace, reader: CohortReader, on_change: Any
 ) -> RoomVerifier | None:
-    from harness.trainer import sandbox
+    from harness.trainer import verify_jail as sandbox
 
     if not args.no_sandbox and sandbox.bwrap() is None:
         missing = sandbox.missing_sandbox()
@@ -436,7 +438,7 @@ def _verifier(
             "not installed here",
             fix=f"{missing.fix}; or --no-verify to only follow the room",
         )
-    settings = Settings(args.engine, args.backend, not args.no_sandbox)
+    settings = WatchSettings(args.engine, args.backend, not args.no_sandbox)
     return RoomVerifier(reader.url, reader.cohort, settings, jobs=args.jobs, on_change=on_change)
 
 
@@ -600,7 +602,7 @@ def _verify_all(args: argparse.Namespace) -> int:
     options += ["--fresh"] if args.fresh else []
     with console.status(f"Verifying {len(names)} participants{slice_of} …") as status:
 
-        def on_done(verdict: Verdict, done: int, of: int) -> None:
+        def on_done(verdict: ParticipantVerdict, done: int, of: int) -> None:
             status.update(f"Verified {done}/{of} · last: {escape(verdict.participant)}")
             if not args.json:
                 console.print(

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.claude.client.person import can_play_as_person
+from harness.claude.vocabulary import DevPhase
 from harness.engine.context import CheckContext
 from harness.engine.manifest import Lab, Step, lab_dirs, labs_dir, load_lab
 from harness.engine.parallel import worker_count
@@ -164,8 +165,8 @@ class Observer:
     """What a view wants to hear during a walk. The default hears nothing."""
 
     def lab_started(self, lab: Lab) -> None: ...
-    def phase(self, step: Step, phase: str) -> None: ...
-    def results(self, step: Step, phase: str, results: Sequence[CheckResult]) -> None: ...
+    def phase(self, step: Step, phase: DevPhase) -> None: ...
+    def results(self, step: Step, phase: DevPhase, results: Sequence[CheckResult]) -> None: ...
     def step_done(self, walk: StepWalk) -> None: ...
 
 
@@ -246,13 +247,13 @@ def _walk_step(
     """One step walked: its setup's results, its checks before, its solve, its checks after;
     each phase that does not hold is a problem of the step."""
     sw = StepWalk(step, setup=setup)
-    obs.results(step, "setup", setup)
+    obs.results(step, DevPhase.SETUP, setup)
     if any(r.status is not Status.PASS for r in setup):
         sw.problems.append("setup did not complete: " + _first_bad(setup))
-    obs.phase(step, "before")
+    obs.phase(step, DevPhase.BEFORE)
     sw.before = runner.check(every=True)
     timer.stop()
-    obs.results(step, "before", sw.before.results)
+    obs.results(step, DevPhase.BEFORE, sw.before.results)
     if sw.before.status is Status.PASS:
         sw.problems.append(
             "the checks pass before the step is solved: the step proves "
@@ -275,16 +276,16 @@ def _walk_step(
         )
     if hollow and step.hollow:
         _walk_hollow(runner, obs, timer, sw)
-    obs.phase(step, "solve")
+    obs.phase(step, DevPhase.SOLVE)
     _step, sw.solve, _backup = runner.solve(apply=True)
     timer.stop()
-    obs.results(step, "solve", sw.solve)
+    obs.results(step, DevPhase.SOLVE, sw.solve)
     if any(r.status is not Status.PASS for r in sw.solve):
         sw.problems.append("the solve did not complete: " + _first_bad(sw.solve))
-    obs.phase(step, "after")
+    obs.phase(step, DevPhase.AFTER)
     sw.after = runner.check(every=True)
     timer.stop()
-    obs.results(step, "after", sw.after.results)
+    obs.results(step, DevPhase.AFTER, sw.after.results)
     if sw.after.status is not Status.PASS:
         sw.problems.append(
             f"the checks {sw.after.status.value} after the solve: " + _first_bad(sw.after.results)
@@ -297,14 +298,14 @@ def _walk_hollow(runner: LabRunner, obs: Observer, timer: _Timer, sw: StepWalk) 
     checks must fail, not pass and not error. The files go back as they were after."""
     step, ws = sw.step, runner.ws
     head, tree = ws.head(), ws.snapshot_tree_id()
-    obs.phase(step, "hollow")
+    obs.phase(step, DevPhase.HOLLOW)
     done = runner.run_actions(runner.lab(), step.hollow)
     if any(r.status is not Status.PASS for r in done):
         sw.problems.append("the hollowed solution did not apply: " + _first_bad(done))
     else:
         sw.hollow = runner.run_checks(runner.lab(), step)
         timer.stop()
-        obs.results(step, "hollow", sw.hollow.results)
+        obs.results(step, DevPhase.HOLLOW, sw.hollow.results)
         if sw.hollow.status is Status.PASS:
             sw.problems.append(
                 "the checks pass on the hollowed solution: the step can be passed without "
@@ -418,10 +419,10 @@ class _Recorder(Observer):
     def lab_started(self, lab: Lab) -> None:
         self.calls.append(lambda observer: observer.lab_started(lab))
 
-    def phase(self, step: Step, phase: str) -> None:
+    def phase(self, step: Step, phase: DevPhase) -> None:
         self.calls.append(lambda observer: observer.phase(step, phase))
 
-    def results(self, step: Step, phase: str, results: Sequence[CheckResult]) -> None:
+    def results(self, step: Step, phase: DevPhase, results: Sequence[CheckResult]) -> None:
         kept = list(results)
         self.calls.append(lambda observer: observer.results(step, phase, kept))
 

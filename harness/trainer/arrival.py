@@ -3,7 +3,7 @@
 A bounded pool of worker threads takes the submissions waiting, the newest first (a
 participant who just passed sees ✓ soon, not after the room's backlog). Each worker judges one
 participant at a time, its steps one after the other, in the sandbox (harness/trainer/
-verify.py): with at most one worker a core, at most one Maven process a core. Each verify is
+claims.py): with at most one worker a core, at most one Maven process a core. Each verify is
 incremental (only the claims whose state is new: verify.step_key) and recorded like one of
 ``verify --all`` (harness/trainer/verified.py), with the record's flags. While it runs, its
 claims read "verifying" and turn ✓ or ✗ as their verdicts come.
@@ -18,18 +18,20 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness.claude.vocabulary import VerifyState
 from harness.errors import HarnessError
-from harness.trainer.cohort import VERIFYING, Cohort, Member, mark_verdicts
+from harness.trainer.claims import verify_participant
+from harness.trainer.cohort import Cohort, mark_verdicts
+from harness.trainer.member import Member
 from harness.trainer.verified import (
-    NOT_JUDGED,
-    Verdict,
+    ParticipantVerdict,
     from_report,
     load_step_cache,
     load_verdicts,
     save_step_cache,
     save_verdicts,
 )
-from harness.trainer.verify import StepVerdict, verify_participant
+from harness.trainer.verify_report import StepVerdict
 
 
 @dataclass
@@ -41,11 +43,14 @@ class Live:
 
 
 @dataclass(frozen=True)
-class Settings:
+class WatchSettings:
     engine: str
     backend: str | None = None
     sandboxed: bool = True
     labs_root: Path | None = None
+
+
+Settings = WatchSettings  # the old name, for branches in flight (claude.settings.Settings)
 
 
 class RoomVerifier:
@@ -56,7 +61,7 @@ class RoomVerifier:
         self,
         url: str,
         cohort: str,
-        settings: Settings,
+        settings: WatchSettings,
         *,
         jobs: int | None = None,
         on_change: Callable[[], None] = lambda: None,
@@ -148,7 +153,7 @@ class RoomVerifier:
                 live.steps.update(dict.fromkeys(claims, state))
         self.on_change()
 
-    def _verify(self, name: str, commit: str) -> Verdict:
+    def _verify(self, name: str, commit: str) -> ParticipantVerdict:
         s = self.settings
 
         def on_verdict(verdict: StepVerdict) -> None:
@@ -164,7 +169,7 @@ class RoomVerifier:
                 labs_root=s.labs_root,
                 sandboxed=s.sandboxed,
                 apart=True,  # a process of its own: never the watcher's
-                on_claims=lambda claims: self._set(name, claims, VERIFYING),
+                on_claims=lambda claims: self._set(name, claims, VerifyState.VERIFYING),
                 on_verdict=on_verdict,
                 reuse=load_step_cache(self.url, self.cohort),
                 flags=self._flags.get(name, []),
@@ -183,5 +188,5 @@ def _judgeable(m: Member) -> bool:
     return m.arrived and not m.deleted and m.progress is not None and bool(m.commit)
 
 
-def _not_judged(name: str, commit: str, why: str) -> Verdict:
-    return Verdict(name, commit, NOT_JUDGED, message=why, at=time.time())
+def _not_judged(name: str, commit: str, why: str) -> ParticipantVerdict:
+    return ParticipantVerdict(name, commit, VerifyState.NOT_JUDGED, message=why, at=time.time())

@@ -11,16 +11,12 @@ import time
 from html import escape
 
 from harness import __version__
-from harness.trainer.cohort import (
-    ABSENT,
-    DISPROVED,
-    IDLE,
-    LIVE,
-    SCRIPTED,
-    STUCK,
+from harness.claude.vocabulary import MemberState, Provenance, VerifyState
+from harness.results import Status
+from harness.trainer.cohort import Cohort
+from harness.trainer.member import (
     STUCK_AFTER,
     Attention,
-    Cohort,
     EvidenceMark,
     LabColumn,
     Member,
@@ -32,7 +28,10 @@ from harness.trainer.remote import redact_url
 from harness.trainer.verified import runner_name
 
 # A passed live step's cell: its letter, and a class its colour comes from.
-EVIDENCE_CELL = {LIVE: ("L", "live"), SCRIPTED: ("S", "scripted")}
+EVIDENCE_CELL: dict[str, tuple[str, str]] = {
+    Provenance.LIVE: ("L", "live"),
+    Provenance.SCRIPTED: ("S", "scripted"),
+}
 PLAYED_CELL = ("P", "played")
 
 CSS = """
@@ -125,7 +124,7 @@ def _cell(m: Member, lab: LabColumn, index: int, stuck_after: float, now: float)
     if checked is not None:
         how = f"{how} v-{checked}".strip()
         verify = f' data-verify="{escape(checked)}"'
-        mark = {"fail": "✗", "error": "?", "verifying": "⋯"}.get(checked, mark)
+        mark = VERIFY_MARK.get(checked, mark)
         problem = m.verify_problem(lab.id, column.step)
         title += f" · verify: {VERIFY_WORD.get(checked, checked)}"
         title += f" ({problem})" if problem else ""
@@ -136,7 +135,13 @@ def _cell(m: Member, lab: LabColumn, index: int, stuck_after: float, now: float)
     )
 
 
-VERIFY_WORD = {"pass": "the claim holds", "fail": "does not hold", "error": "not judged"}
+VERIFY_WORD = {
+    Status.PASS.value: "the claim holds",
+    Status.FAIL.value: "does not hold",
+    Status.ERROR.value: "not judged",
+}
+# A passed step's mark while its claim is judged, or once it failed or errored (✓ else).
+VERIFY_MARK = {Status.FAIL.value: "✗", Status.ERROR.value: "?", VerifyState.VERIFYING: "⋯"}
 
 
 def _said(mark: EvidenceMark) -> str:
@@ -184,11 +189,11 @@ state the step began in: a verdict the hooks do not give fails, naming its trans
 
 def _where(m: Member, cohort: Cohort) -> str:
     if not m.arrived:
-        return "not arrived"
+        return MemberState.ABSENT
     if m.deleted:
         return "record deleted"
     if m.problem:
-        return "unreadable"
+        return MemberState.PROBLEM
     lab, step = m.current
     if lab is None:
         return "not started"
@@ -202,9 +207,9 @@ def _where(m: Member, cohort: Cohort) -> str:
 
 def _verified_cell(m: Member) -> str:
     state = m.verification
-    shown = state
+    shown: str = state
     if m.verifying:  # under way: how many of its claims have a verdict yet
-        judged = sum(1 for s in m.verifying.values() if s != "verifying")
+        judged = sum(1 for s in m.verifying.values() if s != VerifyState.VERIFYING)
         shown = f"{state} {judged}/{len(m.verifying)}"
     flags = f" · {m.verdict.flagged}" if m.verdict is not None and m.verdict.flags else ""
     runner = m.verdict.runner if m.verdict is not None else ""
@@ -223,17 +228,18 @@ def _verdict_title(m: Member) -> str:
     if m.verdict is not None:
         on = f" · judged on {m.verdict.runner}" if m.verdict.runner else ""
         return m.verdict.summary + on
-    if m.verification == "stale":
+    if m.verification == VerifyState.STALE:
         return "verified before the last submit: run lab trainer verify --all again"
     return "not verified yet: lab trainer verify --all"
 
 
-HELP_CLASS = {STUCK: "stuck", IDLE: "idle", ABSENT: "absent"}  # the rest: "record"
+# A help row's class (the rest: "record").
+HELP_CLASS = {MemberState.STUCK: "stuck", MemberState.IDLE: "idle", MemberState.ABSENT: "absent"}
 
 
 def _why(m: Member, a: Attention) -> str:
     """A failed verify says which check and why."""
-    problem = m.first_verify_problem() if a.kind == DISPROVED else None
+    problem = m.first_verify_problem() if a.kind == MemberState.DISPROVED else None
     return f' <span class="why">({escape(problem)})</span>' if problem else ""
 
 
@@ -345,12 +351,12 @@ def render_page(
     verified_labs = sum(
         1
         for m in members
-        if m.verification == "verified"
+        if m.verification == VerifyState.VERIFIED
         for lab in cohort.labs
         if m.lab_complete(lab.id)
     )
-    verified = sum(1 for m in members if m.verification == "verified")
-    failed = sum(1 for m in members if m.verification == "failed")
+    verified = sum(1 for m in members if m.verification == VerifyState.VERIFIED)
+    failed = sum(1 for m in members if m.verification == VerifyState.FAILED)
     refresh_tag = f'<meta http-equiv="refresh" content="{int(refresh)}">' if refresh else ""
     read_at = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(cohort.read_at))
     title = f"Hook Lab · cohort {cohort.name}"

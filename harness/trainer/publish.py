@@ -216,21 +216,14 @@ def _verified_states(progress: Progress) -> set[str]:
     }
 
 
-def anchor_verified_states(ws: Workspace) -> str | None:
-    """Make every passed step's snapshot reachable from the progress head, so a push carries
-    it. Progress written before format 2 kept snapshots only under local refs."""
-    head = ws.progress_head()
+def _unanchored(ws: Workspace, head: str | None, progress: Progress) -> list[str]:
+    """The verified states a push from ``head`` would not carry: progress written before
+    format 2 kept snapshots only under local refs."""
     if head is None:
-        return None
-    progress = Progress.load(ws)
+        return []
     anchored = {p.decode() for c in _chain(ws, head) for p in c.parents[1:]}
-    missing = sorted(
+    return sorted(
         s for s in _verified_states(progress) - anchored if s.encode() in ws.repo.object_store
-    )
-    if not missing:
-        return head
-    return ws.write_progress(
-        ws.read_progress(), "anchor the verified states for submission", anchors=missing
     )
 
 
@@ -265,30 +258,52 @@ def _clock_moved(sent: float | None, now: float | None) -> bool:
     return sent is None or abs(sent - now) > CLOCK_TOLERANCE / 2
 
 
-def _head_to_push(ws: Workspace, settings: SubmitSettings) -> str:
-    """The progress head to push, with a new document on top when the last one does not name
-    ``settings.participant`` (the trainer then tells this workspace's record from one pushed
-    under the name by another) or carries no recent reading of the remote's clock (the
-    trainer's first read of a laptop whose clock is off needs it: harness/trainer/journal.py).
-    That document is staged: the chain moves to it once it is pushed (``_keep_pushed``), so a
-    submit that fails or is interrupted leaves the progress as it was."""
-    head = anchor_verified_states(ws)
-    if head is None:
-        # Nothing done yet: an empty record still tells the trainer this participant arrived
-        # (and lab init --remote learns at once whether the remote answers).
-        head = Progress().save(ws, "arrived: ready to submit")
+@dataclass
+class _Record:
+    """What a submit pushes: the progress head, the document it holds (read once), and the
+    reading of the remote's clock taken for it (None: the remote gave none)."""
+
+    head: str
+    progress: Progress
+    clock: float | None
+
+
+def _record_to_push(ws: Workspace, settings: SubmitSettings) -> _Record:
+    """The progress head to push, read once. One new document goes on top, written once, when
+    the last one does not name ``settings.participant`` (the trainer then tells this
+    workspace's record from one pushed under the name by another), carries no recent reading of
+    the remote's clock (the trainer's first read of a laptop whose clock is off needs it:
+    harness/trainer/journal.py), leaves a passed step's verified state behind, or when nothing
+    was recorded yet (an empty record still tells the trainer this participant arrived, and lab
+    init --remote learns at once whether the remote answers). That document is staged: the
+    chain moves to it once it is pushed (``_keep_pushed``), so a submit that fails or is
+    interrupted leaves the progress as it was."""
+    head = ws.progress_head()
+    document = ws.read_progress()
+    progress = Progress.from_json(document, source=f"{ws.root}: refs/hooklab/progress")
     offset = remote_clock_offset(settings.url, timeout=CLOCK_TIMEOUT)
-    if offset is not None:
-        ws.update_meta({CLOCK_KEY: round(offset, 1)})
-    pushed = Progress.load(ws)
-    if pushed.submits_as != settings.participant or _clock_moved(pushed.clock_offset, offset):
-        head = ws.write_progress(
-            ws.read_progress(),
-            f"submitting as {settings.participant}",
-            submits_as=settings.participant,
-            move=False,
-        )
-    return head
+    clock = None if offset is None else round(offset, 1)
+    missing = _unanchored(ws, head, progress)
+    named = progress.submits_as == settings.participant
+    if (
+        head is not None
+        and named
+        and not missing
+        and not _clock_moved(progress.clock_offset, offset)
+    ):
+        return _Record(head, progress, clock)
+    if head is None:
+        progress.updated_at = time.time()
+        document = progress.to_json()
+    staged = ws.write_progress(
+        document,
+        f"{'arrived: ' if head is None else ''}submitting as {settings.participant}",
+        anchors=missing,
+        submits_as=settings.participant,
+        clock_offset=clock,
+        move=False,
+    )
+    return _Record(staged, progress, clock)
 
 
 def _keep_pushed(ws: Workspace, head: str, participant: str) -> None:
@@ -296,7 +311,10 @@ def _keep_pushed(ws: Workspace, head: str, participant: str) -> None:
     meanwhile, its document goes on top, with the pushed one as a second parent: the next
     submit then finds what the remote holds in the chain it pushes."""
     base = ws.progress_head()
-    if base is None or head in {c.id.decode() for c in _chain(ws, base)}:
+    if base is None:  # the first record: the chain starts at it
+        ws.repo.refs.add_if_new(PROGRESS_REF, head.encode())
+        return
+    if head in {c.id.decode() for c in _chain(ws, base)}:
         return  # nothing was staged: the pushed head is in the chain already
     pushed = ws.repo[head.encode()]
     assert isinstance(pushed, Commit)
@@ -317,7 +335,8 @@ def submit(
 ) -> Submission:
     """Push the progress chain to ``settings.ref``; fast-forward only unless ``force``."""
     started = time.monotonic()
-    head = _head_to_push(ws, settings)
+    record = _record_to_push(ws, settings)
+    head = record.head
     chain = _chain(ws, head)
     # What this workspace pushed is its own: the chain, and a document it pushed while a lab
     # command wrote on (a second parent, see _keep_pushed).
@@ -350,18 +369,13 @@ def submit(
     _keep_pushed(ws, head, settings.participant)
     previous = before.decode() if before else None
     updates = _updates_since(ws, head, previous)
-    ws.update_meta(
-        {
-            SUBMITTED_KEY: {
-                "url": settings.shown_url,
-                "ref": settings.ref.decode(),
-                "commit": head,
-                "at": time.time(),
-            }
-        }
-    )
-    progress = Progress.load(ws)
-    passed = [sp.passed for lp in progress.labs.values() for sp in lp.steps.values() if sp.passed]
+    sent = {"url": settings.shown_url, "ref": settings.ref.decode(), "commit": head}
+    kept: dict[str, Any] = {SUBMITTED_KEY: {**sent, "at": time.time()}}
+    if record.clock is not None:
+        kept[CLOCK_KEY] = record.clock
+    ws.update_meta(kept)
+    steps = [sp for lp in record.progress.labs.values() for sp in lp.steps.values()]
+    passed = [sp.passed for sp in steps if sp.passed]
     live = sum(1 for record in passed if record.get("session_id"))
     return Submission(
         settings, head, previous, updates, len(passed), time.monotonic() - started, live

@@ -11,12 +11,13 @@ participant who submits again is "unverified" until the next run.
 A record also keeps each step's verdict (``steps``: which check failed and why) and the
 record's flags (``flags``: replaced, copy, forged, named beside the verdicts). Beside the
 records, the folder ``…-steps`` keeps every step verdict by the key of what it judged
-(harness/trainer/verify.py, ``step_key``): a later verify of the same state reuses it.
+(harness/trainer/claims.py, ``step_key``): a later verify of the same state reuses it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import fcntl
 import json
 import os
@@ -31,15 +32,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.claude.vocabulary import VerifyState
 from harness.results import Status
 from harness.trainer.journal import journal_path
 
+# The states by their old names, for branches in flight: VerifyState is the word.
 VERIFIED, FAILED, NOT_JUDGED, UNVERIFIED, STALE = (
-    "verified",
-    "failed",
-    "not judged",
-    "unverified",
-    "stale",
+    VerifyState.VERIFIED,
+    VerifyState.FAILED,
+    VerifyState.NOT_JUDGED,
+    VerifyState.UNVERIFIED,
+    VerifyState.STALE,
 )
 URL_ENV = "HOOKLAB_VERIFY_REMOTE"  # the remote for the child process, never on its argv
 RUNNER_ENV = "HOOKLAB_RUNNER"  # who judged: a CI workflow names its runner and shard here
@@ -51,12 +54,12 @@ def runner_name() -> str:
 
 
 @dataclass
-class Verdict:
+class ParticipantVerdict:
     """One participant's verification: what it judged and how it came out."""
 
     participant: str
     commit: str
-    state: str  # verified, failed, not judged
+    state: VerifyState  # verified, failed, not judged
     hold: int = 0
     claimed: int = 0
     failed: list[str] = field(default_factory=list)  # the steps whose claim does not hold
@@ -83,40 +86,26 @@ class Verdict:
 
     @property
     def summary(self) -> str:
-        if self.state == VERIFIED:
+        if self.state == VerifyState.VERIFIED:
             return f"every claim holds ({self.hold}/{self.claimed})"
-        if self.state == FAILED:
+        if self.state == VerifyState.FAILED:
             return f"{self.claimed - self.hold} of {self.claimed} claims do not hold: " + (
                 ", ".join(self.failed[:3]) + (" …" if len(self.failed) > 3 else "")
             )
         return f"not judged: {self.message}"
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "participant": self.participant,
-            "commit": self.commit,
-            "state": self.state,
-            "hold": self.hold,
-            "claimed": self.claimed,
-            "failed": self.failed,
-            "message": self.message,
-            "seconds": round(self.seconds, 2),
-            "at": self.at,
-            "steps": self.steps,
-            "flags": self.flags,
-            "reused": self.reused,
-            "runner": self.runner,
-        }
+        return {**dataclasses.asdict(self), "seconds": round(self.seconds, 2)}
 
     @classmethod
-    def from_json(cls, raw: Any) -> Verdict | None:
+    def from_json(cls, raw: Any) -> ParticipantVerdict | None:
         if not isinstance(raw, dict) or not isinstance(raw.get("commit"), str):
             return None
         try:
             return cls(
                 str(raw["participant"]),
                 raw["commit"],
-                str(raw["state"]),
+                VerifyState(raw["state"]),
                 int(raw.get("hold", 0)),
                 int(raw.get("claimed", 0)),
                 [str(s) for s in raw.get("failed") or []],
@@ -141,14 +130,14 @@ def verdicts_path(url: str, cohort: str) -> Path:
     return journal.with_name(journal.stem + "-verified.json")
 
 
-def load_verdicts(url: str, cohort: str) -> dict[str, Verdict]:
+def load_verdicts(url: str, cohort: str) -> dict[str, ParticipantVerdict]:
     try:
         raw = json.loads(verdicts_path(url, cohort).read_text())
     except (OSError, ValueError):
         return {}
     found = {}
     for value in raw.values() if isinstance(raw, dict) else ():
-        verdict = Verdict.from_json(value)
+        verdict = ParticipantVerdict.from_json(value)
         if verdict is not None:
             found[verdict.participant] = verdict
     return found
@@ -172,7 +161,7 @@ def _write(path: Path, data: Any) -> None:
     tmp.replace(path)  # a reader never sees half a file
 
 
-def save_verdicts(url: str, cohort: str, verdicts: Sequence[Verdict]) -> None:
+def save_verdicts(url: str, cohort: str, verdicts: Sequence[ParticipantVerdict]) -> None:
     path = verdicts_path(url, cohort)
     with _locked(path):
         kept = load_verdicts(url, cohort)
@@ -250,12 +239,14 @@ def _step_record(step: dict[str, Any]) -> dict[str, Any]:
     return kept
 
 
-def from_report(participant: str, report: dict[str, Any], seconds: float) -> Verdict:
+def from_report(participant: str, report: dict[str, Any], seconds: float) -> ParticipantVerdict:
     steps = report.get("steps") or []
     failed = [f"{s['lab']}/{s['step']}" for s in steps if s.get("status") == Status.FAIL.value]
     errors = [s for s in steps if s.get("status") == Status.ERROR.value]
-    state = FAILED if failed else NOT_JUDGED if errors else VERIFIED
-    return Verdict(
+    state = (
+        VerifyState.FAILED if failed else VerifyState.NOT_JUDGED if errors else VerifyState.VERIFIED
+    )
+    return ParticipantVerdict(
         participant,
         str(report.get("commit") or ""),
         state,
@@ -272,7 +263,9 @@ def from_report(participant: str, report: dict[str, Any], seconds: float) -> Ver
     )
 
 
-def verify_one(url: str, cohort: str, participant: str, options: Sequence[str] = ()) -> Verdict:
+def verify_one(
+    url: str, cohort: str, participant: str, options: Sequence[str] = ()
+) -> ParticipantVerdict:
     """``lab trainer verify URL NAME --json`` in a process of its own."""
     started = time.monotonic()
     done = subprocess.run(
@@ -300,10 +293,10 @@ def verify_one(url: str, cohort: str, participant: str, options: Sequence[str] =
         report = json.loads(done.stdout)
     except ValueError:
         said = " ".join((done.stderr or done.stdout).split())[-300:]
-        return Verdict(
+        return ParticipantVerdict(
             participant,
             "",
-            NOT_JUDGED,
+            VerifyState.NOT_JUDGED,
             message=said or f"exit {done.returncode}",
             seconds=seconds,
             at=time.time(),
@@ -319,13 +312,13 @@ def verify_all(
     *,
     jobs: int | None = None,
     options: Sequence[str] = (),
-    on_done: Callable[[Verdict, int, int], None] = lambda v, i, n: None,
+    on_done: Callable[[ParticipantVerdict, int, int], None] = lambda v, i, n: None,
     flags: dict[str, list[dict[str, str]]] | None = None,
-) -> list[Verdict]:
+) -> list[ParticipantVerdict]:
     """Every participant verified, ``jobs`` at once (default: one per core); ``flags``: each
     one's record's flags as the room shows them, kept with the verdict."""
     workers = max(1, jobs or os.cpu_count() or 1)
-    results: list[Verdict] = []
+    results: list[ParticipantVerdict] = []
     with ThreadPoolExecutor(max_workers=workers) as pool:
         futures = [pool.submit(verify_one, url, cohort, name, options) for name in participants]
         for future in as_completed(futures):

@@ -12,7 +12,8 @@ from rich.table import Table
 from rich.text import Text
 
 from harness.results import Status
-from harness.trainer.cohort import (
+from harness.trainer.cohort import Cohort
+from harness.trainer.member import (
     ABSENT,
     IDLE,
     LIVE,
@@ -22,7 +23,6 @@ from harness.trainer.cohort import (
     URGENCY,
     VERIFYING,
     Attention,
-    Cohort,
     EvidenceMark,
     Member,
     evidence_legend,
@@ -37,9 +37,9 @@ from harness.trainer.verified import (
     STALE,
     UNVERIFIED,
     VERIFIED,
-    Verdict,
+    ParticipantVerdict,
 )
-from harness.trainer.verify import StepVerdict, VerifyReport
+from harness.trainer.verify_report import StepVerdict, VerifyReport
 
 VERDICT_STYLE = {Status.PASS: "green", Status.FAIL: "red", Status.ERROR: "yellow"}
 VERDICT_WORD = {Status.PASS: "holds", Status.FAIL: "does not hold", Status.ERROR: "not judged"}
@@ -293,7 +293,7 @@ def live_legend() -> Text:
 VERDICT_STATE_STYLE = {VERIFIED: "green", FAILED: "bold red"}  # the rest: yellow
 
 
-def verdicts_table(verdicts: Sequence[Verdict]) -> Table:
+def verdicts_table(verdicts: Sequence[ParticipantVerdict]) -> Table:
     """lab trainer verify --all: one line a participant, the claims that do not hold first."""
     table = Table(title="verified", title_justify="left")
     table.add_column("participant", no_wrap=True)

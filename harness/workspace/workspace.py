@@ -348,6 +348,7 @@ class Workspace:
         *,
         anchors: Sequence[str] = (),
         submits_as: str | None = None,
+        clock_offset: float | None = None,
         move: bool = True,
     ) -> str:
         """Commit a new progress document on top of the chain.
@@ -355,6 +356,8 @@ class Workspace:
         ``anchors`` become extra parents, so whatever pushes the chain also carries those
         commits (the verified states and their evidence) while the chain's own trees stay one
         small file: a reader that fetches only the tip gets the whole document and nothing more.
+        ``clock_offset``: a reading of the remote's clock lab submit just made (else the last
+        one the meta keeps).
         """
         parents = [head.encode()] if (head := self.progress_head()) else []
         # Whose document this is: the workspace, and the name it submits as (lab submit
@@ -362,7 +365,7 @@ class Workspace:
         submit = self.meta.get("submit")
         name = submits_as or (submit.get("participant") if isinstance(submit, dict) else None)
         whose: dict[str, Any] = {"id": self.identity, "submits_as": name}
-        offset = self.meta.get(CLOCK_KEY)
+        offset = clock_offset if clock_offset is not None else self.meta.get(CLOCK_KEY)
         if isinstance(offset, int | float):
             whose["clock_offset"] = offset  # the remote's clock minus this machine's
         progress = {**progress, "workspace": whose}

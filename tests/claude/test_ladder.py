@@ -13,9 +13,9 @@ from harness.claude.ladder import (
     DENIED_PATH,
     HOOK_STOPPED,
     UNANSWERED_PROMPT,
+    CallFacts,
     Decision,
     HookSay,
-    ToolCall,
     decide,
 )
 from harness.claude.vocabulary import Outcome, Permission
@@ -30,8 +30,8 @@ def call(
     *,
     sensitive: Path | None = None,
     auto_approve: bool = False,
-) -> ToolCall:
-    return ToolCall(
+) -> CallFacts:
+    return CallFacts(
         tool, "the detail", "rm -rf x", rule, sensitive=sensitive, auto_approve=auto_approve
     )
 
@@ -99,7 +99,7 @@ DENIED = "Permission to use Bash with command rm -rf x has been denied."
 )  # fmt: skip
 def test_the_ladder(
     name: str,
-    the_call: ToolCall,
+    the_call: CallFacts,
     hooks: HookSay,
     runs: bool,
     outcome: Outcome,

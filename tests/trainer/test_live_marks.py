@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 from harness.engine.progress import LabProgress, Progress, StepProgress
-from harness.trainer.cohort import Cohort, CohortReader, LabColumn, Member, StepColumn
+from harness.trainer.cohort import Cohort, CohortReader
+from harness.trainer.member import LabColumn, Member, StepColumn
 from harness.trainer.page import render_page
 from tests.builders import run_cli
 from tests.trainer.cohort_builder import Seeded, SyntheticLabs, seed_cohort

@@ -302,6 +302,10 @@ def test_a_fresh_workspace_submits_its_arrival(
     ws = tiny_workspace(tmp_path / "ws")
     done = submit(ws, make_settings(daemon.url("room.git"), "hal"))
     assert done.passed_steps == 0 and done.commit == ws.progress_head()
+    # The submission writes one record once: the arrival, naming who submits, and no more.
+    arrival = ws.repo[done.commit.encode()]
+    assert arrival.parents == [] and arrival.message.decode() == "arrived: submitting as hal"
+    assert Progress.load(ws).submits_as == "hal"
     cohort = CohortReader(daemon.url("room.git"), labs_root=labs.root).read()
     (hal,) = cohort.members
     assert hal.progress is not None and hal.current == (None, None) and hal.problem is None

@@ -21,8 +21,9 @@ from pathlib import Path
 
 import pytest
 
+from harness.claude.vocabulary import MemberState
 from harness.engine.runner import LabRunner
-from harness.trainer.cohort import IDLE, REPLACED, STUCK, CohortReader
+from harness.trainer.cohort import CohortReader
 from harness.trainer.publish import make_settings, submit
 from harness.trainer.remote import RemoteError
 from tests.builders import run_cli, run_lab_process
@@ -78,9 +79,9 @@ def test_lab_next_failed_checks_and_hints_reach_the_trainer_who_sees_who_is_stuc
 
     cohort = CohortReader(url, "room", clock=trainer_clock).read()
     helped = {m.name: a for m, a in cohort.needs_help(15 * MINUTE)}
-    assert helped["ada"].kind == STUCK
+    assert helped["ada"].kind == MemberState.STUCK
     assert helped["ada"].text == "01·report for 17 min · 2 failed checks · 1 hint"
-    assert helped["bo"].kind == IDLE and "finished 01-warmup" in helped["bo"].text
+    assert helped["bo"].kind == MemberState.IDLE and "finished 01-warmup" in helped["bo"].text
     (ada_m,) = [m for m in cohort.members if m.name == "ada"]
     assert ada_m.current == ("01-warmup", "report")
     assert ada_m.help_on("01-warmup", "notes").solved_with_help
@@ -254,16 +255,16 @@ def test_a_record_replaced_or_deleted_by_someone_else_shows_on_the_trainers_tabl
 
     out = run_cli("trainer", "status", url, "--cohort", "room", "--json")
     rows = {p["participant"]: p for p in json.loads(out.out)["participants"]}
-    assert rows["ada"]["needs_help"]["kind"] == REPLACED
+    assert rows["ada"]["needs_help"]["kind"] == MemberState.REPLACED
     assert "refs/hooklab/replaced/room/ada/" in rows["ada"]["replaced"]
-    assert rows["carl"]["needs_help"]["kind"] == REPLACED
+    assert rows["carl"]["needs_help"]["kind"] == MemberState.REPLACED
     assert "replaced from another workspace" in rows["carl"]["replaced"]
     # eve had no lab started: her workspace's id changed under her name.
-    assert rows["eve"]["needs_help"]["kind"] == REPLACED
+    assert rows["eve"]["needs_help"]["kind"] == MemberState.REPLACED
     assert "replaced from another workspace (was" in rows["eve"]["replaced"]
     # fay's record was replaced before the trainer first saw it: it names bob's workspace's
     # name, not hers.
-    assert rows["fay"]["needs_help"]["kind"] == REPLACED
+    assert rows["fay"]["needs_help"]["kind"] == MemberState.REPLACED
     assert "made in the workspace that submits as" in rows["fay"]["replaced"]
     assert rows["dee"]["needs_help"]["kind"] == "deleted"
     assert "record deleted from the remote" in rows["dee"]["deleted"]

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from harness.results import Status
+from harness.trainer.claims import verify_participant
 from harness.trainer.publish import make_settings, submit
-from harness.trainer.verify import verify_participant
 from harness.workspace import Workspace
 from tests.builders import run_cli
 from tests.trainer.cohort_builder import GREEN_REPORT, REPORT_PATH, SyntheticLabs, participant
@@ -190,12 +190,12 @@ def test_progress_from_before_format_2_is_read_submitted_and_judged(
     ws.write_progress(legacy, "format 1 progress")
     snapshots = {sp["passed"]["snapshot"] for sp in steps_of(legacy, "01-warmup").values()}
     done = submit(ws, make_settings(url, "old"))
-    # The submit's own document (naming the participant it pushes as) sits on the anchor.
+    # The submit writes one document, naming the participant it pushes as, with the verified
+    # states as its other parents: on the format 1 commit, one record written once.
     tip = ws.repo[done.commit.encode()]
     assert tip.message.decode() == "submitting as old"
-    anchor = ws.repo[tip.parents[0]]
-    assert anchor.message.decode() == "anchor the verified states for submission"
-    assert {p.decode() for p in anchor.parents[1:]} == snapshots
+    assert ws.repo[tip.parents[0]].message.decode() == "format 1 progress"
+    assert {p.decode() for p in tip.parents[1:]} == snapshots
     found = verdicts(url, "old", labs)
     assert found["01-warmup/notes"][0] is Status.PASS  # its snapshot travelled with the submit
     assert found["01-warmup/report"][0] is Status.FAIL

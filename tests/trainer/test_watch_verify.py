@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from harness.trainer.arrival import RoomVerifier, Settings
+from harness.trainer.arrival import RoomVerifier, WatchSettings
 from harness.trainer.cohort import CohortReader
 from harness.trainer.publish import make_settings, submit
 from harness.trainer.verified import load_verdicts
@@ -136,7 +136,7 @@ def test_the_pool_is_bounded_by_the_cores_and_takes_the_newest_first(
         submit(template, make_settings(url, name))
         time.sleep(1.1)
     cohort = CohortReader(url, journal=False).read()
-    settings = Settings("emulator", labs_root=labs.root)
+    settings = WatchSettings("emulator", labs_root=labs.root)
     assert RoomVerifier(url, cohort.name, settings, jobs=64).workers == (os.cpu_count() or 1)
     verifier = RoomVerifier(url, cohort.name, settings, jobs=1)
     assert verifier.offer(cohort) == 3
@@ -178,7 +178,7 @@ def test_the_table_and_the_page_show_a_verify_under_way_and_a_refuted_claim(
     from rich.console import Console
 
     from harness.trainer.page import render_page
-    from harness.trainer.verified import FAILED, Verdict
+    from harness.trainer.verified import FAILED, ParticipantVerdict
     from harness.ui.trainer_view import cohort_renderable
     from tests.trainer.cohort_builder import Seeded, seed_cohort
 
@@ -192,7 +192,7 @@ def test_the_table_and_the_page_show_a_verify_under_way_and_a_refuted_claim(
     cohort = CohortReader(daemon.url("room.git"), journal=False).read()
     amy, bob = sorted(cohort.members, key=lambda m: m.name)
     amy.verifying = {("01-warmup", "notes"): "pass", ("01-warmup", "report"): "verifying"}
-    bob.verdict = Verdict(
+    bob.verdict = ParticipantVerdict(
         "bob", commits["bob"], FAILED, 2, 3, ["02-practice/one"],
         steps=[
             {"lab": "01-warmup", "step": "notes", "status": "pass"},

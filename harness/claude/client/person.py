@@ -45,7 +45,7 @@ MARKER_WAIT = 15.0  # seconds at most the model waits for an agent's SubagentSto
 
 
 @dataclass
-class _Turn:
+class _PersonTurn:
     reply: Reply
     agent_prompt: str = ""  # an Agent call: the prompt its own requests open with
     agent_report: str = ""  # what the agent hands back
@@ -56,10 +56,10 @@ class _Turn:
 class ScenarioModel:
     """The scripted model of one interactive session: the main loop's turns in order."""
 
-    turns: list[_Turn]
+    turns: list[_PersonTurn]
     finished: threading.Event = field(default_factory=threading.Event)
     extra_requests: int = 0
-    _after_agent: _Turn | None = None
+    _after_agent: _PersonTurn | None = None
     agents: dict[str, str] = field(init=False)  # an agent's prompt -> its report
 
     def __post_init__(self) -> None:
@@ -98,7 +98,7 @@ class PersonScript:
     """What the person types (the prompt) and what the model answers, in order."""
 
     prompt: str
-    turns: tuple[_Turn, ...]
+    turns: tuple[_PersonTurn, ...]
     closing: str  # the last stop's text: the session is over once it shows
     plugin: str = ""  # a plugin whose agent the session calls: wait until it has loaded
 
@@ -140,17 +140,17 @@ def person_script(
     return PersonScript(str(steps[0].args["text"]), turns, closing, plugins[0] if plugins else "")
 
 
-def _turn(step: ScenarioStep, root: Path, marker: Path | None, n: int) -> _Turn:
+def _turn(step: ScenarioStep, root: Path, marker: Path | None, n: int) -> _PersonTurn:
     a = step.args
     use_id = f"toolu_person_{n:02d}"
     if step.do == StepKind.STOP:
-        return _Turn(Reply.text(str(a.get("last_message") or "Done.")))
+        return _PersonTurn(Reply.text(str(a.get("last_message") or "Done.")))
     if step.do == StepKind.WRITE:
         tool_input = {"file_path": str(root / a["file"]), "content": a["content"]}
-        return _Turn(Reply.tool_use(use_id, "Write", tool_input))
+        return _PersonTurn(Reply.tool_use(use_id, "Write", tool_input))
     if step.do == StepKind.EDIT:
         edit = edit_input(root / a["file"], a["old"], a["new"], a.get("replace_all", False))
-        return _Turn(Reply.tool_use(use_id, "Edit", edit))
+        return _PersonTurn(Reply.tool_use(use_id, "Edit", edit))
     if step.do == StepKind.BASH:
         bash: dict[str, Any] = {
             "command": a["command"],
@@ -159,17 +159,17 @@ def _turn(step: ScenarioStep, root: Path, marker: Path | None, n: int) -> _Turn:
         }
         if a.get("background"):
             bash["run_in_background"] = True
-        return _Turn(Reply.tool_use(use_id, "Bash", bash))
+        return _PersonTurn(Reply.tool_use(use_id, "Bash", bash))
     if step.do == StepKind.TOOL:
         tool_input = with_absolute_path(a.get("input", {}), root)
-        return _Turn(Reply.tool_use(use_id, str(a[StepKind.TOOL]), tool_input))
+        return _PersonTurn(Reply.tool_use(use_id, str(a[StepKind.TOOL]), tool_input))
     if step.do == StepKind.SUBAGENT_STOP:
         agent = {
             "description": f"{a['agent_type']}",
             "prompt": a["prompt"],
             "subagent_type": a["agent_type"],
         }
-        return _Turn(
+        return _PersonTurn(
             Reply.tool_use(use_id, "Agent", agent),
             agent_prompt=str(a["prompt"]),
             agent_report=str(a["last_message"]),

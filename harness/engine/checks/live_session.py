@@ -36,6 +36,7 @@ from harness.claude.vocabulary import (
     ENGINE_CHOICES,
     OUTCOMES,
     Engine,
+    Provenance,
 )
 from harness.engine.checks.live_causes import LiveCause, diagnose, started_elsewhere
 from harness.engine.context import CheckContext, PassedClaim
@@ -62,7 +63,7 @@ EXPECT_FIELDS = (
     Field("ask", str, doc="what to tell Claude when the item is missing"),
 )
 EXPECT_KEYS = tuple(f.name for f in EXPECT_FIELDS)
-LIVE, SCRIPTED, SOLVED = "live", "scripted", "played by Hook Lab"
+LIVE, SCRIPTED, SOLVED = Provenance.LIVE, Provenance.SCRIPTED, Provenance.PLAYED
 # The timeline's extract, kept with a passed claim (and sent by lab submit): never the
 # transcript itself, the requests sent to the model or the environment attachments.
 TIMELINE_FILE = "hooklab-live/timeline.json"

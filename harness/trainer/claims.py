@@ -26,7 +26,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -46,131 +46,15 @@ from harness.maven.broker import MavenBroker
 from harness.maven.warm import clean_target
 from harness.paths import scratch_mkdtemp
 from harness.results import CheckResult, Status
-from harness.trainer import sandbox
+from harness.trainer import verify_jail
 from harness.trainer.publish import DEFAULT_COHORT, participant_ref
 from harness.trainer.remote import fetch, list_refs, normalise_url, redact_url
+from harness.trainer.verify_report import StepVerdict, VerifyReport
 from harness.workspace import Workspace, empty_workspace, progress_document
 from harness.workspace.snapshot import read_blob
 from harness.workspace.workspace import PROGRESS_REF
 
 FETCH_TIMEOUT = 300.0
-
-
-@dataclass
-class StepVerdict:
-    lab: str
-    step: str
-    title: str
-    number: int | None  # 1-based within the lab; None for a step this checkout does not know
-    status: Status  # pass: the claim holds; fail: it does not; error: could not judge
-    message: str
-    engine: str | None = None  # the engine the claim was made on
-    claimed_at: float | None = None
-    run: StepRun | None = None
-    checks: list[dict[str, Any]] = field(default_factory=list)  # a sandboxed run's, as JSON
-    reused: bool = False  # judged before at the same state (step_key): not re-run
-    edited: bool = False  # does not hold because the progress record was edited by hand
-
-    @property
-    def label(self) -> str:
-        where = f"step {self.number} ({self.step})" if self.number else f"step {self.step}"
-        return f"{self.lab} {where}"
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "lab": self.lab,
-            "step": self.step,
-            "title": self.title,
-            "number": self.number,
-            "status": self.status.value,
-            "holds": self.status is Status.PASS,
-            "message": self.message,
-            "engine": self.engine,
-            "claimed_at": self.claimed_at,
-            "checks": [r.to_json() for r in self.run.results] if self.run else self.checks,
-            "reused": self.reused,
-            "edited": self.edited,
-        }
-
-    @classmethod
-    def from_json(cls, raw: dict[str, Any]) -> StepVerdict:
-        number = raw.get("number")
-        return cls(
-            str(raw["lab"]),
-            str(raw["step"]),
-            str(raw.get("title") or raw["step"]),
-            number if isinstance(number, int) else None,
-            Status(raw["status"]),
-            str(raw.get("message") or ""),
-            raw.get("engine"),
-            raw.get("claimed_at"),
-            checks=list(raw.get("checks") or []),
-            reused=bool(raw.get("reused")),
-            edited=bool(raw.get("edited")),
-        )
-
-
-@dataclass
-class VerifyReport:
-    url: str
-    cohort: str
-    participant: str
-    commit: str
-    engine: str
-    verdicts: list[StepVerdict] = field(default_factory=list)
-    duration: float = 0.0
-    keys: dict[str, str] = field(default_factory=dict)  # "lab/step" -> step_key
-    # the record's own flags (replaced, copy, …; harness/trainer/cohort.py Member.flags) and
-    # "forged" when a claim's record was edited: {"kind", "text"} each
-    flags: list[dict[str, str]] = field(default_factory=list)
-
-    @property
-    def all_flags(self) -> list[dict[str, str]]:
-        edited = [v.label for v in self.verdicts if v.edited]
-        if not edited:
-            return list(self.flags)
-        many = len(edited) > 1
-        return [
-            *self.flags,
-            {
-                "kind": FORGED,
-                "text": f"forged: the progress file was edited by hand ({len(edited)} claim"
-                f"{'s rest' if many else ' rests'} on a record Hook Lab did not write: "
-                f"{', '.join(edited[:3])}{' …' if len(edited) > 3 else ''})",
-            },
-        ]
-
-    def fresh_verdicts(self) -> dict[str, dict[str, Any]]:
-        """The verdicts reached now (not reused), by their step_key: what a later verify
-        reuses."""
-        return {
-            key: {**v.to_json(), "reused": False}
-            for v in self.verdicts
-            if not v.reused and (key := self.keys.get(f"{v.lab}/{v.step}"))
-        }
-
-    @property
-    def ok(self) -> bool:
-        return all(v.status is Status.PASS for v in self.verdicts)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "remote": redact_url(self.url),
-            "cohort": self.cohort,
-            "participant": self.participant,
-            "commit": self.commit,
-            "engine": self.engine,
-            "ok": self.ok,
-            "claimed": len(self.verdicts),
-            "hold": sum(1 for v in self.verdicts if v.status is Status.PASS),
-            "reused": sum(1 for v in self.verdicts if v.reused),
-            "duration": round(self.duration, 2),
-            "flags": self.all_flags,
-            "steps": [v.to_json() for v in self.verdicts],
-        }
-
-
-FORGED = "forged"
 
 
 def _ignore(_: Any) -> None:
@@ -229,7 +113,7 @@ def verify_participant(
     reuse: Mapping[str, dict[str, Any]] | None = None,
     flags: list[dict[str, str]] | None = None,
 ) -> VerifyReport:
-    """Fetch the submission here, then judge it in the sandbox (harness/trainer/sandbox.py;
+    """Fetch the submission here, then judge it in the sandbox (harness/trainer/verify_jail.py;
     ``sandboxed`` False: as the trainer, for --no-sandbox, in a process of its own when
     ``apart``); the holder is removed after. ``reuse``: verdicts already reached, by
     step_key: those claims are not re-run. ``on_claims``: every claim (lab, step), once known."""
@@ -253,7 +137,7 @@ def verify_participant(
         on_claims(list(claims))
         judge = dataclasses.replace(judge, only=_reuse(report, reuse, on_verdict))
         if judge.only:
-            if (sandboxed or apart) and not sandbox.inside():
+            if (sandboxed or apart) and not verify_jail.inside():
                 _judge_apart(holder, judge, report, on_activity, on_verdict, sandboxed)
             else:
                 judge.run(ws, report, on_activity, on_verdict)
@@ -379,12 +263,12 @@ class Judging:
             on_verdict(verdict)
 
     def argv(self, holder: Path) -> list[str]:
-        """The sandbox's process: python -m harness.trainer.judge with these settings."""
+        """The sandbox's process: python -m harness.trainer.judge_inside with these settings."""
         extra = ["--backend", self.backend] if self.backend else []
         labs = ["--labs", str(self.labs_root)] if self.labs_root else []
         only = [a for claim in sorted(self.only or ()) for a in ("--only", claim)]
         return [
-            sys.executable, "-m", "harness.trainer.judge", str(holder / "ws"), self.ref,
+            sys.executable, "-m", "harness.trainer.judge_inside", str(holder / "ws"), self.ref,
             "--engine", self.engine, *extra, *labs, *only,
         ]  # fmt: skip
 
@@ -411,7 +295,7 @@ def _judge_apart(
             # never reaches the Docker socket.
             broker = stack.enter_context(MavenBroker(holder)).path
         extra = [judge.labs_root] if judge.labs_root else []
-        argv = sandbox.command(holder, judge.argv(holder), broker=broker, extra=extra)
+        argv = verify_jail.command(holder, judge.argv(holder), broker=broker, extra=extra)
         _read_judgement(argv, report, on_activity, on_verdict)
 
 

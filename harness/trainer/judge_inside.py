@@ -1,5 +1,5 @@
 """The sandbox's side of ``lab trainer verify``: judge a fetched submission, one JSON line per
-activity and verdict on stdout (harness/trainer/sandbox.py runs it; verify.py reads it)."""
+activity and verdict on stdout (harness/trainer/verify_jail.py runs it; claims.py reads it)."""
 
 from __future__ import annotations
 
@@ -10,12 +10,13 @@ import sys
 from pathlib import Path
 
 from harness.errors import HarnessError
-from harness.trainer.verify import Judging, StepVerdict, VerifyReport
+from harness.trainer.claims import Judging
+from harness.trainer.verify_report import StepVerdict, VerifyReport
 from harness.workspace import Workspace
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="python -m harness.trainer.judge")
+    parser = argparse.ArgumentParser(prog="python -m harness.trainer.judge_inside")
     parser.add_argument("workspace", type=Path)
     parser.add_argument("ref")
     parser.add_argument("--engine", required=True)

@@ -47,7 +47,7 @@ from harness.trainer.remote import (
     list_refs,
     with_deadline,
 )
-from harness.trainer.verified import Verdict
+from harness.trainer.verified import ParticipantVerdict
 
 VERIFIED_REFS = "refs/hooklab/verified/"
 VERDICT_FILE = "verdict.json"
@@ -57,7 +57,7 @@ AUTHOR = b"Hook Lab verify <verify@hooklab.invalid>"
 
 
 @dataclass(frozen=True)
-class Shard:
+class RoomShard:
     index: int  # 1-based, as people count
     count: int
 
@@ -73,11 +73,11 @@ class Shard:
         return f"{self.index}/{self.count}"
 
 
-def parse_shard(text: str) -> Shard:
+def parse_shard(text: str) -> RoomShard:
     """``I/N`` with 1 ≤ I ≤ N, as argparse's type: a bad one is a usage error (exit 2)."""
     index, slash, count = text.partition("/")
     try:
-        shard = Shard(int(index), int(count)) if slash else None
+        shard = RoomShard(int(index), int(count)) if slash else None
     except ValueError:
         shard = None
     if shard is None or not 1 <= shard.index <= shard.count:
@@ -137,7 +137,9 @@ def verdict_ref(cohort: str, participant: str) -> bytes:
     return cohort_verdicts_prefix(cohort) + name.encode()
 
 
-def _verdict_commit(store: MemoryRepo, verdict: Verdict, parent: bytes | None, key: bytes) -> bytes:
+def _verdict_commit(
+    store: MemoryRepo, verdict: ParticipantVerdict, parent: bytes | None, key: bytes
+) -> bytes:
     fields = verdict.to_json()
     signed = {"verdict": fields, "mac": _mac(key, fields)}
     blob = Blob.from_string(json.dumps(signed, indent=1).encode() + b"\n")
@@ -157,7 +159,7 @@ def _verdict_commit(store: MemoryRepo, verdict: Verdict, parent: bytes | None, k
     return commit_id
 
 
-def push_verdicts(url: str, cohort: str, verdicts: Sequence[Verdict]) -> None:
+def push_verdicts(url: str, cohort: str, verdicts: Sequence[ParticipantVerdict]) -> None:
     """Every verdict to its participant's ref in the room, in one push, each a fast-forward
     of the verdict it replaces (a remote that refuses forced updates takes it too)."""
     if not verdicts:
@@ -197,7 +199,7 @@ def push_verdicts(url: str, cohort: str, verdicts: Sequence[Verdict]) -> None:
 
 def room_verdicts(
     url: str, cohort: str, refs: Mapping[bytes, bytes], store: MemoryRepo, timeout: float
-) -> dict[str, Verdict]:
+) -> dict[str, ParticipantVerdict]:
     """The verdicts the room holds for this cohort (``refs``: the room's refs, already
     listed), read into ``store``, which keeps what it fetched for the next read; only those
     signed with this machine's verdict key (none without one)."""
@@ -217,7 +219,7 @@ def room_verdicts(
     return found
 
 
-def _read_verdict(store: MemoryRepo, sha: bytes, key: bytes) -> Verdict | None:
+def _read_verdict(store: MemoryRepo, sha: bytes, key: bytes) -> ParticipantVerdict | None:
     try:
         commit = store[sha]
         if not isinstance(commit, Commit):
@@ -229,6 +231,6 @@ def _read_verdict(store: MemoryRepo, sha: bytes, key: bytes) -> Verdict | None:
         fields, mac = signed["verdict"], str(signed["mac"])
         if not isinstance(fields, dict) or not hmac.compare_digest(mac, _mac(key, fields)):
             return None  # not signed with the room's key: forged, or another room's
-        return Verdict.from_json(fields)
+        return ParticipantVerdict.from_json(fields)
     except (KeyError, ValueError, TypeError, AssertionError, UnicodeDecodeError):
         return None  # not a verdict verify pushed: the participant reads as unverified

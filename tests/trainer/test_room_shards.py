@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from harness.trainer.publish import make_settings, submit
-from harness.trainer.shards import Shard, parse_shard, push_verdicts
-from harness.trainer.verified import Verdict
+from harness.trainer.room_shards import RoomShard, parse_shard, push_verdicts
+from harness.trainer.verified import ParticipantVerdict
 from tests.builders import run_cli
 from tests.trainer.cohort_builder import SyntheticLabs, clone_participant, participant
 from tests.trainer.servers import GitDaemon, remote_refs
@@ -89,7 +89,7 @@ def test_shards_run_as_processes_merge_in_the_room_equal_to_one_verify_all(
         said = json.loads(out)
         assert said["shard"] == f"{i}/{SHARDS}" and said["pushed"], err
         slices[i] = {v["participant"] for v in said["participants"]}
-        assert slices[i] == set(Shard(i, SHARDS).pick(names))
+        assert slices[i] == set(RoomShard(i, SHARDS).pick(names))
     assert sorted(n for s in slices.values() for n in s) == sorted(names)  # each name once
     assert len([s for s in slices.values() if s]) >= 2  # really split (8 names, 3 slices)
     # One ref a participant, each pushed by its own slice: nothing for the pushes to clash on.
@@ -137,7 +137,7 @@ def test_a_shard_run_again_moves_its_refs_forward_and_leaves_the_others(
     assert len(before) == len(names)
     subprocess.run(_verify(url, "--shard", "1/2", "--push"), env=env, capture_output=True)
     after = remote_refs(repo, "refs/hooklab/verified/")
-    first = {f"refs/hooklab/verified/v/{n}" for n in Shard(1, 2).pick(names)}
+    first = {f"refs/hooklab/verified/v/{n}" for n in RoomShard(1, 2).pick(names)}
     for ref, sha in after.items():
         if ref in first:
             assert sha != before[ref]
@@ -162,7 +162,9 @@ def test_a_verdict_pushed_without_the_rooms_key_is_not_trusted(
     monkeypatch.setenv("HOOKLAB_VERDICT_KEY", "fred's own key")
     status = run_cli("trainer", "status", url, "--cohort", "v", "--json")
     fred = next(p for p in json.loads(status.out)["participants"] if p["participant"] == "fred")
-    forged = Verdict("fred", fred["commit"], "verified", 3, 3, at=time.time(), runner="CI")
+    forged = ParticipantVerdict(
+        "fred", fred["commit"], "verified", 3, 3, at=time.time(), runner="CI"
+    )
     push_verdicts(url, "v", [forged])
     # He reads his forgery back under his key; the trainer, with the room's, does not.
     rows = json.loads(run_cli("trainer", "status", url, "--cohort", "v", "--json").out)
@@ -186,13 +188,14 @@ def test_a_verdict_pushed_without_the_rooms_key_is_not_trusted(
 
 def test_a_slice_is_drawn_from_the_name_so_a_newcomer_moves_nobody() -> None:
     room = [f"participant-{i:03d}" for i in range(200)]
-    slices = [Shard(i, 4).pick(room) for i in range(1, 5)]
+    slices = [RoomShard(i, 4).pick(room) for i in range(1, 5)]
     assert sorted(n for s in slices for n in s) == sorted(room)
     assert all(30 <= len(s) <= 70 for s in slices), [len(s) for s in slices]
     grown = [*room[:100], "zoë", *room[100:]]  # a newcomer, not at the end of the list
-    assert [[n for n in Shard(i, 4).pick(grown) if n != "zoë"] for i in range(1, 5)] == slices
-    assert Shard(1, 4).holds("Zoë") == Shard(1, 4).holds("zoë")  # the name as submit keys it
-    assert parse_shard("2/4") == Shard(2, 4)
+    assert [[n for n in RoomShard(i, 4).pick(grown) if n != "zoë"] for i in range(1, 5)] == slices
+    # the name as submit keys it
+    assert RoomShard(1, 4).holds("Zoë") == RoomShard(1, 4).holds("zoë")
+    assert parse_shard("2/4") == RoomShard(2, 4)
 
 
 @pytest.mark.parametrize(
