@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -13,22 +12,14 @@ from pathlib import Path
 import pytest
 
 from harness.workspace import Workspace
-from tests.builders import tmux
+from tests.builders import run_lab, tmux
 
 REPO = Path(__file__).resolve().parents[2]
 SOLUTION = REPO / "labs" / "04-status-guard" / "solution"
 
 
 def lab(ws: Workspace, *args: str) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, NO_COLOR="1", COLUMNS="200")
-    return subprocess.run(
-        [sys.executable, "-m", "harness", *args],
-        cwd=ws.root,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    return run_lab(ws.root, *args, timeout=300)
 
 
 def test_start_wrong_hint_fix_next_reset_restore(ws: Workspace) -> None:
@@ -106,16 +97,7 @@ def test_check_of_a_step_without_maven_never_starts_maven(ws: Workspace) -> None
 
     lab(ws, "start", "9")
     with path_without(["mvn", "java"]) as path:
-        env = dict(os.environ, NO_COLOR="1", PATH=path)
-        out = subprocess.run(
-            [sys.executable, "-m", "harness", "check"],
-            cwd=ws.root,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
+        out = run_lab(ws.root, "check", env={"PATH": path}, timeout=120)
     assert out.returncode == 1, out.stdout + out.stderr
     assert "FAIL" in out.stdout and "ERROR" not in out.stdout
 
