@@ -263,7 +263,7 @@ def _toml_value(value: Any) -> str:
     raise TypeError(f"no TOML for {value!r}")
 
 
-HOLD_ONCE = """#!/bin/bash
+HOLD_ONCE = """
 input=$(cat)
 [ "$(jq -r .stop_hook_active <<<"$input")" = true ] && exit 0
 echo "held once: say it again" >&2
@@ -274,15 +274,12 @@ exit 2
 def project_held_once(root: Path) -> dict[str, Any]:
     """A git project at ``root`` whose one Stop hook holds the first stop of a turn (exit 2,
     "held once: say it again") and lets the second go; its settings, as written."""
-    hooks = root / ".claude" / "hooks"
-    hooks.mkdir(parents=True)
-    (hooks / "once.sh").write_text(HOLD_ONCE)
-    (hooks / "once.sh").chmod(0o755)
-    command = '"$CLAUDE_PROJECT_DIR/.claude/hooks/once.sh"'
-    settings = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": command}]}]}}
-    (root / ".claude" / "settings.json").write_text(json.dumps(settings))
+    from tests.claude.hookproject import HookProject
+
+    project = HookProject(root)
+    project.hook("Stop", HOLD_ONCE, name="once.sh")
     subprocess.run(["git", "init", "-q", str(root)], check=True)
-    return settings
+    return project.data()
 
 
 @contextlib.contextmanager
