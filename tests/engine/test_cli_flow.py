@@ -13,6 +13,7 @@ import pytest
 
 from harness.workspace import Workspace
 from tests.builders import run_lab, tmux
+from tests.lines import fnmatch_lines
 
 REPO = Path(__file__).resolve().parents[2]
 SOLUTION = REPO / "labs" / "04-status-guard" / "solution"
@@ -25,7 +26,7 @@ def lab(ws: Workspace, *args: str) -> subprocess.CompletedProcess[str]:
 def test_start_wrong_hint_fix_next_reset_restore(ws: Workspace) -> None:
     out = lab(ws, "start", "4")
     assert out.returncode == 0, out.stderr
-    assert "Done is refused without an audit" in out.stdout
+    fnmatch_lines(out.stdout, ["*04-status-guard · step 1/3: Done is refused without an audit*"])
     scenario = ws.root / "scenarios" / "status-guard.toml"
     assert scenario.is_file()
 
@@ -37,12 +38,21 @@ def test_start_wrong_hint_fix_next_reset_restore(ws: Workspace) -> None:
     )
     out = lab(ws, "check")
     assert out.returncode == 1
-    assert "does not show the Done edit of UC-005 being refused" in out.stdout
-    assert "edit" in out.stdout and "allowed" in out.stdout  # the simulated event, rendered
+    # The simulated event, rendered on its line, then the verdict naming what is missing.
+    fnmatch_lines(
+        out.stdout,
+        [
+            "*2 edit *docs/use_cases/UC-005-add-visit.md → allowed",
+            "✘ FAIL status-guard.toml: your session does not show the Done edit of UC-005 being"
+            " refused",
+        ],
+        consecutive=True,
+    )
 
     tiers = [lab(ws, "hint").stdout for _ in range(3)]
-    assert "hint 1/2" in tiers[0] and "hint 2/2" in tiers[1] and "hint 2/2" in tiers[2]
-    assert 'expect = "blocked"' in tiers[1]
+    for said, tier in zip(tiers, ("1/2", "2/2", "2/2"), strict=True):
+        fnmatch_lines(said, [f"*─ hint {tier} ─*"])
+    fnmatch_lines(tiers[1], ['│ *expect = "blocked".'])
 
     shutil.copyfile(SOLUTION / "status-guard-1.toml", scenario)
     out = lab(ws, "check", "--json")
@@ -57,13 +67,9 @@ def test_start_wrong_hint_fix_next_reset_restore(ws: Workspace) -> None:
     scenario.write_text("# my half-done audit scenario\n")
     out = lab(ws, "reset")
     assert out.returncode == 0, out.stderr
-    assert "backed up first" in out.stdout
     assert "half-done" not in scenario.read_text()
-    name = next(
-        line.split("lab restore ")[1].split()[0]
-        for line in out.stdout.splitlines()
-        if "lab restore " in line
-    )
+    backed_up = fnmatch_lines(out.stdout, ["Your files were backed up first: lab restore *"])
+    name = backed_up[0].rsplit(" ", 1)[1]
     out = lab(ws, "restore", name)
     assert out.returncode == 0, out.stderr
     assert scenario.read_text() == "# my half-done audit scenario\n"
