@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from harness.workspace import Workspace
-from tests.builders import run_lab, tmux
+from tests.builders import run_cli, run_lab, tmux
 from tests.lines import fnmatch_lines
 
 REPO = Path(__file__).resolve().parents[2]
@@ -21,6 +21,13 @@ SOLUTION = REPO / "labs" / "04-status-guard" / "solution"
 
 def lab(ws: Workspace, *args: str) -> subprocess.CompletedProcess[str]:
     return run_lab(ws.root, *args, timeout=300)
+
+
+def started(ws: Workspace, lab_id: str) -> None:
+    """``lab start`` in-process, where it only brings the workspace to the command under test
+    (a process's start is paid where the process is the thing tested)."""
+    done = run_cli("start", lab_id, cwd=ws.root)
+    assert done.code == 0, done
 
 
 def test_start_wrong_hint_fix_next_reset_restore(ws: Workspace) -> None:
@@ -92,7 +99,7 @@ def test_progress_survives_restart_and_is_reverified(ws: Workspace) -> None:
 
 
 def test_next_before_passing_is_refused(ws: Workspace) -> None:
-    lab(ws, "start", "9")
+    started(ws, "9")
     out = lab(ws, "next")
     assert out.returncode == 1 and "has not passed its check yet" in out.stderr
 
@@ -101,7 +108,7 @@ def test_check_of_a_step_without_maven_never_starts_maven(ws: Workspace) -> None
     """Speed is measured in benchmarks/bench_lab_check.py; here: no JVM is even looked for."""
     from harness.engine.sandbox import path_without
 
-    lab(ws, "start", "9")
+    started(ws, "9")
     with path_without(["mvn", "java"]) as path:
         out = run_lab(ws.root, "check", env={"PATH": path}, timeout=120)
     assert out.returncode == 1, out.stdout + out.stderr
@@ -110,7 +117,7 @@ def test_check_of_a_step_without_maven_never_starts_maven(ws: Workspace) -> None
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
 def test_watch_updates_on_change_and_exits_130(ws: Workspace) -> None:
-    assert lab(ws, "start", "9").returncode == 0
+    started(ws, "9")
     session = "watch"
     socket = str(ws.root.parent / "tmux.sock")
     cmd = f"cd {ws.root} && NO_COLOR=1 {sys.executable} -m harness watch; echo EXIT=$?; sleep 30"
@@ -164,7 +171,7 @@ def test_a_lab_whose_evidence_the_participant_built_completes_after_reverificati
             timeout=300,
         )
 
-    assert lab(ws, "start", "2").returncode == 0
+    started(ws, "2")
     spec.write_text(spec.read_text().replace("### A1: Validation Errors", "### A1: Invalid Input"))
     sensors()
     first = lab(ws, "check")
@@ -190,7 +197,7 @@ def test_a_lab_whose_evidence_the_participant_built_completes_after_reverificati
 
 def test_reset_does_not_stack_up_commits_on_head(ws: Workspace) -> None:
     """Lab 08's setup commits a hook; resetting the step replays that setup on a rewound HEAD."""
-    assert lab(ws, "start", "8").returncode == 0
+    started(ws, "8")
     for _ in range(2):
         out = lab(ws, "reset")
         assert out.returncode == 0, out.stdout + out.stderr
