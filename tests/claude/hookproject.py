@@ -32,7 +32,8 @@ class HookProject:
         self._count += 1
         name = name or f"hook{self._count}.sh"
         path = self.hooks_dir / name
-        path.write_text("#!/usr/bin/env bash\n" + body.strip() + "\n")
+        shebang = "" if body.startswith("#!") else "#!/usr/bin/env bash\n"  # a body's own stays
+        path.write_text(shebang + body.strip() + "\n")
         path.chmod(0o755)
         return f'"$CLAUDE_PROJECT_DIR/.claude/hooks/{name}"'
 
@@ -48,6 +49,15 @@ class HookProject:
         self.hooks.setdefault(event, []).append(group)
         self.save()
         return command
+
+    def group(self, event: str, hooks: list[dict[str, Any]], *, matcher: str | None = None) -> None:
+        """Register one group of several hooks (any type: command, prompt, agent, http), as
+        written in settings.json."""
+        group: dict[str, Any] = {"hooks": hooks}
+        if matcher is not None:
+            group["matcher"] = matcher
+        self.hooks.setdefault(event, []).append(group)
+        self.save()
 
     def install(self, script: Path, name: str | None = None) -> str:
         """Copy an existing hook script (a plugin's, a fixture's) in as it is; return the
