@@ -1,8 +1,9 @@
 """`./scripts/test.sh` on a machine that already ran it once: its last recorded run.
 
 The whole suite takes many minutes and is CI's to run, so this reads the figure the script
-records when it ends (build/test-results/test-sh.json: seconds, exit status, cores) instead of
-running it. Aim: at most 12 minutes on 2 cores, the floor being those 12 minutes.
+records when it ends (build/test-results/test-sh.json: seconds, exit status, cores, and the
+tests pytest ran, failed, errored and skipped) instead of running it. Aim: at most 12 minutes
+on 2 cores, the floor being those 12 minutes.
 """
 
 from __future__ import annotations
@@ -27,9 +28,17 @@ def measure(options: Options) -> list[Row]:
             floor=float(AIM_SECONDS),
             aim=1.0,
             note=f"finished {run.get('finished')}, exit {run.get('exit')}, "
-            f"{run.get('cpus')} cores; recorded by the script itself, not timed here",
+            f"{run.get('cpus')} cores, {_tests(run)}; recorded by the script itself, "
+            "not timed here",
         )
     ]
+
+
+def _tests(run: dict[str, object]) -> str:
+    """How many tests the run held: a faster run must not be a smaller one."""
+    if run.get("tests") is None:  # recorded before the count was, or pytest wrote no report
+        return "tests not counted"
+    return f"{run['tests']} tests ({run.get('failures')} failed, {run.get('skipped')} skipped)"
 
 
 if __name__ == "__main__":

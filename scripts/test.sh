@@ -54,9 +54,24 @@ fi
 ./scripts/docker-up.sh
 mkdir -p build/test-results
 # The whole run's time, from the start of this script, is kept for `nox -s bench` (the figure
-# for a machine that already ran it once: packages and image present).
+# for a machine that already ran it once: packages and image present), with the count of tests
+# pytest ran (from its report, null without one): a faster run must not be a smaller one.
+started=build/test-results/.test-sh-started
+touch "$started"
 status=0
 .venv/bin/nox -s lint tests labs || status=$?
-printf '{"seconds": %s, "exit": %s, "finished": "%s", "cpus": %s}\n' \
-  "$SECONDS" "$status" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$(nproc)" >build/test-results/test-sh.json
+report=build/test-results/pytest.xml
+count() { # count ATTRIBUTE: that attribute of this run's report's <testsuite>, else null
+  local found=""
+  [ "$report" -nt "$started" ] && found=$(grep -o "<testsuite [^>]*" "$report" | head -1 |
+    sed -n "s/.* $1=\"\([0-9]*\)\".*/\1/p")
+  echo "${found:-null}"
+}
+{
+  printf '{"seconds": %s, "exit": %s, "finished": "%s", "cpus": %s' \
+    "$SECONDS" "$status" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$(nproc)"
+  printf ', "tests": %s, "failures": %s, "errors": %s, "skipped": %s}\n' \
+    "$(count tests)" "$(count failures)" "$(count errors)" "$(count skipped)"
+} >build/test-results/test-sh.json
+rm -f "$started"
 exit "$status"

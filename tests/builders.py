@@ -9,7 +9,7 @@ import os
 import re
 import subprocess
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -54,10 +54,17 @@ def run_cli(*argv: str, cwd: Path | None = None) -> CliResult:
 
 
 def run_lab_process(
-    *argv: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 600
+    *argv: str,
+    cwd: Path,
+    env: Mapping[str, str] | None = None,
+    timeout: float = 600,
+    unset: Iterable[str] = (),
 ) -> subprocess.CompletedProcess[str]:
-    """Run ``lab`` as a real process (a participant's terminal, without a TTY)."""
+    """Run ``lab`` as a real process (a participant's terminal, without a TTY): this
+    environment with ``env`` over it and the names in ``unset`` taken out."""
     full_env = {**os.environ, **(env or {})}
+    for name in unset:
+        full_env.pop(name, None)
     return subprocess.run(
         [str(REPO_ROOT / ".venv" / "bin" / "python"), "-m", "harness", *argv],
         cwd=cwd,
@@ -66,6 +73,25 @@ def run_lab_process(
         text=True,
         timeout=timeout,
         check=False,
+    )
+
+
+# What `run_lab` (below) prints to: no colour, and wide, so no sentence a test looks for wraps.
+PLAIN_SCREEN = {"NO_COLOR": "1", "COLUMNS": "200"}
+
+
+def run_lab(
+    cwd: Path,
+    *argv: str,
+    env: Mapping[str, str] | None = None,
+    timeout: float = 600,
+    unset: Iterable[str] = (),
+) -> subprocess.CompletedProcess[str]:
+    """``lab ARGV`` typed in ``cwd``, as a real process on a plain 200-column screen
+    (``PLAIN_SCREEN``; ``env`` overrides it). The suite's one runner of the CLI as a process:
+    tests that need a different screen give ``env``, not a runner of their own."""
+    return run_lab_process(
+        *argv, cwd=cwd, env={**PLAIN_SCREEN, **(env or {})}, timeout=timeout, unset=unset
     )
 
 
@@ -237,7 +263,7 @@ def _toml_value(value: Any) -> str:
     raise TypeError(f"no TOML for {value!r}")
 
 
-HOLD_ONCE = """#!/bin/bash
+HOLD_ONCE = """
 input=$(cat)
 [ "$(jq -r .stop_hook_active <<<"$input")" = true ] && exit 0
 echo "held once: say it again" >&2
@@ -248,15 +274,12 @@ exit 2
 def project_held_once(root: Path) -> dict[str, Any]:
     """A git project at ``root`` whose one Stop hook holds the first stop of a turn (exit 2,
     "held once: say it again") and lets the second go; its settings, as written."""
-    hooks = root / ".claude" / "hooks"
-    hooks.mkdir(parents=True)
-    (hooks / "once.sh").write_text(HOLD_ONCE)
-    (hooks / "once.sh").chmod(0o755)
-    command = '"$CLAUDE_PROJECT_DIR/.claude/hooks/once.sh"'
-    settings = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": command}]}]}}
-    (root / ".claude" / "settings.json").write_text(json.dumps(settings))
+    from tests.claude.hookproject import HookProject
+
+    project = HookProject(root)
+    project.hook("Stop", HOLD_ONCE, name="once.sh")
     subprocess.run(["git", "init", "-q", str(root)], check=True)
-    return settings
+    return project.data()
 
 
 @contextlib.contextmanager

@@ -42,6 +42,7 @@ PER_WORKER_FIXTURES = {
     "fixture_root": "a path",
     "_compiled_template": "the provisioned, compiled workspace nearly every test copies",
     "_participant_template": "a copy of that workspace with a few edits",
+    "_provisioned_template": "a provisioned, uncompiled workspace (fresh_workspace copies it)",
 }
 # The previous run's JUnit report: its durations order the work longest first (see below).
 PREVIOUS_RESULTS = REPO_ROOT / "build" / "test-results" / "pytest.xml"
@@ -288,6 +289,28 @@ def _compiled_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # Compiled as `lab init` leaves a workspace (from the shared cache after the first time).
     warm_workspace(root, get_backend("local"))
     return root
+
+
+@pytest.fixture(scope="session")
+def _provisioned_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from harness.workspace import provision
+
+    return provision(tmp_path_factory.mktemp("provisioned") / "ws").workspace.root
+
+
+@pytest.fixture
+def fresh_workspace(tmp_path: Path, _provisioned_template: Path) -> Callable[[str], Workspace]:
+    """``fresh_workspace(name)``: a PetClinic workspace as ``lab init`` leaves it before any
+    compile, at ``tmp_path/name``: a copy of one provisioned per worker (provision's git
+    commit and pack take 20-30 times a copy's time), each copy a workspace of its own."""
+    from harness.workspace import Workspace
+
+    def fresh(name: str) -> Workspace:
+        root = tmp_path / name
+        shutil.copytree(_provisioned_template, root, symlinks=True)
+        return Workspace(root)
+
+    return fresh
 
 
 @pytest.fixture

@@ -1,8 +1,11 @@
-"""A builder for project directories with real bash hooks registered in .claude/settings.json."""
+"""The tests' one builder of project directories with real bash hooks registered in
+.claude/settings.json (tests/builders.py and the guard tests build theirs with it)."""
 
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +32,8 @@ class HookProject:
         self._count += 1
         name = name or f"hook{self._count}.sh"
         path = self.hooks_dir / name
-        path.write_text("#!/usr/bin/env bash\n" + body.strip() + "\n")
+        shebang = "" if body.startswith("#!") else "#!/usr/bin/env bash\n"  # a body's own stays
+        path.write_text(shebang + body.strip() + "\n")
         path.chmod(0o755)
         return f'"$CLAUDE_PROJECT_DIR/.claude/hooks/{name}"'
 
@@ -45,6 +49,23 @@ class HookProject:
         self.hooks.setdefault(event, []).append(group)
         self.save()
         return command
+
+    def group(self, event: str, hooks: list[dict[str, Any]], *, matcher: str | None = None) -> None:
+        """Register one group of several hooks (any type: command, prompt, agent, http), as
+        written in settings.json."""
+        group: dict[str, Any] = {"hooks": hooks}
+        if matcher is not None:
+            group["matcher"] = matcher
+        self.hooks.setdefault(event, []).append(group)
+        self.save()
+
+    def install(self, script: Path, name: str | None = None) -> str:
+        """Copy an existing hook script (a plugin's, a fixture's) in as it is; return the
+        command that runs it."""
+        path = self.hooks_dir / (name or script.name)
+        shutil.copy2(script, path)
+        path.chmod(0o755)
+        return f'"$CLAUDE_PROJECT_DIR/.claude/hooks/{path.name}"'
 
     def hook(
         self,
@@ -66,6 +87,20 @@ class HookProject:
         if self.permissions:
             data["permissions"] = self.permissions
         (self.root / ".claude" / "settings.json").write_text(json.dumps(data, indent=2))
+
+    def data(self) -> dict[str, Any]:
+        """The settings as written to .claude/settings.json."""
+        return json.loads((self.root / ".claude" / "settings.json").read_text())
+
+    def commit(self, message: str = "project") -> Path:
+        """Everything committed in a git repository at the root (made if need be), as a hook
+        author's own repository is."""
+        git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.org", "-C", str(self.root)]
+        if not (self.root / ".git").exists():
+            subprocess.run(["git", "init", "-q", str(self.root)], check=True)
+        subprocess.run([*git, "add", "-A"], check=True)
+        subprocess.run([*git, "commit", "-qm", message], check=True)
+        return self.root
 
     def settings(self) -> Settings:
         return load_settings(self.root)

@@ -23,6 +23,7 @@ from harness.claude.emulator import EmulatedSession
 from harness.claude.judge import Judgement
 from harness.claude.settings import parse_settings
 from tests.builders import run_cli
+from tests.claude.hookproject import HookProject
 
 LOG_HOOK = """#!/bin/bash
 input=$(cat)
@@ -90,34 +91,24 @@ def posts() -> Iterator[Posts]:
 
 
 def _project(root: Path, url: str) -> Path:
-    hooks = root / ".claude" / "hooks"
-    hooks.mkdir(parents=True)
+    project = HookProject(root)
     # lab simulate plays on a throwaway copy of the project: the log goes beside it.
-    (hooks / "log.sh").write_text(
-        LOG_HOOK.replace("EVENTS_LOG", shlex.quote(str(root.parent / "events.log")))
+    log = project.script(
+        LOG_HOOK.replace("EVENTS_LOG", shlex.quote(str(root.parent / "events.log"))), "log.sh"
     )
-    (hooks / "log.sh").chmod(0o755)
-    log = {"type": "command", "command": '"$CLAUDE_PROJECT_DIR/.claude/hooks/log.sh"'}
-    settings = {
-        "hooks": {
-            "Stop": [
-                {
-                    "hooks": [
-                        {"type": "prompt", "prompt": "Did the tests run? $ARGUMENTS"},
-                        {"type": "agent", "prompt": "Verify the reports. $ARGUMENTS"},
-                        {"type": "http", "url": url},
-                    ]
-                }
-            ],
-            "StopFailure": [{"hooks": [log]}],
-            "SessionEnd": [{"hooks": [log]}],
-            "SubagentStart": [{"hooks": [log]}],
-        }
-    }
-    (root / ".claude" / "settings.json").write_text(json.dumps(settings))
-    (root / "scenario.toml").write_text(SCENARIO)
+    project.group(
+        "Stop",
+        [
+            {"type": "prompt", "prompt": "Did the tests run? $ARGUMENTS"},
+            {"type": "agent", "prompt": "Verify the reports. $ARGUMENTS"},
+            {"type": "http", "url": url},
+        ],
+    )
+    for event in ("StopFailure", "SessionEnd", "SubagentStart"):
+        project.register(event, log)
+    project.file("scenario.toml", SCENARIO)
     subprocess.run(["git", "init", "-q", str(root)], check=True)
-    return root
+    return project.root
 
 
 def test_prompt_agent_and_http_hooks_and_new_events_play_in_lab_simulate(

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 import threading
 import time
 from pathlib import Path
@@ -45,6 +44,7 @@ from harness.claude.recorded import (
 )
 from harness.engine.checks.live_causes import diagnose
 from harness.engine.session_replay import replay
+from tests.claude.hookproject import HookProject
 from tests.conftest import require_real_client
 
 FIXTURES = Path(__file__).parent / "transcripts" / "claude-code-2.1.332-refusals"
@@ -130,37 +130,24 @@ def test_a_refusal_before_the_agents_end_not_made_again_is_named_with_the_fix() 
 def project_audited_by_agent(root: Path) -> None:
     """A git project whose Edit guard refuses until its ``auditor`` agent has ended: the
     agent's SubagentStop hook writes .git/audited, a session's start removes it."""
-    hooks = root / ".claude" / "hooks"
-    hooks.mkdir(parents=True)
-    (root / ".claude" / "agents").mkdir()
-    (root / ".claude/agents/auditor.md").write_text(
+    project = HookProject(root)
+    project.file(
+        ".claude/agents/auditor.md",
         "---\nname: auditor\ndescription: Audits NOTES.md.\n---\n"
-        "Audit the file you are given and report.\n"
+        "Audit the file you are given and report.\n",
     )
-    scripts = {
-        "guard": '[ -f "$CLAUDE_PROJECT_DIR/.git/audited" ] && exit 0\n'
-        'echo "not audited yet" >&2\nexit 2\n',
-        "audited": 'touch "$CLAUDE_PROJECT_DIR/.git/audited"\n',
-        "start": 'rm -f "$CLAUDE_PROJECT_DIR/.git/audited"\n',
-    }
-    for name, body in scripts.items():
-        (hooks / f"{name}.sh").write_text(f"#!/bin/bash\ncat >/dev/null\n{body}")
-        (hooks / f"{name}.sh").chmod(0o755)
-
-    def run(name: str) -> list[dict[str, str]]:
-        return [{"type": "command", "command": f'"$CLAUDE_PROJECT_DIR/.claude/hooks/{name}.sh"'}]
-
-    settings = {
-        "SessionStart": [{"hooks": run("start")}],
-        "PreToolUse": [{"matcher": "Edit", "hooks": run("guard")}],
-        "SubagentStop": [{"matcher": "auditor", "hooks": run("audited")}],
-    }
-    (root / ".claude/settings.json").write_text(json.dumps({"hooks": settings}))
-    (root / "NOTES.md").write_text("Status: draft\n")
-    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(root)]
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    subprocess.run([*git, "add", "-A"], check=True)
-    subprocess.run([*git, "commit", "-qm", "start"], check=True)
+    marker = '"$CLAUDE_PROJECT_DIR/.git/audited"'
+    guard = f'[ -f {marker} ] && exit 0\necho "not audited yet" >&2\nexit 2'
+    project.hook("SessionStart", f"cat >/dev/null\nrm -f {marker}", name="start.sh")
+    project.hook("PreToolUse", "cat >/dev/null\n" + guard, matcher="Edit", name="guard.sh")
+    project.hook(
+        "SubagentStop",
+        f"cat >/dev/null\ntouch {marker}",
+        matcher="auditor",
+        name="audited.sh",
+    )
+    project.file("NOTES.md", "Status: draft\n")
+    project.commit("start")
 
 
 def _replayed_rows(path: Path, root: Path) -> list[tuple[str, str, str]]:

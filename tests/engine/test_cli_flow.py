@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -13,28 +12,28 @@ from pathlib import Path
 import pytest
 
 from harness.workspace import Workspace
-from tests.builders import tmux
+from tests.builders import run_cli, run_lab, tmux
+from tests.lines import fnmatch_lines
 
 REPO = Path(__file__).resolve().parents[2]
 SOLUTION = REPO / "labs" / "04-status-guard" / "solution"
 
 
 def lab(ws: Workspace, *args: str) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, NO_COLOR="1", COLUMNS="200")
-    return subprocess.run(
-        [sys.executable, "-m", "harness", *args],
-        cwd=ws.root,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    return run_lab(ws.root, *args, timeout=300)
+
+
+def started(ws: Workspace, lab_id: str) -> None:
+    """``lab start`` in-process, where it only brings the workspace to the command under test
+    (a process's start is paid where the process is the thing tested)."""
+    done = run_cli("start", lab_id, cwd=ws.root)
+    assert done.code == 0, done
 
 
 def test_start_wrong_hint_fix_next_reset_restore(ws: Workspace) -> None:
     out = lab(ws, "start", "4")
     assert out.returncode == 0, out.stderr
-    assert "Done is refused without an audit" in out.stdout
+    fnmatch_lines(out.stdout, ["*04-status-guard · step 1/3: Done is refused without an audit*"])
     scenario = ws.root / "scenarios" / "status-guard.toml"
     assert scenario.is_file()
 
@@ -46,12 +45,21 @@ def test_start_wrong_hint_fix_next_reset_restore(ws: Workspace) -> None:
     )
     out = lab(ws, "check")
     assert out.returncode == 1
-    assert "does not show the Done edit of UC-005 being refused" in out.stdout
-    assert "edit" in out.stdout and "allowed" in out.stdout  # the simulated event, rendered
+    # The simulated event, rendered on its line, then the verdict naming what is missing.
+    fnmatch_lines(
+        out.stdout,
+        [
+            "*2 edit *docs/use_cases/UC-005-add-visit.md → allowed",
+            "✘ FAIL status-guard.toml: your session does not show the Done edit of UC-005 being"
+            " refused",
+        ],
+        consecutive=True,
+    )
 
     tiers = [lab(ws, "hint").stdout for _ in range(3)]
-    assert "hint 1/2" in tiers[0] and "hint 2/2" in tiers[1] and "hint 2/2" in tiers[2]
-    assert 'expect = "blocked"' in tiers[1]
+    for said, tier in zip(tiers, ("1/2", "2/2", "2/2"), strict=True):
+        fnmatch_lines(said, [f"*─ hint {tier} ─*"])
+    fnmatch_lines(tiers[1], ['│ *expect = "blocked".'])
 
     shutil.copyfile(SOLUTION / "status-guard-1.toml", scenario)
     out = lab(ws, "check", "--json")
@@ -66,13 +74,9 @@ def test_start_wrong_hint_fix_next_reset_restore(ws: Workspace) -> None:
     scenario.write_text("# my half-done audit scenario\n")
     out = lab(ws, "reset")
     assert out.returncode == 0, out.stderr
-    assert "backed up first" in out.stdout
     assert "half-done" not in scenario.read_text()
-    name = next(
-        line.split("lab restore ")[1].split()[0]
-        for line in out.stdout.splitlines()
-        if "lab restore " in line
-    )
+    backed_up = fnmatch_lines(out.stdout, ["Your files were backed up first: lab restore *"])
+    name = backed_up[0].rsplit(" ", 1)[1]
     out = lab(ws, "restore", name)
     assert out.returncode == 0, out.stderr
     assert scenario.read_text() == "# my half-done audit scenario\n"
@@ -95,7 +99,7 @@ def test_progress_survives_restart_and_is_reverified(ws: Workspace) -> None:
 
 
 def test_next_before_passing_is_refused(ws: Workspace) -> None:
-    lab(ws, "start", "9")
+    started(ws, "9")
     out = lab(ws, "next")
     assert out.returncode == 1 and "has not passed its check yet" in out.stderr
 
@@ -104,25 +108,16 @@ def test_check_of_a_step_without_maven_never_starts_maven(ws: Workspace) -> None
     """Speed is measured in benchmarks/bench_lab_check.py; here: no JVM is even looked for."""
     from harness.engine.sandbox import path_without
 
-    lab(ws, "start", "9")
+    started(ws, "9")
     with path_without(["mvn", "java"]) as path:
-        env = dict(os.environ, NO_COLOR="1", PATH=path)
-        out = subprocess.run(
-            [sys.executable, "-m", "harness", "check"],
-            cwd=ws.root,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
+        out = run_lab(ws.root, "check", env={"PATH": path}, timeout=120)
     assert out.returncode == 1, out.stdout + out.stderr
     assert "FAIL" in out.stdout and "ERROR" not in out.stdout
 
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
 def test_watch_updates_on_change_and_exits_130(ws: Workspace) -> None:
-    assert lab(ws, "start", "9").returncode == 0
+    started(ws, "9")
     session = "watch"
     socket = str(ws.root.parent / "tmux.sock")
     cmd = f"cd {ws.root} && NO_COLOR=1 {sys.executable} -m harness watch; echo EXIT=$?; sleep 30"
@@ -176,7 +171,7 @@ def test_a_lab_whose_evidence_the_participant_built_completes_after_reverificati
             timeout=300,
         )
 
-    assert lab(ws, "start", "2").returncode == 0
+    started(ws, "2")
     spec.write_text(spec.read_text().replace("### A1: Validation Errors", "### A1: Invalid Input"))
     sensors()
     first = lab(ws, "check")
@@ -202,7 +197,7 @@ def test_a_lab_whose_evidence_the_participant_built_completes_after_reverificati
 
 def test_reset_does_not_stack_up_commits_on_head(ws: Workspace) -> None:
     """Lab 08's setup commits a hook; resetting the step replays that setup on a rewound HEAD."""
-    assert lab(ws, "start", "8").returncode == 0
+    started(ws, "8")
     for _ in range(2):
         out = lab(ws, "reset")
         assert out.returncode == 0, out.stdout + out.stderr

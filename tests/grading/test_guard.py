@@ -10,14 +10,14 @@ outside one (tests/hooks_fixtures/plugin-root-guard.sh: ``set -u`` and no CLAUDE
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 from pathlib import Path
 from xml.etree import ElementTree
 
 import pytest
 
 from tests.builders import REPO_ROOT, run_cli
+from tests.claude.hookproject import HookProject
+from tests.lines import fnmatch_lines
 
 FIXTURES = REPO_ROOT / "tests" / "hooks_fixtures"
 RM_GUARD = REPO_ROOT / "tests" / "plugins" / "rm-guard" / "hooks" / "block-rm-rf.sh"
@@ -31,24 +31,11 @@ SUBMIT = "UserPromptSubmit"
 def guard_project(root: Path, guards: dict[str, tuple[Path, str, str | None]]) -> Path:
     """A git repository whose settings.json registers each guard (name: script, event,
     matcher), the way a hook author's own repository does."""
-    hooks = root / ".claude" / "hooks"
-    hooks.mkdir(parents=True)
-    events: dict[str, list[dict]] = {}
+    project = HookProject(root)
     for name, (script, event, matcher) in guards.items():
-        shutil.copy2(script, hooks / name)
-        command = f'"$CLAUDE_PROJECT_DIR"/.claude/hooks/{name}'
-        group: dict = {"hooks": [{"type": "command", "command": command}]}
-        if matcher is not None:
-            group["matcher"] = matcher
-        events.setdefault(event, []).append(group)
-    settings = {"hooks": events}
-    (root / ".claude" / "settings.json").write_text(json.dumps(settings, indent=2) + "\n")
-    (root / "README.md").write_text("a project with guards\n")
-    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.org"]
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    subprocess.run([*git, "-C", str(root), "add", "-A"], check=True)
-    subprocess.run([*git, "-C", str(root), "commit", "-qm", "guards"], check=True)
-    return root
+        project.register(event, project.install(script, name), matcher=matcher)
+    project.file("README.md", "a project with guards\n")
+    return project.commit("guards")
 
 
 @pytest.fixture
@@ -116,11 +103,10 @@ def test_the_screen_grades_a_crashing_guard_and_never_as_a_stop_hook(project: Pa
         "--engine", "emulator", cwd=project,
     )  # fmt: skip
     assert res.code == 1, res
-    assert "✗ runs its own cases without crashing" in res.out
-    assert "CLAUDE_PLUGIN_ROOT: unbound variable" in res.out
-    assert res.out.rstrip().endswith("failed")
-    last = res.out.rstrip().splitlines()[-1]
-    assert last.endswith(" failed") and " passed, " in last
+    # The failed check on a line of its own, the verdict, then the count last of all.
+    fnmatch_lines(res.out, ["✗ runs its own cases without crashing*", "FAIL plugin-root-guard.sh"])
+    fnmatch_lines(res.out.rstrip().splitlines()[-1:], ["* passed, * failed"])
+    assert "CLAUDE_PLUGIN_ROOT: unbound variable" in res.out  # a row may wrap inside the path
     for stop_words in ("short reason on stderr", "session is not held", "never blocks", "Stop"):
         assert stop_words not in res.out
 

@@ -5,7 +5,7 @@ verdict (a class changed since it was made runs from its new bytes)."""
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -14,7 +14,7 @@ from harness.maven import get_backend
 from harness.maven.backend import SENSOR_GOALS
 from harness.maven.classdata import archive_path, ensure_class_data
 from harness.maven.warm import warm_compile
-from harness.workspace import Workspace, provision
+from harness.workspace import Workspace
 
 SENSOR_TEST = Path("src/test/java/ai/unifiedprocess/petclinic/UseCaseTraceabilityTest.java")
 REPORT = Path(
@@ -26,8 +26,8 @@ FROM_ARCHIVE = "source: shared objects file (top)"
 pytestmark = pytest.mark.maven
 
 
-def compiled(tmp_path: Path, name: str) -> Workspace:
-    ws = provision(tmp_path / name).workspace
+def compiled(fresh: Callable[[str], Workspace], name: str) -> Workspace:
+    ws = fresh(name)
     assert warm_compile(ws.root, get_backend("local")).ok
     return ws
 
@@ -68,9 +68,9 @@ def own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]
 
 
 def test_the_archive_is_made_once_outside_the_workspace_which_keeps_no_report(
-    tmp_path: Path, own_cache: Path
+    fresh_workspace: Callable[[str], Workspace], tmp_path: Path, own_cache: Path
 ) -> None:
-    ws = compiled(tmp_path, "one")
+    ws = compiled(fresh_workspace, "one")
     before = snapshot(ws.root)
     made = ensure_class_data(ws.root, get_backend("local"))
     assert made.how == "made", made.output
@@ -80,16 +80,16 @@ def test_the_archive_is_made_once_outside_the_workspace_which_keeps_no_report(
     assert not (ws.root / "target" / "surefire-reports").exists()
     assert snapshot(ws.root) == before
     made_at = made.archive.stat().st_mtime_ns
-    again = ensure_class_data(compiled(tmp_path, "two").root, get_backend("local"))
+    again = ensure_class_data(compiled(fresh_workspace, "two").root, get_backend("local"))
     assert again.how == "present" and again.archive == made.archive
     assert made.archive.stat().st_mtime_ns == made_at
     assert sorted(p.name for p in (own_cache / "classdata").iterdir()) == [made.archive.name]
 
 
 def test_a_sensor_run_maps_the_archive_stays_quiet_and_can_be_turned_off(
-    tmp_path: Path, own_cache: Path
+    fresh_workspace: Callable[[str], Workspace], tmp_path: Path, own_cache: Path
 ) -> None:
-    ws = compiled(tmp_path, "ws")
+    ws = compiled(fresh_workspace, "ws")
     done, log = sensor_run(ws, tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert FROM_ARCHIVE not in log  # no archive yet: nothing mapped from one
@@ -110,9 +110,9 @@ def test_a_sensor_run_maps_the_archive_stays_quiet_and_can_be_turned_off(
 
 
 def test_a_class_changed_after_the_archive_runs_from_its_new_bytes(
-    tmp_path: Path, own_cache: Path
+    fresh_workspace: Callable[[str], Workspace], tmp_path: Path, own_cache: Path
 ) -> None:
-    ws = compiled(tmp_path, "ws")
+    ws = compiled(fresh_workspace, "ws")
     assert ensure_class_data(ws.root, get_backend("local")).how == "made"
     path = ws.root / SENSOR_TEST
     text = path.read_text()
@@ -129,8 +129,10 @@ def test_a_class_changed_after_the_archive_runs_from_its_new_bytes(
     assert FROM_ARCHIVE in log  # the archive was in use all the same
 
 
-def test_an_unusable_archive_is_ignored_silently(tmp_path: Path, own_cache: Path) -> None:
-    ws = compiled(tmp_path, "ws")
+def test_an_unusable_archive_is_ignored_silently(
+    fresh_workspace: Callable[[str], Workspace], tmp_path: Path, own_cache: Path
+) -> None:
+    ws = compiled(fresh_workspace, "ws")
     archive = archive_path(ws.root)
     assert archive is not None
     archive.parent.mkdir(parents=True)
@@ -142,9 +144,11 @@ def test_an_unusable_archive_is_ignored_silently(tmp_path: Path, own_cache: Path
     assert (ws.root / REPORT).is_file()
 
 
-def test_the_docker_backend_makes_no_archive(tmp_path: Path, own_cache: Path) -> None:
+def test_the_docker_backend_makes_no_archive(
+    fresh_workspace: Callable[[str], Workspace], tmp_path: Path, own_cache: Path
+) -> None:
     """The container's Maven runs on the image's Java, which never sees this cache."""
-    ws = compiled(tmp_path, "ws")
+    ws = compiled(fresh_workspace, "ws")
 
     class Docker:
         name = "docker"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -13,14 +14,19 @@ from harness.maven import get_backend
 from harness.maven.backend import SENSOR_GOALS
 from harness.maven.surefire import SENSORS, sensor_reports
 from harness.maven.warm import sources_key, warm_compile
-from harness.workspace import Workspace, provision
+from harness.workspace import Workspace
 
 VET = Path("src/main/java/ai/unifiedprocess/petclinic/domain/Vet.java")
 VET_CALLER = "VetListView.java"  # calls Vet.getSpecialties()
 
 
-def fresh(tmp_path: Path, name: str) -> Workspace:
-    return provision(tmp_path / name).workspace
+# A new workspace at tmp_path/NAME, as lab init leaves it (tests/conftest.py fresh_workspace).
+Fresh = Callable[[str], Workspace]
+
+
+@pytest.fixture
+def fresh(fresh_workspace: Fresh) -> Fresh:
+    return fresh_workspace
 
 
 def rename_getter(ws: Workspace) -> None:
@@ -31,8 +37,8 @@ def rename_getter(ws: Workspace) -> None:
     path.write_text(text.replace("getSpecialties()", "specialties()", 1))
 
 
-def test_sources_key_follows_the_sources_and_nothing_else(tmp_path: Path) -> None:
-    one, two = fresh(tmp_path, "one"), fresh(tmp_path, "two")
+def test_sources_key_follows_the_sources_and_nothing_else(fresh: Fresh, tmp_path: Path) -> None:
+    one, two = fresh("one"), fresh("two")
     assert sources_key(one.root) == sources_key(two.root)  # another path, the same sources
     (two.root / "docs" / "note.md").write_text("docs are not compiled\n")
     assert sources_key(one.root) == sources_key(two.root)
@@ -40,14 +46,14 @@ def test_sources_key_follows_the_sources_and_nothing_else(tmp_path: Path) -> Non
     assert sources_key(one.root) != sources_key(two.root)
 
 
-def test_sources_key_follows_what_mvnw_leaves_in_target(tmp_path: Path) -> None:
+def test_sources_key_follows_what_mvnw_leaves_in_target(fresh: Fresh, tmp_path: Path) -> None:
     # ./mvnw writes signature records beside the classes: a cached target/ from another
     # ./mvnw may lack them, or hold ones of another form.
-    one, two = fresh(tmp_path, "one"), fresh(tmp_path, "two")
+    one, two = fresh("one"), fresh("two")
     with (two.root / ".mvn" / "java-abi.awk").open("a") as program:
         program.write("# changed\n")
     assert sources_key(one.root) != sources_key(two.root)
-    three = fresh(tmp_path, "three")
+    three = fresh("three")
     with (three.root / "mvnw").open("a") as wrapper:
         wrapper.write("# changed\n")
     assert sources_key(one.root) != sources_key(three.root)
@@ -55,14 +61,14 @@ def test_sources_key_follows_what_mvnw_leaves_in_target(tmp_path: Path) -> None:
 
 @pytest.mark.maven
 def test_a_warm_workspace_compiles_nothing_and_holds_no_report(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    fresh: Fresh, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     cache = tmp_path / "cache"
     backend = get_backend("local")
-    first = fresh(tmp_path, "first")
+    first = fresh("first")
     filled = warm_compile(first.root, backend, cache=cache)
     assert filled.how == "compiled", filled.output
-    second = fresh(tmp_path, "second")
+    second = fresh("second")
     copied = warm_compile(second.root, backend, cache=cache)
     assert copied.how == "cache"
     for ws in (first, second):
@@ -88,11 +94,13 @@ def test_a_warm_workspace_compiles_nothing_and_holds_no_report(
 
 
 @pytest.mark.maven
-def test_a_changed_signature_is_still_caught_after_a_warm_start(tmp_path: Path) -> None:
+def test_a_changed_signature_is_still_caught_after_a_warm_start(
+    fresh: Fresh, tmp_path: Path
+) -> None:
     cache = tmp_path / "cache"
     backend = get_backend("local")
-    warm_compile(fresh(tmp_path, "filler").root, backend, cache=cache)
-    ws = fresh(tmp_path, "ws")
+    warm_compile(fresh("filler").root, backend, cache=cache)
+    ws = fresh("ws")
     assert warm_compile(ws.root, backend, cache=cache).how == "cache"
     rename_getter(ws)
 
@@ -108,12 +116,12 @@ def test_a_changed_signature_is_still_caught_after_a_warm_start(tmp_path: Path) 
 
 @pytest.mark.maven
 def test_a_sandbox_of_a_compiled_workspace_compiles_nothing_and_still_catches_a_change(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    fresh: Fresh, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from harness.engine.sandbox import sandbox_copy
 
     backend = get_backend("local")
-    ws = fresh(tmp_path, "ws")
+    ws = fresh("ws")
     warm_compile(ws.root, backend, cache=tmp_path / "cache")
     goals = [arg for arg in SENSOR_GOALS if arg != "-q"]
 
@@ -137,9 +145,9 @@ def test_a_sandbox_of_a_compiled_workspace_compiles_nothing_and_still_catches_a_
 
 
 @pytest.mark.maven
-def test_compiling_a_workspace_that_holds_reports_keeps_them(tmp_path: Path) -> None:
+def test_compiling_a_workspace_that_holds_reports_keeps_them(fresh: Fresh, tmp_path: Path) -> None:
     backend = get_backend("local")
-    ws = fresh(tmp_path, "ws")
+    ws = fresh("ws")
     assert backend.run(ws.root, SENSOR_GOALS).ok
     reports = ws.root / "target" / "surefire-reports"
     before = {p.name: p.stat().st_mtime_ns for p in reports.iterdir()}
@@ -159,9 +167,11 @@ def test_compiling_a_workspace_that_holds_reports_keeps_them(tmp_path: Path) -> 
 
 
 @pytest.mark.maven
-def test_a_fixture_that_does_not_compile_is_left_uncompiled_and_uncached(tmp_path: Path) -> None:
+def test_a_fixture_that_does_not_compile_is_left_uncompiled_and_uncached(
+    fresh: Fresh, tmp_path: Path
+) -> None:
     cache = tmp_path / "cache"
-    ws = fresh(tmp_path, "ws")
+    ws = fresh("ws")
     (ws.root / VET).write_text("not java(\n")
 
     result = warm_compile(ws.root, get_backend("local"), cache=cache)
@@ -172,7 +182,7 @@ def test_a_fixture_that_does_not_compile_is_left_uncompiled_and_uncached(tmp_pat
     assert not (cache / result.key).exists()
 
 
-def test_a_cached_build_lands_with_this_workspaces_paths(tmp_path: Path) -> None:
+def test_a_cached_build_lands_with_this_workspaces_paths(fresh: Fresh, tmp_path: Path) -> None:
     """The compiler plugin lists its inputs by absolute path; a copy must name its own."""
     entry = tmp_path / "cache" / "k"
     lists = entry / "maven-status" / "maven-compiler-plugin" / "compile" / "default-compile"
@@ -180,7 +190,7 @@ def test_a_cached_build_lands_with_this_workspaces_paths(tmp_path: Path) -> None
     (entry / "classes").mkdir()
     (entry / "built-at").write_text("/elsewhere/ws\n")
     (lists / "inputFiles.lst").write_text("/elsewhere/ws/src/A.java\n/elsewhere/wsX/B.java\n")
-    ws = fresh(tmp_path, "ws")
+    ws = fresh("ws")
     shutil.rmtree(ws.root / "target", ignore_errors=True)
 
     from harness.maven.warm import _restore
@@ -197,7 +207,7 @@ def test_a_cached_build_lands_with_this_workspaces_paths(tmp_path: Path) -> None
 
 @pytest.mark.maven
 def test_sensor_runs_print_nothing_and_write_nothing_outside_the_workspace(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    fresh: Fresh, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """-q stays quiet on a compiling run and on an up-to-date one, and ./mvnw keeps nothing in
     Hook Lab's cache: its class-data archive is made by lab init, never by a run."""
@@ -209,7 +219,7 @@ def test_sensor_runs_print_nothing_and_write_nothing_outside_the_workspace(
     def cached() -> list[Path]:
         return sorted(p.relative_to(cache) for p in cache.rglob("*"))
 
-    ws = fresh(tmp_path, "one")
+    ws = fresh("one")
     before = cached()
     for _ in range(2):  # the first run compiles, the second finds everything up to date
         done = subprocess.run(
@@ -222,7 +232,7 @@ def test_sensor_runs_print_nothing_and_write_nothing_outside_the_workspace(
 
 @pytest.mark.maven
 def test_starting_a_lab_leaves_the_fixture_compiled_and_no_report(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    fresh: Fresh, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`lab start` rewinds to the fixture and drops target/ (an earlier lab's reports must not
     pass this lab's checks); the fixture's classes come back from the cache `lab init` filled,
@@ -231,7 +241,7 @@ def test_starting_a_lab_leaves_the_fixture_compiled_and_no_report(
 
     monkeypatch.setenv("HOOKLAB_CACHE", str(tmp_path / "cache"))
     backend = get_backend("local")
-    ws = fresh(tmp_path, "ws")
+    ws = fresh("ws")
     assert warm_compile(ws.root, backend).how == "compiled"  # as lab init leaves it
     # An earlier lab's leftovers: an edit, a class of it, a report.
     rename_getter(ws)
@@ -254,10 +264,12 @@ def test_starting_a_lab_leaves_the_fixture_compiled_and_no_report(
     assert all(r is not None and r.green for r in reports.values())
 
 
-def test_a_workspace_whose_sources_are_not_cached_stays_as_it_was(tmp_path: Path) -> None:
+def test_a_workspace_whose_sources_are_not_cached_stays_as_it_was(
+    fresh: Fresh, tmp_path: Path
+) -> None:
     from harness.maven.warm import restore_cached
 
-    ws = fresh(tmp_path, "ws")
+    ws = fresh("ws")
     shutil.rmtree(ws.root / "target", ignore_errors=True)
 
     assert restore_cached(ws.root, cache=tmp_path / "empty") is False
@@ -266,7 +278,7 @@ def test_a_workspace_whose_sources_are_not_cached_stays_as_it_was(tmp_path: Path
 
 @pytest.mark.maven
 def test_a_reset_step_compiles_only_what_it_changed_back(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    fresh: Fresh, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`lab reset` writes back only the files that differ from the step's start: the rest keep
     their mtimes, so ./mvnw finds their classes up to date."""
@@ -274,7 +286,7 @@ def test_a_reset_step_compiles_only_what_it_changed_back(
 
     monkeypatch.setenv("HOOKLAB_CACHE", str(tmp_path / "cache"))
     backend = get_backend("local")
-    ws = fresh(tmp_path, "ws")
+    ws = fresh("ws")
     assert warm_compile(ws.root, backend).how == "compiled"
     runner = LabRunner(ws)
     runner.start("1")
@@ -307,13 +319,14 @@ def old_report(project: Path) -> Path:
 
 
 def test_classes_from_the_cache_leave_a_report_beside_them_as_old_as_it_was(
+    fresh: Fresh,
     tmp_path: Path,
 ) -> None:
     """Only what came from the cache is made new: an old report made new would pass for
     evidence of a run that never happened."""
     from harness.maven.warm import restore_cached
 
-    ws = fresh(tmp_path, "ws")
+    ws = fresh("ws")
     leftover = ws.root / "target" / "classes" / "Leftover.class"
     leftover.parent.mkdir(parents=True, exist_ok=True)
     leftover.write_bytes(b"\xca\xfe\xba\xbe")
@@ -329,12 +342,12 @@ def test_classes_from_the_cache_leave_a_report_beside_them_as_old_as_it_was(
 
 
 def test_a_replay_start_state_is_compiled_from_the_cache_and_its_reports_stay_old(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    fresh: Fresh, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from harness.engine.session_replay import start_state
 
     monkeypatch.setenv("HOOKLAB_CACHE", str(tmp_path / "cache"))
-    ws = fresh(tmp_path, "ws")
+    ws = fresh("ws")
     old_report(ws.root)
     fake_entry(tmp_path / "cache" / "compiled", ws.root, "Cached.class")
 
@@ -346,7 +359,7 @@ def test_a_replay_start_state_is_compiled_from_the_cache_and_its_reports_stay_ol
 
 @pytest.mark.maven
 def test_completing_a_lab_re_verifies_its_steps_on_classes_from_the_cache(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    fresh: Fresh, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The last `lab next` re-runs each passed step at the state it passed at, in a sandbox
     without the workspace's reports; with the fixture's sources there, its sensor run starts
@@ -363,7 +376,7 @@ def test_completing_a_lab_re_verifies_its_steps_on_classes_from_the_cache(
     shim.chmod(0o755)
     monkeypatch.setenv("PATH", f"{shim.parent}{os.pathsep}{os.environ['PATH']}")
     monkeypatch.setenv("HOOKLAB_CACHE", str(tmp_path / "cache"))
-    ws = fresh(tmp_path, "ws")
+    ws = fresh("ws")
     assert warm_compile(ws.root, get_backend("local")).how == "compiled"
     runner = LabRunner(ws)
     runner.start("1")

@@ -1,29 +1,15 @@
-"""The real ``lab`` CLI as a process, a project for it to run in, and what a clean
-user-facing error looks like."""
+"""The real ``lab`` CLI as a process (``lab``: tests/builders.py ``run_lab``, the suite's one
+runner), a project for it to run in, and what a clean user-facing error looks like."""
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
+from tests.builders import run_lab as lab
 
-def lab(
-    cwd: Path, *args: str, env: dict[str, str] | None = None, timeout: float = 300
-) -> subprocess.CompletedProcess[str]:
-    full = dict(os.environ, NO_COLOR="1", COLUMNS="200")
-    full.update(env or {})
-    return subprocess.run(
-        [sys.executable, "-m", "harness", *args],
-        cwd=cwd,
-        env=full,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
+__all__ = ["assert_clean_error", "lab", "project"]
 
 
 def project(root: Path, settings: object, local: object | None = None) -> Path:

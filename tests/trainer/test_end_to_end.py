@@ -4,30 +4,19 @@ submitted on its own, seen by the trainer and verified from the submission alone
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from harness.maven.surefire import SENSORS
 from harness.workspace import Workspace
+from tests.builders import run_lab
 from tests.trainer.servers import GitDaemon, bare_repo, remote_refs
 
 
 def lab(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, NO_COLOR="1", COLUMNS="200")
-    env.pop("HOOKLAB_LABS", None)  # the real labs
-    return subprocess.run(
-        [sys.executable, "-m", "harness", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+    return run_lab(cwd, *args, unset=["HOOKLAB_LABS"])  # the real labs
 
 
 @pytest.mark.maven

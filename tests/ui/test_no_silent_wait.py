@@ -8,7 +8,6 @@ Real: the workspace's bash hooks and smoke.sh, the emulator's session, ``lab`` i
 from __future__ import annotations
 
 import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -16,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from harness.workspace import Workspace
-from tests.builders import launched, tmux
+from tests.builders import launched, run_cli, tmux
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
 
@@ -62,14 +61,11 @@ def still_from_launch(socket: str, cwd: Path, command: str, done: str = "END-42"
 
 
 def _lab(workspace: Workspace, *args: str) -> None:
-    moved = subprocess.run(
-        [sys.executable, "-m", "harness", *args],
-        cwd=workspace.root,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert moved.returncode == 0, f"lab {' '.join(args)}: " + moved.stdout + moved.stderr
+    """A command that only brings the workspace to the state under test: in-process, so the
+    setup does not pay a Python start per command (up to nine a state); the command whose
+    screen is watched is the real process."""
+    moved = run_cli(*args, cwd=workspace.root)
+    assert moved.code == 0, f"lab {' '.join(args)}: " + moved.out + moved.err
 
 
 SIMULATED = """\
