@@ -20,6 +20,7 @@ from harness.workspace.own import OwnRepository, own_repository
 
 __all__ = [
     "OwnRepository",
+    "add_command",
     "add_engine_flag",
     "add_json_flag",
     "add_plugin_dir_flag",
@@ -35,6 +36,17 @@ __all__ = [
 
 def add_json_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
+
+
+def add_command(
+    subparsers: Any, name: str, help: str, func: Any, json_flag: bool = False
+) -> argparse.ArgumentParser:
+    """A command's parser, its help also its description, running ``func``."""
+    parser: argparse.ArgumentParser = subparsers.add_parser(name, help=help, description=help)
+    parser.set_defaults(func=func)
+    if json_flag:
+        add_json_flag(parser)
+    return parser
 
 
 def emit_json(data: Any) -> None:

@@ -50,7 +50,7 @@ from harness.claude.vocabulary import (
     read_verdict,
     verdict,
 )
-from harness.engine.sandbox import sandbox_copy
+from harness.engine.throwaway import sandbox_copy
 from harness.errors import HarnessError
 from harness.jail import confined
 from harness.maven.warm import restore_cached

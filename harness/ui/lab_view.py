@@ -21,7 +21,7 @@ from harness.engine.context import CheckContext
 from harness.engine.devcheck import DevCheckReport, LabWalk, Observer, StepWalk
 from harness.engine.manifest import Lab, Step
 from harness.engine.progress import Progress
-from harness.engine.runner import Moved, StepRun
+from harness.engine.step_results import Moved, StepRun
 from harness.engine.stepview import StepView
 from harness.results import CheckResult, Status
 from harness.ui.prose import Block, Folded, Framed, Prose, markdown, print_prose, prose

@@ -41,8 +41,8 @@ from harness.engine.checks import tricks as trick_check
 from harness.engine.context import CheckContext
 from harness.engine.kinds import Kind
 from harness.engine.parallel import side_by_side
-from harness.engine.sandbox import path_without, sandbox_copy
 from harness.engine.stepview import StepView
+from harness.engine.throwaway import path_without, sandbox_copy
 from harness.errors import ConfigError, HarnessError
 from harness.maven.share import Call, MavenShare, maven_share
 from harness.paths import scratch_mkdtemp

@@ -110,7 +110,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from harness.engine.sandbox import sandbox_copy
+    from harness.engine.throwaway import sandbox_copy
 
     scenario = load_scenario(args.scenario)
     project = args.project.resolve() if args.project else find_project_root(Path.cwd())
