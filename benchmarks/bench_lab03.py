@@ -20,9 +20,9 @@ from benchmarks.report import Options, Row, alternate, median, run_standalone, t
 from harness.claude.scenario import load_scenario
 from harness.engine.checks.hook_session import KIND, StepAsserts, split_turns
 from harness.engine.context import CheckContext
+from harness.engine.lab_runner import LabRunner
 from harness.engine.manifest import find_lab
 from harness.engine.parallel import worker_count
-from harness.engine.runner import LabRunner
 from harness.maven import get_backend
 from harness.maven.warm import warm_compile
 from harness.results import Status

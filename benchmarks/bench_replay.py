@@ -21,7 +21,7 @@ from harness.claude.engines import CLAUDE_CODE, EMULATOR, open_session
 from harness.claude.recorded import Timeline, read_session
 from harness.claude.scenario import run_step
 from harness.engine.replay import plan, replay
-from harness.engine.sandbox import sandbox_copy
+from harness.engine.throwaway import sandbox_copy
 
 CALLS = 50
 

@@ -92,7 +92,7 @@ def _add_shard_flags(check: argparse.ArgumentParser) -> None:
 def cmd_dev_merge(args: argparse.Namespace) -> int:
     from harness.engine.lab_shards import junit_xml, merge_reports, read_report
     from harness.engine.manifest import lab_dirs
-    from harness.ui.lab_view import merged_table
+    from harness.ui.devcheck_view import merged_table
 
     parts = [(path, read_report(path)) for path in args.reports]
     merged = merge_reports(parts, [d.name for d in lab_dirs()])
@@ -114,7 +114,7 @@ def cmd_dev_merge(args: argparse.Namespace) -> int:
 
 
 def cmd_dev_check(args: argparse.Namespace) -> int:
-    from harness.ui.lab_view import WalkView, devcheck_table
+    from harness.ui.devcheck_view import WalkView, devcheck_table
 
     console = make_console(stderr=args.json)
     view = None if args.json else WalkView(console, demo=False)
