@@ -25,10 +25,6 @@ from harness.workspace import Workspace, get_fixture
 
 
 def add_parser(subparsers: Any) -> None:
-    _add_dev_parsers(subparsers)
-
-
-def _add_dev_parsers(subparsers: Any) -> None:
     """``lab dev check`` and ``lab dev merge``: the lab author's tools."""
     dev = subparsers.add_parser("dev", help="tools for lab authors")
     dev_sub = dev.add_subparsers(dest="dev_command", metavar="COMMAND")

@@ -20,10 +20,6 @@ from harness.workspace import Workspace
 
 
 def add_parser(subparsers: Any) -> None:
-    _add_submit(subparsers)
-
-
-def _add_submit(subparsers: Any) -> None:
     sub = subparsers.add_parser(
         "submit",
         help="send your verified progress to the cohort remote",

@@ -14,10 +14,6 @@ from harness.trainer.shards import KEY_ENV, ensure_key_file
 
 
 def add_parser(trainer_sub: Any) -> None:
-    _add_ci(trainer_sub)
-
-
-def _add_ci(trainer_sub: Any) -> None:
     ci = trainer_sub.add_parser(
         "ci",
         help="write a GitHub Actions workflow that verifies the room in slices on CI runners",

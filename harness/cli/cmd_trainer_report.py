@@ -15,10 +15,6 @@ from harness.ui.console import escape
 
 
 def add_parser(trainer_sub: Any) -> None:
-    _add_report(trainer_sub)
-
-
-def _add_report(trainer_sub: Any) -> None:
     report = trainer_sub.add_parser(
         "report", help="write one self-contained HTML page to project in the room"
     )

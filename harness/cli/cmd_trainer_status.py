@@ -29,10 +29,6 @@ from harness.ui.console import escape
 MIN_INTERVAL = 0.2
 
 
-def add_parser(trainer_sub: Any) -> None:
-    _add_status(trainer_sub)
-
-
 def _interval(text: str) -> float:
     """Seconds between refreshes: a number, at least MIN_INTERVAL (0 would busy-loop)."""
     try:
@@ -46,7 +42,7 @@ def _interval(text: str) -> float:
     return value
 
 
-def _add_status(trainer_sub: Any) -> None:
+def add_parser(trainer_sub: Any) -> None:
     status = trainer_sub.add_parser(
         "status", help="participants × labs: who needs help first, then everyone's progress"
     )

@@ -36,10 +36,6 @@ from harness.ui.console import escape
 
 
 def add_parser(trainer_sub: Any) -> None:
-    _add_verify(trainer_sub)
-
-
-def _add_verify(trainer_sub: Any) -> None:
     verify = trainer_sub.add_parser(
         "verify",
         help="clone a participant's submission and re-run the checks of every claimed step",

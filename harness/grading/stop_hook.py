@@ -40,23 +40,7 @@ from harness.claude.settings import Settings, parse_settings
 from harness.claude.vocabulary import Engine
 from harness.errors import HarnessError
 from harness.grading.registration import failing_command, registered_stop_hook
-from harness.grading.stop_grade import (
-    BLOCKS,
-    CHECK_ORDER,
-    DEFAULT_TIMEOUT,
-    IN_TIME,
-    LETS_GO,
-    NO_LEAK,
-    PASSES,
-    REASON,
-    SESSION_ENDS,
-    SESSION_HELD,
-    STALE,
-    Canary,
-    GradeCheck,
-    HookGrade,
-    Phase,
-)
+from harness.grading.stop_grade import DEFAULT_TIMEOUT, Canary, HookGrade, Phase
 from harness.grading.stop_judges import (
     judge_blocks,
     judge_leak,
@@ -71,26 +55,6 @@ from harness.grading.stop_judges import (
 from harness.jail import Confinement
 from harness.paths import scratch_dir
 from harness.results import CheckResult
-
-# The grade's model and its check names, importable from here as before.
-__all__ = [
-    "BLOCKS",
-    "CHECK_ORDER",
-    "IN_TIME",
-    "LETS_GO",
-    "NO_LEAK",
-    "PASSES",
-    "REASON",
-    "SESSION_ENDS",
-    "SESSION_HELD",
-    "STALE",
-    "GradeCheck",
-    "HookGrade",
-    "HookScriptError",
-    "grade_stop_hook",
-    "hook_command",
-    "verify_hook",
-]
 
 COMMAND_TIMEOUT = 900.0  # break/fix/stale may run Maven; they are ours, not the hook's
 SETTINGS_LABEL = "verify-hook settings (temporary)"
