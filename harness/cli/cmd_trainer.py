@@ -17,6 +17,7 @@ from harness.ui.console import escape
 
 
 def add_parser(subparsers: Any) -> None:
+    # Imported here, not above: each subcommand's module imports the pieces below.
     from harness.cli import (
         cmd_trainer_ci,
         cmd_trainer_report,
