@@ -28,8 +28,8 @@ from harness.ui.prose import Block, Folded, Framed, Prose, markdown, print_prose
 from harness.ui.styles import outcome_style
 from harness.workspace import Backup
 
-STYLE = {Status.PASS: "green", Status.FAIL: "red", Status.ERROR: "yellow"}
-MARK = {Status.PASS: "✔", Status.FAIL: "✘", Status.ERROR: "!"}
+STYLE = {Status.PASS: "green", Status.FAIL: "red", Status.ERROR: "yellow", Status.SKIP: "dim"}
+MARK = {Status.PASS: "✔", Status.FAIL: "✘", Status.ERROR: "!", Status.SKIP: "–"}
 
 
 def step_panel(lab: Lab, step: Step) -> Framed:
