@@ -39,10 +39,26 @@ def add_json_flag(parser: argparse.ArgumentParser) -> None:
 
 
 def add_command(
-    subparsers: Any, name: str, help: str, func: Any, json_flag: bool = False
+    subparsers: Any,
+    name: str,
+    help: str,
+    func: Any,
+    json_flag: bool = False,
+    *,
+    description: str | None = None,
+    epilog: str | None = None,
 ) -> argparse.ArgumentParser:
-    """A command's parser, its help also its description, running ``func``."""
-    parser: argparse.ArgumentParser = subparsers.add_parser(name, help=help, description=help)
+    """A command's parser running ``func``; its description is its help unless one is given,
+    and a given one is shown as written (its paragraphs and lists kept)."""
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        name,
+        help=help,
+        description=description or help,
+        epilog=epilog,
+        formatter_class=argparse.RawDescriptionHelpFormatter
+        if description
+        else argparse.HelpFormatter,
+    )
     parser.set_defaults(func=func)
     if json_flag:
         add_json_flag(parser)
