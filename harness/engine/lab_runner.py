@@ -51,6 +51,8 @@ def _left_at(lab: Lab, lp: LabProgress) -> Step:
 
 
 class LabRunner:
+    """One workspace's lab commands; what a lab leads to next is its ``course``'s."""
+
     def __init__(
         self,
         workspace: Workspace,
