@@ -18,11 +18,13 @@ from pathlib import Path
 
 from benchmarks.report import Options, Row, alternate, median, run_standalone, timed_command
 from harness.claude.scenario import load_scenario
-from harness.engine.checks.hook_session import KIND, StepAsserts, split_turns
+from harness.engine.checks.hook_session import KIND
+from harness.engine.checks.session_judge import StepAsserts
+from harness.engine.checks.session_play import split_turns
 from harness.engine.context import CheckContext
+from harness.engine.lab_runner import LabRunner
 from harness.engine.manifest import find_lab
 from harness.engine.parallel import worker_count
-from harness.engine.runner import LabRunner
 from harness.maven import get_backend
 from harness.maven.warm import warm_compile
 from harness.results import Status

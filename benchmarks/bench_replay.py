@@ -20,8 +20,8 @@ from benchmarks.report import Options, Row, alternate, median, run_standalone
 from harness.claude.engines import CLAUDE_CODE, EMULATOR, open_session
 from harness.claude.recorded import Timeline, read_session
 from harness.claude.scenario import run_step
-from harness.engine.sandbox import sandbox_copy
 from harness.engine.session_replay import plan, replay
+from harness.engine.throwaway import sandbox_copy
 
 CALLS = 50
 

@@ -36,7 +36,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from benchmarks.report import Options, Row, alternate, median, run_standalone, timed_command
-from harness.engine.runner import LabRunner
+from harness.engine.lab_runner import LabRunner
 from harness.maven import get_backend
 from harness.maven.backend import SENSOR_GOALS
 from harness.maven.surefire import sensor_reports

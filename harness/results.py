@@ -1,7 +1,8 @@
-"""One result model for checks, steps and grading: pass, fail or error.
+"""One result model for checks, steps and grading: pass, fail, error or skip.
 
 ``error`` means the check could not run (the harness or the machine is broken), which must
-never be reported as the participant being wrong.
+never be reported as the participant being wrong. ``skip``: a grade's clause not judged, as
+an earlier one made it moot (the hook was killed at its timeout); never the hook's fault.
 """
 
 from __future__ import annotations
@@ -14,10 +15,13 @@ from typing import Any
 OUTPUT_CAP = 4000
 
 
-class Status(enum.Enum):
+class Status(enum.StrEnum):
+    """A StrEnum: JSON, TOML and the views keep the word ("pass", ...)."""
+
     PASS = "pass"
     FAIL = "fail"
     ERROR = "error"
+    SKIP = "skip"
 
 
 def cap_output(text: str, limit: int = OUTPUT_CAP) -> str:

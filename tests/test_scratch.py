@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from harness import paths
-from harness.engine.sandbox import sandbox_copy
+from harness.engine.throwaway import sandbox_copy
 
 
 def test_a_named_scratch_folder_wins_then_tmpdir(

@@ -64,7 +64,7 @@ MAKERS = {
 NOT_THE_WORD = {
     ("claude/client/install.py", "claude-code"),  # the npm package's folder in the cache
     ("trainer/remote.py", "error"),  # a thread's result box: its exception
-    ("cli/watching.py", "stopped"),  # an event of the file watcher
+    ("cli/cmd_watch.py", "stopped"),  # an event of the file watcher
     ("maven/surefire.py", "error"),  # a Surefire report's <error> element
     ("maven/broker.py", "error"),  # a key of the broker's JSON lines
     ("claude/client/reading.py", "blocked by PreCompact hook"),  # the client's own status text

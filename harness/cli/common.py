@@ -20,6 +20,7 @@ from harness.workspace.own import OwnRepository, own_repository
 
 __all__ = [
     "OwnRepository",
+    "add_command",
     "add_engine_flag",
     "add_json_flag",
     "add_plugin_dir_flag",
@@ -35,6 +36,33 @@ __all__ = [
 
 def add_json_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
+
+
+def add_command(
+    subparsers: Any,
+    name: str,
+    help: str,
+    func: Any,
+    json_flag: bool = False,
+    *,
+    description: str | None = None,
+    epilog: str | None = None,
+) -> argparse.ArgumentParser:
+    """A command's parser running ``func``; its description is its help unless one is given,
+    and a given one is shown as written (its paragraphs and lists kept)."""
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        name,
+        help=help,
+        description=description or help,
+        epilog=epilog,
+        formatter_class=argparse.RawDescriptionHelpFormatter
+        if description
+        else argparse.HelpFormatter,
+    )
+    parser.set_defaults(func=func)
+    if json_flag:
+        add_json_flag(parser)
+    return parser
 
 
 def emit_json(data: Any) -> None:

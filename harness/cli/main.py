@@ -21,37 +21,49 @@ from typing import NoReturn
 from harness import __version__
 from harness.errors import HarnessError
 
-# Each module defines ``add_parser(subparsers)``; the parser it adds sets ``func`` to a
-# callable taking the parsed arguments and returning an exit status.
-COMMAND_MODULES = [
-    "harness.cli.workspace_cmds",
-    "harness.cli.doctor",
-    "harness.cli.simulate",
-    "harness.cli.replay",
-    "harness.cli.lab_cmds",
-    "harness.cli.verify_hook",
-    "harness.cli.trainer_cmds",
-]
-
-
-# Which module adds each command: ``lab check`` imports the lab commands only, not the
+# One module per command, named for it: harness/cli/cmd_<command>.py defines
+# ``add_parser(subparsers)``; the parser it adds sets ``func`` to a callable taking the parsed
+# arguments and returning an exit status. A small family shares one module (``lab dev
+# check|merge``, ``lab backups`` and ``lab restore``; ``lab trainer`` adds its subcommands
+# from cmd_trainer_*.py).
+COMMAND_OWNERS = {
+    **{
+        name: f"harness.cli.cmd_{name.replace('-', '_')}"
+        for name in (
+            # the workspace itself
+            "init",
+            "fixtures",
+            "sensors",
+            "backups",
+            "doctor",
+            # a lab, step by step
+            "list",
+            "start",
+            "status",
+            "check",
+            "watch",
+            "hint",
+            "next",
+            "goto",
+            "reset",
+            "solve",
+            # a hook on its own, a scenario, a recorded session
+            "verify-hook",
+            "simulate",
+            "replay",
+            # the lab author's and the trainer's
+            "demo",
+            "dev",
+            "submit",
+            "trainer",
+        )
+    },
+    "restore": "harness.cli.cmd_backups",
+}
+# Which module adds each command: ``lab check`` imports its own module only, not the
 # trainer's or the grader's (importing all of them took a second of a loaded laptop's start,
 # before the command could say a word). tests/cli/test_main.py keeps this equal to the modules.
-COMMAND_OWNERS = {
-    **dict.fromkeys(
-        ("backups", "fixtures", "init", "restore", "sensors"), "harness.cli.workspace_cmds"
-    ),
-    "doctor": "harness.cli.doctor",
-    "simulate": "harness.cli.simulate",
-    "replay": "harness.cli.replay",
-    **dict.fromkeys(
-        ("check", "demo", "dev", "goto", "hint", "list", "next", "reset", "solve", "start"),
-        "harness.cli.lab_cmds",
-    ),
-    **dict.fromkeys(("status", "watch"), "harness.cli.lab_cmds"),
-    "verify-hook": "harness.cli.verify_hook",
-    **dict.fromkeys(("submit", "trainer"), "harness.cli.trainer_cmds"),
-}
+COMMAND_MODULES = list(dict.fromkeys(COMMAND_OWNERS.values()))
 
 
 # How argparse words a command it does not know (Python 3.11: "invalid choice: 'x' (choose

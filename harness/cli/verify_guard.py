@@ -55,7 +55,7 @@ def grade_guard_cli(
     with ExitStack() as stack:
         root = where
         if in_workspace:
-            from harness.engine.sandbox import sandbox_copy
+            from harness.engine.throwaway import sandbox_copy
 
             root = stack.enter_context(sandbox_copy(where))
             script = root / script.relative_to(where) if script.is_relative_to(where) else script

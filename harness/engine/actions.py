@@ -295,96 +295,90 @@ def _content_or_from(p: AppendParams) -> str | None:
     return one_of(p, "content", "from")
 
 
+def _action(name: str, summary: str, typed: Any, call: Any, **options: Any) -> Kind[Any]:
+    """An action kind: its parameters are the ``do`` tag, then the fields of ``typed``."""
+    return Kind(name, summary, (DO, *fields_of(typed)), typed, call, **options)
+
+
 ACTION_KINDS: dict[str, Kind[Any]] = {
     k.name: k
     for k in (
-        Kind(
+        _action(
             "write",
             "write a file (content inline or from a lab asset)",
-            (DO, *fields_of(WriteParams)),
             WriteParams,
             _write,
             assets=_text_asset,
             rules=_content_or_from,
         ),
-        Kind(
+        _action(
             "append",
             "append text to a file",
-            (DO, *fields_of(AppendParams)),
             AppendParams,
             _append,
             assets=_text_asset,
             rules=_content_or_from,
         ),
-        Kind(
+        _action(
             "replace",
             "replace text in a file (the first occurrence, or all)",
-            (DO, *fields_of(ReplaceParams)),
             ReplaceParams,
             _replace,
         ),
-        Kind(
+        _action(
             "copy",
             "copy a file from the lab folder into the workspace",
-            (DO, *fields_of(CopyParams)),
             CopyParams,
             _copy,
             assets=lambda p: [p.from_],
         ),
-        Kind(
+        _action(
             "delete",
             "delete a file or folder",
-            (DO, *fields_of(PathParams)),
             PathParams,
             _delete,
         ),
-        Kind(
+        _action(
             "patch",
             "apply a unified diff from the lab folder with git apply",
-            (DO, *fields_of(PatchParams)),
             PatchParams,
             _patch,
             assets=lambda p: [p.from_],
         ),
-        Kind(
+        _action(
             "run",
             "run a bash command in the workspace",
-            (DO, *fields_of(RunParams)),
             RunParams,
             _run,
             slow=lambda p: p.slow,
         ),
-        Kind(
+        _action(
             "sensors",
             "run the sensors (./mvnw -q test -Dgroups=sensor)",
-            (DO, *fields_of(NoParams)),
             NoParams,
             _sensors,
             slow=lambda p: True,
         ),
-        Kind(
+        _action(
             "compile",
             "compile the workspace as it is (./mvnw -q test-compile, or the compiled cache for "
             "these sources); no test runs, the reports stay",
-            (DO, *fields_of(NoParams)),
             NoParams,
             _compile,
             slow=lambda p: True,
         ),
-        Kind(
+        _action(
             "play_session",
             "play a session on the real Claude Code client with the scripted model, in the "
             "workspace (what a live step reads)",
-            (DO, *fields_of(PlayParams)),
             PlayParams,
             _play_session,
             slow=lambda p: True,
             tables=_play_steps,
         ),
-        Kind(
+        _action(
             "commit",
             "commit every change in the workspace",
-            (DO, *fields_of(CommitParams)),
             CommitParams,
             _commit,
         ),

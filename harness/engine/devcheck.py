@@ -24,9 +24,9 @@ from typing import Any
 from harness.claude.client.person import can_play_as_person
 from harness.claude.vocabulary import DevPhase
 from harness.engine.context import CheckContext
+from harness.engine.lab_runner import LabRunner, StepRun
 from harness.engine.manifest import Lab, Step, lab_dirs, labs_dir, load_lab
 from harness.engine.parallel import worker_count
-from harness.engine.runner import LabRunner, StepRun
 from harness.errors import ConfigError, HarnessError
 from harness.maven import get_backend
 from harness.maven.warm import warm_workspace

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from harness import proc
 from harness.claude.settings import Settings, load_settings
-from harness.engine.sandbox import sandbox_copy
+from harness.engine.throwaway import sandbox_copy
 from harness.errors import HarnessError
 from harness.maven.warm import restore_cached
 

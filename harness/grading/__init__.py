@@ -6,40 +6,17 @@ pass|fail|skip, ``expected``, ``found``, ``problem``, ``detail``, ``fix``);
 ``HookGrade.to_check_result()`` gives the same grade as a ``CheckResult``;
 ``verify_hook(project_dir, script, break_cmd=…, …) -> CheckResult`` is the lab engine's entry
 (a missing or non-executable script fails, a failing break/fix/stale command is an error).
+The contract's check names (BLOCKS, REASON, ...) and CHECK_ORDER are in ``stop_grade``; the
+clauses are judged in ``stop_judges``.
 """
 
 from __future__ import annotations
 
-from harness.grading.stop_hook import (
-    BLOCKS,
-    CHECK_ORDER,
-    IN_TIME,
-    LETS_GO,
-    NO_LEAK,
-    PASSES,
-    REASON,
-    SESSION_ENDS,
-    SESSION_HELD,
-    STALE,
-    GradeCheck,
-    HookGrade,
-    HookScriptError,
-    grade_stop_hook,
-    hook_command,
-    verify_hook,
-)
+from harness.grading.stop_grade import CHECK_ORDER, GradeCheck, HookGrade
+from harness.grading.stop_hook import HookScriptError, grade_stop_hook, hook_command, verify_hook
 
 __all__ = [
-    "BLOCKS",
     "CHECK_ORDER",
-    "IN_TIME",
-    "LETS_GO",
-    "NO_LEAK",
-    "PASSES",
-    "REASON",
-    "SESSION_ENDS",
-    "SESSION_HELD",
-    "STALE",
     "GradeCheck",
     "HookGrade",
     "HookScriptError",

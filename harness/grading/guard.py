@@ -36,6 +36,7 @@ from harness.grading.cases import ALLOWED, ASKED, BLOCKED, Case
 from harness.grading.junit import JUnitCase, junit_xml
 from harness.grading.registration import Registered
 from harness.jail import Confinement
+from harness.results import Status
 
 GUARD_EVENTS = (Event.PRE_TOOL_USE, Event.PERMISSION_REQUEST, Event.USER_PROMPT_SUBMIT)
 SETTINGS_LABEL = "verify-hook guard settings"
@@ -85,7 +86,7 @@ class Check:
         return {
             "name": self.name,
             "title": self.title,
-            "status": "pass" if self.passed else "fail",
+            "status": (Status.PASS if self.passed else Status.FAIL).value,
             "passed": self.passed,
             "found": self.found,
             "rows": self.rows,

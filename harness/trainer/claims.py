@@ -37,10 +37,10 @@ from harness import __version__
 from harness.claude.vocabulary import Engine
 from harness.engine.checks.live_session import TIMELINE_FILE
 from harness.engine.context import CheckContext
+from harness.engine.lab_runner import LabRunner, StepRun
 from harness.engine.manifest import Lab, Step, find_lab
 from harness.engine.progress import Progress, digest
-from harness.engine.runner import LabRunner, StepRun
-from harness.engine.sandbox import sandbox_copy
+from harness.engine.throwaway import sandbox_copy
 from harness.errors import HarnessError
 from harness.maven.broker import MavenBroker
 from harness.maven.warm import clean_target

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.engine.runner import StepRun
+from harness.engine.lab_runner import StepRun
 from harness.results import Status
 from harness.trainer.remote import redact_url
 

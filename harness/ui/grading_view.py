@@ -10,9 +10,10 @@ from rich.table import Table
 from rich.text import Text
 
 from harness.grading import GradeCheck, HookGrade
+from harness.results import Status
 from harness.ui.prose import Block, Prose, print_prose, prose
 
-_MARK = {"pass": "[green]✓[/]", "fail": "[bold red]✗[/]", "skip": "[dim]–[/]"}
+_MARK = {Status.PASS: "[green]✓[/]", Status.FAIL: "[bold red]✗[/]", Status.SKIP: "[dim]–[/]"}
 
 
 def _happened(check: GradeCheck) -> str:

@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 from harness.workspace.fixture import Fixture, all_fixtures, get_fixture
+from harness.workspace.provisioning import ProvisionResult, empty_workspace, provision
 from harness.workspace.workspace import (
-    Backup,
-    ProvisionResult,
     Workspace,
     WorkspaceBusy,
-    empty_workspace,
     fixture_dir,
     progress_document,
-    provision,
 )
+from harness.workspace.worktree import Backup
 
 __all__ = [
     "Backup",

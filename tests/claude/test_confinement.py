@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.engine.sandbox import path_without
+from harness.engine.throwaway import path_without
 from harness.jail import unavailable
 from tests.builders import run_lab_process
 from tests.claude.hookproject import HookProject

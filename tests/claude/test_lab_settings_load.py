@@ -14,8 +14,8 @@ import json
 
 import pytest
 
+from harness.engine.lab_runner import LabRunner
 from harness.engine.manifest import find_lab, load_labs
-from harness.engine.runner import LabRunner
 from harness.results import Status
 from harness.workspace import Workspace
 from tests.conftest import require_real_client

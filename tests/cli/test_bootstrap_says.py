@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.engine.sandbox import path_without
+from harness.engine.throwaway import path_without
 from tests.builders import REPO_ROOT
 
 pytestmark = pytest.mark.slow

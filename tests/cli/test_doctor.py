@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from harness import doctor
-from harness.engine.sandbox import path_without
+from harness.engine.throwaway import path_without
 from harness.workspace import Workspace
 from tests.builders import REPO_ROOT, run_lab_process
 

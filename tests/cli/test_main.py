@@ -37,12 +37,12 @@ def test_a_crash_log_names_the_versions_beside_the_traceback(
     import tempfile
 
     from harness import __version__
-    from harness.cli import lab_cmds
+    from harness.cli import cmd_list
 
     def buggy(args: object) -> int:
         raise RuntimeError("a bug in the harness")
 
-    monkeypatch.setattr(lab_cmds, "cmd_list", buggy)
+    monkeypatch.setattr(cmd_list, "cmd_list", buggy)
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
 
     done = run_cli("list")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.engine.sandbox import path_without
+from harness.engine.throwaway import path_without
 from tests.builders import REPO_ROOT
 
 LAB = REPO_ROOT / ".venv" / "bin" / "lab"

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.engine.runner import LabRunner
+from harness.engine.lab_runner import LabRunner
 from harness.workspace import Workspace
 from tests.conftest import require_real_client
 from tests.engine.live_steps import ReachStep

@@ -9,7 +9,7 @@ import pytest
 
 from harness.engine.checks import CHECK_KINDS
 from harness.engine.context import CheckContext, StepState
-from harness.engine.sandbox import path_without
+from harness.engine.throwaway import path_without
 from harness.results import CheckResult, Status
 from harness.schema import check_table
 from harness.workspace import Workspace

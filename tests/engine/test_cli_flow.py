@@ -106,7 +106,7 @@ def test_next_before_passing_is_refused(ws: Workspace) -> None:
 
 def test_check_of_a_step_without_maven_never_starts_maven(ws: Workspace) -> None:
     """Speed is measured in benchmarks/bench_lab_check.py; here: no JVM is even looked for."""
-    from harness.engine.sandbox import path_without
+    from harness.engine.throwaway import path_without
 
     started(ws, "9")
     with path_without(["mvn", "java"]) as path:

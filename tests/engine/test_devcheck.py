@@ -179,8 +179,8 @@ def test_checks_get_the_context_they_were_given(ws: Workspace, tmp_path: Path) -
     """The engine, the backend and the live-view callbacks reach every check, whatever fields
     CheckContext grows (a positional copy once handed the root to on_hook_event)."""
     from harness.engine.context import CheckContext
+    from harness.engine.lab_runner import LabRunner
     from harness.engine.manifest import load_lab
-    from harness.engine.runner import LabRunner
 
     lab = load_lab(write_lab(tmp_path / "labs", "01-trivial", trivial()))
     events: list[dict[str, object]] = []

@@ -154,7 +154,7 @@ def test_a_client_version_hook_lab_does_not_know_is_named_when_nothing_matched(
 def test_no_session_since_the_step_began_names_the_older_one(
     at_step_four: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from harness.engine.runner import LabRunner
+    from harness.engine.lab_runner import LabRunner
     from harness.workspace import Workspace
 
     root = copy_workspace_into(at_step_four, tmp_path)

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
+from harness.engine.lab_runner import LabRunner
 from harness.engine.manifest import Lab, Step
-from harness.engine.runner import LabRunner
 from harness.workspace import Workspace
 from tests.engine.live_steps import ReachStep, assert_scripted_passes_only_when_asked, check_json
 from tests.recorded_sessions import (

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.engine.runner import LabRunner
+from harness.engine.lab_runner import LabRunner
 from harness.errors import HarnessError
 from harness.workspace import Workspace
 from tests.builders import file_check, lab, run_cli, step, write_action, write_lab

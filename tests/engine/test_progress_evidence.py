@@ -9,8 +9,8 @@ from pathlib import Path
 from dulwich.objects import Commit
 
 from harness.engine.context import CheckContext
+from harness.engine.lab_runner import LabRunner
 from harness.engine.progress import Progress
-from harness.engine.runner import LabRunner
 from harness.workspace.snapshot import read_blob, tree_files
 from tests.trainer.cohort_builder import REPORT_PATH, SyntheticLabs, tiny_workspace, walk
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from harness.engine.devcheck import Shard, select_shard
-from harness.engine.shards import junit_xml, merge_reports
+from harness.engine.lab_shards import junit_xml, merge_reports
 from harness.errors import ConfigError
 from tests.builders import REPO_ROOT, Table, run_lab_process, toml_text, write_lab
 from tests.engine.test_devcheck import trivial

@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 
 from harness.engine.context import CheckContext
+from harness.engine.lab_runner import LabRunner
 from harness.engine.manifest import find_lab, lab_dirs
-from harness.engine.runner import LabRunner
 from harness.results import Status
 from harness.workspace import Workspace, provision
 from tests.builders import REPO_ROOT, run_cli

@@ -24,8 +24,8 @@ from functools import partial
 from pathlib import Path
 
 from harness.engine.context import CheckContext
+from harness.engine.lab_runner import LabRunner, Moved
 from harness.engine.manifest import Lab, Step, find_lab, load_labs
-from harness.engine.runner import LabRunner, Moved
 from harness.errors import HarnessError
 from harness.workspace import Workspace
 from harness.workspace.snapshot import read_blob

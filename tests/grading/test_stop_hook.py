@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 
 from harness.errors import HarnessError
-from harness.grading import CHECK_ORDER, grade_stop_hook
-from harness.grading.stop_hook import HookGrade
+from harness.grading import CHECK_ORDER, HookGrade, grade_stop_hook
 from tests.grading.stop_hooks import BREAK, CORRECT, FIX, STALE, WRONG, make_project, write_hook
 
 

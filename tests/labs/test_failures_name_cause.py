@@ -19,8 +19,8 @@ import pytest
 from rich.console import Console
 
 from harness.engine.context import CheckContext
+from harness.engine.lab_runner import LabRunner
 from harness.engine.manifest import find_lab
-from harness.engine.runner import LabRunner
 from harness.engine.stepview import StepView
 from harness.results import CheckResult, Status
 from harness.ui.lab_view import hook_event_renderable, result_renderable

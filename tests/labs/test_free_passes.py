@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.engine.runner import LabRunner
+from harness.engine.lab_runner import LabRunner
 from harness.maven.surefire import REPORTS_DIR, SENSORS
 from harness.results import CheckResult, Status
 from harness.trainer.cohort import StepHelp

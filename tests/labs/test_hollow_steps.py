@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.engine.runner import LabRunner
+from harness.engine.lab_runner import LabRunner
 from harness.errors import HarnessError
 from harness.results import CheckResult, Status
 from harness.trainer.publish import make_settings, submit

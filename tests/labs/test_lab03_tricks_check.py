@@ -9,8 +9,8 @@ bash-touch-in-git-dir-asks shows the real client asks for, and with a yes runs, 
 from __future__ import annotations
 
 from harness.engine.context import CheckContext
+from harness.engine.lab_runner import LabRunner
 from harness.engine.manifest import find_lab
-from harness.engine.runner import LabRunner
 from harness.results import CheckResult, Status
 from harness.workspace import Workspace
 

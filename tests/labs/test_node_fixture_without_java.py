@@ -3,7 +3,7 @@ node`, `lab doctor` there does not ask for Java or Maven, and the workspace's la
 `lab dev check --engine both`, the real pinned client included.
 
 The machine here has Java; a PATH that finds every program but java, javac and mvn (a farm of
-symlinks, harness.engine.sandbox.path_without) stands in for one that never had it. This is
+symlinks, harness.engine.throwaway.path_without) stands in for one that never had it. This is
 the only fake in the test, and it is one a participant's laptop has for real."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.engine.sandbox import path_without
+from harness.engine.throwaway import path_without
 from tests.builders import run_lab_process
 from tests.conftest import require_real_client
 

@@ -118,7 +118,7 @@ def test_a_changed_signature_is_still_caught_after_a_warm_start(
 def test_a_sandbox_of_a_compiled_workspace_compiles_nothing_and_still_catches_a_change(
     fresh: Fresh, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from harness.engine.sandbox import sandbox_copy
+    from harness.engine.throwaway import sandbox_copy
 
     backend = get_backend("local")
     ws = fresh("ws")
@@ -237,7 +237,7 @@ def test_starting_a_lab_leaves_the_fixture_compiled_and_no_report(
     """`lab start` rewinds to the fixture and drops target/ (an earlier lab's reports must not
     pass this lab's checks); the fixture's classes come back from the cache `lab init` filled,
     so the lab's first sensor run compiles nothing."""
-    from harness.engine.runner import LabRunner
+    from harness.engine.lab_runner import LabRunner
 
     monkeypatch.setenv("HOOKLAB_CACHE", str(tmp_path / "cache"))
     backend = get_backend("local")
@@ -282,7 +282,7 @@ def test_a_reset_step_compiles_only_what_it_changed_back(
 ) -> None:
     """`lab reset` writes back only the files that differ from the step's start: the rest keep
     their mtimes, so ./mvnw finds their classes up to date."""
-    from harness.engine.runner import LabRunner
+    from harness.engine.lab_runner import LabRunner
 
     monkeypatch.setenv("HOOKLAB_CACHE", str(tmp_path / "cache"))
     backend = get_backend("local")
@@ -364,7 +364,7 @@ def test_completing_a_lab_re_verifies_its_steps_on_classes_from_the_cache(
     """The last `lab next` re-runs each passed step at the state it passed at, in a sandbox
     without the workspace's reports; with the fixture's sources there, its sensor run starts
     compiled (./mvnw then tells Maven every class is up to date)."""
-    from harness.engine.runner import LabRunner
+    from harness.engine.lab_runner import LabRunner
     from harness.results import Status
 
     real = shutil.which("mvn")

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.engine.runner import LabRunner
+from harness.engine.lab_runner import LabRunner
 from harness.workspace import Workspace
 
 PROGRESS_REF = "refs/hooklab/progress"

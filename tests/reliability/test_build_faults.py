@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.engine.sandbox import path_without
+from harness.engine.throwaway import path_without
 from harness.maven.surefire import SENSORS, report_path
 from harness.workspace import Workspace
 from tests.reliability.cli import assert_clean_error, lab

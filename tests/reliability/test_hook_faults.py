@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.engine.sandbox import path_without
+from harness.engine.throwaway import path_without
 from harness.workspace import Workspace
 from tests.hooks.hookrepo import HOOKS
 from tests.reliability.hookcalls import (

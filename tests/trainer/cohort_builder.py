@@ -24,8 +24,8 @@ from typing import Any
 from dulwich.objects import Blob
 from dulwich.repo import Repo
 
+from harness.engine.lab_runner import LabRunner
 from harness.engine.progress import LabProgress, Progress, StepProgress
-from harness.engine.runner import LabRunner
 from harness.workspace import Workspace, empty_workspace
 from harness.workspace.snapshot import build_tree, make_commit
 

@@ -22,8 +22,8 @@ import pytest
 
 from harness.claude.recorded import TEXT_CAP, extract_digest
 from harness.engine.checks.live_session import TIMELINE_FILE
+from harness.engine.lab_runner import LabRunner
 from harness.engine.progress import digest
-from harness.engine.runner import LabRunner
 from harness.workspace import Workspace
 from harness.workspace.snapshot import read_blob
 from tests.builders import run_cli

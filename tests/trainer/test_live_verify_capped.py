@@ -23,7 +23,7 @@ import pytest
 from harness.claude.recorded import EXTRACT_ENTRY_CAP, read_session
 from harness.claude.tools import no_such_tool
 from harness.engine.checks.live_session import TIMELINE_FILE
-from harness.engine.runner import LabRunner
+from harness.engine.lab_runner import LabRunner
 from harness.workspace import Workspace
 from harness.workspace.snapshot import read_blob
 from tests.builders import run_cli

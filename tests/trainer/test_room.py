@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from harness.claude.vocabulary import MemberState
-from harness.engine.runner import LabRunner
+from harness.engine.lab_runner import LabRunner
 from harness.trainer.cohort import CohortReader
 from harness.trainer.publish import make_settings, submit
 from harness.trainer.remote import RemoteError

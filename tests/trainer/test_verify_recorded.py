@@ -130,7 +130,7 @@ def test_a_second_verify_re_runs_only_the_new_step(
 
 def walk_on(ws: Workspace, labs: SyntheticLabs) -> None:
     """One more step: 02-practice's first, with the real runner."""
-    from harness.engine.runner import LabRunner
+    from harness.engine.lab_runner import LabRunner
 
     runner = LabRunner(ws, labs_root=labs.root)
     runner.solve(apply=True)

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.engine.runner import LabRunner
+from harness.engine.lab_runner import LabRunner
 from harness.trainer.publish import make_settings, submit
 from tests.builders import run_cli
 from tests.trainer.cohort_builder import MVNW, REPORT_PATH, SyntheticLabs, tiny_workspace, walk

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from harness.engine.lab_runner import LabRunner
 from harness.engine.manifest import find_lab
-from harness.engine.runner import LabRunner
 from harness.workspace import Workspace
 from tests.builders import command_screen
 from tests.ui.test_terminal import shown_code

@@ -10,7 +10,7 @@ real Maven for Lab 10's sensor run).
 
 from __future__ import annotations
 
-from harness.engine.runner import LabRunner
+from harness.engine.lab_runner import LabRunner
 from harness.workspace import Workspace
 from tests.builders import run_lab_process
 

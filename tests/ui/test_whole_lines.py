@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.engine.runner import LabRunner
+from harness.engine.lab_runner import LabRunner
 from harness.workspace import Workspace
 from tests.builders import command_screen
 

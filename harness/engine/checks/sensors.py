@@ -13,7 +13,7 @@ from typing import Any
 from harness import proc
 from harness.engine.context import CheckContext
 from harness.engine.kinds import Kind
-from harness.engine.sandbox import sandbox_copy
+from harness.engine.throwaway import sandbox_copy
 from harness.maven.backend import SENSOR_GOALS
 from harness.maven.surefire import ReportError, SurefireReport, sensor_reports, sensor_test_methods
 from harness.paths import escape_problem

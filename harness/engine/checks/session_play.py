@@ -25,8 +25,8 @@ from harness.engine.checks.session_judge import (
 )
 from harness.engine.context import CheckContext
 from harness.engine.parallel import side_by_side
-from harness.engine.sandbox import path_without, sandbox_copy
 from harness.engine.stepview import StepView
+from harness.engine.throwaway import path_without, sandbox_copy
 from harness.errors import HarnessError
 from harness.maven.share import Call, MavenShare, maven_share
 from harness.paths import scratch_mkdtemp

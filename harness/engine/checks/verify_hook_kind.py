@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from harness.engine.context import CheckContext
 from harness.engine.kinds import Kind
-from harness.engine.sandbox import sandbox_copy
+from harness.engine.throwaway import sandbox_copy
 from harness.results import CheckResult
 from harness.schema import Field, fields_of, param
 

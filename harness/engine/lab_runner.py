@@ -10,131 +10,30 @@ import contextlib
 import signal
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from dulwich.objects import Commit
 
 from harness.engine.context import CheckContext, PassedClaim, StepState
-from harness.engine.manifest import Lab, Spec, Step, find_lab, lab_dirs, load_lab
+from harness.engine.course import Course
+from harness.engine.manifest import Lab, Spec, Step, find_lab
 from harness.engine.progress import LabProgress, Progress, digest
-from harness.engine.sandbox import sandbox_copy
+from harness.engine.reverify import clear_build_output, reverify
+from harness.engine.step_results import Moved, StepRun, live_record, overall
 from harness.errors import HarnessError
-from harness.maven.warm import restore_cached
 from harness.results import CheckResult, Status
 from harness.workspace import Backup, Workspace
-from harness.workspace.fixture import Fixture
 from harness.workspace.snapshot import commit_snapshot
+
+__all__ = ["LAB_REFS", "LabRunner", "Moved", "StepRun", "clear_build_output", "overall"]
 
 LAB_REFS = "refs/hooklab/labs/"
 
 
 def _quiet(_entry: object) -> None:
     return None
-
-
-def overall(results: Sequence[CheckResult]) -> Status:
-    """error wins (the harness could not judge), then fail, else pass."""
-    if any(r.status is Status.ERROR for r in results):
-        return Status.ERROR
-    if any(r.status is Status.FAIL for r in results):
-        return Status.FAIL
-    return Status.PASS
-
-
-def clear_build_output(fixture: Fixture, project: Path) -> None:
-    """What a build left in ``project`` removed; a fixture with a compile cache (the
-    PetClinic) gets its classes back from it when it holds these sources."""
-    fixture.clear_build_output(project)
-    if fixture.compile_cache:
-        restore_cached(project)
-
-
-@dataclass
-class StepRun:
-    """The checks of one step, run once."""
-
-    lab: Lab
-    step: Step
-    results: list[CheckResult]
-    skipped: int = 0  # checks not run because an earlier one did not pass
-    duration: float = 0.0
-    unchanged: bool = False  # not run again: it passed on this very state (see reverify)
-
-    @property
-    def status(self) -> Status:
-        return overall(self.results)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "lab": self.lab.id,
-            "step": self.step.id,
-            "title": self.step.title,
-            "status": self.status.value,
-            "duration": round(self.duration, 2),
-            "skipped": self.skipped,
-            "unchanged": self.unchanged,
-            "checks": [r.to_json() for r in self.results],
-        }
-
-
-@dataclass
-class Moved:
-    """What start/next/goto/reset did: where the participant is now and what ran to get there."""
-
-    lab: Lab
-    step: Step | None  # None: the lab is complete
-    actions: list[CheckResult] = field(default_factory=list)
-    backup: Backup | None = None
-    reverified: list[StepRun] = field(default_factory=list)
-    note: str = ""
-    next_lab: str | None = None  # set once the lab is complete; None after the last lab
-    # After the last lab of this workspace's fixture: the fixtures whose labs come later.
-    fixtures_after: tuple[str, ...] = ()
-    # Files of the participant's that the step's setup changed (their own version is in
-    # ``backup``): named on screen, so nobody wonders where their work went.
-    replaced: tuple[str, ...] = ()
-
-    @property
-    def next_command(self) -> str | None:
-        """What to run next when the lab is complete: the next lab's start command."""
-        if self.step is not None or self.next_lab is None:
-            return None
-        return f"lab start {int(self.next_lab.split('-', 1)[0])}"
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "lab": self.lab.id,
-            "step": self.step.id if self.step else None,
-            "next_lab": self.next_lab,
-            "next_command": self.next_command,
-            "fixtures_after": list(self.fixtures_after),
-            "actions": [a.to_json() for a in self.actions],
-            "backup": None
-            if self.backup is None
-            else {"name": self.backup.name, "restore": self.backup.restore_hint},
-            "replaced": list(self.replaced),
-            "reverified": [r.to_json() for r in self.reverified],
-            "note": self.note,
-        }
-
-
-def _live_record(results: Sequence[CheckResult]) -> dict[str, Any]:
-    """What a live step passed on: the participant's session (live), a session Hook Lab
-    played, or the scripted one (lab check --scripted), with the session's identity."""
-    for result in results:
-        kind = result.details.get("evidence_kind")
-        if kind is None:
-            continue
-        record: dict[str, Any] = {"evidence_kind": kind}
-        for key in ("session_id", "client_version", "timeline_digest", "scripted_model"):
-            if result.details.get(key) is not None:
-                record[key] = result.details[key]
-        if result.details.get("timeline_left_out"):  # a long session's extract was capped
-            record["timeline_left_out"] = result.details["timeline_left_out"]
-        return record
-    return {}
 
 
 def _left_at(lab: Lab, lp: LabProgress) -> Step:
@@ -152,6 +51,8 @@ def _left_at(lab: Lab, lp: LabProgress) -> Step:
 
 
 class LabRunner:
+    """One workspace's lab commands; what a lab leads to next is its ``course``'s."""
+
     def __init__(
         self,
         workspace: Workspace,
@@ -163,6 +64,7 @@ class LabRunner:
         self.labs_root = labs_root
         self.template = context or CheckContext(workspace, workspace.root)
         self.progress = Progress.load(workspace)
+        self.course = Course(labs_root)
 
     # ---- where are we ------------------------------------------------------------------
     def lab(self, ref: str | None = None) -> Lab:
@@ -395,7 +297,7 @@ class LabRunner:
         snapshot = self._snapshot(lab, f"verified/{step.id}")
         commit = self.ws.repo[snapshot.encode()]
         reports = {rel: data for r in run.results for rel, data in r.evidence.items()}
-        live = _live_record(run.results)
+        live = live_record(run.results)
         parents = [snapshot]
         live_ref = f"{LAB_REFS}{lab.id}/live/{step.id}".encode()
         if live.get("session_id") and live_ref in self.ws.repo.refs:
@@ -442,56 +344,19 @@ class LabRunner:
         self._save(f"{lab.id}: hint {sp.hints} for {step.id}")
         return step, sp.hints, step.hints[sp.hints - 1]
 
-    def _later_labs(self, lab: Lab) -> list[Lab]:
-        """The labs after ``lab`` in the course that load (a broken one is lab list's to say)."""
-        dirs = lab_dirs(self.labs_root)
-        ids = [d.name for d in dirs]
-        return self._loaded(dirs[ids.index(lab.id) + 1 :] if lab.id in ids else [])
-
-    @staticmethod
-    def _loaded(folders: list[Path]) -> list[Lab]:
-        loaded = []
-        for folder in folders:
-            try:
-                loaded.append(load_lab(folder))
-            except HarnessError:
-                continue
-        return loaded
-
-    def following_lab(self, lab: Lab) -> str | None:
-        """The id of the next lab on ``lab``'s fixture (the one this workspace holds), None
-        after the last one: a lab on another fixture cannot start here."""
-        return next((x.id for x in self._later_labs(lab) if x.fixture == lab.fixture), None)
-
-    def fixtures_after(self, lab: Lab) -> tuple[str, ...]:
-        """The other fixtures whose labs come later in the course (each needs lab init)."""
-        others = (x.fixture for x in self._later_labs(lab) if x.fixture != lab.fixture)
-        return tuple(dict.fromkeys(others))
-
-    def labs_left(self, lab: Lab) -> list[str]:
-        """The numbers of the labs on ``lab``'s fixture, itself aside, not complete here."""
-        progress = self.progress.labs
-        return [
-            x.id.split("-", 1)[0]
-            for x in self._loaded(lab_dirs(self.labs_root))
-            if x.fixture == lab.fixture
-            and x.id != lab.id
-            and not (x.id in progress and progress[x.id].completed_at)
-        ]
-
     def _complete(self, lab: Lab, **kw: Any) -> Moved:
         """A Moved for a lab that is complete: what comes next on this fixture, or after it.
         After the fixture's last lab the course here is done only when every lab of it is:
         else the note names those left (the labs after this one are for later)."""
-        nxt = self.following_lab(lab)
-        left = [] if nxt else self.labs_left(lab)
+        nxt = self.course.following_lab(lab)
+        left = [] if nxt else self.course.labs_left(lab, self.progress.labs)
         if left:
             named = ", ".join(left[:-1]) + f" and {left[-1]}" if len(left) > 1 else left[0]
             # In place of "lab complete" (the line below says so): what is left, first.
             said = kw.get("note", "").removeprefix("lab complete").lstrip("; ")
             what = f"lab{'s' if len(left) > 1 else ''} {named} {'are' if len(left) > 1 else 'is'}"
             kw["note"] = "; ".join(x for x in (f"{what} not done yet: lab list", said) if x)
-        after = () if nxt or left else self.fixtures_after(lab)
+        after = () if nxt or left else self.course.fixtures_after(lab)
         return Moved(lab, None, next_lab=nxt, fixtures_after=after, **kw)
 
     def next(self) -> Moved:
@@ -531,7 +396,7 @@ class LabRunner:
     def complete(self, lab: Lab) -> Moved:
         """Re-verify every step at the snapshot it passed at, then call the lab complete."""
         lp = self.progress.lab_progress(lab.id)
-        reverified = self.reverify(lab, lp)
+        reverified = reverify(self, lab, lp)
         # A step lab goto passed over was never asked of the participant: it has no verified
         # state, and is named, not sent back to.
         skipped = [r.step for r in reverified if r.results and r.results[0].details.get("skipped")]
@@ -563,74 +428,6 @@ class LabRunner:
             )
         return self._complete(lab, reverified=reverified, note=note)
 
-    def _unchanged_since(self, record: dict[str, Any]) -> bool:
-        """The worktree is exactly the state a step was verified at."""
-        snapshot = self.ws.repo[str(record["snapshot"]).encode()]
-        return bool(snapshot.tree.decode() == self.ws.snapshot_tree_id())
-
-    def _evidence_unchanged(self, record: dict[str, Any]) -> bool:
-        """Every report the pass read is still in the workspace, with the same bytes."""
-        evidence = record.get("evidence")
-        if not isinstance(evidence, dict) or not evidence:
-            return False
-        for rel, sha in evidence.items():
-            path = self.ws.root / rel
-            if not path.is_file() or digest(path.read_bytes()) != sha:
-                return False
-        return True
-
-    def reverify(self, lab: Lab, lp: LabProgress) -> list[StepRun]:
-        runs = []
-        for step in lab.steps:
-            record = lp.step(step.id).passed
-            if (
-                record
-                and record.get("snapshot")
-                and self._unchanged_since(record)
-                and (
-                    not any(spec.name == "sensors" for spec in step.checks)
-                    or self._evidence_unchanged(record)
-                )
-            ):
-                # It passed on this very state (usually just now): running it again would only
-                # replay the same session. A step that read sensor reports is re-run unless the
-                # reports in target/ are still byte for byte the ones its pass recorded.
-                runs.append(
-                    StepRun(
-                        lab,
-                        step,
-                        [CheckResult.passed("passed on this very state", name="progress")],
-                        unchanged=True,
-                    )
-                )
-                continue
-            if not record or not record.get("snapshot"):
-                skipped = lp.step(step.id).skipped_by_goto
-                said = "skipped with lab goto: never checked" if skipped else "not verified"
-                runs.append(
-                    StepRun(
-                        lab,
-                        step,
-                        [
-                            CheckResult.failed(
-                                f"this step has no verified state ({said})",
-                                name="progress",
-                                details={"skipped": skipped},
-                            )
-                        ],
-                    )
-                )
-                continue
-            with sandbox_copy(self.ws.root) as copy:
-                Workspace(copy).restore_commit(record["snapshot"])
-                # A snapshot holds sources, not build output: today's reports belong to a later
-                # state, so the sensors must run again at the state the step passed at. Its
-                # classes come from the cache when its sources are the fixture's (most steps
-                # change docs or hooks only).
-                clear_build_output(self.ws.fixture, copy)
-                runs.append(self.run_checks(lab, step, copy, rebuild_evidence=True))
-        return runs
-
     def solve(self, apply: bool) -> tuple[Step, list[CheckResult], Backup | None]:
         lab, step = self.current()
         if not apply:
@@ -649,7 +446,7 @@ class LabRunner:
         lp = self.progress.labs.get(lab.id)
         if lp is None or not lp.start_snapshot:
             raise HarnessError(f"lab {lab.id} has not been started here", fix=f"lab start {lab.id}")
-        with self._undone_if_interrupted():
+        with undone_if_interrupted(self.ws):
             reason = f"before {action} of {lab.id} to step {target.index + 1} ({target.id})"
             backup: Backup | None
             if lp.start_commit:
@@ -692,32 +489,6 @@ class LabRunner:
             actions.extend(self._enter(lab, target))
         return Moved(lab, target, actions, backup, note=note)
 
-    @contextlib.contextmanager
-    def _undone_if_interrupted(self) -> Iterator[None]:
-        """Ctrl-C halfway puts HEAD and the files back as they were.
-
-        A change starts with a backup when there is anything to keep: a new backup holds the
-        files as they were; none and a clean worktree means HEAD's tree is what they were; none
-        and changes means the interrupt came before anything was touched. Once the progress is
-        saved the command is done, and stays done. A second Ctrl-C waits until the files are
-        back: stopping the putting back would leave them half-way.
-        """
-        head = self.ws.head()
-        saved = self.ws.progress_head()
-        known = {b.ref for b in self.ws.backups()}
-        clean = not self.ws.changed_files()
-        try:
-            yield
-        except KeyboardInterrupt:
-            new = [b for b in self.ws.backups() if b.ref not in known]
-            if self.ws.progress_head() == saved and (new or clean):
-                signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-                try:
-                    self.ws.put_back(new[0] if new else None, head)
-                finally:
-                    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-            raise
-
     def reset(self, ref: str | None = None) -> Moved:
         """Put a step (default: the current one) back to its start; a completed lab starts
         over at its first step."""
@@ -725,6 +496,33 @@ class LabRunner:
             self.lab()  # no lab started: say how to start one
             ref = self.progress.step or "1"
         return self.goto(ref, action="reset")
+
+
+@contextlib.contextmanager
+def undone_if_interrupted(ws: Workspace) -> Iterator[None]:
+    """Ctrl-C halfway puts HEAD and the files back as they were.
+
+    A change starts with a backup when there is anything to keep: a new backup holds the
+    files as they were; none and a clean worktree means HEAD's tree is what they were; none
+    and changes means the interrupt came before anything was touched. Once the progress is
+    saved the command is done, and stays done. A second Ctrl-C waits until the files are
+    back: stopping the putting back would leave them half-way.
+    """
+    head = ws.head()
+    saved = ws.progress_head()
+    known = {b.ref for b in ws.backups()}
+    clean = not ws.changed_files()
+    try:
+        yield
+    except KeyboardInterrupt:
+        new = [b for b in ws.backups() if b.ref not in known]
+        if ws.progress_head() == saved and (new or clean):
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+            try:
+                ws.put_back(new[0] if new else None, head)
+            finally:
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        raise
 
 
 def _read_or_none(path: Path) -> bytes | None:

@@ -20,9 +20,9 @@ import tty
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, TextIO
 
-from harness.cli.common import make_console
+from harness.cli.common import add_command, make_console
+from harness.engine.lab_runner import LabRunner, StepRun
 from harness.engine.progress import Progress
-from harness.engine.runner import LabRunner, StepRun
 from harness.results import Status
 from harness.trainer.publish import auto_submit
 from harness.workspace import Workspace, WorkspaceBusy
@@ -174,8 +174,14 @@ def cmd_watch(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_watch_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
+def add_parser(subparsers: Any) -> None:
+    watch = add_command(
+        subparsers,
+        "watch",
+        "re-check the current step whenever you change a file (h: next hint, q: quit)",
+        cmd_watch,
+    )
+    watch.add_argument(
         "--debounce",
         type=int,
         default=QUIET_MS,

@@ -1,20 +1,16 @@
-"""``lab init``, ``lab sensors``, ``lab backups``, ``lab restore``: the workspace itself."""
+"""``lab init DIR``: provision a workspace from a fixture (and, with --remote, join a room)."""
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import shlex
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 from harness.cli.common import add_json_flag, emit_json, lab_command, make_console
 from harness.errors import HarnessError
 from harness.maven import BACKEND_NAMES, get_backend
-from harness.maven.backend import SENSOR_GOALS
-from harness.maven.surefire import ReportError, sensor_reports
 from harness.maven.warm import WarmResult, warm_workspace
 from harness.paths import in_checkout
 from harness.trainer.publish import (
@@ -25,14 +21,7 @@ from harness.trainer.publish import (
     stored_settings,
 )
 from harness.ui.console import escape
-from harness.ui.reports import (
-    backups_table,
-    maven_failure_text,
-    maven_status,
-    print_problems,
-    sensor_table,
-)
-from harness.workspace import ProvisionResult, Workspace, all_fixtures, provision
+from harness.workspace import ProvisionResult, Workspace, provision
 from harness.workspace.fixture import DEFAULT_FIXTURE, SHIPPED
 
 
@@ -60,33 +49,6 @@ def add_parser(subparsers: Any) -> None:
     init.add_argument("--cohort", help="the room's cohort name (default: default)")
     add_json_flag(init)
     init.set_defaults(func=cmd_init)
-
-    sensors = subparsers.add_parser("sensors", help="run the sensors and show their reports")
-    sensors.add_argument(
-        "--backend",
-        choices=BACKEND_NAMES,
-        default=None,
-        help="override the workspace's backend for this run",
-    )
-    sensors.add_argument(
-        "--no-run", action="store_true", help="only show the reports already on disk"
-    )
-    add_json_flag(sensors)
-    sensors.set_defaults(func=cmd_sensors)
-
-    backups = subparsers.add_parser("backups", help="list the backups of your work")
-    add_json_flag(backups)
-    backups.set_defaults(func=cmd_backups)
-
-    fixtures = subparsers.add_parser(
-        "fixtures", help="list the fixtures a workspace can be provisioned from"
-    )
-    add_json_flag(fixtures)
-    fixtures.set_defaults(func=cmd_fixtures)
-
-    restore = subparsers.add_parser("restore", help="bring a backup of your work back")
-    restore.add_argument("name", help="backup name from `lab backups`")
-    restore.set_defaults(func=cmd_restore)
 
 
 def cmd_init(args: argparse.Namespace) -> int:
@@ -211,119 +173,3 @@ def _first_lab(fixture: str) -> str:
     except HarnessError:
         numbers = []
     return str(int(numbers[0])) if numbers else "1"
-
-
-def cmd_fixtures(args: argparse.Namespace) -> int:
-    fixtures = all_fixtures()
-    current = None
-    with contextlib.suppress(HarnessError):  # outside a workspace: none is marked
-        current = Workspace.find().fixture_name
-    if args.json:
-        emit_json([{**f.to_json(), "current": f.name == current} for f in fixtures])
-        return 0
-    from harness.ui.reports import fixtures_table
-
-    console = make_console()
-    console.print(fixtures_table(fixtures, current, DEFAULT_FIXTURE))
-    console.print("Provision one with [bold]lab init DIR --fixture NAME[/].")
-    return 0
-
-
-def cmd_sensors(args: argparse.Namespace) -> int:
-    ws = Workspace.find()
-    if not ws.fixture.maven:
-        raise HarnessError(
-            f"the {ws.fixture_name} fixture has no Maven sensors",
-            fix=f"its evidence is `{ws.fixture.evidence}`: run that in the workspace",
-        )
-    backend = get_backend(args.backend or ws.backend)
-    console = make_console()
-    run = None
-    if not args.no_run:
-        if args.json:
-            run = backend.run(ws.root, SENSOR_GOALS)
-        else:
-            with maven_status(
-                console, f"Running ./mvnw {' '.join(SENSOR_GOALS)} ({backend.name})"
-            ) as sink:
-                run = backend.run(ws.root, SENSOR_GOALS, on_output=sink)
-    try:
-        reports = sensor_reports(ws.root)
-    except ReportError as exc:
-        raise HarnessError(str(exc), fix="run the sensors again: lab sensors") from exc
-    all_green = all(r is not None and r.green for r in reports.values())
-    if args.json:
-        emit_json(
-            {
-                "backend": backend.name,
-                "maven": None
-                if run is None
-                else {"exit_code": run.returncode, "duration": round(run.duration, 3)},
-                "green": all_green,
-                "reports": {
-                    name: None
-                    if r is None
-                    else {
-                        "path": str(r.path),
-                        "tests": r.tests,
-                        "failures": r.failures,
-                        "errors": r.errors,
-                        "skipped": r.skipped,
-                        "age_seconds": round(time.time() - r.mtime, 3),
-                        "problems": [
-                            {"test": p.test, "kind": p.kind, "message": p.message}
-                            for p in r.problems
-                        ],
-                    }
-                    for name, r in reports.items()
-                },
-            }
-        )
-        return 0 if all_green else 1
-    console.print(sensor_table(reports))
-    print_problems(console, reports)
-    if run is not None:
-        console.print(f"Maven exited with {run.returncode} after {run.duration:.1f} s.")
-        if not run.ok and all(r is None for r in reports.values()):
-            console.print("[red]No sensor report was written.[/] The end of Maven's output:")
-            console.print(escape(maven_failure_text(run)[-3000:]))
-    return 0 if all_green else 1
-
-
-def cmd_backups(args: argparse.Namespace) -> int:
-    ws = Workspace.find()
-    backups = ws.backups()
-    if args.json:
-        emit_json(
-            [
-                {
-                    "name": b.name,
-                    "ref": b.ref,
-                    "commit": b.commit,
-                    "reason": b.reason,
-                    "created": b.created,
-                }
-                for b in backups
-            ]
-        )
-        return 0
-    console = make_console()
-    if not backups:
-        console.print("No backups yet. `lab reset` takes one before it changes anything.")
-        return 0
-    console.print(backups_table(backups))
-    return 0
-
-
-def cmd_restore(args: argparse.Namespace) -> int:
-    ws = Workspace.find()
-    with ws.operation(f"restore {args.name}"):
-        target, safety = ws.restore(args.name)
-    console = make_console()
-    console.print(f"[green]✓[/] Restored {escape(target.name)}.")
-    from harness.ui.lab_view import backup_renderable
-    from harness.ui.prose import print_prose
-
-    # Each way back a whole line of its own: the git command is copied, never split.
-    print_prose(console, backup_renderable(safety, "What you had just before is kept too:"))
-    return 0

@@ -21,6 +21,7 @@ from harness.claude.scenario import (
 from harness.claude.settings import find_project_root, load_settings
 from harness.claude.settings_check import check_settings
 from harness.cli.common import (
+    add_command,
     add_plugin_dir_flag,
     add_unconfined_flag,
     confining,
@@ -81,11 +82,12 @@ the project ran in any step (the scenario tested nothing), or the scenario is ma
 
 
 def add_parser(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "simulate",
-        help="play a scripted Claude Code session against the workspace's hooks",
+        "play a scripted Claude Code session against the workspace's hooks",
+        run,
         description=_DESCRIPTION,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("scenario", type=Path, metavar="SCENARIO.toml")
     parser.add_argument(
@@ -106,11 +108,10 @@ def add_parser(subparsers: Any) -> None:
     )
     add_plugin_dir_flag(parser)
     add_unconfined_flag(parser)
-    parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from harness.engine.sandbox import sandbox_copy
+    from harness.engine.throwaway import sandbox_copy
 
     scenario = load_scenario(args.scenario)
     project = args.project.resolve() if args.project else find_project_root(Path.cwd())

@@ -12,6 +12,7 @@ from harness.claude.recorded import config_root, find_sessions, read_session
 from harness.claude.settings_check import check_settings
 from harness.claude.vocabulary import BOTH, Engine
 from harness.cli.common import (
+    add_command,
     add_plugin_dir_flag,
     add_unconfined_flag,
     emit_json,
@@ -66,11 +67,12 @@ fix, client}]."""
 
 
 def add_parser(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "replay",
-        help="replay a recorded Claude Code session against the workspace's hooks",
+        "replay a recorded Claude Code session against the workspace's hooks",
+        run,
         description=_DESCRIPTION,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("session", type=Path, nargs="?", metavar="SESSION.jsonl")
     parser.add_argument(
@@ -92,7 +94,6 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--json", action="store_true", help="print the rows as JSON")
     add_plugin_dir_flag(parser)
     add_unconfined_flag(parser)
-    parser.set_defaults(func=run)
 
 
 def _transcript(args: argparse.Namespace, root: Path) -> Path:

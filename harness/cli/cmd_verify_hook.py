@@ -13,6 +13,7 @@ from harness.claude.plugins import flag_folders, plugin_holding
 from harness.claude.settings_check import SettingsWarning, check_settings
 from harness.claude.vocabulary import AUTO, BOTH, ENGINE_CHOICES, StepKind
 from harness.cli.common import (
+    add_command,
     add_json_flag,
     add_plugin_dir_flag,
     add_unconfined_flag,
@@ -104,12 +105,13 @@ Lab 07 grades your own scripts/check-before-stop.sh the same way."""
 
 
 def add_parser(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "verify-hook",
-        help="grade a hook script: a Stop hook by its contract, a guard by its case table",
+        "grade a hook script: a Stop hook by its contract, a guard by its case table",
+        cmd_verify_hook,
         description=_DESCRIPTION,
         epilog=_EXAMPLE,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("script", type=Path, metavar="SCRIPT", help="the hook script")
     parser.add_argument(
@@ -152,7 +154,6 @@ def add_parser(subparsers: Any) -> None:
     add_json_flag(parser)
     add_plugin_dir_flag(parser)
     add_unconfined_flag(parser)
-    parser.set_defaults(func=cmd_verify_hook)
 
 
 def _add_stop_flags(parser: argparse.ArgumentParser) -> None:

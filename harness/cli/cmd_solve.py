@@ -1,0 +1,49 @@
+"""``lab solve [--apply]``: show what solves the current step, or do it (backed up first)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from harness.cli.common import add_command, emit_json, make_console
+from harness.cli.stepping import holding, live, print_submitted, submit_json, submitted_now
+from harness.results import Status
+
+
+def add_parser(subparsers: Any) -> None:
+    solve = add_command(
+        subparsers,
+        "solve",
+        "show what solves the current step; --apply does it",
+        cmd_solve,
+        json_flag=True,
+    )
+    solve.add_argument("--apply", action="store_true", help="apply the solution (backs up first)")
+
+
+def cmd_solve(args: argparse.Namespace) -> int:
+    with holding("solve") as runner, live(args, runner):
+        step, results, backup = runner.solve(args.apply)
+    # Applied help is shown to the trainer (the step is marked "with lab solve").
+    submitted = submitted_now(runner.ws) if args.apply else None
+    if args.json:
+        emit_json(
+            {
+                "step": step.id,
+                "applied": args.apply,
+                "actions": [dict(s.params, where=s.where) for s in step.solve],
+                "results": [r.to_json() for r in results],
+                "backup": backup.restore_hint if backup else None,
+                "submit": submit_json(submitted),
+            }
+        )
+        return 0 if all(r.status is Status.PASS for r in results) else 1
+    from harness.ui.lab_view import print_solution, print_solved
+
+    console = make_console()
+    if not args.apply:
+        print_solution(console, step)
+        return 0
+    print_solved(console, results, backup)
+    print_submitted(console, submitted)
+    return 0 if all(r.status is Status.PASS for r in results) else 1
