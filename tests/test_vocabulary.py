@@ -69,7 +69,7 @@ NOT_THE_WORD = {
     ("maven/broker.py", "error"),  # a key of the broker's JSON lines
     ("claude/client/reading.py", "blocked by PreCompact hook"),  # the client's own status text
     ("claude/client/reading.py", "failed"),  # the client's compact_result
-    ("claude/client/session.py", "idle"),  # the client process's state
+    ("claude/client/driver.py", "idle"),  # the client process's state
     ("maven/warm.py", "failed"),  # how a warm-up went
     ("engine/checks/live_session.py", "ask"),  # an expectation's key
 }
@@ -77,12 +77,9 @@ NOT_THE_WORD = {
 # 52-reader: recorded.py and the live reader; 52-modules: grading/, ui/, engine/runner.py):
 # each goes when its file is next touched, and the list with it.
 NOT_YET = {
-    *(("claude/session.py", w) for w in ("allow", "deny")),
     *(("claude/client/reading.py", w) for w in ("allow", "deny")),
     ("claude/recorded.py", "blocked"),  # recorded's own decision words
     *(("grading/guard.py", w) for w in ("allow", "deny", "ask", "defer")),
-    ("engine/runner.py", "scripted"),
-    *(("ui/lab_view.py", w) for w in ("scripted", *DevPhase)),
     ("ui/trainer_view.py", "not arrived"),
 }
 

@@ -36,7 +36,7 @@ from harness.claude.tools import (
     run_bash,
     start_background,
 )
-from harness.claude.vocabulary import Outcome, Permission
+from harness.claude.vocabulary import Outcome, Permission, PermissionDecision
 from harness.paths import inside
 
 if TYPE_CHECKING:
@@ -78,9 +78,9 @@ def collect(step: StepOutcome, *events: EventOutcome) -> StepOutcome:
 def _answered_by_hook(decision: Decision, asked: EventOutcome) -> Decision:
     """A PermissionRequest hook's allow or deny answers the prompt before the user does
     (observed on 2.1.332); without one, the user answers it as ``decision`` says."""
-    if asked.permission_decision == "allow":
+    if asked.permission_decision == PermissionDecision.ALLOW:
         return replace(decision, runs=True, outcome=Outcome.ALLOWED, prompt="", asked=False)
-    if asked.permission_decision == "deny":
+    if asked.permission_decision == PermissionDecision.DENY:
         return replace(
             decision,
             runs=False,
@@ -188,7 +188,7 @@ class ToolPlay:
             tool_input=tool_input,
             permission_suggestions=[],
         )
-        if asked.permission_decision in ("allow", "deny"):
+        if asked.permission_decision in (PermissionDecision.ALLOW, PermissionDecision.DENY):
             return _answered_by_hook(decision, asked), [asked]
         if not session.settings.hooks.get(Event.NOTIFICATION.value):
             return decision, [asked]  # no one to tell: the user answers at once

@@ -16,6 +16,7 @@ from typing import Any
 
 from dulwich.objects import Commit
 
+from harness.claude.vocabulary import Provenance
 from harness.engine.context import CheckContext, PassedClaim, StepState
 from harness.engine.course import Course
 from harness.engine.manifest import Lab, Spec, Step, find_lab
@@ -127,7 +128,7 @@ class LabRunner:
         passed_on = (mine.passed or {}).get("evidence_kind") if rebuild_evidence else None
         # Re-verifying a live step checks what it passed on: the scripted session, or the
         # recorded session it named (found again by its id and digest).
-        ctx.scripted = self.template.scripted or passed_on == "scripted"
+        ctx.scripted = self.template.scripted or passed_on == Provenance.SCRIPTED
         live_ref = f"{LAB_REFS}{lab.id}/live/{step.id}"
         start_ref = live_ref if live_ref.encode() in self.ws.repo.refs else None
         claim = None

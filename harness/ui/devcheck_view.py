@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from harness.claude.vocabulary import ENGINES, Engine
+from harness.claude.vocabulary import ENGINES, DevPhase, Engine
 from harness.engine.devcheck import DevCheckReport, LabWalk, Observer, StepWalk
 from harness.engine.manifest import Lab, Step
 from harness.results import CheckResult, Status
@@ -30,26 +30,26 @@ class WalkView(Observer):
         self.console.rule(escape(f"Lab {lab.id}: {lab.title}"))
 
     def phase(self, step: Step, phase: str) -> None:
-        if phase == "before":
+        if phase == DevPhase.BEFORE:
             if self.demo:
                 blocks = markdown(step.instructions.strip()).blocks
                 short = Prose(blocks[:4] + ([Block(Text("…"))] if len(blocks) > 4 else []))
                 print_prose(self.console, Framed(f"step {step.index + 1}: {step.title}", short))
             self.console.print("[bold]check before solving[/] (every check; must fail)")
-        elif phase == "hollow":
+        elif phase == DevPhase.HOLLOW:
             self.console.print("[bold]check the hollowed solution[/] (must fail)")
-        elif phase == "solve":
+        elif phase == DevPhase.SOLVE:
             self.console.print("[bold]solve[/]")
-        elif phase == "after":
+        elif phase == DevPhase.AFTER:
             self.console.print("[bold]check after solving[/] (every check; must pass)")
 
     def results(self, step: Step, phase: str, results: Sequence[CheckResult]) -> None:
         for r in results:
-            if phase in ("setup", "solve"):
+            if phase in (DevPhase.SETUP, DevPhase.SOLVE):
                 style = STYLE[r.status]
                 self.console.print(f"  [{style}]{MARK[r.status]}[/] {escape(r.message)}")
             else:
-                shown = r.status is Status.PASS or phase in ("before", "hollow")
+                shown = r.status is Status.PASS or phase in (DevPhase.BEFORE, DevPhase.HOLLOW)
                 print_prose(
                     self.console,
                     result_renderable(r, verbose=not shown or r.status is Status.ERROR),

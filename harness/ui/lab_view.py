@@ -17,7 +17,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from harness.claude.vocabulary import StepKind
+from harness.claude.vocabulary import Provenance, StepKind
 from harness.engine.context import CheckContext
 from harness.engine.manifest import Lab, Step
 from harness.engine.progress import Progress
@@ -377,7 +377,7 @@ def lab_table(
             else []
         )
         # A live step passed with a scripted session says so: the trainer sees it too.
-        scripted = sum(kind == "scripted" for kind in kinds)
+        scripted = sum(kind == Provenance.SCRIPTED for kind in kinds)
         note = f" ({scripted} scripted)" if scripted else ""
         if lp and lp.completed_at:
             again = ", walked again" if lp.revisited_at is not None else ""
