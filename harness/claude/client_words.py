@@ -101,6 +101,13 @@ def hook_failure(event: str, command: str, said: str) -> str:
     return f"{event} hook error ({command}): {said}"
 
 
+# The transcript's attachment types for what hooks did (2.1.100 to 2.1.332).
+BLOCKING_ATTACHMENT = "hook_blocking_error"  # exit 2: a report (PostToolUse), a held stop
+SYSTEM_MESSAGE_ATTACHMENT = "hook_system_message"  # a hook's systemMessage
+SUCCESS_ATTACHMENT = "hook_success"
+NON_BLOCKING_ATTACHMENT = "hook_non_blocking_error"  # a failure that did not block
+
+
 # -- hook messages as they reach the model (the requests the client sends) -------------------
 
 REMINDER = re.compile(r"</?system-reminder>")
@@ -115,7 +122,7 @@ HOOK_ERROR = " hook error: "  # on a message's first line: a PreToolUse refusal
 BLOCKING = " hook blocking error "  # on a message's first line: a blocking report
 ADDITIONAL_CONTEXT = " hook additional context: "
 SUBAGENT_CONTEXT = "SubagentStart hook additional context: "
-COMPACT_BLOCKED = "blocked by PreCompact hook"
+COMPACT_BLOCKED = "Compaction blocked by PreCompact hook"  # a /compact a hook refused
 NOT_RUN = "Failed to run: "  # a hook the client did not run; its message ends " Command: CMD"
 
 # -- naming the hook a message speaks of -----------------------------------------------------

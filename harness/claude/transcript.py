@@ -39,6 +39,8 @@ from harness.claude import client_words as words
 
 _TOOL_EVENTS = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest"})
 _FEEDBACK_START = re.compile(r"^(?=Stop hook feedback:\n)", re.M)
+# Who a hook note is for (``Transcript.hook_note``'s ``kind``), as the emulator names them.
+CLAUDE, USER, SYSTEM, FAILURE = "claude", "user", "system", "error"
 
 
 class Transcript:
@@ -109,13 +111,13 @@ class Transcript:
         """What hooks said at ``event``; ``kind`` is who was told (claude, user, error, system,
         subagent). Written as the client's own line for that moment, or not at all (see the
         module's doc)."""
-        if kind == "error":
+        if kind == FAILURE:
             self._failure(event, text)
-        elif kind == "system":
-            self._attachment("hook_system_message", event, content=text)
-        elif kind == "claude" and event == "PreToolUse":
+        elif kind == SYSTEM:
+            self._attachment(words.SYSTEM_MESSAGE_ATTACHMENT, event, content=text)
+        elif kind == CLAUDE and event == "PreToolUse":
             self._refused_by_hook = True  # the result line that follows says the rest
-        elif kind == "claude" and event == "Stop":
+        elif kind == CLAUDE and event == "Stop":
             for feedback in filter(None, _FEEDBACK_START.split(text)):
                 self.append(
                     "user",
@@ -124,9 +126,9 @@ class Transcript:
                     rowSource="hook",
                     hookText=True,
                 )
-        elif kind == "claude" and event in _TOOL_EVENTS:
+        elif kind == CLAUDE and event in _TOOL_EVENTS:
             self._reports(text)
-        elif kind == "user" and event == "UserPromptSubmit":
+        elif kind == USER and event == "UserPromptSubmit":
             self.append("system", subtype="informational", content=text, level="warning")
 
     def _attachment(self, kind: str, event: str, name: str = "", **fields: Any) -> None:
@@ -142,7 +144,7 @@ class Transcript:
             said = text[match.end() : end]
             label = match["label"]
             self._attachment(
-                "hook_blocking_error",
+                words.BLOCKING_ATTACHMENT,
                 label.split(":", 1)[0],
                 name=label,  # the client names a tool event's hook with the tool: PostToolUse:Bash
                 blockingError={"blockingError": said, "command": match["command"]},
@@ -153,7 +155,7 @@ class Transcript:
         match = words.HOOK_FAILURE.match(text)
         command, said = (match["command"], match["said"]) if match else ("", text)
         self._attachment(
-            "hook_non_blocking_error",
+            words.NON_BLOCKING_ATTACHMENT,
             event,
             stderr=f"{words.NON_BLOCKING}: {said}",
             stdout="",

@@ -179,13 +179,13 @@ class SubagentRun:
 
 
 @dataclass
-class HookDecision:
+class RecordedDecision:
     """What one hook decided at one point, as the transcript shows it."""
 
     line: int
     event: str
     hook: str  # the script's short name (hook_name), or "" when the transcript omits it
-    decision: str  # refused | reported | blocked | said | ran
+    decision: str  # a HookDecision, or the kind of another hook attachment
     text: str = ""
     tool_use_id: str = ""
 
@@ -319,7 +319,7 @@ class Timeline:
     client_version: str = ""
     started: datetime | None = None
     entries: list[Entry] = field(default_factory=list)
-    decisions: list[HookDecision] = field(default_factory=list)
+    decisions: list[RecordedDecision] = field(default_factory=list)
     lines: int = 0
     not_json: list[int] = field(default_factory=list)  # lines skipped as unreadable
     too_deep: list[int] = field(default_factory=list)  # JSON nested too deep to read; skipped
@@ -497,7 +497,7 @@ def _chosen(entries: list[Entry], keep: Collection[int]) -> list[int]:
     return sorted(chosen)
 
 
-def _decisions_for(timeline: Timeline, chosen: list[int], capped: bool) -> list[HookDecision]:
+def _decisions_for(timeline: Timeline, chosen: list[int], capped: bool) -> list[RecordedDecision]:
     """The hook decisions an extract keeps: all of them, or, when entries were left out,
     those about the kept entries, at most ``EXTRACT_ENTRY_CAP``."""
     if not capped:

@@ -50,8 +50,8 @@ from harness.claude.recorded.model import (
     CHANGING_TOOLS,
     UNNAMED_HOOK,
     USER,
-    HookDecision,
     Prompt,
+    RecordedDecision,
     RecordedSessionError,
     StopAttempt,
     SubagentRun,
@@ -61,6 +61,7 @@ from harness.claude.recorded.model import (
     _text,
     parse_time,
 )
+from harness.claude.vocabulary import HookDecision
 
 KNOWN_TYPES = frozenset(
     {
@@ -218,7 +219,7 @@ class _Reader:
         message = entry.get("message")
         return message if isinstance(message, dict) else {}
 
-    def _decide(self, decision: HookDecision) -> None:
+    def _decide(self, decision: RecordedDecision) -> None:
         self.t.decisions.append(decision)
 
     # -- prompts ---------------------------------------------------------------------------
@@ -241,7 +242,9 @@ class _Reader:
             # (a plain one up to 2.1.4x, isMeta on 2.1.332). The prompt stays; no answer.
             last.stopped = True
             last.feedback = _cap(text.removeprefix(words.PROMPT_STOPPED).lstrip(": "))
-            self._decide(HookDecision(number, "UserPromptSubmit", "", "stopped", _cap(text)))
+            self._decide(
+                RecordedDecision(number, "UserPromptSubmit", "", HookDecision.STOPPED, _cap(text))
+            )
         elif entry.get("isMeta") is True:
             self._meta(number, text)
         elif text.startswith(words.INTERRUPTED):
@@ -264,7 +267,9 @@ class _Reader:
         hook = hook_name(match.group(1)) if match.group(1) else "a UserPromptSubmit hook"
         said = match.group(2).strip()
         self._prompt(Prompt(number, _cap(match.group(3)), refused_by=hook, feedback=_cap(said)))
-        self._decide(HookDecision(number, "UserPromptSubmit", hook, "refused", _cap(said)))
+        self._decide(
+            RecordedDecision(number, "UserPromptSubmit", hook, HookDecision.REFUSED, _cap(said))
+        )
 
     # -- stops -----------------------------------------------------------------------------
 
@@ -280,7 +285,7 @@ class _Reader:
         if hook:
             stop.blocked_by.append(hook)
         stop.decided_line = number
-        self._decide(HookDecision(number, "Stop", hook, "blocked", _cap(text)))
+        self._decide(RecordedDecision(number, "Stop", hook, HookDecision.BLOCKED, _cap(text)))
 
     def _orphan_stop(self, number: int) -> StopAttempt:
         """A stop verdict without the end_turn line before it (another version's order)."""
@@ -349,7 +354,7 @@ class _Reader:
         """A Stop hook that failed without blocking (exit 1 and the like): the turn ended."""
         stop.failed.append(hook)
         stop.failure = _cap(f"{stop.failure}\n{text}" if stop.failure else text)
-        self._decide(HookDecision(number, "Stop", hook, "failed", _cap(text)))
+        self._decide(RecordedDecision(number, "Stop", hook, HookDecision.FAILED, _cap(text)))
 
     # -- tool calls ------------------------------------------------------------------------
 
@@ -389,8 +394,13 @@ class _Reader:
     def _refused(self, number: int, call: ToolCall) -> None:
         assert call.refused_by is not None
         self._decide(
-            HookDecision(
-                number, "PreToolUse", call.refused_by, "refused", call.result_text, call.use_id
+            RecordedDecision(
+                number,
+                "PreToolUse",
+                call.refused_by,
+                HookDecision.REFUSED,
+                call.result_text,
+                call.use_id,
             )
         )
 
@@ -464,31 +474,31 @@ class _Reader:
             command = str(blocking.get("command") or command)
             text = str(blocking.get("blockingError") or text)
         hook = hook_name(command) if command else ""
-        if kind == "hook_non_blocking_error" and event == "Stop":
+        if kind == words.NON_BLOCKING_ATTACHMENT and event == "Stop":
             stop = self.awaiting[0] if self.awaiting else self.stop
             if stop is not None:
                 said = str(attachment.get("stderr") or "")
                 self._stop_failed(stop, number, hook or "a Stop hook", said)
                 return
         decision = {
-            "hook_blocking_error": "reported",
-            "hook_system_message": "said",
-            "hook_success": "ran",
-            "hook_non_blocking_error": "failed",
+            words.BLOCKING_ATTACHMENT: HookDecision.REPORTED,
+            words.SYSTEM_MESSAGE_ATTACHMENT: HookDecision.SAID,
+            words.SUCCESS_ATTACHMENT: HookDecision.RAN,
+            words.NON_BLOCKING_ATTACHMENT: HookDecision.FAILED,
         }.get(kind, kind.removeprefix("hook_"))
-        if kind == "hook_blocking_error" and event == "Stop":
-            decision = "blocked"
+        if kind == words.BLOCKING_ATTACHMENT and event == "Stop":
+            decision = HookDecision.BLOCKED
             stop = self.stop or self._orphan_stop(number)
             if hook:
                 stop.blocked_by.append(hook)
             stop.feedback = stop.feedback or _cap(text)
-        elif kind == "hook_blocking_error" and use_id in self.calls:
+        elif kind == words.BLOCKING_ATTACHMENT and use_id in self.calls:
             call = self.calls[use_id]
             call.reported_by.append(hook or "a hook")
             call.reported_text.append(_cap(f"{event}:{call.name} hook blocking error: {text}"))
-        elif kind == "hook_system_message" and event == "Stop" and self.stop is not None:
+        elif kind == words.SYSTEM_MESSAGE_ATTACHMENT and event == "Stop" and self.stop is not None:
             self.stop.system_message = _cap(text)
-        self._decide(HookDecision(number, event, hook, decision, _cap(text), use_id))
+        self._decide(RecordedDecision(number, event, hook, decision, _cap(text), use_id))
 
     def _progress(self, number: int, entry: dict[str, Any]) -> None:
         """``hook_progress`` (2.1.1x to 2.1.4x): a hook started, written once the turn is over,
@@ -507,7 +517,7 @@ class _Reader:
         hook = hook_name(command) if command else ""
         if event == "PreToolUse" and hook:
             self.pre_hooks.setdefault(use_id, []).append(hook)
-        self._decide(HookDecision(number, event, hook, "ran", tool_use_id=use_id))
+        self._decide(RecordedDecision(number, event, hook, HookDecision.RAN, tool_use_id=use_id))
 
     def finish(self) -> None:
         self.t.scripted_model = self.answers > 0 and self.answers == self.scripted_answers
