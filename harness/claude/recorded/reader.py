@@ -144,6 +144,23 @@ def read_session(path: Path | str) -> Timeline:
     return timeline
 
 
+def _identify(t: Timeline, entry: dict[str, Any]) -> None:
+    """The session's id, cwd, client version and start, from its first lines that say them."""
+    if not t.session_id and isinstance(entry.get("sessionId"), str):
+        t.session_id = entry["sessionId"]
+    if not t.cwd and isinstance(entry.get("cwd"), str):
+        t.cwd = entry["cwd"]
+    if not t.client_version and isinstance(entry.get("version"), str):
+        t.client_version = entry["version"][:40]
+    if t.started is None and isinstance(entry.get("timestamp"), str):
+        t.started = parse_time(entry["timestamp"])
+
+
+def _message(entry: dict[str, Any]) -> dict[str, Any]:
+    message = entry.get("message")
+    return message if isinstance(message, dict) else {}
+
+
 class _Reader:
     """Turns transcript lines into the timeline, one at a time.
 
@@ -175,7 +192,7 @@ class _Reader:
             return
         if entry.get("isSidechain") is True:
             return  # a subagent's line inside the main file (other versions); its own file counts
-        self._identity(entry)
+        _identify(self.t, entry)
         stamp = entry.get("timestamp")
         at = parse_time(stamp) if isinstance(stamp, str) else None
         if at is not None:
@@ -204,28 +221,13 @@ class _Reader:
         if call is not None and call.subagent is not None and call.subagent.ended_line is None:
             call.subagent.ended_line = number
 
-    def _identity(self, entry: dict[str, Any]) -> None:
-        t = self.t
-        if not t.session_id and isinstance(entry.get("sessionId"), str):
-            t.session_id = entry["sessionId"]
-        if not t.cwd and isinstance(entry.get("cwd"), str):
-            t.cwd = entry["cwd"]
-        if not t.client_version and isinstance(entry.get("version"), str):
-            t.client_version = entry["version"][:40]
-        if t.started is None and isinstance(entry.get("timestamp"), str):
-            t.started = parse_time(entry["timestamp"])
-
-    def _message(self, entry: dict[str, Any]) -> dict[str, Any]:
-        message = entry.get("message")
-        return message if isinstance(message, dict) else {}
-
     def _decide(self, decision: RecordedDecision) -> None:
         self.t.decisions.append(decision)
 
     # -- prompts ---------------------------------------------------------------------------
 
     def _user(self, number: int, entry: dict[str, Any]) -> None:
-        content = self._message(entry).get("content")
+        content = _message(entry).get("content")
         if isinstance(content, list) and any(
             isinstance(b, dict) and b.get("type") == "tool_result" for b in content
         ):
@@ -417,7 +419,7 @@ class _Reader:
             read_agent(self.t.path, run)
 
     def _assistant(self, number: int, entry: dict[str, Any]) -> None:
-        message = self._message(entry)
+        message = _message(entry)
         self.answers += 1
         if str(message.get("id", "")).startswith("msg_scripted_"):
             self.scripted_answers += 1
