@@ -111,6 +111,12 @@ NON_BLOCKING_ATTACHMENT = "hook_non_blocking_error"  # a failure that did not bl
 # -- hook messages as they reach the model (the requests the client sends) -------------------
 
 REMINDER = re.compile(r"</?system-reminder>")
+REMINDER_OPEN = "<system-reminder>"
+REMINDER_CLOSE = ("</system-reminder>", "&lt;/system-reminder&gt;")  # as sent, or escaped
+TASK_NOTIFICATION = "<task-notification>"  # a background task's end, told to the model
+# The client's nudge after a long turn (seen on 2.1.332 on a loaded machine, after a hook's
+# message in the same block): the model is reminded to report, no hook said it.
+NUDGE = re.compile(r"\s*The user hasn't heard from you in a while\..*\Z", re.DOTALL)
 PREAMBLE = "The text below is the output of a hook"
 # Messages the client writes for hooks, as they reach the model.
 HOOK_MESSAGE = re.compile(

@@ -5,6 +5,7 @@ petclinic sessions are also compared with the real client's transcripts of the s
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -146,3 +147,24 @@ def _decided(timeline: Timeline) -> list[tuple[str, str, str]]:
     return [
         (d.event, d.hook, d.decision) for d in timeline.decisions if d.decision != HookDecision.RAN
     ]
+
+
+def test_a_hooks_refusal_is_recorded_as_the_pinned_client_records_it(
+    project: HookProject,
+) -> None:
+    """The decision the emulator writes beside a refused call is the one 2.1.332 wrote."""
+    pinned = Path(__file__).parent / "transcripts" / "claude-code-2.1.332-refusals"
+    recorded = [
+        json.loads(line)["permissionDecision"]
+        for line in (pinned / "edit-before-agent-end.jsonl").read_text().splitlines()
+        if '"source":"hook"' in line
+    ]
+    project.hook("PreToolUse", WRITE_GUARD, matcher="Write", name="guard.sh")
+    with project.session() as session:
+        session.write("locked.txt", "x")
+    written = [
+        entry["permissionDecision"]
+        for entry in map(json.loads, session.transcript_path.read_text().splitlines())
+        if "permissionDecision" in entry
+    ]
+    assert recorded and written == recorded[:1]

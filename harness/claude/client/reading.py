@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import re
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,9 +23,6 @@ from harness.claude.vocabulary import Outcome, Permission
 
 # What the payload recorder writes on stderr, so its runs are told from the project's hooks.
 RECORDER_MARK = "hooklab-payload-recorder"
-# The client's nudge after a long turn (seen on 2.1.332 on a loaded machine, after a hook's
-# message in the same block): the model is reminded to report, no hook said it.
-_NUDGE = re.compile(r"\s*The user hasn't heard from you in a while\..*\Z", re.DOTALL)
 
 
 def hook_messages(text: str) -> list[str]:
@@ -34,7 +30,7 @@ def hook_messages(text: str) -> list[str]:
     body = words.REMINDER.sub("", text).strip()
     if body.startswith(words.PREAMBLE):
         body = body.split("\n", 1)[1] if "\n" in body else ""
-    body = _NUDGE.sub("", body).strip()
+    body = words.NUDGE.sub("", body).strip()
     return [body] if body and words.HOOK_MESSAGE.match(body) else []
 
 
@@ -42,10 +38,10 @@ def _woken_by(text: str) -> str:
     """The hook's words in a task notification that woke the model (an ``asyncRewake`` hook's
     exit 2, observed on 2.1.332): the client's framing and preamble left out, only the
     reminder it carries ("Stop hook blocking error from command ...: STDERR")."""
-    if "<task-notification>" not in text or "<system-reminder>" not in text:
+    if words.TASK_NOTIFICATION not in text or words.REMINDER_OPEN not in text:
         return ""
-    body = text.split("<system-reminder>", 1)[1]
-    for end in ("</system-reminder>", "&lt;/system-reminder&gt;"):
+    body = text.split(words.REMINDER_OPEN, 1)[1]
+    for end in words.REMINDER_CLOSE:
         body = body.split(end, 1)[0]
     return body.strip()
 

@@ -6,15 +6,17 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from harness.claude.recorded.model import (
+from harness.claude.recorded.entries import (
     AUTO_MODE_CHECK,
     USER,
     Prompt,
     StopAttempt,
     SubagentRun,
-    Timeline,
     ToolCall,
     parse_time,
+)
+from harness.claude.recorded.model import (
+    Timeline,
 )
 from harness.claude.vocabulary import StepKind, Verdict, read_verdict
 

@@ -7,7 +7,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from harness.claude.recorded.model import HANDBACK, SubagentRun, _cap, _text, parse_time
+from harness.claude.recorded.entries import (
+    HANDBACK,
+    SubagentRun,
+    _cap,
+    _text,
+    parse_time,
+)
 
 
 def json_lines(path: Path) -> Iterator[tuple[int, bytes, bool]]:

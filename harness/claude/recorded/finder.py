@@ -15,8 +15,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from harness.claude.recorded.entries import (
+    parse_time,
+)
 from harness.claude.recorded.files import json_lines, json_object
-from harness.claude.recorded.model import parse_time
 
 _HEAD_BYTES = 2_000_000  # how far into a file the finder looks for its cwd
 

@@ -1,9 +1,8 @@
 """Reading a transcript: what the real Claude Code client wrote, into one typed timeline.
 
-The client keeps every session as JSON lines under ``$CLAUDE_CONFIG_DIR/projects`` (default
-``~/.claude/projects``): ``<DIR>/<session-id>.jsonl``, DIR being the session's cwd with every
-character but letters and digits turned into ``-`` (so two cwds can share a DIR: the ``cwd``
-field decides), and a subagent's own file at ``<session-id>/subagents/agent-<id>.jsonl``.
+One JSON object a line (where the client keeps the files: ``finder.py``). The client's
+phrases decoded here live in ``harness.claude.client_words``; the emulator's transcript
+(``transcript.py``) writes the same lines for the same moments.
 
 Every shape read here was observed on the pinned client (2.1.332), run with the scripted model:
 - ``user`` lines: the prompt (``message.content`` a string), or ``tool_result`` blocks with
@@ -44,22 +43,24 @@ from typing import Any
 
 from harness.claude import client_words as words
 from harness.claude.client_words import hook_name
-from harness.claude.recorded.files import json_lines, read_agent
-from harness.claude.recorded.model import (
+from harness.claude.recorded.entries import (
     AUTO_MODE_CHECK,
     CHANGING_TOOLS,
     UNNAMED_HOOK,
     USER,
     Prompt,
     RecordedDecision,
-    RecordedSessionError,
     StopAttempt,
     SubagentRun,
-    Timeline,
     ToolCall,
     _cap,
     _text,
     parse_time,
+)
+from harness.claude.recorded.files import json_lines, read_agent
+from harness.claude.recorded.model import (
+    RecordedSessionError,
+    Timeline,
 )
 from harness.claude.vocabulary import HookDecision
 
@@ -164,7 +165,7 @@ def _message(entry: dict[str, Any]) -> dict[str, Any]:
 class _Reader:
     """Turns transcript lines into the timeline, one at a time.
 
-    Clients before 2.1.332 write some lines late or not at all (see ``_FAMILIES``), so a line
+    Clients before 2.1.332 write some lines late or not at all (see ``model.FORMATS``), so a line
     is placed by what it is, not only by where it stands: a stop summary goes to the oldest
     stop of the turn still waiting for one, a hook's progress to its call's id."""
 
