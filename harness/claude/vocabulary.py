@@ -216,3 +216,18 @@ __all__ = [
     "read_verdict",
     "verdict",
 ]
+
+
+class HookDecision(enum.StrEnum):
+    """What one hook decided at one point of a recorded session, as its transcript shows it."""
+
+    REFUSED = "refused"  # a PreToolUse or UserPromptSubmit hook refused the call or prompt
+    REPORTED = "reported"  # a PostToolUse hook reported back (exit 2) after the tool ran
+    BLOCKED = "blocked"  # a Stop hook held the turn open
+    SAID = "said"  # a hook told the user something (systemMessage)
+    RAN = "ran"  # a hook ran and decided nothing the transcript shows
+    FAILED = "failed"  # a hook failed without blocking (exit 1, not run)
+    STOPPED = "stopped"  # a hook said continue: false
+
+
+__all__ += ["HookDecision"]

@@ -359,7 +359,7 @@ def test_blocked_subagent_continues_with_stop_hook_active(project: HookProject) 
     assert (second.outcome, second.stop_hook_active) == ("allowed", True)
 
 
-def test_transcript_records_prompts_tools_and_hook_feedback(project: HookProject) -> None:
+def test_transcript_records_prompts_tools_and_a_hooks_refusal(project: HookProject) -> None:
     project.hook("PreToolUse", 'echo "nope" >&2; exit 2', matcher="Write")
     with project.session() as session:
         session.prompt("please write")
@@ -377,8 +377,15 @@ def test_transcript_records_prompts_tools_and_hook_feedback(project: HookProject
     refusal = 'PreToolUse:Write hook error: ["$CLAUDE_PROJECT_DIR/.claude/hooks/hook1.sh"]: nope\n'
     assert blocks[1]["is_error"] is True and blocks[1]["content"] == refusal
     assert blocks[3]["content"] == "hi"
-    feedback = [e for e in entries if e.get("subtype") == "hook_feedback"]
-    assert feedback[0]["content"] == refusal and feedback[0]["audience"] == "claude"
+    # the refusal is recorded as the pinned client records it: on the result's line
+    (refused,) = [e for e in entries if "permissionDecision" in e]
+    assert refused["message"]["content"][0] is blocks[1]
+    assert refused["permissionDecision"] == {
+        "decision": "reject",
+        "source": "hook",
+        "reasonType": "hook",
+        "reasonCode": "hook:PreToolUse",
+    }
     assert not str(session.transcript_path).startswith(str(project.root))
 
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import contextlib
 import json
-import re
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
+from harness.claude import client_words as words
 from harness.claude import deepjson
 from harness.claude.client.api import ApiRequest, blocks_text
 from harness.claude.ladder import UNANSWERED_PROMPT
@@ -23,36 +23,25 @@ from harness.claude.vocabulary import Outcome, Permission
 
 # What the payload recorder writes on stderr, so its runs are told from the project's hooks.
 RECORDER_MARK = "hooklab-payload-recorder"
-_REMINDER = re.compile(r"</?system-reminder>")
-_PREAMBLE = "The text below is the output of a hook"
-# The client's nudge after a long turn (seen on 2.1.332 on a loaded machine, after a hook's
-# message in the same block): the model is reminded to report, no hook said it.
-_NUDGE = re.compile(r"\s*The user hasn't heard from you in a while\..*\Z", re.DOTALL)
-# Messages the client writes for hooks, as they reach the model.
-_HOOK_MESSAGE = re.compile(
-    r"^(?:(?:PreToolUse|PostToolUse|PostToolUseFailure|Stop|SubagentStop|UserPromptSubmit|"
-    r"SessionStart)(?::[\w.:-]+)? hook (?:error|blocking error|additional context|success)"
-    r"|Stop hook feedback:|SubagentStop hook feedback:)"
-)
 
 
 def hook_messages(text: str) -> list[str]:
     """The hook messages in one text block the client sent, without its reminder wrapping."""
-    body = _REMINDER.sub("", text).strip()
-    if body.startswith(_PREAMBLE):
+    body = words.REMINDER.sub("", text).strip()
+    if body.startswith(words.PREAMBLE):
         body = body.split("\n", 1)[1] if "\n" in body else ""
-    body = _NUDGE.sub("", body).strip()
-    return [body] if body and _HOOK_MESSAGE.match(body) else []
+    body = words.NUDGE.sub("", body).strip()
+    return [body] if body and words.HOOK_MESSAGE.match(body) else []
 
 
 def _woken_by(text: str) -> str:
     """The hook's words in a task notification that woke the model (an ``asyncRewake`` hook's
     exit 2, observed on 2.1.332): the client's framing and preamble left out, only the
     reminder it carries ("Stop hook blocking error from command ...: STDERR")."""
-    if "<task-notification>" not in text or "<system-reminder>" not in text:
+    if words.TASK_NOTIFICATION not in text or words.REMINDER_OPEN not in text:
         return ""
-    body = text.split("<system-reminder>", 1)[1]
-    for end in ("</system-reminder>", "&lt;/system-reminder&gt;"):
+    body = text.split(words.REMINDER_OPEN, 1)[1]
+    for end in words.REMINDER_CLOSE:
         body = body.split(end, 1)[0]
     return body.strip()
 
@@ -86,7 +75,7 @@ def subagent_start_context(request: ApiRequest) -> str:
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content or []
         for block in blocks:
             text = str(block.get("text", "")) if isinstance(block, dict) else ""
-            if text.startswith("SubagentStart hook additional context: "):
+            if text.startswith(words.SUBAGENT_CONTEXT):
                 return text.split("\n\n", 1)[0]
     return ""
 
@@ -97,7 +86,7 @@ def compact_blocked(record: StepLog) -> str:
     PreCompact hook: [CMD]: STDERR"``), or "" when nothing blocked it."""
     for event in record.events:
         error = str(event.get("compact_error") or "")
-        if event.get("compact_result") == "failed" and "blocked by PreCompact hook" in error:
+        if event.get("compact_result") == "failed" and words.COMPACT_BLOCKED in error:
             return error.removeprefix("skipped: ").strip()
     return ""
 
@@ -216,7 +205,7 @@ def _not_run_command(stderr: str) -> str:
     """The command of a hook the client did not run, as its message names it
     (``Failed to run: ... Command: bash ${CLAUDE_PLUGIN_ROOT}/x.sh``); "" for any other."""
     head, found, command = stderr.strip().rpartition(" Command: ")
-    return command if found and head.startswith("Failed to run: ") else ""
+    return command if found and head.startswith(words.NOT_RUN) else ""
 
 
 def failed_hooks(runs: list[HookRun]) -> list[str]:
@@ -229,7 +218,7 @@ def failed_hooks(runs: list[HookRun]) -> list[str]:
             continue
         said = next((line.strip() for line in run.stderr.splitlines() if line.strip()), "")
         said = said or f"exited with status {run.exit_code}"
-        errors.append(f"{run.event} hook error ({run.command}): {said}")
+        errors.append(words.hook_failure(run.event, run.command, said))
     return errors
 
 
@@ -248,13 +237,12 @@ def ran(event: dict[str, Any]) -> bool:
     for meta in found:
         if meta.get("non_execution_kind"):
             return False
-        decision = meta.get("permission_decision") or {}
-        if isinstance(decision, dict) and decision.get("decision") == "reject":
+        if words.rejected(meta.get("permission_decision")):
             return False
     return True
 
 
-NOT_RUN = ("<tool_use_error>", "Permission to use ", UNANSWERED_PROMPT)
+NOT_RUN = (words.TOOL_USE_ERROR, words.PERMISSION_DENIED, UNANSWERED_PROMPT)
 
 
 def ran_by_text(text: str, is_error: bool) -> bool:
@@ -262,7 +250,7 @@ def ran_by_text(text: str, is_error: bool) -> bool:
     not come): a refusal reads as a hook error, an input error or a permission denial."""
     if not is_error:
         return True
-    return not (text.startswith(NOT_RUN) or " hook error: " in text.split("\n", 1)[0])
+    return not (text.startswith(NOT_RUN) or words.first_line_has(text, words.HOOK_ERROR))
 
 
 def input_error(event: dict[str, Any] | None, text: str) -> bool:
@@ -270,16 +258,15 @@ def input_error(event: dict[str, Any] | None, text: str) -> bool:
     old_string is not in the file."""
     if event is not None:
         return not metas(event)
-    return text.startswith("<tool_use_error>") and "permission settings" not in text
+    return text.startswith(words.TOOL_USE_ERROR) and "permission settings" not in text
 
 
 def refusal(event: dict[str, Any] | None) -> Permission | None:
     for meta in metas(event):
-        decision = meta.get("permission_decision") or {}
-        if isinstance(decision, dict) and decision.get("decision") == "reject":
-            return (
-                Permission.HOOK_DENY if decision.get("source") == "hook" else Permission.DENY_RULE
-            )
+        decision = meta.get("permission_decision")
+        if words.rejected(decision):
+            hook = words.rejected_by_hook(decision)
+            return Permission.HOOK_DENY if hook else Permission.DENY_RULE
     return None
 
 
@@ -352,10 +339,6 @@ class ToolRead:
     errors: list[str] = field(default_factory=list)
 
 
-def _first_line_has(message: str, words: str) -> bool:
-    return words in message.split("\n", 1)[0]
-
-
 def read_tool(
     record: StepLog,
     use_id: str,
@@ -380,7 +363,7 @@ def read_tool(
         read.tool_response = event["tool_use_result"]
     said = hook_feedback(after, after=before)
     late = [m for m in hook_feedback(after, after=before, background=background) if m not in said]
-    context = [m for m in said if _first_line_has(m, " hook additional context: ")]
+    context = [m for m in said if words.first_line_has(m, words.ADDITIONAL_CONTEXT)]
     read.additional_context = "\n".join(context)
     if not did_run:
         read.feedback = text
@@ -395,7 +378,7 @@ def read_tool(
                 read.permission, read.auto_approved = refused_by, False
     else:
         read.feedback = "\n".join(said + late)  # what async hooks said decides nothing here
-        if any(_first_line_has(m, " hook blocking error ") for m in said):
+        if any(words.first_line_has(m, words.BLOCKING) for m in said):
             read.outcome = Outcome.BLOCKED
         elif record.asked:
             read.outcome = Outcome.ASKED
