@@ -14,9 +14,9 @@ import pytest
 
 from harness.claude.engines import open_session
 from harness.claude.recorded import UNNAMED_HOOK, Timeline, ToolCall, read_session
-from harness.claude.session import StepOutcome
+from harness.claude.scripted import StepOutcome
 from harness.claude.vocabulary import HookDecision, Outcome, StepKind, Verdict, verdict
-from harness.engine.replay import verdict_of
+from harness.engine.moment import verdict_of
 from harness.workspace import Workspace
 from tests.claude.hookproject import HookProject
 from tests.recorded_sessions import SESSIONS, Played
