@@ -4,14 +4,11 @@
 # stdin, Surefire reports it writes itself (no Maven). One line per check. When every check
 # passes, it records content hashes of the hooks it proved in this project's git dir
 # (aiup-smoke-ran): after a hook change, the Stop hook lets a turn end only then.
-# Which hook runs on which event (settings.json, its matchers, the event on a Unix socket) is
-# Claude Code's part: the workshop's own tests prove that wiring on the real client.
 #   ./.claude/hooks/smoke.sh [GROUP...]    only those groups (then nothing is recorded)
 #   AIUP_SMOKE_FAIL_FAST=1                 stop at the first failed check
 set -u
-GROUPS_ALL=(session evidence reports changes self guard check audit failopen worktree)
-groups=("$@")
-[ "$#" -gt 0 ] || groups=("${GROUPS_ALL[@]}")
+GROUPS_ALL=(evidence reports changes self guard check audit)
+groups=("${@:-${GROUPS_ALL[@]}}")
 for group in "${groups[@]}"; do
     [[ " ${GROUPS_ALL[*]} " == *" $group "* ]] ||
         { echo "smoke: no check group '$group'; choose from: ${GROUPS_ALL[*]}" >&2 && exit 1; }
@@ -55,12 +52,13 @@ absent() { check "$1" test ! -e "$2"; }
 
 # --- the throwaway project ----------------------------------------------------------------
 project=$tmp/project
+state=$project/.git/aiup # the hooks' state: $state-sensors-ran, $state-coverage-checked/UC-005
 SRC=src/main/java/ai/unifiedprocess/petclinic/owner/OwnerService.java
 UC3=docs/use_cases/UC-003-register-new-owner.md
 UC5=docs/use_cases/UC-005-add-visit.md
 TC1=docs/test_cases/TC-001-register-owner.md
 
-# git for the throwaway repositories, without the user's own configuration.
+# git for the throwaway repository, without the user's own configuration.
 g() {
     GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 git -C "$project" \
         -c user.name=smoke -c user.email=smoke@example.invalid "$@"
@@ -70,7 +68,6 @@ g() {
 tick() { sleep 0.01; }
 change() { tick && echo "# changed" >>"$project/$1" && tick || exit 1; }
 spec() { printf '# %s\n\n**Status:** %s\n\n1. Step\n' "$2" "$3" >"$project/$1"; }
-state() { echo "$gitdir/aiup-$1"; }
 
 make_project() {
     mkdir -p "$project/${SRC%/*}" "$project/docs/use_cases" "$project/docs/test_cases" \
@@ -85,15 +82,13 @@ make_project() {
     echo 'PetClinic' >README.md
     cp -R "$hooks" .claude/hooks
     cp "$hooks/../settings.json" .claude/ 2>/dev/null
-    g init -q -b main && g add -A && g commit -q -m fixture
-    initial=$(g rev-parse HEAD)
-    gitdir=$project/.git
+    g init -q -b main && g add -A && g commit -q -m fixture && initial=$(g rev-parse HEAD)
 }
 
-# fresh NAME: the project as committed, no state, a new session.
+# fresh: the project as committed, no state, a new session.
 fresh() {
     cd "$project" && g reset -q --hard "$initial" && g clean -q -fdx || exit 1
-    rm -rf "$(state '')"*
+    rm -rf "$state"-*
     start
 }
 
@@ -118,13 +113,12 @@ sensors() {
 }
 
 # --- events, one hook each, with the JSON Claude Code sends ----------------------------------
-# run HOOK JSON: the project's copy of HOOK with JSON on stdin, in the project, with the
-# variables in $with set (NAME=VALUE). Sets code, out and err.
-with=()
+# run HOOK JSON: the project's copy of HOOK with JSON on stdin, in the project. Sets code, out
+# and err.
 run() {
     code=0
-    out=$(cd "$project" && env CLAUDE_PROJECT_DIR="$project" "${with[@]}" .claude/hooks/"$1" \
-        2>"$tmp/err" <<<"$2") || code=$?
+    out=$(cd "$project" && CLAUDE_PROJECT_DIR="$project" .claude/hooks/"$1" 2>"$tmp/err" <<<"$2") ||
+        code=$?
     err=$(<"$tmp/err")
 }
 # q TEXT: TEXT as a JSON string.
@@ -134,7 +128,7 @@ q() {
     printf '"%s"' "${text//$'\n'/\\n}"
 }
 
-start() { run session-start.sh "{\"source\": \"${1:-startup}\"}"; }
+start() { run session-start.sh '{"source": "startup"}'; }
 stop() { run require-sensors.sh '{"stop_hook_active": false}'; }
 stop_again() { run require-sensors.sh '{"stop_hook_active": true}'; }
 
@@ -170,28 +164,9 @@ audit() {
     run record-coverage-check.sh "{\"agent_type\": $(q "$1"), \"agent_id\": \"a1\",
         \"last_assistant_message\": $(q "$3"), \"agent_transcript_path\": $(q "$transcript")}"
 }
-marker() { echo "$(state coverage-checked)/$1"; }
+marker() { echo "$state-coverage-checked/$1"; }
 
 # --- the groups ----------------------------------------------------------------------------
-group_session() {
-    echo "-- session start: a new base, the old evidence gone"
-    silent "a new session starts without a word" fresh
-    check "the session base is HEAD" test "$(cat "$(state session-base)")" = "$initial"
-    check "every Status line is snapshotted" grep -qF "$UC5	Approved" "$(state spec-status)"
-    mkdir -p "$(state coverage-checked)" && touch "$(marker UC-005)" "$(state sensors-ran)"
-    touch "$(state smoke-ran)" && cp -p "$(state session-base)" "$tmp/base" && tick
-    start resume
-    check "resume keeps the session base" test ! "$(state session-base)" -nt "$tmp/base"
-    start clear
-    absent "clear drops the audit markers" "$(marker UC-005)"
-    absent "clear drops the sensor record" "$(state sensors-ran)"
-    exists "clear keeps the smoke record (its hashes stay true)" "$(state smoke-ran)"
-    project=$tmp/unborn gitdir=$tmp/unborn/.git
-    mkdir -p "$project" && cp -R "$tmp/project/.claude" "$project/" && g init -q && start
-    check "an unborn HEAD gives an empty base" test ! -s "$(state session-base)"
-    project=$tmp/project gitdir=$tmp/project/.git
-}
-
 group_evidence() {
     local name
     echo "-- the Stop hook: which sensor runs count"
@@ -202,15 +177,14 @@ group_evidence() {
     allows "the second stop (stop_hook_active) lets the turn end" stop_again
     check "with one warning for the user" jq -e '.systemMessage | test("sensors")' <<<"$out"
     ran "$AIUP_SENSOR_COMMAND"
-    absent "a clean console without reports records nothing" "$(state sensors-ran)"
-    check "and tells Claude the run does not count" grep -qF "does not count" <<<"$out"
+    check "a clean console without reports is no run" grep -qF "does not count" <<<"$out"
     blocks "a clean console without reports blocks" stop
     sensors && ran "./mvnw -q test-compile"
-    absent "test-compile records nothing" "$(state sensors-ran)"
+    absent "test-compile records nothing" "$state-sensors-ran"
     ran "$AIUP_SENSOR_COMMAND"
-    check "a green run is recorded in the git dir" grep -qxF "$SRC" "$(state sensors-ran)"
+    check "a green run is recorded in the git dir" grep -qxF "$SRC" "$state-sensors-ran"
     silent "fresh, green reports let the turn end" stop
-    touch "$(state sensors-ran)" && rm -rf target
+    touch "$state-sensors-ran" && rm -rf target
     blocks "reports removed (mvn clean) block again; the record proves nothing" stop
     fresh && sensors && change "$SRC" && blocks "a change after the last green run blocks" stop
     says "the message names the late change" "$SRC changed after"
@@ -224,22 +198,15 @@ group_evidence() {
 }
 
 group_reports() {
-    local dir=$project/$AIUP_REPORT_DIR
     echo "-- the Stop hook: what a Surefire report must say"
     fresh && change "$SRC"
     sensors 3 1 0 && blocks "a failed sensor blocks" stop
     sensors 3 0 1 && blocks "an errored sensor blocks" stop
     sensors 0 0 0 && blocks "a report that counts no test blocks" stop
-    sensors && rm "$dir"/*BusinessRuleTraceabilityTest.xml
+    sensors && rm "$project/$AIUP_REPORT_DIR"/*BusinessRuleTraceabilityTest.xml
     blocks "a run without the BusinessRuleTraceabilityTest report blocks" stop
-    sensors && sed -i '$d' "$dir"/*UseCaseTraceabilityTest.xml
+    sensors && sed -i '$d' "$project/$AIUP_REPORT_DIR"/*UseCaseTraceabilityTest.xml
     blocks "a report cut off before </testsuite> blocks" stop
-    sensors && sed -i 's/ tests="3"//' "$dir"/*UseCaseTraceabilityTest.xml
-    blocks "a report without a test count blocks" stop
-    sensors && printf '\0' >>"$dir"/TEST-ai.unifiedprocess.petclinic.UseCaseTraceabilityTest.xml
-    blocks "a report with a NUL byte is no report and blocks" stop
-    sensors && sed -i 's/ tests=/\n    tests=/' "$dir"/*Test.xml
-    silent "a start tag over several lines reads as well" stop
 }
 
 group_changes() {
@@ -265,7 +232,7 @@ group_self() {
     fresh && change .claude/hooks/session-start.sh && blocks "a changed hook blocks" stop
     says "the message names smoke.sh" "$AIUP_SMOKE_COMMAND"
     (cd "$project" && record_smoke) && silent "after smoke.sh recorded it, the turn may end" stop
-    change .claude/hooks/session-start.sh && touch "$(state smoke-ran)"
+    change .claude/hooks/session-start.sh && touch "$state-smoke-ran"
     blocks "a touched aiup-smoke-ran proves nothing" stop
     fresh && change .claude/settings.json && blocks "a changed settings.json blocks" stop
     fresh && rm .claude/hooks/session-start.sh && blocks "a deleted hook blocks" stop
@@ -319,52 +286,6 @@ group_audit() {
     absent "an agent cut off (max_tokens) marks nothing" "$(marker UC-008)"
     audit general-purpose "Check UC-004" "# Coverage report: UC-004"
     absent "another agent marks nothing" "$(marker UC-004)"
-    audit "other:$agent-x" "Check UC-004" "# Coverage report: UC-004"
-    absent "a look-alike agent type marks nothing" "$(marker UC-004)"
-    audit "plugin:$agent" "Check UC-010" "# Coverage report: UC-010"
-    exists "a plugin's namespaced agent type marks" "$(marker UC-010)"
-}
-
-group_failopen() {
-    local hook dir
-    echo "-- fail open: a hook that cannot judge lets the session go, silently"
-    fresh && change "$SRC" && mkdir "$tmp/nojq" # every program on PATH but jq
-    IFS=: read -ra dirs <<<"$PATH"
-    for dir in "${dirs[@]}"; do ln -s "$dir"/* "$tmp/nojq/" 2>/dev/null; done
-    rm -f "$tmp/nojq/jq" && with=(PATH="$tmp/nojq")
-    silent "without jq the Stop hook lets go" stop
-    silent "without jq the status guard lets go" edit "$UC5" Approved Done
-    with=()
-    for hook in "$project"/.claude/hooks/*.sh; do
-        hook=${hook##*/}
-        case $hook in lib.sh | smoke.sh) continue ;; esac
-        silent "$hook lets garbage go" run "$hook" '{"hook_event_name": "Stop", "stop_hook_a'
-    done
-    silent "empty stdin lets go" run require-sensors.sh ""
-    with=(CLAUDE_PROJECT_DIR=) && silent "without CLAUDE_PROJECT_DIR the hook lets go" stop
-    mkdir "$tmp/nogit" && cp -R .claude "$tmp/nogit/" && project=$tmp/nogit
-    with=(GIT_CEILING_DIRECTORIES="$tmp") && silent "outside git the hook lets go" stop
-    with=() && project=$tmp/project
-    code=0 && bash -c '. "$1"; aiup_fail_open; echo boom >&2; exit 3' _ "$hooks/lib.sh" ||
-        code=$?
-    check "a hook that crashes exits 0" test "$code" = 0
-    with=(AIUP_SMOKE_CANARY=canary-7f3a9) && stop && with=()
-    check "a blocking message leaks no environment" test "$code" = 2 -a "${err//canary/}" = "$err"
-}
-
-group_worktree() {
-    local main=$gitdir
-    echo "-- worktrees: each keeps its own state"
-    fresh && g worktree add -q "$tmp/wt" -b wt
-    project=$tmp/wt gitdir=$(g -C "$tmp/wt" rev-parse --absolute-git-dir)
-    start && check "a worktree's session base lives in its own git dir" test "$gitdir" != "$main"
-    change "$SRC" && blocks "a change in the worktree blocks there" stop
-    sensors && ran "$AIUP_SENSOR_COMMAND"
-    exists "its green run is recorded in its git dir" "$(state sensors-ran)"
-    absent "not in the main one" "$main/aiup-sensors-ran"
-    silent "its own green reports let its turn end" stop
-    project=$tmp/project gitdir=$main
-    g worktree remove --force "$tmp/wt"
 }
 
 # --- run the groups, then record what was proved ------------------------------------------
