@@ -59,7 +59,7 @@ make_project() {
     echo '<project/>' >pom.xml && echo 'class OwnerService {}' >"$SRC"
     spec "$UC3" "UC-003 Register new owner" Done
     spec "$UC5" "UC-005 Add visit" Approved
-    printf '# TC-001 Draft owner registration\n\n**Status:** Draft\n' >"$TC1" # replace_all: 2 Drafts
+    printf '# TC-001 Draft owner registration\n\n**Status:** Draft\n' >"$TC1" # 2 Drafts
     echo 'target/' >.gitignore && echo 'PetClinic' >README.md && cp -R "$hooks" .claude/hooks
     cp "$hooks/../settings.json" .claude/ 2>/dev/null
     g init -q -b main && g add -A && g commit -q -m fixture && initial=$(g rev-parse HEAD)
