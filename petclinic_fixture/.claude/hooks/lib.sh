@@ -37,7 +37,6 @@ aiup_block() { printf '%s\n' "$1" >&3; trap - EXIT; exit 2; }
 # event (a terminal, a closed stdin, empty input, no JSON object): the session goes on.
 aiup_read_input() {
     local pair fields="" values
-    command -v jq >/dev/null || exit 0
     # A terminal carries no event; from a closed stdin, $(cat) would read its own pipe forever.
     if [ -t 0 ] || [ ! -e /dev/stdin ]; then exit 0; fi
     # Claude Code hands the event over a Unix socket: cat reads it, $(</dev/stdin) cannot.
@@ -104,10 +103,9 @@ aiup_changed_after() {
 aiup_report_problem() {
     local report=$AIUP_REPORT_DIR/TEST-ai.unifiedprocess.petclinic.$1.xml
     local tag='<testsuite[[:space:]][^>]*[[:space:]]' text="" tests="" failures="" errors=""
-    # The report on one line (a start tag over several lines reads too). A NUL byte, which no
-    # test JVM writes, becomes a \001 that bash keeps: such a file cannot be read as a report.
-    [ -f "$report" ] && text=$(tr '\000\n' '\001 ' <"$report")
-    # The counts in its <testsuite ...> start tag.
+    # A NUL byte, which no test JVM writes, becomes a \001 that bash keeps: no report then.
+    [ -f "$report" ] && text=$(tr '\000' '\001' <"$report")
+    # The counts in its <testsuite ...> start tag (over several lines, too).
     [[ $text =~ ${tag}tests=\"([0-9]+)\" ]] && tests=${BASH_REMATCH[1]}
     [[ $text =~ ${tag}failures=\"([0-9]+)\" ]] && failures=${BASH_REMATCH[1]}
     [[ $text =~ ${tag}errors=\"([0-9]+)\" ]] && errors=${BASH_REMATCH[1]}
