@@ -75,7 +75,9 @@ def quiet(result: Run) -> bool:
 def edit(root: Path, old: str, new: str, path: str = SPEC, **more: object) -> Run:
     tool_input = {"file_path": str(root / path), "old_string": old, "new_string": new, **more}
     return run_hook(
-        root, "guard-spec-status.sh", event("PreToolUse", root, tool_name="Edit", tool_input=tool_input)
+        root,
+        "guard-spec-status.sh",
+        event("PreToolUse", root, tool_name="Edit", tool_input=tool_input),
     )
 
 
@@ -107,7 +109,9 @@ def test_a_new_session_starts_silently_from_head_with_every_status_snapshotted(
     started = run_hook(root, "session-start.sh", event("SessionStart", root, source="startup"))
     assert quiet(started), started
     state = git_dir(root)
-    assert (state / "aiup-session-base").read_text().strip() == git(root, "rev-parse", "HEAD").strip()
+    assert (state / "aiup-session-base").read_text().strip() == git(
+        root, "rev-parse", "HEAD"
+    ).strip()
     assert f"{SPEC}\tApproved" in (state / "aiup-spec-status").read_text().splitlines()
 
 
@@ -162,7 +166,11 @@ def test_without_jq_the_stop_hook_and_the_status_guard_let_go(tmp_path: Path) ->
                 "PreToolUse",
                 root,
                 tool_name="Edit",
-                tool_input={"file_path": str(root / SPEC), "old_string": "Approved", "new_string": "Done"},
+                tool_input={
+                    "file_path": str(root / SPEC),
+                    "old_string": "Approved",
+                    "new_string": "Done",
+                },
             ),
             env,
         )
