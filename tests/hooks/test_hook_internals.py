@@ -261,6 +261,7 @@ def test_a_worktree_keeps_its_own_state_in_its_own_git_dir(tmp_path: Path) -> No
         ("a NUL byte after the end", True),
         ("no test count", True),
         ("a start tag over several lines", False),
+        ("one line, the counts first (Lab 01's forgery)", False),
     ],
 )
 def test_a_report_is_read_by_its_text(tmp_path: Path, form: str, blocks: bool) -> None:
@@ -275,6 +276,8 @@ def test_a_report_is_read_by_its_text(tmp_path: Path, form: str, blocks: bool) -
         report.write_bytes(text.encode() + b"\0")
     elif form == "no test count":
         report.write_text(text.replace(' tests="3"', ""))
+    elif form.startswith("one line"):
+        report.write_text('<testsuite tests="1" failures="0" errors="0"></testsuite>\n')
     else:
         for name in ("tests", "errors", "failures"):  # a line break, not a space, before each
             text = text.replace(f" {name}=", f"\n{name}=")

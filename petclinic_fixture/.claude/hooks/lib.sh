@@ -102,13 +102,14 @@ aiup_changed_after() {
 # this session, or nothing when it is.
 aiup_report_problem() {
     local report=$AIUP_REPORT_DIR/TEST-ai.unifiedprocess.petclinic.$1.xml
-    local tag='<testsuite[[:space:]][^>]*[[:space:]]' text="" tests="" failures="" errors=""
+    local suite='<testsuite[[:space:]][^>]*>' text="" tag="" tests="" failures="" errors=""
     # A NUL byte, which no test JVM writes, becomes a \001 that bash keeps: no report then.
     [ -f "$report" ] && text=$(tr '\000' '\001' <"$report")
     # The counts in its <testsuite ...> start tag (over several lines, too).
-    [[ $text =~ ${tag}tests=\"([0-9]+)\" ]] && tests=${BASH_REMATCH[1]}
-    [[ $text =~ ${tag}failures=\"([0-9]+)\" ]] && failures=${BASH_REMATCH[1]}
-    [[ $text =~ ${tag}errors=\"([0-9]+)\" ]] && errors=${BASH_REMATCH[1]}
+    [[ $text =~ $suite ]] && tag=${BASH_REMATCH[0]}
+    [[ $tag =~ [[:space:]]tests=\"([0-9]+)\" ]] && tests=${BASH_REMATCH[1]}
+    [[ $tag =~ [[:space:]]failures=\"([0-9]+)\" ]] && failures=${BASH_REMATCH[1]}
+    [[ $tag =~ [[:space:]]errors=\"([0-9]+)\" ]] && errors=${BASH_REMATCH[1]}
     if [ ! -f "$report" ]; then
         echo "there is no $1 report ($report): the sensors did not run to the end"
     elif ! aiup_after_session_start "$report"; then
