@@ -21,12 +21,12 @@ started=$(date +%s%N)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/aiup-smoke.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 passed=0 failed=0 code=0 out="" err=""
-
 # --- checks ----------------------------------------------------------------------------------
 # check NAME COMMAND...: one check, one line. A failure also shows how the last hook ended.
 check() {
-    if "${@:2}" >/dev/null 2>&1; then passed=$((passed + 1)) && echo "  ok   $1" && return; fi
-    failed=$((failed + 1)) && echo "  FAIL $1"
+    local name=$1 && shift
+    if "$@" >/dev/null 2>&1; then passed=$((passed + 1)) && echo "  ok   $name" && return; fi
+    failed=$((failed + 1)) && echo "  FAIL $name"
     echo "       the last hook exited $code${err:+: $(head -n 1 <<<"$err" | cut -c 1-50)}"
     [ -z "${AIUP_SMOKE_FAIL_FAST:-}" ] ||
         { echo "smoke: stopped at the first failed check ($passed passed before it)" && exit 1; }
