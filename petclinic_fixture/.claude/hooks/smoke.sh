@@ -57,9 +57,9 @@ make_project() {
     mkdir -p "$project/${SRC%/*}" "$project/docs/use_cases" "$project/docs/test_cases" \
         "$project/.claude" && cd "$project" || exit 1
     echo '<project/>' >pom.xml && echo 'class OwnerService {}' >"$SRC"
-    spec "$UC3" "UC-003 Register new owner" Done
-    spec "$UC5" "UC-005 Add visit" Approved
-    printf '# TC-001 Draft owner registration\n\n**Status:** Draft\n' >"$TC1" # 2 Drafts
+    spec "$UC3" "UC-003 Register new owner" Done && spec "$UC5" "UC-005 Add visit" Approved
+    # "Draft" twice: only replace_all reaches the Status line.
+    printf '# TC-001 Draft owner registration\n\n**Status:** Draft\n' >"$TC1"
     echo 'target/' >.gitignore && echo 'PetClinic' >README.md && cp -R "$hooks" .claude/hooks
     cp "$hooks/../settings.json" .claude/ 2>/dev/null
     g init -q -b main && g add -A && g commit -q -m fixture && initial=$(g rev-parse HEAD)
