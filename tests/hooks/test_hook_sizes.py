@@ -10,7 +10,7 @@ import pytest
 from tests.hooks.hookrepo import HOOKS
 
 HOOK_DIR = Path(__file__).parents[2] / "petclinic_fixture/.claude/hooks"
-LIMITS = {"lib.sh": 250, "smoke.sh": 400} | dict.fromkeys(HOOKS, 70)
+LIMITS = {"lib.sh": 200, "smoke.sh": 250} | dict.fromkeys(HOOKS, 70)
 
 
 @pytest.mark.parametrize(("name", "limit"), sorted(LIMITS.items()))

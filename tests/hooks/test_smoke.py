@@ -100,8 +100,8 @@ def test_fail_fast_stops_at_the_first_failure(tmp_path: Path) -> None:
     root = project_with_hooks(tmp_path)
     lib = root / ".claude/hooks/lib.sh"
     source = lib.read_text()
-    assert "    AIUP_BLOCKING=1\n    exit 2\n" in source
-    lib.write_text(source.replace("    AIUP_BLOCKING=1\n    exit 2\n", "    exit 0\n"))
+    assert "trap - EXIT; exit 2; }" in source
+    lib.write_text(source.replace("trap - EXIT; exit 2; }", "exit 0; }"))
 
     scratch = tmp_path / "scratch"
     scratch.mkdir()

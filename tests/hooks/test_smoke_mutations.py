@@ -46,7 +46,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "a block exits 1 instead of 2",
         LIB,
-        (("    AIUP_BLOCKING=1\n    exit 2", "    AIUP_BLOCKING=1\n    exit 1"),),
+        (("trap - EXIT; exit 2; }", "trap - EXIT; exit 1; }"),),
         ("evidence",),
         "a change without a sensor run blocks",
     ),
@@ -60,7 +60,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "freshness against changed files dropped",
         LIB,
-        (('    [ "${1%% *}" -ge "${written/./}" ]\n', "    false\n"),),
+        (('    [ -z "$late" ] || echo "$late changed after the last $sensor run"\n', ""),),
         ("evidence",),
         "a change after the last green run blocks",
     ),
@@ -74,7 +74,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "session start no longer bounds evidence",
         LIB,
-        (('[ ! -f "$start" ] || [ "$1" -nt "$start" ]', "true"),),
+        (('[ ! -f "$AIUP_START" ] || [ "$1" -nt "$AIUP_START" ]', "true"),),
         ("evidence",),
         "reports from before the session do not count",
     ),
@@ -84,13 +84,6 @@ MUTATIONS: list[Mutation] = [
         (('elif [ "$tests" -lt 1 ]; then', "elif false; then"),),
         ("reports",),
         "a report that counts no test blocks",
-    ),
-    Mutation(
-        "a report with a NUL byte read up to the NUL",
-        LIB,
-        (('IFS= read -r -d \'\' text <"$report" && text=""', 'text=$(<"$report")'),),
-        ("reports",),
-        "a report with a NUL byte is no report and blocks",
     ),
     Mutation(
         "failures check dropped",
@@ -109,7 +102,7 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "a report cut off trusted",
         LIB,
-        (("elif ! [[ $text =~ $end ]]; then", "elif false; then"),),
+        (('elif [[ $text != *"</testsuite>"* ]]; then', "elif false; then"),),
         ("reports",),
         "a report cut off before </testsuite> blocks",
     ),
@@ -138,8 +131,8 @@ MUTATIONS: list[Mutation] = [
         LIB,
         (
             (
-                '        if [[ $base =~ ^[0-9a-f]+$ ]] && [ "$base" != "$AIUP_HEAD" ]; then',
-                "        if false; then",
+                'git -c core.quotePath=false diff --name-only --relative "$base"',
+                "git diff --name-only --relative",
             ),
         ),
         ("changes",),
@@ -150,19 +143,19 @@ MUTATIONS: list[Mutation] = [
         LIB,
         (
             (
-                'ns=$(stat -c %.9Z -- "$where") || continue',
-                'ns=$(stat -c %.9Z -- "$path") || continue',
+                'while [ ! -e "$where" ]; do where=$(dirname "$where"); done',
+                '[ -e "$where" ] || continue',
             ),
         ),
         ("changes",),
         "a deletion after the run blocks",
     ),
     Mutation(
-        "a change's time read from its mtime, which a backdating touch moves back",
+        "a change's time read from its mtime, which a rename keeps",
         LIB,
-        (("stat -c %.9Z", "stat -c %.9Y"),),
+        (("-cnewer", "-newer"),),
         ("changes",),
-        "a backdated file (touch -d) after the green run blocks",
+        "a rename after it blocks",
     ),
     Mutation(
         "a touched smoke record trusted",
@@ -188,7 +181,7 @@ MUTATIONS: list[Mutation] = [
         "hooks/guard-spec-status.sh",
         (('elif [ "${3:-}" = true ]; then', "elif false; then"),),
         ("guard",),
-        "replace_all Draft -> Automated on a test case is refused",
+        "replace_all Draft -> Automated is refused",
     ),
     Mutation(
         "the status guard lets a missing audit through (Lab 06)",
@@ -200,7 +193,12 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "stale audits accepted",
         LIB,
-        (('    if aiup_late "$newest" "$marker"; then', "    if false; then"),),
+        (
+            (
+                '[ -z "$late" ] || echo "the last coverage audit',
+                'true || echo "the last coverage audit',
+            ),
+        ),
         ("guard",),
         "an audit older than a src/ change is stale",
     ),
@@ -214,47 +212,20 @@ MUTATIONS: list[Mutation] = [
     Mutation(
         "a cut-off coverage agent is recorded",
         AUDIT,
-        (("case $reason in end_turn | handback) ;; *) exit 0 ;; esac", "true"),),
+        (("elif [[ ! $reason =~ ^(end_turn|handback)$ ]]; then exit 0; fi", "fi"),),
         ("audit",),
         "an agent cut off (max_tokens) marks nothing",
-    ),
-    Mutation(
-        "a namespaced coverage agent type is ignored",
-        AUDIT,
-        (
-            (
-                '[[ $agent_type == *"$AIUP_COVERAGE_AGENT" ]]',
-                '[ "$agent_type" = "$AIUP_COVERAGE_AGENT" ]',
-            ),
-        ),
-        ("audit",),
-        "a plugin's namespaced agent type marks",
     ),
     Mutation(
         "ids not padded (UC-7)",
         AUDIT,
         (("'%s-%03d'", "'%s-%d'"),),
         ("audit",),
-        "'uc 7' is normalised to UC-007",
-    ),
-    Mutation(
-        "input fail-open removed: no jq and garbage stdin go on",
-        LIB,
-        (
-            ("    command -v jq >/dev/null || exit 0\n", ""),
-            ('"$@" <<<"$AIUP_INPUT") || exit 0', '"$@" <<<"$AIUP_INPUT")'),
-        ),
-        ("failopen",),
-        "without jq the Stop hook lets go",
-    ),
-    Mutation(
-        "state written to the work tree instead of the git dir",
-        LIB,
-        (("        read -r AIUP_GIT_DIR ", "        read -r _; AIUP_GIT_DIR=$PWD "),),
-        ("worktree",),
-        "its green run is recorded in its git dir",
+        "'uc 7' is UC-007",
     ),
 ]
+# Mutations of what smoke.sh no longer plays (session start, failing open, worktrees, rare
+# report forms) fail the cases of tests/hooks/test_hook_internals.py instead.
 
 
 def _failing_checks(stdout: str) -> list[str]:

@@ -87,8 +87,8 @@ def test_a_session_without_jq_is_a_run_of_its_own(tmp_path: Path) -> None:
             if program.name != "jq" and not (no_jq / program.name).exists():
                 (no_jq / program.name).symlink_to(program)
     with maven_share() as share:
-        green = smoke(share, "emulator", first, "session")
-        without = smoke(share, "claude-code", second, "session", path=str(no_jq))
+        green = smoke(share, "emulator", first, "audit")
+        without = smoke(share, "claude-code", second, "audit", path=str(no_jq))
         calls = ledger(share)
 
     assert green.returncode == 0, green.stdout + green.stderr
@@ -105,8 +105,8 @@ def test_a_change_to_the_index_alone_is_a_run_of_its_own(tmp_path: Path) -> None
         (root / ".claude/hooks/notes.txt").write_text("a note\n")
     subprocess.run(["git", "add", ".claude/hooks/notes.txt"], cwd=second, check=True)
     with maven_share() as share:
-        smoke(share, "emulator", first, "session")
-        smoke(share, "claude-code", second, "session")
+        smoke(share, "emulator", first, "audit")
+        smoke(share, "claude-code", second, "audit")
         calls = ledger(share)
 
     assert calls == [("smoke.sh", "emulator", "real"), ("smoke.sh", "claude-code", "real")]

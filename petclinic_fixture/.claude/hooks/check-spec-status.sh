@@ -46,13 +46,9 @@ done <<<"$now"
 printf '%s\n' "$now" >"$snapshot.tmp" && mv -f "$snapshot.tmp" "$snapshot"
 [ -n "$reports" ] || exit 0
 
-{
-    echo "A Status line changed to an assertion without a coverage audit:"
-    printf '%s' "$reports"
-    echo "Set it back, or audit first and then make the change again:"
-    echo
-    for id in $ids; do echo "  $AIUP_AUDIT_COMMAND $id"; done
-    echo
-    echo "then run the sensors ($AIUP_SENSOR_COMMAND)."
-} | aiup_say
-aiup_block
+aiup_block "A Status line changed to an assertion without a coverage audit:
+${reports}Set it back, or audit first and then make the change again:
+
+$(for id in $ids; do echo "  $AIUP_AUDIT_COMMAND $id"; done)
+
+then run the sensors ($AIUP_SENSOR_COMMAND)."

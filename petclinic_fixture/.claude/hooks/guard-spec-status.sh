@@ -6,8 +6,7 @@
 # shellcheck source=lib.sh disable=SC2154 # aiup_read_input sets the variables it names
 . "${BASH_SOURCE[0]%/*}/lib.sh" 2>/dev/null || exit 0
 aiup_fail_open
-aiup_read_input tool=tool_name file=tool_input.file_path cwd=cwd content=tool_input.content \
-    old=tool_input.old_string new=tool_input.new_string all=tool_input.replace_all
+aiup_read_input tool=tool_name file=tool_input.file_path cwd=cwd all=tool_input.replace_all
 aiup_open_project
 
 case $tool in Edit | Write | MultiEdit) ;; *) exit 0 ;; esac
@@ -20,10 +19,7 @@ case $file in "$project"/*) rel=${file#"$project"/} ;; *) exit 0 ;; esac
 
 # The spec now: "" for a new one; one the hook cannot read lets the session go.
 text=""
-if [ -f "$rel" ]; then
-    [ -r "$rel" ] || exit 0
-    IFS= read -r -d '' text <"$rel" # the whole file (a spec holds no NUL byte)
-fi
+[ ! -f "$rel" ] || text=$(<"$rel") || exit 0
 
 # The spec after the tool call. apply OLD NEW [true] replaces the first OLD in it with NEW
 # (every one with true); an empty OLD only fills an empty file. Quoted, OLD and NEW are plain
@@ -33,13 +29,18 @@ apply() {
     elif [ "${3:-}" = true ]; then next=${next//"$1"/"$2"}
     else next=${next/"$1"/"$2"}; fi
 }
+edit() { # edit FIELD ALL: the edit at FIELD in the event (tool_input, or one of MultiEdit's)
+    apply "$(aiup_field "$1.old_string")" "$(aiup_field "$1.new_string")" "$2"
+}
 next=$text
 case $tool in
-    Write) next=$content ;;
-    Edit) apply "$old" "$new" "$all" ;;
-    MultiEdit) # other clients: its edits in turn (@sh quotes each value, so eval only applies)
-        eval "$(jq -r '.tool_input.edits[]? | [.old_string, .new_string, .replace_all]
-            | "apply \(map(. // "" | tostring | @sh) | join(" "))"' <<<"$AIUP_INPUT")" ;;
+    Write) next=$(aiup_field tool_input.content) ;;
+    Edit) edit tool_input "$all" ;;
+    MultiEdit) # other clients: its edits in turn
+        n=$(aiup_field 'tool_input.edits | length')
+        for ((i = 0; i < n; i++)); do
+            edit "tool_input.edits[$i]" "$(aiup_field "tool_input.edits[$i].replace_all")"
+        done ;;
 esac
 next=$(aiup_status_of <<<"$next")
 aiup_is_asserting "$next" || exit 0
@@ -58,13 +59,10 @@ aiup_audit_running && todo="The coverage audit is still running (its report can 
 its end). Once Claude Code shows Agent \"…\" finished, and if it found
 no gaps, make this edit again"
 
-aiup_say <<MSG
-Refused: $rel would read "**Status:** $next".
+aiup_block "Refused: $rel would read \"**Status:** $next\".
 
 A Status of $next is an assertion the traceability sensors act on, not a label,
 and $problem.
 $todo and then run the sensors
 ($AIUP_SENSOR_COMMAND) so the rule it switches on actually votes.
-If it finds gaps, close them or leave the Status as it is${current:+ ($current)}.
-MSG
-aiup_block
+If it finds gaps, close them or leave the Status as it is${current:+ ($current)}."

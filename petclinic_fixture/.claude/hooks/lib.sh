@@ -1,9 +1,7 @@
 # shellcheck shell=bash
-# lib.sh: what the guard hooks share. Every hook sources it; it is never run on its own.
-# Hooks guard the session, sensor tests guard the repository (ADR-010). A guard reads the
-# state of the repository and wants positive evidence (ADR-011): the sensors' Surefire
-# reports and the coverage audit's markers, never console output or what the agent says.
-#
+# lib.sh: what the guard hooks share. Hooks guard the session, sensor tests the repository
+# (ADR-010). A guard reads the repository and wants positive evidence (ADR-011): the sensors'
+# Surefire reports and the coverage audit's markers, never the console or the agent's word.
 # The hooks keep their state in the git dir, so it follows a worktree and is never a change:
 #   aiup-session-base       HEAD when the session started; the file's mtime is the start
 #   aiup-sensors-ran        the changes the last green sensor run covered (a record only)
@@ -24,86 +22,60 @@ AIUP_COVERAGE_AGENT="aiup-vaadin-jooq:uc-coverage"
 # A hook runs in every session: a broken hook must never break one. So a hook that cannot
 # read its event or its repository lets the session go: exit 0, not a word. Only aiup_block
 # ends a hook with exit 2, the code Claude Code reads as "no, and here is why".
-# aiup_fail_open hides the stray errors of the tools a hook calls (the hook's own message
-# goes to fd 3) and turns every exit but a deliberate block into a quiet exit 0.
 aiup_fail_open() {
     [ "${BASH_VERSINFO[0]:-0}" -ge 4 ] || exit 0 # ${x,,} needs bash 4 (macOS ships 3.2)
-    exec 3>&2 2>/dev/null
-    trap aiup_on_exit EXIT
+    exec 3>&2 2>/dev/null # stray errors (a read-only .git) go nowhere; aiup_block writes to fd 3
+    trap 'exit 0' EXIT # any end but aiup_block's, a crash too, is a quiet exit 0
 }
 
-aiup_on_exit() {
-    if [ $? = 2 ] && [ "${AIUP_BLOCKING:-}" = 1 ]; then exit 2; else exit 0; fi
-}
-
-aiup_block() {
-    AIUP_BLOCKING=1
-    exit 2
-}
-
-# Prints the text on stdin for Claude: Claude Code shows a blocking hook's stderr to Claude.
-aiup_say() { cat >&3; }
+# aiup_block MESSAGE: tells Claude why not (Claude Code shows it a blocking hook's stderr).
+aiup_block() { printf '%s\n' "$1" >&3; trap - EXIT; exit 2; }
 
 # --- the event on stdin -------------------------------------------------------------------
-# aiup_read_input NAME=FIELD...: reads the event (JSON) and sets the variable NAME to each
-# FIELD ("" when the event has none): aiup_read_input command=tool_input.command sets $command.
-# Without jq nothing can be read; a terminal, a closed stdin, empty input or anything but a
-# JSON object is no event: the hook lets the session go.
+# aiup_read_input NAME=FIELD...: reads the event (JSON), sets each variable NAME to a one-line
+# FIELD (a name, a path, true), "" when it has none: tool=tool_name sets $tool. No jq or no
+# event (a terminal, a closed stdin, empty input, no JSON object): the session goes on.
 aiup_read_input() {
-    local fields
-    command -v jq >/dev/null || exit 0
-    [ -t 0 ] && exit 0
-    # A closed stdin: $(cat) would be handed its own output pipe as stdin and wait forever.
-    { exec 9<&0; } 2>/dev/null || exit 0
-    exec 9<&-
+    local pair fields="" values
+    # A terminal carries no event; from a closed stdin, $(cat) would read its own pipe forever.
+    if [ -t 0 ] || [ ! -e /dev/stdin ]; then exit 0; fi
     # Claude Code hands the event over a Unix socket: cat reads it, $(</dev/stdin) cannot.
     AIUP_INPUT=$(cat) && [ -n "$AIUP_INPUT" ] || exit 0
-    # One jq for every field; @sh quotes each value, so eval only ever assigns it.
-    fields=$(jq -r --args 'if type != "object" then error("no event") else . as $event
-        | $ARGS.positional[] | capture("^(?<name>\\w+)=(?<path>.+)$") as $f
-        | "\($f.name)=\(($event | try getpath($f.path | split(".")) catch null) // ""
-            | tostring | @sh)" end' "$@" <<<"$AIUP_INPUT") || exit 0
-    eval "$fields"
+    for pair in "$@"; do fields+=".${pair#*=}, "; done # tool=tool_name -> .tool_name,
+    values=$(jq -r "if type == \"object\" then [${fields}empty][] | . // \"\" else error end" \
+        <<<"$AIUP_INPUT") || exit 0
+    for pair in "$@"; do IFS= read -r "${pair%%=*}"; done <<<"$values" # one value a line
 }
+
+# aiup_field FIELD: a field that may span lines, "" when it has none: $(aiup_field prompt)
+aiup_field() { jq -r ".$1 // \"\"" <<<"$AIUP_INPUT"; }
 
 # --- the project and what changed in this session -----------------------------------------
 # Enters the project (CLAUDE_PROJECT_DIR). No project, no git work tree: the session goes on.
 aiup_open_project() {
     local inside
-    [ -n "${CLAUDE_PROJECT_DIR:-}" ] || exit 0
-    cd "$CLAUDE_PROJECT_DIR" || exit 0
-    {
-        read -r inside
-        read -r AIUP_GIT_DIR     # where the hooks keep their state
-        IFS= read -r AIUP_PREFIX # where the project sits in the repository ("" at its root)
-        read -r AIUP_HEAD        # "" in a new repository: git fails there after the others
-    } < <(git rev-parse --is-inside-work-tree --absolute-git-dir --show-prefix -q --verify HEAD)
+    [ -n "${CLAUDE_PROJECT_DIR:-}" ] && cd "$CLAUDE_PROJECT_DIR" || exit 0
+    # "true" in a work tree, then the git dir, where the state lives (it follows a worktree).
+    { read -r inside; read -r AIUP_GIT_DIR; } < <(git rev-parse --is-inside-work-tree --git-dir)
     [ "$inside" = true ] || exit 0
+    AIUP_START=$AIUP_GIT_DIR/aiup-session-base # its mtime is the session's start
 }
 
 # True when file $1 was written after the session started (always, when no start is known).
-aiup_after_session_start() {
-    local start=$AIUP_GIT_DIR/aiup-session-base
-    [ ! -f "$start" ] || [ "$1" -nt "$start" ]
-}
+aiup_after_session_start() { [ ! -f "$AIUP_START" ] || [ "$1" -nt "$AIUP_START" ]; }
 
-# Every changed path, relative to the project: what git status shows, from before the session too
-# (new files one by one, a rename by its new name, deletions) and everything committed since
-# the session started, so that a commit does not lift a guard.
+# Every changed path, relative to the project: new files one by one, edits, deletions and
+# renames (by the new name), uncommitted ones from before the session too, and everything
+# committed since the session started, so that a commit does not lift a guard.
 aiup_changed_paths() {
-    local entry base=""
-    read -r base <"$AIUP_GIT_DIR/aiup-session-base" # "" when unknown, or HEAD was unborn
+    local base # HEAD when no session start was seen, "" in a new repository
+    base=$(cat "$AIUP_START" || git rev-parse -q --verify HEAD)
     {
-        git status --porcelain -z --untracked-files=all -- . |
-            while IFS= read -r -d '' entry; do
-                # "XY path", from the repository's root; a rename's old name follows it.
-                case ${entry:0:1} in R | C) IFS= read -r -d '' _ ;; esac
-                entry=${entry:3}
-                printf '%s\n' "${entry#"$AIUP_PREFIX"}"
-            done
-        # Commits since the base (a commit id, never an option for git diff), if HEAD moved.
-        if [[ $base =~ ^[0-9a-f]+$ ]] && [ "$base" != "$AIUP_HEAD" ]; then
-            git -c core.quotePath=false diff --name-only --relative "$base" HEAD
+        git -c core.quotePath=false ls-files --others --exclude-standard
+        if [[ $base =~ ^[0-9a-f]+$ ]]; then # a commit id, never an option for git diff
+            git -c core.quotePath=false diff --name-only --relative "$base"
+        else # HEAD was unborn: every file is new
+            git -c core.quotePath=false ls-files --cached
         fi
     } | sort -u
 }
@@ -112,74 +84,63 @@ aiup_changed_paths() {
 aiup_sensor_paths() { grep -E '^(src/|docs/|pom\.xml$)'; }
 aiup_hook_paths() { grep -E '^\.claude/(hooks/|settings\.json$)'; }
 
-# Prints "<nanoseconds> <path>" for the newest change among the paths on stdin. A change's
-# time is the path's ctime, which a rename or a backdating touch moves too; a deleted path's
+# stdin: paths. Prints the first one that changed after file $1 was written. A change's time is
+# the path's ctime, which a rename or a backdating touch (touch -d) moves too; a deleted path's
 # is that of its nearest folder still there (removing a file changes its folder).
-aiup_newest_change() {
-    local path where ns newest=0 newest_path=""
+aiup_changed_after() {
+    local path where
     while IFS= read -r path; do
         [ -n "$path" ] || continue
         where=$path
         while [ ! -e "$where" ]; do where=$(dirname "$where"); done
-        ns=$(stat -c %.9Z -- "$where") || continue
-        ns=${ns/./}
-        if [ "$ns" -gt "$newest" ]; then newest=$ns newest_path=$path; fi
+        [ -z "$(find "./$where" -maxdepth 0 -cnewer "$1")" ] || { echo "$path" && return; }
     done
-    [ -z "$newest_path" ] || printf '%s %s\n' "$newest" "$newest_path"
-}
-
-# aiup_late NEWEST FILE: true when NEWEST (aiup_newest_change) is not older than FILE.
-aiup_late() {
-    local written
-    [ -n "$1" ] && written=$(stat -c %.9Y -- "$2") || return 1
-    [ "${1%% *}" -ge "${written/./}" ]
 }
 
 # --- positive evidence: the sensors' Surefire reports -------------------------------------
-# stdin: the changed paths a run must postdate. Prints why the five sensor reports are no
-# evidence of a green run after those changes, or nothing when they are.
-aiup_evidence_problem() {
-    local LC_ALL=C newest name report text tag tests failures errors oldest="" oldest_name
-    local suite='<testsuite[[:space:]][^>]*>' end='</testsuite>[[:space:]]*$'
-    for name in "${AIUP_SENSORS[@]}"; do
-        report=$AIUP_REPORT_DIR/TEST-ai.unifiedprocess.petclinic.$name.xml
-        # The whole report. read -d '' stops early only at a NUL byte, which the test JVM
-        # never writes: such a file is no report.
-        text=""
-        [ -f "$report" ] && IFS= read -r -d '' text <"$report" && text=""
-        # The counts in the report's <testsuite ...> start tag ("" when it has none).
-        tag="" tests="" failures="" errors=""
-        if [[ $text =~ $suite ]]; then tag=${BASH_REMATCH[0]}; fi
-        if [[ $tag =~ [[:space:]]tests=\"([0-9]+)\" ]]; then tests=${BASH_REMATCH[1]}; fi
-        if [[ $tag =~ [[:space:]]failures=\"([0-9]+)\" ]]; then failures=${BASH_REMATCH[1]}; fi
-        if [[ $tag =~ [[:space:]]errors=\"([0-9]+)\" ]]; then errors=${BASH_REMATCH[1]}; fi
-        if [ ! -f "$report" ]; then
-            echo "there is no $name report ($report): the sensors did not run to the end"
-        elif ! aiup_after_session_start "$report"; then
-            echo "the $name report is from before this session"
-        elif [ -z "$tests" ] || [ -z "$failures" ] || [ -z "$errors" ]; then
-            echo "the $name report cannot be read"
-        elif ! [[ $text =~ $end ]]; then # cut off (a full disk, a killed JVM): no evidence
-            echo "the $name report is cut off (no closing </testsuite>)"
-        elif [ "$tests" -lt 1 ]; then
-            echo "the $name report counts no test"
-        elif [ "$failures" -gt 0 ]; then
-            echo "$name failed ($failures failure(s) in $report)"
-        elif [ "$errors" -gt 0 ]; then
-            echo "$name broke ($errors error(s) in $report)"
-        else
-            # Green. Whether the run came after the changes, the oldest report tells.
-            if [ -z "$oldest" ] || [ "$oldest" -nt "$report" ]; then
-                oldest=$report oldest_name=$name
-            fi
-            continue
-        fi
-        return
-    done
-    newest=$(aiup_newest_change)
-    if aiup_late "$newest" "$oldest"; then
-        echo "${newest#* } changed after the last $oldest_name run"
+# aiup_report_problem NAME: why the report of sensor NAME is no evidence of a green run in
+# this session, or nothing when it is.
+aiup_report_problem() {
+    local report=$AIUP_REPORT_DIR/TEST-ai.unifiedprocess.petclinic.$1.xml
+    local suite='<testsuite[[:space:]][^>]*>' text="" tag="" tests="" failures="" errors=""
+    # A NUL byte, which no test JVM writes, becomes a \001 that bash keeps: no report then.
+    [ -f "$report" ] && text=$(tr '\000' '\001' <"$report")
+    # The counts in its <testsuite ...> start tag (over several lines, too).
+    [[ $text =~ $suite ]] && tag=${BASH_REMATCH[0]}
+    [[ $tag =~ [[:space:]]tests=\"([0-9]+)\" ]] && tests=${BASH_REMATCH[1]}
+    [[ $tag =~ [[:space:]]failures=\"([0-9]+)\" ]] && failures=${BASH_REMATCH[1]}
+    [[ $tag =~ [[:space:]]errors=\"([0-9]+)\" ]] && errors=${BASH_REMATCH[1]}
+    if [ ! -f "$report" ]; then
+        echo "there is no $1 report ($report): the sensors did not run to the end"
+    elif ! aiup_after_session_start "$report"; then
+        echo "the $1 report is from before this session"
+    elif [ -z "$tests" ] || [ -z "$failures" ] || [ -z "$errors" ] || [[ $text == *$'\001'* ]]; then
+        echo "the $1 report cannot be read"
+    elif [[ $text != *"</testsuite>"* ]]; then # a full disk, a killed JVM: no evidence
+        echo "the $1 report is cut off (no closing </testsuite>)"
+    elif [ "$tests" -lt 1 ]; then
+        echo "the $1 report counts no test"
+    elif [ "$failures" -gt 0 ]; then
+        echo "$1 failed ($failures failure(s) in $report)"
+    elif [ "$errors" -gt 0 ]; then
+        echo "$1 broke ($errors error(s) in $report)"
     fi
+}
+
+# stdin: the changed paths a run must postdate. Prints why the sensor reports are no evidence
+# of a green run after them, or nothing when they are.
+aiup_evidence_problem() {
+    local changed name report problem oldest="" sensor late
+    changed=$(cat)
+    for name in "${AIUP_SENSORS[@]}"; do
+        problem=$(aiup_report_problem "$name")
+        [ -z "$problem" ] || { echo "$problem" && return; }
+        # Green. Whether the run came after the changes, the oldest report tells.
+        report=$AIUP_REPORT_DIR/TEST-ai.unifiedprocess.petclinic.$name.xml
+        if [ -z "$oldest" ] || [ "$oldest" -nt "$report" ]; then oldest=$report sensor=$name; fi
+    done
+    late=$(aiup_changed_after "$oldest" <<<"$changed")
+    [ -z "$late" ] || echo "$late changed after the last $sensor run"
 }
 
 # --- self-guarding: what smoke.sh proved --------------------------------------------------
@@ -210,18 +171,11 @@ aiup_status_lines() {
 
 # The status of the spec text on stdin, "" when it has no Status line.
 aiup_status_of() { aiup_status_lines - | cut -f 2-; }
-
 # The Status lines of all use cases and test cases (awk passes over a pattern with no match).
-aiup_status_snapshot() {
-    aiup_status_lines docs/use_cases/UC-*.md docs/test_cases/TC-*.md 2>/dev/null
-}
+aiup_status_snapshot() { aiup_status_lines docs/use_cases/UC-*.md docs/test_cases/TC-*.md; }
 
 # True when a Status asserts coverage: Done, Tested or Automated (any case, any markup).
-aiup_is_asserting() {
-    local word
-    read -r word _ <<<"${1//[^[:alpha:][:space:]]/ }"
-    [[ ${word,,} =~ ^(done|tested|automated)$ ]]
-}
+aiup_is_asserting() { [[ ${1,,} =~ ^[^[:alpha:]]*(done|tested|automated)([^[:alpha:]]|$) ]]; }
 
 # The id in a spec's file name, as the markers name it: docs/use_cases/UC-3-edit.md -> UC-003.
 aiup_spec_id() {
@@ -236,14 +190,10 @@ aiup_audit_running() { compgen -G "$AIUP_GIT_DIR/aiup-coverage-running/*" >/dev/
 # Prints why there is no fresh coverage audit of an id, or nothing when there is one: a
 # marker written in this session after the last change under src/ (code and tests).
 aiup_audit_problem() {
-    local marker newest
-    marker=$AIUP_GIT_DIR/aiup-coverage-checked/$1
+    local marker=$AIUP_GIT_DIR/aiup-coverage-checked/$1 late
     if [ ! -f "$marker" ] || ! aiup_after_session_start "$marker"; then
-        echo "no coverage audit of $1 has finished in this session"
-        return
+        echo "no coverage audit of $1 has finished in this session" && return
     fi
-    newest=$(aiup_changed_paths | grep '^src/' | aiup_newest_change)
-    if aiup_late "$newest" "$marker"; then
-        echo "the last coverage audit of $1 is stale: ${newest#* } changed after it"
-    fi
+    late=$(aiup_changed_paths | grep '^src/' | aiup_changed_after "$marker")
+    [ -z "$late" ] || echo "the last coverage audit of $1 is stale: $late changed after it"
 }

@@ -6,8 +6,8 @@
 # shellcheck source=lib.sh disable=SC2154 # aiup_read_input sets the variables it names
 . "${BASH_SOURCE[0]%/*}/lib.sh" 2>/dev/null || exit 0
 aiup_fail_open
-aiup_read_input event=hook_event_name agent_type=agent_type last=last_assistant_message \
-    transcript=agent_transcript_path event_reason=stop_reason agent=agent_id
+aiup_read_input event=hook_event_name agent_type=agent_type agent=agent_id \
+    transcript=agent_transcript_path event_reason=stop_reason
 aiup_open_project
 
 # The matcher "aiup-vaadin-jooq:uc-coverage$" is a regex searched anywhere in the agent type,
@@ -46,17 +46,14 @@ read_transcript() {
 }
 
 [ -n "$transcript" ] && [ -f "$transcript" ] && [ -r "$transcript" ] || transcript=/dev/null
-found=$(read_transcript "$transcript" "$last")
+found=$(read_transcript "$transcript" "$(aiup_field last_assistant_message)")
 reason=${found%%$'\n'*}
 ids=${found:${#reason}+1} # the lines after the first
 # Only a normal end counts. The event's stop_reason decides when it has one (other clients
 # send it: end_turn); Claude Code sends none, and then the transcript's decides (end_turn or a
 # handback; no readable transcript, no audit).
-if [ -n "$event_reason" ]; then
-    [ "$event_reason" = end_turn ] || exit 0
-else
-    case $reason in end_turn | handback) ;; *) exit 0 ;; esac
-fi
+if [ -n "$event_reason" ]; then [ "$event_reason" = end_turn ] || exit 0
+elif [[ ! $reason =~ ^(end_turn|handback)$ ]]; then exit 0; fi
 [ -n "$ids" ] || exit 0
 
 dir=$AIUP_GIT_DIR/aiup-coverage-checked

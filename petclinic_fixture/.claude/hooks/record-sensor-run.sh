@@ -5,9 +5,9 @@
 # shellcheck source=lib.sh disable=SC2154 # aiup_read_input sets the variables it names
 . "${BASH_SOURCE[0]%/*}/lib.sh" 2>/dev/null || exit 0
 aiup_fail_open
-aiup_read_input tool=tool_name command=tool_input.command \
-    background=tool_input.run_in_background
+aiup_read_input tool=tool_name background=tool_input.run_in_background
 aiup_open_project
+command=$(aiup_field tool_input.command) # it may span lines
 
 # A Maven call (mvnw or mvn) that reaches the test phase; test-compile does not.
 # (Newlines are [[:space:]]: a multi-line command is judged line by line in effect.)

@@ -37,19 +37,19 @@ fi
 
 # A short reason (nine lines at most, as Lab 07's contract asks): what is missing, which
 # changes need it, the command that earns the end of the turn.
-{
-    echo "You are not done yet."
-    if [ -n "$problem" ]; then
-        echo "Sensors: $problem."
-        echo "Changed in this session or not yet committed: $(some <<<"$sensor_changed")"
-        echo "Run the sensors in the foreground and let them finish:"
-        echo "  $AIUP_SENSOR_COMMAND"
-        echo "Only fresh, green reports in $AIUP_REPORT_DIR/ count; console output does not."
-    fi
-    if [ -n "$unproven" ]; then
-        echo "Hooks changed after the last green smoke.sh: $(some <<<"$unproven")"
-        echo "Run the hooks' smoke test and make it pass:"
-        echo "  $AIUP_SMOKE_COMMAND"
-    fi
-} | aiup_say
-aiup_block
+message="You are not done yet."
+if [ -n "$problem" ]; then
+    message+="
+Sensors: $problem.
+Changed in this session or not yet committed: $(some <<<"$sensor_changed")
+Run the sensors in the foreground and let them finish:
+  $AIUP_SENSOR_COMMAND
+Only fresh, green reports in $AIUP_REPORT_DIR/ count; console output does not."
+fi
+if [ -n "$unproven" ]; then
+    message+="
+Hooks changed after the last green smoke.sh: $(some <<<"$unproven")
+Run the hooks' smoke test and make it pass:
+  $AIUP_SMOKE_COMMAND"
+fi
+aiup_block "$message"

@@ -16,7 +16,7 @@ base_file=$AIUP_GIT_DIR/aiup-session-base
 # The base is removed first, so a read-only leftover cannot keep an earlier session's base.
 rm -rf "$base_file" "$AIUP_GIT_DIR/aiup-sensors-ran" "$AIUP_GIT_DIR/aiup-coverage-checked" \
     "$AIUP_GIT_DIR/aiup-coverage-running"
-git rev-parse -q --verify HEAD >"$base_file" 2>/dev/null || : >"$base_file"
+git rev-parse -q --verify HEAD >"$base_file" || : >"$base_file" # empty when HEAD is unborn
 # Whole or not at all: a snapshot cut short (a full disk) would make every Status look new.
 snapshot=$AIUP_GIT_DIR/aiup-spec-status
 statuses=$(aiup_status_snapshot)

@@ -1,51 +1,37 @@
 #!/usr/bin/env bash
 # smoke.sh: the hooks' own test. Run it after you change a hook:  ./.claude/hooks/smoke.sh
-# It plays each hook's events against a throwaway git repository: real git, real JSON on
-# stdin, Surefire reports it writes itself (no Maven). One line per check. When every check
-# passes, it records content hashes of the hooks it proved in this project's git dir
-# (aiup-smoke-ran): after a hook change, the Stop hook lets a turn end only then.
-# Which hook runs on which event (settings.json, its matchers, the event on a Unix socket) is
-# Claude Code's part: the workshop's own tests prove that wiring on the real client.
+# It plays each hook's events against a throwaway git repository (real git, real JSON, Surefire
+# reports it writes itself), one line per check. When all pass, it records content hashes of
+# the hooks in this project's git dir (aiup-smoke-ran): after a hook change, the Stop hook lets
+# a turn end only then. The workshop's own tests add the rest (session start, fail open, ...).
 #   ./.claude/hooks/smoke.sh [GROUP...]    only those groups (then nothing is recorded)
 #   AIUP_SMOKE_FAIL_FAST=1                 stop at the first failed check
 set -u
-GROUPS_ALL=(session evidence reports changes self guard check audit failopen worktree)
-groups=("$@")
-[ "$#" -gt 0 ] || groups=("${GROUPS_ALL[@]}")
-for group in "${groups[@]}"; do
-    [[ " ${GROUPS_ALL[*]} " == *" $group "* ]] ||
-        { echo "smoke: no check group '$group'; choose from: ${GROUPS_ALL[*]}" >&2 && exit 1; }
-done
-for tool in jq git; do
-    command -v "$tool" >/dev/null ||
-        { echo "smoke: no $tool: the hooks stand down without it, nothing to prove" >&2 && exit 1; }
+GROUPS_ALL=(evidence reports changes self guard check audit)
+groups=("${@:-${GROUPS_ALL[@]}}")
+for group in "${groups[@]}"; do [[ " ${GROUPS_ALL[*]} " == *" $group "* ]] ||
+    { echo "smoke: no check group '$group'; choose from: ${GROUPS_ALL[*]}" >&2 && exit 1; }; done
+for tool in jq git; do command -v "$tool" >/dev/null ||
+    { echo "smoke: no $tool: the hooks stand down without it; nothing to prove" >&2 && exit 1; }
 done
 hooks=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P) || exit 1
 # shellcheck source=lib.sh
 . "$hooks/lib.sh" || exit 1 # the names the hooks use: AIUP_SENSORS, AIUP_SENSOR_COMMAND, ...
-
 started=$(date +%s%N)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/aiup-smoke.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 passed=0 failed=0 code=0 out="" err=""
-
 # --- checks ----------------------------------------------------------------------------------
 # check NAME COMMAND...: one check, one line. A failure also shows how the last hook ended.
 check() {
-    local name=$1
-    shift
-    if "$@" >/dev/null 2>&1; then
-        passed=$((passed + 1)) && echo "  ok   $name" && return
-    fi
+    local name=$1 && shift
+    if "$@" >/dev/null 2>&1; then passed=$((passed + 1)) && echo "  ok   $name" && return; fi
     failed=$((failed + 1)) && echo "  FAIL $name"
     echo "       the last hook exited $code${err:+: $(head -n 1 <<<"$err" | cut -c 1-50)}"
-    if [ -n "${AIUP_SMOKE_FAIL_FAST:-}" ]; then
-        echo "smoke: stopped at the first failed check ($passed passed before it)"
-        exit 1
-    fi
+    [ -z "${AIUP_SMOKE_FAIL_FAST:-}" ] ||
+        { echo "smoke: stopped at the first failed check ($passed passed before it)" && exit 1; }
 }
-# blocks NAME EVENT...: fires EVENT (e.g. stop), then wants exit 2. allows wants exit 0, and
-# silent exit 0 without a word.
+# blocks NAME EVENT...: fires EVENT (e.g. stop), wants exit 2; allows exit 0; silent 0, no word.
 blocks() { "${@:2}"; check "$1" test "$code" = 2; }
 allows() { "${@:2}"; check "$1" test "$code" = 0; }
 silent() { "${@:2}"; check "$1" test "$code" = 0 -a -z "$out$err"; }
@@ -55,48 +41,31 @@ absent() { check "$1" test ! -e "$2"; }
 
 # --- the throwaway project ----------------------------------------------------------------
 project=$tmp/project
+state=$project/.git/aiup # the hooks' state: $state-sensors-ran, $state-coverage-checked/...
 SRC=src/main/java/ai/unifiedprocess/petclinic/owner/OwnerService.java
 UC3=docs/use_cases/UC-003-register-new-owner.md
 UC5=docs/use_cases/UC-005-add-visit.md
 TC1=docs/test_cases/TC-001-register-owner.md
-
-# git for the throwaway repositories, without the user's own configuration.
-g() {
-    GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 git -C "$project" \
-        -c user.name=smoke -c user.email=smoke@example.invalid "$@"
-}
-
+# git for the throwaway repository, without the user's own configuration.
+g() { GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 git -C "$project" -c user.name=smoke \
+    -c user.email=smoke@example.invalid "$@"; }
 # File times move in kernel ticks (4 ms at HZ=250): wait so that the next write is newer.
 tick() { sleep 0.01; }
 change() { tick && echo "# changed" >>"$project/$1" && tick || exit 1; }
 spec() { printf '# %s\n\n**Status:** %s\n\n1. Step\n' "$2" "$3" >"$project/$1"; }
-state() { echo "$gitdir/aiup-$1"; }
-
 make_project() {
     mkdir -p "$project/${SRC%/*}" "$project/docs/use_cases" "$project/docs/test_cases" \
         "$project/.claude" && cd "$project" || exit 1
-    echo '<project/>' >pom.xml
-    echo 'class OwnerService {}' >"$SRC"
-    spec "$UC3" "UC-003 Register new owner" Done
-    spec "$UC5" "UC-005 Add visit" Approved
+    echo '<project/>' >pom.xml && echo 'class OwnerService {}' >"$SRC"
+    spec "$UC3" "UC-003 Register new owner" Done && spec "$UC5" "UC-005 Add visit" Approved
     # "Draft" twice: only replace_all reaches the Status line.
     printf '# TC-001 Draft owner registration\n\n**Status:** Draft\n' >"$TC1"
-    echo 'target/' >.gitignore
-    echo 'PetClinic' >README.md
-    cp -R "$hooks" .claude/hooks
+    echo 'target/' >.gitignore && echo 'PetClinic' >README.md && cp -R "$hooks" .claude/hooks
     cp "$hooks/../settings.json" .claude/ 2>/dev/null
-    g init -q -b main && g add -A && g commit -q -m fixture
-    initial=$(g rev-parse HEAD)
-    gitdir=$project/.git
+    g init -q -b main && g add -A && g commit -q -m fixture && initial=$(g rev-parse HEAD)
 }
-
-# fresh NAME: the project as committed, no state, a new session.
-fresh() {
-    cd "$project" && g reset -q --hard "$initial" && g clean -q -fdx || exit 1
-    rm -rf "$(state '')"*
-    start
-}
-
+# fresh: the project as committed, no state, a new session.
+fresh() { g reset -q --hard "$initial" && g clean -q -fdx && rm -rf "$state"-* && start; }
 # report NAME TESTS FAILURES ERRORS: one Surefire report, as the test JVM writes it.
 report() {
     printf '<?xml version="1.0" encoding="UTF-8"?>
@@ -105,112 +74,66 @@ report() {
 </testsuite>\n' "$1" "$2" "$4" "$3" "$1" \
         >"$project/$AIUP_REPORT_DIR/TEST-ai.unifiedprocess.petclinic.$1.xml"
 }
-
 # sensors [TESTS FAILURES ERRORS]: what ./mvnw -q test -Dgroups=sensor leaves: the old reports
 # gone, one new report per sensor (the counts go to UseCaseTraceabilityTest's).
 sensors() {
-    local name
-    tick
-    rm -rf "${project:?}/target" && mkdir -p "$project/$AIUP_REPORT_DIR"
+    tick && rm -rf "${project:?}/target" && mkdir -p "$project/$AIUP_REPORT_DIR"
     for name in "${AIUP_SENSORS[@]}"; do report "$name" 4 0 0; done
-    report UseCaseTraceabilityTest "${1:-3}" "${2:-0}" "${3:-0}"
-    tick
+    report UseCaseTraceabilityTest "${1:-3}" "${2:-0}" "${3:-0}" && tick
 }
 
 # --- events, one hook each, with the JSON Claude Code sends ----------------------------------
-# run HOOK JSON: the project's copy of HOOK with JSON on stdin, in the project, with the
-# variables in $with set (NAME=VALUE). Sets code, out and err.
-with=()
+# run HOOK JSON: the project's copy of HOOK, JSON on stdin, in the project. Sets code, out, err.
 run() {
-    code=0
-    out=$(cd "$project" && env CLAUDE_PROJECT_DIR="$project" "${with[@]}" .claude/hooks/"$1" \
+    code=0 && out=$(cd "$project" && CLAUDE_PROJECT_DIR=$project ".claude/hooks/$1" \
         2>"$tmp/err" <<<"$2") || code=$?
     err=$(<"$tmp/err")
 }
 # q TEXT: TEXT as a JSON string.
-q() {
-    local text=${1//\\/\\\\}
-    text=${text//\"/\\\"}
-    printf '"%s"' "${text//$'\n'/\\n}"
-}
-
-start() { run session-start.sh "{\"source\": \"${1:-startup}\"}"; }
+q() { local t=${1//\\/\\\\} && t=${t//\"/\\\"} && printf '"%s"' "${t//$'\n'/\\n}"; }
+start() { run session-start.sh '{"source": "startup"}'; }
 stop() { run require-sensors.sh '{"stop_hook_active": false}'; }
 stop_again() { run require-sensors.sh '{"stop_hook_active": true}'; }
-
-# ran COMMAND [BACKGROUND]: PostToolUse of a Bash call, for record-sensor-run.sh.
-ran() {
-    run record-sensor-run.sh "{\"tool_name\": \"Bash\",
-        \"tool_input\": {\"command\": $(q "$1"), \"run_in_background\": ${2:-false}}}"
-}
-
-# after [EVENT]: any tool call ended (PostToolUse or PostToolUseFailure): check-spec-status.sh.
-after() { run check-spec-status.sh "{\"hook_event_name\": \"${1:-PostToolUse}\"}"; }
-
+# ran COMMAND: PostToolUse of a Bash call, for record-sensor-run.sh.
+ran() { run record-sensor-run.sh '{"tool_name": "Bash", "tool_input": {"command": '"$(q "$1")}}"; }
+# after: a tool call ended (PostToolUse): check-spec-status.sh.
+after() { run check-spec-status.sh '{"hook_event_name": "PostToolUse"}'; }
 # edit FILE OLD NEW [REPLACE_ALL] and write FILE CONTENT: PreToolUse, for guard-spec-status.sh.
 edit() {
-    run guard-spec-status.sh "{\"tool_name\": \"Edit\", \"tool_input\": {
-        \"file_path\": $(q "$project/$1"), \"old_string\": $(q "$2"),
-        \"new_string\": $(q "$3"), \"replace_all\": ${4:-false}}}"
+    run guard-spec-status.sh "{\"tool_name\": \"Edit\", \"tool_input\": {\"file_path\":
+        $(q "$project/$1"), \"old_string\": $(q "$2"), \"new_string\": $(q "$3"),
+        \"replace_all\": ${4:-false}}}"
 }
 write() {
     run guard-spec-status.sh "{\"tool_name\": \"Write\", \"tool_input\": {
         \"file_path\": $(q "$project/$1"), \"content\": $(q "$2")}}"
 }
-
 # audit AGENT ASSIGNMENT REPORT [STOP_REASON]: SubagentStop of an agent whose transcript starts
 # with ASSIGNMENT and ends with REPORT (end_turn unless told). Claude Code sends no stop_reason.
 audit() {
-    local transcript=$tmp/agent.jsonl
-    printf '{"type": "user", "message": {"role": "user", "content": %s}}\n' "$(q "$2")" \
-        >"$transcript"
-    printf '{"type": "assistant", "message": {"role": "assistant", "stop_reason": "%s",
-        "content": [{"type": "text", "text": %s}]}}\n' "${4:-end_turn}" "$(q "$3")" \
-        | tr -d '\n' >>"$transcript"
+    printf '{"type": "user", "message": {"content": %s}}\n' "$(q "$2")" >"$tmp/agent.jsonl"
+    printf '{"type": "assistant", "message": {"stop_reason": "%s", "content": [%s]}}\n' \
+        "${4:-end_turn}" "{\"type\": \"text\", \"text\": $(q "$3")}" >>"$tmp/agent.jsonl"
     run record-coverage-check.sh "{\"agent_type\": $(q "$1"), \"agent_id\": \"a1\",
-        \"last_assistant_message\": $(q "$3"), \"agent_transcript_path\": $(q "$transcript")}"
+        \"last_assistant_message\": $(q "$3"), \"agent_transcript_path\": \"$tmp/agent.jsonl\"}"
 }
-marker() { echo "$(state coverage-checked)/$1"; }
+marker() { echo "$state-coverage-checked/$1"; } # an audit's marker, for the id $1
 
 # --- the groups ----------------------------------------------------------------------------
-group_session() {
-    echo "-- session start: a new base, the old evidence gone"
-    silent "a new session starts without a word" fresh
-    check "the session base is HEAD" test "$(cat "$(state session-base)")" = "$initial"
-    check "every Status line is snapshotted" grep -qF "$UC5	Approved" "$(state spec-status)"
-    mkdir -p "$(state coverage-checked)" && touch "$(marker UC-005)" "$(state sensors-ran)"
-    touch "$(state smoke-ran)" && cp -p "$(state session-base)" "$tmp/base" && tick
-    start resume
-    check "resume keeps the session base" test ! "$(state session-base)" -nt "$tmp/base"
-    start clear
-    absent "clear drops the audit markers" "$(marker UC-005)"
-    absent "clear drops the sensor record" "$(state sensors-ran)"
-    exists "clear keeps the smoke record (its hashes stay true)" "$(state smoke-ran)"
-    project=$tmp/unborn gitdir=$tmp/unborn/.git
-    mkdir -p "$project" && cp -R "$tmp/project/.claude" "$project/" && g init -q && start
-    check "an unborn HEAD gives an empty base" test ! -s "$(state session-base)"
-    project=$tmp/project gitdir=$tmp/project/.git
-}
-
 group_evidence() {
-    local name
     echo "-- the Stop hook: which sensor runs count"
     fresh && silent "no change: the turn may end" stop
     change "$SRC" && blocks "a change without a sensor run blocks" stop
     says "the message names the changed file" "$SRC"
     says "the message names the command to run" "$AIUP_SENSOR_COMMAND"
     allows "the second stop (stop_hook_active) lets the turn end" stop_again
-    check "with one warning for the user" jq -e '.systemMessage | test("sensors")' <<<"$out"
     ran "$AIUP_SENSOR_COMMAND"
-    absent "a clean console without reports records nothing" "$(state sensors-ran)"
-    check "and tells Claude the run does not count" grep -qF "does not count" <<<"$out"
+    check "a clean console without reports is no run" grep -qF "does not count" <<<"$out"
     blocks "a clean console without reports blocks" stop
-    sensors && ran "./mvnw -q test-compile"
-    absent "test-compile records nothing" "$(state sensors-ran)"
-    ran "$AIUP_SENSOR_COMMAND"
-    check "a green run is recorded in the git dir" grep -qxF "$SRC" "$(state sensors-ran)"
+    sensors && ran "$AIUP_SENSOR_COMMAND"
+    check "a green run is recorded in the git dir" grep -qxF "$SRC" "$state-sensors-ran"
     silent "fresh, green reports let the turn end" stop
-    touch "$(state sensors-ran)" && rm -rf target
+    touch "$state-sensors-ran" && rm -rf target
     blocks "reports removed (mvn clean) block again; the record proves nothing" stop
     fresh && sensors && change "$SRC" && blocks "a change after the last green run blocks" stop
     says "the message names the late change" "$SRC changed after"
@@ -219,31 +142,20 @@ group_evidence() {
     change "$SRC" && sensors && start && blocks "reports from before the session do not count" stop
     fresh && change "$SRC" && mkdir -p target/surefire-reports && report OwnerServiceTest 5 0 0
     blocks "a run narrowed with -Dtest= proves nothing" stop
-    ran "$AIUP_SENSOR_COMMAND" true
-    check "a run in the background is explained" grep -qF background <<<"$out"
 }
 
 group_reports() {
-    local dir=$project/$AIUP_REPORT_DIR
     echo "-- the Stop hook: what a Surefire report must say"
-    fresh && change "$SRC"
-    sensors 3 1 0 && blocks "a failed sensor blocks" stop
+    fresh && change "$SRC" && sensors 3 1 0 && blocks "a failed sensor blocks" stop
     sensors 3 0 1 && blocks "an errored sensor blocks" stop
     sensors 0 0 0 && blocks "a report that counts no test blocks" stop
-    sensors && rm "$dir"/*BusinessRuleTraceabilityTest.xml
+    sensors && rm "$project/$AIUP_REPORT_DIR"/*BusinessRuleTraceabilityTest.xml
     blocks "a run without the BusinessRuleTraceabilityTest report blocks" stop
-    sensors && sed -i '$d' "$dir"/*UseCaseTraceabilityTest.xml
+    sensors && sed -i '$d' "$project/$AIUP_REPORT_DIR"/*UseCaseTraceabilityTest.xml
     blocks "a report cut off before </testsuite> blocks" stop
-    sensors && sed -i 's/ tests="3"//' "$dir"/*UseCaseTraceabilityTest.xml
-    blocks "a report without a test count blocks" stop
-    sensors && printf '\0' >>"$dir"/TEST-ai.unifiedprocess.petclinic.UseCaseTraceabilityTest.xml
-    blocks "a report with a NUL byte is no report and blocks" stop
-    sensors && sed -i 's/ tests=/\n    tests=/' "$dir"/*Test.xml
-    silent "a start tag over several lines reads as well" stop
 }
 
 group_changes() {
-    local path
     echo "-- the Stop hook: what counts as a change"
     fresh && change "$SRC" && sensors && g commit -q -am "owner service"
     allows "a commit after a green run keeps it green" stop
@@ -252,10 +164,7 @@ group_changes() {
         fresh && sensors && change "$path" && blocks "a change to $path after the run blocks" stop
     done
     fresh && sensors && tick && g rm -q "$SRC" && blocks "a deletion after the run blocks" stop
-    fresh && sensors && tick && g mv "$SRC" "${SRC%/*}/Renamed.java"
-    blocks "a rename after the green run blocks" stop
-    fresh && sensors && change "$SRC" && touch -d 2001-01-01 "$SRC"
-    blocks "a backdated file (touch -d) after the green run blocks" stop
+    fresh && sensors && tick && g mv "$SRC" src/R.java && blocks "a rename after it blocks" stop
     fresh && sensors && change README.md
     silent "a change outside src/, docs/ and pom.xml does not need the sensors" stop
 }
@@ -265,10 +174,9 @@ group_self() {
     fresh && change .claude/hooks/session-start.sh && blocks "a changed hook blocks" stop
     says "the message names smoke.sh" "$AIUP_SMOKE_COMMAND"
     (cd "$project" && record_smoke) && silent "after smoke.sh recorded it, the turn may end" stop
-    change .claude/hooks/session-start.sh && touch "$(state smoke-ran)"
+    change .claude/hooks/session-start.sh && touch "$state-smoke-ran"
     blocks "a touched aiup-smoke-ran proves nothing" stop
     fresh && change .claude/settings.json && blocks "a changed settings.json blocks" stop
-    fresh && rm .claude/hooks/session-start.sh && blocks "a deleted hook blocks" stop
 }
 
 group_guard() {
@@ -277,12 +185,10 @@ group_guard() {
     says "the message quotes the line" "would read \"**Status:** Done\""
     says "the message names the audit to run" "$AIUP_AUDIT_COMMAND UC-005"
     blocks "a mid-line edit (Approved -> Done) is refused" edit "$UC5" Approved Done
-    blocks "replace_all Draft -> Automated on a test case is refused" \
-        edit "$TC1" Draft Automated true
+    blocks "replace_all Draft -> Automated is refused" edit "$TC1" Draft Automated true
     blocks "a new spec written as Done is refused" \
         write docs/use_cases/UC-009-cancel-visit.md $'# UC-009\n\n**Status:** Done\n'
     allows "Done -> Draft passes" edit "$UC3" "**Status:** Done" "**Status:** Draft"
-    allows "an edit that leaves Done as it is passes" edit "$UC3" "1. Step" "1. Open the form"
     allows "other files pass" edit README.md PetClinic "**Status:** Done"
     audit "$AIUP_COVERAGE_AGENT" "Check the coverage of UC-005" "# Coverage report: UC-005"
     allows "after an audit of UC-005 the edit passes" edit "$UC5" Approved Done
@@ -298,8 +204,6 @@ group_check() {
     allows "the same change is reported once" after
     spec docs/test_cases/TC-002-find-owner.md TC-002 Automated
     blocks "a new spec that claims Automated is reported" after
-    sed -i 's/Draft/Done/' "$TC1"
-    blocks "a Done from a command that then failed is reported" after PostToolUseFailure
     sed -i 's/Done/Draft/' "$UC3" && allows "Done -> Draft is not reported" after
     audit "$AIUP_COVERAGE_AGENT" "Audit UC-003" "# Coverage report: UC-003"
     sed -i 's/Draft/Tested/' "$UC3" && allows "Tested after an audit is not reported" after
@@ -310,72 +214,20 @@ group_audit() {
     echo "-- audit markers (SubagentStop of the coverage agent)"
     fresh && silent "the audit hook says nothing" audit "$agent" "Check UC-005." "All covered."
     exists "the assignment's id is marked" "$(marker UC-005)"
-    audit "$agent" "Check the spec you were given." "# Coverage report: UC-003"
-    exists "the report heading's id is marked" "$(marker UC-003)"
-    audit "$agent" "Check uc 7 and TC001" "# Coverage report"
-    exists "'uc 7' is normalised to UC-007" "$(marker UC-007)"
-    exists "'TC001' is normalised to TC-001" "$(marker TC-001)"
+    audit "$agent" "Check uc 7." "# Coverage report" && exists "'uc 7' is UC-007" "$(marker UC-007)"
     audit "$agent" "Check UC-008" "# Coverage report: UC-008 (part" max_tokens
     absent "an agent cut off (max_tokens) marks nothing" "$(marker UC-008)"
     audit general-purpose "Check UC-004" "# Coverage report: UC-004"
     absent "another agent marks nothing" "$(marker UC-004)"
-    audit "other:$agent-x" "Check UC-004" "# Coverage report: UC-004"
-    absent "a look-alike agent type marks nothing" "$(marker UC-004)"
-    audit "plugin:$agent" "Check UC-010" "# Coverage report: UC-010"
-    exists "a plugin's namespaced agent type marks" "$(marker UC-010)"
-}
-
-group_failopen() {
-    local hook dir
-    echo "-- fail open: a hook that cannot judge lets the session go, silently"
-    fresh && change "$SRC" && mkdir "$tmp/nojq" # every program on PATH but jq
-    IFS=: read -ra dirs <<<"$PATH"
-    for dir in "${dirs[@]}"; do ln -s "$dir"/* "$tmp/nojq/" 2>/dev/null; done
-    rm -f "$tmp/nojq/jq" && with=(PATH="$tmp/nojq")
-    silent "without jq the Stop hook lets go" stop
-    silent "without jq the status guard lets go" edit "$UC5" Approved Done
-    with=()
-    for hook in "$project"/.claude/hooks/*.sh; do
-        hook=${hook##*/}
-        case $hook in lib.sh | smoke.sh) continue ;; esac
-        silent "$hook lets garbage go" run "$hook" '{"hook_event_name": "Stop", "stop_hook_a'
-    done
-    silent "empty stdin lets go" run require-sensors.sh ""
-    with=(CLAUDE_PROJECT_DIR=) && silent "without CLAUDE_PROJECT_DIR the hook lets go" stop
-    mkdir "$tmp/nogit" && cp -R .claude "$tmp/nogit/" && project=$tmp/nogit
-    with=(GIT_CEILING_DIRECTORIES="$tmp") && silent "outside git the hook lets go" stop
-    with=() && project=$tmp/project
-    code=0 && bash -c '. "$1"; aiup_fail_open; echo boom >&2; exit 3' _ "$hooks/lib.sh" ||
-        code=$?
-    check "a hook that crashes exits 0" test "$code" = 0
-    with=(AIUP_SMOKE_CANARY=canary-7f3a9) && stop && with=()
-    check "a blocking message leaks no environment" test "$code" = 2 -a "${err//canary/}" = "$err"
-}
-
-group_worktree() {
-    local main=$gitdir
-    echo "-- worktrees: each keeps its own state"
-    fresh && g worktree add -q "$tmp/wt" -b wt
-    project=$tmp/wt gitdir=$(g -C "$tmp/wt" rev-parse --absolute-git-dir)
-    start && check "a worktree's session base lives in its own git dir" test "$gitdir" != "$main"
-    change "$SRC" && blocks "a change in the worktree blocks there" stop
-    sensors && ran "$AIUP_SENSOR_COMMAND"
-    exists "its green run is recorded in its git dir" "$(state sensors-ran)"
-    absent "not in the main one" "$main/aiup-sensors-ran"
-    silent "its own green reports let its turn end" stop
-    project=$tmp/project gitdir=$main
-    g worktree remove --force "$tmp/wt"
 }
 
 # --- run the groups, then record what was proved ------------------------------------------
 # The record a green smoke.sh leaves: every hook file and every changed hook path, hashed.
 record_smoke() {
     CLAUDE_PROJECT_DIR=$PWD aiup_open_project # sets what aiup_changed_paths reads
-    {
-        find .claude/hooks -type f
-        [ -f .claude/settings.json ] && echo .claude/settings.json
-        aiup_changed_paths 2>/dev/null | aiup_hook_paths
-    } | sort -u | aiup_hook_fingerprints >"$AIUP_GIT_DIR/aiup-smoke-ran"
+    { find .claude/hooks -type f && ls .claude/settings.json
+        aiup_changed_paths | aiup_hook_paths; } 2>/dev/null |
+        sort -u | aiup_hook_fingerprints >"$AIUP_GIT_DIR/aiup-smoke-ran"
 }
 
 make_project
@@ -394,6 +246,5 @@ if [ "$(cd "$home/.claude/hooks" 2>/dev/null && pwd -P)" != "$hooks" ]; then
 elif ! cd "$home" || [ "$(git rev-parse --is-inside-work-tree 2>/dev/null)" != true ]; then
     echo "smoke: $home is not a git repository; nothing recorded"
 elif record_smoke; then
-    record=$AIUP_GIT_DIR/aiup-smoke-ran
-    echo "smoke: recorded in ${record#"$PWD"/}"
+    echo "smoke: recorded in ${AIUP_GIT_DIR#"$PWD"/}/aiup-smoke-ran"
 fi
