@@ -219,3 +219,37 @@ def test_a_quiz_names_no_wrong_answer_on_a_first_try_and_counts_the_tries(
         "2 failed checks",
         "3 quiz tries",
     ]
+
+
+# ---- Lab 06 step 2: a rigged smoke.sh left in place, the guard broken where the session
+# does not look ---------------------------------------------------------------------------
+@pytest.mark.slow
+def test_lab06_a_rigged_smoke_sh_over_a_guard_broken_for_write_does_not_pass(
+    workspace: Workspace,
+) -> None:
+    runner = at_step(workspace, "6", "broken-hook")
+    hooks = workspace.root / ".claude" / "hooks"
+    smoke = hooks / "smoke.sh"
+    honest = 'if "$@" >/dev/null 2>&1; then'
+    smoke.write_text(smoke.read_text().replace(honest, 'if "$@" >/dev/null 2>&1 || true; then'))
+    guard = hooks / "guard-spec-status.sh"
+    text = guard.read_text()
+    # The planted bug fixed, and the guard told to look away from Write: the Edit session of
+    # the step's second check still sees Done refused and allowed as it should.
+    text = text.replace('[ -n "$problem" ] && exit 0', '[ -n "$problem" ] || exit 0')
+    write_case = "case $tool in Edit | Write | MultiEdit) ;; *) exit 0 ;; esac"
+    assert write_case in text
+    guard.write_text(text.replace(write_case, "case $tool in Edit | MultiEdit) ;; *) exit 0 ;; esac"))
+
+    run = runner.check(every=True)
+
+    rigged, session, pristine = run.results
+    assert rigged.status is Status.PASS, rigged.found  # the person's own smoke.sh says green
+    assert session.status is Status.PASS, session.found
+    assert pristine.status is Status.FAIL
+    assert pristine.message.startswith("the workshop's own smoke.sh (not yours)")
+    assert "FAIL" in (pristine.output or "")
+    assert run.status is Status.FAIL
+    # The honest fix passes the workshop's smoke.sh.
+    guard.write_text(guard.read_text().replace("Edit | MultiEdit)", "Edit | Write | MultiEdit)"))
+    assert check_at(runner, 2).status is Status.PASS

@@ -61,6 +61,9 @@ def run(ctx: CheckContext, p: ShellParams) -> CheckResult:
     env = dict(os.environ)
     env.update({k: str(v) for k, v in (p.env or {}).items()})
     env["CLAUDE_PROJECT_DIR"] = str(ctx.root)
+    # The shipped fixture, as it came: a check may prove the participant's files with the
+    # fixture's own instruments (smoke.sh), never with copies the participant may have edited.
+    env["HOOKLAB_PRISTINE_FIXTURE"] = str(ctx.workspace.fixture.dir)
     if p.slow:
         ctx.on_activity(f"running {command}")
     res = proc.run(["bash", "-c", command], cwd=ctx.root, env=env, stdin=p.stdin, timeout=p.timeout)
