@@ -244,6 +244,7 @@ class LabRunner:
             claim,
             sessions=sessions,
             quiz_tries=mine.quiz_tries,
+            quiz_tried_at=mine.quiz_tried_at,
         )
         if rebuild_evidence:
             # Re-verification: the participant saw these sessions when the step passed; a
@@ -379,7 +380,9 @@ class LabRunner:
         if record_failure and any(r.details.get("quiz_try") for r in run.results):
             # A whole set of answers checked: the next wrong one may be named; the trainer
             # sees the tries (saved below, with the pass or the failure).
-            self.progress.lab_progress(lab.id).step(step.id).quiz_tries += 1
+            tried = self.progress.lab_progress(lab.id).step(step.id)
+            tried.quiz_tries += 1
+            tried.quiz_tried_at = time.time()
         if run.status is Status.PASS:
             self._record_pass(lab, step, run)
         elif run.status is Status.FAIL and record_failure:

@@ -208,10 +208,12 @@ def test_a_quiz_names_no_wrong_answer_on_a_first_try_and_counts_the_tries(
     assert first.status is Status.FAIL
     assert first.message == "3 of 5 answers wrong"
     assert not any(f"q{n}" in (first.found or "") for n in range(1, 6))
-    # The second try may name them: the person has read again, or is looping.
+    # The second try may name them, once the person had the time to read again.
+    after_a_while(runner, "quiz")
     second = runner.check(record_failure=True).results[0]
     assert (second.found or "").splitlines()[0].startswith('q1: "a" is not right')
     quiz.write_text('q1 = "c"\nq2 = "a"\nq3 = "b"\nq4 = ["c"]\nq5 = "a"\n')
+    after_a_while(runner, "quiz")
     assert runner.check(record_failure=True).status is Status.PASS
     step = runner.progress.labs[runner.lab().id].steps["quiz"]
     assert step.quiz_tries == 3
@@ -239,7 +241,9 @@ def test_lab06_a_rigged_smoke_sh_over_a_guard_broken_for_write_does_not_pass(
     text = text.replace('[ -n "$problem" ] && exit 0', '[ -n "$problem" ] || exit 0')
     write_case = "case $tool in Edit | Write | MultiEdit) ;; *) exit 0 ;; esac"
     assert write_case in text
-    guard.write_text(text.replace(write_case, "case $tool in Edit | MultiEdit) ;; *) exit 0 ;; esac"))
+    guard.write_text(
+        text.replace(write_case, "case $tool in Edit | MultiEdit) ;; *) exit 0 ;; esac")
+    )
 
     run = runner.check(every=True)
 
@@ -253,3 +257,38 @@ def test_lab06_a_rigged_smoke_sh_over_a_guard_broken_for_write_does_not_pass(
     # The honest fix passes the workshop's smoke.sh.
     guard.write_text(guard.read_text().replace("Edit | MultiEdit)", "Edit | Write | MultiEdit)"))
     assert check_at(runner, 2).status is Status.PASS
+
+
+def after_a_while(runner: LabRunner, step: str) -> None:
+    """The clock moved on past the quiz's wait (a stand-in for minutes of reading)."""
+    mine = runner.progress.labs[runner.lab().id].steps[step]
+    mine.quiz_tried_at = (mine.quiz_tried_at or 0) - 3600
+
+
+LETTERS = ("a", "b", "c")  # every question of Lab 09 has these options
+
+
+def test_a_loop_trying_letters_does_not_pass_lab09s_quiz(workspace: Workspace) -> None:
+    """The issue's loop: one letter for every answer, the next letter each lab check."""
+    runner = at_step(workspace, "9", "quiz")
+    quiz = workspace.root / "answers" / "adr-quiz.toml"
+    quiz.parent.mkdir(exist_ok=True)
+    said = []
+    for letter in LETTERS * 3:
+        quiz.write_text(
+            "".join(f'q{n} = "{letter}"\n' for n in (1, 2, 3, 5)) + f'q4 = ["{letter}"]\n'
+        )
+        said.append(runner.check(record_failure=True).results[0])
+    assert all(r.status is Status.FAIL for r in said)
+    assert said[0].message == "3 of 5 answers wrong"
+    # Every try after the first, seconds later, is not judged: nothing named, nothing counted.
+    for later in said[1:]:
+        assert later.message.startswith("too soon after a wrong try: not judged;"), later.message
+        assert not any(f"q{n}" in (later.found or "") for n in range(1, 6))
+    step = runner.progress.labs[runner.lab().id].steps["quiz"]
+    assert step.quiz_tries == 1
+    # The right answers, typed at once after a wrong try, wait too: a pass would tell a loop.
+    quiz.write_text('q1 = "c"\nq2 = "a"\nq3 = "b"\nq4 = ["c"]\nq5 = "a"\n')
+    assert runner.check(record_failure=True).status is Status.FAIL
+    after_a_while(runner, "quiz")
+    assert runner.check(record_failure=True).status is Status.PASS
