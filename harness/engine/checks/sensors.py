@@ -6,8 +6,9 @@ evidence the hooks demand.
 
 from __future__ import annotations
 
+import secrets
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from harness import proc
@@ -43,7 +44,8 @@ class SensorsParams:
     sandbox_files: dict[str, Any] = param(
         default={},
         doc="files (path = content) written into a throwaway copy of the workspace "
-        "before the run, e.g. to break a rule and watch the sensor catch it",
+        "before the run, e.g. to break a rule and watch the sensor catch it; {random} in a "
+        "path, a content, failure_contains or a message is one type name made up per run",
     )
     fresh: bool = param(
         default=False,
@@ -114,9 +116,38 @@ def _matches(outcome: str, report: SurefireReport | None) -> bool:
     return report.green if outcome == "green" else not report.green
 
 
+# In sandbox_files, failure_contains and the messages: a type name made up for each run. A
+# probe a step names (or a check reveals) can be special-cased by a rule; a fresh one cannot.
+RANDOM_NAME = "{random}"
+_NAME_PARTS = (
+    ("Pet", "Owner", "Visit", "Vet", "Clinic", "Ward", "Shelter", "Kennel", "Patient", "Care"),
+    ("Archive", "Ledger", "Vault", "Store", "Shelf", "Index", "Box", "Keeper", "Stash", "Log"),
+)
+
+
+def _with_random_name(p: SensorsParams) -> SensorsParams:
+    """``p`` with every RANDOM_NAME replaced by one made-up name (``p`` if it has none)."""
+    if not any(RANDOM_NAME in rel for rel in p.sandbox_files or {}):
+        return p
+    pick = secrets.SystemRandom()
+    name = "".join(pick.choice(part) for part in _NAME_PARTS) + str(pick.randint(2, 99))
+
+    def fill(text: str | None) -> str | None:
+        return None if text is None else text.replace(RANDOM_NAME, name)
+
+    return replace(
+        p,
+        sandbox_files={fill(k): fill(str(v)) for k, v in p.sandbox_files.items()},
+        failure_contains={k: fill(str(v)) for k, v in (p.failure_contains or {}).items()},
+        message=fill(p.message),
+        pass_message=fill(p.pass_message),
+    )
+
+
 def run(ctx: CheckContext, p: SensorsParams) -> CheckResult:
     if not p.sandbox_files:
         return _run(ctx, p)
+    p = _with_random_name(p)
     # Break a rule on a throwaway copy: the participant's files stay as they are.
     with sandbox_copy(ctx.root) as copy:
         for rel, content in p.sandbox_files.items():
