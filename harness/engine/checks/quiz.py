@@ -204,7 +204,8 @@ def _cool_down(ctx: CheckContext) -> int:
     if tries < 1 or at is None:
         return 0
     pause = min(COOL_DOWN * 2 ** (tries - 1), COOL_DOWN_MAX)
-    return max(0, math.ceil(at + pause - time.time()))
+    left: int = math.ceil(at + pause - time.time())
+    return max(0, left)
 
 
 FIRST_TRY = (

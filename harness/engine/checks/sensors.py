@@ -132,15 +132,15 @@ def _with_random_name(p: SensorsParams) -> SensorsParams:
     pick = secrets.SystemRandom()
     name = "".join(pick.choice(part) for part in _NAME_PARTS) + str(pick.randint(2, 99))
 
-    def fill(text: str | None) -> str | None:
-        return None if text is None else text.replace(RANDOM_NAME, name)
+    def fill(text: str) -> str:
+        return text.replace(RANDOM_NAME, name)
 
     return replace(
         p,
         sandbox_files={fill(k): fill(str(v)) for k, v in p.sandbox_files.items()},
         failure_contains={k: fill(str(v)) for k, v in (p.failure_contains or {}).items()},
-        message=fill(p.message),
-        pass_message=fill(p.pass_message),
+        message=None if p.message is None else fill(p.message),
+        pass_message=None if p.pass_message is None else fill(p.pass_message),
     )
 
 
