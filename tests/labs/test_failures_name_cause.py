@@ -364,3 +364,34 @@ def test_a_shell_pattern_is_said_in_words(node_ws: Workspace) -> None:
     )
     assert result.status is Status.FAIL and result.expected == "stdout: ok"
     assert not RAW_REGEX.search(screen(result, 100))
+
+
+# ---- Lab 12 step 1: the contract's words, negated ----------------------------------------
+NEGATED = """Claim: the build is ready: the tests pass and dist/app.js is built
+Check: npm test and test -s dist/app.js
+Success: the hook does not exit 0
+Block: it never exits 2, and does not write to stderr
+"""
+
+
+def test_lab12_a_contract_that_negates_its_parts_does_not_pass(node_ws: Workspace) -> None:
+    """The walk's pass: every keyword there, each part saying the opposite."""
+    contract = node_ws.root / "docs" / "stop-hook-contract.md"
+    contract.parent.mkdir()
+    contract.write_text(NEGATED.replace("never exits 2", "never will exit 2"))
+    result = run_check(node_ws, "12", "four-lines", 0)
+    assert result.status is Status.FAIL
+    found = (result.found or "").splitlines()
+    assert "✔ Claim" in found and "✔ Check" in found
+    assert (
+        "✘ Success: the Success: line says exit 0, as what it does (yours says “the hook does "
+        "not exit 0”)"
+    ) in found
+    block = next(line for line in found if line.startswith("✘ Block:"))
+    assert "only exit 2 blocks, as what it does (yours says “it never will exit 2”)" in block
+    assert "stderr, as what it does (yours says “does not write to stderr”)" in block
+    for width in WIDTHS:
+        assert_whole_lines(screen(result, width), width)
+    # Said positively, with what it does not do beside it (the solution's "no log"), it holds.
+    shutil.copy(find_lab("12").dir / "solution" / "stop-hook-contract.md", contract)
+    assert run_check(node_ws, "12", "four-lines", 0).status is Status.PASS
