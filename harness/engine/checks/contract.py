@@ -99,8 +99,8 @@ def _judge(part: str, said: str | None, rules: list[dict[str, Any]]) -> list[str
 
 
 # A part is stated positively: "does not exit 2" or "never writes to stderr" has the words a
-# rule looks for and says the opposite. A clause ends at , ; . ( ) — and at "and", "but".
-_CLAUSE_END = re.compile(r"[,;.()—]|\b(?:and|but|or|then)\b", re.IGNORECASE)
+# rule looks for and says the opposite. A clause ends at , ; : . ( ) — and at "and", "but".
+_CLAUSE_END = re.compile(r"[,;:.()—]|\b(?:and|but|or|then)\b", re.IGNORECASE)
 _NEGATION = re.compile(r"\b(?:not|never|cannot|nor|neither)\b|n't\b", re.IGNORECASE)
 # "no" and "without" deny only what follows them closely: "exit 2, no log" negates no exit.
 _DENIAL = re.compile(r"\b(?:no|without|none)\W+(?:\w+\W+){0,2}$", re.IGNORECASE)
