@@ -158,7 +158,7 @@ def _kept_differs(ctx: CheckContext, rel: str, printed: str) -> tuple[str, str] 
             )
             return (
                 f"{now_at} {line_now}",
-                f"{there_at} {line_there}\n(the two part at column {column + 1})",
+                f"{there_at} {line_there}\n(the two lines differ from character {column + 1} on)",
             )
     # The same lines: only the end differs.
     ends = "ends with a newline" if printed.endswith("\n") else "ends without a newline"
