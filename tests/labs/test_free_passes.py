@@ -7,13 +7,14 @@ step reads reports or proves a sensor, the workspace's bash hooks on the emulato
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from harness.engine.runner import LabRunner
-from harness.maven.surefire import REPORTS_DIR, SENSORS
+from harness.maven.surefire import REPORTS_DIR, SENSORS, sensor_test_methods
 from harness.results import CheckResult, Status
 from harness.trainer.cohort import StepHelp
 from harness.workspace import Workspace
@@ -117,6 +118,70 @@ def test_lab01_touching_old_reports_after_starting_a_done_lab_again_does_not_pas
     assert run.results[0].message == (
         "no fresh, green sensor reports yet: run ./mvnw -q test -Dgroups=sensor"
     )
+
+
+def names_only_report(ws: Workspace, sensor: str) -> str:
+    """The walk's forgery: a report by hand with the sensor's real test names (read off its
+    source, as a person would) and the counts, nothing else."""
+    methods = sensor_test_methods(ws.root, sensor)
+    cases = "".join(f'<testcase name="{m}"/>' for m in methods)
+    return (
+        f'<testsuite tests="{len(methods)}" failures="0" errors="0" skipped="0">{cases}'
+        "</testsuite>\n"
+    )
+
+
+@pytest.mark.maven
+def test_lab01_hand_written_reports_with_the_real_test_names_do_not_pass(
+    workspace: Workspace,
+) -> None:
+    runner = at_step(workspace, "1", "run-sensors")
+    folder = reports(workspace)
+    folder.mkdir(parents=True, exist_ok=True)
+    for sensor in SENSORS:
+        path = folder / f"TEST-ai.unifiedprocess.petclinic.{sensor}.xml"
+        path.write_text(names_only_report(workspace, sensor))
+
+    run = runner.check()
+
+    assert run.status is Status.FAIL
+    (said,) = run.results
+    assert (said.found or "").splitlines()[0] == (
+        "ArchitectureTest: the suite is not named ai.unifiedprocess.petclinic.ArchitectureTest "
+        '(name="")'
+    )
+
+
+@pytest.mark.maven
+@pytest.mark.slow
+def test_lab01_reports_of_an_earlier_run_kept_and_touched_do_not_pass(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    """The walk's other pass: reports of a real run, kept aside, brought back after the lab
+    started again, and touched to look new."""
+    runner = at_step(workspace, "1", "run-sensors")
+    subprocess.run(["./mvnw", "-q", "test", "-Dgroups=sensor"], cwd=workspace.root, check=True)
+    assert runner.check().status is Status.PASS
+    kept = tmp_path / "kept"
+    shutil.copytree(reports(workspace), kept)
+
+    before = runner.progress.labs[runner.lab().id].steps["run-sensors"].entered_at
+    runner.goto("run-sensors")  # the step entered again, as lab reset or a restart does
+    assert runner.progress.labs[runner.lab().id].steps["run-sensors"].entered_at != before
+    shutil.rmtree(reports(workspace), ignore_errors=True)
+    shutil.copytree(kept, reports(workspace))
+    subprocess.run(
+        "touch target/surefire-reports/*.xml", shell=True, cwd=workspace.root, check=True
+    )
+
+    run = runner.check()
+    assert run.status is Status.FAIL
+    assert run.results[0].message.startswith(
+        "the reports are byte for byte the ones of a run from before this step"
+    )
+    # A new real run passes.
+    subprocess.run(["./mvnw", "-q", "test", "-Dgroups=sensor"], cwd=workspace.root, check=True)
+    assert runner.check().status is Status.PASS
 
 
 def test_lab01_forge_step_teaches_that_the_stop_hook_believes_a_forgery(
