@@ -157,16 +157,9 @@ def run(ctx: CheckContext, p: QuizParams) -> CheckResult:
             found="\n".join(_problem(q, given, answers, p) for q in unanswered),
             details=details,
         )
-    wait = _cool_down(ctx)
-    if wait:
-        # Not judged at all, right or wrong: a pass now would tell a loop which set is right.
-        return CheckResult.failed(
-            f"too soon after a wrong try: not judged; lab check again in {wait} s",
-            name=name,
-            expected=f"a try {wait} s from now or later",
-            found=WAIT,
-            details={**details, "fix": f"read the sources again, then lab check in {wait} s"},
-        )
+    too_soon = _too_soon(ctx, name, details)
+    if too_soon is not None:
+        return too_soon
     details.update(right=right, wrong=wrong, quiz_try=True)
     if not wrong:
         return CheckResult.passed(f"all {len(expected)} answers right", name=name, details=details)
@@ -196,6 +189,21 @@ WAIT = (
     "a wrong try makes the next one wait (30 s, then twice as long each time): enough to read "
     "again, too long for guessing letters in a loop"
 )
+
+
+def _too_soon(ctx: CheckContext, name: str, details: dict[str, object]) -> CheckResult | None:
+    """A try within the wait after a wrong one, not judged at all (None: judge it): a pass now
+    would tell a loop which set is right."""
+    wait = _cool_down(ctx)
+    if not wait:
+        return None
+    return CheckResult.failed(
+        f"too soon after a wrong try: not judged; lab check again in {wait} s",
+        name=name,
+        expected=f"a try {wait} s from now or later",
+        found=WAIT,
+        details={**details, "fix": f"read the sources again, then lab check in {wait} s"},
+    )
 
 
 def _cool_down(ctx: CheckContext) -> int:
