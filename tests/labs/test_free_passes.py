@@ -51,12 +51,19 @@ def test_lab06_a_smoke_sh_that_counts_failures_as_passes_does_not_pass(
 
     run = runner.check(every=True)
 
-    smoke_said, guard_said = run.results
+    smoke_said, guard_said, pristine = run.results
     # The free pass: the edited smoke.sh is green and the stop after it is allowed...
     assert smoke_said.status is Status.PASS, smoke_said.found
     # ...but the guard, tried in a session of its own, lets Done through without an audit.
     assert guard_said.status is Status.FAIL
     assert guard_said.message.startswith("guard-spec-status.sh does not refuse Done without")
+    # The cause first: the Done edit went through (check-spec-status.sh only reported it after
+    # it ran), not the later edit that then found nothing to replace.
+    assert (guard_said.found or "").splitlines()[0] == (
+        "session step 2 (edit docs/use_cases/UC-005-add-visit.md): "
+        "docs/use_cases/UC-005-add-visit.md was changed"
+    )
+    assert pristine.status is Status.FAIL  # the workshop's own smoke.sh finds the bug too
     assert run.status is Status.FAIL
 
 
