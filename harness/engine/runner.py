@@ -640,7 +640,9 @@ class LabRunner:
             return step, [], None
         backup = self.ws.backup(f"before solving {lab.id} {step.id}", action="solve")
         results = self.run_actions(lab, step.solve)
-        self.progress.lab_progress(lab.id).step(step.id).solved_with_help = True
+        mine = self.progress.lab_progress(lab.id).step(step.id)
+        mine.solved_with_help = True
+        mine.quiz_tried_at = None  # the answers are shown: no quiz wait guards them any more
         self._save(f"{lab.id}: solved {step.id} with lab solve")
         return step, results, backup
 
