@@ -382,7 +382,9 @@ class LabRunner:
             # sees the tries (saved below, with the pass or the failure).
             tried = self.progress.lab_progress(lab.id).step(step.id)
             tried.quiz_tries += 1
-            tried.quiz_tried_at = time.time()
+            # Only a wrong try makes the next one wait (checks/quiz.py); a right one never.
+            wrong = any(r.details.get("quiz_try") and not r for r in run.results)
+            tried.quiz_tried_at = time.time() if wrong else None
         if run.status is Status.PASS:
             self._record_pass(lab, step, run)
         elif run.status is Status.FAIL and record_failure:
