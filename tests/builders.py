@@ -332,9 +332,9 @@ def command_screen(
 
 
 def sensor_report(project: Path, sensor: str, *, failure: str | None = None) -> str:
-    """A Surefire report of ``sensor`` as a real run of ``project``'s source writes it: a
-    <testcase> per @Test method (the sensors check wants them all), the first one failing
-    with ``failure`` when given."""
+    """A Surefire report of ``sensor`` as a real run of ``project``'s source writes it: its
+    <properties>, times, a <testcase> per @Test method (the sensors check wants them all), the
+    first one failing with ``failure`` when given."""
     from harness.maven.surefire import SENSOR_PACKAGE, sensor_test_methods
 
     cls = f"{SENSOR_PACKAGE}.{sensor}"
@@ -345,6 +345,8 @@ def sensor_report(project: Path, sensor: str, *, failure: str | None = None) -> 
         cases.append(f'  <testcase name="{method}" classname="{cls}" time="0.01">{body}</testcase>')
     return (
         '<?xml version="1.0" encoding="UTF-8"?>\n'
-        f'<testsuite name="{cls}" tests="{len(methods)}" failures="{int(bool(failure))}" '
-        'errors="0" skipped="0">\n' + "\n".join(cases) + "\n</testsuite>\n"
+        f'<testsuite name="{cls}" time="0.05" tests="{len(methods)}" '
+        f'failures="{int(bool(failure))}" errors="0" skipped="0">\n  <properties/>\n'
+        + "\n".join(cases)
+        + "\n</testsuite>\n"
     )

@@ -45,6 +45,7 @@ class StepState:
     passed: PassedClaim | None = None  # re-verifying: the claim the step passed with
     sessions: int = 1  # hook sessions the step plays: with several, each row says whose it is
     quiz_tries: int = 0  # complete quiz answers checked on this step before (lab check)
+    quiz_tried_at: float | None = None  # when the last of them was checked
 
 
 @dataclass

@@ -147,6 +147,7 @@ class LabRunner:
             claim,
             sessions=sessions,
             quiz_tries=mine.quiz_tries,
+            quiz_tried_at=mine.quiz_tried_at,
         )
         if rebuild_evidence:
             # Re-verification: the participant saw these sessions when the step passed; a
@@ -282,7 +283,11 @@ class LabRunner:
         if record_failure and any(r.details.get("quiz_try") for r in run.results):
             # A whole set of answers checked: the next wrong one may be named; the trainer
             # sees the tries (saved below, with the pass or the failure).
-            self.progress.lab_progress(lab.id).step(step.id).quiz_tries += 1
+            tried = self.progress.lab_progress(lab.id).step(step.id)
+            tried.quiz_tries += 1
+            # Only a wrong try makes the next one wait (checks/quiz.py); a right one never.
+            wrong = any(r.details.get("quiz_try") and not r for r in run.results)
+            tried.quiz_tried_at = time.time() if wrong else None
         if run.status is Status.PASS:
             self._record_pass(lab, step, run)
         elif run.status is Status.FAIL and record_failure:
@@ -435,7 +440,9 @@ class LabRunner:
             return step, [], None
         backup = self.ws.backup(f"before solving {lab.id} {step.id}", action="solve")
         results = self.run_actions(lab, step.solve)
-        self.progress.lab_progress(lab.id).step(step.id).solved_with_help = True
+        mine = self.progress.lab_progress(lab.id).step(step.id)
+        mine.solved_with_help = True
+        mine.quiz_tried_at = None  # the answers are shown: no quiz wait guards them any more
         self._save(f"{lab.id}: solved {step.id} with lab solve")
         return step, results, backup
 

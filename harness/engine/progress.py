@@ -46,6 +46,7 @@ class StepProgress:
     # every question of the step's quiz answered and checked with lab check: a wrong try names
     # no question until one try was counted, and the trainer sees how many it took
     quiz_tries: int = 0
+    quiz_tried_at: float | None = None  # the last counted try: the next waits (checks/quiz.py)
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -60,6 +61,7 @@ class StepProgress:
             data["skipped_by_goto"] = True
         if self.quiz_tries:
             data["quiz_tries"] = self.quiz_tries
+            data["quiz_tried_at"] = self.quiz_tried_at
         return data
 
 
@@ -147,6 +149,7 @@ class Progress:
                     _number(s.get("failed_at"), None),
                     s.get("skipped_by_goto") is True,
                     int(_number(s.get("quiz_tries"), 0) or 0),
+                    _number(s.get("quiz_tried_at"), None),
                 )
                 for sid, s in (raw.get("steps") or {}).items()
                 if isinstance(s, dict)

@@ -113,6 +113,32 @@ def read_report(path: Path) -> SurefireReport:
     )
 
 
+def surefire_shape_problem(path: Path, classname: str) -> str | None:
+    """What a report lacks of the shape Surefire gives every report it writes (None: none):
+    <testsuite name="CLASS" time=…> with a <properties> block, and <testcase> elements of
+    that class, each with a time, as many as the suite's tests count."""
+    try:
+        root = ET.parse(path).getroot()
+    except (OSError, ET.ParseError):
+        return "not a report Surefire wrote: no XML"
+    if root.get("name") != classname:
+        return f'the suite is not named {classname} (name="{root.get("name", "")}")'
+    if root.get("time") is None:
+        return "the suite has no time: Surefire writes how long it ran"
+    if root.find("properties") is None:
+        return "no <properties> block: Surefire writes one into every report"
+    cases = root.findall("testcase")
+    foreign = [c.get("name", "") for c in cases if c.get("classname") != classname]
+    if foreign:
+        return f"test case {foreign[0]} is not of class {classname}"
+    untimed = [c.get("name", "") for c in cases if c.get("time") is None]
+    if untimed:
+        return f"test case {untimed[0]} has no time: Surefire times every case"
+    if root.get("tests") != str(len(cases)):
+        return f'it counts tests="{root.get("tests")}" and lists {len(cases)} test cases'
+    return None
+
+
 def sensor_reports(
     project_dir: Path, sensors: tuple[str, ...] = SENSORS
 ) -> dict[str, SurefireReport | None]:

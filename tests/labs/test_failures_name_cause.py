@@ -279,7 +279,7 @@ def test_lab13_a_hand_written_let_go_names_the_difference(node_ws: Workspace) ->
     assert (wrong.found or "").splitlines() == [
         'line 1 in answers/let-go.json: {"systemMessage":"Stop check still fails: rebuild '
         'dist/app.js (npm run build)."}',
-        "(the two part at column 79)",
+        "(the two lines differ from character 79 on)",
     ]
     for width in WIDTHS:
         assert_whole_lines(screen(wrong, width), width)
@@ -364,3 +364,91 @@ def test_a_shell_pattern_is_said_in_words(node_ws: Workspace) -> None:
     )
     assert result.status is Status.FAIL and result.expected == "stdout: ok"
     assert not RAW_REGEX.search(screen(result, 100))
+
+
+# ---- Lab 12 step 1: the contract's words, negated ----------------------------------------
+NEGATED = """Claim: the build is ready: the tests pass and dist/app.js is built
+Check: npm test and test -s dist/app.js
+Success: the hook does not exit 0
+Block: it never exits 2, and does not write to stderr
+"""
+
+
+def test_lab12_a_contract_that_negates_its_parts_does_not_pass(node_ws: Workspace) -> None:
+    """The walk's pass: every keyword there, each part saying the opposite."""
+    contract = node_ws.root / "docs" / "stop-hook-contract.md"
+    contract.parent.mkdir()
+    contract.write_text(NEGATED.replace("never exits 2", "never will exit 2"))
+    result = run_check(node_ws, "12", "four-lines", 0)
+    assert result.status is Status.FAIL
+    found = (result.found or "").splitlines()
+    assert "✔ Claim" in found and "✔ Check" in found
+    assert (
+        "✘ Success: the Success: line says exit 0, as what it does (yours says “the hook does "
+        "not exit 0”)"
+    ) in found
+    block = next(line for line in found if line.startswith("✘ Block:"))
+    assert "only exit 2 blocks, as what it does (yours says “it never will exit 2”)" in block
+    assert "stderr, as what it does (yours says “does not write to stderr”)" in block
+    for width in WIDTHS:
+        assert_whole_lines(screen(result, width), width)
+    # Said positively, with what it does not do beside it (the solution's "no log"), it holds.
+    shutil.copy(find_lab("12").dir / "solution" / "stop-hook-contract.md", contract)
+    assert run_check(node_ws, "12", "four-lines", 0).status is Status.PASS
+
+
+# ---- Lab 13: a dead line after exit, a hook that always lets go -----------------------------
+HOOK = Path("scripts/check-before-stop.sh")
+EARLY_BLOCK = """if true; then
+  refuse 'rebuild dist/app.js (npm run build)'
+fi
+exit 0
+if ! test -s dist/missing.js; then
+  refuse 'rebuild dist/app.js (npm run build)'
+fi
+"""
+ALWAYS_PASSES = "#!/usr/bin/env sh\necho 'Stop check passed: tests and dist/app.js'\nexit 0\n"
+
+
+def at_lab13(ws: Workspace, step: str) -> LabRunner:
+    runner = LabRunner(ws)
+    runner.start("13")
+    if runner.progress.step != step:
+        runner.goto(step)
+    return runner
+
+
+def test_lab13_step1_a_dead_line_after_exit_does_not_pass(node_ws: Workspace) -> None:
+    """The walk's pass: the hook blocks whatever is there, and the line the step asks for sits
+    after an exit where it never runs."""
+    runner = at_lab13(node_ws, "block-on-missing")
+    hook = node_ws.root / HOOK
+    text = hook.read_text()
+    real = "if ! test -s dist/app.js; then\n  refuse 'rebuild dist/app.js (npm run build)'\nfi\n"
+    assert real in text
+    hook.write_text(text.replace(real, EARLY_BLOCK))
+    run = runner.check(every=True)
+    names, blocks, live = run.results
+    assert names.status is Status.PASS and blocks.status is Status.PASS  # as the walk found
+    assert live.status is Status.FAIL
+    assert live.message.startswith("on a copy where dist/missing.js exists, the hook should pass")
+    assert not (node_ws.root / "dist" / "missing.js").exists()  # a copy, not the workspace
+    hook.write_text(text.replace("test -s dist/app.js", "test -s dist/missing.js"))
+    assert runner.check().status is Status.PASS
+
+
+@pytest.mark.parametrize("step", ["pass-after-fix", "turn-ends"])
+def test_lab13_a_hook_that_always_lets_go_does_not_pass(node_ws: Workspace, step: str) -> None:
+    runner = at_lab13(node_ws, step)
+    hook = node_ws.root / HOOK
+    text = hook.read_text()
+    hook.write_text(ALWAYS_PASSES)
+    run = runner.check(every=True)
+    *_, broken = run.results
+    assert all(r.status is Status.PASS for r in run.results[:-1]), run.results
+    assert broken.status is Status.FAIL
+    assert broken.message.startswith("on a copy without dist/app.js the hook should block")
+    assert (node_ws.root / "dist" / "app.js").exists()
+    hook.write_text(text)
+    runner.solve(apply=True)
+    assert runner.check().status is Status.PASS

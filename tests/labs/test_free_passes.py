@@ -6,13 +6,15 @@ step reads reports or proves a sensor, the workspace's bash hooks on the emulato
 
 from __future__ import annotations
 
+import re
+import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from harness.engine.lab_runner import LabRunner
-from harness.maven.surefire import REPORTS_DIR, SENSORS
+from harness.maven.surefire import REPORTS_DIR, SENSORS, sensor_test_methods
 from harness.results import CheckResult, Status
 from harness.trainer.cohort import StepHelp
 from harness.workspace import Workspace
@@ -49,12 +51,19 @@ def test_lab06_a_smoke_sh_that_counts_failures_as_passes_does_not_pass(
 
     run = runner.check(every=True)
 
-    smoke_said, guard_said = run.results
+    smoke_said, guard_said, pristine = run.results
     # The issue's free pass: the edited smoke.sh is green and the stop after it is allowed...
     assert smoke_said.status is Status.PASS, smoke_said.found
     # ...but the guard, tried in a session of its own, lets Done through without an audit.
     assert guard_said.status is Status.FAIL
     assert guard_said.message.startswith("guard-spec-status.sh does not refuse Done without")
+    # The cause first: the Done edit went through (check-spec-status.sh only reported it after
+    # it ran), not the later edit that then found nothing to replace.
+    assert (guard_said.found or "").splitlines()[0] == (
+        "session step 2 (edit docs/use_cases/UC-005-add-visit.md): "
+        "docs/use_cases/UC-005-add-visit.md was changed"
+    )
+    assert pristine.status is Status.FAIL  # the workshop's own smoke.sh finds the bug too
     assert run.status is Status.FAIL
 
 
@@ -116,6 +125,70 @@ def test_lab01_touching_old_reports_after_starting_a_done_lab_again_does_not_pas
     assert run.results[0].message == (
         "no fresh, green sensor reports yet: run ./mvnw -q test -Dgroups=sensor"
     )
+
+
+def names_only_report(ws: Workspace, sensor: str) -> str:
+    """The walk's forgery: a report by hand with the sensor's real test names (read off its
+    source, as a person would) and the counts, nothing else."""
+    methods = sensor_test_methods(ws.root, sensor)
+    cases = "".join(f'<testcase name="{m}"/>' for m in methods)
+    return (
+        f'<testsuite tests="{len(methods)}" failures="0" errors="0" skipped="0">{cases}'
+        "</testsuite>\n"
+    )
+
+
+@pytest.mark.maven
+def test_lab01_hand_written_reports_with_the_real_test_names_do_not_pass(
+    workspace: Workspace,
+) -> None:
+    runner = at_step(workspace, "1", "run-sensors")
+    folder = reports(workspace)
+    folder.mkdir(parents=True, exist_ok=True)
+    for sensor in SENSORS:
+        path = folder / f"TEST-ai.unifiedprocess.petclinic.{sensor}.xml"
+        path.write_text(names_only_report(workspace, sensor))
+
+    run = runner.check()
+
+    assert run.status is Status.FAIL
+    (said,) = run.results
+    assert (said.found or "").splitlines()[0] == (
+        "ArchitectureTest: the suite is not named ai.unifiedprocess.petclinic.ArchitectureTest "
+        '(name="")'
+    )
+
+
+@pytest.mark.maven
+@pytest.mark.slow
+def test_lab01_reports_of_an_earlier_run_kept_and_touched_do_not_pass(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    """The walk's other pass: reports of a real run, kept aside, brought back after the lab
+    started again, and touched to look new."""
+    runner = at_step(workspace, "1", "run-sensors")
+    subprocess.run(["./mvnw", "-q", "test", "-Dgroups=sensor"], cwd=workspace.root, check=True)
+    assert runner.check().status is Status.PASS
+    kept = tmp_path / "kept"
+    shutil.copytree(reports(workspace), kept)
+
+    before = runner.progress.labs[runner.lab().id].steps["run-sensors"].entered_at
+    runner.goto("run-sensors")  # the step entered again, as lab reset or a restart does
+    assert runner.progress.labs[runner.lab().id].steps["run-sensors"].entered_at != before
+    shutil.rmtree(reports(workspace), ignore_errors=True)
+    shutil.copytree(kept, reports(workspace))
+    subprocess.run(
+        "touch target/surefire-reports/*.xml", shell=True, cwd=workspace.root, check=True
+    )
+
+    run = runner.check()
+    assert run.status is Status.FAIL
+    assert run.results[0].message.startswith(
+        "the reports are byte for byte the ones of a run from before this step"
+    )
+    # A new real run passes.
+    subprocess.run(["./mvnw", "-q", "test", "-Dgroups=sensor"], cwd=workspace.root, check=True)
+    assert runner.check().status is Status.PASS
 
 
 def test_lab01_forge_step_teaches_that_the_stop_hook_believes_a_forgery(
@@ -181,7 +254,47 @@ def test_lab08_a_test_that_fails_only_on_owner_store_does_not_pass(workspace: Wo
     assert named.status is Status.PASS, named.found  # the issue's free pass, as it was
     unnamed = check_at(runner, 2)
     assert unnamed.status is Status.FAIL
-    assert unnamed.message.startswith("with a repository/PetArchive.java added")
+    assert re.match(r"with a repository/[A-Z]\w+\.java added", unnamed.message)
+
+
+ONLY_THE_PROBES_SEEN = """
+    @Test
+    void repositoriesAreNamedRepository() {
+        List<String> offenders = main.stream()
+                .filter(type -> List.of("OwnerStore", "PetArchive").contains(type.simpleName()))
+                .map(type -> type.name() + " is not named ...Repository")
+                .toList();
+        report("repository types are named ...Repository", offenders);
+    }
+"""
+
+
+@pytest.mark.maven
+@pytest.mark.slow
+def test_lab08_a_test_for_the_probe_a_failure_once_named_does_not_pass(
+    workspace: Workspace,
+) -> None:
+    """The walk's pass: the unnamed probe was always PetArchive, shown by its failure."""
+    runner = at_step(workspace, "8", "rule-as-test")
+    with_rule(workspace, ONLY_THE_PROBES_SEEN)
+    first, again = check_at(runner, 2), check_at(runner, 2)
+    assert first.status is Status.FAIL and again.status is Status.FAIL
+    named = [re.match(r"with a repository/(\w+)\.java", r.message) for r in (first, again)]
+    assert all(named) and "PetArchive" not in first.message
+    # Made up anew each run (two of 10 x 10 x 98 names alike: a chance of 1 in 9,800).
+    assert named[0] and named[1] and named[0][1] != named[1][1]
+
+
+@pytest.mark.maven
+@pytest.mark.slow
+def test_lab08_the_real_rule_passes_the_made_up_probes(workspace: Workspace) -> None:
+    runner = at_step(workspace, "8", "rule-as-test")
+    _step, solved, _backup = runner.solve(apply=True)
+    assert all(r.status is Status.PASS for r in solved), solved
+    for index in (2, 3):
+        said = check_at(runner, index)
+        assert said.status is Status.PASS, said.found
+        assert "(this time repository/" in said.message
 
 
 @pytest.mark.maven
@@ -191,7 +304,7 @@ def test_lab08_a_test_that_refuses_every_new_type_does_not_pass(workspace: Works
     with_rule(workspace, EVERY_NEW_TYPE)
     well_named = check_at(runner, 3)
     assert well_named.status is Status.FAIL
-    assert well_named.message.startswith("with a repository/VisitArchiveRepository.java added")
+    assert re.match(r"with a repository/[A-Z]\w+Repository\.java added", well_named.message)
 
 
 # ---- Quizzes: a loop of letters --------------------------------------------------------
@@ -208,10 +321,12 @@ def test_a_quiz_names_no_wrong_answer_on_a_first_try_and_counts_the_tries(
     assert first.status is Status.FAIL
     assert first.message == "3 of 5 answers wrong"
     assert not any(f"q{n}" in (first.found or "") for n in range(1, 6))
-    # The second try may name them: the person has read again, or is looping.
+    # The second try may name them, once the person had the time to read again.
+    after_a_while(runner, "quiz")
     second = runner.check(record_failure=True).results[0]
     assert (second.found or "").splitlines()[0].startswith('q1: "a" is not right')
     quiz.write_text('q1 = "c"\nq2 = "a"\nq3 = "b"\nq4 = ["c"]\nq5 = "a"\n')
+    after_a_while(runner, "quiz")
     assert runner.check(record_failure=True).status is Status.PASS
     step = runner.progress.labs[runner.lab().id].steps["quiz"]
     assert step.quiz_tries == 3
@@ -219,3 +334,74 @@ def test_a_quiz_names_no_wrong_answer_on_a_first_try_and_counts_the_tries(
         "2 failed checks",
         "3 quiz tries",
     ]
+
+
+# ---- Lab 06 step 2: a rigged smoke.sh left in place, the guard broken where the session
+# does not look ---------------------------------------------------------------------------
+@pytest.mark.slow
+def test_lab06_a_rigged_smoke_sh_over_a_guard_broken_for_write_does_not_pass(
+    workspace: Workspace,
+) -> None:
+    runner = at_step(workspace, "6", "broken-hook")
+    hooks = workspace.root / ".claude" / "hooks"
+    smoke = hooks / "smoke.sh"
+    honest = 'if "$@" >/dev/null 2>&1; then'
+    smoke.write_text(smoke.read_text().replace(honest, 'if "$@" >/dev/null 2>&1 || true; then'))
+    guard = hooks / "guard-spec-status.sh"
+    text = guard.read_text()
+    # The planted bug fixed, and the guard told to look away from Write: the Edit session of
+    # the step's second check still sees Done refused and allowed as it should.
+    text = text.replace('[ -n "$problem" ] && exit 0', '[ -n "$problem" ] || exit 0')
+    write_case = "case $tool in Edit | Write | MultiEdit) ;; *) exit 0 ;; esac"
+    assert write_case in text
+    guard.write_text(
+        text.replace(write_case, "case $tool in Edit | MultiEdit) ;; *) exit 0 ;; esac")
+    )
+
+    run = runner.check(every=True)
+
+    rigged, session, pristine = run.results
+    assert rigged.status is Status.PASS, rigged.found  # the person's own smoke.sh says green
+    assert session.status is Status.PASS, session.found
+    assert pristine.status is Status.FAIL
+    assert pristine.message.startswith("the workshop's own smoke.sh (not yours)")
+    assert "FAIL" in (pristine.output or "")
+    assert run.status is Status.FAIL
+    # The honest fix passes the workshop's smoke.sh.
+    guard.write_text(guard.read_text().replace("Edit | MultiEdit)", "Edit | Write | MultiEdit)"))
+    assert check_at(runner, 2).status is Status.PASS
+
+
+def after_a_while(runner: LabRunner, step: str) -> None:
+    """The clock moved on past the quiz's wait (a stand-in for minutes of reading)."""
+    mine = runner.progress.labs[runner.lab().id].steps[step]
+    mine.quiz_tried_at = (mine.quiz_tried_at or 0) - 3600
+
+
+LETTERS = ("a", "b", "c")  # every question of Lab 09 has these options
+
+
+def test_a_loop_trying_letters_does_not_pass_lab09s_quiz(workspace: Workspace) -> None:
+    """The issue's loop: one letter for every answer, the next letter each lab check."""
+    runner = at_step(workspace, "9", "quiz")
+    quiz = workspace.root / "answers" / "adr-quiz.toml"
+    quiz.parent.mkdir(exist_ok=True)
+    said = []
+    for letter in LETTERS * 3:
+        quiz.write_text(
+            "".join(f'q{n} = "{letter}"\n' for n in (1, 2, 3, 5)) + f'q4 = ["{letter}"]\n'
+        )
+        said.append(runner.check(record_failure=True).results[0])
+    assert all(r.status is Status.FAIL for r in said)
+    assert said[0].message == "3 of 5 answers wrong"
+    # Every try after the first, seconds later, is not judged: nothing named, nothing counted.
+    for later in said[1:]:
+        assert later.message.startswith("too soon after a wrong try: not judged;"), later.message
+        assert not any(f"q{n}" in (later.found or "") for n in range(1, 6))
+    step = runner.progress.labs[runner.lab().id].steps["quiz"]
+    assert step.quiz_tries == 1
+    # The right answers, typed at once after a wrong try, wait too: a pass would tell a loop.
+    quiz.write_text('q1 = "c"\nq2 = "a"\nq3 = "b"\nq4 = ["c"]\nq5 = "a"\n')
+    assert runner.check(record_failure=True).status is Status.FAIL
+    after_a_while(runner, "quiz")
+    assert runner.check(record_failure=True).status is Status.PASS

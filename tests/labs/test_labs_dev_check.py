@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.engine.devcheck import dev_check
+from harness.engine.devcheck import DevCheckReport, dev_check
 
 FAST = ["04", "05", "09"]
 MAVEN = ["01", "02", "03", "06", "07", "08", "11"]
@@ -21,6 +21,7 @@ pytestmark = pytest.mark.labs
 def test_fast_lab_behaves(lab: str) -> None:
     report = dev_check(only=[lab])
     assert report.ok, [s.problems for w in report.labs for s in w.steps]
+    assert_proves_something(report)
 
 
 @pytest.mark.maven
@@ -29,3 +30,11 @@ def test_fast_lab_behaves(lab: str) -> None:
 def test_maven_lab_behaves(lab: str) -> None:
     report = dev_check(only=[lab])
     assert report.ok, [(w.manifest_error, [s.problems for s in w.steps]) for w in report.labs]
+    assert_proves_something(report)
+
+
+def assert_proves_something(report: DevCheckReport) -> None:
+    """No check passes before and after its step's solve unless declared a guard: lab demo
+    (the same walk) prints no "proves nothing" line (issue 51)."""
+    unchanged = [(s.step.id, s.unchanged) for w in report.labs for s in w.steps if s.unchanged]
+    assert unchanged == []

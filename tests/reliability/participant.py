@@ -82,7 +82,7 @@ def state(root: Path) -> State:
     )
 
 
-FAILURE_FIELDS = ("failed_checks", "failed_at", "quiz_tries")
+FAILURE_FIELDS = ("failed_checks", "failed_at", "quiz_tries", "quiz_tried_at")
 
 
 def progress_without_failures(root: Path) -> str | None:

@@ -13,9 +13,11 @@ participant when the rule does not hold:
         { part = "Block", lacks = '\\bexit\\s*1\\b', say = "exit 1 does not block" },
     ]
 
-Patterns are case-insensitive and read the line after its label. A part without a line is
-"no line starts with Block: yet"; every part gets a verdict line, so the participant sees them
-all at once, and a part that does not hold shows the line it judged.
+Patterns are case-insensitive and read the line after its label. What a ``has`` finds must be
+said positively: a clause that denies it ("does not exit 2", "never on stderr") does not hold
+(``may_deny = true`` for a rule whose words are fine denied: "no failures"). A part without a
+line is "no line starts with Block: yet"; every part gets a verdict line, so the participant
+sees them all at once, and a part that does not hold shows the line it judged.
 """
 
 from __future__ import annotations
@@ -37,7 +39,8 @@ class ContractParams:
     path: str = param(doc="the contract file", inside="the workspace")
     rules: list[Any] = param(
         doc="tables { part, has | lacks (regex, case-insensitive), say }: what a part's "
-        "line must or must not say, and what to tell the participant"
+        "line must or must not say, and what to tell the participant; what has finds must "
+        "not be denied in its clause (not, never, no …) unless the rule sets may_deny = true"
     )
     message: str | None = param(default=None, doc="the headline when a rule does not hold")
     pass_message: str | None = param(default=None, doc="the headline when every rule holds")
@@ -58,8 +61,8 @@ def _validate(p: ContractParams) -> str | None:
             re.compile(str(rule[given[0]]))
         except re.error as exc:
             return f"rules[{i + 1}].{given[0]} is no regular expression: {exc}"
-        if set(rule) - {"part", "has", "lacks", "say"}:
-            return f"rules[{i + 1}] has keys beyond part, has, lacks and say"
+        if set(rule) - {"part", "has", "lacks", "say", "may_deny"}:
+            return f"rules[{i + 1}] has keys beyond part, has, lacks, say and may_deny"
     return None
 
 
@@ -85,11 +88,33 @@ def _judge(part: str, said: str | None, rules: list[dict[str, Any]]) -> list[str
         return [f"the {part}: line is empty"]
     wrong = []
     for rule in rules:
-        if "has" in rule and not re.search(str(rule["has"]), said, re.IGNORECASE):
+        found = re.search(str(rule["has"]), said, re.IGNORECASE) if "has" in rule else None
+        if "has" in rule and found is None:
             wrong.append(str(rule["say"]))
+        elif found is not None and not rule.get("may_deny") and (negated := _negated(said, found)):
+            wrong.append(f"{rule['say']}, as what it does (yours says “{negated}”)")
         if "lacks" in rule and re.search(str(rule["lacks"]), said, re.IGNORECASE):
             wrong.append(str(rule["say"]))
     return wrong
+
+
+# A part is stated positively: "does not exit 2" or "never writes to stderr" has the words a
+# rule looks for and says the opposite. A clause ends at , ; : . ( ) — and at "and", "but".
+_CLAUSE_END = re.compile(r"[,;:.()—]|\b(?:and|but|or|then)\b", re.IGNORECASE)
+_NEGATION = re.compile(r"\b(?:not|never|cannot|nor|neither)\b|n't\b", re.IGNORECASE)
+# "no" and "without" deny only what follows them closely: "exit 2, no log" negates no exit.
+_DENIAL = re.compile(r"\b(?:no|without|none)\W+(?:\w+\W+){0,2}$", re.IGNORECASE)
+
+
+def _negated(said: str, found: re.Match[str]) -> str | None:
+    """The clause around what a ``has`` rule found, when the clause denies it; else None."""
+    start = max((m.end() for m in _CLAUSE_END.finditer(said, 0, found.start())), default=0)
+    after = _CLAUSE_END.search(said, found.end())
+    clause = said[start : after.start() if after else len(said)].strip()
+    before = said[start : found.start()]
+    if _NEGATION.search(clause) or _DENIAL.search(before):
+        return clause
+    return None
 
 
 def run(ctx: CheckContext, p: ContractParams) -> CheckResult:

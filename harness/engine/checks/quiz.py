@@ -1,12 +1,15 @@
 """``quiz``: answers the participant wrote into a TOML file in the workspace, compared with the
 expected ones. A first wrong try says how many answers are wrong, not which; from the second
-try on (lab check counts them in the progress) the wrong ones are named with a pointer to read.
-The right answer is never given."""
+try on (lab check counts them in the progress) the wrong ones are named with a pointer to read,
+and each try after a wrong one waits a while first (see COOL_DOWN). The right answer is never
+given."""
 
 from __future__ import annotations
 
 import json
+import math
 import re
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -149,6 +152,9 @@ def run(ctx: CheckContext, p: QuizParams) -> CheckResult:
             found="\n".join(_problem(q, given, answers, p) for q in unanswered),
             details=details,
         )
+    too_soon = _too_soon(ctx, name, details)
+    if too_soon is not None:
+        return too_soon
     details.update(right=right, wrong=wrong, quiz_try=True)
     if not wrong:
         return CheckResult.passed(f"all {len(expected)} answers right", name=name, details=details)
@@ -167,6 +173,42 @@ def run(ctx: CheckContext, p: QuizParams) -> CheckResult:
         else "\n".join(_problem(q, given, answers, p) for q in expected if q in wrong),
         details=details,
     )
+
+
+# After a wrong try the next one waits, twice as long each time: a person who reads the
+# sources again takes longer than that anyway, while a loop trying letters (one question named
+# per try from the second on) needs hours instead of seconds. The trainer sees every try.
+COOL_DOWN = 30.0  # seconds after the first wrong try
+COOL_DOWN_MAX = 480.0
+WAIT = (
+    "a wrong try makes the next one wait (30 s, then twice as long each time): enough to read "
+    "again, too long for guessing letters in a loop"
+)
+
+
+def _too_soon(ctx: CheckContext, name: str, details: dict[str, object]) -> CheckResult | None:
+    """A try within the wait after a wrong one, not judged at all (None: judge it): a pass now
+    would tell a loop which set is right."""
+    wait = _cool_down(ctx)
+    if not wait:
+        return None
+    return CheckResult.failed(
+        f"too soon after a wrong try: not judged; lab check again in {wait} s",
+        name=name,
+        expected=f"a try {wait} s from now or later",
+        found=WAIT,
+        details={**details, "fix": f"read the sources again, then lab check in {wait} s"},
+    )
+
+
+def _cool_down(ctx: CheckContext) -> int:
+    """Seconds before a new try is judged (0: now)."""
+    tries, at = ctx.step.quiz_tries, ctx.step.quiz_tried_at
+    if tries < 1 or at is None:
+        return 0
+    pause = min(COOL_DOWN * 2 ** (tries - 1), COOL_DOWN_MAX)
+    left: int = math.ceil(at + pause - time.time())
+    return max(0, left)
 
 
 FIRST_TRY = (

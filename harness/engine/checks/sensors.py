@@ -6,8 +6,12 @@ evidence the hooks demand.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import secrets
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from harness import proc
@@ -15,7 +19,14 @@ from harness.engine.context import CheckContext
 from harness.engine.kinds import Kind
 from harness.engine.throwaway import sandbox_copy
 from harness.maven.backend import SENSOR_GOALS
-from harness.maven.surefire import ReportError, SurefireReport, sensor_reports, sensor_test_methods
+from harness.maven.surefire import (
+    SENSOR_PACKAGE,
+    ReportError,
+    SurefireReport,
+    sensor_reports,
+    sensor_test_methods,
+    surefire_shape_problem,
+)
 from harness.paths import escape_problem
 from harness.results import CheckResult
 from harness.schema import Field, fields_of, param
@@ -43,7 +54,8 @@ class SensorsParams:
     sandbox_files: dict[str, Any] = param(
         default={},
         doc="files (path = content) written into a throwaway copy of the workspace "
-        "before the run, e.g. to break a rule and watch the sensor catch it",
+        "before the run, e.g. to break a rule and watch the sensor catch it; {random} in a "
+        "path, a content, failure_contains or a message is one type name made up per run",
     )
     fresh: bool = param(
         default=False,
@@ -114,9 +126,38 @@ def _matches(outcome: str, report: SurefireReport | None) -> bool:
     return report.green if outcome == "green" else not report.green
 
 
+# In sandbox_files, failure_contains and the messages: a type name made up for each run. A
+# probe a step names (or a check reveals) can be special-cased by a rule; a fresh one cannot.
+RANDOM_NAME = "{random}"
+_NAME_PARTS = (
+    ("Pet", "Owner", "Visit", "Vet", "Clinic", "Ward", "Shelter", "Kennel", "Patient", "Care"),
+    ("Archive", "Ledger", "Vault", "Store", "Shelf", "Index", "Box", "Keeper", "Stash", "Log"),
+)
+
+
+def _with_random_name(p: SensorsParams) -> SensorsParams:
+    """``p`` with every RANDOM_NAME replaced by one made-up name (``p`` if it has none)."""
+    if not any(RANDOM_NAME in rel for rel in p.sandbox_files or {}):
+        return p
+    pick = secrets.SystemRandom()
+    name = "".join(pick.choice(part) for part in _NAME_PARTS) + str(pick.randint(2, 99))
+
+    def fill(text: str) -> str:
+        return text.replace(RANDOM_NAME, name)
+
+    return replace(
+        p,
+        sandbox_files={fill(k): fill(str(v)) for k, v in p.sandbox_files.items()},
+        failure_contains={k: fill(str(v)) for k, v in (p.failure_contains or {}).items()},
+        message=None if p.message is None else fill(p.message),
+        pass_message=None if p.pass_message is None else fill(p.pass_message),
+    )
+
+
 def run(ctx: CheckContext, p: SensorsParams) -> CheckResult:
     if not p.sandbox_files:
         return _run(ctx, p)
+    p = _with_random_name(p)
     # Break a rule on a throwaway copy: the participant's files stay as they are.
     with sandbox_copy(ctx.root) as copy:
         for rel, content in p.sandbox_files.items():
@@ -215,7 +256,16 @@ def _read_reports(
                 "reports newer than every changed file",
                 "stale: " + ", ".join(stale),
             )
-    unwritten = _not_from_a_run(ctx, reports)
+    replayed = _seen_before(ctx, reports)  # recorded for every check, refused when fresh
+    if replayed and p.fresh:
+        return _run_again(
+            name,
+            "byte for byte the ones of a run from before this step (kept and copied back, or "
+            "touched)",
+            "reports a run wrote since you reached this step",
+            f"the same five files a check read at {replayed}",
+        )
+    unwritten = _not_from_a_run(ctx, reports) + (_not_surefires(reports) if p.fresh else [])
     if unwritten:
         return CheckResult.failed(
             "a report does not list every test of its sensor: a run of these sources writes "
@@ -240,6 +290,60 @@ def _not_from_a_run(ctx: CheckContext, reports: dict[str, SurefireReport | None]
             listed = len(wanted) - len(missing)
             lines.append(f"{sensor}: {listed} of {len(wanted)} test cases; no {missing[0]}")
     return lines
+
+
+def _not_surefires(reports: dict[str, SurefireReport | None]) -> list[str]:
+    """A line per report that lacks what Surefire writes into every report it makes: the
+    suite named by its class, its <properties>, a time on the suite and on every test case,
+    each case of that class, and as many cases as it counts. A hand-written copy of the test
+    names misses these; a copy of a whole real report is caught by _seen_before instead."""
+    lines = []
+    for sensor, report in reports.items():
+        if report is None:
+            continue
+        problem = surefire_shape_problem(report.path, f"{SENSOR_PACKAGE}.{sensor}")
+        if problem:
+            lines.append(f"{sensor}: {problem}")
+    return lines
+
+
+def _seen_before(ctx: CheckContext, reports: dict[str, SurefireReport | None]) -> str | None:
+    """When a check first read these very report files (all of them, byte for byte), if that
+    was before the step began: the output of an earlier run, kept and brought back. Test
+    times make two real runs' five reports differ. Records them when new (None)."""
+    files = {s: r.path for s, r in reports.items() if r is not None}
+    if not files:
+        return None
+    digest = hashlib.sha256()
+    for sensor, path in sorted(files.items()):
+        try:
+            digest.update(sensor.encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
+        except OSError:
+            return None
+    key = digest.hexdigest()
+    record = ctx.git_dir() / SEEN_REPORTS
+    first = _first_seen(record, key)
+    if first is None:
+        with contextlib.suppress(OSError), record.open("a") as out:
+            out.write(f"{key} {time.time():.3f}\n")
+        return None
+    if first < (ctx.step.entered_at or 0.0):
+        return time.strftime("%Y-%m-%d %H:%M", time.localtime(first))
+    return None
+
+
+def _first_seen(record: Path, key: str) -> float | None:
+    """When ``key`` was first written into ``record`` (None: never, or no record to read)."""
+    try:
+        lines = record.read_text().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        seen, _, at = line.partition(" ")
+        if seen == key:
+            with contextlib.suppress(ValueError):
+                return float(at)
+    return None
 
 
 def _reports_json(reports: dict[str, SurefireReport | None]) -> dict[str, object]:
@@ -317,6 +421,10 @@ def _report_files(ctx: CheckContext, reports: dict[str, SurefireReport | None]) 
             continue  # gone since it was read: the record simply lacks it, verify will say so
     return files
 
+
+# In the workspace's git dir: the report sets checks have read, and when first (see
+# _seen_before). A person can delete it; the Lab 01 forge step says what that leaves.
+SEEN_REPORTS = "hooklab-reports-seen"
 
 # What the sensors read, as the Stop hook counts it: a lab's answers/ or scenarios/ written
 # after a run do not make its reports stale.

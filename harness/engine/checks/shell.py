@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from dataclasses import dataclass
@@ -10,6 +11,7 @@ from typing import Any
 from harness import proc
 from harness.engine.context import CheckContext
 from harness.engine.kinds import Kind
+from harness.errors import HarnessError
 from harness.results import CheckResult
 from harness.schema import Field, fields_of, param
 
@@ -61,6 +63,10 @@ def run(ctx: CheckContext, p: ShellParams) -> CheckResult:
     env = dict(os.environ)
     env.update({k: str(v) for k, v in (p.env or {}).items()})
     env["CLAUDE_PROJECT_DIR"] = str(ctx.root)
+    # The shipped fixture, as it came: a check may prove the participant's files with the
+    # fixture's own instruments (smoke.sh), never with copies the participant may have edited.
+    with contextlib.suppress(HarnessError):  # no fixture to read: a check needing it says so
+        env["HOOKLAB_PRISTINE_FIXTURE"] = str(ctx.workspace.fixture.dir)
     if p.slow:
         ctx.on_activity(f"running {command}")
     res = proc.run(["bash", "-c", command], cwd=ctx.root, env=env, stdin=p.stdin, timeout=p.timeout)
@@ -154,7 +160,7 @@ def _kept_differs(ctx: CheckContext, rel: str, printed: str) -> tuple[str, str] 
             )
             return (
                 f"{now_at} {line_now}",
-                f"{there_at} {line_there}\n(the two part at column {column + 1})",
+                f"{there_at} {line_there}\n(the two lines differ from character {column + 1} on)",
             )
     # The same lines: only the end differs.
     ends = "ends with a newline" if printed.endswith("\n") else "ends without a newline"
