@@ -13,8 +13,8 @@ import time
 from pathlib import Path
 
 import pytest
-from harness.engine.sandbox import path_without
 
+from harness.engine.throwaway import path_without
 from harness.maven.surefire import SENSORS
 from tests.builders import git
 from tests.hooks.hookrepo import (

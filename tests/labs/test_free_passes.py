@@ -16,7 +16,7 @@ import pytest
 from harness.engine.lab_runner import LabRunner
 from harness.maven.surefire import REPORTS_DIR, SENSORS, sensor_test_methods
 from harness.results import CheckResult, Status
-from harness.trainer.cohort import StepHelp
+from harness.trainer.member import StepHelp
 from harness.workspace import Workspace
 
 
