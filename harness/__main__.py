@@ -1,3 +1,5 @@
+"""`python -m harness`: the `lab` command, run from a checkout."""
+
 from __future__ import annotations
 
 import sys

@@ -1,0 +1,1 @@
+"""The `lab` command line: one module a command, argparse, exit codes."""

@@ -1,0 +1,1 @@
+"""The lab engine: manifests, steps, check and action kinds, progress, the dev check."""

@@ -1,6 +1,8 @@
-"""Every field a lab manifest may hold, as markdown, read from the declarations the manifest
-is checked against: docs/lab-authoring.md carries this text between two markers, and a test
-fails when the two differ (``python scripts/lab_reference.py`` writes it anew)."""
+"""Every field a lab manifest may hold, as markdown.
+
+It is read from the declarations the manifest is checked against: docs/lab-authoring.md carries
+this text between two markers, and a test fails when the two differ (``python
+scripts/lab_reference.py`` writes it anew)."""
 
 from __future__ import annotations
 

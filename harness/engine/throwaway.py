@@ -1,5 +1,6 @@
-"""Throwaway copies of a workspace, so a check that acts (a simulated session runs tools for
-real) never changes the participant's files."""
+"""Throwaway copies of a workspace, so a check that acts never changes the participant's files.
+
+A simulated session runs its tools for real: in a copy."""
 
 from __future__ import annotations
 

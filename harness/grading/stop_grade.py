@@ -1,6 +1,8 @@
-"""A Stop hook's grade: the contract's checks by name and title, each check's verdict
-(GradeCheck), the whole grade (HookGrade), and what the grader observed: each Stop (Phase)
-and the secrets planted in every hook's environment (Canary)."""
+"""A Stop hook's grade: the contract's checks, each check's verdict and the whole grade.
+
+The checks by name and title, each check's verdict (GradeCheck), the whole grade (HookGrade),
+and what the grader observed: each Stop (Phase) and the secrets planted in every hook's
+environment (Canary)."""
 
 from __future__ import annotations
 

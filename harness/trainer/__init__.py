@@ -1,0 +1,1 @@
+"""The trainer's side: submissions, the room, verification of claims, the page."""

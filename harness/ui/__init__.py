@@ -1,0 +1,1 @@
+"""The screens: every renderer that prints, the only layer that imports rich."""

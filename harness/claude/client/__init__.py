@@ -1,0 +1,1 @@
+"""The real Claude Code client, pinned, installed, driven and read."""

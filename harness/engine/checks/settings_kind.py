@@ -1,6 +1,8 @@
-"""``settings``: the workspace's hook settings hold no entry the pinned client ignores or cannot
-run (``harness.claude.settings_check``: an unknown hook type or event, ``${CLAUDE_PLUGIN_ROOT}``
-outside a plugin, a matcher naming no tool, a deny rule that never matches, a missing script)."""
+"""``settings``: the workspace's hook settings hold no entry the pinned client cannot run.
+
+What counts is ``harness.claude.settings_check``'s: an unknown hook type or event,
+``${CLAUDE_PLUGIN_ROOT}`` outside a plugin, a matcher naming no tool, a deny rule that never
+matches, a missing script."""
 
 from __future__ import annotations
 
