@@ -75,14 +75,26 @@ class Kind(Generic[P]):
 CHECK_TAG = Field("kind", str, required=True)  # a check's table names its kind
 
 
+def tagged_kind(
+    tag: Field,
+    name: str,
+    summary: str,
+    call: Callable[[CheckContext, P], CheckResult],
+    **options: Any,
+) -> Kind[P]:
+    """A kind whose parameters are ``tag`` (a check's ``kind``, an action's ``do``), then the
+    fields of the dataclass ``call`` reads (its second parameter's annotation), so the type is
+    named once."""
+    second = list(inspect.signature(call).parameters)[1]
+    typed = typing.get_type_hints(call)[second]
+    return Kind(name, summary, (tag, *fields_of(typed)), typed, call, **options)
+
+
 def check_kind(
     name: str, summary: str, call: Callable[[CheckContext, P], CheckResult], **options: Any
 ) -> Kind[P]:
-    """A check kind: its parameters are the ``kind`` tag, then the fields of the dataclass
-    ``call`` reads (its second parameter's annotation), so the type is named once."""
-    second = list(inspect.signature(call).parameters)[1]
-    typed = typing.get_type_hints(call)[second]
-    return Kind(name, summary, (CHECK_TAG, *fields_of(typed)), typed, call, **options)
+    """A check kind: its parameters are the ``kind`` tag, then the fields ``call`` reads."""
+    return tagged_kind(CHECK_TAG, name, summary, call, **options)
 
 
 def one_of(params: object, *names: str) -> str | None:
