@@ -311,3 +311,9 @@ def fields_of(cls: builtins.type[Any]) -> tuple[Field, ...]:
         name = attr.name[:-1] if keyword.iskeyword(attr.name[:-1]) else attr.name
         out.append(Field(name, kind, **rules))
     return tuple(out)
+
+
+def pick(obj: object, names: str) -> dict[str, Any]:
+    """The attributes of ``obj`` named in ``names`` (split on white space), keyed by name in
+    that order: the fields a ``to_json`` hands on as they are, each named once."""
+    return {name: getattr(obj, name) for name in names.split()}

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -61,38 +62,58 @@ def read_text(path: Path, shown: object | None = None) -> str:
 
 def read_toml(path: Path, shown: object | None = None) -> dict[str, Any]:
     """The file's TOML document as a dict."""
-    where = path if shown is None else shown
-    text = read_text(path, shown)
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(
-            where, "", f"invalid TOML ({exc})", fix="fix the TOML syntax at that line"
-        ) from None
-    except RecursionError:
-        raise _too_deep(where) from None
-    check_depth(data, where)
+    data: dict[str, Any] = _document(path, shown, tomllib.loads, tomllib.TOMLDecodeError, _bad_toml)
     return data
 
 
 def read_json(path: Path, shown: object | None = None) -> object:
     """The file's JSON document (any JSON value: the caller checks its type)."""
+    return _document(path, shown, json.loads, json.JSONDecodeError, _bad_json)
+
+
+def json_object(path: Path) -> dict[str, Any]:
+    """The JSON object in a file the client keeps, read as leniently as the client reads it:
+    {} when the file is missing, unreadable, not JSON or not an object."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _document(
+    path: Path,
+    shown: object | None,
+    loads: Callable[[str], Any],
+    syntax_error: type[ValueError],
+    bad: Callable[[object, Any], ConfigError],
+) -> Any:
+    """What ``loads`` reads from the file: a syntax error is ``bad``'s words for it, a
+    document nested too deep is refused (``check_depth``)."""
     where = path if shown is None else shown
     text = read_text(path, shown)
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(
-            where,
-            f"line {exc.lineno}, column {exc.colno}",
-            f"invalid JSON ({json_trouble(exc)})",
-            fix=f"check the JSON syntax near line {exc.lineno} "
-            "(trailing commas and comments are not allowed)",
-        ) from None
+        data = loads(text)
+    except syntax_error as exc:
+        raise bad(where, exc) from None
     except RecursionError:
         raise _too_deep(where) from None
     check_depth(data, where)
     return data
+
+
+def _bad_toml(where: object, exc: tomllib.TOMLDecodeError) -> ConfigError:
+    return ConfigError(where, "", f"invalid TOML ({exc})", fix="fix the TOML syntax at that line")
+
+
+def _bad_json(where: object, exc: json.JSONDecodeError) -> ConfigError:
+    return ConfigError(
+        where,
+        f"line {exc.lineno}, column {exc.colno}",
+        f"invalid JSON ({json_trouble(exc)})",
+        fix=f"check the JSON syntax near line {exc.lineno} "
+        "(trailing commas and comments are not allowed)",
+    )
 
 
 def json_trouble(exc: json.JSONDecodeError) -> str:

@@ -33,7 +33,7 @@ from typing import Any
 from harness.claude.settings import HOOK_TYPES, HOOKS, MatcherGroup, Settings, parse_hooks
 from harness.errors import ConfigError, HarnessError
 from harness.schema import check_value
-from harness.userfiles import read_json
+from harness.userfiles import json_object, read_json
 
 MANIFEST = Path(".claude-plugin") / "plugin.json"
 PLUGIN_HOOKS = Path("hooks") / "hooks.json"
@@ -183,21 +183,13 @@ def enabled_marketplace_plugins(project: Path) -> list[Path]:
         name, _, market = str(entry).partition("@")
         if on is not True or market not in markets:
             continue
-        listing = _read_object(markets[market] / MARKETPLACE)
+        listing = json_object(markets[market] / MARKETPLACE)
         for plugin in listing.get("plugins", []):
             if isinstance(plugin, dict) and plugin.get("name") == name:
                 source = plugin.get("source")
                 if isinstance(source, str) and is_plugin(markets[market] / source):
                     folders.append((markets[market] / source).resolve())
     return folders
-
-
-def _read_object(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
 
 
 def flag_folders(project: Path, given: Iterable[Path] = ()) -> list[Path]:

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from harness.claude.plugins import ROOT_REFERENCE, not_run_said
 from harness.claude.settings import AGENT_TYPE, MODEL_TYPES, HookCommand
+from harness.schema import pick
 
 # A prompt or agent hook's request as the model receives it, and its answer: the model is
 # whoever plays it (the scenario's scripted judge). Returns the answer's text.
@@ -77,10 +78,7 @@ class HookRun:
 
     def to_json(self) -> dict[str, object]:
         return {
-            "event": self.event,
-            "command": self.command,
-            "exit_code": self.exit_code,
-            "timed_out": self.timed_out,
+            **pick(self, "event command exit_code timed_out"),
             "duration": round(self.duration, 3),
             "type": self.kind,
         }

@@ -33,6 +33,7 @@ from harness.claude.tools import (
 from harness.claude.vocabulary import Engine, Outcome, Permission, StepKind
 from harness.jail import Confinement
 from harness.paths import scratch_mkdtemp
+from harness.schema import pick
 
 # Claude Code (2.1.332) honours eight consecutive Stop blocks and overrides the ninth.
 STOP_BLOCK_CAP = 9
@@ -43,6 +44,10 @@ COMPACT_SUMMARY = "Summary: a scripted session; nothing left to do."  # the mode
 RELAUNCH_SOURCES = ("startup", "resume", "fork")
 # Told each event's JSON as it is sent to the hooks, on either engine.
 PayloadSink = Callable[[dict[str, Any]], None]
+
+# The fields of a step's JSON after its permission, kept as they are.
+_AS_JSON = """feedback user_message system_message additional_context errors stop_hook_active
+turn_ended tool_result"""
 
 
 @dataclass
@@ -93,20 +98,9 @@ class StepOutcome:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "step": self.step,
-            "do": self.do,
-            "detail": self.detail,
-            "outcome": self.outcome,
-            "tool_ran": self.tool_ran,
+            **pick(self, "step do detail outcome tool_ran"),
             "permission": self.permission_shown,
-            "feedback": self.feedback,
-            "user_message": self.user_message,
-            "system_message": self.system_message,
-            "additional_context": self.additional_context,
-            "errors": self.errors,
-            "stop_hook_active": self.stop_hook_active,
-            "turn_ended": self.turn_ended,
-            "tool_result": self.tool_result,
+            **pick(self, _AS_JSON),
             "hooks": [run.to_json() for run in self.hooks],
             "notes": self.notes,
         }

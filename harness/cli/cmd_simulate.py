@@ -23,6 +23,7 @@ from harness.claude.settings_check import check_settings
 from harness.cli.common import (
     add_command,
     add_plugin_dir_flag,
+    add_project_flag,
     add_unconfined_flag,
     confining,
     in_copy,
@@ -99,13 +100,7 @@ def add_parser(subparsers: Any) -> None:
         default=EMULATOR,
         help="emulator (built in, default), claude-code (the real client) or auto",
     )
-    parser.add_argument(
-        "--project",
-        type=Path,
-        default=None,
-        metavar="DIR",
-        help="project root (default: walk up from the current directory)",
-    )
+    add_project_flag(parser, "project root (default: walk up from the current directory)")
     add_plugin_dir_flag(parser)
     add_unconfined_flag(parser)
 

@@ -16,6 +16,7 @@ from harness.cli.common import (
     add_command,
     add_json_flag,
     add_plugin_dir_flag,
+    add_project_flag,
     add_unconfined_flag,
     confining,
     emit_json,
@@ -144,13 +145,7 @@ def add_parser(subparsers: Any) -> None:
         help="the hook's timeout in seconds (default: the one .claude/settings.json registers "
         "the script with, else 10)",
     )
-    parser.add_argument(
-        "--project",
-        type=Path,
-        default=None,
-        metavar="DIR",
-        help="the project (CLAUDE_PROJECT_DIR); default: the current directory",
-    )
+    add_project_flag(parser, "the project (CLAUDE_PROJECT_DIR); default: the current directory")
     add_json_flag(parser)
     add_plugin_dir_flag(parser)
     add_unconfined_flag(parser)

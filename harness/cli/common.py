@@ -110,6 +110,12 @@ def add_unconfined_flag(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_project_flag(parser: argparse.ArgumentParser, help: str) -> None:
+    """``--project DIR``: the project the hooks run in (CLAUDE_PROJECT_DIR); ``help`` says
+    what the command takes when it is not given."""
+    parser.add_argument("--project", type=Path, default=None, metavar="DIR", help=help)
+
+
 def add_plugin_dir_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--plugin-dir",

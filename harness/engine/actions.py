@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING, Any
 from harness import proc
 from harness.claude.vocabulary import Engine
 from harness.engine.context import CheckContext
-from harness.engine.kinds import Kind, one_of
+from harness.engine.kinds import Kind, one_of, tagged_kind
 from harness.maven.backend import SENSOR_GOALS
 from harness.maven.warm import warm_compile
 from harness.results import CheckResult
-from harness.schema import Field, fields_of, param
+from harness.schema import Field, param
 from harness.userfiles import read_text
 
 if TYPE_CHECKING:
@@ -295,9 +295,9 @@ def _content_or_from(p: AppendParams) -> str | None:
     return one_of(p, "content", "from")
 
 
-def _action(name: str, summary: str, typed: Any, call: Any, **options: Any) -> Kind[Any]:
-    """An action kind: its parameters are the ``do`` tag, then the fields of ``typed``."""
-    return Kind(name, summary, (DO, *fields_of(typed)), typed, call, **options)
+def _action(name: str, summary: str, call: Any, **options: Any) -> Kind[Any]:
+    """An action kind: its parameters are the ``do`` tag, then the fields ``call`` reads."""
+    return tagged_kind(DO, name, summary, call, **options)
 
 
 ACTION_KINDS: dict[str, Kind[Any]] = {
@@ -306,7 +306,6 @@ ACTION_KINDS: dict[str, Kind[Any]] = {
         _action(
             "write",
             "write a file (content inline or from a lab asset)",
-            WriteParams,
             _write,
             assets=_text_asset,
             rules=_content_or_from,
@@ -314,7 +313,6 @@ ACTION_KINDS: dict[str, Kind[Any]] = {
         _action(
             "append",
             "append text to a file",
-            AppendParams,
             _append,
             assets=_text_asset,
             rules=_content_or_from,
@@ -322,40 +320,34 @@ ACTION_KINDS: dict[str, Kind[Any]] = {
         _action(
             "replace",
             "replace text in a file (the first occurrence, or all)",
-            ReplaceParams,
             _replace,
         ),
         _action(
             "copy",
             "copy a file from the lab folder into the workspace",
-            CopyParams,
             _copy,
             assets=lambda p: [p.from_],
         ),
         _action(
             "delete",
             "delete a file or folder",
-            PathParams,
             _delete,
         ),
         _action(
             "patch",
             "apply a unified diff from the lab folder with git apply",
-            PatchParams,
             _patch,
             assets=lambda p: [p.from_],
         ),
         _action(
             "run",
             "run a bash command in the workspace",
-            RunParams,
             _run,
             slow=lambda p: p.slow,
         ),
         _action(
             "sensors",
             "run the sensors (./mvnw -q test -Dgroups=sensor)",
-            NoParams,
             _sensors,
             slow=lambda p: True,
         ),
@@ -363,7 +355,6 @@ ACTION_KINDS: dict[str, Kind[Any]] = {
             "compile",
             "compile the workspace as it is (./mvnw -q test-compile, or the compiled cache for "
             "these sources); no test runs, the reports stay",
-            NoParams,
             _compile,
             slow=lambda p: True,
         ),
@@ -371,7 +362,6 @@ ACTION_KINDS: dict[str, Kind[Any]] = {
             "play_session",
             "play a session on the real Claude Code client with the scripted model, in the "
             "workspace (what a live step reads)",
-            PlayParams,
             _play_session,
             slow=lambda p: True,
             tables=_play_steps,
@@ -379,7 +369,6 @@ ACTION_KINDS: dict[str, Kind[Any]] = {
         _action(
             "commit",
             "commit every change in the workspace",
-            CommitParams,
             _commit,
         ),
     )

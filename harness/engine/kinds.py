@@ -5,13 +5,15 @@ one line in its registry."""
 
 from __future__ import annotations
 
+import inspect
+import typing
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from harness.engine.context import CheckContext
 from harness.results import CheckResult
-from harness.schema import Field, attribute, build
+from harness.schema import Field, attribute, build, fields_of
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
@@ -68,6 +70,31 @@ class Kind(Generic[P]):
     def run(self, ctx: CheckContext, p: P | Params) -> CheckResult:
         """Run on typed parameters (a manifest's, built once) or on a validated table."""
         return self.call(ctx, self._typed(p))
+
+
+CHECK_TAG = Field("kind", str, required=True)  # a check's table names its kind
+
+
+def tagged_kind(
+    tag: Field,
+    name: str,
+    summary: str,
+    call: Callable[[CheckContext, P], CheckResult],
+    **options: Any,
+) -> Kind[P]:
+    """A kind whose parameters are ``tag`` (a check's ``kind``, an action's ``do``), then the
+    fields of the dataclass ``call`` reads (its second parameter's annotation), so the type is
+    named once."""
+    second = list(inspect.signature(call).parameters)[1]
+    typed = typing.get_type_hints(call)[second]
+    return Kind(name, summary, (tag, *fields_of(typed)), typed, call, **options)
+
+
+def check_kind(
+    name: str, summary: str, call: Callable[[CheckContext, P], CheckResult], **options: Any
+) -> Kind[P]:
+    """A check kind: its parameters are the ``kind`` tag, then the fields ``call`` reads."""
+    return tagged_kind(CHECK_TAG, name, summary, call, **options)
 
 
 def one_of(params: object, *names: str) -> str | None:

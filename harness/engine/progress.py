@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.errors import HarnessError
+from harness.schema import pick
 from harness.workspace import Workspace
 
 FORMAT = 2
@@ -49,14 +50,7 @@ class StepProgress:
     quiz_tried_at: float | None = None  # the last counted try: the next waits (checks/quiz.py)
 
     def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "hints": self.hints,
-            "solved_with_help": self.solved_with_help,
-            "passed": self.passed,
-            "entered_at": self.entered_at,
-            "failed_checks": self.failed_checks,
-            "failed_at": self.failed_at,
-        }
+        data = pick(self, "hints solved_with_help passed entered_at failed_checks failed_at")
         if self.skipped_by_goto:
             data["skipped_by_goto"] = True
         if self.quiz_tries:
@@ -94,10 +88,7 @@ class LabProgress:
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
-            "started_at": self.started_at,
-            "start_commit": self.start_commit,
-            "start_snapshot": self.start_snapshot,
-            "completed_at": self.completed_at,
+            **pick(self, "started_at start_commit start_snapshot completed_at"),
             "steps": {k: v.to_json() for k, v in self.steps.items()},
         }
         if self.at is not None:

@@ -38,6 +38,7 @@ from harness.engine.moment import same_verdict, verdict_of
 from harness.engine.start_state import hook_settings, resolve_start, start_state
 from harness.errors import HarnessError
 from harness.jail import confined
+from harness.schema import pick
 
 # The tools a replay plays; any tool the pinned client does not offer is played too (both
 # engines answer "No such tool available", before any hook).
@@ -92,18 +93,13 @@ class ReplayRow:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "number": self.number,
-            "line": self.line,
-            "kind": self.kind,
-            "what": self.what,
-            "recorded": self.recorded,
+            **pick(self, "number line kind what recorded"),
             "replayed": dict(self.replayed),
             "agrees": {
                 engine: (not self.differs(engine)) if self.compared_on(engine) else None
                 for engine in self.replayed
             },
-            "compared": self.compared,
-            "note": self.note,
+            **pick(self, "compared note"),
         }
 
 

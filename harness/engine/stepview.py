@@ -7,6 +7,7 @@ and kept in the result's details as JSON (``to_json``, the same keys for every e
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -18,6 +19,7 @@ from harness.claude.scripted import StepOutcome
 from harness.claude.settings import AGENT_TYPE, PROMPT_TYPE
 from harness.claude.vocabulary import Outcome, StepKind
 from harness.engine.moment import Moment
+from harness.schema import pick
 
 FEEDBACK_CAP = 3000  # characters of feedback kept per step; the transcript has it whole
 MESSAGE_CAP = 2000
@@ -68,19 +70,14 @@ class HookView:
         return f"exit {self.exit_code}"
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "event": self.event,
-            "command": self.command,
-            "exit_code": self.exit_code,
-            "timed_out": self.timed_out,
-            "stdout": self.stdout,
-            "stderr": self.stderr,
-            "kind": self.kind,
-        }
+        return dataclasses.asdict(self)
 
 
 # What a step shares with its moment under the same name.
 _AS_MOMENT = ("do", "label", "detail", "outcome", "feedback", "expect")
+# The fields a step's JSON keeps as they are, in the order of its keys.
+_AS_JSON = """step name do detail label expect outcome stop_hook_active tool_ran turn_ended
+feedback system_message user_message"""
 
 
 @dataclass(frozen=True)
@@ -166,22 +163,9 @@ class StepView:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "step": self.step,
-            "name": self.name,
-            "do": self.do,
-            "detail": self.detail,
-            "label": self.label,
-            "expect": self.expect,
-            "outcome": self.outcome,
-            "stop_hook_active": self.stop_hook_active,
-            "tool_ran": self.tool_ran,
-            "turn_ended": self.turn_ended,
-            "feedback": self.feedback,
-            "system_message": self.system_message,
-            "user_message": self.user_message,
+            **pick(self, _AS_JSON),
             "events": list(self.events),
             "hooks": [hook.to_json() for hook in self.hooks],
             "problems": list(self.problems),
-            "root": self.root,
-            "note": self.note,
+            **pick(self, "root note"),
         }

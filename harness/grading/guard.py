@@ -37,6 +37,7 @@ from harness.grading.junit import JUnitCase, junit_xml
 from harness.grading.registration import Registered
 from harness.jail import Confinement
 from harness.results import Status
+from harness.schema import pick
 
 GUARD_EVENTS = (Event.PRE_TOOL_USE, Event.PERMISSION_REQUEST, Event.USER_PROMPT_SUBMIT)
 SETTINGS_LABEL = "verify-hook guard settings"
@@ -117,11 +118,7 @@ class CaseRow:
     def to_json(self) -> dict[str, Any]:
         return {
             **self.case.to_json(),
-            "engine": self.engine,
-            "got": self.got,
-            "passed": self.passed,
-            "said": self.said,
-            "exit_code": self.exit_code,
+            **pick(self, "engine got passed said exit_code"),
             "seconds": round(self.seconds, 4),
         }
 

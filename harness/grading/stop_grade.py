@@ -14,6 +14,7 @@ from typing import Any
 from harness.claude import EventOutcome, HookRun, StepOutcome
 from harness.claude.vocabulary import Outcome
 from harness.results import CheckResult, Status
+from harness.schema import pick
 
 # Check names, stable: tests, --json readers and the lab engine refer to them.
 BLOCKS = "blocks-when-broken"
@@ -74,15 +75,9 @@ class GradeCheck:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "name": self.name,
-            "title": self.title,
+            **pick(self, "name title"),
             "status": self.status.value,
-            "passed": self.passed,
-            "expected": self.expected,
-            "found": self.found,
-            "problem": self.problem,
-            "detail": self.detail,
-            "fix": self.fix,
+            **pick(self, "passed expected found problem detail fix"),
         }
 
 

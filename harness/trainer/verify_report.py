@@ -10,6 +10,7 @@ from typing import Any
 
 from harness.engine.lab_runner import StepRun
 from harness.results import Status
+from harness.schema import pick
 from harness.trainer.remote import redact_url
 
 FORGED = "forged"  # a record's flag: a claim rests on a progress record edited by hand
@@ -37,18 +38,12 @@ class StepVerdict:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "lab": self.lab,
-            "step": self.step,
-            "title": self.title,
-            "number": self.number,
+            **pick(self, "lab step title number"),
             "status": self.status.value,
             "holds": self.status is Status.PASS,
-            "message": self.message,
-            "engine": self.engine,
-            "claimed_at": self.claimed_at,
+            **pick(self, "message engine claimed_at"),
             "checks": [r.to_json() for r in self.run.results] if self.run else self.checks,
-            "reused": self.reused,
-            "edited": self.edited,
+            **pick(self, "reused edited"),
         }
 
     @classmethod

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from harness.errors import ConfigError, HarnessError
 from harness.paths import bundled_dir
-from harness.schema import Field, check_table
+from harness.schema import Field, check_table, pick
 from harness.userfiles import read_toml
 
 FIXTURE_FILE = "fixture.toml"
@@ -68,12 +68,10 @@ class Fixture:
 
     def to_json(self) -> dict[str, object]:
         return {
-            "name": self.name,
-            "title": self.title,
+            **pick(self, "name title"),
             "dir": str(self.dir),
             "needs": list(self.needs),
-            "build": self.build,
-            "evidence": self.evidence,
+            **pick(self, "build evidence"),
             "build_output": list(self.build_output),
         }
 

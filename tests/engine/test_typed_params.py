@@ -15,7 +15,7 @@ from harness.engine.checks import CHECK_KINDS
 from harness.engine.checks.file import FileParams
 from harness.engine.kinds import Kind
 from harness.engine.manifest import load_lab
-from harness.schema import attribute, fields_of, param
+from harness.schema import attribute, fields_of, param, pick
 from tests.builders import file_check, lab, step, write_action, write_lab
 
 TAGS = {"kind", "do"}  # what selects the kind is no parameter of it
@@ -85,3 +85,19 @@ def test_a_loaded_lab_carries_typed_parameters_with_defaults(tmp_path: Path) -> 
     assert (action.from_, action.content, action.executable) == (None, "x", False)
     with pytest.raises(dataclasses.FrozenInstanceError):
         check.path = "elsewhere"  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("name", sorted(ALL))
+def test_the_tag_comes_first(name: str) -> None:
+    tag = ALL[name].params[0]
+    assert (tag.name, tag.required) == ("kind" if name.startswith("check") else "do", True)
+
+
+def test_pick_hands_on_the_named_fields_in_the_order_named() -> None:
+    @dataclasses.dataclass
+    class Row:
+        a: int
+        b: str
+        c: float
+
+    assert list(pick(Row(1, "x", 2.0), "c a\nb").items()) == [("c", 2.0), ("a", 1), ("b", "x")]

@@ -25,41 +25,33 @@ import subprocess
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from harness.jail import Confinement
+from harness.userfiles import json_object
 
 REGISTER_WAIT = 30.0  # seconds the trust launch may take to register the marketplaces
 
 
-def _read_json(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
 def project_marketplaces(project: Path) -> set[str]:
     """The marketplace names the project's shared settings declare (``extraKnownMarketplaces``)."""
-    declared = _read_json(project / ".claude" / "settings.json").get("extraKnownMarketplaces")
+    declared = json_object(project / ".claude" / "settings.json").get("extraKnownMarketplaces")
     return set(declared) if isinstance(declared, dict) else set()
 
 
 def enabled_plugins(project: Path) -> list[str]:
     """The ``NAME@MARKETPLACE`` entries the project's shared settings enable."""
-    enabled = _read_json(project / ".claude" / "settings.json").get("enabledPlugins")
+    enabled = json_object(project / ".claude" / "settings.json").get("enabledPlugins")
     if not isinstance(enabled, dict):
         return []
     return sorted(str(k) for k, v in enabled.items() if v is True)
 
 
 def registered_marketplaces(config_dir: Path) -> set[str]:
-    return set(_read_json(config_dir / "plugins" / "known_marketplaces.json"))
+    return set(json_object(config_dir / "plugins" / "known_marketplaces.json"))
 
 
 def is_trusted(config_dir: Path, folder: Path) -> bool:
-    projects = _read_json(config_dir / ".claude.json").get("projects")
+    projects = json_object(config_dir / ".claude.json").get("projects")
     entry = projects.get(str(folder)) if isinstance(projects, dict) else None
     return isinstance(entry, dict) and entry.get("hasTrustDialogAccepted") is True
 
@@ -68,7 +60,7 @@ def accept_trust(config_dir: Path, folder: Path) -> None:
     """What answering "Yes, I trust this folder" writes (and "onboarding done", which a
     person's first run also leaves)."""
     path = config_dir / ".claude.json"
-    data = _read_json(path)
+    data = json_object(path)
     data["hasCompletedOnboarding"] = True
     projects = data.setdefault("projects", {})
     if not isinstance(projects, dict):
@@ -139,7 +131,7 @@ def plugins_not_ready(root: Path, env: Mapping[str, str] | None = None) -> str |
         return None
     for entry in plugins:
         name, _, market = entry.partition("@")
-        listing = _read_json(root / ".claude" / "plugins" / ".claude-plugin" / "marketplace.json")
+        listing = json_object(root / ".claude" / "plugins" / ".claude-plugin" / "marketplace.json")
         names = [p.get("name") for p in listing.get("plugins", []) if isinstance(p, dict)]
         if market not in project_marketplaces(root) or name not in names:
             return (
@@ -147,7 +139,7 @@ def plugins_not_ready(root: Path, env: Mapping[str, str] | None = None) -> str |
                 "marketplace.json does not offer it"
             )
     state = client_state_file(env)
-    projects = _read_json(state).get("projects")
+    projects = json_object(state).get("projects")
     trusted = isinstance(projects, dict) and any(
         isinstance(v, dict) and v.get("hasTrustDialogAccepted") is True
         for k, v in projects.items()

@@ -10,6 +10,7 @@ from typing import Any
 
 from harness.claude.client_words import TOOL_USE_ERROR
 from harness.claude.vocabulary import StepKind, Verdict, verdict
+from harness.schema import pick
 
 # A call refused by a PreToolUse hook the transcript does not name (a JSON deny's result names
 # none; 2.0.x records no hook progress): any hook's refusal of it is the same verdict.
@@ -100,13 +101,10 @@ class SubagentRun:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "agent_id": self.agent_id,
-            "agent_type": self.agent_type,
+            **pick(self, "agent_id agent_type"),
             "prompt": _cap(self.prompt),
             "last_message": _cap(self.last_message),
-            "stop_reason": self.stop_reason,
-            "ended": self.ended,
-            "status": self.status,
+            **pick(self, "stop_reason ended status"),
             # only a background agent's, so the extracts of other sessions stay as they were
             **({"ended_line": self.ended_line} if self.ended_line is not None else {}),
         }
@@ -125,10 +123,7 @@ class RecordedDecision:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "line": self.line,
-            "event": self.event,
-            "hook": self.hook,
-            "decision": self.decision,
+            **pick(self, "line event hook decision"),
             "text": _cap(self.text),
         }
 

@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.engine.context import CheckContext
-from harness.engine.kinds import Kind
+from harness.engine.kinds import check_kind
 from harness.results import CheckResult
-from harness.schema import Field, fields_of, param
+from harness.schema import param
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -151,11 +151,9 @@ def run(ctx: CheckContext, p: ContractParams) -> CheckResult:
     )
 
 
-KIND = Kind(
-    name="contract",
-    summary="labelled lines (Claim:, Block:, …) each say what they must, and not the opposite",
-    params=(Field("kind", str, required=True), *fields_of(ContractParams)),
-    typed=ContractParams,
-    call=run,
+KIND = check_kind(
+    "contract",
+    "labelled lines (Claim:, Block:, …) each say what they must, and not the opposite",
+    run,
     rules=_validate,
 )

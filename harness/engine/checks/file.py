@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import TypeVar
 
 from harness.engine.context import CheckContext
-from harness.engine.kinds import Kind
+from harness.engine.kinds import check_kind
 from harness.errors import ConfigError
 from harness.results import CheckResult
-from harness.schema import Field, fields_of, param
+from harness.schema import param
 from harness.userfiles import json_fix, json_trouble
 
 ASSERTIONS = (
@@ -211,11 +211,9 @@ def read_participant_file(
         )
 
 
-KIND = Kind(
-    name="file",
-    summary="a workspace file exists/is absent, contains or matches text",
-    params=(Field("kind", str, required=True), *fields_of(FileParams)),
-    typed=FileParams,
-    call=run,
+KIND = check_kind(
+    "file",
+    "a workspace file exists/is absent, contains or matches text",
+    run,
     rules=_validate,
 )

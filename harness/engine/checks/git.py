@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 from harness import proc
 from harness.engine.context import CheckContext
-from harness.engine.kinds import Kind
+from harness.engine.kinds import check_kind
 from harness.results import CheckResult
-from harness.schema import Field, fields_of, param
+from harness.schema import param
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -134,11 +134,9 @@ def run(ctx: CheckContext, p: GitParams) -> CheckResult:
     return CheckResult.passed(p.pass_message or "the workspace changes are as expected", name=name)
 
 
-KIND = Kind(
-    name="git",
-    summary="changed / unchanged paths, commits since the lab started, a clean worktree",
-    params=(Field("kind", str, required=True), *fields_of(GitParams)),
-    typed=GitParams,
-    call=run,
+KIND = check_kind(
+    "git",
+    "changed / unchanged paths, commits since the lab started, a clean worktree",
+    run,
     rules=_validate,
 )

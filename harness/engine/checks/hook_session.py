@@ -39,13 +39,13 @@ from harness.engine.checks.session_judge import (
 )
 from harness.engine.checks.session_play import Play, play_engines, steps_json
 from harness.engine.context import CheckContext
-from harness.engine.kinds import Kind
+from harness.engine.kinds import check_kind
 from harness.engine.moment import describe
 from harness.engine.stepview import StepView
 from harness.errors import ConfigError, HarnessError
 from harness.maven.share import Call
 from harness.results import CheckResult
-from harness.schema import Field, check_table, fields_of, item_path, param
+from harness.schema import Field, check_table, item_path, param
 from harness.userfiles import json_fix
 
 # The keys of one expect_sequence item: the session step it stands for, matched in order.
@@ -398,12 +398,10 @@ def _assets(p: SessionParams) -> list[str]:
     return [p.scenario] if p.scenario and p.scenario_in == "lab" else []
 
 
-KIND = Kind(
-    name="hook_session",
-    summary="a scripted Claude Code session against the workspace's hooks, outcome per step",
-    params=(Field("kind", str, required=True), *fields_of(SessionParams)),
-    typed=SessionParams,
-    call=run,
+KIND = check_kind(
+    "hook_session",
+    "a scripted Claude Code session against the workspace's hooks, outcome per step",
+    run,
     slow=lambda p: True,
     assets=_assets,
     rules=_validate,

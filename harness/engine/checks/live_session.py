@@ -40,11 +40,11 @@ from harness.claude.vocabulary import (
 )
 from harness.engine.checks.live_causes import LiveCause, diagnose, started_elsewhere
 from harness.engine.context import CheckContext, PassedClaim
-from harness.engine.kinds import Kind
+from harness.engine.kinds import check_kind
 from harness.engine.moment import Moment, describe, match_in_order, moments_of
 from harness.errors import ConfigError, HarnessError
 from harness.results import CheckResult
-from harness.schema import Field, check_table, fields_of, item_path, param
+from harness.schema import Field, check_table, item_path, param
 
 # Where `lab solve` and `lab dev check` keep the sessions they play on the real client with
 # the scripted model (a config directory of the client's own, inside the git directory).
@@ -520,12 +520,10 @@ def _tables(p: LiveParams, path: object, where: str) -> None:
 _EXPECT_FIX = 'name what to match, e.g. { do = "stop", outcome = "blocked" }'
 
 
-KIND = Kind(
-    name="live_session",
-    summary="the participant's own Claude Code session, read from its transcript and replayed",
-    params=(Field("kind", str, required=True), *fields_of(LiveParams)),
-    typed=LiveParams,
-    call=run,
+KIND = check_kind(
+    "live_session",
+    "the participant's own Claude Code session, read from its transcript and replayed",
+    run,
     slow=lambda p: True,
     tables=_tables,
 )

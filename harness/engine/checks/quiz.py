@@ -15,9 +15,9 @@ from typing import Any
 
 from harness.engine.checks.file import read_participant_file
 from harness.engine.context import CheckContext
-from harness.engine.kinds import Kind
+from harness.engine.kinds import check_kind
 from harness.results import CheckResult
-from harness.schema import Field, fields_of, param
+from harness.schema import param
 from harness.userfiles import read_toml
 
 
@@ -235,12 +235,10 @@ def _problem(q: str, given: dict[str, Any], answers: dict[str, Any], p: QuizPara
     return f"{q}: {_toml(given[q])} is not right" + (f" — {explain}" if explain else "")
 
 
-KIND = Kind(
-    name="quiz",
-    summary="answers in a TOML file in the workspace, compared with the expected answers",
-    params=(Field("kind", str, required=True), *fields_of(QuizParams)),
-    typed=QuizParams,
-    call=run,
+KIND = check_kind(
+    "quiz",
+    "answers in a TOML file in the workspace, compared with the expected answers",
+    run,
     rules=_validate,
 )
 

@@ -17,10 +17,10 @@ from typing import Any
 from harness.claude.scenario import load_scenario
 from harness.engine.checks.file import read_participant_file
 from harness.engine.context import CheckContext
-from harness.engine.kinds import Kind
+from harness.engine.kinds import check_kind
 from harness.engine.moment import CONTAINS, describe, planned
 from harness.results import CheckResult
-from harness.schema import Field, fields_of, param
+from harness.schema import param
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -76,11 +76,9 @@ def run(ctx: CheckContext, p: ScenarioParams) -> CheckResult:
     )
 
 
-KIND = Kind(
-    name="scenario",
-    summary="a scenario file in the workspace has the steps it needs (parsed, not grepped)",
-    params=(Field("kind", str, required=True), *fields_of(ScenarioParams)),
-    typed=ScenarioParams,
-    call=run,
+KIND = check_kind(
+    "scenario",
+    "a scenario file in the workspace has the steps it needs (parsed, not grepped)",
+    run,
     rules=_validate,
 )

@@ -16,7 +16,7 @@ from typing import Any
 
 from harness import proc
 from harness.engine.context import CheckContext
-from harness.engine.kinds import Kind
+from harness.engine.kinds import check_kind
 from harness.engine.throwaway import sandbox_copy
 from harness.maven.backend import SENSOR_GOALS
 from harness.maven.surefire import (
@@ -29,7 +29,7 @@ from harness.maven.surefire import (
 )
 from harness.paths import escape_problem
 from harness.results import CheckResult
-from harness.schema import Field, fields_of, param
+from harness.schema import param
 
 OUTCOMES = ("green", "red", "absent", "present")
 
@@ -478,12 +478,10 @@ def _run_again(name: str, why: str, expected: str, found: str) -> CheckResult:
     )
 
 
-KIND = Kind(
-    name="sensors",
-    summary="run the sensors via the workspace's Maven backend and judge each Surefire report",
-    params=(Field("kind", str, required=True), *fields_of(SensorsParams)),
-    typed=SensorsParams,
-    call=run,
+KIND = check_kind(
+    "sensors",
+    "run the sensors via the workspace's Maven backend and judge each Surefire report",
+    run,
     slow=lambda p: p.run,
     rules=_validate,
 )

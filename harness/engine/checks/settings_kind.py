@@ -10,9 +10,9 @@ from dataclasses import dataclass
 
 from harness.claude.settings_check import check_settings
 from harness.engine.context import CheckContext
-from harness.engine.kinds import Kind
+from harness.engine.kinds import check_kind
 from harness.results import CheckResult
-from harness.schema import Field, fields_of, param
+from harness.schema import param
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -43,10 +43,8 @@ def run(ctx: CheckContext, p: SettingsParams) -> CheckResult:
     )
 
 
-KIND = Kind(
-    name="settings",
-    summary="no hook or rule in .claude/settings*.json that Claude Code ignores or cannot run",
-    params=(Field("kind", str, required=True), *fields_of(SettingsParams)),
-    typed=SettingsParams,
-    call=run,
+KIND = check_kind(
+    "settings",
+    "no hook or rule in .claude/settings*.json that Claude Code ignores or cannot run",
+    run,
 )

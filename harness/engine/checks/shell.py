@@ -10,10 +10,10 @@ from typing import Any
 
 from harness import proc
 from harness.engine.context import CheckContext
-from harness.engine.kinds import Kind
+from harness.engine.kinds import check_kind
 from harness.errors import HarnessError
 from harness.results import CheckResult
-from harness.schema import Field, fields_of, param
+from harness.schema import param
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -180,12 +180,10 @@ def _validate(p: ShellParams) -> str | None:
     return None
 
 
-KIND = Kind(
-    name="shell",
-    summary="a bash command in the workspace with an expected exit code and output",
-    params=(Field("kind", str, required=True), *fields_of(ShellParams)),
-    typed=ShellParams,
-    call=run,
+KIND = check_kind(
+    "shell",
+    "a bash command in the workspace with an expected exit code and output",
+    run,
     slow=lambda p: p.slow,
     rules=_validate,
 )

@@ -10,10 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from harness.engine.context import CheckContext
-from harness.engine.kinds import Kind
+from harness.engine.kinds import check_kind
 from harness.engine.throwaway import sandbox_copy
 from harness.results import CheckResult
-from harness.schema import Field, fields_of, param
+from harness.schema import param
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -65,11 +65,9 @@ def run(ctx: CheckContext, p: VerifyHookParams) -> CheckResult:
     return result
 
 
-KIND = Kind(
-    name="verify_hook",
-    summary="grade the participant's Stop hook against the contract (lab verify-hook)",
-    params=(Field("kind", str, required=True), *fields_of(VerifyHookParams)),
-    typed=VerifyHookParams,
-    call=run,
+KIND = check_kind(
+    "verify_hook",
+    "grade the participant's Stop hook against the contract (lab verify-hook)",
+    run,
     slow=lambda p: True,
 )
