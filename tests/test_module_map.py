@@ -42,5 +42,6 @@ def test_a_module_without_a_job_is_named_with_the_fix(tmp_path: Path) -> None:
 def test_a_long_first_sentence_gives_its_heading(tmp_path: Path) -> None:
     tool = _module_map()
     wordy = tmp_path / "wordy.py"
-    wordy.write_text('"""A module that says a great deal: ' + "and more, " * 30 + 'then stops."""\n')
+    said = "A module that says a great deal: " + "and more, " * 30 + "then stops."
+    wordy.write_text(f'"""{said}"""\n')
     assert tool.job_of(wordy) == "A module that says a great deal."
