@@ -73,15 +73,6 @@ NOT_THE_WORD = {
     ("maven/warm.py", "failed"),  # how a warm-up went
     ("engine/checks/live_session.py", "ask"),  # an expectation's key
 }
-# Literals still in files other branches of issue 52 are rewriting (52-engine: the sessions;
-# 52-reader: recorded.py and the live reader; 52-modules: grading/, ui/, engine/runner.py):
-# each goes when its file is next touched, and the list with it.
-NOT_YET = {
-    *(("claude/client/reading.py", w) for w in ("allow", "deny")),
-    ("claude/recorded.py", "blocked"),  # recorded's own decision words
-    *(("grading/guard.py", w) for w in ("allow", "deny", "ask", "defer")),
-    ("ui/trainer_view.py", "not arrived"),
-}
 
 
 def _parents(tree: ast.AST) -> dict[ast.AST, ast.AST]:
@@ -145,7 +136,7 @@ def test_no_vocabulary_literal_outside_its_declaration() -> None:
         for path in sorted(PACKAGE.rglob("*.py"))
         if path != DECLARATION
         for line, text in literals(path)
-        if (path.relative_to(PACKAGE).as_posix(), text) not in NOT_THE_WORD | NOT_YET
+        if (path.relative_to(PACKAGE).as_posix(), text) not in NOT_THE_WORD
     ]
     assert not found, "use harness.claude.vocabulary instead:\n" + "\n".join(found)
 

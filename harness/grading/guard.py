@@ -31,7 +31,7 @@ from harness.claude.matchers import matches
 from harness.claude.runner import HookRun, run_command_hook
 from harness.claude.scripted import StepOutcome
 from harness.claude.settings import Settings, parse_settings
-from harness.claude.vocabulary import Outcome, Permission
+from harness.claude.vocabulary import Outcome, Permission, PermissionDecision
 from harness.grading.cases import ALLOWED, ASKED, BLOCKED, Case
 from harness.grading.junit import JUnitCase, junit_xml
 from harness.grading.registration import Registered
@@ -296,13 +296,13 @@ def _covers(entry: Registered, tool: str | None) -> bool:
 def _verdict_of(event: Event, runs: list[HookRun], tool: str | None) -> tuple[str, str]:
     """What the client makes of the runs: blocked, asked or allowed, and the reason given."""
     out = route(event, runs, tool)
-    if out.blocked or out.stopped or out.permission_decision == "deny":
+    if out.blocked or out.stopped or out.permission_decision == PermissionDecision.DENY:
         # The client's stand-in for a deny without a message is no reason from the hook.
         given = "" if out.permission_reason == DENIED_BY_HOOK else out.permission_reason
         return BLOCKED, _first_line(out.reason or given or out.stop_reason)
-    if out.permission_decision in ("ask", "defer"):
+    if out.permission_decision in (PermissionDecision.ASK, PermissionDecision.DEFER):
         return ASKED, _first_line(out.permission_reason)
-    if event == Event.PERMISSION_REQUEST and out.permission_decision != "allow":
+    if event == Event.PERMISSION_REQUEST and out.permission_decision != PermissionDecision.ALLOW:
         return ASKED, ""  # nobody answered the prompt: the user is asked
     crashed = [r for r in runs if r.exit_code not in (0, 2)]
     return ALLOWED, _first_line(crashed[0].stderr) if crashed else ""
@@ -359,7 +359,8 @@ def _answered(step: StepOutcome) -> bool:
     """Whether a PermissionRequest hook answered the prompt with allow: the client then
     withdraws it, though the emulator still labels the call ``prompted``."""
     runs = [r for r in step.hooks if r.event == Event.PERMISSION_REQUEST.value]
-    return bool(runs) and route(Event.PERMISSION_REQUEST, runs).permission_decision == "allow"
+    decided = route(Event.PERMISSION_REQUEST, runs).permission_decision if runs else None
+    return decided == PermissionDecision.ALLOW
 
 
 def play_cases(

@@ -11,6 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from harness.claude.vocabulary import MemberState
 from harness.results import Status
 from harness.trainer.cohort import Cohort
 from harness.trainer.member import (
@@ -109,7 +110,7 @@ WIDE = 150  # from here on a column per lab (and the live steps); below, one str
 def _where(m: Member) -> str:
     lab, step = m.current
     if not m.arrived:
-        return "not arrived"
+        return MemberState.ABSENT
     if m.progress is None:
         return "–"
     if lab is None:

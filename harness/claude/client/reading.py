@@ -19,7 +19,7 @@ from harness.claude import deepjson
 from harness.claude.client.api import ApiRequest, blocks_text
 from harness.claude.ladder import UNANSWERED_PROMPT
 from harness.claude.runner import HookRun
-from harness.claude.vocabulary import Outcome, Permission
+from harness.claude.vocabulary import Outcome, Permission, PermissionDecision
 
 # What the payload recorder writes on stderr, so its runs are told from the project's hooks.
 RECORDER_MARK = "hooklab-payload-recorder"
@@ -310,8 +310,9 @@ class PromptRead:
     def response(self, request: dict[str, Any]) -> dict[str, Any]:
         """The control response's body for the client."""
         if self.allow:
-            return {"behavior": "allow", "updatedInput": request.get("input") or {}}
-        return {"behavior": "deny", "message": UNANSWERED_PROMPT}
+            given = request.get("input") or {}
+            return {"behavior": PermissionDecision.ALLOW, "updatedInput": given}
+        return {"behavior": PermissionDecision.DENY, "message": UNANSWERED_PROMPT}
 
 
 def read_prompt(request: dict[str, Any], auto_approve: bool) -> PromptRead:
