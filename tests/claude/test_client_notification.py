@@ -1,15 +1,19 @@
-"""The simulated user of the real client leaves a permission prompt up until the Notification
-it fires has been answered. The pinned client prints no line for a Notification hook's run, so
-a user listening for one never heard it and waited out the hooks' whole timeout: here the
-answer must be recognised (the step's note) and the hook's run be over when the user
-answers."""
+"""How long the simulated user of the real client leaves a permission prompt up.
+
+Until the Notification it fires has been answered: the pinned client prints no line for a
+Notification hook's run, so a user listening for one never heard it and waited out the hooks'
+whole timeout; here the answer must be recognised (the step's note) and the hook's run be
+over when the user answers. And no longer than the PermissionRequest hooks need: once they
+answered without a decision, nobody else will answer it."""
 
 from __future__ import annotations
 
 import subprocess
 from pathlib import Path
 
-from harness.claude.client.turns import NOTIFIED
+import pytest
+
+from harness.claude.client.turns import NOTIFIED, permission_decided
 from harness.claude.engines import open_session
 from tests.builders import log_permission_notifications, logged_inputs
 from tests.claude.hookproject import HookProject
@@ -30,3 +34,31 @@ def test_the_user_answers_once_the_notification_hooks_have_answered(tmp_path: Pa
         payloads = logged_inputs(seen)  # its run is over before the user answered
         assert [p["notification_type"] for p in payloads] == ["permission_prompt"]
     assert not idle.exists()
+
+
+@pytest.mark.parametrize(
+    ("answer", "decided"),
+    [
+        ({"exit_code": 0, "stdout": ""}, False),  # passed: the prompt stays up
+        ({"exit_code": 1, "stdout": "", "stderr": "oops"}, False),  # an error is no answer
+        ({"exit_code": 0, "stdout": '{"continue": true}'}, False),
+        ({"exit_code": 0, "stdout": "not json"}, False),
+        ({"exit_code": 2, "stderr": "no"}, True),  # deny
+        (
+            {
+                "exit_code": 0,
+                "stdout": '{"hookSpecificOutput": {"hookEventName": "PermissionRequest", '
+                '"decision": {"behavior": "allow"}}}\n',
+            },
+            True,
+        ),
+    ],
+)
+def test_a_permission_request_hook_that_passes_leaves_the_prompt_to_the_user(
+    answer: dict[str, object], decided: bool
+) -> None:
+    """The user answers a prompt at once when the PermissionRequest hooks have answered
+    without a decision (they waited 2 s for a withdrawal that never comes: 18 of a guard's
+    20 cases did), and waits for the client's withdrawal when one decided."""
+    line = {"type": "system", "subtype": "hook_response", "hook_event": "PermissionRequest"}
+    assert permission_decided({**line, **answer}) is decided

@@ -8,6 +8,7 @@ what the lines mean.
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -74,6 +75,19 @@ class NotificationRuns:
             if alive and any(command in line for command in self.commands):
                 self.seen.add(pid)
         return bool(self.seen) and not any(children.get(pid, ("", False))[1] for pid in self.seen)
+
+
+def permission_decided(answer: dict[str, Any]) -> bool:
+    """Whether a PermissionRequest hook's ``hook_response`` line may answer the prompt: exit
+    2 (deny), or a JSON stdout with a ``decision``. Anything else leaves the prompt up."""
+    if answer.get("exit_code") == 2:
+        return True
+    try:
+        said = json.loads(str(answer.get("stdout") or "").strip() or "{}")
+    except ValueError:
+        return False
+    specific = said.get("hookSpecificOutput") if isinstance(said, dict) else None
+    return isinstance(specific, dict) and specific.get("decision") is not None
 
 
 @dataclass
@@ -208,7 +222,9 @@ class TurnLoop:
         at once; a hook's ``decision`` (allow or deny) answers it and the client withdraws the
         prompt (``control_cancel_request``), but a scripted user who answers at once wins the
         race. So with such hooks registered the user waits until the client withdraws the
-        prompt (True: nothing to answer) or every hook it started has answered (False)."""
+        prompt (True: nothing to answer) or every hook it started has answered (False): at
+        once when none of them decided (exit 0, no ``decision``: the prompt stays, as the
+        client's lines show), else once 2 s have passed without a withdrawal."""
         groups = self.session.settings.hooks.get(Event.PERMISSION_REQUEST.value)
         timeouts = [hook.timeout for group in groups or () for hook in group.hooks]
         if not timeouts:
@@ -216,11 +232,13 @@ class TurnLoop:
         started = time.monotonic()
         deadline = started + min(max(timeouts), 60.0) + 5.0
         running: set[str] = set()
+        undecided = decided = 0  # the answers heard, by whether they can answer the prompt
         kept: list[tuple[str, Any]] = []
         withdrawn = False
         while time.monotonic() < deadline:
             quiet = time.monotonic() - started > 2.0 and not running
-            if withdrawn or quiet:
+            passed = undecided and not decided and not running  # nobody will withdraw it
+            if withdrawn or quiet or passed:
                 break
             item = self.launcher.inbox.get(0.05)
             if item is None:
@@ -239,6 +257,10 @@ class TurnLoop:
                     running.add(hook_id)
                 elif event.get("subtype") == "hook_response":
                     running.discard(hook_id)
+                    if permission_decided(event):
+                        decided += 1
+                    else:
+                        undecided += 1
             if event.get("type") == "control_request" or event.get("type") == "result":
                 kept.append(item)
             else:
