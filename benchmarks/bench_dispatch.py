@@ -2,7 +2,7 @@
 
 One PreToolUse hook (bash that reads its stdin and exits 0), run alternately two ways:
   by hand   subprocess.run(["/bin/sh", "-c", command], input=payload), CLAUDE_PROJECT_DIR set
-  dispatch  harness.claude.dispatch(PreToolUse, payload, settings, project_dir)
+  dispatch  harness.claude.dispatch.dispatch(PreToolUse, payload, settings, project_dir)
 Aim: dispatch at most 1.2× the hook by hand (medians).
 """
 
@@ -17,7 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from benchmarks.report import Options, Row, alternate, median, run_standalone
-from harness.claude import Event, dispatch, load_settings
+from harness.claude import Event, load_settings
+from harness.claude.dispatch import dispatch
 
 HOOK = """#!/usr/bin/env bash
 input=$(cat)

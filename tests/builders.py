@@ -65,6 +65,10 @@ def run_lab_process(
     full_env = {**os.environ, **(env or {})}
     for name in unset:
         full_env.pop(name, None)
+    tally = os.environ.get("HOOKLAB_TALLY_LAB")  # a file: one line per `lab` a run starts
+    if tally:
+        with open(tally, "a", encoding="utf-8") as out:
+            out.write(" ".join(argv[:2]) + "\n")
     return subprocess.run(
         [str(REPO_ROOT / ".venv" / "bin" / "python"), "-m", "harness", *argv],
         cwd=cwd,

@@ -28,7 +28,7 @@ permission_mode="default", auto_approve=False, env=None, on_payload=None)``
     real client does: stop-block-cap in docs/claude-code-semantics.md); a prompt that goes
     through starts a new count.
 
-``dispatch(event, payload, settings, project_dir, *, cwd=None, env=None) -> EventOutcome``
+``dispatch.dispatch(event, payload, settings, project_dir, *, cwd=None, env=None) -> EventOutcome``
     One event through its matching hooks (parallel, deduplicated, each with its timeout).
     ``EventOutcome`` holds ``runs`` (``HookRun(event, command, exit_code, stdout, stderr,
     timed_out, duration)``), ``blocked``, ``reason``, ``permission_decision``,
@@ -44,29 +44,70 @@ permission_mode="default", auto_approve=False, env=None, on_payload=None)``
 
 from __future__ import annotations
 
-from harness.claude.dispatch import EventOutcome, dispatch, route
-from harness.claude.emulator import EmulatedSession
-from harness.claude.events import Event
-from harness.claude.matchers import matches
-from harness.claude.permissions import PermissionRule, Permissions
-from harness.claude.runner import OUTPUT_CAP, HookRun
-from harness.claude.scenario import (
-    Scenario,
-    ScenarioStep,
-    StepReport,
-    load_scenario,
-    run_scenario,
-    run_step,
-)
-from harness.claude.scripted import STOP_BLOCK_CAP, ScriptedSession, StepOutcome
-from harness.claude.settings import (
-    HookCommand,
-    MatcherGroup,
-    Settings,
-    find_project_root,
-    load_settings,
-    parse_settings,
-)
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from harness.claude.dispatch import EventOutcome, route
+    from harness.claude.emulator import EmulatedSession
+    from harness.claude.events import Event
+    from harness.claude.matchers import matches
+    from harness.claude.permissions import PermissionRule, Permissions
+    from harness.claude.runner import OUTPUT_CAP, HookRun
+    from harness.claude.scenario import (
+        Scenario,
+        ScenarioStep,
+        StepReport,
+        load_scenario,
+        run_scenario,
+        run_step,
+    )
+    from harness.claude.scripted import STOP_BLOCK_CAP, ScriptedSession, StepOutcome
+    from harness.claude.settings import (
+        HookCommand,
+        MatcherGroup,
+        Settings,
+        find_project_root,
+        load_settings,
+        parse_settings,
+    )
+
+# Where each name lives, imported on first use (PEP 562): a command that needs one module
+# of the package does not pay for the others at its start.
+_HOMES = {
+    "EmulatedSession": "harness.claude.emulator",
+    "Event": "harness.claude.events",
+    "EventOutcome": "harness.claude.dispatch",
+    "HookCommand": "harness.claude.settings",
+    "HookRun": "harness.claude.runner",
+    "MatcherGroup": "harness.claude.settings",
+    "OUTPUT_CAP": "harness.claude.runner",
+    "PermissionRule": "harness.claude.permissions",
+    "Permissions": "harness.claude.permissions",
+    "STOP_BLOCK_CAP": "harness.claude.scripted",
+    "Scenario": "harness.claude.scenario",
+    "ScenarioStep": "harness.claude.scenario",
+    "ScriptedSession": "harness.claude.scripted",
+    "Settings": "harness.claude.settings",
+    "StepOutcome": "harness.claude.scripted",
+    "StepReport": "harness.claude.scenario",
+    "find_project_root": "harness.claude.settings",
+    "load_scenario": "harness.claude.scenario",
+    "load_settings": "harness.claude.settings",
+    "matches": "harness.claude.matchers",
+    "parse_settings": "harness.claude.settings",
+    "route": "harness.claude.dispatch",
+    "run_scenario": "harness.claude.scenario",
+    "run_step": "harness.claude.scenario",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(home), name)
+
 
 __all__ = [
     "OUTPUT_CAP",
@@ -85,7 +126,6 @@ __all__ = [
     "Settings",
     "StepOutcome",
     "StepReport",
-    "dispatch",
     "find_project_root",
     "load_scenario",
     "load_settings",

@@ -33,7 +33,8 @@ from pathlib import Path
 from typing import Any
 
 from harness import proc
-from harness.claude import Event, HookRun, dispatch
+from harness.claude import Event, HookRun
+from harness.claude.dispatch import dispatch
 from harness.claude.engines import ScriptedSession, open_session
 from harness.claude.plugins import in_plugin
 from harness.claude.settings import Settings, parse_settings

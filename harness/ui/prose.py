@@ -14,16 +14,20 @@ program followed by its arguments (options, paths, placeholders, quoted strings)
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.segment import Segment
 from rich.text import Text
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
 
 COMMAND_STYLE = "bold cyan"
 CODE_STYLE = "cyan"
@@ -355,7 +359,13 @@ def print_prose(console: Console, *renderables: RenderableType) -> None:
 
 
 # ---- Markdown ----------------------------------------------------------------------------
-_MARKDOWN = MarkdownIt().enable("strikethrough")
+@functools.cache
+def _markdown_parser() -> MarkdownIt:
+    # Imported on first use: markdown-it is 130 modules a command that prints no lab text
+    # (lab status, lab check's verdicts) would load for nothing at its start.
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt().enable("strikethrough")
 
 
 def markdown(source: str) -> Prose:
@@ -395,7 +405,7 @@ def markdown_blocks(source: str) -> list[Block]:
         if blocks and blocks[-1].text.plain != "" and not (lists and lists[-1]["tight"]):
             blocks.append(Block(Text()))
 
-    tokens = _MARKDOWN.parse(source)
+    tokens = _markdown_parser().parse(source)
     for i, token in enumerate(tokens):
         kind = token.type
         if kind in ("bullet_list_open", "ordered_list_open"):

@@ -2,15 +2,43 @@
 
 from __future__ import annotations
 
-from harness.workspace.fixture import Fixture, all_fixtures, get_fixture
-from harness.workspace.provisioning import ProvisionResult, empty_workspace, provision
-from harness.workspace.workspace import (
-    Workspace,
-    WorkspaceBusy,
-    fixture_dir,
-    progress_document,
-)
-from harness.workspace.worktree import Backup
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from harness.workspace.fixture import Fixture, all_fixtures, get_fixture
+    from harness.workspace.provisioning import ProvisionResult, empty_workspace, provision
+    from harness.workspace.workspace import (
+        Workspace,
+        WorkspaceBusy,
+        fixture_dir,
+        progress_document,
+    )
+    from harness.workspace.worktree import Backup
+
+# Where each name lives, imported on first use (PEP 562): a command that needs one module
+# of the package does not pay for the others at its start.
+_HOMES = {
+    "Backup": "harness.workspace.worktree",
+    "Fixture": "harness.workspace.fixture",
+    "ProvisionResult": "harness.workspace.provisioning",
+    "Workspace": "harness.workspace.workspace",
+    "WorkspaceBusy": "harness.workspace.workspace",
+    "all_fixtures": "harness.workspace.fixture",
+    "empty_workspace": "harness.workspace.provisioning",
+    "fixture_dir": "harness.workspace.workspace",
+    "get_fixture": "harness.workspace.fixture",
+    "progress_document": "harness.workspace.workspace",
+    "provision": "harness.workspace.provisioning",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(home), name)
+
 
 __all__ = [
     "Backup",

@@ -11,8 +11,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dulwich import porcelain
-
 from harness import __version__
 from harness.errors import HarnessError
 from harness.workspace.fixture import FIXTURE_FILE, Fixture, get_fixture, load_fixture
@@ -58,6 +56,8 @@ def _has_git_identity() -> bool:
 def empty_workspace(target: Path, meta: dict[str, Any]) -> Workspace:
     """A workspace with no files and no commits yet, for objects fetched from elsewhere
     (re-verifying a participant's submission in a fresh place)."""
+    from dulwich import porcelain  # 70 modules: only for git work
+
     target.mkdir(parents=True, exist_ok=True)
     if any(target.iterdir()):
         raise HarnessError(f"{target} is not empty", fix="pick a new directory")
@@ -126,6 +126,8 @@ def provision(
 def _provision_into(target: Path, fixture: Fixture, backend: str) -> int:
     """Copy the fixture into ``target`` and commit it; the meta file, written last, makes it a
     workspace. Returns the number of files copied."""
+    from dulwich import porcelain  # 70 modules: only for git work
+
     files = _copy_fixture(fixture.dir, target, fixture.build_output)
     if backend != "local":
         (target / BACKEND_FILE).parent.mkdir(parents=True, exist_ok=True)

@@ -11,7 +11,6 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from dulwich import porcelain
 from dulwich.objects import Blob, Commit
 from dulwich.repo import Repo
 
@@ -59,6 +58,8 @@ class Worktree:
 
     def changed_files(self) -> list[str]:
         """Uncommitted changes (staged, unstaged, untracked; deletions included), sorted."""
+        from dulwich import porcelain  # 70 modules: only for git work
+
         st = porcelain.status(self.repo, untracked_files="all")
         paths: set[str] = set()
         for group in st.staged.values():
@@ -69,6 +70,8 @@ class Worktree:
 
     def commit_all(self, message: str) -> str:
         """Stage everything (deletions too) and commit: used by lab solves and setup steps."""
+        from dulwich import porcelain  # 70 modules: only for git work
+
         porcelain.add(self.repo, paths=[str(self.root / p) for p in worktree_files(self.repo)])
         st = porcelain.status(self.repo, untracked_files="no")
         for deleted in st.unstaged:
@@ -161,6 +164,8 @@ class Worktree:
         Anything that differs from it (edits, new files, later commits) is backed up first,
         so a rewind never loses work; None when there was nothing to keep.
         """
+        from dulwich import porcelain  # 70 modules: only for git work
+
         differs = self.head() != commit_id or bool(self.changed_files())
         backup = self.backup(reason, action=action) if differs else None
         porcelain.reset(self.repo, "hard", commit_id.encode())
@@ -172,6 +177,8 @@ class Worktree:
     def put_back(self, backup: Backup | None, head: str | None) -> None:
         """Undo a command cut short: HEAD at ``head``, the files as ``backup`` holds them
         (without a backup, as ``head`` holds them: the worktree was clean)."""
+        from dulwich import porcelain  # 70 modules: only for git work
+
         if head is not None:
             porcelain.reset(self.repo, "hard", head.encode())
         if backup is not None:

@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from harness.claude import OUTPUT_CAP, Event, dispatch
+from harness.claude import OUTPUT_CAP, Event
+from harness.claude.dispatch import dispatch
 from tests.claude.hookproject import HookProject
 
 

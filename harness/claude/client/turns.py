@@ -8,15 +8,17 @@ what the lines mean.
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness.claude.client.api import ApiRequest
 from harness.claude.client.launch import Launcher
 from harness.claude.client.reading import StepLog, read_prompt
 from harness.claude.events import UNAWAITED, Event
-from harness.claude.settings import DEFAULT_TIMEOUT
+from harness.claude.settings import DEFAULT_TIMEOUT, HookCommand
 from harness.errors import HarnessError
 
 if TYPE_CHECKING:
@@ -25,6 +27,67 @@ if TYPE_CHECKING:
 NOTIFICATION = "Notification"
 NOTIFY_AFTER = 6.0  # seconds a permission prompt stays unanswered before Notification fires
 STEP_TIMEOUT = 120.0  # seconds a step may wait for the client, beyond its own hook timeouts
+
+
+NOTIFIED = "Notification (permission_prompt) fired and its hooks answered; then the user did"
+
+
+class NotificationRuns:
+    """Whether the Notification hooks a permission prompt fired have all answered.
+
+    Observed on 2.1.332: the client prints no line for a Notification hook (no
+    ``hook_started``, no ``hook_response``, in stream-json or the transcript), so a user
+    listening for those waited out the whole deadline. It runs a command hook as
+    ``/bin/sh -c COMMAND``, a child of its own, so those children are watched instead: over
+    once one has been seen and none still runs. The hook lines still count, should a client
+    print them. An http or prompt hook starts no child: only the deadline ends its wait."""
+
+    def __init__(self, hooks: list[HookCommand], project: Path, launcher: Launcher) -> None:
+        self.launcher = launcher
+        watchable = all(h.kind == "command" for h in hooks)
+        self.commands = (
+            [h.command.replace("${CLAUDE_PROJECT_DIR}", str(project)) for h in hooks]
+            if watchable
+            else []
+        )
+        self.quiet_until = time.monotonic() + NOTIFY_AFTER - 1.0  # nothing fires before
+        self.seen: set[int] = set()  # the hook processes seen running
+        self.running: set[str] = set()  # the hooks whose start line came, not yet their answer
+        self.answered = False  # an answer line came
+
+    def heard(self, event: dict[str, Any]) -> None:
+        if event.get("hook_event") != NOTIFICATION:
+            return
+        if event.get("subtype") == "hook_started":
+            self.running.add(str(event.get("hook_id")))
+        elif event.get("subtype") == "hook_response":
+            self.running.discard(str(event.get("hook_id")))
+            self.answered = True
+
+    def over(self) -> bool:
+        if self.answered and not self.running:
+            return True
+        client = self.launcher.proc
+        if not self.commands or client is None or time.monotonic() < self.quiet_until:
+            return False
+        children = client.children()
+        for pid, (line, alive) in children.items():
+            if alive and any(command in line for command in self.commands):
+                self.seen.add(pid)
+        return bool(self.seen) and not any(children.get(pid, ("", False))[1] for pid in self.seen)
+
+
+def permission_decided(answer: dict[str, Any]) -> bool:
+    """Whether a PermissionRequest hook's ``hook_response`` line may answer the prompt: exit
+    2 (deny), or a JSON stdout with a ``decision``. Anything else leaves the prompt up."""
+    if answer.get("exit_code") == 2:
+        return True
+    try:
+        said = json.loads(str(answer.get("stdout") or "").strip() or "{}")
+    except ValueError:
+        return False
+    specific = said.get("hookSpecificOutput") if isinstance(said, dict) else None
+    return isinstance(specific, dict) and specific.get("decision") is not None
 
 
 @dataclass
@@ -159,7 +222,9 @@ class TurnLoop:
         at once; a hook's ``decision`` (allow or deny) answers it and the client withdraws the
         prompt (``control_cancel_request``), but a scripted user who answers at once wins the
         race. So with such hooks registered the user waits until the client withdraws the
-        prompt (True: nothing to answer) or every hook it started has answered (False)."""
+        prompt (True: nothing to answer) or every hook it started has answered (False): at
+        once when none of them decided (exit 0, no ``decision``: the prompt stays, as the
+        client's lines show), else once 2 s have passed without a withdrawal."""
         groups = self.session.settings.hooks.get(Event.PERMISSION_REQUEST.value)
         timeouts = [hook.timeout for group in groups or () for hook in group.hooks]
         if not timeouts:
@@ -167,11 +232,13 @@ class TurnLoop:
         started = time.monotonic()
         deadline = started + min(max(timeouts), 60.0) + 5.0
         running: set[str] = set()
+        undecided = decided = 0  # the answers heard, by whether they can answer the prompt
         kept: list[tuple[str, Any]] = []
         withdrawn = False
         while time.monotonic() < deadline:
             quiet = time.monotonic() - started > 2.0 and not running
-            if withdrawn or quiet:
+            passed = undecided and not decided and not running  # nobody will withdraw it
+            if withdrawn or quiet or passed:
                 break
             item = self.launcher.inbox.get(0.05)
             if item is None:
@@ -190,6 +257,10 @@ class TurnLoop:
                     running.add(hook_id)
                 elif event.get("subtype") == "hook_response":
                     running.discard(hook_id)
+                    if permission_decided(event):
+                        decided += 1
+                    else:
+                        undecided += 1
             if event.get("type") == "control_request" or event.get("type") == "result":
                 kept.append(item)
             else:
@@ -202,36 +273,29 @@ class TurnLoop:
 
     def _slow_to_answer(self, record: StepLog) -> None:
         """Leave the permission prompt up, as a person away from the terminal does, while the
-        project has Notification hooks. Observed on 2.1.332: a prompt left unanswered for 6 s
-        fires Notification (``notification_type: permission_prompt``), which a scripted user
-        answering at once never lets happen. The user answers once those hooks have answered
-        (bounded by their timeout), so the step holds their runs."""
-        groups = self.session.settings.hooks.get(NOTIFICATION)
-        timeouts = [hook.timeout for group in groups or () for hook in group.hooks]
-        if not timeouts:
+        project has Notification hooks for it. Observed on 2.1.332: a prompt left unanswered
+        for 6 s fires Notification (``notification_type: permission_prompt``), which a
+        scripted user answering at once never lets happen. The user answers once those hooks
+        have answered (bounded by their timeout), so their runs are over before the tool's."""
+        hooks = self.session.settings.commands_for(Event.NOTIFICATION, "permission_prompt")
+        if not hooks:
             return
-        deadline = time.monotonic() + NOTIFY_AFTER + min(max(timeouts), 60.0) + 5.0
-        running: set[str] = set()
+        deadline = time.monotonic() + NOTIFY_AFTER + min(max(h.timeout for h in hooks), 60.0)
+        runs = NotificationRuns(hooks, self.session.project_dir, self.launcher)
         kept: list[tuple[str, Any]] = []
-        heard = False
-        while time.monotonic() < deadline and not (heard and not running):
-            item = self.launcher.inbox.get(0.05)
+        while time.monotonic() < deadline + 5.0 and not runs.over():
+            item = self.launcher.inbox.get(0.02)
             if item is None:
                 continue
             if item[0] != "event" or item[1].get("type") in ("control_request", "result"):
                 kept.append(item)
                 continue
-            event: dict[str, Any] = item[1]
-            if event.get("hook_event") == NOTIFICATION:
-                hook_id = str(event.get("hook_id"))
-                if event.get("subtype") == "hook_started":
-                    running.add(hook_id)
-                elif event.get("subtype") == "hook_response":
-                    running.discard(hook_id)
-                    heard = True
-            self.take_event(event, record)
+            runs.heard(item[1])
+            self.take_event(item[1], record)
         for item in kept:
             self.launcher.inbox.hold(item)
+        if runs.over():
+            record.notes.append(NOTIFIED)
 
     # -- steps -------------------------------------------------------------------------------
 
