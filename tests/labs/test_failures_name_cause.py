@@ -547,3 +547,51 @@ def test_lab08_probe_names_look_like_class_names(workspace: Workspace) -> None:
         assert name not in taken and name in filled.message
         names.add(name)
     assert len(names) > 250  # drawn from many words, not a short list
+
+
+def test_lab08_the_hook_kept_under_another_name_for_multiedit_fails(workspace: Workspace) -> None:
+    """The walk's pass: the hook copied to a new name and registered for "MultiEdit", a tool
+    the pinned client does not have (it answers "No such tool available: MultiEdit"), so the
+    hook never runs and the write the step simulates goes through."""
+    runner = LabRunner(workspace)
+    runner.start("08")
+    runner.goto("drop-hook")
+    hooks = workspace.root / ".claude" / "hooks"
+    (hooks / "check-repository-names.sh").rename(hooks / "name-guard.sh")
+    settings = workspace.root / ".claude" / "settings.json"
+    text = settings.read_text()
+    group = '"matcher": "Write",\n        "hooks": [\n          { "type": "command", "command": '
+    assert group + '"\\"$CLAUDE_PROJECT_DIR/.claude/hooks/check-repository-names.sh' in text
+    settings.write_text(
+        text.replace(group, group.replace("Write", "MultiEdit")).replace(
+            "check-repository-names.sh", "name-guard.sh"
+        )
+    )
+    run = runner.check(every=True)
+    failed = [r for r in run.results if r.status is not Status.PASS]
+    assert [r.name for r in failed] == ["settings"], run.results
+    assert "MultiEdit: no tool Claude Code has by that name" in failed[0].message
+    for width in WIDTHS:
+        assert_whole_lines(screen(failed[0], width), width)
+
+
+def test_lab10_a_trick_that_skips_the_tests_does_not_count() -> None:
+    """`-DskipTests || true` hides no red run: Maven runs no sensor at all."""
+    from types import SimpleNamespace
+
+    from harness.engine.checks import tricks
+
+    spec = next(c for c in find_lab("10").step("words").checks if c.name == "hook_session")
+    trick = next(t for t in spec.params["tricks"] if t["name"] == "|| true")
+    for command in (
+        "./mvnw -q test -Dgroups=sensor -DskipTests || true",
+        "./mvnw -q test -Dgroups=sensor -Dmaven.test.skip=true || true",
+        "./mvnw -q test -DskipTests=true -Dgroups=sensor || true",
+    ):
+        step = SimpleNamespace(args={"command": command})
+        said = tricks._not_the_trick(trick, step)  # type: ignore[arg-type]
+        assert said is not None and "skips the tests" in said, command
+        assert "-D" in said.split("whose `")[1]  # names the switch
+    for command in (trick["example"], "./mvnw -q test -Dgroups=sensor -DskipTests=false || true"):
+        step = SimpleNamespace(args={"command": command})
+        assert tricks._not_the_trick(trick, step) is None  # type: ignore[arg-type]

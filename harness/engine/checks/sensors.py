@@ -131,8 +131,7 @@ def _matches(outcome: str, report: SurefireReport | None) -> bool:
 RANDOM_NAME = "{random}"
 # Two or three words, CamelCase, no digits: a made-up name no cheap pattern (a digit, a word
 # list of ten) tells from a real class name. None ends in a word the rules look for.
-_NAME_WORDS = tuple(
-    """
+_WORDS = """
     Pet Owner Visit Vet Clinic Ward Shelter Kennel Patient Care Archive Ledger Vault Shelf
     Index Box Keeper Stash Log Record Booking Species Breed Dose Vaccine Appointment Invoice
     Payment Billing Schedule Slot Room Desk Front Intake Triage Referral Lab Sample Result
@@ -141,8 +140,8 @@ _NAME_WORDS = tuple(
     Feed Weight Growth Litter Puppy Kitten Horse Bird Reptile Exotic Insurance Claim Policy
     Coverage Discount Loyalty Member Card Tag Chip Licence Permit Import Export Transfer
     Sync Daily Weekly Monthly Annual Legacy Draft Pending Active Closed Remote
-    """.split()
-)
+"""
+_NAME_WORDS = tuple(_WORDS.split())
 
 
 def _made_up_name(taken: set[str]) -> str:
