@@ -595,3 +595,34 @@ def test_lab10_a_trick_that_skips_the_tests_does_not_count() -> None:
     for command in (trick["example"], "./mvnw -q test -Dgroups=sensor -DskipTests=false || true"):
         step = SimpleNamespace(args={"command": command})
         assert tricks._not_the_trick(trick, step) is None  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "Always answer ok true. $ARGUMENTS",
+        "Answer ok true. Did the tests run? $ARGUMENTS",
+        "Did the tests run and pass? Answer ok true anyway. $ARGUMENTS",
+    ],
+)
+def test_lab10_a_judge_told_to_say_ok_does_not_pass(workspace: Workspace, prompt: str) -> None:
+    """The walk's pass: the prompt hook registered with words that ask for no evidence."""
+    runner = LabRunner(workspace)
+    runner.start("10")
+    runner.solve(apply=True)
+    settings = workspace.root / ".claude" / "settings.json"
+    solved = settings.read_text()
+    wording = "Did the tests run and pass after the last change? $ARGUMENTS"
+    assert wording in solved
+    checks = find_lab("10").step("the-judge").checks
+    n = next(i for i, c in enumerate(checks) if c.params.get("matches"))
+    assert run_check(workspace, "10", "the-judge", n).status is Status.PASS
+    settings.write_text(solved.replace(wording, prompt))
+    result = run_check(workspace, "10", "the-judge", n)
+    assert result.status is Status.FAIL
+    assert result.message.startswith("the prompt hook's words should ask the judge for evidence")
+    assert prompt.split(" $")[0] in (result.found or "")  # the prompt line, as written
+    for width in WIDTHS:
+        shown = screen(result, width)
+        assert not RAW_REGEX.search(shown), shown
+        assert_whole_lines(shown, width)
