@@ -626,3 +626,19 @@ def test_lab10_a_judge_told_to_say_ok_does_not_pass(workspace: Workspace, prompt
         shown = screen(result, width)
         assert not RAW_REGEX.search(shown), shown
         assert_whole_lines(shown, width)
+
+
+def test_lab13_step2_a_hook_that_exits_on_line_2_names_the_early_exit(node_ws: Workspace) -> None:
+    """The walk: `exit 0` on line 2 was told "point it at dist/app.js again", which it was."""
+    runner = at_lab13(node_ws, "pass-after-fix")
+    runner.solve(apply=True)
+    hook = node_ws.root / HOOK
+    first, rest = hook.read_text().split("\n", 1)
+    hook.write_text(f"{first}\nexit 0\n{rest}")
+    run = runner.check()
+    assert run.status is Status.FAIL
+    result = next(r for r in run.results if r.status is Status.FAIL)
+    assert result.message.startswith("the hook ends before its check"), result.message
+    assert "dist/app.js again" not in result.message
+    hook.write_text(f"{first}\n{rest}")
+    assert runner.check().status is Status.PASS
