@@ -642,3 +642,24 @@ def test_lab13_step2_a_hook_that_exits_on_line_2_names_the_early_exit(node_ws: W
     assert "dist/app.js again" not in result.message
     hook.write_text(f"{first}\n{rest}")
     assert runner.check().status is Status.PASS
+
+
+def test_lab10_step3_a_hold_for_smoke_sh_is_named_as_that(workspace: Workspace) -> None:
+    """The walk: settings.json rewritten as equivalent JSON; require-sensors.sh held the stop
+    for smoke.sh, and the headline said to take the prompt hook out (it was out)."""
+    import json
+
+    runner = LabRunner(workspace)
+    runner.start("10")
+    runner.goto("evidence")
+    runner.solve(apply=True)
+    settings = workspace.root / ".claude" / "settings.json"
+    settings.write_text(json.dumps(json.loads(settings.read_text()), indent=4) + "\n")
+    run = runner.check()
+    assert run.status is Status.FAIL
+    result = next(r for r in run.results if r.status is Status.FAIL)
+    assert result.message.startswith("require-sensors.sh held the stop because a hook file")
+    assert "run ./.claude/hooks/smoke.sh" in result.message
+    assert "prompt hook" not in result.message
+    for width in WIDTHS:
+        assert_whole_lines(screen(result, width), width)
