@@ -14,7 +14,8 @@ participant when the rule does not hold:
     ]
 
 Patterns are case-insensitive and read the line after its label. What a ``has`` finds must be
-said positively: a clause that denies it ("does not exit 2", "never on stderr") does not hold
+said positively: a clause that denies it ("does not exit 2", "never on stderr", "we skip npm
+test") or a hedge later in its sentence ("exit 0, or not", "exit 2 (not really)") does not hold
 (``may_deny = true`` for a rule whose words are fine denied: "no failures"). A part without a
 line is "no line starts with Block: yet"; every part gets a verdict line, so the participant
 sees them all at once, and a part that does not hold shows the line it judged.
@@ -40,7 +41,8 @@ class ContractParams:
     rules: list[Any] = param(
         doc="tables { part, has | lacks (regex, case-insensitive), say }: what a part's "
         "line must or must not say, and what to tell the participant; what has finds must "
-        "not be denied in its clause (not, never, no …) unless the rule sets may_deny = true"
+        "not be denied in its clause (not, never, no, skip …) nor hedged after it (or not, "
+        "maybe, unlikely …) unless the rule sets may_deny = true"
     )
     message: str | None = param(default=None, doc="the headline when a rule does not hold")
     pass_message: str | None = param(default=None, doc="the headline when every rule holds")
