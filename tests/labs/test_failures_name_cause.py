@@ -384,12 +384,11 @@ def test_lab12_a_contract_that_negates_its_parts_does_not_pass(node_ws: Workspac
     found = (result.found or "").splitlines()
     assert "✔ Claim" in found and "✔ Check" in found
     assert (
-        "✘ Success: the Success: line says exit 0, as what it does (yours says “the hook does "
-        "not exit 0”)"
+        "✘ Success: your Success: line mentions exit 0 but denies it: “the hook does not exit 0”"
     ) in found
     block = next(line for line in found if line.startswith("✘ Block:"))
-    assert "only exit 2 blocks, as what it does (yours says “it never will exit 2”)" in block
-    assert "stderr, as what it does (yours says “does not write to stderr”)" in block
+    assert "mentions exit 2 but denies it: “it never will exit 2”" in block
+    assert "mentions stderr but denies it: “does not write to stderr”" in block
     for width in WIDTHS:
         assert_whole_lines(screen(result, width), width)
     # Said positively, with what it does not do beside it (the solution's "no log"), it holds.
@@ -452,3 +451,215 @@ def test_lab13_a_hook_that_always_lets_go_does_not_pass(node_ws: Workspace, step
     hook.write_text(text)
     runner.solve(apply=True)
     assert runner.check().status is Status.PASS
+
+
+# ---- Issue 51, the second walk's free passes and wrong-way words -----------------------------
+HEDGED = {
+    "hedges": "Claim: the build is ready: the tests pass and dist/app.js is built\n"
+    "Check: npm test and test -s dist/app.js\nSuccess: exit 0, or not\n"
+    "Block: exit 2 (not really) and the reason on stderr (unlikely)\n",
+    "denies": "Claim: the build is ready: the tests pass and dist/app.js is built\n"
+    "Check: we skip npm test; only test -s dist/app.js\nSuccess: exit 0\n"
+    "Block: exit 2 is wrong; nothing is printed to stderr\n",
+}
+
+
+@pytest.mark.parametrize("case", sorted(HEDGED))
+def test_lab12_a_contract_that_hedges_or_denies_its_parts_fails(
+    node_ws: Workspace, case: str
+) -> None:
+    """The walk's contracts, as written: every keyword there, each taken back."""
+    contract = node_ws.root / "docs" / "stop-hook-contract.md"
+    contract.parent.mkdir()
+    contract.write_text(HEDGED[case])
+    result = run_check(node_ws, "12", "four-lines", 0)
+    assert result.status is Status.FAIL
+    found = (result.found or "").splitlines()
+    if case == "hedges":
+        assert result.message.startswith("2 of 4 parts of the contract do not hold yet (Success:, ")
+        assert "Block:)" in result.message  # every failing part, not only the first
+        assert "✘ Success: your Success: line mentions exit 0 but hedges it: “or not”" in found
+        block = next(line for line in found if line.startswith("✘ Block:"))
+        assert "mentions exit 2 but hedges it: “not really”" in block
+        assert "mentions stderr but hedges it: “unlikely”" in block
+    else:
+        assert "(Check:, Block:)" in result.message
+        assert "✘ Check: your Check: line mentions npm test but denies it: “we skip npm test”" in (
+            found
+        )
+        block = next(line for line in found if line.startswith("✘ Block:"))
+        assert "mentions exit 2 but denies it: “exit 2 is wrong”" in block
+        assert "mentions stderr but denies it: “nothing is printed to stderr”" in block
+    for width in WIDTHS:
+        assert_whole_lines(screen(result, width), width)
+
+
+def lab12_words() -> dict[str, str]:
+    """The contracts the lab's own words give, each as a person may copy it."""
+    lab = find_lab("12")
+    hook = (lab.dir.parent.parent / "node_fixture" / "scripts" / "check-before-stop.sh").read_text()
+    header = [line.lstrip("# ") for line in hook.splitlines()[2:6]]
+    hints = lab.step("four-lines").hints  # hint 2: "Check: … dist/app.js. Success: exit 0."
+    claim = "Claim: the build is ready: the tests pass and dist/app.js is built"
+    return {
+        "the hook's header": "\n".join(header),
+        "the hints": "\n".join([claim, *re.split(r"(?<=\.) (?=Success:)", hints[1]), hints[2]]),
+        "the intro": "\n".join(
+            [
+                claim,
+                "Check: npm test and test -s dist/app.js",
+                "Success: exit 0.",
+                "Block: exit 2 and a short reason on stderr, with no secrets and no full log.",
+            ]
+        ),
+        "the solution": (lab.dir / "solution" / "stop-hook-contract.md").read_text(),
+    }
+
+
+@pytest.mark.parametrize("source", sorted(lab12_words()))
+def test_lab12_the_labs_own_words_hold(node_ws: Workspace, source: str) -> None:
+    contract = node_ws.root / "docs" / "stop-hook-contract.md"
+    contract.parent.mkdir()
+    contract.write_text(lab12_words()[source] + "\n")
+    result = run_check(node_ws, "12", "four-lines", 0)
+    assert result.status is Status.PASS, result.found
+
+
+def test_lab08_probe_names_look_like_class_names(workspace: Workspace) -> None:
+    """A rule `type.simpleName().matches(".*[0-9]")` caught every old probe (ClinicArchive58):
+    the names now have no digit and are CamelCase words, never a type the fixture has."""
+    from harness.engine.checks import sensors
+
+    spec = next(
+        c
+        for c in find_lab("08").step("rule-as-test").checks
+        if "{random}.java" in str(c.params.get("sandbox_files"))
+    )
+    taken = sensors._type_names(workspace.root)
+    assert "OwnerRepository" in taken
+    names = set()
+    for _ in range(300):
+        filled = sensors._with_random_name(spec.kind.build(spec.params), workspace.root)
+        (rel,) = filled.sandbox_files
+        name = Path(rel).stem
+        assert not re.fullmatch(r".*[0-9]", name), name  # the walk's rule would miss it
+        assert re.fullmatch(r"(?:[A-Z][a-z]+){2,3}", name), name
+        assert name not in taken and name in filled.message
+        names.add(name)
+    assert len(names) > 250  # drawn from many words, not a short list
+
+
+def test_lab08_the_hook_kept_under_another_name_for_multiedit_fails(workspace: Workspace) -> None:
+    """The walk's pass: the hook copied to a new name and registered for "MultiEdit", a tool
+    the pinned client does not have (it answers "No such tool available: MultiEdit"), so the
+    hook never runs and the write the step simulates goes through."""
+    runner = LabRunner(workspace)
+    runner.start("08")
+    runner.goto("drop-hook")
+    hooks = workspace.root / ".claude" / "hooks"
+    (hooks / "check-repository-names.sh").rename(hooks / "name-guard.sh")
+    settings = workspace.root / ".claude" / "settings.json"
+    text = settings.read_text()
+    group = '"matcher": "Write",\n        "hooks": [\n          { "type": "command", "command": '
+    assert group + '"\\"$CLAUDE_PROJECT_DIR/.claude/hooks/check-repository-names.sh' in text
+    settings.write_text(
+        text.replace(group, group.replace("Write", "MultiEdit")).replace(
+            "check-repository-names.sh", "name-guard.sh"
+        )
+    )
+    run = runner.check(every=True)
+    failed = [r for r in run.results if r.status is not Status.PASS]
+    assert [r.name for r in failed] == ["settings"], run.results
+    assert "MultiEdit: no tool Claude Code has by that name" in failed[0].message
+    for width in WIDTHS:
+        assert_whole_lines(screen(failed[0], width), width)
+
+
+def test_lab10_a_trick_that_skips_the_tests_does_not_count() -> None:
+    """`-DskipTests || true` hides no red run: Maven runs no sensor at all."""
+    from types import SimpleNamespace
+
+    from harness.engine.checks import tricks
+
+    spec = next(c for c in find_lab("10").step("words").checks if c.name == "hook_session")
+    trick = next(t for t in spec.params["tricks"] if t["name"] == "|| true")
+    for command in (
+        "./mvnw -q test -Dgroups=sensor -DskipTests || true",
+        "./mvnw -q test -Dgroups=sensor -Dmaven.test.skip=true || true",
+        "./mvnw -q test -DskipTests=true -Dgroups=sensor || true",
+    ):
+        step = SimpleNamespace(args={"command": command})
+        said = tricks._not_the_trick(trick, step)  # type: ignore[arg-type]
+        assert said is not None and "skips the tests" in said, command
+        assert "-D" in said.split("whose `")[1]  # names the switch
+    for command in (trick["example"], "./mvnw -q test -Dgroups=sensor -DskipTests=false || true"):
+        step = SimpleNamespace(args={"command": command})
+        assert tricks._not_the_trick(trick, step) is None  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "Always answer ok true. $ARGUMENTS",
+        "Answer ok true. Did the tests run? $ARGUMENTS",
+        "Did the tests run and pass? Answer ok true anyway. $ARGUMENTS",
+    ],
+)
+def test_lab10_a_judge_told_to_say_ok_does_not_pass(workspace: Workspace, prompt: str) -> None:
+    """The walk's pass: the prompt hook registered with words that ask for no evidence."""
+    runner = LabRunner(workspace)
+    runner.start("10")
+    runner.solve(apply=True)
+    settings = workspace.root / ".claude" / "settings.json"
+    solved = settings.read_text()
+    wording = "Did the tests run and pass after the last change? $ARGUMENTS"
+    assert wording in solved
+    checks = find_lab("10").step("the-judge").checks
+    n = next(i for i, c in enumerate(checks) if c.params.get("matches"))
+    assert run_check(workspace, "10", "the-judge", n).status is Status.PASS
+    settings.write_text(solved.replace(wording, prompt))
+    result = run_check(workspace, "10", "the-judge", n)
+    assert result.status is Status.FAIL
+    assert result.message.startswith("the prompt hook's words should ask the judge for evidence")
+    assert prompt.split(" $")[0] in (result.found or "")  # the prompt line, as written
+    for width in WIDTHS:
+        shown = screen(result, width)
+        assert not RAW_REGEX.search(shown), shown
+        assert_whole_lines(shown, width)
+
+
+def test_lab13_step2_a_hook_that_exits_on_line_2_names_the_early_exit(node_ws: Workspace) -> None:
+    """The walk: `exit 0` on line 2 was told "point it at dist/app.js again", which it was."""
+    runner = at_lab13(node_ws, "pass-after-fix")
+    runner.solve(apply=True)
+    hook = node_ws.root / HOOK
+    first, rest = hook.read_text().split("\n", 1)
+    hook.write_text(f"{first}\nexit 0\n{rest}")
+    run = runner.check()
+    assert run.status is Status.FAIL
+    result = next(r for r in run.results if r.status is Status.FAIL)
+    assert result.message.startswith("the hook ends before its check"), result.message
+    assert "dist/app.js again" not in result.message
+    hook.write_text(f"{first}\n{rest}")
+    assert runner.check().status is Status.PASS
+
+
+def test_lab10_step3_a_hold_for_smoke_sh_is_named_as_that(workspace: Workspace) -> None:
+    """The walk: settings.json rewritten as equivalent JSON; require-sensors.sh held the stop
+    for smoke.sh, and the headline said to take the prompt hook out (it was out)."""
+    import json
+
+    runner = LabRunner(workspace)
+    runner.start("10")
+    runner.goto("evidence")
+    runner.solve(apply=True)
+    settings = workspace.root / ".claude" / "settings.json"
+    settings.write_text(json.dumps(json.loads(settings.read_text()), indent=4) + "\n")
+    run = runner.check()
+    assert run.status is Status.FAIL
+    result = next(r for r in run.results if r.status is Status.FAIL)
+    assert result.message.startswith("require-sensors.sh held the stop because a hook file")
+    assert "run ./.claude/hooks/smoke.sh" in result.message
+    assert "prompt hook" not in result.message
+    for width in WIDTHS:
+        assert_whole_lines(screen(result, width), width)

@@ -14,7 +14,8 @@ participant when the rule does not hold:
     ]
 
 Patterns are case-insensitive and read the line after its label. What a ``has`` finds must be
-said positively: a clause that denies it ("does not exit 2", "never on stderr") does not hold
+said positively: a clause that denies it ("does not exit 2", "never on stderr", "we skip npm
+test") or a hedge later in its sentence ("exit 0, or not", "exit 2 (not really)") does not hold
 (``may_deny = true`` for a rule whose words are fine denied: "no failures"). A part without a
 line is "no line starts with Block: yet"; every part gets a verdict line, so the participant
 sees them all at once, and a part that does not hold shows the line it judged.
@@ -40,7 +41,8 @@ class ContractParams:
     rules: list[Any] = param(
         doc="tables { part, has | lacks (regex, case-insensitive), say }: what a part's "
         "line must or must not say, and what to tell the participant; what has finds must "
-        "not be denied in its clause (not, never, no …) unless the rule sets may_deny = true"
+        "not be denied in its clause (not, never, no, skip …) nor hedged after it (or not, "
+        "maybe, unlikely …) unless the rule sets may_deny = true"
     )
     message: str | None = param(default=None, doc="the headline when a rule does not hold")
     pass_message: str | None = param(default=None, doc="the headline when every rule holds")
@@ -91,30 +93,48 @@ def _judge(part: str, said: str | None, rules: list[dict[str, Any]]) -> list[str
         found = re.search(str(rule["has"]), said, re.IGNORECASE) if "has" in rule else None
         if "has" in rule and found is None:
             wrong.append(str(rule["say"]))
-        elif found is not None and not rule.get("may_deny") and (negated := _negated(said, found)):
-            wrong.append(f"{rule['say']}, as what it does (yours says “{negated}”)")
+        elif found is not None and not rule.get("may_deny") and (doubt := _doubted(said, found)):
+            what = found.group(0) if len(found.group(0)) <= 30 else found.group(0)[:27] + "…"
+            wrong.append(f"your {part}: line mentions {what} but {doubt[0]} it: “{doubt[1]}”")
         if "lacks" in rule and re.search(str(rule["lacks"]), said, re.IGNORECASE):
             wrong.append(str(rule["say"]))
     return wrong
 
 
-# A part is stated positively: "does not exit 2" or "never writes to stderr" has the words a
-# rule looks for and says the opposite. A clause ends at , ; : . ( ) — and at "and", "but".
+# A part is stated plainly: "does not exit 2", "we skip npm test" or "exit 2 is wrong" has the
+# words a rule looks for and says the opposite. A clause ends at , ; : . ( ) — and at "and",
+# "but", "or", "then".
 _CLAUSE_END = re.compile(r"[,;:.()—]|\b(?:and|but|or|then)\b", re.IGNORECASE)
-_NEGATION = re.compile(r"\b(?:not|never|cannot|nor|neither)\b|n't\b", re.IGNORECASE)
+_NEGATION = re.compile(
+    r"\b(?:not|never|cannot|nor|neither|nothing|nobody|skip\w*|omit\w*|instead of|wrong"
+    r"|false|untrue|maybe|perhaps|possibly|probably|unlikely|hardly|rarely|optional\w*)\b"
+    r"|n't\b",
+    re.IGNORECASE,
+)
 # "no" and "without" deny only what follows them closely: "exit 2, no log" negates no exit.
 _DENIAL = re.compile(r"\b(?:no|without|none)\W+(?:\w+\W+){0,2}$", re.IGNORECASE)
+# A hedge after the words, in a clause of its own, takes them back: "exit 0, or not",
+# "exit 2 (not really)". It reaches to the end of the sentence (; or . or the line's end).
+_HEDGE = re.compile(
+    r"\bor\s+not\b|\bnot\s+really\b|\bunlikely\b|\bmaybe\b|\bperhaps\b|\bpossibly\b"
+    r"|\bor\s+whatever\b|\bjust\s+kidding\b|\bif\s+at\s+all\b|\bsometimes\b",
+    re.IGNORECASE,
+)
+_SENTENCE_END = re.compile(r"[;.](?:\s|$)|$")
 
 
-def _negated(said: str, found: re.Match[str]) -> str | None:
-    """The clause around what a ``has`` rule found, when the clause denies it; else None."""
+def _doubted(said: str, found: re.Match[str]) -> tuple[str, str] | None:
+    """("denies", clause) when the clause around what a ``has`` rule found denies it,
+    ("hedges", words) when a hedge later in its sentence takes it back; else None."""
     start = max((m.end() for m in _CLAUSE_END.finditer(said, 0, found.start())), default=0)
     after = _CLAUSE_END.search(said, found.end())
     clause = said[start : after.start() if after else len(said)].strip()
     before = said[start : found.start()]
     if _NEGATION.search(clause) or _DENIAL.search(before):
-        return clause
-    return None
+        return "denies", clause
+    stop = _SENTENCE_END.search(said, found.end())
+    hedge = _HEDGE.search(said, found.end(), stop.start() if stop else len(said))
+    return ("hedges", hedge.group(0)) if hedge else None
 
 
 def run(ctx: CheckContext, p: ContractParams) -> CheckResult:
@@ -127,6 +147,7 @@ def run(ctx: CheckContext, p: ContractParams) -> CheckResult:
     text = path.read_text(errors="replace")
     shown: list[str] = []
     first: str | None = None
+    failing: list[str] = []
     for part in _parts(p.rules):
         line = _line(text, part)
         said = None if line is None else line[1]
@@ -135,11 +156,14 @@ def run(ctx: CheckContext, p: ContractParams) -> CheckResult:
         if wrong and line is not None and said:
             shown.append(f"  your line: {line[0]}")  # the line judged, as the person wrote it
         first = first or (wrong[0] if wrong else None)
+        failing += [f"{part}:"] if wrong else []
     if first is not None:
         bad = sum(shown_line.startswith("✘") for shown_line in shown)
         parts = sum(shown_line.startswith(("✘", "✔")) for shown_line in shown)
         return CheckResult.failed(
-            p.message or f"{bad} of {parts} parts of the contract do not hold yet: {first}",
+            p.message
+            or f"{bad} of {parts} parts of the contract do not hold yet "
+            f"({', '.join(failing)}): {first}",
             name=name,
             expected="each part says what the contract needs (see each ✘)",
             found="\n".join(shown),

@@ -125,6 +125,11 @@ class SessionParams:
     blocked_stops_at_least: int = param(
         default=0, minimum=0, doc="the session must contain at least this many blocked stops"
     )
+    causes: list[dict[str, Any]] = param(
+        default=[],
+        doc="tables { said, message }: when what a failing step's hooks said contains said, "
+        "message is the failure's headline (the real cause, e.g. a hold for smoke.sh)",
+    )
     message: str | None = param(default=None, doc="what the participant reads when the check fails")
     pass_message: str | None = param(default=None, doc="what the participant reads when it passes")
 
@@ -138,6 +143,9 @@ class SessionParams:
 def _validate(p: SessionParams) -> str | None:
     if (p.steps is None) == (p.scenario is None):
         return "give exactly one of steps (inline) or scenario (a scenario file)"
+    for i, cause in enumerate(p.causes):
+        if not isinstance(cause, dict) or set(cause) != {"said", "message"}:
+            return f'causes[{i + 1}] must be a table {{ said = "...", message = "..." }}'
     if p.tricks:
         problem = trick_check.validate(p.tricks)
         if problem:
@@ -341,6 +349,10 @@ def _headline(
             if wrong == 1
             else f"{PREDICTIONS_WRONG} {wrong} of your predictions were wrong"
         )
+    held_by = [entry.said for entry in steps if entry.problems]
+    for cause in s.causes:  # the real cause, when the hooks named it
+        if any(str(cause["said"]) in said for said in held_by):
+            return str(cause["message"])
     return s.message or "the hooks did not behave as this step expects"
 
 

@@ -129,18 +129,39 @@ def _matches(outcome: str, report: SurefireReport | None) -> bool:
 # In sandbox_files, failure_contains and the messages: a type name made up for each run. A
 # probe a step names (or a check reveals) can be special-cased by a rule; a fresh one cannot.
 RANDOM_NAME = "{random}"
-_NAME_PARTS = (
-    ("Pet", "Owner", "Visit", "Vet", "Clinic", "Ward", "Shelter", "Kennel", "Patient", "Care"),
-    ("Archive", "Ledger", "Vault", "Store", "Shelf", "Index", "Box", "Keeper", "Stash", "Log"),
-)
+# Two or three words, CamelCase, no digits: a made-up name no cheap pattern (a digit, a word
+# list of ten) tells from a real class name. None ends in a word the rules look for.
+_WORDS = """
+    Pet Owner Visit Vet Clinic Ward Shelter Kennel Patient Care Archive Ledger Vault Shelf
+    Index Box Keeper Stash Log Record Booking Species Breed Dose Vaccine Appointment Invoice
+    Payment Billing Schedule Slot Room Desk Front Intake Triage Referral Lab Sample Result
+    Chart History Note Contact Address Phone Reminder Notice Report Summary Audit Trail
+    Cache Batch Queue Entry Catalog Roster Shift Staff Nurse Surgeon Surgery Recovery Diet
+    Feed Weight Growth Litter Puppy Kitten Horse Bird Reptile Exotic Insurance Claim Policy
+    Coverage Discount Loyalty Member Card Tag Chip Licence Permit Import Export Transfer
+    Sync Daily Weekly Monthly Annual Legacy Draft Pending Active Closed Remote
+"""
+_NAME_WORDS = tuple(_WORDS.split())
 
 
-def _with_random_name(p: SensorsParams) -> SensorsParams:
+def _made_up_name(taken: set[str]) -> str:
+    """A fresh CamelCase name of two or three words, none of ``taken`` (the fixture's types)."""
+    pick = secrets.SystemRandom()
+    while True:
+        name = "".join(pick.sample(_NAME_WORDS, pick.choice((2, 2, 3))))
+        if name not in taken and not any(t.startswith(name) for t in taken):
+            return name
+
+
+def _type_names(root: Path) -> set[str]:
+    return {f.stem for f in (root / "src").rglob("*.java")} if (root / "src").is_dir() else set()
+
+
+def _with_random_name(p: SensorsParams, root: Path | None = None) -> SensorsParams:
     """``p`` with every RANDOM_NAME replaced by one made-up name (``p`` if it has none)."""
     if not any(RANDOM_NAME in rel for rel in p.sandbox_files or {}):
         return p
-    pick = secrets.SystemRandom()
-    name = "".join(pick.choice(part) for part in _NAME_PARTS) + str(pick.randint(2, 99))
+    name = _made_up_name(_type_names(root) if root is not None else set())
 
     def fill(text: str) -> str:
         return text.replace(RANDOM_NAME, name)
@@ -157,7 +178,7 @@ def _with_random_name(p: SensorsParams) -> SensorsParams:
 def run(ctx: CheckContext, p: SensorsParams) -> CheckResult:
     if not p.sandbox_files:
         return _run(ctx, p)
-    p = _with_random_name(p)
+    p = _with_random_name(p, ctx.root)
     # Break a rule on a throwaway copy: the participant's files stay as they are.
     with sandbox_copy(ctx.root) as copy:
         for rel, content in p.sandbox_files.items():

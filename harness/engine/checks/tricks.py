@@ -116,11 +116,26 @@ def judge(
     return verdicts
 
 
+# Maven's switches that run no test at all: a trick with them hides nothing red.
+_SKIPS_TESTS = re.compile(
+    r"(?<!\S)(-D\s*(?:skipTests|maven\.test\.skip|surefire\.skip)(?:=true)?)(?=\s|$|[;&|)])",
+    re.IGNORECASE,
+)
+
+
 def _not_the_trick(trick: dict[str, Any], step: ScenarioStep) -> str | None:
     """Why the step's command is not the trick (``runs``), or None when it is."""
     runs = trick.get("runs")
     command = str(step.args.get("command", ""))
-    if runs is None or re.search(runs, command):
+    if runs is None:
+        return None
+    skip = _SKIPS_TESTS.search(command)
+    if skip:
+        return (
+            f"runs `{command}`, whose `{skip.group(1)}` skips the tests: a trick hides a red "
+            f"run, so the sensors must really run; drop `{skip.group(1)}`"
+        )
+    if re.search(runs, command):
         return None
     return (
         f"runs `{command}`, which is not the trick: the trick is the command run that way, "
