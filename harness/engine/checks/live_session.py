@@ -31,6 +31,7 @@ from harness.claude.recorded import (
     find_sessions,
     read_session,
 )
+from harness.claude.recorded.shape import not_the_clients
 from harness.claude.vocabulary import (
     AUTO,
     ENGINE_CHOICES,
@@ -81,6 +82,11 @@ class LiveParams:
     )
     fresh_green_reports: bool = param(
         default=False, doc="every sensor report green and newer than the session's start"
+    )
+    session_start_state: str | None = param(
+        default=None,
+        doc="what the hooks' SessionStart writes in the git dir: it must date from the "
+        "session's own start, and every marker_exists from after it",
     )
     steps: list[Any] = param(
         default=[],
@@ -197,6 +203,16 @@ def run(ctx: CheckContext, p: LiveParams) -> CheckResult:
         return best
     count, timeline, views, at, kind = best
     details = _details(timeline, kind, views, at)
+    unlike = not_the_clients(timeline.path, timeline.client_version)
+    if unlike:
+        # a transcript written by hand: nothing of it is evidence, its replay included
+        return CheckResult.failed(
+            "this session was not written by Claude Code: " + "; ".join(unlike[:3]),
+            name=title,
+            expected="a transcript Claude Code wrote while you worked with it",
+            found=f"{timeline.path}: " + "; ".join(unlike),
+            details={**details, "fix": f"start claude in {ctx.workspace.root} and {_ask(p, None)}"},
+        )
     # A cause the participant can act on (wrong folder, agent not loaded, no hook ran, a
     # client Hook Lab does not know) is said first, with its fix, when the session fails.
     cause = diagnose(timeline, ctx.workspace.root, matched=count) if kind == LIVE else None
@@ -448,6 +464,8 @@ def _evidence(
         marker = want.get("marker_exists")
         if marker and not (ctx.git_dir() / str(marker)).exists():
             problems.append(f"no marker {marker} in the git directory")
+    if p.session_start_state:
+        problems += _hooks_saw_the_start(ctx, wanted, p.session_start_state, timeline)
     if p.fresh_green_reports:
         from harness.maven.surefire import ReportError, sensor_reports
 
@@ -464,6 +482,42 @@ def _evidence(
             elif report.mtime <= started:
                 problems.append(f"{sensor}'s report is older than the session")
     return problems
+
+
+# How far a file's time may stray from the transcript's clock (both this machine's).
+_CLOCK_SLACK = 2.0
+
+
+def _hooks_saw_the_start(
+    ctx: CheckContext, wanted: list[dict[str, Any]], state: str, timeline: Timeline
+) -> list[str]:
+    """The hooks' own record that this session started (their SessionStart state, written
+    between the step's start and the session's first line) and that each marker came after
+    it: a marker a person made by hand, or one left from an earlier session, is not this
+    session's. (``lab start``, ``goto`` and ``reset`` clear the hooks' state.)"""
+    base = ctx.git_dir() / state
+    entered = _entered_at(ctx)
+    started = timeline.started.timestamp() if timeline.started else None
+    try:
+        written = base.stat().st_mtime
+    except OSError:
+        return [
+            f"no .git/{state}: the workspace's SessionStart hook did not run since this step "
+            "began, so no session of Claude Code started here then (start claude again)"
+        ]
+    if (entered and written < entered.timestamp() - _CLOCK_SLACK) or (
+        started is not None and written > started + _CLOCK_SLACK
+    ):
+        return [
+            f".git/{state} was not written when session {timeline.session_id} started: the "
+            "workspace's SessionStart hook did not see this session begin (start claude again)"
+        ]
+    late = []
+    for want in wanted:
+        marker = ctx.git_dir() / str(want.get("marker_exists") or "")
+        if want.get("marker_exists") and marker.exists() and marker.stat().st_mtime < written:
+            late.append(f"the marker {want['marker_exists']} is older than this session's start")
+    return late
 
 
 def _replayed(ctx: CheckContext, timeline: Timeline, only_lines: set[int] | None = None) -> str:
