@@ -294,21 +294,22 @@ def backup_renderable(backup: Backup, label: str = "Your files were backed up fi
     )
 
 
+def _replaced_notice(replaced: Sequence[str], backup: Backup) -> Prose:
+    """The files a step's setup replaced; the command is marked, so a narrow terminal never
+    breaks it over two lines."""
+    return prose(
+        "This step starts from its own version of "
+        + ", ".join(f"`{rel}`" for rel in replaced)
+        + f": yours is in that backup (`lab restore {backup.name}` brings back all your files).",
+        style="yellow",
+    )
+
+
 def print_moved(console: Console, moved: Moved, *, show_intro: bool = False) -> None:
     if moved.backup is not None:
         print_prose(console, backup_renderable(moved.backup))
     if moved.replaced and moved.backup is not None:
-        # The command is marked, so a narrow terminal never breaks it over two lines.
-        print_prose(
-            console,
-            prose(
-                "This step starts from its own version of "
-                + ", ".join(f"`{rel}`" for rel in moved.replaced)
-                + f": yours is in that backup (`lab restore {moved.backup.name}` "
-                "brings back all your files).",
-                style="yellow",
-            ),
-        )
+        print_prose(console, _replaced_notice(moved.replaced, moved.backup))
     bad = [a for a in moved.actions if a.status is not Status.PASS]
     if bad:
         print_results(console, bad)

@@ -104,9 +104,12 @@ def test_the_step_entry_notice_keeps_lab_restore_whole() -> None:
     lab = find_lab("10")
     name = "20261207-014757-before-setup"
     backup = Backup(f"refs/hooklab/backups/{name}", "0" * 40, "before setup", 0.0)
-    moved = Moved(lab, lab.steps[2], backup=backup, replaced=(".claude/settings.json",))
-    for width in WIDTHS:
+    for pad, width in ((n, w) for n in range(0, 40) for w in WIDTHS):
+        # the notice's words fall on every column, as the files replaced differ
+        replaced = (".claude/settings.json", "scripts/" + "x" * pad + ".sh")
+        moved = Moved(lab, lab.steps[2], backup=backup, replaced=replaced)
         out = io.StringIO()
         print_moved(Console(file=out, width=width, no_color=True, highlight=False), moved)
         shown = out.getvalue().splitlines()
-        assert_in_a_row(shown, width, f"lab restore {name}")
+        notice = shown[: next(i for i, row in enumerate(shown) if row.startswith("╭"))]
+        assert_in_a_row(notice, width, f"(lab restore {name}")

@@ -203,16 +203,9 @@ def run(ctx: CheckContext, p: LiveParams) -> CheckResult:
         return best
     count, timeline, views, at, kind = best
     details = _details(timeline, kind, views, at)
-    unlike = not_the_clients(timeline.path, timeline.client_version)
-    if unlike:
-        # a transcript written by hand: nothing of it is evidence, its replay included
-        return CheckResult.failed(
-            "this session was not written by Claude Code: " + "; ".join(unlike[:3]),
-            name=title,
-            expected="a transcript Claude Code wrote while you worked with it",
-            found=f"{timeline.path}: " + "; ".join(unlike),
-            details={**details, "fix": f"start claude in {ctx.workspace.root} and {_ask(p, None)}"},
-        )
+    hand_made = _hand_made(ctx, p, title, timeline, details)
+    if hand_made is not None:
+        return hand_made
     # A cause the participant can act on (wrong folder, agent not loaded, no hook ran, a
     # client Hook Lab does not know) is said first, with its fix, when the session fails.
     cause = diagnose(timeline, ctx.workspace.root, matched=count) if kind == LIVE else None
@@ -256,6 +249,23 @@ def run(ctx: CheckContext, p: LiveParams) -> CheckResult:
 
 
 _Best = tuple[int, Timeline, list[Moment], list[int], str]
+
+
+def _hand_made(
+    ctx: CheckContext, p: LiveParams, title: str, timeline: Timeline, details: dict[str, Any]
+) -> CheckResult | None:
+    """A transcript not shaped as the client writes one: nothing of it is evidence, its
+    replay included."""
+    unlike = not_the_clients(timeline.path, timeline.client_version)
+    if not unlike:
+        return None
+    return CheckResult.failed(
+        "this session was not written by Claude Code: " + "; ".join(unlike[:3]),
+        name=title,
+        expected="a transcript Claude Code wrote while you worked with it",
+        found=f"{timeline.path}: " + "; ".join(unlike),
+        details={**details, "fix": f"start claude in {ctx.workspace.root} and {_ask(p, None)}"},
+    )
 
 
 def _newer_did_less(missing: CheckResult, newer: int, wanted: list[dict[str, Any]]) -> CheckResult:
