@@ -211,7 +211,7 @@ def run(ctx: CheckContext, p: LiveParams) -> CheckResult:
     cause = diagnose(timeline, ctx.workspace.root, matched=count) if kind == LIVE else None
     # The replay comes first: a transcript edited by hand fails as what it is, wherever the
     # edit is, before its steps are matched.
-    divergence = _replayed(ctx, timeline)
+    divergence = _replayed(ctx, timeline, markers=_marked(wanted, views, at))
     if divergence:
         return _with_cause(
             CheckResult.failed(
@@ -530,17 +530,47 @@ def _hooks_saw_the_start(
     return late
 
 
-def _replayed(ctx: CheckContext, timeline: Timeline, only_lines: set[int] | None = None) -> str:
+def _marked(wanted: list[dict[str, Any]], views: list[Moment], at: list[int]) -> dict[int, str]:
+    """The transcript line of each matched moment that should leave a marker, and the marker."""
+    lines = {}
+    for want, index in zip(wanted, at, strict=False):
+        label = views[index].label.removeprefix("transcript line ")
+        if want.get("marker_exists") and label.isdigit():
+            lines[int(label)] = str(want["marker_exists"])
+    return lines
+
+
+def _replayed(
+    ctx: CheckContext,
+    timeline: Timeline,
+    only_lines: set[int] | None = None,
+    markers: dict[int, str] | None = None,
+) -> str:
     """The replay's first divergence ("" when it agrees); with ``only_lines``, the first at
-    one of those transcript lines."""
+    one of those transcript lines. ``markers``: the marker each of those transcript lines
+    must leave in the replay's copy, played through the hooks (not made by a person)."""
     from harness.engine.session_replay import replay
 
     start = ctx.step.start_ref
     ctx.on_activity("replaying the session's tool calls against the hooks (emulator)")
+    wanted = markers or {}
     try:
-        report = replay(timeline, ctx.root, engines=[Engine.EMULATOR], start=start)
+        report = replay(
+            timeline,
+            ctx.root,
+            engines=[Engine.EMULATOR],
+            start=start,
+            markers=sorted(set(wanted.values())),
+        )
     except HarnessError as exc:
         return f"the replay could not run: {exc.message}"
+    for row in report.rows:
+        marker = wanted.get(row.line)
+        if marker and marker not in row.markers.get(Engine.EMULATOR, {marker}):
+            return (
+                f"transcript line {row.line} ({row.what}): on the replay, through the hooks, it "
+                f"leaves no .git/{marker}; the marker in the workspace was not made by them"
+            )
     return report.describe_divergence(only_lines)
 
 
