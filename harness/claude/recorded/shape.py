@@ -3,7 +3,7 @@
 A transcript the client wrote carries what a quick hand-written one lacks: each answer of
 the model with its API message id (``msg_…``) and its token usage, the client's own lines
 around the conversation and, on the pinned client (2.1.332), a ``promptId`` on every prompt
-the person typed and its ``permission-mode`` and ``file-history-snapshot`` lines. A real
+the person typed and its ``attachment`` and ``last-prompt`` lines. A real
 transcript copied from elsewhere and rewritten with care has all of these: this tells a
 hand-made session from a real one, not one real session from another (the replay, the
 hooks' own state and the trainer's verify do what more can be done).
@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import Any
 
 # The client's own lines every transcript of the pinned client holds.
+# (interactive and headless, claude -p, alike).
 PINNED_LINES = {
-    "permission-mode": "no line that records the permission mode",
-    "file-history-snapshot": "no snapshot of the files, which the client keeps before a prompt",
+    "attachment": "no attachment line (the context the client adds to a prompt)",
+    "last-prompt": "no last-prompt line, which the client writes after each prompt",
 }
 PINNED = "2.1.332"
 
