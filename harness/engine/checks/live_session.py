@@ -4,10 +4,13 @@ The check reads the sessions the client recorded for this workspace since the st
 (harness/claude/recorded.py), newest first, and looks for one whose moments (its prompts, tool
 calls and stops: harness/engine/moment.py) meet the expectations in order (do, outcome,
 feedback_contains, detail_contains, …); a real model's extra calls may fall in between. Then:
+- a transcript not shaped as the client writes one (harness/claude/recorded/shape.py) fails;
 - the session is replayed on the emulator from the step's start state, against the hooks as
   they are now: a recorded verdict the hooks do not reproduce fails, naming the transcript line
   (a hand-edited transcript does not pass);
-- the workspace's evidence must agree: the markers the expectations name exist, and with
+- a marker an expectation names must be left, on that replay, by the moment it matched;
+- the workspace's evidence must agree: the markers the expectations name exist, with
+  ``session_start_state`` the hooks' record of the session's start dates from it, and with
   ``fresh_green_reports`` every sensor's report is green and newer than the session's start.
 
 A participant without model access passes the step on the scripted session (``steps``, as a
