@@ -16,6 +16,7 @@ verdict is read back as an outcome by the one table ``OUTCOME_OF``.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -79,6 +80,7 @@ class Moment:
     ended: str | None = None  # how a subagent ended
     foreground: bool | None = None
     expect: str | None = None  # the step's own prediction
+    refused: str = ""  # who refused a call before it ran (auto mode's check, the user)
     args: Mapping[str, Any] = field(default_factory=dict)
 
     @property
@@ -115,6 +117,9 @@ class Moment:
     def shown(self) -> str:
         """One row of a session's moments: "transcript line 7: bash ./mvnw test (ran)"."""
         detail = " ".join(self.detail.split())[:70]
+        if self.do == StepKind.SUBAGENT_STOP and self.refused:
+            # the agent never ran, so it never stopped: no "subagent_stop … (denied)"
+            return f"{self.label}: the agent {detail}: refused before it ran (by {self.refused})"
         said = self.verdict or self.outcome
         return (
             f"{self.label}: {self.do}"
@@ -224,18 +229,36 @@ def _relative(path: str, cwd: str) -> str:
         return path
 
 
+# The client records a slash command the person typed in its own tags, and what a local one
+# printed as a user line of its own.
+_COMMAND = re.compile(r"<command-name>\s*(.*?)\s*</command-name>", re.S)
+_ARGS = re.compile(r"<command-args>\s*(.*?)\s*</command-args>", re.S)
+_LOCAL_OUTPUT = "<local-command-stdout>"
+
+
+def _typed(text: str) -> str:
+    """A prompt as the person typed it: a slash command as ``/exit`` or ``/name ARGS``."""
+    command = _COMMAND.search(text)
+    if command is None:
+        return text
+    args = _ARGS.search(text)
+    return " ".join(t for t in (command.group(1), args.group(1) if args else "") if t)
+
+
 def moments_of(timeline: Timeline) -> list[Moment]:
     """Each prompt, tool call and stop of a recorded session."""
     moments: list[Moment] = []
     for entry in timeline.entries:
         label = f"transcript line {entry.line}"
+        if isinstance(entry, Prompt) and entry.text.startswith(_LOCAL_OUTPUT):
+            continue  # what a local slash command (/exit) printed: nobody typed it
         if isinstance(entry, Prompt):
             # a prompt a UserPromptSubmit hook refused or stopped says so; a sent one has none
             moments.append(
                 Moment(
                     do=StepKind.PROMPT,
                     label=label,
-                    detail=entry.text,
+                    detail=_typed(entry.text),
                     outcome=OUTCOME_OF[read_verdict(entry.verdict)[0] or Verdict.SENT],
                     feedback=entry.feedback,
                 )
@@ -274,7 +297,7 @@ def _call_moment(call: ToolCall, cwd: str, label: str) -> Moment:
         seen.update(do=StepKind.SUBAGENT_STOP, detail=call.subagent.agent_type)
         seen.update(ended=call.subagent.ended, message=call.subagent.last_message)
         if call.is_error:  # the client did not run the agent (not found, refused)
-            seen.update(message=call.result_text, ended=None)
+            seen.update(message=call.result_text, ended=None, refused=call.denied or "")
             if not call.denied and call.result_line is not None:
                 seen["outcome"] = Outcome.ERROR
     elif call.name in ("Edit", "Write", "MultiEdit"):

@@ -21,8 +21,10 @@ if TYPE_CHECKING:
 
 def clear_build_output(fixture: Fixture, project: Path) -> None:
     """What a build left in ``project`` removed; a fixture with a compile cache (the
-    PetClinic) gets its classes back from it when it holds these sources."""
+    PetClinic) gets its classes back from it when it holds these sources. The hooks' state in
+    the git dir goes too: a marker of an earlier attempt would pass a live step for free."""
     fixture.clear_build_output(project)
+    fixture.clear_hook_state(project)
     if fixture.compile_cache:
         restore_cached(project)
 

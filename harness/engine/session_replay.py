@@ -71,6 +71,9 @@ class ReplayRow:
     compared: bool = True  # False: the recording has no verdict to compare (no result)
     unplayed: set[str] = field(default_factory=set)  # engines that could not play the call
     hooks_ran: dict[str, bool] = field(default_factory=dict)
+    # per engine, the asked-for markers (``replay(markers=…)``) the row's step wrote in the
+    # copy's git dir: what the hooks, not a person, left there
+    markers: dict[str, set[str]] = field(default_factory=dict)
 
     def compared_on(self, engine: str) -> bool:
         return self.compared and engine not in self.unplayed and engine in self.replayed
@@ -357,6 +360,17 @@ def _session_cwd(timeline: Timeline, workspace: Path, copy: Path) -> Path:
     return copy
 
 
+def _marker_times(copy: Path, markers: Sequence[str]) -> dict[str, int]:
+    """When each of ``markers`` in the copy's git dir was last written (absent: left out)."""
+    times = {}
+    for marker in markers:
+        try:
+            times[marker] = (copy / ".git" / marker).stat().st_mtime_ns
+        except OSError:
+            continue
+    return times
+
+
 def replay(
     timeline: Timeline,
     workspace: Path,
@@ -366,11 +380,12 @@ def replay(
     on_row: Callable[[ReplayRow, str], None] | None = None,
     confine: bool = False,
     plugin_dirs: Sequence[Path] = (),
+    markers: Sequence[str] = (),
 ) -> ReplayReport:
     """Play ``timeline`` on each engine, from a fresh copy at the start state each time;
     ``confine``: every tool call in a jail where that copy is the only writable folder;
     ``plugin_dirs``: plugins loaded as ``--plugin-dir`` loads them (one inside ``workspace``
-    is taken from the copy)."""
+    is taken from the copy); ``markers``: paths in the git dir each row notes once played."""
     commit = resolve_start(workspace, start)
     report = ReplayReport(timeline, engines, commit)
     for engine in engines:
@@ -404,24 +419,31 @@ def replay(
                         if item.row is not None and item.row.compared:
                             by_number[item.row.number].not_played(engine, item.row.note)
                         continue
-                    try:
-                        outcome = run_step(session, item.step).outcome
-                    except HarnessError as exc:
-                        if item.row is None:
-                            raise
-                        row = by_number[item.row.number]
-                        if item.step.do == StepKind.TOOL:  # a tool this engine does not play
-                            row.not_played(engine, exc.message)
-                        else:
-                            row.replayed[engine] = f"could not play: {exc.message}"[:200]
-                        continue
-                    if item.row is not None:
-                        row = by_number[item.row.number]
-                        ran = bool(outcome.hooks)
-                        row.played(engine, verdict_of(outcome), outcome.feedback, ran)
+                    row = by_number[item.row.number] if item.row is not None else None
+                    before = _marker_times(copy, markers)
+                    if _played(session, item.step, row, engine) and row is not None:
+                        after = _marker_times(copy, markers)
+                        row.markers[engine] = {m for m, t in after.items() if before.get(m) != t}
                         if on_row is not None:
                             on_row(row, engine)
     return report
+
+
+def _played(session: Any, step: ScenarioStep, row: ReplayRow | None, engine: str) -> bool:
+    """Play one step, its outcome in its row; False when the engine could not play it."""
+    try:
+        outcome = run_step(session, step).outcome
+    except HarnessError as exc:
+        if row is None:
+            raise
+        if step.do == StepKind.TOOL:  # a tool this engine does not play
+            row.not_played(engine, exc.message)
+        else:
+            row.replayed[engine] = f"could not play: {exc.message}"[:200]
+        return False
+    if row is not None:
+        row.played(engine, verdict_of(outcome), outcome.feedback, bool(outcome.hooks))
+    return True
 
 
 __all__ = [

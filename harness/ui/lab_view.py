@@ -24,7 +24,16 @@ from harness.engine.progress import Progress
 from harness.engine.step_results import Moved, StepRun
 from harness.engine.stepview import StepView
 from harness.results import CheckResult, Status
-from harness.ui.prose import Block, Folded, Framed, Prose, markdown, print_prose, prose
+from harness.ui.prose import (
+    Block,
+    Folded,
+    Framed,
+    Prose,
+    backticked,
+    markdown,
+    print_prose,
+    prose,
+)
 from harness.ui.styles import outcome_style
 from harness.workspace import Backup
 
@@ -86,7 +95,11 @@ def result_renderable(result: CheckResult, *, verbose: bool = True) -> Renderabl
             parts.append(output_box(result.output))
         fix = result.details.get("fix")
         if fix:
-            blocks.append(Block(Text(str(fix)), Text("  fix: ", style="bold"), Text(" " * 7)))
+            # a command the fix marks (`claude --permission-mode manual`) stays on one line
+            marked, spans = backticked(Text(str(fix)))
+            blocks.append(
+                Block(marked, Text("  fix: ", style="bold"), Text(" " * 7), protected=spans)
+            )
         if result.status is Status.ERROR:
             blocks.append(
                 Block(
@@ -281,16 +294,22 @@ def backup_renderable(backup: Backup, label: str = "Your files were backed up fi
     )
 
 
+def _replaced_notice(replaced: Sequence[str], backup: Backup) -> Prose:
+    """The files a step's setup replaced; the command is marked, so a narrow terminal never
+    breaks it over two lines."""
+    return prose(
+        "This step starts from its own version of "
+        + ", ".join(f"`{rel}`" for rel in replaced)
+        + f": yours is in that backup (`lab restore {backup.name}` brings back all your files).",
+        style="yellow",
+    )
+
+
 def print_moved(console: Console, moved: Moved, *, show_intro: bool = False) -> None:
     if moved.backup is not None:
         print_prose(console, backup_renderable(moved.backup))
     if moved.replaced and moved.backup is not None:
-        console.print(
-            "[yellow]This step starts from its own version of "
-            + ", ".join(f"[bold]{escape(rel)}[/]" for rel in moved.replaced)
-            + f": yours is in that backup (lab restore {escape(moved.backup.name)} "
-            "brings back all your files).[/]"
-        )
+        print_prose(console, _replaced_notice(moved.replaced, moved.backup))
     bad = [a for a in moved.actions if a.status is not Status.PASS]
     if bad:
         print_results(console, bad)

@@ -47,6 +47,13 @@ FIXTURE_FIELDS = (
     Field("evidence", str, required=True, doc="the command whose result is the evidence"),
     Field("build_output", list, default=[], item_type=str, doc="folders a build writes"),
     Field("compile_cache", bool, default=False, doc="compiled ahead from Maven's class cache"),
+    Field(
+        "hook_state",
+        list,
+        default=[],
+        item_type=str,
+        doc="what the fixture's hooks keep in the git dir (cleared with the build output)",
+    ),
 )
 
 
@@ -60,6 +67,7 @@ class Fixture:
     evidence: str
     build_output: tuple[str, ...]
     compile_cache: bool
+    hook_state: tuple[str, ...] = ()
 
     @property
     def maven(self) -> bool:
@@ -73,12 +81,24 @@ class Fixture:
             "needs": list(self.needs),
             **pick(self, "build evidence"),
             "build_output": list(self.build_output),
+            "hook_state": list(self.hook_state),
         }
 
     def clear_build_output(self, project: Path) -> None:
         """Remove what a build left in ``project`` (build output is never the fixture's)."""
         for name in self.build_output:
             shutil.rmtree(project / name, ignore_errors=True)
+
+    def clear_hook_state(self, project: Path) -> None:
+        """Remove the hooks' state from ``project``'s git dir (a session's start, its audit
+        markers): a marker left over, or made by hand, is no evidence of a session."""
+        git_dir = project / ".git"
+        for name in self.hook_state if git_dir.is_dir() else ():
+            path = git_dir / name
+            if path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                path.unlink(missing_ok=True)
 
 
 def fixture_folder(name: str) -> Path:
@@ -120,6 +140,7 @@ def load_fixture(folder: Path) -> Fixture:
         evidence=data["evidence"],
         build_output=tuple(data["build_output"]),
         compile_cache=data["compile_cache"],
+        hook_state=tuple(data["hook_state"]),
     )
 
 

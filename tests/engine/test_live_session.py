@@ -89,6 +89,29 @@ def test_a_refusal_edited_to_look_accepted_fails_by_replay_naming_the_line(
     assert "'refused by guard-spec-status.sh'" in result["found"]
 
 
+@pytest.mark.maven
+def test_an_audit_of_another_use_case_does_not_earn_the_marker_made_by_hand(
+    earned: Played, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The transcript's audit rewritten to name UC-004: the workspace's UC-005 marker (as a
+    person could touch it) is not one the session's SubagentStop leaves on the replay."""
+    path = copy_session(earned, tmp_path / "claude-home")
+    swaps = {
+        "UC-005 (docs/use_cases/UC-005-add-visit.md)": "UC-004 (docs/use_cases/UC-004-pet.md)",
+        "Coverage report: UC-005": "Coverage report: UC-004",
+    }
+    for file in [path, *path.with_suffix("").rglob("*.jsonl")]:
+        text = file.read_text()
+        for old, new in swaps.items():
+            text = text.replace(old, new)
+        file.write_text(text)
+    done, data = check_json(earned.workspace, tmp_path / "claude-home", monkeypatch)
+    assert done.code == 1, done
+    found = _live(data)["found"]
+    assert "leaves no .git/aiup-coverage-checked/UC-005" in found, found
+    assert "subagent" in found or "Agent" in found, found
+
+
 def test_no_session_fails_and_says_what_to_ask(
     at_step_four: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

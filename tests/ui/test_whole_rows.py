@@ -88,3 +88,28 @@ def test_lab13_step4_commands_are_whole(tmp_path: Path) -> None:
     for width in WIDTHS:
         shown = rows(tmp_path / f"{width}.sock", tmp_path / "ws", width, "status")
         assert_in_a_row(shown, width, *code)
+
+
+def test_the_step_entry_notice_keeps_lab_restore_whole() -> None:
+    """Lab 10 step 3 and Lab 13 step 3 replace a file of the person's on entry; the notice
+    broke as ``(lab`` / ``restore 20261207-014757-before-setup …`` at 100 columns."""
+    import io
+
+    from rich.console import Console
+
+    from harness.engine.step_results import Moved
+    from harness.ui.lab_view import print_moved
+    from harness.workspace import Backup
+
+    lab = find_lab("10")
+    name = "20261207-014757-before-setup"
+    backup = Backup(f"refs/hooklab/backups/{name}", "0" * 40, "before setup", 0.0)
+    for pad, width in ((n, w) for n in range(0, 40) for w in WIDTHS):
+        # the notice's words fall on every column, as the files replaced differ
+        replaced = (".claude/settings.json", "scripts/" + "x" * pad + ".sh")
+        moved = Moved(lab, lab.steps[2], backup=backup, replaced=replaced)
+        out = io.StringIO()
+        print_moved(Console(file=out, width=width, no_color=True, highlight=False), moved)
+        shown = out.getvalue().splitlines()
+        notice = shown[: next(i for i, row in enumerate(shown) if row.startswith("╭"))]
+        assert_in_a_row(notice, width, f"(lab restore {name}")

@@ -144,7 +144,7 @@ def _called(call: ToolCall, cwd: str) -> str:
 
 
 MANUAL_FIX = (
-    "start claude in {root} as claude --permission-mode manual (it asks before such a call "
+    "start claude in {root} as `claude --permission-mode manual` (it asks before such a call "
     "instead of asking auto mode's check) and answer Yes to 'Do you want to proceed?'; then do "
     "the step again"
 )

@@ -4,10 +4,13 @@ The check reads the sessions the client recorded for this workspace since the st
 (harness/claude/recorded.py), newest first, and looks for one whose moments (its prompts, tool
 calls and stops: harness/engine/moment.py) meet the expectations in order (do, outcome,
 feedback_contains, detail_contains, …); a real model's extra calls may fall in between. Then:
+- a transcript not shaped as the client writes one (harness/claude/recorded/shape.py) fails;
 - the session is replayed on the emulator from the step's start state, against the hooks as
   they are now: a recorded verdict the hooks do not reproduce fails, naming the transcript line
   (a hand-edited transcript does not pass);
-- the workspace's evidence must agree: the markers the expectations name exist, and with
+- a marker an expectation names must be left, on that replay, by the moment it matched;
+- the workspace's evidence must agree: the markers the expectations name exist, with
+  ``session_start_state`` the hooks' record of the session's start dates from it, and with
   ``fresh_green_reports`` every sensor's report is green and newer than the session's start.
 
 A participant without model access passes the step on the scripted session (``steps``, as a
@@ -31,6 +34,7 @@ from harness.claude.recorded import (
     find_sessions,
     read_session,
 )
+from harness.claude.recorded.shape import not_the_clients
 from harness.claude.vocabulary import (
     AUTO,
     ENGINE_CHOICES,
@@ -81,6 +85,11 @@ class LiveParams:
     )
     fresh_green_reports: bool = param(
         default=False, doc="every sensor report green and newer than the session's start"
+    )
+    session_start_state: str | None = param(
+        default=None,
+        doc="what the hooks' SessionStart writes in the git dir: it must date from the "
+        "session's own start, and every marker_exists from after it",
     )
     steps: list[Any] = param(
         default=[],
@@ -197,12 +206,15 @@ def run(ctx: CheckContext, p: LiveParams) -> CheckResult:
         return best
     count, timeline, views, at, kind = best
     details = _details(timeline, kind, views, at)
+    hand_made = _hand_made(ctx, p, title, timeline, details)
+    if hand_made is not None:
+        return hand_made
     # A cause the participant can act on (wrong folder, agent not loaded, no hook ran, a
     # client Hook Lab does not know) is said first, with its fix, when the session fails.
     cause = diagnose(timeline, ctx.workspace.root, matched=count) if kind == LIVE else None
     # The replay comes first: a transcript edited by hand fails as what it is, wherever the
     # edit is, before its steps are matched.
-    divergence = _replayed(ctx, timeline)
+    divergence = _replayed(ctx, timeline, markers=_marked(wanted, views, at))
     if divergence:
         return _with_cause(
             CheckResult.failed(
@@ -240,6 +252,23 @@ def run(ctx: CheckContext, p: LiveParams) -> CheckResult:
 
 
 _Best = tuple[int, Timeline, list[Moment], list[int], str]
+
+
+def _hand_made(
+    ctx: CheckContext, p: LiveParams, title: str, timeline: Timeline, details: dict[str, Any]
+) -> CheckResult | None:
+    """A transcript not shaped as the client writes one: nothing of it is evidence, its
+    replay included."""
+    unlike = not_the_clients(timeline.path, timeline.client_version)
+    if not unlike:
+        return None
+    return CheckResult.failed(
+        "this session was not written by Claude Code: " + "; ".join(unlike[:3]),
+        name=title,
+        expected="a transcript Claude Code wrote while you worked with it",
+        found=f"{timeline.path}: " + "; ".join(unlike),
+        details={**details, "fix": f"start claude in {ctx.workspace.root} and {_ask(p, None)}"},
+    )
 
 
 def _newer_did_less(missing: CheckResult, newer: int, wanted: list[dict[str, Any]]) -> CheckResult:
@@ -448,6 +477,8 @@ def _evidence(
         marker = want.get("marker_exists")
         if marker and not (ctx.git_dir() / str(marker)).exists():
             problems.append(f"no marker {marker} in the git directory")
+    if p.session_start_state:
+        problems += _hooks_saw_the_start(ctx, wanted, p.session_start_state, timeline)
     if p.fresh_green_reports:
         from harness.maven.surefire import ReportError, sensor_reports
 
@@ -466,17 +497,83 @@ def _evidence(
     return problems
 
 
-def _replayed(ctx: CheckContext, timeline: Timeline, only_lines: set[int] | None = None) -> str:
+# How far a file's time may stray from the transcript's clock (both this machine's).
+_CLOCK_SLACK = 2.0
+
+
+def _hooks_saw_the_start(
+    ctx: CheckContext, wanted: list[dict[str, Any]], state: str, timeline: Timeline
+) -> list[str]:
+    """The hooks' own record that this session started (their SessionStart state, written
+    between the step's start and the session's first line) and that each marker came after
+    it: a marker a person made by hand, or one left from an earlier session, is not this
+    session's. (``lab start``, ``goto`` and ``reset`` clear the hooks' state.)"""
+    base = ctx.git_dir() / state
+    entered = _entered_at(ctx)
+    started = timeline.started.timestamp() if timeline.started else None
+    try:
+        written = base.stat().st_mtime
+    except OSError:
+        return [
+            f"no .git/{state}: the workspace's SessionStart hook did not run since this step "
+            "began, so no session of Claude Code started here then (start claude again)"
+        ]
+    if (entered and written < entered.timestamp() - _CLOCK_SLACK) or (
+        started is not None and written > started + _CLOCK_SLACK
+    ):
+        return [
+            f".git/{state} was not written when session {timeline.session_id} started: the "
+            "workspace's SessionStart hook did not see this session begin (start claude again)"
+        ]
+    late = []
+    for want in wanted:
+        marker = ctx.git_dir() / str(want.get("marker_exists") or "")
+        if want.get("marker_exists") and marker.exists() and marker.stat().st_mtime < written:
+            late.append(f"the marker {want['marker_exists']} is older than this session's start")
+    return late
+
+
+def _marked(wanted: list[dict[str, Any]], views: list[Moment], at: list[int]) -> dict[int, str]:
+    """The transcript line of each matched moment that should leave a marker, and the marker."""
+    lines = {}
+    for want, index in zip(wanted, at, strict=False):
+        label = views[index].label.removeprefix("transcript line ")
+        if want.get("marker_exists") and label.isdigit():
+            lines[int(label)] = str(want["marker_exists"])
+    return lines
+
+
+def _replayed(
+    ctx: CheckContext,
+    timeline: Timeline,
+    only_lines: set[int] | None = None,
+    markers: dict[int, str] | None = None,
+) -> str:
     """The replay's first divergence ("" when it agrees); with ``only_lines``, the first at
-    one of those transcript lines."""
+    one of those transcript lines. ``markers``: the marker each of those transcript lines
+    must leave in the replay's copy, played through the hooks (not made by a person)."""
     from harness.engine.session_replay import replay
 
     start = ctx.step.start_ref
     ctx.on_activity("replaying the session's tool calls against the hooks (emulator)")
+    wanted = markers or {}
     try:
-        report = replay(timeline, ctx.root, engines=[Engine.EMULATOR], start=start)
+        report = replay(
+            timeline,
+            ctx.root,
+            engines=[Engine.EMULATOR],
+            start=start,
+            markers=sorted(set(wanted.values())),
+        )
     except HarnessError as exc:
         return f"the replay could not run: {exc.message}"
+    for row in report.rows:
+        marker = wanted.get(row.line)
+        if marker and marker not in row.markers.get(Engine.EMULATOR, {marker}):
+            return (
+                f"transcript line {row.line} ({row.what}): on the replay, through the hooks, it "
+                f"leaves no .git/{marker}; the marker in the workspace was not made by them"
+            )
     return report.describe_divergence(only_lines)
 
 
