@@ -372,6 +372,40 @@ def test_lab06_a_rigged_smoke_sh_over_a_guard_broken_for_write_does_not_pass(
     assert check_at(runner, 2).status is Status.PASS
 
 
+@pytest.mark.parametrize("move", ["reset", "goto", "start"])
+def test_a_reset_keeps_the_quiz_wait_and_the_count_of_tries(
+    workspace: Workspace, move: str
+) -> None:
+    """Issue 51: `lab reset N` cleared the wait after a wrong try and made the next try a
+    first one again. The tries are the person's history, not their work: they stay."""
+    runner = at_step(workspace, "9", "quiz")
+    quiz = workspace.root / "answers" / "adr-quiz.toml"
+    quiz.parent.mkdir(exist_ok=True)
+    quiz.write_text('q1 = "a"\nq2 = "a"\nq3 = "a"\nq4 = ["a"]\nq5 = "a"\n')
+    assert runner.check(record_failure=True).results[0].message == "3 of 5 answers wrong"
+
+    if move == "reset":
+        runner.reset()
+    elif move == "goto":
+        runner.goto("1")
+        runner.goto("quiz")
+    else:
+        runner.start("1")
+        runner = LabRunner(workspace)
+        runner.start("9")
+        if runner.progress.step != "quiz":
+            runner.goto("quiz")
+    runner = LabRunner(workspace)  # the next lab check is a command of its own
+    quiz.parent.mkdir(exist_ok=True)
+    quiz.write_text('q1 = "c"\nq2 = "a"\nq3 = "b"\nq4 = ["c"]\nq5 = "a"\n')
+
+    again = runner.check(record_failure=True).results[0]
+    assert again.status is Status.FAIL
+    assert again.message.startswith("too soon after a wrong try: not judged;"), again.message
+    step = runner.progress.labs[runner.lab().id].steps["quiz"]
+    assert step.quiz_tries == 1
+
+
 def after_a_while(runner: LabRunner, step: str) -> None:
     """The clock moved on past the quiz's wait (a stand-in for minutes of reading)."""
     mine = runner.progress.labs[runner.lab().id].steps[step]
