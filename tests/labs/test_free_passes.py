@@ -406,6 +406,34 @@ def test_a_reset_keeps_the_quiz_wait_and_the_count_of_tries(
     assert step.quiz_tries == 1
 
 
+@pytest.mark.slow
+def test_lab06_a_rigged_smoke_sh_over_a_silenced_status_check_does_not_pass(
+    workspace: Workspace,
+) -> None:
+    """Issue 51: the guard fixed, smoke.sh rigged and check-spec-status.sh told to exit 0 at
+    once passed: the workshop's smoke.sh ran only its guard group."""
+    runner = at_step(workspace, "6", "broken-hook")
+    hooks = workspace.root / ".claude" / "hooks"
+    smoke = hooks / "smoke.sh"
+    honest = 'if "$@" >/dev/null 2>&1; then'
+    smoke.write_text(smoke.read_text().replace(honest, 'if "$@" >/dev/null 2>&1 || true; then'))
+    guard = hooks / "guard-spec-status.sh"
+    guard.write_text(
+        guard.read_text().replace('[ -n "$problem" ] && exit 0', '[ -n "$problem" ] || exit 0')
+    )
+    subprocess.run(["sed", "-i", "2i exit 0", str(hooks / "check-spec-status.sh")], check=True)
+
+    rigged, session, pristine = runner.check(every=True).results
+
+    assert rigged.status is Status.PASS, rigged.found
+    assert session.status is Status.PASS, session.found
+    assert pristine.status is Status.FAIL
+    assert pristine.message.startswith("the workshop's own smoke.sh (not yours)")
+    output = pristine.output or ""
+    assert "note: your smoke.sh's check() differs from the shipped one" in output
+    assert "FAIL a sed to Done is reported" in output
+
+
 def after_a_while(runner: LabRunner, step: str) -> None:
     """The clock moved on past the quiz's wait (a stand-in for minutes of reading)."""
     mine = runner.progress.labs[runner.lab().id].steps[step]
