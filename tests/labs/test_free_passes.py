@@ -6,6 +6,7 @@ step reads reports or proves a sensor, the workspace's bash hooks on the emulato
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -432,6 +433,34 @@ def test_lab06_a_rigged_smoke_sh_over_a_silenced_status_check_does_not_pass(
     output = pristine.output or ""
     assert "note: your smoke.sh's check() differs from the shipped one" in output
     assert "FAIL a sed to Done is reported" in output
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("how", ["exit 0", "no Stop entry"])
+def test_lab01_a_stop_hook_turned_off_does_not_pass_the_forge_lesson(
+    workspace: Workspace, how: str
+) -> None:
+    """Issue 51: with require-sensors.sh told to exit 0 (or its Stop entry gone) and no
+    answers/forged.xml, "the Stop hook let the turn end on a report no run wrote" passed."""
+    runner = at_step(workspace, "1", "forge-a-report")
+    if how == "exit 0":
+        hook = workspace.root / ".claude" / "hooks" / "require-sensors.sh"
+        subprocess.run(["sed", "-i", "2i exit 0", str(hook)], check=True)
+    else:
+        path = workspace.root / ".claude" / "settings.json"
+        settings = json.loads(path.read_text())
+        del settings["hooks"]["Stop"]
+        path.write_text(json.dumps(settings, indent=2))
+
+    run = runner.check(every=True)
+
+    forged, holds, fooled = run.results
+    assert fooled.status is Status.PASS, fooled.found  # the old check alone was fooled
+    assert forged.status is Status.FAIL
+    assert forged.message.startswith("answers/forged.xml does not exist yet")
+    assert holds.status is Status.FAIL
+    assert holds.message.startswith("the Stop hook let a turn end with no fresh report")
+    assert run.status is Status.FAIL
 
 
 def after_a_while(runner: LabRunner, step: str) -> None:
