@@ -20,6 +20,8 @@ from harness.results import CheckResult, Status
 from harness.trainer.member import StepHelp
 from harness.workspace import Workspace
 
+LABS = Path(__file__).resolve().parents[2] / "labs"
+
 
 def at_step(ws: Workspace, lab: str, step: str) -> LabRunner:
     runner = LabRunner(ws)
@@ -461,6 +463,35 @@ def test_lab01_a_stop_hook_turned_off_does_not_pass_the_forge_lesson(
     assert holds.status is Status.FAIL
     assert holds.message.startswith("the Stop hook let a turn end with no fresh report")
     assert run.status is Status.FAIL
+
+
+@pytest.mark.slow
+def test_lab04_a_stub_status_check_and_an_echo_do_not_pass_the_sed_step(
+    workspace: Workspace,
+) -> None:
+    """Issue 51: check-spec-status.sh stubbed to always report UC-002, and a scenario whose
+    command only says UC-002, passed "a Bash command setting UC-002 to Done"."""
+    runner = at_step(workspace, "4", "sed")
+    hook = workspace.root / ".claude" / "hooks" / "check-spec-status.sh"
+    stub = '2i echo "UC-002 now reads Done" >&2; exit 2'
+    subprocess.run(["sed", "-i", stub, str(hook)], check=True)
+    scenario = workspace.root / "scenarios" / "sed.toml"
+    scenario.parent.mkdir(exist_ok=True)
+    scenario.write_text(
+        '[[step]]\ndo = "session_start"\n\n'
+        '[[step]]\ndo = "bash"\ncommand = "echo UC-002"\nexpect = "blocked"\n'
+    )
+
+    yours, hook_itself = runner.check(every=True).results
+
+    assert yours.status is Status.FAIL
+    assert "did not contain '**Status:** Done'" in (yours.found or ""), yours.found
+    assert hook_itself.status is Status.FAIL
+    assert hook_itself.message.startswith("check-spec-status.sh does not tell a real change")
+    # The hook as shipped and the step's own sed pass both.
+    subprocess.run(["git", "checkout", "--", str(hook)], cwd=workspace.root, check=True)
+    shutil.copy(LABS / "04-status-guard" / "solution" / "sed.toml", scenario)
+    assert runner.check(every=True).status is Status.PASS
 
 
 def after_a_while(runner: LabRunner, step: str) -> None:

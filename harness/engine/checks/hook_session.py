@@ -122,6 +122,11 @@ class SessionParams:
         doc="play each turn (from a prompt to the next) as its own session after the "
         "session start, in its own sandbox, side by side; judged as one session",
     )
+    files_after: dict[str, Any] = param(
+        default={},
+        doc="{path = text}: each workspace file, in the session's copy when it ends, contains "
+        "the text (a command that only mentions a file, or changes nothing, fails)",
+    )
     blocked_stops_at_least: int = param(
         default=0, minimum=0, doc="the session must contain at least this many blocked stops"
     )
@@ -142,7 +147,11 @@ def _validate(p: SessionParams) -> str | None:
         problem = trick_check.validate(p.tricks)
         if problem:
             return problem
+    if any(not isinstance(v, str) or not v for v in p.files_after.values()):
+        return "files_after maps a workspace file to the text it must contain: strings"
     if p.turns_apart:
+        if p.files_after:
+            return "files_after reads one session's copy; turns_apart plays several"
         if p.sandbox is False:
             return "turns_apart plays each turn in a sandbox of its own: it needs sandbox = true"
         wanted = p.expect_sequence or []
