@@ -494,6 +494,34 @@ def test_lab04_a_stub_status_check_and_an_echo_do_not_pass_the_sed_step(
     assert runner.check(every=True).status is Status.PASS
 
 
+def test_lab07_a_stub_that_names_the_script_in_a_comment_is_no_registration(
+    workspace: Workspace,
+) -> None:
+    """Issue 51: an inline stub whose command mentions the script only in a trailing
+    `# comment` passed "settings.json registers scripts/check-before-stop.sh"."""
+    runner = at_step(workspace, "7", "register")
+    path = workspace.root / ".claude" / "settings.json"
+    settings = json.loads(path.read_text())
+    stub = (
+        "jq -e .stop_hook_active >/dev/null && exit 0; "
+        "echo 'no sensor reports' >&2; exit 2 "
+        '# "$CLAUDE_PROJECT_DIR/scripts/check-before-stop.sh"'
+    )
+    settings["hooks"]["Stop"][0]["hooks"].append({"type": "command", "command": stub})
+    path.write_text(json.dumps(settings, indent=2))
+
+    registered = check_at(runner, 0)
+
+    assert registered.status is Status.FAIL
+    assert registered.message.startswith(".claude/settings.json should register")
+    # The script itself as the command passes.
+    settings["hooks"]["Stop"][0]["hooks"][-1]["command"] = (
+        '"$CLAUDE_PROJECT_DIR/scripts/check-before-stop.sh"'
+    )
+    path.write_text(json.dumps(settings, indent=2))
+    assert check_at(runner, 0).status is Status.PASS
+
+
 def after_a_while(runner: LabRunner, step: str) -> None:
     """The clock moved on past the quiz's wait (a stand-in for minutes of reading)."""
     mine = runner.progress.labs[runner.lab().id].steps[step]
