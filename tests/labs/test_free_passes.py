@@ -522,6 +522,47 @@ def test_lab07_a_stub_that_names_the_script_in_a_comment_is_no_registration(
     assert check_at(runner, 0).status is Status.PASS
 
 
+@pytest.mark.maven
+@pytest.mark.slow
+def test_lab03_a_red_run_and_a_second_stop_do_not_end_the_tricks_session(
+    workspace: Workspace,
+) -> None:
+    """Issue 51: a last turn that edits a docs file, runs the sensors red, then stops twice
+    (held, then let go on stop_hook_active) got "only the real, green run ended the turn"."""
+    runner = at_step(workspace, "3", "tricks")
+    honest = (LABS / "03-stop-hook" / "solution" / "tricks.toml").read_text()
+    fix = (
+        'file = "src/test/java/ai/unifiedprocess/petclinic/UC005AddVisitTest.java"\n'
+        'old = "A1: Missing Text"\nnew = "A1: Missing Description"\n'
+    )
+    assert fix in honest
+    rigged = honest.replace(
+        fix,
+        'file = "docs/use_cases/UC-005-add-visit.md"\n'
+        'old = "# Use Case: Add Visit"\nnew = "# Use Case: Add a Visit"\n',
+    )
+    last_stop = '[[step]]\ndo = "stop"\nexpect = "allowed"\n'
+    assert rigged.endswith(last_stop)
+    rigged = rigged.removesuffix(last_stop) + (
+        '[[step]]\ndo = "stop"\nexpect = "blocked"\n' + last_stop
+    )
+    (workspace.root / "scenarios" / "tricks.toml").write_text(rigged)
+
+    tricks = check_at(runner, 0)
+
+    assert tricks.status is Status.FAIL
+    assert "a stop that is allowed and comes without stop_hook_active" in (tricks.found or "")
+
+
+STUB_STOP_HOOK = """#!/usr/bin/env bash
+. "${BASH_SOURCE[0]%/*}/lib.sh" 2>/dev/null || exit 0
+aiup_fail_open
+aiup_read_input active=stop_hook_active
+aiup_open_project
+aiup_block "Run ./mvnw -q test -Dgroups=sensor first."
+"""
+
+
 def after_a_while(runner: LabRunner, step: str) -> None:
     """The clock moved on past the quiz's wait (a stand-in for minutes of reading)."""
     mine = runner.progress.labs[runner.lab().id].steps[step]

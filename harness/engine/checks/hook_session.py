@@ -57,6 +57,12 @@ SEQUENCE_FIELDS = (
     Field("detail_contains", str, doc="the step's detail (file, command, agent) contains this"),
     Field("marker_exists", str, inside="the git directory", doc="hook state in .git exists"),
     Field(
+        "let_go",
+        bool,
+        doc="a stop that went through on stop_hook_active: true (false: the hook itself "
+        "allowed it, on the proof it looks for)",
+    ),
+    Field(
         "predicted",
         bool,
         doc="the participant's step carries its own expect (for a step that asks for one)",
