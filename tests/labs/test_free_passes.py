@@ -563,6 +563,33 @@ aiup_block "Run ./mvnw -q test -Dgroups=sensor first."
 """
 
 
+STUB_STOP_HOOK = """#!/usr/bin/env bash
+. "${BASH_SOURCE[0]%/*}/lib.sh" 2>/dev/null || exit 0
+aiup_fail_open
+aiup_read_input active=stop_hook_active
+aiup_open_project
+aiup_block "Run ./mvnw -q test -Dgroups=sensor first."
+"""
+
+
+@pytest.mark.maven
+@pytest.mark.slow
+def test_lab05_a_stop_hook_that_always_blocks_does_not_pass(workspace: Workspace) -> None:
+    """Issue 51: require-sensors.sh replaced by a stub that always blocks after its fail-open
+    lines passed; the step asks to keep the rest of the hook as it is."""
+    runner = at_step(workspace, "5", "strict-stop-hook")
+    hook = workspace.root / ".claude" / "hooks" / "require-sensors.sh"
+    hook.write_text(STUB_STOP_HOOK)
+
+    run = runner.check(every=True)
+
+    *fail_open, holds, lets_go = run.results
+    assert all(r.status is Status.PASS for r in fail_open), [r.message for r in fail_open]
+    assert holds.status is Status.PASS, holds.found  # the stub holds a change, as it should
+    assert lets_go.status is Status.FAIL
+    assert lets_go.message.startswith("require-sensors.sh holds the turn even after a fresh")
+
+
 def after_a_while(runner: LabRunner, step: str) -> None:
     """The clock moved on past the quiz's wait (a stand-in for minutes of reading)."""
     mine = runner.progress.labs[runner.lab().id].steps[step]
