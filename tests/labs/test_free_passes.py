@@ -563,15 +563,6 @@ aiup_block "Run ./mvnw -q test -Dgroups=sensor first."
 """
 
 
-STUB_STOP_HOOK = """#!/usr/bin/env bash
-. "${BASH_SOURCE[0]%/*}/lib.sh" 2>/dev/null || exit 0
-aiup_fail_open
-aiup_read_input active=stop_hook_active
-aiup_open_project
-aiup_block "Run ./mvnw -q test -Dgroups=sensor first."
-"""
-
-
 @pytest.mark.maven
 @pytest.mark.slow
 def test_lab05_a_stop_hook_that_always_blocks_does_not_pass(workspace: Workspace) -> None:
@@ -588,6 +579,34 @@ def test_lab05_a_stop_hook_that_always_blocks_does_not_pass(workspace: Workspace
     assert holds.status is Status.PASS, holds.found  # the stub holds a change, as it should
     assert lets_go.status is Status.FAIL
     assert lets_go.message.startswith("require-sensors.sh holds the turn even after a fresh")
+
+
+ONE_REPORT_HOOK = """#!/usr/bin/env bash
+cd "$CLAUDE_PROJECT_DIR" || exit 0
+grep -q '"stop_hook_active": *true' && { echo '{"systemMessage": "no report"}'; exit 0; }
+r=target/surefire-reports/TEST-ai.unifiedprocess.petclinic.ArchitectureTest.xml
+[ -f "$r" ] && [ -z "$(find src docs pom.xml -newer "$r" -type f -print -quit)" ] && exit 0
+echo "Stop check blocked: run ./mvnw -q test -Dgroups=sensor" >&2
+exit 2
+"""
+
+
+@pytest.mark.maven
+@pytest.mark.slow
+def test_lab07_a_hook_that_reads_one_report_does_not_pass_verify_hook(
+    workspace: Workspace,
+) -> None:
+    """Issue 51: a 7-line hook that checks only that ArchitectureTest's report exists and is
+    fresh got "all 9 checks pass": the grading never played a red or a missing other report."""
+    runner = at_step(workspace, "7", "write-hook")
+    hook = workspace.root / "scripts" / "check-before-stop.sh"
+    hook.write_text(ONE_REPORT_HOOK)
+
+    graded = check_at(runner, 1)
+
+    assert graded.status is Status.FAIL, graded.message
+    assert "1 of 10 checks fail: lets the turn end after `sed -i" in graded.message
+    assert "failures=" in (graded.found or ""), graded.found
 
 
 def after_a_while(runner: LabRunner, step: str) -> None:
