@@ -204,8 +204,8 @@ def test_lab01_forge_step_teaches_that_the_stop_hook_believes_a_forgery(
     (workspace.root / "answers").mkdir(exist_ok=True)
     (workspace.root / "answers" / "forged.xml").write_text(ONE_LINE)
     run = runner.check()
-    assert run.status is Status.PASS, run.results[0].found
-    assert run.results[0].message == (
+    assert run.status is Status.PASS, run.results[-1].found
+    assert run.results[-1].message == (
         "the Stop hook let the turn end on a report no run wrote: it checks files, not who "
         "wrote them"
     )
