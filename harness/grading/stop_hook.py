@@ -279,11 +279,7 @@ def grade_stop_hook(
             # (5) a new turn in the same session, artefact fixed
             session.prompt("Thanks. Now finish.")
             ended = g.session_stop(session, "session, artefact fixed")
-        stale: Phase | None = None
-        if stale_cmd is not None:
-            g.command("--stale", stale_cmd)
-            stale = g.direct("artefact stale", active=False)
-            g.command("--fix", fix_cmd)  # leave the project as we found it: fixed
+        stale = _stale(g, stale_cmd, fix_cmd)
         others = _other_breaks(g, other_breaks, fix_cmd)
 
     grade.checks = [
@@ -299,6 +295,16 @@ def grade_stop_hook(
         judge_leak(list(g.all_runs()), g.canary),
     ]
     return grade
+
+
+def _stale(g: _Grader, stale_cmd: str | None, fix_cmd: str) -> Phase | None:
+    """The artefact in place but out of date, then fixed again (the project is left fixed)."""
+    if stale_cmd is None:
+        return None
+    g.command("--stale", stale_cmd)
+    stale = g.direct("artefact stale", active=False)
+    g.command("--fix", fix_cmd)  # leave the project as we found it: fixed
+    return stale
 
 
 def _other_breaks(g: _Grader, commands: tuple[str, ...], fix_cmd: str) -> list[Phase]:
