@@ -175,6 +175,15 @@ def _add_stop_flags(parser: argparse.ArgumentParser) -> None:
         help="run after --fix: leaves the artefact in place but out of date "
         "(without it the stale check is skipped)",
     )
+    parser.add_argument(
+        "--other-break",
+        dest="other_breaks",
+        action="append",
+        default=[],
+        metavar="CMD",
+        help="another way the claim is false (a red report, a missing one), run after --fix; "
+        "the hook must block after each (repeatable)",
+    )
 
 
 def cmd_verify_hook(args: argparse.Namespace) -> int:
@@ -256,6 +265,7 @@ def _stop_options(args: argparse.Namespace, script: Path) -> dict[str, Any]:
         "break_cmd": args.break_cmd,
         "fix_cmd": args.fix_cmd,
         "stale_cmd": args.stale_cmd,
+        "other_breaks": tuple(args.other_breaks),
         "timeout": args.timeout,
     }
 

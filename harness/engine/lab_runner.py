@@ -20,7 +20,7 @@ from harness.claude.vocabulary import Provenance
 from harness.engine.context import CheckContext, PassedClaim, StepState
 from harness.engine.course import Course
 from harness.engine.manifest import Lab, Spec, Step, find_lab
-from harness.engine.progress import LabProgress, Progress, digest
+from harness.engine.progress import LabProgress, Progress, StepProgress, digest
 from harness.engine.reverify import clear_build_output, reverify
 from harness.engine.step_results import Moved, StepRun, live_record, overall
 from harness.errors import HarnessError
@@ -492,8 +492,14 @@ class LabRunner:
                 )
             else:
                 for step in lab.steps[target.index :]:
-                    with contextlib.suppress(KeyError):
-                        del lp.steps[step.id]
+                    old = lp.steps.pop(step.id, None)
+                    if old is not None and old.quiz_tries:
+                        # The quiz's tries are the person's history, not their work: a reset
+                        # must not lift the wait after a wrong try, nor make the next try a
+                        # first one again (checks/quiz.py).
+                        lp.steps[step.id] = StepProgress(
+                            quiz_tries=old.quiz_tries, quiz_tried_at=old.quiz_tried_at
+                        )
             actions.extend(self._enter(lab, target))
         return Moved(lab, target, actions, backup, note=note)
 

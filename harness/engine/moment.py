@@ -81,6 +81,9 @@ class Moment:
     foreground: bool | None = None
     expect: str | None = None  # the step's own prediction
     refused: str = ""  # who refused a call before it ran (auto mode's check, the user)
+    # A stop that went through on stop_hook_active: true: the turn ended, but the hook only let
+    # go; it did not find the proof (an expectation of a real allowed stop says let_go = false).
+    let_go: bool = False
     args: Mapping[str, Any] = field(default_factory=dict)
 
     @property
@@ -193,6 +196,11 @@ _CLAUSES: tuple[_Clause, ...] = (
     ("message_contains", lambda v: f"says {v!r}", _set),
     ("marker_exists", lambda v: f"leaves the marker .git/{v}", bool),
     ("predicted", lambda v: "has your prediction (an expect line)", bool),
+    (
+        "let_go",
+        lambda v: "went through on stop_hook_active" if v else "comes without stop_hook_active",
+        _set,
+    ),
 )
 _MORE: tuple[_Clause, ...] = (
     ("input_contains", lambda v: f"its input contains {v!r}", _set),

@@ -152,7 +152,7 @@ class StepView:
     def moment(self) -> Moment:
         """The step as the moment an expectation matches."""
         said = "\n".join(t for t in (self.system_message, self.user_message) if t)
-        return Moment(message=said, **{k: getattr(self, k) for k in _AS_MOMENT})
+        return Moment(message=said, let_go=self.let_go, **{k: getattr(self, k) for k in _AS_MOMENT})
 
     @property
     def let_go(self) -> bool:

@@ -24,6 +24,8 @@ SESSION_HELD = "session-shows-reason"
 LETS_GO = "lets-go-when-active"
 SESSION_ENDS = "session-ends-when-fixed"
 STALE = "blocks-on-stale"
+# Judged only when other ways to break the claim are given (a red report, a missing one).
+OTHER_BREAKS = "blocks-every-break"
 # The grade's timeout when none is given and the settings do not register the script.
 DEFAULT_TIMEOUT = 10.0
 IN_TIME = "within-timeout"
@@ -39,6 +41,7 @@ _TITLES = {
     LETS_GO: "stop_hook_active: true → lets go",
     SESSION_ENDS: "session: fixed → turn ends",
     STALE: "stale artefact → blocks",
+    OTHER_BREAKS: "broken other ways → blocks",
     IN_TIME: "finishes within its timeout",
     NO_LEAK: "no secrets or environment in output",
 }

@@ -46,6 +46,7 @@ from harness.grading.stop_judges import (
     judge_blocks,
     judge_leak,
     judge_lets_go,
+    judge_other_breaks,
     judge_passes,
     judge_reason,
     judge_session_ends,
@@ -224,6 +225,7 @@ def grade_stop_hook(
     break_cmd: str,
     fix_cmd: str,
     stale_cmd: str | None = None,
+    other_breaks: tuple[str, ...] = (),
     timeout: float | None = None,
     progress: Progress | None = None,
     engine: str = Engine.EMULATOR,
@@ -235,7 +237,9 @@ def grade_stop_hook(
 
     ``break_cmd`` makes the hook's claim false, ``fix_cmd`` makes it true, ``stale_cmd`` (run
     after a fix) leaves the artefact in place but out of date. All three run with ``bash -c``
-    in ``project_dir``. The project is left fixed. The session phases play on ``engine``.
+    in ``project_dir``. ``other_breaks``: more ways to make the claim false (a red report, a
+    missing one), each run after a fix and each to be blocked. The project is left fixed. The
+    session phases play on ``engine``.
     ``timeout`` (None): the one the project's settings register the script with, else
     DEFAULT_TIMEOUT. ``confinement``: the jail the three commands and the session's tool
     calls run in. ``plugin_root``: the plugin the script belongs to; it runs as that plugin's
@@ -276,11 +280,8 @@ def grade_stop_hook(
             # (5) a new turn in the same session, artefact fixed
             session.prompt("Thanks. Now finish.")
             ended = g.session_stop(session, "session, artefact fixed")
-        stale: Phase | None = None
-        if stale_cmd is not None:
-            g.command("--stale", stale_cmd)
-            stale = g.direct("artefact stale", active=False)
-            g.command("--fix", fix_cmd)  # leave the project as we found it: fixed
+        stale = _stale(g, stale_cmd, fix_cmd)
+        others = _other_breaks(g, other_breaks, fix_cmd)
 
     grade.checks = [
         judge_blocks(broken, break_cmd),
@@ -290,10 +291,32 @@ def grade_stop_hook(
         judge_lets_go(active),
         judge_session_ends(ended),
         judge_stale(stale, broken, fix_cmd, stale_cmd),
+        *([judge_other_breaks(others, other_breaks)] if other_breaks else []),
         judge_timeout(list(g.all_runs()), timeout),
         judge_leak(list(g.all_runs()), g.canary),
     ]
     return grade
+
+
+def _stale(g: _Grader, stale_cmd: str | None, fix_cmd: str) -> Phase | None:
+    """The artefact in place but out of date, then fixed again (the project is left fixed)."""
+    if stale_cmd is None:
+        return None
+    g.command("--stale", stale_cmd)
+    stale = g.direct("artefact stale", active=False)
+    g.command("--fix", fix_cmd)  # leave the project as we found it: fixed
+    return stale
+
+
+def _other_breaks(g: _Grader, commands: tuple[str, ...], fix_cmd: str) -> list[Phase]:
+    """Each other way to break the claim, on a fixed project, then fixed again: a hook that
+    checks only one report's presence lets a red or a missing other report through."""
+    phases = []
+    for n, command in enumerate(commands, 1):
+        g.command("--break", command)
+        phases.append(g.direct(f"artefact broken another way ({n})", active=False))
+        g.command("--fix", fix_cmd)
+    return phases
 
 
 def _held_then_active(g: _Grader, session: ScriptedSession) -> tuple[Phase, Phase]:
@@ -328,6 +351,7 @@ def verify_hook(
     break_cmd: str,
     fix_cmd: str,
     stale_cmd: str | None = None,
+    other_breaks: tuple[str, ...] = (),
     timeout: float | None = None,
     progress: Progress | None = None,
 ) -> CheckResult:
@@ -344,6 +368,7 @@ def verify_hook(
             break_cmd=break_cmd,
             fix_cmd=fix_cmd,
             stale_cmd=stale_cmd,
+            other_breaks=other_breaks,
             timeout=timeout,
             progress=progress,
         )

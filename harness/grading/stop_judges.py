@@ -12,6 +12,7 @@ from harness.grading.stop_grade import (
     IN_TIME,
     LETS_GO,
     NO_LEAK,
+    OTHER_BREAKS,
     PASSES,
     REASON,
     SESSION_ENDS,
@@ -458,6 +459,29 @@ def judge_stale(p: Phase | None, broken: Phase, fix_cmd: str, stale_cmd: str | N
         detail="Non-blocking: the turn ends on an out-of-date artefact.",
         fix="exit 2 when the artefact is older than its sources",
     )
+
+
+def judge_other_breaks(phases: list[Phase], commands: tuple[str, ...]) -> GradeCheck:
+    """Every other way the claim is false (a red report, a missing one) is blocked too."""
+    expected = "exit 2 after each"
+    for p, command in zip(phases, commands, strict=True):
+        run = _run_to_judge(OTHER_BREAKS, expected, p)
+        if isinstance(run, GradeCheck):
+            return run
+        if p.code != 2:
+            return grade_check(
+                OTHER_BREAKS,
+                Status.FAIL,
+                expected,
+                f"after `{command}`: {_said(run)}",
+                f"lets the turn end after `{command}`",
+                detail=f"After `{command}` the claim is false in another way than the break "
+                "command makes it, and the hook did not block: it checks less than its claim.",
+                fix="check every artefact the claim names, and what it says (a report with "
+                "failures or errors is no proof), not only that one file exists",
+            )
+    blocked = f"{len(commands)} of {len(commands)} blocked"
+    return grade_check(OTHER_BREAKS, Status.PASS, expected, blocked)
 
 
 def judge_timeout(runs: list[tuple[str, HookRun]], timeout: float) -> GradeCheck:

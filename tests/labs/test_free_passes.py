@@ -6,6 +6,7 @@ step reads reports or proves a sensor, the workspace's bash hooks on the emulato
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -18,6 +19,8 @@ from harness.maven.surefire import REPORTS_DIR, SENSORS, sensor_test_methods
 from harness.results import CheckResult, Status
 from harness.trainer.member import StepHelp
 from harness.workspace import Workspace
+
+LABS = Path(__file__).resolve().parents[2] / "labs"
 
 
 def at_step(ws: Workspace, lab: str, step: str) -> LabRunner:
@@ -201,8 +204,8 @@ def test_lab01_forge_step_teaches_that_the_stop_hook_believes_a_forgery(
     (workspace.root / "answers").mkdir(exist_ok=True)
     (workspace.root / "answers" / "forged.xml").write_text(ONE_LINE)
     run = runner.check()
-    assert run.status is Status.PASS, run.results[0].found
-    assert run.results[0].message == (
+    assert run.status is Status.PASS, run.results[-1].found
+    assert run.results[-1].message == (
         "the Stop hook let the turn end on a report no run wrote: it checks files, not who "
         "wrote them"
     )
@@ -370,6 +373,240 @@ def test_lab06_a_rigged_smoke_sh_over_a_guard_broken_for_write_does_not_pass(
     # The honest fix passes the workshop's smoke.sh.
     guard.write_text(guard.read_text().replace("Edit | MultiEdit)", "Edit | Write | MultiEdit)"))
     assert check_at(runner, 2).status is Status.PASS
+
+
+@pytest.mark.parametrize("move", ["reset", "goto", "start"])
+def test_a_reset_keeps_the_quiz_wait_and_the_count_of_tries(
+    workspace: Workspace, move: str
+) -> None:
+    """Issue 51: `lab reset N` cleared the wait after a wrong try and made the next try a
+    first one again. The tries are the person's history, not their work: they stay."""
+    runner = at_step(workspace, "9", "quiz")
+    quiz = workspace.root / "answers" / "adr-quiz.toml"
+    quiz.parent.mkdir(exist_ok=True)
+    quiz.write_text('q1 = "a"\nq2 = "a"\nq3 = "a"\nq4 = ["a"]\nq5 = "a"\n')
+    assert runner.check(record_failure=True).results[0].message == "3 of 5 answers wrong"
+
+    if move == "reset":
+        runner.reset()
+    elif move == "goto":
+        runner.goto("1")
+        runner.goto("quiz")
+    else:
+        runner.start("1")
+        runner = LabRunner(workspace)
+        runner.start("9")
+        if runner.progress.step != "quiz":
+            runner.goto("quiz")
+    runner = LabRunner(workspace)  # the next lab check is a command of its own
+    quiz.parent.mkdir(exist_ok=True)
+    quiz.write_text('q1 = "c"\nq2 = "a"\nq3 = "b"\nq4 = ["c"]\nq5 = "a"\n')
+
+    again = runner.check(record_failure=True).results[0]
+    assert again.status is Status.FAIL
+    assert again.message.startswith("too soon after a wrong try: not judged;"), again.message
+    step = runner.progress.labs[runner.lab().id].steps["quiz"]
+    assert step.quiz_tries == 1
+
+
+@pytest.mark.slow
+def test_lab06_a_rigged_smoke_sh_over_a_silenced_status_check_does_not_pass(
+    workspace: Workspace,
+) -> None:
+    """Issue 51: the guard fixed, smoke.sh rigged and check-spec-status.sh told to exit 0 at
+    once passed: the workshop's smoke.sh ran only its guard group."""
+    runner = at_step(workspace, "6", "broken-hook")
+    hooks = workspace.root / ".claude" / "hooks"
+    smoke = hooks / "smoke.sh"
+    honest = 'if "$@" >/dev/null 2>&1; then'
+    smoke.write_text(smoke.read_text().replace(honest, 'if "$@" >/dev/null 2>&1 || true; then'))
+    guard = hooks / "guard-spec-status.sh"
+    guard.write_text(
+        guard.read_text().replace('[ -n "$problem" ] && exit 0', '[ -n "$problem" ] || exit 0')
+    )
+    subprocess.run(["sed", "-i", "2i exit 0", str(hooks / "check-spec-status.sh")], check=True)
+
+    rigged, session, pristine = runner.check(every=True).results
+
+    assert rigged.status is Status.PASS, rigged.found
+    assert session.status is Status.PASS, session.found
+    assert pristine.status is Status.FAIL
+    assert pristine.message.startswith("the workshop's own smoke.sh (not yours)")
+    output = pristine.output or ""
+    assert "note: your smoke.sh's check() differs from the shipped one" in output
+    assert "FAIL a sed to Done is reported" in output
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("how", ["exit 0", "no Stop entry"])
+def test_lab01_a_stop_hook_turned_off_does_not_pass_the_forge_lesson(
+    workspace: Workspace, how: str
+) -> None:
+    """Issue 51: with require-sensors.sh told to exit 0 (or its Stop entry gone) and no
+    answers/forged.xml, "the Stop hook let the turn end on a report no run wrote" passed."""
+    runner = at_step(workspace, "1", "forge-a-report")
+    if how == "exit 0":
+        hook = workspace.root / ".claude" / "hooks" / "require-sensors.sh"
+        subprocess.run(["sed", "-i", "2i exit 0", str(hook)], check=True)
+    else:
+        path = workspace.root / ".claude" / "settings.json"
+        settings = json.loads(path.read_text())
+        del settings["hooks"]["Stop"]
+        path.write_text(json.dumps(settings, indent=2))
+
+    run = runner.check(every=True)
+
+    forged, holds, fooled = run.results
+    assert fooled.status is Status.PASS, fooled.found  # the old check alone was fooled
+    assert forged.status is Status.FAIL
+    assert forged.message.startswith("answers/forged.xml does not exist yet")
+    assert holds.status is Status.FAIL
+    assert holds.message.startswith("the Stop hook let a turn end with no fresh report")
+    assert run.status is Status.FAIL
+
+
+@pytest.mark.slow
+def test_lab04_a_stub_status_check_and_an_echo_do_not_pass_the_sed_step(
+    workspace: Workspace,
+) -> None:
+    """Issue 51: check-spec-status.sh stubbed to always report UC-002, and a scenario whose
+    command only says UC-002, passed "a Bash command setting UC-002 to Done"."""
+    runner = at_step(workspace, "4", "sed")
+    hook = workspace.root / ".claude" / "hooks" / "check-spec-status.sh"
+    stub = '2i echo "UC-002 now reads Done" >&2; exit 2'
+    subprocess.run(["sed", "-i", stub, str(hook)], check=True)
+    scenario = workspace.root / "scenarios" / "sed.toml"
+    scenario.parent.mkdir(exist_ok=True)
+    scenario.write_text(
+        '[[step]]\ndo = "session_start"\n\n'
+        '[[step]]\ndo = "bash"\ncommand = "echo UC-002"\nexpect = "blocked"\n'
+    )
+
+    yours, hook_itself = runner.check(every=True).results
+
+    assert yours.status is Status.FAIL
+    assert "did not contain '**Status:** Done'" in (yours.found or ""), yours.found
+    assert hook_itself.status is Status.FAIL
+    assert hook_itself.message.startswith("check-spec-status.sh does not tell a real change")
+    # The hook as shipped and the step's own sed pass both.
+    subprocess.run(["git", "checkout", "--", str(hook)], cwd=workspace.root, check=True)
+    shutil.copy(LABS / "04-status-guard" / "solution" / "sed.toml", scenario)
+    assert runner.check(every=True).status is Status.PASS
+
+
+def test_lab07_a_stub_that_names_the_script_in_a_comment_is_no_registration(
+    workspace: Workspace,
+) -> None:
+    """Issue 51: an inline stub whose command mentions the script only in a trailing
+    `# comment` passed "settings.json registers scripts/check-before-stop.sh"."""
+    runner = at_step(workspace, "7", "register")
+    path = workspace.root / ".claude" / "settings.json"
+    settings = json.loads(path.read_text())
+    stub = (
+        "jq -e .stop_hook_active >/dev/null && exit 0; "
+        "echo 'no sensor reports' >&2; exit 2 "
+        '# "$CLAUDE_PROJECT_DIR/scripts/check-before-stop.sh"'
+    )
+    settings["hooks"]["Stop"][0]["hooks"].append({"type": "command", "command": stub})
+    path.write_text(json.dumps(settings, indent=2))
+
+    registered = check_at(runner, 0)
+
+    assert registered.status is Status.FAIL
+    assert registered.message.startswith(".claude/settings.json should register")
+    # The script itself as the command passes.
+    settings["hooks"]["Stop"][0]["hooks"][-1]["command"] = (
+        '"$CLAUDE_PROJECT_DIR/scripts/check-before-stop.sh"'
+    )
+    path.write_text(json.dumps(settings, indent=2))
+    assert check_at(runner, 0).status is Status.PASS
+
+
+@pytest.mark.maven
+@pytest.mark.slow
+def test_lab03_a_red_run_and_a_second_stop_do_not_end_the_tricks_session(
+    workspace: Workspace,
+) -> None:
+    """Issue 51: a last turn that edits a docs file, runs the sensors red, then stops twice
+    (held, then let go on stop_hook_active) got "only the real, green run ended the turn"."""
+    runner = at_step(workspace, "3", "tricks")
+    honest = (LABS / "03-stop-hook" / "solution" / "tricks.toml").read_text()
+    fix = (
+        'file = "src/test/java/ai/unifiedprocess/petclinic/UC005AddVisitTest.java"\n'
+        'old = "A1: Missing Text"\nnew = "A1: Missing Description"\n'
+    )
+    assert fix in honest
+    rigged = honest.replace(
+        fix,
+        'file = "docs/use_cases/UC-005-add-visit.md"\n'
+        'old = "# Use Case: Add Visit"\nnew = "# Use Case: Add a Visit"\n',
+    )
+    last_stop = '[[step]]\ndo = "stop"\nexpect = "allowed"\n'
+    assert rigged.endswith(last_stop)
+    rigged = rigged.removesuffix(last_stop) + (
+        '[[step]]\ndo = "stop"\nexpect = "blocked"\n' + last_stop
+    )
+    (workspace.root / "scenarios" / "tricks.toml").write_text(rigged)
+
+    tricks = check_at(runner, 0)
+
+    assert tricks.status is Status.FAIL
+    assert "a stop that is allowed and comes without stop_hook_active" in (tricks.found or "")
+
+
+STUB_STOP_HOOK = """#!/usr/bin/env bash
+. "${BASH_SOURCE[0]%/*}/lib.sh" 2>/dev/null || exit 0
+aiup_fail_open
+aiup_read_input active=stop_hook_active
+aiup_open_project
+aiup_block "Run ./mvnw -q test -Dgroups=sensor first."
+"""
+
+
+@pytest.mark.maven
+@pytest.mark.slow
+def test_lab05_a_stop_hook_that_always_blocks_does_not_pass(workspace: Workspace) -> None:
+    """Issue 51: require-sensors.sh replaced by a stub that always blocks after its fail-open
+    lines passed; the step asks to keep the rest of the hook as it is."""
+    runner = at_step(workspace, "5", "strict-stop-hook")
+    hook = workspace.root / ".claude" / "hooks" / "require-sensors.sh"
+    hook.write_text(STUB_STOP_HOOK)
+
+    run = runner.check(every=True)
+
+    *fail_open, holds, lets_go = run.results
+    assert all(r.status is Status.PASS for r in fail_open), [r.message for r in fail_open]
+    assert holds.status is Status.PASS, holds.found  # the stub holds a change, as it should
+    assert lets_go.status is Status.FAIL
+    assert lets_go.message.startswith("require-sensors.sh holds the turn even after a fresh")
+
+
+ONE_REPORT_HOOK = """#!/usr/bin/env bash
+cd "$CLAUDE_PROJECT_DIR" || exit 0
+grep -q '"stop_hook_active": *true' && { echo '{"systemMessage": "no report"}'; exit 0; }
+r=target/surefire-reports/TEST-ai.unifiedprocess.petclinic.ArchitectureTest.xml
+[ -f "$r" ] && [ -z "$(find src docs pom.xml -newer "$r" -type f -print -quit)" ] && exit 0
+echo "Stop check blocked: run ./mvnw -q test -Dgroups=sensor" >&2
+exit 2
+"""
+
+
+@pytest.mark.maven
+@pytest.mark.slow
+def test_lab07_a_hook_that_reads_one_report_does_not_pass_verify_hook(
+    workspace: Workspace,
+) -> None:
+    """Issue 51: a 7-line hook that checks only that ArchitectureTest's report exists and is
+    fresh got "all 9 checks pass": the grading never played a red or a missing other report."""
+    runner = at_step(workspace, "7", "write-hook")
+    hook = workspace.root / "scripts" / "check-before-stop.sh"
+    hook.write_text(ONE_REPORT_HOOK)
+
+    graded = check_at(runner, 1)
+
+    assert graded.status is Status.FAIL, graded.message
+    assert "1 of 10 checks fail: lets the turn end after `sed -i" in graded.message
+    assert "failures=" in (graded.found or ""), graded.found
 
 
 def after_a_while(runner: LabRunner, step: str) -> None:

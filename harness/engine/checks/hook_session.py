@@ -57,6 +57,12 @@ SEQUENCE_FIELDS = (
     Field("detail_contains", str, doc="the step's detail (file, command, agent) contains this"),
     Field("marker_exists", str, inside="the git directory", doc="hook state in .git exists"),
     Field(
+        "let_go",
+        bool,
+        doc="a stop that went through on stop_hook_active: true (false: the hook itself "
+        "allowed it, on the proof it looks for)",
+    ),
+    Field(
         "predicted",
         bool,
         doc="the participant's step carries its own expect (for a step that asks for one)",
@@ -122,6 +128,11 @@ class SessionParams:
         doc="play each turn (from a prompt to the next) as its own session after the "
         "session start, in its own sandbox, side by side; judged as one session",
     )
+    files_after: dict[str, Any] = param(
+        default={},
+        doc="{path = text}: each workspace file, in the session's copy when it ends, contains "
+        "the text (a command that only mentions a file, or changes nothing, fails)",
+    )
     blocked_stops_at_least: int = param(
         default=0, minimum=0, doc="the session must contain at least this many blocked stops"
     )
@@ -150,7 +161,11 @@ def _validate(p: SessionParams) -> str | None:
         problem = trick_check.validate(p.tricks)
         if problem:
             return problem
+    if any(not isinstance(v, str) or not v for v in p.files_after.values()):
+        return "files_after maps a workspace file to the text it must contain: strings"
     if p.turns_apart:
+        if p.files_after:
+            return "files_after reads one session's copy; turns_apart plays several"
         if p.sandbox is False:
             return "turns_apart plays each turn in a sandbox of its own: it needs sandbox = true"
         wanted = p.expect_sequence or []

@@ -152,7 +152,24 @@ def _play(ctx: CheckContext, plan: Plan) -> Play | CheckResult:
             ctx.on_hook_event(played)
         # Markers live in the sandbox's git directory: judge them before it is removed.
         sequence = sequence_problems(s.expect_sequence, steps, git_dir)
+        sequence += files_after_problems(s.files_after, root)
     return Play(steps, session_problems(s, steps, sequence))
+
+
+def files_after_problems(wanted: dict[str, Any], root: Path) -> list[str]:
+    """What the session's copy lacks when it ends: a command that only names a file (``echo
+    UC-002``) or changes nothing is caught here, whatever a hook said about it."""
+    problems = []
+    for rel, text in wanted.items():
+        path = root / rel
+        if not path.is_file():
+            problems.append(f"when the session ended, {rel} was not there")
+        elif str(text) not in path.read_text(errors="replace"):
+            problems.append(
+                f"when the session ended, {rel} did not contain {text!r}: no step of the "
+                "session changed it so"
+            )
+    return problems
 
 
 def _maven_in_background(scenario: Scenario) -> bool:

@@ -28,6 +28,11 @@ class VerifyHookParams:
     break_cmd: str = param(doc="makes the hook's claim false (bash -c)")
     fix_cmd: str = param(doc="makes the claim true again")
     stale_cmd: str | None = param(default=None, doc="leaves the artefact in place but out of date")
+    other_breaks: list[str] = param(
+        default=[],
+        doc="more commands that make the claim false (a red report, a missing one), each run "
+        "after a fix: the hook must block after every one",
+    )
     timeout: float | None = param(
         default=None,
         positive=True,
@@ -54,6 +59,7 @@ def run(ctx: CheckContext, p: VerifyHookParams) -> CheckResult:
                 break_cmd=p.break_cmd,
                 fix_cmd=p.fix_cmd,
                 stale_cmd=p.stale_cmd,
+                other_breaks=tuple(p.other_breaks),
                 timeout=p.timeout,
                 progress=ctx.on_activity,
             )
