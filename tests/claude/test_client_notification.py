@@ -27,6 +27,10 @@ def test_the_user_answers_once_the_notification_hooks_have_answered(tmp_path: Pa
     seen, idle = tmp_path / "seen.log", tmp_path / "idle.log"
     log_permission_notifications(project, seen)
     project.hook("Notification", f'cat >> "{idle}"', matcher="idle_prompt", name="idle.sh")
+    # The driver sees a hook by its process (2.1.332 prints no line for a Notification hook),
+    # polled every 20 ms: a hook quicker than a poll on a loaded machine can go unseen, and the
+    # wait then runs out as it did before. A hook that takes half a second is always seen.
+    project.hook("Notification", "sleep 0.5", matcher="permission_prompt", name="slow.sh")
     with open_session("claude-code", project.root, transcript_dir=tmp_path / "t") as session:
         step = session.bash("echo hi > out.txt")
         assert (step.outcome, step.tool_ran) == ("allowed", True)

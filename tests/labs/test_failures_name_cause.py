@@ -95,7 +95,7 @@ def test_lab03_still_asks_for_its_fix_after_the_tricks() -> None:
     assert tricks_expected(params) == (
         "every trick's command really runs and the stop after it is blocked; then an edit that "
         "is allowed, then a bash command mentioning '-Dgroups=sensor', then a stop that is "
-        "allowed"
+        "allowed and comes without stop_hook_active"
     )
 
 

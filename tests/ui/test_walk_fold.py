@@ -149,7 +149,7 @@ def _solved_and_checked(runner: LabRunner) -> str:
 
 
 def test_lab05_each_session_has_a_heading(workspace: Workspace) -> None:
-    """Lab 05 plays three sessions; their rows read alike ("session_start startup → allowed")
+    """Lab 05 plays four sessions; their rows read alike ("session_start startup → allowed")
     and each set says which session it is."""
     runner = LabRunner(workspace)
     runner.start("5")
@@ -159,6 +159,7 @@ def test_lab05_each_session_has_a_heading(workspace: Workspace) -> None:
         "  ▸ no jq on PATH",
         "  ▸ no .git",
         "  ▸ with jq and git: a change, no sensor run",
+        "  ▸ with jq and git: a change, then a green sensor run",
     ]
     lines = screen.splitlines()
     assert lines[lines.index("  ▸ no .git") + 1].startswith("  ⚙  1 session_start")

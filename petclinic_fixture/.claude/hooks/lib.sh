@@ -68,8 +68,9 @@ aiup_after_session_start() { [ ! -f "$AIUP_START" ] || [ "$1" -nt "$AIUP_START" 
 # renames (by the new name), uncommitted ones from before the session too, and everything
 # committed since the session started, so that a commit does not lift a guard.
 aiup_changed_paths() {
-    local base # HEAD when no session start was seen, "" in a new repository
-    base=$(cat "$AIUP_START" || git rev-parse -q --verify HEAD)
+    local base # HEAD when no session start was kept (a full disk), "" in a new repository
+    base=$(cat "$AIUP_START")
+    [[ $base =~ ^[0-9a-f]+$ ]] || base=$(git rev-parse -q --verify HEAD)
     {
         git -c core.quotePath=false ls-files --others --exclude-standard
         if [[ $base =~ ^[0-9a-f]+$ ]]; then # a commit id, never an option for git diff
