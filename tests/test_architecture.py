@@ -32,6 +32,7 @@ SHARED = {
     "userfiles",
     "jail",
     "jail_forward",
+    "lazy",
     "__init__",
 }
 

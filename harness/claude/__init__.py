@@ -44,8 +44,9 @@ permission_mode="default", auto_approve=False, env=None, on_payload=None)``
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from harness.lazy import lazy_names
 
 if TYPE_CHECKING:
     from harness.claude.dispatch import EventOutcome, route
@@ -72,8 +73,7 @@ if TYPE_CHECKING:
         parse_settings,
     )
 
-# Where each name lives, imported on first use (PEP 562): a command that needs one module
-# of the package does not pay for the others at its start.
+# Where each name lives, imported on first use (harness.lazy).
 _HOMES = {
     "EmulatedSession": "harness.claude.emulator",
     "Event": "harness.claude.events",
@@ -102,11 +102,7 @@ _HOMES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(home), name)
+__getattr__ = lazy_names(__name__, _HOMES)
 
 
 __all__ = [

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from harness.lazy import lazy_names
 
 if TYPE_CHECKING:
     from harness.workspace.fixture import Fixture, all_fixtures, get_fixture
@@ -16,8 +17,7 @@ if TYPE_CHECKING:
     )
     from harness.workspace.worktree import Backup
 
-# Where each name lives, imported on first use (PEP 562): a command that needs one module
-# of the package does not pay for the others at its start.
+# Where each name lives, imported on first use (harness.lazy).
 _HOMES = {
     "Backup": "harness.workspace.worktree",
     "Fixture": "harness.workspace.fixture",
@@ -33,11 +33,7 @@ _HOMES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(home), name)
+__getattr__ = lazy_names(__name__, _HOMES)
 
 
 __all__ = [
