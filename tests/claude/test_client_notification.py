@@ -15,7 +15,7 @@ import pytest
 
 from harness.claude.client.turns import NOTIFIED, permission_decided
 from harness.claude.engines import open_session
-from tests.builders import log_permission_notifications, logged_inputs
+from tests.builders import logged_inputs
 from tests.claude.hookproject import HookProject
 from tests.conftest import require_real_client
 
@@ -25,12 +25,13 @@ def test_the_user_answers_once_the_notification_hooks_have_answered(tmp_path: Pa
     project = HookProject(tmp_path / "project")
     subprocess.run(["git", "init", "-q", str(project.root)], check=True)
     seen, idle = tmp_path / "seen.log", tmp_path / "idle.log"
-    log_permission_notifications(project, seen)
     project.hook("Notification", f'cat >> "{idle}"', matcher="idle_prompt", name="idle.sh")
-    # The driver sees a hook by its process (2.1.332 prints no line for a Notification hook),
-    # polled every 20 ms: a hook quicker than a poll on a loaded machine can go unseen, and the
-    # wait then runs out as it did before. A hook that takes half a second is always seen.
-    project.hook("Notification", "sleep 0.5", matcher="permission_prompt", name="slow.sh")
+    # Quick hooks, no sleep, no script, one whose shell gives way to cat (exec): the driver
+    # reads each one's end in the client's debug log, where 2.1.332 writes it as the hook
+    # ends. (Watching the client's children for the command every 20 ms missed them, and the
+    # wait ran out.)
+    project.register("Notification", f'exec cat >> "{seen}"', matcher="permission_prompt")
+    project.register("Notification", "true", matcher="permission_prompt")
     with open_session("claude-code", project.root, transcript_dir=tmp_path / "t") as session:
         step = session.bash("echo hi > out.txt")
         assert (step.outcome, step.tool_ran) == ("allowed", True)

@@ -170,6 +170,12 @@ class Launcher:
     def _payload_log(self) -> Path:
         return self.session.config_dir / "hooklab-payloads.jsonl"
 
+    @property
+    def debug_log(self) -> Path:
+        """The client's own debug log (--debug-file), in a folder of its own: the client puts
+        a ``latest`` link beside it. turns.NotificationRuns reads it."""
+        return self.session.config_dir / "hooklab-debug" / "client.log"
+
     def _recorder_settings(self) -> Path:
         """Settings with one more hook on every event, which appends the JSON it reads to a
         log: the client shows no hook's input anywhere else. It is given with --settings,
@@ -213,8 +219,13 @@ class Launcher:
         # with none of these (tests/engine/test_live_interactive.py). The settings sources
         # are the client's own (user, project, local), as a person's are; a permission mode
         # is passed only when a scenario asks for one, else the client picks its default.
+        # --debug-file keeps the client's debug log, the only record of a Notification hook's
+        # end (turns.py); a hook sees the same environment with it (observed on 2.1.332).
+        self.debug_log.parent.mkdir(parents=True, exist_ok=True)
         argv = [
             str(self.session.client.path),
+            "--debug-file",
+            str(self.debug_log),
             "-p",
             "--input-format",
             "stream-json",

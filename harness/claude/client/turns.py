@@ -35,23 +35,21 @@ NOTIFIED = "Notification (permission_prompt) fired and its hooks answered; then 
 class NotificationRuns:
     """Whether the Notification hooks a permission prompt fired have all answered.
 
-    Observed on 2.1.332: the client prints no line for a Notification hook (no
-    ``hook_started``, no ``hook_response``, in stream-json or the transcript), so a user
-    listening for those waited out the whole deadline. It runs a command hook as
-    ``/bin/sh -c COMMAND``, a child of its own, so those children are watched instead: over
-    once one has been seen and none still runs. The hook lines still count, should a client
-    print them. An http or prompt hook starts no child: only the deadline ends its wait."""
+    Observed on 2.1.332: the client prints no line for a Notification hook in stream-json or
+    the transcript, but its debug log (``--debug-file``, launch.py) records each one's end:
+    ``Notification:permission_prompt [COMMAND] completed with status N``, or ``… cancelled``
+    when its timeout killed it, COMMAND as the settings write it. The line is written as the
+    hook ends, so a hook quicker than any poll still leaves it: over once every command hook
+    has one. (Watching the client's children, as before, missed a hook quicker than a poll.)
+    The stream's hook lines still count, should a client print them. An http or prompt hook
+    is not waited for by its line: only the deadline ends its wait."""
 
-    def __init__(self, hooks: list[HookCommand], project: Path, launcher: Launcher) -> None:
-        self.launcher = launcher
+    def __init__(self, hooks: list[HookCommand], log: Path) -> None:
         watchable = all(h.kind == "command" for h in hooks)
-        self.commands = (
-            [h.command.replace("${CLAUDE_PROJECT_DIR}", str(project)) for h in hooks]
-            if watchable
-            else []
-        )
-        self.quiet_until = time.monotonic() + NOTIFY_AFTER - 1.0  # nothing fires before
-        self.seen: set[int] = set()  # the hook processes seen running
+        self.ends = [_ends_of(h.command) for h in hooks] if watchable else []
+        self.log = log
+        self.read_from = log.stat().st_size if log.is_file() else 0  # earlier prompts' lines
+        self.fresh = b""
         self.running: set[str] = set()  # the hooks whose start line came, not yet their answer
         self.answered = False  # an answer line came
 
@@ -67,14 +65,23 @@ class NotificationRuns:
     def over(self) -> bool:
         if self.answered and not self.running:
             return True
-        client = self.launcher.proc
-        if not self.commands or client is None or time.monotonic() < self.quiet_until:
+        if not self.ends:
             return False
-        children = client.children()
-        for pid, (line, alive) in children.items():
-            if alive and any(command in line for command in self.commands):
-                self.seen.add(pid)
-        return bool(self.seen) and not any(children.get(pid, ("", False))[1] for pid in self.seen)
+        if self.log.is_file():
+            with self.log.open("rb") as log:
+                log.seek(self.read_from)
+                chunk = log.read()
+            self.read_from += len(chunk)
+            self.fresh += chunk
+        return all(any(end in self.fresh for end in ends) for ends in self.ends)
+
+
+def _ends_of(command: str) -> list[bytes]:
+    """The debug-log texts that say a Notification hook running ``command`` has ended."""
+    return [
+        f"{NOTIFICATION}:permission_prompt [{command}] {how}".encode()
+        for how in ("completed with status", "cancelled")
+    ]
 
 
 def permission_decided(answer: dict[str, Any]) -> bool:
@@ -281,10 +288,10 @@ class TurnLoop:
         if not hooks:
             return
         deadline = time.monotonic() + NOTIFY_AFTER + min(max(h.timeout for h in hooks), 60.0)
-        runs = NotificationRuns(hooks, self.session.project_dir, self.launcher)
+        runs = NotificationRuns(hooks, self.launcher.debug_log)
         kept: list[tuple[str, Any]] = []
         while time.monotonic() < deadline + 5.0 and not runs.over():
-            item = self.launcher.inbox.get(0.02)
+            item = self.launcher.inbox.get(0.05)
             if item is None:
                 continue
             if item[0] != "event" or item[1].get("type") in ("control_request", "result"):
