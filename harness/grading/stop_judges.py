@@ -3,6 +3,8 @@ from the Stops the grader observed, a failure named with what happened and the f
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from harness.claude import HookRun, StepOutcome
 from harness.claude.scripted import STOP_BLOCK_CAP
 from harness.claude.vocabulary import Outcome
@@ -78,6 +80,148 @@ _SET_E_HINT = (
 )
 
 
+@dataclass(frozen=True)
+class Miss:
+    """One way a hook fails a clause: the problem in a few words, why it matters and the fix;
+    a ``{field}`` is filled in from what happened."""
+
+    problem: str
+    detail: str = ""
+    fix: str = ""
+
+
+# The ways each clause is failed, by clause and a name of the way.
+MISSES = {
+    (BLOCKS, "json"): Miss(
+        "blocks through JSON, not exit 2",
+        "Claude Code accepts this, but the contract is exit 2 with the reason on stderr, "
+        "which works the same for every event.",
+        "print the reason to stderr (`>&2`) and `exit 2`",
+    ),
+    (BLOCKS, "exit 0"): Miss(
+        "never blocks",
+        "After `{break_cmd}` the claim is false, yet the hook exited 0: Claude ends the turn "
+        "on a false claim.",
+        "test the claim and, when it does not hold, print why on stderr and `exit 2`",
+    ),
+    (BLOCKS, "other exit"): Miss(
+        "exits {code} instead of 2",
+        "Exit {code} is a non-blocking error: Claude Code shows the first stderr line and "
+        "ends the turn anyway. " + _SET_E_HINT,
+        "end the failing branch with `exit 2`",
+    ),
+    (REASON, "stdout"): Miss(
+        "reason on stdout",
+        "On exit 2 Claude Code ignores stdout: Claude is told nothing and cannot act on the block.",
+        "print the reason to stderr: `echo '…' >&2`",
+    ),
+    (REASON, "none"): Miss(
+        "no reason",
+        "Claude is held but not told why.",
+        "print one line on stderr: the failed check and the command to run",
+    ),
+    (REASON, "long"): Miss(
+        "reason too long",
+        "A Stop reason is an instruction for Claude, not a log: a long one buries the point "
+        "and may carry secrets.",
+        "name the failed check and the command to run; leave the log in its file",
+    ),
+    (PASSES, "stopped"): Miss(
+        "stops Claude although fixed", fix='drop "continue": false; exit 0 when the claim holds'
+    ),
+    (PASSES, "json"): Miss(
+        "blocks although fixed", fix="exit 0 without a block decision when the claim holds"
+    ),
+    (PASSES, "other exit"): Miss(
+        "exits {code} when fixed",
+        "A non-blocking error: the turn ends, but every stop shows a hook error. " + _SET_E_HINT,
+        "exit 0 when the claim holds",
+    ),
+    (SESSION_HELD, "stopped"): Miss(
+        "stops Claude instead of holding the turn",
+        fix="exit 2 with a reason; `continue: false` ends the session's work",
+    ),
+    (SESSION_HELD, "ended"): Miss(
+        "the session is not held",
+        "Claude said done with the artefact broken and the turn ended.",
+        "exit 2 with the reason on stderr when the claim does not hold",
+    ),
+    (SESSION_HELD, "untold"): Miss(
+        "Claude is not told why",
+        "The turn is held but stderr was empty, so Claude gets no instruction.",
+        "print the reason to stderr (`>&2`)",
+    ),
+    (SESSION_HELD, "misshown"): Miss(
+        "feedback differs from the stderr reason",
+        "The simulator showed Claude something other than the hook's stderr; please report this.",
+    ),
+    (LETS_GO, "blocks"): Miss(
+        "ignores stop_hook_active",
+        "With stop_hook_active: true and the artefact still broken the hook blocks again, so "
+        f"the turn only ends when Claude Code overrides it after {STOP_BLOCK_CAP} consecutive "
+        "blocks.",
+        "read it first: `active=$(jq -r '.stop_hook_active // false')`; when true, print "
+        '\'{{"systemMessage": "…still fails…"}}\' and exit 0',
+    ),
+    (LETS_GO, "other exit"): Miss(
+        "exits {code} on stop_hook_active",
+        "The turn ends, but with a hook error instead of a message to the user.",
+        "print a systemMessage JSON and exit 0",
+    ),
+    (SESSION_ENDS, "blocks"): Miss("blocks although fixed", fix="exit 0 when the claim holds"),
+    (SESSION_ENDS, "stopped"): Miss("stops Claude although fixed", fix='drop "continue": false'),
+    (SESSION_ENDS, "error"): Miss("exits {code} when fixed", fix="exit 0 when the claim holds"),
+    (STALE, "exit 0"): Miss(
+        "trusts a stale artefact",
+        "After `{fix_cmd}` and then `{stale_cmd}` the artefact exists but is out of date, and "
+        "the hook let the turn end: it proves that a build once ran, not that it ran after "
+        "the last change.",
+        "compare mtimes: the artefact must be newer than what it is built from "
+        "(`find src -newer ARTEFACT`) or than the session start",
+    ),
+    (STALE, "other exit"): Miss(
+        "exits {code} on a stale artefact",
+        "Non-blocking: the turn ends on an out-of-date artefact.",
+        "exit 2 when the artefact is older than its sources",
+    ),
+    (OTHER_BREAKS, "lets go"): Miss(
+        "lets the turn end after `{command}`",
+        "After `{command}` the claim is false in another way than the break command makes it, "
+        "and the hook did not block: it checks less than its claim.",
+        "check every artefact the claim names, and what it says (a report with failures or "
+        "errors is no proof), not only that one file exists",
+    ),
+    (IN_TIME, "killed"): Miss(
+        "too slow for its timeout",
+        "A Stop hook that runs past its timeout is cancelled: its output is thrown away and "
+        "it does not block.",
+        "check what the build left behind (reports, files) instead of running the build, or "
+        "raise the timeout (now {timeout:g} s)",
+    ),
+    (NO_LEAK, "leaks"): Miss(
+        "leaks the environment",
+        "The hook printed an environment variable holding a secret. Its output goes to "
+        "Claude, the transcript and the screen.",
+        "never print env, set, keys, .env or whole logs; print only the failed check and the "
+        "command to run",
+    ),
+}
+
+
+def _miss(name: str, way: str, expected: str, found: str, **happened: object) -> GradeCheck:
+    """The clause ``name`` failed in the ``way`` MISSES names, ``found`` what the hook did."""
+    miss = MISSES[name, way]
+    return grade_check(
+        name,
+        Status.FAIL,
+        expected,
+        found,
+        miss.problem.format(**happened),
+        detail=miss.detail.format(**happened),
+        fix=miss.fix.format(**happened),
+    )
+
+
 def judge_blocks(p: Phase, break_cmd: str) -> GradeCheck:
     expected = "exit 2"
     run = _run_to_judge(BLOCKS, expected, p)
@@ -86,37 +230,10 @@ def judge_blocks(p: Phase, break_cmd: str) -> GradeCheck:
     if p.code == 2:
         return grade_check(BLOCKS, Status.PASS, expected, _said(run))
     if p.code == 0 and p.blocked:
-        return grade_check(
-            BLOCKS,
-            Status.FAIL,
-            expected,
-            'exit 0 with {"decision": "block"}',
-            "blocks through JSON, not exit 2",
-            detail="Claude Code accepts this, but the contract is exit 2 with the "
-            "reason on stderr, which works the same for every event.",
-            fix="print the reason to stderr (`>&2`) and `exit 2`",
-        )
+        return _miss(BLOCKS, "json", expected, 'exit 0 with {"decision": "block"}')
     if p.code == 0:
-        return grade_check(
-            BLOCKS,
-            Status.FAIL,
-            expected,
-            _said(run),
-            "never blocks",
-            detail=f"After `{break_cmd}` the claim is false, yet the hook exited 0: "
-            "Claude ends the turn on a false claim.",
-            fix="test the claim and, when it does not hold, print why on stderr and `exit 2`",
-        )
-    return grade_check(
-        BLOCKS,
-        Status.FAIL,
-        expected,
-        _said(run),
-        f"exits {p.code} instead of 2",
-        detail=f"Exit {p.code} is a non-blocking error: Claude Code shows the first "
-        "stderr line and ends the turn anyway. " + _SET_E_HINT,
-        fix="end the failing branch with `exit 2`",
-    )
+        return _miss(BLOCKS, "exit 0", expected, _said(run), break_cmd=break_cmd)
+    return _miss(BLOCKS, "other exit", expected, _said(run), code=p.code)
 
 
 def judge_reason(p: Phase) -> GradeCheck:
@@ -133,39 +250,14 @@ def judge_reason(p: Phase) -> GradeCheck:
             detail=f"not judged: the hook gave no exit-2 reason (see {BLOCKS})",
         )
     reason = run.stderr.strip()
+    if not reason and run.stdout.strip():
+        found = f"stderr empty; stdout: {_first_line(run.stdout)!r}"
+        return _miss(REASON, "stdout", expected, found)
     if not reason:
-        if run.stdout.strip():
-            return grade_check(
-                REASON,
-                Status.FAIL,
-                expected,
-                f"stderr empty; stdout: {_first_line(run.stdout)!r}",
-                "reason on stdout",
-                detail="On exit 2 Claude Code ignores stdout: Claude is told "
-                "nothing and cannot act on the block.",
-                fix="print the reason to stderr: `echo '…' >&2`",
-            )
-        return grade_check(
-            REASON,
-            Status.FAIL,
-            expected,
-            "stderr and stdout empty",
-            "no reason",
-            detail="Claude is held but not told why.",
-            fix="print one line on stderr: the failed check and the command to run",
-        )
+        return _miss(REASON, "none", expected, "stderr and stdout empty")
     lines = len(reason.splitlines())
     if lines > REASON_MAX_LINES or len(reason) > REASON_MAX_CHARS:
-        return grade_check(
-            REASON,
-            Status.FAIL,
-            expected,
-            f"{lines} lines, {len(reason)} characters",
-            "reason too long",
-            detail="A Stop reason is an instruction for Claude, not a log: a long "
-            "one buries the point and may carry secrets.",
-            fix="name the failed check and the command to run; leave the log in its file",
-        )
+        return _miss(REASON, "long", expected, f"{lines} lines, {len(reason)} characters")
     return grade_check(
         REASON,
         Status.PASS,
@@ -201,74 +293,45 @@ def judge_passes(
     run = _run_to_judge(PASSES, expected, p)
     if isinstance(run, GradeCheck):
         return run
-    out = p.outcome
-    if p.code == 0 and out is not None and out.stopped:
-        return grade_check(
-            PASSES,
-            Status.FAIL,
-            expected,
-            'exit 0 with {"continue": false}',
-            "stops Claude although fixed",
-            fix='drop "continue": false; exit 0 when the claim holds',
-        )
+    if p.code == 0 and p.outcome is not None and p.outcome.stopped:
+        return _miss(PASSES, "stopped", expected, 'exit 0 with {"continue": false}')
     if p.code == 0 and p.blocked:
-        return grade_check(
-            PASSES,
-            Status.FAIL,
-            expected,
-            'exit 0 with {"decision": "block"}',
-            "blocks although fixed",
-            fix="exit 0 without a block decision when the claim holds",
-        )
+        return _miss(PASSES, "json", expected, 'exit 0 with {"decision": "block"}')
     if p.code == 0:
         return grade_check(PASSES, Status.PASS, expected, _said(run))
-    if p.code == 2:
-        return grade_check(
-            PASSES,
-            Status.FAIL,
-            expected,
-            _said(run) + (f"; `{failing.command}` fails" if failing is not None else ""),
-            "blocks although fixed",
-            detail=_still_blocks(fix_cmd, active, failing),
-            fix=f"run `{failing.command}` by hand after `{fix_cmd}`, and make the hook's check "
-            "one that passes when the claim holds"
-            if failing is not None
-            else f"run `{fix_cmd}`, then the hook by hand, and see which test fails",
-        )
+    if p.code != 2:
+        return _miss(PASSES, "other exit", expected, _said(run), code=p.code)
     return grade_check(
         PASSES,
         Status.FAIL,
         expected,
-        _said(run),
-        f"exits {p.code} when fixed",
-        detail="A non-blocking error: the turn ends, but every stop shows a hook "
-        "error. " + _SET_E_HINT,
-        fix="exit 0 when the claim holds",
+        _said(run) + (f"; `{failing.command}` fails" if failing is not None else ""),
+        "blocks although fixed",
+        detail=_still_blocks(fix_cmd, active, failing),
+        fix=f"run `{failing.command}` by hand after `{fix_cmd}`, and make the hook's check "
+        "one that passes when the claim holds"
+        if failing is not None
+        else f"run `{fix_cmd}`, then the hook by hand, and see which test fails",
     )
+
+
+def _step_to_judge(name: str, expected: str, p: Phase, timed_out: str) -> StepOutcome | GradeCheck:
+    """The session step of ``p``, or the check's verdict when there is none to judge: the hook
+    did not run, or it was killed at its timeout (``timed_out``: what is found then)."""
+    if p.run is None or p.step is None:
+        return _no_run(name, expected)
+    if p.timed_out:
+        return grade_check(name, Status.SKIP, expected, timed_out, detail=_TIMED_OUT_SKIP)
+    return p.step
 
 
 def judge_session_held(p: Phase) -> GradeCheck:
     expected = "stop blocked; Claude is shown the stderr reason"
-    if p.run is None or p.step is None:
-        return _no_run(SESSION_HELD, expected)
-    if p.timed_out:
-        return grade_check(
-            SESSION_HELD,
-            Status.SKIP,
-            expected,
-            "the hook timed out; the turn ended",
-            detail=_TIMED_OUT_SKIP,
-        )
-    step = p.step
+    step = _step_to_judge(SESSION_HELD, expected, p, "the hook timed out; the turn ended")
+    if isinstance(step, GradeCheck):
+        return step
     if step.outcome == Outcome.STOPPED:
-        return grade_check(
-            SESSION_HELD,
-            Status.FAIL,
-            expected,
-            "Claude stopped (continue: false)",
-            "stops Claude instead of holding the turn",
-            fix="exit 2 with a reason; `continue: false` ends the session's work",
-        )
+        return _miss(SESSION_HELD, "stopped", expected, "Claude stopped (continue: false)")
     if step.outcome != Outcome.BLOCKED:
         why = (
             "the hook exited 0"
@@ -277,16 +340,8 @@ def judge_session_held(p: Phase) -> GradeCheck:
             if step.errors
             else f"the hook exited {p.code}"
         )
-        return grade_check(
-            SESSION_HELD,
-            Status.FAIL,
-            expected,
-            f"turn ended: {why}",
-            "the session is not held",
-            detail="Claude said done with the artefact broken and the turn ended.",
-            fix="exit 2 with the reason on stderr when the claim does not hold",
-        )
-    return _judge_reason_shown(p.code, p.run.stderr, step, expected)
+        return _miss(SESSION_HELD, "ended", expected, f"turn ended: {why}")
+    return _judge_reason_shown(p.code, p.run.stderr if p.run else "", step, expected)
 
 
 def _judge_reason_shown(
@@ -297,25 +352,9 @@ def _judge_reason_shown(
     # Claude is sent "Stop hook feedback:\n[COMMAND]: STDERR": the reason, whole, in a frame.
     reason = stderr.strip() if code == 2 else ""
     if code == 2 and not reason:
-        return grade_check(
-            SESSION_HELD,
-            Status.FAIL,
-            expected,
-            f"blocked; Claude was shown {shown!r}",
-            "Claude is not told why",
-            detail="The turn is held but stderr was empty, so Claude gets no instruction.",
-            fix="print the reason to stderr (`>&2`)",
-        )
+        return _miss(SESSION_HELD, "untold", expected, f"blocked; Claude was shown {shown!r}")
     if code == 2 and reason not in shown:
-        return grade_check(
-            SESSION_HELD,
-            Status.FAIL,
-            expected,
-            f"Claude was shown {shown[:120]!r}",
-            "feedback differs from the stderr reason",
-            detail="The simulator showed Claude something other than the hook's "
-            "stderr; please report this.",
-        )
+        return _miss(SESSION_HELD, "misshown", expected, f"Claude was shown {shown[:120]!r}")
     said = _first_line(reason) if reason else _first_line(shown)
     return grade_check(SESSION_HELD, Status.PASS, expected, f"blocked; Claude was shown {said!r}")
 
@@ -328,29 +367,12 @@ def judge_lets_go(p: Phase) -> GradeCheck:
     if p.blocked or p.code == 2:
         blocks = 1 + sum(1 for r in p.extra_runs if r.exit_code == 2)
         capped = p.step is not None and p.step.turn_ended
-        return grade_check(
-            LETS_GO,
-            Status.FAIL,
-            expected,
-            f"{_said(run)} — blocked {blocks} more time{'s' if blocks > 1 else ''}"
-            + (f"; Claude Code's cap of {STOP_BLOCK_CAP} ended the turn" if capped else ""),
-            "ignores stop_hook_active",
-            detail="With stop_hook_active: true and the artefact still broken the hook blocks "
-            f"again, so the turn only ends when Claude Code overrides it after {STOP_BLOCK_CAP} "
-            "consecutive blocks.",
-            fix="read it first: `active=$(jq -r '.stop_hook_active // false')`; when true, "
-            'print \'{"systemMessage": "…still fails…"}\' and exit 0',
+        found = f"{_said(run)} — blocked {blocks} more time{'s' if blocks > 1 else ''}" + (
+            f"; Claude Code's cap of {STOP_BLOCK_CAP} ended the turn" if capped else ""
         )
+        return _miss(LETS_GO, "blocks", expected, found)
     if p.code != 0:
-        return grade_check(
-            LETS_GO,
-            Status.FAIL,
-            expected,
-            _said(run),
-            f"exits {p.code} on stop_hook_active",
-            detail="The turn ends, but with a hook error instead of a message to the user.",
-            fix="print a systemMessage JSON and exit 0",
-        )
+        return _miss(LETS_GO, "other exit", expected, _said(run), code=p.code)
     message = (
         p.step.system_message
         if p.step is not None
@@ -373,42 +395,19 @@ def judge_lets_go(p: Phase) -> GradeCheck:
 
 def judge_session_ends(p: Phase) -> GradeCheck:
     expected = "stop allowed, turn ends, no hook error"
-    if p.run is None or p.step is None:
-        return _no_run(SESSION_ENDS, expected)
-    if p.timed_out:
-        return grade_check(
-            SESSION_ENDS, Status.SKIP, expected, _said(p.run), detail=_TIMED_OUT_SKIP
-        )
-    step = p.step
+    said = _said(p.run) if p.run is not None else ""
+    step = _step_to_judge(SESSION_ENDS, expected, p, said)
+    if isinstance(step, GradeCheck):
+        return step
     if step.outcome == Outcome.BLOCKED:
-        return grade_check(
-            SESSION_ENDS,
-            Status.FAIL,
-            expected,
-            # The hook's own reason: the feedback's first line is the client's frame
-            # ("Stop hook feedback:"), which says nothing.
-            f"blocked ({_said(p.run)})",
-            "blocks although fixed",
-            fix="exit 0 when the claim holds",
-        )
+        # The hook's own reason: the feedback's first line is the client's frame ("Stop hook
+        # feedback:"), which says nothing.
+        return _miss(SESSION_ENDS, "blocks", expected, f"blocked ({said})")
     if step.outcome == Outcome.STOPPED:
-        return grade_check(
-            SESSION_ENDS,
-            Status.FAIL,
-            expected,
-            "Claude stopped (continue: false)",
-            "stops Claude although fixed",
-            fix='drop "continue": false',
-        )
+        return _miss(SESSION_ENDS, "stopped", expected, "Claude stopped (continue: false)")
     if step.errors:
-        return grade_check(
-            SESSION_ENDS,
-            Status.FAIL,
-            expected,
-            f"turn ended with {step.errors[0]!r}",
-            f"exits {p.code} when fixed",
-            fix="exit 0 when the claim holds",
-        )
+        found = f"turn ended with {step.errors[0]!r}"
+        return _miss(SESSION_ENDS, "error", expected, found, code=p.code)
     return grade_check(SESSION_ENDS, Status.PASS, expected, "turn ended, no block")
 
 
@@ -438,27 +437,8 @@ def judge_stale(p: Phase | None, broken: Phase, fix_cmd: str, stale_cmd: str | N
     if p.code == 2:
         return grade_check(STALE, Status.PASS, expected, _said(run))
     if p.code == 0:
-        return grade_check(
-            STALE,
-            Status.FAIL,
-            expected,
-            _said(run),
-            "trusts a stale artefact",
-            detail=f"After `{fix_cmd}` and then `{stale_cmd}` the artefact exists "
-            "but is out of date, and the hook let the turn end: it proves that a "
-            "build once ran, not that it ran after the last change.",
-            fix="compare mtimes: the artefact must be newer than what it is built "
-            "from (`find src -newer ARTEFACT`) or than the session start",
-        )
-    return grade_check(
-        STALE,
-        Status.FAIL,
-        expected,
-        _said(run),
-        f"exits {p.code} on a stale artefact",
-        detail="Non-blocking: the turn ends on an out-of-date artefact.",
-        fix="exit 2 when the artefact is older than its sources",
-    )
+        return _miss(STALE, "exit 0", expected, _said(run), fix_cmd=fix_cmd, stale_cmd=stale_cmd)
+    return _miss(STALE, "other exit", expected, _said(run), code=p.code)
 
 
 def judge_other_breaks(phases: list[Phase], commands: tuple[str, ...]) -> GradeCheck:
@@ -469,17 +449,8 @@ def judge_other_breaks(phases: list[Phase], commands: tuple[str, ...]) -> GradeC
         if isinstance(run, GradeCheck):
             return run
         if p.code != 2:
-            return grade_check(
-                OTHER_BREAKS,
-                Status.FAIL,
-                expected,
-                f"after `{command}`: {_said(run)}",
-                f"lets the turn end after `{command}`",
-                detail=f"After `{command}` the claim is false in another way than the break "
-                "command makes it, and the hook did not block: it checks less than its claim.",
-                fix="check every artefact the claim names, and what it says (a report with "
-                "failures or errors is no proof), not only that one file exists",
-            )
+            found = f"after `{command}`: {_said(run)}"
+            return _miss(OTHER_BREAKS, "lets go", expected, found, command=command)
     blocked = f"{len(commands)} of {len(commands)} blocked"
     return grade_check(OTHER_BREAKS, Status.PASS, expected, blocked)
 
@@ -489,18 +460,10 @@ def judge_timeout(runs: list[tuple[str, HookRun]], timeout: float) -> GradeCheck
     slow = [(label, run) for label, run in runs if run.timed_out]
     if slow:
         where = ", ".join(dict.fromkeys(label for label, _ in slow))
-        return grade_check(
-            IN_TIME,
-            Status.FAIL,
-            expected,
-            f"killed after {slow[0][1].duration:.1f} s in {len(slow)} of {len(runs)} "
-            f"runs ({where})",
-            "too slow for its timeout",
-            detail="A Stop hook that runs past its timeout is cancelled: its output "
-            "is thrown away and it does not block.",
-            fix="check what the build left behind (reports, files) instead of "
-            f"running the build, or raise the timeout (now {timeout:g} s)",
+        found = (
+            f"killed after {slow[0][1].duration:.1f} s in {len(slow)} of {len(runs)} runs ({where})"
         )
+        return _miss(IN_TIME, "killed", expected, found, timeout=timeout)
     longest = max((run.duration for _, run in runs), default=0.0)
     return grade_check(
         IN_TIME, Status.PASS, expected, f"slowest of {len(runs)} runs: {longest:.1f} s"
@@ -513,15 +476,6 @@ def judge_leak(runs: list[tuple[str, HookRun]], canary: Canary) -> GradeCheck:
         for stream, text in (("stderr", run.stderr), ("stdout", run.stdout)):
             names = canary.found_in(text)
             if names:
-                return grade_check(
-                    NO_LEAK,
-                    Status.FAIL,
-                    expected,
-                    f"the value of {', '.join(names)} on {stream} ({label})",
-                    "leaks the environment",
-                    detail="The hook printed an environment variable holding a secret. Its "
-                    "output goes to Claude, the transcript and the screen.",
-                    fix="never print env, set, keys, .env or whole logs; print only the failed "
-                    "check and the command to run",
-                )
+                found = f"the value of {', '.join(names)} on {stream} ({label})"
+                return _miss(NO_LEAK, "leaks", expected, found)
     return grade_check(NO_LEAK, Status.PASS, expected, f"no secret in {len(runs)} runs")
