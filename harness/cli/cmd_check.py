@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from harness.cli.common import add_command, add_engine_flag, emit_json, make_console
-from harness.cli.stepping import holding, live, print_submitted, submit_json, submitted_now
+from harness.cli.stepping import print_submitted, submit_json, submitted_now, working
 from harness.results import Status
 
 
@@ -29,7 +29,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    with holding("check", args) as runner, live(args, runner):
+    with working("check", args) as runner:
         run = runner.check(record_failure=True)
     # A failed check is submitted too: the trainer sees who is trying and not getting there.
     submitted = submitted_now(runner.ws) if run.status is not Status.ERROR else None

@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from harness.cli.common import add_command
-from harness.cli.stepping import holding, live, moved
+from harness.cli.stepping import moved, working
 
 
 def add_parser(subparsers: Any) -> None:
@@ -21,6 +21,6 @@ def add_parser(subparsers: Any) -> None:
 
 
 def cmd_goto(args: argparse.Namespace) -> int:
-    with holding(f"goto {args.step}") as runner, live(args, runner):
+    with working(f"goto {args.step}", args) as runner:
         move = runner.goto(args.step)
     return moved(args, move)

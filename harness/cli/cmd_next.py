@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from harness.cli.common import add_command
-from harness.cli.stepping import holding, live, moved, submitted_now
+from harness.cli.stepping import moved, submitted_now, working
 
 
 def add_parser(subparsers: Any) -> None:
@@ -16,7 +16,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def cmd_next(args: argparse.Namespace) -> int:
-    with holding("next") as runner, live(args, runner):
+    with working("next", args) as runner:
         move = runner.next()
     # Every move is submitted: the trainer's clock for the new step starts now.
     return moved(args, move, submitted=submitted_now(runner.ws))

@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from harness.cli.common import add_command
-from harness.cli.stepping import holding, live, moved
+from harness.cli.stepping import moved, working
 
 
 def add_parser(subparsers: Any) -> None:
@@ -21,6 +21,6 @@ def add_parser(subparsers: Any) -> None:
 
 
 def cmd_reset(args: argparse.Namespace) -> int:
-    with holding("reset") as runner, live(args, runner):
+    with working("reset", args) as runner:
         move = runner.reset(args.step)
     return moved(args, move)

@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from harness.cli.common import add_command, emit_json, make_console
-from harness.cli.stepping import holding, live, print_submitted, submit_json, submitted_now
+from harness.cli.stepping import print_submitted, submit_json, submitted_now, working
 from harness.results import Status
 
 
@@ -22,7 +22,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
-    with holding("solve") as runner, live(args, runner):
+    with working("solve", args) as runner:
         step, results, backup = runner.solve(args.apply)
     # Applied help is shown to the trainer (the step is marked "with lab solve").
     submitted = submitted_now(runner.ws) if args.apply else None

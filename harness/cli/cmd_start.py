@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from harness.cli.common import add_command
-from harness.cli.stepping import holding, live, moved, submitted_now
+from harness.cli.stepping import moved, submitted_now, working
 
 
 def add_parser(subparsers: Any) -> None:
@@ -17,7 +17,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def cmd_start(args: argparse.Namespace) -> int:
-    with holding(f"start {args.lab}") as runner, live(args, runner):
+    with working(f"start {args.lab}", args) as runner:
         move = runner.start(args.lab)
     # The trainer's view shows who has started where, not only who has passed something.
     return moved(args, move, intro=True, submitted=submitted_now(runner.ws))

@@ -36,6 +36,14 @@ def holding(what: str, args: argparse.Namespace | None = None) -> Iterator[LabRu
         yield lab_runner(args=args, ws=ws)  # progress read under the hold, so it is the latest
 
 
+@contextlib.contextmanager
+def working(what: str, args: argparse.Namespace) -> Iterator[LabRunner]:
+    """The runner of this workspace, held for one command that changes it, with a spinner
+    while it works (none under --json). ``args`` may name an engine (lab check --engine)."""
+    with holding(what, args) as runner, live(args, runner):
+        yield runner
+
+
 def live(args: argparse.Namespace, runner: LabRunner) -> Any:
     """A spinner for long work unless --json (then stay silent on stdout)."""
     if getattr(args, "json", False):
