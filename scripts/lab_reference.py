@@ -13,18 +13,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from harness.engine.reference import with_reference  # noqa: E402
+from scripts.module_map import write_page  # noqa: E402
 
 DOC = ROOT / "docs" / "lab-authoring.md"
 
 
 def main() -> int:
-    old = DOC.read_text(encoding="utf-8")
-    new = with_reference(old)
-    if new != old:
-        DOC.write_text(new, encoding="utf-8")
-        print(f"wrote the field reference into {DOC.relative_to(ROOT)}")
-    else:
-        print(f"{DOC.relative_to(ROOT)} is up to date")
+    write_page(DOC, with_reference(DOC.read_text(encoding="utf-8")), "the field reference")
     return 0
 
 

@@ -78,18 +78,23 @@ def with_map(page: str) -> str:
     return page[:start] + "\n\n" + module_map() + "\n\n" + page[end:]
 
 
+def write_page(doc: Path, new: str, what: str) -> None:
+    """Write ``new`` over ``doc`` when they differ, and say which (scripts/lab_reference.py
+    writes its section the same way)."""
+    if new != doc.read_text(encoding="utf-8"):
+        doc.write_text(new, encoding="utf-8")
+        print(f"wrote {what} into {doc.relative_to(ROOT)}")
+    else:
+        print(f"{doc.relative_to(ROOT)} is up to date")
+
+
 def main() -> int:
-    old = DOC.read_text(encoding="utf-8")
     try:
-        new = with_map(old)
+        new = with_map(DOC.read_text(encoding="utf-8"))
     except NoJob as error:
         print(error, file=sys.stderr)
         return 1
-    if new != old:
-        DOC.write_text(new, encoding="utf-8")
-        print(f"wrote the module map into {DOC.relative_to(ROOT)}")
-    else:
-        print(f"{DOC.relative_to(ROOT)} is up to date")
+    write_page(DOC, new, "the module map")
     return 0
 
 
