@@ -9,6 +9,7 @@ and when a module has no line to give.
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from pathlib import Path
 
@@ -31,10 +32,10 @@ def job_of(path: Path) -> str:
     """The module's job in one line, from its docstring."""
     doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
     paragraph = " ".join(doc.strip().split("\n\n")[0].split()).replace("``", "`")
+    paragraph = re.sub(r":\w+:`", "`", paragraph)  # :func:`run` reads as `run`
     sentence = _first_sentence(paragraph)
-    heading = sentence.split(":")[0]
-    if len(sentence) > LONGEST and len(heading) >= SHORTEST:
-        sentence = heading + "."
+    if len(sentence) > LONGEST:
+        sentence = next((s for s in _shorter(sentence) if len(s) >= SHORTEST), sentence)
     if len(sentence) < SHORTEST or len(sentence) > LONGEST:
         where = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
         raise NoJob(
@@ -52,6 +53,27 @@ def _first_sentence(paragraph: str) -> str:
         if char == "." and depth == 0 and paragraph[at + 1 : at + 2] in ("", " "):
             return paragraph[: at + 1]
     return paragraph
+
+
+def _shorter(sentence: str) -> list[str]:
+    """A long sentence cut short, best first: its heading (before a colon), its first clause
+    (before a semicolon), then the sentence without its asides in brackets."""
+    cuts = [sentence[:at].rstrip(",") + "." for at in _outside(sentence, (": ", "; "))]
+    plain = re.sub(r" \([^()]*\)", "", sentence)
+    return [*cuts, plain] if len(plain) <= LONGEST else cuts
+
+
+def _outside(text: str, marks: tuple[str, ...]) -> list[int]:
+    """Where each of ``marks`` first stands outside brackets and backticks, in that order."""
+    found: dict[str, int] = {}
+    depth, quoted = 0, False
+    for at, char in enumerate(text):
+        quoted ^= char == "`"
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        for mark in marks:
+            if mark not in found and not depth and not quoted and text.startswith(mark, at):
+                found[mark] = at
+    return [found[mark] for mark in marks if mark in found]
 
 
 def module_map() -> str:

@@ -45,3 +45,18 @@ def test_a_long_first_sentence_gives_its_heading(tmp_path: Path) -> None:
     said = "A module that says a great deal: " + "and more, " * 30 + "then stops."
     wordy.write_text(f'"""{said}"""\n')
     assert tool.job_of(wordy) == "A module that says a great deal."
+
+
+def test_a_long_sentence_is_cut_outside_its_brackets(tmp_path: Path) -> None:
+    """A colon inside an aside is no heading, and a role reads as its name: the rows for
+    proc.py and grading/stop_hook.py once ended mid-bracket or on "goes through ."."""
+    tool = _module_map()
+    aside, role = tmp_path / "aside.py", tmp_path / "role.py"
+    aside.write_text('"""Grading a hook against its contract (' + "a: b, " * 30 + ') in full."""\n')
+    role.write_text(
+        '"""A run goes through :func:`run`, so a missing program is a result; and '
+        + "more words " * 20
+        + 'after it."""\n'
+    )
+    assert tool.job_of(aside) == "Grading a hook against its contract in full."
+    assert tool.job_of(role) == "A run goes through `run`, so a missing program is a result."
