@@ -88,29 +88,3 @@ def read_lines(
     reader.start()
     return reader
 
-
-def descendants(pid: int) -> dict[int, tuple[str, bool]]:
-    """The processes under ``pid``, at any depth: each one's command line (arguments joined
-    by spaces) and whether it still runs (False: ended, not yet reaped by its parent). Read
-    from /proc's per-thread ``children`` lists, a few small reads, so it can be polled often;
-    empty where /proc has none."""
-    found: dict[int, tuple[str, bool]] = {}
-    todo = [pid]
-    while todo and len(found) < 4096:
-        parent = todo.pop()
-        for children in Path(f"/proc/{parent}/task").glob("*/children"):
-            try:
-                pids = [int(p) for p in children.read_text().split()]
-            except (OSError, ValueError):
-                continue  # gone meanwhile
-            for child in pids:
-                if child in found:
-                    continue
-                try:
-                    line = Path(f"/proc/{child}/cmdline").read_bytes().replace(b"\0", b" ")
-                    state = Path(f"/proc/{child}/stat").read_text().rsplit(")", 1)[1].split()[0]
-                except (OSError, IndexError):
-                    continue
-                found[child] = (line.decode(errors="replace").strip(), state != "Z")
-                todo.append(child)
-    return found

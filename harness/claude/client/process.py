@@ -93,10 +93,6 @@ class ClientProcess:
     def running(self) -> bool:
         return self.popen.poll() is None
 
-    def children(self) -> dict[int, tuple[str, bool]]:
-        """The processes the client started and those they started (command line, running)."""
-        return proc.descendants(self.popen.pid)
-
     def _heard(self, line: str) -> None:
         """One stdout line: a stream-json event, or something else the client printed (skipped)."""
         try:
