@@ -87,4 +87,3 @@ def read_lines(
     reader = threading.Thread(target=pump, daemon=True)
     reader.start()
     return reader
-
