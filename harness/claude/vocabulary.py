@@ -1,8 +1,8 @@
-"""The words every layer uses for what a session step did: what kind of step it was, its
-outcome, why a tool was let through or refused, how a replay reads it, and which Claude Code
-played it; what a hook decided; the phases of ``lab dev check``; and the trainer's words for a
-participant: how their claims were verified, why they need the trainer, and what passed a
-live step.
+"""The words every layer shares, each declared once: what a session step did (what kind
+of step it was, its outcome, why a tool was let through or refused, how a replay reads it, and
+which Claude Code played it); what a hook decided; the phases of ``lab dev check``; and the
+trainer's words for a participant: how their claims were verified, why they need the trainer,
+and what passed a live step.
 
 Each is a ``StrEnum``, so JSON, TOML and ``==`` against a plain string keep the word itself;
 the word is declared once, here, with how it reads to a person.
