@@ -3,6 +3,7 @@ command needing one module of harness.claude or harness.workspace does not load 
 
 from __future__ import annotations
 
+import importlib
 import json
 import subprocess
 import sys
@@ -38,3 +39,13 @@ def test_a_package_loads_a_module_only_when_its_name_is_used(
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["False", "True"]
+
+
+@pytest.mark.parametrize("package", ["harness.claude", "harness.workspace"])
+def test_every_exported_name_has_a_home_that_defines_it(package: str) -> None:
+    """``__all__`` and the table of homes name the same names, and each home defines its
+    name: a name added to one and not the other fails here, not at a user's first use."""
+    module = importlib.import_module(package)
+    assert sorted(module.__all__) == sorted(module._HOMES)
+    for name in module.__all__:
+        assert getattr(module, name) is not None, name
