@@ -97,6 +97,32 @@ def test_a_step_failing_its_reverification_says_why_and_what_next(workspace: Wor
         assert_whole_lines(screen, width)
 
 
+def test_a_smoke_run_after_lab06_step1_does_not_fail_it_at_the_labs_end(
+    workspace: Workspace,
+) -> None:
+    """The walk's ✘, reproduced: step 1 passed (a hook changed, the stop held for smoke.sh),
+    then smoke.sh run by hand as step 2 asks, green: it records the hooks it proved in
+    .git/aiup-smoke-ran. Step 1, judged again on a copy at its own state, met that later proof
+    and saw the stop let go. The proofs as they were at the pass are put back on the copy."""
+    import subprocess
+
+    runner = LabRunner(workspace)
+    runner.start("6")
+    runner.solve(apply=True)
+    assert runner.check().status is Status.PASS
+    guard = workspace.root / ".claude" / "hooks" / "guard-spec-status.sh"
+    guard.write_text(guard.read_text() + "# reviewed\n")  # the state moves on: step 1 re-runs
+    smoke = subprocess.run(
+        ["./.claude/hooks/smoke.sh"], cwd=workspace.root, capture_output=True, text=True
+    )
+    assert smoke.returncode == 0, smoke.stdout[-2000:]
+    assert (workspace.git_dir / "aiup-smoke-ran").is_file()
+    moved = runner.complete(runner.lab())
+    first = moved.reverified[0]
+    assert first.step.id == "hook-change-held" and not first.unchanged
+    assert first.status is Status.PASS, [r.to_json() for r in first.results]
+
+
 # ---- 2. a replay that differs is not told as "no hook ran" -----------------------------------
 
 

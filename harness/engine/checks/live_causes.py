@@ -86,10 +86,10 @@ def replay_differs(root: Path) -> LiveCause:
     """The session's hooks answered one way and the hooks now, on a replay from the state the
     step began in, another: a hook (or what it reads) changed since the session."""
     return LiveCause(
-        "your hooks now answer differently than they did in your session (the row below "
-        "names where): a hook, the settings or what they read changed after the session",
+        "your hooks now answer differently than they did in your session (found: says "
+        "where): a hook, the settings or what they read changed after the session",
         f"keep the hooks as they are now and play the session again (start claude in {root} "
-        "and do the step again), or put back what changed since (git diff shows it)",
+        "and do the step again), or put back what you changed since",
     )
 
 
