@@ -200,7 +200,9 @@ def cmd_verify_hook(args: argparse.Namespace) -> int:
         if own is not None:
             script = own.in_copy(script)
             plugins = in_copy(plugins, own.root, own.copy)
-            console.print(own.notice("lab verify-hook"), soft_wrap=True)
+            from harness.ui.prose import print_prose, prose
+
+            print_prose(console, prose(own.notice("lab verify-hook")))  # wrapped at words
         where = own.project if own is not None else project
         unfired = check_settings(where)  # the project's hooks the client would never run
         guard = _guard_entries(args, where, script)
@@ -296,6 +298,7 @@ def _grade(
         )
         return 0 if grade.passed else 1
     from harness.ui.grading_view import render_grade
+    from harness.ui.prose import print_prose, prose
     from harness.ui.settings_view import print_settings_warnings
 
     print_settings_warnings(unfired, console)
@@ -314,7 +317,8 @@ def _grade(
         _interrupted(project, args.break_cmd, args.fix_cmd)
         return 130
     render_grade(console, grade)
-    console.print(describe(options["confinement"]), soft_wrap=True)
+    # Wrapped at its words (a soft wrap split "HOME and" at the terminal's edge).
+    print_prose(console, prose(describe(options["confinement"])))
     _write_junit(args, grade.junit_xml())
     console.print(grade.counts(), soft_wrap=True)
     return 0 if grade.passed else 1

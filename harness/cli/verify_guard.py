@@ -77,11 +77,10 @@ def grade_guard_cli(
         )
     else:
         from harness.ui.guard_view import render_guard_grade
+        from harness.ui.prose import print_prose, prose
 
         render_guard_grade(console, grade)
-        console.print(
-            "Played on a throwaway copy of the project. " + describe(jail), soft_wrap=True
-        )
+        print_prose(console, prose("Played on a throwaway copy of the project. " + describe(jail)))
         console.print(grade.summary(), soft_wrap=True)
     return 0 if grade.passed else 1
 

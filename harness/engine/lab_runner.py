@@ -21,7 +21,7 @@ from harness.engine.context import CheckContext, PassedClaim, StepState
 from harness.engine.course import Course
 from harness.engine.manifest import Lab, Spec, Step, find_lab
 from harness.engine.progress import LabProgress, Progress, StepProgress, digest
-from harness.engine.reverify import clear_build_output, reverify
+from harness.engine.reverify import clear_build_output, proofs_now, reverify
 from harness.engine.step_results import Moved, StepRun, live_record, overall
 from harness.errors import HarnessError
 from harness.results import CheckResult, Status
@@ -336,6 +336,7 @@ class LabRunner:
             },
             "evidence": {rel: digest(data) for rel, data in sorted(reports.items())},
             "evidence_commit": evidence_commit,
+            "proofs": proofs_now(self.ws),
         }
         # The evidence commit's parent is the snapshot: anchoring it carries both.
         self.progress.save(

@@ -3,6 +3,7 @@ lab's end, the trainer's verify), in a throwaway copy with the build output clea
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -45,6 +46,34 @@ def _evidence_unchanged(ws: Workspace, record: dict[str, Any]) -> bool:
         if not path.is_file() or digest(path.read_bytes()) != sha:
             return False
     return True
+
+
+def proofs_now(ws: Workspace) -> dict[str, str]:
+    """What the hooks have proved across sessions (the hooks a green smoke.sh vouched for), as
+    a step passes: kept with the pass, since the hooks keep only the last run's."""
+    proofs = {}
+    for name in ws.fixture.proof_state:
+        with contextlib.suppress(OSError, UnicodeDecodeError):
+            proofs[name] = (ws.git_dir / name).read_text()
+    return proofs
+
+
+def _put_back_proofs(ws: Workspace, copy: Path, record: dict[str, Any]) -> None:
+    """The copy's proofs as they were when the step passed: a smoke.sh run since (Lab 06 step
+    2 asks for one) proves a later state, and would let go the stop step 1 must see held. A
+    pass recorded before proofs were kept: a proof written since goes, an older one stays."""
+    kept = record.get("proofs")
+    for name in ws.fixture.proof_state:
+        path = copy / ".git" / name
+        if isinstance(kept, dict):
+            if isinstance(kept.get(name), str):
+                path.write_text(kept[name])
+            else:
+                path.unlink(missing_ok=True)
+            continue
+        with contextlib.suppress(OSError):
+            if (ws.git_dir / name).stat().st_mtime > float(record.get("at") or 0):
+                path.unlink()
 
 
 def reverify(runner: LabRunner, lab: Lab, lp: LabProgress) -> list[StepRun]:
@@ -96,5 +125,6 @@ def reverify(runner: LabRunner, lab: Lab, lp: LabProgress) -> list[StepRun]:
             # classes come from the cache when its sources are the fixture's (most steps
             # change docs or hooks only).
             clear_build_output(runner.ws.fixture, copy)
+            _put_back_proofs(runner.ws, copy, record)
             runs.append(runner.run_checks(lab, step, copy, rebuild_evidence=True))
     return runs

@@ -30,6 +30,7 @@ from harness.ui.prose import (
     Framed,
     Prose,
     backticked,
+    command_spans,
     markdown,
     print_prose,
     prose,
@@ -66,7 +67,26 @@ def quoted_spans(text: str) -> list[tuple[int, int]]:
     return [m.span() for m in re.finditer(r"'[^'\n]{1,60}'|`[^`\n]{1,60}`", text)]
 
 
-def result_renderable(result: CheckResult, *, verbose: bool = True) -> RenderableType:
+def row_spans(text: str) -> list[tuple[int, int]]:
+    """What stays on one line in an expected:/found: row: each command whole (a quoted sed
+    script inside it no longer cuts it in two: ``… Done/'`` / ``docs/…md``), then quoted names."""
+    spans: list[tuple[int, int]] = []
+    offset = 0
+    for line in text.split("\n"):
+        commands = [(a + offset, b + offset) for a, b in command_spans(line)]
+        quotes = [(a + offset, b + offset) for a, b in quoted_spans(line)]
+        spans += commands + [
+            (a, b) for a, b in quotes if all(b <= c or a >= d for c, d in commands)
+        ]
+        offset += len(line) + 1
+    return spans
+
+
+def result_renderable(
+    result: CheckResult, *, verbose: bool = True, gutter: str = ""
+) -> RenderableType:
+    """A check's result as ``lab check`` shows it; ``gutter``: indented under another line
+    (a step judged again), without the output box (``lab check`` at that step shows it)."""
     style = STYLE[result.status]
     head = Text.assemble(
         (f"{MARK[result.status]} {result.status.value.upper()} ", f"bold {style}"),
@@ -86,12 +106,12 @@ def result_renderable(result: CheckResult, *, verbose: bool = True) -> Renderabl
                         Text(value),
                         Text(f"  {label + ':':<10}", style="bold"),
                         Text(" " * 12),
-                        protected=quoted_spans(value),
+                        protected=row_spans(value),
                     )
                 )
-        parts.append(Prose(blocks))
+        parts.append(Prose(blocks, gutter=Text(gutter)))
         blocks = []
-        if result.output and not _said_already(result.output, result.found or ""):
+        if not gutter and result.output and not _said_already(result.output, result.found or ""):
             parts.append(output_box(result.output))
         fix = result.details.get("fix")
         if fix:
@@ -112,7 +132,7 @@ def result_renderable(result: CheckResult, *, verbose: bool = True) -> Renderabl
                 )
             )
     if blocks:
-        parts.append(Prose(blocks))
+        parts.append(Prose(blocks, gutter=Text(gutter)))
     return Group(*parts)
 
 
@@ -206,6 +226,13 @@ def hook_message_text(
     return "\n".join(shown)
 
 
+def _said_block(said: str, style: str) -> Block:
+    """A problem or a cause under an event: a command it marks (`sed -i`) shown without its
+    backticks and kept whole."""
+    marked, spans = backticked(Text(said, style=style))
+    return Block(marked, Text(" " * 6), Text(" " * 8), protected=spans)
+
+
 def hook_event_renderable(
     entry: StepView, *, full: bool = False, same_as: str = ""
 ) -> RenderableType:
@@ -271,9 +298,9 @@ def hook_event_renderable(
         # Every line, and every line it wraps to, keeps the six-space indent.
         blocks.append(Block(Text(shown, style="italic"), Text(" " * 6)))
     for problem in entry.problems:
-        blocks.append(Block(Text(f"✘ {problem}", style="red"), Text(" " * 6), Text(" " * 8)))
+        blocks.append(_said_block(f"✘ {problem}", "red"))
     if entry.note and entry.note not in entry.problems:  # a cause, even when nothing failed
-        blocks.append(Block(Text(f"↳ {entry.note}", style="yellow"), Text(" " * 6), Text(" " * 8)))
+        blocks.append(_said_block(f"↳ {entry.note}", "yellow"))
     return Prose(blocks)
 
 
@@ -326,6 +353,8 @@ def print_moved(console: Console, moved: Moved, *, show_intro: bool = False) -> 
             f"  re-verified step {run.step.index + 1} {run.step.id}: "
             f"[{STYLE[run.status]}]{mark} {run.status.value}[/]{how}"
         )
+        if run.status is not Status.PASS:
+            print_prose(console, reverify_failure(run))
     note = moved.note if moved.note and moved.note != "lab complete" else ""
     if note and moved.step is not None:
         console.print(f"[dim]{escape(note)}[/]")
@@ -357,6 +386,27 @@ def print_moved(console: Console, moved: Moved, *, show_intro: bool = False) -> 
         )
     if note and moved.step is None:  # what is left of the course, once "complete" is said
         console.print(escape(note[:1].upper() + note[1:]))
+
+
+def reverify_failure(run: StepRun) -> RenderableType:
+    """Why a step failed when it was judged again at the state it passed at, and what to do:
+    its first check that did not pass, as ``lab check`` shows it, then the way back to it (a
+    bare ✘ left a person guessing)."""
+    failed = next(r for r in run.results if r.status is not Status.PASS)
+    if failed.status is Status.ERROR:
+        then = "it could not be judged again (not your work): `lab check` at that step tries again"
+    elif failed.name == "progress":
+        then = "it is checked when you reach it again: `lab check`, then `lab next`"
+    else:
+        then = (
+            "it passed before; judged again on a copy of your files as they were then (the "
+            "build output cleared), it fails: fix what is named above, then `lab check` at "
+            "that step"
+        )
+    return Group(
+        result_renderable(failed, gutter="    "),
+        prose(then, indent=6, hanging=2, style="yellow"),
+    )
 
 
 def compact_table(title: str) -> Table:

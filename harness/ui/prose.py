@@ -495,7 +495,8 @@ class Framed:
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         width = options.max_width
         head = Prose([Block(Text(self.title, style="bold"), Text("╭─ "), Text("│  "))])
-        lines = head.lines(width - 2)
+        # Room for the " ──" that closes the title's last line: at most the width, never 81.
+        lines = head.lines(width - 3)
         for n, line in enumerate(lines):
             line.stylize(self.style, 0, 3)
             if n == len(lines) - 1:

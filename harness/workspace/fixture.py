@@ -54,6 +54,15 @@ FIXTURE_FIELDS = (
         item_type=str,
         doc="what the fixture's hooks keep in the git dir (cleared with the build output)",
     ),
+    Field(
+        "proof_state",
+        list,
+        default=[],
+        item_type=str,
+        doc="what the hooks keep in the git dir across sessions (what smoke.sh proved): kept "
+        "by lab start, goto and reset, kept with each pass and put back where the step is "
+        "judged again at its own state",
+    ),
 )
 
 
@@ -68,6 +77,7 @@ class Fixture:
     build_output: tuple[str, ...]
     compile_cache: bool
     hook_state: tuple[str, ...] = ()
+    proof_state: tuple[str, ...] = ()
 
     @property
     def maven(self) -> bool:
@@ -82,6 +92,7 @@ class Fixture:
             **pick(self, "build evidence"),
             "build_output": list(self.build_output),
             "hook_state": list(self.hook_state),
+            "proof_state": list(self.proof_state),
         }
 
     def clear_build_output(self, project: Path) -> None:
@@ -141,6 +152,7 @@ def load_fixture(folder: Path) -> Fixture:
         build_output=tuple(data["build_output"]),
         compile_cache=data["compile_cache"],
         hook_state=tuple(data["hook_state"]),
+        proof_state=tuple(data["proof_state"]),
     )
 
 

@@ -72,6 +72,27 @@ def _shows_a_hook(entry: dict[str, Any]) -> bool:
     return "hook error:" in json.dumps(entry.get("message", ""))
 
 
+def _hook_verdict(timeline: Timeline) -> bool:
+    """The session records a hook's answer (a stop held, a call refused or reported): its
+    hooks ran, whatever else it lacks; a replay that differs from it has another cause."""
+    return bool(
+        timeline.decisions
+        or timeline.blocked_stops
+        or any(call.refused_by for call in timeline.tool_calls)
+    )
+
+
+def replay_differs(root: Path) -> LiveCause:
+    """The session's hooks answered one way and the hooks now, on a replay from the state the
+    step began in, another: a hook (or what it reads) changed since the session."""
+    return LiveCause(
+        "your hooks now answer differently than they did in your session (found: says "
+        "where): a hook, the settings or what they read changed after the session",
+        f"keep the hooks as they are now and play the session again (start claude in {root} "
+        "and do the step again), or put back what you changed since",
+    )
+
+
 def diagnose(timeline: Timeline, root: Path, *, matched: int) -> LiveCause | None:
     """The first cause that explains a failing live session, or None. A client version Hook
     Lab does not know is the cause only when nothing of the session matched (its transcript
@@ -101,7 +122,7 @@ def diagnose(timeline: Timeline, root: Path, *, matched: int) -> LiveCause | Non
     early = edited_before_agent_end(timeline)
     if early is not None:
         return early
-    if timeline.stops and not _hook_ran(timeline.path):
+    if timeline.stops and not _hook_verdict(timeline) and not _hook_ran(timeline.path):
         return LiveCause(
             "no hook of the workspace ran in your session: Claude Code did not load them "
             "(an untrusted folder, or a session started with other settings)",

@@ -42,7 +42,12 @@ from harness.claude.vocabulary import (
     Engine,
     Provenance,
 )
-from harness.engine.checks.live_causes import LiveCause, diagnose, started_elsewhere
+from harness.engine.checks.live_causes import (
+    LiveCause,
+    diagnose,
+    replay_differs,
+    started_elsewhere,
+)
 from harness.engine.context import CheckContext, PassedClaim
 from harness.engine.kinds import check_kind
 from harness.engine.moment import Moment, describe, match_in_order, moments_of
@@ -224,7 +229,8 @@ def run(ctx: CheckContext, p: LiveParams) -> CheckResult:
                 found=divergence,
                 details=details,
             ),
-            cause,
+            # Hooks ran (else a cause above says why): they answer otherwise now.
+            cause if cause or kind != LIVE else replay_differs(ctx.workspace.root),
         )
     if count < len(wanted):
         missing = _missing(p, title, wanted, count, views, at, timeline, details)

@@ -5,6 +5,7 @@ judged as it is played (session_judge.py)."""
 from __future__ import annotations
 
 import contextlib
+import difflib
 import itertools
 import json
 import re
@@ -202,7 +203,7 @@ def _play_step(
     # Every command is announced (smoke.sh takes seconds too), so the live view shows what runs
     # and the Maven timer sees the Maven ones.
     runs_command = step.do == StepKind.BASH and bool(command)
-    named = named_files(command, root) if runs_command else {}
+    named = named_files(command, root) if runs_command else None
     if runs_command:
         ctx.on_activity(f"session step {step.number}: {command}")
     try:
@@ -233,39 +234,97 @@ def _play_step(
 
 IN_PLACE = ("sed", "perl")  # editors whose -i changes the files they name, in place
 NAMED_CAP = 1_000_000  # bytes: a file named by an in-place edit is a text file, not a jar
+SCRIPT_NEXT = ("-e", "--expression", "-f", "--file")  # the option whose next word is the script
 
 
-def named_files(command: str, root: Path) -> dict[str, bytes]:
-    """The workspace files an in-place edit names (``sed -i '…' docs/x.md``), each with its
-    bytes before the command runs: afterwards they tell whether it changed any. Any other
-    command: none (nothing is read)."""
+@dataclass(frozen=True)
+class NamedEdit:
+    """What a sed or perl command names: whether it edits in place (-i), the workspace files
+    it names with their bytes before it runs, and the names that are no file there."""
+
+    program: str
+    in_place: bool
+    files: dict[str, bytes]
+    missing: tuple[str, ...]
+
+
+def _is_script_option(word: str) -> bool:
+    """-e, -ne, -pe: the script is the next word (not -ie: that is -i with the suffix "e")."""
+    short = word[:1] == "-" and word[1:2] not in ("", "-")
+    return word in SCRIPT_NEXT or (short and word.endswith("e") and "i" not in word)
+
+
+def named_files(command: str, root: Path) -> NamedEdit | None:
+    """The workspace files a sed or perl command names (``sed -i '…' docs/x.md``), each with
+    its bytes before the command runs: afterwards they tell whether it changed any. Any other
+    command: None (nothing is read)."""
     try:
         words = shlex.split(command)
     except ValueError:
-        return {}
-    if not any(w in IN_PLACE for w in words) or not any(w.startswith("-i") for w in words):
-        return {}
-    named = {}
-    for word in words[1:]:
-        path = root / word
-        if word.startswith(("-", "/")) or ".." in word or not path.is_file():
+        return None
+    at = next((i for i, w in enumerate(words) if w in IN_PLACE), None)
+    if at is None:
+        return None
+    in_place, script, operands = False, False, []
+    rest = iter(words[at + 1 :])
+    for word in rest:
+        if word in ("&&", "||", "|", ";") or word.endswith(";"):
+            break
+        if word.startswith("-") and len(word) > 1:
+            in_place |= word.startswith("--in-place") or (word[1] != "-" and "i" in word)
+            if _is_script_option(word):
+                script = next(rest, "") != "" or script
             continue
-        if path.stat().st_size <= NAMED_CAP:
-            named[word] = path.read_bytes()
-    return named
+        if not script:
+            script = True  # the first word that is no option: the script
+            continue
+        operands.append(word)
+    files, missing = {}, []
+    for word in operands:
+        path = root / word
+        if word.startswith("/") or ".." in word:
+            continue
+        if not path.exists():
+            missing.append(word)
+        elif path.is_file() and path.stat().st_size <= NAMED_CAP:
+            files[word] = path.read_bytes()
+    return NamedEdit(words[at], in_place, files, tuple(missing))
 
 
-def unchanged_note(named: dict[str, bytes], root: Path) -> str:
-    """An in-place edit (sed -i, perl -i) that changed none of the files it names: said, since
-    its outcome alone (allowed, where a hook reports changes) hides why."""
-    if not named or any(
-        (root / rel).is_file() and (root / rel).read_bytes() != data for rel, data in named.items()
+def _close_name(rel: str, root: Path) -> str:
+    """The file beside where ``rel`` points whose name is nearest to it ("" for none)."""
+    folder = (root / rel).parent
+    if not folder.is_dir():
+        return ""
+    names = [p.name for p in folder.iterdir() if p.is_file()]
+    close = difflib.get_close_matches(Path(rel).name, names, n=1, cutoff=0.6)
+    return str(Path(rel).parent / close[0]) if close else ""
+
+
+def unchanged_note(named: NamedEdit | None, root: Path) -> str:
+    """A sed or perl command that changed none of the files it names, and why: a name that is
+    no file, no -i (it prints the result and changes nothing), or a pattern that matched
+    nothing. Said, since its outcome alone (allowed, where a hook reports changes) hides why."""
+    if named is None or any(
+        (root / rel).is_file() and (root / rel).read_bytes() != data
+        for rel, data in named.files.items()
     ):
         return ""
-    files = ", ".join(named)
-    return (
-        f"the command ran but changed no file: its pattern matched nothing in {files} "
-        "(compare it with the line as the file has it)"
+    said = "the command ran but changed no file: "
+    if named.missing:
+        rel = named.missing[0]
+        close = _close_name(rel, root)
+        return said + f"{rel} does not exist" + (f" (did you mean {close}?)" if close else "")
+    if not named.files:
+        return ""
+    files = ", ".join(named.files)
+    if not named.in_place:
+        return said + (
+            f"{named.program} without -i prints the changed text and leaves {files} as it was "
+            f"(`{named.program} -i` changes the file in place)"
+        )
+    return said + (
+        f"its pattern matched nothing in {files} (compare it with the line as the file has it)"
     )
 
 

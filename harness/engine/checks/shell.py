@@ -43,6 +43,11 @@ class ShellParams:
         inside="the workspace",
     )
     quiet: bool = param(default=False, doc="the command must print nothing")
+    expected: str | None = param(
+        default=None,
+        doc="what a pass is, in words, for the expected: row; found: is then what the command "
+        "printed (a command that names the difference itself, not its own exit code)",
+    )
     timeout: float = param(
         default=120.0, positive=True, doc="seconds before the command is stopped"
     )
@@ -80,8 +85,8 @@ def run(ctx: CheckContext, p: ShellParams) -> CheckResult:
         return CheckResult.failed(
             p.message or f"exited {res.returncode}",
             name=name,
-            expected=f"exit {p.exit}",
-            found=found,
+            expected=p.expected or f"exit {p.exit}",
+            found=(output[:1500] or found) if p.expected else found,
             output=output,
         )
     failed = _stream_failure(p, res, name, output)
@@ -99,7 +104,7 @@ def run(ctx: CheckContext, p: ShellParams) -> CheckResult:
         return CheckResult.failed(
             p.message or f"{command} should say nothing",
             name=name,
-            expected="no output",
+            expected=p.expected or "no output",
             found=output[:1500],
             output=output,
         )
