@@ -88,6 +88,9 @@ def _judge(part: str, said: str | None, rules: list[dict[str, Any]]) -> list[str
         return [f"no line starts with {part}: yet"]
     if not said:
         return [f"the {part}: line is empty"]
+    retracted = _RETRACTION.search(said)
+    if retracted:
+        return [f"your {part}: line takes itself back (“{retracted.group(0)}”): say it plainly"]
     wrong = []
     for rule in rules:
         found = re.search(str(rule["has"]), said, re.IGNORECASE) if "has" in rule else None
@@ -118,6 +121,14 @@ _DENIAL = re.compile(r"\b(?:no|without|none)\W+(?:\w+\W+){0,2}$", re.IGNORECASE)
 _HEDGE = re.compile(
     r"\bor\s+not\b|\bnot\s+really\b|\bunlikely\b|\bmaybe\b|\bperhaps\b|\bpossibly\b"
     r"|\bor\s+whatever\b|\bjust\s+kidding\b|\bif\s+at\s+all\b|\bsometimes\b",
+    re.IGNORECASE,
+)
+# Words by which a whole line takes itself back, wherever they stand: "Check: the reports are
+# fresh and green — a lie we accept; we skip this check" says every word a rule wants.
+_RETRACTION = re.compile(
+    r"\b(?:a\s+lie|lies?|lying|pretend\w*|just\s+kidding|not\s+(?:really|actually|true)"
+    r"|(?:skip|ignor)\w*\s+(?:this|that|it|them)\b(?!\s+(?:report|file|line|output))"
+    r"|we\s+(?:skip|ignore|don.t|do\s+not|never))\b",
     re.IGNORECASE,
 )
 _SENTENCE_END = re.compile(r"[;.](?:\s|$)|$")
