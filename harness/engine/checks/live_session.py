@@ -388,10 +388,17 @@ def _recheck_claim(
         if timeline.left_out
         else ""
     )
+    # What a replay cannot show is said, not implied: the participant's machine checked that
+    # their client's history knows the session (live_evidence); the claim carries no history.
+    details["not_proven"] = (
+        "that Claude Code ran this session in the participant's workspace: a replay checks "
+        "the recorded tool calls against the hooks, and a real transcript moved from "
+        "elsewhere replays the same"
+    )
     return CheckResult.passed(
         f"the claimed live session ({timeline.read_as}, "
         f"session {timeline.session_id or 'unknown'}) replays from its start state and does "
-        f"what the step asks{left_out}",
+        f"what the step asks{left_out}; a replay does not show that the client ran it there",
         name=title,
         details=details,
         evidence={TIMELINE_FILE: data},
