@@ -8,6 +8,7 @@ client 2.1.332 wrote (tests/claude/transcripts) with its prompt history as it wr
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -357,3 +358,43 @@ def test_a_transplanted_real_transcript_is_not_in_the_clients_history(tmp_path: 
     # A config folder without any history (a test's, or one only claude -p used) is not asked.
     (home / HISTORY).unlink()
     assert not_in_history(home, read_session(forged), ws) == []
+
+
+def test_lab11_a_transplanted_transcript_fails_the_live_step_on_the_history(
+    workspace: Workspace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same transplant through Lab 11's live check, as the walker played it: in a client
+    folder the person has used (a history of an earlier session here), the marker touched."""
+    from tests.engine.test_live_forgeries import _transplanted
+
+    runner = at_step(workspace, "11", "earn-done")
+    config = tmp_path / "claude-home"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))
+    path = _transplanted(workspace.root, config)
+    earlier = int((datetime.now(UTC) - timedelta(hours=1)).timestamp() * 1000)
+    (config / HISTORY).write_text(
+        history_line("Set UC-005 to Done.", earlier, workspace.root, str(uuid.uuid4()))
+    )
+    start = {"session_id": read_session(path).session_id, "hook_event_name": "SessionStart"}
+    subprocess.run(  # the walker ran the SessionStart hook by hand, with the new id
+        ["bash", ".claude/hooks/session-start.sh"],
+        input=json.dumps({**start, "cwd": str(workspace.root), "source": "startup"}),
+        text=True,
+        cwd=workspace.root,
+        env={**os.environ, "CLAUDE_PROJECT_DIR": str(workspace.root)},
+        check=True,
+        capture_output=True,
+    )
+    marker = workspace.git_dir / "aiup-coverage-checked" / "UC-005"
+    marker.parent.mkdir(parents=True, exist_ok=True)
+    marker.touch()
+    lab, step = runner.current()
+    spec = next(c for c in step.checks if c.kind.name == "live_session")
+
+    said = spec.kind.run(runner.context(lab), spec.typed)
+
+    assert said.status is Status.FAIL
+    assert said.message.startswith(
+        "this session was not written by Claude Code: the client's prompt history ("
+    ), said.message
+    assert read_session(path).session_id in said.message
