@@ -4,7 +4,9 @@ The check reads the sessions the client recorded for this workspace since the st
 (harness/claude/recorded.py), newest first, and looks for one whose moments (its prompts, tool
 calls and stops: harness/engine/moment.py) meet the expectations in order (do, outcome,
 feedback_contains, detail_contains, …); a real model's extra calls may fall in between. Then:
-- a transcript not shaped as the client writes one (harness/claude/recorded/shape.py) fails;
+- a transcript not shaped as the client writes one (harness/claude/recorded/shape.py), or a
+  person's interactive session their client's prompt history does not know, fails
+  (live_evidence.py, which also reads the workspace's evidence below);
 - the session is replayed on the emulator from the step's start state, against the hooks as
   they are now: a recorded verdict the hooks do not reproduce fails, naming the transcript line
   (a hand-edited transcript does not pass);
