@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from harness.claude.recorded import Timeline, config_root
 from harness.claude.recorded.shape import not_the_clients
 from harness.claude.vocabulary import Provenance
+from harness.engine.checks.surefire_written import not_written_by_a_run
 from harness.engine.context import CheckContext
 from harness.results import CheckResult
 
@@ -121,6 +122,8 @@ def hand_made(
 def evidence(
     ctx: CheckContext, wanted: list[dict[str, Any]], p: LiveParams, timeline: Timeline
 ) -> list[str]:
+    """What the workspace lacks of the evidence the session's hooks write (empty: none):
+    the markers, the hooks' record of the session's start, green reports a run wrote since."""
     problems = []
     for want in wanted:
         marker = want.get("marker_exists")
@@ -129,7 +132,7 @@ def evidence(
     if p.session_start_state:
         problems += hooks_saw_the_start(ctx, wanted, p.session_start_state, timeline)
     if p.fresh_green_reports:
-        from harness.maven.surefire import ReportError, sensor_reports
+        from harness.maven.surefire import SENSOR_PACKAGE, ReportError, sensor_reports
 
         started = timeline.started.timestamp() if timeline.started else 0.0
         try:
@@ -143,6 +146,8 @@ def evidence(
                 problems.append(f"{sensor} is not green in its report")
             elif report.mtime <= started:
                 problems.append(f"{sensor}'s report is older than the session")
+            elif unlike := not_written_by_a_run(report.path, f"{SENSOR_PACKAGE}.{sensor}"):
+                problems.append(f"{sensor}'s report is not as a run writes it: {unlike}")
     return problems
 
 
