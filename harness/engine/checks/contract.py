@@ -126,10 +126,11 @@ _HEDGE = re.compile(
 # Words by which a whole line takes itself back, wherever they stand: "Check: the reports are
 # fresh and green — a lie we accept; we skip this check" says every word a rule wants. Narrow
 # on purpose: "the console can lie, ignore it" or "skip the build when nothing changed" are
-# a contract's own words.
+# a contract's own words; a hedge ("not really") is the rules' own business (_HEDGE), named
+# with the words it takes back.
 _RETRACTION = re.compile(
-    r"\ba\s+lie\b|\b(?:is|are|it.s)\s+(?:a\s+)?(?:lie|untrue|fake)\b|\bjust\s+kidding\b"
-    r"|\bnot\s+(?:really|actually)\b|\bwe\s+(?:skip|ignore)\s+(?:it|this|that)\b"
+    r"\ba\s+lie\b|\b(?:is|are|it.s)\s+(?:a\s+)?(?:lie|untrue|fake)\b"
+    r"|\bwe\s+(?:skip|ignore)\s+(?:it|this|that)\b"
     r"|\b(?:skip|ignor)\w*\s+this\s+(?:check|step|part|rule|line)\b",
     re.IGNORECASE,
 )
