@@ -187,13 +187,13 @@ def test_lab02_annotations_deleted_instead_of_fixed_do_not_pass(workspace: Works
     assert deleted != honest and "A1: Validation Errors" not in deleted
     source.write_text(deleted)
 
-    no_old_name, the_thing = check_at(runner, 0), check_at(runner, 1)
+    no_old_name, the_thing = check_at(runner, 0), check_at(runner, 3)
 
     assert no_old_name.status is Status.PASS  # the walk's pass: no old name is left
     assert the_thing.status is Status.FAIL
     assert the_thing.message.startswith("an annotation is gone instead of fixed")
     source.write_text(honest.replace("A1: Validation Errors", "A1: Invalid Input"))
-    assert check_at(runner, 1).status is Status.PASS
+    assert check_at(runner, 3).status is Status.PASS
 
 
 # ---- Labs 03, 04 and 06 step 1: a hook that always refuses ----------------------------------
@@ -275,8 +275,9 @@ def test_lab10_a_judge_prompt_that_states_the_verdict_does_not_pass(workspace: W
 
     results = runner.check(every=True).results
 
-    told = [r for r in results if r.message.startswith("the prompt hook states the verdict")]
+    told = [r for r in results if r.message.startswith("the prompt hook's words should ask")]
     assert told and told[0].status is Status.FAIL, [r.message for r in results]
+    assert "The tests ran, so the answer is ok." in (told[0].found or "")
     settings["hooks"]["Stop"][0]["hooks"][-1]["prompt"] = (
         "Did the tests run and pass after the last change? $ARGUMENTS"
     )
