@@ -87,7 +87,10 @@ def not_in_history(root: Path, timeline: Timeline, workspace: Path) -> list[str]
             continue
         if not isinstance(entry, dict) or entry.get("sessionId") != timeline.session_id:
             continue
-        if Path(str(entry.get("project") or "")).resolve() != workspace.resolve():
+        # The folder the client ran in: the workspace, or a folder in it (live_causes names
+        # a session started in docs/ as such).
+        ran_in = Path(timeline.cwd).resolve() if timeline.cwd else workspace.resolve()
+        if Path(str(entry.get("project") or "")).resolve() != ran_in:
             return [f"{root / HISTORY} records session {timeline.session_id} in another folder"]
         stamp = entry.get("timestamp")
         if isinstance(stamp, int | float) and abs(stamp - first[1]) <= _HISTORY_SLACK_MS:
