@@ -345,8 +345,10 @@ def sensor_report(project: Path, sensor: str, *, failure: str | None = None) -> 
     methods = sensor_test_methods(project, sensor) or ("t",)
     cases = []
     for i, method in enumerate(methods):
-        body = f'<failure message="{failure}"/>' if failure and i == 0 else ""
-        cases.append(f'  <testcase name="{method}" classname="{cls}" time="0.01">{body}</testcase>')
+        trace = f"{failure}\n\tat {cls}.{method}({sensor}.java:1)\n"
+        body = f'<failure message="{failure}">{trace}</failure>' if failure and i == 0 else ""
+        case = f'<testcase name="{method}" classname="{cls}" time="0.005">'
+        cases.append(f"  {case}{body}</testcase>")
     return (
         '<?xml version="1.0" encoding="UTF-8"?>\n'
         f'<testsuite name="{cls}" time="0.05" tests="{len(methods)}" '
@@ -354,3 +356,18 @@ def sensor_report(project: Path, sensor: str, *, failure: str | None = None) -> 
         + "\n".join(cases)
         + "\n</testsuite>\n"
     )
+
+
+def sensor_summary(project: Path, sensor: str, *, failure: str | None = None) -> str:
+    """The plain summary (``<class>.txt``) the same run writes beside sensor_report's XML:
+    its counts and time, and the failing case's line (the sensors check reads both)."""
+    from harness.maven.surefire import sensor_test_methods
+
+    methods = sensor_test_methods(project, sensor) or ("t",)
+    lines = [
+        f"Tests run: {len(methods)}, Failures: {int(bool(failure))}, Errors: 0, Skipped: 0, "
+        "Time elapsed: 0.05 s"
+    ]
+    if failure:
+        lines.append(f"{methods[0]}  Time elapsed: 0.005 s  <<< FAILURE!")
+    return "\n".join(lines) + "\n"

@@ -20,7 +20,7 @@ from harness.results import CheckResult, Status
 from harness.schema import check_table
 from harness.trainer.cohort import Cohort, LabColumn, Member, StepColumn
 from harness.workspace import Workspace
-from tests.builders import sensor_report
+from tests.builders import sensor_report, sensor_summary
 
 LAB1, LAB2, LAB3, LAB4 = (find_lab(n) for n in ("1", "2", "3", "4"))
 
@@ -135,6 +135,9 @@ def test_a_fresh_red_run_is_said_as_such_with_singular_counts(workspace: Workspa
         failure = "A1: Validation Errors points nowhere" if red else None
         (folder / f"TEST-ai.unifiedprocess.petclinic.{name}.xml").write_text(
             sensor_report(workspace.root, name, failure=failure)
+        )
+        (folder / f"ai.unifiedprocess.petclinic.{name}.txt").write_text(
+            sensor_summary(workspace.root, name, failure=failure)
         )
     result = run_check(workspace, LAB2, "fix-annotations", 2)
     assert result.status is Status.FAIL

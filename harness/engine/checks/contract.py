@@ -88,6 +88,9 @@ def _judge(part: str, said: str | None, rules: list[dict[str, Any]]) -> list[str
         return [f"no line starts with {part}: yet"]
     if not said:
         return [f"the {part}: line is empty"]
+    retracted = _RETRACTION.search(said)
+    if retracted:
+        return [f"your {part}: line takes itself back (“{retracted.group(0)}”): say it plainly"]
     wrong = []
     for rule in rules:
         found = re.search(str(rule["has"]), said, re.IGNORECASE) if "has" in rule else None
@@ -118,6 +121,17 @@ _DENIAL = re.compile(r"\b(?:no|without|none)\W+(?:\w+\W+){0,2}$", re.IGNORECASE)
 _HEDGE = re.compile(
     r"\bor\s+not\b|\bnot\s+really\b|\bunlikely\b|\bmaybe\b|\bperhaps\b|\bpossibly\b"
     r"|\bor\s+whatever\b|\bjust\s+kidding\b|\bif\s+at\s+all\b|\bsometimes\b",
+    re.IGNORECASE,
+)
+# Words by which a whole line takes itself back, wherever they stand: "Check: the reports are
+# fresh and green — a lie we accept; we skip this check" says every word a rule wants. Narrow
+# on purpose: "the console can lie, ignore it" or "skip the build when nothing changed" are
+# a contract's own words; a hedge ("not really") is the rules' own business (_HEDGE), named
+# with the words it takes back.
+_RETRACTION = re.compile(
+    r"\ba\s+lie\b|\b(?:is|are|it.s)\s+(?:a\s+)?(?:lie|untrue|fake)\b"
+    r"|\bwe\s+(?:skip|ignore)\s+(?:it|this|that)\b"
+    r"|\b(?:skip|ignor)\w*\s+this\s+(?:check|step|part|rule|line)\b",
     re.IGNORECASE,
 )
 _SENTENCE_END = re.compile(r"[;.](?:\s|$)|$")

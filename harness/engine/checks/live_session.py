@@ -4,7 +4,9 @@ The check reads the sessions the client recorded for this workspace since the st
 (harness/claude/recorded.py), newest first, and looks for one whose moments (its prompts, tool
 calls and stops: harness/engine/moment.py) meet the expectations in order (do, outcome,
 feedback_contains, detail_contains, …); a real model's extra calls may fall in between. Then:
-- a transcript not shaped as the client writes one (harness/claude/recorded/shape.py) fails;
+- a transcript not shaped as the client writes one (harness/claude/recorded/shape.py), or a
+  person's interactive session their client's prompt history does not know, fails
+  (live_evidence.py, which also reads the workspace's evidence below);
 - the session is replayed on the emulator from the step's start state, against the hooks as
   they are now: a recorded verdict the hooks do not reproduce fails, naming the transcript line
   (a hand-edited transcript does not pass);
@@ -21,7 +23,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -29,12 +30,10 @@ from harness.claude.recorded import (
     RecordedSessionError,
     SessionFile,
     Timeline,
-    config_root,
     extract_digest,
     find_sessions,
     read_session,
 )
-from harness.claude.recorded.shape import not_the_clients
 from harness.claude.vocabulary import (
     AUTO,
     ENGINE_CHOICES,
@@ -42,12 +41,14 @@ from harness.claude.vocabulary import (
     Engine,
     Provenance,
 )
+from harness.engine.checks import live_evidence
 from harness.engine.checks.live_causes import (
     LiveCause,
     diagnose,
     replay_differs,
     started_elsewhere,
 )
+from harness.engine.checks.live_evidence import entered_at, participant_root
 from harness.engine.context import CheckContext, PassedClaim
 from harness.engine.kinds import check_kind
 from harness.engine.moment import Moment, describe, match_in_order, moments_of
@@ -108,25 +109,13 @@ class LiveParams:
 # -- the check -------------------------------------------------------------------------------
 
 
-def _entered_at(ctx: CheckContext) -> datetime | None:
-    stamp = ctx.step.entered_at
-    return datetime.fromtimestamp(float(stamp), UTC) if stamp else None
-
-
-def _participant_root(ctx: CheckContext) -> Path:
-    """The participant's client state: their own, or in lab dev check the person's whose
-    plain ``claude`` played the step."""
-    home = ctx.person_home
-    return config_root({"HOME": str(home)}) if home is not None else config_root()
-
-
 def _sessions(ctx: CheckContext) -> list[tuple[Path, str]]:
     """(transcript, kind) for this workspace's sessions since the step began, newest first.
     The sessions ran in the participant's workspace, even when the check runs on a copy."""
     found: list[tuple[float, Path, str]] = []
-    after = _entered_at(ctx)
+    after = entered_at(ctx)
     wanted = ctx.step.passed.session_id if ctx.step.passed else None
-    roots = [_participant_root(ctx), ctx.workspace.git_dir / SOLVED_SESSIONS]
+    roots = [participant_root(ctx), ctx.workspace.git_dir / SOLVED_SESSIONS]
     for n, root in enumerate(roots):
         for session in find_sessions(ctx.workspace.root, root=root, after=after):
             if wanted and session.session_id != wanted:
@@ -140,12 +129,12 @@ def _sessions(ctx: CheckContext) -> list[tuple[Path, str]]:
 def _sessions_elsewhere(ctx: CheckContext) -> list[SessionFile]:
     """The participant's sessions since the step began whose folder is not in the workspace
     (started in its parent, a sibling, the home): each would have run none of its hooks."""
-    after = _entered_at(ctx)
+    after = entered_at(ctx)
     if after is None:
         return []
     root = ctx.workspace.root.resolve()
     try:
-        since = find_sessions(Path("/"), root=_participant_root(ctx), after=after)
+        since = find_sessions(Path("/"), root=participant_root(ctx), after=after)
     except OSError:
         return []
     return [s for s in since if s.cwd and root not in (Path(s.cwd), *Path(s.cwd).parents)]
@@ -156,10 +145,10 @@ def _no_session(
 ) -> CheckResult:
     """No session since the step began: say so, and name an older one of this workspace."""
     root = ctx.workspace.root
-    found = f"no session under {_participant_root(ctx) / 'projects'} whose cwd is {root}"
-    entered = _entered_at(ctx)
+    found = f"no session under {participant_root(ctx) / 'projects'} whose cwd is {root}"
+    entered = entered_at(ctx)
     try:
-        older = find_sessions(root, root=_participant_root(ctx)) if entered else []
+        older = find_sessions(root, root=participant_root(ctx)) if entered else []
     except OSError:
         older = []
     if older and entered and older[0].started:
@@ -211,7 +200,7 @@ def run(ctx: CheckContext, p: LiveParams) -> CheckResult:
         return best
     count, timeline, views, at, kind = best
     details = _details(timeline, kind, views, at)
-    hand_made = _hand_made(ctx, p, title, timeline, details)
+    hand_made = live_evidence.hand_made(ctx, title, timeline, details, ask=_ask(p, None))
     if hand_made is not None:
         return hand_made
     # A cause the participant can act on (wrong folder, agent not loaded, no hook ran, a
@@ -258,23 +247,8 @@ def run(ctx: CheckContext, p: LiveParams) -> CheckResult:
 
 
 _Best = tuple[int, Timeline, list[Moment], list[int], str]
-
-
-def _hand_made(
-    ctx: CheckContext, p: LiveParams, title: str, timeline: Timeline, details: dict[str, Any]
-) -> CheckResult | None:
-    """A transcript not shaped as the client writes one: nothing of it is evidence, its
-    replay included."""
-    unlike = not_the_clients(timeline.path, timeline.client_version)
-    if not unlike:
-        return None
-    return CheckResult.failed(
-        "this session was not written by Claude Code: " + "; ".join(unlike[:3]),
-        name=title,
-        expected="a transcript Claude Code wrote while you worked with it",
-        found=f"{timeline.path}: " + "; ".join(unlike),
-        details={**details, "fix": f"start claude in {ctx.workspace.root} and {_ask(p, None)}"},
-    )
+# Kept importable here: tests call it by this name.
+_evidence = live_evidence.evidence
 
 
 def _newer_did_less(missing: CheckResult, newer: int, wanted: list[dict[str, Any]]) -> CheckResult:
@@ -422,10 +396,17 @@ def _recheck_claim(
         if timeline.left_out
         else ""
     )
+    # What a replay cannot show is said, not implied: the participant's machine checked that
+    # their client's history knows the session (live_evidence); the claim carries no history.
+    details["not_proven"] = (
+        "that Claude Code ran this session in the participant's workspace: a replay checks "
+        "the recorded tool calls against the hooks, and a real transcript moved from "
+        "elsewhere replays the same"
+    )
     return CheckResult.passed(
         f"the claimed live session ({timeline.read_as}, "
         f"session {timeline.session_id or 'unknown'}) replays from its start state and does "
-        f"what the step asks{left_out}",
+        f"what the step asks{left_out}; a replay does not show that the client ran it there",
         name=title,
         details=details,
         evidence={TIMELINE_FILE: data},
@@ -473,70 +454,6 @@ def _missing(
         + "\n  ".join(instead[:15]),
         details={**details, "missing": describe(missing), "fix": _ask(p, missing)},
     )
-
-
-def _evidence(
-    ctx: CheckContext, wanted: list[dict[str, Any]], p: LiveParams, timeline: Timeline
-) -> list[str]:
-    problems = []
-    for want in wanted:
-        marker = want.get("marker_exists")
-        if marker and not (ctx.git_dir() / str(marker)).exists():
-            problems.append(f"no marker {marker} in the git directory")
-    if p.session_start_state:
-        problems += _hooks_saw_the_start(ctx, wanted, p.session_start_state, timeline)
-    if p.fresh_green_reports:
-        from harness.maven.surefire import ReportError, sensor_reports
-
-        started = timeline.started.timestamp() if timeline.started else 0.0
-        try:
-            reports = sensor_reports(ctx.root)
-        except ReportError as exc:
-            return [*problems, f"a sensor report cannot be read: {exc}"]
-        for sensor, report in reports.items():
-            if report is None:
-                problems.append(f"no report of {sensor} in target/surefire-reports")
-            elif report.failures or report.errors or report.tests == 0:
-                problems.append(f"{sensor} is not green in its report")
-            elif report.mtime <= started:
-                problems.append(f"{sensor}'s report is older than the session")
-    return problems
-
-
-# How far a file's time may stray from the transcript's clock (both this machine's).
-_CLOCK_SLACK = 2.0
-
-
-def _hooks_saw_the_start(
-    ctx: CheckContext, wanted: list[dict[str, Any]], state: str, timeline: Timeline
-) -> list[str]:
-    """The hooks' own record that this session started (their SessionStart state, written
-    between the step's start and the session's first line) and that each marker came after
-    it: a marker a person made by hand, or one left from an earlier session, is not this
-    session's. (``lab start``, ``goto`` and ``reset`` clear the hooks' state.)"""
-    base = ctx.git_dir() / state
-    entered = _entered_at(ctx)
-    started = timeline.started.timestamp() if timeline.started else None
-    try:
-        written = base.stat().st_mtime
-    except OSError:
-        return [
-            f"no .git/{state}: the workspace's SessionStart hook did not run since this step "
-            "began, so no session of Claude Code started here then (start claude again)"
-        ]
-    if (entered and written < entered.timestamp() - _CLOCK_SLACK) or (
-        started is not None and written > started + _CLOCK_SLACK
-    ):
-        return [
-            f".git/{state} was not written when session {timeline.session_id} started: the "
-            "workspace's SessionStart hook did not see this session begin (start claude again)"
-        ]
-    late = []
-    for want in wanted:
-        marker = ctx.git_dir() / str(want.get("marker_exists") or "")
-        if want.get("marker_exists") and marker.exists() and marker.stat().st_mtime < written:
-            late.append(f"the marker {want['marker_exists']} is older than this session's start")
-    return late
 
 
 def _marked(wanted: list[dict[str, Any]], views: list[Moment], at: list[int]) -> dict[int, str]:

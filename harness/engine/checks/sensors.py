@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from harness import proc
+from harness.engine.checks.surefire_written import not_written_by_a_run
 from harness.engine.context import CheckContext
 from harness.engine.kinds import check_kind
 from harness.engine.throwaway import sandbox_copy
@@ -286,17 +287,36 @@ def _read_reports(
             "reports a run wrote since you reached this step",
             f"the same five files a check read at {replayed}",
         )
-    unwritten = _not_from_a_run(ctx, reports) + (_not_surefires(reports) if p.fresh else [])
-    if unwritten:
+    unwritten = _unwritten(ctx, p, reports, name)
+    return reports if unwritten is None else unwritten
+
+
+def _unwritten(
+    ctx: CheckContext, p: SensorsParams, reports: dict[str, SurefireReport | None], name: str
+) -> CheckResult | None:
+    """The failure for reports no run of these sources wrote (with ``fresh``, also those whose
+    parts do not agree as a run's do), or None."""
+    missing = _not_from_a_run(ctx, reports)
+    if missing:
         return CheckResult.failed(
             "a report does not list every test of its sensor: a run of these sources writes "
             "a <testcase> per @Test method, so no such run wrote it",
             name=name,
             expected="each sensor's report listing every @Test method of its class",
-            found="\n".join(unwritten),
+            found="\n".join(missing),
             details={"fix": "./mvnw -q test -Dgroups=sensor (it replaces every report)"},
         )
-    return reports
+    unlike = _not_surefires(reports) if p.fresh else []
+    if unlike:
+        return CheckResult.failed(
+            "a report is not as a Surefire run writes it: its parts do not agree, so no run "
+            "wrote it",
+            name=name,
+            expected="each report and its .txt summary as one run of the sensors writes them",
+            found="\n".join(unlike),
+            details={"fix": "./mvnw -q test -Dgroups=sensor (it replaces every report)"},
+        )
+    return None
 
 
 def _not_from_a_run(ctx: CheckContext, reports: dict[str, SurefireReport | None]) -> list[str]:
@@ -316,13 +336,17 @@ def _not_from_a_run(ctx: CheckContext, reports: dict[str, SurefireReport | None]
 def _not_surefires(reports: dict[str, SurefireReport | None]) -> list[str]:
     """A line per report that lacks what Surefire writes into every report it makes: the
     suite named by its class, its <properties>, a time on the suite and on every test case,
-    each case of that class, and as many cases as it counts. A hand-written copy of the test
-    names misses these; a copy of a whole real report is caught by _seen_before instead."""
+    each case of that class, and as many cases as it counts; beside it the plain summary of
+    the same run, whose counts and times agree with it (surefire_written). A hand-written copy
+    of the test names misses these; a copy of a whole real report is caught by _seen_before."""
     lines = []
     for sensor, report in reports.items():
         if report is None:
             continue
-        problem = surefire_shape_problem(report.path, f"{SENSOR_PACKAGE}.{sensor}")
+        classname = f"{SENSOR_PACKAGE}.{sensor}"
+        problem = surefire_shape_problem(report.path, classname) or not_written_by_a_run(
+            report.path, classname
+        )
         if problem:
             lines.append(f"{sensor}: {problem}")
     return lines

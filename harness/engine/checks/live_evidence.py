@@ -1,0 +1,190 @@
+"""What a live session's transcript alone cannot show: that the client wrote it, here, and
+that the workspace holds the evidence its hooks write.
+
+- A transcript not shaped as the client writes one (harness/claude/recorded/shape.py) fails.
+- A person's interactive session (entrypoint "cli") is in the client's prompt history: the
+  pinned client (2.1.332) appends every prompt typed into it to ``history.jsonl`` beside
+  ``projects/``, with the session's id, the folder it ran in and the time. A transcript
+  copied from another session or machine and rewritten (its folder, id and times) is not
+  there. That raises the bar, it is no proof: a forger who also writes those lines passes,
+  and the trainer's verify replays the session's tool calls against the hooks, no more. A
+  config folder with no history at all (a test's, or a ``claude -p`` user's) is not asked.
+- The hooks' own record of the session's start, the markers and the sensor reports must be
+  there, and date from the session (``evidence``).
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from harness.claude.recorded import Timeline, config_root
+from harness.claude.recorded.shape import not_the_clients
+from harness.claude.vocabulary import Provenance
+from harness.engine.checks.surefire_written import not_written_by_a_run
+from harness.engine.context import CheckContext
+from harness.results import CheckResult
+
+if TYPE_CHECKING:
+    from harness.engine.checks.live_session import LiveParams
+
+# The client's prompt history, beside projects/ in its config folder.
+HISTORY = "history.jsonl"
+# How far a typed prompt's history time may stray from the transcript's (milliseconds).
+_HISTORY_SLACK_MS = 5000
+
+
+def entered_at(ctx: CheckContext) -> datetime | None:
+    stamp = ctx.step.entered_at
+    return datetime.fromtimestamp(float(stamp), UTC) if stamp else None
+
+
+def participant_root(ctx: CheckContext) -> Path:
+    """The participant's client state: their own, or in lab dev check the person's whose
+    plain ``claude`` played the step."""
+    home = ctx.person_home
+    return config_root({"HOME": str(home)}) if home is not None else config_root()
+
+
+def _first_prompt_ms(path: Path) -> tuple[str, float] | None:
+    """The entrypoint of the transcript at ``path`` and the time (ms) of its first typed
+    prompt, or None when it has none."""
+    entrypoint = ""
+    try:
+        with path.open(encoding="utf-8", errors="replace") as lines:
+            for raw in lines:
+                try:
+                    entry = json.loads(raw)
+                except json.JSONDecodeError:
+                    continue
+                if not isinstance(entry, dict):
+                    continue
+                entrypoint = entrypoint or str(entry.get("entrypoint") or "")
+                if entry.get("type") == "user" and entry.get("promptId"):
+                    stamp = str(entry.get("timestamp") or "").replace("Z", "+00:00")
+                    return entrypoint, datetime.fromisoformat(stamp).timestamp() * 1000
+    except (OSError, ValueError):
+        return None
+    return None
+
+
+def not_in_history(root: Path, timeline: Timeline, workspace: Path) -> list[str]:
+    """Why the client's prompt history does not know this interactive session (empty: it
+    does, or there is no history to ask)."""
+    first = _first_prompt_ms(timeline.path)
+    if first is None or first[0] != "cli":
+        return []
+    try:
+        lines = (root / HISTORY).read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return []
+    for raw in lines:
+        try:
+            entry = json.loads(raw)
+        except json.JSONDecodeError:
+            continue
+        if not isinstance(entry, dict) or entry.get("sessionId") != timeline.session_id:
+            continue
+        # The folder the client ran in: the workspace, or a folder in it (live_causes names
+        # a session started in docs/ as such).
+        ran_in = Path(timeline.cwd).resolve() if timeline.cwd else workspace.resolve()
+        if Path(str(entry.get("project") or "")).resolve() != ran_in:
+            return [f"{root / HISTORY} records session {timeline.session_id} in another folder"]
+        stamp = entry.get("timestamp")
+        if isinstance(stamp, int | float) and abs(stamp - first[1]) <= _HISTORY_SLACK_MS:
+            return []
+    return [
+        f"the client's prompt history ({root / HISTORY}) has no prompt of session "
+        f"{timeline.session_id} at {datetime.fromtimestamp(first[1] / 1000, UTC):%H:%M:%S} "
+        "UTC: Claude Code did not run it here (a transcript copied from elsewhere?)"
+    ]
+
+
+def hand_made(
+    ctx: CheckContext, title: str, timeline: Timeline, details: dict[str, Any], *, ask: str
+) -> CheckResult | None:
+    """A transcript not shaped as the client writes one, or (``details`` of a person's own
+    session) one the client's prompt history does not know: nothing of it is evidence, its
+    replay included. ``ask``: what to ask Claude in a new session."""
+    unlike = not_the_clients(timeline.path, timeline.client_version)
+    if not unlike and details.get("evidence_kind") == Provenance.LIVE:
+        unlike = not_in_history(participant_root(ctx), timeline, ctx.workspace.root)
+    if not unlike:
+        return None
+    return CheckResult.failed(
+        "this session was not written by Claude Code: " + "; ".join(unlike[:3]),
+        name=title,
+        expected="a transcript Claude Code wrote while you worked with it",
+        found=f"{timeline.path}: " + "; ".join(unlike),
+        details={**details, "fix": f"start claude in {ctx.workspace.root} and {ask}"},
+    )
+
+
+def evidence(
+    ctx: CheckContext, wanted: list[dict[str, Any]], p: LiveParams, timeline: Timeline
+) -> list[str]:
+    """What the workspace lacks of the evidence the session's hooks write (empty: none):
+    the markers, the hooks' record of the session's start, green reports a run wrote since."""
+    problems = []
+    for want in wanted:
+        marker = want.get("marker_exists")
+        if marker and not (ctx.git_dir() / str(marker)).exists():
+            problems.append(f"no marker {marker} in the git directory")
+    if p.session_start_state:
+        problems += hooks_saw_the_start(ctx, wanted, p.session_start_state, timeline)
+    if p.fresh_green_reports:
+        from harness.maven.surefire import SENSOR_PACKAGE, ReportError, sensor_reports
+
+        started = timeline.started.timestamp() if timeline.started else 0.0
+        try:
+            reports = sensor_reports(ctx.root)
+        except ReportError as exc:
+            return [*problems, f"a sensor report cannot be read: {exc}"]
+        for sensor, report in reports.items():
+            if report is None:
+                problems.append(f"no report of {sensor} in target/surefire-reports")
+            elif report.failures or report.errors or report.tests == 0:
+                problems.append(f"{sensor} is not green in its report")
+            elif report.mtime <= started:
+                problems.append(f"{sensor}'s report is older than the session")
+            elif unlike := not_written_by_a_run(report.path, f"{SENSOR_PACKAGE}.{sensor}"):
+                problems.append(f"{sensor}'s report is not as a run writes it: {unlike}")
+    return problems
+
+
+# How far a file's time may stray from the transcript's clock (both this machine's).
+_CLOCK_SLACK = 2.0
+
+
+def hooks_saw_the_start(
+    ctx: CheckContext, wanted: list[dict[str, Any]], state: str, timeline: Timeline
+) -> list[str]:
+    """The hooks' own record that this session started (their SessionStart state, written
+    between the step's start and the session's first line) and that each marker came after
+    it: a marker a person made by hand, or one left from an earlier session, is not this
+    session's. (``lab start``, ``goto`` and ``reset`` clear the hooks' state.)"""
+    base = ctx.git_dir() / state
+    entered = entered_at(ctx)
+    started = timeline.started.timestamp() if timeline.started else None
+    try:
+        written = base.stat().st_mtime
+    except OSError:
+        return [
+            f"no .git/{state}: the workspace's SessionStart hook did not run since this step "
+            "began, so no session of Claude Code started here then (start claude again)"
+        ]
+    if (entered and written < entered.timestamp() - _CLOCK_SLACK) or (
+        started is not None and written > started + _CLOCK_SLACK
+    ):
+        return [
+            f".git/{state} was not written when session {timeline.session_id} started: the "
+            "workspace's SessionStart hook did not see this session begin (start claude again)"
+        ]
+    late = []
+    for want in wanted:
+        marker = ctx.git_dir() / str(want.get("marker_exists") or "")
+        if want.get("marker_exists") and marker.exists() and marker.stat().st_mtime < written:
+            late.append(f"the marker {want['marker_exists']} is older than this session's start")
+    return late
