@@ -1,20 +1,27 @@
 """Re-verification: every step of a lab judged again at the state it passed at (lab next at a
-lab's end, the trainer's verify), in a throwaway copy with the build output cleared."""
+lab's end, the trainer's verify), in a throwaway copy with the build output cleared.
+
+A step that graded a hook the person keeps using (a ``verify_hook`` check) is graded again on
+the hook as it is now when that file changed since the pass: the pass at its own state stands,
+but the lab's end does not bless a hook swapped for a stub after its step."""
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harness.engine.manifest import Lab
+from harness.engine.manifest import Lab, Spec, Step
 from harness.engine.progress import LabProgress, digest
 from harness.engine.step_results import StepRun
 from harness.engine.throwaway import sandbox_copy
 from harness.maven.warm import restore_cached
-from harness.results import CheckResult
+from harness.results import CheckResult, Status
 from harness.workspace import Workspace
 from harness.workspace.fixture import Fixture
+from harness.workspace.snapshot import tree_files
 
 if TYPE_CHECKING:
     from harness.engine.lab_runner import LabRunner
@@ -126,5 +133,52 @@ def reverify(runner: LabRunner, lab: Lab, lp: LabProgress) -> list[StepRun]:
             # change docs or hooks only).
             clear_build_output(runner.ws.fixture, copy)
             _put_back_proofs(runner.ws, copy, record)
-            runs.append(runner.run_checks(lab, step, copy, rebuild_evidence=True))
+            run = runner.run_checks(lab, step, copy, rebuild_evidence=True)
+        runs.append(_with_hooks_now(runner, lab, run, record))
     return runs
+
+
+def _changed_hooks(ws: Workspace, step: Step, record: dict[str, Any]) -> tuple[Spec, ...]:
+    """The step's ``verify_hook`` checks whose script is not, now, the file (content and
+    executable bit) its pass graded."""
+    specs = [spec for spec in step.checks if spec.name == "verify_hook"]
+    if not specs:
+        return ()
+    then = tree_files(ws.repo, ws.repo[str(record["snapshot"]).encode()].tree)
+    changed = []
+    for spec in specs:
+        rel = str(spec.typed.script)
+        path = ws.root / rel
+        mode_sha = then.get(rel)
+        if mode_sha is None or not path.is_file():
+            changed.append(spec)
+            continue
+        blob = ws.repo.object_store[mode_sha[1]].as_raw_string()
+        was_exec = bool(mode_sha[0] & 0o111)
+        if blob != path.read_bytes() or was_exec != os.access(path, os.X_OK):
+            changed.append(spec)
+    return tuple(changed)
+
+
+def _with_hooks_now(runner: LabRunner, lab: Lab, run: StepRun, record: dict[str, Any]) -> StepRun:
+    """``run`` (the step at the state it passed at), and, when it passed, its hook graded as
+    it is now if the person changed that file since."""
+    if run.status is not Status.PASS:
+        return run
+    specs = _changed_hooks(runner.ws, run.step, record)
+    if not specs:
+        return run
+    now = runner.run_checks(lab, dataclasses.replace(run.step, checks=specs))
+    results = list(run.results)
+    for result in now.results:
+        if result.status is Status.PASS:
+            result.message = f"as it is now (changed since this step passed): {result.message}"
+        else:
+            script = result.name.removeprefix("verify-hook ") or "the hook"
+            result.message = (
+                f"{script} changed since this step passed, and as it is now it does not pass: "
+                f"{result.message}"
+            )
+            result.details.setdefault("fix", f"make {script} pass this step's check again")
+        results.append(result)
+    return StepRun(lab, run.step, results, run.skipped, run.duration + now.duration)
