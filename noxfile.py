@@ -78,11 +78,11 @@ def tests(session: nox.Session) -> None:
     """Run the whole test suite; writes build/test-results/pytest.xml (one whole report: the
     xdist controller writes it from every worker's results).
 
-    Independent tests run on one pytest-xdist worker per core; a group that shares something
-    (tests/conftest.py: SHARED_RESOURCES, @pytest.mark.serial, a wider fixture) stays on one
-    worker. The work goes out in the order tests/conftest.py gives it (longest first, from the
-    last run's report), not xdist's own (largest group first). The labs are proven by the labs
-    session, so the lab proofs marked ``labs`` are left out here."""
+    Independent tests run on pytest-xdist workers, one per core and a spare (_workers); a
+    group that shares something (tests/conftest.py: SHARED_RESOURCES, @pytest.mark.serial, a
+    wider fixture) stays on one worker. The work goes out in the order tests/conftest.py gives
+    it (longest first, from the last run's report), not xdist's own (largest group first). The
+    labs are proven by the labs session, so the lab proofs marked ``labs`` are left out here."""
     _compile_harness(session)
     basetemp = _memory_basetemp()
     try:
