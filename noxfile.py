@@ -39,12 +39,13 @@ LABS = sorted(p.parent.name for p in Path("labs").glob("[0-9][0-9]-*/lab.toml"))
 
 
 def _workers() -> str:
-    """pytest-xdist workers: one per core (HOOKLAB_TEST_WORKERS overrides; 0 runs in-process).
-    A spare worker filled the cores while tests wait (on 2 cores 589 and 729 s with 3 workers
-    against 713 and 762 s with 2), but the last three CI runs each failed on one real-client
-    race that only an overloaded machine showed; each race is fixed, and the suite no longer
-    runs more workers than cores."""
-    return os.environ.get("HOOKLAB_TEST_WORKERS") or str(len(os.sched_getaffinity(0)))
+    """pytest-xdist workers: one per core and a spare (HOOKLAB_TEST_WORKERS overrides; 0 runs
+    in-process). A test spends about a third of its time waiting (a real client's turn, a
+    hook's timeout, a server): measured, the differential suite, tests/grading with the smoke
+    tests and tests/claude used 376 CPU-seconds for 583 s of test time. With one worker per
+    core a third of the cores stood idle; the spare worker fills them. More spares would
+    only queue for the CPU."""
+    return os.environ.get("HOOKLAB_TEST_WORKERS") or str(len(os.sched_getaffinity(0)) + 1)
 
 
 def _compile_harness(session: nox.Session) -> None:
@@ -77,11 +78,11 @@ def tests(session: nox.Session) -> None:
     """Run the whole test suite; writes build/test-results/pytest.xml (one whole report: the
     xdist controller writes it from every worker's results).
 
-    Independent tests run on one pytest-xdist worker per core; a group that shares something
-    (tests/conftest.py: SHARED_RESOURCES, @pytest.mark.serial, a wider fixture) stays on one
-    worker. The work goes out in the order tests/conftest.py gives it (longest first, from the
-    last run's report), not xdist's own (largest group first). The labs are proven by the labs
-    session, so the lab proofs marked ``labs`` are left out here."""
+    Independent tests run on pytest-xdist workers, one per core and a spare (_workers); a
+    group that shares something (tests/conftest.py: SHARED_RESOURCES, @pytest.mark.serial, a
+    wider fixture) stays on one worker. The work goes out in the order tests/conftest.py gives
+    it (longest first, from the last run's report), not xdist's own (largest group first). The
+    labs are proven by the labs session, so the lab proofs marked ``labs`` are left out here."""
     _compile_harness(session)
     basetemp = _memory_basetemp()
     try:
