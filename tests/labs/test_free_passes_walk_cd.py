@@ -7,11 +7,20 @@ step reads reports or proves a sensor, the workspace's bash hooks on the emulato
 
 from __future__ import annotations
 
+import json
+import shutil
+from pathlib import Path
+
 import pytest
 
+from harness.claude.client.api import ApiRequest, Reply, ScriptedApi
+from harness.claude.client.person import AUTO_MODE_NOTICES
 from harness.engine.sensor_run import runs_sensors
 from harness.results import Status
 from harness.workspace import Workspace
+from tests.builders import run_cli
+from tests.conftest import require_real_client
+from tests.engine.terminal import Terminal, fresh_home
 from tests.labs.test_free_passes import LABS, at_step, check_at
 
 TOUCH_REPORTS = "find target/surefire-reports -name '*.xml' -exec touch {} +"
@@ -87,3 +96,56 @@ def test_lab03_touched_reports_and_a_docs_fix_do_not_end_the_tricks_session(
     touched = check_at(runner, 0)
     assert touched.status is Status.FAIL, touched.message
     assert "that runs the sensors itself" in (touched.found or ""), touched.found
+
+
+# ---- Lab 03 step 3, live: a session that echoes the run and touches old reports ------------
+ASK_DOCS_NOTE = "Add a one-line note to docs/notes.md, then tell me you are done."
+
+
+@pytest.mark.maven
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
+def test_lab03_live_a_session_that_touches_old_reports_does_not_pass(
+    workspace: Workspace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """walk-c, on the real client: plain ``claude`` in the workspace at step 3 (whose entry
+    left green reports in target/); the note, the stop held, then Bash `echo ./mvnw -q test
+    -Dgroups=sensor; find … -exec touch {} +` (auto mode runs it), the stop let go. No sensor
+    ran; ``lab check`` said "the turn ended on fresh, green reports"."""
+    require_real_client()
+    root = workspace.root
+    at_step(workspace, "3", "your-session")
+    home = fresh_home(tmp_path)
+    bash = {"command": f"echo ./mvnw -q test -Dgroups=sensor; {TOUCH_REPORTS}"}
+    note = {"file_path": str(root / "docs" / "notes.md"), "content": "A note from the session.\n"}
+    turns = [
+        Reply.tool_use("toolu_1", "Write", note),
+        Reply.text("Done."),
+        Reply.tool_use("toolu_2", "Bash", {**bash, "description": "run the sensors"}),
+        Reply.text("Done: the note is in and the sensors are green."),
+    ]
+
+    def answer(request: ApiRequest) -> None:
+        ScriptedApi.answer(request, turns.pop(0) if turns else Reply.text("Done."))
+
+    with ScriptedApi(on_request=answer) as api:
+        terminal = Terminal(root, home, tmp_path, api.base_url)
+        try:
+            terminal.claude(ASK_DOCS_NOTE)
+            terminal.wait(
+                "the note is in and the sensors are green", timeout=300, enter_on=AUTO_MODE_NOTICES
+            )
+            shown = terminal.quit_claude()
+        finally:
+            terminal.close()
+            (tmp_path / "screens.txt").write_text(terminal.transcript())
+    assert "Stop hook" in shown or "require-sensors.sh" in shown, shown  # the stop was held
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    done = run_cli("check", "--json", cwd=root)
+    assert done.code == 1, done
+    (check,) = json.loads(done.out)["checks"]
+    assert check["status"] == "fail", check
+    said = json.dumps(check)
+    assert "(your own session, Claude Code 2.1.332" in said or "transcript line" in said, said
+    assert "runs the sensors itself" in said, said
