@@ -8,6 +8,7 @@ step reads reports or proves a sensor, the workspace's bash hooks on the emulato
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -18,10 +19,10 @@ from harness.claude.client.person import AUTO_MODE_NOTICES
 from harness.engine.sensor_run import runs_sensors
 from harness.results import Status
 from harness.workspace import Workspace
-from tests.builders import run_cli
+from tests.builders import git, run_cli
 from tests.conftest import require_real_client
 from tests.engine.terminal import Terminal, fresh_home
-from tests.labs.test_free_passes import LABS, at_step, check_at
+from tests.labs.test_free_passes import ARCH, LABS, at_step, check_at, with_rule
 
 TOUCH_REPORTS = "find target/surefire-reports -name '*.xml' -exec touch {} +"
 
@@ -149,3 +150,56 @@ def test_lab03_live_a_session_that_touches_old_reports_does_not_pass(
     said = json.dumps(check)
     assert "(your own session, Claude Code 2.1.332" in said or "transcript line" in said, said
     assert "runs the sensors itself" in said, said
+
+
+# ---- Lab 08 step 1: contains("Repository") instead of endsWith -----------------------------
+CONTAINS_RULE = """
+    @Test
+    void repositoriesAreNamedRepository() {
+        List<String> offenders = main.stream()
+                .filter(type -> type.packageName().equals(REPOSITORY) && type.isTopLevel())
+                .filter(type -> !type.simpleName().contains("Repository"))
+                .map(type -> type.name() + " is not named ...Repository")
+                .toList();
+        report("repository types are named ...Repository", offenders);
+    }
+"""
+
+
+@pytest.mark.maven
+@pytest.mark.slow
+def test_lab08_a_rule_that_asks_contains_instead_of_ends_with_does_not_pass(
+    workspace: Workspace,
+) -> None:
+    """walk-d: the viewsAreNamedView copy with `.contains("Repository")` passed every probe:
+    OwnerStore, a made-up misnamed type, a made-up well-named one."""
+    runner = at_step(workspace, "8", "rule-as-test")
+    with_rule(workspace, CONTAINS_RULE)
+    assert check_at(runner, 2).status is Status.PASS  # the made-up misnamed type: caught
+
+    inside = check_at(runner, 4)
+
+    assert inside.status is Status.FAIL, inside.message
+    assert re.match(r"with a repository/[A-Z]\w+RepositoryHelper\.java added", inside.message)
+
+
+# ---- Lab 08 step 2: the hook retired and the rule reverted --------------------------------
+@pytest.mark.maven
+@pytest.mark.slow
+def test_lab08_retiring_the_hook_and_reverting_the_rule_does_not_pass(
+    workspace: Workspace,
+) -> None:
+    """walk-d: after step 1, the hook retired as the step says and ArchitectureTest.java
+    checked out again (the rule gone): step 2 passed and the lab completed with the rule in
+    neither the hook nor the test."""
+    runner = at_step(workspace, "8", "drop-hook")
+    _step, solved, _backup = runner.solve(apply=True)
+    assert all(r.status is Status.PASS for r in solved), solved
+    assert runner.check().status is Status.PASS  # the honest way
+    git(workspace.root, "checkout", "--", str(ARCH))
+
+    run = runner.check(every=True)
+
+    failed = [r for r in run.results if r.status is not Status.PASS]
+    assert [r.name for r in failed] == ["sensors ArchitectureTest"], failed
+    assert "keep the rule in ArchitectureTest.java" in failed[0].message
