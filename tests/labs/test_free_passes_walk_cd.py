@@ -203,3 +203,83 @@ def test_lab08_retiring_the_hook_and_reverting_the_rule_does_not_pass(
     failed = [r for r in run.results if r.status is not Status.PASS]
     assert [r.name for r in failed] == ["sensors ArchitectureTest"], failed
     assert "keep the rule in ArchitectureTest.java" in failed[0].message
+
+
+# ---- Lab 10: the command hook dropped, a hook that always blocks, a misspelt type ---------
+REQUIRE_SENSORS = (
+    '{ "type": "command", "command": '
+    '"\\"$CLAUDE_PROJECT_DIR/.claude/hooks/require-sensors.sh\\"", "timeout": 15 }'
+)
+JUDGE = '"Did the tests run and pass after the last change? $ARGUMENTS"'
+
+
+def settings_text(ws: Workspace) -> str:
+    text = (ws.root / ".claude" / "settings.json").read_text()
+    assert REQUIRE_SENSORS in text, text
+    return text
+
+
+def test_lab10_a_prompt_hook_that_names_require_sensors_is_no_registration(
+    workspace: Workspace,
+) -> None:
+    """walk-d: the require-sensors.sh entry replaced by a prompt hook whose words name it; the
+    file check found the script's name and the judge held the stop."""
+    runner = at_step(workspace, "10", "the-judge")
+    prompt = (
+        '{ "type": "prompt", "prompt": "Did the tests run and pass after the last change '
+        '(require-sensors.sh)? $ARGUMENTS", "timeout": 30 }'
+    )
+    (workspace.root / ".claude" / "settings.json").write_text(
+        settings_text(workspace).replace(REQUIRE_SENSORS, prompt)
+    )
+
+    settings = check_at(runner, 0)
+
+    assert settings.status is Status.FAIL
+    assert settings.message.startswith(
+        "no command hook on Stop runs .claude/hooks/require-sensors.sh"
+    ), settings.message
+    assert "a prompt hook that only names it" in (settings.found or "")
+    assert check_at(runner, 1).status is Status.PASS  # the words alone: the walk's pass
+
+
+@pytest.mark.maven
+@pytest.mark.slow
+def test_lab10_a_stop_hook_that_always_blocks_does_not_pass_the_words_step(
+    workspace: Workspace,
+) -> None:
+    """walk-d: `sed -i '2i echo "held" >&2; exit 2'` on require-sensors.sh: every trick was
+    "held by the reports" although no report was read."""
+    runner = at_step(workspace, "10", "words")
+    _step, solved, _backup = runner.solve(apply=True)
+    assert all(r.status is Status.PASS for r in solved), solved
+    honest = check_at(runner, 1)
+    assert honest.status is Status.PASS, honest.found  # the seed's hook lets a green run go
+    hook = workspace.root / ".claude" / "hooks" / "require-sensors.sh"
+    lines = hook.read_text().splitlines(keepends=True)
+    hook.write_text("".join([lines[0], 'echo "held" >&2; exit 2\n', *lines[1:]]))
+
+    tricks, green, _quiz = (check_at(runner, i) for i in range(3))
+
+    assert tricks.status is Status.PASS  # the walk's pass, as it was
+    assert green.status is Status.FAIL
+    assert green.message.startswith("after the fix and a real, green sensor run"), green.message
+
+
+def test_lab10_a_misspelt_prompt_hook_type_does_not_pass_the_evidence_step(
+    workspace: Workspace,
+) -> None:
+    """walk-d: the prompt hook kept on Stop as "type": "prompts", an entry the client ignores:
+    the file check found no "type": "prompt" and passed."""
+    runner = at_step(workspace, "10", "evidence")
+    text = (workspace.root / ".claude" / "settings.json").read_text()
+    assert '"type": "prompt"' in text
+    (workspace.root / ".claude" / "settings.json").write_text(
+        text.replace('"type": "prompt"', '"type": "prompts"')
+    )
+
+    words, settings = check_at(runner, 0), check_at(runner, 1)
+
+    assert words.status is Status.PASS  # the walk's pass, as it was
+    assert settings.status is Status.FAIL
+    assert 'Unknown hook type "prompts"' in settings.message, settings.message
