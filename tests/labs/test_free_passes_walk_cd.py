@@ -22,7 +22,7 @@ from harness.workspace import Workspace
 from tests.builders import git, run_cli
 from tests.conftest import require_real_client
 from tests.engine.terminal import Terminal, fresh_home
-from tests.labs.test_free_passes import ARCH, LABS, at_step, check_at, with_rule
+from tests.labs.test_free_passes import ARCH, LABS, after_a_while, at_step, check_at, with_rule
 
 TOUCH_REPORTS = "find target/surefire-reports -name '*.xml' -exec touch {} +"
 
@@ -283,3 +283,56 @@ def test_lab10_a_misspelt_prompt_hook_type_does_not_pass_the_evidence_step(
     assert words.status is Status.PASS  # the walk's pass, as it was
     assert settings.status is Status.FAIL
     assert 'Unknown hook type "prompts"' in settings.message, settings.message
+
+
+# ---- Quizzes: an answer in the wrong form is no wrong try ---------------------------------
+RIGHT_09 = {"q1": '"c"', "q2": '"a"', "q3": '"b"', "q4": '["c"]', "q5": '"a"'}
+
+
+def quiz_09(ws: Workspace, **changed: str) -> None:
+    quiz = ws.root / "answers" / "adr-quiz.toml"
+    quiz.parent.mkdir(exist_ok=True)
+    quiz.write_text("".join(f"{q} = {changed.get(q, a)}\n" for q, a in RIGHT_09.items()))
+
+
+def test_a_list_for_a_one_letter_question_is_a_form_to_fix_not_a_wrong_try(
+    workspace: Workspace,
+) -> None:
+    """walk-d: q2 = ["a"] (the right letter, as a list) was told "q2: ["a"] is not right —
+    ADR-010, Decision" and cost a wait; walk-c: q1 = ["a", "b", "c"] was judged wrong too."""
+    runner = at_step(workspace, "9", "quiz")
+    quiz_09(workspace, q1='"a"')
+    assert runner.check(record_failure=True).status is Status.FAIL  # a real wrong try
+    after_a_while(runner, "quiz")
+    for form in ('["a"]', '["a", "b", "c"]'):
+        quiz_09(workspace, q2=form)
+        said = runner.check(record_failure=True).results[0]
+        assert said.status is Status.FAIL
+        assert (said.found or "").splitlines() == [
+            f"q2: {form} is a list, and q2 takes one answer: write the letter of an option "
+            'between the quotes, e.g. q2 = "a"'
+        ]
+    mine = runner.progress.labs[runner.lab().id].steps["quiz"]
+    assert mine.quiz_tries == 1  # neither form counted
+    quiz_09(workspace)
+    assert runner.check(record_failure=True).status is Status.PASS  # and no wait came of them
+
+
+@pytest.mark.maven  # reaching Lab 01 step 2 runs the sensors
+def test_a_malformed_answer_does_not_double_the_quiz_wait(workspace: Workspace) -> None:
+    """walk-c, Lab 01 step 2: q1 = "bac" was "not one of the options … (not judged)", yet the
+    next try waited as if it had been a wrong one."""
+    runner = at_step(workspace, "1", "read-a-report")
+    quiz = workspace.root / "answers" / "reports.toml"
+    quiz.parent.mkdir(exist_ok=True)
+    quiz.write_text('q1 = "a"\nq2 = "b"\nq3 = "a"\n')
+    assert runner.check(record_failure=True).status is Status.FAIL
+    after_a_while(runner, "read-a-report")
+    mine = runner.progress.labs[runner.lab().id].steps["read-a-report"]
+    tried_at = mine.quiz_tried_at
+    quiz.write_text('q1 = "bac"\nq2 = "b"\nq3 = "a"\n')
+    said = runner.check(record_failure=True).results
+    assert "not one of the options" in (said[0].found or ""), said[0]
+    assert (mine.quiz_tries, mine.quiz_tried_at) == (1, tried_at)
+    quiz.write_text('q1 = "b"\nq2 = "b"\nq3 = "a"\n')
+    assert runner.check(record_failure=True).status is Status.PASS
