@@ -211,8 +211,7 @@ _CLAUSES: tuple[_Clause, ...] = (
     (
         SENSOR_RUN,
         lambda v: (
-            "runs the sensors itself (the command starts with ./mvnw -q test "
-            "-Dgroups=sensor; echoed or after another command, it runs nothing)"
+            "runs the sensors itself (the command starts with ./mvnw -q test -Dgroups=sensor)"
             if v
             else "runs no sensors"
         ),
