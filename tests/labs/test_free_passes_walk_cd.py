@@ -152,6 +152,31 @@ def test_lab03_live_a_session_that_touches_old_reports_does_not_pass(
     assert "runs the sensors itself" in said, said
 
 
+# ---- Lab 02 step 2: the annotations sent to a flow no spec has -----------------------------
+UC003_TEST = "src/test/java/ai/unifiedprocess/petclinic/UC003RegisterOwnerTest.java"
+NO_SUCH_FLOW = "a flow UC-003's spec does not have"
+
+
+@pytest.mark.maven
+def test_lab02_annotations_pointed_at_a_flow_no_spec_has_do_not_pass(
+    workspace: Workspace,
+) -> None:
+    """walk-c: `sed -i 's/A1: Validation Errors/A9: Nowhere/'` on the test, forged green
+    reports: the file check only asked the old name gone, and the lab completed."""
+    runner = at_step(workspace, "2", "fix-annotations")
+    test = workspace.root / UC003_TEST
+    honest = test.read_text()
+    test.write_text(honest.replace("A1: Validation Errors", "A9: Nowhere"))
+
+    results = runner.check(every=True).results
+
+    assert results[0].status is Status.PASS  # the old name is gone: the walk's pass, as it was
+    named = [r for r in results if NO_SUCH_FLOW in r.message]
+    assert [r.status for r in named] == [Status.FAIL], results
+    test.write_text(honest.replace("A1: Validation Errors", "A1: Invalid Input"))
+    assert not [r for r in runner.check(every=True).results if NO_SUCH_FLOW in r.message]
+
+
 # ---- Lab 08 step 1: contains("Repository") instead of endsWith -----------------------------
 CONTAINS_RULE = """
     @Test
