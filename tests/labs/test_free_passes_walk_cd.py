@@ -361,3 +361,35 @@ def test_a_malformed_answer_does_not_double_the_quiz_wait(workspace: Workspace) 
     assert (mine.quiz_tries, mine.quiz_tried_at) == (1, tried_at)
     quiz.write_text('q1 = "b"\nq2 = "b"\nq3 = "a"\n')
     assert runner.check(record_failure=True).status is Status.PASS
+
+
+# ---- the settings check's registers: a script run, not a name mentioned -------------------
+SCRIPT = ".claude/hooks/require-sensors.sh"
+
+
+@pytest.mark.parametrize(
+    ("kind", "command", "runs"),
+    [
+        ("command", '"$CLAUDE_PROJECT_DIR/.claude/hooks/require-sensors.sh"', True),
+        ("command", "bash ${CLAUDE_PROJECT_DIR}/.claude/hooks/require-sensors.sh", True),
+        ("command", "./.claude/hooks/require-sensors.sh", True),
+        ("command", "exit 0 # .claude/hooks/require-sensors.sh", False),
+        ("command", "echo $CLAUDE_PROJECT_DIR/.claude/hooks/require-sensors.sh", False),
+        ("prompt", "Did require-sensors.sh pass? $ARGUMENTS", False),
+    ],
+)
+def test_a_registration_is_a_command_hook_that_starts_the_script(
+    kind: str, command: str, runs: bool
+) -> None:
+    from harness.claude.settings import HookCommand
+    from harness.engine.checks.settings_kind import _runs
+
+    assert _runs(HookCommand(command, kind=kind), SCRIPT) is runs
+
+
+def test_registers_names_an_event_hook_lab_plays() -> None:
+    from harness.engine.checks.settings_kind import SettingsParams, _validate
+
+    said = _validate(SettingsParams(registers={"Stopp": SCRIPT}))
+    assert said is not None and said.startswith("registers: 'Stopp' is no event")
+    assert _validate(SettingsParams(registers={"Stop": SCRIPT})) is None
