@@ -3,10 +3,10 @@
 A check that wants "a real sensor run" in a session reads the command Claude ran. Containing
 ``-Dgroups=sensor`` is not enough: ``echo ./mvnw -q test -Dgroups=sensor; find
 target/surefire-reports -name '*.xml' -exec touch {} +`` contains it, runs no test and leaves
-old green reports looking fresh. The command must start with the Maven run (a ``cd DIR &&``
-before it is fine), with ``test`` and ``-Dgroups=sensor`` in that same simple command, and no
-switch that skips tests or runs only some (``-DskipTests``, ``-Dtest=``). What follows it
-(``| tail``, ``|| true``) cannot undo the reports the run wrote.
+old green reports looking fresh. The command must start with the Maven run (``cd DIR &&`` or
+``timeout 600`` before it is fine), with ``test`` and ``-Dgroups=sensor`` in that same simple
+command, and no switch that skips tests or runs only some (``-DskipTests``, ``-Dtest=``). What
+follows it (``| tail``, ``|| true``) cannot undo the reports the run wrote.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ SKIPS_TESTS = re.compile(
 # The first simple command: ./mvnw or mvn, test and the sensor group in it (as the tricks'
 # `runs` patterns, which refuse `echo ./mvnw …` and `: ./mvnw …`).
 _SENSOR_RUN = re.compile(
-    r"^\s*(?:cd\s+[^;&|<>`$()]+?\s*&&\s*)?"
+    r"^\s*(?:cd\s+[^;&|<>`$()]+?\s*&&\s*)?(?:timeout\s+[\w.]+\s+)?"
     r"(?P<run>(?:\./mvnw|mvn)\b(?=[^|;&]*\btest(?![\w-]))[^|;&]*-Dgroups=sensor(?![\w-])[^|;&]*)"
 )
 _SOME_TESTS = re.compile(r"(?<!\S)-Dtest=")

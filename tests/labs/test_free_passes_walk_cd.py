@@ -34,6 +34,7 @@ TOUCH_REPORTS = "find target/surefire-reports -name '*.xml' -exec touch {} +"
         "./mvnw -q test -Dgroups=sensor",
         "cd /work/petclinic && ./mvnw -q test -Dgroups=sensor 2>&1 | tail -20",
         "mvn test -Dgroups=sensor",
+        "timeout 600 ./mvnw -q -Dgroups=sensor test",
     ],
 )
 def test_a_maven_sensor_run_counts_as_one(command: str) -> None:
