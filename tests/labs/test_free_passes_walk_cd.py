@@ -171,9 +171,10 @@ def test_lab02_annotations_pointed_at_a_flow_no_spec_has_do_not_pass(
 
     results = runner.check(every=True).results
 
-    assert results[0].status is Status.PASS  # the old name is gone: the walk's pass, as it was
+    # The check that only asked the old name gone (the walk's pass) asks for a flow UC-003 has.
     named = [r for r in results if NO_SUCH_FLOW in r.message]
     assert [r.status for r in named] == [Status.FAIL], results
+    assert 'scenario = "A9: Nowhere"' in (named[0].found or ""), named[0].found
     test.write_text(honest.replace("A1: Validation Errors", "A1: Invalid Input"))
     assert not [r for r in runner.check(every=True).results if NO_SUCH_FLOW in r.message]
 
