@@ -42,8 +42,11 @@ from harness.claude.vocabulary import (
     read_verdict,
     verdict,
 )
+from harness.engine.sensor_run import runs_sensors as _runs_sensors
 
 CONTAINS = "_contains"
+# An expectation's key: the moment is (true) or is not (false) a real sensor run.
+SENSOR_RUN = "sensor_run"
 # Keys of an expectation that say what to do about a moment, not which moment it is.
 NOT_MATCHED = ("ask", "marker_exists")
 
@@ -87,6 +90,13 @@ class Moment:
     args: Mapping[str, Any] = field(default_factory=dict)
 
     @property
+    def runs_sensors(self) -> bool:
+        """A Bash call whose command runs every sensor itself (not one that only mentions
+        ``-Dgroups=sensor``: ``echo ./mvnw …; touch reports``)."""
+        command = self.args.get("command", self.detail)
+        return self.do == StepKind.BASH and _runs_sensors(str(command or ""))
+
+    @property
     def said(self) -> str:
         """Everything said in the moment: to Claude, and anything else."""
         return "\n".join(t for t in (self.feedback, self.message) if t)
@@ -109,6 +119,8 @@ class Moment:
                 ok = not value or self.expect is not None
             elif key == "message_contains":
                 ok = value in self.said
+            elif key == SENSOR_RUN:
+                ok = self.runs_sensors == bool(value)
             elif key.endswith(CONTAINS):
                 ok = value in str(self._field(key.removesuffix(CONTAINS), "") or "")
             else:
@@ -196,6 +208,15 @@ _CLAUSES: tuple[_Clause, ...] = (
     ("message_contains", lambda v: f"says {v!r}", _set),
     ("marker_exists", lambda v: f"leaves the marker .git/{v}", bool),
     ("predicted", lambda v: "has your prediction (an expect line)", bool),
+    (
+        SENSOR_RUN,
+        lambda v: (
+            "runs the sensors itself (the command starts with ./mvnw -q test -Dgroups=sensor)"
+            if v
+            else "runs no sensors"
+        ),
+        _set,
+    ),
     (
         "let_go",
         lambda v: "went through on stop_hook_active" if v else "comes without stop_hook_active",

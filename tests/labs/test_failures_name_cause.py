@@ -93,9 +93,10 @@ def test_lab03_still_asks_for_its_fix_after_the_tricks() -> None:
     spec = next(c for c in find_lab("3").step("tricks").checks if c.params.get("tricks"))
     params = SessionParams(**{k: v for k, v in spec.params.items() if k != "kind"})
     assert tricks_expected(params) == (
-        "every trick's command really runs and the stop after it is blocked; then an edit that "
-        "is allowed, then a bash command mentioning '-Dgroups=sensor', then a stop that is "
-        "allowed and comes without stop_hook_active"
+        "every trick's command really runs and the stop after it is blocked; then an edit "
+        "mentioning 'UC005AddVisitTest.java' that is allowed, then a bash command mentioning "
+        "'-Dgroups=sensor' that runs the sensors itself (the command starts with ./mvnw -q test "
+        "-Dgroups=sensor), then a stop that is allowed and comes without stop_hook_active"
     )
 
 

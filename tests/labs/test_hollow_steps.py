@@ -306,8 +306,9 @@ def test_lab10_tricks_without_maven_or_without_the_judges_yes_do_not_count(
     workspace: Workspace,
 ) -> None:
     results = hollowed(at_step(workspace, "10", "words"), "words")
-    # The hollow copies the right answers: the session alone must see what is missing.
-    assert [r.status for r in results] == [Status.FAIL, Status.PASS]
+    # The hollow copies the right answers: the session alone must see what is missing (the
+    # seed's hook still lets a real, green run go: the guard in between passes).
+    assert [r.status for r in results] == [Status.FAIL, Status.PASS, Status.PASS]
     assert results[0].message == "0 of 5 tricks tried and blocked; 5 did not count"
     found = (results[0].found or "").splitlines()
     assert found[0] == (
@@ -327,11 +328,12 @@ def test_lab10_a_prompt_hook_left_in_is_seen_however_it_is_spaced(workspace: Wor
     results = hollowed(runner, "evidence")
     settings = (workspace.root / ".claude" / "settings.json").read_text()
     assert '"type": "prompt"' not in settings and '"type":"prompt"' in settings
-    assert [r.status for r in results] == [Status.FAIL, Status.FAIL]
+    # The settings check between them passes: a prompt hook without spaces is one the client runs.
+    assert [r.status for r in results] == [Status.FAIL, Status.PASS, Status.FAIL]
     assert results[0].message == (
         "take the prompt hook out of .claude/settings.json and keep require-sensors.sh on Stop"
     )
-    assert "this check needs allowed, it was blocked" in (results[1].found or "")
+    assert "this check needs allowed, it was blocked" in (results[2].found or "")
 
 
 def test_lab07_a_comma_missing_in_settings_is_the_participants_to_fix(

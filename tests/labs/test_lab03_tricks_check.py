@@ -63,7 +63,7 @@ def test_a_half_written_scenario_gets_a_verdict_per_trick(workspace: Workspace) 
     )
     assert found[5].startswith("✘ trick 6, touch .git/aiup-sensors-ran: step 7 was asked, not run")
     assert "auto_approve = true" in found[5] and 'expect = "asked"' in found[5]
-    assert "your session lacks an edit that is allowed" in found
+    assert "your session lacks an edit mentioning 'UC005AddVisitTest.java' that is allowed" in found
     # Every event of the half-written file was played, each with its outcome.
     session = result.details["session"]
     assert [(e["do"], e["outcome"]) for e in session] == [

@@ -57,6 +57,12 @@ SEQUENCE_FIELDS = (
     Field("detail_contains", str, doc="the step's detail (file, command, agent) contains this"),
     Field("marker_exists", str, inside="the git directory", doc="hook state in .git exists"),
     Field(
+        "sensor_run",
+        bool,
+        doc="a Bash call whose command itself runs every sensor (./mvnw … test "
+        "-Dgroups=sensor first, not echoed, not after another command)",
+    ),
+    Field(
         "let_go",
         bool,
         doc="a stop that went through on stop_hook_active: true (false: the hook itself "

@@ -67,6 +67,12 @@ EXPECT_FIELDS = (
     Field("message_contains", str, doc="anything said (feedback, a message, a result)"),
     Field("detail_contains", str, doc="the step's detail (file, command, agent) contains this"),
     Field("input_contains", str, doc="the tool call's input, as JSON, contains this"),
+    Field(
+        "sensor_run",
+        bool,
+        doc="a Bash call whose command itself runs every sensor (./mvnw … test "
+        "-Dgroups=sensor first, not echoed, not after another command)",
+    ),
     Field("marker_exists", str, inside="the git directory", doc="hook state in .git exists"),
     Field("ended", str, doc="a subagent's end: normally, unknown or cut off (REASON)"),
     Field("foreground", bool, doc="the call ran in the foreground"),

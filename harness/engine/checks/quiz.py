@@ -145,6 +145,7 @@ def run(ctx: CheckContext, p: QuizParams) -> CheckResult:
     ]
     details: dict[str, object] = {"of": len(expected), "missing": missing}
     if unanswered:
+        # Not judged, so not counted: no wrong try, no wait.
         return CheckResult.failed(
             f"{len(unanswered)} of {len(expected)} questions still to answer",
             name=name,
@@ -218,7 +219,10 @@ FIRST_TRY = (
 
 
 def _no_option(answer: Any, expected: Any, options: dict[str, str]) -> bool:
-    """A letter question answered with something that is none of its options."""
+    """A letter question answered with something that is none of its options, or a list
+    where the question takes one answer (q2 = ["a"]): a form to fix, not a wrong try."""
+    if isinstance(answer, list) and not isinstance(expected, list):
+        return True
     return _letter_quiz(expected) and _not_a_letter(answer, options)
 
 
@@ -227,6 +231,9 @@ def _problem(q: str, given: dict[str, Any], answers: dict[str, Any], p: QuizPara
     expected, options = p.answers[q], (p.options or {}).get(q, {})
     if q not in answers:
         return f"{q}: not answered yet: write {_how(q, expected)}"
+    if isinstance(answers[q], list) and not isinstance(expected, list):
+        written = _toml(given[q])
+        return f"{q}: {written} is a list, and {q} takes one answer: write {_how(q, expected)}"
     if _no_option(answers[q], expected, options):
         letters = ", ".join(sorted(options)) or "a, b, c …"
         written = _toml(given[q])

@@ -29,6 +29,7 @@ from typing import Any
 from harness.claude.scenario import Scenario, ScenarioStep
 from harness.claude.vocabulary import Outcome, StepKind
 from harness.engine.moment import describe, planned
+from harness.engine.sensor_run import SKIPS_TESTS as _SKIPS_TESTS
 from harness.engine.stepview import StepView
 
 ASKED_NOT_RUN = (
@@ -114,13 +115,6 @@ def judge(
             continue
         verdicts.append(_verdict(n, trick, step, entry, scenario, by_number))
     return verdicts
-
-
-# Maven's switches that run no test at all: a trick with them hides nothing red.
-_SKIPS_TESTS = re.compile(
-    r"(?<!\S)(-D\s*(?:skipTests|maven\.test\.skip|surefire\.skip)(?:=true)?)(?=\s|$|[;&|)])",
-    re.IGNORECASE,
-)
 
 
 def _not_the_trick(trick: dict[str, Any], step: ScenarioStep) -> str | None:
