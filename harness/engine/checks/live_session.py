@@ -43,6 +43,7 @@ from harness.claude.vocabulary import (
     Provenance,
 )
 from harness.engine.checks.live_causes import LiveCause, diagnose, started_elsewhere
+from harness.engine.checks.replay_causes import replay_cause
 from harness.engine.context import CheckContext, PassedClaim
 from harness.engine.kinds import check_kind
 from harness.engine.moment import Moment, describe, match_in_order, moments_of
@@ -215,6 +216,8 @@ def run(ctx: CheckContext, p: LiveParams) -> CheckResult:
     # The replay comes first: a transcript edited by hand fails as what it is, wherever the
     # edit is, before its steps are matched.
     divergence = _replayed(ctx, timeline, markers=_marked(wanted, views, at))
+    if kind == LIVE:  # the session's own calls: a hook it changed, a marker it wrote, …
+        cause = replay_cause(timeline, ctx.workspace.root, ctx.step.start_ref, divergence) or cause
     if divergence:
         return _with_cause(
             CheckResult.failed(
