@@ -22,16 +22,13 @@ import subprocess
 from pathlib import Path
 
 from harness.claude.recorded import Timeline, ToolCall
+from harness.claude.sensitive import bash_write_targets
 from harness.engine.checks.live_causes import LiveCause
 
 REPLAY = "Hook Lab's replay"
 FILE_TOOLS = ("Write", "Edit", "MultiEdit", "NotebookEdit")
 # Files that are the hooks (or decide which hooks run), whoever registered them.
 HOOK_FILES = re.compile(r"(\.claude/hooks/[\w./-]+|\.claude/settings(?:\.local)?\.json)")
-# How a shell command writes a file: a redirection's target, an in-place edit, a copy, a move.
-REDIRECT = re.compile(r"(?<![0-9&<])>>?\s*([^\s;&|<>()'\"]+)")
-EDITS = re.compile(r"(?:sed|perl)\s+(?:-\w+\s+)*-\w*i")
-WRITERS = frozenset({"cp", "mv", "rm", "install", "truncate", "chmod", "ln", "touch", "mkdir"})
 # What the hooks trust as done by someone else: the audit agent's marker, the sensors' reports.
 TRUSTED = (
     (
@@ -74,22 +71,14 @@ def replay_cause(
 
 
 def _written_paths(call: ToolCall, cwd: str) -> list[str]:
-    """The workspace paths a changing call names: a file tool's file; in a Bash command, the
-    targets of its redirections and tee, and every path an editing command (sed -i, cp, mv,
-    rm, …) names. Running a hook, or reading one, writes none of it."""
+    """The workspace paths a call writes: a file tool's file; a Bash command's write targets
+    as the client reads them (redirections, sed -i, cp, mv, rm, …). Running a hook, or
+    reading one, writes none of it."""
     if call.name in FILE_TOOLS:
         path = str(call.input.get("file_path") or call.input.get("notebook_path") or "")
         return [_inside(path, cwd)] if path else []
     command = str(call.input.get("command") or "") if call.name == "Bash" else ""
-    found: list[str] = []
-    for part in re.split(r"&&|\|\||;|\n", command):
-        found += REDIRECT.findall(part)
-        words = [w.strip("'\"") for w in part.split()]
-        if "tee" in words:
-            found += words[words.index("tee") + 1 :]
-        elif words and (EDITS.match(part.strip()) or words[0] in WRITERS):
-            found += words[1:]
-    return [_inside(w, cwd).removeprefix("./") for w in found if w != "/dev/null"]
+    return [_inside(t, cwd).removeprefix("./") for t in bash_write_targets(command)]
 
 
 def _inside(path: str, cwd: str) -> str:

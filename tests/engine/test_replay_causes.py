@@ -1,0 +1,100 @@
+"""A live step that fails because of the session's own calls names that call, in words a
+person acts on: a hook the session changed (and whether it is still changed), a marker it
+wrote itself, a call the client itself refused. Each session is played on the real, pinned
+client (scripted model) in a workspace at Lab 11 step 4, and judged by ``lab check --json``;
+a newcomer's walk met each of them (issue 51)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.claude.client.driver import ClaudeCodeSession
+from harness.claude.client.install import find_client
+from tests.engine.live_steps import ReachStep, check_json
+from tests.recorded_sessions import APPROVED, ASK_DONE, DONE, UC5, copy_workspace_into
+
+LAB = "11-try-it-yourself"
+GUARD = ".claude/hooks/guard-spec-status.sh"
+
+
+@pytest.fixture(scope="module")
+def at_step_four(workspace_at_step: ReachStep) -> Path:
+    return workspace_at_step(LAB, "earn-done")
+
+
+def _failed(root: Path, config: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    done, data = check_json(root, config, monkeypatch)
+    assert done.code == 1, done
+    check: dict[str, Any] = data["checks"][0]
+    # Hook Lab's own engine is no word a person knows.
+    assert "emulator" not in json.dumps(check), check
+    return check
+
+
+def _played(root: Path, config: Path, *commands: str) -> None:
+    """A session asked to set UC-005 to Done, whose Claude runs ``commands`` first; the
+    person answers Yes when the client asks (a write into .claude/ or .git/ asks)."""
+    client = find_client()
+    assert client is not None
+    with ClaudeCodeSession(
+        root, client=client, transcript_dir=config, auto_approve=True
+    ) as session:
+        session.session_start()
+        session.prompt(ASK_DONE)
+        for command in commands:
+            session.bash(command)
+        session.edit(UC5, APPROVED, DONE)
+        session.stop("UC-005 is Done.")
+
+
+def test_a_hook_the_session_changed_is_named_still_changed_with_the_way_back(
+    at_step_four: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = copy_workspace_into(at_step_four, tmp_path)
+    config = tmp_path / "claude-home"
+    _played(root, config, f"sed -i '2i exit 0' {GUARD}")
+    result = _failed(root, config, monkeypatch)
+    message, fix = result["message"], result["details"]["fix"]
+    assert message.startswith("your session changed the hooks themselves: Claude's Bash (sed -i")
+    assert f"changed {GUARD}" in message and f"{GUARD} is still changed now" in message
+    assert "at transcript line " in message
+    assert fix.startswith("put it back: git checkout refs/hooklab/") and GUARD in fix
+    # The way back the fix names puts the hook back as the step began.
+    back = fix.removeprefix("put it back: ").split(" (or lab reset")[0]
+    subprocess.run(back.split(), cwd=root, check=True, capture_output=True)
+    assert "exit 0" not in (root / GUARD).read_text().splitlines()[1]
+    assert _failed(root, config, monkeypatch)["message"].endswith(
+        "it is back as at the step's start now"
+    )
+
+
+def test_a_marker_the_session_wrote_itself_is_named_as_no_audit(
+    at_step_four: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = copy_workspace_into(at_step_four, tmp_path)
+    config = tmp_path / "claude-home"
+    marker = ".git/aiup-coverage-checked/UC-005"
+    _played(root, config, f"mkdir -p .git/aiup-coverage-checked && echo audited > {marker}")
+    result = _failed(root, config, monkeypatch)
+    assert result["message"].startswith("Claude wrote the coverage audit's marker itself: its Bash")
+    assert f"wrote {marker}; no coverage audit ran for it" in result["message"]
+    assert result["details"]["fix"].startswith("remove it (rm -r .git/aiup-coverage-checked)")
+
+
+def test_a_call_the_client_itself_refused_is_named_with_its_words(
+    at_step_four: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = copy_workspace_into(at_step_four, tmp_path)
+    config = tmp_path / "claude-home"
+    _played(root, config, "sleep 25 # ./mvnw -q test -Dgroups=sensor")
+    result = _failed(root, config, monkeypatch)
+    assert result["message"].startswith(
+        "Claude Code itself refused Claude's Bash (sleep 25 # ./mvnw -q test -Dgroups=sensor)"
+    )
+    assert "before any hook saw it ('Blocked: standalone sleep 25')" in result["message"]
+    assert "tell Claude to do it another way" in result["details"]["fix"]
