@@ -16,10 +16,19 @@ import pytest
 from harness.claude.client.driver import ClaudeCodeSession
 from harness.claude.client.install import find_client
 from tests.engine.live_steps import ReachStep, check_json
-from tests.recorded_sessions import APPROVED, ASK_DONE, DONE, UC5, copy_workspace_into
+from tests.recorded_sessions import (
+    APPROVED,
+    ASK_DONE,
+    ASK_NOTE,
+    DONE,
+    UC5,
+    copy_workspace_into,
+)
 
 LAB = "11-try-it-yourself"
 GUARD = ".claude/hooks/guard-spec-status.sh"
+REQUIRE = ".claude/hooks/require-sensors.sh"
+OWN_HOOK = "scripts/check-before-stop.sh"
 
 
 @pytest.fixture(scope="module")
@@ -98,3 +107,54 @@ def test_a_call_the_client_itself_refused_is_named_with_its_words(
     )
     assert "before any hook saw it ('Blocked: standalone sleep 25')" in result["message"]
     assert "tell Claude to do it another way" in result["details"]["fix"]
+
+
+@pytest.fixture(scope="module")
+def at_lab07_step_four(workspace_at_step: ReachStep) -> Path:
+    """Lab 07 at step 4: the participant's own Stop hook written and registered."""
+    return workspace_at_step("07-own-stop-hook", "your-session")
+
+
+def _small_change(root: Path, config: Path, command: str) -> None:
+    """Lab 07 step 4's session, whose Claude first runs ``command``, then makes the small
+    change and says it is done, twice."""
+    client = find_client()
+    assert client is not None
+    with ClaudeCodeSession(
+        root, client=client, transcript_dir=config, auto_approve=True
+    ) as session:
+        session.session_start()
+        session.prompt(ASK_NOTE)
+        session.bash(command)
+        session.write("NOTES.md", "Tried in lab 07.\n")
+        session.stop("Done: NOTES.md has the line.")
+        session.stop("Done: NOTES.md has the line.")
+
+
+def test_a_stop_hook_the_session_gutted_is_named_not_asked_for_again(
+    at_lab07_step_four: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The session's sed put `exit 0` at the top of the participant's own Stop hook, so no
+    stop was held: the step's moments are missing, and asking Claude again would not help."""
+    root = copy_workspace_into(at_lab07_step_four, tmp_path)
+    config = tmp_path / "claude-home"
+    _small_change(root, config, f"sed -i '2i exit 0' {OWN_HOOK}")
+    result = _failed(root, config, monkeypatch)
+    assert result["message"].startswith("your session changed the hooks themselves")
+    assert f"{OWN_HOOK} is still changed now" in result["message"]
+    assert result["details"]["fix"].startswith("put it back: git checkout refs/hooklab/")
+    assert "ask Claude to tell you it is done" not in result["details"]["fix"]
+
+
+def test_both_hooks_gutted_name_both_files(
+    at_lab07_step_four: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Walk C's screen: one sed through both Stop hooks (the client asks for the one in
+    .claude/, the person says yes); the replay parts from the recording at that call."""
+    root = copy_workspace_into(at_lab07_step_four, tmp_path)
+    config = tmp_path / "claude-home"
+    _small_change(root, config, f"sed -i '2i exit 0' {OWN_HOOK} {REQUIRE}")
+    result = _failed(root, config, monkeypatch)
+    assert f"changed {OWN_HOOK} and {REQUIRE}" in result["message"]
+    assert f"{OWN_HOOK} and {REQUIRE} are still changed now" in result["message"]
+    assert result["details"]["fix"].startswith("put them back: git checkout refs/hooklab/")

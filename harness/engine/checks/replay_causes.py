@@ -93,12 +93,22 @@ def registered_scripts(root: Path) -> set[str]:
         settings = json.loads((root / ".claude" / "settings.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return set()
-    commands = re.findall(r'"command":\s*"((?:[^"\\]|\\.)*)"', json.dumps(settings))
     found = set()
-    for command in commands:
-        for path in re.findall(r"([\w./-]+\.(?:sh|py|js|mjs|ts))\b", command.replace("\\", "")):
+    for command in _commands(settings.get("hooks") if isinstance(settings, dict) else None):
+        plain = re.sub(r"\$\{?CLAUDE_PROJECT_DIR\}?\"?/", "", command)
+        for path in re.findall(r"([\w./-]+\.(?:sh|py|js|mjs|ts))\b", plain):
             found.add(path.removeprefix("./"))
     return {f for f in found if not f.startswith(".claude/hooks/")}
+
+
+def _commands(node: object) -> list[str]:
+    """Every hook command in the settings' hooks table, at any depth."""
+    if isinstance(node, dict):
+        own = [node["command"]] if isinstance(node.get("command"), str) else []
+        return own + [c for v in node.values() for c in _commands(v)]
+    if isinstance(node, list):
+        return [c for v in node for c in _commands(v)]
+    return []
 
 
 def hook_files_changed(call: ToolCall, cwd: str, root: Path) -> list[str]:
