@@ -70,14 +70,18 @@ def replay_cause(
     return None
 
 
-def _written_paths(call: ToolCall, cwd: str) -> list[str]:
+def _written_paths(call: ToolCall, cwd: str, *, removals: bool = True) -> list[str]:
     """The workspace paths a call writes: a file tool's file; a Bash command's write targets
     as the client reads them (redirections, sed -i, cp, mv, rm, …). Running a hook, or
-    reading one, writes none of it."""
+    reading one, writes none of it. ``removals``: whether an rm counts (it changes a hook;
+    it forges no report)."""
     if call.name in FILE_TOOLS:
         path = str(call.input.get("file_path") or call.input.get("notebook_path") or "")
         return [_inside(path, cwd)] if path else []
     command = str(call.input.get("command") or "") if call.name == "Bash" else ""
+    if not removals:
+        parts = re.split(r"&&|\|\||;|\n", command)
+        command = " ; ".join(p for p in parts if p.split()[:1] not in (["rm"], ["rmdir"]))
     return [_inside(t, cwd).removeprefix("./") for t in bash_write_targets(command)]
 
 
@@ -178,7 +182,8 @@ def _trusted_written(call: ToolCall, cwd: str) -> LiveCause | None:
     if not call.ran:
         return None
     for pattern, what, why, fix in TRUSTED:
-        hits = [h.group(0) for h in map(pattern.search, _written_paths(call, cwd)) if h]
+        written = _written_paths(call, cwd, removals=False)
+        hits = [h.group(0) for h in map(pattern.search, written) if h]
         if hits:
             return LiveCause(
                 f"Claude wrote {what} itself: its {_called(call, cwd)} call at transcript "
