@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,8 @@ import pytest
 
 from harness.claude.client.driver import ClaudeCodeSession
 from harness.claude.client.install import find_client
+from harness.claude.client.person import can_play_as_person, play_as_person
+from harness.engine.checks.hook_session import parse_inline
 from tests.engine.live_steps import ReachStep, check_json
 from tests.recorded_sessions import (
     APPROVED,
@@ -158,3 +161,38 @@ def test_both_hooks_gutted_name_both_files(
     assert f"changed {OWN_HOOK} and {REQUIRE}" in result["message"]
     assert f"{OWN_HOOK} and {REQUIRE} are still changed now" in result["message"]
     assert result["details"]["fix"].startswith("put them back: git checkout refs/hooklab/")
+
+
+@pytest.mark.skipif(not can_play_as_person(), reason="needs tmux and the pinned client")
+def test_as_a_person_plays_it_the_gutted_hook_is_named_and_exit_is_theirs(
+    at_lab07_step_four: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Walk C's session as it was played: plain ``claude`` in tmux, auto mode, the hook
+    gutted by Claude's sed, the person's ``/exit`` at the end. The check names the edit
+    (not "ask Claude to tell you it is done") and lists /exit as the person's, not a prompt."""
+    root = copy_workspace_into(at_lab07_step_four, tmp_path)
+    steps = [
+        {"do": "prompt", "text": ASK_NOTE},
+        {"do": "bash", "command": f"sed -i '2i exit 0' {OWN_HOOK}"},
+        {"do": "write", "file": "NOTES.md", "content": "Tried in lab 07.\n"},
+        {"do": "stop", "last_message": "Done: NOTES.md has the line."},
+        {"do": "stop", "last_message": "Done, NOTES.md has the line."},
+    ]
+    scenario, _ = parse_inline(steps, "lab.toml", "walk-c")
+    played = play_as_person(scenario, root, root / ".git", tmp_path / "person")
+    _until_written(played.home / ".claude", "<command-name>/exit</command-name>")
+    result = _failed(root, played.home / ".claude", monkeypatch)
+    assert result["message"].startswith("your session changed the hooks themselves")
+    assert f"{OWN_HOOK} is still changed now" in result["message"]
+    assert ": you typed /exit" in result["found"] and "prompt /exit" not in result["found"]
+
+
+def _until_written(config: Path, text: str, timeout: float = 30) -> None:
+    """The client writes the person's /exit to the transcript as it quits, which may be
+    after the terminal shows the shell again: wait for that line, not for a time."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if any(text in p.read_text() for p in config.glob("projects/*/*.jsonl")):
+            return
+        time.sleep(0.2)
+    pytest.fail(f"no {text} in the transcript under {config} after {timeout} s")
