@@ -206,11 +206,12 @@ def _client_refused(call: ToolCall) -> bool:
 
 def _refused_by_client(call: ToolCall, cwd: str) -> LiveCause:
     said = call.result_text.removeprefix(TOOL_USE_ERROR).split("</tool_use_error>")[0]
-    first = said.strip().split(". ")[0].rstrip(".")
+    sentences = [f"{x.strip().rstrip('.')}." for x in " ".join(said.split()).split(". ")]
+    kept = [x for n, x in enumerate(sentences) if len(" ".join(sentences[: n + 1])) <= 240]
     return LiveCause(
         f"Claude Code itself refused Claude's {_called(call, cwd)} call at transcript line "
-        f"{call.line} before any hook saw it ('{first}'); {REPLAY} runs such a call, so the "
-        "session cannot be compared with it",
+        f"{call.line} before any hook saw it ('{sentences[0].rstrip('.')}'); {REPLAY} does "
+        "not refuse such a call, so the recording and the replay part there",
         "start claude again and do the step; if Claude Code refuses a call again, tell Claude "
-        "to do it another way (what Claude Code said: " + " ".join(said.split())[:160] + ")",
+        "to do it another way. Claude Code said: " + " ".join(kept or sentences[:1]),
     )
