@@ -42,8 +42,8 @@ from harness.claude.vocabulary import (
     Engine,
     Provenance,
 )
-from harness.engine.checks.live_causes import LiveCause, diagnose, started_elsewhere
-from harness.engine.checks.replay_causes import replay_cause
+from harness.engine.checks.live_causes import LiveCause, started_elsewhere
+from harness.engine.checks.replay_causes import session_cause
 from harness.engine.context import CheckContext, PassedClaim
 from harness.engine.kinds import check_kind
 from harness.engine.moment import Moment, describe, match_in_order, moments_of
@@ -210,14 +210,11 @@ def run(ctx: CheckContext, p: LiveParams) -> CheckResult:
     hand_made = _hand_made(ctx, p, title, timeline, details)
     if hand_made is not None:
         return hand_made
-    # A cause the participant can act on (wrong folder, agent not loaded, no hook ran, a
-    # client Hook Lab does not know) is said first, with its fix, when the session fails.
-    cause = diagnose(timeline, ctx.workspace.root, matched=count) if kind == LIVE else None
     # The replay comes first: a transcript edited by hand fails as what it is, wherever the
     # edit is, before its steps are matched.
     divergence = _replayed(ctx, timeline, markers=_marked(wanted, views, at))
-    if kind == LIVE:  # the session's own calls: a hook it changed, a marker it wrote, …
-        cause = replay_cause(timeline, ctx.workspace.root, ctx.step.start_ref, divergence) or cause
+    # A cause the participant can act on is said first, with its fix, when the session fails.
+    cause = session_cause(ctx, timeline, divergence, matched=count) if kind == LIVE else None
     if divergence:
         return _with_cause(
             CheckResult.failed(

@@ -23,7 +23,8 @@ from pathlib import Path
 
 from harness.claude.recorded import Timeline, ToolCall
 from harness.claude.sensitive import bash_write_targets
-from harness.engine.checks.live_causes import LiveCause
+from harness.engine.checks.live_causes import LiveCause, diagnose
+from harness.engine.context import CheckContext
 
 REPLAY = "Hook Lab's replay"
 FILE_TOOLS = ("Write", "Edit", "MultiEdit", "NotebookEdit")
@@ -47,6 +48,18 @@ TRUSTED = (
     ),
 )
 TOOL_USE_ERROR = "<tool_use_error>"
+
+
+def session_cause(
+    ctx: CheckContext, timeline: Timeline, divergence: str, *, matched: int
+) -> LiveCause | None:
+    """Why a participant's own session fails, when a cause is known: first what its own
+    calls did (here), then how it was started (live_causes.diagnose: wrong folder, agent not
+    loaded, no hook ran, the permission mode's refusal, a client Hook Lab does not know)."""
+    root = ctx.workspace.root
+    return replay_cause(timeline, root, ctx.step.start_ref, divergence) or diagnose(
+        timeline, root, matched=matched
+    )
 
 
 def replay_cause(
