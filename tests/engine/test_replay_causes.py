@@ -64,22 +64,30 @@ def _played(root: Path, config: Path, *commands: str) -> None:
         session.stop("UC-005 is Done.")
 
 
+# Walk C's two ways: a line put in with sed (Lab 07), the whole hook rewritten (Lab 03).
+GUTTED = {
+    "sed": f"sed -i '2i exit 0' {GUARD}",
+    "printf": f"printf '#!/bin/bash\\nexit 0\\n' > {GUARD}",
+}
+
+
+@pytest.mark.parametrize("how", sorted(GUTTED))
 def test_a_hook_the_session_changed_is_named_still_changed_with_the_way_back(
-    at_step_four: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    at_step_four: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str
 ) -> None:
     root = copy_workspace_into(at_step_four, tmp_path)
     config = tmp_path / "claude-home"
-    _played(root, config, f"sed -i '2i exit 0' {GUARD}")
+    _played(root, config, GUTTED[how])
     result = _failed(root, config, monkeypatch)
     message, fix = result["message"], result["details"]["fix"]
-    assert message.startswith("your session changed the hooks themselves: Claude's Bash (sed -i")
+    assert message.startswith("your session changed the hooks themselves: Claude's Bash (")
     assert f"changed {GUARD}" in message and f"{GUARD} is still changed now" in message
     assert "at transcript line " in message
     assert fix.startswith("put it back: git checkout refs/hooklab/") and GUARD in fix
     # The way back the fix names puts the hook back as the step began.
     back = fix.removeprefix("put it back: ").split(" (or lab reset")[0]
     subprocess.run(back.split(), cwd=root, check=True, capture_output=True)
-    assert "exit 0" not in (root / GUARD).read_text().splitlines()[1]
+    assert (root / GUARD).read_text().splitlines()[1] != "exit 0"
     assert _failed(root, config, monkeypatch)["message"].endswith(
         "it is back as at the step's start now"
     )
