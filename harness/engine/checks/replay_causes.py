@@ -71,8 +71,9 @@ def replay_cause(
     git ref of the step's start (None: HEAD)."""
     parted = re.search(r"transcript line (\d+)", divergence)
     line = int(parted.group(1)) if parted else None
+    scripts = registered_scripts(root)
     for call in timeline.tool_calls:
-        changed = hook_files_changed(call, timeline.cwd, root)
+        changed = hook_files_changed(call, timeline.cwd, scripts)
         if changed and call.ran:
             return _hooks_changed(call, changed, timeline.cwd, root, start)
         trusted = _trusted_written(call, timeline.cwd)
@@ -128,9 +129,9 @@ def _commands(node: object) -> list[str]:
     return []
 
 
-def hook_files_changed(call: ToolCall, cwd: str, root: Path) -> list[str]:
-    """The hook scripts and settings files a call changed, in the order it names them."""
-    scripts = registered_scripts(root)
+def hook_files_changed(call: ToolCall, cwd: str, scripts: set[str]) -> list[str]:
+    """The hook scripts and settings files a call changed, in the order it names them;
+    ``scripts``: those the settings register outside .claude/hooks."""
     changed: list[str] = []
     for path in _written_paths(call, cwd):
         hit = HOOK_FILES.search(path)
