@@ -555,7 +555,7 @@ def _replayed(
     from harness.engine.session_replay import replay
 
     start = ctx.step.start_ref
-    ctx.on_activity("replaying the session's tool calls against the hooks (emulator)")
+    ctx.on_activity("replaying the session's tool calls against the hooks (Hook Lab's replay)")
     wanted = markers or {}
     try:
         report = replay(
