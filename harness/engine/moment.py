@@ -135,6 +135,8 @@ class Moment:
         if self.do == StepKind.SUBAGENT_STOP and self.refused:
             # the agent never ran, so it never stopped: no "subagent_stop … (denied)"
             return f"{self.label}: the agent {detail}: refused before it ran (by {self.refused})"
+        if self.do == StepKind.PROMPT and detail.startswith("/"):
+            return f"{self.label}: you typed {detail}"  # a command to the client (/exit)
         said = self.verdict or self.outcome
         return (
             f"{self.label}: {self.do}"

@@ -147,9 +147,11 @@ class ReplayReport:
         if not found:
             return ""
         row, engine = found[0]
+        # A person reads this: "Hook Lab's replay", not the engine's name.
+        replayed = "Hook Lab's replay" if engine == EMULATOR else f"the replay on {engine}"
         return (
             f"transcript line {row.line} ({row.what}): recorded {row.recorded!r}, "
-            f"replayed on the {engine} {row.replayed[engine]!r}"
+            f"{replayed} gave {row.replayed[engine]!r}"
         )
 
     def to_json(self) -> dict[str, Any]:

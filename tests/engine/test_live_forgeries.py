@@ -218,7 +218,7 @@ def test_a_refused_agent_and_slash_commands_read_in_words(tmp_path: Path) -> Non
     said = "\n".join(shown)
     assert "the agent " in said and "refused before it ran (by auto mode's check)" in said
     assert "(denied)" not in said
-    assert shown[-1].endswith(": prompt /exit")
+    assert shown[-1].endswith(": you typed /exit")  # the person's command, not a prompt
     assert "<" not in said
 
 

@@ -385,11 +385,12 @@ def test_lab12_a_contract_that_negates_its_parts_does_not_pass(node_ws: Workspac
     found = (result.found or "").splitlines()
     assert "✔ Claim" in found and "✔ Check" in found
     assert (
-        "✘ Success: your Success: line mentions exit 0 but denies it: “the hook does not exit 0”"
+        "✘ Success: your Success: line says exit 0, but “not” takes it back: "
+        "“the hook does not exit 0”"
     ) in found
     block = next(line for line in found if line.startswith("✘ Block:"))
-    assert "mentions exit 2 but denies it: “it never will exit 2”" in block
-    assert "mentions stderr but denies it: “does not write to stderr”" in block
+    assert "says exit 2, but “never” takes it back: “it never will exit 2”" in block
+    assert "says stderr, but “not” takes it back: “does not write to stderr”" in block
     for width in WIDTHS:
         assert_whole_lines(screen(result, width), width)
     # Said positively, with what it does not do beside it (the solution's "no log"), it holds.
@@ -481,18 +482,19 @@ def test_lab12_a_contract_that_hedges_or_denies_its_parts_fails(
     if case == "hedges":
         assert result.message.startswith("2 of 4 parts of the contract do not hold yet (Success:, ")
         assert "Block:)" in result.message  # every failing part, not only the first
-        assert "✘ Success: your Success: line mentions exit 0 but hedges it: “or not”" in found
+        assert "✘ Success: your Success: line says exit 0, but “or not” takes it back" in found
         block = next(line for line in found if line.startswith("✘ Block:"))
-        assert "mentions exit 2 but hedges it: “not really”" in block
-        assert "mentions stderr but hedges it: “unlikely”" in block
+        assert "says exit 2, but “not really” takes it back" in block
+        assert "says stderr, but “unlikely” takes it back" in block
     else:
         assert "(Check:, Block:)" in result.message
-        assert "✘ Check: your Check: line mentions npm test but denies it: “we skip npm test”" in (
-            found
+        assert (
+            "✘ Check: your Check: line says npm test, but “skip” takes it back: “we skip npm test”"
+            in (found)
         )
         block = next(line for line in found if line.startswith("✘ Block:"))
-        assert "mentions exit 2 but denies it: “exit 2 is wrong”" in block
-        assert "mentions stderr but denies it: “nothing is printed to stderr”" in block
+        assert "says exit 2, but “wrong” takes it back: “exit 2 is wrong”" in block
+        assert "says stderr, but “nothing” takes it back: “nothing is printed to stderr”" in block
     for width in WIDTHS:
         assert_whole_lines(screen(result, width), width)
 

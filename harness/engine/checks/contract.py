@@ -97,8 +97,7 @@ def _judge(part: str, said: str | None, rules: list[dict[str, Any]]) -> list[str
         if "has" in rule and found is None:
             wrong.append(str(rule["say"]))
         elif found is not None and not rule.get("may_deny") and (doubt := _doubted(said, found)):
-            what = found.group(0) if len(found.group(0)) <= 30 else found.group(0)[:27] + "…"
-            wrong.append(f"your {part}: line mentions {what} but {doubt[0]} it: “{doubt[1]}”")
+            wrong.append(_taken_back(part, str(rule["has"]), found, *doubt))
         if "lacks" in rule and re.search(str(rule["lacks"]), said, re.IGNORECASE):
             wrong.append(str(rule["say"]))
     return wrong
@@ -138,17 +137,43 @@ _SENTENCE_END = re.compile(r"[;.](?:\s|$)|$")
 
 
 def _doubted(said: str, found: re.Match[str]) -> tuple[str, str] | None:
-    """("denies", clause) when the clause around what a ``has`` rule found denies it,
-    ("hedges", words) when a hedge later in its sentence takes it back; else None."""
+    """(words, clause) when the clause around what a ``has`` rule found denies it ("not" in
+    "does not exit 2"), or a hedge later in its sentence takes it back ("or not", clause "");
+    else None."""
     start = max((m.end() for m in _CLAUSE_END.finditer(said, 0, found.start())), default=0)
     after = _CLAUSE_END.search(said, found.end())
     clause = said[start : after.start() if after else len(said)].strip()
-    before = said[start : found.start()]
-    if _NEGATION.search(clause) or _DENIAL.search(before):
-        return "denies", clause
+    denied = _NEGATION.search(clause) or _DENIAL.search(said[start : found.start()])
+    if denied:
+        return denied.group(0).split()[0], clause
     stop = _SENTENCE_END.search(said, found.end())
     hedge = _HEDGE.search(said, found.end(), stop.start() if stop else len(said))
-    return ("hedges", hedge.group(0)) if hedge else None
+    return (hedge.group(0), "") if hedge else None
+
+
+def _taken_back(part: str, rule: str, found: re.Match[str], words: str, clause: str) -> str:
+    """Which words take back which part, plainly: "your Success: line says exit 0, but “not”
+    takes it back: “the hook does not exit 0”". What the rule found is named from its last
+    clause on ("exit 2, not exit 0" says exit 0); a rule on the line's shape alone (``\\S.{19,}``)
+    names no words, only the clause that takes the line back."""
+    what = _CLAUSE_END.split(found.group(0))[-1].strip()
+    what = re.sub(rf"^(?:{_NEGATION.pattern}|\b(?:no|without|none)\b)\W*", "", what, flags=re.I)
+    if clause:
+        clause = _clause_of(clause, words)
+    where = f": “{clause if len(clause) <= 60 else clause[:59] + '…'}”" if clause else ""
+    if re.search(r"[a-z]", re.sub(r"\\[a-zA-Z]", "", rule), re.I) and 0 < len(what) <= 30:
+        return f"your {part}: line says {what}, but “{words}” takes it back{where}"
+    return f"your {part}: line takes itself back with “{words}”{where}"
+
+
+def _clause_of(text: str, words: str) -> str:
+    """The clause of ``text`` that holds ``words``."""
+    at = re.search(rf"\b{re.escape(words)}", text, re.IGNORECASE)
+    if at is None:
+        return text
+    start = max((m.end() for m in _CLAUSE_END.finditer(text, 0, at.start())), default=0)
+    after = _CLAUSE_END.search(text, at.end())
+    return text[start : after.start() if after else len(text)].strip()
 
 
 def run(ctx: CheckContext, p: ContractParams) -> CheckResult:

@@ -42,13 +42,9 @@ from harness.claude.vocabulary import (
     Provenance,
 )
 from harness.engine.checks import live_evidence
-from harness.engine.checks.live_causes import (
-    LiveCause,
-    diagnose,
-    replay_differs,
-    started_elsewhere,
-)
+from harness.engine.checks.live_causes import LiveCause, replay_differs, started_elsewhere
 from harness.engine.checks.live_evidence import entered_at, participant_root
+from harness.engine.checks.replay_causes import session_cause
 from harness.engine.context import CheckContext, PassedClaim
 from harness.engine.kinds import check_kind
 from harness.engine.moment import Moment, describe, match_in_order, moments_of
@@ -209,12 +205,11 @@ def run(ctx: CheckContext, p: LiveParams) -> CheckResult:
     hand_made = live_evidence.hand_made(ctx, title, timeline, details, ask=_ask(p, None))
     if hand_made is not None:
         return hand_made
-    # A cause the participant can act on (wrong folder, agent not loaded, no hook ran, a
-    # client Hook Lab does not know) is said first, with its fix, when the session fails.
-    cause = diagnose(timeline, ctx.workspace.root, matched=count) if kind == LIVE else None
     # The replay comes first: a transcript edited by hand fails as what it is, wherever the
     # edit is, before its steps are matched.
     divergence = _replayed(ctx, timeline, markers=_marked(wanted, views, at))
+    # A cause the participant can act on is said first, with its fix, when the session fails.
+    cause = session_cause(ctx, timeline, divergence, matched=count) if kind == LIVE else None
     if divergence:
         return _with_cause(
             CheckResult.failed(
@@ -484,7 +479,7 @@ def _replayed(
     from harness.engine.session_replay import replay
 
     start = ctx.step.start_ref
-    ctx.on_activity("replaying the session's tool calls against the hooks (emulator)")
+    ctx.on_activity("replaying the session's tool calls against the hooks (Hook Lab's replay)")
     wanted = markers or {}
     try:
         report = replay(
