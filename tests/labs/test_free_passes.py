@@ -361,15 +361,13 @@ def test_lab06_a_rigged_smoke_sh_over_a_guard_broken_for_write_does_not_pass(
         text.replace(write_case, "case $tool in Edit | MultiEdit) ;; *) exit 0 ;; esac")
     )
 
-    run = runner.check(every=True)
-
-    rigged, session, pristine = run.results
-    assert rigged.status is Status.PASS, rigged.found  # the person's own smoke.sh says green
+    # The rigged smoke.sh's check passes whatever the hooks (the test above, same rig): the
+    # step's other two checks are the ones to hold, so only they run here.
+    session, pristine = check_at(runner, 1), check_at(runner, 2)
     assert session.status is Status.PASS, session.found
     assert pristine.status is Status.FAIL
     assert pristine.message.startswith("the workshop's own smoke.sh (not yours)")
     assert "FAIL" in (pristine.output or "")
-    assert run.status is Status.FAIL
     # The honest fix passes the workshop's smoke.sh.
     guard.write_text(guard.read_text().replace("Edit | MultiEdit)", "Edit | Write | MultiEdit)"))
     assert check_at(runner, 2).status is Status.PASS
@@ -426,9 +424,9 @@ def test_lab06_a_rigged_smoke_sh_over_a_silenced_status_check_does_not_pass(
     )
     subprocess.run(["sed", "-i", "2i exit 0", str(hooks / "check-spec-status.sh")], check=True)
 
-    rigged, session, pristine = runner.check(every=True).results
+    # The rigged smoke.sh's check passes whatever the hooks (the first Lab 06 test, same rig).
+    session, pristine = check_at(runner, 1), check_at(runner, 2)
 
-    assert rigged.status is Status.PASS, rigged.found
     assert session.status is Status.PASS, session.found
     assert pristine.status is Status.FAIL
     assert pristine.message.startswith("the workshop's own smoke.sh (not yours)")

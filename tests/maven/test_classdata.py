@@ -4,6 +4,7 @@ verdict (a class changed since it was made runs from its new bytes)."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -13,7 +14,6 @@ import pytest
 from harness.maven import get_backend
 from harness.maven.backend import SENSOR_GOALS
 from harness.maven.classdata import archive_path, ensure_class_data
-from harness.maven.warm import warm_compile
 from harness.workspace import Workspace
 
 SENSOR_TEST = Path("src/test/java/ai/unifiedprocess/petclinic/UseCaseTraceabilityTest.java")
@@ -26,10 +26,17 @@ FROM_ARCHIVE = "source: shared objects file (top)"
 pytestmark = pytest.mark.maven
 
 
-def compiled(fresh: Callable[[str], Workspace], name: str) -> Workspace:
-    ws = fresh(name)
-    assert warm_compile(ws.root, get_backend("local")).ok
-    return ws
+@pytest.fixture
+def compiled(tmp_path: Path, _compiled_template: Path) -> Callable[[str], Workspace]:
+    """``compiled(name)``: a copy of the workspace compiled once per worker, as ``lab init``
+    leaves one (its compile is no part of what is tested here; the archive each test makes in
+    its own cache is)."""
+
+    def copy(name: str) -> Workspace:
+        shutil.copytree(_compiled_template, tmp_path / name, symlinks=True)
+        return Workspace(tmp_path / name)
+
+    return copy
 
 
 def sensor_run(
@@ -68,9 +75,9 @@ def own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]
 
 
 def test_the_archive_is_made_once_outside_the_workspace_which_keeps_no_report(
-    fresh_workspace: Callable[[str], Workspace], tmp_path: Path, own_cache: Path
+    compiled: Callable[[str], Workspace], tmp_path: Path, own_cache: Path
 ) -> None:
-    ws = compiled(fresh_workspace, "one")
+    ws = compiled("one")
     before = snapshot(ws.root)
     made = ensure_class_data(ws.root, get_backend("local"))
     assert made.how == "made", made.output
@@ -80,16 +87,16 @@ def test_the_archive_is_made_once_outside_the_workspace_which_keeps_no_report(
     assert not (ws.root / "target" / "surefire-reports").exists()
     assert snapshot(ws.root) == before
     made_at = made.archive.stat().st_mtime_ns
-    again = ensure_class_data(compiled(fresh_workspace, "two").root, get_backend("local"))
+    again = ensure_class_data(compiled("two").root, get_backend("local"))
     assert again.how == "present" and again.archive == made.archive
     assert made.archive.stat().st_mtime_ns == made_at
     assert sorted(p.name for p in (own_cache / "classdata").iterdir()) == [made.archive.name]
 
 
 def test_a_sensor_run_maps_the_archive_stays_quiet_and_can_be_turned_off(
-    fresh_workspace: Callable[[str], Workspace], tmp_path: Path, own_cache: Path
+    compiled: Callable[[str], Workspace], tmp_path: Path, own_cache: Path
 ) -> None:
-    ws = compiled(fresh_workspace, "ws")
+    ws = compiled("ws")
     done, log = sensor_run(ws, tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert FROM_ARCHIVE not in log  # no archive yet: nothing mapped from one
@@ -110,9 +117,9 @@ def test_a_sensor_run_maps_the_archive_stays_quiet_and_can_be_turned_off(
 
 
 def test_a_class_changed_after_the_archive_runs_from_its_new_bytes(
-    fresh_workspace: Callable[[str], Workspace], tmp_path: Path, own_cache: Path
+    compiled: Callable[[str], Workspace], tmp_path: Path, own_cache: Path
 ) -> None:
-    ws = compiled(fresh_workspace, "ws")
+    ws = compiled("ws")
     assert ensure_class_data(ws.root, get_backend("local")).how == "made"
     path = ws.root / SENSOR_TEST
     text = path.read_text()
@@ -130,9 +137,9 @@ def test_a_class_changed_after_the_archive_runs_from_its_new_bytes(
 
 
 def test_an_unusable_archive_is_ignored_silently(
-    fresh_workspace: Callable[[str], Workspace], tmp_path: Path, own_cache: Path
+    compiled: Callable[[str], Workspace], tmp_path: Path, own_cache: Path
 ) -> None:
-    ws = compiled(fresh_workspace, "ws")
+    ws = compiled("ws")
     archive = archive_path(ws.root)
     assert archive is not None
     archive.parent.mkdir(parents=True)
@@ -145,10 +152,10 @@ def test_an_unusable_archive_is_ignored_silently(
 
 
 def test_the_docker_backend_makes_no_archive(
-    fresh_workspace: Callable[[str], Workspace], tmp_path: Path, own_cache: Path
+    compiled: Callable[[str], Workspace], tmp_path: Path, own_cache: Path
 ) -> None:
     """The container's Maven runs on the image's Java, which never sees this cache."""
-    ws = compiled(fresh_workspace, "ws")
+    ws = compiled("ws")
 
     class Docker:
         name = "docker"
