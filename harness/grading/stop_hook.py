@@ -40,6 +40,7 @@ from harness.claude.plugins import in_plugin
 from harness.claude.settings import Settings, parse_settings
 from harness.claude.vocabulary import Engine
 from harness.errors import HarnessError
+from harness.grading.fix_replay import FixRecord, listing
 from harness.grading.registration import failing_command, registered_stop_hook
 from harness.grading.stop_grade import DEFAULT_TIMEOUT, Canary, HookGrade, Phase
 from harness.grading.stop_judges import (
@@ -150,6 +151,28 @@ class _Grader:
         self.phases: list[Phase] = []
         self.transcript = work / "direct-transcript.jsonl"
         self.transcript.touch()  # hooks may read transcript_path; it must exist
+        self.record: FixRecord | None = None  # the first real fix's outputs
+        self.recorded = False  # the first real fix has run (its record may be None)
+
+    def fix(self, fix_cmd: str, *, again: bool = False) -> None:
+        """Run the fix; ``again`` (a fix between breaks): put the first fix's outputs back
+        instead when they were recorded, the same files a run now would write (fix_replay)."""
+        if again and self.record is not None:
+            try:
+                self.record.replay()
+            except OSError:
+                pass  # a break left something the replay cannot undo: run the real fix
+            else:
+                self.progress("--fix: fixed again (the fix's output put back)")
+                return
+        if self.recorded:
+            self.command("--fix", fix_cmd)
+            return
+        before = listing(self.project)
+        self.command("--fix", fix_cmd)
+        self.recorded = True
+        store = self.work / "fix-output"
+        self.record = FixRecord.take(self.project, store, before)
 
     def command(self, flag: str, command: str) -> None:
         self.progress(f"running {flag}: {command}")
@@ -273,14 +296,14 @@ def grade_stop_hook(
             session.prompt("Make a small, reversible change, then finish.")
             held, active = _held_then_active(g, session)
             # (2) fixed; a hook that still blocks is traced for the command that fails
-            g.command("--fix", fix_cmd)
+            g.fix(fix_cmd)
             fixed = g.direct("artefact fixed", active=False)
             env = dict(os.environ)
             failing = failing_command(project, path, env, timeout) if fixed.code == 2 else None
             # (5) a new turn in the same session, artefact fixed
             session.prompt("Thanks. Now finish.")
             ended = g.session_stop(session, "session, artefact fixed")
-        stale = _stale(g, stale_cmd, fix_cmd)
+        stale = _stale(g, stale_cmd, fix_cmd, last=not other_breaks)
         others = _other_breaks(g, other_breaks, fix_cmd)
 
     grade.checks = [
@@ -298,24 +321,27 @@ def grade_stop_hook(
     return grade
 
 
-def _stale(g: _Grader, stale_cmd: str | None, fix_cmd: str) -> Phase | None:
-    """The artefact in place but out of date, then fixed again (the project is left fixed)."""
+def _stale(g: _Grader, stale_cmd: str | None, fix_cmd: str, *, last: bool) -> Phase | None:
+    """The artefact in place but out of date, then fixed again (the project is left fixed:
+    by the real fix when no other break follows)."""
     if stale_cmd is None:
         return None
     g.command("--stale", stale_cmd)
     stale = g.direct("artefact stale", active=False)
-    g.command("--fix", fix_cmd)  # leave the project as we found it: fixed
+    g.fix(fix_cmd, again=not last)
     return stale
 
 
 def _other_breaks(g: _Grader, commands: tuple[str, ...], fix_cmd: str) -> list[Phase]:
     """Each other way to break the claim, on a fixed project, then fixed again: a hook that
-    checks only one report's presence lets a red or a missing other report through."""
+    checks only one report's presence lets a red or a missing other report through. The fixes
+    between breaks replay the first fix's outputs; the one after the last break is real, so
+    the project is left really fixed (a touched source rebuilt, not only fresh reports)."""
     phases = []
     for n, command in enumerate(commands, 1):
         g.command("--break", command)
         phases.append(g.direct(f"artefact broken another way ({n})", active=False))
-        g.command("--fix", fix_cmd)
+        g.fix(fix_cmd, again=n < len(commands))
     return phases
 
 
