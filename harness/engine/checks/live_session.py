@@ -44,7 +44,7 @@ from harness.claude.vocabulary import (
 from harness.engine.checks import live_evidence
 from harness.engine.checks.live_causes import LiveCause, replay_differs, started_elsewhere
 from harness.engine.checks.live_evidence import entered_at, participant_root
-from harness.engine.checks.replay_causes import session_cause
+from harness.engine.checks.replay_causes import hooks_changed_since, session_cause
 from harness.engine.context import CheckContext, PassedClaim
 from harness.engine.kinds import check_kind
 from harness.engine.moment import Moment, describe, match_in_order, moments_of
@@ -142,6 +142,13 @@ def _sessions_elsewhere(ctx: CheckContext) -> list[SessionFile]:
     return [s for s in since if s.cwd and root not in (Path(s.cwd), *Path(s.cwd).parents)]
 
 
+def _hooks_now_differ(ctx: CheckContext, kind: str) -> LiveCause | None:
+    root = ctx.workspace.root
+    if kind != LIVE or not hooks_changed_since(root, ctx.step.start_ref):
+        return None
+    return replay_differs(root)
+
+
 def _no_session(
     ctx: CheckContext, p: LiveParams, title: str, wanted: list[dict[str, Any]]
 ) -> CheckResult:
@@ -219,8 +226,9 @@ def run(ctx: CheckContext, p: LiveParams) -> CheckResult:
                 found=divergence,
                 details=details,
             ),
-            # Hooks ran (else a cause above says why): they answer otherwise now.
-            cause if cause or kind != LIVE else replay_differs(ctx.workspace.root),
+            # Hooks ran (else a cause above says why): they answer otherwise now, when they
+            # changed since the step began; else the transcript is what changed.
+            cause or _hooks_now_differ(ctx, kind),
         )
     if count < len(wanted):
         missing = _missing(p, title, wanted, count, views, at, timeline, details)

@@ -141,6 +141,19 @@ def hook_files_changed(call: ToolCall, cwd: str, scripts: set[str]) -> list[str]
     return changed
 
 
+def hooks_changed_since(root: Path, start: str | None) -> bool:
+    """Whether the hooks (.claude/, the scripts the settings register) differ now from the
+    step's start: if not, a replay that parts from the recording means the transcript itself
+    was changed, not the hooks."""
+    paths = [".claude", *sorted(registered_scripts(root))]
+    done = subprocess.run(
+        ["git", "-C", str(root), "diff", "--quiet", start or "HEAD", "--", *paths],
+        capture_output=True,
+        check=False,
+    )
+    return done.returncode != 0
+
+
 def still_changed(root: Path, start: str | None, files: list[str]) -> list[str]:
     """Those of ``files`` that differ now from the step's start (git diff against it)."""
     out = []
