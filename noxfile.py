@@ -39,13 +39,11 @@ LABS = sorted(p.parent.name for p in Path("labs").glob("[0-9][0-9]-*/lab.toml"))
 
 
 def _workers() -> str:
-    """pytest-xdist workers: one per core and a spare (HOOKLAB_TEST_WORKERS overrides; 0 runs
-    in-process). A test spends about a third of its time waiting (a real client's turn, a
-    hook's timeout, a server): measured, the differential suite, tests/grading with the smoke
-    tests and tests/claude used 376 CPU-seconds for 583 s of test time. With one worker per
-    core a third of the cores stood idle; the spare worker fills them. More spares would
-    only queue for the CPU."""
-    return os.environ.get("HOOKLAB_TEST_WORKERS") or str(len(os.sched_getaffinity(0)) + 1)
+    """pytest-xdist workers: one per core (HOOKLAB_TEST_WORKERS overrides; 0 runs in-process).
+    A spare worker was tried (a test waits about a third of its time on a client, a timeout,
+    a server): on a whole run here the tests both runs shared took 1.62 times as long each with
+    three workers as with two, so the spare only queued for the two cores."""
+    return os.environ.get("HOOKLAB_TEST_WORKERS") or str(len(os.sched_getaffinity(0)))
 
 
 def _compile_harness(session: nox.Session) -> None:
@@ -78,7 +76,7 @@ def tests(session: nox.Session) -> None:
     """Run the whole test suite; writes build/test-results/pytest.xml (one whole report: the
     xdist controller writes it from every worker's results).
 
-    Independent tests run on pytest-xdist workers, one per core and a spare (_workers); a
+    Independent tests run on pytest-xdist workers, one per core (_workers); a
     group that shares something (tests/conftest.py: SHARED_RESOURCES, @pytest.mark.serial, a
     wider fixture) stays on one worker. The work goes out in the order tests/conftest.py gives
     it (longest first, from the last run's report), not xdist's own (largest group first). The
