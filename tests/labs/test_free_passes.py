@@ -525,7 +525,7 @@ def test_lab07_a_stub_that_names_the_script_in_a_comment_is_no_registration(
 def test_lab03_a_red_run_and_a_second_stop_do_not_end_the_tricks_session(
     workspace: Workspace,
 ) -> None:
-    """Issue 51: a last turn that edits a docs file, runs the sensors red, then stops twice
+    """Issue 51: a last turn whose fix is wrong, runs the sensors red, then stops twice
     (held, then let go on stop_hook_active) got "only the real, green run ended the turn"."""
     runner = at_step(workspace, "3", "tricks")
     honest = (LABS / "03-stop-hook" / "solution" / "tricks.toml").read_text()
@@ -534,10 +534,11 @@ def test_lab03_a_red_run_and_a_second_stop_do_not_end_the_tricks_session(
         'old = "A1: Missing Text"\nnew = "A1: Missing Description"\n'
     )
     assert fix in honest
+    # The fix edits the right test, to a flow the spec does not have: the run stays red.
     rigged = honest.replace(
         fix,
-        'file = "docs/use_cases/UC-005-add-visit.md"\n'
-        'old = "# Use Case: Add Visit"\nnew = "# Use Case: Add a Visit"\n',
+        'file = "src/test/java/ai/unifiedprocess/petclinic/UC005AddVisitTest.java"\n'
+        'old = "A1: Missing Text"\nnew = "A1: Missing Words"\n',
     )
     last_stop = '[[step]]\ndo = "stop"\nexpect = "allowed"\n'
     assert rigged.endswith(last_stop)

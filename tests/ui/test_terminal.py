@@ -164,7 +164,12 @@ def test_nothing_a_participant_types_is_broken_or_cut(
     assert any(SENSORS in line for line in check)
     feedback = section(lines[lines.index("+ lab start 3") :], "lab check")
     start = next(i for i, ln in enumerate(feedback) if "require-sensors.sh: exit 2" in ln)
-    end = next(i for i in range(start, len(feedback)) if feedback[i].startswith(("✔", "✘")))
+    # up to the next scenario's heading or event, or the first result
+    end = next(
+        i
+        for i in range(start + 1, len(feedback))
+        if feedback[i].lstrip().startswith(("✔", "✘", "▸", "⚙"))
+    )
     said = [ln for ln in feedback[start:end] if ln.strip()]
     assert len(said) > 3, feedback
     _, width = terminal
