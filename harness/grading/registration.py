@@ -20,6 +20,7 @@ from pathlib import Path
 
 from harness import proc
 from harness.claude.events import Event
+from harness.claude.plugins import plugin_hooks
 from harness.claude.settings import HookCommand, load_settings
 from harness.errors import HarnessError
 
@@ -33,17 +34,21 @@ class Registration:
     source: str  # e.g. ".claude/settings.json: hooks.Stop[0].hooks[0]"
 
 
-def registered_stop_hook(project: Path, script: Path) -> Registration | None:
-    """The Stop hook entry of ``project``'s settings that runs ``script``, or None (not
-    registered, or settings that do not load)."""
-    try:
-        settings = load_settings(project)
-    except HarnessError:
-        return None
+def registered_stop_hook(
+    project: Path, script: Path, plugin_root: Path | None = None
+) -> Registration | None:
+    """The Stop hook entry that runs ``script``: first in the hooks.json of the plugin at
+    ``plugin_root`` when given (the client runs a plugin's hook with the plugin's timeout),
+    then in ``project``'s settings. None when not registered, or the files do not load."""
     target = os.path.realpath(script)
-    for hook in settings.commands_for(Event.STOP, None):
-        if _runs(hook.command, project, target):
-            return Registration(hook.timeout, hook.source)
+    for plugin in [plugin_root, None] if plugin_root else [None]:
+        try:
+            settings = plugin_hooks(plugin) if plugin else load_settings(project)
+        except HarnessError:
+            continue
+        for hook in settings.commands_for(Event.STOP, None):
+            if _runs(hook.command, project, target):
+                return Registration(hook.timeout, hook.source)
     return None
 
 

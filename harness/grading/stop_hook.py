@@ -270,7 +270,7 @@ def grade_stop_hook(
     """
     commands = {"--break": break_cmd, "--fix": fix_cmd, "--stale": stale_cmd}
     project, path = _check_inputs(project_dir, script, commands, timeout or DEFAULT_TIMEOUT)
-    timeout, timeout_source = _timeout(project, path, timeout)
+    timeout, timeout_source = _timeout(project, path, timeout, plugin_root)
     command = hook_command(path, project)
     settings_data = stop_settings(command, timeout)
     settings = parse_settings(settings_data, SETTINGS_LABEL)
@@ -360,14 +360,17 @@ def _held_then_active(g: _Grader, session: ScriptedSession) -> tuple[Phase, Phas
     return held, active
 
 
-def _timeout(project: Path, script: Path, given: float | None) -> tuple[float, str]:
+def _timeout(
+    project: Path, script: Path, given: float | None, plugin_root: Path | None
+) -> tuple[float, str]:
     """The timeout to grade with, and where it comes from."""
     if given is not None:
         return given, "given (--timeout)"
-    registered = registered_stop_hook(project, script)
+    registered = registered_stop_hook(project, script, plugin_root)
     if registered is not None:
         return registered.timeout, registered.source
-    return DEFAULT_TIMEOUT, f"default: {script.name} is not a Stop hook in the project's settings"
+    where = "its plugin's hooks/hooks.json" if plugin_root else "the project's settings"
+    return DEFAULT_TIMEOUT, f"default: {script.name} is not a Stop hook in {where}"
 
 
 def verify_hook(

@@ -162,3 +162,33 @@ def test_replay_with_plugin_dir_gives_the_verdicts_the_client_recorded(tmp_path:
     assert all(r["agrees"] == {"emulator": True, "claude-code": True} for r in rows), rows
     bare = run_lab_process(*argv, cwd=root)
     assert bare.returncode == 1
+
+
+def test_verify_hook_grades_a_plugins_stop_hook_with_the_timeout_of_its_hooks_json(
+    tmp_path: Path,
+) -> None:
+    """The client runs a plugin's hook with the timeout its hooks.json gives; the grade uses
+    that one, not the 10 s default (the grade said "default: not a Stop hook" before)."""
+    plugin = tmp_path / "plugin"
+    shutil.copytree(PLUGINS / "rm-guard", plugin)
+    (plugin / "hooks" / "reason.txt").write_text("remove broken first\n")
+    script = plugin / "hooks" / "stop.sh"
+    script.write_text(STOP_HOOK)
+    script.chmod(0o755)
+    hooks_json = plugin / "hooks" / "hooks.json"
+    declared = json.loads(hooks_json.read_text())
+    declared.setdefault("hooks", {})["Stop"] = [
+        {
+            "hooks": [
+                {"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/hooks/stop.sh", "timeout": 45}
+            ]
+        }
+    ]
+    hooks_json.write_text(json.dumps(declared))
+    root = _repository(tmp_path / "repo")
+    argv = ["verify-hook", str(script), "--break", "touch broken", "--fix", "rm -f broken"]
+    graded = run_lab_process(*argv, "--json", "--plugin-dir", str(plugin), cwd=root)
+    assert graded.returncode == 0, graded.stdout + graded.stderr
+    grade = json.loads(graded.stdout)
+    assert grade["timeout"] == 45, grade
+    assert str(hooks_json) in grade["timeout_source"], grade["timeout_source"]
