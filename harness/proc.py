@@ -5,7 +5,8 @@ long-running child's output as it comes.
 The children that must be held while they run (the hooks, Claude Code, a streamed Maven, a
 Bash tool call in the background) are started with ``subprocess.Popen`` where they are
 driven (harness/claude/runner.py, client/process.py, tools.py, harness/maven/streaming.py);
-the ones read as text go through :func:`start_group` and are stopped by :func:`stop_group`.
+the ones read as text go through :func:`start_group`; :func:`stop_group` and
+:func:`kill_group` end a child's whole process group.
 harness/maven/share.py runs as a shim on the standard library alone, so it calls
 ``subprocess`` itself.
 """
@@ -117,6 +118,13 @@ def start_group(
     )
 
 
+def kill_group(child: subprocess.Popen[Any]) -> None:
+    """SIGKILL ``child``'s whole process group; a group already gone is no error (nor one
+    that now runs as another user, as a jailed child may)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(child.pid, signal.SIGKILL)
+
+
 def stop_group(child: subprocess.Popen[Any], *, grace: float, terminate: bool = True) -> None:
     """Ask ``child``'s process group to end (SIGTERM, unless ``terminate`` is False and the
     child ends by itself, e.g. on end of input); after ``grace`` seconds, kill it."""
@@ -126,6 +134,5 @@ def stop_group(child: subprocess.Popen[Any], *, grace: float, terminate: bool = 
     try:
         child.wait(timeout=grace)
     except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(child.pid, signal.SIGKILL)
+        kill_group(child)
         child.wait(timeout=grace)
