@@ -16,7 +16,6 @@ import os
 import re
 import select
 import selectors
-import signal
 import socket
 import subprocess
 import threading
@@ -29,6 +28,7 @@ from pathlib import Path
 
 from harness.claude.plugins import ROOT_REFERENCE, not_run_said
 from harness.claude.settings import AGENT_TYPE, MODEL_TYPES, HookCommand
+from harness.proc import kill_group
 from harness.schema import pick
 
 # A prompt or agent hook's request as the model receives it, and its answer: the model is
@@ -82,11 +82,6 @@ class HookRun:
             "duration": round(self.duration, 3),
             "type": self.kind,
         }
-
-
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, signal.SIGKILL)
 
 
 def _feed(sock: socket.socket, data: bytes) -> None:
@@ -314,7 +309,7 @@ def run_command_hook(
     try:
         out, err = _communicate(proc, hook.timeout)
     except subprocess.TimeoutExpired:
-        _kill_group(proc)
+        kill_group(proc)
         # A grandchild that left the group may still hold the pipes: do not wait for it.
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.communicate(timeout=5)

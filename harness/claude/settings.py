@@ -7,6 +7,7 @@ file, the field path (``hooks.PreToolUse[0].hooks[1].timeout``) and the fix.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -74,6 +75,27 @@ class HookCommand:
     def label(self) -> str:
         """How the client names the hook in messages: the command, then its args, by spaces."""
         return " ".join((self.command, *self.args)) if self.args is not None else self.command
+
+    @property
+    def started_script(self) -> str | None:
+        """What a command hook starts, as the project names it: its first word, after
+        ``bash`` or ``sh``, without ``$CLAUDE_PROJECT_DIR/`` or ``./``
+        (``scripts/check-before-stop.sh``). A command that only names a script
+        (``exit 0 # require-sensors.sh``) starts ``exit``; another type of hook, nothing."""
+        if self.kind != "command":
+            return None
+        try:
+            words = shlex.split(self.label)
+        except ValueError:
+            return None
+        if words[:1] in (["bash"], ["sh"]):
+            words = words[1:]
+        if not words:
+            return None
+        first = words[0]
+        for root in ("${CLAUDE_PROJECT_DIR}/", "$CLAUDE_PROJECT_DIR/", "./"):
+            first = first.removeprefix(root)
+        return first
 
 
 @dataclass(frozen=True)

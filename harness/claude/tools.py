@@ -7,16 +7,16 @@ without touching the file; the messages follow Claude Code's wording.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import signal
 import subprocess
 import urllib.parse
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
+
+from harness.proc import kill_group
 
 if TYPE_CHECKING:
     from harness.jail import Confinement
@@ -302,15 +302,30 @@ def _clip(text: str) -> str:
     return text[:BASH_OUTPUT_CAP] + f"\n... [{len(text) - BASH_OUTPUT_CAP} characters truncated]"
 
 
-def _bash(
-    command: str, cwd: Path, env: Mapping[str, str], jail: Confinement | None
-) -> tuple[list[str], dict[str, str]]:
-    """``bash -c command`` and its environment, in ``jail`` when there is one (the jail is
-    given exactly ``env``; bubblewrap itself needs none)."""
-    argv = ["bash", "-c", command]
-    if jail is None:
-        return argv, dict(env)
-    return jail.wrap(argv, cwd=cwd, env=env), {}
+def _start_bash(
+    command: str,
+    cwd: Path,
+    env: Mapping[str, str],
+    jail: Confinement | None,
+    *,
+    stdout: int | IO[bytes],
+    stderr: int,
+) -> subprocess.Popen[bytes]:
+    """``bash -c command`` in a process group of its own, so a timeout or a kill ends all it
+    started; in ``jail`` when there is one (the jail is given exactly ``env``; bubblewrap
+    itself needs none)."""
+    argv, environment = ["bash", "-c", command], dict(env)
+    if jail is not None:
+        argv, environment = jail.wrap(argv, cwd=cwd, env=env), {}
+    return subprocess.Popen(
+        argv,
+        cwd=cwd,
+        env=environment,
+        stdin=subprocess.DEVNULL,
+        stdout=stdout,
+        stderr=stderr,
+        start_new_session=True,
+    )
 
 
 def run_bash(
@@ -321,21 +336,11 @@ def run_bash(
     timeout: float,
     jail: Confinement | None = None,
 ) -> BashResult:
-    argv, environment = _bash(command, cwd, env, jail)
-    proc = subprocess.Popen(
-        argv,
-        cwd=cwd,
-        env=environment,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
+    proc = _start_bash(command, cwd, env, jail, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
+        kill_group(proc)
         try:
             out, err = proc.communicate(timeout=5)
         except subprocess.TimeoutExpired:
@@ -373,8 +378,7 @@ class BackgroundShell:
 
     def kill(self) -> None:
         if self.process.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(self.process.pid, signal.SIGKILL)
+            kill_group(self.process)
             self.process.wait()
 
 
@@ -388,16 +392,7 @@ def start_background(
     jail: Confinement | None = None,
 ) -> BackgroundShell:
     log.parent.mkdir(parents=True, exist_ok=True)
-    argv, environment = _bash(command, cwd, env, jail)
     sink: IO[bytes]
     with log.open("wb") as sink:
-        proc = subprocess.Popen(
-            argv,
-            cwd=cwd,
-            env=environment,
-            stdin=subprocess.DEVNULL,
-            stdout=sink,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
+        proc = _start_bash(command, cwd, env, jail, stdout=sink, stderr=subprocess.STDOUT)
     return BackgroundShell(shell_id, command, proc, log)

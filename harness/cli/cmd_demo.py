@@ -36,7 +36,7 @@ def add_parser(subparsers: Any) -> None:
 
 def cmd_demo(args: argparse.Namespace) -> int:
     from harness.ui.devcheck_view import WalkView, devcheck_table
-    from harness.ui.lab_view import hook_event_renderable
+    from harness.ui.hook_event_view import hook_event_renderable
     from harness.ui.prose import print_prose
 
     console = make_console()

@@ -72,8 +72,9 @@ class FixRecord:
     def replay(self) -> None:
         """Put the fix's outputs back as a run just now would leave them."""
         now = listing(self.project)
+        dirs = self.dirs()
         for rel in now:  # a file a break added where the fix writes, which the fix never had
-            if os.path.dirname(rel) in self.dirs() and rel not in self.after:
+            if rel not in self.after and os.path.dirname(rel) in dirs:
                 (self.project / rel).unlink()
         # Newer than every file in the tree, whatever clock tick a break's touch landed on.
         fresh = max([time.time_ns(), *(meta[1] + 1_000 for meta in now.values())])

@@ -30,7 +30,7 @@ import shlex
 import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, Required, TypedDict, Unpack
 
 from harness import proc
 from harness.claude import Event, HookRun
@@ -241,6 +241,18 @@ class _Grader:
                     yield phase.label, run
 
 
+class StopHookDrill(TypedDict, total=False):
+    """How a Stop hook is put through its paces: ``grade_stop_hook``'s keywords that
+    ``verify_hook`` passes on as they came."""
+
+    break_cmd: Required[str]
+    fix_cmd: Required[str]
+    stale_cmd: str | None
+    other_breaks: tuple[str, ...]
+    timeout: float | None
+    progress: Progress | None
+
+
 def grade_stop_hook(
     project_dir: Path,
     script: Path,
@@ -374,15 +386,7 @@ def _timeout(
 
 
 def verify_hook(
-    project_dir: Path,
-    script: Path | str,
-    *,
-    break_cmd: str,
-    fix_cmd: str,
-    stale_cmd: str | None = None,
-    other_breaks: tuple[str, ...] = (),
-    timeout: float | None = None,
-    progress: Progress | None = None,
+    project_dir: Path, script: Path | str, **drill: Unpack[StopHookDrill]
 ) -> CheckResult:
     """``grade_stop_hook`` in the one result model, for the lab engine's ``verify_hook`` check.
 
@@ -391,16 +395,7 @@ def verify_hook(
     """
     name = f"verify-hook {script}"
     try:
-        grade = grade_stop_hook(
-            Path(project_dir),
-            Path(script),
-            break_cmd=break_cmd,
-            fix_cmd=fix_cmd,
-            stale_cmd=stale_cmd,
-            other_breaks=other_breaks,
-            timeout=timeout,
-            progress=progress,
-        )
+        grade = grade_stop_hook(Path(project_dir), Path(script), **drill)
     except HookScriptError as exc:
         return CheckResult.failed(
             exc.message,

@@ -6,10 +6,10 @@ same wrapper inside a container. Everything above this layer sees only ``MavenBa
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
 
 SENSOR_GOALS = ("-q", "test", "-Dgroups=sensor")
 
@@ -39,9 +39,26 @@ class BackendStatus:
     facts: dict[str, str] = field(default_factory=dict)
 
 
-class MavenBackend(Protocol):
+@dataclass(frozen=True)
+class MavenRequest:
+    """One ``./mvnw ARGS`` run asked of a backend, as ``MavenBackend.run`` received it."""
+
+    project_dir: Path
+    args: tuple[str, ...]
+    on_output: OutputSink | None = None
+    timeout: float | None = None
+
+    @property
+    def argv(self) -> tuple[str, ...]:
+        return ("./mvnw", *self.args)
+
+
+class MavenBackend(ABC):
+    """A place Maven runs: each backend says how usable it is and runs one request."""
+
     name: str
 
+    @abstractmethod
     def status(self) -> BackendStatus: ...
 
     def run(
@@ -53,4 +70,7 @@ class MavenBackend(Protocol):
         timeout: float | None = None,
     ) -> MavenRun:
         """Run ``./mvnw ARGS`` for the project; stream lines to ``on_output`` as they come."""
-        ...
+        return self._run(MavenRequest(project_dir, tuple(args), on_output, timeout))
+
+    @abstractmethod
+    def _run(self, request: MavenRequest) -> MavenRun: ...

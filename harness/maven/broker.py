@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import HarnessError
-from harness.maven.backend import BackendStatus, MavenRun, OutputSink
+from harness.maven.backend import BackendStatus, MavenBackend, MavenRequest, MavenRun
 from harness.maven.streaming import TAIL_LINES
 
 SOCKET_NAME = "maven-broker.sock"
@@ -115,7 +115,7 @@ class MavenBroker:
                 return  # the sandbox went away mid-run
 
 
-class BrokerBackend:
+class BrokerBackend(MavenBackend):
     """The ``docker`` backend inside the sandbox: each run asked of the broker outside."""
 
     name = "docker"
@@ -128,27 +128,23 @@ class BrokerBackend:
         detail = f"Maven in Docker, started outside the sandbox (broker at {self.path})"
         return BackendStatus(self.name, usable, detail)
 
-    def run(
-        self,
-        project_dir: Path,
-        args: Sequence[str],
-        *,
-        on_output: OutputSink | None = None,
-        timeout: float | None = None,
-    ) -> MavenRun:
-        argv = ("./mvnw", *args)
+    def _run(self, request: MavenRequest) -> MavenRun:
         started = time.monotonic()
         tail: collections.deque[str] = collections.deque(maxlen=TAIL_LINES)
-        request = {"dir": str(project_dir.absolute()), "args": list(args), "timeout": timeout}
-        for said in self._ask(request):
+        asked = {
+            "dir": str(request.project_dir.absolute()),
+            "args": list(request.args),
+            "timeout": request.timeout,
+        }
+        for said in self._ask(asked):
             if "line" in said:
                 line = str(said["line"])
                 tail.append(line)
-                if on_output is not None:
-                    on_output(line)
+                if request.on_output is not None:
+                    request.on_output(line)
             elif "exit" in said:
                 took = time.monotonic() - started
-                return MavenRun(argv, int(said["exit"]), "\n".join(tail), took)
+                return MavenRun(request.argv, int(said["exit"]), "\n".join(tail), took)
             elif "error" in said:
                 raise HarnessError(str(said["error"]), fix=said.get("fix") or None)
         raise HarnessError(

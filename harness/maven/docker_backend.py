@@ -14,14 +14,14 @@ import os
 import queue
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import docker
 
 from harness.errors import HarnessError
-from harness.maven.backend import BackendStatus, MavenRun, OutputSink
+from harness.maven.backend import BackendStatus, MavenBackend, MavenRequest, MavenRun
 from harness.maven.image import ImageInfo, build_fix, configured_image, image_info
 from harness.maven.streaming import TAIL_LINES
 
@@ -66,7 +66,7 @@ def daemon_error(exc: BaseException) -> HarnessError:
     return HarnessError(f"no Docker daemon answers at {host}", fix=START_FIX)
 
 
-class DockerBackend:
+class DockerBackend(MavenBackend):
     name = "docker"
 
     def __init__(
@@ -132,17 +132,10 @@ class DockerBackend:
             )
         return BackendStatus(self.name, True, detail, facts=facts)
 
-    def run(
-        self,
-        project_dir: Path,
-        args: Sequence[str],
-        *,
-        on_output: OutputSink | None = None,
-        timeout: float | None = None,
-    ) -> MavenRun:
+    def _run(self, request: MavenRequest) -> MavenRun:
         # Confined, the folder is taken as named: a link in it resolves in the container.
-        project_dir = project_dir if self.confine else project_dir.resolve()
-        argv = ("./mvnw", *args)
+        project_dir = request.project_dir if self.confine else request.project_dir.resolve()
+        argv = request.argv
         if not self.confine and not (project_dir / "mvnw").is_file():
             # Checked here: Docker would create a missing bind-mount source, owned by root.
             raise HarnessError(
@@ -168,7 +161,7 @@ class DockerBackend:
                 ) from None
             try:
                 container.start()
-                return self._follow(container, argv, started, on_output, timeout)
+                return self._follow(container, request, started)
             except (docker.errors.DockerException, OSError) as exc:
                 # OSError: requests' connection errors, e.g. the daemon stopped mid-run.
                 raise HarnessError(
@@ -237,14 +230,8 @@ class DockerBackend:
             remove=True,
         )
 
-    def _follow(
-        self,
-        container: Any,
-        argv: tuple[str, ...],
-        started: float,
-        on_output: OutputSink | None,
-        timeout: float | None,
-    ) -> MavenRun:
+    def _follow(self, container: Any, request: MavenRequest, started: float) -> MavenRun:
+        argv, on_output, timeout = request.argv, request.on_output, request.timeout
         tail: collections.deque[str] = collections.deque(maxlen=TAIL_LINES)
         lines: queue.Queue[str | None] = queue.Queue()
         reader = threading.Thread(target=_pump, args=(container, lines), daemon=True)

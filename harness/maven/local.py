@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Sequence
 from pathlib import Path
 
 from harness import proc
-from harness.maven.backend import BackendStatus, MavenRun, OutputSink
+from harness.maven.backend import BackendStatus, MavenBackend, MavenRequest, MavenRun
 from harness.maven.streaming import run_streaming
 
 DEBIAN_MAVEN_REPO = Path("/usr/share/maven-repo")
 
 
-class LocalBackend:
+class LocalBackend(MavenBackend):
     name = "local"
 
     def status(self) -> BackendStatus:
@@ -33,19 +32,16 @@ class LocalBackend:
         first = version.stdout.splitlines()[0] if version.stdout else "unknown version"
         return BackendStatus(self.name, True, first, facts={"mvn": mvn, "java": java})
 
-    def run(
-        self,
-        project_dir: Path,
-        args: Sequence[str],
-        *,
-        on_output: OutputSink | None = None,
-        timeout: float | None = None,
-    ) -> MavenRun:
-        wrapper = project_dir / "mvnw"
+    def _run(self, request: MavenRequest) -> MavenRun:
+        wrapper = request.project_dir / "mvnw"
         env = dict(os.environ)
         # The wrapper would hand over to the container when the workspace is set to docker;
         # asking for the local backend explicitly must mean the machine's Maven.
         env["HOOKLAB_BACKEND"] = "local"
         return run_streaming(
-            [str(wrapper), *args], cwd=project_dir, env=env, on_output=on_output, timeout=timeout
+            [str(wrapper), *request.args],
+            cwd=request.project_dir,
+            env=env,
+            on_output=request.on_output,
+            timeout=request.timeout,
         )

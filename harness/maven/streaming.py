@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import collections
-import contextlib
-import os
-import signal
 import subprocess
 import threading
 import time
@@ -13,8 +10,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from harness.maven.backend import MavenRun, OutputSink
+from harness.proc import start_group, stop_group
 
 TAIL_LINES = 200
+STOP_GRACE = 5  # seconds Maven has to end on SIGTERM before it is killed
 
 
 def run_streaming(
@@ -33,17 +32,7 @@ def run_streaming(
     started = time.monotonic()
     tail: collections.deque[str] = collections.deque(maxlen=TAIL_LINES)
     try:
-        proc = subprocess.Popen(
-            list(argv),
-            cwd=cwd,
-            env=dict(env) if env is not None else None,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            errors="replace",
-            start_new_session=True,
-        )
+        proc = start_group(argv, cwd=cwd, env=env, stderr=subprocess.STDOUT)
     except (FileNotFoundError, PermissionError) as exc:
         return MavenRun(tuple(argv), 127, f"{argv[0]}: {exc.strerror}", 0.0)
     # A watchdog, not a check between lines: a Maven that hangs silently prints nothing, so a
@@ -52,7 +41,7 @@ def run_streaming(
 
     def stop_at_deadline() -> None:
         timed_out.set()
-        _stop(proc)
+        stop_group(proc, grace=STOP_GRACE)
 
     watchdog = None if timeout is None else threading.Timer(timeout, stop_at_deadline)
     if watchdog is not None:
@@ -66,7 +55,7 @@ def run_streaming(
                 on_output(line.rstrip("\n"))
         code = proc.wait()
     except KeyboardInterrupt:
-        _stop(proc)
+        stop_group(proc, grace=STOP_GRACE)
         raise
     finally:
         if watchdog is not None:
@@ -75,13 +64,3 @@ def run_streaming(
         tail.append(f"[stopped after {timeout} s]")
         return MavenRun(tuple(argv), 124, "\n".join(tail), time.monotonic() - started)
     return MavenRun(tuple(argv), code, "\n".join(tail), time.monotonic() - started)
-
-
-def _stop(proc: subprocess.Popen[str]) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=5)
-    except (ProcessLookupError, subprocess.TimeoutExpired):
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()

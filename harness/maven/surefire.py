@@ -113,14 +113,10 @@ def read_report(path: Path) -> SurefireReport:
     )
 
 
-def surefire_shape_problem(path: Path, classname: str) -> str | None:
+def shape_problem(root: ET.Element, classname: str) -> str | None:
     """What a report lacks of the shape Surefire gives every report it writes (None: none):
     <testsuite name="CLASS" time=…> with a <properties> block, and <testcase> elements of
     that class, each with a time, as many as the suite's tests count."""
-    try:
-        root = ET.parse(path).getroot()
-    except (OSError, ET.ParseError):
-        return "not a report Surefire wrote: no XML"
     if root.get("name") != classname:
         return f'the suite is not named {classname} (name="{root.get("name", "")}")'
     if root.get("time") is None:

@@ -23,7 +23,8 @@ from harness.engine.lab_runner import LabRunner
 from harness.engine.manifest import find_lab
 from harness.engine.stepview import StepView
 from harness.results import CheckResult, Status
-from harness.ui.lab_view import hook_event_renderable, result_renderable
+from harness.ui.hook_event_view import hook_event_renderable
+from harness.ui.lab_view import result_renderable
 from harness.ui.prose import print_prose
 from harness.workspace import Workspace, provision
 

@@ -384,9 +384,8 @@ def test_a_registration_is_a_command_hook_that_starts_the_script(
     kind: str, command: str, runs: bool
 ) -> None:
     from harness.claude.settings import HookCommand
-    from harness.engine.checks.settings_kind import _runs
 
-    assert _runs(HookCommand(command, kind=kind), SCRIPT) is runs
+    assert (HookCommand(command, kind=kind).started_script == SCRIPT) is runs
 
 
 def test_registers_names_an_event_hook_lab_plays() -> None:

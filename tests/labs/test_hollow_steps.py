@@ -433,7 +433,7 @@ def test_the_event_list_numbers_its_steps_and_marks_a_background_run(
     from harness.engine.context import CheckContext
     from harness.engine.stepview import StepView
     from harness.schema import check_table
-    from harness.ui.lab_view import hook_event_renderable
+    from harness.ui.hook_event_view import hook_event_renderable
     from harness.ui.prose import print_prose
 
     seen: list[StepView] = []
@@ -466,7 +466,7 @@ def test_a_second_stop_is_not_said_to_be_let_go(workspace: Workspace) -> None:
     from harness.engine.context import CheckContext
     from harness.engine.stepview import StepView
     from harness.schema import check_table
-    from harness.ui.lab_view import hook_event_renderable
+    from harness.ui.hook_event_view import hook_event_renderable
     from harness.ui.prose import print_prose
 
     seen: list[StepView] = []

@@ -25,8 +25,8 @@ from harness.engine.manifest import find_lab, load_labs
 from harness.engine.stepview import StepView
 from harness.jail import CONFINED
 from harness.results import CheckResult, Status
+from harness.ui.hook_event_view import hook_event_renderable
 from harness.ui.lab_view import (
-    hook_event_renderable,
     intro_panel,
     print_moved,
     result_renderable,

@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import queue
-import signal
 import subprocess
 import time
 from collections.abc import Mapping, Sequence
@@ -69,17 +67,7 @@ class ClientProcess:
         self.events = events
         self.stderr_lines = stderr_lines
         try:
-            self.popen = subprocess.Popen(
-                list(argv),
-                cwd=cwd,
-                env=dict(env),
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-                errors="replace",
-                start_new_session=True,
-            )
+            self.popen = proc.start_group(argv, cwd=cwd, env=env, stdin=subprocess.PIPE)
         except OSError as exc:
             raise HarnessError(
                 f"cannot start Claude Code ({argv[0]}): {exc.strerror}",
@@ -141,15 +129,7 @@ class ClientProcess:
         with contextlib.suppress(OSError):
             if process.stdin:
                 process.stdin.close()
-        if in_flight:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)
-            process.wait(timeout=10)
+        proc.stop_group(process, grace=10, terminate=in_flight)
         # Drain what the reader threads still hold for this process.
         deadline = time.monotonic() + 5
         while time.monotonic() < deadline:

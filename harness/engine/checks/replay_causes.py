@@ -16,20 +16,22 @@ give a verdict it records" names no cause. Each cause here was seen on the real 
 
 from __future__ import annotations
 
-import json
 import re
-import subprocess
 from pathlib import Path
 
+from harness import proc
 from harness.claude.recorded import Timeline, ToolCall
 from harness.claude.sensitive import bash_write_targets
+from harness.claude.settings import load_settings
 from harness.engine.checks.live_causes import LiveCause, diagnose
 from harness.engine.context import CheckContext
+from harness.errors import HarnessError
 
 REPLAY = "Hook Lab's replay"
 FILE_TOOLS = ("Write", "Edit", "MultiEdit", "NotebookEdit")
 # Files that are the hooks (or decide which hooks run), whoever registered them.
 HOOK_FILES = re.compile(r"(\.claude/hooks/[\w./-]+|\.claude/settings(?:\.local)?\.json)")
+SCRIPT = re.compile(r"[\w./-]+\.(?:sh|py|js|mjs|ts)")  # a hook command that starts a file
 # What the hooks trust as done by someone else: the audit agent's marker, the sensors' reports.
 TRUSTED = (
     (
@@ -105,28 +107,23 @@ def _inside(path: str, cwd: str) -> str:
 
 
 def registered_scripts(root: Path) -> set[str]:
-    """Scripts outside .claude/hooks that the workspace's settings run as hooks
-    (``./scripts/check-before-stop.sh``), relative to the workspace."""
+    """Scripts outside .claude/hooks that the workspace's settings start as hooks
+    (``scripts/check-before-stop.sh``), relative to the workspace."""
     try:
-        settings = json.loads((root / ".claude" / "settings.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        settings = load_settings(root)
+    except HarnessError:  # no settings, or ones the client would refuse: no scripts of theirs
         return set()
-    found = set()
-    for command in _commands(settings.get("hooks") if isinstance(settings, dict) else None):
-        plain = re.sub(r"\$\{?CLAUDE_PROJECT_DIR\}?\"?/", "", command)
-        for path in re.findall(r"([\w./-]+\.(?:sh|py|js|mjs|ts))\b", plain):
-            found.add(path.removeprefix("./"))
-    return {f for f in found if not f.startswith(".claude/hooks/")}
-
-
-def _commands(node: object) -> list[str]:
-    """Every hook command in the settings' hooks table, at any depth."""
-    if isinstance(node, dict):
-        own = [node["command"]] if isinstance(node.get("command"), str) else []
-        return own + [c for v in node.values() for c in _commands(v)]
-    if isinstance(node, list):
-        return [c for v in node for c in _commands(v)]
-    return []
+    started = (
+        hook.started_script
+        for groups in settings.hooks.values()
+        for group in groups
+        for hook in group.hooks
+    )
+    return {
+        script
+        for script in started
+        if script and SCRIPT.fullmatch(script) and not script.startswith(".claude/hooks/")
+    }
 
 
 def hook_files_changed(call: ToolCall, cwd: str, scripts: set[str]) -> list[str]:
@@ -145,27 +142,19 @@ def hooks_changed_since(root: Path, start: str | None) -> bool:
     """Whether the hooks (.claude/, the scripts the settings register) differ now from the
     step's start: if not, a replay that parts from the recording means the transcript itself
     was changed, not the hooks."""
-    paths = [".claude", *sorted(registered_scripts(root))]
-    done = subprocess.run(
-        ["git", "-C", str(root), "diff", "--quiet", start or "HEAD", "--", *paths],
-        capture_output=True,
-        check=False,
-    )
-    return done.returncode != 0
+    return _differs(root, start, [".claude", *sorted(registered_scripts(root))])
 
 
 def still_changed(root: Path, start: str | None, files: list[str]) -> list[str]:
-    """Those of ``files`` that differ now from the step's start (git diff against it)."""
-    out = []
-    for name in files:
-        done = subprocess.run(
-            ["git", "-C", str(root), "diff", "--quiet", start or "HEAD", "--", name],
-            capture_output=True,
-            check=False,
-        )
-        if done.returncode != 0:
-            out.append(name)
-    return out
+    """Those of ``files`` that differ now from the step's start."""
+    return [name for name in files if _differs(root, start, [name])]
+
+
+def _differs(root: Path, start: str | None, paths: list[str]) -> bool:
+    """Whether any of ``paths`` differs now from the step's start (git diff against it; a
+    diff git cannot make counts as a difference)."""
+    done = proc.run(["git", "-C", str(root), "diff", "--quiet", start or "HEAD", "--", *paths])
+    return done.returncode != 0
 
 
 def _called(call: ToolCall, cwd: str) -> str:

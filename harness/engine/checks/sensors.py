@@ -26,7 +26,6 @@ from harness.maven.surefire import (
     SurefireReport,
     sensor_reports,
     sensor_test_methods,
-    surefire_shape_problem,
 )
 from harness.paths import escape_problem
 from harness.results import CheckResult
@@ -344,9 +343,7 @@ def _not_surefires(reports: dict[str, SurefireReport | None]) -> list[str]:
         if report is None:
             continue
         classname = f"{SENSOR_PACKAGE}.{sensor}"
-        problem = surefire_shape_problem(report.path, classname) or not_written_by_a_run(
-            report.path, classname
-        )
+        problem = not_written_by_a_run(report.path, classname)
         if problem:
             lines.append(f"{sensor}: {problem}")
     return lines

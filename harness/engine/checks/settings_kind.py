@@ -7,11 +7,10 @@ event: a prompt hook whose words name the script, or a stub whose comment does, 
 
 from __future__ import annotations
 
-import shlex
 from dataclasses import dataclass
 
 from harness.claude.events import Event
-from harness.claude.settings import HookCommand, load_settings
+from harness.claude.settings import load_settings
 from harness.claude.settings_check import check_settings
 from harness.engine.context import CheckContext
 from harness.engine.kinds import check_kind
@@ -65,32 +64,14 @@ def run(ctx: CheckContext, p: SettingsParams) -> CheckResult:
     )
 
 
-def _runs(hook: HookCommand, script: str) -> bool:
-    """The command hook starts ``script`` (its path, maybe after bash or sh, maybe under
-    $CLAUDE_PROJECT_DIR): not a command that only names it (``exit 0 # require-sensors.sh``)."""
-    if hook.kind != "command":
-        return False
-    try:
-        words = shlex.split(hook.label)
-    except ValueError:
-        return False
-    if words[:1] in (["bash"], ["sh"]):
-        words = words[1:]
-    if not words:
-        return False
-    first = words[0]
-    for root in ("${CLAUDE_PROJECT_DIR}/", "$CLAUDE_PROJECT_DIR/", "./"):
-        first = first.removeprefix(root)
-    return first == script
-
-
 def _unregistered(ctx: CheckContext, registers: dict[str, str]) -> CheckResult | None:
     if not registers:
         return None
     settings = load_settings(ctx.root)
     for event, script in registers.items():
         hooks = settings.commands_for(Event(event), None)
-        if any(_runs(hook, script) for hook in hooks):
+        # Started, not only named (``exit 0 # require-sensors.sh`` names it and starts exit).
+        if any(hook.started_script == script for hook in hooks):
             continue
         name = script.rsplit("/", 1)[-1]
         named = [h for h in hooks if name in h.label]

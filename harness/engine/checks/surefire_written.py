@@ -24,6 +24,8 @@ import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from harness.maven.surefire import shape_problem
+
 # The summary line of a test set in <class>.txt, in Surefire 2.22 and 3.x alike.
 _SUMMARY = re.compile(
     r"Tests run: (\d+), Failures: (\d+), Errors: (\d+), Skipped: (\d+), "
@@ -40,19 +42,18 @@ def _seconds(raw: str | None) -> float | None:
         return None
 
 
-def _summary_problem(root: ET.Element, txt: Path) -> str | None:
-    """The plain summary beside the XML must exist and agree with it."""
-    try:
-        text = txt.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return f"no {txt.name} beside it: a run writes a plain summary with every XML report"
+def _summary_problem(root: ET.Element, txt_name: str, text: str | None) -> str | None:
+    """The plain summary beside the XML (``text``, None when missing) must exist and agree
+    with it."""
+    if text is None:
+        return f"no {txt_name} beside it: a run writes a plain summary with every XML report"
     found = _SUMMARY.search(text)
     if found is None:
-        return f"{txt.name} has no 'Tests run: …' line: a run writes one"
+        return f"{txt_name} has no 'Tests run: …' line: a run writes one"
     counts = tuple(root.get(a, "0") for a in ("tests", "failures", "errors", "skipped"))
     if found.groups()[:4] != counts:
         return (
-            f"{txt.name} counts {', '.join(found.groups()[:4])} where the XML counts "
+            f"{txt_name} counts {', '.join(found.groups()[:4])} where the XML counts "
             f"{', '.join(counts)}: one run writes both"
         )
     if root.get("version") is not None:
@@ -61,7 +62,7 @@ def _summary_problem(root: ET.Element, txt: Path) -> str | None:
     if xml_time is None or txt_time is None or abs(xml_time - txt_time) > _MS:
         return (
             f'the suite\'s time="{root.get("time")}" is not the {found.group(5)} s of '
-            f"{txt.name}: one run measures both"
+            f"{txt_name}: one run measures both"
         )
     return None
 
@@ -114,17 +115,20 @@ def _failures_problem(root: ET.Element, classname: str, txt_text: str) -> str | 
 
 def not_written_by_a_run(path: Path, classname: str) -> str | None:
     """What in the report at ``path`` (of test class ``classname``) and its summary no
-    Surefire run writes (None: they agree as a run's do)."""
+    Surefire run writes (None: they agree as a run's do): Surefire's shape
+    (maven.surefire.shape_problem), then the summary, the times and the failures."""
     try:
         root = ET.parse(path).getroot()
     except (OSError, ET.ParseError):
         return "not a report Surefire wrote: no XML"
     txt = path.with_name(f"{classname}.txt")
-    problem = _summary_problem(root, txt) or _times_problem(root)
-    if problem:
-        return problem
     try:
-        txt_text = txt.read_text(encoding="utf-8", errors="replace")
+        text: str | None = txt.read_text(encoding="utf-8", errors="replace")
     except OSError:
-        txt_text = ""
-    return _failures_problem(root, classname, txt_text)
+        text = None
+    return (
+        shape_problem(root, classname)
+        or _summary_problem(root, txt.name, text)
+        or _times_problem(root)
+        or _failures_problem(root, classname, text or "")
+    )
