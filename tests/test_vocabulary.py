@@ -72,7 +72,7 @@ NOT_THE_WORD = {
     ("claude/client/driver.py", "idle"),  # the client process's state
     ("maven/warm.py", "failed"),  # how a warm-up went
     ("engine/checks/live_session.py", "ask"),  # an expectation's key
-    ("engine/checks/settings_kind.py", "bash"),  # the shell a hook command may start with
+    ("claude/settings.py", "bash"),  # the shell a hook command may start with
 }
 
 
