@@ -443,7 +443,7 @@ _JSON_TYPE_NAMES = {str: "string", bool: "boolean", int: "number", float: "numbe
 def schema_keys(tool: str, given: dict[str, Any]) -> dict[str, Any]:
     """A valid rewritten input as the tool runs with it: only the parameters its schema
     declares. The pinned client drops the others (a hook's updatedInput with an extra field,
-    even one nested 100,000 levels deep, runs without it: PostToolUse does not see it;
+    even one nested 20,000 levels deep, runs without it: PostToolUse does not see it;
     tests/differential/cases/updated-input-deep-*.toml), so nothing deep is passed on."""
     schema = TOOL_SCHEMAS.get(tool)
     if schema is None:

@@ -7,8 +7,10 @@ a newcomer's walk met each of them (issue 51)."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +20,7 @@ from harness.claude.client.driver import ClaudeCodeSession
 from harness.claude.client.install import find_client
 from harness.claude.client.person import can_play_as_person, play_as_person
 from harness.engine.checks.hook_session import parse_inline
+from tests.builders import REPO_ROOT
 from tests.engine.live_steps import ReachStep, check_json
 from tests.recorded_sessions import (
     APPROVED,
@@ -64,6 +67,45 @@ def _played(root: Path, config: Path, *commands: str) -> None:
         session.stop("UC-005 is Done.")
 
 
+# A call the client refuses before any hook: a sleep of 25 s or more (2.1.332's threshold).
+# The check's replay runs it on the emulator, which does not refuse it (that is where the
+# recording and the replay part): 25 s of waiting, for no CPU.
+REFUSED = "sleep 25 # ./mvnw -q test -Dgroups=sensor"
+REFUSED_TEST = "test_a_call_the_client_itself_refused_is_named_with_its_words"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _refused_early(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[subprocess.Popen[bytes], Path] | BaseException | None]:
+    """The refused call's session, played as this module starts, and its ``lab check --json``
+    started as a process (its output in FOLDER/check.out and check.err): the replay's 25 s
+    wait overlaps the tests before the one that reads the check (last in this file). None when
+    that test is not selected; a failure to play is raised by that test, not the first one."""
+    if not any(i.name == REFUSED_TEST for i in request.session.items if i.module is request.module):
+        yield None
+        return
+    try:
+        folder = tmp_path_factory.mktemp("refused")
+        root = copy_workspace_into(request.getfixturevalue("at_step_four"), folder)
+        _played(root, folder / "claude-home", REFUSED)
+        with (folder / "check.out").open("wb") as out, (folder / "check.err").open("wb") as err:
+            check = subprocess.Popen(  # files, not pipes: a full pipe would stall it
+                [str(REPO_ROOT / ".venv" / "bin" / "python"), "-m", "harness", "check", "--json"],
+                cwd=root,
+                env={**os.environ, "CLAUDE_CONFIG_DIR": str(folder / "claude-home")},
+                stdout=out,
+                stderr=err,
+            )
+    except (Exception, pytest.skip.Exception) as exc:  # raised by its test, below
+        yield exc
+        return
+    yield check, folder
+    if check.poll() is None:
+        check.kill()
+        check.wait()
+
+
 # Walk C's two ways: a line put in with sed (Lab 07), the whole hook rewritten (Lab 03).
 GUTTED = {
     "sed": f"sed -i '2i exit 0' {GUARD}",
@@ -104,20 +146,6 @@ def test_a_marker_the_session_wrote_itself_is_named_as_no_audit(
     assert result["message"].startswith("Claude wrote the coverage audit's marker itself: its Bash")
     assert f"wrote {marker}; no coverage audit ran for it" in result["message"]
     assert result["details"]["fix"].startswith("remove it (rm -r .git/aiup-coverage-checked)")
-
-
-def test_a_call_the_client_itself_refused_is_named_with_its_words(
-    at_step_four: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    root = copy_workspace_into(at_step_four, tmp_path)
-    config = tmp_path / "claude-home"
-    _played(root, config, "sleep 25 # ./mvnw -q test -Dgroups=sensor")
-    result = _failed(root, config, monkeypatch)
-    assert result["message"].startswith(
-        "Claude Code itself refused Claude's Bash (sleep 25 # ./mvnw -q test -Dgroups=sensor)"
-    )
-    assert "before any hook saw it ('Blocked: standalone sleep 25')" in result["message"]
-    assert "tell Claude to do it another way" in result["details"]["fix"]
 
 
 @pytest.fixture(scope="module")
@@ -207,3 +235,20 @@ def _until_written(config: Path, text: str, timeout: float = 20) -> bool:
             return True
         time.sleep(0.2)
     return False
+
+
+def test_a_call_the_client_itself_refused_is_named_with_its_words(
+    _refused_early: tuple[subprocess.Popen[bytes], Path] | BaseException | None,
+) -> None:
+    if isinstance(_refused_early, BaseException):
+        raise _refused_early
+    assert _refused_early is not None
+    check, folder = _refused_early
+    code = check.wait(timeout=600)
+    out, err = ((folder / name).read_text() for name in ("check.out", "check.err"))
+    assert code == 1, (out, err)
+    result: dict[str, Any] = json.loads(out)["checks"][0]
+    assert "emulator" not in json.dumps(result), result  # as _failed: no engine's name
+    assert result["message"].startswith(f"Claude Code itself refused Claude's Bash ({REFUSED})")
+    assert "before any hook saw it ('Blocked: standalone sleep 25')" in result["message"]
+    assert "tell Claude to do it another way" in result["details"]["fix"]

@@ -30,8 +30,14 @@ from tests.engine.walks import walk_lab
 LAB07 = "07-own-stop-hook"
 HOOK = "scripts/check-before-stop.sh"
 OWN_HOOK = (REPO_ROOT / "labs" / LAB07 / "solution" / "check-before-stop.sh").read_bytes()
-# One seed a lab keeps the suite's time (another seed: another walk, run by its own id).
-WALKS = [(lab.name, 1) for lab in lab_dirs()]
+# A walk per shape of lab, not per lab (seed 1 each; another seed is another walk, run by its
+# own id): the Maven labs 01 (sensors, quiz) and 02 (git, sensors), the hook labs 03 (a live
+# step too) and 04, Lab 07 (contract, verify-hook, the own hook, a live step), the quiz-only
+# Lab 09 and the Node Lab 12. Labs 05, 06, 08, 10, 11 and 13 repeat those shapes and took 162
+# of the 13 walks' 219 s. Checked: with a reset or goto that backs up only when HEAD moves (not
+# the participant's uncommitted edits), the walks of 01, 02, 03, 04 and 09 lose work and fail.
+SHAPES = ("01", "02", "03", "04", "07", "09", "12")
+WALKS = [(lab.name, 1) for lab in lab_dirs() if lab.name[:2] in SHAPES]
 COMMANDS = 10
 
 pytestmark = pytest.mark.maven
