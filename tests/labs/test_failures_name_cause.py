@@ -620,7 +620,7 @@ def test_lab10_a_judge_told_to_say_ok_does_not_pass(workspace: Workspace, prompt
     wording = "Did the tests run and pass after the last change? $ARGUMENTS"
     assert wording in solved
     checks = find_lab("10").step("the-judge").checks
-    n = next(i for i, c in enumerate(checks) if c.params.get("matches"))
+    n = next(i for i, c in enumerate(checks) if c.params.get("prompts_ask"))
     assert run_check(workspace, "10", "the-judge", n).status is Status.PASS
     settings.write_text(solved.replace(wording, prompt))
     result = run_check(workspace, "10", "the-judge", n)

@@ -1,0 +1,159 @@
+"""Issue 51, the passes the third walk left open (notes/note3.md): each tried as written, each
+fails with its cause named, and the honest solve still passes.
+
+Real: the shipped labs' checks on a provisioned workspace, the workspace's bash hooks, the
+participant's files as a person writes them.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from harness.engine.checks.denial_words import denial
+from harness.results import Status
+from harness.workspace import Workspace
+from tests.labs.test_free_passes import LABS, at_step, check_at
+
+REGEX_SHOWN = ("\\b", "(?", "\\s", "[^")
+
+
+# ---- Lab 07 step 1: contract lines that deny what they claim --------------------------------
+HONEST_07 = (LABS / "07-own-stop-hook" / "solution" / "stop-hook-contract.md").read_text()
+
+
+def _with_line(part: str, line: str) -> str:
+    old = next(x for x in HONEST_07.splitlines() if x.startswith(f"{part}:"))
+    return HONEST_07.replace(old, line)
+
+
+DENYING_07 = [
+    ("Claim", "Claim: I trust Claude; the report being fresh and green is irrelevant", "trust"),
+    (
+        "Check",
+        "Check: target/surefire-reports/*.xml: did the tests run and are they fresh and "
+        "green? Nobody checks that.",
+        "Nobody checks",
+    ),
+    (
+        "Check",
+        "Check: The tests ran, or so Claude says; we take its word. The surefire reports, "
+        "fresh and green.",
+        "or so Claude says",
+    ),
+    (
+        "Block",
+        "Block: exit 2 is what it never does; it blocks but it exits 0 instead. One short "
+        "line on stderr with ./mvnw -q test -Dgroups=sensor.",
+        "never does",
+    ),
+]
+
+
+@pytest.mark.parametrize(("part", "line", "words"), DENYING_07)
+def test_lab07_a_contract_line_that_denies_its_part_does_not_pass(
+    workspace: Workspace, part: str, line: str, words: str
+) -> None:
+    runner = at_step(workspace, "7", "contract")
+    contract = workspace.root / "docs" / "stop-hook-contract.md"
+    contract.write_text(_with_line(part, line))
+
+    said = check_at(runner, 0)
+
+    assert said.status is Status.FAIL
+    assert f"your {part}: line takes itself back (“{words}”): it " in said.message, said.message
+    assert f"the {part}: " in said.message.split(f"(“{words}”)")[1]  # the part it denies
+    shown = f"{said.message}\n{said.found}"
+    assert not any(bit in shown for bit in REGEX_SHOWN), shown
+    contract.write_text(HONEST_07)
+    assert check_at(runner, 0).status is Status.PASS
+
+
+HONEST_07_LINES = [
+    "Block: blocks when the report is not fresh: exit 2 with one short line on stderr naming "
+    "the sensor and ./mvnw -q test -Dgroups=sensor; never the full log, no secrets.",
+    "Block: when a report is missing, red or not fresh, exit 2 and one short line on stderr "
+    "(not stdout) with ./mvnw -q test -Dgroups=sensor, instead of the full log.",
+    "Check: never trust Claude's word: read target/surefire-reports/*.xml: tests > 0, no "
+    "failures, no errors, newer than src/, docs/ and pom.xml.",
+    "Check: the surefire reports, not the console: each exists, has no failures or errors "
+    "and is newer than src/, docs/ and pom.xml.",
+    "Check: we do not take Claude's word: the surefire reports are green (no failures) and "
+    "fresh (newer than every change).",
+]
+
+
+@pytest.mark.parametrize("line", HONEST_07_LINES)
+def test_lab07_honest_contract_lines_with_not_and_never_pass(
+    workspace: Workspace, line: str
+) -> None:
+    runner = at_step(workspace, "7", "contract")
+    (workspace.root / "docs" / "stop-hook-contract.md").write_text(
+        _with_line(line.split(":")[0], line)
+    )
+    said = check_at(runner, 0)
+    assert said.status is Status.PASS, said.found
+
+
+def test_the_denial_judge_reads_words_not_negations() -> None:
+    """The one judge both checks read: a phrase turned round by a negation is honest."""
+    assert denial("we take its word") is not None
+    assert denial("we do not take its word") is None
+    assert denial("exit 2 instead of exit 1") is None
+    assert denial("it exits 0 instead") is not None
+    assert denial("never the full log") is None
+    assert denial("Answer ok either way.") is not None
+
+
+# ---- Lab 10 step 1: a judge prompt that denies its own question -----------------------------
+def _judge_prompt(ws: Workspace, prompt: str) -> None:
+    path = ws.root / ".claude" / "settings.json"
+    settings = json.loads(path.read_text())
+    hooks = settings["hooks"]["Stop"][0]["hooks"]
+    judge = {"type": "prompt", "prompt": prompt, "timeout": 30}
+    if hooks[-1].get("type") == "prompt":
+        hooks[-1] = judge
+    else:
+        hooks.append(judge)
+    path.write_text(json.dumps(settings, indent=2))
+
+
+@pytest.mark.parametrize(
+    ("prompt", "words"),
+    [
+        ("Did the tests run and pass? Answer ok either way. $ARGUMENTS", "either way"),
+        ("Never mind whether the tests ran and passed: ok. $ARGUMENTS", "Never mind"),
+    ],
+)
+def test_lab10_a_judge_prompt_that_denies_its_question_does_not_pass(
+    workspace: Workspace, prompt: str, words: str
+) -> None:
+    runner = at_step(workspace, "10", "the-judge")
+    _judge_prompt(workspace, prompt)
+    results = runner.check(every=True).results
+
+    told = [r for r in results if r.message.startswith("the prompt hook's words should ask")]
+    assert told and told[0].status is Status.FAIL, [r.message for r in results]
+    assert f"“{words}” says the outcome does not matter" in told[0].message, told[0].message
+    assert prompt.split(" $")[0] in (told[0].found or "")
+    assert not any(bit in told[0].message for bit in REGEX_SHOWN)
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "Did the tests run and pass after the last change? $ARGUMENTS",
+        "Did the tests run and pass? Do not trust Claude's words: look for a test run in the "
+        "transcript. $ARGUMENTS",
+        "Check whether the sensors ran green after the last change; answer ok only if a run "
+        "shows it. $ARGUMENTS",
+    ],
+)
+def test_lab10_honest_judge_prompts_pass(workspace: Workspace, prompt: str) -> None:
+    runner = at_step(workspace, "10", "the-judge")
+    _judge_prompt(workspace, prompt)
+    _lab, step = runner.current()
+    n = next(i for i, c in enumerate(step.checks) if c.params.get("prompts_ask"))
+    said = check_at(runner, n)
+    assert said.status is Status.PASS, said.message
