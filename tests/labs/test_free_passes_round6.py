@@ -157,3 +157,40 @@ def test_lab10_honest_judge_prompts_pass(workspace: Workspace, prompt: str) -> N
     n = next(i for i, c in enumerate(step.checks) if c.params.get("prompts_ask"))
     said = check_at(runner, n)
     assert said.status is Status.PASS, said.message
+
+
+# ---- Lab 05: the strict lines put back after the step passed --------------------------------
+STRICT = (
+    "# Strict mode: refuse to guess without the tools.\n"
+    'command -v jq >/dev/null 2>&1 || { echo "require-sensors.sh: jq is not installed" >&2; '
+    "exit 2; }\n"
+)
+
+
+@pytest.mark.maven
+@pytest.mark.slow
+def test_lab05_strict_lines_put_back_after_the_pass_do_not_complete_the_lab(
+    workspace: Workspace,
+) -> None:
+    runner = at_step(workspace, "5", "strict-stop-hook")
+    runner.solve(apply=True)
+    assert runner.check().status is Status.PASS
+    hook = workspace.root / ".claude" / "hooks" / "require-sensors.sh"
+    failing_open = hook.read_text()
+    hook.write_text(failing_open.replace("\naiup_fail_open\n", f"\n{STRICT}aiup_fail_open\n"))
+
+    moved = runner.next()
+
+    assert moved.step is not None and moved.step.id == "strict-stop-hook"  # not complete
+    failed = [r for r in moved.reverified[0].results if r.status is Status.FAIL]
+    assert failed, [r.message for r in moved.reverified[0].results]
+    assert failed[0].message.startswith(
+        ".claude/hooks/require-sensors.sh changed since this step passed, and as it is now it "
+        "does not pass: "
+    ), failed[0].message
+    assert "git diff .claude/hooks/require-sensors.sh" in str(failed[0].details.get("fix"))
+    assert not runner.progress.lab_progress("05-fail-open").completed_at
+
+    hook.write_text(failing_open + "# a note of mine\n")  # changed, and still failing open
+    assert runner.check().status is Status.PASS
+    assert runner.next().step is None

@@ -119,7 +119,17 @@ def _not_asking(ctx: CheckContext, event: str | None) -> CheckResult | None:
     """The first prompt hook on ``event`` whose words tell the judge the answer."""
     if event is None:
         return None
-    for hook in load_settings(ctx.root).commands_for(Event(event), None):
+    hooks = load_settings(ctx.root).commands_for(Event(event), None)
+    if not any(hook.kind == PROMPT_TYPE for hook in hooks):
+        return CheckResult.failed(
+            f"no prompt hook on {event} yet: add one whose words ask the judge for evidence, "
+            f'e.g. {{ "type": "prompt", "prompt": "Did the tests run and pass after the last '
+            f'change? $ARGUMENTS" }}',
+            name="settings",
+            expected=f'a "prompt" hook on {event}',
+            found="\n".join(f"a {h.kind} hook: {h.source}" for h in hooks) or f"no hook on {event}",
+        )
+    for hook in hooks:
         why = why_not_asking(hook.label) if hook.kind == PROMPT_TYPE else None
         if why is not None:
             return CheckResult.failed(
