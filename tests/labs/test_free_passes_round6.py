@@ -194,3 +194,39 @@ def test_lab05_strict_lines_put_back_after_the_pass_do_not_complete_the_lab(
     hook.write_text(failing_open + "# a note of mine\n")  # changed, and still failing open
     assert runner.check().status is Status.PASS
     assert runner.next().step is None
+
+
+# ---- Lab 04 step 2: Done after an audit that reported gaps ----------------------------------
+AUDIT_REPORT = "UC-005: every step, flow and rule is covered. No gaps."
+
+
+@pytest.mark.parametrize(
+    ("report", "named"),
+    [
+        ("Audit of UC-005: gaps found. A2 has no test.", "reports a gap (“gaps”)"),
+        ("UC-005: flow A1 is not covered yet.", "reports a gap (“not covered”)"),
+        ("UC-005 audited.", "does not say the use case is covered"),
+    ],
+)
+def test_lab04_done_after_an_audit_that_found_gaps_does_not_pass(
+    workspace: Workspace, report: str, named: str
+) -> None:
+    runner = at_step(workspace, "4", "audit")
+    runner.solve(apply=True)
+    scenario = workspace.root / "scenarios" / "status-guard.toml"
+    honest = scenario.read_text()
+    assert AUDIT_REPORT in honest
+    scenario.write_text(honest.replace(AUDIT_REPORT, report))
+
+    results = runner.check(every=True).results
+
+    assert results[0].status is Status.PASS  # the walk's pass: refused, audited, accepted
+    said = next(r for r in results if r.status is Status.FAIL)
+    assert said.message.startswith(
+        f"the audit in scenarios/status-guard.toml (step[3]) {named}: an asserting status "
+        "wants an audit that found the use case covered"
+    ), said.message
+    assert "fix the gaps and audit again" in said.message  # the next action
+    assert report in (said.found or "")
+    scenario.write_text(honest)
+    assert runner.check(every=True).status is Status.PASS
