@@ -274,9 +274,8 @@ def test_lab13_a_hand_written_let_go_names_the_difference(node_ws: Workspace) ->
     wrong = results[2]
     assert "exit" not in (wrong.expected or "") and "exit" not in (wrong.found or "")
     assert (wrong.expected or "").startswith(
-        'line 1 as printed now: {"systemMessage":"Stop check still fails: rebuild dist/app.js '
-        "(npm run build). Run the check by hand"
-    )
+        "line 1 as the command prints it now (not shown here: run the command as it is"
+    )  # never the answer itself: it would be copied from the screen (round6)
     assert (wrong.found or "").splitlines() == [
         'line 1 in answers/let-go.json: {"systemMessage":"Stop check still fails: rebuild '
         'dist/app.js (npm run build)."}',

@@ -8,12 +8,21 @@ participant's files as a person writes them.
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
+from pathlib import Path
 
 import pytest
 
+from harness.claude.engines import open_session
+from harness.claude.scenario import run_scenario
 from harness.engine.checks.denial_words import denial
+from harness.engine.checks.hook_session import parse_inline
+from harness.engine.checks.live_session import SOLVED_SESSIONS
+from harness.engine.lab_runner import LabRunner
 from harness.results import Status
-from harness.workspace import Workspace
+from harness.workspace import Workspace, provision
+from tests.conftest import require_real_client
 from tests.labs.test_free_passes import LABS, at_step, check_at
 
 REGEX_SHOWN = ("\\b", "(?", "\\s", "[^")
@@ -229,4 +238,119 @@ def test_lab04_done_after_an_audit_that_found_gaps_does_not_pass(
     assert "fix the gaps and audit again" in said.message  # the next action
     assert report in (said.found or "")
     scenario.write_text(honest)
+    assert runner.check(every=True).status is Status.PASS
+
+
+# ---- Lab 13 on the Node project ---------------------------------------------------------------
+@pytest.fixture(scope="module")
+def node_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    if shutil.which("npm") is None:
+        pytest.skip("npm is not installed")
+    root = provision(tmp_path_factory.mktemp("node") / "ws", fixture_name="node").workspace.root
+    subprocess.run(["npm", "run", "build"], cwd=root, check=True, capture_output=True)
+    return root
+
+
+@pytest.fixture
+def node_ws(node_template: Path, tmp_path: Path) -> Workspace:
+    root = tmp_path / "ws"
+    shutil.copytree(node_template, root, symlinks=True)
+    return Workspace(root)
+
+
+def at_lab13(ws: Workspace, step: str) -> LabRunner:
+    runner = LabRunner(ws)
+    runner.start("13")
+    if runner.progress.step != step:
+        runner.goto(step)
+    return runner
+
+
+ASK_README = 'Add a line "Run npm start to see the total." to README.md, then finish.'
+
+
+@pytest.mark.slow
+def test_lab13_step3_a_session_that_changed_nothing_does_not_pass(node_ws: Workspace) -> None:
+    """The walk's pass: Claude asked, it stops at once (held), stops again (let go): nothing
+    changed, and the stop held was no work's. Played on the real client 2.1.332 with the
+    scripted model, as lab solve plays a live step's session."""
+    require_real_client()
+    runner = at_lab13(node_ws, "held-live")
+    idle = [
+        {"do": "session_start"},
+        {"do": "prompt", "text": ASK_README},
+        {"do": "stop", "last_message": "Done.", "expect": "blocked"},
+        {"do": "stop", "last_message": "The hook asks for a file the build does not write."},
+    ]
+    scenario, _ = parse_inline(idle, "test", "steps")
+    with open_session(
+        "claude-code",
+        node_ws.root,
+        transcript_dir=node_ws.git_dir / SOLVED_SESSIONS,
+        auto_approve=True,
+    ) as session:
+        outcomes = [r.outcome for r in run_scenario(scenario, session)]
+    assert "blocked" in [str(o.outcome) for o in outcomes]  # the stop was held
+
+    (said,) = runner.check().results
+
+    assert said.status is Status.FAIL
+    shown = f"{said.message}\n{said.expected}\n{said.found}\n{said.details.get('fix')}"
+    assert "its input contains 'Run npm start to see the total.'" in shown, shown
+    assert "your session made no change" in shown, shown
+
+
+HOOK = "scripts/check-before-stop.sh"
+
+
+def test_lab13_step2_after_lab_goto_only_the_code_line_counts(node_ws: Workspace) -> None:
+    """The walk: `lab goto 2` replayed step 1's solve, which also changed the hook's comment;
+    the person pointed the code back, as step 1 asked, and was told "the hook still names
+    dist/missing.js" because of the comment."""
+    runner = at_lab13(node_ws, "pass-after-fix")
+    hook = node_ws.root / HOOK
+    text = hook.read_text()
+    assert "if ! test -s dist/missing.js; then" in text
+    hook.write_text(
+        text.replace("if ! test -s dist/missing.js; then", "if ! test -s dist/app.js; then")
+    )
+    subprocess.run(["npm", "run", "build"], cwd=node_ws.root, check=True, capture_output=True)
+
+    assert runner.check(every=True).status is Status.PASS
+
+    # A comment naming it is no code; the code still testing it is.
+    hook.write_text(hook.read_text() + "# once: test -s dist/missing.js\n")
+    assert check_at(runner, 0).status is Status.PASS
+    hook.write_text(text)
+    said = check_at(runner, 0)
+    assert said.status is Status.FAIL
+    assert said.message.startswith("the hook's code still tests dist/missing.js"), said.message
+
+
+def test_lab13_step4_the_failure_screen_does_not_print_the_answer(node_ws: Workspace) -> None:
+    """The walk copied the expected line from the failure screen into answers/let-go.json
+    instead of running the hook: the screen names where the file differs, never the line."""
+    runner = at_lab13(node_ws, "let-go")
+    printed = subprocess.run(
+        [f"./{HOOK}"],
+        cwd=node_ws.root,
+        input='{"stop_hook_active":true}\n',
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout
+    message = json.loads(printed)["systemMessage"]
+    answers = node_ws.root / "answers"
+    answers.mkdir(exist_ok=True)
+    (answers / "let-go.json").write_text('{"systemMessage":"hello"}\n')
+
+    results = runner.check(every=True).results
+
+    said = next(r for r in results if r.status is Status.FAIL)
+    shown = f"{said.message}\n{said.expected}\n{said.found}\n{said.details}"
+    assert message not in shown and "Run the check by hand" not in shown, shown
+    assert "line 1 as the command prints it now (not shown here: run the command" in shown
+    assert 'line 1 in answers/let-go.json: {"systemMessage":"hello"}' in shown
+    assert "(the two lines differ from character 19 on)" in shown
+    (answers / "let-go.json").write_text(printed)
     assert runner.check(every=True).status is Status.PASS
