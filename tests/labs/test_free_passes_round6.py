@@ -60,6 +60,23 @@ DENYING_07 = [
 ]
 
 
+# walk-e's further lines (findings, 07:06)
+DENYING_07 += [
+    (
+        "Claim",
+        "Claim: the sensors ran green after the last change, allegedly, but who cares.",
+        "allegedly",
+    ),
+    ("Success", "Success: exit 0 (a joke: any code will do).", "a joke"),
+    (
+        "Check",
+        "Check: Claude's word; the Surefire reports in target/surefire-reports/ (fresh, "
+        "green) are not consulted.",
+        "Claude's word",
+    ),
+]
+
+
 @pytest.mark.parametrize(("part", "line", "words"), DENYING_07)
 def test_lab07_a_contract_line_that_denies_its_part_does_not_pass(
     workspace: Workspace, part: str, line: str, words: str
@@ -75,6 +92,7 @@ def test_lab07_a_contract_line_that_denies_its_part_does_not_pass(
     assert f"the {part}: " in said.message.split(f"(“{words}”)")[1]  # the part it denies
     shown = f"{said.message}\n{said.found}"
     assert not any(bit in shown for bit in REGEX_SHOWN), shown
+    assert f"“{words}”: “{words}”" not in shown  # a word is not quoted as its own clause
     contract.write_text(HONEST_07)
     assert check_at(runner, 0).status is Status.PASS
 

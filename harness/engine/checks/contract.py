@@ -118,9 +118,10 @@ def _judge(part: str, said: str | None, rules: list[dict[str, Any]]) -> list[str
 
 
 # A part is stated plainly: "does not exit 2", "we skip npm test" or "exit 2 is wrong" has the
-# words a rule looks for and says the opposite. A clause ends at , ; : . ( ) — and at "and",
+# words a rule looks for and says the opposite. A clause ends at , ; : ( ) —, at a . that ends a
+# sentence (not the one of ./mvnw) and at "and",
 # "but", "or", "then".
-_CLAUSE_END = re.compile(r"[,;:.()—]|\b(?:and|but|or|then)\b", re.IGNORECASE)
+_CLAUSE_END = re.compile(r"[,;:()—]|\.(?=\s|$)|\b(?:and|but|or|then)\b", re.IGNORECASE)
 _NEGATION = re.compile(
     r"\b(?:not|never|cannot|nor|neither|nothing|nobody|skip\w*|omit\w*|instead of|wrong"
     r"|false|untrue|maybe|perhaps|possibly|probably|unlikely|hardly|rarely|optional\w*)\b"
@@ -163,6 +164,8 @@ def _taken_back(part: str, rule: str, found: re.Match[str], words: str, clause: 
     what = re.sub(rf"^(?:{_NEGATION.pattern}|\b(?:no|without|none)\b)\W*", "", what, flags=re.I)
     if clause:
         clause = _clause_of(clause, words)
+    if clause.strip(" .").lower() == words.lower():
+        clause = ""  # the clause is the word itself: “nothing”, not “nothing”: “nothing”
     where = f": “{clause if len(clause) <= 60 else clause[:59] + '…'}”" if clause else ""
     if re.search(r"[a-z]", re.sub(r"\\[a-zA-Z]", "", rule), re.I) and 0 < len(what) <= 30:
         return f"your {part}: line says {what}, but “{words}” takes it back{where}"
