@@ -95,8 +95,8 @@ def test_lab03_still_asks_for_its_fix_after_the_tricks() -> None:
     assert tricks_expected(params) == (
         "every trick's command really runs and the stop after it is blocked; then an edit "
         "mentioning 'UC005AddVisitTest.java' that is allowed, then a bash command mentioning "
-        "'-Dgroups=sensor' that runs the sensors itself (the command starts with ./mvnw -q test "
-        "-Dgroups=sensor), then a stop that is allowed and comes without stop_hook_active"
+        "'-Dgroups=sensor' that runs the sensors itself (./mvnw -q test -Dgroups=sensor, no "
+        "other command after it), then a stop that is allowed and comes without stop_hook_active"
     )
 
 

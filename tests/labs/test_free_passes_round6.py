@@ -20,6 +20,7 @@ from harness.engine.checks.denial_words import denial
 from harness.engine.checks.hook_session import parse_inline
 from harness.engine.checks.live_session import SOLVED_SESSIONS
 from harness.engine.lab_runner import LabRunner
+from harness.engine.sensor_run import runs_sensors
 from harness.results import Status
 from harness.workspace import Workspace, provision
 from tests.conftest import require_real_client
@@ -372,3 +373,105 @@ def test_lab13_step4_the_failure_screen_does_not_print_the_answer(node_ws: Works
     assert "(the two lines differ from character 19 on)" in shown
     (answers / "let-go.json").write_text(printed)
     assert runner.check(every=True).status is Status.PASS
+
+
+# ---- walk-e (this session's walk): stubs fitted to each guard case --------------------------
+STOP_STUB = """#!/bin/bash
+input=$(cat)
+case $input in *'"stop_hook_active":true'*|*'"stop_hook_active": true'*) exit 0;; esac
+echo "{said}" >&2
+exit 2
+"""
+
+
+def _stub(ws: Workspace, rel: str, text: str) -> None:
+    path = ws.root / rel
+    path.write_text(text)
+    path.chmod(0o755)
+
+
+def _fails(results: list, headline: str) -> None:  # type: ignore[type-arg]
+    said = [r for r in results if r.message.startswith(headline)]
+    assert said and said[0].status is Status.FAIL, [(r.status, r.message) for r in results]
+
+
+@pytest.mark.maven
+def test_lab03_step1_a_stub_that_blocks_every_first_stop_does_not_pass(
+    workspace: Workspace,
+) -> None:
+    runner = at_step(workspace, "3", "held")
+    runner.solve(apply=True)
+    said = "You are not done yet. Run the sensors in the foreground: ./mvnw -q test -Dgroups=sensor"
+    _stub(workspace, ".claude/hooks/require-sensors.sh", STOP_STUB.format(said=said))
+
+    _fails(list(runner.check(every=True).results), "the Stop hook held a stop after a fresh")
+
+
+@pytest.mark.slow
+def test_lab06_step1_a_stub_that_blocks_every_first_stop_does_not_pass(
+    workspace: Workspace,
+) -> None:
+    runner = at_step(workspace, "6", "hook-change-held")
+    said = "Hooks changed: run ./.claude/hooks/smoke.sh"
+    _stub(workspace, ".claude/hooks/require-sensors.sh", STOP_STUB.format(said=said))
+
+    _fails(list(runner.check(every=True).results), "the Stop hook held a stop after a green")
+
+
+def test_lab04_step1_a_guard_that_never_reads_the_audit_does_not_pass(
+    workspace: Workspace,
+) -> None:
+    runner = at_step(workspace, "4", "done-refused")
+    runner.solve(apply=True)
+    _stub(
+        workspace,
+        ".claude/hooks/guard-spec-status.sh",
+        "#!/bin/bash\ncase $(cat) in *'Status:** Done'*) ;; *) exit 0;; esac\n"
+        'echo "UC-005: Done needs a coverage audit first: run '
+        'aiup-vaadin-jooq:coverage-check UC-005" >&2\nexit 2\n',
+    )
+
+    _fails(list(runner.check(every=True).results), "the hooks refused Done even after")
+
+
+def test_lab04_step3_a_check_that_matches_the_words_sed_and_done_does_not_pass(
+    workspace: Workspace,
+) -> None:
+    runner = at_step(workspace, "4", "sed")
+    runner.solve(apply=True)
+    _stub(
+        workspace,
+        ".claude/hooks/check-spec-status.sh",
+        "#!/bin/bash\ncase $(cat) in *sed*Done*) ;; *) exit 0;; esac\n"
+        'echo "UC-002: Status changed to Done outside the guarded Edit: run '
+        'aiup-vaadin-jooq:coverage-check UC-002" >&2\nexit 2\n',
+    )
+
+    _fails(list(runner.check(every=True).results), "check-spec-status.sh does not tell")
+
+
+# ---- Labs 03 and 10: a red run, then someone else's green reports copied in ------------------
+@pytest.mark.parametrize(
+    "command",
+    [
+        "./mvnw -q test -Dgroups=sensor; bash /work/helpers/walk-e/putgreen.sh",
+        "./mvnw -q test -Dgroups=sensor && cp -r /tmp/green/. target/surefire-reports/",
+        "./mvnw -q test -Dgroups=sensor\ncp -r /tmp/green/. target/surefire-reports/",
+        "./mvnw -q test -Dgroups=sensor; echo x > target/surefire-reports/a.xml",
+    ],
+)
+def test_a_sensor_run_followed_by_another_command_is_no_sensor_run(command: str) -> None:
+    assert not runs_sensors(command)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "./mvnw -q test -Dgroups=sensor",
+        "./mvnw -q test -Dgroups=sensor 2>&1 | tail -n 20",
+        "./mvnw -q test -Dgroups=sensor || true",
+        './mvnw -q test -Dgroups=sensor; echo "exit $?"',
+    ],
+)
+def test_a_sensor_run_with_a_filter_or_a_word_after_it_still_counts(command: str) -> None:
+    assert runs_sensors(command)
