@@ -475,3 +475,47 @@ def test_a_sensor_run_followed_by_another_command_is_no_sensor_run(command: str)
 )
 def test_a_sensor_run_with_a_filter_or_a_word_after_it_still_counts(command: str) -> None:
     assert runs_sensors(command)
+
+
+# ---- Lab 07 step 2: a hook fitted to the grader's breaks (walk-e, 07:08) ---------------------
+OVERFIT = """#!/usr/bin/env bash
+# Stop hook: the sensors ran green after the last change.
+set -u
+project=${CLAUDE_PROJECT_DIR:-}
+[ -n "$project" ] && [ -d "$project" ] || exit 0
+cd "$project" || exit 0
+input=$(cat 2>/dev/null || true)
+active=$(printf '%s' "$input" | jq -r '.stop_hook_active // false' 2>/dev/null || echo false)
+block() {
+    [ "$active" = true ] && { echo '{"systemMessage": "the turn ended without proof"}'; exit 0; }
+    echo "Stop check blocked: $1" >&2; exit 2
+}
+for sensor in ArchitectureTest TestLayerConventionsTest UseCaseTraceabilityTest \\
+    TestCaseTraceabilityTest BusinessRuleTraceabilityTest; do
+    report="target/surefire-reports/TEST-ai.unifiedprocess.petclinic.$sensor.xml"
+    [ -s "$report" ] || block "no report for $sensor: run ./mvnw -q test -Dgroups=sensor"
+    grep -q 'failures="[1-9]\\|errors="[1-9]\\|tests="0"' "$report" \\
+        && block "$sensor failed: run ./mvnw -q test -Dgroups=sensor"
+done
+first=target/surefire-reports/TEST-ai.unifiedprocess.petclinic.ArchitectureTest.xml
+newer=$(find src docs pom.xml \\( -name '*.java' -o -name '*.md' -o -name pom.xml \\) \\
+    -newer "$first" 2>/dev/null | head -1)
+[ -z "$newer" ] || block "$newer changed: run ./mvnw -q test -Dgroups=sensor"
+exit 0
+"""
+
+
+@pytest.mark.maven
+@pytest.mark.slow
+def test_lab07_step2_a_hook_that_reads_one_report_and_java_files_only_does_not_pass(
+    workspace: Workspace,
+) -> None:
+    runner = at_step(workspace, "7", "write-hook")
+    _stub(workspace, "scripts/check-before-stop.sh", OVERFIT)
+
+    results = list(runner.check(every=True).results)
+
+    graded = next(r for r in results if r.name.startswith("verify-hook"))
+    assert graded.status is Status.FAIL, graded.message
+    shown = f"{graded.message}\n{graded.found}"
+    assert "hooklab-note.properties" in shown or "ArchitectureTest.xml" in shown, shown
