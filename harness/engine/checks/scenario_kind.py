@@ -117,6 +117,13 @@ def _audit_gaps(rel: str, steps: Any, agent: str | None) -> tuple[str, str, str]
         return None
     audits = [s for s in steps if s.do == "subagent_stop" and s.args.get("agent_type") == agent]
     expected = f"a subagent_stop of {agent} whose last_message reports the use case covered"
+    if not audits:
+        return (
+            f"{rel} has no audit yet: add a subagent_stop of {agent} whose last_message "
+            "reports the use case covered",
+            expected,
+            f"no subagent_stop of {agent} in {rel}",
+        )
     for step in audits:
         said = str(step.args.get("last_message", ""))
         gap = audit_gap(said)
