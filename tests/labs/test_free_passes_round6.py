@@ -519,3 +519,17 @@ def test_lab07_step2_a_hook_that_reads_one_report_and_java_files_only_does_not_p
     assert graded.status is Status.FAIL, graded.message
     shown = f"{graded.message}\n{graded.found}"
     assert "hooklab-note.properties" in shown or "ArchitectureTest.xml" in shown, shown
+
+
+# ---- Lab 02 step 2: the A1 tests sent to A2 were told their annotation was gone --------------
+def test_lab02_a1_tests_pointed_at_a2_are_named_as_pointed_elsewhere(workspace: Workspace) -> None:
+    runner = at_step(workspace, "2", "fix-annotations")
+    source = (
+        workspace.root / "src/test/java/ai/unifiedprocess/petclinic/UC003RegisterOwnerTest.java"
+    )
+    source.write_text(source.read_text().replace("A1: Validation Errors", "A2: Duplicate Owner"))
+
+    said = check_at(runner, 3)
+
+    assert said.status is Status.FAIL
+    assert "is gone or points at another flow instead of being fixed" in said.message
