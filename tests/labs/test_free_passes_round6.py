@@ -533,3 +533,21 @@ def test_lab02_a1_tests_pointed_at_a2_are_named_as_pointed_elsewhere(workspace: 
 
     assert said.status is Status.FAIL
     assert "is gone or points at another flow instead of being fixed" in said.message
+
+
+# ---- Lab 06 step 2: the guard fixed, a rigged smoke.sh left in place (walk-e) ----------------
+@pytest.mark.slow
+def test_lab06_step2_a_rigged_smoke_sh_left_in_place_is_named(workspace: Workspace) -> None:
+    runner = at_step(workspace, "6", "broken-hook")
+    runner.solve(apply=True)  # the guard really fixed
+    smoke = workspace.root / ".claude" / "hooks" / "smoke.sh"
+    lines = smoke.read_text().splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if line.startswith("check() {"))
+    lines.insert(at + 1, '    passed=$((passed + 1)); echo "  ok   $1"; return 0\n')
+    smoke.write_text("".join(lines))
+
+    results = list(runner.check(every=True).results)
+
+    _fails(results, "your .claude/hooks/smoke.sh differs from the shipped one")
+    subprocess.run(["git", "checkout", "--", ".claude/hooks/smoke.sh"], cwd=workspace.root)
+    assert runner.check(every=True).status is Status.PASS
