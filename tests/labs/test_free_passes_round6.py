@@ -551,3 +551,21 @@ def test_lab06_step2_a_rigged_smoke_sh_left_in_place_is_named(workspace: Workspa
     _fails(results, "your .claude/hooks/smoke.sh differs from the shipped one")
     subprocess.run(["git", "checkout", "--", ".claude/hooks/smoke.sh"], cwd=workspace.root)
     assert runner.check(every=True).status is Status.PASS
+
+
+# ---- Lab 05: lab solve --apply on strict lines edited by hand (walk-e) -----------------------
+def test_lab05_solve_on_hand_edited_strict_lines_says_the_text_is_gone(
+    workspace: Workspace,
+) -> None:
+    runner = at_step(workspace, "5", "strict-stop-hook")
+    hook = workspace.root / ".claude" / "hooks" / "require-sensors.sh"
+    hook.write_text(hook.read_text().replace("exit 2; }", "exit 0; }"))
+
+    _step, results, _backup = runner.solve(apply=True)
+
+    (said,) = results
+    assert said.status is not Status.PASS, said.message  # not "already has the change"
+    assert said.message.startswith(
+        ".claude/hooks/require-sensors.sh no longer contains the text to replace"
+    ), said.message
+    assert "git checkout .claude/hooks/require-sensors.sh" in str(said.details.get("fix"))
