@@ -129,13 +129,17 @@ def _replace(ctx: CheckContext, p: ReplaceParams) -> CheckResult:
         return CheckResult.errored(f"{p.path} does not exist", name="replace")
     text = read_text(path, p.path)  # not UTF-8, binary: a clear error naming the file
     if p.old not in text:
-        if p.new in text:
+        # Applied already: the new text is there and no line the change takes away is left
+        # (Lab 05: the strict lines edited by hand still hold "# Strict mode", not applied).
+        gone = {ln.strip() for ln in p.old.splitlines()} - {ln.strip() for ln in p.new.splitlines()}
+        left = [ln for ln in text.splitlines() if ln.strip() and ln.strip() in gone]
+        if p.new in text and not left:
             return CheckResult.passed(f"{p.path} already has the change", name="replace")
         return CheckResult.errored(
-            f"{p.path} no longer contains the text to replace",
+            f"{p.path} no longer contains the text to replace (you changed it since)",
             name="replace",
             expected=p.old[:300],
-            details={"fix": "lab reset, then try again"},
+            details={"fix": f"git checkout {p.path} (or lab reset), then try again"},
         )
     count = -1 if p.all else 1
     path.write_text(text.replace(p.old, p.new, count))

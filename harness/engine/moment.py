@@ -213,7 +213,7 @@ _CLAUSES: tuple[_Clause, ...] = (
     (
         SENSOR_RUN,
         lambda v: (
-            "runs the sensors itself (the command starts with ./mvnw -q test -Dgroups=sensor)"
+            "runs the sensors itself (./mvnw -q test -Dgroups=sensor, no other command after it)"
             if v
             else "runs no sensors"
         ),

@@ -3,7 +3,9 @@ lab's end, the trainer's verify), in a throwaway copy with the build output clea
 
 A step that graded a hook the person keeps using (a ``verify_hook`` check) is graded again on
 the hook as it is now when that file changed since the pass: the pass at its own state stands,
-but the lab's end does not bless a hook swapped for a stub after its step."""
+but the lab's end does not bless a hook swapped for a stub after its step. A lab's last step
+is graded again as things are now when a file its solve writes changed since its pass: no
+later step may change it, so a change there undoes what the step taught."""
 
 from __future__ import annotations
 
@@ -138,26 +140,50 @@ def reverify(runner: LabRunner, lab: Lab, lp: LabProgress) -> list[StepRun]:
     return runs
 
 
-def _changed_hooks(ws: Workspace, step: Step, record: dict[str, Any]) -> tuple[Spec, ...]:
-    """The step's ``verify_hook`` checks whose script is not, now, the file (content and
-    executable bit) its pass graded."""
-    specs = [spec for spec in step.checks if spec.name == "verify_hook"]
-    if not specs:
-        return ()
+def _changed(ws: Workspace, record: dict[str, Any], rel: str) -> bool:
+    """``rel`` is not, now, the file (content and executable bit) the pass saw."""
     then = tree_files(ws.repo, ws.repo[str(record["snapshot"]).encode()].tree)
-    changed = []
-    for spec in specs:
-        rel = str(spec.typed.script)
-        path = ws.root / rel
-        mode_sha = then.get(rel)
-        if mode_sha is None or not path.is_file():
-            changed.append(spec)
-            continue
-        blob = ws.repo.object_store[mode_sha[1]].as_raw_string()
-        was_exec = bool(mode_sha[0] & 0o111)
-        if blob != path.read_bytes() or was_exec != os.access(path, os.X_OK):
-            changed.append(spec)
-    return tuple(changed)
+    path = ws.root / rel
+    mode_sha = then.get(rel)
+    if mode_sha is None or not path.is_file():
+        return True
+    blob = ws.repo.object_store[mode_sha[1]].as_raw_string()
+    was_exec = bool(mode_sha[0] & 0o111)
+    return blob != path.read_bytes() or was_exec != os.access(path, os.X_OK)
+
+
+# Checks that grade what a step made (a hook, a scenario) on the workspace as it is: the ones
+# run again, as things are now, when that thing changed since the pass.
+_REGRADED = ("hook_session", "shell", "verify_hook")
+
+
+def _changed_hooks(
+    ws: Workspace, lab: Lab, step: Step, record: dict[str, Any]
+) -> tuple[tuple[Spec, ...], list[str]]:
+    """The step's checks to grade again as things are now, and the files that changed: a
+    ``verify_hook`` check whose script changed since the pass; and on a lab's last step (no
+    later step may change what it made), its hook checks when a file its solve writes changed
+    (Lab 05: the strict lines put back after the pass)."""
+    specs = [s for s in step.checks if s.name == "verify_hook" and _changed(ws, record, _script(s))]
+    files = [_script(s) for s in specs]
+    if step.id == lab.steps[-1].id:
+        made = [_made(action) for action in step.solve]
+        undone = [rel for rel in dict.fromkeys(made) if rel and _changed(ws, record, rel)]
+        if undone:
+            specs = [s for s in step.checks if s.name in _REGRADED]
+            files = list(dict.fromkeys([*files, *undone]))
+    return tuple(specs), files
+
+
+def _script(spec: Spec) -> str:
+    return str(spec.typed.script)
+
+
+def _made(action: Spec) -> str | None:
+    """The workspace file a solve action writes (replace, write: path; copy: to)."""
+    rel = action.params.get("path") if action.name in ("replace", "write", "append") else None
+    rel = action.params.get("to") if action.name == "copy" else rel
+    return str(rel) if rel else None
 
 
 def _with_hooks_now(runner: LabRunner, lab: Lab, run: StepRun, record: dict[str, Any]) -> StepRun:
@@ -165,7 +191,7 @@ def _with_hooks_now(runner: LabRunner, lab: Lab, run: StepRun, record: dict[str,
     it is now if the person changed that file since."""
     if run.status is not Status.PASS:
         return run
-    specs = _changed_hooks(runner.ws, run.step, record)
+    specs, files = _changed_hooks(runner.ws, lab, run.step, record)
     if not specs:
         return run
     now = runner.run_checks(lab, dataclasses.replace(run.step, checks=specs))
@@ -174,11 +200,13 @@ def _with_hooks_now(runner: LabRunner, lab: Lab, run: StepRun, record: dict[str,
         if result.status is Status.PASS:
             result.message = f"as it is now (changed since this step passed): {result.message}"
         else:
-            script = result.name.removeprefix("verify-hook ") or "the hook"
+            script = " and ".join(files) or "the hook"
             result.message = (
                 f"{script} changed since this step passed, and as it is now it does not pass: "
                 f"{result.message}"
             )
-            result.details.setdefault("fix", f"make {script} pass this step's check again")
+            result.details.setdefault(
+                "fix", f"make {script} pass this step's check again (git diff {' '.join(files)})"
+            )
         results.append(result)
     return StepRun(lab, run.step, results, run.skipped, run.duration + now.duration)

@@ -6,7 +6,9 @@ target/surefire-reports -name '*.xml' -exec touch {} +`` contains it, runs no te
 old green reports looking fresh. The command must start with the Maven run (``cd DIR &&`` or
 ``timeout 600`` before it is fine), with ``test`` and ``-Dgroups=sensor`` in that same simple
 command, and no switch that skips tests or runs only some (``-DskipTests``, ``-Dtest=``). What
-follows it (``| tail``, ``|| true``) cannot undo the reports the run wrote.
+may follow it cannot undo the reports the run wrote: a filter it is piped into (``| tail``,
+``| grep``), ``|| true``. Another command after it (``; bash putgreen.sh``, ``&& cp …``) may
+put other reports in place of a red run's, so the command is no sensor run.
 """
 
 from __future__ import annotations
@@ -22,9 +24,14 @@ SKIPS_TESTS = re.compile(
 # `runs` patterns, which refuse `echo ./mvnw …` and `: ./mvnw …`).
 _SENSOR_RUN = re.compile(
     r"^\s*(?:cd\s+[^;&|<>`$()]+?\s*&&\s*)?(?:timeout\s+[\w.]+\s+)?"
-    r"(?P<run>(?:\./mvnw|mvn)\b(?=[^|;&]*\btest(?![\w-]))[^|;&]*-Dgroups=sensor(?![\w-])[^|;&]*)"
+    r"(?P<run>(?:\./mvnw|mvn)\b(?=[^|;&\n]*\btest(?![\w-]))[^|;&\n]*-Dgroups=sensor(?![\w-])"
+    r"(?:\d?>&\d|[^|;&\n])*)"
 )
 _SOME_TESTS = re.compile(r"(?<!\S)-Dtest=")
+# After the run: an operator and what it starts. A pipe into a filter, or || true, changes no
+# report; anything else (; && || a command, a new line) runs after the reports were written.
+_NEXT = re.compile(r"\|\||&&|[|;&\n]")
+_FILTERS = frozenset({"tail", "head", "grep", "tee", "cat", "less", "more", "wc", "sed"})
 
 
 def runs_sensors(command: str) -> bool:
@@ -33,7 +40,28 @@ def runs_sensors(command: str) -> bool:
     if found is None:
         return False
     run = found.group("run")
-    return not SKIPS_TESTS.search(run) and not _SOME_TESTS.search(run)
+    if SKIPS_TESTS.search(run) or _SOME_TESTS.search(run):
+        return False
+    return _harmless_after(command[found.end() :])
+
+
+def _harmless_after(rest: str) -> bool:
+    """What follows the run only filters its output or its exit code."""
+    rest = re.sub(r"\d?>&\d|&>>?", " ", rest)  # 2>&1, &>log: redirections, no operator
+    ops = list(_NEXT.finditer(rest))
+    for n, op in enumerate(ops):
+        end = ops[n + 1].start() if n + 1 < len(ops) else len(rest)
+        words = rest[op.end() : end].split()
+        if not words:
+            continue  # a lone & (in the background) or a trailing ;
+        if op.group(0) == "|" and words[0] in _FILTERS and "-i" not in words:
+            continue
+        if op.group(0) == "||" and words[0] in ("true", ":", "echo"):
+            continue
+        if words[0] in ("echo", "printf", "true", ":") and ">" not in rest[op.end() : end]:
+            continue  # says something, writes no file
+        return False
+    return True
 
 
 __all__ = ["SKIPS_TESTS", "runs_sensors"]

@@ -96,8 +96,8 @@ def test_lab03_still_asks_for_its_fix_after_the_tricks() -> None:
     assert tricks_expected(params) == (
         "every trick's command really runs and the stop after it is blocked; then an edit "
         "mentioning 'UC005AddVisitTest.java' that is allowed, then a bash command mentioning "
-        "'-Dgroups=sensor' that runs the sensors itself (the command starts with ./mvnw -q test "
-        "-Dgroups=sensor), then a stop that is allowed and comes without stop_hook_active"
+        "'-Dgroups=sensor' that runs the sensors itself (./mvnw -q test -Dgroups=sensor, no "
+        "other command after it), then a stop that is allowed and comes without stop_hook_active"
     )
 
 
@@ -275,9 +275,8 @@ def test_lab13_a_hand_written_let_go_names_the_difference(node_ws: Workspace) ->
     wrong = results[2]
     assert "exit" not in (wrong.expected or "") and "exit" not in (wrong.found or "")
     assert (wrong.expected or "").startswith(
-        'line 1 as printed now: {"systemMessage":"Stop check still fails: rebuild dist/app.js '
-        "(npm run build). Run the check by hand"
-    )
+        "line 1 as the command prints it now (not shown here: run the command as it is"
+    )  # never the answer itself: it would be copied from the screen (round6)
     assert (wrong.found or "").splitlines() == [
         'line 1 in answers/let-go.json: {"systemMessage":"Stop check still fails: rebuild '
         'dist/app.js (npm run build)."}',
@@ -621,7 +620,7 @@ def test_lab10_a_judge_told_to_say_ok_does_not_pass(workspace: Workspace, prompt
     wording = "Did the tests run and pass after the last change? $ARGUMENTS"
     assert wording in solved
     checks = find_lab("10").step("the-judge").checks
-    n = next(i for i, c in enumerate(checks) if c.params.get("matches"))
+    n = next(i for i, c in enumerate(checks) if c.params.get("prompts_ask"))
     assert run_check(workspace, "10", "the-judge", n).status is Status.PASS
     settings.write_text(solved.replace(wording, prompt))
     result = run_check(workspace, "10", "the-judge", n)

@@ -270,7 +270,7 @@ def test_lab10_a_misspelt_prompt_type_is_the_entry_claude_code_ignores(
     tests/claude/test_settings_check_client.py). The settings check says it in those words."""
     runner = at_step(workspace, "10", "the-judge")
     results = hollowed(runner, "the-judge")
-    assert [r.status for r in results] == [Status.FAIL, Status.PASS, Status.PASS, Status.FAIL]
+    assert [r.status for r in results] == [Status.FAIL, Status.PASS, Status.FAIL, Status.FAIL]
     # lab check shows the failing row only: no "file … as expected" PASS above it.
     assert [r.status for r in runner.check().results] == [Status.FAIL]
     assert results[0].message == (

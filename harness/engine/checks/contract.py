@@ -27,6 +27,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from harness.engine.checks.denial_words import denial
 from harness.engine.context import CheckContext
 from harness.engine.kinds import check_kind
 from harness.results import CheckResult
@@ -83,14 +84,27 @@ def _line(text: str, part: str) -> tuple[str, str] | None:
     return None
 
 
+# What each part of a contract is for, said when a line denies it (the labels Labs 07 and 12 use).
+ROLES = {
+    "claim": "says what Claude asserts when it says done",
+    "check": "names what confirms the claim, and it is run every time",
+    "success": "says the hook exits 0 when the check holds",
+    "block": "says the hook blocks (exit 2, the reason on stderr) when it does not",
+}
+
+
 def _judge(part: str, said: str | None, rules: list[dict[str, Any]]) -> list[str]:
     if said is None:
         return [f"no line starts with {part}: yet"]
     if not said:
         return [f"the {part}: line is empty"]
-    retracted = _RETRACTION.search(said)
-    if retracted:
-        return [f"your {part}: line takes itself back (“{retracted.group(0)}”): say it plainly"]
+    denied = denial(said)
+    if denied:
+        role = f" the {part}: {ROLES[part.lower()]}" if part.lower() in ROLES else ""
+        return [
+            f"your {part}: line takes itself back (“{denied.words}”): it {denied.means};"
+            f"{role or ' say it plainly'}"
+        ]
     wrong = []
     for rule in rules:
         found = re.search(str(rule["has"]), said, re.IGNORECASE) if "has" in rule else None
@@ -104,9 +118,10 @@ def _judge(part: str, said: str | None, rules: list[dict[str, Any]]) -> list[str
 
 
 # A part is stated plainly: "does not exit 2", "we skip npm test" or "exit 2 is wrong" has the
-# words a rule looks for and says the opposite. A clause ends at , ; : . ( ) — and at "and",
+# words a rule looks for and says the opposite. A clause ends at , ; : ( ) —, at a . that ends a
+# sentence (not the one of ./mvnw) and at "and",
 # "but", "or", "then".
-_CLAUSE_END = re.compile(r"[,;:.()—]|\b(?:and|but|or|then)\b", re.IGNORECASE)
+_CLAUSE_END = re.compile(r"[,;:()—]|\.(?=\s|$)|\b(?:and|but|or|then)\b", re.IGNORECASE)
 _NEGATION = re.compile(
     r"\b(?:not|never|cannot|nor|neither|nothing|nobody|skip\w*|omit\w*|instead of|wrong"
     r"|false|untrue|maybe|perhaps|possibly|probably|unlikely|hardly|rarely|optional\w*)\b"
@@ -120,17 +135,6 @@ _DENIAL = re.compile(r"\b(?:no|without|none)\W+(?:\w+\W+){0,2}$", re.IGNORECASE)
 _HEDGE = re.compile(
     r"\bor\s+not\b|\bnot\s+really\b|\bunlikely\b|\bmaybe\b|\bperhaps\b|\bpossibly\b"
     r"|\bor\s+whatever\b|\bjust\s+kidding\b|\bif\s+at\s+all\b|\bsometimes\b",
-    re.IGNORECASE,
-)
-# Words by which a whole line takes itself back, wherever they stand: "Check: the reports are
-# fresh and green — a lie we accept; we skip this check" says every word a rule wants. Narrow
-# on purpose: "the console can lie, ignore it" or "skip the build when nothing changed" are
-# a contract's own words; a hedge ("not really") is the rules' own business (_HEDGE), named
-# with the words it takes back.
-_RETRACTION = re.compile(
-    r"\ba\s+lie\b|\b(?:is|are|it.s)\s+(?:a\s+)?(?:lie|untrue|fake)\b"
-    r"|\bwe\s+(?:skip|ignore)\s+(?:it|this|that)\b"
-    r"|\b(?:skip|ignor)\w*\s+this\s+(?:check|step|part|rule|line)\b",
     re.IGNORECASE,
 )
 _SENTENCE_END = re.compile(r"[;.](?:\s|$)|$")
@@ -160,6 +164,8 @@ def _taken_back(part: str, rule: str, found: re.Match[str], words: str, clause: 
     what = re.sub(rf"^(?:{_NEGATION.pattern}|\b(?:no|without|none)\b)\W*", "", what, flags=re.I)
     if clause:
         clause = _clause_of(clause, words)
+    if clause.strip(" .").lower() == words.lower():
+        clause = ""  # the clause is the word itself: “nothing”, not “nothing”: “nothing”
     where = f": “{clause if len(clause) <= 60 else clause[:59] + '…'}”" if clause else ""
     if re.search(r"[a-z]", re.sub(r"\\[a-zA-Z]", "", rule), re.I) and 0 < len(what) <= 30:
         return f"your {part}: line says {what}, but “{words}” takes it back{where}"

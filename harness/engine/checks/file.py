@@ -53,6 +53,11 @@ class FileParams:
         doc="text (any case) that picks the line found: shows when matches fails: a line "
         "starting with it first, else one containing it",
     )
+    code_only: bool = param(
+        default=False,
+        doc="contains, not_contains and matches read only the lines that are not comments "
+        "(a line starting with #): a comment that names a file is no code that tests it",
+    )
     message: str | None = param(default=None, doc="what the participant reads when the check fails")
     pass_message: str | None = param(default=None, doc="what the participant reads when it passes")
 
@@ -92,6 +97,8 @@ def run(ctx: CheckContext, p: FileParams) -> CheckResult:
     unread = _unreadable_json(rel, text, name)
     if unread is not None:
         return unread
+    if p.code_only:
+        text = "".join(ln for ln in text.splitlines(True) if not ln.lstrip().startswith("#"))
     if p.contains is not None and p.contains not in text:
         return CheckResult.failed(
             p.message or f"{rel} does not contain the expected text",

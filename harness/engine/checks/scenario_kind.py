@@ -7,10 +7,14 @@ step that tries it. Quick (no session runs): a step puts it before its ``hook_se
     kind = "scenario"
     path = "scenarios/tricks.toml"
     has_steps = [{ do = "bash", command_contains = "| tail" }, { do = "bash", background = true }]
+
+``audit`` names a subagent whose report (a ``subagent_stop``'s ``last_message``) must say the
+use case is covered: an audit that reports gaps earns no asserting status (Lab 04 step 2).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,8 +33,14 @@ class ScenarioParams:
 
     path: str = param(doc="the scenario file, relative to the workspace")
     has_steps: list[Any] = param(
+        default=[],
         doc="tables that must each match a step: do, any scenario field (equal), or "
-        'FIELD_contains = "text", e.g. { do = "bash", command_contains = "| tail" }'
+        'FIELD_contains = "text", e.g. { do = "bash", command_contains = "| tail" }',
+    )
+    audit: str | None = param(
+        default=None,
+        doc="an agent type: each subagent_stop of it reports the use case covered (covered "
+        "or tested, no gap, nothing missing), e.g. aiup-vaadin-jooq:uc-coverage",
     )
     message: str | None = param(default=None, doc="what the participant reads when the check fails")
     pass_message: str | None = param(default=None, doc="what the participant reads when it passes")
@@ -43,7 +53,7 @@ def _validate(p: ScenarioParams) -> str | None:
         for key, value in want.items():
             if key.endswith(CONTAINS) and not isinstance(value, str):
                 return f"has_steps[{i + 1}].{key} must be a string"
-    if not p.has_steps:
+    if not p.has_steps and not p.audit:
         return 'say which steps the scenario needs: has_steps = [{ do = "stop" }]'
     return None
 
@@ -62,6 +72,9 @@ def run(ctx: CheckContext, p: ScenarioParams) -> CheckResult:
     )
     if isinstance(scenario, CheckResult):
         return scenario
+    gaps = _audit_gaps(rel, scenario.steps, p.audit)
+    if gaps is not None:
+        return CheckResult.failed(gaps[0], name=name, expected=gaps[1], found=gaps[2])
     moments = [planned(s) for s in scenario.steps]
     missing = [want for want in p.has_steps if not any(m.matches(want) for m in moments)]
     if missing:
@@ -74,6 +87,57 @@ def run(ctx: CheckContext, p: ScenarioParams) -> CheckResult:
     return CheckResult.passed(
         p.pass_message or f"all {len(p.has_steps)} steps are there", name=name
     )
+
+
+# An audit's report of a gap: "2 gaps found", "A2 is missing a test", "not covered". "No
+# gaps", "nothing missing", "without a gap" report none.
+_GAP = re.compile(
+    r"\b(?:gaps?|missing|uncovered|untested|lacks?|lacking|incomplete|not\s+(?:yet\s+)?"
+    r"(?:covered|tested|fully covered)|fail\w*|without\s+(?:a\s+)?tests?)\b",
+    re.IGNORECASE,
+)
+_NONE_BEFORE = re.compile(r"\b(?:no|none|nothing|zero|without)(?:\s+\w+){0,2}\s+$", re.I)
+_COVERED = re.compile(r"\b(?:covered|tested|has\s+a\s+test|have\s+tests)\b", re.IGNORECASE)
+
+
+def audit_gap(report: str) -> str | None:
+    """The words by which an audit's report says it found a gap, or that it names no
+    coverage at all; None when it reports the use case covered."""
+    for hit in _GAP.finditer(report):
+        if hit.group(0).lower().startswith("without") or not _NONE_BEFORE.search(
+            report, 0, hit.start()
+        ):
+            return hit.group(0)
+    return None if _COVERED.search(report) else ""
+
+
+def _audit_gaps(rel: str, steps: Any, agent: str | None) -> tuple[str, str, str] | None:
+    """(headline, expected, found) when an audit by ``agent`` reports gaps, or none ran."""
+    if agent is None:
+        return None
+    audits = [s for s in steps if s.do == "subagent_stop" and s.args.get("agent_type") == agent]
+    expected = f"a subagent_stop of {agent} whose last_message reports the use case covered"
+    if not audits:
+        return (
+            f"{rel} has no audit yet: add a subagent_stop of {agent} whose last_message "
+            "reports the use case covered",
+            expected,
+            f"no subagent_stop of {agent} in {rel}",
+        )
+    for step in audits:
+        said = str(step.args.get("last_message", ""))
+        gap = audit_gap(said)
+        if gap is not None:
+            why = f"reports a gap (“{gap}”)" if gap else "does not say the use case is covered"
+            return (
+                f"the audit in {rel} ({step.where}) {why}: an asserting status wants an audit "
+                "that found the use case covered; write its last_message as that report "
+                "(every flow and rule has a test), or, in a real session, fix the gaps and "
+                "audit again",
+                expected,
+                f"{step.where} last_message: {said}",
+            )
+    return None
 
 
 KIND = check_kind(

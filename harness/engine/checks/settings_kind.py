@@ -7,11 +7,13 @@ event: a prompt hook whose words name the script, or a stub whose comment does, 
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 from harness.claude.events import Event
-from harness.claude.settings import load_settings
+from harness.claude.settings import PROMPT_TYPE, load_settings
 from harness.claude.settings_check import check_settings
+from harness.engine.checks.prompt_words import why_not_asking
 from harness.engine.context import CheckContext
 from harness.engine.kinds import check_kind
 from harness.results import CheckResult
@@ -27,6 +29,11 @@ class SettingsParams:
         doc='{EVENT = "path"}: a "command" hook on the event runs that workspace script, e.g. '
         '{ Stop = ".claude/hooks/require-sensors.sh" }',
     )
+    prompts_ask: str | None = param(
+        default=None,
+        doc="an event: each prompt hook on it asks the judge for evidence (did the tests run "
+        "and pass?) and does not tell it the answer (checks/prompt_words.py)",
+    )
     message: str | None = param(default=None, doc="what the participant reads when it fails")
     pass_message: str | None = param(default=None, doc="what the participant reads when it passes")
 
@@ -38,6 +45,8 @@ def _validate(p: SettingsParams) -> str | None:
             return f"registers: {event!r} is no event Hook Lab plays ({', '.join(known)})"
         if not isinstance(script, str) or not script:
             return f'registers.{event} must be a script\'s path, e.g. ".claude/hooks/x.sh"'
+    if p.prompts_ask is not None and p.prompts_ask not in known:
+        return f"prompts_ask: {p.prompts_ask!r} is no event Hook Lab plays ({', '.join(known)})"
     return None
 
 
@@ -45,7 +54,7 @@ def run(ctx: CheckContext, p: SettingsParams) -> CheckResult:
     name = "settings"
     warnings = check_settings(ctx.root)
     if not warnings:
-        unregistered = _unregistered(ctx, p.registers)
+        unregistered = _unregistered(ctx, p.registers) or _not_asking(ctx, p.prompts_ask)
         if unregistered is not None:
             return unregistered
         return CheckResult.passed(
@@ -84,6 +93,33 @@ def _unregistered(ctx: CheckContext, registers: dict[str, str]) -> CheckResult |
             found="\n".join(f"a {h.kind} hook that only names it: {h.source}" for h in named)
             or f"no hook on {event} names {name}",
         )
+    return None
+
+
+def _not_asking(ctx: CheckContext, event: str | None) -> CheckResult | None:
+    """The first prompt hook on ``event`` whose words tell the judge the answer."""
+    if event is None:
+        return None
+    hooks = load_settings(ctx.root).commands_for(Event(event), None)
+    if not any(hook.kind == PROMPT_TYPE for hook in hooks):
+        return CheckResult.failed(
+            f"no prompt hook on {event} yet: add one whose words ask the judge for evidence, "
+            f'e.g. {{ "type": "prompt", "prompt": "Did the tests run and pass after the last '
+            f'change? $ARGUMENTS" }}',
+            name="settings",
+            expected=f'a "prompt" hook on {event}',
+            found="\n".join(f"a {h.kind} hook: {h.source}" for h in hooks) or f"no hook on {event}",
+        )
+    for hook in hooks:
+        why = why_not_asking(hook.label) if hook.kind == PROMPT_TYPE else None
+        if why is not None:
+            return CheckResult.failed(
+                f"the prompt hook's words should ask the judge for evidence: {why}",
+                name="settings",
+                expected="a prompt that asks whether the tests ran and passed after the last "
+                "change, and leaves the answer to the judge",
+                found=f"{hook.source}: {json.dumps(hook.label)}",
+            )
     return None
 
 

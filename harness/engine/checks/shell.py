@@ -39,7 +39,8 @@ class ShellParams:
     stdout_is_file: str | None = param(
         default=None,
         doc="a workspace file whose text stdout must be, byte for byte (an answer the "
-        "participant kept); a difference is named by its first line that differs",
+        "participant kept); a difference is named by its first line that differs, without "
+        "the printed line (a person would copy it instead of running the command)",
         inside="the workspace",
     )
     quiet: bool = param(default=False, doc="the command must print nothing")
@@ -141,7 +142,9 @@ def _stream_failure(
 
 def _kept_differs(ctx: CheckContext, rel: str, printed: str) -> tuple[str, str] | None:
     """Where a kept file differs from what the command printed now (None: they are the same):
-    the first line that differs, as the command prints it and as the file has it."""
+    the first line that differs, named by its number and where it parts, the file's line as it
+    is. The command's own line is never shown: a person would copy it from the screen instead
+    of running the command (Lab 13 step 4)."""
     path = ctx.path(rel)
     if not path.is_file():
         return f"{rel} holds what the command prints", f"{rel} does not exist yet: create it"
@@ -149,27 +152,41 @@ def _kept_differs(ctx: CheckContext, rel: str, printed: str) -> tuple[str, str] 
     if kept == printed:
         return None
     now, there = printed.splitlines(), kept.splitlines()
+    run_it = "not shown here: run the command as it is, so it writes the file"
     for i in range(max(len(now), len(there))):
         line_now = now[i] if i < len(now) else None
         line_there = there[i] if i < len(there) else None
         if line_now != line_there:
-            now_at, there_at = f"line {i + 1} as printed now:", f"line {i + 1} in {rel}:"
+            expected = f"line {i + 1} as the command prints it now ({run_it})"
             if line_now is None or line_there is None:
-                return (
-                    f"{now_at} {'(none: the output ends)' if line_now is None else line_now}",
-                    f"{there_at} {'(none: the file ends)' if line_there is None else line_there}",
+                return expected, (
+                    f"line {i + 1} in {rel}: "
+                    + (
+                        "(none: the file ends there, the output goes on)"
+                        if line_there is None
+                        else f"{line_there}\n(the output has no line {i + 1}: it ends before)"
+                    )
                 )
-            column = next(
-                (c for c, (a, b) in enumerate(zip(line_now, line_there, strict=False)) if a != b),
-                min(len(line_now), len(line_there)),
-            )
             return (
-                f"{now_at} {line_now}",
-                f"{there_at} {line_there}\n(the two lines differ from character {column + 1} on)",
+                expected,
+                f"line {i + 1} in {rel}: {line_there}\n{_parts_at(line_now, line_there)}",
             )
     # The same lines: only the end differs.
     ends = "ends with a newline" if printed.endswith("\n") else "ends without a newline"
     return f"the output {ends}", f"{rel} does not: keep the output as printed (tee, or >)"
+
+
+def _parts_at(line_now: str, line_there: str) -> str:
+    """Where the file's line parts from the printed one, in words, without the printed one."""
+    column = next(
+        (c for c, (a, b) in enumerate(zip(line_now, line_there, strict=False)) if a != b),
+        min(len(line_now), len(line_there)),
+    )
+    if line_now.startswith(line_there):
+        return f"(your line stops at character {column + 1}; the printed one goes on)"
+    if line_there.startswith(line_now):
+        return f"(your line goes on after character {column}; the printed one ends there)"
+    return f"(the two lines differ from character {column + 1} on)"
 
 
 def _validate(p: ShellParams) -> str | None:

@@ -1,0 +1,56 @@
+"""A prompt hook's words, read as a judge would be asked: does the prompt ask for evidence (did
+the tests run and pass?), or does it tell the judge the answer? Lab 10 step 1 (the ``settings``
+check's ``prompts_ask``).
+
+Words can still be gamed: the lab's session then proves the judge holds a stop with nothing
+run. What this reads: the evidence named (tests, sensors, reports), a question, what they did
+(ran, passed), no verdict stated ("so the answer is ok"), no order to say ok ("always answer
+ok"), and no words that deny the question (denial_words: "either way", "never mind")."""
+
+from __future__ import annotations
+
+import re
+
+from harness.engine.checks.denial_words import denial
+
+_EVIDENCE = re.compile(r"\b(?:tests?|sensors?|reports?|surefire|evidence)\b", re.I)
+_ASKS = re.compile(r"\?|\b(?:whether|check|verify|confirm|look\s+for|find\s+out)\b", re.I)
+_OUTCOME = re.compile(
+    r"\b(?:ran|run|runs|running|pass|passed|passes|green|fail\w*|show\w*|exist\w*|fresh|newer)\b",
+    re.I,
+)
+# A verdict stated: "The tests ran, so the answer is ok", "assume they passed".
+_VERDICT = re.compile(
+    r"\b(?:so|therefore|thus|hence|assume\w*)\b[^.?!]*\b(?:ok|yes|true|fine|pass\w*|green)\b"
+    r"|\bthe\s+answer\s+is\b",
+    re.I,
+)
+# An order to say ok: "Always answer ok", "Answer ok true." (not "Answer ok only if …").
+_ALWAYS = re.compile(r"\balways\b[^.?!]*\b(?:ok|yes|true|approve|allow|pass)\b", re.I)
+_ORDER = re.compile(
+    r"(?:^|[.?!:]\s+)(?:just\s+)?(?:answer|say|return|respond|reply|output)\W+(?:with\W+)?"
+    r"(?:ok(?:\W*:?\W*true)?|yes)\b(?![^.?!]*\b(?:if|only|when|unless)\b)",
+    re.I,
+)
+
+
+def why_not_asking(prompt: str) -> str | None:
+    """Why ``prompt`` does not ask a judge for evidence, in plain words; None when it does."""
+    denied = denial(prompt)
+    if denied:
+        return f"“{denied.words}” {denied.means}: the judge must answer from the evidence"
+    for pattern in (_ALWAYS, _ORDER):
+        told = pattern.search(prompt)
+        if told:
+            said = told.group(0).lstrip(".?!: ")
+            return f"“{said}” tells the judge to answer ok whatever it finds"
+    stated = _VERDICT.search(prompt)
+    if stated:
+        return f"“{stated.group(0)}” states the verdict instead of asking for it"
+    if not _EVIDENCE.search(prompt):
+        return "it names no evidence: ask about the tests (the sensors, their reports)"
+    if not _ASKS.search(prompt):
+        return "it asks nothing: put the question to the judge (did the tests run and pass?)"
+    if not _OUTCOME.search(prompt):
+        return "it does not ask what the tests did: whether they ran and passed"
+    return None
