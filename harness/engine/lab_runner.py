@@ -494,13 +494,8 @@ class LabRunner:
             else:
                 for step in lab.steps[target.index :]:
                     old = lp.steps.pop(step.id, None)
-                    if old is not None and old.quiz_tries:
-                        # The quiz's tries are the person's history, not their work: a reset
-                        # must not lift the wait after a wrong try, nor make the next try a
-                        # first one again (checks/quiz.py).
-                        lp.steps[step.id] = StepProgress(
-                            quiz_tries=old.quiz_tries, quiz_tried_at=old.quiz_tried_at
-                        )
+                    if old is not None:
+                        lp.steps[step.id] = _history_of(old)
             actions.extend(self._enter(lab, target))
         return Moved(lab, target, actions, backup, note=note)
 
@@ -511,6 +506,21 @@ class LabRunner:
             self.lab()  # no lab started: say how to start one
             ref = self.progress.step or "1"
         return self.goto(ref, action="reset")
+
+
+def _history_of(old: StepProgress) -> StepProgress:
+    """What a reset keeps of a step: the person's history, not their work. The help they had
+    (hints, "with lab solve") and how they tried (failed checks, quiz tries) is the trainer's
+    record; the quiz's wait after a wrong try stays too (checks/quiz.py). A reset then a typed
+    copy of lab solve's answers must not read as a pass without help."""
+    return StepProgress(
+        hints=old.hints,
+        solved_with_help=old.solved_with_help,
+        failed_checks=old.failed_checks,
+        failed_at=old.failed_at,
+        quiz_tries=old.quiz_tries,
+        quiz_tried_at=old.quiz_tried_at,
+    )
 
 
 @contextlib.contextmanager

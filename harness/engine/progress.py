@@ -17,15 +17,19 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from harness.errors import HarnessError
 from harness.schema import pick
 from harness.workspace import Workspace
+from harness.workspace.workspace import PROGRESS_REF
 
 FORMAT = 2
+# The last progress commit lab wrote (in .git/hooklab/workspace.json): the chain only grows,
+# so a ref found behind it was moved back by hand (git update-ref) and is put back.
+TIP_KEY = "progress_tip"
 
 
 def digest(data: bytes) -> str:
@@ -169,11 +173,14 @@ class Progress:
 
     @classmethod
     def load(cls, ws: Workspace) -> Progress:
+        put_back_if_rewound(ws)
         return cls.from_json(ws.read_progress(), source=f"{ws.root}: refs/hooklab/progress")
 
     def save(self, ws: Workspace, message: str, *, anchors: Sequence[str] = ()) -> str:
         self.updated_at = time.time()
-        return ws.write_progress(self.to_json(), message, anchors=anchors)
+        written = ws.write_progress(self.to_json(), message, anchors=anchors)
+        ws.update_meta({TIP_KEY: written})
+        return written
 
     def lab_progress(self, lab_id: str) -> LabProgress:
         return self.labs.setdefault(lab_id, LabProgress(started_at=time.time()))
@@ -186,3 +193,39 @@ class Progress:
             "updated_at": self.updated_at,
             "labs": {k: v.to_json() for k, v in self.labs.items()},
         }
+
+
+def _first_parents(ws: Workspace, start: str) -> Iterator[str]:
+    """The progress chain from ``start`` back to its first commit (anchors are second parents)."""
+    at: bytes | None = start.encode()
+    while at is not None:
+        commit = ws.repo[at]
+        yield at.decode()
+        parents = getattr(commit, "parents", None) or []
+        at = parents[0] if parents else None
+
+
+def put_back_if_rewound(ws: Workspace) -> str | None:
+    """The progress ref moved back to an older commit of its own chain (or deleted) puts back
+    the commit lab last wrote: a wrong quiz try, a failed check or a "with lab solve" is the
+    trainer's record and does not vanish by a rewind. Nothing is lost by it: the newer commit
+    holds all the older one did. A ref ahead of it (lab submit moves it) or on another chain
+    is left as it is. Returns the commit put back, if any.
+
+    The remembered commit is a local file too: someone who edits it as well rewinds the record
+    on this laptop; the remote still holds what was submitted, and takes fast-forwards only."""
+    try:
+        tip = ws.meta.get(TIP_KEY)
+    except (OSError, ValueError):
+        return None
+    head = ws.progress_head()
+    if not isinstance(tip, str) or head == tip or tip.encode() not in ws.repo.object_store:
+        return None
+    if head is not None and (
+        head.encode() not in ws.repo.object_store or tip in _first_parents(ws, head)
+    ):
+        return None  # moved on (a submit), or not this chain at all
+    if head is not None and head not in _first_parents(ws, tip):
+        return None
+    ws.repo.refs[PROGRESS_REF] = tip.encode()
+    return tip

@@ -308,7 +308,7 @@ def test_lab10_tricks_without_maven_or_without_the_judges_yes_do_not_count(
     results = hollowed(at_step(workspace, "10", "words"), "words")
     # The hollow copies the right answers: the session alone must see what is missing (the
     # seed's hook still lets a real, green run go: the guard in between passes).
-    assert [r.status for r in results] == [Status.FAIL, Status.PASS, Status.PASS]
+    assert [r.status for r in results] == [Status.FAIL, Status.PASS, Status.PASS, Status.PASS]
     assert results[0].message == "0 of 5 tricks tried and blocked; 5 did not count"
     found = (results[0].found or "").splitlines()
     assert found[0] == (
