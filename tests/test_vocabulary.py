@@ -73,6 +73,8 @@ NOT_THE_WORD = {
     ("maven/warm.py", "failed"),  # how a warm-up went
     ("engine/checks/live_session.py", "ask"),  # an expectation's key
     ("claude/settings.py", "bash"),  # the shell a hook command may start with
+    ("engine/reverify.py", "write"),  # a solve action (lab.toml), not a session step
+    ("engine/reverify.py", "copy"),  # a solve action (lab.toml)
 }
 
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.claude.scenario import load_scenario
+from harness.claude.vocabulary import StepKind
 from harness.engine.checks.file import read_participant_file
 from harness.engine.context import CheckContext
 from harness.engine.kinds import check_kind
@@ -115,7 +116,9 @@ def _audit_gaps(rel: str, steps: Any, agent: str | None) -> tuple[str, str, str]
     """(headline, expected, found) when an audit by ``agent`` reports gaps, or none ran."""
     if agent is None:
         return None
-    audits = [s for s in steps if s.do == "subagent_stop" and s.args.get("agent_type") == agent]
+    audits = [
+        s for s in steps if s.do == StepKind.SUBAGENT_STOP and s.args.get("agent_type") == agent
+    ]
     expected = f"a subagent_stop of {agent} whose last_message reports the use case covered"
     if not audits:
         return (
