@@ -477,17 +477,6 @@ def print_hint(console: Console, step: Step, tier: int, text: str) -> None:
     print_prose(console, hint_panel(step, tier, text))
 
 
-def print_solution(console: Console, step: Step) -> None:
-    console.print(f"[bold]The solution of step {step.index + 1} ({step.id}):[/]")
-    for spec in step.solve:
-        shown = {k: v for k, v in spec.params.items() if v not in (None, False, [], {})}
-        console.print(f"  • {escape(str(shown))}")
-    console.print(
-        "Apply it with [bold]lab solve --apply[/] (your files are backed up "
-        "first), then [bold]lab check[/]."
-    )
-
-
 def print_solved(console: Console, results: Sequence[CheckResult], backup: Backup | None) -> None:
     print_results(console, results)
     if backup:

@@ -195,6 +195,8 @@ class Block:
     first: Text = field(default_factory=Text)
     rest: Text | None = None  # None: as wide as ``first``, in spaces
     wrap: bool = True  # False: preformatted (code), each line as it is
+    # With wrap False: even a comment too wide is left whole (a file's content to copy).
+    verbatim: bool = False
     protected: list[tuple[int, int]] = field(default_factory=list)
     # Kept on one line when that fits the terminal, else wrapped between its protected parts
     # (a command and its outcome: together at 120 columns, each whole at 100).
@@ -210,7 +212,10 @@ def lay_out(block: Block, width: int) -> list[Text]:
         protected += [(a, b) for a, b in next(together) if b - a <= width]
         prefix = block.first if n == 0 else rest
         if not block.wrap and not _FOLD.get():  # folding, a code line wraps like prose
-            lines.extend(_code_line(prefix, rest, text, width))
+            if block.verbatim:
+                lines.append(Text.assemble(prefix, text))
+            else:
+                lines.extend(_code_line(prefix, rest, text, width))
             continue
         # A hook's own indentation ("  ./mvnw …") is kept on every line the text wraps to.
         indent = len(text.plain) - len(text.plain.lstrip(" "))

@@ -1,0 +1,179 @@
+"""Issue 51 items 2 and 4, the screens walks e and f found: ``lab solve`` printing raw Python
+dicts, lines broken at 100 columns inside what a person copies, verify-hook's counts, and the
+smaller wordings (a duplicate answer, a hint no stronger than the one before).
+
+Real: the labs' own lab.toml and solution files, provisioned workspaces and ``lab`` as a process
+(a pseudo-terminal where the width is the terminal's), screens at 80, 100 and 120 columns.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import io
+import json
+import os
+import pty
+import re
+import struct
+import subprocess
+import termios
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from harness.engine.manifest import Lab, Step, load_labs
+from harness.ui.prose import print_prose
+from harness.ui.solution_view import (
+    SOLVE_RENDERERS,
+    TURN_RENDERERS,
+    file_sources,
+    solution_renderable,
+)
+from harness.workspace import Workspace
+from tests.builders import REPO_ROOT, run_lab
+
+WIDTHS = (80, 100, 120)
+
+
+def shown(renderable: object, width: int) -> str:
+    out = io.StringIO()
+    print_prose(Console(file=out, width=width, no_color=True, color_system=None), renderable)
+    return out.getvalue()
+
+
+def in_a_terminal(cwd: Path, *argv: str, columns: int) -> str:
+    """``lab ARGV`` on a pseudo-terminal ``columns`` wide, COLUMNS unset: the width the
+    code reads is the terminal's own."""
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    env["NO_COLOR"] = "1"
+    leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 50, columns, 0, 0))
+    proc = subprocess.Popen(
+        [str(REPO_ROOT / ".venv" / "bin" / "python"), "-m", "harness", *argv],
+        cwd=cwd,
+        env=env,
+        stdin=follower,
+        stdout=follower,
+        stderr=follower,
+    )
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            data = os.read(leader, 65536)
+        except OSError:  # the follower closed: the process is done
+            break
+        if not data:
+            break
+        chunks.append(data)
+    proc.wait(timeout=120)
+    os.close(leader)
+    text = b"".join(chunks).decode().replace("\r\n", "\n")
+    return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", text)  # bold stays with NO_COLOR
+
+
+# ---- 1. lab solve: every action kind in words a person can act on ----------------------------
+
+
+def _solved_steps() -> list[tuple[Lab, Step]]:
+    return [(lab, step) for lab in load_labs() for step in lab.steps if step.solve]
+
+
+def test_every_action_kind_the_labs_solve_with_has_words() -> None:
+    """A kind a lab uses without a renderer here would fall back to its summary: a new kind
+    must get its words (this test fails until it does)."""
+    actions = {spec.name for _, step in _solved_steps() for spec in step.solve}
+    turns = {
+        str(turn.get("do"))
+        for _, step in _solved_steps()
+        for spec in step.solve
+        if spec.name == "play_session"
+        for turn in spec.params["steps"]
+    }
+    assert actions and turns
+    assert actions <= set(SOLVE_RENDERERS), actions - set(SOLVE_RENDERERS)
+    assert turns <= set(TURN_RENDERERS), turns - set(TURN_RENDERERS)
+
+
+def _copied_texts(step: Step, lab: Lab) -> list[str]:
+    """What a person copies from the solution: commands, file contents, prompts."""
+    texts: list[str] = []
+    for spec in step.solve:
+        p = spec.params
+        if spec.name in ("copy", "write", "append"):
+            texts.append((lab.dir / p["from"]).read_text() if p.get("from") else p["content"])
+        elif spec.name == "run":
+            texts.append(p["command"])
+        elif spec.name == "play_session":
+            texts += [t.get("text") or t.get("command") or "" for t in p["steps"]]
+    return texts
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_every_solve_is_words_commands_and_content_never_a_dict(width: int) -> None:
+    """Walk e: ``• {'do': 'copy', 'from': 'solution/tricks.toml', …}``, ``{'do': 'sensors'}``,
+    a replace's old/new with \\n escapes, all wrapped at column 0."""
+    for lab, step in _solved_steps():
+        text = shown(solution_renderable(step, file_sources(lab.dir, None)), width)
+        where = f"{lab.id} {step.id} at {width}"
+        assert not any(f"'{key}': " in text for key in ("do", "path", "old", "steps")), where
+        assert "solution/" not in text, (where, text)  # a path the person cannot open
+        lines = text.splitlines()
+        copied = {
+            line.strip()
+            for source in _copied_texts(step, lab)
+            for line in source.splitlines()
+            if line.strip()
+        }
+        for line in copied:  # each line to copy stands whole on a line of its own
+            assert any(shown_line.strip() == line for shown_line in lines), (where, line, text)
+        wide = [ln for ln in lines if len(ln) > width and ln.strip() not in copied]
+        # A diff's line is the file's own line (left whole to the terminal's soft wrap).
+        assert all(ln.lstrip().startswith(("- ", "+ ", "  ")) for ln in wide), (where, wide)
+
+
+def test_each_kind_reads_as_what_to_do() -> None:
+    by_id = {(lab.number, step.id): (lab, step) for lab, step in _solved_steps()}
+
+    def solution(number: str, step_id: str) -> str:
+        lab, step = by_id[(number, step_id)]
+        return shown(solution_renderable(step, file_sources(lab.dir, None)), 100)
+
+    sensors = solution("01", "run-sensors")
+    assert "Run the sensors in the workspace:\n      ./mvnw -q test -Dgroups=sensor\n" in sensors
+    tricks = solution("03", "tricks")
+    assert "• Write scenarios/tricks.toml with this content:" in tricks
+    assert '      command = "./mvnw -q test -Dgroups=sensor | tail -5"' in tricks
+    rename = solution("02", "rename")
+    assert "      - ### A1: Validation Errors\n      + ### A1: Invalid Input" in rename
+    session = solution("03", "your-session")
+    for line in (
+        "  • Start claude in the workspace, then:",
+        "    – type this prompt:",
+        "      Add a one-line note to docs/notes.md, then tell me you are done.",
+        "    – Claude says “Done.” and stops → the Stop hook holds it, Claude goes on",
+        "    – Claude runs this → it goes through:",
+        "      ./mvnw -q test -Dgroups=sensor",
+    ):
+        assert line in session.splitlines(), (line, session)
+    gone = solution("08", "drop-hook")
+    assert "      rm -r .claude/hooks/check-repository-names.sh" in gone
+    run = solution("13", "pass-after-fix")
+    assert "      npm run build" in run.splitlines()
+
+
+def test_lab_solve_shows_a_replace_as_whole_lines_of_the_file(workspace: Workspace) -> None:
+    """Lab 05 step 1 in a real terminal 100 wide: the lines taken away, whole, with the line
+    that stays beside them; ``--json`` keeps the machine data."""
+    assert run_lab(workspace.root, "start", "5").returncode == 0
+    out = in_a_terminal(workspace.root, "solve", columns=100)
+    assert "{'do'" not in out, out
+    lines = out.splitlines()
+    assert "      - # Strict mode: refuse to guess without the tools." in lines, out
+    assert "        aiup_fail_open" in lines, out  # the line that stays: where the change is
+    strict = [ln for ln in lines if ln.startswith("      - command -v jq")]
+    assert len(strict) == 1 and strict[0].endswith("exit 2; }"), out
+    assert all(len(ln) <= 100 for ln in lines if not ln.startswith("      ")), out
+    data = json.loads(run_lab(workspace.root, "solve", "--json").stdout)
+    assert data["actions"][0]["do"] == "replace"
