@@ -406,7 +406,8 @@ def activity(
         if entry.session and entry.session != heading["session"]:
             # A step of several sessions: a heading says whose rows follow.
             heading["session"] = entry.session
-            console.print(Text(f"  ▸ {entry.session}", style="bold"))
+            # Wrapped under its own words, never back to column 0 (Lab 01 step 3's "stops").
+            print_prose(console, prose(f"▸ {entry.session}", indent=2, hanging=2, style="bold"))
         said = (entry.feedback or entry.system_message or "").strip()
         label = entry.label or f"step {entry.step}"
         first = said_before.setdefault(said, label) if said else label

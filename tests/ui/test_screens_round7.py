@@ -22,7 +22,9 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
+from harness.engine.lab_runner import LabRunner
 from harness.engine.manifest import Lab, Step, load_labs
+from harness.ui.lab_view import activity
 from harness.ui.prose import print_prose
 from harness.ui.solution_view import (
     SOLVE_RENDERERS,
@@ -177,3 +179,23 @@ def test_lab_solve_shows_a_replace_as_whole_lines_of_the_file(workspace: Workspa
     assert all(len(ln) <= 100 for ln in lines if not ln.startswith("      ")), out
     data = json.loads(run_lab(workspace.root, "solve", "--json").stdout)
     assert data["actions"][0]["do"] == "replace"
+
+
+# ---- 2. lines broken at 100 columns -------------------------------------------------------
+
+
+def test_a_session_heading_wraps_under_its_own_words(workspace: Workspace) -> None:
+    """Lab 01 step 3 at 100 (and 80) columns: "▸ Claude edits VetService.java, runs a script
+    that copies answers/forged.xml over the reports, stops" left "stops" at column 0."""
+    runner = LabRunner(workspace)
+    runner.start("1")
+    runner.goto("forge-a-report")
+    runner.solve(apply=True)
+    for width in (80, 100):
+        out = io.StringIO()
+        with activity(Console(file=out, width=width, no_color=True), runner.template):
+            runner.check()
+        lines = out.getvalue().splitlines()
+        heading = next(n for n, ln in enumerate(lines) if ln.startswith("  ▸ Claude edits"))
+        assert lines[heading + 1].startswith("    "), (width, lines[heading : heading + 2])
+        assert all(len(ln) <= width for ln in lines), out.getvalue()
