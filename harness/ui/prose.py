@@ -123,6 +123,15 @@ def command_spans(plain: str) -> list[tuple[int, int]]:
     return spans
 
 
+# A Java annotation with its arguments, as sensors print them: `@UseCase(id="UC-003",
+# scenario="A1: Invalid Input")` is pasted into a test whole, so it is never wrapped inside.
+_ANNOTATION = re.compile(r"@[A-Za-z_][\w.]*\([^()\n]*\)")
+
+
+def annotation_spans(plain: str) -> list[tuple[int, int]]:
+    return [(m.start(), m.end()) for m in _ANNOTATION.finditer(plain)]
+
+
 def _trimmed(first: tuple[int, int, str], last: tuple[int, int, str]) -> tuple[int, int]:
     start = first[0] + len(first[2]) - len(first[2].lstrip(_LEAD))
     end_token = last[2]
@@ -224,11 +233,9 @@ def lay_out(block: Block, width: int) -> list[Text]:
         shifted = [(a - indent, b - indent) for a, b in protected if b > indent]
         # The caller's units win: a guessed command overlapping one ("bash" of the event
         # column, then the command) would glue the two together.
-        shifted += [
-            (a, b)
-            for a, b in command_spans(body.plain)
-            if all(b <= c or a >= d for c, d in shifted)
-        ]
+        for a, b in [*annotation_spans(body.plain), *command_spans(body.plain)]:
+            if all(b <= c or a >= d for c, d in shifted):
+                shifted.append((a, b))
         units = _units(body, shifted)
         line = Text.assemble(prefix, lead)
         filled = False

@@ -24,8 +24,11 @@ from rich.console import Console
 
 from harness.engine.lab_runner import LabRunner
 from harness.engine.manifest import Lab, Step, load_labs
-from harness.ui.lab_view import activity
+from harness.maven import surefire
+from harness.results import CheckResult
+from harness.ui.lab_view import activity, result_renderable
 from harness.ui.prose import print_prose
+from harness.ui.reports import print_problems
 from harness.ui.solution_view import (
     SOLVE_RENDERERS,
     TURN_RENDERERS,
@@ -199,3 +202,37 @@ def test_a_session_heading_wraps_under_its_own_words(workspace: Workspace) -> No
         heading = next(n for n, ln in enumerate(lines) if ln.startswith("  ▸ Claude edits"))
         assert lines[heading + 1].startswith("    "), (width, lines[heading : heading + 2])
         assert all(len(ln) <= width for ln in lines), out.getvalue()
+
+
+SENSOR_MESSAGE = """Traceability rule broken: Done/Tested use cases lack tests (1 violation)
+  UC-003 is Done (docs/use_cases/UC-003-register-new-owner.md), but no enabled test covers \
+alternative flow A1: Invalid Input; add a test with @UseCase(id="UC-003", scenario="A1: Invalid \
+Input") in a UC003...Test class, or set the status back
+  UC003RegisterOwnerTest.rejectsMissingLastName: @UseCase(id="UC-003", scenario="A1: Validation \
+Errors") points at no alternative flow of UC-003"""
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_an_annotation_to_copy_is_never_broken(width: int) -> None:
+    """``lab sensors --no-run`` at 100 columns broke ``@UseCase(id="UC-003", scenario="A1:
+    Invalid`` / ``Input")``; Lab 02 step 1's check screen the same at "A1: Validation"."""
+    failure = surefire.TestFailure(
+        test="ai.unifiedprocess.petclinic.UseCaseTraceabilityTest.everyScenario",
+        kind="failure",
+        message=SENSOR_MESSAGE,
+        classname="ai.unifiedprocess.petclinic.UseCaseTraceabilityTest",
+    )
+    report = surefire.SurefireReport(
+        "UseCaseTraceabilityTest", Path("r.xml"), 4, 1, 0, 0, 0.0, (failure,)
+    )
+    out = io.StringIO()
+    print_problems(Console(file=out, width=width, no_color=True), {"u": report})
+    check = shown(result_renderable(CheckResult.failed(SENSOR_MESSAGE, name="sensors")), width)
+    for screen in (out.getvalue(), check):
+        flat = screen.splitlines()
+        assert all(len(ln) <= width for ln in flat), screen
+        for annotation in (
+            '@UseCase(id="UC-003", scenario="A1: Invalid Input")',
+            '@UseCase(id="UC-003", scenario="A1: Validation Errors")',
+        ):
+            assert any(annotation in ln for ln in flat), (annotation, screen)
