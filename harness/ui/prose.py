@@ -218,7 +218,10 @@ def lay_out(block: Block, width: int) -> list[Text]:
     together = _split_ranges(block, block.together)
     for n, source in enumerate(_split_lines(block)):
         text, protected = source
-        protected += [(a, b) for a, b in next(together) if b - a <= width]
+        # Together only where the pair fits beside the wrapped lines' indent: moved left to fit
+        # a pair wider than that went to column 0 (Lab 04's sed under "⚙  3 bash").
+        room = width - rest.cell_len
+        protected += [(a, b) for a, b in next(together) if b - a <= room]
         prefix = block.first if n == 0 else rest
         if not block.wrap and not _FOLD.get():  # folding, a code line wraps like prose
             if block.verbatim:

@@ -22,10 +22,13 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
+from harness.claude.vocabulary import Outcome
 from harness.engine.lab_runner import LabRunner
 from harness.engine.manifest import Lab, Step, load_labs
+from harness.engine.stepview import StepView
 from harness.maven import surefire
 from harness.results import CheckResult
+from harness.ui.hook_event_view import hook_event_renderable
 from harness.ui.lab_view import activity, result_renderable
 from harness.ui.prose import print_prose
 from harness.ui.reports import print_problems
@@ -236,3 +239,40 @@ def test_an_annotation_to_copy_is_never_broken(width: int) -> None:
             '@UseCase(id="UC-003", scenario="A1: Validation Errors")',
         ):
             assert any(annotation in ln for ln in flat), (annotation, screen)
+
+
+SED = (
+    "sed -i 's/^\\*\\*Status:\\*\\* Approved/**Status:** Done/' docs/use_cases/UC-002-edit-owner.md"
+)
+
+
+def _bash_row(command: str) -> StepView:
+    return StepView(
+        step=3,
+        name="",
+        do="bash",
+        detail=command,
+        label="sed.toml step 3",
+        expect=Outcome.BLOCKED,
+        outcome=Outcome.BLOCKED,
+        stop_hook_active=False,
+        tool_ran=True,
+        turn_ended=False,
+        feedback="",
+        system_message="",
+        user_message="",
+        events=(),
+        hooks=(),
+        problems=(),
+        root="/tmp",
+    )
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_a_long_command_in_the_event_list_stays_under_its_column(width: int) -> None:
+    """Lab 04 step 3 at 100 columns printed its sed at column 0 under "⚙  3 bash"."""
+    lines = shown(hook_event_renderable(_bash_row(SED)), width).splitlines()
+    row = next(ln for ln in lines if SED in ln)
+    assert row.startswith(" " * 6), lines  # under the row, not at the terminal's edge
+    assert any(ln.rstrip().endswith("→ blocked") for ln in lines), lines
+    assert all(len(ln) <= width for ln in lines if SED not in ln), lines
