@@ -24,12 +24,12 @@ from rich.console import Console
 
 from harness.claude.vocabulary import Outcome
 from harness.engine.lab_runner import LabRunner
-from harness.engine.manifest import Lab, Step, load_labs
+from harness.engine.manifest import Lab, Step, find_lab, load_labs
 from harness.engine.stepview import StepView
 from harness.maven import surefire
 from harness.results import CheckResult
 from harness.ui.hook_event_view import hook_event_renderable
-from harness.ui.lab_view import activity, result_renderable
+from harness.ui.lab_view import activity, hint_panel, result_renderable
 from harness.ui.prose import print_prose
 from harness.ui.reports import print_problems
 from harness.ui.solution_view import (
@@ -276,3 +276,40 @@ def test_a_long_command_in_the_event_list_stays_under_its_column(width: int) -> 
     assert row.startswith(" " * 6), lines  # under the row, not at the terminal's edge
     assert any(ln.rstrip().endswith("→ blocked") for ln in lines), lines
     assert all(len(ln) <= width for ln in lines if SED not in ln), lines
+
+
+def _fenced_lines(markdown_text: str) -> set[str]:
+    blocks = re.findall(r"```[a-z]*\n(.*?)```", markdown_text, re.S)
+    return {line.strip() for block in blocks for line in block.splitlines()}
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_every_hint_fits_and_keeps_its_commands_whole(width: int) -> None:
+    """Lab 07 step 2's hints were 106 and 123 columns in a 100-column box (one ended in
+    ``exit 2.``: the dot would be copied). A code line wider than 80 is left whole."""
+    for lab in load_labs():
+        for step in lab.steps:
+            for n, hint in enumerate(step.hints, 1):
+                lines = shown(hint_panel(step, n, hint), width).splitlines()
+                code = _fenced_lines(hint)
+                wide = [ln for ln in lines if len(ln) > width]
+                assert all(ln.lstrip("│ ").strip() in code for ln in wide), (lab.id, n, wide)
+                if width >= 100:
+                    assert not wide, (lab.id, step.id, n, wide)
+
+
+def test_lab07_step2_hint_commands_are_code_lines() -> None:
+    """The 123-column hint ended in ``exit 2.``: as a code block, no sentence's dot follows."""
+    hints = find_lab("7").step("write-hook").hints
+    assert {"exit 2", "exit 0", "fi"} <= _fenced_lines(hints[1])
+    assert "CLAUDE_PROJECT_DIR=$PWD scripts/check-before-stop.sh; echo $?" in _fenced_lines(
+        hints[0]
+    )
+
+
+def test_lab01_step3_hint2_says_more_than_hint1() -> None:
+    """Walk e: hint 2 said "copy the two lines of the step", no stronger than hint 1."""
+    first, second = find_lab("1").step("forge-a-report").hints
+    commands = _fenced_lines(second)
+    assert {"mkdir -p answers", "cat answers/forged.xml"} <= commands, second
+    assert not _fenced_lines(first)
