@@ -115,11 +115,7 @@ def result_renderable(
             parts.append(output_box(result.output))
         fix = result.details.get("fix")
         if fix:
-            # a command the fix marks (`claude --permission-mode manual`) stays on one line
-            marked, spans = backticked(Text(str(fix)))
-            blocks.append(
-                Block(marked, Text("  fix: ", style="bold"), Text(" " * 7), protected=spans)
-            )
+            blocks.append(fix_block(str(fix)))
         if result.status is Status.ERROR:
             blocks.append(
                 Block(
@@ -134,6 +130,31 @@ def result_renderable(
     if blocks:
         parts.append(Prose(blocks, gutter=Text(gutter)))
     return Group(*parts)
+
+
+ASK = "ask Claude: "
+
+
+def fix_block(fix: str) -> Block:
+    """A check's fix. A command it marks (`claude --permission-mode manual`) stays on one
+    line; a prompt to type after "ask Claude:" goes on a line of its own, whole (Lab 13's
+    broke as "npm" / "start", Lab 10's as "all" / "tests pass")."""
+    at = fix.find(ASK)
+    typed: list[tuple[int, int]] = []
+    if at >= 0:
+        head, rest = fix[: at + len(ASK) - 1], fix[at + len(ASK) :]
+        prompt, newline, tail = rest.partition("\n")
+        fix = f"{head}\n  {prompt}{newline}{tail}"
+        typed = _shifted(fix, (len(head) + 3, len(head) + 3 + len(prompt)))
+    marked, spans = backticked(Text(fix))
+    return Block(marked, Text("  fix: ", style="bold"), Text(" " * 7), protected=[*spans, *typed])
+
+
+def _shifted(fix: str, span: tuple[int, int]) -> list[tuple[int, int]]:
+    """``span`` of ``fix`` in its text with the backticks taken out."""
+    before = fix[: span[0]].count("`")
+    inside = fix[span[0] : span[1]].count("`")
+    return [(span[0] - before, span[1] - before - inside)]
 
 
 EVENT = "event: "  # a line of a session check's output: the JSON a hook was given

@@ -313,3 +313,25 @@ def test_lab01_step3_hint2_says_more_than_hint1() -> None:
     commands = _fenced_lines(second)
     assert {"mkdir -p answers", "cat answers/forged.xml"} <= commands, second
     assert not _fenced_lines(first)
+
+
+LAB13_ASK = 'ask Claude: Add a line "Run npm start to see the total." to README.md, then finish.'
+LAB10_ASK = (
+    'ask Claude: Add the line "Judged by evidence." to docs/notes.md, run ./mvnw -q test'
+    " -Dgroups=sensor in the foreground, then tell me whether all tests pass."
+)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("ask", [LAB13_ASK, LAB10_ASK])
+def test_a_prompt_to_type_in_a_fix_is_one_line(width: int, ask: str) -> None:
+    """Lab 13 step 3's fix broke the prompt as "npm" / "start", Lab 10's at "all" / "tests
+    pass": the prompt goes on a line of its own, whole (wider than the terminal, to its soft
+    wrap: copying keeps it one line)."""
+    fix = f"start claude in /tmp/walkhome.f/node (a new session) and {ask}\nthen lab check"
+    result = CheckResult.failed("no session yet", name="your session", details={"fix": fix})
+    lines = shown(result_renderable(result), width).splitlines()
+    prompt = ask.removeprefix("ask Claude: ")
+    assert any(ln.strip() == prompt for ln in lines), lines
+    assert all(len(ln) <= width for ln in lines if prompt not in ln), lines
+    assert any(ln.rstrip().endswith("ask Claude:") for ln in lines), lines
