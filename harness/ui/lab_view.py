@@ -138,23 +138,40 @@ ASK = "ask Claude: "
 def fix_block(fix: str) -> Block:
     """A check's fix. A command it marks (`claude --permission-mode manual`) stays on one
     line; a prompt to type after "ask Claude:" goes on a line of its own, whole (Lab 13's
-    broke as "npm" / "start", Lab 10's as "all" / "tests pass")."""
+    broke as "npm" / "start", Lab 10's as "all" / "tests pass"); a long ``git checkout REF --
+    FILES`` is one file a line with ``\\`` (137 columns in Lab 07 broke inside a path)."""
+    fix, whole = _checkout_lines(fix)
     at = fix.find(ASK)
-    typed: list[tuple[int, int]] = []
     if at >= 0:
         head, rest = fix[: at + len(ASK) - 1], fix[at + len(ASK) :]
         prompt, newline, tail = rest.partition("\n")
         fix = f"{head}\n  {prompt}{newline}{tail}"
-        typed = _shifted(fix, (len(head) + 3, len(head) + 3 + len(prompt)))
+        whole.append(prompt)
     marked, spans = backticked(Text(fix))
-    return Block(marked, Text("  fix: ", style="bold"), Text(" " * 7), protected=[*spans, *typed])
+    for piece in whole:
+        found = marked.plain.find(piece)
+        if found >= 0 and piece:
+            spans.append((found, found + len(piece)))
+    return Block(marked, Text("  fix: ", style="bold"), Text(" " * 7), protected=spans)
 
 
-def _shifted(fix: str, span: tuple[int, int]) -> list[tuple[int, int]]:
-    """``span`` of ``fix`` in its text with the backticks taken out."""
-    before = fix[: span[0]].count("`")
-    inside = fix[span[0] : span[1]].count("`")
-    return [(span[0] - before, span[1] - before - inside)]
+_CHECKOUT = re.compile(r"git checkout (\S+) -- (.+?)(?= \(|; |\n|$)")
+CHECKOUT_ROOM = 70  # wider than this beside the fix's indent: one file a line, as steps do
+
+
+def _checkout_lines(fix: str) -> tuple[str, list[str]]:
+    """``git checkout REF -- A B`` too wide for 80 columns, as the step texts write it:
+    ``git checkout REF -- \\`` then each file on a line of its own, each whole."""
+    match = _CHECKOUT.search(fix)
+    if match is None or len(match.group(0)) <= CHECKOUT_ROOM:
+        return fix, []
+    files = match.group(2).split()
+    lines = [f"git checkout {match.group(1)} -- \\"]
+    lines += [f"  {name} \\" for name in files[:-1]] + [f"  {files[-1]}"]
+    after = fix[match.end() :].lstrip(" ")
+    text = fix[: match.start()].rstrip(" ") + "\n  " + "\n  ".join(lines)
+    text += "\n" + after if after and not after.startswith("\n") else after
+    return text, [line.strip() for line in lines]
 
 
 EVENT = "event: "  # a line of a session check's output: the JSON a hook was given

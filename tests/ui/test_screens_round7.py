@@ -335,3 +335,35 @@ def test_a_prompt_to_type_in_a_fix_is_one_line(width: int, ask: str) -> None:
     assert any(ln.strip() == prompt for ln in lines), lines
     assert all(len(ln) <= width for ln in lines if prompt not in ln), lines
     assert any(ln.rstrip().endswith("ask Claude:") for ln in lines), lines
+
+
+CHECKOUT = (
+    "git checkout refs/hooklab/labs/07-own-stop-hook/live/your-session -- "
+    "scripts/check-before-stop.sh .claude/hooks/require-sensors.sh"
+)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_a_long_checkout_in_a_fix_is_one_file_a_line(width: int, tmp_path: Path) -> None:
+    """Lab 07 step 4: the fix's 137-column ``git checkout REF -- a b`` wrapped inside a path at
+    100 columns. As the step texts do: ``\\`` per file, each line whole; bash reads it as the
+    one command."""
+    fix = (
+        f"put them back: {CHECKOUT} (or lab reset, which backs up your work first); then start "
+        "claude again and do the step without changing the hooks (tell Claude not to edit them)"
+    )
+    result = CheckResult.failed("your session changed the hooks", name="s", details={"fix": fix})
+    lines = shown(result_renderable(result), width).splitlines()
+    assert all(len(ln) <= width for ln in lines), lines
+    first = next(n for n, ln in enumerate(lines) if "git checkout" in ln)
+    command = lines[first : first + 3]
+    assert [ln.endswith(" \\") for ln in command] == [True, True, False], lines
+    typed = "\n".join(ln.strip() for ln in command)
+    said = subprocess.run(
+        ["bash", "-c", f"set -- {typed.removeprefix('git checkout ')}; echo $@"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    assert said == CHECKOUT.removeprefix("git checkout "), typed
+    assert "(or lab reset" in lines[first + 3], lines
