@@ -127,7 +127,7 @@ class HookGrade:
             f"{len(self.failures)} of {total} checks fail"
             + (f" ({skipped} not judged)" if skipped else "")
             + ": "
-            + "; ".join(c.problem or c.title for c in self.failures)
+            + _problems(self.failures)
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -184,6 +184,18 @@ class HookGrade:
             output="\n".join(lines),
             **kw,
         )
+
+
+def _problems(failures: list[GradeCheck]) -> str:
+    """Each problem once, with the checks that have it when several do: "blocks although
+    fixed; blocks although fixed" read as one check said twice."""
+    titles: dict[str, list[str]] = {}
+    for c in failures:
+        titles.setdefault(c.problem or c.title, []).append(c.title)
+    return "; ".join(
+        problem if len(named) == 1 else f"{problem} ({', '.join(named)})"
+        for problem, named in titles.items()
+    )
 
 
 def grade_check(

@@ -26,8 +26,10 @@ from harness.claude.vocabulary import Outcome
 from harness.engine.lab_runner import LabRunner
 from harness.engine.manifest import Lab, Step, find_lab, load_labs
 from harness.engine.stepview import StepView
+from harness.grading.registration import failing_command
+from harness.grading.stop_grade import PASSES, REASON, SESSION_ENDS, HookGrade, grade_check
 from harness.maven import surefire
-from harness.results import CheckResult
+from harness.results import CheckResult, Status
 from harness.ui.hook_event_view import hook_event_renderable
 from harness.ui.lab_view import activity, hint_panel, result_renderable
 from harness.ui.prose import print_prose
@@ -367,3 +369,41 @@ def test_a_long_checkout_in_a_fix_is_one_file_a_line(width: int, tmp_path: Path)
     ).stdout.strip()
     assert said == CHECKOUT.removeprefix("git checkout "), typed
     assert "(or lab reset" in lines[first + 3], lines
+
+
+# ---- 3. verify-hook's words ---------------------------------------------------------------
+
+STUB = """#!/usr/bin/env bash
+input=$(cat)
+case $input in *'"stop_hook_active":true'*) echo '{"systemMessage":"no proof"}'; exit 0;; esac
+echo "Stop check blocked: no report for ArchitectureTest: run ./mvnw -q test -Dgroups=sensor" >&2
+exit 2
+"""
+
+
+def test_the_shells_own_words_are_not_the_hooks_check(tmp_path: Path) -> None:
+    """Walk e, Lab 07 step 3 with a stub that always blocks: "`case $input in` fails" and "run
+    `case $input in` by hand". A real failing check is still named."""
+    script = tmp_path / "stub.sh"
+    script.write_text(STUB)
+    script.chmod(0o755)
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path)}
+    assert failing_command(tmp_path, script, env, 30) is None
+    honest = tmp_path / "honest.sh"
+    honest.write_text(STUB.replace('echo "Stop', 'test -s dist/app.js && exit 0\necho "Stop', 1))
+    honest.chmod(0o755)
+    found = failing_command(tmp_path, honest, env, 30)
+    assert found is not None and found.command == "test -s dist/app.js", found
+
+
+def test_one_problem_of_two_checks_is_said_once_with_both_checks() -> None:
+    """ "2 of 10 checks fail: blocks although fixed; blocks although fixed" named two checks."""
+    grade = HookGrade(Path("check-before-stop.sh"), Path("."), "x", 10, {})
+    grade.checks = [
+        grade_check(PASSES, Status.FAIL, "exit 0", "exit 2", "blocks although fixed"),
+        grade_check(SESSION_ENDS, Status.FAIL, "turn ends", "held", "blocks although fixed"),
+        grade_check(REASON, Status.PASS, "short", "short"),
+    ]
+    assert grade.summary() == (
+        "2 of 3 checks fail: blocks although fixed (fixed → exit 0, session: fixed → turn ends)"
+    )
