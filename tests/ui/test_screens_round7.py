@@ -27,9 +27,17 @@ from harness.engine.lab_runner import LabRunner
 from harness.engine.manifest import Lab, Step, find_lab, load_labs
 from harness.engine.stepview import StepView
 from harness.grading.registration import failing_command
-from harness.grading.stop_grade import PASSES, REASON, SESSION_ENDS, HookGrade, grade_check
+from harness.grading.stop_grade import (
+    BLOCKS,
+    PASSES,
+    REASON,
+    SESSION_ENDS,
+    HookGrade,
+    grade_check,
+)
 from harness.maven import surefire
 from harness.results import CheckResult, Status
+from harness.ui.grading_view import render_grade
 from harness.ui.hook_event_view import hook_event_renderable
 from harness.ui.lab_view import activity, hint_panel, result_renderable
 from harness.ui.prose import print_prose
@@ -407,3 +415,24 @@ def test_one_problem_of_two_checks_is_said_once_with_both_checks() -> None:
     assert grade.summary() == (
         "2 of 3 checks fail: blocks although fixed (fixed → exit 0, session: fixed → turn ends)"
     )
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_a_command_in_a_verify_hook_cell_is_never_cut(width: int) -> None:
+    """Walk f, Lab 12 step 2 at 100 columns: the cell read `npm test --` / `--runInBand`."""
+    grade = HookGrade(Path("check-before-stop.sh"), Path("/tmp/node"), "x", 10, {})
+    found = (
+        "exit 2: Stop check blocked: run npm test and fix the failing test; "
+        "`npm test -- --runInBand` fails"
+    )
+    grade.checks = [
+        grade_check(BLOCKS, Status.PASS, "exit 2, reason on stderr", "exit 2: Stop check"),
+        grade_check(PASSES, Status.FAIL, "exit 0, no block", found, "blocks although fixed"),
+        grade_check(REASON, Status.PASS, "short reason on stderr", "'Stop check blocked'"),
+    ]
+    out = io.StringIO()
+    render_grade(Console(file=out, width=width, no_color=True, highlight=False), grade)
+    lines = out.getvalue().splitlines()
+    assert sum("npm test -- --runInBand" in ln for ln in lines) >= 1, out.getvalue()
+    assert not any(ln.rstrip(" │").endswith("npm test --") for ln in lines), out.getvalue()
+    assert all(len(ln) <= width for ln in lines), out.getvalue()
