@@ -26,6 +26,7 @@ from harness.claude.vocabulary import Outcome
 from harness.engine.lab_runner import LabRunner
 from harness.engine.manifest import Lab, Step, find_lab, load_labs
 from harness.engine.stepview import StepView
+from harness.errors import ConfigError
 from harness.grading.registration import failing_command
 from harness.grading.stop_grade import (
     BLOCKS,
@@ -48,6 +49,7 @@ from harness.ui.solution_view import (
     file_sources,
     solution_renderable,
 )
+from harness.userfiles import read_toml
 from harness.workspace import Workspace
 from tests.builders import REPO_ROOT, run_lab
 
@@ -436,3 +438,29 @@ def test_a_command_in_a_verify_hook_cell_is_never_cut(width: int) -> None:
     assert sum("npm test -- --runInBand" in ln for ln in lines) >= 1, out.getvalue()
     assert not any(ln.rstrip(" │").endswith("npm test --") for ln in lines), out.getvalue()
     assert all(len(ln) <= width for ln in lines), out.getvalue()
+
+
+# ---- 4. smaller wordings ------------------------------------------------------------------
+
+
+def test_a_duplicate_answer_is_named_as_given_twice(workspace: Workspace) -> None:
+    """Walk f, Lab 11 step 5: a second ``q1`` said tomllib's "Cannot overwrite a value (at
+    line 2, column 9)"."""
+    assert run_lab(workspace.root, "start", "9").returncode == 0
+    answers = workspace.root / "answers"
+    answers.mkdir(exist_ok=True)
+    (answers / "adr-quiz.toml").write_text('q1 = "c"\nq1 = "a"\nq2 = "a"\n')
+    out = run_lab(workspace.root, "check", env={"COLUMNS": "100"})
+    assert out.returncode == 1, out.stdout + out.stderr
+    said = " ".join(out.stdout.split())
+    assert "line 2: invalid TOML: q1 is given twice" in said, out.stdout
+    assert "fix: keep one q1 line" in said, out.stdout
+    assert "Cannot overwrite" not in out.stdout
+    assert "Traceback" not in out.stdout + out.stderr
+
+
+def test_a_table_given_twice_is_named(tmp_path: Path) -> None:
+    bad = tmp_path / "s.toml"
+    bad.write_text("[session]\nauto_approve = true\n[session]\nx = 1\n")
+    with pytest.raises(ConfigError, match="session is given twice"):
+        read_toml(bad)
