@@ -243,7 +243,8 @@ def test_an_annotation_to_copy_is_never_broken(width: int) -> None:
     out = io.StringIO()
     print_problems(Console(file=out, width=width, no_color=True), {"u": report})
     check = shown(result_renderable(CheckResult.failed(SENSOR_MESSAGE, name="sensors")), width)
-    for screen in (out.getvalue(), check):
+    row = CheckResult.failed("the sensors are red", name="sensors", found=SENSOR_MESSAGE)
+    for screen in (out.getvalue(), check, shown(result_renderable(row), width)):
         flat = screen.splitlines()
         assert all(len(ln) <= width for ln in flat), screen
         for annotation in (

@@ -54,6 +54,9 @@ def test_lab_sensors_shows_each_failing_test_in_one_row(
             width,
             "UseCaseTraceabilityTest.everyAnnotationPointsAtAnExistingUseCaseAndScenario:",
             "UseCaseTraceabilityTest.everyScenarioOfADoneOrTestedUseCaseHasARunningTest:",
+            # The annotation to paste into a test (walk e: "A1: Invalid" / "Input")").
+            '@UseCase(id="UC-003", scenario="A1: Invalid Input")',
+            '@UseCase(id="UC-003", scenario="A1: Validation Errors")',
         )
 
 
