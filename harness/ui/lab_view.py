@@ -67,6 +67,9 @@ def quoted_spans(text: str) -> list[tuple[int, int]]:
     return [m.span() for m in re.finditer(r"'[^'\n]{1,60}'|`[^`\n]{1,60}`", text)]
 
 
+_JSON_LINE = re.compile(r'\{"[^\n]*\}')
+
+
 def row_spans(text: str) -> list[tuple[int, int]]:
     """What stays on one line in an expected:/found: row: each command whole (a quoted sed
     script inside it no longer cuts it in two: ``… Done/'`` / ``docs/…md``), then quoted names."""
@@ -74,6 +77,8 @@ def row_spans(text: str) -> list[tuple[int, int]]:
     offset = 0
     for line in text.split("\n"):
         commands = [(a + offset, b + offset) for a, b in command_spans(line)]
+        # A JSON object a hook prints, to compare or copy: one line, as the hook printed it.
+        commands += [(m.start() + offset, m.end() + offset) for m in _JSON_LINE.finditer(line)]
         quotes = [(a + offset, b + offset) for a, b in quoted_spans(line)]
         spans += commands + [
             (a, b) for a, b in quotes if all(b <= c or a >= d for c, d in commands)

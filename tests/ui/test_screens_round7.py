@@ -465,3 +465,24 @@ def test_a_table_given_twice_is_named(tmp_path: Path) -> None:
     bad.write_text("[session]\nauto_approve = true\n[session]\nx = 1\n")
     with pytest.raises(ConfigError, match="session is given twice"):
         read_toml(bad)
+
+
+LET_GO = (
+    '{"systemMessage":"Stop check still fails: rebuild dist/app.js (npm run build). Run the '
+    'check by hand; CI remains required."}'
+)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_a_json_line_in_a_row_is_never_broken(width: int) -> None:
+    """Walk f, Lab 13 step 4: the expected line a hook prints broke inside its JSON string
+    at 100 columns ("rebuild dist/app.js" / "(npm run build)")."""
+    result = CheckResult.failed(
+        "answers/let-go.json is not what the hook prints",
+        name="file answers/let-go.json",
+        expected=f"line 1 as printed now: {LET_GO}",
+        found='{"systemMessage":"hello"}',
+    )
+    lines = shown(result_renderable(result), width).splitlines()
+    assert any(LET_GO in ln for ln in lines), lines
+    assert all(len(ln) <= width for ln in lines if LET_GO not in ln), lines
