@@ -10,6 +10,7 @@ and for the code that walks the result.
 from __future__ import annotations
 
 import json
+import re
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
@@ -86,7 +87,7 @@ def _document(
     shown: object | None,
     loads: Callable[[str], Any],
     syntax_error: type[ValueError],
-    bad: Callable[[object, Any], ConfigError],
+    bad: Callable[[object, Any, str], ConfigError],
 ) -> Any:
     """What ``loads`` reads from the file: a syntax error is ``bad``'s words for it, a
     document nested too deep is refused (``check_depth``)."""
@@ -95,18 +96,45 @@ def _document(
     try:
         data = loads(text)
     except syntax_error as exc:
-        raise bad(where, exc) from None
+        raise bad(where, exc, text) from None
     except RecursionError:
         raise _too_deep(where) from None
     check_depth(data, where)
     return data
 
 
-def _bad_toml(where: object, exc: tomllib.TOMLDecodeError) -> ConfigError:
+def _bad_toml(where: object, exc: tomllib.TOMLDecodeError, text: str = "") -> ConfigError:
+    twice = _given_twice(str(exc), text)
+    if twice is not None:
+        key, line = twice
+        return ConfigError(
+            where,
+            f"line {line}",
+            f"invalid TOML: {key} is given twice",
+            fix=f"keep one {key} line (the one you mean) and delete the other",
+        )
     return ConfigError(where, "", f"invalid TOML ({exc})", fix="fix the TOML syntax at that line")
 
 
-def _bad_json(where: object, exc: json.JSONDecodeError) -> ConfigError:
+_TWICE = re.compile(r"Cannot (?:overwrite a value|declare \((.*?),?\) twice) \(at line (\d+),")
+
+
+def _given_twice(said: str, text: str) -> tuple[str, int] | None:
+    """The key tomllib refuses as a duplicate, named as a person wrote it, and its line:
+    "Cannot overwrite a value (at line 2, column 9)" says neither."""
+    match = _TWICE.search(said)
+    if match is None:
+        return None
+    line = int(match.group(2))
+    if match.group(1):  # a [table] declared twice: its name, as tomllib quotes it
+        return ".".join(part.strip(" '\"") for part in match.group(1).split(",")), line
+    lines = text.splitlines()
+    written = lines[line - 1] if 0 < line <= len(lines) else ""
+    key = written.split("=", 1)[0].strip()
+    return (key, line) if key and "=" in written else None
+
+
+def _bad_json(where: object, exc: json.JSONDecodeError, text: str = "") -> ConfigError:
     return ConfigError(
         where,
         f"line {exc.lineno}, column {exc.colno}",

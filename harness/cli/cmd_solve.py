@@ -24,6 +24,7 @@ def add_parser(subparsers: Any) -> None:
 def cmd_solve(args: argparse.Namespace) -> int:
     with working("solve", args) as runner:
         step, results, backup = runner.solve(args.apply)
+        lab_dir, root = runner.lab().dir, runner.ws.root
     # Applied help is shown to the trainer (the step is marked "with lab solve").
     submitted = submitted_now(runner.ws) if args.apply else None
     if args.json:
@@ -38,11 +39,12 @@ def cmd_solve(args: argparse.Namespace) -> int:
             }
         )
         return 0 if all(r.status is Status.PASS for r in results) else 1
-    from harness.ui.lab_view import print_solution, print_solved
+    from harness.ui.lab_view import print_solved
+    from harness.ui.solution_view import file_sources, print_solution
 
     console = make_console()
     if not args.apply:
-        print_solution(console, step)
+        print_solution(console, step, file_sources(lab_dir, root))
         return 0
     print_solved(console, results, backup)
     print_submitted(console, submitted)

@@ -104,6 +104,8 @@ class FailingCommand:
 _FILE_TEST = re.compile(r"^'?-[efsdrx]'? ")
 # Trace lines that are the hook talking or deciding, not its check.
 _NOT_A_CHECK = ("printf", "echo", "exit", "return", "cat", "cd", ":", "true", "false")
+# The shell's own words: bash -x traces ``case $input in``, which is no command to run by hand.
+_KEYWORDS = ("case", "for", "select", "while", "until", "if", "then", "else", "elif", "do")
 
 
 def failing_command(
@@ -130,8 +132,10 @@ def failing_command(
     if command is None:
         return None
     again = proc.run(["bash", "-c", command], cwd=project, env=env, timeout=timeout)
-    if again.returncode == 0:
-        return None  # not the command that failed: the trace was misread, say nothing
+    if again.returncode == 0 or "syntax error" in again.stderr:
+        # Not the command that failed, or no command alone (a part of the shell's grammar):
+        # the trace was misread, say nothing rather than send a person to run it by hand.
+        return None
     lines = [ln.strip() for ln in (again.stderr or again.stdout).splitlines() if ln.strip()]
     said = lines[-1][:200] if lines else f"exit {again.returncode}"
     return FailingCommand(command, said)
@@ -164,6 +168,7 @@ def _last_check(trace: str, functions: set[str], source: str = "") -> str | None
             not line
             or re.match(r"^\w+=", line)
             or first in _NOT_A_CHECK
+            or first in _KEYWORDS
             or first in functions
             or (first in ("[", "test") and not _FILE_TEST.match(line.split(" ", 1)[-1]))
             # reading the event JSON (the seed's hook parses it with node -e)

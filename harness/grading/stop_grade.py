@@ -127,7 +127,7 @@ class HookGrade:
             f"{len(self.failures)} of {total} checks fail"
             + (f" ({skipped} not judged)" if skipped else "")
             + ": "
-            + "; ".join(c.problem or c.title for c in self.failures)
+            + _problems(self.failures)
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -155,9 +155,12 @@ class HookGrade:
         return junit_xml(f"verify-hook {name}", cases)
 
     def counts(self) -> str:
-        """``N passed, M failed``, as test runners say it (a skipped check is not failed)."""
+        """``N passed, M failed, K not judged``, as test runners say it: a check not judged
+        is neither (counted as passed, it read "7 passed, 2 failed" under "1 not judged")."""
         failed = len(self.failures)
-        return f"{len(self.checks) - failed} passed, {failed} failed"
+        skipped = sum(1 for c in self.checks if c.skipped)
+        said = f"{len(self.checks) - failed - skipped} passed, {failed} failed"
+        return said + (f", {skipped} not judged" if skipped else "")
 
     def to_check_result(self, name: str = "verify-hook") -> CheckResult:
         """The grade in the one result model, for the lab engine and CI."""
@@ -181,6 +184,18 @@ class HookGrade:
             output="\n".join(lines),
             **kw,
         )
+
+
+def _problems(failures: list[GradeCheck]) -> str:
+    """Each problem once, with the checks that have it when several do: "blocks although
+    fixed; blocks although fixed" read as one check said twice."""
+    titles: dict[str, list[str]] = {}
+    for c in failures:
+        titles.setdefault(c.problem or c.title, []).append(c.title)
+    return "; ".join(
+        problem if len(named) == 1 else f"{problem} ({', '.join(named)})"
+        for problem, named in titles.items()
+    )
 
 
 def grade_check(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 
 from rich.console import Console, RenderableType
 from rich.markup import escape
@@ -11,7 +12,7 @@ from rich.text import Text
 
 from harness.grading import GradeCheck, HookGrade
 from harness.results import Status
-from harness.ui.prose import Block, Prose, print_prose, prose
+from harness.ui.prose import Block, Prose, backticked, print_prose, prose
 
 _MARK = {Status.PASS: "[green]✓[/]", Status.FAIL: "[bold red]✗[/]", Status.SKIP: "[dim]–[/]"}
 
@@ -49,8 +50,12 @@ def grade_table(grade: HookGrade) -> Table:
 
 
 def _words(grade: HookGrade) -> set[str]:
+    """What a cell must keep on one line: each word, and each command it quotes in backticks
+    (`npm test --` / `--runInBand` was cut between two lines of a cell)."""
     cells = [(c.title, c.expected, c.found, c.problem) for c in grade.checks]
-    return {word for row in cells for cell in row for word in cell.split()}
+    words = {word for row in cells for cell in row for word in cell.split()}
+    quoted = {f"`{m}`" for row in cells for cell in row for m in re.findall(r"`([^`\n]+)`", cell)}
+    return words | quoted
 
 
 def _keeps_words_whole(table: Table, words: set[str], width: int) -> bool:
@@ -71,7 +76,10 @@ def grade_list(grade: HookGrade) -> Prose:
         mark = Text.from_markup(_MARK.get(check.status, check.status))
         blocks.append(Block(Text.assemble(mark, " ", (check.title, "bold")), rest=Text("  ")))
         for label, value in (("expected", Text(check.expected)), ("happened", _found(check))):
-            blocks.append(Block(value, Text(f"    {label}: ", style="dim"), Text(" " * 14)))
+            marked, spans = backticked(value)  # a quoted command kept whole
+            blocks.append(
+                Block(marked, Text(f"    {label}: ", style="dim"), Text(" " * 14), protected=spans)
+            )
     return Prose(blocks)
 
 

@@ -67,6 +67,9 @@ def quoted_spans(text: str) -> list[tuple[int, int]]:
     return [m.span() for m in re.finditer(r"'[^'\n]{1,60}'|`[^`\n]{1,60}`", text)]
 
 
+_JSON_LINE = re.compile(r'\{"[^\n]*\}')
+
+
 def row_spans(text: str) -> list[tuple[int, int]]:
     """What stays on one line in an expected:/found: row: each command whole (a quoted sed
     script inside it no longer cuts it in two: ``… Done/'`` / ``docs/…md``), then quoted names."""
@@ -74,6 +77,8 @@ def row_spans(text: str) -> list[tuple[int, int]]:
     offset = 0
     for line in text.split("\n"):
         commands = [(a + offset, b + offset) for a, b in command_spans(line)]
+        # A JSON object a hook prints, to compare or copy: one line, as the hook printed it.
+        commands += [(m.start() + offset, m.end() + offset) for m in _JSON_LINE.finditer(line)]
         quotes = [(a + offset, b + offset) for a, b in quoted_spans(line)]
         spans += commands + [
             (a, b) for a, b in quotes if all(b <= c or a >= d for c, d in commands)
@@ -115,11 +120,7 @@ def result_renderable(
             parts.append(output_box(result.output))
         fix = result.details.get("fix")
         if fix:
-            # a command the fix marks (`claude --permission-mode manual`) stays on one line
-            marked, spans = backticked(Text(str(fix)))
-            blocks.append(
-                Block(marked, Text("  fix: ", style="bold"), Text(" " * 7), protected=spans)
-            )
+            blocks.append(fix_block(str(fix)))
         if result.status is Status.ERROR:
             blocks.append(
                 Block(
@@ -134,6 +135,48 @@ def result_renderable(
     if blocks:
         parts.append(Prose(blocks, gutter=Text(gutter)))
     return Group(*parts)
+
+
+ASK = "ask Claude: "
+
+
+def fix_block(fix: str) -> Block:
+    """A check's fix. A command it marks (`claude --permission-mode manual`) stays on one
+    line; a prompt to type after "ask Claude:" goes on a line of its own, whole (Lab 13's
+    broke as "npm" / "start", Lab 10's as "all" / "tests pass"); a long ``git checkout REF --
+    FILES`` is one file a line with ``\\`` (137 columns in Lab 07 broke inside a path)."""
+    fix, whole = _checkout_lines(fix)
+    at = fix.find(ASK)
+    if at >= 0:
+        head, rest = fix[: at + len(ASK) - 1], fix[at + len(ASK) :]
+        prompt, newline, tail = rest.partition("\n")
+        fix = f"{head}\n  {prompt}{newline}{tail}"
+        whole.append(prompt)
+    marked, spans = backticked(Text(fix))
+    for piece in whole:
+        found = marked.plain.find(piece)
+        if found >= 0 and piece:
+            spans.append((found, found + len(piece)))
+    return Block(marked, Text("  fix: ", style="bold"), Text(" " * 7), protected=spans)
+
+
+_CHECKOUT = re.compile(r"git checkout (\S+) -- (.+?)(?= \(|; |\n|$)")
+CHECKOUT_ROOM = 70  # wider than this beside the fix's indent: one file a line, as steps do
+
+
+def _checkout_lines(fix: str) -> tuple[str, list[str]]:
+    """``git checkout REF -- A B`` too wide for 80 columns, as the step texts write it:
+    ``git checkout REF -- \\`` then each file on a line of its own, each whole."""
+    match = _CHECKOUT.search(fix)
+    if match is None or len(match.group(0)) <= CHECKOUT_ROOM:
+        return fix, []
+    files = match.group(2).split()
+    lines = [f"git checkout {match.group(1)} -- \\"]
+    lines += [f"  {name} \\" for name in files[:-1]] + [f"  {files[-1]}"]
+    after = fix[match.end() :].lstrip(" ")
+    text = fix[: match.start()].rstrip(" ") + "\n  " + "\n  ".join(lines)
+    text += "\n" + after if after and not after.startswith("\n") else after
+    return text, [line.strip() for line in lines]
 
 
 EVENT = "event: "  # a line of a session check's output: the JSON a hook was given
@@ -406,7 +449,8 @@ def activity(
         if entry.session and entry.session != heading["session"]:
             # A step of several sessions: a heading says whose rows follow.
             heading["session"] = entry.session
-            console.print(Text(f"  ▸ {entry.session}", style="bold"))
+            # Wrapped under its own words, never back to column 0 (Lab 01 step 3's "stops").
+            print_prose(console, prose(f"▸ {entry.session}", indent=2, hanging=2, style="bold"))
         said = (entry.feedback or entry.system_message or "").strip()
         label = entry.label or f"step {entry.step}"
         first = said_before.setdefault(said, label) if said else label
@@ -475,17 +519,6 @@ def hint_panel(step: Step, tier: int, text: str, *, again: str = "run lab hint a
 
 def print_hint(console: Console, step: Step, tier: int, text: str) -> None:
     print_prose(console, hint_panel(step, tier, text))
-
-
-def print_solution(console: Console, step: Step) -> None:
-    console.print(f"[bold]The solution of step {step.index + 1} ({step.id}):[/]")
-    for spec in step.solve:
-        shown = {k: v for k, v in spec.params.items() if v not in (None, False, [], {})}
-        console.print(f"  • {escape(str(shown))}")
-    console.print(
-        "Apply it with [bold]lab solve --apply[/] (your files are backed up "
-        "first), then [bold]lab check[/]."
-    )
 
 
 def print_solved(console: Console, results: Sequence[CheckResult], backup: Backup | None) -> None:

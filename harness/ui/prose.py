@@ -123,6 +123,15 @@ def command_spans(plain: str) -> list[tuple[int, int]]:
     return spans
 
 
+# A Java annotation with its arguments, as sensors print them: `@UseCase(id="UC-003",
+# scenario="A1: Invalid Input")` is pasted into a test whole, so it is never wrapped inside.
+_ANNOTATION = re.compile(r"@[A-Za-z_][\w.]*\([^()\n]*\)")
+
+
+def annotation_spans(plain: str) -> list[tuple[int, int]]:
+    return [(m.start(), m.end()) for m in _ANNOTATION.finditer(plain)]
+
+
 def _trimmed(first: tuple[int, int, str], last: tuple[int, int, str]) -> tuple[int, int]:
     start = first[0] + len(first[2]) - len(first[2].lstrip(_LEAD))
     end_token = last[2]
@@ -195,6 +204,8 @@ class Block:
     first: Text = field(default_factory=Text)
     rest: Text | None = None  # None: as wide as ``first``, in spaces
     wrap: bool = True  # False: preformatted (code), each line as it is
+    # With wrap False: even a comment too wide is left whole (a file's content to copy).
+    verbatim: bool = False
     protected: list[tuple[int, int]] = field(default_factory=list)
     # Kept on one line when that fits the terminal, else wrapped between its protected parts
     # (a command and its outcome: together at 120 columns, each whole at 100).
@@ -207,10 +218,16 @@ def lay_out(block: Block, width: int) -> list[Text]:
     together = _split_ranges(block, block.together)
     for n, source in enumerate(_split_lines(block)):
         text, protected = source
-        protected += [(a, b) for a, b in next(together) if b - a <= width]
+        # Together only where the pair fits beside the wrapped lines' indent: moved left to fit
+        # a pair wider than that went to column 0 (Lab 04's sed under "⚙  3 bash").
+        room = width - rest.cell_len
+        protected += [(a, b) for a, b in next(together) if b - a <= room]
         prefix = block.first if n == 0 else rest
         if not block.wrap and not _FOLD.get():  # folding, a code line wraps like prose
-            lines.extend(_code_line(prefix, rest, text, width))
+            if block.verbatim:
+                lines.append(Text.assemble(prefix, text))
+            else:
+                lines.extend(_code_line(prefix, rest, text, width))
             continue
         # A hook's own indentation ("  ./mvnw …") is kept on every line the text wraps to.
         indent = len(text.plain) - len(text.plain.lstrip(" "))
@@ -219,11 +236,9 @@ def lay_out(block: Block, width: int) -> list[Text]:
         shifted = [(a - indent, b - indent) for a, b in protected if b > indent]
         # The caller's units win: a guessed command overlapping one ("bash" of the event
         # column, then the command) would glue the two together.
-        shifted += [
-            (a, b)
-            for a, b in command_spans(body.plain)
-            if all(b <= c or a >= d for c, d in shifted)
-        ]
+        for a, b in [*annotation_spans(body.plain), *command_spans(body.plain)]:
+            if all(b <= c or a >= d for c, d in shifted):
+                shifted.append((a, b))
         units = _units(body, shifted)
         line = Text.assemble(prefix, lead)
         filled = False
