@@ -102,6 +102,38 @@ class LabProgress:
         return data
 
 
+@dataclass
+class ReportsSeen:
+    """Every sensor run a check read reports of: the run's key (what it measured, see
+    checks/sensors.py) -> when a check first read it, and the digest of the report's bytes.
+    Kept in the progress record, not in a file of its own: deleting it costs the person their
+    progress, a rewind is put back (put_back_if_rewound), and lab submit carries it."""
+
+    runs: dict[str, tuple[float, str]] = field(default_factory=dict)
+    grew: bool = False  # a run added since the record was last saved
+
+    def first(self, key: str) -> tuple[float, str] | None:
+        return self.runs.get(key)
+
+    def note(self, key: str, at: float, data_digest: str) -> None:
+        if key not in self.runs:
+            self.runs[key] = (at, data_digest)
+            self.grew = True
+
+    def to_json(self) -> dict[str, list[Any]]:
+        return {key: [round(at, 3), sha] for key, (at, sha) in sorted(self.runs.items())}
+
+    @classmethod
+    def from_json(cls, raw: Any) -> ReportsSeen:
+        runs: dict[str, tuple[float, str]] = {}
+        for key, value in (raw if isinstance(raw, dict) else {}).items():
+            if isinstance(value, list) and len(value) == 2 and isinstance(value[1], str):
+                at = _number(value[0], None)
+                if at is not None:
+                    runs[str(key)] = (at, value[1])
+        return cls(runs)
+
+
 def _number(raw: Any, default: float | None) -> float | None:
     return float(raw) if isinstance(raw, int | float) and not isinstance(raw, bool) else default
 
@@ -119,6 +151,7 @@ class Progress:
     # The remote's clock minus the laptop's, as lab submit last read it (an HTTP remote's
     # Date): what the trainer goes by before it has seen this laptop's submits arrive.
     clock_offset: float | None = None
+    reports_seen: ReportsSeen = field(default_factory=ReportsSeen)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], *, source: str = "progress.json") -> Progress:
@@ -169,6 +202,7 @@ class Progress:
             whose.get("id") if isinstance(whose.get("id"), str) else None,
             whose.get("submits_as") if isinstance(whose.get("submits_as"), str) else None,
             _number(whose.get("clock_offset"), None),
+            ReportsSeen.from_json(data.get("reports_seen")),
         )
 
     @classmethod
@@ -180,6 +214,7 @@ class Progress:
         self.updated_at = time.time()
         written = ws.write_progress(self.to_json(), message, anchors=anchors)
         ws.update_meta({TIP_KEY: written})
+        self.reports_seen.grew = False
         return written
 
     def lab_progress(self, lab_id: str) -> LabProgress:
@@ -192,6 +227,7 @@ class Progress:
             "step": self.step,
             "updated_at": self.updated_at,
             "labs": {k: v.to_json() for k, v in self.labs.items()},
+            **({"reports_seen": self.reports_seen.to_json()} if self.reports_seen.runs else {}),
         }
 
 

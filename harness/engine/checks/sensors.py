@@ -6,7 +6,6 @@ evidence the hooks demand.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import secrets
 import time
@@ -19,6 +18,7 @@ from harness import proc
 from harness.engine.checks.surefire_written import not_written_by_a_run
 from harness.engine.context import CheckContext
 from harness.engine.kinds import check_kind
+from harness.engine.progress import ReportsSeen
 from harness.engine.throwaway import sandbox_copy
 from harness.maven.backend import SENSOR_GOALS
 from harness.maven.surefire import (
@@ -256,7 +256,10 @@ def _read_reports(
         return CheckResult.errored(f"a sensor report is unreadable: {exc}", name=name)
     if ran_at is not None:
         # Reports the run did not write are leftovers and prove nothing about it.
-        return {s: r if r is None or r.mtime >= ran_at - 1 else None for s, r in reports.items()}
+        written = {s: r if r is None or r.mtime >= ran_at - 1 else None for s, r in reports.items()}
+        if ctx.root_override is None:
+            _from_before(ctx, written)  # the check's own run, in the workspace: noted
+        return written
     if p.fresh:
         # Fresh means since the step (re)started: reports left from before a `lab reset` or a
         # `lab start` prove nothing about this attempt, even with no file changed since.
@@ -278,22 +281,22 @@ def _read_reports(
                 "reports newer than every changed file",
                 "stale: " + ", ".join(stale),
             )
-    replayed = _seen_before(ctx, reports)  # recorded for every check, refused when fresh
-    if replayed and p.fresh:
+    before = _from_before(ctx, reports)  # noted for every check, refused when fresh
+    if before.edited and p.fresh:
+        return _run_again(
+            name,
+            "those of a run from before this step, edited by hand (its test times kept)",
+            "reports a run wrote since you reached this step",
+            before.edited,
+        )
+    if before.at and p.fresh:
         return _run_again(
             name,
             "byte for byte the ones of a run from before this step (kept and copied back, or "
             "touched)",
             "reports a run wrote since you reached this step",
-            f"the same five files a check read at {replayed}",
-        )
-    edited = _edited_since_seen(ctx, reports)  # recorded for every check, refused when fresh
-    if edited and p.fresh:
-        return _run_again(
-            name,
-            "those of a run from before this step, edited by hand (its test times kept)",
-            "reports a run wrote since you reached this step",
-            edited,
+            f"the same {_plural(len([r for r in reports.values() if r]), 'report')} a check "
+            f"read at {before.at}",
         )
     unwritten = _unwritten(ctx, p, reports, name)
     return reports if unwritten is None else unwritten
@@ -358,35 +361,11 @@ def _not_surefires(reports: dict[str, SurefireReport | None]) -> list[str]:
     return lines
 
 
-def _seen_before(ctx: CheckContext, reports: dict[str, SurefireReport | None]) -> str | None:
-    """When a check first read these very report files (all of them, byte for byte), if that
-    was before the step began: the output of an earlier run, kept and brought back. Test
-    times make two real runs' five reports differ. Records them when new (None)."""
-    files = {s: r.path for s, r in reports.items() if r is not None}
-    if not files:
-        return None
-    digest = hashlib.sha256()
-    for sensor, path in sorted(files.items()):
-        try:
-            digest.update(sensor.encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
-        except OSError:
-            return None
-    key = digest.hexdigest()
-    record = ctx.git_dir() / SEEN_REPORTS
-    first = _first_seen(record, key)
-    if first is None:
-        with contextlib.suppress(OSError), record.open("a") as out:
-            out.write(f"{key} {time.time():.3f}\n")
-        return None
-    if first < (ctx.step.entered_at or 0.0):
-        return time.strftime("%Y-%m-%d %H:%M", time.localtime(first))
-    return None
-
-
 def _run_times(data: bytes) -> bytes:
-    """What one run measured in a report: the suite's time and each case's, in file order.
-    Two real runs differ in them; an earlier run's report keeps them however it is edited
-    around them (a byte added, a failure written into a green one). Unparsable: the bytes."""
+    """What one run measured in a report: the suite's time and each case's name and time, in
+    file order. Two real runs differ in them; an earlier run's report keeps them however it is
+    edited around them (whitespace, attributes reordered, a failure written into a green one).
+    Unparsable: the bytes."""
     try:
         root = ET.fromstring(data)
     except ET.ParseError:
@@ -395,13 +374,22 @@ def _run_times(data: bytes) -> bytes:
     return "\n".join([root.get("time", ""), *cases]).encode()
 
 
-def _edited_since_seen(ctx: CheckContext, reports: dict[str, SurefireReport | None]) -> str | None:
-    """A report whose run (its test times) a check read before the step began, in other bytes
-    now: an earlier run's report edited by hand. Each report counts on its own, so a step that
-    reads one sensor sees its report of an earlier step. Records each run when new (None)."""
-    record = ctx.git_dir() / SEEN_REPORTS
-    first_seen = _runs_seen(record)
-    new, edited = [], None
+@dataclass(frozen=True)
+class _FromBefore:
+    """Reports whose run a check read before the step began: ``at`` when all of them were
+    (kept aside and brought back), ``edited`` a report of such a run in other bytes now."""
+
+    at: str | None = None
+    edited: str | None = None
+
+
+def _from_before(ctx: CheckContext, reports: dict[str, SurefireReport | None]) -> _FromBefore:
+    """Each report's run, judged by what it measured (not its bytes), against the runs checks
+    read before (the progress record's memory); a run not seen yet is noted. Each report counts
+    on its own, so a step that reads one sensor sees its report of an earlier step."""
+    seen = ctx.step.reports_seen or ReportsSeen()  # outside a runner: no memory
+    entered = ctx.step.entered_at or 0.0
+    read, earlier, edited = 0, [], None
     for sensor, report in sorted(reports.items()):
         try:
             data = report.path.read_bytes() if report is not None else None
@@ -409,46 +397,21 @@ def _edited_since_seen(ctx: CheckContext, reports: dict[str, SurefireReport | No
             data = None
         if data is None:
             continue
-        run = "run:" + hashlib.sha256(sensor.encode() + b"\0" + _run_times(data)).hexdigest()
-        now = hashlib.sha256(data).hexdigest()
-        seen = first_seen.get(run)
-        if seen is None:
-            new.append(f"{run} {time.time():.3f} {now}\n")
-        elif edited is None and seen[0] < (ctx.step.entered_at or 0.0) and seen[1] != now:
-            at = time.strftime("%Y-%m-%d %H:%M", time.localtime(seen[0]))
-            edited = f"{sensor}: the test times of the run a check read at {at}, other bytes"
-    with contextlib.suppress(OSError), record.open("a") as out:
-        out.writelines(new)
-    return edited
+        read += 1
+        key, now = _run_key(sensor, data), hashlib.sha256(data).hexdigest()[:32]
+        first = seen.first(key)
+        if first is None:
+            seen.note(key, time.time(), now)
+        elif first[0] < entered:
+            at = time.strftime("%Y-%m-%d %H:%M", time.localtime(first[0]))
+            earlier.append(at)
+            if edited is None and first[1] != now:
+                edited = f"{sensor}: the test times of the run a check read at {at}, other bytes"
+    return _FromBefore(min(earlier) if earlier and len(earlier) == read else None, edited)
 
 
-def _runs_seen(record: Path) -> dict[str, tuple[float, str]]:
-    """Each run's report recorded in ``record``: when first read, and its bytes' digest."""
-    try:
-        lines = record.read_text().splitlines()
-    except OSError:
-        return {}
-    runs: dict[str, tuple[float, str]] = {}
-    for line in lines:
-        parts = line.split(" ")
-        if len(parts) == 3 and parts[0].startswith("run:") and parts[0] not in runs:
-            with contextlib.suppress(ValueError):
-                runs[parts[0]] = (float(parts[1]), parts[2])
-    return runs
-
-
-def _first_seen(record: Path, key: str) -> float | None:
-    """When ``key`` was first written into ``record`` (None: never, or no record to read)."""
-    try:
-        lines = record.read_text().splitlines()
-    except OSError:
-        return None
-    for line in lines:
-        seen, _, at = line.partition(" ")
-        if seen == key:
-            with contextlib.suppress(ValueError):
-                return float(at)
-    return None
+def _run_key(sensor: str, data: bytes) -> str:
+    return hashlib.sha256(sensor.encode() + b"\0" + _run_times(data)).hexdigest()[:32]
 
 
 def _reports_json(reports: dict[str, SurefireReport | None]) -> dict[str, object]:
@@ -526,10 +489,6 @@ def _report_files(ctx: CheckContext, reports: dict[str, SurefireReport | None]) 
             continue  # gone since it was read: the record simply lacks it, verify will say so
     return files
 
-
-# In the workspace's git dir: the report sets checks have read, and when first (see
-# _seen_before). A person can delete it; the Lab 01 forge step says what that leaves.
-SEEN_REPORTS = "hooklab-reports-seen"
 
 # What the sensors read, as the Stop hook counts it: a lab's answers/ or scenarios/ written
 # after a run do not make its reports stale.
