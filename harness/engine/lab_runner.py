@@ -20,7 +20,7 @@ from harness.claude.vocabulary import Provenance
 from harness.engine.context import CheckContext, PassedClaim, StepState
 from harness.engine.course import Course
 from harness.engine.manifest import Lab, Spec, Step, find_lab
-from harness.engine.progress import LabProgress, Progress, StepProgress, digest
+from harness.engine.progress import LabProgress, Progress, StepProgress, digest, kept_live
 from harness.engine.reverify import clear_build_output, proofs_now, reverify
 from harness.engine.step_results import Moved, StepRun, live_record, overall
 from harness.errors import HarnessError
@@ -344,7 +344,7 @@ class LabRunner:
             "proofs": proofs_now(self.ws),
         }
         sp = self.progress.lab_progress(lab.id).step(step.id)
-        sp.passed = record
+        sp.passed = kept_live(sp.passed, record)
         # The evidence commit's parent is the snapshot: anchoring it carries both.
         self.progress.save(
             self.ws, f"{lab.id}: step {step.id} passed", anchors=[evidence_commit or snapshot]

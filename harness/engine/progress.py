@@ -21,6 +21,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from harness.claude.vocabulary import Provenance
 from harness.errors import HarnessError
 from harness.schema import pick
 from harness.workspace import Workspace
@@ -34,6 +35,24 @@ TIP_KEY = "progress_tip"
 
 def digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
+
+
+# A live step's pass on the participant's own session is kept when a later pass of the step
+# is scripted or played by Hook Lab: that one is recorded beside it, under this key.
+WALKED_AGAIN = "walked_again"
+
+
+def kept_live(old: dict[str, Any] | None, new: dict[str, Any]) -> dict[str, Any]:
+    """The pass record to keep when ``new`` passes a step that ``old`` passed before: a later
+    pass may add to a live pass, never take its place (lab status, the trainer and re-
+    verification go by the live session); any other pass is replaced by the newer one."""
+    if (
+        old is None
+        or old.get("evidence_kind") != Provenance.LIVE
+        or new.get("evidence_kind") == Provenance.LIVE
+    ):
+        return new
+    return {**old, WALKED_AGAIN: new}
 
 
 @dataclass
@@ -82,12 +101,16 @@ class LabProgress:
         return self.steps.setdefault(step_id, StepProgress())
 
     def passed_this_walk(self, step_id: str) -> dict[str, Any] | None:
-        """The step's pass if it counts for lab next: on a revisit, only one made since."""
+        """The step's pass if it counts for lab next: on a revisit, only one made since (an
+        earlier live pass kept, the pass of this walk beside it: see kept_live)."""
         sp = self.steps.get(step_id)
         passed = sp.passed if sp else None
         if passed and self.revisited_at is not None:
-            at = _number(passed.get("at"), None)
-            return passed if at is not None and at >= self.revisited_at else None
+            for record in (passed, passed.get(WALKED_AGAIN)):
+                at = _number(record.get("at"), None) if isinstance(record, dict) else None
+                if at is not None and at >= self.revisited_at:
+                    return record
+            return None
         return passed
 
     def to_json(self) -> dict[str, Any]:

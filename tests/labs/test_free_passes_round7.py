@@ -7,6 +7,7 @@ step reads reports, real git; each repro as the walker typed it (rm -rf, cp, tou
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 from pathlib import Path
@@ -14,8 +15,11 @@ from pathlib import Path
 import pytest
 
 from harness.engine.lab_runner import LabRunner
+from harness.engine.progress import WALKED_AGAIN, Progress, kept_live
 from harness.results import Status
+from harness.trainer.member import Member
 from harness.workspace import Workspace
+from tests.builders import run_lab_process
 from tests.labs.test_free_passes import at_step
 from tests.labs.test_free_passes_walk_f import MVNW, at_lab11_reports, reports_dir
 
@@ -100,3 +104,62 @@ def test_lab11_kept_reports_with_a_newline_and_no_memory_file_do_not_pass(
     ), sensors.message
     subprocess.run(MVNW, cwd=workspace.root, check=True)  # a real run passes
     assert LabRunner(workspace).check().status is Status.PASS
+
+
+# ---- Walking back (walk-e): a live pass replaced by a scripted one --------------------------
+LAB03, LIVE_STEP = "03-stop-hook", "your-session"
+SESSION = "0235f1e2-7d4c-4b8e-9a51-3c2f6e8d9b10"
+AT_100 = {"NO_COLOR": "1", "COLUMNS": "100"}
+
+
+def lab(ws: Workspace, *args: str, code: int = 0) -> str:
+    done = run_lab_process(*args, cwd=ws.root, env=AT_100)
+    assert done.returncode == code, done.stdout + done.stderr
+    return done.stdout
+
+
+@pytest.mark.slow
+def test_a_live_pass_stays_when_the_lab_is_walked_again_with_scripted(
+    workspace: Workspace,
+) -> None:
+    """walk-e: Lab 03 complete with step 3 passed live; lab start 3; lab goto 3; lab check
+    --scripted: lab status said "passed (scripted)", the live record gone. The live pass is
+    written into the progress record as a live session's check writes it (a real session
+    needs a person at the real client); everything after it runs as the walker typed it."""
+    runner = LabRunner(workspace)
+    runner.start("3")
+    runner.goto(LIVE_STEP)
+    lab(workspace, "check", "--scripted", "--engine", "emulator")
+    progress = Progress.load(workspace)
+    passed = progress.labs[LAB03].steps[LIVE_STEP].passed
+    assert passed is not None
+    passed |= {"evidence_kind": "live", "session_id": SESSION, "client_version": "2.1.332"}
+    progress.save(workspace, f"{LAB03}: step {LIVE_STEP} passed")
+    # Steps 1 and 2 passed over with lab goto: complete, and exit 1 to say they were skipped.
+    assert "Lab 03-stop-hook complete" in lab(workspace, "next", code=1)
+
+    lab(workspace, "start", "3")
+    lab(workspace, "goto", "3")
+    lab(workspace, "check", "--scripted", "--engine", "emulator")
+
+    status = lab(workspace, "status")
+    row = next(line for line in status.splitlines() if LIVE_STEP in line)
+    assert "passed (live" in row and "scripted" not in row, status
+    record = json.loads(lab(workspace, "status", "--json"))["labs"][LAB03]["steps"][LIVE_STEP]
+    assert record["passed"]["evidence_kind"] == "live", record
+    assert record["passed"]["session_id"] == SESSION
+    assert record["passed"][WALKED_AGAIN]["evidence_kind"] == "scripted"
+    progress = Progress.load(workspace)
+    member = Member("ada", "refs/x/ada", "c" * 40, progress, 2.0)  # what the trainer reads
+    assert member.evidence_kind(LAB03, LIVE_STEP) == "live"
+    # The scripted pass of this walk is what lab next asks of it.
+    this_walk = progress.labs[LAB03].passed_this_walk(LIVE_STEP)
+    assert this_walk is not None and this_walk["evidence_kind"] == "scripted"
+
+
+def test_a_later_live_pass_replaces_a_scripted_one() -> None:
+    scripted = {"evidence_kind": "scripted", "at": 1.0}
+    live = {"evidence_kind": "live", "session_id": SESSION, "at": 2.0}
+    assert kept_live(scripted, live) == live
+    assert kept_live(live, {**live, "at": 3.0})["at"] == 3.0  # a newer live pass
+    assert kept_live(None, scripted) == scripted
