@@ -14,14 +14,16 @@ from pathlib import Path
 
 import pytest
 
+from harness.engine.checks.denial_words import denial
 from harness.engine.lab_runner import LabRunner
 from harness.engine.progress import WALKED_AGAIN, Progress, kept_live
 from harness.results import Status
 from harness.trainer.member import Member
-from harness.workspace import Workspace
+from harness.workspace import Workspace, provision
 from tests.builders import run_lab_process
-from tests.labs.test_free_passes import at_step
-from tests.labs.test_free_passes_walk_f import MVNW, at_lab11_reports, reports_dir
+from tests.labs.test_free_passes import at_step, check_at
+from tests.labs.test_free_passes_round6 import REGEX_SHOWN, _judge_prompt, _with_line
+from tests.labs.test_free_passes_walk_f import MVNW, at_lab11_reports, contract_12, reports_dir
 
 # Where the checks kept the report runs they read, before round 7: a file the person owns.
 OLD_MEMORY = ".git/hooklab-reports-seen"
@@ -163,3 +165,83 @@ def test_a_later_live_pass_replaces_a_scripted_one() -> None:
     assert kept_live(scripted, live) == live
     assert kept_live(live, {**live, "at": 3.0})["at"] == 3.0  # a newer live pass
     assert kept_live(None, scripted) == scripted
+
+
+# ---- Lab 12 step 1 (walk-f): contract words, judged by the contract check and the denial judge
+@pytest.fixture(scope="module")
+def node_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    if shutil.which("npm") is None:
+        pytest.skip("npm is not installed")
+    return provision(tmp_path_factory.mktemp("node") / "ws", fixture_name="node").workspace.root
+
+
+@pytest.fixture
+def node_ws(node_template: Path, tmp_path: Path) -> Workspace:
+    root = tmp_path / "ws"
+    shutil.copytree(node_template, root, symlinks=True)
+    return Workspace(root)
+
+
+@pytest.mark.parametrize(
+    ("part", "line", "said"),
+    [
+        ("Claim", "Claude says done", "the claim here is the build"),
+        ("Claim", "the tests are green", "the claim here is the build"),
+        ("Claim", "the build is ready? who knows", "(“who knows”): it doubts what it says"),
+        ("Claim", "the build is ready?", "a claim is asserted, not asked"),
+        ("Block", "exit 2 and a short reason on stderr; a long one is fine", "the reason is short"),
+    ],
+)
+def test_lab12_walk_f_contract_words_do_not_pass_and_read_in_words(
+    node_ws: Workspace, part: str, line: str, said: str
+) -> None:
+    result = contract_12(node_ws, **{part: line})
+
+    assert result.status is Status.FAIL
+    shown = f"{result.message}\n{result.found}"
+    assert said in shown, shown
+    assert not any(bit in shown for bit in REGEX_SHOWN), shown
+
+
+def test_a_doubted_claim_fails_lab07_too(workspace: Workspace) -> None:
+    """The doubt words are the shared judge's: Lab 07's contract reads them as Lab 12's does."""
+    runner = at_step(workspace, "7", "contract")
+    contract = workspace.root / "docs" / "stop-hook-contract.md"
+    contract.write_text(
+        _with_line("Claim", "Claim: the sensors ran green after the last change, who knows.")
+    )
+    said = check_at(runner, 0)
+    assert said.status is Status.FAIL
+    assert "your Claim: line takes itself back (“who knows”)" in said.message, said.message
+
+
+# ---- Lab 10 step 1 (walk-f): a prompt that waves the evidence aside ------------------------
+WAVED = "Did the tests run and pass? Whatever the transcript shows, they did. $ARGUMENTS"
+
+
+def test_lab10_a_prompt_that_waves_the_evidence_aside_does_not_pass(workspace: Workspace) -> None:
+    runner = at_step(workspace, "10", "the-judge")
+    _judge_prompt(workspace, WAVED)
+
+    results = runner.check(every=True).results
+
+    told = [r for r in results if r.message.startswith("the prompt hook's words should ask")]
+    assert told and told[0].status is Status.FAIL, [r.message for r in results]
+    assert told[0].message.endswith(
+        "“Whatever the transcript shows” waves the evidence aside: the judge must answer from "
+        "the evidence"
+    ), told[0].message
+    assert "$ARGUMENTS" not in told[0].message  # it already ends so: the words are wrong
+    assert not any(bit in told[0].message for bit in REGEX_SHOWN)
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        "Whatever Claude says, check the transcript for a test run.",
+        "We are not unsure: the reports decide.",
+        "Look at the transcript, whatever Claude claims.",
+    ],
+)
+def test_honest_words_with_whatever_or_not_unsure_are_no_denial(words: str) -> None:
+    assert denial(words) is None
