@@ -245,3 +245,63 @@ def test_lab10_a_prompt_that_waves_the_evidence_aside_does_not_pass(workspace: W
 )
 def test_honest_words_with_whatever_or_not_unsure_are_no_denial(words: str) -> None:
     assert denial(words) is None
+
+
+# ---- Lab 07 step 3 (walk-e): the hook registered with "timeout": 600 -----------------------
+REGISTERED = '"\\"$CLAUDE_PROJECT_DIR/scripts/check-before-stop.sh\\"", "timeout": 10 }'
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        REGISTERED.replace('"timeout": 10', '"timeout": 600'),  # walk-e's
+        REGISTERED.replace(', "timeout": 10', ""),  # none given: Claude Code waits 600 s
+    ],
+)
+def test_lab07_step3_a_hook_registered_with_a_long_timeout_does_not_pass(
+    workspace: Workspace, entry: str
+) -> None:
+    runner = at_step(workspace, "7", "register")
+    runner.solve(apply=True)  # registered as the step shows, "timeout": 10
+    settings = workspace.root / ".claude" / "settings.json"
+    assert REGISTERED in settings.read_text()
+    settings.write_text(settings.read_text().replace(REGISTERED, entry))
+
+    results = runner.check().results
+
+    said = results[-1]
+    assert said.name == "settings" and said.status is Status.FAIL, [r.message for r in results]
+    assert said.message == (
+        "the Stop hook that runs scripts/check-before-stop.sh may wait 600 s: give its entry "
+        '"timeout": 10'
+    )
+    assert (said.found or "").startswith(".claude/settings.json: hooks.Stop[0].hooks[1]: 600 s")
+    assert 'what Claude Code waits when the entry gives no "timeout"' in (said.found or "")
+    settings.write_text(settings.read_text().replace(entry, REGISTERED))
+    assert check_at(runner, 1).status is Status.PASS
+
+
+def test_lab10_step1_require_sensors_only_named_in_the_prompt_fails_the_settings_check(
+    workspace: Workspace,
+) -> None:
+    """The settings check's registers failed falsy (a failed CheckResult is falsy) and the
+    next part's None passed it: require-sensors.sh dropped, its name only in the prompt."""
+    runner = at_step(workspace, "10", "the-judge")
+    _judge_prompt(workspace, "Did .claude/hooks/require-sensors.sh run and pass? $ARGUMENTS")
+    settings = workspace.root / ".claude" / "settings.json"
+    data = json.loads(settings.read_text())
+    data["hooks"]["Stop"][0]["hooks"] = [
+        h
+        for h in data["hooks"]["Stop"][0]["hooks"]
+        if "require-sensors" not in h.get("command", "")
+    ]
+    settings.write_text(json.dumps(data, indent=2))
+    _lab, step = runner.current()
+    n = next(i for i, c in enumerate(step.checks) if c.params.get("registers"))
+
+    said = check_at(runner, n)
+
+    assert said.status is Status.FAIL, said.message
+    assert said.message.startswith(
+        "no command hook on Stop runs .claude/hooks/require-sensors.sh"
+    ), said.message
