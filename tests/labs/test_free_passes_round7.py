@@ -21,7 +21,7 @@ from harness.results import Status
 from harness.trainer.member import Member
 from harness.workspace import Workspace, provision
 from tests.builders import run_lab_process
-from tests.labs.test_free_passes import at_step, check_at
+from tests.labs.test_free_passes import LABS, at_step, check_at
 from tests.labs.test_free_passes_round6 import REGEX_SHOWN, _judge_prompt, _with_line
 from tests.labs.test_free_passes_walk_f import MVNW, at_lab11_reports, contract_12, reports_dir
 
@@ -305,3 +305,30 @@ def test_lab10_step1_require_sensors_only_named_in_the_prompt_fails_the_settings
     assert said.message.startswith(
         "no command hook on Stop runs .claude/hooks/require-sensors.sh"
     ), said.message
+
+
+# ---- Lab 04 step 2 (walk-e): the marker of UC-005 from an audit of UC-002 -------------------
+AUDIT_SOLVED = (LABS / "04-status-guard" / "solution" / "status-guard-2.toml").read_text()
+AUDIT_PROMPT = 'prompt = "Check the coverage of UC-005 (add visit)."'
+
+
+@pytest.mark.parametrize(
+    ("prompt", "named"),
+    [("audit UC-002 and not UC-005", "UC-002, UC-005"), ("audit UC-002", "UC-002")],
+)
+def test_lab04_step2_an_audit_of_another_use_case_does_not_earn_done(
+    workspace: Workspace, prompt: str, named: str
+) -> None:
+    runner = at_step(workspace, "4", "audit")
+    scenario = workspace.root / "scenarios" / "status-guard.toml"
+    assert AUDIT_PROMPT in AUDIT_SOLVED
+    scenario.write_text(AUDIT_SOLVED.replace(AUDIT_PROMPT, f'prompt = "{prompt}"'))
+
+    results = runner.check(every=True).results
+
+    said = next(r for r in results if r.name.startswith("scenario "))
+    assert said.status is Status.FAIL, [r.message for r in results]
+    assert said.message.startswith("the audit in scenarios/status-guard.toml ("), said.message
+    assert f"is not of UC-005 alone: its prompt names {named}; " in said.message, said.message
+    scenario.write_text(AUDIT_SOLVED)
+    assert runner.check().status is Status.PASS
