@@ -8,8 +8,10 @@ step reads reports, real git; each repro as the walker typed it (rm -rf, cp, tou
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -332,3 +334,36 @@ def test_lab04_step2_an_audit_of_another_use_case_does_not_earn_done(
     assert f"is not of UC-005 alone: its prompt names {named}; " in said.message, said.message
     scenario.write_text(AUDIT_SOLVED)
     assert runner.check().status is Status.PASS
+
+
+# ---- Lab 08 step 1 (walk-f): the reports of a run before the last edit, touched --------------
+ARCH_TEST = "src/test/java/ai/unifiedprocess/petclinic/ArchitectureTest.java"
+
+
+@pytest.mark.maven
+@pytest.mark.slow
+def test_lab08_reports_touched_after_the_test_was_edited_do_not_pass(
+    workspace: Workspace,
+) -> None:
+    """walk-f: a sensor run, lab check, then the test edited and the reports touched: newer
+    files, but the run a check read before the edit."""
+    runner = at_step(workspace, "8", "rule-as-test")
+    runner.solve(apply=True)
+    subprocess.run(MVNW, cwd=workspace.root, check=True)
+    assert runner.check().status is Status.PASS
+    test = workspace.root / ARCH_TEST
+    test.write_text(test.read_text() + "// the rule stays\n")
+    # The edit a second before the touch, as typed by hand (the clock's tick may be coarser
+    # than the two commands here); after the check, which read the run half a minute ago.
+    edited = time.time() - 1
+    os.utime(test, (edited, edited))
+    subprocess.run("touch target/surefire-reports/*", shell=True, cwd=workspace.root, check=True)
+
+    sensors = LabRunner(workspace).check().results[0]
+
+    assert sensors.status is Status.FAIL, sensors.message
+    assert sensors.message.startswith(
+        "the reports are of a run from before your latest change, made to look newer (touched)"
+    ), sensors.message
+    subprocess.run(MVNW, cwd=workspace.root, check=True)  # a new real run passes
+    assert LabRunner(workspace).check().status is Status.PASS

@@ -23,6 +23,7 @@ from harness.engine.throwaway import sandbox_copy
 from harness.maven.backend import SENSOR_GOALS
 from harness.maven.surefire import (
     SENSOR_PACKAGE,
+    SENSORS,
     ReportError,
     SurefireReport,
     sensor_reports,
@@ -260,36 +261,51 @@ def _read_reports(
         if ctx.root_override is None:
             _from_before(ctx, written)  # the check's own run, in the workspace: noted
         return written
-    if p.fresh:
-        # Fresh means since the step (re)started: reports left from before a `lab reset` or a
-        # `lab start` prove nothing about this attempt, even with no file changed since.
-        entered = ctx.step.entered_at or 0.0
-        early = [s for s, r in reports.items() if r is not None and r.mtime < entered]
-        if early:
-            return _run_again(
-                name,
-                "from before this step started",
-                "reports written since you reached this step",
-                "from before the step: " + ", ".join(early),
-            )
-        newest = _newest_change(ctx)
-        stale = [s for s, r in reports.items() if r is not None and r.mtime <= newest]
-        if stale:
-            return _run_again(
-                name,
-                "older than your latest change",
-                "reports newer than every changed file",
-                "stale: " + ", ".join(stale),
-            )
     before = _from_before(ctx, reports)  # noted for every check, refused when fresh
-    if before.edited and p.fresh:
+    late = _not_fresh(ctx, reports, before, name) if p.fresh else None
+    if late is not None:
+        return late
+    unwritten = _unwritten(ctx, p, reports, name)
+    return reports if unwritten is None else unwritten
+
+
+def _not_fresh(
+    ctx: CheckContext,
+    reports: dict[str, SurefireReport | None],
+    before: _FromBefore,
+    name: str,
+) -> CheckResult | None:
+    """The failure for reports that are no run since the step began and since the latest
+    change the sensors read: by their files' times, and by the memory of the runs checks read
+    (a run of before the step, edited or not; a run read before the change, touched since)."""
+    # Fresh means since the step (re)started: reports left from before a `lab reset` or a
+    # `lab start` prove nothing about this attempt, even with no file changed since.
+    entered = ctx.step.entered_at or 0.0
+    early = [s for s, r in reports.items() if r is not None and r.mtime < entered]
+    if early:
+        return _run_again(
+            name,
+            "from before this step started",
+            "reports written since you reached this step",
+            "from before the step: " + ", ".join(early),
+        )
+    newest = _newest_change(ctx)
+    stale = [s for s, r in reports.items() if r is not None and r.mtime <= newest]
+    if stale:
+        return _run_again(
+            name,
+            "older than your latest change",
+            "reports newer than every changed file",
+            "stale: " + ", ".join(stale),
+        )
+    if before.edited:
         return _run_again(
             name,
             "those of a run from before this step, edited by hand (its test times kept)",
             "reports a run wrote since you reached this step",
             before.edited,
         )
-    if before.at and p.fresh:
+    if before.at:
         return _run_again(
             name,
             "byte for byte the ones of a run from before this step (kept and copied back, or "
@@ -298,8 +314,18 @@ def _read_reports(
             f"the same {_plural(len([r for r in reports.values() if r]), 'report')} a check "
             f"read at {before.at}",
         )
-    unwritten = _unwritten(ctx, p, reports, name)
-    return reports if unwritten is None else unwritten
+    if before.read_at is not None and before.read_at < newest:
+        # Newer files, but a check read their run before the change: touched since.
+        return _run_again(
+            name,
+            "of a run from before your latest change, made to look newer (touched)",
+            "reports of a run made after your latest change",
+            "a check read this run at "
+            + time.strftime("%H:%M:%S", time.localtime(before.read_at))
+            + ", before your change at "
+            + time.strftime("%H:%M:%S", time.localtime(newest)),
+        )
+    return None
 
 
 def _unwritten(
@@ -376,38 +402,50 @@ def _run_times(data: bytes) -> bytes:
 
 @dataclass(frozen=True)
 class _FromBefore:
-    """Reports whose run a check read before the step began: ``at`` when all of them were
-    (kept aside and brought back), ``edited`` a report of such a run in other bytes now."""
+    """What the memory knows of the reports on disk: ``at`` when every one is of a run a check
+    read before the step began (kept aside and brought back), ``edited`` a report the step
+    reads of such a run in other bytes now, ``read_at`` when a check first read the newest of
+    their runs (touched since then, they still are that run)."""
 
     at: str | None = None
     edited: str | None = None
+    read_at: float | None = None
 
 
 def _from_before(ctx: CheckContext, reports: dict[str, SurefireReport | None]) -> _FromBefore:
-    """Each report's run, judged by what it measured (not its bytes), against the runs checks
-    read before (the progress record's memory); a run not seen yet is noted. Each report counts
-    on its own, so a step that reads one sensor sees its report of an earlier step."""
+    """Each sensor report on disk, its run judged by what it measured (not its bytes), against
+    the runs checks read before (the progress record's memory); a run not seen yet is noted.
+    Every sensor's report counts, not only those the step reads: a real run rewrites all five,
+    so one report's times repeating an earlier run's is no replay."""
     seen = ctx.step.reports_seen or ReportsSeen()  # outside a runner: no memory
     entered = ctx.step.entered_at or 0.0
-    read, earlier, edited = 0, [], None
-    for sensor, report in sorted(reports.items()):
+    try:
+        on_disk = sensor_reports(ctx.root, SENSORS)
+    except ReportError:
+        on_disk = {}
+    firsts, edited = [], None
+    for sensor, report in sorted({**on_disk, **reports}.items()):
         try:
             data = report.path.read_bytes() if report is not None else None
         except OSError:
             data = None
         if data is None:
             continue
-        read += 1
         key, now = _run_key(sensor, data), hashlib.sha256(data).hexdigest()[:32]
         first = seen.first(key)
         if first is None:
             seen.note(key, time.time(), now)
-        elif first[0] < entered:
+            firsts.append(time.time())
+            continue
+        firsts.append(first[0])
+        if sensor in reports and edited is None and first[0] < entered and first[1] != now:
             at = time.strftime("%Y-%m-%d %H:%M", time.localtime(first[0]))
-            earlier.append(at)
-            if edited is None and first[1] != now:
-                edited = f"{sensor}: the test times of the run a check read at {at}, other bytes"
-    return _FromBefore(min(earlier) if earlier and len(earlier) == read else None, edited)
+            edited = f"{sensor}: the test times of the run a check read at {at}, other bytes"
+    if not firsts:
+        return _FromBefore()
+    replayed = max(firsts) < entered
+    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(min(firsts))) if replayed else None
+    return _FromBefore(when, edited, max(firsts))
 
 
 def _run_key(sensor: str, data: bytes) -> str:
