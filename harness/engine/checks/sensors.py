@@ -375,7 +375,7 @@ def _not_surefires(reports: dict[str, SurefireReport | None]) -> list[str]:
     suite named by its class, its <properties>, a time on the suite and on every test case,
     each case of that class, and as many cases as it counts; beside it the plain summary of
     the same run, whose counts and times agree with it (surefire_written). A hand-written copy
-    of the test names misses these; a copy of a whole real report is caught by _seen_before."""
+    of the test names misses these; a copy of a whole real report is caught by _from_before."""
     lines = []
     for sensor, report in reports.items():
         if report is None:
