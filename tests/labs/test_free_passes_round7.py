@@ -16,13 +16,18 @@ from pathlib import Path
 
 import pytest
 
+from harness.claude.engines import open_session
+from harness.claude.scenario import run_scenario
 from harness.engine.checks.denial_words import denial
+from harness.engine.checks.hook_session import parse_inline
+from harness.engine.checks.live_session import SOLVED_SESSIONS
 from harness.engine.lab_runner import LabRunner
 from harness.engine.progress import WALKED_AGAIN, Progress, kept_live
 from harness.results import Status
 from harness.trainer.member import Member
 from harness.workspace import Workspace, provision
 from tests.builders import run_lab_process
+from tests.conftest import require_real_client
 from tests.labs.test_free_passes import LABS, at_step, check_at
 from tests.labs.test_free_passes_round6 import REGEX_SHOWN, _judge_prompt, _with_line
 from tests.labs.test_free_passes_walk_f import MVNW, at_lab11_reports, contract_12, reports_dir
@@ -367,3 +372,37 @@ def test_lab08_reports_touched_after_the_test_was_edited_do_not_pass(
     ), sensors.message
     subprocess.run(MVNW, cwd=workspace.root, check=True)  # a new real run passes
     assert LabRunner(workspace).check().status is Status.PASS
+
+
+# ---- Lab 13 step 3 (walk-f): "hi", "Hello." twice: no change at all ---------------------------
+@pytest.mark.slow
+def test_lab13_step3_a_session_of_hi_and_hello_does_not_pass(node_ws: Workspace) -> None:
+    """walk-f's session as typed: prompt "hi", Claude answers "Hello." (held by the hook),
+    "Hello." again (let go); no change. Played on the real client 2.1.332 with the scripted
+    model, as lab solve plays a live step's session."""
+    require_real_client()
+    subprocess.run(["npm", "run", "build"], cwd=node_ws.root, check=True, capture_output=True)
+    runner = LabRunner(node_ws)
+    runner.start("13")
+    runner.goto("held-live")
+    hello = [
+        {"do": "session_start"},
+        {"do": "prompt", "text": "hi"},
+        {"do": "stop", "last_message": "Hello.", "expect": "blocked"},
+        {"do": "stop", "last_message": "Hello."},
+    ]
+    scenario, _ = parse_inline(hello, "test", "steps")
+    with open_session(
+        "claude-code",
+        node_ws.root,
+        transcript_dir=node_ws.git_dir / SOLVED_SESSIONS,
+        auto_approve=True,
+    ) as session:
+        outcomes = [str(r.outcome.outcome) for r in run_scenario(scenario, session)]
+    assert "blocked" in outcomes  # the stop was held, as walk-f saw
+
+    (said,) = runner.check().results
+
+    assert said.status is Status.FAIL
+    shown = f"{said.message}\n{said.expected}\n{said.found}\n{said.details.get('fix')}"
+    assert "your session made no change" in shown, shown
