@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from harness.claude.vocabulary import Engine
 
 if TYPE_CHECKING:
+    from harness.engine.progress import ReportsSeen
     from harness.engine.stepview import StepView
 from harness.errors import HarnessError
 from harness.maven import MavenBackend, get_backend
@@ -46,6 +47,9 @@ class StepState:
     sessions: int = 1  # hook sessions the step plays: with several, each row says whose it is
     quiz_tries: int = 0  # complete quiz answers checked on this step before (lab check)
     quiz_tried_at: float | None = None  # when the last of them was checked
+    # The sensor runs checks read before, from the progress record (the runner saves what a
+    # check adds); None outside a runner: nothing is remembered.
+    reports_seen: ReportsSeen | None = None
 
 
 @dataclass

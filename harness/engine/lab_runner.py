@@ -20,7 +20,7 @@ from harness.claude.vocabulary import Provenance
 from harness.engine.context import CheckContext, PassedClaim, StepState
 from harness.engine.course import Course
 from harness.engine.manifest import Lab, Spec, Step, find_lab
-from harness.engine.progress import LabProgress, Progress, StepProgress, digest
+from harness.engine.progress import LabProgress, Progress, StepProgress, digest, kept_live
 from harness.engine.reverify import clear_build_output, proofs_now, reverify
 from harness.engine.step_results import Moved, StepRun, live_record, overall
 from harness.errors import HarnessError
@@ -148,6 +148,7 @@ class LabRunner:
             sessions=sessions,
             quiz_tries=mine.quiz_tries,
             quiz_tried_at=mine.quiz_tried_at,
+            reports_seen=self.progress.reports_seen,
         )
         if rebuild_evidence:
             # Re-verification: the participant saw these sessions when the step passed; a
@@ -296,6 +297,10 @@ class LabRunner:
             sp.failed_checks += 1
             sp.failed_at = time.time()
             self._save(f"{lab.id}: check {sp.failed_checks} of {step.id} failed")
+        elif self.progress.reports_seen.grew:
+            # The sensor runs a check read are remembered in the progress record (a copy of
+            # them brought back in a later step is no new run), whatever the verdict.
+            self._save(f"{lab.id}: sensor reports read at {step.id}")
         return run
 
     def _record_pass(self, lab: Lab, step: Step, run: StepRun) -> None:
@@ -315,7 +320,7 @@ class LabRunner:
             if reports
             else None
         )
-        self.progress.lab_progress(lab.id).step(step.id).passed = {
+        record = {
             "commit": self.ws.head(),
             "tree": commit.tree.decode(),
             "snapshot": snapshot,
@@ -338,6 +343,8 @@ class LabRunner:
             "evidence_commit": evidence_commit,
             "proofs": proofs_now(self.ws),
         }
+        sp = self.progress.lab_progress(lab.id).step(step.id)
+        sp.passed = kept_live(sp.passed, record)
         # The evidence commit's parent is the snapshot: anchoring it carries both.
         self.progress.save(
             self.ws, f"{lab.id}: step {step.id} passed", anchors=[evidence_commit or snapshot]

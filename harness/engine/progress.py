@@ -21,6 +21,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from harness.claude.vocabulary import Provenance
 from harness.errors import HarnessError
 from harness.schema import pick
 from harness.workspace import Workspace
@@ -34,6 +35,24 @@ TIP_KEY = "progress_tip"
 
 def digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
+
+
+# A live step's pass on the participant's own session is kept when a later pass of the step
+# is scripted or played by Hook Lab: that one is recorded beside it, under this key.
+WALKED_AGAIN = "walked_again"
+
+
+def kept_live(old: dict[str, Any] | None, new: dict[str, Any]) -> dict[str, Any]:
+    """The pass record to keep when ``new`` passes a step that ``old`` passed before: a later
+    pass may add to a live pass, never take its place (lab status, the trainer and re-
+    verification go by the live session); any other pass is replaced by the newer one."""
+    if (
+        old is None
+        or old.get("evidence_kind") != Provenance.LIVE
+        or new.get("evidence_kind") == Provenance.LIVE
+    ):
+        return new
+    return {**old, WALKED_AGAIN: new}
 
 
 @dataclass
@@ -82,12 +101,16 @@ class LabProgress:
         return self.steps.setdefault(step_id, StepProgress())
 
     def passed_this_walk(self, step_id: str) -> dict[str, Any] | None:
-        """The step's pass if it counts for lab next: on a revisit, only one made since."""
+        """The step's pass if it counts for lab next: on a revisit, only one made since (an
+        earlier live pass kept, the pass of this walk beside it: see kept_live)."""
         sp = self.steps.get(step_id)
         passed = sp.passed if sp else None
         if passed and self.revisited_at is not None:
-            at = _number(passed.get("at"), None)
-            return passed if at is not None and at >= self.revisited_at else None
+            for record in (passed, passed.get(WALKED_AGAIN)):
+                at = _number(record.get("at"), None) if isinstance(record, dict) else None
+                if at is not None and at >= self.revisited_at:
+                    return record
+            return None
         return passed
 
     def to_json(self) -> dict[str, Any]:
@@ -100,6 +123,38 @@ class LabProgress:
         if self.revisited_at is not None:
             data["revisited_at"] = self.revisited_at
         return data
+
+
+@dataclass
+class ReportsSeen:
+    """Every sensor run a check read reports of: the run's key (what it measured, see
+    checks/sensors.py) -> when a check first read it, and the digest of the report's bytes.
+    Kept in the progress record, not in a file of its own: deleting it costs the person their
+    progress, a rewind is put back (put_back_if_rewound), and lab submit carries it."""
+
+    runs: dict[str, tuple[float, str]] = field(default_factory=dict)
+    grew: bool = False  # a run added since the record was last saved
+
+    def first(self, key: str) -> tuple[float, str] | None:
+        return self.runs.get(key)
+
+    def note(self, key: str, at: float, data_digest: str) -> None:
+        if key not in self.runs:
+            self.runs[key] = (at, data_digest)
+            self.grew = True
+
+    def to_json(self) -> dict[str, list[Any]]:
+        return {key: [round(at, 3), sha] for key, (at, sha) in sorted(self.runs.items())}
+
+    @classmethod
+    def from_json(cls, raw: Any) -> ReportsSeen:
+        runs: dict[str, tuple[float, str]] = {}
+        for key, value in (raw if isinstance(raw, dict) else {}).items():
+            if isinstance(value, list) and len(value) == 2 and isinstance(value[1], str):
+                at = _number(value[0], None)
+                if at is not None:
+                    runs[str(key)] = (at, value[1])
+        return cls(runs)
 
 
 def _number(raw: Any, default: float | None) -> float | None:
@@ -119,6 +174,7 @@ class Progress:
     # The remote's clock minus the laptop's, as lab submit last read it (an HTTP remote's
     # Date): what the trainer goes by before it has seen this laptop's submits arrive.
     clock_offset: float | None = None
+    reports_seen: ReportsSeen = field(default_factory=ReportsSeen)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], *, source: str = "progress.json") -> Progress:
@@ -169,6 +225,7 @@ class Progress:
             whose.get("id") if isinstance(whose.get("id"), str) else None,
             whose.get("submits_as") if isinstance(whose.get("submits_as"), str) else None,
             _number(whose.get("clock_offset"), None),
+            ReportsSeen.from_json(data.get("reports_seen")),
         )
 
     @classmethod
@@ -180,6 +237,7 @@ class Progress:
         self.updated_at = time.time()
         written = ws.write_progress(self.to_json(), message, anchors=anchors)
         ws.update_meta({TIP_KEY: written})
+        self.reports_seen.grew = False
         return written
 
     def lab_progress(self, lab_id: str) -> LabProgress:
@@ -192,6 +250,7 @@ class Progress:
             "step": self.step,
             "updated_at": self.updated_at,
             "labs": {k: v.to_json() for k, v in self.labs.items()},
+            **({"reports_seen": self.reports_seen.to_json()} if self.reports_seen.runs else {}),
         }
 
 

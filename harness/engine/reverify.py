@@ -179,10 +179,14 @@ def _script(spec: Spec) -> str:
     return str(spec.typed.script)
 
 
+# Each solve action that writes a workspace file, and the parameter naming it.
+_WRITES_TO = {"replace": "path", "write": "path", "append": "path", "copy": "to"}
+
+
 def _made(action: Spec) -> str | None:
     """The workspace file a solve action writes (replace, write: path; copy: to)."""
-    rel = action.params.get("path") if action.name in ("replace", "write", "append") else None
-    rel = action.params.get("to") if action.name == "copy" else rel
+    key = _WRITES_TO.get(action.name)
+    rel = action.params.get(key) if key else None
     return str(rel) if rel else None
 
 

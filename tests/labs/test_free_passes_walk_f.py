@@ -268,7 +268,7 @@ def contract_12(ws: Workspace, **changed: str) -> CheckResult:
     [
         ("Claim", "Claude says done", "the claim here is the build"),
         ("Claim", "the tests are green", "the claim here is the build"),
-        ("Claim", "the build is ready? who knows", "a claim is asserted, not asked or doubted"),
+        ("Claim", "the build is ready? who knows", "it doubts what it says"),
         ("Block", "exit 2 and a short reason on stderr; a long one is fine", "the reason is short"),
     ],
 )

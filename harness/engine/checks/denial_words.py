@@ -1,6 +1,6 @@
 """Words by which a line denies what it claims: "I trust Claude", "nobody checks that", "answer
-ok either way". One small judge, read by the contract check (Lab 07, Lab 12) and the prompt
-hook's words (Lab 10), so each trick found is closed for both.
+ok either way", "the build is ready? who knows". One small judge, read by the contract check
+(Lab 07, Lab 12) and the prompt hook's words (Lab 10), so each trick found is closed for both.
 
 Each entry is a plain phrase and what it means, not a pattern. A phrase counts only as whole
 words, and not when a negation just before it turns it round ("we do not trust Claude", "never
@@ -68,8 +68,44 @@ DENIALS: tuple[tuple[tuple[str, ...], str], ...] = (
             "who cares",
             "any code will do",
             "anything will do",
+            "no matter what",
         ),
         "says the outcome does not matter",
+    ),
+    (
+        (  # the evidence named, then waved aside: "Whatever the transcript shows, they did."
+            "whatever the transcript shows",
+            "whatever the transcript says",
+            "whatever the evidence shows",
+            "whatever the evidence says",
+            "whatever the tests show",
+            "whatever the tests say",
+            "whatever the reports show",
+            "whatever the reports say",
+            "whatever the run shows",
+            "whatever it shows",
+            "whatever they show",
+            "whatever it finds",
+            "whatever you find",
+        ),
+        "waves the evidence aside",
+    ),
+    (
+        (
+            "who knows",
+            "no idea",
+            "not sure",
+            "unsure",
+            "hopefully",
+            "we hope",
+            "might be",
+            "may or may not",
+            "or maybe not",
+            "probably not",
+            "i guess",
+            "we guess",
+        ),
+        "doubts what it says instead of saying it",
     ),
     (
         ("a lie", "is untrue", "are untrue", "is fake", "are fake", "not true", "a joke"),

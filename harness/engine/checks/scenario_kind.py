@@ -43,6 +43,11 @@ class ScenarioParams:
         doc="an agent type: each subagent_stop of it reports the use case covered (covered "
         "or tested, no gap, nothing missing), e.g. aiup-vaadin-jooq:uc-coverage",
     )
+    audit_of: str | None = param(
+        default=None,
+        doc="with audit: the use case each audit is of; its prompt names that one and no other "
+        "(the marker hook marks every id the prompt names), e.g. UC-005",
+    )
     message: str | None = param(default=None, doc="what the participant reads when the check fails")
     pass_message: str | None = param(default=None, doc="what the participant reads when it passes")
 
@@ -54,6 +59,8 @@ def _validate(p: ScenarioParams) -> str | None:
         for key, value in want.items():
             if key.endswith(CONTAINS) and not isinstance(value, str):
                 return f"has_steps[{i + 1}].{key} must be a string"
+    if p.audit_of and not p.audit:
+        return "audit_of needs audit (the agent type whose audits it reads)"
     if not p.has_steps and not p.audit:
         return 'say which steps the scenario needs: has_steps = [{ do = "stop" }]'
     return None
@@ -73,7 +80,7 @@ def run(ctx: CheckContext, p: ScenarioParams) -> CheckResult:
     )
     if isinstance(scenario, CheckResult):
         return scenario
-    gaps = _audit_gaps(rel, scenario.steps, p.audit)
+    gaps = _audit_gaps(rel, scenario.steps, p.audit, p.audit_of)
     if gaps is not None:
         return CheckResult.failed(gaps[0], name=name, expected=gaps[1], found=gaps[2])
     moments = [planned(s) for s in scenario.steps]
@@ -112,8 +119,11 @@ def audit_gap(report: str) -> str | None:
     return None if _COVERED.search(report) else ""
 
 
-def _audit_gaps(rel: str, steps: Any, agent: str | None) -> tuple[str, str, str] | None:
-    """(headline, expected, found) when an audit by ``agent`` reports gaps, or none ran."""
+def _audit_gaps(
+    rel: str, steps: Any, agent: str | None, of: str | None = None
+) -> tuple[str, str, str] | None:
+    """(headline, expected, found) when an audit by ``agent`` reports gaps, is of another use
+    case than ``of``, or none ran."""
     if agent is None:
         return None
     audits = [
@@ -128,6 +138,9 @@ def _audit_gaps(rel: str, steps: Any, agent: str | None) -> tuple[str, str, str]
             f"no subagent_stop of {agent} in {rel}",
         )
     for step in audits:
+        other = _audited_elsewhere(rel, step, of) if of else None
+        if other is not None:
+            return other
         said = str(step.args.get("last_message", ""))
         gap = audit_gap(said)
         if gap is not None:
@@ -141,6 +154,27 @@ def _audit_gaps(rel: str, steps: Any, agent: str | None) -> tuple[str, str, str]
                 f"{step.where} last_message: {said}",
             )
     return None
+
+
+_USE_CASE = re.compile(r"\bUC-\d+\b", re.IGNORECASE)
+
+
+def _audited_elsewhere(rel: str, step: Any, of: str) -> tuple[str, str, str] | None:
+    """(headline, expected, found) when an audit's prompt is not of ``of`` alone: another use
+    case named ("audit UC-002 and not UC-005"), or ``of`` not named. The marker hook marks
+    every id the prompt names: its Done is earned by an audit of that use case only."""
+    prompt = str(step.args.get("prompt", ""))
+    named = list(dict.fromkeys(u.upper() for u in _USE_CASE.findall(prompt)))
+    if named == [of.upper()]:
+        return None
+    listed = ", ".join(named) or "no use case"
+    return (
+        f"the audit in {rel} ({step.where}) is not of {of} alone: its prompt names {listed}; "
+        f"the hook marks every use case the prompt names as audited, so write the prompt as "
+        f"an audit of {of} only",
+        f"a subagent_stop whose prompt asks for an audit of {of}, naming no other use case",
+        f"{step.where} prompt: {prompt}",
+    )
 
 
 KIND = check_kind(

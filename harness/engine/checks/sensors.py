@@ -6,7 +6,6 @@ evidence the hooks demand.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import secrets
 import time
@@ -19,10 +18,12 @@ from harness import proc
 from harness.engine.checks.surefire_written import not_written_by_a_run
 from harness.engine.context import CheckContext
 from harness.engine.kinds import check_kind
+from harness.engine.progress import ReportsSeen
 from harness.engine.throwaway import sandbox_copy
 from harness.maven.backend import SENSOR_GOALS
 from harness.maven.surefire import (
     SENSOR_PACKAGE,
+    SENSORS,
     ReportError,
     SurefireReport,
     sensor_reports,
@@ -256,47 +257,75 @@ def _read_reports(
         return CheckResult.errored(f"a sensor report is unreadable: {exc}", name=name)
     if ran_at is not None:
         # Reports the run did not write are leftovers and prove nothing about it.
-        return {s: r if r is None or r.mtime >= ran_at - 1 else None for s, r in reports.items()}
-    if p.fresh:
-        # Fresh means since the step (re)started: reports left from before a `lab reset` or a
-        # `lab start` prove nothing about this attempt, even with no file changed since.
-        entered = ctx.step.entered_at or 0.0
-        early = [s for s, r in reports.items() if r is not None and r.mtime < entered]
-        if early:
-            return _run_again(
-                name,
-                "from before this step started",
-                "reports written since you reached this step",
-                "from before the step: " + ", ".join(early),
-            )
-        newest = _newest_change(ctx)
-        stale = [s for s, r in reports.items() if r is not None and r.mtime <= newest]
-        if stale:
-            return _run_again(
-                name,
-                "older than your latest change",
-                "reports newer than every changed file",
-                "stale: " + ", ".join(stale),
-            )
-    replayed = _seen_before(ctx, reports)  # recorded for every check, refused when fresh
-    if replayed and p.fresh:
+        written = {s: r if r is None or r.mtime >= ran_at - 1 else None for s, r in reports.items()}
+        if ctx.root_override is None:
+            _from_before(ctx, written)  # the check's own run, in the workspace: noted
+        return written
+    before = _from_before(ctx, reports)  # noted for every check, refused when fresh
+    late = _not_fresh(ctx, reports, before, name) if p.fresh else None
+    if late is not None:
+        return late
+    unwritten = _unwritten(ctx, p, reports, name)
+    return reports if unwritten is None else unwritten
+
+
+def _not_fresh(
+    ctx: CheckContext,
+    reports: dict[str, SurefireReport | None],
+    before: _FromBefore,
+    name: str,
+) -> CheckResult | None:
+    """The failure for reports that are no run since the step began and since the latest
+    change the sensors read: by their files' times, and by the memory of the runs checks read
+    (a run of before the step, edited or not; a run read before the change, touched since)."""
+    # Fresh means since the step (re)started: reports left from before a `lab reset` or a
+    # `lab start` prove nothing about this attempt, even with no file changed since.
+    entered = ctx.step.entered_at or 0.0
+    early = [s for s, r in reports.items() if r is not None and r.mtime < entered]
+    if early:
+        return _run_again(
+            name,
+            "from before this step started",
+            "reports written since you reached this step",
+            "from before the step: " + ", ".join(early),
+        )
+    newest = _newest_change(ctx)
+    stale = [s for s, r in reports.items() if r is not None and r.mtime <= newest]
+    if stale:
+        return _run_again(
+            name,
+            "older than your latest change",
+            "reports newer than every changed file",
+            "stale: " + ", ".join(stale),
+        )
+    if before.edited:
+        return _run_again(
+            name,
+            "those of a run from before this step, edited by hand (its test times kept)",
+            "reports a run wrote since you reached this step",
+            before.edited,
+        )
+    if before.at:
         return _run_again(
             name,
             "byte for byte the ones of a run from before this step (kept and copied back, or "
             "touched)",
             "reports a run wrote since you reached this step",
-            f"the same five files a check read at {replayed}",
+            f"the same {_plural(len([r for r in reports.values() if r]), 'report')} a check "
+            f"read at {before.at}",
         )
-    edited = _edited_since_seen(ctx, reports)  # recorded for every check, refused when fresh
-    if edited and p.fresh:
+    if before.read_at is not None and before.read_at < newest:
+        # Newer files, but a check read their run before the change: touched since.
         return _run_again(
             name,
-            "those of a run from before this step, edited by hand (its test times kept)",
-            "reports a run wrote since you reached this step",
-            edited,
+            "of a run from before your latest change, made to look newer (touched)",
+            "reports of a run made after your latest change",
+            "a check read this run at "
+            + time.strftime("%H:%M:%S", time.localtime(before.read_at))
+            + ", before your change at "
+            + time.strftime("%H:%M:%S", time.localtime(newest)),
         )
-    unwritten = _unwritten(ctx, p, reports, name)
-    return reports if unwritten is None else unwritten
+    return None
 
 
 def _unwritten(
@@ -346,7 +375,7 @@ def _not_surefires(reports: dict[str, SurefireReport | None]) -> list[str]:
     suite named by its class, its <properties>, a time on the suite and on every test case,
     each case of that class, and as many cases as it counts; beside it the plain summary of
     the same run, whose counts and times agree with it (surefire_written). A hand-written copy
-    of the test names misses these; a copy of a whole real report is caught by _seen_before."""
+    of the test names misses these; a copy of a whole real report is caught by _from_before."""
     lines = []
     for sensor, report in reports.items():
         if report is None:
@@ -358,35 +387,11 @@ def _not_surefires(reports: dict[str, SurefireReport | None]) -> list[str]:
     return lines
 
 
-def _seen_before(ctx: CheckContext, reports: dict[str, SurefireReport | None]) -> str | None:
-    """When a check first read these very report files (all of them, byte for byte), if that
-    was before the step began: the output of an earlier run, kept and brought back. Test
-    times make two real runs' five reports differ. Records them when new (None)."""
-    files = {s: r.path for s, r in reports.items() if r is not None}
-    if not files:
-        return None
-    digest = hashlib.sha256()
-    for sensor, path in sorted(files.items()):
-        try:
-            digest.update(sensor.encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
-        except OSError:
-            return None
-    key = digest.hexdigest()
-    record = ctx.git_dir() / SEEN_REPORTS
-    first = _first_seen(record, key)
-    if first is None:
-        with contextlib.suppress(OSError), record.open("a") as out:
-            out.write(f"{key} {time.time():.3f}\n")
-        return None
-    if first < (ctx.step.entered_at or 0.0):
-        return time.strftime("%Y-%m-%d %H:%M", time.localtime(first))
-    return None
-
-
 def _run_times(data: bytes) -> bytes:
-    """What one run measured in a report: the suite's time and each case's, in file order.
-    Two real runs differ in them; an earlier run's report keeps them however it is edited
-    around them (a byte added, a failure written into a green one). Unparsable: the bytes."""
+    """What one run measured in a report: the suite's time and each case's name and time, in
+    file order. Two real runs differ in them; an earlier run's report keeps them however it is
+    edited around them (whitespace, attributes reordered, a failure written into a green one).
+    Unparsable: the bytes."""
     try:
         root = ET.fromstring(data)
     except ET.ParseError:
@@ -395,60 +400,56 @@ def _run_times(data: bytes) -> bytes:
     return "\n".join([root.get("time", ""), *cases]).encode()
 
 
-def _edited_since_seen(ctx: CheckContext, reports: dict[str, SurefireReport | None]) -> str | None:
-    """A report whose run (its test times) a check read before the step began, in other bytes
-    now: an earlier run's report edited by hand. Each report counts on its own, so a step that
-    reads one sensor sees its report of an earlier step. Records each run when new (None)."""
-    record = ctx.git_dir() / SEEN_REPORTS
-    first_seen = _runs_seen(record)
-    new, edited = [], None
-    for sensor, report in sorted(reports.items()):
+@dataclass(frozen=True)
+class _FromBefore:
+    """What the memory knows of the reports on disk: ``at`` when every one is of a run a check
+    read before the step began (kept aside and brought back), ``edited`` a report the step
+    reads of such a run in other bytes now, ``read_at`` when a check first read the newest of
+    their runs (touched since then, they still are that run)."""
+
+    at: str | None = None
+    edited: str | None = None
+    read_at: float | None = None
+
+
+def _from_before(ctx: CheckContext, reports: dict[str, SurefireReport | None]) -> _FromBefore:
+    """Each sensor report on disk, its run judged by what it measured (not its bytes), against
+    the runs checks read before (the progress record's memory); a run not seen yet is noted.
+    Every sensor's report counts, not only those the step reads: a real run rewrites all five,
+    so one report's times repeating an earlier run's is no replay."""
+    seen = ctx.step.reports_seen or ReportsSeen()  # outside a runner: no memory
+    entered = ctx.step.entered_at or 0.0
+    try:
+        on_disk = sensor_reports(ctx.root, SENSORS)
+    except ReportError:
+        on_disk = {}
+    firsts, edited = [], None
+    for sensor, report in sorted({**on_disk, **reports}.items()):
         try:
             data = report.path.read_bytes() if report is not None else None
         except OSError:
             data = None
         if data is None:
             continue
-        run = "run:" + hashlib.sha256(sensor.encode() + b"\0" + _run_times(data)).hexdigest()
-        now = hashlib.sha256(data).hexdigest()
-        seen = first_seen.get(run)
-        if seen is None:
-            new.append(f"{run} {time.time():.3f} {now}\n")
-        elif edited is None and seen[0] < (ctx.step.entered_at or 0.0) and seen[1] != now:
-            at = time.strftime("%Y-%m-%d %H:%M", time.localtime(seen[0]))
+        key, now = _run_key(sensor, data), hashlib.sha256(data).hexdigest()[:32]
+        first = seen.first(key)
+        if first is None:
+            seen.note(key, time.time(), now)
+            firsts.append(time.time())
+            continue
+        firsts.append(first[0])
+        if sensor in reports and edited is None and first[0] < entered and first[1] != now:
+            at = time.strftime("%Y-%m-%d %H:%M", time.localtime(first[0]))
             edited = f"{sensor}: the test times of the run a check read at {at}, other bytes"
-    with contextlib.suppress(OSError), record.open("a") as out:
-        out.writelines(new)
-    return edited
+    if not firsts:
+        return _FromBefore()
+    replayed = max(firsts) < entered
+    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(min(firsts))) if replayed else None
+    return _FromBefore(when, edited, max(firsts))
 
 
-def _runs_seen(record: Path) -> dict[str, tuple[float, str]]:
-    """Each run's report recorded in ``record``: when first read, and its bytes' digest."""
-    try:
-        lines = record.read_text().splitlines()
-    except OSError:
-        return {}
-    runs: dict[str, tuple[float, str]] = {}
-    for line in lines:
-        parts = line.split(" ")
-        if len(parts) == 3 and parts[0].startswith("run:") and parts[0] not in runs:
-            with contextlib.suppress(ValueError):
-                runs[parts[0]] = (float(parts[1]), parts[2])
-    return runs
-
-
-def _first_seen(record: Path, key: str) -> float | None:
-    """When ``key`` was first written into ``record`` (None: never, or no record to read)."""
-    try:
-        lines = record.read_text().splitlines()
-    except OSError:
-        return None
-    for line in lines:
-        seen, _, at = line.partition(" ")
-        if seen == key:
-            with contextlib.suppress(ValueError):
-                return float(at)
-    return None
+def _run_key(sensor: str, data: bytes) -> str:
+    return hashlib.sha256(sensor.encode() + b"\0" + _run_times(data)).hexdigest()[:32]
 
 
 def _reports_json(reports: dict[str, SurefireReport | None]) -> dict[str, object]:
@@ -526,10 +527,6 @@ def _report_files(ctx: CheckContext, reports: dict[str, SurefireReport | None]) 
             continue  # gone since it was read: the record simply lacks it, verify will say so
     return files
 
-
-# In the workspace's git dir: the report sets checks have read, and when first (see
-# _seen_before). A person can delete it; the Lab 01 forge step says what that leaves.
-SEEN_REPORTS = "hooklab-reports-seen"
 
 # What the sensors read, as the Stop hook counts it: a lab's answers/ or scenarios/ written
 # after a run do not make its reports stale.

@@ -3,7 +3,8 @@
 What counts is ``harness.claude.settings_check``'s: an unknown hook type or event,
 ``${CLAUDE_PLUGIN_ROOT}`` outside a plugin, a matcher naming no tool, a deny rule that never
 matches, a missing script. ``registers`` also wants a script run as a command hook on an
-event: a prompt hook whose words name the script, or a stub whose comment does, runs nothing."""
+event: a prompt hook whose words name the script, or a stub whose comment does, runs nothing.
+``timeouts`` bounds how long such a hook may hold a stop."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import json
 from dataclasses import dataclass
 
 from harness.claude.events import Event
-from harness.claude.settings import PROMPT_TYPE, load_settings
+from harness.claude.settings import DEFAULT_TIMEOUT, PROMPT_TYPE, load_settings
 from harness.claude.settings_check import check_settings
 from harness.engine.checks.prompt_words import why_not_asking
 from harness.engine.context import CheckContext
@@ -29,6 +30,12 @@ class SettingsParams:
         doc='{EVENT = "path"}: a "command" hook on the event runs that workspace script, e.g. '
         '{ Stop = ".claude/hooks/require-sensors.sh" }',
     )
+    timeouts: dict[str, float] = param(
+        default={},
+        doc='{"path" = seconds}: the command hook that runs that workspace script waits at most '
+        "so long (a hook past its timeout decides nothing; with none given Claude Code waits "
+        '600 s), e.g. { "scripts/check-before-stop.sh" = 10 }',
+    )
     prompts_ask: str | None = param(
         default=None,
         doc="an event: each prompt hook on it asks the judge for evidence (did the tests run "
@@ -45,6 +52,9 @@ def _validate(p: SettingsParams) -> str | None:
             return f"registers: {event!r} is no event Hook Lab plays ({', '.join(known)})"
         if not isinstance(script, str) or not script:
             return f'registers.{event} must be a script\'s path, e.g. ".claude/hooks/x.sh"'
+    for script, seconds in p.timeouts.items():
+        if isinstance(seconds, bool) or not isinstance(seconds, int | float) or seconds <= 0:
+            return f"timeouts.{script} must be a number of seconds above 0, e.g. 10"
     if p.prompts_ask is not None and p.prompts_ask not in known:
         return f"prompts_ask: {p.prompts_ask!r} is no event Hook Lab plays ({', '.join(known)})"
     return None
@@ -54,9 +64,14 @@ def run(ctx: CheckContext, p: SettingsParams) -> CheckResult:
     name = "settings"
     warnings = check_settings(ctx.root)
     if not warnings:
-        unregistered = _unregistered(ctx, p.registers) or _not_asking(ctx, p.prompts_ask)
-        if unregistered is not None:
-            return unregistered
+        # A failed CheckResult is falsy: each is asked for None, not chained with `or`.
+        for failed in (
+            _unregistered(ctx, p.registers),
+            _too_slow(ctx, p.timeouts),
+            _not_asking(ctx, p.prompts_ask),
+        ):
+            if failed is not None:
+                return failed
         return CheckResult.passed(
             p.pass_message or "Claude Code runs every hook the settings register", name=name
         )
@@ -93,6 +108,31 @@ def _unregistered(ctx: CheckContext, registers: dict[str, str]) -> CheckResult |
             found="\n".join(f"a {h.kind} hook that only names it: {h.source}" for h in named)
             or f"no hook on {event} names {name}",
         )
+    return None
+
+
+def _too_slow(ctx: CheckContext, timeouts: dict[str, float]) -> CheckResult | None:
+    """The first command hook running a script of ``timeouts`` that may wait longer than its
+    step asks: a hook that hangs holds every stop for its whole timeout."""
+    settings = load_settings(ctx.root)
+    for script, most in timeouts.items():
+        for event in Event:
+            for hook in settings.commands_for(event, None):
+                if hook.kind != "command" or hook.started_script != script:
+                    continue
+                if hook.timeout > most:
+                    default = (
+                        ' (what Claude Code waits when the entry gives no "timeout")'
+                        if hook.timeout == DEFAULT_TIMEOUT
+                        else ""
+                    )
+                    return CheckResult.failed(
+                        f"the {event.value} hook that runs {script} may wait {hook.timeout:g} s: "
+                        f'give its entry "timeout": {most:g}',
+                        name="settings",
+                        expected=f"a timeout of at most {most:g} s",
+                        found=f"{hook.source}: {hook.timeout:g} s{default}",
+                    )
     return None
 
 
