@@ -237,7 +237,8 @@ def test_lab04_a_guard_that_refuses_every_edit_does_not_pass_step_1(
     guard = workspace.root / ".claude" / "hooks" / "guard-spec-status.sh"
     guard.write_text('#!/usr/bin/env bash\necho "Run coverage-check UC-005 first." >&2\nexit 2\n')
 
-    yours, refuses_all = runner.check(every=True).results
+    # Later checks (an audited Done goes through) fail this guard too; the second names it.
+    yours, refuses_all, *_ = runner.check(every=True).results
 
     assert yours.status is Status.PASS, yours.found  # the walk's pass: Done is refused
     assert refuses_all.status is Status.FAIL
