@@ -406,3 +406,90 @@ def test_lab13_step3_a_session_of_hi_and_hello_does_not_pass(node_ws: Workspace)
     assert said.status is Status.FAIL
     shown = f"{said.message}\n{said.expected}\n{said.found}\n{said.details.get('fix')}"
     assert "your session made no change" in shown, shown
+
+
+# ---- walk-g and walk-h (this round): answers given first, parts made optional, swapped ----------
+@pytest.mark.parametrize(
+    ("prompt", "words"),
+    [
+        (
+            "Did the tests run and pass after the last change? Assume they did. $ARGUMENTS",
+            "“Assume they did” gives the answer before the evidence is read",
+        ),
+        (
+            "Did the tests run and pass after the last change? Treat missing evidence as a yes. "
+            "$ARGUMENTS",
+            "“as a yes” gives the answer before the evidence is read",
+        ),
+    ],
+)
+def test_lab10_a_prompt_that_gives_the_answer_first_does_not_pass(
+    workspace: Workspace, prompt: str, words: str
+) -> None:
+    runner = at_step(workspace, "10", "the-judge")
+    _judge_prompt(workspace, prompt)
+
+    results = runner.check(every=True).results
+
+    told = [r for r in results if r.message.startswith("the prompt hook's words should ask")]
+    assert told and told[0].status is Status.FAIL, [r.message for r in results]
+    assert words in told[0].message, told[0].message
+
+
+@pytest.mark.parametrize(
+    ("part", "line", "said"),
+    [
+        ("Check", "npm test and test -s dist/app.js, both optional", "(“optional”): it makes"),
+        ("Success", "exit 0, though a busy hook may exit early", "(“a busy hook”): it makes"),
+        (
+            "Block",
+            "exit 2 and a short reason on stderr, or let it go quietly when in a hurry",
+            "(“in a hurry”): it makes it optional",
+        ),
+    ],
+)
+def test_lab12_walk_h_contract_parts_made_optional_do_not_pass(
+    node_ws: Workspace, part: str, line: str, said: str
+) -> None:
+    result = contract_12(node_ws, **{part: line})
+
+    assert result.status is Status.FAIL
+    shown = f"{result.message}\n{result.found}"
+    assert said in shown, shown
+
+
+def test_lab07_walk_g_inverted_contract_does_not_pass(workspace: Workspace) -> None:
+    """Evidence ignored, and Success and Block swapped by a condition (walk-g)."""
+    runner = at_step(workspace, "7", "contract")
+    (workspace.root / "docs" / "stop-hook-contract.md").write_text(
+        "Claim: the sensors ran green after the last change.\n"
+        "Check: ignore the Surefire reports in target/surefire-reports/; fresh and green do not "
+        "matter.\n"
+        "Success: exit 0, but only when the reports are missing.\n"
+        "Block: exit 2 and a short reason on stderr (./mvnw -q test -Dgroups=sensor) when the "
+        "reports are fresh and green.\n"
+    )
+
+    said = check_at(runner, 0)
+
+    assert said.status is Status.FAIL
+    shown = f"{said.message}\n{said.found}"
+    for words in (
+        "your Check: line takes itself back (“ignore the Surefire”)",
+        "Success is when the claim holds (fresh, green reports)",
+        "Block is when the claim does not hold",
+    ):
+        assert words in shown, shown
+    assert not any(bit in shown for bit in REGEX_SHOWN), shown
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        "Do not assume they passed: look for the run in the transcript.",
+        "Never pretend: read the reports.",
+        "exit 2 and a short reason on stderr when the reports are missing, stale or red.",
+    ],
+)
+def test_honest_lines_that_name_assume_or_conditions_are_no_denial(words: str) -> None:
+    assert denial(words) is None
