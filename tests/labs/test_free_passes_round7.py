@@ -493,3 +493,28 @@ def test_lab07_walk_g_inverted_contract_does_not_pass(workspace: Workspace) -> N
 )
 def test_honest_lines_that_name_assume_or_conditions_are_no_denial(words: str) -> None:
     assert denial(words) is None
+
+
+AUDIT_REPORT = 'last_message = "UC-005: every step, flow and rule is covered. No gaps."'
+
+
+@pytest.mark.parametrize(
+    ("report", "gap"),
+    [
+        ("UC-005 is fully covered by tests, except A2: no test exercises it.", "except"),
+        ("UC-005 is covered, but A2 has no test.", "has no test"),
+    ],
+)
+def test_lab04_step2_a_covered_report_that_names_a_gap_does_not_earn_done(
+    workspace: Workspace, report: str, gap: str
+) -> None:
+    """walk-g: a gap named after the word "covered" earned Done."""
+    runner = at_step(workspace, "4", "audit")
+    scenario = workspace.root / "scenarios" / "status-guard.toml"
+    assert AUDIT_REPORT in AUDIT_SOLVED
+    scenario.write_text(AUDIT_SOLVED.replace(AUDIT_REPORT, f'last_message = "{report}"'))
+
+    said = next(r for r in runner.check(every=True).results if r.name.startswith("scenario "))
+
+    assert said.status is Status.FAIL
+    assert f"reports a gap (“{gap}”)" in said.message, said.message

@@ -101,7 +101,10 @@ def run(ctx: CheckContext, p: ScenarioParams) -> CheckResult:
 # gaps", "nothing missing", "without a gap" report none.
 _GAP = re.compile(
     r"\b(?:gaps?|missing|uncovered|untested|lacks?|lacking|incomplete|not\s+(?:yet\s+)?"
-    r"(?:covered|tested|fully covered)|fail\w*|without\s+(?:a\s+)?tests?)\b",
+    r"(?:covered|tested|fully covered)|fail\w*|without\s+(?:a\s+)?tests?"
+    # A gap named after a "covered" (walk-g): "fully covered, except A2: no test exercises it".
+    r"|except|apart\s+from|other\s+than|partly|partially|not\s+all|ha(?:s|ve)\s+no\s+tests?"
+    r"|no\s+tests?\s+(?:exercises?|covers?|checks?|tests?|for))\b",
     re.IGNORECASE,
 )
 _NONE_BEFORE = re.compile(r"\b(?:no|none|nothing|zero|without)(?:\s+\w+){0,2}\s+$", re.I)
