@@ -518,3 +518,30 @@ def test_lab04_step2_a_covered_report_that_names_a_gap_does_not_earn_done(
 
     assert said.status is Status.FAIL
     assert f"reports a gap (“{gap}”)" in said.message, said.message
+
+
+# ---- Lab 07 step 4 (walk-g): the own hook's entry ignored by the client ----------------------
+@pytest.mark.parametrize(
+    ("old", "new", "said"),
+    [
+        (
+            '"type": "command", "command": "\\"$CLAUDE_PROJECT_DIR/scripts/check-before-stop.sh',
+            '"type": "commands", "command": "\\"$CLAUDE_PROJECT_DIR/scripts/check-before-stop.sh',
+            'Unknown hook type "commands"',
+        ),
+    ],
+)
+def test_lab07_step4_an_entry_the_client_ignores_fails_before_the_session(
+    workspace: Workspace, old: str, new: str, said: str
+) -> None:
+    runner = at_step(workspace, "7", "your-session")
+    settings = workspace.root / ".claude" / "settings.json"
+    text = settings.read_text()
+    assert old in text
+    settings.write_text(text.replace(old, new))
+
+    results = runner.check(every=True).results
+
+    registered = next(r for r in results if r.name == "settings")
+    assert registered.status is Status.FAIL
+    assert said in registered.message, registered.message
