@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from harness import proc
 from harness.claude.vocabulary import Engine
+from harness.engine.checks.sensors import remember_sensor_runs
 from harness.engine.context import CheckContext
 from harness.engine.kinds import Kind, one_of, tagged_kind
 from harness.maven.backend import SENSOR_GOALS
@@ -204,6 +205,7 @@ def _sensors(ctx: CheckContext, p: NoParams) -> CheckResult:
         return CheckResult.errored(
             f"Maven could not run (exit {run.returncode})", name="sensors", output=run.output
         )
+    remember_sensor_runs(ctx)
     return CheckResult.passed(
         f"ran the sensors (exit {run.returncode})", name="sensors", output=run.output
     )

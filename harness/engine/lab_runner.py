@@ -100,6 +100,11 @@ class LabRunner:
         self, lab: Lab, specs: Sequence[Spec], root: Path | None = None
     ) -> list[CheckResult]:
         ctx = self.context(lab, root)
+        if root is None:
+            # A solve's sensor run in the workspace (lab solve, goto, reset) is a run the
+            # person did not make: remembered, so a copy of its reports brought back later
+            # is no run of theirs (walk-g: goto 3's reports copied back at step 1).
+            ctx.step = StepState(reports_seen=self.progress.reports_seen)
         done: list[CheckResult] = []
         for spec in specs:
             try:

@@ -545,3 +545,28 @@ def test_lab07_step4_an_entry_the_client_ignores_fails_before_the_session(
     registered = next(r for r in results if r.name == "settings")
     assert registered.status is Status.FAIL
     assert said in registered.message, registered.message
+
+
+# ---- Lab 01 step 1 (walk-g): the reports lab goto's own solve wrote, copied back -----------
+@pytest.mark.maven
+@pytest.mark.slow
+def test_lab01_reports_a_goto_wrote_copied_back_do_not_pass(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    """walk-g: lab goto 3 (its solve of step 1 runs the sensors); the reports kept; lab goto 1
+    (they go); copied back unchanged; lab check: "Step 1 passed" without a run of the person."""
+    runner = LabRunner(workspace)
+    runner.start("1")
+    runner.goto("3")
+    kept = tmp_path / "from-goto"
+    shutil.copytree(reports_dir(workspace), kept)
+    runner.goto("1")
+    assert not reports_dir(workspace).exists()
+    shutil.copytree(kept, reports_dir(workspace), copy_function=shutil.copy)  # cp -r: new times
+
+    sensors = LabRunner(workspace).check().results[-1]
+
+    assert sensors.status is Status.FAIL, sensors.message
+    assert "a run from before this step" in sensors.message, sensors.message
+    subprocess.run(MVNW, cwd=workspace.root, check=False)  # the person's own run passes
+    assert LabRunner(workspace).check().status is Status.PASS

@@ -448,6 +448,13 @@ def _from_before(ctx: CheckContext, reports: dict[str, SurefireReport | None]) -
     return _FromBefore(when, edited, max(firsts))
 
 
+def remember_sensor_runs(ctx: CheckContext) -> None:
+    """Note the runs of the sensor reports on disk in the progress record's memory (a run lab
+    itself made: a solve's), so a copy of them brought back later is no new run."""
+    if ctx.step.reports_seen is not None:
+        _from_before(ctx, {})
+
+
 def _run_key(sensor: str, data: bytes) -> str:
     return hashlib.sha256(sensor.encode() + b"\0" + _run_times(data)).hexdigest()[:32]
 
