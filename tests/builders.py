@@ -7,7 +7,9 @@ import io
 import json
 import os
 import re
+import shutil
 import subprocess
+import tempfile
 import time
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -15,6 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from harness.engine.lab_runner import LabRunner
+    from harness.workspace import Workspace
     from tests.claude.hookproject import HookProject
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -371,3 +375,51 @@ def sensor_summary(project: Path, sensor: str, *, failure: str | None = None) ->
     if failure:
         lines.append(f"{methods[0]}  Time elapsed: 0.005 s  <<< FAILURE!")
     return "\n".join(lines) + "\n"
+
+
+# Workspaces at a step, reached once per worker: (lab, step, the fresh workspace's HEAD) -> root.
+_REACHED: dict[tuple[str, str, str], Path] = {}
+
+
+def reach_step(ws: Workspace, lab: str, step: str) -> LabRunner:
+    """``ws``, fresh from the ``workspace`` fixture, at ``lab``'s ``step`` as ``lab start`` and
+    ``lab goto`` leave it; its runner. The first test to ask for a step reaches it for real in
+    a workspace of the worker's own, and every test then gets a copy of that (times kept, the
+    compiler's input lists pointed at the copy, as ``workspace`` copies its template): the
+    steps whose setup runs Maven took 4-11 s to reach, a copy a tenth of a second."""
+    from harness.engine.lab_runner import LabRunner
+    from harness.maven.warm import relocate_compiler_inputs
+    from harness.workspace import Workspace
+
+    key = (lab, step, _head_of(ws.root))
+    reached = _REACHED.get(key)
+    if reached is None:
+        scratch = os.environ.get("HOOKLAB_SCRATCH") or None
+        reached = Path(tempfile.mkdtemp(prefix="reached-", dir=scratch)) / "ws"
+        shutil.copytree(ws.root, reached, symlinks=True)
+        relocate_compiler_inputs(reached, str(ws.root), str(reached))
+        runner = LabRunner(Workspace(reached))
+        runner.start(lab)
+        if runner.progress.step != step:
+            runner.goto(step)
+        _REACHED[key] = reached
+    shutil.rmtree(ws.root)
+    shutil.copytree(reached, ws.root, symlinks=True)
+    relocate_compiler_inputs(ws.root, str(reached), str(ws.root))
+    return LabRunner(ws)
+
+
+def _head_of(root: Path) -> str:
+    """The commit HEAD names, read off .git (a workspace of another template is another key)."""
+    git_dir = root / ".git"
+    head = (git_dir / "HEAD").read_text().strip()
+    if not head.startswith("ref: "):
+        return head
+    ref = head.removeprefix("ref: ")
+    if (git_dir / ref).is_file():
+        return (git_dir / ref).read_text().strip()
+    packed = git_dir / "packed-refs"
+    for line in packed.read_text().splitlines() if packed.is_file() else []:
+        if line.endswith(" " + ref):
+            return line.split()[0]
+    return head

@@ -1,7 +1,7 @@
 """The fixture's guard hooks in a provisioned workspace, on the emulator and on the real client.
 
-Every test runs twice (the ``engine`` fixture): what the workshop teaches must hold in real
-Claude Code, not only in our imitation of it. Maven runs for real where a step needs reports.
+Every test but one runs twice (the ``engine`` fixture): what the workshop teaches must hold in
+real Claude Code, not only in our imitation of it. Maven runs for real where a step needs reports.
 """
 
 from __future__ import annotations
@@ -13,10 +13,11 @@ from pathlib import Path
 import pytest
 
 from harness import proc
-from harness.claude.engines import open_session
+from harness.claude.engines import CLAUDE_CODE, open_session
 from harness.claude.scenario import load_scenario, run_scenario
 from harness.workspace import Workspace
 from tests.builders import REPO_ROOT
+from tests.conftest import require_real_client
 
 SENSOR_COMMAND = "./mvnw -q test -Dgroups=sensor"
 SPEC = "docs/use_cases/UC-005-add-visit.md"
@@ -115,8 +116,8 @@ def test_a_foreground_green_sensor_run_lets_the_first_stop_through(
 
 @pytest.fixture(scope="module")
 def _sensors_ran(tmp_path_factory: pytest.TempPathFactory, _compiled_template: Path) -> Path:
-    """A workspace whose sensors ran green, once for both engines: each copies it (times kept,
-    so its reports are from before the session, as in Lab 03)."""
+    """A workspace whose sensors ran green: the test copies it (times kept, so its reports are
+    from before the session, as in Lab 03)."""
     root = tmp_path_factory.mktemp("sensors-ran") / "ws"
     shutil.copytree(_compiled_template, root, symlinks=True)
     assert proc.run(["./mvnw", "-q", "test", "-Dgroups=sensor"], cwd=root, timeout=600).ok
@@ -124,12 +125,19 @@ def _sensors_ran(tmp_path_factory: pytest.TempPathFactory, _compiled_template: P
 
 
 @pytest.mark.maven
-def test_every_defeat_from_the_seed_still_blocks(
-    engine: str, _sensors_ran: Path, tmp_path: Path
-) -> None:
-    """Lab 03's solution played as it stands: old reports, | tail, > /dev/null, || true,
-    -Dtest=, a touched marker and a background run each leave the stop blocked; only the fix
-    and a real foreground run end the turn."""
+def test_every_defeat_from_the_seed_still_blocks(_sensors_ran: Path, tmp_path: Path) -> None:
+    """Lab 03's solution played as it stands, as one session on the real client: old reports,
+    | tail, > /dev/null, || true, -Dtest=, a touched marker and a background run each leave the
+    stop blocked; only the fix and a real foreground run end the turn.
+
+    The real client only, not both engines: the emulator plays this very file in the labs
+    session (Lab 03 step 2, ``lab dev check --engine both``: every trick's turn on both
+    engines, compared step by step, each stop judged), and what one session adds, a prompt
+    after a blocked stop starting a fresh turn, is test_claude_session's
+    test_ninth_consecutive_block_is_overridden_and_a_prompt_resets. Played on the emulator
+    here it cost 17 s of 43."""
+    require_real_client()
+    engine = CLAUDE_CODE
     root = tmp_path / "ws"
     shutil.copytree(_sensors_ran, root, symlinks=True)
     workspace = Workspace(root)

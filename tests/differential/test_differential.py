@@ -52,13 +52,16 @@ def _write_results() -> Iterator[None]:
 
 # Cases that wait out real time on both engines and use next to no CPU: the 30 s
 # UserPromptSubmit default is only proven by a hook that outlives it, a Notification by a
-# prompt left 6 s, a timeout by a hook that outlives it. They start in the background as the
-# module starts, so each wait overlaps the cases played before theirs (the suite is one xdist
-# group, on one worker, in this order); their test then takes the result.
+# prompt left 6 s, a timeout by a hook that outlives it, an async hook's output by a hook that
+# ends during a 3 s command. They start in the background as the module starts, so each wait
+# overlaps the cases played before theirs (the suite is one xdist group, on one worker, in
+# this order); their test then takes the result.
 WAIT_BOUND = (
     "userpromptsubmit-default-timeout-30s",
     "notification-permission-prompt",
     "hook-timeout-renders-no-decision",
+    "async-hook-output-next-turn",
+    "async-rewake-next-turn",
 )
 
 

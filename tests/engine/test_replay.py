@@ -12,13 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from harness.claude.recorded import read_session
-from harness.engine.session_replay import NO_HOOK_RAN, replay
+from harness.claude.recorded import Timeline, read_session
+from harness.engine.session_replay import NO_HOOK_RAN, ReplayReport, replay
 from harness.workspace import Workspace
 from tests.builders import run_cli
 from tests.recorded_sessions import SESSIONS, Played, accepted_copy, copy_session
 
 Recorded = Callable[[str], Played]
+BOTH = ["emulator", "claude-code"]
 
 
 def _workspace_copy(played: Played, tmp_path: Path) -> Path:
@@ -28,14 +29,28 @@ def _workspace_copy(played: Played, tmp_path: Path) -> Path:
     return root
 
 
+@pytest.fixture(scope="module")
+def replayed_on_both(recorded: Recorded) -> Callable[[str], tuple[Timeline, ReplayReport]]:
+    """A recorded session's timeline and its replay on both engines, once per module: the
+    replay of other-tools (5 s) is read by two tests."""
+    done: dict[str, tuple[Timeline, ReplayReport]] = {}
+
+    def get(name: str) -> tuple[Timeline, ReplayReport]:
+        if name not in done:
+            played = recorded(name)
+            timeline = read_session(played.transcript)
+            done[name] = (timeline, replay(timeline, played.workspace, engines=BOTH))
+        return done[name]
+
+    return get
+
+
 @pytest.mark.maven
 @pytest.mark.parametrize("name", sorted(SESSIONS))
 def test_every_recorded_session_replays_the_same_on_both_engines(
-    recorded: Recorded, name: str
+    replayed_on_both: Callable[[str], tuple[Timeline, ReplayReport]], name: str
 ) -> None:
-    played = recorded(name)
-    timeline = read_session(played.transcript)
-    report = replay(timeline, played.workspace, engines=["emulator", "claude-code"])
+    timeline, report = replayed_on_both(name)
     compared = [row for row in report.rows if row.compared]
     assert compared and len(compared) == len(timeline.tool_calls) + len(timeline.stops)
     assert report.agrees, report.describe_divergence()
@@ -44,10 +59,10 @@ def test_every_recorded_session_replays_the_same_on_both_engines(
         assert not row.unplayed  # every call of these sessions is played on both engines
 
 
-def test_read_grep_glob_and_multiedit_get_a_row_with_both_verdicts(recorded: Recorded) -> None:
-    played = recorded("other-tools")
-    timeline = read_session(played.transcript)
-    report = replay(timeline, played.workspace, engines=["emulator", "claude-code"])
+def test_read_grep_glob_and_multiedit_get_a_row_with_both_verdicts(
+    replayed_on_both: Callable[[str], tuple[Timeline, ReplayReport]],
+) -> None:
+    _timeline, report = replayed_on_both("other-tools")
     rows = {row.what.split()[0] + str(row.number): row for row in report.rows}
     assert [row.what.split()[0] for row in report.rows] == [
         "Read", "Grep", "Glob", "MultiEdit", "Read", "stop"

@@ -17,6 +17,7 @@ import pytest
 
 from tests.builders import REPO_ROOT, run_cli
 from tests.claude.hookproject import HookProject
+from tests.conftest import require_real_client
 from tests.lines import fnmatch_lines
 
 FIXTURES = REPO_ROOT / "tests" / "hooks_fixtures"
@@ -72,15 +73,21 @@ def grade(project: Path, script: str, cases: Path, *extra: str) -> dict:
     ],
 )
 def test_the_test_guards_pass_their_case_tables(
-    project: Path, engine: str, script: str, cases: Path, event: str
+    project: Path, script: str, cases: Path, event: str
 ) -> None:
-    data = grade(project, script, cases, "--engine", engine)
+    """On both engines in one grade, as a hook author runs it (--engine both): every case
+    on each, one verdict per case on both, and the contract checked once (it was graded
+    once per engine, by two tests)."""
+    require_real_client()
+    data = grade(project, script, cases, "--engine", "both")
     missed = [c for c in data["cases"] if not c["passed"]]
     failed = [c for c in data["checks"] if not c["passed"]]
     assert not missed and not failed, (missed, failed)
     assert data["kind"] == "guard" and data["events"] == [event]
-    assert len(data["cases"]) == 20 and {c["engine"] for c in data["cases"]} == {engine}
-    assert data["summary"] == f"{20 + len(data['checks'])} passed, 0 failed"
+    for engine in ("emulator", "claude-code"):
+        assert len([c for c in data["cases"] if c["engine"] == engine]) == 20, engine
+    assert len(data["cases"]) == 40
+    assert data["summary"] == f"{40 + len(data['checks'])} passed, 0 failed"
     refused = [c for c in data["by_hand"] if c["got"] == "blocked"]
     assert refused and all(c["said"] for c in refused)  # the reason, word for word
 

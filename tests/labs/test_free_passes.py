@@ -19,16 +19,13 @@ from harness.maven.surefire import REPORTS_DIR, SENSORS, sensor_test_methods
 from harness.results import CheckResult, Status
 from harness.trainer.member import StepHelp
 from harness.workspace import Workspace
+from tests.builders import reach_step
 
 LABS = Path(__file__).resolve().parents[2] / "labs"
 
 
 def at_step(ws: Workspace, lab: str, step: str) -> LabRunner:
-    runner = LabRunner(ws)
-    runner.start(lab)
-    if runner.progress.step != step:
-        runner.goto(step)
-    return runner
+    return reach_step(ws, lab, step)  # reached once per worker, copied for each test
 
 
 def check_at(runner: LabRunner, index: int) -> CheckResult:

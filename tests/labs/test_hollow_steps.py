@@ -19,18 +19,14 @@ from harness.errors import HarnessError
 from harness.results import CheckResult, Status
 from harness.trainer.publish import make_settings, submit
 from harness.workspace import Workspace
-from tests.builders import run_cli
+from tests.builders import reach_step, run_cli
 from tests.trainer.servers import bare_repo
 
 LABS = Path(__file__).resolve().parents[2] / "labs"
 
 
 def at_step(ws: Workspace, lab: str, step: str) -> LabRunner:
-    runner = LabRunner(ws)
-    runner.start(lab)
-    if runner.progress.step != step:
-        runner.goto(step)
-    return runner
+    return reach_step(ws, lab, step)  # reached once per worker, copied for each test
 
 
 @pytest.mark.maven
