@@ -19,6 +19,7 @@ from dulwich.objects import Commit
 from harness.claude.vocabulary import Provenance
 from harness.engine.context import CheckContext, PassedClaim, StepState
 from harness.engine.course import Course
+from harness.engine.instruments import maven_refusal, maven_wrapper_changed
 from harness.engine.manifest import Lab, Spec, Step, find_lab
 from harness.engine.progress import LabProgress, Progress, StepProgress, digest
 from harness.engine.reverify import clear_build_output, proofs_now, reverify
@@ -156,9 +157,15 @@ class LabRunner:
             ctx.on_hook_event = _quiet
         started = time.monotonic()
         results: list[CheckResult] = []
+        # A check that runs Maven never runs an edited ./mvnw: it could write any report.
+        slow = any(spec.kind.slow(spec.typed) for spec in step.checks)
+        wrapper = maven_wrapper_changed(self.ws, ctx.root, ctx.lab_start_commit) if slow else []
         for spec in step.checks:
             try:
-                result = spec.kind.run(ctx, spec.typed)
+                if wrapper and spec.kind.slow(spec.typed):
+                    result = maven_refusal(wrapper, spec.name)
+                else:
+                    result = spec.kind.run(ctx, spec.typed)
             except HarnessError as exc:
                 result = CheckResult.errored(f"the check could not run: {exc}", name=spec.name)
             except Exception as exc:  # a bug in the harness must never read as "you are wrong"
