@@ -52,6 +52,20 @@ def _left_at(lab: Lab, lp: LabProgress) -> Step:
     return lab.steps[-1]
 
 
+def _run_check(ctx: CheckContext, spec: Spec) -> CheckResult:
+    """One check's result; an exception is an error, never the participant's failure."""
+    try:
+        return spec.kind.run(ctx, spec.typed)
+    except HarnessError as exc:
+        return CheckResult.errored(f"the check could not run: {exc}", name=spec.name)
+    except Exception as exc:  # a bug in the harness must never read as "you are wrong"
+        return CheckResult.errored(
+            f"the check crashed ({type(exc).__name__}: {exc}); this is a Hook Lab bug, "
+            "not your mistake",
+            name=spec.name,
+        )
+
+
 class LabRunner:
     """One workspace's lab commands; what a lab leads to next is its ``course``'s."""
 
@@ -161,19 +175,10 @@ class LabRunner:
         slow = any(spec.kind.slow(spec.typed) for spec in step.checks)
         wrapper = maven_wrapper_changed(self.ws, ctx.root, ctx.lab_start_commit) if slow else []
         for spec in step.checks:
-            try:
-                if wrapper and spec.kind.slow(spec.typed):
-                    result = maven_refusal(wrapper, spec.name)
-                else:
-                    result = spec.kind.run(ctx, spec.typed)
-            except HarnessError as exc:
-                result = CheckResult.errored(f"the check could not run: {exc}", name=spec.name)
-            except Exception as exc:  # a bug in the harness must never read as "you are wrong"
-                result = CheckResult.errored(
-                    f"the check crashed ({type(exc).__name__}: {exc}); this is a Hook Lab bug, "
-                    "not your mistake",
-                    name=spec.name,
-                )
+            if wrapper and spec.kind.slow(spec.typed):
+                result = maven_refusal(wrapper, spec.name)
+            else:
+                result = _run_check(ctx, spec)
             result.details.setdefault("where", spec.where)
             results.append(result)
             if result.status is not Status.PASS and not every:
