@@ -84,6 +84,25 @@ def test_lab03_step2_a_mvnw_that_forges_reports_is_never_run(workspace: Workspac
     assert "tricks" not in " ".join(r.message for r in results if r.status is Status.PASS)
 
 
+def test_a_maven_config_added_refuses_every_check_that_runs_maven(workspace: Workspace) -> None:
+    """A file Maven reads that the lab never shipped (.mvn/maven.config could say -DskipTests)
+    refuses each check that would run Maven, before it runs; Hook Lab's own record of the
+    backend (.mvn/hooklab-backend) is no instrument."""
+    runner = at_step(workspace, "3", "held")
+    runner.solve(apply=True)
+    (workspace.root / ".mvn" / "maven.config").write_text("-DskipTests\n")
+    (workspace.root / ".mvn" / "hooklab-backend").write_text("local\n")
+
+    results = list(runner.check(every=True).results)
+
+    sessions = [r for r in results if r.name != "git" and r.name != "shipped"]
+    assert sessions and all(r.status is Status.FAIL for r in sessions), _said(results)
+    for said in sessions:
+        assert said.message.startswith(".mvn/maven.config is not as the lab shipped it")
+        assert said.found == ".mvn/maven.config: not shipped"
+        assert said.details["fix"] == "rm .mvn/maven.config"
+
+
 # ---- Lab 01 step 3: require-sensors.sh taught to let the forged file go (FREE PASS 3) -------
 @pytest.mark.slow
 def test_lab01_step3_a_stop_hook_taught_to_let_the_forgery_go_is_named(
