@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness import proc
+from harness.errors import HarnessError
 from harness.results import CheckResult
 from harness.workspace import Workspace
 from harness.workspace.snapshot import read_blob
@@ -67,7 +68,13 @@ def changed_instruments(
     """Each file matching ``patterns`` (globs; ``*`` crosses folders) that differs from the
     commit ``base`` in the worktree ``root``: changed, deleted, or there but never shipped."""
     repo = workspace.repo
-    tree = repo[base.encode()].tree
+    try:
+        tree = repo[base.encode()].tree
+    except KeyError:
+        raise HarnessError(
+            f"the commit this lab started from ({base[:10]}) is not in {root}",
+            fix="lab reset (it backs up your files first)",
+        ) from None
     head = workspace.head()
     head_tree = repo[head.encode()].tree if head else None
     found = []
@@ -126,7 +133,7 @@ def maven_refusal(changed: list[Changed], name: str) -> CheckResult:
     """A check that runs Maven, refused before it runs: ./mvnw is the person's file, and an
     edited one could write any report it likes."""
     headline, found, fix = instruments_problem(
-        changed, "this check runs Maven through them, so it does not run"
+        changed, "this check runs Maven through ./mvnw and .mvn/, so it did not run"
     )
     return CheckResult.failed(
         headline,

@@ -454,8 +454,9 @@ def test_lab01_a_stop_hook_turned_off_does_not_pass_the_forge_lesson(
 
     run = runner.check(every=True)
 
-    forged, holds, fooled = run.results
+    forged, shipped, holds, fooled = run.results
     assert fooled.status is Status.PASS, fooled.found  # the old check alone was fooled
+    assert shipped.status is Status.FAIL  # the hook or its settings: not as shipped
     assert forged.status is Status.FAIL
     assert forged.message.startswith("answers/forged.xml does not exist yet")
     assert holds.status is Status.FAIL
