@@ -19,6 +19,7 @@ from dulwich.objects import Commit
 from harness.claude.vocabulary import Provenance
 from harness.engine.context import CheckContext, PassedClaim, StepState
 from harness.engine.course import Course
+from harness.engine.instruments import maven_refusal, maven_wrapper_changed
 from harness.engine.manifest import Lab, Spec, Step, find_lab
 from harness.engine.progress import LabProgress, Progress, StepProgress, digest, kept_live
 from harness.engine.reverify import clear_build_output, proofs_now, reverify
@@ -49,6 +50,20 @@ def _left_at(lab: Lab, lp: LabProgress) -> Step:
         if sp is None or not (sp.passed or sp.skipped_by_goto):
             return step
     return lab.steps[-1]
+
+
+def _run_check(ctx: CheckContext, spec: Spec) -> CheckResult:
+    """One check's result; an exception is an error, never the participant's failure."""
+    try:
+        return spec.kind.run(ctx, spec.typed)
+    except HarnessError as exc:
+        return CheckResult.errored(f"the check could not run: {exc}", name=spec.name)
+    except Exception as exc:  # a bug in the harness must never read as "you are wrong"
+        return CheckResult.errored(
+            f"the check crashed ({type(exc).__name__}: {exc}); this is a Hook Lab bug, "
+            "not your mistake",
+            name=spec.name,
+        )
 
 
 class LabRunner:
@@ -162,17 +177,14 @@ class LabRunner:
             ctx.on_hook_event = _quiet
         started = time.monotonic()
         results: list[CheckResult] = []
+        # A check that runs Maven never runs an edited ./mvnw: it could write any report.
+        slow = any(spec.kind.slow(spec.typed) for spec in step.checks)
+        wrapper = maven_wrapper_changed(self.ws, ctx.root, ctx.lab_start_commit) if slow else []
         for spec in step.checks:
-            try:
-                result = spec.kind.run(ctx, spec.typed)
-            except HarnessError as exc:
-                result = CheckResult.errored(f"the check could not run: {exc}", name=spec.name)
-            except Exception as exc:  # a bug in the harness must never read as "you are wrong"
-                result = CheckResult.errored(
-                    f"the check crashed ({type(exc).__name__}: {exc}); this is a Hook Lab bug, "
-                    "not your mistake",
-                    name=spec.name,
-                )
+            if wrapper and spec.kind.slow(spec.typed):
+                result = maven_refusal(wrapper, spec.name)
+            else:
+                result = _run_check(ctx, spec)
             result.details.setdefault("where", spec.where)
             results.append(result)
             if result.status is not Status.PASS and not every:

@@ -160,4 +160,9 @@ def sensor_test_methods(
         text = source.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return ()
+    return test_methods_in(text)
+
+
+def test_methods_in(text: str) -> tuple[str, ...]:
+    """The @Test methods of a test class's source text, in order."""
     return tuple(dict.fromkeys(_TEST_METHOD.findall(text)))

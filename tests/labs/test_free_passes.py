@@ -51,7 +51,9 @@ def test_lab06_a_smoke_sh_that_counts_failures_as_passes_does_not_pass(
 
     run = runner.check(every=True)
 
-    smoke_said, guard_said, pristine = run.results
+    smoke_said, guard_said, pristine, shipped = run.results
+    assert shipped.status is Status.FAIL  # the edited smoke.sh is named as not shipped
+    assert shipped.details["fix"] == "git checkout -- .claude/hooks/smoke.sh"
     # The free pass: the edited smoke.sh is green and the stop after it is allowed...
     assert smoke_said.status is Status.PASS, smoke_said.found
     # ...but the guard, tried in a session of its own, lets Done through without an audit.
@@ -451,8 +453,9 @@ def test_lab01_a_stop_hook_turned_off_does_not_pass_the_forge_lesson(
 
     run = runner.check(every=True)
 
-    forged, holds, fooled = run.results
+    forged, shipped, holds, fooled = run.results
     assert fooled.status is Status.PASS, fooled.found  # the old check alone was fooled
+    assert shipped.status is Status.FAIL  # the hook or its settings: not as shipped
     assert forged.status is Status.FAIL
     assert forged.message.startswith("answers/forged.xml does not exist yet")
     assert holds.status is Status.FAIL

@@ -214,7 +214,9 @@ def test_a_stop_hook_that_always_blocks_does_not_pass_step_1(
         with (workspace.root / "docs/use_cases/UC-002-edit-owner.md").open("a") as spec:
             spec.write("\nA note.\n")
 
-    changed, held, let_go = runner.check(every=True).results
+    results = runner.check(every=True).results
+    # Lab 03 also names its Stop hook as changed (a shipped check, second): the sessions say why.
+    changed, held, let_go = [r for r in results if r.name != "shipped"][:3]
 
     assert changed.status is Status.PASS and held.status is Status.PASS, held.found
     assert let_go.status is Status.FAIL

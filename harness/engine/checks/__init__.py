@@ -15,6 +15,7 @@ from harness.engine.checks import (
     sensors,
     settings_kind,
     shell,
+    shipped,
     verify_hook_kind,
 )
 from harness.engine.kinds import Kind
@@ -33,6 +34,7 @@ CHECK_KINDS: dict[str, Kind[Any]] = {
         verify_hook_kind.KIND,
         contract.KIND,
         settings_kind.KIND,
+        shipped.KIND,
     )
 }
 

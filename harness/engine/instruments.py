@@ -1,0 +1,144 @@
+"""A step's instruments: the files its checks rely on that the step does not ask the person to
+change (``./mvnw``, ``.mvn/``, the fixture's hooks in a step that only observes them, the
+sensor classes). A check that ran an edited instrument would judge the instrument, not the
+thing the step teaches, so each must be as the lab shipped it: as in the workspace's commit
+when the lab started.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness import proc
+from harness.errors import HarnessError
+from harness.results import CheckResult
+from harness.workspace import Workspace
+from harness.workspace.snapshot import read_blob
+from harness.workspace.workspace import BACKEND_FILE
+
+# What every Maven run of a check goes through: the wrapper, and what it and Maven read.
+MAVEN_WRAPPER = ("mvnw", ".mvn/*")
+# Hook Lab's own record of where Maven runs (lab init --backend): not the fixture's.
+_NOT_INSTRUMENTS = frozenset({BACKEND_FILE.as_posix()})
+
+
+@dataclass(frozen=True)
+class Changed:
+    """One instrument not as shipped: ``how`` is "changed", "deleted" or "not shipped";
+    ``source`` is what `git checkout` puts it back from ("" for HEAD, None: remove it)."""
+
+    path: str
+    how: str
+    source: str | None
+
+    def line(self) -> str:
+        return f"{self.path}: {self.how}"
+
+
+def _worktree_files(root: Path) -> list[str]:
+    """Every file in the worktree git tracks or would track (ignored build output left out)."""
+    done = proc.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
+        cwd=root,
+        timeout=60,
+    )
+    return [p for p in done.stdout.split("\0") if p]
+
+
+def _shipped_files(root: Path, base: str) -> list[str]:
+    done = proc.run(["git", "ls-tree", "-r", "--name-only", "-z", base], cwd=root, timeout=60)
+    return [p for p in done.stdout.split("\0") if p]
+
+
+def _matching(paths: list[str], patterns: tuple[str, ...] | list[str]) -> list[str]:
+    return sorted(
+        {
+            p
+            for p in paths
+            if p not in _NOT_INSTRUMENTS and any(fnmatch.fnmatch(p, pat) for pat in patterns)
+        }
+    )
+
+
+def changed_instruments(
+    workspace: Workspace, root: Path, base: str, patterns: tuple[str, ...] | list[str]
+) -> list[Changed]:
+    """Each file matching ``patterns`` (globs; ``*`` crosses folders) that differs from the
+    commit ``base`` in the worktree ``root``: changed, deleted, or there but never shipped."""
+    repo = workspace.repo
+    try:
+        tree = repo[base.encode()].tree
+    except KeyError:
+        raise HarnessError(
+            f"the commit this lab started from ({base[:10]}) is not in {root}",
+            fix="lab reset (it backs up your files first)",
+        ) from None
+    head = workspace.head()
+    head_tree = repo[head.encode()].tree if head else None
+    found = []
+    candidates = _matching([*_worktree_files(root), *_shipped_files(root, base)], patterns)
+    for rel in candidates:
+        then = read_blob(repo, tree, rel)
+        path = root / rel
+        now = path.read_bytes() if path.is_file() else None
+        if then == now:
+            continue
+        if then is None:
+            found.append(Changed(rel, "not shipped", None))
+            continue
+        # `git checkout -- FILE` puts back HEAD's copy: the shipped one unless a commit since
+        # the lab started changed it, then the lab's start commit is named.
+        at_head = read_blob(repo, head_tree, rel) if head_tree is not None else None
+        source = "" if at_head == then else f"{base[:10]} "
+        found.append(Changed(rel, "deleted" if now is None else "changed", source))
+    return found
+
+
+def instruments_problem(changed: list[Changed], why: str) -> tuple[str, str, str]:
+    """The headline, the found lines and the fix of a failure naming ``changed`` (``why``: what
+    the checks use them for)."""
+    names = ", ".join(c.path for c in changed)
+    one = len(changed) == 1
+    headline = (
+        f"{names} {'is' if one else 'are'} not as the lab shipped {'it' if one else 'them'}, "
+        f"and {why}: put {'it' if one else 'them'} back (lab reset does too, and backs up "
+        "your files first)"
+    )
+    return headline, "\n".join(c.line() for c in changed), put_back(changed)
+
+
+def put_back(changed: list[Changed]) -> str:
+    """The commands that put ``changed`` back: one git checkout per source, one rm."""
+    by_source: dict[str, list[str]] = {}
+    extra = []
+    for c in changed:
+        if c.source is None:
+            extra.append(c.path)
+        else:
+            by_source.setdefault(c.source, []).append(c.path)
+    commands = [f"git checkout {src}-- {' '.join(paths)}" for src, paths in by_source.items()]
+    if extra:
+        commands.append("rm " + " ".join(extra))
+    return "; ".join(commands)
+
+
+def maven_wrapper_changed(workspace: Workspace, root: Path, base: str | None) -> list[Changed]:
+    """``./mvnw`` and ``.mvn/`` where they differ from the lab's start (none without one)."""
+    return changed_instruments(workspace, root, base, MAVEN_WRAPPER) if base else []
+
+
+def maven_refusal(changed: list[Changed], name: str) -> CheckResult:
+    """A check that runs Maven, refused before it runs: ./mvnw is the person's file, and an
+    edited one could write any report it likes."""
+    headline, found, fix = instruments_problem(
+        changed, "this check runs Maven through ./mvnw and .mvn/, so it did not run"
+    )
+    return CheckResult.failed(
+        headline,
+        name=name,
+        expected="./mvnw and .mvn/ as the lab shipped them",
+        found=found,
+        details={"fix": fix},
+    )
