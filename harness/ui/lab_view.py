@@ -63,8 +63,9 @@ def print_status(console: Console, lab: Lab, progress: Progress) -> None:
 
 def quoted_spans(text: str) -> list[tuple[int, int]]:
     """'|| true', 'A1: Missing Text', `test -s dist/app.js`: a quoted command or name stays
-    on one line."""
-    return [m.span() for m in re.finditer(r"'[^'\n]{1,60}'|`[^`\n]{1,60}`", text)]
+    on one line. A command in backticks stays whole however long (Lab 07's `sed -i '…'
+    target/…xml` broke over three lines): on a line of its own when it does not fit."""
+    return [m.span() for m in re.finditer(r"`[^`\n]{1,240}`|'[^'\n]{1,60}'", text)]
 
 
 _JSON_LINE = re.compile(r'\{"[^\n]*\}')

@@ -91,3 +91,73 @@ def test_a_long_line_without_an_entry_that_fits_is_a_window_marked_cut() -> None
     cut = excerpt(compact, '"prompt"')
     assert '"type":"prompt"' in cut and len(cut) <= 100 and cut.startswith("…"), cut
     assert excerpt(compact.replace("x" * 200, "x"), '"prompt"') == entry.replace("x" * 200, "x")
+
+
+# ---- 2. a command quoted in a FAIL headline stays whole ------------------------------------
+
+SED = (
+    'sed -i \'s/failures="0"/failures="1"/\' '
+    "target/surefire-reports/TEST-ai.unifiedprocess.petclinic.ArchitectureTest.xml"
+)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_lab07_step2_a_command_in_the_headline_is_one_line(width: int) -> None:
+    """Walk g, Lab 07 step 2: the headline broke the sed a person copies over three lines
+    (``sed -i`` / ``'s/…/'`` / ``target/…xml``); the box below kept it whole."""
+    result = CheckResult.failed(
+        "check-before-stop.sh: 3 of 10 checks fail (2 not judged): never blocks; the session "
+        f"is not held; lets the turn end after `{SED}`",
+        name="verify-hook scripts/check-before-stop.sh",
+        expected="exit 2",
+    )
+    lines = shown(result_renderable(result), width).splitlines()
+    assert any(SED in line for line in lines), lines
+    assert all(len(line) <= width for line in lines if SED not in line), lines
+    held = next(line for line in lines if SED in line)
+    # On a line of its own when it does not fit beside the words before it.
+    assert held.strip() == f"`{SED}`" and len(held) <= max(width, len(SED) + 4), lines
+
+
+# ---- 4. words: steps counted from 1 in plain words, an empty scenario said as such ----------
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_lab03_step2_an_empty_tricks_file_says_no_step_yet_with_an_example(
+    workspace: Workspace, width: int
+) -> None:
+    """Walk g, Lab 03 step 2 with an empty tricks.toml: ``step: missing required field`` /
+    ``fix: add step (an array of tables, required)``, a parser's words."""
+    lab = find_lab("3")
+    tricks = workspace.root / "scenarios" / "tricks.toml"
+    tricks.parent.mkdir(exist_ok=True)
+    tricks.write_text("# my tricks, to come\n")
+    spec = next(c for c in lab.step("tricks").checks if c.name == "hook_session")
+    result = spec.kind.run(CheckContext(workspace, lab.dir), spec.typed)
+    assert result.status is Status.FAIL, result
+    screen = shown(result_renderable(result), width)
+    assert "missing required field" not in screen and "array of tables" not in screen, screen
+    assert "has no [[step]] yet" in screen, screen
+    lines = [line.strip() for line in screen.splitlines()]
+    at = lines.index("[[step]]")
+    assert lines[at + 1] == 'do = "session_start"', screen
+    assert all(len(line) <= width for line in screen.splitlines() if "/" not in line), screen
+
+
+def test_lab04_step2_an_audit_with_a_gap_names_its_step_in_words(workspace: Workspace) -> None:
+    """Walk g, Lab 04 step 2: ``the audit in scenarios/status-guard.toml (step[3]) reports a
+    gap``; the run shows ``3 subagent_stop``: the step is said as a run says it, ``step 3``."""
+    lab = find_lab("4")
+    step = next(s for s in lab.steps if any(c.name == "scenario" for c in s.checks))
+    spec = next(c for c in step.checks if c.name == "scenario")
+    rel = str(spec.typed.path)  # type: ignore[attr-defined]
+    scenario = workspace.root / rel
+    scenario.parent.mkdir(exist_ok=True)
+    solved = (lab.dir / "solution" / "status-guard-2.toml").read_text()
+    gap = "UC-005 is not fully covered by tests: A2 has no test."
+    covered = "UC-005: every step, flow and rule is covered. No gaps."
+    scenario.write_text(solved.replace(covered, gap))
+    result = spec.kind.run(CheckContext(workspace, lab.dir), spec.typed)
+    assert result.status is Status.FAIL, result
+    said = f"{result.message}\n{result.found}"
+    assert "step[" not in said and "(step 3)" in said, said
