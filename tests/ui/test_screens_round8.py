@@ -161,3 +161,16 @@ def test_lab04_step2_an_audit_with_a_gap_names_its_step_in_words(workspace: Work
     assert result.status is Status.FAIL, result
     said = f"{result.message}\n{result.found}"
     assert "step[" not in said and "(step 3)" in said, said
+
+
+# ---- 5. Lab 11 step 4's hints name auto mode's refusal of the audit agent -------------------
+
+
+def test_lab11_step4_hints_name_the_refusal_of_auto_mode() -> None:
+    """Walk h: after ``Not run · auto mode's check had no usable answer`` on the audit agent,
+    hint 1 said to run claude in the workspace folder and hint 2 to type the audit, which meets
+    the same refusal. The check's own fix: ``claude --permission-mode manual``, answer Yes."""
+    step = next(s for s in find_lab("11").steps if s.index == 3)
+    for hint in step.hints[:2]:
+        assert "Not run" in hint and "`claude --permission-mode manual`" in hint, hint
+        assert "answer Yes" in hint, hint
