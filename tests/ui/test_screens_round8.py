@@ -10,18 +10,24 @@ columns.
 from __future__ import annotations
 
 import io
+import itertools
 import json
+import os
+import subprocess
+import sys
+import time
 
 import pytest
 from rich.console import Console
 
 from harness.engine.context import CheckContext
+from harness.engine.excerpt import excerpt
 from harness.engine.manifest import find_lab
-from harness.excerpt import excerpt
 from harness.results import CheckResult, Status
-from harness.ui.lab_view import result_renderable
+from harness.ui.lab_view import ProgressLines, result_renderable
 from harness.ui.prose import print_prose
 from harness.workspace import Workspace
+from tests.builders import PLAIN_SCREEN, run_cli
 
 WIDTHS = (80, 100, 120)
 
@@ -174,3 +180,42 @@ def test_lab11_step4_hints_name_the_refusal_of_auto_mode() -> None:
     for hint in step.hints[:2]:
         assert "Not run" in hint and "`claude --permission-mode manual`" in hint, hint
         assert "answer Yes" in hint, hint
+
+
+# ---- 3. a long wait shows progress where no spinner can be drawn ----------------------------
+
+
+def test_lab_check_in_a_pipe_says_what_it_is_doing_and_keeps_saying_it(
+    workspace: Workspace,
+) -> None:
+    """Walk h: `lab next` re-verified for 55 s and Lab 10 step 2's check ran 90 s with no
+    line between the rows and the verdict: no terminal, so no spinner. Lab 06 step 2's check
+    (the hooks' smoke tests, 10-20 s in one session step) in a pipe: each activity a line on
+    stderr, a line every 10 s of a long one; stdout keeps the results, no colour codes."""
+    for args in (["start", "6"], ["goto", "2"], ["solve", "--apply"]):
+        assert run_cli(*args, cwd=workspace.root).code == 0
+    env = {**os.environ, **PLAIN_SCREEN}
+    results = workspace.root.parent / "stdout.txt"
+    with results.open("w") as stdout:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "harness", "check"],
+            cwd=workspace.root,
+            env=env,
+            stdout=stdout,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        assert proc.stderr is not None
+        stamped = [(time.monotonic(), line.rstrip("\n")) for line in proc.stderr]
+        ended = time.monotonic()  # stderr closes as the process ends
+        assert proc.wait(timeout=60) in (0, 1)
+    out = results.read_text()
+    said = [line for _, line in stamped]
+    assert said and all(line.startswith("… ") for line in said), said
+    assert any("session step" in line for line in said), said
+    assert "\x1b[" not in "".join(said) + out and "… session" not in out
+    times = [at for at, _ in stamped] + [ended]
+    gaps = [b - a for a, b in itertools.pairwise(times)]
+    # The rows on stdout come between; stderr alone never stands still past a beat.
+    assert max(gaps, default=0) < ProgressLines.EVERY + 3, stamped
+    assert all(len(line) <= 100 for line in said), said

@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import TypeVar
 
 from harness.engine.context import CheckContext
+from harness.engine.excerpt import excerpt
 from harness.engine.kinds import check_kind
 from harness.errors import ConfigError
-from harness.excerpt import excerpt
 from harness.results import CheckResult
 from harness.schema import param
 from harness.userfiles import json_fix, json_trouble
