@@ -240,6 +240,8 @@ class Phase:
     outcome: EventOutcome | None = None
     step: StepOutcome | None = None
     extra_runs: list[HookRun] = field(default_factory=list)  # further stops in the same turn
+    # The files the hook's own run changed (a hook that runs ./mvnw rewrites the reports).
+    rewrote: frozenset[str] = frozenset()
 
     @property
     def timed_out(self) -> bool:

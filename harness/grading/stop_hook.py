@@ -40,7 +40,7 @@ from harness.claude.plugins import in_plugin
 from harness.claude.settings import Settings, parse_settings
 from harness.claude.vocabulary import Engine
 from harness.errors import HarnessError
-from harness.grading.fix_replay import FixRecord, listing
+from harness.grading.fix_replay import FixRecord, changed, listing
 from harness.grading.registration import failing_command, registered_stop_hook
 from harness.grading.stop_grade import DEFAULT_TIMEOUT, Canary, HookGrade, Phase
 from harness.grading.stop_judges import (
@@ -214,6 +214,7 @@ class _Grader:
             "stop_hook_active": active,
             "last_assistant_message": "Done.",
         }
+        before = listing(self.project)
         out = dispatch(
             Event.STOP,
             payload,
@@ -222,7 +223,8 @@ class _Grader:
             cwd=self.project,
             env=self.canary.values,
         )
-        phase = Phase(label, active, out.runs[0] if out.runs else None, outcome=out)
+        rewrote = changed(before, listing(self.project))
+        phase = Phase(label, active, out.runs[0] if out.runs else None, out, rewrote=rewrote)
         self.phases.append(phase)
         return phase
 
@@ -294,7 +296,9 @@ def grade_stop_hook(
     with tempfile.TemporaryDirectory(prefix="hooklab-verify-", dir=scratch_dir()) as tmp:
         g = _Grader(project, settings, Canary.make(), Path(tmp), say, confinement)
         # (1) broken, first stop
+        before = listing(project)
         g.command("--break", break_cmd)
+        broke = changed(before, listing(project))  # what the hook should find broken
         broken = g.direct("artefact broken", active=False)
         # (3) + (4) a session: Claude tries to stop with the artefact still broken
         with open_session(
@@ -319,7 +323,7 @@ def grade_stop_hook(
         others = _other_breaks(g, other_breaks, fix_cmd)
 
     grade.checks = [
-        judge_blocks(broken, break_cmd),
+        judge_blocks(broken, break_cmd, broke),
         judge_reason(broken),
         judge_passes(fixed, fix_cmd, active, failing),
         judge_session_held(held),

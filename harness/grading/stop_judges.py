@@ -104,6 +104,14 @@ MISSES = {
         "on a false claim.",
         "test the claim and, when it does not hold, print why on stderr and `exit 2`",
     ),
+    (BLOCKS, "repaired"): Miss(
+        "never blocks: its own build repaired the break",
+        "After `{break_cmd}` the hook wrote {file}{more} again itself (a build it runs) and "
+        "exited 0: the break it should report is gone before it looks, and every stop pays "
+        "for a build.",
+        "read what the last run left (the reports) instead of running the build; when they "
+        "show a failure, print why on stderr and `exit 2`",
+    ),
     (BLOCKS, "other exit"): Miss(
         "exits {code} instead of 2",
         "Exit {code} is a non-blocking error: Claude Code shows the first stderr line and "
@@ -222,7 +230,9 @@ def _miss(name: str, way: str, expected: str, found: str, **happened: object) ->
     )
 
 
-def judge_blocks(p: Phase, break_cmd: str) -> GradeCheck:
+def judge_blocks(p: Phase, break_cmd: str, broke: frozenset[str] = frozenset()) -> GradeCheck:
+    """``broke``: the files the break changed; a hook that wrote them again itself (its own
+    build) and exited 0 is told so, not only "never blocks"."""
     expected = "exit 2"
     run = _run_to_judge(BLOCKS, expected, p)
     if isinstance(run, GradeCheck):
@@ -231,6 +241,17 @@ def judge_blocks(p: Phase, break_cmd: str) -> GradeCheck:
         return grade_check(BLOCKS, Status.PASS, expected, _said(run))
     if p.code == 0 and p.blocked:
         return _miss(BLOCKS, "json", expected, 'exit 0 with {"decision": "block"}')
+    repaired = sorted(broke & p.rewrote)
+    if p.code == 0 and repaired:
+        return _miss(
+            BLOCKS,
+            "repaired",
+            expected,
+            _said(run),
+            break_cmd=break_cmd,
+            file=repaired[0],
+            more=f" and {len(repaired) - 1} more" if len(repaired) > 1 else "",
+        )
     if p.code == 0:
         return _miss(BLOCKS, "exit 0", expected, _said(run), break_cmd=break_cmd)
     return _miss(BLOCKS, "other exit", expected, _said(run), code=p.code)

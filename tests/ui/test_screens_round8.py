@@ -16,6 +16,7 @@ import os
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 from rich.console import Console
@@ -23,6 +24,8 @@ from rich.console import Console
 from harness.engine.context import CheckContext
 from harness.engine.excerpt import excerpt
 from harness.engine.manifest import find_lab
+from harness.grading import grade_stop_hook
+from harness.grading.stop_grade import BLOCKS
 from harness.results import CheckResult, Status
 from harness.ui.lab_view import ProgressLines, result_renderable
 from harness.ui.prose import print_prose
@@ -219,3 +222,41 @@ def test_lab_check_in_a_pipe_says_what_it_is_doing_and_keeps_saying_it(
     # The rows on stdout come between; stderr alone never stands still past a beat.
     assert max(gaps, default=0) < ProgressLines.EVERY + 3, stamped
     assert all(len(line) <= 100 for line in said), said
+
+
+# ---- 6. a hook whose own build repairs the break is told so ---------------------------------
+
+BUILD = (
+    'mkdir -p target/surefire-reports && printf \'%s\\n\' \'<testsuite tests="1" failures="0">'
+    "</testsuite>' > target/surefire-reports/TEST-Sensor.xml"
+)
+REBUILDS = f"""#!/usr/bin/env bash
+# Runs the build itself, then blocks only when the build fails.
+cat >/dev/null
+cd "$CLAUDE_PROJECT_DIR" || exit 1
+{BUILD}
+if grep -q 'failures="0"' target/surefire-reports/TEST-Sensor.xml; then exit 0; fi
+echo "the sensors fail: run ./mvnw test" >&2
+exit 2
+"""
+
+
+def test_lab07_step2_a_hook_that_rebuilds_is_told_its_build_repaired_the_break(
+    tmp_path: Path,
+) -> None:
+    """Walk g, Lab 07 step 2: a hook that runs ./mvnw itself and blocks only when it fails got
+    "never blocks" with no word that its own build wrote the broken reports again. Real: the
+    grader, a bash hook, the emulator's session (the build is a one-line stand-in for Maven)."""
+    root = tmp_path / "ws"
+    (root / "scripts").mkdir(parents=True)
+    hook = root / "scripts" / "check-before-stop.sh"
+    hook.write_text(REBUILDS)
+    hook.chmod(0o755)
+    subprocess.run(["bash", "-c", BUILD], cwd=root, check=True)  # a green run before
+    grade = grade_stop_hook(root, hook, break_cmd="rm -rf target/surefire-reports", fix_cmd=BUILD)
+    blocks = grade.check(BLOCKS)
+    assert blocks.failed, blocks
+    said = f"{blocks.problem} {blocks.detail}"
+    assert "its own build repaired the break" in said, said
+    assert "target/surefire-reports/TEST-Sensor.xml" in said, said
+    assert "instead of running the build" in blocks.fix, blocks.fix
