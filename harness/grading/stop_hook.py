@@ -174,6 +174,12 @@ class _Grader:
         store = self.work / "fix-output"
         self.record = FixRecord.take(self.project, store, before)
 
+    def breaks(self, break_cmd: str) -> frozenset[str]:
+        """Run the break; the files it changed: what the hook should find broken."""
+        before = listing(self.project)
+        self.command("--break", break_cmd)
+        return changed(before, listing(self.project))
+
     def command(self, flag: str, command: str) -> None:
         self.progress(f"running {flag}: {command}")
         argv = ["bash", "-c", command]
@@ -296,9 +302,7 @@ def grade_stop_hook(
     with tempfile.TemporaryDirectory(prefix="hooklab-verify-", dir=scratch_dir()) as tmp:
         g = _Grader(project, settings, Canary.make(), Path(tmp), say, confinement)
         # (1) broken, first stop
-        before = listing(project)
-        g.command("--break", break_cmd)
-        broke = changed(before, listing(project))  # what the hook should find broken
+        broke = g.breaks(break_cmd)
         broken = g.direct("artefact broken", active=False)
         # (3) + (4) a session: Claude tries to stop with the artefact still broken
         with open_session(
