@@ -208,7 +208,7 @@ class _Grader:
                 ),
             )
 
-    def direct(self, label: str, *, active: bool) -> Phase:
+    def direct(self, label: str, *, active: bool, broke: frozenset[str] = frozenset()) -> Phase:
         """The seed's `printf '{"stop_hook_active":…}' | ./hook; echo $?` with a full payload."""
         self.progress(f"Stop hook, {label}")
         payload = {
@@ -230,7 +230,8 @@ class _Grader:
             env=self.canary.values,
         )
         rewrote = changed(before, listing(self.project))
-        phase = Phase(label, active, out.runs[0] if out.runs else None, out, rewrote=rewrote)
+        run = out.runs[0] if out.runs else None
+        phase = Phase(label, active, run, out, rewrote=rewrote, broke=broke)
         self.phases.append(phase)
         return phase
 
@@ -302,8 +303,7 @@ def grade_stop_hook(
     with tempfile.TemporaryDirectory(prefix="hooklab-verify-", dir=scratch_dir()) as tmp:
         g = _Grader(project, settings, Canary.make(), Path(tmp), say, confinement)
         # (1) broken, first stop
-        broke = g.breaks(break_cmd)
-        broken = g.direct("artefact broken", active=False)
+        broken = g.direct("artefact broken", active=False, broke=g.breaks(break_cmd))
         # (3) + (4) a session: Claude tries to stop with the artefact still broken
         with open_session(
             engine,
@@ -327,7 +327,7 @@ def grade_stop_hook(
         others = _other_breaks(g, other_breaks, fix_cmd)
 
     grade.checks = [
-        judge_blocks(broken, break_cmd, broke),
+        judge_blocks(broken, break_cmd),
         judge_reason(broken),
         judge_passes(fixed, fix_cmd, active, failing),
         judge_session_held(held),
@@ -359,8 +359,8 @@ def _other_breaks(g: _Grader, commands: tuple[str, ...], fix_cmd: str) -> list[P
     the project is left really fixed (a touched source rebuilt, not only fresh reports)."""
     phases = []
     for n, command in enumerate(commands, 1):
-        g.command("--break", command)
-        phases.append(g.direct(f"artefact broken another way ({n})", active=False))
+        broke = g.breaks(command)
+        phases.append(g.direct(f"artefact broken another way ({n})", active=False, broke=broke))
         g.fix(fix_cmd, again=n < len(commands))
     return phases
 

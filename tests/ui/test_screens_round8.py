@@ -25,7 +25,7 @@ from harness.engine.context import CheckContext
 from harness.engine.excerpt import excerpt
 from harness.engine.manifest import find_lab
 from harness.grading import grade_stop_hook
-from harness.grading.stop_grade import BLOCKS
+from harness.grading.stop_grade import BLOCKS, OTHER_BREAKS
 from harness.results import CheckResult, Status
 from harness.ui.lab_view import ProgressLines, result_renderable
 from harness.ui.prose import print_prose
@@ -253,10 +253,20 @@ def test_lab07_step2_a_hook_that_rebuilds_is_told_its_build_repaired_the_break(
     hook.write_text(REBUILDS)
     hook.chmod(0o755)
     subprocess.run(["bash", "-c", BUILD], cwd=root, check=True)  # a green run before
-    grade = grade_stop_hook(root, hook, break_cmd="rm -rf target/surefire-reports", fix_cmd=BUILD)
+    red = 'sed -i \'s/failures="0"/failures="1"/\' target/surefire-reports/TEST-Sensor.xml'
+    grade = grade_stop_hook(
+        root,
+        hook,
+        break_cmd="rm -rf target/surefire-reports",
+        fix_cmd=BUILD,
+        other_breaks=(red,),
+    )
     blocks = grade.check(BLOCKS)
     assert blocks.failed, blocks
     said = f"{blocks.problem} {blocks.detail}"
     assert "its own build repaired the break" in said, said
     assert "target/surefire-reports/TEST-Sensor.xml" in said, said
     assert "instead of running the build" in blocks.fix, blocks.fix
+    other = grade.check(OTHER_BREAKS)
+    assert other.failed and other.problem == f"its own build repaired `{red}`", other
+    assert "TEST-Sensor.xml again itself" in other.detail, other
