@@ -94,7 +94,18 @@ STEP_FIELDS = (
     Field("judge_reason", str, doc="the reason the model gives with that answer"),
 )
 SCENARIO_FIELDS = (
-    Field("step", list, required=True, item_type=dict, doc="the steps, as [[step]] tables"),
+    Field(
+        "step",
+        list,
+        required=True,
+        item_type=dict,
+        doc="the steps, as [[step]] tables",
+        # An empty file (Lab 03's tricks.toml before the first trick) said "step: missing
+        # required field" / "add step (an array of tables, required)": a parser's words.
+        missing="the file has no [[step]] yet: there is no step to play",
+        fix="write each step as a [[step]] table; the first, for example:\n"
+        '    [[step]]\n    do = "session_start"',
+    ),
     Field("session", dict, default={}, doc="[session] settings: auto_approve"),
 )
 SESSION_FIELDS = (

@@ -45,6 +45,11 @@ def listing(root: Path) -> Listing:
     return found
 
 
+def changed(before: Listing, after: Listing) -> frozenset[str]:
+    """The files written, replaced or removed between two listings."""
+    return frozenset(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
+
+
 @dataclass
 class FixRecord:
     """What one real run of the fix command left: its written files' bytes, copied aside."""

@@ -240,6 +240,9 @@ class Phase:
     outcome: EventOutcome | None = None
     step: StepOutcome | None = None
     extra_runs: list[HookRun] = field(default_factory=list)  # further stops in the same turn
+    # The files the hook's own run changed (a hook that runs ./mvnw rewrites the reports).
+    rewrote: frozenset[str] = frozenset()
+    broke: frozenset[str] = frozenset()  # the files the break before this stop changed
 
     @property
     def timed_out(self) -> bool:

@@ -40,7 +40,7 @@ from harness.claude.plugins import in_plugin
 from harness.claude.settings import Settings, parse_settings
 from harness.claude.vocabulary import Engine
 from harness.errors import HarnessError
-from harness.grading.fix_replay import FixRecord, listing
+from harness.grading.fix_replay import FixRecord, changed, listing
 from harness.grading.registration import failing_command, registered_stop_hook
 from harness.grading.stop_grade import DEFAULT_TIMEOUT, Canary, HookGrade, Phase
 from harness.grading.stop_judges import (
@@ -174,6 +174,12 @@ class _Grader:
         store = self.work / "fix-output"
         self.record = FixRecord.take(self.project, store, before)
 
+    def breaks(self, break_cmd: str) -> frozenset[str]:
+        """Run the break; the files it changed: what the hook should find broken."""
+        before = listing(self.project)
+        self.command("--break", break_cmd)
+        return changed(before, listing(self.project))
+
     def command(self, flag: str, command: str) -> None:
         self.progress(f"running {flag}: {command}")
         argv = ["bash", "-c", command]
@@ -202,7 +208,7 @@ class _Grader:
                 ),
             )
 
-    def direct(self, label: str, *, active: bool) -> Phase:
+    def direct(self, label: str, *, active: bool, broke: frozenset[str] = frozenset()) -> Phase:
         """The seed's `printf '{"stop_hook_active":…}' | ./hook; echo $?` with a full payload."""
         self.progress(f"Stop hook, {label}")
         payload = {
@@ -214,6 +220,7 @@ class _Grader:
             "stop_hook_active": active,
             "last_assistant_message": "Done.",
         }
+        before = listing(self.project)
         out = dispatch(
             Event.STOP,
             payload,
@@ -222,7 +229,9 @@ class _Grader:
             cwd=self.project,
             env=self.canary.values,
         )
-        phase = Phase(label, active, out.runs[0] if out.runs else None, outcome=out)
+        rewrote = changed(before, listing(self.project))
+        run = out.runs[0] if out.runs else None
+        phase = Phase(label, active, run, out, rewrote=rewrote, broke=broke)
         self.phases.append(phase)
         return phase
 
@@ -294,8 +303,7 @@ def grade_stop_hook(
     with tempfile.TemporaryDirectory(prefix="hooklab-verify-", dir=scratch_dir()) as tmp:
         g = _Grader(project, settings, Canary.make(), Path(tmp), say, confinement)
         # (1) broken, first stop
-        g.command("--break", break_cmd)
-        broken = g.direct("artefact broken", active=False)
+        broken = g.direct("artefact broken", active=False, broke=g.breaks(break_cmd))
         # (3) + (4) a session: Claude tries to stop with the artefact still broken
         with open_session(
             engine,
@@ -351,8 +359,8 @@ def _other_breaks(g: _Grader, commands: tuple[str, ...], fix_cmd: str) -> list[P
     the project is left really fixed (a touched source rebuilt, not only fresh reports)."""
     phases = []
     for n, command in enumerate(commands, 1):
-        g.command("--break", command)
-        phases.append(g.direct(f"artefact broken another way ({n})", active=False))
+        broke = g.breaks(command)
+        phases.append(g.direct(f"artefact broken another way ({n})", active=False, broke=broke))
         g.fix(fix_cmd, again=n < len(commands))
     return phases
 

@@ -104,6 +104,14 @@ MISSES = {
         "on a false claim.",
         "test the claim and, when it does not hold, print why on stderr and `exit 2`",
     ),
+    (BLOCKS, "repaired"): Miss(
+        "never blocks: its own build repaired the break",
+        "After `{break_cmd}` the hook wrote {file}{more} again itself (a build it runs) and "
+        "exited 0: the break it should report is gone before it looks, and every stop pays "
+        "for a build.",
+        "read what the last run left (the reports) instead of running the build; when they "
+        "show a failure, print why on stderr and `exit 2`",
+    ),
     (BLOCKS, "other exit"): Miss(
         "exits {code} instead of 2",
         "Exit {code} is a non-blocking error: Claude Code shows the first stderr line and "
@@ -191,6 +199,13 @@ MISSES = {
         "check every artefact the claim names, and what it says (a report with failures or "
         "errors is no proof), not only that one file exists",
     ),
+    (OTHER_BREAKS, "repaired"): Miss(
+        "its own build repaired `{command}`",
+        "After `{command}` the hook wrote {file}{more} again itself (a build it runs) and "
+        "exited 0: it never sees the break it should report.",
+        "read what the last run left (the reports) instead of running the build; when they "
+        "show a failure, print why on stderr and `exit 2`",
+    ),
     (IN_TIME, "killed"): Miss(
         "too slow for its timeout",
         "A Stop hook that runs past its timeout is cancelled: its output is thrown away and "
@@ -222,7 +237,18 @@ def _miss(name: str, way: str, expected: str, found: str, **happened: object) ->
     )
 
 
+def _repaired(p: Phase) -> dict[str, str]:
+    """The files the break changed that the hook's own run wrote again (its own build), as
+    a Miss fills them in; empty when it wrote none of them."""
+    repaired = sorted(p.broke & p.rewrote)
+    if p.code != 0 or not repaired:
+        return {}
+    return {"file": repaired[0], "more": f" and {len(repaired) - 1} more" * (len(repaired) > 1)}
+
+
 def judge_blocks(p: Phase, break_cmd: str) -> GradeCheck:
+    """A hook that wrote the broken files again itself and exited 0 is told so, not only
+    "never blocks"."""
     expected = "exit 2"
     run = _run_to_judge(BLOCKS, expected, p)
     if isinstance(run, GradeCheck):
@@ -231,6 +257,9 @@ def judge_blocks(p: Phase, break_cmd: str) -> GradeCheck:
         return grade_check(BLOCKS, Status.PASS, expected, _said(run))
     if p.code == 0 and p.blocked:
         return _miss(BLOCKS, "json", expected, 'exit 0 with {"decision": "block"}')
+    repaired = _repaired(p)
+    if repaired:
+        return _miss(BLOCKS, "repaired", expected, _said(run), break_cmd=break_cmd, **repaired)
     if p.code == 0:
         return _miss(BLOCKS, "exit 0", expected, _said(run), break_cmd=break_cmd)
     return _miss(BLOCKS, "other exit", expected, _said(run), code=p.code)
@@ -450,7 +479,9 @@ def judge_other_breaks(phases: list[Phase], commands: tuple[str, ...]) -> GradeC
             return run
         if p.code != 2:
             found = f"after `{command}`: {_said(run)}"
-            return _miss(OTHER_BREAKS, "lets go", expected, found, command=command)
+            repaired = _repaired(p)
+            way = "repaired" if repaired else "lets go"
+            return _miss(OTHER_BREAKS, way, expected, found, command=command, **repaired)
     blocked = f"{len(commands)} of {len(commands)} blocked"
     return grade_check(OTHER_BREAKS, Status.PASS, expected, blocked)
 

@@ -5,6 +5,7 @@ devcheck_view.py). Only rendering here."""
 from __future__ import annotations
 
 import re
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -24,6 +25,7 @@ from harness.engine.progress import Progress
 from harness.engine.step_results import Moved, StepRun
 from harness.engine.stepview import StepView
 from harness.results import CheckResult, Status
+from harness.ui.console import make_console
 from harness.ui.hook_event_view import hook_event_renderable
 from harness.ui.prose import (
     Block,
@@ -63,8 +65,9 @@ def print_status(console: Console, lab: Lab, progress: Progress) -> None:
 
 def quoted_spans(text: str) -> list[tuple[int, int]]:
     """'|| true', 'A1: Missing Text', `test -s dist/app.js`: a quoted command or name stays
-    on one line."""
-    return [m.span() for m in re.finditer(r"'[^'\n]{1,60}'|`[^`\n]{1,60}`", text)]
+    on one line. A command in backticks stays whole however long (Lab 07's `sed -i '…'
+    target/…xml` broke over three lines): on a line of its own when it does not fit."""
+    return [m.span() for m in re.finditer(r"`[^`\n]{1,240}`|'[^'\n]{1,60}'", text)]
 
 
 _JSON_LINE = re.compile(r'\{"[^\n]*\}')
@@ -419,8 +422,12 @@ def activity(
 ) -> Iterator[CheckContext]:
     """Route a context's activity and Maven output into a spinner line (anything > 1 s), and
     print each hook event as it happens (``verbose``: every message whole)."""
-    status = console.status("working…", spinner="dots")
     state: dict[str, Any] = {"label": "working…", "started": time.monotonic()}
+    status: Any = (
+        console.status("working…", spinner="dots")
+        if console.is_terminal
+        else ProgressLines(make_console(stderr=True), state)
+    )
 
     def fit(text: str) -> str:
         # One line, always: a spinner wrapped to two lines erases a printed line when it stops
@@ -467,6 +474,54 @@ def activity(
         yield ctx
     finally:
         status.stop()
+        if isinstance(status, ProgressLines):
+            status.close()
+
+
+class ProgressLines:
+    """The spinner's stand-in where no spinner can be drawn (a pipe, a log, an editor's
+    terminal pane that is no TTY): each new activity a line of its own on stderr, and a wait
+    past ``EVERY`` seconds a line each ``EVERY`` seconds, so a 55 s re-verification or a 90 s
+    session is never silent; stdout keeps only the results."""
+
+    EVERY = 10.0
+
+    def __init__(self, console: Console, state: dict[str, Any]) -> None:
+        self.console, self.state, self.said = console, state, "working…"
+        self.last = time.monotonic()  # when the last line was said
+        self.done = threading.Event()
+        self.beat = threading.Thread(target=self._beat, daemon=True)
+
+    def update(self, _: object) -> None:
+        """The spinner's redraw (a Maven line, the seconds): no line of its own here."""
+
+    def start(self) -> None:
+        if not self.beat.is_alive() and not self.done.is_set():
+            self.beat.start()
+        label = str(self.state["label"])
+        if label != self.said:
+            self.said = label
+            self._say(label)
+
+    def stop(self) -> None:
+        """Printing a result needs no room made: each line stays."""
+
+    def close(self) -> None:
+        self.done.set()
+
+    def _beat(self) -> None:
+        # Checked each second: a line EVERY seconds after the last one, whenever that was.
+        while not self.done.wait(1.0):
+            if time.monotonic() - self.last >= self.EVERY:
+                waited = time.monotonic() - float(self.state["started"])
+                self._say(f"{str(self.state['label']).rstrip('…')} ({waited:.0f} s)")
+
+    def _say(self, text: str) -> None:
+        # One line, as the spinner's: a progress line is read, not copied.
+        room = max(20, min(self.console.width, 100) - 2)
+        line = f"… {text}" if len(text) <= room else f"… {text[: room - 1]}…"
+        self.console.print(Text(line, style="dim"), soft_wrap=True)
+        self.last = time.monotonic()
 
 
 def watch_renderable(

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from harness.engine.context import CheckContext
+from harness.engine.excerpt import excerpt
 from harness.engine.kinds import check_kind
 from harness.errors import ConfigError
 from harness.results import CheckResult
@@ -120,7 +121,7 @@ def run(ctx: CheckContext, p: FileParams) -> CheckResult:
             p.message or f"{rel} still contains {p.not_contains!r}",
             name=name,
             expected=f"no {p.not_contains!r}",
-            found=line.strip(),
+            found=excerpt(line, p.not_contains),
         )
     if p.matches is not None and not re.search(p.matches, text, re.MULTILINE):
         return CheckResult.failed(
@@ -185,7 +186,7 @@ def _relevant_line(text: str, wanted: str | None) -> str:
     starting = [ln for ln in lines if ln.lower().lstrip("-*#>` \t").startswith(key)]
     containing = [ln for ln in lines if key in ln.lower()]
     hits = starting or containing
-    return hits[0] if hits else f"no line with {wanted!r}"
+    return excerpt(hits[0], wanted) if hits else f"no line with {wanted!r}"
 
 
 T = TypeVar("T")

@@ -149,12 +149,12 @@ def _audit_gaps(
         if gap is not None:
             why = f"reports a gap (“{gap}”)" if gap else "does not say the use case is covered"
             return (
-                f"the audit in {rel} ({step.where}) {why}: an asserting status wants an audit "
-                "that found the use case covered; write its last_message as that report "
+                f"the audit in {rel} (step {step.number}) {why}: an asserting status wants an "
+                "audit that found the use case covered; write its last_message as that report "
                 "(every flow and rule has a test), or, in a real session, fix the gaps and "
                 "audit again",
                 expected,
-                f"{step.where} last_message: {said}",
+                f"step {step.number}: last_message = {said}",
             )
     return None
 
