@@ -1,6 +1,8 @@
-"""``shipped``: a step's instruments as the lab shipped them (harness/engine/instruments.py),
-and a sensor's rules kept: its fresh report still lists every test case its class had when
-the lab started, so a rule added does not mean the others were taken away."""
+"""The shipped check: a step's instruments are as the lab shipped them, and a sensor keeps its rules.
+
+Instruments: see harness/engine/instruments.py. Rules kept: the sensor's fresh report still
+lists every test case its class had when the lab started, so a rule added does not mean the
+others were taken away."""
 
 from __future__ import annotations
 
