@@ -1,4 +1,4 @@
-"""The shipped check: a step's instruments are as the lab shipped them, and a sensor keeps its rules.
+"""The shipped check: a step's instruments are as the lab shipped them, a sensor its rules.
 
 Instruments: see harness/engine/instruments.py. Rules kept: the sensor's fresh report still
 lists every test case its class had when the lab started, so a rule added does not mean the
