@@ -76,7 +76,7 @@ def _answer_menus(socket: Path) -> str:
 
 def _session(ws: Path, env: dict[str, str], socket: Path, prompt: str) -> list[str]:
     """Plain `claude` in the workspace root; the person types the step's prompt; the model
-    says it is done twice (held by the hook, then let go). Returns what Claude was sent."""
+    adds the line, then says it is done twice (held by the hook, then let go). Returns what Claude was sent."""
     sent: list[str] = []
     with ScriptedApi() as api:
         person = {**env, "ANTHROPIC_BASE_URL": api.base_url, "ANTHROPIC_API_KEY": "sk-dummy"}
@@ -85,6 +85,12 @@ def _session(ws: Path, env: dict[str, str], socket: Path, prompt: str) -> list[s
         tmux(socket, "new-session", "-d", "-s", "claude", "-x", "160", "-y", "50", "-c", str(ws),
              "env", "-u", "CLAUDE_CONFIG_DIR", *exports, "claude")  # fmt: skip
         replies = [
+            # The small change the step asks for (a session with no change does not pass).
+            Reply.tool_use(
+                "toolu_readme",
+                "Bash",
+                {"command": "printf '%s\\n' 'Run npm start to see the total.' >> README.md"},
+            ),
             Reply.text("Done: the line is in README.md."),
             Reply.text("The hook asks for dist/missing.js, which the build never writes."),
         ]
