@@ -110,8 +110,9 @@ def test_lab07_a_stub_registered_after_step_2_does_not_pass_the_registration(
 
     run = runner.check(every=True)
 
-    registered, session, graded = run.results
+    registered, runs, session, graded = run.results  # runs: the settings check (timeout)
     assert registered.status is Status.PASS, registered.message
+    assert runs.status is Status.PASS, runs.message
     assert session.status is Status.PASS, session.found  # the stub holds, then lets go...
     assert graded.status is Status.FAIL  # ...but after a green run it still blocks
     assert graded.name == "verify-hook scripts/check-before-stop.sh"
