@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 
+from harness.engine.lab_runner import LabRunner
+from harness.results import CheckResult, Status
 from harness.workspace import Workspace
 from tests.builders import CliResult
 from tests.engine.live_steps import ReachStep, assert_scripted_passes_only_when_asked, check_json
@@ -60,8 +62,18 @@ def _check(
 ) -> tuple[CliResult, dict[str, Any]]:
     """``lab check --json`` and the step's one check (the live_session check) in it."""
     done, data = check_json(root, config, monkeypatch)
-    check: dict[str, Any] = data["checks"][0]
+    check: dict[str, Any] = data["checks"][-1]  # the live check, last
     return done, check
+
+
+def _every(
+    root: Path, config: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[CheckResult, CheckResult]:
+    """The step's settings check and its live check, each judged (as lab dev check does):
+    where the first fails, lab check shows only it."""
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))
+    registered, live = LabRunner(Workspace(root)).check(every=True).results
+    return registered, live
 
 
 def test_the_held_session_passes_the_step_as_live(
@@ -94,11 +106,14 @@ def test_no_session_fails_and_gives_the_prompt(
 def test_a_stop_held_only_by_the_workshops_hook_fails_naming_the_own_hook(
     unregistered: Played, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    done, result = _check(unregistered.workspace, unregistered.config_dir, monkeypatch)
-    assert done.code == 1, done
-    assert "moment 2 of 3: a stop" in result["expected"]
-    assert OWN_HOOK in result["expected"]
-    assert "blocked by require-sensors.sh" in result["found"]  # what the session did instead
+    registered, result = _every(unregistered.workspace, unregistered.config_dir, monkeypatch)
+    # The cause first: the step's settings check names the registration that is gone.
+    assert registered.status is Status.FAIL
+    assert registered.message.startswith(f"no command hook on Stop runs {OWN_HOOK}")
+    assert result.status is Status.FAIL
+    assert "moment 2 of 3: a stop" in (result.expected or "")
+    assert OWN_HOOK in (result.expected or "")
+    assert "blocked by require-sensors.sh" in (result.found or "")  # what the session did
 
 
 def test_a_hold_written_into_the_transcript_by_hand_fails_by_replay(
@@ -119,13 +134,14 @@ def test_a_hold_written_into_the_transcript_by_hand_fails_by_replay(
         "for ArchitectureTest: run ./mvnw -q test -Dgroups=sensor\n"
     )
     write_lines(path, [*entries[: at + 1], forged, *entries[at + 1 :]])
-    done, result = _check(unregistered.workspace, tmp_path / "claude-home", monkeypatch)
-    assert done.code == 1, done
+    _registered, result = _every(unregistered.workspace, tmp_path / "claude-home", monkeypatch)
+    assert result.status is Status.FAIL
+    found = result.found or ""
     # The settings differ from the step's start here (the hook is unregistered), so the
     # headline may name that cause; the replay's verdict is in found: either way.
-    assert "does not replay" in result["message"] + result["found"]
-    assert "recorded 'blocked by check-before-stop.sh, require-sensors.sh'" in result["found"]
-    assert "'blocked by require-sensors.sh'" in result["found"]
+    assert "does not replay" in result.message + found
+    assert "recorded 'blocked by check-before-stop.sh, require-sensors.sh'" in found
+    assert "'blocked by require-sensors.sh'" in found
 
 
 @pytest.mark.maven

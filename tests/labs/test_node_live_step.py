@@ -76,7 +76,8 @@ def _answer_menus(socket: Path) -> str:
 
 def _session(ws: Path, env: dict[str, str], socket: Path, prompt: str) -> list[str]:
     """Plain `claude` in the workspace root; the person types the step's prompt; the model
-    adds the line, then says it is done twice (held by the hook, then let go). Returns what Claude was sent."""
+    adds the line, then says it is done twice (held by the hook, then let go). Returns what
+    Claude was sent."""
     sent: list[str] = []
     with ScriptedApi() as api:
         person = {**env, "ANTHROPIC_BASE_URL": api.base_url, "ANTHROPIC_API_KEY": "sk-dummy"}
