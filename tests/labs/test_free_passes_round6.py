@@ -251,7 +251,7 @@ def test_lab04_done_after_an_audit_that_found_gaps_does_not_pass(
     assert results[0].status is Status.PASS  # the walk's pass: refused, audited, accepted
     said = next(r for r in results if r.status is Status.FAIL)
     assert said.message.startswith(
-        f"the audit in scenarios/status-guard.toml (step[3]) {named}: an asserting status "
+        f"the audit in scenarios/status-guard.toml (step 3) {named}: an asserting status "
         "wants an audit that found the use case covered"
     ), said.message
     assert "fix the gaps and audit again" in said.message  # the next action
