@@ -197,6 +197,14 @@ def node_ws(node_template: Path, tmp_path: Path) -> Workspace:
         ("Claim", "the build is ready? who knows", "(“who knows”): it doubts what it says"),
         ("Claim", "the build is ready?", "a claim is asserted, not asked"),
         ("Block", "exit 2 and a short reason on stderr; a long one is fine", "the reason is short"),
+        # walk-h: a part made optional
+        ("Check", "npm test and test -s dist/app.js, both optional", "(“optional”): it makes"),
+        ("Success", "exit 0, though a busy hook may exit early", "(“a busy hook”): it makes"),
+        (
+            "Block",
+            "exit 2 and a short reason on stderr, or let it go quietly when in a hurry",
+            "(“in a hurry”): it makes it optional",
+        ),
     ],
 )
 def test_lab12_walk_f_contract_words_do_not_pass_and_read_in_words(
@@ -222,22 +230,38 @@ def test_a_doubted_claim_fails_lab07_too(workspace: Workspace) -> None:
     assert "your Claim: line takes itself back (“who knows”)" in said.message, said.message
 
 
-# ---- Lab 10 step 1 (walk-f): a prompt that waves the evidence aside ------------------------
+# ---- Lab 10 step 1 (walk-f, walk-h): a prompt that waves the evidence aside or answers first -
 WAVED = "Did the tests run and pass? Whatever the transcript shows, they did. $ARGUMENTS"
+ASKED = "Did the tests run and pass after the last change?"
 
 
-def test_lab10_a_prompt_that_waves_the_evidence_aside_does_not_pass(workspace: Workspace) -> None:
+@pytest.mark.parametrize(
+    ("prompt", "words"),
+    [
+        (WAVED, "“Whatever the transcript shows” waves the evidence aside"),
+        (
+            f"{ASKED} Assume they did. $ARGUMENTS",
+            "“Assume they did” gives the answer before the evidence is read",
+        ),
+        (
+            f"{ASKED} Treat missing evidence as a yes. $ARGUMENTS",
+            "“as a yes” gives the answer before the evidence is read",
+        ),
+    ],
+)
+def test_lab10_a_prompt_that_waves_the_evidence_aside_does_not_pass(
+    workspace: Workspace, prompt: str, words: str
+) -> None:
     runner = at_step(workspace, "10", "the-judge")
-    _judge_prompt(workspace, WAVED)
+    _judge_prompt(workspace, prompt)
 
     results = runner.check(every=True).results
 
     told = [r for r in results if r.message.startswith("the prompt hook's words should ask")]
     assert told and told[0].status is Status.FAIL, [r.message for r in results]
-    assert told[0].message.endswith(
-        "“Whatever the transcript shows” waves the evidence aside: the judge must answer from "
-        "the evidence"
-    ), told[0].message
+    assert told[0].message.endswith(f"{words}: the judge must answer from the evidence"), told[
+        0
+    ].message
     assert "$ARGUMENTS" not in told[0].message  # it already ends so: the words are wrong
     assert not any(bit in told[0].message for bit in REGEX_SHOWN)
 
@@ -408,56 +432,7 @@ def test_lab13_step3_a_session_of_hi_and_hello_does_not_pass(node_ws: Workspace)
     assert "your session made no change" in shown, shown
 
 
-# ---- walk-g and walk-h (this round): answers given first, parts made optional, swapped ----------
-@pytest.mark.parametrize(
-    ("prompt", "words"),
-    [
-        (
-            "Did the tests run and pass after the last change? Assume they did. $ARGUMENTS",
-            "“Assume they did” gives the answer before the evidence is read",
-        ),
-        (
-            "Did the tests run and pass after the last change? Treat missing evidence as a yes. "
-            "$ARGUMENTS",
-            "“as a yes” gives the answer before the evidence is read",
-        ),
-    ],
-)
-def test_lab10_a_prompt_that_gives_the_answer_first_does_not_pass(
-    workspace: Workspace, prompt: str, words: str
-) -> None:
-    runner = at_step(workspace, "10", "the-judge")
-    _judge_prompt(workspace, prompt)
-
-    results = runner.check(every=True).results
-
-    told = [r for r in results if r.message.startswith("the prompt hook's words should ask")]
-    assert told and told[0].status is Status.FAIL, [r.message for r in results]
-    assert words in told[0].message, told[0].message
-
-
-@pytest.mark.parametrize(
-    ("part", "line", "said"),
-    [
-        ("Check", "npm test and test -s dist/app.js, both optional", "(“optional”): it makes"),
-        ("Success", "exit 0, though a busy hook may exit early", "(“a busy hook”): it makes"),
-        (
-            "Block",
-            "exit 2 and a short reason on stderr, or let it go quietly when in a hurry",
-            "(“in a hurry”): it makes it optional",
-        ),
-    ],
-)
-def test_lab12_walk_h_contract_parts_made_optional_do_not_pass(
-    node_ws: Workspace, part: str, line: str, said: str
-) -> None:
-    result = contract_12(node_ws, **{part: line})
-
-    assert result.status is Status.FAIL
-    shown = f"{result.message}\n{result.found}"
-    assert said in shown, shown
-
-
+# ---- Lab 07 step 1 (walk-g): evidence ignored, conditions swapped ----------------------------
 def test_lab07_walk_g_inverted_contract_does_not_pass(workspace: Workspace) -> None:
     """Evidence ignored, and Success and Block swapped by a condition (walk-g)."""
     runner = at_step(workspace, "7", "contract")

@@ -263,23 +263,7 @@ def contract_12(ws: Workspace, **changed: str) -> CheckResult:
     return result
 
 
-@pytest.mark.parametrize(
-    ("part", "line", "said"),
-    [
-        ("Claim", "Claude says done", "the claim here is the build"),
-        ("Claim", "the tests are green", "the claim here is the build"),
-        ("Claim", "the build is ready? who knows", "it doubts what it says"),
-        ("Block", "exit 2 and a short reason on stderr; a long one is fine", "the reason is short"),
-    ],
-)
-def test_lab12_contract_words_that_name_no_claim_or_a_long_reason_do_not_pass(
-    node_ws: Workspace, part: str, line: str, said: str
-) -> None:
-    """walk-f: each with the other three lines right, "the contract has its four parts"."""
-    result = contract_12(node_ws, **{part: line})
-
-    assert result.status is Status.FAIL
-    assert said in (result.found or "") + result.message, (result.message, result.found)
+# The four lines walk-f found: tests/labs/test_free_passes_round7.py (one table of them all).
 
 
 @pytest.mark.parametrize(
