@@ -52,18 +52,22 @@ def _left_at(lab: Lab, lp: LabProgress) -> Step:
     return lab.steps[-1]
 
 
-def _run_check(ctx: CheckContext, spec: Spec) -> CheckResult:
-    """One check's result; an exception is an error, never the participant's failure."""
+def _run_spec(ctx: CheckContext, spec: Spec, *, setup: bool = False) -> CheckResult:
+    """One check's or setup action's result, with where it is written; an exception is an
+    error, never the participant's failure."""
     try:
-        return spec.kind.run(ctx, spec.typed)
-    except HarnessError as exc:
-        return CheckResult.errored(f"the check could not run: {exc}", name=spec.name)
+        result = spec.kind.run(ctx, spec.typed)
+    except (OSError, HarnessError) as exc:
+        cause = f"{spec.name} failed" if setup else "the check could not run"
+        result = CheckResult.errored(f"{cause}: {exc}", name=spec.name)
     except Exception as exc:  # a bug in the harness must never read as "you are wrong"
-        return CheckResult.errored(
+        result = CheckResult.errored(
             f"the check crashed ({type(exc).__name__}: {exc}); this is a Hook Lab bug, "
             "not your mistake",
             name=spec.name,
         )
+    result.details.setdefault("where", spec.where)
+    return result
 
 
 class LabRunner:
@@ -98,7 +102,9 @@ class LabRunner:
             )
         return lab, lab.step(self.progress.step)
 
-    def context(self, lab: Lab, root: Path | None = None) -> CheckContext:
+    def context(
+        self, lab: Lab, root: Path | None = None, step: StepState | None = None
+    ) -> CheckContext:
         # Everything the caller chose (backend, engine, live-view callbacks) carries over; only
         # the lab, the root and where the lab and the step stand are this run's own.
         lp = self.progress.labs.get(lab.id)
@@ -107,26 +113,21 @@ class LabRunner:
             lab_dir=lab.dir,
             root_override=root,
             lab_start_commit=lp.start_commit if lp else self.ws.head(),
-            step=StepState(),
+            step=step or StepState(),
         )
 
     # ---- running specs -----------------------------------------------------------------
     def run_actions(
         self, lab: Lab, specs: Sequence[Spec], root: Path | None = None
     ) -> list[CheckResult]:
-        ctx = self.context(lab, root)
-        if root is None:
-            # A solve's sensor run in the workspace (lab solve, goto, reset) is a run the
-            # person did not make: remembered, so a copy of its reports brought back later
-            # is no run of theirs (walk-g: goto 3's reports copied back at step 1).
-            ctx.step = StepState(reports_seen=self.progress.reports_seen)
+        # A solve's sensor run in the workspace (lab solve, goto, reset) is a run the person
+        # did not make: remembered, so a copy of its reports brought back later is no run of
+        # theirs (walk-g: goto 3's reports copied back at step 1).
+        seen = StepState(reports_seen=self.progress.reports_seen) if root is None else None
+        ctx = self.context(lab, root, seen)
         done: list[CheckResult] = []
         for spec in specs:
-            try:
-                result = spec.kind.run(ctx, spec.typed)
-            except (OSError, HarnessError) as exc:
-                result = CheckResult.errored(f"{spec.name} failed: {exc}", name=spec.name)
-            result.details.setdefault("where", spec.where)
+            result = _run_spec(ctx, spec, setup=True)
             done.append(result)
             if result.status is not Status.PASS:
                 break
@@ -183,9 +184,9 @@ class LabRunner:
         for spec in step.checks:
             if wrapper and spec.kind.slow(spec.typed):
                 result = maven_refusal(wrapper, spec.name)
+                result.details.setdefault("where", spec.where)
             else:
-                result = _run_check(ctx, spec)
-            result.details.setdefault("where", spec.where)
+                result = _run_spec(ctx, spec)
             results.append(result)
             if result.status is not Status.PASS and not every:
                 break
