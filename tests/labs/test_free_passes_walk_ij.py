@@ -1,0 +1,61 @@
+"""Free passes found by the walks walk-i (Labs 01–07) and walk-j (Labs 08–13), each tried as
+the walker did it."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness.engine.checks.scenario_kind import audit_gap
+from harness.results import Status
+from harness.workspace import Workspace
+from tests.labs.test_free_passes import at_step
+from tests.labs.test_free_passes_round7 import AUDIT_REPORT, AUDIT_SOLVED
+
+# walk-i, Lab 04 step 2: each of these passed as "the audit of UC-005 reports it covered".
+NOT_COVERED = [
+    ("UC-005 would be fully covered by tests once A2 gets one.", "would"),
+    ("UC-005 will be fully covered by tests after A2 and A3 get theirs.", "will"),
+    ("UC-005 is fully covered by tests only in its main flow; A2 has none.", "only"),
+    ("Is UC-005 fully covered by tests? I could not tell: the agent crashed.", "?"),
+    ("UC-005 is fully covered by tests: false.", "false"),
+    ("UC-005 is covered by no tests.", "no"),
+]
+COVERED = [
+    "UC-005: every step, flow and rule is covered. No gaps.",
+    "UC-005 is fully covered by tests.",
+    "Every flow and rule of UC-005 has a test: nothing missing.",
+    "UC-005 is covered. Nothing is missing.",
+    "# Coverage report: UC-005\n\nThe main scenario, A1 to A3 and BR-001 to BR-003 each have "
+    "a test. No gaps.",
+]
+
+
+@pytest.mark.parametrize(("report", "word"), NOT_COVERED)
+def test_lab04_an_audit_report_that_takes_covered_back_is_no_covered_report(
+    report: str, word: str
+) -> None:
+    assert audit_gap(report) == (
+        f"says more than that it is covered (“{word}”): an audit that found the use case "
+        "covered says so plainly, e.g. “UC-005 is fully covered by tests.”"
+    )
+
+
+@pytest.mark.parametrize("report", COVERED)
+def test_lab04_a_plain_covered_report_is_one(report: str) -> None:
+    assert audit_gap(report) is None
+
+
+def test_lab04_step2_a_conditional_covered_report_does_not_earn_done(
+    workspace: Workspace,
+) -> None:
+    """The check itself, as walk-i played it: the scenario's audit says "would be covered"."""
+    runner = at_step(workspace, "4", "audit")
+    scenario = workspace.root / "scenarios" / "status-guard.toml"
+    report = NOT_COVERED[0][0]
+    scenario.write_text(AUDIT_SOLVED.replace(AUDIT_REPORT, f'last_message = "{report}"'))
+
+    said = next(r for r in runner.check(every=True).results if r.name.startswith("scenario "))
+
+    assert said.status is Status.FAIL
+    assert "says more than that it is covered (“would”)" in said.message, said.message
+    assert "UC-005 is fully covered by tests." in said.message
