@@ -115,63 +115,10 @@ _COVERED = re.compile(r"\b(?:covered|tested|ha(?:s|ve)\s+(?:a\s+)?tests?)\b", re
 # a number), and "no"/"nothing" only before "gaps"/"missing". A list of gap words alone never
 # ends (walk-i: "would be covered once A2 gets one", "covered: false", "only in its main flow").
 _PLAIN = frozenset(
-    [
-        "a",
-        "all",
-        "an",
-        "and",
-        "are",
-        "audit",
-        "audited",
-        "audits",
-        "both",
-        "br",
-        "by",
-        "case",
-        "cases",
-        "complete",
-        "completely",
-        "coverage",
-        "covered",
-        "each",
-        "entirely",
-        "every",
-        "flow",
-        "flows",
-        "found",
-        "fully",
-        "gap",
-        "gaps",
-        "has",
-        "have",
-        "in",
-        "is",
-        "its",
-        "main",
-        "missing",
-        "no",
-        "nothing",
-        "of",
-        "own",
-        "path",
-        "paths",
-        "report",
-        "rule",
-        "rules",
-        "scenario",
-        "scenarios",
-        "step",
-        "steps",
-        "test",
-        "tested",
-        "tests",
-        "the",
-        "their",
-        "to",
-        "uc",
-        "use",
-        "with",
-    ]
+    """a all an and are audit audited audits both br by case cases complete completely
+    coverage covered each entirely every flow flows found fully gap gaps has have in is its
+    main missing no nothing of own path paths report rule rules scenario scenarios step steps
+    test tested tests the their to uc use with""".split()  # noqa: SIM905 (a word list reads better)
 )
 _ID = re.compile(r"^(?:[a-z]{1,3}-?\d+|\d+)$")
 _NONE_OF = frozenset({"gap", "gaps", "missing"})
@@ -181,7 +128,7 @@ def _unplain(report: str) -> str | None:
     """The first word by which a report says more than that the use case is covered."""
     if "?" in report:
         return "?"
-    words = re.findall(r"[A-Za-z]+(?:-\d+)?|\d+", report)
+    words: list[str] = re.findall(r"[A-Za-z]+(?:-\d+)?|\d+", report)
     for at, word in enumerate(words):
         low = word.lower()
         after = [w.lower() for w in words[at + 1 : at + 3]]
