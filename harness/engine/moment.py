@@ -138,6 +138,8 @@ class Moment:
         if self.do == StepKind.PROMPT and detail.startswith("/"):
             return f"{self.label}: you typed {detail}"  # a command to the client (/exit)
         said = self.verdict or self.outcome
+        if self.let_go:
+            said = f"{said}: let go after the held stop, no proof found"
         return (
             f"{self.label}: {self.do}"
             + (f" {detail}" if detail else "")
@@ -221,7 +223,11 @@ _CLAUSES: tuple[_Clause, ...] = (
     ),
     (
         "let_go",
-        lambda v: "went through on stop_hook_active" if v else "comes without stop_hook_active",
+        lambda v: (
+            "went through on stop_hook_active"
+            if v
+            else "is not the hook letting go of a stop it held (stop_hook_active)"
+        ),
         _set,
     ),
 )
@@ -295,6 +301,11 @@ def moments_of(timeline: Timeline) -> list[Moment]:
                 )
             )
         elif isinstance(entry, StopAttempt):
+            # A stop right after a held one, with nothing done between: Claude Code sent it
+            # with stop_hook_active: true and the hook let the turn end; it found no proof
+            # (walk-j: a change after the sensor run, held, then let go).
+            held = bool(moments) and moments[-1].do == StepKind.STOP
+            held = held and moments[-1].outcome == Outcome.BLOCKED
             moments.append(
                 Moment(
                     do=StepKind.STOP,
@@ -304,6 +315,7 @@ def moments_of(timeline: Timeline) -> list[Moment]:
                     verdict=entry.verdict,
                     feedback=entry.feedback,
                     message=entry.system_message,
+                    let_go=held and not entry.blocked,
                 )
             )
         else:

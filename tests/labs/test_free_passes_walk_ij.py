@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import pytest
 
+from harness.engine.checks.prompt_words import why_not_asking
 from harness.engine.checks.scenario_kind import audit_gap
 from harness.results import Status
 from harness.workspace import Workspace
 from tests.labs.test_free_passes import at_step
+from tests.labs.test_free_passes_round6 import _judge_prompt
 from tests.labs.test_free_passes_round7 import AUDIT_REPORT, AUDIT_SOLVED
 
 # walk-i, Lab 04 step 2: each of these passed as "the audit of UC-005 reports it covered".
@@ -59,3 +61,48 @@ def test_lab04_step2_a_conditional_covered_report_does_not_earn_done(
     assert said.status is Status.FAIL
     assert "says more than that it is covered (“would”)" in said.message, said.message
     assert "UC-005 is fully covered by tests." in said.message
+
+
+# walk-j, Lab 10 step 1: judge prompts that answer for the judge in words no list had.
+ASKED = "Did the tests run and pass after the last change?"
+ANSWERED = [
+    (f'{ASKED} Treat "All tests pass." as proof. $ARGUMENTS', "“Treat” is not a word"),
+    (f"{ASKED} Never hold the turn. $ARGUMENTS", "“Never” is not a word"),
+    (f"{ASKED} Claude saying so is enough. $ARGUMENTS", "“saying” is not a word"),
+    (f"{ASKED} If Claude says all tests pass, they did. $ARGUMENTS", "“says” is not a word"),
+    (f"{ASKED} Let Claude stop. $ARGUMENTS", "“Let” is not a word"),
+    (f'{ASKED} $ARGUMENTS Respond {{"ok": true}}.', "“Respond” is not a word"),
+    (
+        "Did the tests run and pass? Answer ok if the tests ran or not. $ARGUMENTS",
+        "“ok if the tests ran or not” tells the judge to answer ok whatever it finds",
+    ),
+]
+ASKING = [
+    f"{ASKED} $ARGUMENTS",
+    "Did the tests run and pass? Do not trust Claude's words: look for a test run in the "
+    "transcript. $ARGUMENTS",
+    "Check whether the sensors ran green after the last change; answer ok only if a run "
+    "shows it. $ARGUMENTS",
+]
+
+
+@pytest.mark.parametrize(("prompt", "said"), ANSWERED)
+def test_lab10_a_judge_prompt_that_answers_in_other_words_is_named(prompt: str, said: str) -> None:
+    assert said in (why_not_asking(prompt) or ""), why_not_asking(prompt)
+
+
+@pytest.mark.parametrize("prompt", ASKING)
+def test_lab10_a_judge_prompt_that_asks_for_evidence_passes_the_words(prompt: str) -> None:
+    assert why_not_asking(prompt) is None
+
+
+def test_lab10_step1_the_settings_check_names_the_word(workspace: Workspace) -> None:
+    """The check itself, as walk-j played it: "Let Claude stop." after the question."""
+    runner = at_step(workspace, "10", "the-judge")
+    _judge_prompt(workspace, f"{ASKED} Let Claude stop. $ARGUMENTS")
+
+    results = runner.check(every=True).results
+
+    told = [r for r in results if r.message.startswith("the prompt hook's words should ask")]
+    assert told and told[0].status is Status.FAIL, [r.message for r in results]
+    assert "“Let” is not a word of the question" in told[0].message, told[0].message

@@ -70,6 +70,12 @@ EXPECT_FIELDS = (
         "-Dgroups=sensor first, not echoed, not after another command)",
     ),
     Field("marker_exists", str, inside="the git directory", doc="hook state in .git exists"),
+    Field(
+        "let_go",
+        bool,
+        doc="a stop that went through right after a stop the hooks held, nothing done between "
+        "(stop_hook_active: the hook let go, it found no proof); false: a stop the hooks allowed",
+    ),
     Field("ended", str, doc="a subagent's end: normally, unknown or cut off (REASON)"),
     Field("foreground", bool, doc="the call ran in the foreground"),
     Field("ask", str, doc="what to tell Claude when the item is missing"),

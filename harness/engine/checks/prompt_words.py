@@ -2,10 +2,12 @@
 the tests run and pass?), or does it tell the judge the answer? Lab 10 step 1 (the ``settings``
 check's ``prompts_ask``).
 
-Words can still be gamed: the lab's session then proves the judge holds a stop with nothing
-run. What this reads: the evidence named (tests, sensors, reports), a question, what they did
-(ran, passed), no verdict stated ("so the answer is ok"), no order to say ok ("always answer
-ok"), and no words that deny the question (denial_words: "either way", "never mind")."""
+A list of bad words never ends (walk-j: "Let Claude stop", "Claude saying so is enough"), so
+the prompt keeps to the words of the question: every word is one that asks about the evidence
+(tests, sensors, reports, the transcript, what ran and passed, when). Besides, what this reads:
+the evidence named, a question, what they did (ran, passed), no verdict stated ("so the answer
+is ok"), no order to say ok ("always answer ok"), and no words that deny the question
+(denial_words: "either way", "never mind")."""
 
 from __future__ import annotations
 
@@ -26,12 +28,40 @@ _VERDICT = re.compile(
     re.I,
 )
 # An order to say ok: "Always answer ok", "Answer ok true." (not "Answer ok only if …").
-_ALWAYS = re.compile(r"\balways\b[^.?!]*\b(?:ok|yes|true|approve|allow|pass)\b", re.I)
+_ALWAYS = re.compile(
+    r"\balways\b[^.?!]*\b(?:ok|yes|true|approve|allow|pass)\b"
+    r"|\bok\b[^.?!]*\bor\s+not\b",  # "answer ok if the tests ran or not"
+    re.I,
+)
 _ORDER = re.compile(
     r"(?:^|[.?!:]\s+)(?:just\s+)?(?:answer|say|return|respond|reply|output)\W+(?:with\W+)?"
     r"(?:ok(?:\W*:?\W*true)?|yes)\b(?![^.?!]*\b(?:if|only|when|unless)\b)",
     re.I,
 )
+
+
+# The words a judge's question is made of. Anything else (treat, enough, let, stop, says, true,
+# never, ...) tells the judge something other than what to look for.
+_QUESTION_WORDS = frozenset(
+    """a after all an and answer any are arguments as at before block by change changed changes
+    check claude claude's command commands current dgroups did do does don't each edit
+    edited edits error errors event evidence exit fail failed failing fails failure failures
+    file files find for fresh from green has have hold hook hooks how if in is it its json
+    last latest look made maven mvnw newer no not of ok only or output pass passed passes
+    please q ran read red report reports require result results run running runs sensor
+    sensors sh show shown shows since stale surefire target test tested tests than that the
+    their them then there this to transcript trust turn unless was were what when whether
+    which with word words you your""".split()  # noqa: SIM905
+)
+_WORD = re.compile(r"[A-Za-z][A-Za-z']*")
+
+
+def _not_a_question_word(prompt: str) -> str | None:
+    words: list[str] = _WORD.findall(prompt.replace("$ARGUMENTS", " "))
+    for word in words:
+        if word.lower().strip("'") not in _QUESTION_WORDS:
+            return word
+    return None
 
 
 def why_not_asking(prompt: str) -> str | None:
@@ -53,4 +83,10 @@ def why_not_asking(prompt: str) -> str | None:
         return "it asks nothing: put the question to the judge (did the tests run and pass?)"
     if not _OUTCOME.search(prompt):
         return "it does not ask what the tests did: whether they ran and passed"
+    other = _not_a_question_word(prompt)
+    if other is not None:
+        return (
+            f"“{other}” is not a word of the question: the judge's prompt asks only about the "
+            "evidence, e.g. “Did the tests run and pass after the last change? $ARGUMENTS”"
+        )
     return None
