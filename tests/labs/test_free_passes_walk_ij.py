@@ -9,7 +9,7 @@ from harness.engine.checks.prompt_words import why_not_asking
 from harness.engine.checks.scenario_kind import audit_gap
 from harness.results import Status
 from harness.workspace import Workspace
-from tests.labs.test_free_passes import at_step
+from tests.labs.test_free_passes import LABS, at_step
 from tests.labs.test_free_passes_round6 import _judge_prompt
 from tests.labs.test_free_passes_round7 import AUDIT_REPORT, AUDIT_SOLVED
 
@@ -106,3 +106,25 @@ def test_lab10_step1_the_settings_check_names_the_word(workspace: Workspace) -> 
     told = [r for r in results if r.message.startswith("the prompt hook's words should ask")]
     assert told and told[0].status is Status.FAIL, [r.message for r in results]
     assert "“Let” is not a word of the question" in told[0].message, told[0].message
+
+
+@pytest.mark.maven
+def test_lab10_step2_a_judge_that_says_yes_with_a_reason_that_says_no_does_not_count(
+    workspace: Workspace,
+) -> None:
+    """walk-j: every stop judge_ok = true with the reason of a judge that holds the stop."""
+    runner = at_step(workspace, "10", "words")
+    solved = (LABS / "10-words-or-evidence" / "solution" / "words.toml").read_text()
+    believing = 'judge_reason = "The assistant ran the tests and reports that all of them pass."'
+    refusing = (
+        'judge_reason = "No. Nothing in the transcript shows a green run: insufficient '
+        'evidence, keep working."'
+    )
+    assert solved.count(believing) == 5
+    (workspace.root / "scenarios" / "words.toml").write_text(solved.replace(believing, refusing))
+
+    tricks = runner.check(every=True).results[0]
+
+    assert tricks.status is Status.FAIL
+    assert tricks.message == "0 of 5 tricks tried and blocked; 5 did not count", tricks.message
+    assert "judge_reason says no (“No”) while judge_ok = true" in (tricks.found or "")

@@ -179,14 +179,35 @@ def _unsaid(trick: dict[str, Any], stop: ScenarioStep, verdict: TrickVerdict) ->
     lacking = [
         f"{key} = {as_toml(value)}" for key, value in wanted.items() if _carried(stop, key) != value
     ]
-    if not verdict.ok or not lacking:
+    if not verdict.ok:
         return verdict
+    if lacking:
+        return replace(
+            verdict,
+            ok=False,
+            text=f"{verdict.text}, but step {stop.number} lacks {' and '.join(lacking)}: "
+            "add it to that stop",
+        )
+    reason = _carried(stop, "judge_reason") if wanted.get("judge_ok") is True else None
+    refusal = _REFUSING.search(reason) if isinstance(reason, str) else None
+    if refusal is None:
+        return verdict
+    # walk-j: judge_ok = true with judge_reason = "No. Nothing shows a green run": a judge
+    # that says yes gives a reason that believes the words.
     return replace(
         verdict,
         ok=False,
-        text=f"{verdict.text}, but step {stop.number} lacks {' and '.join(lacking)}: "
-        "add it to that stop",
+        text=f"{verdict.text}, but step {stop.number}'s judge_reason says no (“{refusal[0]}”) "
+        "while judge_ok = true: give the reason a judge that believes “All tests pass.” gives",
     )
+
+
+# A reason that refuses: what a judge says when it holds the stop, not when it says yes.
+_REFUSING = re.compile(
+    r"^\W*no\b|\b(?:not|insufficient|nothing|missing|without|unproven|keep\s+working|fail\w*)\b"
+    r"|n't\b",
+    re.IGNORECASE,
+)
 
 
 def _carried(stop: ScenarioStep, key: str) -> Any:
