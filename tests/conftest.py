@@ -219,7 +219,8 @@ def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
     """Each test's CPU-seconds, its fixtures' included, beside its time in the JUnit report
     (property cpu_seconds): on two busy cores a test's time says little of its cost, and a
-    test that mostly waits (on a client, a timeout) is one to overlap, not one to cut."""
+    test that mostly waits (on a client, a timeout) is one to overlap, not one to cut. Only
+    processes the test's own process waited for count: not what a tmux server or Docker ran."""
     if call.when == "teardown" and CPU_AT_SETUP in item.stash:
         spent = _cpu_seconds() - item.stash[CPU_AT_SETUP]
         item.user_properties.append(("cpu_seconds", f"{spent:.2f}"))
