@@ -59,7 +59,22 @@ mkdir -p build/test-results
 started=build/test-results/.test-sh-started
 touch "$started"
 status=0
-.venv/bin/nox -s lint tests labs || status=$?
+# Each session on its own, timed: its seconds and the CPU-seconds of what it ran (the user and
+# system time of its processes, as bash's `times` counts them), so a run says how much of the
+# two cores each left idle: the figure that decides whether two sessions could overlap.
+phases=""
+cpu_so_far() { # sets cpu: the CPU-seconds of this shell's finished children so far
+  times >"$started.times" # here: in a subshell, $(times) among them, the count starts at zero
+  cpu=$(awk 'NR == 2 { s = 0; for (i = 1; i <= NF; i++) { split($i, t, /[ms]/)
+    s += t[1] * 60 + t[2] }; printf "%.1f", s }' "$started.times")
+}
+for session in lint tests labs; do
+  began=$SECONDS && cpu_so_far && before=$cpu
+  .venv/bin/nox -s "$session" || status=$?
+  cpu_so_far
+  phases+="${phases:+, }\"$session\": {\"seconds\": $((SECONDS - began)), \"cpu_seconds\": "
+  phases+="$(awk -v a="$before" -v b="$cpu" 'BEGIN { printf "%.1f", b - a }')}"
+done
 report=build/test-results/pytest.xml
 count() { # count ATTRIBUTE: that attribute of this run's report's <testsuite>, else null
   local found=""
@@ -70,8 +85,9 @@ count() { # count ATTRIBUTE: that attribute of this run's report's <testsuite>, 
 {
   printf '{"seconds": %s, "exit": %s, "finished": "%s", "cpus": %s' \
     "$SECONDS" "$status" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$(nproc)"
-  printf ', "tests": %s, "failures": %s, "errors": %s, "skipped": %s}\n' \
+  printf ', "tests": %s, "failures": %s, "errors": %s, "skipped": %s' \
     "$(count tests)" "$(count failures)" "$(count errors)" "$(count skipped)"
+  printf ', "sessions": {%s}}\n' "$phases"
 } >build/test-results/test-sh.json
-rm -f "$started"
+rm -f "$started" "$started.times"
 exit "$status"

@@ -197,6 +197,36 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     return GroupScheduling(config, log)
 
 
+def _cpu_seconds() -> float:
+    """CPU-seconds so far of this process and of the children it has waited for."""
+    import resource
+
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+CPU_AT_SETUP = pytest.StashKey[float]()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
+    item.stash[CPU_AT_SETUP] = _cpu_seconds()
+    yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """Each test's CPU-seconds, its fixtures' included, beside its time in the JUnit report
+    (property cpu_seconds): on two busy cores a test's time says little of its cost, and a
+    test that mostly waits (on a client, a timeout) is one to overlap, not one to cut. Only
+    processes the test's own process waited for count: not what a tmux server or Docker ran."""
+    if call.when == "teardown" and CPU_AT_SETUP in item.stash:
+        spent = _cpu_seconds() - item.stash[CPU_AT_SETUP]
+        item.user_properties.append(("cpu_seconds", f"{spent:.2f}"))
+    yield
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _isolated_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """Keep tests away from the real $HOME (git config, ~/.m2, docker config)."""
