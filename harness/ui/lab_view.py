@@ -580,7 +580,10 @@ def print_solved(console: Console, results: Sequence[CheckResult], backup: Backu
     print_results(console, results)
     if backup:
         print_prose(console, backup_renderable(backup, "Backed up first:"))
-    console.print("Now run [bold]lab check[/].")
+    if all(r.status is Status.PASS for r in results):
+        console.print("Now run [bold]lab check[/].")
+    else:  # lab check would judge a half-applied solution
+        console.print("The solution is not applied: do what the fix says first.")
 
 
 def live_view(console: Console, first: RenderableType) -> Live:

@@ -17,7 +17,7 @@ from rich.console import Console
 from harness.ui.lab_view import print_moved
 from harness.ui.prose import print_prose
 from harness.workspace import Workspace
-from tests.builders import reach_step
+from tests.builders import reach_step, run_lab
 
 WIDTHS = (80, 100, 120)
 
@@ -69,3 +69,34 @@ def test_lab07_reset_at_step3_keeps_the_persons_own_step2_hook(workspace: Worksp
         assert "step 3 is back as it began: steps 1 and 2 as you passed them" in said, screen
         assert "lab's solution" not in said, screen
         assert all(len(line) <= width for line in screen.splitlines()), screen
+
+
+# ---- 2. lab solve --apply on a file the person changed: their change, not the machine -------
+
+
+def test_lab05_solve_apply_after_an_edit_names_the_edit_and_the_way_out(
+    workspace: Workspace,
+) -> None:
+    """Walk g, Lab 05: ``lab solve --apply`` after editing the strict lines said "you changed
+    it since", then "This is the harness or the machine, not your work" and "Now run lab
+    check.": two causes, and a next step that judges a solution never applied."""
+    reach_step(workspace, "5", "strict-stop-hook")
+    hook = workspace.root / ".claude" / "hooks" / "require-sensors.sh"
+    hook.write_text(hook.read_text().replace("exit 2; }", "exit 0; }"))
+    for width in WIDTHS:
+        proc = run_lab(workspace.root, "solve", "--apply", env={"COLUMNS": str(width)})
+        assert proc.returncode == 1, proc
+        screen = proc.stdout
+        said = joined(screen)
+        assert "harness or the machine" not in said and "ERROR" not in said, screen
+        assert "Now run lab check" not in said, screen
+        assert (
+            "✘ FAIL replace: .claude/hooks/require-sensors.sh is not as this step's solution "
+            "expects: the lines it replaces (below) are no longer in it, because you changed "
+            "them since the step began" in said
+        ), screen
+        lines = screen.splitlines()
+        assert any("git checkout .claude/hooks/require-sensors.sh" in ln for ln in lines), screen
+        assert any("lab solve --apply again" in ln for ln in lines), screen
+        assert "The solution is not applied: do what the fix says first." in said, screen
+        assert all(len(line) <= width for line in lines), screen
