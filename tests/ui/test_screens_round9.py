@@ -10,14 +10,18 @@ sees, screens at 80, 100 and 120 columns.
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import pytest
 from rich.console import Console
 
+from harness.claude.client.driver import ClaudeCodeSession
+from harness.claude.client.install import find_client
 from harness.ui.lab_view import print_moved
 from harness.ui.prose import print_prose
 from harness.workspace import Workspace
 from tests.builders import reach_step, run_lab
+from tests.recorded_sessions import APPROVED, ASK_DONE, DONE, UC5
 
 WIDTHS = (80, 100, 120)
 
@@ -100,3 +104,46 @@ def test_lab05_solve_apply_after_an_edit_names_the_edit_and_the_way_out(
         assert any("lab solve --apply again" in ln for ln in lines), screen
         assert "The solution is not applied: do what the fix says first." in said, screen
         assert all(len(line) <= width for line in lines), screen
+
+
+# ---- 4. Lab 11 step 4: the audit's marker made outside the session --------------------------
+
+
+def test_lab11_step4_a_marker_made_by_hand_mid_session_is_named_with_the_fix(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    """Walk h, Lab 11 step 4: Done refused, the marker written by hand in another terminal,
+    the edit tried again and let through. ``lab check`` said only "the recorded session does
+    not replay … recorded 'ran', Hook Lab's replay gave 'refused by guard-spec-status.sh'": no
+    cause, no fix. Real: the pinned client (scripted model), the workspace's own hooks."""
+    client = find_client()
+    if client is None:
+        pytest.skip("the pinned Claude Code client is not installed (lab doctor)")
+    reach_step(workspace, "11", "earn-done")
+    root, config = workspace.root, tmp_path / "claude-home"
+    with ClaudeCodeSession(root, client=client, transcript_dir=config) as session:
+        session.session_start()
+        session.prompt(ASK_DONE)
+        session.edit(UC5, APPROVED, DONE)  # refused: no audit yet
+        marker = root / ".git" / "aiup-coverage-checked" / "UC-005"
+        marker.parent.mkdir(parents=True)
+        marker.write_text("audited by hand\n")  # the walker's other terminal
+        session.edit(UC5, APPROVED, DONE)
+        session.stop("UC-005 is Done.")
+    for width in WIDTHS:
+        env = {"COLUMNS": str(width), "CLAUDE_CONFIG_DIR": str(config)}
+        proc = run_lab(root, "check", env=env)
+        assert proc.returncode == 1, proc
+        screen = proc.stdout
+        said = joined(screen)
+        assert (
+            "the coverage audit's marker .git/aiup-coverage-checked/UC-005 is in the workspace, "
+            "but no coverage audit of this session wrote it: Claude's Edit "
+            "(docs/use_cases/UC-005-add-visit.md) call at transcript line"
+        ) in said, screen
+        assert "was it made by hand, or by another session?" in said, screen
+        assert (
+            "fix: remove it (rm -r .git/aiup-coverage-checked), start claude again and let the "
+            "audit agent (aiup-vaadin-jooq:uc-coverage) run" in said
+        ), screen
+        assert all(len(line) <= width for line in screen.splitlines()), screen
