@@ -17,10 +17,14 @@ from rich.console import Console
 
 from harness.claude.client.driver import ClaudeCodeSession
 from harness.claude.client.install import find_client
-from harness.ui.lab_view import print_moved
+from harness.claude.recorded import read_session
+from harness.engine.checks.live_causes import diagnose
+from harness.engine.manifest import find_lab
+from harness.results import CheckResult
+from harness.ui.lab_view import hint_panel, print_moved, result_renderable
 from harness.ui.prose import print_prose
 from harness.workspace import Workspace
-from tests.builders import reach_step, run_lab
+from tests.builders import REPO_ROOT, reach_step, run_lab
 from tests.recorded_sessions import APPROVED, ASK_DONE, DONE, UC5
 
 WIDTHS = (80, 100, 120)
@@ -147,3 +151,45 @@ def test_lab11_step4_a_marker_made_by_hand_mid_session_is_named_with_the_fix(
             "audit agent (aiup-vaadin-jooq:uc-coverage) run" in said
         ), screen
         assert all(len(line) <= width for line in screen.splitlines()), screen
+
+
+# ---- 6. Lab 11 step 4: the client's own question, and hints that lead out of the refusal -----
+
+REFUSALS = REPO_ROOT / "tests" / "claude" / "transcripts" / "claude-code-2.1.332-refusals"
+EDIT_ASKED = "'Do you want to make this edit to …?' before an edit"
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_lab11_step4_auto_modes_refusal_names_the_question_the_client_asks(width: int) -> None:
+    """Walk h: the fix said "answer Yes to 'Do you want to proceed?'", but in ``claude
+    --permission-mode manual`` the audit agent ran without a question and the client asked
+    "Do you want to make this edit to UC-005-add-visit.md?". Real: a transcript the pinned
+    client wrote when auto mode's check had no usable answer (the walker's case)."""
+    timeline = read_session(REFUSALS / "auto-mode-no-verdict.jsonl")
+    cause = diagnose(timeline, Path(timeline.cwd), matched=0)
+    assert cause is not None and "auto mode refused" in cause.headline
+    result = CheckResult.failed(cause.headline, name="your session", details={"fix": cause.fix})
+    screen = shown(result_renderable(result), width)
+    said = joined(screen)
+    assert "answer Yes each time it asks (" + EDIT_ASKED in said, screen
+    assert "'Do you want to proceed?' before a command); then do the step again" in said, screen
+    assert any("claude --permission-mode manual" in line for line in screen.splitlines()), screen
+    assert all(len(line) <= width for line in screen.splitlines()), screen
+
+
+def test_lab11_step4_hints_1_and_2_lead_out_of_auto_modes_refusal() -> None:
+    """Walk h, after the refusal: hint 1 opened with "Run claude in the workspace folder
+    itself" and told to answer Yes "when it asks to run the agent" (manual mode does not ask
+    for the agent; it asks before the edit); hint 2 sent the person to type the audit in the
+    same auto-mode session."""
+    step = find_lab("11").step("earn-done")
+    first, second = step.hints[:2]
+    assert first.startswith("Did the screen say `Not run · auto mode's check had no usable"), first
+    assert "`Do you want to make this edit to UC-005-add-visit.md?`" in first, first
+    assert "asks to run the agent" not in first, first
+    assert "same auto-mode session meets the same refusal" in second, second
+    assert "`claude --permission-mode manual`" in second and "answer Yes" in second, second
+    for width in WIDTHS:
+        for n, hint in enumerate((first, second), 1):
+            screen = shown(hint_panel(step, n, hint), width)
+            assert all(len(line) <= width for line in screen.splitlines()), screen
