@@ -10,6 +10,8 @@ sees, screens at 80, 100 and 120 columns.
 from __future__ import annotations
 
 import io
+import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -19,8 +21,9 @@ from harness.claude.client.driver import ClaudeCodeSession
 from harness.claude.client.install import find_client
 from harness.claude.recorded import read_session
 from harness.engine.checks.live_causes import diagnose
+from harness.engine.context import CheckContext
 from harness.engine.manifest import find_lab
-from harness.results import CheckResult
+from harness.results import CheckResult, Status
 from harness.ui.lab_view import hint_panel, print_moved, result_renderable
 from harness.ui.prose import print_prose
 from harness.workspace import Workspace
@@ -193,3 +196,42 @@ def test_lab11_step4_hints_1_and_2_lead_out_of_auto_modes_refusal() -> None:
         for n, hint in enumerate((first, second), 1):
             screen = shown(hint_panel(step, n, hint), width)
             assert all(len(line) <= width for line in screen.splitlines()), screen
+
+
+# ---- 5. Lab 10 step 3: the prompt hook moved to .claude/settings.local.json is named --------
+
+
+def test_lab10_step3_a_prompt_hook_in_settings_local_json_is_named_with_its_place(
+    workspace: Workspace,
+) -> None:
+    """Walk h, Lab 10 step 3: the prompt hook moved from .claude/settings.json into
+    .claude/settings.local.json. ``✔ PASS file .claude/settings.json: as expected``, then a
+    failure asking to take the prompt hook out of the Stop group, and settings.local.json was
+    never named. Real: the lab's own check, its session played with Maven."""
+    reach_step(workspace, "10", "evidence")
+    claude = workspace.root / ".claude"
+    settings = json.loads((claude / "settings.json").read_text())
+    stop = settings["hooks"]["Stop"][0]["hooks"]
+    prompt = next(h for h in stop if h.get("type") == "prompt")
+    stop.remove(prompt)
+    (claude / "settings.json").write_text(json.dumps(settings, indent=2) + "\n")
+    local = {"hooks": {"Stop": [{"hooks": [prompt]}]}}
+    (claude / "settings.local.json").write_text(json.dumps(local, indent=2) + "\n")
+    # As the walker did: smoke.sh after changing a hook file (require-sensors.sh asks for it).
+    smoke = subprocess.run(
+        ["./.claude/hooks/smoke.sh"], cwd=workspace.root, capture_output=True, text=True
+    )
+    assert smoke.returncode == 0, smoke.stdout[-2000:]
+    lab = find_lab("10")
+    spec = next(c for c in lab.step("evidence").checks if c.name == "hook_session")
+    result = spec.kind.run(CheckContext(workspace, lab.dir), spec.typed)
+    assert result.status is Status.FAIL, result
+    for width in WIDTHS:
+        screen = shown(result_renderable(result), width)
+        said = joined(screen)
+        assert "the hook that held it is in .claude/settings.local.json" in said, screen
+        assert (
+            "session step 5 (stop) was held by a prompt hook that .claude/settings.local.json "
+            "registers (hooks.Stop[0].hooks[0]), not .claude/settings.json" in said
+        ), screen
+        assert all(len(line) <= width for line in screen.splitlines()), screen
