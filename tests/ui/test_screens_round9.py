@@ -235,3 +235,47 @@ def test_lab10_step3_a_prompt_hook_in_settings_local_json_is_named_with_its_plac
             "registers (hooks.Stop[0].hooks[0]), not .claude/settings.json" in said
         ), screen
         assert all(len(line) <= width for line in screen.splitlines()), screen
+
+
+# ---- 3. Lab 03 step 3: a sensor run with a command after it is named as such -----------------
+
+PUTGREEN = "touch target/surefire-reports/*.xml\n"  # walk-e's putgreen.sh, in one line
+
+
+def test_lab03_step3_a_command_after_the_sensor_run_is_the_trouble_named(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    """Walk g, Lab 03 step 3, live: Claude ran ``./mvnw -q test -Dgroups=sensor; bash
+    putgreen.sh`` in the foreground; the fix said "run ./mvnw -q test -Dgroups=sensor in the
+    foreground", the wrong trouble: the command after ``;`` is why it is no sensor run.
+    Real: the pinned client (scripted model), Maven, the workspace's Stop hook."""
+    client = find_client()
+    if client is None:
+        pytest.skip("the pinned Claude Code client is not installed (lab doctor)")
+    reach_step(workspace, "3", "your-session")
+    root, config = workspace.root, tmp_path / "claude-home"
+    (tmp_path / "putgreen.sh").write_text(PUTGREEN)
+    chained = f"./mvnw -q test -Dgroups=sensor; bash {tmp_path}/putgreen.sh"
+    with ClaudeCodeSession(root, client=client, transcript_dir=config) as session:
+        session.session_start()
+        session.prompt("Add a one-line note to docs/notes.md, then tell me you are done.")
+        session.write("docs/notes.md", "A note from the session.\n")
+        session.stop("Done.")  # held: no sensor run since the change
+        session.bash(chained)
+        session.stop("Done: the note is in and the sensors are green.")
+    for width in WIDTHS:
+        env = {"COLUMNS": str(width), "CLAUDE_CONFIG_DIR": str(config)}
+        proc = run_lab(root, "check", env=env)
+        assert proc.returncode == 1, proc
+        screen = proc.stdout
+        said = joined(screen)
+        fix = said[said.index("fix: ") :]
+        assert "in the foreground" not in fix, screen
+        assert (
+            f"({chained}) is no sensor run: bash {tmp_path}/putgreen.sh runs after "
+            "it and may put other reports in place of the run's; tell Claude: run ./mvnw -q "
+            "test -Dgroups=sensor on its own, nothing after it" in fix
+        ), screen
+        lines = screen.splitlines()
+        assert any("./mvnw -q test -Dgroups=sensor on its own" in ln for ln in lines), screen
+        assert all(len(line) <= width for line in lines if chained not in line), screen

@@ -46,7 +46,8 @@ TRUSTED = (
         re.compile(r"target/surefire-reports(?:/[\w.*-]+)?"),
         "the sensors' reports",
         "no sensor run wrote them: the hooks trust target/surefire-reports as Maven's own",
-        "start claude again and ask it to run ./mvnw -q test -Dgroups=sensor in the foreground",
+        "start claude again and ask it to run ./mvnw -q test -Dgroups=sensor on its own, "
+        "nothing after it, and to write nothing into target/surefire-reports",
     ),
 )
 TOOL_USE_ERROR = "<tool_use_error>"
