@@ -24,7 +24,7 @@ from harness.engine.checks.live_causes import diagnose
 from harness.engine.context import CheckContext
 from harness.engine.manifest import find_lab
 from harness.results import CheckResult, Status
-from harness.ui.lab_view import hint_panel, print_moved, result_renderable
+from harness.ui.lab_view import hint_panel, print_moved, print_step_run, result_renderable
 from harness.ui.prose import print_prose
 from harness.workspace import Workspace
 from tests.builders import REPO_ROOT, reach_step, run_lab
@@ -279,3 +279,34 @@ def test_lab03_step3_a_command_after_the_sensor_run_is_the_trouble_named(
         lines = screen.splitlines()
         assert any("./mvnw -q test -Dgroups=sensor on its own" in ln for ln in lines), screen
         assert all(len(line) <= width for line in lines if chained not in line), screen
+
+
+# ---- 7. Lab 02 step 2: one verdict per file ---------------------------------------------------
+
+TEST_FILE = "src/test/java/ai/unifiedprocess/petclinic/UC003RegisterOwnerTest.java"
+
+
+def test_lab02_step2_a_file_that_fails_one_check_is_not_also_as_expected(
+    workspace: Workspace,
+) -> None:
+    """Walk g, Lab 02 step 2, the annotations' scenario dropped: ``✔ PASS file
+    …UC003RegisterOwnerTest.java: as expected`` and, on the next lines, ``✘ FAIL file
+    …UC003RegisterOwnerTest.java: an A1 test's annotation is gone``. Real: the lab's checks and
+    Maven, as lab check runs them; the screen as print_step_run draws it."""
+    runner = reach_step(workspace, "2", "fix-annotations")
+    path = workspace.root / TEST_FILE
+    path.write_text(path.read_text().replace(', scenario = "A1: Validation Errors"', ""))
+    subprocess.run(
+        ["./mvnw", "-q", "test", "-Dgroups=sensor"], cwd=workspace.root, capture_output=True
+    )
+    run = runner.check(every=True)
+    named = [r for r in run.results if r.name == f"file {TEST_FILE}"]
+    assert {r.status for r in named} == {Status.PASS, Status.FAIL}, named  # two checks, one file
+    for width in WIDTHS:
+        console, out = console_at(width)
+        print_step_run(console, run)
+        screen = out.getvalue()
+        said = joined(screen)
+        assert f"✘ FAIL file {TEST_FILE}: an A1 test's annotation is gone" in said, screen
+        assert f"PASS file {TEST_FILE}" not in said, screen
+        assert said.count(f"file {TEST_FILE}") == 1, screen
