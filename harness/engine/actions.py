@@ -136,11 +136,17 @@ def _replace(ctx: CheckContext, p: ReplaceParams) -> CheckResult:
         left = [ln for ln in text.splitlines() if ln.strip() and ln.strip() in gone]
         if p.new in text and not left:
             return CheckResult.passed(f"{p.path} already has the change", name="replace")
-        return CheckResult.errored(
-            f"{p.path} no longer contains the text to replace (you changed it since)",
+        # The person's edit, not the machine: a failure naming it and the way out.
+        return CheckResult.failed(
+            f"{p.path} is not as this step's solution expects: the lines it replaces "
+            "(below) are no longer in it, because you changed them since the step began",
             name="replace",
             expected=p.old[:300],
-            details={"fix": f"git checkout {p.path} (or lab reset), then try again"},
+            details={
+                "fix": f"put the step's version back: `git checkout {p.path}` (yours stays in "
+                "the backup named below), then `lab solve --apply` again; or make the change "
+                "by hand, as `lab solve` shows it"
+            },
         )
     count = -1 if p.all else 1
     path.write_text(text.replace(p.old, p.new, count))

@@ -493,28 +493,21 @@ class LabRunner:
             # Reports of the earlier attempt go, as on `lab start`: a `touch` would make them
             # look fresh. The steps replayed below write their own.
             clear_build_output(self.ws.fixture, self.ws.root)
-            actions: list[CheckResult] = []
             self.progress.lab = lab.id
-            for step in lab.steps[: target.index]:
-                if not lp.step(step.id).passed:
-                    lp.step(step.id).skipped_by_goto = True
-                for specs in (step.setup, step.solve):
-                    done = self.run_actions(lab, specs)
-                    actions.extend(done)
-                    if done and done[-1].status is not Status.PASS:
-                        self._save(f"{lab.id}: goto {target.id} stopped at {step.id}")
-                        kept = f"your files are backed up: {backup.restore_hint}" if backup else ""
-                        raise HarnessError(
-                            f"fast-forward stopped at step {step.id}: {done[-1].message}",
-                            fix=kept or f"lab reset {target.index + 1}",
-                        )
-            note = ""
+            actions, own = self._replay_earlier(lab, target, backup, keep_own=action == "reset")
+            note = kept_note(lab, target, own) if action == "reset" else ""
             if lp.completed_at:
                 # A revisit: the passes stay (lab list, the trainer); lab next asks for new ones.
                 lp.revisited_at = time.time()
-                note = (
-                    "this lab stays complete, your passes kept; you walk it again from step "
-                    f"{target.index + 1}"
+                note = "; ".join(
+                    filter(
+                        None,
+                        (
+                            "this lab stays complete, your passes kept; you walk it again from "
+                            f"step {target.index + 1}",
+                            note,
+                        ),
+                    )
                 )
             else:
                 for step in lab.steps[target.index :]:
@@ -524,6 +517,37 @@ class LabRunner:
             actions.extend(self._enter(lab, target))
         return Moved(lab, target, actions, backup, note=note)
 
+    def _replay_earlier(
+        self, lab: Lab, target: Step, backup: Backup | None, *, keep_own: bool
+    ) -> tuple[list[CheckResult], list[Step]]:
+        """Every step before ``target``: its setup and solve again. ``keep_own`` (a reset): a
+        step the participant passed in this walk then gets their files as it passed, not the
+        solution's, so a reset of step 4 keeps their own step-2 hook (walk g, Lab 07). Returns
+        the actions and the steps whose own files were kept."""
+        lp = self.progress.lab_progress(lab.id)
+        actions: list[CheckResult] = []
+        own: list[Step] = []
+        for step in lab.steps[: target.index]:
+            if not lp.step(step.id).passed:
+                lp.step(step.id).skipped_by_goto = True
+            for specs in (step.setup, step.solve):
+                done = self.run_actions(lab, specs)
+                actions.extend(done)
+                if done and done[-1].status is not Status.PASS:
+                    self._save(f"{lab.id}: goto {target.id} stopped at {step.id}")
+                    kept = f"your files are backed up: {backup.restore_hint}" if backup else ""
+                    raise HarnessError(
+                        f"fast-forward stopped at step {step.id}: {done[-1].message}",
+                        fix=kept or f"lab reset {target.index + 1}",
+                    )
+            passed = lp.passed_this_walk(step.id) if keep_own else None
+            snapshot = str((passed or {}).get("snapshot") or "")
+            if snapshot and snapshot.encode() in self.ws.repo:
+                # Only the files: the solve's build output (reports) stays, as a goto has it.
+                self.ws.restore_commit(snapshot)
+                own.append(step)
+        return actions, own
+
     def reset(self, ref: str | None = None) -> Moved:
         """Put a step (default: the current one) back to its start; a completed lab starts
         over at its first step."""
@@ -531,6 +555,28 @@ class LabRunner:
             self.lab()  # no lab started: say how to start one
             ref = self.progress.step or "1"
         return self.goto(ref, action="reset")
+
+
+def kept_note(lab: Lab, target: Step, own: Sequence[Step]) -> str:
+    """What a reset did with the steps before ``target``, in words: the participant's own files
+    of the steps they passed, the lab's solution for the rest (named, with where theirs are)."""
+    earlier = lab.steps[: target.index]
+    if not earlier:
+        return ""
+
+    def numbers(steps: Sequence[Step]) -> str:
+        said = [str(s.index + 1) for s in steps]
+        head = "step " if len(said) == 1 else "steps "
+        return head + (said[0] if len(said) == 1 else ", ".join(said[:-1]) + " and " + said[-1])
+
+    theirs = [s for s in earlier if s not in own]
+    parts = [f"{numbers(own)} as you passed {'it' if len(own) == 1 else 'them'}"] if own else []
+    if theirs:
+        parts.append(
+            f"{numbers(theirs)} from the lab's solution (not passed by you in this walk; "
+            "your files are in the backup above)"
+        )
+    return f"step {target.index + 1} is back as it began: " + "; ".join(parts)
 
 
 def _history_of(old: StepProgress) -> StepProgress:

@@ -45,8 +45,30 @@ def runs_sensors(command: str) -> bool:
     return _harmless_after(command[found.end() :])
 
 
+def why_no_sensor_run(command: str) -> str:
+    """Why a command that names ``-Dgroups=sensor`` is no sensor run, in words a person acts
+    on ("" when it is one, or when it does not start with the Maven run at all)."""
+    found = _SENSOR_RUN.match(command)
+    if found is None:
+        return ""
+    skips = SKIPS_TESTS.search(found.group("run"))
+    if skips:
+        return f"its {skips.group(1)} skips the tests"
+    if _SOME_TESTS.search(found.group("run")):
+        return "its -Dtest= runs only some tests, not every sensor"
+    after = _after(command[found.end() :])
+    return (
+        f"`{after}` runs after it and may put other reports in place of the run's" if after else ""
+    )
+
+
 def _harmless_after(rest: str) -> bool:
     """What follows the run only filters its output or its exit code."""
+    return not _after(rest)
+
+
+def _after(rest: str) -> str:
+    """The first command after the run that may change its reports ("" when none does)."""
     rest = re.sub(r"\d?>&\d|&>>?", " ", rest)  # 2>&1, &>log: redirections, no operator
     ops = list(_NEXT.finditer(rest))
     for n, op in enumerate(ops):
@@ -60,8 +82,8 @@ def _harmless_after(rest: str) -> bool:
             continue
         if words[0] in ("echo", "printf", "true", ":") and ">" not in rest[op.end() : end]:
             continue  # says something, writes no file
-        return False
-    return True
+        return " ".join(words)
+    return ""
 
 
-__all__ = ["SKIPS_TESTS", "runs_sensors"]
+__all__ = ["SKIPS_TESTS", "runs_sensors", "why_no_sensor_run"]

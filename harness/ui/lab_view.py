@@ -214,8 +214,16 @@ def print_results(console: Console, results: Sequence[CheckResult], skipped: int
         )
 
 
+def one_verdict_each(results: Sequence[CheckResult]) -> list[CheckResult]:
+    """A check's passes left out where another check of the same name (the same file) fails:
+    "✔ PASS file X: as expected" beside "✘ FAIL file X: …" reads as two verdicts on one
+    file (walk g, Lab 02 step 2). ``--json`` keeps every result."""
+    failing = {r.name for r in results if r.status is not Status.PASS}
+    return [r for r in results if r.status is not Status.PASS or r.name not in failing]
+
+
 def print_step_run(console: Console, run: StepRun) -> None:
-    print_results(console, run.results, run.skipped)
+    print_results(console, one_verdict_each(run.results), run.skipped)
     if run.status is Status.PASS:
         last = run.step.index + 1 == len(run.lab.steps)
         console.print(
@@ -580,7 +588,10 @@ def print_solved(console: Console, results: Sequence[CheckResult], backup: Backu
     print_results(console, results)
     if backup:
         print_prose(console, backup_renderable(backup, "Backed up first:"))
-    console.print("Now run [bold]lab check[/].")
+    if all(r.status is Status.PASS for r in results):
+        console.print("Now run [bold]lab check[/].")
+    else:  # lab check would judge a half-applied solution
+        console.print("The solution is not applied: do what the fix says first.")
 
 
 def live_view(console: Console, first: RenderableType) -> Live:

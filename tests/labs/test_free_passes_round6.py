@@ -566,6 +566,6 @@ def test_lab05_solve_on_hand_edited_strict_lines_says_the_text_is_gone(
     (said,) = results
     assert said.status is not Status.PASS, said.message  # not "already has the change"
     assert said.message.startswith(
-        ".claude/hooks/require-sensors.sh no longer contains the text to replace"
+        ".claude/hooks/require-sensors.sh is not as this step's solution expects"
     ), said.message
     assert "git checkout .claude/hooks/require-sensors.sh" in str(said.details.get("fix"))

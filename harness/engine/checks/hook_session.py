@@ -29,6 +29,7 @@ from harness.claude.scenario import (
 from harness.claude.settings import load_settings
 from harness.claude.vocabulary import BOTH, OUTCOMES, STEP_KINDS
 from harness.engine.checks import tricks as trick_check
+from harness.engine.checks.local_settings import LOCAL, local_hooks_that_held
 from harness.engine.checks.session_judge import (
     ASSERTION_FIELDS,
     LET_GO,
@@ -309,11 +310,13 @@ def _verdict(
             if headline.startswith(PREDICTIONS_WRONG)
             else _describe_expected(scenario, asserts, s)
         )
+        # A hook of settings.local.json held it: say where, as settings.json has none.
+        local = local_hooks_that_held(workspace, play.steps)
         return CheckResult.failed(
-            headline,
+            f"{headline}; the hook that held it is in {LOCAL}" if local else headline,
             name=title,
             expected=expected,
-            found="\n".join([*shown, *failures]),
+            found="\n".join([*shown, *failures, *local]),
             output=_output(play.steps),
             details=details,
         )

@@ -164,11 +164,27 @@ def _called(call: ToolCall, cwd: str) -> str:
     return f"{call.name} ({detail})" if detail else call.name
 
 
+# The pinned client's own questions (2.1.332): an edit asks "Do you want to make this edit to
+# NAME?", a command "Do you want to proceed?" (walk h saw the first, not the second, in manual
+# mode, where the audit agent itself ran without a question).
+EDIT_QUESTION = "Do you want to make this edit to {name}?"
+COMMAND_QUESTION = "Do you want to proceed?"
 MANUAL_FIX = (
-    "start claude in {root} as `claude --permission-mode manual` (it asks before such a call "
-    "instead of asking auto mode's check) and answer Yes to 'Do you want to proceed?'; then do "
-    "the step again"
+    "start claude in {root} as `claude --permission-mode manual` (it asks you before a call "
+    "instead of asking auto mode's check) and answer Yes each time it asks ('"
+    + EDIT_QUESTION.format(name="…")
+    + f"' before an edit, '{COMMAND_QUESTION}' before a command); then do the step again"
 )
+
+
+def answer_yes(call: ToolCall) -> str:
+    """Answer Yes to what the client asked before ``call``, in its own words where known."""
+    path = str(call.input.get("file_path") or "")
+    if call.name in ("Edit", "MultiEdit") and path:
+        return f"answer Yes to '{EDIT_QUESTION.format(name=Path(path).name)}'"
+    if call.name == "Bash":
+        return f"answer Yes to '{COMMAND_QUESTION}'"
+    return "answer Yes when it asks before that call"
 
 
 def mode_refused(call: ToolCall, root: Path, cwd: str) -> LiveCause:
@@ -178,8 +194,8 @@ def mode_refused(call: ToolCall, root: Path, cwd: str) -> LiveCause:
         return LiveCause(
             f"Claude Code asked before Claude's {where} and the answer was No: the tool never "
             "ran, so the step's hooks never saw it",
-            f"start claude in {root} again, give it the step's prompt and answer Yes to 'Do "
-            "you want to proceed?'; then do the step again",
+            f"start claude in {root} again, give it the step's prompt and {answer_yes(call)}; "
+            "then do the step again",
         )
     said = (
         "its safety check had no usable answer (the screen said 'Not run · auto mode's check "

@@ -46,7 +46,8 @@ TRUSTED = (
         re.compile(r"target/surefire-reports(?:/[\w.*-]+)?"),
         "the sensors' reports",
         "no sensor run wrote them: the hooks trust target/surefire-reports as Maven's own",
-        "start claude again and ask it to run ./mvnw -q test -Dgroups=sensor in the foreground",
+        "start claude again and ask it to run ./mvnw -q test -Dgroups=sensor on its own, "
+        "nothing after it, and to write nothing into target/surefire-reports",
     ),
 )
 TOOL_USE_ERROR = "<tool_use_error>"
@@ -83,7 +84,42 @@ def replay_cause(
             return trusted
         if line == call.line and _client_refused(call):
             return _refused_by_client(call, timeline.cwd)
-    return None
+    return _marker_from_outside(timeline, root, divergence, line)
+
+
+AUDIT_MARKERS = ".git/aiup-coverage-checked"
+AUDITOR = "uc-coverage"
+
+
+def _marker_from_outside(
+    timeline: Timeline, root: Path, divergence: str, line: int | None
+) -> LiveCause | None:
+    """The replay refuses a call the recording let run, and the audit's marker is in the
+    workspace though no audit agent of the session came before that call and no call of it
+    wrote the marker: it came from outside the session (walk h wrote it by hand in another
+    terminal mid-session; the check said only "recorded 'ran', … gave 'refused by …'")."""
+    refused = re.search(r"recorded 'ran', .*? gave 'refused by ([\w.-]+)'", divergence)
+    folder = root / AUDIT_MARKERS
+    markers = sorted(p.name for p in folder.iterdir() if p.is_file()) if folder.is_dir() else []
+    if line is None or refused is None or not markers:
+        return None
+    audits = [
+        c
+        for c in timeline.tool_calls
+        if c.subagent is not None and AUDITOR in c.subagent.agent_type and c.line < line
+    ]
+    call = next((c for c in timeline.tool_calls if c.line == line), None)
+    if audits or call is None:
+        return None
+    marker = f"{AUDIT_MARKERS}/{markers[0]}"
+    return LiveCause(
+        f"the coverage audit's marker {marker} is in the workspace, but no coverage audit of "
+        f"this session wrote it: Claude's {_called(call, timeline.cwd)} call at transcript line "
+        f"{line} went through only because of it (without it {refused.group(1)} refuses the "
+        f"call, as {REPLAY} did); was it made by hand, or by another session?",
+        f"remove it (rm -r {AUDIT_MARKERS}), start claude again and let the audit agent "
+        "(aiup-vaadin-jooq:uc-coverage) run; its hook writes the marker; then do the step again",
+    )
 
 
 def _written_paths(call: ToolCall, cwd: str, *, removals: bool = True) -> list[str]:
