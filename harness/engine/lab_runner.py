@@ -7,9 +7,8 @@ says how to get them back. Results are CheckResults; the CLI and views only rend
 from __future__ import annotations
 
 import contextlib
-import signal
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -27,15 +26,12 @@ from harness.engine.step_results import Moved, StepRun, live_record, overall
 from harness.errors import HarnessError
 from harness.results import CheckResult, Status
 from harness.workspace import Backup, Workspace
+from harness.workspace.interrupted import undone_if_interrupted
 from harness.workspace.snapshot import commit_snapshot
 
 __all__ = ["LAB_REFS", "LabRunner", "Moved", "StepRun", "clear_build_output", "overall"]
 
 LAB_REFS = "refs/hooklab/labs/"
-
-
-def _quiet(_entry: object) -> None:
-    return None
 
 
 def _left_at(lab: Lab, lp: LabProgress) -> Step:
@@ -175,7 +171,7 @@ class LabRunner:
             # Re-verification: the participant saw these sessions when the step passed; a
             # progress line is enough, not every hook event again.
             ctx.on_activity(f"re-verifying step {step.index + 1} ({step.id})")
-            ctx.on_hook_event = _quiet
+            ctx.on_hook_event = lambda _entry: None
         started = time.monotonic()
         results: list[CheckResult] = []
         # A check that runs Maven never runs an edited ./mvnw: it could write any report.
@@ -592,33 +588,6 @@ def _history_of(old: StepProgress) -> StepProgress:
         quiz_tries=old.quiz_tries,
         quiz_tried_at=old.quiz_tried_at,
     )
-
-
-@contextlib.contextmanager
-def undone_if_interrupted(ws: Workspace) -> Iterator[None]:
-    """Ctrl-C halfway puts HEAD and the files back as they were.
-
-    A change starts with a backup when there is anything to keep: a new backup holds the
-    files as they were; none and a clean worktree means HEAD's tree is what they were; none
-    and changes means the interrupt came before anything was touched. Once the progress is
-    saved the command is done, and stays done. A second Ctrl-C waits until the files are
-    back: stopping the putting back would leave them half-way.
-    """
-    head = ws.head()
-    saved = ws.progress_head()
-    known = {b.ref for b in ws.backups()}
-    clean = not ws.changed_files()
-    try:
-        yield
-    except KeyboardInterrupt:
-        new = [b for b in ws.backups() if b.ref not in known]
-        if ws.progress_head() == saved and (new or clean):
-            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-            try:
-                ws.put_back(new[0] if new else None, head)
-            finally:
-                signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-        raise
 
 
 def _read_or_none(path: Path) -> bytes | None:
