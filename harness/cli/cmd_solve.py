@@ -24,7 +24,10 @@ def add_parser(subparsers: Any) -> None:
 def cmd_solve(args: argparse.Namespace) -> int:
     with working("solve", args) as runner:
         step, results, backup = runner.solve(args.apply)
-        lab_dir, root = runner.lab().dir, runner.ws.root
+        lab = runner.lab()
+        lab_dir, root = lab.dir, runner.ws.root
+        mine = runner.progress.lab_progress(lab.id).step(step.id)
+        marked = mine.solved_with_help and not mine.passed
     # Applied help is shown to the trainer (the step is marked "with lab solve").
     submitted = submitted_now(runner.ws) if args.apply else None
     if args.json:
@@ -32,6 +35,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
             {
                 "step": step.id,
                 "applied": args.apply,
+                "solved_with_help": marked,
                 "actions": [dict(s.params, where=s.where) for s in step.solve],
                 "results": [r.to_json() for r in results],
                 "backup": backup.restore_hint if backup else None,
@@ -45,6 +49,11 @@ def cmd_solve(args: argparse.Namespace) -> int:
     console = make_console()
     if not args.apply:
         print_solution(console, step, file_sources(lab_dir, root))
+        if marked:
+            console.print(
+                "Seen: this step now counts as done with lab solve, as your trainer will see "
+                "(hints are counted the same way)."
+            )
         return 0
     print_solved(console, results, backup)
     print_submitted(console, submitted)

@@ -22,7 +22,7 @@ from harness.engine.instruments import maven_refusal, maven_wrapper_changed
 from harness.engine.manifest import Lab, Spec, Step, find_lab
 from harness.engine.progress import LabProgress, Progress, StepProgress, digest, kept_live
 from harness.engine.reverify import clear_build_output, proofs_now, reverify
-from harness.engine.step_results import Moved, StepRun, live_record, overall
+from harness.engine.step_results import Moved, StepRun, kept_note, live_record, overall
 from harness.errors import HarnessError
 from harness.results import CheckResult, Status
 from harness.workspace import Backup, Workspace
@@ -459,6 +459,11 @@ class LabRunner:
     def solve(self, apply: bool) -> tuple[Step, list[CheckResult], Backup | None]:
         lab, step = self.current()
         if not apply:
+            mine = self.progress.lab_progress(lab.id).step(step.id)
+            if not mine.passed and not mine.solved_with_help:
+                # Seen is used: typed in by hand, the solution is still lab solve's (walk-i).
+                mine.solved_with_help = True
+                self._save(f"{lab.id}: showed the solution of {step.id}")
             return step, [], None
         backup = self.ws.backup(f"before solving {lab.id} {step.id}", action="solve")
         results = self.run_actions(lab, step.solve)
@@ -524,8 +529,12 @@ class LabRunner:
         actions: list[CheckResult] = []
         own: list[Step] = []
         for step in lab.steps[: target.index]:
-            if not lp.step(step.id).passed:
-                lp.step(step.id).skipped_by_goto = True
+            mine = lp.step(step.id)
+            if not mine.passed:
+                # Its solution is written here now (and kept in the backup): done later, the
+                # step counts as done with lab solve (walk-i: goto 3, goto 2, the answers back).
+                mine.skipped_by_goto = True
+                mine.solved_with_help = mine.solved_with_help or bool(step.solve)
             for specs in (step.setup, step.solve):
                 done = self.run_actions(lab, specs)
                 actions.extend(done)
@@ -551,28 +560,6 @@ class LabRunner:
             self.lab()  # no lab started: say how to start one
             ref = self.progress.step or "1"
         return self.goto(ref, action="reset")
-
-
-def kept_note(lab: Lab, target: Step, own: Sequence[Step]) -> str:
-    """What a reset did with the steps before ``target``, in words: the participant's own files
-    of the steps they passed, the lab's solution for the rest (named, with where theirs are)."""
-    earlier = lab.steps[: target.index]
-    if not earlier:
-        return ""
-
-    def numbers(steps: Sequence[Step]) -> str:
-        said = [str(s.index + 1) for s in steps]
-        head = "step " if len(said) == 1 else "steps "
-        return head + (said[0] if len(said) == 1 else ", ".join(said[:-1]) + " and " + said[-1])
-
-    theirs = [s for s in earlier if s not in own]
-    parts = [f"{numbers(own)} as you passed {'it' if len(own) == 1 else 'them'}"] if own else []
-    if theirs:
-        parts.append(
-            f"{numbers(theirs)} from the lab's solution (not passed by you in this walk; "
-            "your files are in the backup above)"
-        )
-    return f"step {target.index + 1} is back as it began: " + "; ".join(parts)
 
 
 def _history_of(old: StepProgress) -> StepProgress:

@@ -105,3 +105,25 @@ def live_record(results: Sequence[CheckResult]) -> dict[str, Any]:
             record["timeline_left_out"] = result.details["timeline_left_out"]
         return record
     return {}
+
+
+def kept_note(lab: Lab, target: Step, own: Sequence[Step]) -> str:
+    """What a reset did with the steps before ``target``, in words: the participant's own files
+    of the steps they passed, the lab's solution for the rest (named, with where theirs are)."""
+    earlier = lab.steps[: target.index]
+    if not earlier:
+        return ""
+
+    def numbers(steps: Sequence[Step]) -> str:
+        said = [str(s.index + 1) for s in steps]
+        head = "step " if len(said) == 1 else "steps "
+        return head + (said[0] if len(said) == 1 else ", ".join(said[:-1]) + " and " + said[-1])
+
+    theirs = [s for s in earlier if s not in own]
+    parts = [f"{numbers(own)} as you passed {'it' if len(own) == 1 else 'them'}"] if own else []
+    if theirs:
+        parts.append(
+            f"{numbers(theirs)} from the lab's solution (not passed by you in this walk; "
+            "your files are in the backup above)"
+        )
+    return f"step {target.index + 1} is back as it began: " + "; ".join(parts)

@@ -7,8 +7,11 @@ import pytest
 
 from harness.engine.checks.prompt_words import why_not_asking
 from harness.engine.checks.scenario_kind import audit_gap
+from harness.engine.lab_runner import LabRunner
+from harness.engine.progress import Progress
 from harness.results import Status
 from harness.workspace import Workspace
+from tests.builders import run_lab_process
 from tests.labs.test_free_passes import LABS, at_step
 from tests.labs.test_free_passes_round6 import _judge_prompt
 from tests.labs.test_free_passes_round7 import AUDIT_REPORT, AUDIT_SOLVED
@@ -128,3 +131,44 @@ def test_lab10_step2_a_judge_that_says_yes_with_a_reason_that_says_no_does_not_c
     assert tricks.status is Status.FAIL
     assert tricks.message == "0 of 5 tricks tried and blocked; 5 did not count", tricks.message
     assert "judge_reason says no (“No”) while judge_ok = true" in (tricks.found or "")
+
+
+# walk-i: solutions a person saw count as help, however they reached the workspace.
+def test_a_quiz_answered_from_lab_solves_screen_counts_as_with_lab_solve(
+    workspace: Workspace,
+) -> None:
+    """`lab solve` (no --apply) shows the answers; typed in, they passed as the person's own."""
+    done = run_lab_process("start", "9", cwd=workspace.root)
+    assert done.returncode == 0, done.stderr
+    shown = run_lab_process("solve", cwd=workspace.root, env={"COLUMNS": "100"})
+    assert "counts as done with lab solve" in shown.stdout
+    answers = workspace.root / "answers" / "adr-quiz.toml"
+    answers.parent.mkdir(exist_ok=True)
+    answers.write_text('q1 = "c"\nq2 = "a"\nq3 = "b"\nq4 = ["c"]\nq5 = "a"\n')
+
+    done = run_lab_process("check", cwd=workspace.root)
+
+    assert done.returncode == 0, done.stdout
+    step = Progress.load(workspace).lab_progress("09-read-the-adrs").step("quiz")
+    assert step.passed and step.solved_with_help
+
+
+def test_a_step_passed_over_by_goto_and_done_later_counts_as_with_lab_solve(
+    workspace: Workspace,
+) -> None:
+    """Lab 01: step 1 done, `lab goto 3` writes step 2's answers, `lab goto 2` backs them up;
+    checked out of the backup, they passed as the person's own, first try."""
+    runner = LabRunner(workspace)
+    runner.start("1")
+    runner.goto("3")
+    answers = (workspace.root / "answers" / "reports.toml").read_bytes()
+    runner = LabRunner(workspace)
+    runner.goto("2")
+    (workspace.root / "answers").mkdir(exist_ok=True)  # the backup holds them: checked out
+    (workspace.root / "answers" / "reports.toml").write_bytes(answers)
+
+    run = LabRunner(workspace).check()
+
+    assert all(r.status is Status.PASS for r in run.results), [r.message for r in run.results]
+    step = Progress.load(workspace).lab_progress("01-sensor-reports").step("read-a-report")
+    assert step.passed and step.solved_with_help
