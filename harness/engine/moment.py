@@ -87,6 +87,9 @@ class Moment:
     # A stop that went through on stop_hook_active: true: the turn ended, but the hook only let
     # go; it did not find the proof (an expectation of a real allowed stop says let_go = false).
     let_go: bool = False
+    # A call whose result the client recorded as an error (a command that exited non-zero): a
+    # red sensor run is no sensor run that ends a turn (walk-i: red, then green copied in).
+    failed: bool = False
     args: Mapping[str, Any] = field(default_factory=dict)
 
     @property
@@ -120,7 +123,7 @@ class Moment:
             elif key == "message_contains":
                 ok = value in self.said
             elif key == SENSOR_RUN:
-                ok = self.runs_sensors == bool(value)
+                ok = self.runs_sensors == bool(value) and not (value and self.failed)
             elif key.endswith(CONTAINS):
                 ok = value in str(self._field(key.removesuffix(CONTAINS), "") or "")
             else:
@@ -140,6 +143,8 @@ class Moment:
         said = self.verdict or self.outcome
         if self.let_go:
             said = f"{said}: let go after the held stop, no proof found"
+        if self.failed:
+            said = f"{said}: it failed (a red run or an error)"
         return (
             f"{self.label}: {self.do}"
             + (f" {detail}" if detail else "")
@@ -215,7 +220,8 @@ _CLAUSES: tuple[_Clause, ...] = (
     (
         SENSOR_RUN,
         lambda v: (
-            "runs the sensors itself (./mvnw -q test -Dgroups=sensor, no other command after it)"
+            "runs the sensors itself (./mvnw -q test -Dgroups=sensor, no other command after "
+            "it) and they pass"
             if v
             else "runs no sensors"
         ),
@@ -285,11 +291,16 @@ def _typed(text: str) -> str:
 def moments_of(timeline: Timeline) -> list[Moment]:
     """Each prompt, tool call and stop of a recorded session."""
     moments: list[Moment] = []
+    # A stop the hooks held, and since then no new prompt and no green sensor run: the next
+    # stop comes with stop_hook_active: true, and if it goes through the hook only let go; it
+    # found no proof (walk-j: a change after the sensor run, held, then let go).
+    held = False
     for entry in timeline.entries:
         label = f"transcript line {entry.line}"
         if isinstance(entry, Prompt) and entry.text.startswith(_LOCAL_OUTPUT):
             continue  # what a local slash command (/exit) printed: nobody typed it
         if isinstance(entry, Prompt):
+            held = False
             # a prompt a UserPromptSubmit hook refused or stopped says so; a sent one has none
             moments.append(
                 Moment(
@@ -301,11 +312,6 @@ def moments_of(timeline: Timeline) -> list[Moment]:
                 )
             )
         elif isinstance(entry, StopAttempt):
-            # A stop right after a held one, with nothing done between: Claude Code sent it
-            # with stop_hook_active: true and the hook let the turn end; it found no proof
-            # (walk-j: a change after the sensor run, held, then let go).
-            held = bool(moments) and moments[-1].do == StepKind.STOP
-            held = held and moments[-1].outcome == Outcome.BLOCKED
             moments.append(
                 Moment(
                     do=StepKind.STOP,
@@ -318,8 +324,11 @@ def moments_of(timeline: Timeline) -> list[Moment]:
                     let_go=held and not entry.blocked,
                 )
             )
+            held = entry.blocked
         else:
-            moments.append(_call_moment(entry, timeline.cwd, label))
+            call = _call_moment(entry, timeline.cwd, label)
+            held = held and not (call.runs_sensors and not call.failed)
+            moments.append(call)
     return moments
 
 
@@ -335,6 +344,7 @@ def _call_moment(call: ToolCall, cwd: str, label: str) -> Moment:
         "verdict": call.verdict,
         "foreground": i.get("run_in_background") is not True,
         "outcome": outcome,
+        "failed": call.is_error and call.name == "Bash" and not (call.denied or call.refused_by),
     }
     if call.subagent is not None:
         seen.update(do=StepKind.SUBAGENT_STOP, detail=call.subagent.agent_type)

@@ -1,12 +1,14 @@
-"""A live session whose last stop only went through because the Stop hook let go of a stop it
-held (stop_hook_active) is no proof, though the sensors ran earlier in it (walk-j, Lab 10
-step 4): plain ``claude`` on the pinned client, the model scripted on 127.0.0.1."""
+"""Live sessions whose last stop the hooks allowed without a green run of their own: a stop the
+Stop hook let go of after it held one (stop_hook_active; walk-j, Lab 10 step 4), and a red run
+followed by green reports copied in (walk-i, Lab 03 step 3). Plain ``claude`` on the pinned
+client, the model scripted on 127.0.0.1."""
 
 from __future__ import annotations
 
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,6 +24,7 @@ pytestmark = [
     pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux"),
 ]
 
+ASK_NOTE = "Add a one-line note to docs/notes.md, then tell me you are done."
 ASK = (
     'Add the line "Judged by evidence." to docs/notes.md, run ./mvnw -q test -Dgroups=sensor '
     "in the foreground, then tell me whether all tests pass."
@@ -47,26 +50,72 @@ def test_lab10_a_change_after_the_sensor_run_let_go_by_the_hook_does_not_pass(
         Reply.text("All tests pass, really: the turn may end."),
     ]
 
+    said = _played(root, home, tmp_path, monkeypatch, turns, ASK, "the turn may end")
+    assert said["status"] == "fail", said
+    assert "is not the hook letting go of a stop it held" in said["expected"], said
+    assert "let go after the held stop, no proof found" in said["found"], said
+    assert "run after its last change" in said["details"]["fix"], said
+
+
+def _played(
+    root: Path,
+    home: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    turns: list[Reply],
+    prompt: str,
+    until: str,
+) -> dict[str, Any]:
+    """Plain ``claude`` with the step's prompt, the turns played, /exit; then ``lab check``,
+    which must fail: its last check's result."""
+
     def answer(request: ApiRequest) -> None:
         ScriptedApi.answer(request, turns.pop(0) if turns else Reply.text("Done."))
 
     with ScriptedApi(on_request=answer) as api:
         terminal = Terminal(root, home, tmp_path, api.base_url)
         try:
-            terminal.claude(ASK)
-            terminal.wait("the turn may end", timeout=300, enter_on=AUTO_MODE_NOTICES)
+            terminal.claude(prompt)
+            terminal.wait(until, timeout=300, enter_on=AUTO_MODE_NOTICES)
             terminal.quit_claude()
         finally:
             terminal.close()
             (tmp_path / "screens.txt").write_text(terminal.transcript())
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
-
     done = run_cli("check", "--json", cwd=root)
-
     assert done.code == 1, done
-    said = json.loads(done.out)["checks"][-1]
+    said: dict[str, Any] = json.loads(done.out)["checks"][-1]
+    return said
+
+
+def test_lab03_a_red_run_then_green_reports_copied_in_does_not_pass(
+    workspace_at_step: ReachStep, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """walk-i: the annotation broken again, the run red, then another run's green reports
+    copied in by a command of their own; the Stop hook let the turn end on them."""
+    root = copy_workspace_into(workspace_at_step("03-stop-hook", "your-session"), tmp_path)
+    home = fresh_home(tmp_path)
+    shutil.copytree(root / "target" / "surefire-reports", root / "answers" / "green")
+    test = root / "src" / "test" / "java" / "ai" / "unifiedprocess" / "petclinic"
+    broken = test / "UC005AddVisitTest.java"
+    broken.write_text(broken.read_text().replace("A1: Missing Description", "A1: Missing Text"))
+    copy = "cp answers/green/* target/surefire-reports/"
+    turns = [
+        Reply.tool_use(
+            "toolu_1",
+            "Write",
+            {"file_path": str(root / "docs" / "notes.md"), "content": "A note.\n"},
+        ),
+        Reply.text("Done."),
+        Reply.tool_use("toolu_2", "Bash", {"command": SENSORS, "timeout": 300000}),
+        Reply.tool_use("toolu_3", "Bash", {"command": copy}),
+        Reply.text("Done: the note is in, all green now."),
+    ]
+
+    said = _played(root, home, tmp_path, monkeypatch, turns, ASK_NOTE, "all green now")
+
     assert said["status"] == "fail", said
-    assert "is not the hook letting go of a stop it held" in said["expected"], said
-    assert "let go after the held stop, no proof found" in said["found"], said
-    assert "run after its last change" in said["details"]["fix"], said
+    assert "runs the sensors itself" in said["expected"] and "and they pass" in said["expected"]
+    assert f"{SENSORS} (ran: it failed (a red run or an error))" in said["found"], said
+    assert "stop (allowed: let go after the held stop, no proof found)" in said["found"], said

@@ -97,8 +97,8 @@ def test_lab03_still_asks_for_its_fix_after_the_tricks() -> None:
         "every trick's command really runs and the stop after it is blocked; then an edit "
         "mentioning 'UC005AddVisitTest.java' that is allowed, then a bash command mentioning "
         "'-Dgroups=sensor' that runs the sensors itself (./mvnw -q test -Dgroups=sensor, no "
-        "other command after it), then a stop that is allowed and is not the hook letting go "
-        "of a stop it held (stop_hook_active)"
+        "other command after it) and they pass, then a stop that is allowed and is not the hook "
+        "letting go of a stop it held (stop_hook_active)"
     )
 
 

@@ -3,6 +3,8 @@ the walker did it."""
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
 from harness.engine.checks.prompt_words import why_not_asking
@@ -12,7 +14,7 @@ from harness.engine.progress import Progress
 from harness.results import Status
 from harness.workspace import Workspace
 from tests.builders import run_lab_process
-from tests.labs.test_free_passes import LABS, at_step
+from tests.labs.test_free_passes import LABS, at_step, check_at
 from tests.labs.test_free_passes_round6 import _judge_prompt
 from tests.labs.test_free_passes_round7 import AUDIT_REPORT, AUDIT_SOLVED
 
@@ -172,3 +174,36 @@ def test_a_step_passed_over_by_goto_and_done_later_counts_as_with_lab_solve(
     assert all(r.status is Status.PASS for r in run.results), [r.message for r in run.results]
     step = Progress.load(workspace).lab_progress("01-sensor-reports").step("read-a-report")
     assert step.passed and step.solved_with_help
+
+
+@pytest.mark.maven
+@pytest.mark.slow
+def test_lab03_green_reports_copied_in_after_a_red_run_do_not_end_the_tricks_session(
+    workspace: Workspace,
+) -> None:
+    """walk-i: the last turn's "fix" leaves the annotation broken, the sensor run is red, then
+    a script copies another run's green reports in; the hook let the stop go on them."""
+    runner = at_step(workspace, "3", "tricks")
+    green = workspace.root / "answers" / "green"  # the setup's green run, kept aside
+    shutil.copytree(workspace.root / "target" / "surefire-reports", green)
+    honest = (LABS / "03-stop-hook" / "solution" / "tricks.toml").read_text()
+    fix = 'old = "A1: Missing Text"\nnew = "A1: Missing Description"\n'
+    run = 'do = "bash"\ncommand = "./mvnw -q test -Dgroups=sensor"\n'
+    assert fix in honest and honest.endswith(f'{run}[[step]]\ndo = "stop"\nexpect = "allowed"\n')
+    rigged = honest.replace(
+        fix, 'old = "class UC005AddVisitTest {"\nnew = "class UC005AddVisitTest { // seen"\n'
+    )
+    copy = (
+        '[[step]]\ndo = "write"\nfile = "answers/green.sh"\n'
+        'content = "cp answers/green/* target/surefire-reports/\\n"\n'
+        '[[step]]\ndo = "bash"\ncommand = "bash answers/green.sh"\n'
+    )
+    rigged = rigged.removesuffix('[[step]]\ndo = "stop"\nexpect = "allowed"\n')
+    rigged += copy + '[[step]]\ndo = "stop"\nexpect = "allowed"\n'
+    (workspace.root / "scenarios" / "tricks.toml").write_text(rigged)
+
+    tricks = check_at(runner, 0)
+
+    assert tricks.status is Status.FAIL, tricks.message
+    assert "comes after the sensor run" in (tricks.found or ""), tricks.found
+    assert "run the sensors last, after every change" in (tricks.found or "")

@@ -95,18 +95,20 @@ def _marker_from_outside(
     timeline: Timeline, root: Path, divergence: str, line: int | None
 ) -> LiveCause | None:
     """The replay refuses a call the recording let run, and the audit's marker is in the
-    workspace though no audit agent of the session came before that call and no call of it
-    wrote the marker: it came from outside the session (walk h wrote it by hand in another
+    workspace though no audit agent ran in the session and no call of it wrote the
+    marker: it came from outside the session (walk h wrote it by hand in another
     terminal mid-session; the check said only "recorded 'ran', … gave 'refused by …'")."""
     refused = re.search(r"recorded 'ran', .*? gave 'refused by ([\w.-]+)'", divergence)
     folder = root / AUDIT_MARKERS
     markers = sorted(p.name for p in folder.iterdir() if p.is_file()) if folder.is_dir() else []
     if line is None or refused is None or not markers:
         return None
+    # Any audit of the session, before or after: with one, the marker may be its own and the
+    # transcript the thing that changed (a refusal edited to look accepted).
     audits = [
         c
         for c in timeline.tool_calls
-        if c.subagent is not None and AUDITOR in c.subagent.agent_type and c.line < line
+        if c.subagent is not None and AUDITOR in c.subagent.agent_type
     ]
     call = next((c for c in timeline.tool_calls if c.line == line), None)
     if audits or call is None:

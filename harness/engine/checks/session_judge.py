@@ -14,7 +14,7 @@ from harness.claude.engines import CLAUDE_CODE, EMULATOR
 from harness.claude.scenario import ScenarioStep
 from harness.claude.scripted import StepOutcome
 from harness.claude.vocabulary import Outcome, StepKind
-from harness.engine.moment import describe
+from harness.engine.moment import SENSOR_RUN, describe
 from harness.engine.stepview import StepView
 from harness.schema import Field
 
@@ -207,12 +207,21 @@ def _shown(value: object) -> str:
 
 
 def sequence_problems(wanted: list[Any], steps: list[StepView], git_dir: Path) -> list[str]:
-    """Each wanted step must match a session step, in order (other steps may come between)."""
+    """Each wanted step must match a session step, in order (other steps may come between;
+    after a sensor run, nothing that changes files: the run's reports are what counts)."""
     i = 0
+    run: tuple[int, Any] | None = None  # the last sensor run matched, and its item
     for want in wanted:
         start = i
         while i < len(steps) and not steps[i].moment.matches(want):
             i += 1
+        if run is not None and i < len(steps):
+            between = _after_the_run(steps, run, i)
+            if between:
+                return [between]
+            run = None
+        if i < len(steps) and want.get(SENSOR_RUN):
+            run = (i, want)
         item = describe(want)
         if i == len(steps) and want.get("predicted"):
             # The step is there and did the right thing; only the participant's guess is not.
@@ -239,3 +248,23 @@ def sequence_problems(wanted: list[Any], steps: list[StepView], git_dir: Path) -
             return [f"{steps[i].label} left no marker .git/{want['marker_exists']}"]
         i += 1
     return []
+
+
+_CHANGES = frozenset({StepKind.BASH, StepKind.WRITE, StepKind.EDIT})
+
+
+def _after_the_run(steps: list[StepView], run: tuple[int, Any], upto: int) -> str:
+    """What changed files between the last sensor run (from ``run`` on) and step ``upto``
+    (walk-i: a red run, then green reports copied in, then the stop the hook allowed)."""
+    at, want = run
+    for k in range(at + 1, upto):
+        if steps[k].moment.matches(want):
+            at = k  # a later run counts: the last one before the step is the one read
+    later = [s for s in steps[at + 1 : upto] if s.do in _CHANGES]
+    if not later:
+        return ""
+    return (
+        f"{later[0].label} ({later[0].do}) comes after the sensor run ({steps[at].label}) and "
+        f"before {steps[upto].label}: run the sensors last, after every change, so their "
+        "reports are what the hook reads"
+    )
