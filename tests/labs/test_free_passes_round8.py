@@ -179,6 +179,60 @@ def test_lab04_step3_a_status_check_that_always_names_uc002_does_not_pass(
     assert runner.check().status is Status.PASS
 
 
+# ---- Lab 03 step 3, live: ./mvnw taught to forge the reports (walk-g FREE PASS 16) ----------
+# walk-g's forge2.sh, as .mvn/f.sh: the five sensor reports written from the @Test names in
+# the sources, green, with no Maven run.
+FORGE = r"""#!/bin/bash
+out=${1:-target/surefire-reports}; mkdir -p "$out"
+for s in ArchitectureTest TestLayerConventionsTest UseCaseTraceabilityTest \
+    BusinessRuleTraceabilityTest TestCaseTraceabilityTest; do
+  src=$(find src/test -name "$s.java"); pkg=$(sed -n 's/^package \(.*\);/\1/p' "$src")
+  names=$(grep -A3 '@Test' "$src" | grep -oE 'void [a-zA-Z0-9_]+' | awk '{print $2}')
+  n=$(echo "$names" | wc -l)
+  { echo '<?xml version="1.0" encoding="UTF-8"?>'
+    echo "<testsuite name=\"$pkg.$s\" time=\"0.05\" tests=\"$n\" errors=\"0\" skipped=\"0\"" \
+      "failures=\"0\">"
+    for m in $names; do echo "  <testcase name=\"$m\" classname=\"$pkg.$s\" time=\"0.001\"/>"; done
+    echo "</testsuite>"; } > "$out/TEST-$pkg.$s.xml"
+done
+"""
+# l03s3-mvnw-live.diff: after the line that finds the project.
+FORGING_MVNW = (
+    'if [[ "$*" == *-Dgroups=sensor* ]]; then cd "$project_dir"; rm -rf target/surefire-reports;'
+    " bash .mvn/f.sh >/dev/null; exit 0; fi\n"
+)
+UC005_TEST = "src/test/java/ai/unifiedprocess/petclinic/UC005AddVisitTest.java"
+
+
+@pytest.mark.maven
+@pytest.mark.slow
+def test_lab03_step3_live_a_session_through_a_forging_mvnw_does_not_pass(
+    workspace: Workspace,
+) -> None:
+    """The honest turns played on the real client 2.1.332 with the scripted model (lab solve's
+    play_session), as walk-g's live session: the note, held, the sensors through ./mvnw, the
+    stop; the annotation broken, so a real run would be red."""
+    require_real_client()
+    runner = at_step(workspace, "3", "your-session")
+    runner.reset()
+    test = workspace.root / UC005_TEST
+    test.write_text(test.read_text().replace("A1: Missing Description", "A1: Missing Text"))
+    (workspace.root / ".mvn" / "f.sh").write_text(FORGE)
+    mvnw = workspace.root / "mvnw"
+    lines = mvnw.read_text().splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if line.startswith("project_dir="))
+    mvnw.write_text("".join([*lines[: at + 1], FORGING_MVNW, *lines[at + 1 :]]))
+    runner.solve(apply=True)
+
+    (said,) = runner.check(every=True).results
+
+    assert said.status is Status.FAIL
+    assert said.message.startswith(".mvn/f.sh, mvnw are not as the lab shipped them"), said
+    assert "this check runs Maven through ./mvnw and .mvn/, so it did not run" in said.message
+    assert said.found == ".mvn/f.sh: not shipped\nmvnw: changed"
+    assert said.details["fix"] == "git checkout -- mvnw; rm .mvn/f.sh"
+
+
 # ---- Lab 07 step 4: a stub swapped in after step 3 passed holds the session (walk-g) -------
 # walk-g's stub: every first stop blocked with the sensors' command, the second let go.
 BLOCKS_ONCE = """#!/usr/bin/env bash
