@@ -72,7 +72,8 @@ def _every(
     """The step's settings check and its live check, each judged (as lab dev check does):
     where the first fails, lab check shows only it."""
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))
-    registered, live = LabRunner(Workspace(root)).check(every=True).results
+    # Between them, step 2's grading of the hook again (a guard since walk-g's stub).
+    registered, _graded, live = LabRunner(Workspace(root)).check(every=True).results
     return registered, live
 
 
