@@ -51,7 +51,8 @@ def test_lab06_a_smoke_sh_that_counts_failures_as_passes_does_not_pass(
 
     run = runner.check(every=True)
 
-    smoke_said, guard_said, pristine, shipped = run.results
+    smoke_said, guard_said, pristine, shipped, smoke_ran = run.results
+    assert smoke_ran.status is Status.FAIL  # no green run of the shipped smoke.sh recorded
     assert shipped.status is Status.FAIL  # the edited smoke.sh is named as not shipped
     assert shipped.details["fix"] == "git checkout -- .claude/hooks/smoke.sh"
     # The issue's free pass: the edited smoke.sh is green and the stop after it is allowed...
@@ -480,12 +481,13 @@ def test_lab04_a_stub_status_check_and_an_echo_do_not_pass_the_sed_step(
         '[[step]]\ndo = "bash"\ncommand = "echo UC-002"\nexpect = "blocked"\n'
     )
 
-    yours, hook_itself = runner.check(every=True).results
+    yours, hook_itself, reads_markers = runner.check(every=True).results
 
     assert yours.status is Status.FAIL
     assert "did not contain '**Status:** Done'" in (yours.found or ""), yours.found
     assert hook_itself.status is Status.FAIL
     assert hook_itself.message.startswith("check-spec-status.sh does not tell a real change")
+    assert reads_markers.status is Status.FAIL  # it names UC-002 after UC-002's audit too
     # The hook as shipped and the step's own sed pass both.
     subprocess.run(["git", "checkout", "--", str(hook)], cwd=workspace.root, check=True)
     shutil.copy(LABS / "04-status-guard" / "solution" / "sed.toml", scenario)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from harness.engine.context import CheckContext
 from harness.engine.kinds import check_kind
 from harness.engine.throwaway import sandbox_copy
-from harness.results import CheckResult
+from harness.results import CheckResult, Status
 from harness.schema import param
 
 
@@ -38,6 +38,11 @@ class VerifyHookParams:
         positive=True,
         doc="the hook's timeout in seconds (default: as the settings register the script, else 10)",
     )
+    message: str | None = param(
+        default=None,
+        doc="what the participant reads when the check fails, before the grader's own words",
+    )
+    pass_message: str | None = param(default=None, doc="what the participant reads when it passes")
 
 
 def run(ctx: CheckContext, p: VerifyHookParams) -> CheckResult:
@@ -68,6 +73,10 @@ def run(ctx: CheckContext, p: VerifyHookParams) -> CheckResult:
                 f"the grader crashed: {type(exc).__name__}: {exc}", name=name
             )
     result.name = result.name or name
+    if result.status is Status.FAIL and p.message:
+        result.message = f"{p.message} ({result.message})"
+    elif result.status is Status.PASS and p.pass_message:
+        result.message = p.pass_message
     return result
 
 
