@@ -481,13 +481,15 @@ def test_lab04_a_stub_status_check_and_an_echo_do_not_pass_the_sed_step(
         '[[step]]\ndo = "bash"\ncommand = "echo UC-002"\nexpect = "blocked"\n'
     )
 
-    yours, hook_itself, reads_markers = runner.check(every=True).results
+    yours, hook_itself, reads_markers, shipped = runner.check(every=True).results
 
     assert yours.status is Status.FAIL
     assert "did not contain '**Status:** Done'" in (yours.found or ""), yours.found
     assert hook_itself.status is Status.FAIL
     assert hook_itself.message.startswith("check-spec-status.sh does not tell a real change")
     assert reads_markers.status is Status.FAIL  # it names UC-002 after UC-002's audit too
+    assert shipped.status is Status.FAIL  # the stub is no shipped hook
+    assert "check-spec-status.sh" in shipped.message + (shipped.found or "")
     # The hook as shipped and the step's own sed pass both.
     subprocess.run(["git", "checkout", "--", str(hook)], cwd=workspace.root, check=True)
     shutil.copy(LABS / "04-status-guard" / "solution" / "sed.toml", scenario)
