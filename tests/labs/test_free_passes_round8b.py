@@ -15,9 +15,11 @@ import pytest
 
 from harness.engine.lab_runner import LabRunner
 from harness.results import CheckResult, Status
+from harness.ui.lab_view import result_renderable
 from harness.workspace import Workspace
 from tests.labs.test_free_passes import after_a_while, at_step
 from tests.labs.test_free_passes_round7_instruments import ARCHITECTURE, _checkout, _sensors
+from tests.ui.test_screens_round8 import shown
 
 
 def _failed(results: list[CheckResult]) -> list[CheckResult]:
@@ -25,9 +27,10 @@ def _failed(results: list[CheckResult]) -> list[CheckResult]:
 
 
 def _fits(result: CheckResult) -> None:
-    """The expected: and found: lines a person reads fit 100 columns (the headline wraps)."""
-    for text in (result.expected or "", result.found or ""):
-        assert all(len(line) <= 100 for line in text.splitlines()), text
+    """The failure as lab check shows it fits 100 columns, and says no regular expression."""
+    screen = shown(result_renderable(result), 100)
+    assert all(len(line) <= 100 for line in screen.splitlines()), screen
+    assert "(?" not in screen and "\\b" not in screen and "\\s" not in screen, screen
 
 
 # ---- Lab 11 step 3 (walk-j): the annotation edited, a blank line added to another spec ------

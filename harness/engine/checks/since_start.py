@@ -86,10 +86,15 @@ def _new_code(then: str, now: str) -> list[str]:
     """Each code line of ``now`` that ``then`` does not have, with its line number."""
     had = {" ".join(line.split()) for line in then.splitlines()}
     return [
-        f"line {n}: {line.strip()}"
+        f"line {n}: {_cut(line.strip())}"
         for n, line in enumerate(now.splitlines(), 1)
         if _is_code(line) and " ".join(line.split()) not in had
     ]
+
+
+def _cut(line: str, width: int = 76) -> str:
+    """A code line as its start: enough to find it, never wider than a row."""
+    return line if len(line) <= width else line[: width - 1] + "…"
 
 
 def run(ctx: CheckContext, p: SinceStartParams) -> CheckResult:
