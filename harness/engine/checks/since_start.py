@@ -98,7 +98,7 @@ def _cut(line: str, width: int = 76) -> str:
 
 
 def run(ctx: CheckContext, p: SinceStartParams) -> CheckResult:
-    name = f"since the lab started: {p.path}"
+    name = f"since the lab started: {p.path.rsplit('/', 1)[-1]}"
     base = ctx.lab_start_commit
     if not base:
         return CheckResult.errored("no lab start commit recorded; start the lab first", name=name)
