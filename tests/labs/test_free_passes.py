@@ -573,8 +573,9 @@ def test_lab05_a_stop_hook_that_always_blocks_does_not_pass(workspace: Workspace
 
     run = runner.check(every=True)
 
-    *fail_open, holds, lets_go = run.results
+    *fail_open, holds, lets_go, added = run.results
     assert all(r.status is Status.PASS for r in fail_open), [r.message for r in fail_open]
+    assert added.status is Status.FAIL  # the stub's own lines: the step only takes lines out
     assert holds.status is Status.PASS, holds.found  # the stub holds a change, as it should
     assert lets_go.status is Status.FAIL
     assert lets_go.message.startswith("require-sensors.sh holds the turn even after a fresh")

@@ -86,7 +86,8 @@ def run(ctx: CheckContext, p: RenamedFlowParams) -> CheckResult:
         )
     spec, flow, title = next(r for r in renamed if f'"{r[1]}: {r[2]}"' in said)
     return CheckResult.passed(
-        p.pass_message or f"{spec}: {flow} renamed; {p.sensor} names the annotation left behind",
+        p.pass_message
+        or f"{flow} of {spec.rsplit('/', 1)[-1]} renamed; {p.sensor} names the annotation it left",
         name=name,
     )
 
