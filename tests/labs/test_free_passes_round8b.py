@@ -130,7 +130,7 @@ def test_lab08_step1_a_hollowed_rule_beside_the_new_one_does_not_pass(
     failed = _failed(results)
     assert [r.name for r in failed] == ["since the lab started: ArchitectureTest.java"], failed
     assert failed[0].found == "viewsAreNamedView(): 6 of its 6 lines changed or gone"
-    assert failed[0].message.startswith("a rule ")
+    assert failed[0].message.startswith("viewsAreNamedView() in ArchitectureTest.java not as")
     _fits(failed[0])
     # The shipped line claims only what it checks: a test case per rule.
     shipped = next(r for r in results if r.name == "shipped")

@@ -116,7 +116,11 @@ def run(ctx: CheckContext, p: SinceStartParams) -> CheckResult:
     then, now = blob.decode("utf-8", "replace"), path.read_text(errors="replace")
     if p.rules_kept:
         found = _changed_rules(then, now)
-        headline = f"a rule {p.path} had is not as it was: keep each one as it is, add yours"
+        rules = ", ".join(line.split(":", 1)[0] for line in found)
+        headline = (
+            f"{rules} in {p.path.rsplit('/', 1)[-1]} not as when the lab started: a rule with "
+            "its body changed guards less; put it back (git diff shows how) and add yours beside"
+        )
         expected = "every @Test method it had when the lab started, line for line, and yours"
     else:
         found = _new_code(then, now)
@@ -128,7 +132,7 @@ def run(ctx: CheckContext, p: SinceStartParams) -> CheckResult:
             name=name,
             expected=expected,
             found="\n".join(found[:10]),
-            details={"fix": f"git diff -- {p.path} shows what changed"},
+            details={"fix": f"git diff -- {p.path}"},
         )
     return CheckResult.passed(p.pass_message or "as the step asks", name=name)
 
