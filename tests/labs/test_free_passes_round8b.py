@@ -54,6 +54,8 @@ def test_lab11_an_annotation_edited_beside_a_blank_line_in_a_spec_does_not_pass(
 
     assert [r.name for r in failed] == ["renamed flow, UseCaseTraceabilityTest"], failed
     assert failed[0].message.startswith("no flow heading renamed yet"), failed[0].message
+    # Both named: no heading renamed, and the annotation with a title no spec had.
+    assert 'scenario = "A2: Visit Before Hatching"' in (failed[0].found or "")
     _fits(failed[0])
     # The honest way still passes.
     _checkout(workspace, UC005_TEST, "docs/use_cases")

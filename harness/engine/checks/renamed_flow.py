@@ -52,39 +52,70 @@ def _renamed(ctx: CheckContext, base: str, pattern: str) -> list[tuple[str, str,
     return found
 
 
+_POINTED = re.compile(r'scenario="(A\d+:[^"]*)"')
+
+
+def _named(ctx: CheckContext, sensor: str) -> str | CheckResult | None:
+    """The sensor report's failure words, whitespace folded ("" green; None: no report)."""
+    try:
+        report = sensor_reports(ctx.root, (sensor,))[sensor]
+    except ReportError as exc:
+        return CheckResult.errored(f"a sensor report is unreadable: {exc}", name=sensor)
+    if report is None:
+        return None
+    return " ".join(" ".join(f.message.split()) for f in report.problems)
+
+
+def _pointed_lines(sensor: str, said: str | None) -> list[str]:
+    """What the report says the annotations point at, a line each, or that there is none."""
+    if said is None:
+        return [f"{sensor}: no report yet (run ./mvnw -q test -Dgroups=sensor)"]
+    pointed = _POINTED.findall(said)
+    if not pointed:
+        return [f"{sensor}: names no dangling annotation"]
+    return [f'{sensor} names an annotation with scenario = "{t}"' for t in pointed]
+
+
 def run(ctx: CheckContext, p: RenamedFlowParams) -> CheckResult:
     name = f"renamed flow, {p.sensor}"
     base = ctx.lab_start_commit
     if not base:
         return CheckResult.errored("no lab start commit recorded; start the lab first", name=name)
+    said = _named(ctx, p.sensor)
+    if isinstance(said, CheckResult):
+        return said
     renamed = _renamed(ctx, base, p.specs)
     if not renamed:
+        # An annotation edited instead: the report may name it, with a title no spec had.
         return CheckResult.failed(
-            p.message or "no flow heading renamed yet: change the title of a ### A<n>: heading",
+            p.message
+            or "no flow heading renamed yet: the step renames a ### A<n>: heading in a spec, "
+            "not the annotation in a test (git checkout -- src/test puts the tests back)",
             name=name,
             expected=f"a ### A<n>: heading in {p.specs} with a new title (keep the A<n>:)",
-            found=f"every ### A<n>: heading in {p.specs} reads as when the lab started",
+            found="\n".join(
+                [
+                    f"every ### A<n>: heading in {p.specs} is as when the lab started",
+                    *_pointed_lines(p.sensor, said),
+                ]
+            ),
         )
-    try:
-        report = sensor_reports(ctx.root, (p.sensor,))[p.sensor]
-    except ReportError as exc:
-        return CheckResult.errored(f"a sensor report is unreadable: {exc}", name=name)
-    said = " ".join(" ".join(f.message.split()) for f in report.problems) if report else ""
     olds = [f'"{flow}: {title}"' for _, flow, title in renamed]
-    if not any(old in said for old in olds):
-        spec, flow, title = renamed[0]
+    hit = next((r for r, old in zip(renamed, olds, strict=True) if old in (said or "")), None)
+    if hit is None:
+        _, flow, title = renamed[0]
         return CheckResult.failed(
             p.message
             or f"{p.sensor} names no annotation with the old title {flow}: {title}: rename a "
             "flow a test points at, then run ./mvnw -q test -Dgroups=sensor",
             name=name,
             expected=f"{p.sensor} failing on an annotation with a renamed flow's old title",
-            found="\n".join(f"{s}: {f} was {t}" for s, f, t in renamed)
-            + f"\n{p.sensor}: "
-            + ("no report yet" if report is None else "names none of these old titles"),
+            found="\n".join(
+                [f"{s}: {f} was {t}" for s, f, t in renamed] + _pointed_lines(p.sensor, said)
+            ),
             details={"fix": "./mvnw -q test -Dgroups=sensor"},
         )
-    spec, flow, title = next(r for r in renamed if f'"{r[1]}: {r[2]}"' in said)
+    spec, flow, _title = hit
     return CheckResult.passed(
         p.pass_message
         or f"{flow} of {spec.rsplit('/', 1)[-1]} renamed; {p.sensor} names the annotation it left",
