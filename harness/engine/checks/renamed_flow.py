@@ -90,7 +90,7 @@ def run(ctx: CheckContext, p: RenamedFlowParams) -> CheckResult:
         return CheckResult.failed(
             p.message
             or "no flow heading renamed yet: the step renames a ### A<n>: heading in a spec, "
-            "not the annotation in a test (git checkout -- src/test puts the tests back)",
+            "not the annotation in a test (git diff -- src/test shows one you changed)",
             name=name,
             expected=f"a ### A<n>: heading in {p.specs} with a new title (keep the A<n>:)",
             found="\n".join(
