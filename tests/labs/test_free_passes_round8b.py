@@ -107,6 +107,7 @@ def test_lab08_step2_the_rule_moved_into_another_hook_does_not_pass(
 
     assert [r.name for r in failed] == ["shipped"], failed
     assert failed[0].message.startswith(f"{GUARD} is not as the lab shipped it"), failed[0]
+    assert "retires check-repository-names.sh and keeps every other hook" in failed[0].message
     assert failed[0].found == f"{GUARD}: changed"
     assert failed[0].details["fix"] == f"git checkout -- {GUARD}"
     _fits(failed[0])
