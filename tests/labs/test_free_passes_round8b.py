@@ -106,11 +106,18 @@ def test_lab08_step2_the_rule_moved_into_another_hook_does_not_pass(
     failed = _failed(list(runner.check(every=True).results))
 
     assert [r.name for r in failed] == ["shipped"], failed
-    assert failed[0].message.startswith(f"{GUARD} is not as the lab shipped it"), failed[0]
-    assert "retires check-repository-names.sh and keeps every other hook" in failed[0].message
+    assert failed[0].message.startswith(".claude/hooks/ is not as the step wants it"), failed[0]
+    assert "keep every other hook as the lab started, add none" in failed[0].message
     assert failed[0].found == f"{GUARD}: changed"
     assert failed[0].details["fix"] == f"git checkout -- {GUARD}"
     _fits(failed[0])
+    # The same rule in a hook of its own, beside the shipped ones: a hook the lab never had.
+    _checkout(workspace, GUARD)
+    (workspace.root / ".claude/hooks/name-guard.sh").write_text(EXEMPTION)
+    again = _failed(list(runner.check(every=True).results))
+    assert [(r.name, r.found) for r in again] == [
+        ("shipped", ".claude/hooks/name-guard.sh: not shipped")
+    ], again
 
 
 # ---- Lab 08 step 1 (walk-j): a shipped rule hollowed, the new one added ----------------------
