@@ -11,11 +11,13 @@ from harness.engine.checks import (
     hook_session,
     live_session,
     quiz,
+    renamed_flow,
     scenario_kind,
     sensors,
     settings_kind,
     shell,
     shipped,
+    since_start,
     verify_hook_kind,
 )
 from harness.engine.kinds import Kind
@@ -35,6 +37,8 @@ CHECK_KINDS: dict[str, Kind[Any]] = {
         contract.KIND,
         settings_kind.KIND,
         shipped.KIND,
+        since_start.KIND,
+        renamed_flow.KIND,
     )
 }
 

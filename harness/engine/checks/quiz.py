@@ -156,7 +156,9 @@ def run(ctx: CheckContext, p: QuizParams) -> CheckResult:
     too_soon = _too_soon(ctx, name, details)
     if too_soon is not None:
         return too_soon
-    details.update(right=right, wrong=wrong, quiz_try=True)
+    # Only a wrong set counts as a try (the back-off and the naming of wrong answers count
+    # them): a passed quiz checked again, or by lab watch, raises no wait.
+    details.update(right=right, wrong=wrong, quiz_try=bool(wrong))
     if not wrong:
         return CheckResult.passed(f"all {len(expected)} answers right", name=name, details=details)
     first = ctx.step.quiz_tries < 1
