@@ -207,3 +207,26 @@ def test_lab03_green_reports_copied_in_after_a_red_run_do_not_end_the_tricks_ses
     assert tricks.status is Status.FAIL, tricks.message
     assert "comes after the sensor run" in (tricks.found or ""), tricks.found
     assert "run the sensors last, after every change" in (tricks.found or "")
+
+
+def test_lab06_step2_a_guard_broken_only_in_the_real_workspace_does_not_pass(
+    workspace: Workspace,
+) -> None:
+    """walk-i: the planted line kept for the workspace's own path, fixed everywhere else; the
+    checks, their sessions and smoke.sh all run on copies, so every one of them passed."""
+    runner = at_step(workspace, "6", "broken-hook")
+    guard = workspace.root / ".claude" / "hooks" / "guard-spec-status.sh"
+    planted = '[ -n "$problem" ] && exit 0'
+    assert planted in guard.read_text()
+    here = (
+        f'if [ "${{CLAUDE_PROJECT_DIR:-}}" = {workspace.root} ]; then {planted}; '
+        'else [ -n "$problem" ] || exit 0; fi'
+    )
+    guard.write_text(guard.read_text().replace(planted, here))
+
+    results = runner.check(every=True).results
+
+    said = next(r for r in results if r.name.startswith("since the lab started"))
+    assert said.status is Status.FAIL, said.message
+    assert "a hook that tells your workspace from a copy is no fix" in said.message
+    assert "CLAUDE_PROJECT_DIR" in (said.found or ""), said.found

@@ -74,7 +74,12 @@ def _answer_menus(socket: Path) -> str:
     return screen
 
 
-def _session(ws: Path, env: dict[str, str], socket: Path, prompt: str) -> list[str]:
+README_LINE = "printf '%s\\n' 'Run npm start to see the total.' >> README.md"
+
+
+def _session(
+    ws: Path, env: dict[str, str], socket: Path, prompt: str, command: str = README_LINE
+) -> list[str]:
     """Plain `claude` in the workspace root; the person types the step's prompt; the model
     adds the line, then says it is done twice (held by the hook, then let go). Returns what
     Claude was sent."""
@@ -87,11 +92,7 @@ def _session(ws: Path, env: dict[str, str], socket: Path, prompt: str) -> list[s
              "env", "-u", "CLAUDE_CONFIG_DIR", *exports, "claude")  # fmt: skip
         replies = [
             # The small change the step asks for (a session with no change does not pass).
-            Reply.tool_use(
-                "toolu_readme",
-                "Bash",
-                {"command": "printf '%s\\n' 'Run npm start to see the total.' >> README.md"},
-            ),
+            Reply.tool_use("toolu_readme", "Bash", {"command": command}),
             Reply.text("Done: the line is in README.md."),
             Reply.text("The hook asks for dist/missing.js, which the build never writes."),
         ]
@@ -139,3 +140,26 @@ def test_a_plain_claude_session_held_by_the_hook_passes_step_three_live(tmp_path
     record = Workspace(ws).read_progress()["labs"][LAB]["steps"][STEP]["passed"]
     assert record["evidence_kind"] == "live"
     assert record["session_id"] == transcripts[0].stem
+
+
+def test_a_session_that_only_echoes_the_line_does_not_pass_step_three(tmp_path: Path) -> None:
+    """walk-j: Claude echoes the line (README.md unchanged); the hook holds the stop all the
+    same, and the step passed on it."""
+    home, bin_dir = _person(tmp_path)
+    env = _env(home, bin_dir)
+    ws = _at_step_three(tmp_path, env)
+    prompt = find_lab(LAB).step(STEP).checks[0].typed.prompt
+    _session(ws, env, tmp_path / "tmux.sock", prompt, "echo 'Run npm start to see the total.'")
+    done = subprocess.run(
+        [str(REPO_ROOT / ".venv" / "bin" / "python"), "-m", "harness", "check", "--json"],
+        cwd=ws,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 1, done.stdout[-3000:]
+    said = json.loads(done.stdout)["checks"][0]
+    assert "'README.md'" in said["expected"], said
+    assert "your session made no change" in said["details"]["fix"], said
