@@ -66,6 +66,29 @@ def test_the_real_session_passes_the_step_as_live(
 
 
 @pytest.mark.maven
+def test_done_set_back_to_approved_after_the_session_does_not_pass(
+    earned: Played, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """walk-j: Done earned, then set back to Approved before the sensor run; the check said
+    "refused, audited, earned" with UC-005 still Approved."""
+    spec = earned.workspace / "docs" / "use_cases" / "UC-005-add-visit.md"
+    was = spec.read_text()
+    assert "**Status:** Done" in was
+    spec.write_text(was.replace("**Status:** Done", "**Status:** Approved"))
+    try:
+        done, data = check_json(earned.workspace, earned.config_dir, monkeypatch)
+    finally:
+        spec.write_text(was)
+    assert done.code == 1, done
+    result = _live(data)
+    assert result["message"] == "the workspace does not show what the session claims"
+    assert (
+        "docs/use_cases/UC-005-add-visit.md does not read **Status:** Done now" in result["found"]
+    )
+    assert "put back what changed since the session" in result["details"]["fix"]
+
+
+@pytest.mark.maven
 def test_a_refusal_edited_to_look_accepted_fails_by_replay_naming_the_line(
     earned: Played, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -134,6 +134,10 @@ def evidence(
             problems.append(f"no marker {marker} in the git directory")
     if p.session_start_state:
         problems += hooks_saw_the_start(ctx, wanted, p.session_start_state, timeline)
+    for rel, text in p.leaves.items():
+        path = ctx.path(rel)
+        if not path.is_file() or text not in path.read_text(errors="replace"):
+            problems.append(f"{rel} does not read {text} now, as the session should leave it")
     if p.fresh_green_reports:
         from harness.maven.surefire import SENSOR_PACKAGE, ReportError, sensor_reports
 

@@ -107,6 +107,11 @@ class LiveParams:
         doc="what the hooks' SessionStart writes in the git dir: it must date from the "
         "session's own start, and every marker_exists from after it",
     )
+    leaves: dict[str, str] = param(
+        default={},
+        doc="file -> text: what the session leaves in the workspace (walk-j: Done set, the "
+        "sensors run, then set back to Approved)",
+    )
     steps: list[Any] = param(
         default=[],
         doc="the scripted session (hook_session steps) lab check --scripted plays instead",
@@ -249,9 +254,13 @@ def run(ctx: CheckContext, p: LiveParams) -> CheckResult:
         return CheckResult.failed(
             "the workspace does not show what the session claims",
             name=title,
-            expected="the evidence the session's hooks write",
+            expected="the evidence the session's hooks write, and what it leaves",
             found="\n".join(problems),
-            details=details,
+            details={
+                **details,
+                "fix": "put back what changed since the session (git diff shows it), or play "
+                f"the step again: start claude in {ctx.workspace.root} and {_ask(p, None)}",
+            },
         )
     said = "your own session" if kind == LIVE else "a session Hook Lab played on Claude Code"
     return CheckResult.passed(
