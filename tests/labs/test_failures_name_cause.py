@@ -26,7 +26,7 @@ from harness.results import CheckResult, Status
 from harness.ui.hook_event_view import hook_event_renderable
 from harness.ui.lab_view import result_renderable
 from harness.ui.prose import print_prose
-from harness.workspace import Workspace, provision
+from harness.workspace import Workspace
 
 WIDTHS = (80, 100, 120)
 RAW_REGEX = re.compile(r"\(\?[imsx]+\)|\\[wWsSdb]|\(\?[=!<]")
@@ -47,22 +47,6 @@ def screen(result: CheckResult, width: int) -> str:
 
 def assert_whole_lines(text: str, width: int) -> None:
     assert all(len(line) <= width for line in text.splitlines()), text
-
-
-@pytest.fixture(scope="module")
-def node_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    if shutil.which("npm") is None:
-        pytest.skip("npm is not installed")
-    root = provision(tmp_path_factory.mktemp("node") / "ws", fixture_name="node").workspace.root
-    subprocess.run(["npm", "run", "build"], cwd=root, check=True, capture_output=True)
-    return root
-
-
-@pytest.fixture
-def node_ws(node_template: Path, tmp_path: Path) -> Workspace:
-    root = tmp_path / "ws"
-    shutil.copytree(node_template, root, symlinks=True)
-    return Workspace(root)
 
 
 # ---- Lab 10 step 2: only what the step needs -----------------------------------------------

@@ -224,13 +224,6 @@ def node_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-@pytest.fixture
-def node_ws(node_template: Path, tmp_path: Path) -> Workspace:
-    root = tmp_path / "ws"
-    shutil.copytree(node_template, root, symlinks=True)
-    return Workspace(root)
-
-
 def checks(ws: Workspace, lab_ref: str, step_id: str) -> list[CheckResult]:
     """Every check of a step, each run as lab check runs it."""
     found = find_lab(lab_ref)

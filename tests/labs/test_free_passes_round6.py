@@ -8,9 +8,7 @@ participant's files as a person writes them.
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 
@@ -22,7 +20,7 @@ from harness.engine.checks.live_session import SOLVED_SESSIONS
 from harness.engine.lab_runner import LabRunner
 from harness.engine.sensor_run import runs_sensors
 from harness.results import Status
-from harness.workspace import Workspace, provision
+from harness.workspace import Workspace
 from tests.conftest import require_real_client
 from tests.labs.test_free_passes import LABS, at_step, check_at
 
@@ -261,22 +259,6 @@ def test_lab04_done_after_an_audit_that_found_gaps_does_not_pass(
 
 
 # ---- Lab 13 on the Node project ---------------------------------------------------------------
-@pytest.fixture(scope="module")
-def node_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    if shutil.which("npm") is None:
-        pytest.skip("npm is not installed")
-    root = provision(tmp_path_factory.mktemp("node") / "ws", fixture_name="node").workspace.root
-    subprocess.run(["npm", "run", "build"], cwd=root, check=True, capture_output=True)
-    return root
-
-
-@pytest.fixture
-def node_ws(node_template: Path, tmp_path: Path) -> Workspace:
-    root = tmp_path / "ws"
-    shutil.copytree(node_template, root, symlinks=True)
-    return Workspace(root)
-
-
 def at_lab13(ws: Workspace, step: str) -> LabRunner:
     runner = LabRunner(ws)
     runner.start("13")

@@ -25,7 +25,7 @@ from harness.engine.lab_runner import LabRunner
 from harness.engine.progress import WALKED_AGAIN, Progress, kept_live
 from harness.results import Status
 from harness.trainer.member import Member
-from harness.workspace import Workspace, provision
+from harness.workspace import Workspace
 from tests.builders import run_lab_process
 from tests.conftest import require_real_client
 from tests.labs.test_free_passes import LABS, at_step, check_at
@@ -175,18 +175,6 @@ def test_a_later_live_pass_replaces_a_scripted_one() -> None:
 
 
 # ---- Lab 12 step 1 (walk-f): contract words, judged by the contract check and the denial judge
-@pytest.fixture(scope="module")
-def node_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    if shutil.which("npm") is None:
-        pytest.skip("npm is not installed")
-    return provision(tmp_path_factory.mktemp("node") / "ws", fixture_name="node").workspace.root
-
-
-@pytest.fixture
-def node_ws(node_template: Path, tmp_path: Path) -> Workspace:
-    root = tmp_path / "ws"
-    shutil.copytree(node_template, root, symlinks=True)
-    return Workspace(root)
 
 
 @pytest.mark.parametrize(

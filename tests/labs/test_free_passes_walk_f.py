@@ -19,7 +19,7 @@ from harness.engine.lab_runner import LabRunner
 from harness.engine.progress import Progress
 from harness.maven.surefire import REPORTS_DIR, SENSOR_PACKAGE
 from harness.results import CheckResult, Status
-from harness.workspace import Workspace, provision
+from harness.workspace import Workspace
 from tests.builders import git, run_cli
 from tests.labs.test_free_passes import at_step, check_at
 from tests.labs.test_free_passes_hooks_r2 import checks
@@ -232,18 +232,6 @@ def test_lab11_a_failure_written_into_step_2s_green_report_does_not_pass(
 
 
 # ---- Labs 12 and 13 on the Node project ---------------------------------------------------
-@pytest.fixture(scope="module")
-def node_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    if shutil.which("npm") is None:
-        pytest.skip("npm is not installed")
-    return provision(tmp_path_factory.mktemp("node") / "ws", fixture_name="node").workspace.root
-
-
-@pytest.fixture
-def node_ws(node_template: Path, tmp_path: Path) -> Workspace:
-    root = tmp_path / "ws"
-    shutil.copytree(node_template, root, symlinks=True)
-    return Workspace(root)
 
 
 # ---- Lab 12 step 1: contract words that name no claim, or take the short reason back -----

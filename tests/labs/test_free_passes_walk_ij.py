@@ -230,3 +230,24 @@ def test_lab06_step2_a_guard_broken_only_in_the_real_workspace_does_not_pass(
     assert said.status is Status.FAIL, said.message
     assert "a hook that tells your workspace from a copy is no fix" in said.message
     assert "CLAUDE_PROJECT_DIR" in (said.found or ""), said.found
+
+
+@pytest.mark.parametrize(("lab", "step"), [("12", "run-in-band"), ("13", "turn-ends")])
+def test_a_hook_whose_npm_test_runs_no_test_does_not_pass(
+    node_ws: Workspace, lab: str, step: str
+) -> None:
+    """walk-j: `npm test -- --test-name-pattern=zzz` runs no test; the failing case the checks
+    played threw at load time, which fails whatever the pattern, so the hook still "blocked"."""
+    runner = LabRunner(node_ws)
+    runner.start(lab)
+    runner.goto(step)
+    runner.solve(apply=True)
+    hook = node_ws.root / "scripts" / "check-before-stop.sh"
+    text = hook.read_text()
+    assert "if ! npm test >" in text, text
+    hook.write_text(text.replace("if ! npm test ", "if ! npm test -- --test-name-pattern=zzz "))
+
+    results = LabRunner(node_ws).check(every=True).results
+
+    failing = next(r for r in results if "with a failing test" in r.name)
+    assert failing.status is Status.FAIL, [(r.name, r.status) for r in results]
