@@ -4,6 +4,7 @@ the walker did it."""
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -251,3 +252,28 @@ def test_a_hook_whose_npm_test_runs_no_test_does_not_pass(
 
     failing = next(r for r in results if "with a failing test" in r.name)
     assert failing.status is Status.FAIL, [(r.name, r.status) for r in results]
+
+
+def test_a_hook_that_names_the_workspaces_path_is_the_cause_a_replay_names(
+    tmp_path: Path,
+) -> None:
+    """walk-i, Lab 07 step 4: a hook that exits 0 in the workspace's own path held the session
+    less than its replay on a copy; the screen said "you changed something after the session"
+    and to play again (which fails again), with a "(found: says where)" that read as a stub."""
+    from harness.engine.checks.live_causes import replay_differs
+
+    root = tmp_path / "ws"
+    (root / "scripts").mkdir(parents=True)
+    hook = root / "scripts" / "check-before-stop.sh"
+    hook.write_text(
+        f'#!/bin/bash\nproject="$CLAUDE_PROJECT_DIR"\n[ "$project" = {root} ] && exit 0\n'
+    )
+
+    cause = replay_differs(root)
+
+    assert cause.headline.startswith(
+        f"scripts/check-before-stop.sh names this workspace's own path ({root})"
+    ), cause.headline
+    assert '"$CLAUDE_PROJECT_DIR"' in cause.fix
+    hook.write_text('#!/bin/bash\nproject="$CLAUDE_PROJECT_DIR"\n')
+    assert "(the found: lines say where)" in replay_differs(root).headline

@@ -84,13 +84,34 @@ def _hook_verdict(timeline: Timeline) -> bool:
 
 def replay_differs(root: Path) -> LiveCause:
     """The session's hooks answered one way and the hooks now, on a replay from the state the
-    step began in, another: a hook (or what it reads) changed since the session."""
+    step began in, another: a hook that names the workspace's own path (it tells the folder
+    from the replay's copy; walk-i), or a hook (or what it reads) changed since the session."""
+    pinned = _naming_the_path(root)
+    if pinned:
+        return LiveCause(
+            f"{pinned} names this workspace's own path ({root}): it answers one way here and "
+            "another in the copy Hook Lab replays your session on",
+            'find the project with "$CLAUDE_PROJECT_DIR" instead of the path, then play the '
+            f"session again (start claude in {root} and do the step again)",
+        )
     return LiveCause(
-        "your hooks now answer differently than they did in your session (found: says "
-        "where): a hook, the settings or what they read changed after the session",
+        "your hooks now answer differently than they did in your session (the found: lines "
+        "say where): a hook, the settings or what they read changed after the session",
         f"keep the hooks as they are now and play the session again (start claude in {root} "
         "and do the step again), or put back what you changed since",
     )
+
+
+def _naming_the_path(root: Path) -> str:
+    """The first hook script (.claude/hooks, scripts) whose text holds the workspace's path."""
+    for folder in (root / ".claude" / "hooks", root / "scripts"):
+        for script in sorted(folder.glob("*.sh")) if folder.is_dir() else ():
+            try:
+                if str(root) in script.read_text(errors="replace"):
+                    return str(script.relative_to(root))
+            except OSError:
+                continue
+    return ""
 
 
 def diagnose(timeline: Timeline, root: Path, *, matched: int) -> LiveCause | None:
