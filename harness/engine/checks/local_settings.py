@@ -10,6 +10,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from harness.claude.settings import PROMPT_TYPE
 from harness.engine.stepview import StepView
 
 LOCAL = ".claude/settings.local.json"
@@ -39,7 +40,7 @@ def local_hooks_that_held(workspace: Path, steps: Sequence[StepView]) -> list[st
     for entry in steps:
         held = [h for h in entry.hooks if h.exit_code == 2 and h.command in places]
         for hook in held if entry.problems else ():
-            kind = "prompt hook" if hook.kind == "prompt" else "hook"
+            kind = "prompt hook" if hook.kind == PROMPT_TYPE else "hook"
             lines.append(
                 f"{entry.label} ({entry.do}) was held by a {kind} that {LOCAL} "
                 f"registers ({places[hook.command]}), not .claude/settings.json"
