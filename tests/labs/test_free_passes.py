@@ -51,7 +51,7 @@ def test_lab06_a_smoke_sh_that_counts_failures_as_passes_does_not_pass(
 
     run = runner.check(every=True)
 
-    smoke_said, guard_said, pristine, shipped, smoke_ran = run.results
+    smoke_said, guard_said, pristine, shipped, smoke_ran, *_ = run.results
     assert smoke_ran.status is Status.FAIL  # no green run of the shipped smoke.sh recorded
     assert shipped.status is Status.FAIL  # the edited smoke.sh is named as not shipped
     assert shipped.details["fix"] == "git checkout -- .claude/hooks/smoke.sh"

@@ -19,12 +19,9 @@ from harness.results import CheckResult, Status
 from harness.workspace import Workspace
 from tests.builders import git, run_cli
 from tests.conftest import require_real_client
-from tests.labs import test_free_passes_round7 as round7
 from tests.labs.test_free_passes import at_step
 
 HOOKS = ".claude/hooks"
-# The Node fixture's workspace, provisioned once per module (round 7's fixtures, reused).
-node_template, node_ws = round7.node_template, round7.node_ws
 
 
 def _said(results: list[CheckResult]) -> list[tuple[Status, str]]:

@@ -251,17 +251,7 @@ def run(ctx: CheckContext, p: LiveParams) -> CheckResult:
     # the replay alone re-checks the session there.
     problems = [] if ctx.step.rebuild_evidence else _evidence(ctx, wanted, p, timeline)
     if problems:
-        return CheckResult.failed(
-            "the workspace does not show what the session claims",
-            name=title,
-            expected="the evidence the session's hooks write, and what it leaves",
-            found="\n".join(problems),
-            details={
-                **details,
-                "fix": "put back what changed since the session (git diff shows it), or play "
-                f"the step again: start claude in {ctx.workspace.root} and {_ask(p, None)}",
-            },
-        )
+        return _not_shown(ctx, p, title, problems, details)
     said = "your own session" if kind == LIVE else "a session Hook Lab played on Claude Code"
     return CheckResult.passed(
         (p.pass_message or "the session did what the step asks") + f" ({said}, "
@@ -269,6 +259,23 @@ def run(ctx: CheckContext, p: LiveParams) -> CheckResult:
         name=title,
         details=details,
         evidence={TIMELINE_FILE: _extract_bytes(timeline, at)},
+    )
+
+
+def _not_shown(
+    ctx: CheckContext, p: LiveParams, title: str, problems: list[str], details: dict[str, Any]
+) -> CheckResult:
+    """The session matched, but the workspace lacks what it should show now."""
+    return CheckResult.failed(
+        "the workspace does not show what the session claims",
+        name=title,
+        expected="the evidence the session's hooks write, and what it leaves",
+        found="\n".join(problems),
+        details={
+            **details,
+            "fix": "put back what changed since the session (git diff shows it), or play the "
+            f"step again: start claude in {ctx.workspace.root} and {_ask(p, None)}",
+        },
     )
 
 
