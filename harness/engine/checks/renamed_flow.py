@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 
 from harness.engine.context import CheckContext
-from harness.engine.kinds import check_kind
+from harness.engine.kinds import Worded, check_kind
 from harness.maven.surefire import ReportError, sensor_reports
 from harness.results import CheckResult
 from harness.schema import param
@@ -19,15 +19,13 @@ _HEADING = re.compile(r"^###\s+(A\d+):\s*(.+?)\s*$", re.MULTILINE)
 
 
 @dataclass(frozen=True, kw_only=True)
-class RenamedFlowParams:
+class RenamedFlowParams(Worded):
     """A ``renamed_flow`` check's parameters, typed (``KIND.params`` is derived from them)."""
 
     specs: str = param(doc="the use-case specs, a glob, e.g. docs/use_cases/UC-*.md")
     sensor: str = param(
         default="UseCaseTraceabilityTest", doc="the sensor whose report names the annotation"
     )
-    message: str | None = param(default=None, doc="what the participant reads when the check fails")
-    pass_message: str | None = param(default=None, doc="what the participant reads when it passes")
 
 
 def _headings(text: str) -> dict[str, str]:

@@ -17,7 +17,7 @@ from typing import Any
 from harness import proc
 from harness.engine.checks.surefire_written import not_written_by_a_run
 from harness.engine.context import CheckContext
-from harness.engine.kinds import check_kind
+from harness.engine.kinds import Worded, check_kind
 from harness.engine.progress import ReportsSeen
 from harness.engine.throwaway import sandbox_copy
 from harness.maven.backend import SENSOR_GOALS
@@ -37,7 +37,7 @@ OUTCOMES = ("green", "red", "absent", "present")
 
 
 @dataclass(frozen=True, kw_only=True)
-class SensorsParams:
+class SensorsParams(Worded):
     """A ``sensors`` check's parameters, typed (``KIND.params`` is derived from them)."""
 
     expect: dict[str, Any] = param(
@@ -66,8 +66,6 @@ class SensorsParams:
     )
     args: list[str] = param(default=[], doc="Maven arguments (default: -q test -Dgroups=sensor)")
     timeout: float = param(default=600.0, positive=True, doc="seconds before Maven is stopped")
-    message: str | None = param(default=None, doc="what the participant reads when the check fails")
-    pass_message: str | None = param(default=None, doc="what the participant reads when it passes")
 
 
 def _validate(p: SensorsParams) -> str | None:
