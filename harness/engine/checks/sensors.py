@@ -333,25 +333,33 @@ def _unwritten(
     parts do not agree as a run's do), or None."""
     missing = _not_from_a_run(ctx, reports)
     if missing:
-        return CheckResult.failed(
+        return _no_run_wrote(
             "a report does not list every test of its sensor: a run of these sources writes "
-            "a <testcase> per @Test method, so no such run wrote it",
-            name=name,
-            expected="each sensor's report listing every @Test method of its class",
-            found="\n".join(missing),
-            details={"fix": "./mvnw -q test -Dgroups=sensor (it replaces every report)"},
+            "a <testcase> per @Test method",
+            "each sensor's report listing every @Test method of its class",
+            missing,
+            name,
         )
     unlike = _not_surefires(reports) if p.fresh else []
     if unlike:
-        return CheckResult.failed(
-            "a report is not as a Surefire run writes it: its parts do not agree, so no run "
-            "wrote it",
-            name=name,
-            expected="each report and its .txt summary as one run of the sensors writes them",
-            found="\n".join(unlike),
-            details={"fix": "./mvnw -q test -Dgroups=sensor (it replaces every report)"},
+        return _no_run_wrote(
+            "a report is not as a Surefire run writes it: its parts do not agree",
+            "each report and its .txt summary as one run of the sensors writes them",
+            unlike,
+            name,
         )
     return None
+
+
+def _no_run_wrote(why: str, expected: str, found: list[str], name: str) -> CheckResult:
+    """The failure for reports no sensor run wrote, with the run that replaces them all."""
+    return CheckResult.failed(
+        f"{why}, so no such run wrote it",
+        name=name,
+        expected=expected,
+        found="\n".join(found),
+        details={"fix": "./mvnw -q test -Dgroups=sensor (it replaces every report)"},
+    )
 
 
 def _not_from_a_run(ctx: CheckContext, reports: dict[str, SurefireReport | None]) -> list[str]:
