@@ -6,24 +6,22 @@ evidence the hooks demand.
 
 from __future__ import annotations
 
-import hashlib
 import secrets
 import time
-import xml.etree.ElementTree as ET
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from harness import proc
+from harness.engine.checks import build_output
+from harness.engine.checks.runs_seen import FromBefore, from_before
 from harness.engine.checks.surefire_written import not_written_by_a_run
 from harness.engine.context import CheckContext
 from harness.engine.kinds import Worded, check_kind
-from harness.engine.progress import ReportsSeen
 from harness.engine.throwaway import sandbox_copy
 from harness.maven.backend import SENSOR_GOALS
 from harness.maven.surefire import (
     SENSOR_PACKAGE,
-    SENSORS,
     ReportError,
     SurefireReport,
     sensor_reports,
@@ -195,6 +193,9 @@ def _run(ctx: CheckContext, p: SensorsParams) -> CheckResult:
     sensors = tuple(dict.fromkeys([*expect, *contains]))
     name = "sensors " + ", ".join(sensors)
     started = time.time()
+    stray = build_output.refusal(ctx.root, ctx.workspace.fixture.dir, name)
+    if stray is not None:
+        return stray
     run_maven = bool(p.run or ctx.step.rebuild_evidence)
     output = _run_maven(ctx, p, name) if run_maven else ""
     if isinstance(output, CheckResult):
@@ -257,9 +258,9 @@ def _read_reports(
         # Reports the run did not write are leftovers and prove nothing about it.
         written = {s: r if r is None or r.mtime >= ran_at - 1 else None for s, r in reports.items()}
         if ctx.root_override is None:
-            _from_before(ctx, written)  # the check's own run, in the workspace: noted
+            from_before(ctx, written)  # the check's own run, in the workspace: noted
         return written
-    before = _from_before(ctx, reports)  # noted for every check, refused when fresh
+    before = from_before(ctx, reports)  # noted for every check, refused when fresh
     late = _not_fresh(ctx, reports, before, name) if p.fresh else None
     if late is not None:
         return late
@@ -270,7 +271,7 @@ def _read_reports(
 def _not_fresh(
     ctx: CheckContext,
     reports: dict[str, SurefireReport | None],
-    before: _FromBefore,
+    before: FromBefore,
     name: str,
 ) -> CheckResult | None:
     """The failure for reports that are no run since the step began and since the latest
@@ -391,78 +392,6 @@ def _not_surefires(reports: dict[str, SurefireReport | None]) -> list[str]:
         if problem:
             lines.append(f"{sensor}: {problem}")
     return lines
-
-
-def _run_times(data: bytes) -> bytes:
-    """What one run measured in a report: the suite's time and each case's name and time, in
-    file order. Two real runs differ in them; an earlier run's report keeps them however it is
-    edited around them (whitespace, attributes reordered, a failure written into a green one).
-    Unparsable: the bytes."""
-    try:
-        root = ET.fromstring(data)
-    except ET.ParseError:
-        return data
-    cases = [f"{c.get('name', '')}={c.get('time', '')}" for c in root.iter("testcase")]
-    return "\n".join([root.get("time", ""), *cases]).encode()
-
-
-@dataclass(frozen=True)
-class _FromBefore:
-    """What the memory knows of the reports on disk: ``at`` when every one is of a run a check
-    read before the step began (kept aside and brought back), ``edited`` a report the step
-    reads of such a run in other bytes now, ``read_at`` when a check first read the newest of
-    their runs (touched since then, they still are that run)."""
-
-    at: str | None = None
-    edited: str | None = None
-    read_at: float | None = None
-
-
-def _from_before(ctx: CheckContext, reports: dict[str, SurefireReport | None]) -> _FromBefore:
-    """Each sensor report on disk, its run judged by what it measured (not its bytes), against
-    the runs checks read before (the progress record's memory); a run not seen yet is noted.
-    Every sensor's report counts, not only those the step reads: a real run rewrites all five,
-    so one report's times repeating an earlier run's is no replay."""
-    seen = ctx.step.reports_seen or ReportsSeen()  # outside a runner: no memory
-    entered = ctx.step.entered_at or 0.0
-    try:
-        on_disk = sensor_reports(ctx.root, SENSORS)
-    except ReportError:
-        on_disk = {}
-    firsts, edited = [], None
-    for sensor, report in sorted({**on_disk, **reports}.items()):
-        try:
-            data = report.path.read_bytes() if report is not None else None
-        except OSError:
-            data = None
-        if data is None:
-            continue
-        key, now = _run_key(sensor, data), hashlib.sha256(data).hexdigest()[:32]
-        first = seen.first(key)
-        if first is None:
-            seen.note(key, time.time(), now)
-            firsts.append(time.time())
-            continue
-        firsts.append(first[0])
-        if sensor in reports and edited is None and first[0] < entered and first[1] != now:
-            at = time.strftime("%Y-%m-%d %H:%M", time.localtime(first[0]))
-            edited = f"{sensor}: the test times of the run a check read at {at}, other bytes"
-    if not firsts:
-        return _FromBefore()
-    replayed = max(firsts) < entered
-    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(min(firsts))) if replayed else None
-    return _FromBefore(when, edited, max(firsts))
-
-
-def remember_sensor_runs(ctx: CheckContext) -> None:
-    """Note the runs of the sensor reports on disk in the progress record's memory (a run lab
-    itself made: a solve's), so a copy of them brought back later is no new run."""
-    if ctx.step.reports_seen is not None:
-        _from_before(ctx, {})
-
-
-def _run_key(sensor: str, data: bytes) -> str:
-    return hashlib.sha256(sensor.encode() + b"\0" + _run_times(data)).hexdigest()[:32]
 
 
 def _reports_json(reports: dict[str, SurefireReport | None]) -> dict[str, object]:
