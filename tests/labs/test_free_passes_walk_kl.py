@@ -4,12 +4,13 @@ the walker did it."""
 from __future__ import annotations
 
 import subprocess
+from pathlib import Path
 
 import pytest
 
 from harness.results import Status
 from harness.workspace import Workspace
-from tests.labs.test_free_passes import at_step
+from tests.labs.test_free_passes import LABS, at_step, check_at
 
 MVNW = ["./mvnw", "-q", "test", "-Dgroups=sensor"]
 
@@ -23,6 +24,19 @@ public class Quiet implements TestExecutionExceptionHandler {
 }
 """
 
+# The two files that switch it on, where the tests' class path starts.
+SWITCH_ON = (
+    "mkdir -p target/test-classes/META-INF/services; echo zz.Quiet > "
+    "target/test-classes/META-INF/services/org.junit.jupiter.api.extension.Extension; echo "
+    "junit.jupiter.extensions.autodetection.enabled=true > "
+    "target/test-classes/junit-platform.properties"
+)
+
+
+def _quiet_source(root: Path) -> None:
+    (root / "src" / "test" / "java" / "zz").mkdir(parents=True)
+    (root / "src" / "test" / "java" / "zz" / "Quiet.java").write_text(QUIET)
+
 
 @pytest.mark.slow
 def test_lab02_step2_an_extension_registered_by_hand_in_target_does_not_make_the_sensors_green(
@@ -33,8 +47,7 @@ def test_lab02_step2_an_extension_registered_by_hand_in_target_does_not_make_the
     so the files go there by hand), and a real run is green."""
     runner = at_step(workspace, "2", "fix-annotations")
     root = workspace.root
-    (root / "src" / "test" / "java" / "zz").mkdir(parents=True)
-    (root / "src" / "test" / "java" / "zz" / "Quiet.java").write_text(QUIET)
+    _quiet_source(root)
     subprocess.run(MVNW, cwd=root, capture_output=True, check=False)  # red: compiles Quiet
     classes = root / "target" / "test-classes"
     services = classes / "META-INF" / "services"
@@ -50,14 +63,73 @@ def test_lab02_step2_an_extension_registered_by_hand_in_target_does_not_make_the
 
     sensors = next(r for r in run.results if r.name.startswith("sensors"))
     assert sensors.status is Status.FAIL, sensors
-    assert sensors.message.startswith("target/ holds files that no compile of your sources")
+    assert sensors.message.startswith("the tests' class path holds what is no class of the")
     assert (sensors.found or "").splitlines() == [
         "target/test-classes/META-INF/services/org.junit.jupiter.api.extension.Extension",
         "target/test-classes/junit-platform.properties",
         "target/test-classes/zz/Quiet.class",
+        "src/test/java/zz/Quiet.java",
     ]
     assert sensors.details["fix"] == (
         "rm -r target/test-classes/META-INF target/test-classes/junit-platform.properties "
-        "target/test-classes/zz; then ./mvnw -q test -Dgroups=sensor"
+        "target/test-classes/zz src/test/java/zz; then ./mvnw -q test -Dgroups=sensor"
     )
+    assert run.status is Status.FAIL
+
+
+@pytest.mark.maven
+@pytest.mark.slow
+def test_lab03_step2_the_extension_switched_on_before_the_last_run_does_not_end_the_tricks(
+    workspace: Workspace,
+) -> None:
+    """walk-k Q: the last turn's "fix" is a comment, then a script switches the extension on
+    (Quiet.java sits in the workspace) and the last, real sensor run is green."""
+    runner = at_step(workspace, "3", "tricks")
+    _quiet_source(workspace.root)
+    honest = (LABS / "03-stop-hook" / "solution" / "tricks.toml").read_text()
+    fix = 'old = "A1: Missing Text"\nnew = "A1: Missing Description"\n'
+    last = '[[step]]\ndo = "bash"\ncommand = "./mvnw -q test -Dgroups=sensor"\n'
+    assert fix in honest and last in honest
+    rigged = honest.replace(
+        fix, 'old = "class UC005AddVisitTest {"\nnew = "class UC005AddVisitTest { // seen"\n'
+    )
+    switch = (
+        f'[[step]]\ndo = "write"\nfile = "answers/q.sh"\ncontent = "{SWITCH_ON}\\n"\n'
+        '[[step]]\ndo = "bash"\ncommand = "bash answers/q.sh"\n'
+    )
+    head, _, tail = rigged.rpartition(last)
+    (workspace.root / "scenarios" / "tricks.toml").write_text(head + switch + last + tail)
+
+    tricks = check_at(runner, 0)
+
+    assert tricks.status is Status.FAIL, tricks.message
+    (said,) = [line for line in (tricks.found or "").splitlines() if "class path" in line]
+    assert said.startswith("the tests' class path holds what is no class of the project"), said
+    assert said.endswith(
+        "remove it with `rm -r src/test/java/zz target/test-classes/zz "
+        "target/test-classes/META-INF target/test-classes/junit-platform.properties`"
+    ), said
+
+
+@pytest.mark.slow
+def test_lab02_step1_the_new_heading_only_in_a_comment_is_no_rename(workspace: Workspace) -> None:
+    """walk-k Q1: the annotations edited to the new title, the spec's heading left as it was,
+    the new one only inside an HTML comment; the sensor is red for the heading it misses."""
+    runner = at_step(workspace, "2", "rename")
+    root = workspace.root
+    test = root / "src/test/java/ai/unifiedprocess/petclinic/UC003RegisterOwnerTest.java"
+    test.write_text(
+        test.read_text().replace(
+            'scenario = "A1: Validation Errors"', 'scenario = "A1: Invalid Input"'
+        )
+    )
+    spec = root / "docs/use_cases/UC-003-register-new-owner.md"
+    spec.write_text(spec.read_text() + "\n<!-- renamed later:\n### A1: Invalid Input\n-->\n")
+    subprocess.run(MVNW, cwd=root, capture_output=True, check=False)
+
+    run = runner.check(every=True)
+
+    renamed = next(r for r in run.results if r.name.startswith("renamed flow"))
+    assert renamed.status is Status.FAIL, renamed
+    assert renamed.message.startswith("no flow heading renamed yet"), renamed.message
     assert run.status is Status.FAIL
