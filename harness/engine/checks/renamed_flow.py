@@ -28,8 +28,18 @@ class RenamedFlowParams(Worded):
     )
 
 
+# What a reader of the spec never sees as a heading (walk-k: the new title only inside an
+# HTML comment, the old heading left as it was): comments and fenced code.
+_UNSEEN = re.compile(r"<!--.*?(?:-->|\Z)|^(`{3,}|~{3,}).*?(?:^\1[^\n]*$|\Z)", re.S | re.M)
+
+
 def _headings(text: str) -> dict[str, str]:
-    return {flow: title for flow, title in _HEADING.findall(text)}
+    """Each flow's title, as the spec shows it: the first heading of the flow that is no
+    comment or code."""
+    found: dict[str, str] = {}
+    for flow, title in _HEADING.findall(_UNSEEN.sub("", text)):
+        found.setdefault(flow, title)
+    return found
 
 
 def _renamed(ctx: CheckContext, base: str, pattern: str) -> list[tuple[str, str, str]]:
