@@ -133,3 +133,36 @@ def test_lab02_step1_the_new_heading_only_in_a_comment_is_no_rename(workspace: W
     assert renamed.status is Status.FAIL, renamed
     assert renamed.message.startswith("no flow heading renamed yet"), renamed.message
     assert run.status is Status.FAIL
+
+
+def test_lab05_strict_lines_moved_into_lib_sh_for_the_real_workspace_do_not_pass(
+    workspace: Workspace,
+) -> None:
+    """walk-k F2: the strict block taken out of require-sensors.sh and put at the top of
+    lib.sh's aiup_fail_open, on for the workspace's own path only: every hook strict there,
+    and the copies the checks play never see it."""
+    runner = at_step(workspace, "5", "strict-stop-hook")
+    hooks = workspace.root / ".claude" / "hooks"
+    hook = hooks / "require-sensors.sh"
+    kept = [
+        line
+        for line in hook.read_text().splitlines(keepends=True)
+        if not line.startswith(("command -v jq", "git rev-parse --git-dir", "# Strict mode"))
+    ]
+    hook.write_text("".join(kept))
+    lib = hooks / "lib.sh"
+    strict = (
+        f'  if [ "${{CLAUDE_PROJECT_DIR:-}}" = {workspace.root} ]; then command -v jq >/dev/null '
+        '2>&1 || { echo "jq is not installed" >&2; exit 2; }; fi\n'
+    )
+    text = lib.read_text()
+    head, brace, rest = text.partition("aiup_fail_open() {\n")
+    assert brace, "lib.sh defines aiup_fail_open"
+    lib.write_text(head + brace + strict + rest)
+
+    run = runner.check(every=True)
+
+    shipped = next(r for r in run.results if r.name == "shipped")
+    assert shipped.status is Status.FAIL, shipped
+    assert ".claude/hooks/lib.sh" in shipped.message, shipped.message
+    assert run.status is Status.FAIL
