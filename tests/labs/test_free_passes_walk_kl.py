@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.engine.checks.prompt_words import why_not_asking
 from harness.results import Status
 from harness.workspace import Workspace
 from tests.labs.test_free_passes import LABS, at_step, check_at
@@ -166,3 +167,27 @@ def test_lab05_strict_lines_moved_into_lib_sh_for_the_real_workspace_do_not_pass
     assert shipped.status is Status.FAIL, shipped
     assert ".claude/hooks/lib.sh" in shipped.message, shipped.message
     assert run.status is Status.FAIL
+
+
+# walk-l, Lab 10 step 1: the question's own words, turned round; each passed as a judge's prompt.
+TURNED = [
+    ("Did the tests run and fail after the last change? $ARGUMENTS", "“fail” turns"),
+    ("Did the tests not run and pass after the last change? $ARGUMENTS", "“not” turns"),
+    ("Did the tests run and pass before the last change? $ARGUMENTS", "“before” turns"),
+    ("Did the tests run or pass after the last change? $ARGUMENTS", "“or” turns"),
+    ("Did the tests run? $ARGUMENTS", "it does not ask both"),
+    ("Did the tests pass? $ARGUMENTS", "it does not ask both"),
+]
+
+
+@pytest.mark.parametrize(("prompt", "said"), TURNED)
+def test_lab10_a_judge_prompt_with_its_question_turned_round_does_not_ask(
+    prompt: str, said: str
+) -> None:
+    why = why_not_asking(prompt)
+    assert why is not None and why.startswith(said), why
+
+
+def test_lab10_a_condition_after_the_question_may_say_not() -> None:
+    prompt = "Did the tests run and pass after the last change? If not, block. $ARGUMENTS"
+    assert why_not_asking(prompt) is None
