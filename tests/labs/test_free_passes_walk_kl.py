@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from harness.engine.checks.prompt_words import why_not_asking
+from harness.engine.lab_runner import LabRunner
 from harness.results import Status
 from harness.workspace import Workspace
 from tests.labs.test_free_passes import LABS, at_step, check_at
@@ -191,3 +192,26 @@ def test_lab10_a_judge_prompt_with_its_question_turned_round_does_not_ask(
 def test_lab10_a_condition_after_the_question_may_say_not() -> None:
     prompt = "Did the tests run and pass after the last change? If not, block. $ARGUMENTS"
     assert why_not_asking(prompt) is None
+
+
+@pytest.mark.parametrize(("lab", "step"), [("12", "run-in-band"), ("13", "turn-ends")])
+def test_a_hook_that_tests_only_when_claude_code_is_not_the_caller_does_not_pass(
+    node_ws: Workspace, lab: str, step: str
+) -> None:
+    """walk-l: the checks ran the hook without CLAUDE_PROJECT_DIR, which Claude Code always
+    sets; a hook that runs the tests only without it passed, and held no real session."""
+    runner = LabRunner(node_ws)
+    runner.start(lab)
+    runner.goto(step)
+    runner.solve(apply=True)
+    hook = node_ws.root / "scripts" / "check-before-stop.sh"
+    text = hook.read_text()
+    assert "if ! npm test >" in text, text
+    hook.write_text(
+        text.replace("if ! npm test ", 'if [ -z "${CLAUDE_PROJECT_DIR:-}" ] && ! npm test ')
+    )
+
+    results = LabRunner(node_ws).check(every=True).results
+
+    failing = next(r for r in results if "with a failing test" in r.name)
+    assert failing.status is Status.FAIL, [(r.name, r.status) for r in results]
