@@ -215,3 +215,54 @@ def test_a_hook_that_tests_only_when_claude_code_is_not_the_caller_does_not_pass
 
     failing = next(r for r in results if "with a failing test" in r.name)
     assert failing.status is Status.FAIL, [(r.name, r.status) for r in results]
+
+
+CONTRACT = LABS / "12-stop-contract" / "solution" / "stop-hook-contract.md"
+
+
+def _contract_said(node_ws: Workspace, write: str | None) -> tuple[Status, str]:
+    """Lab 12 step 1's contract check on docs/stop-hook-contract.md as ``write`` has it (None:
+    a link to the hook, as walk-l made it)."""
+    runner = LabRunner(node_ws)
+    runner.start("12")
+    contract = node_ws.root / "docs" / "stop-hook-contract.md"
+    contract.parent.mkdir(exist_ok=True)
+    if write is None:
+        contract.symlink_to("../scripts/check-before-stop.sh")
+    else:
+        contract.write_text(write)
+    result = next(r for r in runner.check(every=True).results if r.name.startswith("contract"))
+    return result.status, result.message
+
+
+def test_lab12_step1_a_second_line_that_says_the_opposite_is_not_left_unread(
+    node_ws: Workspace,
+) -> None:
+    honest = CONTRACT.read_text()
+    opposite = "Success: exit 2.\nBlock: exit 0 with the full log on stdout.\n"
+    status, message = _contract_said(node_ws, honest + opposite)
+    assert status is Status.FAIL
+    assert message.startswith("Success:, Block: stands on more than one line"), message
+
+
+def test_lab12_step1_a_link_to_the_hook_is_no_contract(node_ws: Workspace) -> None:
+    status, message = _contract_said(node_ws, None)
+    assert status is Status.FAIL
+    assert message == (
+        "docs/stop-hook-contract.md is a link to ../scripts/check-before-stop.sh: the contract "
+        "is your own words, in a file of its own"
+    )
+
+
+def test_lab12_step1_a_contract_in_an_html_comment_is_not_on_the_page(
+    node_ws: Workspace,
+) -> None:
+    hidden = "<!--\n" + CONTRACT.read_text() + "-->\n# Notes\n\nNothing here yet.\n"
+    status, message = _contract_said(node_ws, hidden)
+    assert status is Status.FAIL
+    assert "no line starts with Claim: yet" in message, message
+
+
+def test_lab12_step1_the_solution_still_passes(node_ws: Workspace) -> None:
+    status, message = _contract_said(node_ws, CONTRACT.read_text())
+    assert status is Status.PASS, message

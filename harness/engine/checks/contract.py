@@ -23,6 +23,7 @@ sees them all at once, and a part that does not hold shows the line it judged.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -82,6 +83,31 @@ def _line(text: str, part: str) -> tuple[str, str] | None:
         if found:
             return line.strip(), found.group(1).strip()
     return None
+
+
+_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
+
+
+def _labelled(text: str, part: str) -> int:
+    """How many lines are labelled ``part:``."""
+    return sum(_line(line, part) is not None for line in text.splitlines())
+
+
+def _not_your_own(ctx: CheckContext, rel: str, name: str) -> CheckResult | None:
+    """The failure for a contract that is a link to another file (walk-l: to the hook, whose
+    header comment has the four labels), or None for a file of its own."""
+    ctx.path(rel)  # inside the workspace (it resolves links: the link itself is read below)
+    path = ctx.root / rel
+    if not path.is_symlink():
+        return None
+    return CheckResult.failed(
+        f"{rel} is a link to {os.readlink(path)}: the contract is your own words, in a file of "
+        "its own",
+        name=name,
+        expected="a file you wrote, a line a part",
+        found=f"a symbolic link to {os.readlink(path)}",
+        details={"fix": f"rm {rel}, then write the four lines into a new {rel}"},
+    )
 
 
 # What each part of a contract is for, said when a line denies it (the labels Labs 07 and 12 use).
@@ -189,7 +215,22 @@ def run(ctx: CheckContext, p: ContractParams) -> CheckResult:
         return CheckResult.missing_file(
             p.path, name=name, expected="your contract, a line a part", root=ctx.root
         )
-    text = path.read_text(errors="replace")
+    unread = _not_your_own(ctx, p.path, name)
+    if unread is not None:
+        return unread
+    # What a reader of the page sees: an HTML comment is not there (walk-l).
+    text = _COMMENT.sub("", path.read_text(errors="replace"))
+    twice = [part for part in _parts(p.rules) if _labelled(text, part) > 1]
+    if twice:
+        return CheckResult.failed(
+            f"{', '.join(f'{part}:' for part in twice)} stands on more than one line: a contract "
+            "says each part once, so keep one line of each",
+            name=name,
+            expected="one line a part",
+            found="\n".join(
+                line.strip() for line in text.splitlines() for part in twice if _line(line, part)
+            ),
+        )
     shown: list[str] = []
     first: str | None = None
     failing: list[str] = []
