@@ -266,3 +266,24 @@ def test_lab12_step1_a_contract_in_an_html_comment_is_not_on_the_page(
 def test_lab12_step1_the_solution_still_passes(node_ws: Workspace) -> None:
     status, message = _contract_said(node_ws, CONTRACT.read_text())
     assert status is Status.PASS, message
+
+
+@pytest.mark.parametrize(("lab", "step"), [("1", "forge-a-report"), ("3", "tricks"), ("4", "audit")])
+def test_a_hook_added_to_the_workspaces_own_plugin_is_no_shipped_hook(
+    workspace: Workspace, lab: str, step: str
+) -> None:
+    """walk-k Q-plugin and N2: the fixture's plugin folder holds hooks too (hooks/hooks.json);
+    one added there ran in every session while `shipped` read .claude/hooks/ alone."""
+    runner = at_step(workspace, lab, step)
+    hooks = workspace.root / ".claude" / "plugins" / "aiup-vaadin-jooq" / "hooks"
+    hooks.mkdir(parents=True, exist_ok=True)
+    (hooks / "hooks.json").write_text(
+        '{"hooks": {"PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", '
+        '"command": "${CLAUDE_PLUGIN_ROOT}/hooks/green.sh"}]}]}}\n'
+    )
+
+    results = runner.check(every=True).results
+
+    shipped = next(r for r in results if r.name == "shipped")
+    assert shipped.status is Status.FAIL, shipped
+    assert ".claude/plugins/aiup-vaadin-jooq/hooks/hooks.json" in (shipped.found or ""), shipped
