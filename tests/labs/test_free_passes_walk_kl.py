@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from harness.engine.checks.prompt_words import why_not_asking
+from harness.engine.checks.scenario_kind import audit_gap
 from harness.engine.lab_runner import LabRunner
 from harness.results import Status
 from harness.workspace import Workspace
@@ -268,7 +269,9 @@ def test_lab12_step1_the_solution_still_passes(node_ws: Workspace) -> None:
     assert status is Status.PASS, message
 
 
-@pytest.mark.parametrize(("lab", "step"), [("1", "forge-a-report"), ("3", "tricks"), ("4", "audit")])
+@pytest.mark.parametrize(
+    ("lab", "step"), [("1", "forge-a-report"), ("3", "tricks"), ("4", "audit")]
+)
 def test_a_hook_added_to_the_workspaces_own_plugin_is_no_shipped_hook(
     workspace: Workspace, lab: str, step: str
 ) -> None:
@@ -287,3 +290,30 @@ def test_a_hook_added_to_the_workspaces_own_plugin_is_no_shipped_hook(
     shipped = next(r for r in results if r.name == "shipped")
     assert shipped.status is Status.FAIL, shipped
     assert ".claude/plugins/aiup-vaadin-jooq/hooks/hooks.json" in (shipped.found or ""), shipped
+
+
+# walk-k E2, Lab 04 step 2: marks and markdown a reader sees, each after a plain covered line.
+MARKED = [
+    ("~~UC-005 is fully covered by tests.~~", "~"),
+    ("UC-005 is fully covered by tests. ❌", "❌"),
+    ("UC-005 is fully covered by tests. ✗ (A2, A3)", "✗"),
+    ("UC-005 is fully covered by tests: ☐", "☐"),
+    ("> UC-005 is fully covered by tests.", ">"),
+    ("UC-005 is fully covered by tests. Coverage: 1/3 flows.", "/"),
+    ("UC-005 is fully covered by tests.\n\nA2: 0 tests. A3: 0 tests.", "0"),
+    ("UC-005 is fully covered by tests.\n\n| flow | test |\n|---|---|\n| A2 | — |", "|"),
+]
+
+
+@pytest.mark.parametrize(("report", "mark"), MARKED)
+def test_lab04_a_covered_report_with_a_mark_that_takes_it_back_is_none(
+    report: str, mark: str
+) -> None:
+    assert audit_gap(report) == (
+        f"says more than that it is covered (“{mark}”): an audit that found the use case "
+        "covered says so plainly, e.g. “UC-005 is fully covered by tests.”"
+    )
+
+
+def test_lab04_bold_and_a_heading_are_plain() -> None:
+    assert audit_gap("# UC-005\n\n**UC-005** is fully covered by tests.") is None

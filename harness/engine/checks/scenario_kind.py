@@ -118,7 +118,10 @@ _PLAIN = frozenset(
     main missing no nothing of own path paths report rule rules scenario scenarios step steps
     test tested tests the their to uc use with""".split()  # noqa: SIM905 (a word list reads better)
 )
-_ID = re.compile(r"^(?:[a-z]{1,3}-?\d+|\d+)$")
+_ID = re.compile(r"^(?:[a-z]{1,3}-?\d+|[1-9]\d*)$")  # "0 tests" counts a gap
+# Marks a reader sees and words do not say (walk-k: ~~struck~~, ❌, ✗, ☐, a > quote, 1/3, a
+# table's — against a flow): anything but letters, digits, spaces and plain punctuation.
+_UNPLAIN_MARK = re.compile(r"[^\w\s.,:;'\"()\-#*!’]|~|_")
 _NONE_OF = frozenset({"gap", "gaps", "missing"})
 
 
@@ -126,6 +129,9 @@ def _unplain(report: str) -> str | None:
     """The first word by which a report says more than that the use case is covered."""
     if "?" in report:
         return "?"
+    mark = _UNPLAIN_MARK.search(report)
+    if mark is not None:
+        return mark.group(0)
     words: list[str] = re.findall(r"[A-Za-z]+(?:-\d+)?|\d+", report)
     for at, word in enumerate(words):
         low = word.lower()
