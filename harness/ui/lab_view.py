@@ -275,24 +275,12 @@ def print_moved(console: Console, moved: Moved, *, show_intro: bool = False) -> 
     bad = [a for a in moved.actions if a.status is not Status.PASS]
     if bad:
         print_results(console, bad)
-    for run in moved.reverified:
-        if run.results and run.results[0].details.get("skipped"):
-            console.print(
-                f"  step {run.step.index + 1} {run.step.id}: [dim]skipped with lab goto, "
-                "never checked[/]"
-            )
-            continue
-        mark = MARK[run.status]
-        how = " [dim](passed on this very state, not run again)[/]" if run.unchanged else ""
-        console.print(
-            f"  re-verified step {run.step.index + 1} {run.step.id}: "
-            f"[{STYLE[run.status]}]{mark} {run.status.value}[/]{how}"
-        )
-        if run.status is not Status.PASS:
-            print_prose(console, reverify_failure(run))
+    print_reverified(console, moved.reverified)
     note = moved.note if moved.note and moved.note != "lab complete" else ""
     if note and moved.step is not None:
-        console.print(f"[dim]{escape(note)}[/]")
+        # Sent back by the lab's end: the way on is what to read (and has commands in it).
+        sent_back = any(run.status is not Status.PASS for run in moved.reverified)
+        print_prose(console, prose(note, style="yellow" if sent_back else "dim"))
     if show_intro:
         print_intro(console, moved.lab)
     if moved.step is not None:
@@ -323,6 +311,25 @@ def print_moved(console: Console, moved: Moved, *, show_intro: bool = False) -> 
         console.print(escape(note[:1].upper() + note[1:]))
 
 
+def print_reverified(console: Console, runs: Sequence[StepRun]) -> None:
+    """Each step judged again at the lab's end: its verdict, and why when it failed."""
+    for run in runs:
+        if run.results and run.results[0].details.get("skipped"):
+            console.print(
+                f"  step {run.step.index + 1} {run.step.id}: [dim]skipped with lab goto, "
+                "never checked[/]"
+            )
+            continue
+        mark = MARK[run.status]
+        how = " [dim](passed on this very state, not run again)[/]" if run.unchanged else ""
+        console.print(
+            f"  re-verified step {run.step.index + 1} {run.step.id}: "
+            f"[{STYLE[run.status]}]{mark} {run.status.value}[/]{how}"
+        )
+        if run.status is not Status.PASS:
+            print_prose(console, reverify_failure(run))
+
+
 def reverify_failure(run: StepRun) -> RenderableType:
     """Why a step failed when it was judged again at the state it passed at, and what to do:
     its first check that did not pass, as ``lab check`` shows it, then the way back to it (a
@@ -333,10 +340,10 @@ def reverify_failure(run: StepRun) -> RenderableType:
     elif failed.name == "progress":
         then = "it is checked when you reach it again: `lab check`, then `lab next`"
     else:
+        # The way on (fix it, or reset first) is said once, below every step's verdict.
         then = (
             "it passed before; judged again on a copy of your files as they were then (the "
-            "build output cleared), it fails: fix what is named above, then `lab check` at "
-            "that step"
+            "build output cleared), it fails for what is named above"
         )
     return Group(
         result_renderable(failed, gutter="    "),

@@ -93,7 +93,7 @@ def test_a_step_failing_its_reverification_says_why_and_what_next(workspace: Wor
                 "      it is checked when you reach it again: lab check, then lab next",
             ],
         )
-        assert "fix what is named above, then lab check at that step" in joined(screen)
+        assert "lab reset puts back step 1's start" in joined(screen)
         assert_whole_lines(screen, width)
 
 
