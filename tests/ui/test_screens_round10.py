@@ -11,14 +11,16 @@ renderers a person sees, screens at 80, 100 and 120 columns.
 from __future__ import annotations
 
 import io
+import json
 
 from rich.console import Console
 
 from harness.engine.lab_runner import LabRunner
 from harness.results import Status
-from harness.ui.lab_view import print_moved
+from harness.ui.lab_view import print_moved, result_renderable
 from harness.ui.prose import print_prose
 from harness.workspace import Workspace
+from tests.builders import reach_step
 from tests.lines import joined
 
 WIDTHS = (80, 100, 120)
@@ -73,3 +75,37 @@ def test_a_step_sent_back_at_the_labs_end_names_the_later_state_and_lab_reset(
     # The way on works: the reset puts step 1's start back, the person's files backed up.
     again = runner.reset()
     assert again.step is not None and again.step.index == 0 and again.backup is not None
+
+
+# ---- 2. Lab 07 step 3: an async Stop hook is named as the reason it cannot hold the turn ----
+
+
+def test_lab07_step3_an_async_entry_is_named_as_why_the_hook_cannot_hold_the_turn(
+    workspace: Workspace,
+) -> None:
+    """Walk i, Lab 07 step 3: the person's entry had ``"async": true``. ``✔ PASS settings:
+    scripts/check-before-stop.sh runs on Stop``, then a session whose feedback lacked the hook,
+    and nothing said an async hook is one Claude Code never waits for. Real: the lab's own
+    checks on the step's solved settings."""
+    runner = reach_step(workspace, "7", "register")
+    runner.solve(apply=True)
+    path = workspace.root / ".claude" / "settings.json"
+    settings = json.loads(path.read_text())
+    stop = settings["hooks"]["Stop"][0]["hooks"]
+    mine = next(n for n, h in enumerate(stop) if "check-before-stop" in h.get("command", ""))
+    stop[mine]["async"] = True
+    path.write_text(json.dumps(settings, indent=2) + "\n")
+    run = runner.check()
+    assert run.status is Status.FAIL
+    failed = next(r for r in run.results if r.status is not Status.PASS)
+    assert failed.name == "settings", failed
+    for width in WIDTHS:
+        screen = shown(result_renderable(failed), width)
+        said = joined(screen)
+        assert (
+            'the Stop hook that runs scripts/check-before-stop.sh is `"async": true`: Claude '
+            "Code starts it in the background and does not wait for its answer, so it can "
+            'never hold the turn; drop `"async": true` from its entry' in said
+        ), screen
+        assert f'.claude/settings.json: hooks.Stop[0].hooks[{mine}]: "async": true' in said
+        assert fits(screen, width), screen
