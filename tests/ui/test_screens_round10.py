@@ -12,16 +12,24 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
+from pathlib import Path
 
+import pytest
 from rich.console import Console
 
+from harness.claude.client.api import ApiRequest, Reply, ScriptedApi
+from harness.claude.client.install import find_client
+from harness.claude.client.person import AUTO_MODE_NOTICES
 from harness.engine.lab_runner import LabRunner
 from harness.results import Status
 from harness.ui.lab_view import print_moved, result_renderable
 from harness.ui.prose import print_prose
 from harness.workspace import Workspace
-from tests.builders import reach_step
+from tests.builders import reach_step, run_lab
+from tests.engine.terminal import Terminal, fresh_home
 from tests.lines import joined
+from tests.recorded_sessions import APPROVED, ASK_DONE, AUDIT_PROMPT, AUDITOR, DONE, UC5
 
 WIDTHS = (80, 100, 120)
 
@@ -109,3 +117,69 @@ def test_lab07_step3_an_async_entry_is_named_as_why_the_hook_cannot_hold_the_tur
         ), screen
         assert f'.claude/settings.json: hooks.Stop[0].hooks[{mine}]: "async": true' in said
         assert fits(screen, width), screen
+
+
+# ---- 3. Lab 11 step 4, live: the client's words, not its reason code or the scenario's -----
+
+BLOCKED = "<block>yes</block>Changing a spec's status is a risky action."
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
+def test_lab11_step4_auto_modes_block_is_told_in_the_screens_words(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    """Walk j, Lab 11 step 4: auto mode's check blocked the audit agent (the client: ``Blocked
+    by auto mode · /permissions to review``); ``lab check`` said "its safety check refused it
+    (classifier:auto-mode)" and "expected: moment 2 of 5: a subagent_stop mentioning
+    'aiup-vaadin-jooq:uc-coverage'": a reason code and a scenario file's word in a live step.
+    Real: plain ``claude`` in tmux with a fresh HOME, the scripted model whose stand-in for
+    auto mode's check answers "block", the workspace's hooks and plugin."""
+    if find_client() is None:
+        pytest.skip("the pinned Claude Code client is not installed (lab doctor)")
+    reach_step(workspace, "11", "earn-done")
+    root = workspace.root
+    edit = {"file_path": str(root / UC5), "old_string": APPROVED, "new_string": DONE}
+    agent = {"description": "audit UC-005", "prompt": AUDIT_PROMPT, "subagent_type": AUDITOR}
+    turns = [
+        Reply.tool_use("toolu_1", "Edit", edit),
+        Reply.tool_use("toolu_2", "Agent", agent),
+        Reply.text("I could not change the status."),
+    ]
+
+    def answer(request: ApiRequest) -> None:
+        ScriptedApi.answer(request, turns.pop(0) if turns else Reply.text("Done."))
+
+    home = fresh_home(tmp_path)
+    with ScriptedApi(on_request=answer) as api:
+        api.auto_mode_answer = BLOCKED
+        terminal = Terminal(root, home, tmp_path, api.base_url)
+        try:
+            terminal.claude(ASK_DONE, ready="/aiup-vaadin-jooq:coverage-check")
+            session = terminal.wait_until(
+                lambda s: "Blocked by auto mode" in s and "could not change" in s,
+                "the blocked agent and the last words",
+                180,
+                AUTO_MODE_NOTICES,
+            )
+            terminal.quit_claude()
+        finally:
+            terminal.close()
+    assert "/permissions to review" in session, session
+    for width in WIDTHS:
+        env = {"COLUMNS": str(width), "CLAUDE_CONFIG_DIR": str(home / ".claude")}
+        proc = run_lab(root, "check", env=env)
+        assert proc.returncode == 1, proc
+        screen = proc.stdout
+        said = joined(screen)
+        assert (
+            "Claude Code's auto mode refused Claude's Agent (aiup-vaadin-jooq:uc-coverage) call"
+            in said
+        ), screen
+        assert (
+            "its safety check judged the call too risky (the screen said 'Blocked by auto mode "
+            "· /permissions to review')" in said
+        ), screen
+        assert "moment 2 of 5: the end of the agent 'aiup-vaadin-jooq:uc-coverage'" in said
+        assert "classifier" not in said and "subagent_stop" not in said, screen
+        assert fits(screen, width), screen
+        print(screen)  # the screens, for a note (pytest -s)
