@@ -90,16 +90,36 @@ def row_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+def unrepeated(name: str, message: str) -> tuple[str, str]:
+    """What goes between a check's name and its message, and the message, without the words
+    it repeats from the name's end: "… stop_hook_active: true: exit 0: exit 0 as expected"
+    and "file answers/let-go.json: answers/let-go.json does not exist yet" (walk j) said the
+    same thing twice. ``--json`` keeps the message whole."""
+    if message == name:  # a pass message that is the title again: said once
+        return "", ""
+    said, named = message.split(" "), name.split(" ")
+    for k in range(min(len(said) - 1, len(named)), 0, -1):
+        # "verify-hook scripts/x.sh: x.sh: 8 of 9 checks pass": a file's own name repeats it too.
+        words = [*said[: k - 1], said[k - 1].removesuffix(":")]
+        same = all(w == n or n.endswith("/" + w) for w, n in zip(words, named[-k:], strict=True))
+        if same and len(" ".join(words)) > 2:
+            rest = " ".join(said[k:])
+            return (", " if rest == "as expected" else ": "), rest
+    return ": ", message
+
+
 def result_renderable(
     result: CheckResult, *, verbose: bool = True, gutter: str = ""
 ) -> RenderableType:
     """A check's result as ``lab check`` shows it; ``gutter``: indented under another line
     (a step judged again), without the output box (``lab check`` at that step shows it)."""
     style = STYLE[result.status]
+    joint, message = unrepeated(result.name, result.message)
     head = Text.assemble(
         (f"{MARK[result.status]} {result.status.value.upper()} ", f"bold {style}"),
-        (result.name + ": " if result.name else "", "bold"),
-        result.message,
+        (result.name if result.name else "", "bold"),
+        joint if result.name else "",
+        message,
     )
     blocks = [Block(head, rest=Text("  "), protected=quoted_spans(head.plain))]
     parts: list[RenderableType] = []

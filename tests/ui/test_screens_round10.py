@@ -21,11 +21,13 @@ from rich.console import Console
 from harness.claude.client.api import ApiRequest, Reply, ScriptedApi
 from harness.claude.client.install import find_client
 from harness.claude.client.person import AUTO_MODE_NOTICES
+from harness.engine.context import CheckContext
 from harness.engine.lab_runner import LabRunner
-from harness.results import Status
-from harness.ui.lab_view import print_moved, result_renderable
+from harness.engine.manifest import find_lab, load_labs
+from harness.results import CheckResult, Status
+from harness.ui.lab_view import print_moved, print_step_run, result_renderable
 from harness.ui.prose import print_prose
-from harness.workspace import Workspace
+from harness.workspace import Workspace, provision
 from tests.builders import reach_step, run_lab
 from tests.engine.terminal import Terminal, fresh_home
 from tests.lines import joined
@@ -38,6 +40,11 @@ def shown(renderable: object, width: int) -> str:
     out = io.StringIO()
     print_prose(Console(file=out, width=width, no_color=True, color_system=None), renderable)
     return out.getvalue()
+
+
+def console_at(width: int) -> tuple[Console, io.StringIO]:
+    out = io.StringIO()
+    return Console(file=out, width=width, no_color=True, color_system=None), out
 
 
 def fits(screen: str, width: int) -> bool:
@@ -67,8 +74,8 @@ def test_a_step_sent_back_at_the_labs_end_names_the_later_state_and_lab_reset(
     assert moved.step is not None and moved.step.index == 0 and len(lab.steps) > 1
     last = len(lab.steps)
     for width in WIDTHS:
-        out = io.StringIO()
-        print_moved(Console(file=out, width=width, no_color=True, color_system=None), moved)
+        console, out = console_at(width)
+        print_moved(console, moved)
         screen = out.getvalue()
         said = joined(screen)
         assert "check it again" not in said, screen
@@ -183,3 +190,106 @@ def test_lab11_step4_auto_modes_block_is_told_in_the_screens_words(
         assert "classifier" not in said and "subagent_stop" not in said, screen
         assert fits(screen, width), screen
         print(screen)  # the screens, for a note (pytest -s)
+
+
+# ---- 4. Lab 12 step 2: the contract part in words, not a raw substring -----------------------
+
+RUN_IN_BAND = "npm test -- --runInBand >/dev/null 2>&1"
+
+
+def test_lab12_step2_names_the_jest_option_in_words_and_catches_it_however_spaced(
+    tmp_path: Path,
+) -> None:
+    """Walk j, Lab 12 step 2: ``expected: no 'npm test -- --runInBand >'``, a raw substring with
+    a dangling ``>``; and with two spaces before ``>`` the file check passed, so the failure
+    that followed never said the hook still runs --runInBand. Real: the lab's own check on a
+    provisioned Node workspace at that step."""
+    if shutil.which("npm") is None:
+        pytest.skip("npm is not installed")
+    ws = provision(tmp_path / "ws", fixture_name="node").workspace
+    runner = LabRunner(ws)
+    runner.start("12")
+    runner.goto("run-in-band")
+    lab = find_lab("12")
+    spec = next(c for c in lab.step("run-in-band").checks if c.kind.name == "file")
+    hook = ws.root / "scripts" / "check-before-stop.sh"
+    as_given = hook.read_text()
+    assert RUN_IN_BAND in as_given
+    for text in (as_given, as_given.replace(RUN_IN_BAND, RUN_IN_BAND.replace(" >", "  >"))):
+        hook.write_text(text)
+        result = spec.kind.run(CheckContext(ws, lab.dir), spec.typed)
+        assert result.status is Status.FAIL, result
+        for width in WIDTHS:
+            screen = shown(result_renderable(result), width)
+            said = joined(screen)
+            assert (
+                "expected: the hook's check runs this project's test command, npm test, with no "
+                "Jest option (no --runInBand)" in said
+            ), screen
+            assert "found: if ! npm test -- --runInBand " in said, screen
+            assert "'npm test -- --runInBand >'" not in said, screen
+            assert fits(screen, width), screen
+    hook.write_text(as_given.replace("npm test -- --runInBand", "npm test"))  # the solve's way
+    assert spec.kind.run(CheckContext(ws, lab.dir), spec.typed).status is Status.PASS
+    # Item 5 too: verify-hook's verdict named the script twice ("…/x.sh: x.sh: 8 of 9 …").
+    run = runner.check()
+    assert run.status is Status.PASS, run
+    for width in WIDTHS:
+        console, out = console_at(width)
+        print_step_run(console, run)
+        said = joined(out.getvalue())
+        assert "✔ PASS verify-hook scripts/check-before-stop.sh: 8 of 9 checks pass" in said, said
+        assert "check-before-stop.sh: check-before-stop.sh" not in said, said
+
+
+# ---- 5. a verdict says a thing once: no "exit 0: exit 0 as expected" --------------------------
+
+
+def test_lab13_step4_verdicts_say_each_thing_once(tmp_path: Path) -> None:
+    """Walk j, Lab 13 step 4: ``✔ PASS the hook, still broken, lets go on stop_hook_active:
+    true: exit 0: exit 0 as expected`` and ``✘ FAIL file answers/let-go.json:
+    answers/let-go.json does not exist yet``: the message repeated the end of the check's name.
+    Real: the lab's own checks on a provisioned Node workspace, before and after the solve."""
+    if shutil.which("npm") is None:
+        pytest.skip("npm is not installed")
+    ws = provision(tmp_path / "ws", fixture_name="node").workspace
+    runner = LabRunner(ws)
+    runner.start("13")
+    runner.goto("let-go")
+    before = runner.check()
+    runner.solve(apply=True)
+    after = runner.check()
+    assert (before.status, after.status) == (Status.FAIL, Status.PASS), (before, after)
+    for width in WIDTHS:
+        console, out = console_at(width)
+        print_step_run(console, before)
+        print_step_run(console, after)
+        screen = out.getvalue()
+        said = joined(screen)
+        assert "✘ FAIL file answers/let-go.json: does not exist yet: create it" in said, screen
+        assert "lets go on stop_hook_active: true: exit 0, as expected" in said, screen
+        assert "(stop_hook_active: false): exit 2, as expected" in said, screen
+        assert "is what the hook prints: kept as the hook printed it" in said, screen
+        for twice in ("exit 0: exit 0", "exit 2: exit 2", "answers/let-go.json: answers/"):
+            assert twice not in said, screen
+        assert fits(screen, width), screen
+
+
+def test_no_labs_pass_line_says_its_title_twice() -> None:
+    """Labs 03, 04 and 13 gave checks a pass message that begins with, or is, the check's
+    title: ``✔ PASS dist/app.js is built from src/ as it is now: dist/app.js is built from src/
+    as it is now``. Real: every lab's lab.toml, each pass line as ``lab check`` draws it."""
+    said_twice = []
+    for lab in load_labs():
+        for step in lab.steps:
+            for spec in step.checks:
+                title, passed = spec.params.get("title"), spec.params.get("pass_message")
+                if not title or not passed:
+                    continue
+                result = CheckResult.passed(passed, name=title)
+                for width in WIDTHS:
+                    screen = shown(result_renderable(result), width)
+                    assert fits(screen, width), screen
+                    if joined(screen).count(title) != 1:
+                        said_twice.append(joined(screen))
+    assert not said_twice, "\n".join(said_twice)
