@@ -48,7 +48,11 @@ def console_at(width: int) -> tuple[Console, io.StringIO]:
 
 
 def fits(screen: str, width: int) -> bool:
-    return all(len(line) <= width for line in screen.splitlines())
+    """Every line fits ``width``, but one unit wider than the terminal (a temporary folder's
+    path): left whole to the terminal's own soft wrap, so copying keeps it one line."""
+    return all(
+        len(line.rstrip()) <= width or " " not in line.strip() for line in screen.splitlines()
+    )
 
 
 # ---- 1. sent back by the lab's end: the files are a later step's, and lab reset is the way ---
@@ -293,3 +297,39 @@ def test_no_labs_pass_line_says_its_title_twice() -> None:
                     if joined(screen).count(title) != 1:
                         said_twice.append(joined(screen))
     assert not said_twice, "\n".join(said_twice)
+
+
+# ---- 6. verify-hook: the example command a person copies is whole ----------------------------
+
+
+def test_verify_hook_without_stale_offers_a_whole_command(tmp_path: Path) -> None:
+    """Walk j, Lab 12 step 2: ``lab verify-hook`` as the step gives it (no --stale) noted
+    "give --stale CMD, e.g. --stale 'touch src/…'": a command cut with "…", which a person
+    copies. It names a real source of the project now, whole on one line. Real: ``lab`` as a
+    process on a provisioned Node workspace, the hook as the step's solve leaves it."""
+    if shutil.which("npm") is None:
+        pytest.skip("npm is not installed")
+    ws = provision(tmp_path / "ws", fixture_name="node").workspace
+    runner = LabRunner(ws)
+    runner.start("12")
+    runner.goto("run-in-band")
+    runner.solve(apply=True)
+    source = sorted(f for f in (ws.root / "src").rglob("*") if f.is_file())[0]
+    example = f"--stale 'touch {source.relative_to(ws.root).as_posix()}'"
+    for width in WIDTHS:
+        proc = run_lab(
+            ws.root,
+            "verify-hook",
+            "scripts/check-before-stop.sh",
+            "--break",
+            "rm -f dist/app.js",
+            "--fix",
+            "npm run build",
+            env={"COLUMNS": str(width)},
+        )
+        screen = proc.stdout
+        assert proc.returncode == 0, screen + proc.stderr
+        assert "…" not in screen, screen
+        assert any(example in line for line in screen.splitlines()), screen
+        assert "a command that makes a source newer than the artefact" in joined(screen), screen
+        assert fits(screen, width), screen
