@@ -21,7 +21,7 @@ import pytest
 from harness.claude.client.api import Reply, ScriptedApi
 from harness.engine.manifest import find_lab
 from harness.workspace import Workspace
-from tests.builders import REPO_ROOT, run_lab_process, tmux
+from tests.builders import run_lab_process, tmux
 from tests.conftest import require_real_client
 
 pytestmark = [pytest.mark.slow]
@@ -118,16 +118,9 @@ def _session(
 
 
 def _lab_check(ws: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    """``lab check --json`` typed in the person's shell, after the session."""
-    return subprocess.run(
-        [str(REPO_ROOT / ".venv" / "bin" / "python"), "-m", "harness", "check", "--json"],
-        cwd=ws,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+    """``lab check --json`` typed in the person's shell (no CLAUDE_CONFIG_DIR), after the
+    session."""
+    return run_lab_process("check", "--json", cwd=ws, env=env, unset=["CLAUDE_CONFIG_DIR"])
 
 
 def test_a_plain_claude_session_held_by_the_hook_passes_step_three_live(tmp_path: Path) -> None:
