@@ -10,13 +10,11 @@ renderers a person sees, screens at 80, 100 and 120 columns.
 
 from __future__ import annotations
 
-import io
 import json
 import shutil
 from pathlib import Path
 
 import pytest
-from rich.console import Console
 
 from harness.claude.client.api import ApiRequest, Reply, ScriptedApi
 from harness.claude.client.install import find_client
@@ -26,25 +24,26 @@ from harness.engine.lab_runner import LabRunner
 from harness.engine.manifest import find_lab, load_labs
 from harness.results import CheckResult, Status
 from harness.ui.lab_view import print_moved, print_step_run, result_renderable
-from harness.ui.prose import print_prose
 from harness.workspace import Workspace, provision
 from tests.builders import reach_step, run_lab
-from tests.engine.terminal import Terminal, fresh_home
+from tests.engine.terminal import fresh_home, kept_terminal
 from tests.lines import joined
 from tests.recorded_sessions import APPROVED, ASK_DONE, AUDIT_PROMPT, AUDITOR, DONE, UC5
+from tests.ui.test_screens_round5 import lab06_sent_back_to_step_1
+from tests.ui.test_screens_round9 import console_at, shown
 
 WIDTHS = (80, 100, 120)
 
 
-def shown(renderable: object, width: int) -> str:
-    out = io.StringIO()
-    print_prose(Console(file=out, width=width, no_color=True, color_system=None), renderable)
-    return out.getvalue()
-
-
-def console_at(width: int) -> tuple[Console, io.StringIO]:
-    out = io.StringIO()
-    return Console(file=out, width=width, no_color=True, color_system=None), out
+def node_at(tmp_path: Path, lab: str, step: str) -> tuple[Workspace, LabRunner]:
+    """A Node workspace at ``lab``'s ``step``, as lab start and lab goto leave it."""
+    if shutil.which("npm") is None:
+        pytest.skip("npm is not installed")
+    ws = provision(tmp_path / "ws", fixture_name="node").workspace
+    runner = LabRunner(ws)
+    runner.start(lab)
+    runner.goto(step)
+    return ws, runner
 
 
 def fits(screen: str, width: int) -> bool:
@@ -65,18 +64,9 @@ def test_a_step_sent_back_at_the_labs_end_names_the_later_state_and_lab_reset(
     person was back at step 2 with the files as step 3 left them (the annotation put back);
     step 2's own edit then failed with "String to replace not found", and the screen said only
     "check it again". Real: Lab 06's check judged again at a state it does not hold at."""
-    runner = LabRunner(workspace)
-    runner.start("6")
-    lab = runner.lab()
-    before_the_change = runner._snapshot(lab, "verified/before-the-change")
-    runner.solve(apply=True)
-    assert runner.check().status is Status.PASS
-    record = runner.progress.lab_progress(lab.id).step("hook-change-held").passed
-    assert record is not None
-    record["snapshot"] = before_the_change
-    moved = runner.complete(lab)
-    assert moved.step is not None and moved.step.index == 0 and len(lab.steps) > 1
-    last = len(lab.steps)
+    runner, moved = lab06_sent_back_to_step_1(workspace)
+    last = len(moved.lab.steps)
+    assert moved.step is not None and moved.step.index == 0 and last > 1
     for width in WIDTHS:
         console, out = console_at(width)
         print_moved(console, moved)
@@ -161,20 +151,19 @@ def test_lab11_step4_auto_modes_block_is_told_in_the_screens_words(
         ScriptedApi.answer(request, turns.pop(0) if turns else Reply.text("Done."))
 
     home = fresh_home(tmp_path)
-    with ScriptedApi(on_request=answer) as api:
+    with (
+        ScriptedApi(on_request=answer) as api,
+        kept_terminal(root, home, tmp_path, api.base_url) as terminal,
+    ):
         api.auto_mode_answer = BLOCKED
-        terminal = Terminal(root, home, tmp_path, api.base_url)
-        try:
-            terminal.claude(ASK_DONE, ready="/aiup-vaadin-jooq:coverage-check")
-            session = terminal.wait_until(
-                lambda s: "Blocked by auto mode" in s and "could not change" in s,
-                "the blocked agent and the last words",
-                180,
-                AUTO_MODE_NOTICES,
-            )
-            terminal.quit_claude()
-        finally:
-            terminal.close()
+        terminal.claude(ASK_DONE, ready="/aiup-vaadin-jooq:coverage-check")
+        session = terminal.wait_until(
+            lambda s: "Blocked by auto mode" in s and "could not change" in s,
+            "the blocked agent and the last words",
+            180,
+            AUTO_MODE_NOTICES,
+        )
+        terminal.quit_claude()
     assert "/permissions to review" in session, session
     for width in WIDTHS:
         env = {"COLUMNS": str(width), "CLAUDE_CONFIG_DIR": str(home / ".claude")}
@@ -208,12 +197,7 @@ def test_lab12_step2_names_the_jest_option_in_words_and_catches_it_however_space
     a dangling ``>``; and with two spaces before ``>`` the file check passed, so the failure
     that followed never said the hook still runs --runInBand. Real: the lab's own check on a
     provisioned Node workspace at that step."""
-    if shutil.which("npm") is None:
-        pytest.skip("npm is not installed")
-    ws = provision(tmp_path / "ws", fixture_name="node").workspace
-    runner = LabRunner(ws)
-    runner.start("12")
-    runner.goto("run-in-band")
+    ws, runner = node_at(tmp_path, "12", "run-in-band")
     lab = find_lab("12")
     spec = next(c for c in lab.step("run-in-band").checks if c.kind.name == "file")
     hook = ws.root / "scripts" / "check-before-stop.sh"
@@ -254,12 +238,7 @@ def test_lab13_step4_verdicts_say_each_thing_once(tmp_path: Path) -> None:
     true: exit 0: exit 0 as expected`` and ``✘ FAIL file answers/let-go.json:
     answers/let-go.json does not exist yet``: the message repeated the end of the check's name.
     Real: the lab's own checks on a provisioned Node workspace, before and after the solve."""
-    if shutil.which("npm") is None:
-        pytest.skip("npm is not installed")
-    ws = provision(tmp_path / "ws", fixture_name="node").workspace
-    runner = LabRunner(ws)
-    runner.start("13")
-    runner.goto("let-go")
+    _, runner = node_at(tmp_path, "13", "let-go")
     before = runner.check()
     runner.solve(apply=True)
     after = runner.check()
@@ -302,31 +281,22 @@ def test_no_labs_pass_line_says_its_title_twice() -> None:
 # ---- 6. verify-hook: the example command a person copies is whole ----------------------------
 
 
+# Step 2's own command: no --stale.
+LAB12_VERIFY = ("verify-hook", "scripts/check-before-stop.sh", "--break", "rm -f dist/app.js")
+LAB12_VERIFY += ("--fix", "npm run build")
+
+
 def test_verify_hook_without_stale_offers_a_whole_command(tmp_path: Path) -> None:
     """Walk j, Lab 12 step 2: ``lab verify-hook`` as the step gives it (no --stale) noted
     "give --stale CMD, e.g. --stale 'touch src/…'": a command cut with "…", which a person
     copies. It names a real source of the project now, whole on one line. Real: ``lab`` as a
     process on a provisioned Node workspace, the hook as the step's solve leaves it."""
-    if shutil.which("npm") is None:
-        pytest.skip("npm is not installed")
-    ws = provision(tmp_path / "ws", fixture_name="node").workspace
-    runner = LabRunner(ws)
-    runner.start("12")
-    runner.goto("run-in-band")
+    ws, runner = node_at(tmp_path, "12", "run-in-band")
     runner.solve(apply=True)
     source = sorted(f for f in (ws.root / "src").rglob("*") if f.is_file())[0]
     example = f"--stale 'touch {source.relative_to(ws.root).as_posix()}'"
     for width in WIDTHS:
-        proc = run_lab(
-            ws.root,
-            "verify-hook",
-            "scripts/check-before-stop.sh",
-            "--break",
-            "rm -f dist/app.js",
-            "--fix",
-            "npm run build",
-            env={"COLUMNS": str(width)},
-        )
+        proc = run_lab(ws.root, *LAB12_VERIFY, env={"COLUMNS": str(width)})
         screen = proc.stdout
         assert proc.returncode == 0, screen + proc.stderr
         assert "…" not in screen, screen
