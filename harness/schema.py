@@ -12,6 +12,7 @@ from __future__ import annotations
 import builtins
 import dataclasses
 import difflib
+import inspect
 import keyword
 import math
 import types
@@ -298,11 +299,18 @@ def _schema_type(hint: Any) -> tuple[builtins.type, builtins.type | None]:
 
 
 def fields_of(cls: builtins.type[Any]) -> tuple[Field, ...]:
-    """The :class:`Field` of each :func:`param` of ``cls``, in declaration order (a field
-    named like a Python keyword is its attribute without the trailing underscore)."""
+    """The :class:`Field` of each :func:`param` of ``cls``, in declaration order, except that
+    the fields of a base marked ``PARAMS_LAST`` (texts every kind shares) come after the rest; a
+    field named like a Python keyword is its attribute without the trailing underscore."""
     hints = typing.get_type_hints(cls)
+    shared = {
+        name
+        for base in cls.__mro__[1:]
+        if base.__dict__.get("PARAMS_LAST")
+        for name in inspect.get_annotations(base)
+    }
     out = []
-    for attr in dataclasses.fields(cls):
+    for attr in sorted(dataclasses.fields(cls), key=lambda a: a.name in shared):
         spec = attr.metadata.get(_SPEC)
         if spec is None:
             raise TypeError(f"{cls.__name__}.{attr.name} is not declared with param()")

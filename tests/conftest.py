@@ -198,12 +198,15 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 
 
 def _cpu_seconds() -> float:
-    """CPU-seconds so far of this process and of the children it has waited for."""
+    """CPU-seconds so far of this process, of the children it has waited for, and of the
+    panes of the tmux servers its tests killed (tests/builders.py: PANES_CPU)."""
     import resource
+
+    from tests.builders import PANES_CPU
 
     own = resource.getrusage(resource.RUSAGE_SELF)
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime + PANES_CPU[0]
 
 
 CPU_AT_SETUP = pytest.StashKey[float]()
@@ -220,7 +223,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     """Each test's CPU-seconds, its fixtures' included, beside its time in the JUnit report
     (property cpu_seconds): on two busy cores a test's time says little of its cost, and a
     test that mostly waits (on a client, a timeout) is one to overlap, not one to cut. Only
-    processes the test's own process waited for count: not what a tmux server or Docker ran."""
+    processes the test's own process waited for count, and the panes of the tmux servers it
+    killed through tests/builders.tmux: not what Docker or the client's own terminal ran."""
     if call.when == "teardown" and CPU_AT_SETUP in item.stash:
         spent = _cpu_seconds() - item.stash[CPU_AT_SETUP]
         item.user_properties.append(("cpu_seconds", f"{spent:.2f}"))

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from harness import proc
 from harness.claude.vocabulary import Engine
-from harness.engine.checks.sensors import remember_sensor_runs
+from harness.engine.checks.runs_seen import remember_sensor_runs
 from harness.engine.context import CheckContext
 from harness.engine.kinds import Kind, one_of, tagged_kind
 from harness.maven.backend import SENSOR_GOALS

@@ -9,11 +9,11 @@ import inspect
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from harness.engine.context import CheckContext
 from harness.results import CheckResult
-from harness.schema import Field, attribute, build, fields_of
+from harness.schema import Field, attribute, build, fields_of, param
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
@@ -70,6 +70,17 @@ class Kind(Generic[P]):
     def run(self, ctx: CheckContext, p: P | Params) -> CheckResult:
         """Run on typed parameters (a manifest's, built once) or on a validated table."""
         return self.call(ctx, self._typed(p))
+
+
+@dataclass(frozen=True, kw_only=True)
+class Worded:
+    """The two texts every check kind lets a lab's author word: a check's parameters inherit
+    them (``fields_of`` lists them after the kind's own)."""
+
+    PARAMS_LAST: ClassVar[bool] = True
+
+    message: str | None = param(default=None, doc="what the participant reads when the check fails")
+    pass_message: str | None = param(default=None, doc="what the participant reads when it passes")
 
 
 CHECK_TAG = Field("kind", str, required=True)  # a check's table names its kind

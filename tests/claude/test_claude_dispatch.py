@@ -132,9 +132,13 @@ def test_hanging_hook_is_killed_at_its_timeout_without_blocking(
     project: HookProject, tmp_path: Path
 ) -> None:
     marker = tmp_path / "child-survived"
+    pid_file = tmp_path / "child.pid"
     # The background child must die with the group too, or it would write the marker.
     project.hook(
-        "Stop", f'(sleep 3; touch "{marker}") & echo "blocked" >&2; sleep 30; exit 2', timeout=1
+        "Stop",
+        f'(echo "$BASHPID" > "{pid_file}"; sleep 3; touch "{marker}") & '
+        'echo "blocked" >&2; sleep 30; exit 2',
+        timeout=1,
     )
     started = time.monotonic()
     out = fire(project, "Stop", payload("Stop", stop_hook_active=False))
@@ -143,8 +147,27 @@ def test_hanging_hook_is_killed_at_its_timeout_without_blocking(
     assert not out.blocked and out.reason == ""
     assert out.runs[0].stderr == ""  # output discarded
     assert elapsed < 10
-    time.sleep(3.5)
+    # Not a 3.5 s sleep for the marker: the child is gone (or a zombie) once the group is
+    # killed; one that survived would still be running its sleep, and then write the marker.
+    if not pid_file.exists():  # killed before it said its pid (a loaded machine): the marker
+        time.sleep(3.5)  # is then the only witness, as before
+    else:
+        assert not _running(int(pid_file.read_text())), "the hook's background child survived"
     assert not marker.exists()
+
+
+def _running(pid: int, settle: float = 2.0) -> bool:
+    """Whether ``pid`` still runs (a zombie does not), given ``settle`` s for a signal sent to
+    its group to land."""
+    deadline = time.monotonic() + settle
+    while True:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            return False
+        if state in ("Z", "X") or time.monotonic() > deadline:
+            return state not in ("Z", "X")
+        time.sleep(0.05)
 
 
 # -- JSON output -----------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from typing import TypeVar
 
 from harness.engine.context import CheckContext
 from harness.engine.excerpt import excerpt
-from harness.engine.kinds import check_kind
+from harness.engine.kinds import Worded, check_kind
 from harness.errors import ConfigError
 from harness.results import CheckResult
 from harness.schema import param
@@ -31,7 +31,7 @@ ASSERTIONS = (
 
 
 @dataclass(frozen=True, kw_only=True)
-class FileParams:
+class FileParams(Worded):
     """A ``file`` check's parameters, typed (``KIND.params`` is derived from them)."""
 
     path: str = param(doc="file relative to the workspace root", inside="the workspace")
@@ -59,8 +59,6 @@ class FileParams:
         doc="contains, not_contains and matches read only the lines that are not comments "
         "(a line starting with #): a comment that names a file is no code that tests it",
     )
-    message: str | None = param(default=None, doc="what the participant reads when the check fails")
-    pass_message: str | None = param(default=None, doc="what the participant reads when it passes")
 
 
 def _validate(p: FileParams) -> str | None:

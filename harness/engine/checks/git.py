@@ -7,13 +7,13 @@ from dataclasses import dataclass
 
 from harness import proc
 from harness.engine.context import CheckContext
-from harness.engine.kinds import check_kind
+from harness.engine.kinds import Worded, check_kind
 from harness.results import CheckResult
 from harness.schema import param
 
 
 @dataclass(frozen=True, kw_only=True)
-class GitParams:
+class GitParams(Worded):
     """A ``git`` check's parameters, typed (``KIND.params`` is derived from them)."""
 
     changed: list[str] = param(
@@ -30,8 +30,6 @@ class GitParams:
         default=False, doc="count committed changes since the lab started as changes"
     )
     clean: bool = param(default=False, doc="no uncommitted change at all")
-    message: str | None = param(default=None, doc="what the participant reads when the check fails")
-    pass_message: str | None = param(default=None, doc="what the participant reads when it passes")
 
 
 def _validate(params: GitParams) -> str | None:

@@ -40,7 +40,7 @@ from harness.engine.checks.session_judge import (
 )
 from harness.engine.checks.session_play import Play, play_engines, steps_json
 from harness.engine.context import CheckContext
-from harness.engine.kinds import check_kind
+from harness.engine.kinds import Worded, check_kind
 from harness.engine.moment import describe
 from harness.engine.stepview import StepView
 from harness.errors import ConfigError, HarnessError
@@ -85,7 +85,7 @@ def parse_inline(raw: object, path: object, where: str) -> tuple[Scenario, list[
 
 
 @dataclass(frozen=True, kw_only=True)
-class SessionParams:
+class SessionParams(Worded):
     """A ``hook_session`` check's parameters, typed (``KIND.params`` is derived from them)."""
 
     title: str | None = param(default=None, doc="a short name for the session in results")
@@ -148,8 +148,6 @@ class SessionParams:
         doc="tables { said, message }: when what a failing step's hooks said contains said, "
         "message is the failure's headline (the real cause, e.g. a hold for smoke.sh)",
     )
-    message: str | None = param(default=None, doc="what the participant reads when the check fails")
-    pass_message: str | None = param(default=None, doc="what the participant reads when it passes")
 
     @property
     def label(self) -> str:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from harness.claude.recorded import Timeline, config_root
 from harness.claude.recorded.shape import not_the_clients
 from harness.claude.vocabulary import Provenance
+from harness.engine.checks import build_output
 from harness.engine.checks.surefire_written import not_written_by_a_run
 from harness.engine.context import CheckContext
 from harness.results import CheckResult
@@ -155,6 +156,8 @@ def evidence(
                 problems.append(f"{sensor}'s report is older than the session")
             elif unlike := not_written_by_a_run(report.path, f"{SENSOR_PACKAGE}.{sensor}"):
                 problems.append(f"{sensor}'s report is not as a run writes it: {unlike}")
+        fixture = ctx.workspace.fixture.dir
+        problems += build_output.problems(build_output.not_the_projects(ctx.root, fixture), fixture)
     return problems
 
 

@@ -47,7 +47,7 @@ from harness.engine.checks.live_causes import LiveCause, replay_differs, started
 from harness.engine.checks.live_evidence import entered_at, participant_root
 from harness.engine.checks.replay_causes import hooks_changed_since, session_cause
 from harness.engine.context import CheckContext, PassedClaim
-from harness.engine.kinds import check_kind
+from harness.engine.kinds import Worded, check_kind
 from harness.engine.moment import SENSOR_RUN, Moment, describe, match_in_order, moments_of
 from harness.engine.sensor_run import why_no_sensor_run
 from harness.errors import ConfigError, HarnessError
@@ -90,7 +90,7 @@ TIMELINE_FILE = "hooklab-live/timeline.json"
 
 
 @dataclass(frozen=True, kw_only=True)
-class LiveParams:
+class LiveParams(Worded):
     """A ``live_session`` check's parameters, typed (``KIND.params`` is derived from them)."""
 
     title: str | None = param(default=None, doc="a short name for the session in results")
@@ -117,8 +117,6 @@ class LiveParams:
         doc="the scripted session (hook_session steps) lab check --scripted plays instead",
     )
     engine: str = param(default=AUTO, choices=ENGINE_CHOICES, doc="the scripted session's engine")
-    message: str | None = param(default=None, doc="what the participant reads when the check fails")
-    pass_message: str | None = param(default=None, doc="what the participant reads when it passes")
 
 
 # -- the check -------------------------------------------------------------------------------

@@ -64,6 +64,30 @@ def _not_a_question_word(prompt: str) -> str | None:
     return None
 
 
+# The question's own words turned round (walk-l): "run or pass", "not run", "run and fail",
+# "before the last change", or half of it ("Did the tests run?"). After the question mark, a
+# condition may say "not" ("If not, say what is missing").
+_RAN = re.compile(r"\b(?:ran|run|runs|running)\b", re.I)
+_PASSED = re.compile(r"\b(?:pass|passed|passes|green)\b", re.I)
+_TURNED = re.compile(r"\b(?:not|no|never|fail\w*|before|or|red|stale)\b|n't\b", re.I)
+_EXAMPLE = "e.g. “Did the tests run and pass after the last change? $ARGUMENTS”"
+
+
+def _turned(prompt: str) -> str | None:
+    """Why the question itself (up to its question mark) does not ask whether the tests ran
+    and passed; None when it does."""
+    asked = prompt.split("?", 1)[0] if "?" in prompt else prompt
+    word = _TURNED.search(asked)
+    if word is not None:
+        return (
+            f"“{word.group(0)}” turns the question round: ask whether they ran and passed after "
+            f"the last change, {_EXAMPLE}"
+        )
+    if not (_RAN.search(asked) and _PASSED.search(asked)):
+        return f"it does not ask both whether the tests ran and whether they passed, {_EXAMPLE}"
+    return None
+
+
 def why_not_asking(prompt: str) -> str | None:
     """Why ``prompt`` does not ask a judge for evidence, in plain words; None when it does."""
     denied = denial(prompt)
@@ -83,6 +107,9 @@ def why_not_asking(prompt: str) -> str | None:
         return "it asks nothing: put the question to the judge (did the tests run and pass?)"
     if not _OUTCOME.search(prompt):
         return "it does not ask what the tests did: whether they ran and passed"
+    turned = _turned(prompt)
+    if turned is not None:
+        return turned
     other = _not_a_question_word(prompt)
     if other is not None:
         return (

@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 
 from harness.engine.context import CheckContext
-from harness.engine.kinds import check_kind
+from harness.engine.kinds import Worded, check_kind
 from harness.maven.surefire import ReportError, sensor_reports
 from harness.results import CheckResult
 from harness.schema import param
@@ -19,19 +19,27 @@ _HEADING = re.compile(r"^###\s+(A\d+):\s*(.+?)\s*$", re.MULTILINE)
 
 
 @dataclass(frozen=True, kw_only=True)
-class RenamedFlowParams:
+class RenamedFlowParams(Worded):
     """A ``renamed_flow`` check's parameters, typed (``KIND.params`` is derived from them)."""
 
     specs: str = param(doc="the use-case specs, a glob, e.g. docs/use_cases/UC-*.md")
     sensor: str = param(
         default="UseCaseTraceabilityTest", doc="the sensor whose report names the annotation"
     )
-    message: str | None = param(default=None, doc="what the participant reads when the check fails")
-    pass_message: str | None = param(default=None, doc="what the participant reads when it passes")
+
+
+# What a reader of the spec never sees as a heading (walk-k: the new title only inside an
+# HTML comment, the old heading left as it was): comments and fenced code.
+_UNSEEN = re.compile(r"<!--.*?(?:-->|\Z)|^(`{3,}|~{3,}).*?(?:^\1[^\n]*$|\Z)", re.S | re.M)
 
 
 def _headings(text: str) -> dict[str, str]:
-    return {flow: title for flow, title in _HEADING.findall(text)}
+    """Each flow's title, as the spec shows it: the first heading of the flow that is no
+    comment or code."""
+    found: dict[str, str] = {}
+    for flow, title in _HEADING.findall(_UNSEEN.sub("", text)):
+        found.setdefault(flow, title)
+    return found
 
 
 def _renamed(ctx: CheckContext, base: str, pattern: str) -> list[tuple[str, str, str]]:

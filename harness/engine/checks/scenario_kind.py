@@ -22,14 +22,14 @@ from harness.claude.scenario import load_scenario
 from harness.claude.vocabulary import StepKind
 from harness.engine.checks.file import read_participant_file
 from harness.engine.context import CheckContext
-from harness.engine.kinds import check_kind
+from harness.engine.kinds import Worded, check_kind
 from harness.engine.moment import CONTAINS, describe, planned
 from harness.results import CheckResult
 from harness.schema import param
 
 
 @dataclass(frozen=True, kw_only=True)
-class ScenarioParams:
+class ScenarioParams(Worded):
     """A ``scenario`` check's parameters, typed (``KIND.params`` is derived from them)."""
 
     path: str = param(doc="the scenario file, relative to the workspace")
@@ -48,8 +48,6 @@ class ScenarioParams:
         doc="with audit: the use case each audit is of; its prompt names that one and no other "
         "(the marker hook marks every id the prompt names), e.g. UC-005",
     )
-    message: str | None = param(default=None, doc="what the participant reads when the check fails")
-    pass_message: str | None = param(default=None, doc="what the participant reads when it passes")
 
 
 def _validate(p: ScenarioParams) -> str | None:

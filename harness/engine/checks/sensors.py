@@ -6,24 +6,22 @@ evidence the hooks demand.
 
 from __future__ import annotations
 
-import hashlib
 import secrets
 import time
-import xml.etree.ElementTree as ET
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from harness import proc
+from harness.engine.checks import build_output
+from harness.engine.checks.runs_seen import FromBefore, from_before
 from harness.engine.checks.surefire_written import not_written_by_a_run
 from harness.engine.context import CheckContext
-from harness.engine.kinds import check_kind
-from harness.engine.progress import ReportsSeen
+from harness.engine.kinds import Worded, check_kind
 from harness.engine.throwaway import sandbox_copy
 from harness.maven.backend import SENSOR_GOALS
 from harness.maven.surefire import (
     SENSOR_PACKAGE,
-    SENSORS,
     ReportError,
     SurefireReport,
     sensor_reports,
@@ -37,7 +35,7 @@ OUTCOMES = ("green", "red", "absent", "present")
 
 
 @dataclass(frozen=True, kw_only=True)
-class SensorsParams:
+class SensorsParams(Worded):
     """A ``sensors`` check's parameters, typed (``KIND.params`` is derived from them)."""
 
     expect: dict[str, Any] = param(
@@ -66,8 +64,6 @@ class SensorsParams:
     )
     args: list[str] = param(default=[], doc="Maven arguments (default: -q test -Dgroups=sensor)")
     timeout: float = param(default=600.0, positive=True, doc="seconds before Maven is stopped")
-    message: str | None = param(default=None, doc="what the participant reads when the check fails")
-    pass_message: str | None = param(default=None, doc="what the participant reads when it passes")
 
 
 def _validate(p: SensorsParams) -> str | None:
@@ -197,6 +193,9 @@ def _run(ctx: CheckContext, p: SensorsParams) -> CheckResult:
     sensors = tuple(dict.fromkeys([*expect, *contains]))
     name = "sensors " + ", ".join(sensors)
     started = time.time()
+    stray = build_output.refusal(ctx.root, ctx.workspace.fixture.dir, name)
+    if stray is not None:
+        return stray
     run_maven = bool(p.run or ctx.step.rebuild_evidence)
     output = _run_maven(ctx, p, name) if run_maven else ""
     if isinstance(output, CheckResult):
@@ -259,9 +258,9 @@ def _read_reports(
         # Reports the run did not write are leftovers and prove nothing about it.
         written = {s: r if r is None or r.mtime >= ran_at - 1 else None for s, r in reports.items()}
         if ctx.root_override is None:
-            _from_before(ctx, written)  # the check's own run, in the workspace: noted
+            from_before(ctx, written)  # the check's own run, in the workspace: noted
         return written
-    before = _from_before(ctx, reports)  # noted for every check, refused when fresh
+    before = from_before(ctx, reports)  # noted for every check, refused when fresh
     late = _not_fresh(ctx, reports, before, name) if p.fresh else None
     if late is not None:
         return late
@@ -272,7 +271,7 @@ def _read_reports(
 def _not_fresh(
     ctx: CheckContext,
     reports: dict[str, SurefireReport | None],
-    before: _FromBefore,
+    before: FromBefore,
     name: str,
 ) -> CheckResult | None:
     """The failure for reports that are no run since the step began and since the latest
@@ -335,25 +334,33 @@ def _unwritten(
     parts do not agree as a run's do), or None."""
     missing = _not_from_a_run(ctx, reports)
     if missing:
-        return CheckResult.failed(
+        return _no_run_wrote(
             "a report does not list every test of its sensor: a run of these sources writes "
-            "a <testcase> per @Test method, so no such run wrote it",
-            name=name,
-            expected="each sensor's report listing every @Test method of its class",
-            found="\n".join(missing),
-            details={"fix": "./mvnw -q test -Dgroups=sensor (it replaces every report)"},
+            "a <testcase> per @Test method",
+            "each sensor's report listing every @Test method of its class",
+            missing,
+            name,
         )
     unlike = _not_surefires(reports) if p.fresh else []
     if unlike:
-        return CheckResult.failed(
-            "a report is not as a Surefire run writes it: its parts do not agree, so no run "
-            "wrote it",
-            name=name,
-            expected="each report and its .txt summary as one run of the sensors writes them",
-            found="\n".join(unlike),
-            details={"fix": "./mvnw -q test -Dgroups=sensor (it replaces every report)"},
+        return _no_run_wrote(
+            "a report is not as a Surefire run writes it: its parts do not agree",
+            "each report and its .txt summary as one run of the sensors writes them",
+            unlike,
+            name,
         )
     return None
+
+
+def _no_run_wrote(why: str, expected: str, found: list[str], name: str) -> CheckResult:
+    """The failure for reports no sensor run wrote, with the run that replaces them all."""
+    return CheckResult.failed(
+        f"{why}, so no such run wrote it",
+        name=name,
+        expected=expected,
+        found="\n".join(found),
+        details={"fix": "./mvnw -q test -Dgroups=sensor (it replaces every report)"},
+    )
 
 
 def _not_from_a_run(ctx: CheckContext, reports: dict[str, SurefireReport | None]) -> list[str]:
@@ -385,78 +392,6 @@ def _not_surefires(reports: dict[str, SurefireReport | None]) -> list[str]:
         if problem:
             lines.append(f"{sensor}: {problem}")
     return lines
-
-
-def _run_times(data: bytes) -> bytes:
-    """What one run measured in a report: the suite's time and each case's name and time, in
-    file order. Two real runs differ in them; an earlier run's report keeps them however it is
-    edited around them (whitespace, attributes reordered, a failure written into a green one).
-    Unparsable: the bytes."""
-    try:
-        root = ET.fromstring(data)
-    except ET.ParseError:
-        return data
-    cases = [f"{c.get('name', '')}={c.get('time', '')}" for c in root.iter("testcase")]
-    return "\n".join([root.get("time", ""), *cases]).encode()
-
-
-@dataclass(frozen=True)
-class _FromBefore:
-    """What the memory knows of the reports on disk: ``at`` when every one is of a run a check
-    read before the step began (kept aside and brought back), ``edited`` a report the step
-    reads of such a run in other bytes now, ``read_at`` when a check first read the newest of
-    their runs (touched since then, they still are that run)."""
-
-    at: str | None = None
-    edited: str | None = None
-    read_at: float | None = None
-
-
-def _from_before(ctx: CheckContext, reports: dict[str, SurefireReport | None]) -> _FromBefore:
-    """Each sensor report on disk, its run judged by what it measured (not its bytes), against
-    the runs checks read before (the progress record's memory); a run not seen yet is noted.
-    Every sensor's report counts, not only those the step reads: a real run rewrites all five,
-    so one report's times repeating an earlier run's is no replay."""
-    seen = ctx.step.reports_seen or ReportsSeen()  # outside a runner: no memory
-    entered = ctx.step.entered_at or 0.0
-    try:
-        on_disk = sensor_reports(ctx.root, SENSORS)
-    except ReportError:
-        on_disk = {}
-    firsts, edited = [], None
-    for sensor, report in sorted({**on_disk, **reports}.items()):
-        try:
-            data = report.path.read_bytes() if report is not None else None
-        except OSError:
-            data = None
-        if data is None:
-            continue
-        key, now = _run_key(sensor, data), hashlib.sha256(data).hexdigest()[:32]
-        first = seen.first(key)
-        if first is None:
-            seen.note(key, time.time(), now)
-            firsts.append(time.time())
-            continue
-        firsts.append(first[0])
-        if sensor in reports and edited is None and first[0] < entered and first[1] != now:
-            at = time.strftime("%Y-%m-%d %H:%M", time.localtime(first[0]))
-            edited = f"{sensor}: the test times of the run a check read at {at}, other bytes"
-    if not firsts:
-        return _FromBefore()
-    replayed = max(firsts) < entered
-    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(min(firsts))) if replayed else None
-    return _FromBefore(when, edited, max(firsts))
-
-
-def remember_sensor_runs(ctx: CheckContext) -> None:
-    """Note the runs of the sensor reports on disk in the progress record's memory (a run lab
-    itself made: a solve's), so a copy of them brought back later is no new run."""
-    if ctx.step.reports_seen is not None:
-        _from_before(ctx, {})
-
-
-def _run_key(sensor: str, data: bytes) -> str:
-    return hashlib.sha256(sensor.encode() + b"\0" + _run_times(data)).hexdigest()[:32]
 
 
 def _reports_json(reports: dict[str, SurefireReport | None]) -> dict[str, object]:

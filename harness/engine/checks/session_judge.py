@@ -255,7 +255,12 @@ _CHANGES = frozenset({StepKind.BASH, StepKind.WRITE, StepKind.EDIT})
 
 def _after_the_run(steps: list[StepView], run: tuple[int, Any], upto: int) -> str:
     """What changed files between the last sensor run (from ``run`` on) and step ``upto``
-    (walk-i: a red run, then green reports copied in, then the stop the hook allowed)."""
+    (walk-i: a red run, then green reports copied in, then the stop the hook allowed).
+
+    Only for a scenario the person wrote, step by step. A live session is Claude's, and Claude
+    often runs a harmless command after the sensors, so there the proof is the hook's own
+    (moment.moments_of): a red run is no sensor run, and a stop let go on stop_hook_active
+    after a hold is no allowed stop."""
     at, want = run
     for k in range(at + 1, upto):
         if steps[k].moment.matches(want):

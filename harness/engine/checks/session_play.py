@@ -11,13 +11,14 @@ import json
 import re
 import shlex
 import shutil
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness.claude.engines import ScriptedSession, open_session
 from harness.claude.scenario import Scenario, ScenarioStep, run_step
 from harness.claude.vocabulary import Engine, StepKind
+from harness.engine.checks import build_output
 from harness.engine.checks.session_judge import (
     StepAsserts,
     judge_step,
@@ -105,6 +106,8 @@ class Play:
 
     steps: list[StepView]
     failures: list[str]
+    # what the session's copy held on the tests' class path that is not the project's
+    stray: list[str] = field(default_factory=list)
 
 
 def _play(ctx: CheckContext, plan: Plan) -> Play | CheckResult:
@@ -154,7 +157,10 @@ def _play(ctx: CheckContext, plan: Plan) -> Play | CheckResult:
         # Markers live in the sandbox's git directory: judge them before it is removed.
         sequence = sequence_problems(s.expect_sequence, steps, git_dir)
         sequence += files_after_problems(s.files_after, root)
-    return Play(steps, session_problems(s, steps, sequence))
+        fixture = ctx.workspace.fixture.dir
+        stray = build_output.not_the_projects(root, fixture)
+    sequence += build_output.problems(stray, fixture)
+    return Play(steps, session_problems(s, steps, sequence), stray)
 
 
 def files_after_problems(wanted: dict[str, Any], root: Path) -> list[str]:
@@ -370,14 +376,17 @@ def _play_turns_apart(ctx: CheckContext, plan: Plan) -> Play | CheckResult:
     order = _turn_order(turns) if plan.share is not None else list(range(len(turns)))
     played = dict(zip(order, side_by_side(play_turn, order), strict=True))
     steps: list[StepView] = []
+    stray: list[str] = []
     for n, (_scenario, _asserts, replayed) in enumerate(turns):
         play = played[n]
         if isinstance(play, CheckResult):
             return play
         steps += play.steps[replayed:]  # a replayed session start is told once, in the opening
+        stray += [rel for rel in play.stray if rel not in stray]
     for entry in steps:
         ctx.on_hook_event(entry)
     sequence = sequence_problems(s.expect_sequence, steps, ctx.git_dir())
+    sequence += build_output.problems(stray, ctx.workspace.fixture.dir)
     return Play(steps, session_problems(s, steps, sequence))
 
 

@@ -16,13 +16,13 @@ from harness.claude.settings import DEFAULT_TIMEOUT, PROMPT_TYPE, load_settings
 from harness.claude.settings_check import check_settings
 from harness.engine.checks.prompt_words import why_not_asking
 from harness.engine.context import CheckContext
-from harness.engine.kinds import check_kind
+from harness.engine.kinds import Worded, check_kind
 from harness.results import CheckResult
 from harness.schema import param
 
 
 @dataclass(frozen=True, kw_only=True)
-class SettingsParams:
+class SettingsParams(Worded):
     """A ``settings`` check's parameters, typed (``KIND.params`` is derived from them)."""
 
     registers: dict[str, str] = param(
@@ -41,8 +41,6 @@ class SettingsParams:
         doc="an event: each prompt hook on it asks the judge for evidence (did the tests run "
         "and pass?) and does not tell it the answer (checks/prompt_words.py)",
     )
-    message: str | None = param(default=None, doc="what the participant reads when it fails")
-    pass_message: str | None = param(default=None, doc="what the participant reads when it passes")
 
 
 def _validate(p: SettingsParams) -> str | None:

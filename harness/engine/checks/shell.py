@@ -10,14 +10,14 @@ from typing import Any
 
 from harness import proc
 from harness.engine.context import CheckContext
-from harness.engine.kinds import check_kind
+from harness.engine.kinds import Worded, check_kind
 from harness.errors import HarnessError
 from harness.results import CheckResult
 from harness.schema import param
 
 
 @dataclass(frozen=True, kw_only=True)
-class ShellParams:
+class ShellParams(Worded):
     """A ``shell`` check's parameters, typed (``KIND.params`` is derived from them)."""
 
     command: str = param(doc="run with bash -c in the workspace root")
@@ -53,8 +53,6 @@ class ShellParams:
         default=120.0, positive=True, doc="seconds before the command is stopped"
     )
     slow: bool = param(default=False, doc="takes a while (runs Maven): show progress")
-    message: str | None = param(default=None, doc="what the participant reads when the check fails")
-    pass_message: str | None = param(default=None, doc="what the participant reads when it passes")
 
     def contains(self, stream: str) -> str | None:
         return self.stdout_contains if stream == "stdout" else self.stderr_contains

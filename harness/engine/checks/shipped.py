@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from harness.engine.context import CheckContext
 from harness.engine.instruments import changed_instruments, instruments_problem
-from harness.engine.kinds import check_kind
+from harness.engine.kinds import Worded, check_kind
 from harness.maven.surefire import (
     SENSOR_PACKAGE,
     TEST_SOURCES,
@@ -24,7 +24,7 @@ from harness.workspace.snapshot import read_blob
 
 
 @dataclass(frozen=True, kw_only=True)
-class ShippedParams:
+class ShippedParams(Worded):
     """A ``shipped`` check's parameters, typed (``KIND.params`` is derived from them)."""
 
     files: list[str] = param(
@@ -41,8 +41,6 @@ class ShippedParams:
         default="this step's checks rely on it as shipped",
         doc="what the checks use the files for, said after their names",
     )
-    message: str | None = param(default=None, doc="what the participant reads when the check fails")
-    pass_message: str | None = param(default=None, doc="what the participant reads when it passes")
 
 
 def _validate(p: ShippedParams) -> str | None:

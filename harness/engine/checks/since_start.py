@@ -10,14 +10,14 @@ import re
 from dataclasses import dataclass
 
 from harness.engine.context import CheckContext
-from harness.engine.kinds import check_kind
+from harness.engine.kinds import Worded, check_kind
 from harness.results import CheckResult
 from harness.schema import param
 from harness.workspace.snapshot import read_blob
 
 
 @dataclass(frozen=True, kw_only=True)
-class SinceStartParams:
+class SinceStartParams(Worded):
     """A ``since_start`` check's parameters, typed (``KIND.params`` is derived from them)."""
 
     path: str = param(doc="the file, relative to the workspace root", inside="the workspace")
@@ -31,8 +31,6 @@ class SinceStartParams:
         doc="a shell script: no line but a blank or # comment line that it did not have at "
         "the lab's start (each such line is named with its number)",
     )
-    message: str | None = param(default=None, doc="what the participant reads when the check fails")
-    pass_message: str | None = param(default=None, doc="what the participant reads when it passes")
 
 
 def _validate(p: SinceStartParams) -> str | None:

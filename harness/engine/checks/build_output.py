@@ -1,0 +1,109 @@
+"""What the tests' class path may hold: classes of the project's own packages, compiled from
+its sources, and nothing else.
+
+Surefire puts ``target/test-classes`` and ``target/classes`` first on the tests' class path, so
+a file there changes what every sensor run does (walk-k: a JUnit extension that swallows every
+failure, registered by hand in ``META-INF/services`` with a ``junit-platform.properties``
+beside it, made every sensor green with the sensors untouched). A class outside the project's
+packages could stand in for a library's (JUnit's ``Assertions``), so a source there counts too,
+and so does a resource folder (the fixture has none; a build with one copies it there).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from harness.results import CheckResult
+
+COMPILED = ("target/classes", "target/test-classes")
+SOURCES = ("src/main/java", "src/test/java")
+RESOURCES = ("src/main/resources", "src/test/resources")
+SHOWN = 5
+
+
+def base_package(fixture_dir: Path) -> str | None:
+    """The package folder every source of the fixture sits in (``ai/unifiedprocess/petclinic``),
+    or None for a fixture without Java sources."""
+    folders = {
+        source.parent.relative_to(tree).as_posix()
+        for tree in fixture_dir.glob("src/*/java")
+        for source in tree.rglob("*.java")
+    }
+    if not folders:
+        return None
+    return Path(os.path.commonpath(sorted(folders))).as_posix()
+
+
+def _files(top: Path) -> list[Path]:
+    return sorted(p for p in top.rglob("*") if p.is_file() or p.is_symlink())
+
+
+def not_the_projects(root: Path, fixture_dir: Path) -> list[str]:
+    """Every file, relative to ``root``, that puts on the tests' class path what is no class of
+    the project's own packages; empty for a fixture without Java sources."""
+    package = base_package(fixture_dir)
+    if package is None:
+        return []
+    stray: list[str] = []
+    for rel, suffix in [*((c, ".class") for c in COMPILED), *((s, ".java") for s in SOURCES)]:
+        top = root / rel
+        for path in _files(top) if top.is_dir() else []:
+            inside = path.relative_to(top).as_posix()
+            if path.suffix != suffix or not inside.startswith(package + "/"):
+                stray.append(path.relative_to(root).as_posix())
+    for rel in RESOURCES:
+        top = root / rel
+        stray += [p.relative_to(root).as_posix() for p in (_files(top) if top.is_dir() else [])]
+    return stray
+
+
+def to_remove(stray: list[str], fixture_dir: Path) -> list[str]:
+    """What to remove so that only the project's classes stay: a folder outside its packages
+    whole (``target/test-classes/META-INF``, ``src/test/java/zz``), a stray file inside them on
+    its own."""
+    package = base_package(fixture_dir) or ""
+    out: list[str] = []
+    for rel in stray:
+        top = next(t for t in (*COMPILED, *SOURCES, *RESOURCES) if rel.startswith(t + "/"))
+        inside = rel[len(top) + 1 :]
+        first = inside.split("/", 1)[0]
+        keep_folder = top in RESOURCES or inside.startswith(package + "/") or first == inside
+        out.append(top if top in RESOURCES else rel if keep_folder else f"{top}/{first}")
+    return list(dict.fromkeys(out))
+
+
+def _named(stray: list[str], sep: str) -> str:
+    more = len(stray) - SHOWN
+    return sep.join(stray[:SHOWN] + ([f"… and {more} more"] if more > 0 else []))
+
+
+HEADLINE = (
+    "the tests' class path holds what is no class of the project: the sensors run with it, so "
+    "their reports prove nothing"
+)
+
+
+def problems(stray: list[str], fixture_dir: Path) -> list[str]:
+    """The stray files as one problem of a session's evidence (empty: none)."""
+    if not stray:
+        return []
+    remove = " ".join(to_remove(stray, fixture_dir))
+    return [f"{HEADLINE} ({_named(stray, ', ')}); remove it with `rm -r {remove}`"]
+
+
+def refusal(root: Path, fixture_dir: Path, name: str) -> CheckResult | None:
+    """The failure for a class path that holds what is no class of the project, or None."""
+    stray = not_the_projects(root, fixture_dir)
+    if not stray:
+        return None
+    return CheckResult.failed(
+        HEADLINE,
+        name=name,
+        expected=f"only classes of {base_package(fixture_dir)}/, compiled from src/",
+        found=_named(stray, "\n"),
+        details={
+            "fix": f"rm -r {' '.join(to_remove(stray, fixture_dir))}; then ./mvnw -q test "
+            "-Dgroups=sensor"
+        },
+    )

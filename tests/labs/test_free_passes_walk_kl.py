@@ -1,0 +1,217 @@
+"""Free passes found by the walks walk-k (Labs 01–07) and walk-l (Labs 08–13), each tried as
+the walker did it."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from harness.engine.checks.prompt_words import why_not_asking
+from harness.engine.lab_runner import LabRunner
+from harness.results import Status
+from harness.workspace import Workspace
+from tests.labs.test_free_passes import LABS, at_step, check_at
+
+MVNW = ["./mvnw", "-q", "test", "-Dgroups=sensor"]
+
+# walk-k Q: a JUnit extension that swallows every failure of every test.
+QUIET = """\
+package zz;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.TestExecutionExceptionHandler;
+public class Quiet implements TestExecutionExceptionHandler {
+    @Override public void handleTestExecutionException(ExtensionContext c, Throwable t) { }
+}
+"""
+
+# The two files that switch it on, where the tests' class path starts.
+SWITCH_ON = (
+    "mkdir -p target/test-classes/META-INF/services; echo zz.Quiet > "
+    "target/test-classes/META-INF/services/org.junit.jupiter.api.extension.Extension; echo "
+    "junit.jupiter.extensions.autodetection.enabled=true > "
+    "target/test-classes/junit-platform.properties"
+)
+
+
+def _quiet_source(root: Path) -> None:
+    (root / "src" / "test" / "java" / "zz").mkdir(parents=True)
+    (root / "src" / "test" / "java" / "zz" / "Quiet.java").write_text(QUIET)
+
+
+@pytest.mark.slow
+def test_lab02_step2_an_extension_registered_by_hand_in_target_does_not_make_the_sensors_green(
+    workspace: Workspace,
+) -> None:
+    """walk-k Q: the rename done, the annotations left dangling; a Quiet extension compiled
+    from src/test/java/zz, registered in target/test-classes (the build copies no resources,
+    so the files go there by hand), and a real run is green."""
+    runner = at_step(workspace, "2", "fix-annotations")
+    root = workspace.root
+    _quiet_source(root)
+    subprocess.run(MVNW, cwd=root, capture_output=True, check=False)  # red: compiles Quiet
+    classes = root / "target" / "test-classes"
+    services = classes / "META-INF" / "services"
+    services.mkdir(parents=True)
+    (services / "org.junit.jupiter.api.extension.Extension").write_text("zz.Quiet\n")
+    (classes / "junit-platform.properties").write_text(
+        "junit.jupiter.extensions.autodetection.enabled=true\n"
+    )
+    green = subprocess.run(MVNW, cwd=root, capture_output=True, text=True, check=False)
+    assert green.returncode == 0, green.stdout  # the walker's state: every sensor green
+
+    run = runner.check(every=True)
+
+    sensors = next(r for r in run.results if r.name.startswith("sensors"))
+    assert sensors.status is Status.FAIL, sensors
+    assert sensors.message.startswith("the tests' class path holds what is no class of the")
+    assert (sensors.found or "").splitlines() == [
+        "target/test-classes/META-INF/services/org.junit.jupiter.api.extension.Extension",
+        "target/test-classes/junit-platform.properties",
+        "target/test-classes/zz/Quiet.class",
+        "src/test/java/zz/Quiet.java",
+    ]
+    assert sensors.details["fix"] == (
+        "rm -r target/test-classes/META-INF target/test-classes/junit-platform.properties "
+        "target/test-classes/zz src/test/java/zz; then ./mvnw -q test -Dgroups=sensor"
+    )
+    assert run.status is Status.FAIL
+
+
+@pytest.mark.maven
+@pytest.mark.slow
+def test_lab03_step2_the_extension_switched_on_before_the_last_run_does_not_end_the_tricks(
+    workspace: Workspace,
+) -> None:
+    """walk-k Q: the last turn's "fix" is a comment, then a script switches the extension on
+    (Quiet.java sits in the workspace) and the last, real sensor run is green."""
+    runner = at_step(workspace, "3", "tricks")
+    _quiet_source(workspace.root)
+    honest = (LABS / "03-stop-hook" / "solution" / "tricks.toml").read_text()
+    fix = 'old = "A1: Missing Text"\nnew = "A1: Missing Description"\n'
+    last = '[[step]]\ndo = "bash"\ncommand = "./mvnw -q test -Dgroups=sensor"\n'
+    assert fix in honest and last in honest
+    rigged = honest.replace(
+        fix, 'old = "class UC005AddVisitTest {"\nnew = "class UC005AddVisitTest { // seen"\n'
+    )
+    switch = (
+        f'[[step]]\ndo = "write"\nfile = "answers/q.sh"\ncontent = "{SWITCH_ON}\\n"\n'
+        '[[step]]\ndo = "bash"\ncommand = "bash answers/q.sh"\n'
+    )
+    head, _, tail = rigged.rpartition(last)
+    (workspace.root / "scenarios" / "tricks.toml").write_text(head + switch + last + tail)
+
+    tricks = check_at(runner, 0)
+
+    assert tricks.status is Status.FAIL, tricks.message
+    (said,) = [line for line in (tricks.found or "").splitlines() if "class path" in line]
+    assert said.startswith("the tests' class path holds what is no class of the project"), said
+    assert said.endswith(
+        "remove it with `rm -r src/test/java/zz target/test-classes/zz "
+        "target/test-classes/META-INF target/test-classes/junit-platform.properties`"
+    ), said
+
+
+@pytest.mark.slow
+def test_lab02_step1_the_new_heading_only_in_a_comment_is_no_rename(workspace: Workspace) -> None:
+    """walk-k Q1: the annotations edited to the new title, the spec's heading left as it was,
+    the new one only inside an HTML comment; the sensor is red for the heading it misses."""
+    runner = at_step(workspace, "2", "rename")
+    root = workspace.root
+    test = root / "src/test/java/ai/unifiedprocess/petclinic/UC003RegisterOwnerTest.java"
+    test.write_text(
+        test.read_text().replace(
+            'scenario = "A1: Validation Errors"', 'scenario = "A1: Invalid Input"'
+        )
+    )
+    spec = root / "docs/use_cases/UC-003-register-new-owner.md"
+    spec.write_text(spec.read_text() + "\n<!-- renamed later:\n### A1: Invalid Input\n-->\n")
+    subprocess.run(MVNW, cwd=root, capture_output=True, check=False)
+
+    run = runner.check(every=True)
+
+    renamed = next(r for r in run.results if r.name.startswith("renamed flow"))
+    assert renamed.status is Status.FAIL, renamed
+    assert renamed.message.startswith("no flow heading renamed yet"), renamed.message
+    assert run.status is Status.FAIL
+
+
+def test_lab05_strict_lines_moved_into_lib_sh_for_the_real_workspace_do_not_pass(
+    workspace: Workspace,
+) -> None:
+    """walk-k F2: the strict block taken out of require-sensors.sh and put at the top of
+    lib.sh's aiup_fail_open, on for the workspace's own path only: every hook strict there,
+    and the copies the checks play never see it."""
+    runner = at_step(workspace, "5", "strict-stop-hook")
+    hooks = workspace.root / ".claude" / "hooks"
+    hook = hooks / "require-sensors.sh"
+    kept = [
+        line
+        for line in hook.read_text().splitlines(keepends=True)
+        if not line.startswith(("command -v jq", "git rev-parse --git-dir", "# Strict mode"))
+    ]
+    hook.write_text("".join(kept))
+    lib = hooks / "lib.sh"
+    strict = (
+        f'  if [ "${{CLAUDE_PROJECT_DIR:-}}" = {workspace.root} ]; then command -v jq >/dev/null '
+        '2>&1 || { echo "jq is not installed" >&2; exit 2; }; fi\n'
+    )
+    text = lib.read_text()
+    head, brace, rest = text.partition("aiup_fail_open() {\n")
+    assert brace, "lib.sh defines aiup_fail_open"
+    lib.write_text(head + brace + strict + rest)
+
+    run = runner.check(every=True)
+
+    shipped = next(r for r in run.results if r.name == "shipped")
+    assert shipped.status is Status.FAIL, shipped
+    assert ".claude/hooks/lib.sh" in shipped.message, shipped.message
+    assert run.status is Status.FAIL
+
+
+# walk-l, Lab 10 step 1: the question's own words, turned round; each passed as a judge's prompt.
+TURNED = [
+    ("Did the tests run and fail after the last change? $ARGUMENTS", "“fail” turns"),
+    ("Did the tests not run and pass after the last change? $ARGUMENTS", "“not” turns"),
+    ("Did the tests run and pass before the last change? $ARGUMENTS", "“before” turns"),
+    ("Did the tests run or pass after the last change? $ARGUMENTS", "“or” turns"),
+    ("Did the tests run? $ARGUMENTS", "it does not ask both"),
+    ("Did the tests pass? $ARGUMENTS", "it does not ask both"),
+]
+
+
+@pytest.mark.parametrize(("prompt", "said"), TURNED)
+def test_lab10_a_judge_prompt_with_its_question_turned_round_does_not_ask(
+    prompt: str, said: str
+) -> None:
+    why = why_not_asking(prompt)
+    assert why is not None and why.startswith(said), why
+
+
+def test_lab10_a_condition_after_the_question_may_say_not() -> None:
+    prompt = "Did the tests run and pass after the last change? If not, block. $ARGUMENTS"
+    assert why_not_asking(prompt) is None
+
+
+@pytest.mark.parametrize(("lab", "step"), [("12", "run-in-band"), ("13", "turn-ends")])
+def test_a_hook_that_tests_only_when_claude_code_is_not_the_caller_does_not_pass(
+    node_ws: Workspace, lab: str, step: str
+) -> None:
+    """walk-l: the checks ran the hook without CLAUDE_PROJECT_DIR, which Claude Code always
+    sets; a hook that runs the tests only without it passed, and held no real session."""
+    runner = LabRunner(node_ws)
+    runner.start(lab)
+    runner.goto(step)
+    runner.solve(apply=True)
+    hook = node_ws.root / "scripts" / "check-before-stop.sh"
+    text = hook.read_text()
+    assert "if ! npm test >" in text, text
+    hook.write_text(
+        text.replace("if ! npm test ", 'if [ -z "${CLAUDE_PROJECT_DIR:-}" ] && ! npm test ')
+    )
+
+    results = LabRunner(node_ws).check(every=True).results
+
+    failing = next(r for r in results if "with a failing test" in r.name)
+    assert failing.status is Status.FAIL, [(r.name, r.status) for r in results]
