@@ -3,8 +3,9 @@
 What counts is ``harness.claude.settings_check``'s: an unknown hook type or event,
 ``${CLAUDE_PLUGIN_ROOT}`` outside a plugin, a matcher naming no tool, a deny rule that never
 matches, a missing script. ``registers`` also wants a script run as a command hook on an
-event: a prompt hook whose words name the script, or a stub whose comment does, runs nothing.
-``timeouts`` bounds how long such a hook may hold a stop."""
+event: a prompt hook whose words name the script, or a stub whose comment does, runs nothing;
+and one Claude Code waits for: an ``async`` hook decides nothing. ``timeouts`` bounds how
+long such a hook may hold a stop."""
 
 from __future__ import annotations
 
