@@ -22,7 +22,14 @@ from harness.engine.instruments import maven_refusal, maven_wrapper_changed
 from harness.engine.manifest import Lab, Spec, Step, find_lab
 from harness.engine.progress import LabProgress, Progress, StepProgress, digest, kept_live
 from harness.engine.reverify import clear_build_output, proofs_now, reverify
-from harness.engine.step_results import Moved, StepRun, kept_note, live_record, overall
+from harness.engine.step_results import (
+    Moved,
+    StepRun,
+    kept_note,
+    live_record,
+    overall,
+    sent_back_note,
+)
 from harness.errors import HarnessError
 from harness.results import CheckResult, Status
 from harness.workspace import Backup, Workspace
@@ -435,13 +442,7 @@ class LabRunner:
             first = bad[0].step
             self.progress.step = lp.at = first.id
             self._save(f"{lab.id}: re-verification failed at {first.id}")
-            return Moved(
-                lab,
-                first,
-                reverified=reverified,
-                note=f"step {first.index + 1} no longer passes at the state it was "
-                "verified at; check it again",
-            )
+            return Moved(lab, first, reverified=reverified, note=sent_back_note(lab, first))
         lp.completed_at = time.time()
         lp.revisited_at = None
         self.progress.step = lp.at = None

@@ -180,8 +180,10 @@ _NOUNS: dict[str, str] = {
     StepKind.BASH: "a bash command",
     StepKind.STOP: "a stop",
     StepKind.PROMPT: "a prompt",
-    StepKind.SESSION_START: "a session_start",
-    StepKind.SUBAGENT_STOP: "a subagent_stop",
+    # What the person saw, not the scenario's words (walk-j, Lab 11 step 4, a live step: "a
+    # subagent_stop mentioning 'aiup-vaadin-jooq:uc-coverage'"): the client shows an agent end.
+    StepKind.SESSION_START: "a session start",
+    StepKind.SUBAGENT_STOP: "an agent's end",
 }
 
 
@@ -193,7 +195,9 @@ def describe(want: Mapping[str, Any], *, in_file: bool = False) -> str:
         return _describe_fields(want)
     do = want.get("do")
     head = _NOUNS.get(str(do), f"a {do} step") if do else "a step"
-    if want.get("detail_contains") is not None:
+    if do == StepKind.SUBAGENT_STOP and want.get("detail_contains") is not None:
+        head = f"the end of the agent {want['detail_contains']!r}"  # its detail: the agent
+    elif want.get("detail_contains") is not None:
         head += f" mentioning {want['detail_contains']!r}"
     clauses = [said(want[key]) for key, said, given in _CLAUSES if given(want.get(key))]
     more = [said(want[key]) for key, said, given in _MORE if given(want.get(key))]

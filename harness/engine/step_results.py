@@ -127,3 +127,18 @@ def kept_note(lab: Lab, target: Step, own: Sequence[Step]) -> str:
             "your files are in the backup above)"
         )
     return f"step {target.index + 1} is back as it began: " + "; ".join(parts)
+
+
+def sent_back_note(lab: Lab, first: Step) -> str:
+    """Where a failed re-verification leaves the person, and the way on. The files are as the
+    lab's last step left them: back at an earlier step, its check meets a later step's work
+    (walk-i, Lab 03: the annotation step 3 put back made step 2's edit fail), and only a reset
+    brings back the start the step is done from."""
+    n, last = first.index + 1, len(lab.steps)
+    if n == last:
+        return f"back at step {n}: fix what is named above, then `lab check`"
+    return (
+        f"back at step {n}, but your files are still as step {last} left them, not as step {n} "
+        f"began: `lab reset` puts back step {n}'s start (your files are backed up first); then "
+        f"do step {n} again and `lab check`"
+    )

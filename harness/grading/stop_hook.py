@@ -333,12 +333,20 @@ def grade_stop_hook(
         judge_session_held(held),
         judge_lets_go(active),
         judge_session_ends(ended),
-        judge_stale(stale, broken, fix_cmd, stale_cmd),
+        judge_stale(stale, broken, fix_cmd, stale_cmd, a_source(project)),
         *([judge_other_breaks(others, other_breaks)] if other_breaks else []),
         judge_timeout(list(g.all_runs()), timeout),
         judge_leak(list(g.all_runs()), g.canary),
     ]
     return grade
+
+
+def a_source(project: Path) -> str:
+    """A file under the project's src/ (the first in order), named whole for an example
+    command; SOURCE, a placeholder, where there is none."""
+    src = project / "src"
+    files = sorted(f for f in src.rglob("*") if f.is_file()) if src.is_dir() else []
+    return files[0].relative_to(project).as_posix() if files else "SOURCE"
 
 
 def _stale(g: _Grader, stale_cmd: str | None, fix_cmd: str, *, last: bool) -> Phase | None:

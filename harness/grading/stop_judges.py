@@ -440,7 +440,15 @@ def judge_session_ends(p: Phase) -> GradeCheck:
     return grade_check(SESSION_ENDS, Status.PASS, expected, "turn ended, no block")
 
 
-def judge_stale(p: Phase | None, broken: Phase, fix_cmd: str, stale_cmd: str | None) -> GradeCheck:
+def judge_stale(
+    p: Phase | None,
+    broken: Phase,
+    fix_cmd: str,
+    stale_cmd: str | None,
+    source: str = "SOURCE",
+) -> GradeCheck:
+    """``source``: a file of the project the artefact is built from, for the example a person
+    copies (walk-j: "--stale 'touch src/…'" cut the command it offered)."""
     expected = "exit 2"
     if p is None or stale_cmd is None:
         return grade_check(
@@ -450,7 +458,8 @@ def judge_stale(p: Phase | None, broken: Phase, fix_cmd: str, stale_cmd: str | N
             "no stale command given",
             detail="Not judged: without a command that makes the artefact stale, "
             "freshness cannot be tested.",
-            fix="give --stale CMD, e.g. --stale 'touch src/…' (a source newer than the artefact)",
+            fix=f"give --stale CMD, a command that makes a source newer than the artefact, e.g. "
+            f"`--stale 'touch {source}'`",
         )
     run = _run_to_judge(STALE, expected, p)
     if isinstance(run, GradeCheck):

@@ -115,12 +115,13 @@ def render_grade(console: Console, grade: HookGrade) -> None:
                 print_prose(console, prose(Text.assemble(("fix: ", "bold"), check.fix), indent=2))
     notes = [c for c in grade.checks if not c.failed and c.detail and not c.skipped]
     for check in notes:
-        console.print(f"\n[yellow]note[/] {escape(check.title)}: {escape(check.detail)}")
+        console.print()
+        note = Text.assemble(("note", "yellow"), f" {check.title}: {check.detail}")
+        print_prose(console, prose(note, hanging=2))
     skipped = [c for c in grade.checks if c.skipped]
     for check in skipped:
-        console.print(
-            f"[dim]– {escape(check.title)}: {escape(check.detail)}[/]"
-            + (f"[dim] ({escape(check.fix)})[/]" if check.fix else "")
-        )
+        # Wrapped at words, a command in backticks kept whole: one a person copies.
+        said = f"– {check.title}: {check.detail}" + (f" ({check.fix})" if check.fix else "")
+        print_prose(console, prose(said, hanging=2, style="dim"))
     verdict = "[bold green]PASS[/]" if grade.passed else "[bold red]FAIL[/]"
     console.print(f"\n{verdict} {escape(grade.summary())}")

@@ -90,16 +90,36 @@ def row_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+def unrepeated(name: str, message: str) -> tuple[str, str]:
+    """What goes between a check's name and its message, and the message, without the words
+    it repeats from the name's end: "… stop_hook_active: true: exit 0: exit 0 as expected"
+    and "file answers/let-go.json: answers/let-go.json does not exist yet" (walk j) said the
+    same thing twice. ``--json`` keeps the message whole."""
+    if message == name:  # a pass message that is the title again: said once
+        return "", ""
+    said, named = message.split(" "), name.split(" ")
+    for k in range(min(len(said) - 1, len(named)), 0, -1):
+        # "verify-hook scripts/x.sh: x.sh: 8 of 9 checks pass": a file's own name repeats it too.
+        words = [*said[: k - 1], said[k - 1].removesuffix(":")]
+        same = all(w == n or n.endswith("/" + w) for w, n in zip(words, named[-k:], strict=True))
+        if same and len(" ".join(words)) > 2:
+            rest = " ".join(said[k:])
+            return (", " if rest == "as expected" else ": "), rest
+    return ": ", message
+
+
 def result_renderable(
     result: CheckResult, *, verbose: bool = True, gutter: str = ""
 ) -> RenderableType:
     """A check's result as ``lab check`` shows it; ``gutter``: indented under another line
     (a step judged again), without the output box (``lab check`` at that step shows it)."""
     style = STYLE[result.status]
+    joint, message = unrepeated(result.name, result.message)
     head = Text.assemble(
         (f"{MARK[result.status]} {result.status.value.upper()} ", f"bold {style}"),
-        (result.name + ": " if result.name else "", "bold"),
-        result.message,
+        (result.name if result.name else "", "bold"),
+        joint if result.name else "",
+        message,
     )
     blocks = [Block(head, rest=Text("  "), protected=quoted_spans(head.plain))]
     parts: list[RenderableType] = []
@@ -275,24 +295,12 @@ def print_moved(console: Console, moved: Moved, *, show_intro: bool = False) -> 
     bad = [a for a in moved.actions if a.status is not Status.PASS]
     if bad:
         print_results(console, bad)
-    for run in moved.reverified:
-        if run.results and run.results[0].details.get("skipped"):
-            console.print(
-                f"  step {run.step.index + 1} {run.step.id}: [dim]skipped with lab goto, "
-                "never checked[/]"
-            )
-            continue
-        mark = MARK[run.status]
-        how = " [dim](passed on this very state, not run again)[/]" if run.unchanged else ""
-        console.print(
-            f"  re-verified step {run.step.index + 1} {run.step.id}: "
-            f"[{STYLE[run.status]}]{mark} {run.status.value}[/]{how}"
-        )
-        if run.status is not Status.PASS:
-            print_prose(console, reverify_failure(run))
+    print_reverified(console, moved.reverified)
     note = moved.note if moved.note and moved.note != "lab complete" else ""
     if note and moved.step is not None:
-        console.print(f"[dim]{escape(note)}[/]")
+        # Sent back by the lab's end: the way on is what to read (and has commands in it).
+        sent_back = any(run.status is not Status.PASS for run in moved.reverified)
+        print_prose(console, prose(note, style="yellow" if sent_back else "dim"))
     if show_intro:
         print_intro(console, moved.lab)
     if moved.step is not None:
@@ -323,6 +331,25 @@ def print_moved(console: Console, moved: Moved, *, show_intro: bool = False) -> 
         console.print(escape(note[:1].upper() + note[1:]))
 
 
+def print_reverified(console: Console, runs: Sequence[StepRun]) -> None:
+    """Each step judged again at the lab's end: its verdict, and why when it failed."""
+    for run in runs:
+        if run.results and run.results[0].details.get("skipped"):
+            console.print(
+                f"  step {run.step.index + 1} {run.step.id}: [dim]skipped with lab goto, "
+                "never checked[/]"
+            )
+            continue
+        mark = MARK[run.status]
+        how = " [dim](passed on this very state, not run again)[/]" if run.unchanged else ""
+        console.print(
+            f"  re-verified step {run.step.index + 1} {run.step.id}: "
+            f"[{STYLE[run.status]}]{mark} {run.status.value}[/]{how}"
+        )
+        if run.status is not Status.PASS:
+            print_prose(console, reverify_failure(run))
+
+
 def reverify_failure(run: StepRun) -> RenderableType:
     """Why a step failed when it was judged again at the state it passed at, and what to do:
     its first check that did not pass, as ``lab check`` shows it, then the way back to it (a
@@ -333,10 +360,10 @@ def reverify_failure(run: StepRun) -> RenderableType:
     elif failed.name == "progress":
         then = "it is checked when you reach it again: `lab check`, then `lab next`"
     else:
+        # The way on (fix it, or reset first) is said once, below every step's verdict.
         then = (
             "it passed before; judged again on a copy of your files as they were then (the "
-            "build output cleared), it fails: fix what is named above, then `lab check` at "
-            "that step"
+            "build output cleared), it fails for what is named above"
         )
     return Group(
         result_renderable(failed, gutter="    "),

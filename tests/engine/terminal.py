@@ -14,13 +14,16 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from harness.claude.client import terminal as person
 from harness.claude.client.install import find_client
+from harness.claude.client.person import AUTO_MODE_NOTICES
 from harness.claude.client.terminal import WIDTH, fresh_home
 
-__all__ = ["WIDTH", "Terminal", "fresh_home"]
+__all__ = ["WIDTH", "Terminal", "fresh_home", "kept_terminal", "play_session"]
 
 
 class Terminal(person.Terminal):
@@ -46,3 +49,25 @@ class Terminal(person.Terminal):
             if name in os.environ:
                 env[name] = os.environ[name]
         super().__init__(cwd, env, folder)
+
+
+@contextmanager
+def kept_terminal(root: Path, home: Path, folder: Path, base_url: str) -> Iterator[Terminal]:
+    """The person's terminal, closed at the end; every screen kept in ``screens.txt``."""
+    terminal = Terminal(root, home, folder, base_url)
+    try:
+        yield terminal
+    finally:
+        terminal.close()
+        (folder / "screens.txt").write_text(terminal.transcript())
+
+
+def play_session(
+    terminal: Terminal, prompt: str, until: str, *, ready: str | None = None, wait: float = 300
+) -> None:
+    """Plain ``claude``, the step's prompt, the session's last words on screen, ``/exit``."""
+    terminal.claude(prompt, ready=ready)
+    # Auto mode's notice about a model reached through 127.0.0.1: Enter goes on in auto
+    # mode, whose check the model (here the scripted one) then answers.
+    terminal.wait(until, timeout=wait, enter_on=AUTO_MODE_NOTICES)
+    terminal.quit_claude()

@@ -17,8 +17,7 @@ from __future__ import annotations
 import json
 import shutil
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -28,7 +27,7 @@ from harness.claude.client.person import AUTO_MODE_NOTICES
 from harness.workspace import Workspace
 from tests.builders import run_cli
 from tests.engine.live_steps import ReachStep
-from tests.engine.terminal import Terminal, fresh_home
+from tests.engine.terminal import Terminal, fresh_home, kept_terminal, play_session
 from tests.recorded_sessions import (
     APPROVED,
     ASK_DONE,
@@ -112,27 +111,12 @@ def _passed(terminal: Terminal, command: str = "lab check", timeout: float = 600
     return shown
 
 
-@contextmanager
-def _terminal(root: Path, home: Path, folder: Path, base_url: str) -> Iterator[Terminal]:
-    """The person's terminal, closed at the end; every screen kept in ``screens.txt``."""
-    terminal = Terminal(root, home, folder, base_url)
-    try:
-        yield terminal
-    finally:
-        terminal.close()
-        (folder / "screens.txt").write_text(terminal.transcript())
-
-
 def _live_step(
     terminal: Terminal, prompt: str, until: str, *, ready: str | None = None, wait: float = 300
 ) -> None:
-    """Plain ``claude``, the step's prompt, the session's last words on screen, ``/exit``;
-    then ``lab check`` typed in the shell passes the step on that session."""
-    terminal.claude(prompt, ready=ready)
-    # Auto mode's notice about a model reached through 127.0.0.1: Enter goes on in auto
-    # mode, whose check the model (here the scripted one) then answers.
-    terminal.wait(until, timeout=wait, enter_on=AUTO_MODE_NOTICES)
-    terminal.quit_claude()
+    """The session played (``play_session``); then ``lab check`` typed in the shell passes
+    the step on that session."""
+    play_session(terminal, prompt, until, ready=ready, wait=wait)
     shown = _passed(terminal)
     assert "(your own session, Claude Code 2.1.332, replayed)" in " ".join(shown.split())
 
@@ -155,7 +139,7 @@ def test_a_person_walks_lab_11_from_step_1_and_passes_step_4_live(
     model = _Model(root)
     with (
         ScriptedApi(on_request=model.answer) as api,
-        _terminal(root, home, tmp_path, api.base_url) as terminal,
+        kept_terminal(root, home, tmp_path, api.base_url) as terminal,
     ):
         _passed(terminal, "lab start 11")
         _write(root, "answers/petclinic.toml", 'q1 = "b"\nq2 = "a"\nq3 = "c"\nq4 = "c"\n')
@@ -224,7 +208,7 @@ def test_a_person_walks_lab_07_and_their_own_hook_holds_claude_live(
     solution = LABS / "07-own-stop-hook" / "solution"
     with (
         ScriptedApi(on_request=_scripted(turns)) as api,
-        _terminal(root, home, tmp_path, api.base_url) as terminal,
+        kept_terminal(root, home, tmp_path, api.base_url) as terminal,
     ):
         _passed(terminal, "lab start 7")
         _write(root, "docs/stop-hook-contract.md", (solution / "stop-hook-contract.md").read_text())
@@ -275,7 +259,7 @@ def test_a_person_walks_lab_03_and_the_stop_hook_holds_claude_until_the_sensors_
     ]
     with (
         ScriptedApi(on_request=_scripted(turns)) as api,
-        _terminal(root, home, tmp_path, api.base_url) as terminal,
+        kept_terminal(root, home, tmp_path, api.base_url) as terminal,
     ):
         _passed(terminal, "lab start 3")
         spec = root / "docs" / "use_cases" / "UC-002-edit-owner.md"

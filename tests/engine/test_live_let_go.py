@@ -13,10 +13,9 @@ from typing import Any
 import pytest
 
 from harness.claude.client.api import ApiRequest, Reply, ScriptedApi
-from harness.claude.client.person import AUTO_MODE_NOTICES
 from tests.builders import run_cli
 from tests.engine.live_steps import ReachStep
-from tests.engine.terminal import Terminal, fresh_home
+from tests.engine.terminal import fresh_home, kept_terminal, play_session
 from tests.recorded_sessions import SENSORS, copy_workspace_into
 
 pytestmark = [
@@ -72,15 +71,11 @@ def _played(
     def answer(request: ApiRequest) -> None:
         ScriptedApi.answer(request, turns.pop(0) if turns else Reply.text("Done."))
 
-    with ScriptedApi(on_request=answer) as api:
-        terminal = Terminal(root, home, tmp_path, api.base_url)
-        try:
-            terminal.claude(prompt)
-            terminal.wait(until, timeout=300, enter_on=AUTO_MODE_NOTICES)
-            terminal.quit_claude()
-        finally:
-            terminal.close()
-            (tmp_path / "screens.txt").write_text(terminal.transcript())
+    with (
+        ScriptedApi(on_request=answer) as api,
+        kept_terminal(root, home, tmp_path, api.base_url) as terminal,
+    ):
+        play_session(terminal, prompt, until)
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
     done = run_cli("check", "--json", cwd=root)

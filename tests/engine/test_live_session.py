@@ -154,8 +154,8 @@ def test_the_session_without_the_audit_fails_naming_the_missing_audit(
     done, data = check_json(root, played.config_dir, monkeypatch)
     assert done.code == 1, done
     result = _live(data)
-    assert "moment 2 of 5: a subagent_stop" in result["expected"]
-    assert "aiup-vaadin-jooq:uc-coverage" in result["expected"]
+    wanted = "moment 2 of 5: the end of the agent 'aiup-vaadin-jooq:uc-coverage'"
+    assert wanted in result["expected"]
     assert "refused by guard-spec-status.sh" in result["found"]  # what it did instead
     fix = result["details"]["fix"]
     assert fix.startswith("in the session Claude refused in, type /aiup-vaadin-jooq:coverage")

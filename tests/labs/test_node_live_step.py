@@ -21,7 +21,7 @@ import pytest
 from harness.claude.client.api import Reply, ScriptedApi
 from harness.engine.manifest import find_lab
 from harness.workspace import Workspace
-from tests.builders import REPO_ROOT, run_lab_process, tmux
+from tests.builders import run_lab_process, tmux
 from tests.conftest import require_real_client
 
 pytestmark = [pytest.mark.slow]
@@ -117,6 +117,12 @@ def _session(
     return sent
 
 
+def _lab_check(ws: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """``lab check --json`` typed in the person's shell (no CLAUDE_CONFIG_DIR), after the
+    session."""
+    return run_lab_process("check", "--json", cwd=ws, env=env, unset=["CLAUDE_CONFIG_DIR"])
+
+
 def test_a_plain_claude_session_held_by_the_hook_passes_step_three_live(tmp_path: Path) -> None:
     home, bin_dir = _person(tmp_path)
     env = _env(home, bin_dir)
@@ -127,15 +133,7 @@ def test_a_plain_claude_session_held_by_the_hook_passes_step_three_live(tmp_path
     assert any("Stop check blocked" in text for text in sent), sent
     transcripts = list((home / ".claude" / "projects").rglob("*.jsonl"))
     assert transcripts, "the client wrote no transcript into the person's ~/.claude"
-    done = subprocess.run(
-        [str(REPO_ROOT / ".venv" / "bin" / "python"), "-m", "harness", "check", "--json"],
-        cwd=ws,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+    done = _lab_check(ws, env)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     record = Workspace(ws).read_progress()["labs"][LAB]["steps"][STEP]["passed"]
     assert record["evidence_kind"] == "live"
@@ -150,15 +148,7 @@ def test_a_session_that_only_echoes_the_line_does_not_pass_step_three(tmp_path: 
     ws = _at_step_three(tmp_path, env)
     prompt = find_lab(LAB).step(STEP).checks[0].typed.prompt
     _session(ws, env, tmp_path / "tmux.sock", prompt, "echo 'Run npm start to see the total.'")
-    done = subprocess.run(
-        [str(REPO_ROOT / ".venv" / "bin" / "python"), "-m", "harness", "check", "--json"],
-        cwd=ws,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+    done = _lab_check(ws, env)
     assert done.returncode == 1, done.stdout[-3000:]
     said = json.loads(done.stdout)["checks"][0]
     assert "'README.md'" in said["expected"], said

@@ -22,6 +22,7 @@ from rich.console import Console
 from harness.engine.context import CheckContext
 from harness.engine.lab_runner import LabRunner
 from harness.engine.manifest import find_lab, load_labs
+from harness.engine.step_results import Moved
 from harness.engine.stepview import StepView
 from harness.jail import CONFINED
 from harness.results import CheckResult, Status
@@ -62,9 +63,9 @@ def assert_whole_lines(text: str, width: int, *, except_: str = "") -> None:
 # ---- 1. a step judged again at the lab's end: its ✘ names the cause and the next action ------
 
 
-def test_a_step_failing_its_reverification_says_why_and_what_next(workspace: Workspace) -> None:
-    """Lab 06 step 1 passed; the state it is judged again at is one where no hook changed
-    (the walk saw a bare ``re-verified step 1 hook-change-held: ✘ fail``)."""
+def lab06_sent_back_to_step_1(workspace: Workspace) -> tuple[LabRunner, Moved]:
+    """Lab 06 step 1 passed, its record pointed at a state where no hook changed, then the
+    lab's end: step 1 fails again there, and the person is sent back to it."""
     runner = LabRunner(workspace)
     runner.start("6")
     lab = runner.lab()
@@ -76,6 +77,13 @@ def test_a_step_failing_its_reverification_says_why_and_what_next(workspace: Wor
     record["snapshot"] = before_the_change
     moved = runner.complete(lab)
     assert moved.step is not None and moved.step.id == "hook-change-held"
+    return runner, moved
+
+
+def test_a_step_failing_its_reverification_says_why_and_what_next(workspace: Workspace) -> None:
+    """Lab 06 step 1 passed; the state it is judged again at is one where no hook changed
+    (the walk saw a bare ``re-verified step 1 hook-change-held: ✘ fail``)."""
+    _, moved = lab06_sent_back_to_step_1(workspace)
     for width in WIDTHS:
         out = io.StringIO()
         print_moved(Console(file=out, width=width, no_color=True, color_system=None), moved)
@@ -93,7 +101,7 @@ def test_a_step_failing_its_reverification_says_why_and_what_next(workspace: Wor
                 "      it is checked when you reach it again: lab check, then lab next",
             ],
         )
-        assert "fix what is named above, then lab check at that step" in joined(screen)
+        assert "lab reset puts back step 1's start" in joined(screen)
         assert_whole_lines(screen, width)
 
 

@@ -47,7 +47,7 @@ class FileParams(Worded):
     means: str | None = param(
         default=None,
         doc="what matches asks for, in words (a person reads this, never the pattern); "
-        "required with matches",
+        "required with matches; without matches, what not_contains asks for",
     )
     line_with: str | None = param(
         default=None,
@@ -118,7 +118,9 @@ def run(ctx: CheckContext, p: FileParams) -> CheckResult:
         return CheckResult.failed(
             p.message or f"{rel} still contains {p.not_contains!r}",
             name=name,
-            expected=f"no {p.not_contains!r}",
+            # In words where the lab gives them: a bare 'npm test -- --runInBand >' read as
+            # a riddle (walk-j, Lab 12 step 2).
+            expected=p.means if p.means and p.matches is None else f"no {p.not_contains!r}",
             found=excerpt(line, p.not_contains),
         )
     if p.matches is not None and not re.search(p.matches, text, re.MULTILINE):

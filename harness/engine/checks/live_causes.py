@@ -223,7 +223,9 @@ def mode_refused(call: ToolCall, root: Path, cwd: str) -> LiveCause:
         "had no usable answer'), which happens when Claude Code reaches the model through "
         "another address than Anthropic's (a gateway, a proxy)"
         if "no-verdict" in call.denial or not call.denial
-        else f"its safety check refused it ({call.denial})"
+        # The client's own words, not its reason code (walk-j: "(classifier:auto-mode)").
+        else "its safety check judged the call too risky (the screen said 'Blocked by auto "
+        "mode · /permissions to review')"
     )
     return LiveCause(
         f"Claude Code's auto mode refused Claude's {where} before it ran: {said}; no hook "

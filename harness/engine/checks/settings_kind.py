@@ -3,8 +3,9 @@
 What counts is ``harness.claude.settings_check``'s: an unknown hook type or event,
 ``${CLAUDE_PLUGIN_ROOT}`` outside a plugin, a matcher naming no tool, a deny rule that never
 matches, a missing script. ``registers`` also wants a script run as a command hook on an
-event: a prompt hook whose words name the script, or a stub whose comment does, runs nothing.
-``timeouts`` bounds how long such a hook may hold a stop."""
+event: a prompt hook whose words name the script, or a stub whose comment does, runs nothing;
+and one Claude Code waits for: an ``async`` hook decides nothing. ``timeouts`` bounds how
+long such a hook may hold a stop."""
 
 from __future__ import annotations
 
@@ -65,6 +66,7 @@ def run(ctx: CheckContext, p: SettingsParams) -> CheckResult:
         # A failed CheckResult is falsy: each is asked for None, not chained with `or`.
         for failed in (
             _unregistered(ctx, p.registers),
+            _in_background(ctx, p.registers),
             _too_slow(ctx, p.timeouts),
             _not_asking(ctx, p.prompts_ask),
         ):
@@ -106,6 +108,28 @@ def _unregistered(ctx: CheckContext, registers: dict[str, str]) -> CheckResult |
             found="\n".join(f"a {h.kind} hook that only names it: {h.source}" for h in named)
             or f"no hook on {event} names {name}",
         )
+    return None
+
+
+def _in_background(ctx: CheckContext, registers: dict[str, str]) -> CheckResult | None:
+    """The first hook of ``registers`` marked async: Claude Code starts it and goes on without
+    its answer, so it holds no turn and refuses nothing, while the settings look right (walk-i,
+    Lab 07 step 3: "runs on Stop", then a session whose feedback lacked the hook)."""
+    settings = load_settings(ctx.root)
+    for event, script in registers.items():
+        for hook in settings.commands_for(Event(event), None):
+            if hook.started_script != script or not hook.run_async:
+                continue
+            field = "asyncRewake" if hook.rewake else "async"
+            so = "it can never hold the turn" if event == "Stop" else "its answer decides nothing"
+            return CheckResult.failed(
+                f'the {event} hook that runs {script} is `"{field}": true`: Claude Code starts '
+                f"it in the background and does not wait for its answer, so {so}; drop "
+                f'`"{field}": true` from its entry',
+                name="settings",
+                expected=f"a {event} hook that runs {script} and Claude Code waits for",
+                found=f'{hook.source}: "{field}": true',
+            )
     return None
 
 
