@@ -17,7 +17,8 @@ import re
 
 # Maven's switches that run no test at all: a run with them hides nothing red.
 SKIPS_TESTS = re.compile(
-    r"(?<!\S)(-D\s*(?:skipTests|maven\.test\.skip|surefire\.skip)(?:=true)?)(?=\s|$|[;&|)])",
+    r"(?<!\S)(-D\s*(?:skipTests|maven\.test\.skip(?:\.exec)?|surefire\.skip)(?:=true)?)"
+    r"(?=\s|$|[;&|)])",
     re.IGNORECASE,
 )
 # The first simple command: ./mvnw or mvn, test and the sensor group in it (as the tricks'

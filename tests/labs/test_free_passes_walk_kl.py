@@ -11,6 +11,7 @@ import pytest
 from harness.engine.checks.prompt_words import why_not_asking
 from harness.engine.checks.scenario_kind import audit_gap
 from harness.engine.lab_runner import LabRunner
+from harness.engine.sensor_run import runs_sensors, why_no_sensor_run
 from harness.results import Status
 from harness.workspace import Workspace
 from tests.labs.test_free_passes import LABS, at_step, check_at
@@ -317,3 +318,10 @@ def test_lab04_a_covered_report_with_a_mark_that_takes_it_back_is_none(
 
 def test_lab04_bold_and_a_heading_are_plain() -> None:
     assert audit_gap("# UC-005\n\n**UC-005** is fully covered by tests.") is None
+
+
+def test_a_run_with_maven_test_skip_exec_is_no_sensor_run() -> None:
+    """walk-k T: Maven's other switch that runs no test counted as a run."""
+    command = "./mvnw -q test -Dgroups=sensor -Dmaven.test.skip.exec=true"
+    assert not runs_sensors(command)
+    assert why_no_sensor_run(command) == "its -Dmaven.test.skip.exec=true skips the tests"
