@@ -13,7 +13,8 @@ runtime in ``harness.claude``:
    a row honoured, the ninth overridden: stop-block-cap in docs/claude-code-semantics.md);
 5. artefact fixed, a new turn → the stop goes through;
 plus, when a stale command is given, an artefact that exists but is out of date must block.
-Every hook run sees canary secrets in its environment; none may show up in its output.
+The first hook run sees canary secrets in its environment (the others do not, so a hook
+cannot tell grading by them); none may show up in its output.
 
 A hook that misbehaves (crashes, hangs, prints nonsense) is a failed check, never an exception.
 ``HarnessError`` is raised only for bad input: a missing or non-executable script, a missing
@@ -208,8 +209,16 @@ class _Grader:
                 ),
             )
 
-    def direct(self, label: str, *, active: bool, broke: frozenset[str] = frozenset()) -> Phase:
-        """The seed's `printf '{"stop_hook_active":…}' | ./hook; echo $?` with a full payload."""
+    def direct(
+        self,
+        label: str,
+        *,
+        active: bool,
+        broke: frozenset[str] = frozenset(),
+        planted: bool = False,
+    ) -> Phase:
+        """The seed's `printf '{"stop_hook_active":…}' | ./hook; echo $?` with a full payload;
+        ``planted``: with the canary secrets in its environment."""
         self.progress(f"Stop hook, {label}")
         payload = {
             "session_id": f"verify-{secrets.token_hex(6)}",
@@ -227,7 +236,7 @@ class _Grader:
             self.settings,
             self.project,
             cwd=self.project,
-            env=self.canary.values,
+            env=self.canary.values if planted else {},
         )
         rewrote = changed(before, listing(self.project))
         run = out.runs[0] if out.runs else None
@@ -302,14 +311,17 @@ def grade_stop_hook(
 
     with tempfile.TemporaryDirectory(prefix="hooklab-verify-", dir=scratch_dir()) as tmp:
         g = _Grader(project, settings, Canary.make(), Path(tmp), say, confinement)
-        # (1) broken, first stop
-        broken = g.direct("artefact broken", active=False, broke=g.breaks(break_cmd))
+        # (1) broken, first stop: the one run with the canary secrets planted. A hook must
+        # block there and in the session below, which has none: a hook that judges only
+        # with them (or only without them) fails one of the two (walk-k: `[ -n
+        # "$HOOKLAB_CANARY_SECRET" ] || exit 0`, a hook that judges only while graded).
+        broken = g.direct("artefact broken", active=False, broke=g.breaks(break_cmd), planted=True)
         # (3) + (4) a session: Claude tries to stop with the artefact still broken
         with open_session(
             engine,
             project,
             settings,
-            env=g.canary.values,
+            env={},
             transcript_dir=Path(tmp) / "session",
             confinement=confinement,
         ) as session:

@@ -325,3 +325,25 @@ def test_a_run_with_maven_test_skip_exec_is_no_sensor_run() -> None:
     command = "./mvnw -q test -Dgroups=sensor -Dmaven.test.skip.exec=true"
     assert not runs_sensors(command)
     assert why_no_sensor_run(command) == "its -Dmaven.test.skip.exec=true skips the tests"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("test", ["[ -n", "[ -z"])
+def test_lab07_step2_a_hook_that_judges_only_while_graded_does_not_pass(
+    workspace: Workspace, test: str
+) -> None:
+    """walk-k I2: the grader's planted secret told the hook it was graded; the lab's own hook
+    with one line after its header, `[ -n "${HOOKLAB_CANARY_SECRET:-}" ] || exit 0`, passed
+    all ten checks and held no real session. The other way round must fail as well."""
+    runner = at_step(workspace, "7", "write-hook")
+    hook = workspace.root / "scripts" / "check-before-stop.sh"
+    text = (LABS / "07-own-stop-hook" / "solution" / "check-before-stop.sh").read_text()
+    assert "\nset -u\n" in text
+    line = f'{test} "${{HOOKLAB_CANARY_SECRET:-}}" ] || exit 0   # judge only when graded\n'
+    hook.write_text(text.replace("\nset -u\n", "\nset -u\n" + line, 1))
+    hook.chmod(0o755)
+
+    results = runner.check(every=True).results
+
+    graded = next(r for r in results if r.name.startswith("verify-hook"))
+    assert graded.status is Status.FAIL, graded
