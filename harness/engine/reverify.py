@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from harness import proc
 from harness.engine.manifest import Lab, Spec, Step
 from harness.engine.progress import LabProgress, digest
 from harness.engine.step_results import StepRun
@@ -37,6 +38,18 @@ def clear_build_output(fixture: Fixture, project: Path) -> None:
     fixture.clear_hook_state(project)
     if fixture.compile_cache:
         restore_cached(project)
+
+
+def build_again(fixture: Fixture, copy: Path) -> None:
+    """The build output of a fixture without a compile cache (the Node one's dist/), built
+    again from the copy's sources: a check that compares it with them (Lab 13's "dist/app.js
+    is built from src/ as it is now") judges the state the step passed at, not a cleared one
+    (walk-l: the lab's end sent an honest person back to step 2 for ever). The PetClinic's
+    classes come from its cache, and its sensors run in their checks."""
+    if fixture.compile_cache or fixture.maven or not fixture.build:
+        return
+    env = {**os.environ, "CLAUDE_PROJECT_DIR": str(copy)}
+    proc.run(["bash", "-c", fixture.build], cwd=copy, env=env, timeout=300)
 
 
 def _unchanged_since(ws: Workspace, record: dict[str, Any]) -> bool:
@@ -134,6 +147,7 @@ def reverify(runner: LabRunner, lab: Lab, lp: LabProgress) -> list[StepRun]:
             # classes come from the cache when its sources are the fixture's (most steps
             # change docs or hooks only).
             clear_build_output(runner.ws.fixture, copy)
+            build_again(runner.ws.fixture, copy)
             _put_back_proofs(runner.ws, copy, record)
             run = runner.run_checks(lab, step, copy, rebuild_evidence=True)
         runs.append(_with_hooks_now(runner, lab, run, record))

@@ -10,6 +10,7 @@ import pytest
 
 from harness.engine.checks.prompt_words import why_not_asking
 from harness.engine.checks.scenario_kind import audit_gap
+from harness.engine.context import CheckContext
 from harness.engine.lab_runner import LabRunner
 from harness.engine.sensor_run import runs_sensors, why_no_sensor_run
 from harness.results import Status
@@ -347,3 +348,21 @@ def test_lab07_step2_a_hook_that_judges_only_while_graded_does_not_pass(
 
     graded = next(r for r in results if r.name.startswith("verify-hook"))
     assert graded.status is Status.FAIL, graded
+
+
+def test_lab13_walked_step_by_step_completes_at_its_end(node_ws: Workspace) -> None:
+    """walk-l, the blocker: every step of Lab 13 passed in order, then the lab's end judged
+    step 2 again on a copy with dist/ cleared, where "dist/app.js is built from src/ as it is
+    now" can only fail; back at step 2, the next pass sent the person there again."""
+    ctx = CheckContext(node_ws, node_ws.root, engine="emulator", engine_forced=True, scripted=True)
+    runner = LabRunner(node_ws, context=ctx)
+    runner.start("13")
+    for _ in runner.lab().steps:
+        runner.solve(apply=True)
+        assert runner.check().status is Status.PASS
+        moved = runner.next()
+
+    assert moved.step is None, moved.note  # complete, not sent back
+    assert all(run.status is Status.PASS for run in moved.reverified), [
+        (run.step.id, [r.message for r in run.results]) for run in moved.reverified
+    ]
