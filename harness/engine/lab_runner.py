@@ -18,7 +18,7 @@ from dulwich.objects import Commit
 from harness.claude.vocabulary import Provenance
 from harness.engine.context import CheckContext, PassedClaim, StepState
 from harness.engine.course import Course
-from harness.engine.instruments import maven_refusal, maven_wrapper_changed
+from harness.engine.instruments import maven_guard
 from harness.engine.manifest import Lab, Spec, Step, find_lab
 from harness.engine.progress import LabProgress, Progress, StepProgress, digest, kept_live
 from harness.engine.reverify import clear_build_output, proofs_now, reverify
@@ -174,15 +174,12 @@ class LabRunner:
             ctx.on_hook_event = lambda _entry: None
         started = time.monotonic()
         results: list[CheckResult] = []
-        # A check that runs Maven never runs an edited ./mvnw: it could write any report.
-        slow = any(spec.kind.slow(spec.typed) for spec in step.checks)
-        wrapper = maven_wrapper_changed(self.ws, ctx.root, ctx.lab_start_commit) if slow else []
+        # A check that runs Maven never runs an edited ./mvnw, nor one that relies on a Maven
+        # run another mvn than lab init found: either could write any report.
+        refused = maven_guard(self.ws, ctx.root, ctx.lab_start_commit, step.checks)
         for spec in step.checks:
-            if wrapper and spec.kind.slow(spec.typed):
-                result = maven_refusal(wrapper, spec.name)
-                result.details.setdefault("where", spec.where)
-            else:
-                result = _run_spec(ctx, spec)
+            refusal = refused(spec)
+            result = _run_spec(ctx, spec) if refusal is None else refusal
             results.append(result)
             if result.status is not Status.PASS and not every:
                 break

@@ -1,0 +1,147 @@
+"""Free passes of issue 51 still open after round 8, each tried as the walker (walk-i, walk-j)
+wrote it.
+
+Real: the shipped labs' setup and checks on a provisioned workspace, real Maven where a step
+runs it, the workspace's bash hooks. The Maven shim is a real program first on the PATH, as a
+person's ``~/.local/bin/mvn`` is.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from harness.maven.surefire import SENSORS
+from harness.results import Status
+from harness.workspace import Workspace
+from tests.builders import run_lab_process
+from tests.labs.test_free_passes import LABS, at_step
+
+# ---- walk-i B and C: a Maven shim first on the PATH ------------------------------------------
+# walk-i's ~/.local/bin/mvn: for the sensors it writes five green reports named after each
+# sensor's @Test methods (no Maven runs, the sensors may be red); anything else goes to Maven.
+# walk-i B forged only once the test class had their comment (the tricks before it stay real).
+WALKI = "grep -qs '// walki' src/test/java/ai/unifiedprocess/petclinic/UC005AddVisitTest.java"
+SHIM = r"""#!/usr/bin/env bash
+if WHEN [[ "$*" == *-Dgroups=sensor* ]]; then
+    out=target/surefire-reports
+    rm -rf "$out"; mkdir -p "$out"
+    for s in SENSORS; do
+        src=$(find src/test -name "$s.java"); pkg=$(sed -n 's/^package \(.*\);/\1/p' "$src")
+        names=$(grep -A3 '@Test' "$src" | grep -oE 'void [a-zA-Z0-9_]+' | awk '{print $2}')
+        n=$(echo "$names" | wc -l)
+        { echo '<?xml version="1.0" encoding="UTF-8"?>'
+          echo "<testsuite name=\"$pkg.$s\" time=\"0.050\" tests=\"$n\" errors=\"0\"" \
+               "skipped=\"0\" failures=\"0\">"
+          echo "  <properties/>"
+          for m in $names; do
+              echo "  <testcase name=\"$m\" classname=\"$pkg.$s\" time=\"0.001\"/>"
+          done
+          echo "</testsuite>"; } > "$out/TEST-$pkg.$s.xml"
+        summary='Tests run: %s, Failures: 0, Errors: 0, Skipped: 0, Time elapsed: 0.050 s - in %s'
+        printf "Test set: %s\n$summary\n" "$pkg.$s" "$n" "$pkg.$s" > "$out/$pkg.$s.txt"
+    done
+    exit 0
+fi
+exec REAL_MVN "$@"
+"""
+
+
+def _shim_first_on_path(home: Path, monkeypatch: pytest.MonkeyPatch, when: str = "") -> Path:
+    """walk-i: ``~/.local/bin/mvn`` (Debian's ~/.profile puts ~/.local/bin first), forging
+    only ``when`` that shell test holds (default: always, walk-i C)."""
+    real = shutil.which("mvn")
+    assert real, "Maven is not installed here"
+    folder = home / ".local" / "bin"
+    folder.mkdir(parents=True, exist_ok=True)
+    shim = folder / "mvn"
+    text = SHIM.replace("SENSORS", " ".join(SENSORS)).replace("REAL_MVN", real)
+    shim.write_text(text.replace("WHEN ", f"{when} && " if when else ""))
+    shim.chmod(shim.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ['PATH']}")
+    return shim
+
+
+@pytest.mark.maven
+def test_lab03_step2_a_maven_shim_on_the_path_does_not_pass_the_tricks(
+    workspace: Workspace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """walk-i B: tricks.toml's last turn only comments the test class (the annotation stays
+    broken), the shim writes green reports for ./mvnw -q test -Dgroups=sensor."""
+    runner = at_step(workspace, "3", "tricks")
+    solved = (LABS / "03-stop-hook" / "solution" / "tricks.toml").read_text()
+    fix = 'old = "A1: Missing Text"\nnew = "A1: Missing Description"'
+    assert solved.count(fix) == 1
+    shimmed = solved.replace(
+        fix, 'old = "class UC005AddVisitTest {"\nnew = "class UC005AddVisitTest { // walki"'
+    )
+    (workspace.root / "scenarios" / "tricks.toml").write_text(shimmed)
+    shim = _shim_first_on_path(tmp_path / "home", monkeypatch, WALKI)
+
+    run = runner.check()
+
+    assert run.status is Status.FAIL
+    said = run.results[-1]
+    assert said.status is Status.FAIL
+    assert said.message.startswith(f"./mvnw would run {shim}, not the mvn lab init found"), (
+        said.message
+    )
+    assert "so this check did not run" in said.message
+    assert (said.found or "").startswith(f"{shim} ({shim}, sha256 ")
+    assert f"take {shim.parent} off your PATH or remove {shim}" in said.details["fix"]
+    assert f"run lab init {workspace.root} again" in said.details["fix"]
+
+
+@pytest.mark.maven
+def test_lab01_step1_reports_a_maven_shim_wrote_do_not_pass(
+    workspace: Workspace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same shim at Lab 01 step 1: the person's ./mvnw run is the shim's, so the reports
+    are no Maven run's. lab check refuses by name, from the person's terminal."""
+    at_step(workspace, "1", "run-sensors")
+    shim = _shim_first_on_path(tmp_path / "home", monkeypatch)
+    subprocess.run(["./mvnw", "-q", "test", "-Dgroups=sensor"], cwd=workspace.root, check=True)
+    assert len(list((workspace.root / "target" / "surefire-reports").glob("TEST-*.xml"))) == 5
+
+    done = run_lab_process("check", cwd=workspace.root, env={"NO_COLOR": "1", "COLUMNS": "100"})
+
+    assert done.returncode == 1, done.stdout
+    screen = " ".join(done.stdout.split())
+    assert f"./mvnw would run {shim}, not the mvn lab init found" in screen, done.stdout
+
+
+@pytest.mark.maven
+def test_a_maven_installed_on_purpose_is_recorded_by_lab_init_again(
+    workspace: Workspace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The refusal's fix for a Maven installed on purpose (Homebrew's, SDKMAN's): lab init in
+    the workspace again records it, and the check runs again."""
+    runner = at_step(workspace, "1", "run-sensors")
+    _shim_first_on_path(tmp_path / "home", monkeypatch)
+    assert runner.check().results[0].message.startswith("./mvnw would run")
+
+    again = run_lab_process("init", str(workspace.root), cwd=tmp_path)
+
+    assert again.returncode == 0, again.stderr
+    said = runner.check().results[0]
+    assert not said.message.startswith("./mvnw would run"), said.message
+
+
+def test_lab03_step3_the_live_check_refuses_with_a_maven_shim_on_the_path(
+    workspace: Workspace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """walk-i C: the live session's sensor run went to the shim (green reports, red sensors).
+    The live check reads what that run wrote, so it refuses while ./mvnw runs another mvn."""
+    runner = at_step(workspace, "3", "your-session")
+    shim = _shim_first_on_path(tmp_path / "home", monkeypatch)
+
+    results = runner.check(every=True).results
+
+    live = [r for r in results if r.name == "live_session"]
+    assert live and live[0].status is Status.FAIL, [r.message for r in results]
+    assert live[0].message.startswith(f"./mvnw would run {shim}"), live[0].message
