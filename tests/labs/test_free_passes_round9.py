@@ -8,6 +8,7 @@ person's ``~/.local/bin/mvn`` is.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import stat
@@ -145,3 +146,53 @@ def test_lab03_step3_the_live_check_refuses_with_a_maven_shim_on_the_path(
     live = [r for r in results if r.name == "live_session"]
     assert live and live[0].status is Status.FAIL, [r.message for r in results]
     assert live[0].message.startswith(f"./mvnw would run {shim}"), live[0].message
+
+
+# ---- Lab 08 step 2: the naming rule kept, inline in settings.json, OwnerStore.java exempt ----
+INLINE_RULE = (
+    "f=$(jq -r .tool_input.file_path); case $f in */repository/OwnerStore.java) ;; "
+    "*/petclinic/repository/*Repository.java) ;; */petclinic/repository/*.java) "
+    'echo "Refused: ${f##*/}: name it ...Repository." >&2; exit 2;; esac'
+)
+
+
+def test_lab08_step2_a_naming_rule_inline_in_settings_that_spares_ownerstore_does_not_pass(
+    workspace: Workspace,
+) -> None:
+    """The hook file deleted and its entry gone as the step asks, but the rule written inline
+    in .claude/settings.json, sparing the one name the step plays (walk-j's exemption, moved
+    out of the hooks folder the shipped check reads)."""
+    runner = at_step(workspace, "8", "drop-hook")
+    _step, solved, _backup = runner.solve(apply=True)
+    assert all(r.status is Status.PASS for r in solved), solved
+    settings = workspace.root / ".claude" / "settings.json"
+    data = json.loads(settings.read_text())
+    entry = {"matcher": "Write", "hooks": [{"type": "command", "command": INLINE_RULE}]}
+    data["hooks"].setdefault("PreToolUse", []).append(entry)
+    settings.write_text(json.dumps(data, indent=2) + "\n")
+
+    run = runner.check()
+
+    assert run.status is Status.FAIL
+    said = run.results[-1]
+    assert said.name.startswith("Claude writes repository/OwnerStore.java, "), said.name
+    assert "{random}" not in said.name
+    assert said.message.startswith("a hook still refuses a repository class by its name"), (
+        said.message
+    )
+    assert (said.found or "").startswith("session step 3 (write src/main/java/"), said.found
+    assert "this check needs allowed, it was blocked" in (said.found or "")
+    assert "OwnerStore" not in said.message
+
+
+def test_lab08_step2_the_honest_removal_still_passes_with_made_up_names(
+    workspace: Workspace,
+) -> None:
+    runner = at_step(workspace, "8", "drop-hook")
+    runner.solve(apply=True)
+
+    run = runner.check()
+
+    assert run.status is Status.PASS, [r.message for r in run.results]
+    title = run.results[-1].message
+    assert "{random}" not in title
