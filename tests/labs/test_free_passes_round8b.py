@@ -106,7 +106,7 @@ def test_lab08_step2_the_rule_moved_into_another_hook_does_not_pass(
     failed = _failed(list(runner.check(every=True).results))
 
     # The session's made-up class name meets the exemption's rule too (round 9).
-    assert [r.name for r in failed][0] == "shipped", failed
+    assert failed[0].name == "shipped", failed
     assert all(r.name.startswith("Claude writes repository/") for r in failed[1:]), failed
     failed = failed[:1]
     assert failed[0].message.startswith(".claude/hooks/ is not as the step wants it"), failed[0]
