@@ -196,3 +196,59 @@ def test_lab08_step2_the_honest_removal_still_passes_with_made_up_names(
     assert run.status is Status.PASS, [r.message for r in run.results]
     title = run.results[-1].message
     assert "{random}" not in title
+
+
+# ---- Lab 07 step 2 (walk-i I): a hook that never holds in the workspace's own path -----------
+def _hook_with_a_line_after_cd(workspace: Workspace, line: str) -> Path:
+    hook = workspace.root / "scripts" / "check-before-stop.sh"
+    text = hook.read_text()
+    anchor = 'cd "$project" || exit 0\n'
+    assert text.count(anchor) == 1
+    hook.write_text(text.replace(anchor, anchor + line + "\n"))
+    return hook
+
+
+@pytest.mark.maven
+def test_lab07_step2_a_hook_that_lets_its_own_workspace_go_does_not_pass(
+    workspace: Workspace,
+) -> None:
+    """The honest hook plus `[ "$project" = <workspace> ] && exit 0` after its cd: every graded
+    case on a copy blocks as it should, the workspace itself is never held."""
+    runner = at_step(workspace, "7", "write-hook")
+    runner.solve(apply=True)
+    _hook_with_a_line_after_cd(workspace, f'[ "$project" = {workspace.root} ] && exit 0')
+
+    run = runner.check()
+
+    assert run.status is Status.FAIL
+    said = run.results[-1]
+    assert said.name == "verify-hook scripts/check-before-stop.sh", said.name
+    assert said.message.startswith(
+        f"scripts/check-before-stop.sh names this workspace's own path ({workspace.root})"
+    ), said.message
+    assert said.found == (
+        f'scripts/check-before-stop.sh: [ "$project" = {workspace.root} ] && exit 0'
+    )
+    assert "$CLAUDE_PROJECT_DIR" in said.details["fix"]
+
+
+@pytest.mark.maven
+def test_lab07_step2_a_hook_that_tells_its_workspace_by_a_mark_no_copy_has_does_not_pass(
+    workspace: Workspace,
+) -> None:
+    """The same without the path in its text: the workspace told apart by a file of its own
+    that no copy has. Run in place and in a copy, the hook answers two ways."""
+    runner = at_step(workspace, "7", "write-hook")
+    runner.solve(apply=True)
+    mark = Path(f"{workspace.root}.mine")
+    mark.write_text("")
+    _hook_with_a_line_after_cd(workspace, '[ -e "$PWD.mine" ] && exit 0')
+    shutil.rmtree(workspace.root / "target" / "surefire-reports", ignore_errors=True)
+
+    run = runner.check()
+
+    assert run.status is Status.FAIL
+    said = run.results[-1]
+    assert said.message.startswith(
+        "scripts/check-before-stop.sh exits 0 in your workspace and 2 in a copy of it"
+    ), said.message
