@@ -21,7 +21,7 @@ from harness.maven.surefire import SENSORS
 from harness.results import Status
 from harness.workspace import Workspace
 from tests.builders import run_lab_process
-from tests.labs.test_free_passes import LABS, at_step
+from tests.labs.test_free_passes import LABS, at_step, check_at
 
 # ---- walk-i B and C: a Maven shim first on the PATH ------------------------------------------
 # walk-i's ~/.local/bin/mvn: for the sensors it writes five green reports named after each
@@ -252,3 +252,100 @@ def test_lab07_step2_a_hook_that_tells_its_workspace_by_a_mark_no_copy_has_does_
     assert said.message.startswith(
         "scripts/check-before-stop.sh exits 0 in your workspace and 2 in a copy of it"
     ), said.message
+
+
+# ---- Contract words (walk-i H, Lab 07 step 1; walk-j, Lab 12 step 1) -------------------------
+HONEST_07 = (LABS / "07-own-stop-hook" / "solution" / "stop-hook-contract.md").read_text()
+HONEST_12 = (LABS / "12-stop-contract" / "solution" / "stop-hook-contract.md").read_text()
+
+
+def _with_line(honest: str, part: str, line: str) -> str:
+    lines = honest.splitlines()
+    at = next(i for i, text in enumerate(lines) if text.startswith(f"{part}:"))
+    lines[at] = f"{part}: {line}"
+    return "\n".join(lines) + "\n"
+
+
+LAB07_HUNG = [
+    (
+        "Check",
+        "Claude's own word that the reports in target/surefire-reports/ are fresh and green, "
+        "with no failure or error.",
+        "your Check: line rests on what Claude says (“Claude's own word”)",
+    ),
+    ("Success", "exit 0 whenever Claude says done.", "rests on what Claude says (“Claude says”)"),
+    (
+        "Block",
+        "exit 2 with a short reason on stderr naming ./mvnw -q test -Dgroups=sensor, on Sundays "
+        "only.",
+        "your Block: line puts a condition on it that is not the evidence (“on Sundays only”)",
+    ),
+]
+
+
+@pytest.mark.parametrize(("part", "line", "said"), LAB07_HUNG)
+def test_lab07_step1_a_contract_line_hung_on_something_else_fails_naming_it(
+    workspace: Workspace, part: str, line: str, said: str
+) -> None:
+    runner = at_step(workspace, "7", "contract")
+    contract = workspace.root / "docs" / "stop-hook-contract.md"
+    contract.write_text(_with_line(HONEST_07, part, line))
+
+    result = check_at(runner, 0)
+
+    assert result.status is Status.FAIL
+    assert said in result.message, result.message
+    assert f"✘ {part}: " in (result.found or "")
+
+
+# walk-j: each after the honest Check: and Success: lines of Lab 12, all passed.
+LAB12_HUNG = [
+    (", both ignored by the hook", "“both ignored by the hook”, which names neither"),
+    (" (TODO: not wired up yet)", "“TODO”, which names neither"),
+    (", only in theory", "a condition on it that is not the evidence (“only in theory”)"),
+    (", disregarded", "“disregarded”, which names neither"),
+    (", but the hook does not run them", "“the hook does not run them”: that takes back"),
+    (", commented out for now", "“commented out for now”, which names neither"),
+    (", which the hook returns every time", "“which the hook returns every time”"),
+    (", whatever the checks say", "“whatever” makes it hold whatever the evidence says"),
+    (" (disabled)", "“disabled”, which names neither"),
+    (", we removed this", "“we removed this”, which names neither"),
+    (", which Claude may say without the checks", "rests on what Claude says (“Claude may say”)"),
+]
+
+
+@pytest.mark.parametrize(("tail", "said"), LAB12_HUNG)
+@pytest.mark.parametrize("part", ["Check", "Success"])
+def test_lab12_step1_a_clause_that_takes_the_line_back_fails_naming_it(
+    node_ws: Workspace, part: str, tail: str, said: str
+) -> None:
+    runner = at_step(node_ws, "12", "four-lines")
+    honest = next(
+        line.split(":", 1)[1].strip()
+        for line in HONEST_12.splitlines()
+        if line.startswith(f"{part}:")
+    )
+    contract = node_ws.root / "docs" / "stop-hook-contract.md"
+    contract.parent.mkdir(exist_ok=True)
+    contract.write_text(_with_line(HONEST_12, part, honest + tail))
+
+    result = check_at(runner, 0)
+
+    assert result.status is Status.FAIL, result.found
+    assert f"your {part}: line " in result.message and said in result.message, result.message
+
+
+def test_lab07_the_honest_contract_still_passes(workspace: Workspace) -> None:
+    runner = at_step(workspace, "7", "contract")
+    (workspace.root / "docs" / "stop-hook-contract.md").write_text(HONEST_07)
+    result = check_at(runner, 0)
+    assert result.status is Status.PASS, result.found
+
+
+def test_lab12_the_honest_contract_still_passes(node_ws: Workspace) -> None:
+    runner = at_step(node_ws, "12", "four-lines")
+    contract = node_ws.root / "docs" / "stop-hook-contract.md"
+    contract.parent.mkdir(exist_ok=True)
+    contract.write_text(HONEST_12)
+    result = check_at(runner, 0)
+    assert result.status is Status.PASS, result.found
