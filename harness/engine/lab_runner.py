@@ -16,6 +16,7 @@ from typing import Any
 from dulwich.objects import Commit
 
 from harness.claude.vocabulary import Provenance
+from harness.engine import quiz_record
 from harness.engine.context import CheckContext, PassedClaim, StepState
 from harness.engine.course import Course
 from harness.engine.instruments import maven_guard
@@ -157,14 +158,19 @@ class LabRunner:
             )
             start_ref = mine.passed.get("live_start") or start_ref
         sessions = sum(c.name == "hook_session" for c in step.checks)
+        # A quiz's wrong tries count on this machine too: a new workspace or a rolled-back
+        # progress does not reset the wait (engine/quiz_record.py).
+        quiz_tries, quiz_at = quiz_record.merged(
+            mine.quiz_tries, mine.quiz_tried_at, quiz_record.quiz_key(lab.id, step.id)
+        )
         ctx.step = StepState(
             rebuild_evidence,
             mine.entered_at,
             start_ref,
             claim,
             sessions=sessions,
-            quiz_tries=mine.quiz_tries,
-            quiz_tried_at=mine.quiz_tried_at,
+            quiz_tries=quiz_tries,
+            quiz_tried_at=quiz_at,
             reports_seen=self.progress.reports_seen,
         )
         if rebuild_evidence:
@@ -300,6 +306,8 @@ class LabRunner:
             # Only a wrong try makes the next one wait (checks/quiz.py); a right one never.
             wrong = any(r.details.get("quiz_try") and not r for r in run.results)
             tried.quiz_tried_at = time.time() if wrong else None
+            if wrong:
+                quiz_record.record_wrong(quiz_record.quiz_key(lab.id, step.id))
         if run.status is Status.PASS:
             self._record_pass(lab, step, run)
         elif run.status is Status.FAIL and record_failure:

@@ -349,3 +349,56 @@ def test_lab12_the_honest_contract_still_passes(node_ws: Workspace) -> None:
     contract.write_text(HONEST_12)
     result = check_at(runner, 0)
     assert result.status is Status.PASS, result.found
+
+
+# ---- Quiz loops: a throwaway workspace per try (walk-j), the progress rolled back (walk-i A) --
+ALL_A = 'q1 = "a"\nq2 = "a"\nq3 = "a"\nq4 = ["a"]\nq5 = "a"\n'
+
+
+def _lab_check_with(root: Path, answers: str) -> str:
+    (root / "answers").mkdir(exist_ok=True)
+    (root / "answers" / "adr-quiz.toml").write_text(answers)
+    done = run_lab_process("check", cwd=root, env={"NO_COLOR": "1", "COLUMNS": "100"})
+    return " ".join(done.stdout.split())
+
+
+def test_a_new_workspace_per_try_waits_as_the_first_one_did(tmp_path: Path) -> None:
+    """walk-j's quizloop.sh: `lab init W; cd W; lab start 9`, the answers, `lab check`, in a
+    new workspace each time; the first try of each was judged at once ("N of 5 answers
+    wrong"), so ten workspaces found all five answers in 74 s."""
+    said = []
+    for n in (1, 2):
+        root = tmp_path / f"w{n}"
+        assert run_lab_process("init", str(root), cwd=tmp_path).returncode == 0
+        assert run_lab_process("start", "9", cwd=root).returncode == 0
+        said.append(_lab_check_with(root, ALL_A))
+
+    assert "answers wrong" in said[0], said[0]
+    assert "too soon after a wrong try: not judged; lab check again in " in said[1], said[1]
+    assert "answers wrong" not in said[1] and "answers right" not in said[1]
+
+
+def test_rolling_back_the_progress_and_its_tip_keeps_the_wait(tmp_path: Path) -> None:
+    """walk-i A: before each try, refs/hooklab/progress and workspace.json's progress_tip
+    set back to the commit before the first wrong try; each try was a first try again."""
+    root = tmp_path / "ws"
+    assert run_lab_process("init", str(root), cwd=tmp_path).returncode == 0
+    assert run_lab_process("start", "9", cwd=root).returncode == 0
+    at = subprocess.run(
+        ["git", "rev-parse", "refs/hooklab/progress"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    first = _lab_check_with(root, ALL_A)
+    assert "answers wrong" in first, first
+
+    subprocess.run(["git", "update-ref", "refs/hooklab/progress", at], cwd=root, check=True)
+    meta = root / ".git" / "hooklab" / "workspace.json"
+    data = json.loads(meta.read_text())
+    data["progress_tip"] = at
+    meta.write_text(json.dumps(data))
+    second = _lab_check_with(root, ALL_A.replace('q1 = "a"', 'q1 = "b"'))
+
+    assert "too soon after a wrong try: not judged" in second, second
