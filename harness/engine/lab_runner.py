@@ -138,9 +138,12 @@ class LabRunner:
         *,
         rebuild_evidence: bool = False,
         every: bool = False,
+        person: bool = False,
     ) -> StepRun:
         """The step's checks in order, up to the first that does not pass (a participant
-        needs that one); ``every``: all of them (lab dev check judges each check)."""
+        needs that one); ``every``: all of them (lab dev check judges each check);
+        ``person``: the participant's own lab check (a quiz's wait counts this machine's
+        tries too)."""
         ctx = self.context(lab, root)
         mine = self.progress.lab_progress(lab.id).step(step.id)
         passed_on = (mine.passed or {}).get("evidence_kind") if rebuild_evidence else None
@@ -160,9 +163,10 @@ class LabRunner:
         sessions = sum(c.name == "hook_session" for c in step.checks)
         # A quiz's wrong tries count on this machine too: a new workspace or a rolled-back
         # progress does not reset the wait (engine/quiz_record.py).
-        quiz_tries, quiz_at = quiz_record.merged(
-            mine.quiz_tries, mine.quiz_tried_at, quiz_record.quiz_key(lab.id, step.id)
-        )
+        quiz_tries, quiz_at = mine.quiz_tries, mine.quiz_tried_at
+        if person:
+            key = quiz_record.quiz_key(lab.id, step.id)
+            quiz_tries, quiz_at = quiz_record.merged(quiz_tries, quiz_at, key)
         ctx.step = StepState(
             rebuild_evidence,
             mine.entered_at,
@@ -297,7 +301,7 @@ class LabRunner:
         """Check the current step; ``record_failure``: a failure counts too (lab check, when
         the participant asks; not lab watch's check of every saved file, nor lab dev check)."""
         lab, step = self.current()
-        run = self.run_checks(lab, step, every=every)
+        run = self.run_checks(lab, step, every=every, person=record_failure)
         if record_failure and any(r.details.get("quiz_try") for r in run.results):
             # A whole set of answers checked: the next wrong one may be named; the trainer
             # sees the tries (saved below, with the pass or the failure).

@@ -402,3 +402,18 @@ def test_rolling_back_the_progress_and_its_tip_keeps_the_wait(tmp_path: Path) ->
     second = _lab_check_with(root, ALL_A.replace('q1 = "a"', 'q1 = "b"'))
 
     assert "too soon after a wrong try: not judged" in second, second
+
+
+def test_only_the_persons_lab_check_waits_for_this_machines_tries(workspace: Workspace) -> None:
+    """lab dev check, the re-verification and lab watch judge the workspace's own tries: a
+    participant's wrong tries on this computer never fail the lab's proof."""
+    from harness.engine import quiz_record
+
+    runner = at_step(workspace, "9", "quiz")
+    lab, step = runner.current()
+    quiz_record.record_wrong(quiz_record.quiz_key(lab.id, step.id))
+    runner.solve(apply=True)
+
+    assert runner.check().status is Status.PASS
+    said = runner.check(record_failure=True).results[-1]
+    assert said.message.startswith("too soon after a wrong try"), said.message
