@@ -417,3 +417,37 @@ def test_only_the_persons_lab_check_waits_for_this_machines_tries(workspace: Wor
     assert runner.check().status is Status.PASS
     said = runner.check(record_failure=True).results[-1]
     assert said.message.startswith("too soon after a wrong try"), said.message
+
+
+# ---- Lab 06 step 2: smoke.sh's record written by hand, the planted bug kept -------------------
+@pytest.mark.slow
+def test_lab06_step2_a_hand_written_smoke_record_with_the_bug_kept_does_not_pass(
+    workspace: Workspace,
+) -> None:
+    """Closed before this round (the guard played in a session of its own, the shipped smoke.sh
+    run by the check, the guard's code since the lab began); kept as the brief's repro: the
+    record smoke.sh writes on a green run, written by hand over the broken guard, vouches for
+    nothing the step asks."""
+    runner = at_step(workspace, "6", "broken-hook")
+    hooks = sorted((workspace.root / ".claude" / "hooks").glob("*.sh"))
+    lines = []
+    for hook in hooks:
+        rel = str(hook.relative_to(workspace.root))
+        blob = subprocess.run(
+            ["git", "hash-object", "--no-filters", "--", rel],
+            cwd=workspace.root,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        lines.append(f"{blob} {rel}\n")
+    (workspace.git_dir / "aiup-smoke-ran").write_text("".join(lines))
+    guard = workspace.root / ".claude" / "hooks" / "guard-spec-status.sh"
+    assert '[ -n "$problem" ] && exit 0' in guard.read_text()
+
+    run = runner.check(every=True)
+
+    assert run.status is Status.FAIL
+    failed = {r.name for r in run.results if r.status is Status.FAIL}
+    assert "the status guard itself: Done refused without an audit, allowed after it" in failed
+    assert "the workshop's own smoke.sh (every group) against your hooks" in failed
