@@ -399,3 +399,16 @@ def engine(request: pytest.FixtureRequest) -> str:
     if name == "claude-code":
         require_real_client()
     return name
+
+
+@pytest.fixture(autouse=True)
+def _own_quiz_record(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Each test its own state folder (harness/engine/quiz_record.py): a wrong quiz try of one
+    test never makes another wait."""
+    before = os.environ.get("HOOKLAB_STATE")
+    os.environ["HOOKLAB_STATE"] = str(tmp_path_factory.mktemp("state"))
+    yield
+    if before is None:
+        os.environ.pop("HOOKLAB_STATE", None)
+    else:
+        os.environ["HOOKLAB_STATE"] = before

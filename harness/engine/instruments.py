@@ -8,15 +8,21 @@ when the lab started.
 from __future__ import annotations
 
 import fnmatch
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from harness import proc
 from harness.errors import HarnessError
 from harness.results import CheckResult
 from harness.workspace import Workspace
+from harness.workspace.maven_found import MavenFound, as_meta, maven_found, recorded
 from harness.workspace.snapshot import read_blob
 from harness.workspace.workspace import BACKEND_FILE
+
+if TYPE_CHECKING:
+    from harness.engine.manifest import Spec
 
 # What every Maven run of a check goes through: the wrapper, and what it and Maven read.
 MAVEN_WRAPPER = ("mvnw", ".mvn/*")
@@ -142,3 +148,75 @@ def maven_refusal(changed: list[Changed], name: str) -> CheckResult:
         found=found,
         details={"fix": fix},
     )
+
+
+# Kinds that judge what a Maven run wrote even when the check itself runs none (the person's
+# reports, a live session's sensor run).
+_READS_A_MAVEN_RUN = frozenset({"sensors", "live_session"})
+
+
+def foreign_maven(workspace: Workspace, root: Path) -> tuple[MavenFound, MavenFound] | None:
+    """(what lab init recorded, what ./mvnw runs now) when they differ; None when they agree,
+    the fixture has no ./mvnw, or no Maven is found (./mvnw says so itself). A workspace made
+    before the record existed records what it finds now."""
+    if not (workspace.fixture.dir / "mvnw").is_file():
+        return None
+    now = maven_found(root)
+    then = recorded(workspace.meta)
+    if then is None:
+        if now is not None:
+            workspace.update_meta({"maven_found": as_meta(now)})
+        return None
+    if now is None or then.same_program(now):
+        return None
+    return then, now
+
+
+def foreign_maven_refusal(then: MavenFound, now: MavenFound, root: Path, name: str) -> CheckResult:
+    """A check that relies on a Maven run, refused: ./mvnw would run another program than the
+    one lab init recorded, and that program could write any report."""
+    program = then.program
+    if now.resolved == then.resolved:
+        what = f"{now.resolved} has changed since lab init (sha256 {now.sha256[:12]})"
+    else:
+        what = f"./mvnw would run {now.path}, not the {program} lab init found"
+    return CheckResult.failed(
+        f"{what}, so this check did not run: a program named {program} first on your PATH runs "
+        "instead of Maven whenever the sensors run, and it can write any report",
+        name=name,
+        expected=(
+            f"./mvnw runs the {program} lab init recorded: {then.path} ({then.resolved}, "
+            f"sha256 {then.sha256[:12]}, home {then.home})"
+        ),
+        found=f"{now.path} ({now.resolved}, sha256 {now.sha256[:12]})",
+        details={
+            "fix": (
+                f"take {Path(now.path).parent} off your PATH or remove {now.path}; if you "
+                f"installed this {program} on purpose, run lab init {root} again to record it"
+            )
+        },
+    )
+
+
+def maven_guard(
+    workspace: Workspace, root: Path, base: str | None, specs: Sequence[Spec]
+) -> Callable[[Spec], CheckResult | None]:
+    """For each of a step's checks, its refusal before it runs (None: run it): an edited
+    ./mvnw or .mvn/ for a check that runs Maven, a foreign Maven for one that runs or reads
+    a Maven run."""
+    slow = any(spec.slow for spec in specs)
+    wrapper = maven_wrapper_changed(workspace, root, base) if slow else []
+    reads = any(spec.slow or spec.name in _READS_A_MAVEN_RUN for spec in specs)
+    foreign = foreign_maven(workspace, root) if reads else None
+
+    def refusal(spec: Spec) -> CheckResult | None:
+        result = None
+        if wrapper and spec.slow:
+            result = maven_refusal(wrapper, spec.name)
+        elif foreign and (spec.slow or spec.name in _READS_A_MAVEN_RUN):
+            result = foreign_maven_refusal(*foreign, workspace.root, spec.name)
+        if result is not None:
+            result.details.setdefault("where", spec.where)
+        return result
+
+    return refusal

@@ -16,9 +16,10 @@ from typing import Any
 from dulwich.objects import Commit
 
 from harness.claude.vocabulary import Provenance
+from harness.engine import quiz_record
 from harness.engine.context import CheckContext, PassedClaim, StepState
 from harness.engine.course import Course
-from harness.engine.instruments import maven_refusal, maven_wrapper_changed
+from harness.engine.instruments import maven_guard
 from harness.engine.manifest import Lab, Spec, Step, find_lab
 from harness.engine.progress import LabProgress, Progress, StepProgress, digest, kept_live
 from harness.engine.reverify import clear_build_output, proofs_now, reverify
@@ -144,9 +145,12 @@ class LabRunner:
         *,
         rebuild_evidence: bool = False,
         every: bool = False,
+        person: bool = False,
     ) -> StepRun:
         """The step's checks in order, up to the first that does not pass (a participant
-        needs that one); ``every``: all of them (lab dev check judges each check)."""
+        needs that one); ``every``: all of them (lab dev check judges each check);
+        ``person``: the participant's own lab check (a quiz's wait counts this machine's
+        tries too)."""
         ctx = self.context(lab, root)
         mine = self.progress.lab_progress(lab.id).step(step.id)
         passed_on = (mine.passed or {}).get("evidence_kind") if rebuild_evidence else None
@@ -164,14 +168,20 @@ class LabRunner:
             )
             start_ref = mine.passed.get("live_start") or start_ref
         sessions = sum(c.name == "hook_session" for c in step.checks)
+        # A quiz's wrong tries count on this machine too: a new workspace or a rolled-back
+        # progress does not reset the wait (engine/quiz_record.py).
+        quiz_tries, quiz_at = mine.quiz_tries, mine.quiz_tried_at
+        if person:
+            key = quiz_record.quiz_key(lab.id, step.id)
+            quiz_tries, quiz_at = quiz_record.merged(quiz_tries, quiz_at, key)
         ctx.step = StepState(
             rebuild_evidence,
             mine.entered_at,
             start_ref,
             claim,
             sessions=sessions,
-            quiz_tries=mine.quiz_tries,
-            quiz_tried_at=mine.quiz_tried_at,
+            quiz_tries=quiz_tries,
+            quiz_tried_at=quiz_at,
             reports_seen=self.progress.reports_seen,
         )
         if rebuild_evidence:
@@ -181,15 +191,12 @@ class LabRunner:
             ctx.on_hook_event = lambda _entry: None
         started = time.monotonic()
         results: list[CheckResult] = []
-        # A check that runs Maven never runs an edited ./mvnw: it could write any report.
-        slow = any(spec.kind.slow(spec.typed) for spec in step.checks)
-        wrapper = maven_wrapper_changed(self.ws, ctx.root, ctx.lab_start_commit) if slow else []
+        # A check that runs Maven never runs an edited ./mvnw, nor one that relies on a Maven
+        # run another mvn than lab init found: either could write any report.
+        refused = maven_guard(self.ws, ctx.root, ctx.lab_start_commit, step.checks)
         for spec in step.checks:
-            if wrapper and spec.kind.slow(spec.typed):
-                result = maven_refusal(wrapper, spec.name)
-                result.details.setdefault("where", spec.where)
-            else:
-                result = _run_spec(ctx, spec)
+            refusal = refused(spec)
+            result = _run_spec(ctx, spec) if refusal is None else refusal
             results.append(result)
             if result.status is not Status.PASS and not every:
                 break
@@ -301,7 +308,7 @@ class LabRunner:
         """Check the current step; ``record_failure``: a failure counts too (lab check, when
         the participant asks; not lab watch's check of every saved file, nor lab dev check)."""
         lab, step = self.current()
-        run = self.run_checks(lab, step, every=every)
+        run = self.run_checks(lab, step, every=every, person=record_failure)
         if record_failure and any(r.details.get("quiz_try") for r in run.results):
             # A whole set of answers checked: the next wrong one may be named; the trainer
             # sees the tries (saved below, with the pass or the failure).
@@ -310,6 +317,8 @@ class LabRunner:
             # Only a wrong try makes the next one wait (checks/quiz.py); a right one never.
             wrong = any(r.details.get("quiz_try") and not r for r in run.results)
             tried.quiz_tried_at = time.time() if wrong else None
+            if wrong:
+                quiz_record.record_wrong(quiz_record.quiz_key(lab.id, step.id))
         if run.status is Status.PASS:
             self._record_pass(lab, step, run)
         elif run.status is Status.FAIL and record_failure:

@@ -14,6 +14,8 @@ from typing import Any
 from harness import __version__
 from harness.errors import HarnessError
 from harness.workspace.fixture import FIXTURE_FILE, Fixture, get_fixture, load_fixture
+from harness.workspace.maven_found import META_KEY as MAVEN_KEY
+from harness.workspace.maven_found import as_meta, maven_found
 from harness.workspace.snapshot import IDENTITY, worktree_files
 from harness.workspace.workspace import BACKEND_FILE, Workspace, _meta_path, _write_meta
 
@@ -96,6 +98,9 @@ def provision(
             )
         if backend is not None and ws.backend != backend:
             ws.set_backend(backend)
+        # lab init again records the Maven ./mvnw runs now (the fix a foreign-Maven refusal
+        # names for a Maven installed on purpose).
+        ws.update_meta({MAVEN_KEY: as_meta(maven_found(target))})
         return ProvisionResult(ws, created=False, files=0)
     backend = backend or "local"
     if target.is_dir() and any(target.iterdir()):
@@ -161,6 +166,9 @@ def _provision_into(target: Path, fixture: Fixture, backend: str) -> int:
             "created": time.time(),
             "initial_commit": initial.decode(),
             "files": files,
+            # Which Maven ./mvnw runs (harness.workspace.maven_found): a check that relies on
+            # a Maven run refuses another one found first on the PATH later.
+            MAVEN_KEY: as_meta(maven_found(target)),
         },
     )
     return files

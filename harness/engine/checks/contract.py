@@ -28,6 +28,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from harness.engine.checks.contract_clauses import clause_problem
 from harness.engine.checks.denial_words import denial
 from harness.engine.context import CheckContext
 from harness.engine.kinds import check_kind
@@ -140,7 +141,8 @@ def _judge(part: str, said: str | None, rules: list[dict[str, Any]]) -> list[str
             wrong.append(_taken_back(part, str(rule["has"]), found, *doubt))
         if "lacks" in rule and re.search(str(rule["lacks"]), said, re.IGNORECASE):
             wrong.append(str(rule["say"]))
-    return wrong
+    hung = None if wrong else clause_problem(part, said)  # a condition, Claude's word, …
+    return [hung] if hung else wrong
 
 
 # A part is stated plainly: "does not exit 2", "we skip npm test" or "exit 2 is wrong" has the

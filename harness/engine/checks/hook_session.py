@@ -30,6 +30,7 @@ from harness.claude.settings import load_settings
 from harness.claude.vocabulary import BOTH, OUTCOMES, STEP_KINDS
 from harness.engine.checks import tricks as trick_check
 from harness.engine.checks.local_settings import LOCAL, local_hooks_that_held
+from harness.engine.checks.made_up_name import with_made_up_name
 from harness.engine.checks.session_judge import (
     ASSERTION_FIELDS,
     LET_GO,
@@ -228,6 +229,7 @@ class _NotYet(Exception):
 
 
 def run(ctx: CheckContext, s: SessionParams) -> CheckResult:
+    s = with_made_up_name(s, ctx.root)  # {random}: a probe no exemption knows (Lab 08)
     try:
         scenario, asserts = _script(ctx, s)
     except _NotYet as not_yet:

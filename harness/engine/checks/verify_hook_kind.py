@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from harness.engine.checks.hook_in_place import in_place_problem
 from harness.engine.context import CheckContext
 from harness.engine.kinds import check_kind
 from harness.engine.throwaway import sandbox_copy
@@ -73,6 +74,12 @@ def run(ctx: CheckContext, p: VerifyHookParams) -> CheckResult:
                 f"the grader crashed: {type(exc).__name__}: {exc}", name=name
             )
     result.name = result.name or name
+    if result.status is Status.PASS:
+        # Graded on a copy: the hook must answer in the workspace as in a copy (walk-i).
+        elsewhere = in_place_problem(ctx.root, p.script, p.timeout or 10.0)
+        if elsewhere is not None:
+            headline, found, fix = elsewhere
+            result = CheckResult.failed(headline, name=name, found=found, details={"fix": fix})
     if result.status is Status.FAIL and p.message:
         result.message = f"{p.message} ({result.message})"
     elif result.status is Status.PASS and p.pass_message:

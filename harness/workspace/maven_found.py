@@ -1,0 +1,101 @@
+"""Which Maven the workspace's ``./mvnw`` runs, recorded when ``lab init`` made the workspace.
+
+``./mvnw`` runs the first ``mvn`` on the PATH (the docker backend: the first ``docker``). A
+program of that name put earlier on the PATH (``~/.local/bin/mvn``, walk-i) runs instead of
+Maven whenever a check or a session runs the sensors, and can write any report it likes. So
+``lab init`` records the program it found: where the PATH led (the path, the file it resolves
+to, that file's sha256, the Maven home around it), and a check that relies on a Maven run
+refuses when ``./mvnw`` would now run another one. A Maven installed on purpose (Homebrew's on
+a Mac, an SDKMAN one) is whatever ``lab init`` found: recorded, not listed anywhere.
+
+Surefire's reports cannot carry the proof instead: on these machines a run writes an empty
+``<properties/>`` (no maven.home, no java.home, no command line), so a report does not say
+which Maven wrote it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+META_KEY = "maven_found"
+# The dev check's own shared-run shims (harness.maven.share) live in such a folder.
+_SHARE_FOLDER = "maven-share"
+
+
+@dataclass(frozen=True)
+class MavenFound:
+    """The program ``./mvnw`` hands the run to: ``program`` ("mvn" or "docker"), where the
+    PATH found it, the file that is (symlinks followed), its sha256 and its home (the folder
+    above its bin/)."""
+
+    program: str
+    path: str
+    resolved: str
+    sha256: str
+    home: str
+
+    @classmethod
+    def from_meta(cls, raw: object) -> MavenFound | None:
+        if not isinstance(raw, dict):
+            return None
+        fields = ("program", "path", "resolved", "sha256", "home")
+        try:
+            return cls(**{k: str(raw[k]) for k in fields})
+        except KeyError:
+            return None
+
+    def same_program(self, other: MavenFound) -> bool:
+        return (self.program, self.resolved, self.sha256) == (
+            other.program,
+            other.resolved,
+            other.sha256,
+        )
+
+
+def _backend(root: Path, env: Mapping[str, str]) -> str:
+    """docker or local, as ./mvnw decides it: HOOKLAB_BACKEND first, then .mvn/hooklab-backend."""
+    chosen = env.get("HOOKLAB_BACKEND", "")
+    if chosen:
+        return chosen
+    marker = root / ".mvn" / "hooklab-backend"
+    try:
+        return "docker" if "docker" in marker.read_text() else "local"
+    except OSError:
+        return "local"
+
+
+def maven_found(root: Path, env: Mapping[str, str] | None = None) -> MavenFound | None:
+    """What ``./mvnw`` in ``root`` would run with ``env``'s PATH (default: this process's);
+    None when there is no such program."""
+    env = os.environ if env is None else env
+    program = "docker" if _backend(root, env) == "docker" else "mvn"
+    path = os.pathsep.join(
+        entry
+        for entry in env.get("PATH", "").split(os.pathsep)
+        if entry and Path(entry).parent.name != _SHARE_FOLDER
+    )
+    found = shutil.which(program, path=path)
+    if found is None:
+        return None
+    resolved = Path(found).resolve()
+    try:
+        digest = hashlib.sha256(resolved.read_bytes()).hexdigest()
+    except OSError:
+        return None
+    home = resolved.parent.parent if resolved.parent.name == "bin" else resolved.parent
+    return MavenFound(program, found, str(resolved), digest, str(home))
+
+
+def recorded(meta: Mapping[str, Any]) -> MavenFound | None:
+    """The program recorded in a workspace's meta (None: none recorded)."""
+    return MavenFound.from_meta(meta.get(META_KEY))
+
+
+def as_meta(found: MavenFound | None) -> dict[str, Any] | None:
+    return asdict(found) if found is not None else None
