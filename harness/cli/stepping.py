@@ -48,7 +48,7 @@ def live(args: argparse.Namespace, runner: LabRunner) -> Any:
     """A spinner for long work unless --json (then stay silent on stdout)."""
     if getattr(args, "json", False):
         return contextlib.nullcontext(runner.template)
-    from harness.ui.lab_view import activity
+    from harness.ui.activity_view import activity
 
     return activity(make_console(), runner.template, verbose=getattr(args, "verbose", False))
 

@@ -38,9 +38,10 @@ from harness.grading.stop_grade import (
 )
 from harness.maven import surefire
 from harness.results import CheckResult, Status
+from harness.ui.activity_view import activity
 from harness.ui.grading_view import render_grade
 from harness.ui.hook_event_view import hook_event_renderable
-from harness.ui.lab_view import activity, hint_panel, result_renderable
+from harness.ui.lab_view import hint_panel, result_renderable
 from harness.ui.prose import print_prose
 from harness.ui.reports import print_problems
 from harness.ui.solution_view import (

@@ -27,7 +27,8 @@ from harness.engine.manifest import find_lab
 from harness.grading import grade_stop_hook
 from harness.grading.stop_grade import BLOCKS, OTHER_BREAKS
 from harness.results import CheckResult, Status
-from harness.ui.lab_view import ProgressLines, result_renderable
+from harness.ui.activity_view import ProgressLines
+from harness.ui.lab_view import result_renderable
 from harness.ui.prose import print_prose
 from harness.workspace import Workspace
 from tests.builders import PLAIN_SCREEN, run_cli

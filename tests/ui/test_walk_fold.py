@@ -14,8 +14,8 @@ from rich.console import Console
 
 from harness.engine.lab_runner import LabRunner
 from harness.results import Status
+from harness.ui.activity_view import activity
 from harness.ui.hook_event_view import hook_message_text
-from harness.ui.lab_view import activity
 from harness.workspace import Workspace
 from tests.builders import run_lab_process
 
