@@ -366,3 +366,31 @@ def test_lab13_walked_step_by_step_completes_at_its_end(node_ws: Workspace) -> N
     assert all(run.status is Status.PASS for run in moved.reverified), [
         (run.step.id, [r.message for r in run.results]) for run in moved.reverified
     ]
+
+
+def test_lab06_step2_a_settings_command_that_skips_the_guard_in_the_workspace_does_not_pass(
+    workspace: Workspace,
+) -> None:
+    """walk-k G2: the guard fixed in its file, but its entry in settings.json runs it only
+    where the folder is not the workspace's own: every copy the checks play ran it."""
+    runner = at_step(workspace, "6", "broken-hook")
+    guard = workspace.root / ".claude" / "hooks" / "guard-spec-status.sh"
+    planted = '[ -n "$problem" ] && exit 0'
+    guard.write_text(guard.read_text().replace(planted, '[ -n "$problem" ] || exit 0'))
+    settings = workspace.root / ".claude" / "settings.json"
+    text = settings.read_text()
+    entry = '"command": "\\"$CLAUDE_PROJECT_DIR/.claude/hooks/guard-spec-status.sh\\""'
+    assert entry in text
+    skipped = (
+        f'"command": "[ \\"$CLAUDE_PROJECT_DIR\\" = {workspace.root} ] || '
+        '\\"$CLAUDE_PROJECT_DIR/.claude/hooks/guard-spec-status.sh\\""'
+    )
+    settings.write_text(text.replace(entry, skipped))
+
+    results = runner.check(every=True).results
+
+    registered = next(
+        r for r in results if r.name == "settings" and "guard-spec-status" in (r.expected or "")
+    )
+    assert registered.status is Status.FAIL, registered
+    assert registered.message.startswith("no command hook on PreToolUse runs"), registered
