@@ -15,6 +15,7 @@ from harness.engine.checks.tricks import unbelieving_reason
 from harness.results import Status
 from harness.workspace import Workspace
 from tests.labs.test_free_passes import LABS, at_step, check_at
+from tests.labs.test_free_passes_round8b import _fits
 
 ARCHITECTURE = "src/test/java/ai/unifiedprocess/petclinic/ArchitectureTest.java"
 VIOLATIONS = "src/test/java/ai/unifiedprocess/petclinic/Violations.java"
@@ -53,6 +54,7 @@ def test_lab08_step1_an_old_rule_switched_off_in_report_does_not_pass(
     assert failed[0].found == (
         f'line {line} (in report()): if (rule.startsWith("ui classes")) {{ return; }}'
     )
+    _fits(failed[0])
 
 
 @pytest.mark.maven
@@ -163,6 +165,7 @@ def _tricks(workspace: Workspace, words: str) -> list[str]:
     (workspace.root / "answers" / "words.toml").write_text(QUIZ)
     said = check_at(runner, 0)
     assert said.status is Status.FAIL, said.message
+    _fits(said)
     return (said.found or "").splitlines()
 
 
