@@ -8,9 +8,11 @@ sensors and the tricks' turns, real bash hooks, real git.
 from __future__ import annotations
 
 import subprocess
+from pathlib import Path
 
 import pytest
 
+from harness.engine.checks.since_start import rules_kept_problems
 from harness.engine.checks.tricks import unbelieving_reason
 from harness.results import Status
 from harness.workspace import Workspace
@@ -99,6 +101,30 @@ def test_lab08_step1_a_new_rule_that_empties_what_the_others_read_does_not_pass(
 
     assert said.status is Status.FAIL, said.message
     assert "(in repositoriesAreNamedRepository()): main = main.stream()" in (said.found or "")
+
+
+SHIPPED = (Path(__file__).resolve().parents[2] / "petclinic_fixture" / ARCHITECTURE).read_text()
+HEAD = "    void viewsAreNamedView() {\n"
+AROUND = [
+    ("    @BeforeAll\n    static void hide() {\n    }\n\n", "(in hide()): @BeforeAll"),
+    (
+        "    @Test\n    void zz() throws Exception {\n        ArchitectureTest.class."
+        'getDeclaredField("main").setAccessible(true);\n    }\n\n',
+        '(in zz()): ArchitectureTest.class.getDeclaredField("main").setAccessible(true);',
+    ),
+    ("    static {\n        System.out.println();\n    }\n\n", "(outside every method): static {"),
+]
+
+
+@pytest.mark.parametrize(("added", "named"), AROUND)
+def test_lab08_a_new_method_that_runs_around_the_rules_is_named(added: str, named: str) -> None:
+    """What the whole-file look lets through by design (new methods) must not reach the old
+    rules: a setup method, reflection, a static block each are named."""
+    now = SHIPPED.replace("    @Test\n" + HEAD, added + "    @Test\n" + HEAD)
+    assert now != SHIPPED
+    assert any(named in line for line in rules_kept_problems(SHIPPED, now)), rules_kept_problems(
+        SHIPPED, now
+    )
 
 
 def test_lab08_step1_the_honest_rule_with_an_import_and_a_helper_of_its_own_passes(

@@ -84,7 +84,11 @@ def _changed_rules(then: str, now: str) -> list[str]:
 # Lines that may come and go anywhere: they change what no rule does.
 _FREE = re.compile(r"^(?:import\s|//|/\*|\*|$)")
 # What a new method may not be or do: run before or after the rules, or change what they read.
-_LIFECYCLE = re.compile(r"@(?:BeforeAll|BeforeEach|AfterAll|AfterEach)\b")
+# (reflection reaches a field by its name, past the field check below).
+_LIFECYCLE = re.compile(
+    r"@(?:BeforeAll|BeforeEach|AfterAll|AfterEach)\b"
+    r"|\b(?:setAccessible|getDeclaredFields?|MethodHandles|VarHandle)\b"
+)
 _FIELD = re.compile(
     r"^\s*(?:(?:private|protected|public|static|final)\s+)+[\w<>\[\], .?]+?\s(\w+)\s*[=;]"
 )
@@ -164,6 +168,11 @@ def _new_code(then: str, now: str) -> list[str]:
 def _cut(line: str, width: int = 76) -> str:
     """A code line as its start: enough to find it, never wider than a row."""
     return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def rules_kept_problems(then: str, now: str) -> list[str]:
+    """What a ``rules_kept`` look names: the old rules changed, else the lines elsewhere."""
+    return _changed_rules(then, now) or _added_elsewhere(then, now)
 
 
 def _rules_kept(path: str, then: str, now: str) -> tuple[list[str], str, str]:
