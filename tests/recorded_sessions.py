@@ -48,6 +48,17 @@ SESSIONS: dict[str, list[Call]] = {
         _c("bash", SENSORS),
         _c("stop", "UC-005 is Done: audited, and all five sensors are green."),
     ],
+    # walk-l: Done earned, then set back to Approved in the session, the sensors, the stop
+    # (the person types Done in by hand afterwards).
+    "done-then-back": [
+        _c("prompt", ASK_DONE),
+        _c("edit", UC5, APPROVED, DONE),
+        _c("subagent_stop", AUDITOR, AUDIT_PROMPT, AUDIT_REPORT),
+        _c("edit", UC5, APPROVED, DONE),
+        _c("edit", UC5, DONE, APPROVED),
+        _c("bash", SENSORS),
+        _c("stop", "UC-005 is Approved again; the sensors are green."),
+    ],
     # The same request without the audit: refused twice, and Claude gives up.
     "no-audit": [
         _c("prompt", ASK_DONE),

@@ -89,6 +89,26 @@ def test_done_set_back_to_approved_after_the_session_does_not_pass(
 
 
 @pytest.mark.maven
+def test_done_typed_in_by_hand_after_the_session_set_it_back_does_not_pass(
+    at_step_four: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """walk-l: the session earned Done, set it back to Approved, ran the sensors and stopped;
+    then the person typed Done in by hand, and the file read Done as the step wants."""
+    root = copy_workspace_into(at_step_four, tmp_path)
+    played = play("done-then-back", root, tmp_path / "claude-home")
+    spec = root / "docs" / "use_cases" / "UC-005-add-visit.md"
+    assert "**Status:** Approved" in spec.read_text()
+    spec.write_text(spec.read_text().replace("**Status:** Approved", "**Status:** Done"))
+
+    done, data = check_json(root, played.config_dir, monkeypatch)
+
+    assert done.code == 1, done
+    result = _live(data)
+    assert result["message"] == "the workspace does not show what the session claims"
+    assert "the session's last change of docs/use_cases/UC-005-add-visit.md" in result["found"]
+
+
+@pytest.mark.maven
 def test_a_refusal_edited_to_look_accepted_fails_by_replay_naming_the_line(
     earned: Played, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

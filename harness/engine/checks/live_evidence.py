@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness.claude.recorded import Timeline, config_root
+from harness.claude.recorded.entries import ToolCall
 from harness.claude.recorded.shape import not_the_clients
 from harness.claude.vocabulary import Provenance
 from harness.engine.checks import build_output
@@ -139,6 +140,8 @@ def evidence(
         path = ctx.path(rel)
         if not path.is_file() or text not in path.read_text(errors="replace"):
             problems.append(f"{rel} does not read {text} now, as the session should leave it")
+        else:
+            problems += _left_by_the_session(timeline, rel, text)
     if p.fresh_green_reports:
         from harness.maven.surefire import SENSOR_PACKAGE, ReportError, sensor_reports
 
@@ -159,6 +162,51 @@ def evidence(
         fixture = ctx.workspace.fixture.dir
         problems += build_output.problems(build_output.not_the_projects(ctx.root, fixture), fixture)
     return problems
+
+
+_CHANGES = ("Edit", "MultiEdit", "Write")
+
+
+def _left_by_the_session(timeline: Timeline, rel: str, text: str) -> list[str]:
+    """The session's own last change of ``rel`` (an edit or a write that ran) must put
+    ``text`` there: the file reading so now may be a change by hand after the session (walk-l:
+    Done set, set back to Approved, the sensors green, then Done typed in by hand)."""
+    changes = [
+        entry
+        for entry in timeline.entries
+        if isinstance(entry, ToolCall)
+        and entry.name in _CHANGES
+        and entry.ran
+        and ("/" + str(entry.input.get("file_path", ""))).endswith("/" + rel)
+    ]
+    last = changes[-1] if changes else None
+    if last is None:
+        return []  # changed by a command, or not at all: the file now is what counts
+    if not _takes_away(last, text):
+        return []
+    return [
+        f"the session's last change of {rel} (transcript line {last.line}) does not put {text} "
+        "there: the session should leave it so, and a change made after the session is not "
+        "the session's"
+    ]
+
+
+def _takes_away(change: ToolCall, text: str) -> bool:
+    """A write without ``text``, or an edit whose old string has it (or its last word, as in
+    "Done" → "Approved") and whose new string has not. An edit of a part of the line ("Approved"
+    → "Done") puts it there."""
+    if change.name == "Write":
+        return text not in str(change.input.get("content", ""))
+    edits = change.input.get("edits")
+    pairs = [(change.input.get("old_string", ""), change.input.get("new_string", ""))]
+    if isinstance(edits, list):  # MultiEdit
+        pairs += [
+            (e.get("old_string", ""), e.get("new_string", "")) for e in edits if isinstance(e, dict)
+        ]
+    word = text.split()[-1]
+    return any(
+        (text in str(old) or word in str(old)) and word not in str(new) for old, new in pairs
+    )
 
 
 # How far a file's time may stray from the transcript's clock (both this machine's).
