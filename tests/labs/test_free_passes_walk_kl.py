@@ -394,3 +394,26 @@ def test_lab06_step2_a_settings_command_that_skips_the_guard_in_the_workspace_do
     )
     assert registered.status is Status.FAIL, registered
     assert registered.message.startswith("no command hook on PreToolUse runs"), registered
+
+
+def test_lab13_step5_a_hook_that_lets_claude_code_go_at_once_does_not_pass(
+    node_ws: Workspace,
+) -> None:
+    """walk-l: one line after `set -eu` ends the hook green whenever CLAUDE_PROJECT_DIR is set,
+    as in every session, so it never checks anything there; the checks ran it without."""
+    runner = LabRunner(node_ws)
+    runner.start("13")
+    runner.goto("turn-ends")
+    runner.solve(apply=True)
+    hook = node_ws.root / "scripts" / "check-before-stop.sh"
+    text = hook.read_text()
+    assert "\nset -eu\n" in text, text
+    line = (
+        '[ -n "${CLAUDE_PROJECT_DIR:-}" ] && '
+        '{ echo "Stop check passed: tests and dist/app.js"; exit 0; }\n'
+    )
+    hook.write_text(text.replace("\nset -eu\n", "\nset -eu\n" + line, 1))
+
+    results = LabRunner(node_ws).check(every=True).results
+
+    assert any(r.status is Status.FAIL for r in results), [(r.name, r.status) for r in results]
