@@ -186,8 +186,10 @@ def test_the_session_without_the_audit_fails_naming_the_missing_audit(
     done, data = check_json(root, played.config_dir, monkeypatch)
     assert done.code == 1, done
     found = " ".join(_live(data)["found"].split())
-    assert "one more session since, newer, matched fewer of the 5 moments in order: they" in found
-    assert "count from the first (an edit mentioning 'UC-005'" in found
+    # ...what the newest session did comes first (walk-l: the screen told of the older only)
+    assert found.startswith("your newest session ("), found
+    assert "matched 0 of the 5 moments in order: they count from the first (an edit" in found
+    assert "below, the session that matched most (1 came after it)" in found
 
 
 def test_a_session_from_before_the_step_does_not_count(

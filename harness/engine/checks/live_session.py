@@ -244,10 +244,10 @@ def run(ctx: CheckContext, p: LiveParams) -> CheckResult:
     if count < len(wanted):
         missing = _missing(p, title, wanted, count, views, at, timeline, details)
         newer = [path for path, _ in sessions].index(timeline.path)
-        return _with_cause(_newer_did_less(missing, newer, wanted), cause)
+        return _with_cause(_newer_did_less(missing, newer, wanted, sessions[0][0]), cause)
     # Re-verification runs on a copy at the passed state, without today's reports and markers:
     # the replay alone re-checks the session there.
-    problems = [] if ctx.step.rebuild_evidence else _evidence(ctx, wanted, p, timeline)
+    problems = [] if ctx.step.rebuild_evidence else live_evidence.evidence(ctx, wanted, p, timeline)
     if problems:
         return _not_shown(ctx, p, title, problems, details)
     said = "your own session" if kind == LIVE else "a session Hook Lab played on Claude Code"
@@ -278,18 +278,23 @@ def _not_shown(
 
 
 _Best = tuple[int, Timeline, list[Moment], list[int], str]
-# Kept importable here: tests call it by this name.
-_evidence = live_evidence.evidence
 
 
-def _newer_did_less(missing: CheckResult, newer: int, wanted: list[dict[str, Any]]) -> CheckResult:
-    """A person who started again after the check's fix hears why the new session did not
-    count: the moments are matched within one session, in order, from the first."""
+def _newer_did_less(
+    missing: CheckResult, newer: int, wanted: list[dict[str, Any]], newest: Path
+) -> CheckResult:
+    """What the person's newest session did, first, and why it did not count (walk-l: the
+    screen told of an older session only)."""
     if newer:
-        more = "one more session" if newer == 1 else f"{newer} more sessions"
+        try:
+            views = moments_of(read_session(newest))
+        except RecordedSessionError:
+            views = []
+        met, _ = match_in_order(wanted, views)
         missing.found = (
-            f"{missing.found}\n{more} since, newer, matched fewer of the {len(wanted)} moments "
-            f"in order: they count from the first ({describe(wanted[0])}), all in one session"
+            f"your newest session ({newest.stem}) matched {met} of the {len(wanted)} moments in "
+            f"order: they count from the first ({describe(wanted[0])}), all in one session; "
+            f"below, the session that matched most ({newer} came after it)\n{missing.found}"
         )
     return missing
 
