@@ -71,3 +71,6 @@ def test_lab03_a_user_hook_that_copies_green_reports_over_a_red_run_does_not_pas
     )
     assert said["status"] == "fail", said
     assert f"{SENSORS} (ran: it failed (a red run or an error))" in said["found"], said
+    # walk-k: the fix names the red run, not "run it in the foreground" (Claude did that)
+    assert "sensor run at transcript line" in said["details"]["fix"], said["details"]["fix"]
+    assert "was red: fix what it names" in said["details"]["fix"], said["details"]["fix"]

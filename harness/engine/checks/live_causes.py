@@ -22,6 +22,9 @@ from typing import Any
 
 from harness.claude.client.install import PINNED_VERSION
 from harness.claude.recorded import AUTO_MODE_CHECK, USER, SessionFile, Timeline, ToolCall
+from harness.claude.vocabulary import StepKind
+from harness.engine.moment import Moment
+from harness.engine.sensor_run import why_no_sensor_run
 
 AGENT_NOT_FOUND = re.compile(r"Agent type '([^']+)' not found")
 TRUST_FIX = (
@@ -262,3 +265,22 @@ def edited_before_agent_end(timeline: Timeline) -> LiveCause | None:
                 "and give it the step's prompt: the moments count within one session)",
             )
     return None
+
+
+def near_miss(after: list[Moment]) -> str:
+    """A sensor run Claude made that does not count, and why, as the fix: "in the foreground"
+    named the wrong trouble for ``./mvnw …; bash putgreen.sh`` (walk g, Lab 03 step 3)."""
+    for moment in after:
+        if moment.do == StepKind.BASH and moment.runs_sensors and moment.failed:
+            return (  # walk-k: "run it in the foreground" under a run that was just that
+                f"Claude's sensor run at {moment.label} was red: fix what it names (lab sensors "
+                "--no-run shows it), then ask Claude to run ./mvnw -q test -Dgroups=sensor again"
+            )
+        why = why_no_sensor_run(moment.detail) if moment.do == StepKind.BASH else ""
+        if why:
+            shown = " ".join(moment.detail.split())
+            return (
+                f"Claude's command at {moment.label} (`{shown}`) is no sensor run: {why}; "
+                "tell Claude: run ./mvnw -q test -Dgroups=sensor on its own, nothing after it"
+            )
+    return ""

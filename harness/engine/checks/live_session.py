@@ -40,16 +40,19 @@ from harness.claude.vocabulary import (
     OUTCOMES,
     Engine,
     Provenance,
-    StepKind,
 )
 from harness.engine.checks import live_evidence
-from harness.engine.checks.live_causes import LiveCause, replay_differs, started_elsewhere
+from harness.engine.checks.live_causes import (
+    LiveCause,
+    near_miss,
+    replay_differs,
+    started_elsewhere,
+)
 from harness.engine.checks.live_evidence import entered_at, participant_root
 from harness.engine.checks.replay_causes import hooks_changed_since, session_cause
 from harness.engine.context import CheckContext, PassedClaim
 from harness.engine.kinds import Worded, check_kind
 from harness.engine.moment import SENSOR_RUN, Moment, describe, match_in_order, moments_of
-from harness.engine.sensor_run import why_no_sensor_run
 from harness.errors import ConfigError, HarnessError
 from harness.results import CheckResult
 from harness.schema import Field, check_table, item_path, param
@@ -482,7 +485,7 @@ def _missing(
     after = views[at[-1] + 1 :] if at else views
     where = f"after {views[at[-1]].label}" if at else "anywhere in the session"
     instead = [v.shown() for v in after] or ["nothing more: the session ends there"]
-    fix = (_near_miss(after) if missing.get(SENSOR_RUN) else "") or _ask(p, missing)
+    fix = (near_miss(after) if missing.get(SENSOR_RUN) else "") or _ask(p, missing)
     return CheckResult.failed(
         p.message or "the session does not do what the step asks yet",
         name=title,
@@ -491,20 +494,6 @@ def _missing(
         + "\n  ".join(instead[:15]),
         details={**details, "missing": describe(missing), "fix": fix},
     )
-
-
-def _near_miss(after: list[Moment]) -> str:
-    """A sensor run Claude made that does not count, and why, as the fix: "in the foreground"
-    named the wrong trouble for ``./mvnw …; bash putgreen.sh`` (walk g, Lab 03 step 3)."""
-    for moment in after:
-        why = why_no_sensor_run(moment.detail) if moment.do == StepKind.BASH else ""
-        if why:
-            shown = " ".join(moment.detail.split())
-            return (
-                f"Claude's command at {moment.label} (`{shown}`) is no sensor run: {why}; "
-                "tell Claude: run ./mvnw -q test -Dgroups=sensor on its own, nothing after it"
-            )
-    return ""
 
 
 def _marked(wanted: list[dict[str, Any]], views: list[Moment], at: list[int]) -> dict[int, str]:
