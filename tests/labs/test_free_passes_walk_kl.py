@@ -417,3 +417,26 @@ def test_lab13_step5_a_hook_that_lets_claude_code_go_at_once_does_not_pass(
     results = LabRunner(node_ws).check(every=True).results
 
     assert any(r.status is Status.FAIL for r in results), [(r.name, r.status) for r in results]
+
+
+def test_lab07_step4_a_stop_the_persons_hook_let_go_is_named_with_how_to_run_it() -> None:
+    """walk-k: the fix asked the person to have Claude say it is done, right under the stop
+    Claude had made; the hook let it go, and running it by hand is the way to see why."""
+    from harness.claude.vocabulary import Outcome, StepKind
+    from harness.engine.checks.live_causes import not_held
+    from harness.engine.moment import Moment
+
+    missing = {
+        "do": "stop",
+        "outcome": "blocked",
+        "feedback_contains": "scripts/check-before-stop.sh",
+    }
+    after = [Moment(do=StepKind.STOP, label="transcript line 40", outcome=Outcome.ALLOWED)]
+
+    fix = not_held(after, missing)
+
+    assert fix.startswith(
+        "Claude stopped at transcript line 40 and scripts/check-before-stop.sh did not hold it"
+    ), fix
+    assert "CLAUDE_PROJECT_DIR=$PWD ./scripts/check-before-stop.sh; echo $?" in fix
+    assert not_held([], missing) == ""

@@ -284,3 +284,20 @@ def near_miss(after: list[Moment]) -> str:
                 "tell Claude: run ./mvnw -q test -Dgroups=sensor on its own, nothing after it"
             )
     return ""
+
+
+def not_held(after: list[Moment], missing: dict[str, Any]) -> str:
+    """A stop came, but the person's own hook did not hold it (walk-k, Lab 07 step 4: the fix
+    asked for a stop Claude had made): run the hook as Claude Code does, by hand."""
+    script = str(missing.get("feedback_contains") or "")
+    wants_held = missing.get("do") == StepKind.STOP and missing.get("outcome") == "blocked"
+    if not (wants_held and script.endswith(".sh")):
+        return ""
+    stop = next((m for m in after if m.do == StepKind.STOP), None)
+    if stop is None:
+        return ""
+    return (
+        f"Claude stopped at {stop.label} and {script} did not hold it: run it as Claude Code "
+        f"does, in the workspace, while the claim does not hold: echo '{{}}' | "
+        f"CLAUDE_PROJECT_DIR=$PWD ./{script}; echo $? (it should give its reason and 2)"
+    )

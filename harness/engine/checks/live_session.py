@@ -45,6 +45,7 @@ from harness.engine.checks import live_evidence
 from harness.engine.checks.live_causes import (
     LiveCause,
     near_miss,
+    not_held,
     replay_differs,
     started_elsewhere,
 )
@@ -485,7 +486,8 @@ def _missing(
     after = views[at[-1] + 1 :] if at else views
     where = f"after {views[at[-1]].label}" if at else "anywhere in the session"
     instead = [v.shown() for v in after] or ["nothing more: the session ends there"]
-    fix = (near_miss(after) if missing.get(SENSOR_RUN) else "") or _ask(p, missing)
+    fix = (near_miss(after) if missing.get(SENSOR_RUN) else "") or not_held(after, missing)
+    fix = fix or _ask(p, missing)
     return CheckResult.failed(
         p.message or "the session does not do what the step asks yet",
         name=title,
