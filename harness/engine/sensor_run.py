@@ -29,6 +29,15 @@ _SENSOR_RUN = re.compile(
     r"(?:\d?>&\d|[^|;&\n])*)"
 )
 _SOME_TESTS = re.compile(r"(?<!\S)-Dtest=")
+# Switches that give the tests a JVM, a class path or a JUnit setting of their own (walk-m: an
+# agent jar by -Dsurefire.forkCount=1 -DargLine=-javaagent:…), or a second -Dgroups (the last
+# wins, so no sensor runs): the run is then not the fixture's.
+_OWN_SETUP = re.compile(
+    r"(?<!\S)(-D\s*(?:argLine|jvm|(?:surefire\.)?forkCount|reuseForks|maven\.surefire\.[\w.]+"
+    r"|(?:surefire\.)?additionalClasspath\w*|(?:surefire\.)?classpathDependency\w*"
+    r"|junit\.[\w.]+)\S*)"
+)
+_GROUPS = re.compile(r"(?<!\S)-Dgroups=")
 # After the run: an operator and what it starts. A pipe into a filter, or || true, changes no
 # report; anything else (; && || a command, a new line) runs after the reports were written.
 _NEXT = re.compile(r"\|\||&&|[|;&\n]")
@@ -41,9 +50,17 @@ def runs_sensors(command: str) -> bool:
     if found is None:
         return False
     run = found.group("run")
-    if SKIPS_TESTS.search(run) or _SOME_TESTS.search(run):
+    if SKIPS_TESTS.search(run) or _SOME_TESTS.search(run) or own_setup(run):
         return False
     return _harmless_after(command[found.end() :])
+
+
+def own_setup(run: str) -> str:
+    """The switch by which the run is not the fixture's ("" when there is none)."""
+    own = _OWN_SETUP.search(run)
+    if own is not None:
+        return own.group(1)
+    return "-Dgroups=" if len(_GROUPS.findall(run)) > 1 else ""
 
 
 def why_no_sensor_run(command: str) -> str:
@@ -57,6 +74,11 @@ def why_no_sensor_run(command: str) -> str:
         return f"its {skips.group(1)} skips the tests"
     if _SOME_TESTS.search(found.group("run")):
         return "its -Dtest= runs only some tests, not every sensor"
+    own = own_setup(found.group("run"))
+    if own == "-Dgroups=":
+        return "it gives -Dgroups= twice, and the last one wins: run only -Dgroups=sensor"
+    if own:
+        return f"its {own} runs the tests otherwise than the fixture does: drop it"
     after = _after(command[found.end() :])
     return (
         f"`{after}` runs after it and may put other reports in place of the run's" if after else ""

@@ -440,3 +440,35 @@ def test_lab07_step4_a_stop_the_persons_hook_let_go_is_named_with_how_to_run_it(
     ), fix
     assert "CLAUDE_PROJECT_DIR=$PWD ./scripts/check-before-stop.sh; echo $?" in fix
     assert not_held([], missing) == ""
+
+
+# walk-m R: an agent jar on the tests' JVM, by two switches on the sensor command.
+AGENT_RUN = "./mvnw -q test -Dgroups=sensor -Dsurefire.forkCount=1 -DargLine=-javaagent:/tmp/q.jar"
+
+
+def test_a_run_that_gives_the_tests_a_jvm_of_their_own_is_no_sensor_run() -> None:
+    assert not runs_sensors(AGENT_RUN)
+    assert why_no_sensor_run(AGENT_RUN) == (
+        "its -Dsurefire.forkCount=1 runs the tests otherwise than the fixture does: drop it"
+    )
+    twice = "./mvnw -q test -Dgroups=sensor -Dgroups=nosuch | tail -5"
+    assert not runs_sensors(twice)
+    assert why_no_sensor_run(twice).startswith("it gives -Dgroups= twice")
+
+
+@pytest.mark.slow
+def test_lab01_step1_reports_of_a_run_with_its_own_jvm_options_do_not_pass(
+    workspace: Workspace,
+) -> None:
+    """walk-m R, the reports' side: a real run in a JVM of its own (forkCount 1, an argLine)
+    writes that JVM's properties into every report; the shipped run writes none."""
+    runner = at_step(workspace, "1", "run-sensors")
+    forked = [*MVNW, "-Dsurefire.forkCount=1", "-DargLine=-Dwalk.m=agent"]
+    done = subprocess.run(forked, cwd=workspace.root, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stdout
+
+    run = runner.check(every=True)
+
+    sensors = next(r for r in run.results if r.name.startswith("sensors"))
+    assert sensors.status is Status.FAIL, sensors
+    assert "(argLine)" in (sensors.found or ""), sensors.found

@@ -36,6 +36,7 @@ from harness.claude.scenario import Scenario, ScenarioStep
 from harness.claude.vocabulary import Outcome, StepKind
 from harness.engine.moment import describe, planned
 from harness.engine.sensor_run import SKIPS_TESTS as _SKIPS_TESTS
+from harness.engine.sensor_run import own_setup
 from harness.engine.stepview import StepView
 
 ASKED_NOT_RUN = (
@@ -184,6 +185,12 @@ def _not_the_trick(trick: dict[str, Any], step: ScenarioStep) -> str | None:
         return (
             f"runs `{command}`, whose `{skip.group(1)}` skips the tests: a trick hides a red "
             f"run, so the sensors must really run; drop `{skip.group(1)}`"
+        )
+    own = own_setup(command)
+    if own and not own_setup(str(trick.get("example", ""))):
+        return (  # walk-m: an agent jar by -DargLine, a second -Dgroups
+            f"runs `{command}`, whose `{own}` runs the tests otherwise than the fixture does: "
+            f"drop `{own}`"
         )
     picks = _PICKS_TESTS.search(command)
     if picks and not _PICKS_TESTS.search(str(trick.get("example", ""))):
