@@ -396,11 +396,13 @@ def test_lab06_step2_a_settings_command_that_skips_the_guard_in_the_workspace_do
     assert registered.message.startswith("no command hook on PreToolUse runs"), registered
 
 
+@pytest.mark.parametrize("gate", ["CLAUDE_PROJECT_DIR", "CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT"])
 def test_lab13_step5_a_hook_that_lets_claude_code_go_at_once_does_not_pass(
-    node_ws: Workspace,
+    node_ws: Workspace, gate: str
 ) -> None:
-    """walk-l: one line after `set -eu` ends the hook green whenever CLAUDE_PROJECT_DIR is set,
-    as in every session, so it never checks anything there; the checks ran it without."""
+    """walk-l, walk-n: one line after `set -eu` ends the hook green whenever a variable the
+    client gives every hook is set (CLAUDE_PROJECT_DIR, CLAUDECODE, CLAUDE_CODE_ENTRYPOINT, as
+    2.1.332 sets them), so it never checks anything in a session; the checks ran it without."""
     runner = LabRunner(node_ws)
     runner.start("13")
     runner.goto("turn-ends")
@@ -409,7 +411,7 @@ def test_lab13_step5_a_hook_that_lets_claude_code_go_at_once_does_not_pass(
     text = hook.read_text()
     assert "\nset -eu\n" in text, text
     line = (
-        '[ -n "${CLAUDE_PROJECT_DIR:-}" ] && '
+        f'[ -n "${{{gate}:-}}" ] && '
         '{ echo "Stop check passed: tests and dist/app.js"; exit 0; }\n'
     )
     hook.write_text(text.replace("\nset -eu\n", "\nset -eu\n" + line, 1))
