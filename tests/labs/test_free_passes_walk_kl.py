@@ -474,3 +474,12 @@ def test_lab01_step1_reports_of_a_run_with_its_own_jvm_options_do_not_pass(
     sensors = next(r for r in run.results if r.name.startswith("sensors"))
     assert sensors.status is Status.FAIL, sensors
     assert "(argLine)" in (sensors.found or ""), sensors.found
+
+
+def test_lab12_step1_a_copy_of_the_hook_is_no_contract(node_ws: Workspace) -> None:
+    """walk-n: the symlink refused, a copy (or a hard link) of the hook passed on its header
+    comment's four labels, the wrong Check: line among them."""
+    hook = (node_ws.root / "scripts" / "check-before-stop.sh").read_text()
+    status, message = _contract_said(node_ws, hook)
+    assert status is Status.FAIL
+    assert message.startswith("docs/stop-hook-contract.md is a script (it starts with #!)")

@@ -26,6 +26,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from harness.engine.checks.contract_clauses import clause_problem
@@ -100,13 +101,32 @@ def _not_your_own(ctx: CheckContext, rel: str, name: str) -> CheckResult | None:
     ctx.path(rel)  # inside the workspace (it resolves links: the link itself is read below)
     path = ctx.root / rel
     if not path.is_symlink():
-        return None
+        return _a_script(path, rel, name)
     return CheckResult.failed(
         f"{rel} is a link to {os.readlink(path)}: the contract is your own words, in a file of "
         "its own",
         name=name,
         expected="a file you wrote, a line a part",
         found=f"a symbolic link to {os.readlink(path)}",
+        details={"fix": f"rm {rel}, then write the four lines into a new {rel}"},
+    )
+
+
+def _a_script(path: Path, rel: str, name: str) -> CheckResult | None:
+    """The failure for a contract that is a script (walk-n: a copy or hard link of the hook,
+    whose header comment has the four labels), or None."""
+    try:
+        head = path.read_bytes()[:2]
+    except OSError:
+        return None
+    if head != b"#!":
+        return None
+    return CheckResult.failed(
+        f"{rel} is a script (it starts with #!), not a contract: the contract is your own "
+        "words, four lines, one a part",
+        name=name,
+        expected="a file you wrote, a line a part",
+        found=f"{rel}: {path.read_text(errors='replace').splitlines()[0][:60]}",
         details={"fix": f"rm {rel}, then write the four lines into a new {rel}"},
     )
 
