@@ -483,3 +483,26 @@ def test_lab12_step1_a_copy_of_the_hook_is_no_contract(node_ws: Workspace) -> No
     status, message = _contract_said(node_ws, hook)
     assert status is Status.FAIL
     assert message.startswith("docs/stop-hook-contract.md is a script (it starts with #!)")
+
+
+@pytest.mark.parametrize(
+    "where", [".claude/plugins/aiup-vaadin-jooq/hooks/hooks.json", ".claude/settings.local.json"]
+)
+def test_lab08_step2_a_naming_hook_added_where_claude_code_also_reads_hooks_does_not_pass(
+    workspace: Workspace, where: str
+) -> None:
+    """walk-n: the rule kept for one wrong suffix, in the plugin or in settings.local.json;
+    "none was added" read .claude/hooks/ alone."""
+    runner = at_step(workspace, "8", "drop-hook")
+    runner.solve(apply=True)
+    target = workspace.root / where
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(
+        '{"hooks": {"PreToolUse": [{"matcher": "Write", "hooks": [{"type": "command", '
+        '"command": "true"}]}]}}\n'
+    )
+
+    results = runner.check(every=True).results
+
+    said = [r for r in results if r.name == "shipped" and r.status is Status.FAIL]
+    assert said and where in (said[0].found or ""), [(r.name, r.status, r.found) for r in results]
