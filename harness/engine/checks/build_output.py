@@ -59,17 +59,23 @@ def not_the_projects(root: Path, fixture_dir: Path) -> list[str]:
 
 
 def to_remove(stray: list[str], fixture_dir: Path) -> list[str]:
-    """What to remove so that only the project's classes stay: a folder outside its packages
-    whole (``target/test-classes/META-INF``, ``src/test/java/zz``), a stray file inside them on
-    its own."""
+    """What to remove so that only the project's classes stay, as short as it can be said
+    (walk-m: a long list broke at 100 columns inside a path, and pasted as shown removed all
+    of target/): ``target`` whole when anything in it is stray (Maven builds it again), a
+    folder outside the packages whole (``src/test/java/zz``), a stray file inside them alone."""
     package = base_package(fixture_dir) or ""
     out: list[str] = []
     for rel in stray:
         top = next(t for t in (*COMPILED, *SOURCES, *RESOURCES) if rel.startswith(t + "/"))
         inside = rel[len(top) + 1 :]
         first = inside.split("/", 1)[0]
-        keep_folder = top in RESOURCES or inside.startswith(package + "/") or first == inside
-        out.append(top if top in RESOURCES else rel if keep_folder else f"{top}/{first}")
+        if top in COMPILED:
+            out.append("target")
+        elif top in RESOURCES:
+            out.append(top)
+        else:
+            keep = inside.startswith(package + "/") or first == inside
+            out.append(rel if keep else f"{top}/{first}")
     return list(dict.fromkeys(out))
 
 

@@ -87,7 +87,9 @@ def _line(text: str, part: str) -> tuple[str, str] | None:
     return None
 
 
-_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
+# What a reader of the page does not read as said: an HTML comment, struck-through text
+# (walk-m: "Check: ~~every sensor's report …~~", "<del>…</del>").
+_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)|~~.*?~~|<(del|s|strike)>.*?</\1>", re.S | re.I)
 
 
 def _labelled(text: str, part: str) -> int:

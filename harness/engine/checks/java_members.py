@@ -18,7 +18,7 @@ _SKIP = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*
 
 
 @dataclass(frozen=True)
-class Member:
+class JavaMember:
     """A method of the top class: ``key`` is its name and parameter types; its lines run from
     its first annotation or comment to its closing brace (1-based, inclusive)."""
 
@@ -39,10 +39,10 @@ def _key(name: str, params: str) -> str:
     return f"{name}({', '.join(types)})"
 
 
-def methods(text: str) -> list[Member]:
+def methods(text: str) -> list[JavaMember]:
     """Each method declared in the first top-level class's body, in file order."""
     code = _blanked(text)
-    found: list[Member] = []
+    found: list[JavaMember] = []
     depth, head_start, body_start = 0, 0, 0
     for at, char in enumerate(code):
         if char == "{":
@@ -65,7 +65,7 @@ def methods(text: str) -> list[Member]:
     return found
 
 
-def _member(text: str, code: str, head_start: int, body_start: int, end: int) -> Member | None:
+def _member(text: str, code: str, head_start: int, body_start: int, end: int) -> JavaMember | None:
     head = " ".join(
         re.sub(r"@\w+(?:\.\w+)*(?:\s*\([^()]*\))?", " ", code[head_start:body_start]).split()
     )
@@ -74,9 +74,9 @@ def _member(text: str, code: str, head_start: int, body_start: int, end: int) ->
         return None
     lead = len(text[head_start:]) - len(text[head_start:].lstrip())
     first = text.count("\n", 0, head_start + lead) + 1
-    return Member(match.group(1), _key(*match.groups()), first, text.count("\n", 0, end) + 1)
+    return JavaMember(match.group(1), _key(*match.groups()), first, text.count("\n", 0, end) + 1)
 
 
-def sitting_in(members: list[Member], line: int) -> Member | None:
+def sitting_in(members: list[JavaMember], line: int) -> JavaMember | None:
     """The method a line (1-based) sits in, None outside every method."""
     return next((m for m in members if m.first <= line <= m.last), None)

@@ -22,7 +22,7 @@ from typing import Any
 
 from harness.claude.client.install import PINNED_VERSION
 from harness.claude.recorded import AUTO_MODE_CHECK, USER, SessionFile, Timeline, ToolCall
-from harness.claude.vocabulary import StepKind
+from harness.claude.vocabulary import Outcome, StepKind
 from harness.engine.moment import Moment
 from harness.engine.sensor_run import why_no_sensor_run
 
@@ -290,7 +290,7 @@ def not_held(after: list[Moment], missing: dict[str, Any]) -> str:
     """A stop came, but the person's own hook did not hold it (walk-k, Lab 07 step 4: the fix
     asked for a stop Claude had made): run the hook as Claude Code does, by hand."""
     script = str(missing.get("feedback_contains") or "")
-    wants_held = missing.get("do") == StepKind.STOP and missing.get("outcome") == "blocked"
+    wants_held = missing.get("do") == StepKind.STOP and missing.get("outcome") == Outcome.BLOCKED
     if not (wants_held and script.endswith(".sh")):
         return ""
     stop = next((m for m in after if m.do == StepKind.STOP), None)

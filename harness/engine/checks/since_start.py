@@ -12,7 +12,7 @@ import difflib
 import re
 from dataclasses import dataclass
 
-from harness.engine.checks.java_members import Member, methods, sitting_in
+from harness.engine.checks.java_members import JavaMember, methods, sitting_in
 from harness.engine.context import CheckContext
 from harness.engine.kinds import Worded, check_kind
 from harness.results import CheckResult
@@ -105,7 +105,7 @@ def _code_lines(text: str, skip: set[int]) -> list[tuple[int, str]]:
     return [(n, line) for n, line in folded if n not in skip and not _FREE.match(line)]
 
 
-def _where(member: Member | None) -> str:
+def _where(member: JavaMember | None) -> str:
     return f" (in {member.name}())" if member else " (outside every method)"
 
 
@@ -137,7 +137,7 @@ def _added_elsewhere(then: str, now: str) -> list[str]:
     return found + _new_methods_reach(then, now, added)
 
 
-def _new_methods_reach(then: str, now: str, added: list[Member]) -> list[str]:
+def _new_methods_reach(then: str, now: str, added: list[JavaMember]) -> list[str]:
     """Lines of the new methods that run around the old rules or change what they read."""
     fields = [m.group(1) for m in map(_FIELD.match, then.splitlines()) if m]
     writes = re.compile(_WRITES.format(f"(?:{'|'.join(fields)})")) if fields else None
