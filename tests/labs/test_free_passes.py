@@ -51,7 +51,8 @@ def test_lab06_a_smoke_sh_that_counts_failures_as_passes_does_not_pass(
 
     run = runner.check(every=True)
 
-    smoke_said, guard_said, pristine, shipped, smoke_ran, *_ = run.results
+    smoke_said, guard_said, pristine, shipped, registered, smoke_ran, *_ = run.results
+    assert registered.name == "settings" and registered.status is Status.PASS
     assert smoke_ran.status is Status.FAIL  # no green run of the shipped smoke.sh recorded
     assert shipped.status is Status.FAIL  # the edited smoke.sh is named as not shipped
     assert shipped.details["fix"] == "git checkout -- .claude/hooks/smoke.sh"
@@ -578,7 +579,8 @@ def test_lab05_a_stop_hook_that_always_blocks_does_not_pass(workspace: Workspace
 
     run = runner.check(every=True)
 
-    *fail_open, holds, lets_go, added = run.results
+    *fail_open, holds, lets_go, added, others = run.results
+    assert others.name == "shipped" and others.status is Status.PASS  # the rest as shipped
     assert all(r.status is Status.PASS for r in fail_open), [r.message for r in fail_open]
     assert added.status is Status.FAIL  # the stub's own lines: the step only takes lines out
     assert holds.status is Status.PASS, holds.found  # the stub holds a change, as it should

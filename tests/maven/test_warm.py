@@ -366,6 +366,7 @@ def test_completing_a_lab_re_verifies_its_steps_on_classes_from_the_cache(
     compiled (./mvnw then tells Maven every class is up to date)."""
     from harness.engine.lab_runner import LabRunner
     from harness.results import Status
+    from harness.workspace.maven_found import META_KEY, as_meta, maven_found
 
     real = shutil.which("mvn")
     assert real is not None
@@ -377,6 +378,9 @@ def test_completing_a_lab_re_verifies_its_steps_on_classes_from_the_cache(
     monkeypatch.setenv("PATH", f"{shim.parent}{os.pathsep}{os.environ['PATH']}")
     monkeypatch.setenv("HOOKLAB_CACHE", str(tmp_path / "cache"))
     ws = fresh("ws")
+    # The logging shim is the Maven this workspace runs, as `lab init` again records it (a
+    # check refuses another mvn than the one recorded).
+    ws.update_meta({META_KEY: as_meta(maven_found(ws.root))})
     assert warm_compile(ws.root, get_backend("local")).how == "compiled"
     runner = LabRunner(ws)
     runner.start("1")
