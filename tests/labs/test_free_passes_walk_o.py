@@ -10,6 +10,7 @@ own run of the sources (harness/engine/checks/sensors_agree.py) finds them red.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -135,3 +136,29 @@ def test_a_sensor_run_with_a_switch_off_the_plain_list_is_no_sensor_run(
 )
 def test_the_plain_sensor_run_with_output_switches_is_a_sensor_run(run: str) -> None:
     assert runs_sensors(run), why_no_sensor_run(run)
+
+
+@pytest.mark.slow
+def test_a_java_wrapper_first_on_the_path_is_refused_like_a_maven_one(
+    workspace: Workspace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """walk-o J: Debian's mvn runs the first java on the PATH; a wrapper there can add
+    walk-o AC's class path to every run, the sensor command left plain."""
+    runner = at_step(workspace, "2", "fix-annotations")
+    runner.solve(apply=True)
+    real = shutil.which("java")
+    assert real is not None
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    wrapper = bin_dir / "java"
+    wrapper.write_text(f'#!/bin/sh\nexec {real} "$@"\n')
+    wrapper.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.delenv("JAVA_HOME", raising=False)
+
+    results = runner.check(every=True).results
+
+    sensors = next(r for r in results if r.name.startswith("sensors"))
+    assert sensors.status is Status.FAIL, sensors
+    assert sensors.message.startswith(f"Maven would run the java {wrapper}, not the one"), sensors
+    assert sensors.details["fix"].startswith(f"remove {wrapper} (or take its folder off")
