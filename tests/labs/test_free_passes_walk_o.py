@@ -162,3 +162,28 @@ def test_a_java_wrapper_first_on_the_path_is_refused_like_a_maven_one(
     assert sensors.status is Status.FAIL, sensors
     assert sensors.message.startswith(f"Maven would run the java {wrapper}, not the one"), sensors
     assert sensors.details["fix"].startswith(f"remove {wrapper} (or take its folder off")
+
+
+@pytest.mark.parametrize(
+    "hidden",
+    [".claude/settings.local.json", ".claude/plugins/aiup-vaadin-jooq/hooks/hooks.json"],
+)
+def test_a_hook_file_hidden_by_the_persons_git_exclude_is_still_not_shipped(
+    workspace: Workspace, hidden: str
+) -> None:
+    """walk-o P and P': a rewriting hook kept in the workspace's own plugin or in
+    settings.local.json, hidden from git by one line in .git/info/exclude."""
+    runner = at_step(workspace, "3", "tricks")
+    path = workspace.root / hidden
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text('{"hooks": {}}\n')
+    exclude = workspace.root / ".git" / "info" / "exclude"
+    exclude.parent.mkdir(parents=True, exist_ok=True)
+    with exclude.open("a") as out:
+        out.write(hidden + "\n")
+
+    results = runner.check(every=True).results
+
+    shipped = next(r for r in results if r.name.startswith("shipped"))
+    assert shipped.status is Status.FAIL, shipped
+    assert hidden in shipped.message, shipped.message
