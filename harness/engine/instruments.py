@@ -8,6 +8,7 @@ when the lab started.
 from __future__ import annotations
 
 import fnmatch
+import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,13 +44,21 @@ class Changed:
         return f"{self.path}: {self.how}"
 
 
-def _worktree_files(root: Path) -> list[str]:
-    """Every file in the worktree git tracks or would track (ignored build output left out)."""
-    done = proc.run(
-        ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
-        cwd=root,
-        timeout=60,
-    )
+def _worktree_files(root: Path, base: str) -> list[str]:
+    """Every file in the worktree git tracks or would track. Only what the lab shipped ignores
+    is left out (build output): never what the person's own ignore files (.git/info/exclude,
+    a global excludesFile, a new .gitignore) hide, or a hook kept there would pass for
+    shipped (walk-o P)."""
+    shipped = proc.run(["git", "show", f"{base}:.gitignore"], cwd=root, timeout=60)
+    with tempfile.NamedTemporaryFile("w", suffix=".gitignore") as ignore:
+        ignore.write(shipped.stdout if shipped.returncode == 0 else "")
+        ignore.flush()
+        done = proc.run(
+            ["git", "-c", "core.excludesFile=/dev/null", "ls-files", "--cached", "--others",
+             f"--exclude-from={ignore.name}", "-z"],
+            cwd=root,
+            timeout=60,
+        )  # fmt: skip
     return [p for p in done.stdout.split("\0") if p]
 
 
@@ -84,7 +93,7 @@ def changed_instruments(
     head = workspace.head()
     head_tree = repo[head.encode()].tree if head else None
     found = []
-    candidates = _matching([*_worktree_files(root), *_shipped_files(root, base)], patterns)
+    candidates = _matching([*_worktree_files(root, base), *_shipped_files(root, base)], patterns)
     for rel in candidates:
         then = read_blob(repo, tree, rel)
         path = root / rel

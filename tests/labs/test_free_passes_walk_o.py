@@ -162,3 +162,48 @@ def test_a_java_wrapper_first_on_the_path_is_refused_like_a_maven_one(
     assert sensors.status is Status.FAIL, sensors
     assert sensors.message.startswith(f"Maven would run the java {wrapper}, not the one"), sensors
     assert sensors.details["fix"].startswith(f"remove {wrapper} (or take its folder off")
+
+
+@pytest.mark.parametrize(
+    "hidden",
+    [".claude/settings.local.json", ".claude/plugins/aiup-vaadin-jooq/hooks/hooks.json"],
+)
+def test_a_hook_file_hidden_by_the_persons_git_exclude_is_still_not_shipped(
+    workspace: Workspace, hidden: str
+) -> None:
+    """walk-o P and P': a rewriting hook kept in the workspace's own plugin or in
+    settings.local.json, hidden from git by one line in .git/info/exclude."""
+    runner = at_step(workspace, "3", "tricks")
+    path = workspace.root / hidden
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text('{"hooks": {}}\n')
+    exclude = workspace.root / ".git" / "info" / "exclude"
+    exclude.parent.mkdir(parents=True, exist_ok=True)
+    with exclude.open("a") as out:
+        out.write(hidden + "\n")
+
+    results = runner.check(every=True).results
+
+    shipped = next(r for r in results if r.name.startswith("shipped"))
+    assert shipped.status is Status.FAIL, shipped
+    assert hidden in shipped.message, shipped.message
+
+
+@pytest.mark.slow
+def test_lab07_step2_a_hook_that_lets_every_real_session_go_does_not_pass(
+    workspace: Workspace,
+) -> None:
+    """walk-o K: one line after `set -u` lets the stop go whenever CLAUDECODE is set, as the
+    pinned client sets it for every hook; the graded runs had it not."""
+    runner = at_step(workspace, "7", "write-hook")
+    runner.solve(apply=True)
+    hook = workspace.root / "scripts" / "check-before-stop.sh"
+    text = hook.read_text()
+    assert "\nset -u\n" in text or "\nset -eu\n" in text, text
+    anchor = "\nset -u\n" if "\nset -u\n" in text else "\nset -eu\n"
+    hook.write_text(text.replace(anchor, anchor + '[ -n "${CLAUDECODE:-}" ] && exit 0\n', 1))
+
+    results = runner.check(every=True).results
+
+    graded = next(r for r in results if r.name.startswith("verify-hook"))
+    assert graded.status is Status.FAIL, graded
