@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.engine.checks.scenario_kind import audit_gap
 from harness.engine.sensor_run import runs_sensors, why_no_sensor_run
 from harness.maven.backend import own_run_env
 from harness.results import Status
@@ -207,3 +208,11 @@ def test_lab07_step2_a_hook_that_lets_every_real_session_go_does_not_pass(
 
     graded = next(r for r in results if r.name.startswith("verify-hook"))
     assert graded.status is Status.FAIL, graded
+
+
+@pytest.mark.parametrize("count", ["1 of 3 flows tested", "2 of 3 flows", "2 out of 3 flows"])
+def test_an_audit_that_counts_less_than_every_flow_reports_a_gap(count: str) -> None:
+    """walk-o E3: "UC-005 is fully covered by tests (1 of 3 flows tested)." passed Lab 04."""
+    said = audit_gap(f"UC-005 is fully covered by tests ({count}).")
+    assert said is not None and said.startswith("reports a gap (“"), said
+    assert audit_gap("UC-005 is fully covered by tests (3 of 3 flows).") is None
