@@ -130,6 +130,8 @@ def test_a_maven_installed_on_purpose_is_recorded_by_lab_init_again(
     again = run_lab_process("init", str(workspace.root), cwd=tmp_path)
 
     assert again.returncode == 0, again.stderr
+    # said aloud (walk-o M: the record is what the checks trust, and it changed)
+    assert "The Maven the checks trust is now" in " ".join(again.stdout.split()), again.stdout
     said = runner.check().results[0]
     assert not said.message.startswith("./mvnw would run"), said.message
 
