@@ -12,11 +12,15 @@ import json
 import os
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from harness.claude.client.person import AUTO_MODE_NOTICES
+from harness.engine.manifest import find_lab
 from harness.results import CheckResult, Status
 from harness.workspace import Workspace
+from tests.builders import tmux
 from tests.labs.test_free_passes import LABS, at_step
 
 
@@ -121,3 +125,149 @@ def test_lab07_step1_sentences_that_say_what_the_hook_leaves_out_still_pass(
     result = _named(runner.check(every=True).results, "contract docs/stop-hook-contract.md")
 
     assert result.status is Status.PASS, result
+
+
+# ---- walk-m I3: a Stop hook that judges only where the grader keeps its transcripts ---------
+# Each judges only when stdin's transcript_path looks graded: walk-m's, empty or under the
+# folder Hook Lab plays in (/dev/shm for the walker; the tests' scratch folder here), and one
+# that judges only off the client's own transcript folder.
+TELLS = {
+    "under the scratch folder": '""|"${HOOKLAB_SCRATCH:-/dev/shm}"/*) ;; *) exit 0 ;;',
+    "not where the client keeps transcripts": "*/.claude/projects/*) exit 0 ;;",
+}
+
+
+@pytest.mark.maven
+@pytest.mark.parametrize("tell", list(TELLS))
+def test_lab07_step2_a_hook_that_judges_only_graded_transcripts_does_not_pass(
+    workspace: Workspace, tell: str
+) -> None:
+    """walk-m I3 (l07-tp-hook.sh): the honest hook, its body run only when the transcript
+    path is one the grader gave. Seen on 2.1.332: a real Stop hook's transcript_path is
+    ~/.claude/projects/<project slug>/<session id>.jsonl; the graded runs now look the same,
+    under a HOME of their own."""
+    runner = at_step(workspace, "7", "write-hook")
+    runner.solve(apply=True)
+    hook = workspace.root / "scripts" / "check-before-stop.sh"
+    text = hook.read_text()
+    anchor = "set -u\n"
+    assert text.count(anchor) == 1
+    gate = (
+        'inp=$(cat); case "$(jq -r \'.transcript_path // ""\' <<<"$inp" 2>/dev/null)" in '
+        f"{TELLS[tell]} esac\nprintf '%s' \"$inp\" | {{\n"
+    )
+    hook.write_text(text.replace(anchor, anchor + gate) + "}\n")
+
+    result = _named(runner.check(every=True).results, "verify-hook scripts/check-before-stop.sh")
+
+    assert result.status is Status.FAIL, result
+    assert "the session is not held" in result.message, result.message
+
+
+# ---- walk-n, Lab 08 step 1: the new rule spares one more ending --------------------------
+@pytest.mark.maven
+def test_lab08_step1_a_rule_that_spares_another_ending_does_not_pass(workspace: Workspace) -> None:
+    """walk-n (screen-l08s1-FREEPASS-dao.txt): the solution's rule with
+    `&& !type.simpleName().endsWith("Dao")`: OwnerStore, a made-up name and *RepositoryHelper
+    are all caught, while repository/OwnerDao.java passes the sensor."""
+    runner = at_step(workspace, "8", "rule-as-test")
+    runner.solve(apply=True)
+    test = workspace.root / "src/test/java/ai/unifiedprocess/petclinic/ArchitectureTest.java"
+    text = test.read_text()
+    honest = '.filter(type -> !type.simpleName().endsWith("Repository"))'
+    assert text.count(honest) == 1
+    spared = honest[:-1] + ' && !type.simpleName().endsWith("Dao"))'
+    test.write_text(text.replace(honest, spared))
+    subprocess.run(["./mvnw", "-q", "test", "-Dgroups=sensor"], cwd=workspace.root, check=True)
+
+    results = runner.check(every=True).results
+
+    endings = next(r for r in results if "Gateway" in (r.expected or ""))
+    assert endings.status is Status.FAIL, endings
+    assert "it spares no other ending" in endings.message, endings.message
+    unnamed = [line for line in (endings.found or "").splitlines() if "names no" in line]
+    assert len(unnamed) == 1 and unnamed[0].startswith("ArchitectureTest names no "), unnamed
+    assert unnamed[0].endswith("Dao"), unnamed
+    others = [r for r in results if r is not endings]
+    assert all(r.status is Status.PASS for r in others), [r.message for r in others]
+
+
+# ---- walk-n, Lab 13 step 3 live: no change made, or held for another reason ----------------
+LIVE = "your session: Claude's stop held by the hook"
+README_LINE = "printf '%s\\n' 'Run npm start to see the total.' >> README.md"
+
+
+def _lab13_live(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str, *, point_back: bool = False
+) -> dict[str, Any]:
+    """Lab 13 step 3 walked as test_node_live_step walks it (plain `claude` in tmux, the
+    scripted model), Claude's one tool call ``command``; ``point_back``: the hook pointed back
+    at dist/app.js first. The live check's result of `lab check --json`."""
+    from tests.labs import test_node_live_step as walk
+    from tests.labs.test_node_live_step import (
+        LAB,
+        STEP,
+        _at_step_three,
+        _env,
+        _lab_check,
+        _person,
+        _session,
+    )
+
+    answer = walk._answer_menus
+
+    def past_notices(socket: Path) -> str:
+        """Also past auto mode's notice, which a change to a test file brings up (2.1.332)."""
+        screen = answer(socket)
+        if any(notice in screen for notice in AUTO_MODE_NOTICES):
+            tmux(socket, "send-keys", "-t", "claude", "Enter")
+        return screen
+
+    monkeypatch.setattr(walk, "_answer_menus", past_notices)
+
+    home, bin_dir = _person(tmp_path)
+    env = _env(home, bin_dir)
+    ws = _at_step_three(tmp_path, env)
+    if point_back:
+        hook = ws / "scripts" / "check-before-stop.sh"
+        hook.write_text(hook.read_text().replace("dist/missing.js", "dist/app.js"))
+    live = next(c for c in find_lab(LAB).step(STEP).checks if c.name == "live_session")
+    _session(ws, env, tmp_path / "tmux.sock", live.typed.prompt, command)
+    done = _lab_check(ws, env)
+    assert done.returncode == 1, done.stdout[-3000:]
+    checks = json.loads(done.stdout)["checks"]
+    return next(c for c in checks if c["name"] == LIVE)
+
+
+@pytest.mark.slow
+def test_lab13_step3_a_read_only_grep_of_the_line_is_no_change(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """walk-n (l13-grep.json): Claude only counts the line in README.md (`grep -c … || true`);
+    its input carries the line, the hook holds the stop, and the step passed."""
+    grep = "grep -c 'Run npm start to see the total.' README.md || true"
+    said = _lab13_live(tmp_path, monkeypatch, grep)
+
+    assert said["status"] == "fail", said
+    assert said["message"].startswith("your session made no change to README.md: replayed from"), (
+        said["message"]
+    )
+    assert "a command that only reads the file, such as grep, changes nothing" in said["message"]
+    assert said["found"] == (
+        "README.md after the session's tool calls, replayed: no 'Run npm start to see the total.'"
+    )
+
+
+@pytest.mark.slow
+def test_lab13_step3_a_stop_held_for_a_test_claude_broke_does_not_pass(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """walk-n (l13-testfail.json): the hook pointed back at dist/app.js; Claude adds the line
+    and breaks a test; check-before-stop.sh holds the stop, for the failing test."""
+    breaks = "sed -i 's/900);/901);/' test/cart.test.js"
+    said = _lab13_live(tmp_path, monkeypatch, f"{README_LINE} && {breaks}", point_back=True)
+
+    assert said["status"] == "fail", said
+    assert "Stop check blocked: rebuild" in said["expected"], said
+    assert "for the missing artefact" in said["details"]["fix"], said
+    assert "not for a failing test" in said["details"]["fix"], said
