@@ -17,10 +17,12 @@ from typing import Any
 import pytest
 
 from harness.claude.client.person import AUTO_MODE_NOTICES
+from harness.claude.engines import Engine, open_session
 from harness.engine.manifest import find_lab
 from harness.results import CheckResult, Status
 from harness.workspace import Workspace
 from tests.builders import tmux
+from tests.conftest import require_real_client
 from tests.labs.test_free_passes import LABS, at_step
 
 
@@ -65,7 +67,7 @@ def test_lab06_step2_a_settings_env_whose_path_hides_jq_does_not_pass(
 
     results = runner.check(every=True).results
 
-    registered = _named(results, "settings", "environment Claude Code starts with")
+    (registered,) = [r for r in results if r.name == "settings"]
     assert registered.status is Status.FAIL, registered
     assert registered.message.startswith(
         '.claude/settings.json sets "env" (PATH): Claude Code runs every hook and tool with '
@@ -77,6 +79,34 @@ def test_lab06_step2_a_settings_env_whose_path_hides_jq_does_not_pass(
     guarded = next(r for r in results if r.name.startswith("the status guard itself"))
     assert guarded.status is Status.FAIL, guarded  # the emulator's guard finds no jq either
     assert '.claude/settings.json sets "env" (PATH)' in guarded.message, guarded.message
+
+
+@pytest.mark.parametrize("engine", [Engine.EMULATOR, Engine.CLAUDE_CODE])
+def test_a_settings_env_reaches_every_hook_and_tool_on_both_engines(
+    tmp_path: Path, engine: str
+) -> None:
+    """What G3 rests on, seen on the pinned client: settings.json's "env" is in every hook's
+    environment (PATH included) and in the Bash tool's; the emulator does the same."""
+    if engine == Engine.CLAUDE_CODE:
+        require_real_client()
+    root = tmp_path / "project"
+    (root / ".claude").mkdir(parents=True)
+    log = tmp_path / "hooks.log"
+    command = f'echo "$HOOKLAB_PROBE $PATH" >> {log}'
+    hook = {"hooks": [{"type": "command", "command": command}]}
+    settings = {
+        "env": {"HOOKLAB_PROBE": "from-settings", "PATH": f"{tmp_path}:/usr/bin:/bin"},
+        "hooks": {"PreToolUse": [{"matcher": "Bash", **hook}], "Stop": [hook]},
+    }
+    (root / ".claude" / "settings.json").write_text(json.dumps(settings))
+    with open_session(engine, root, transcript_dir=tmp_path / "t") as session:
+        session.session_start()
+        session.prompt("say hi")
+        ran = session.bash("echo tool=$HOOKLAB_PROBE")
+        session.stop("done")
+
+    assert "tool=from-settings" in ran.tool_result, ran
+    assert log.read_text().splitlines() == [f"from-settings {tmp_path}:/usr/bin:/bin"] * 2
 
 
 # ---- walk-m H3: a contract part whose text a sentence after it takes back -------------------
@@ -182,7 +212,9 @@ def test_lab08_step1_a_rule_that_spares_another_ending_does_not_pass(workspace: 
 
     results = runner.check(every=True).results
 
-    endings = next(r for r in results if "Gateway" in (r.expected or ""))
+    failed = [r for r in results if r.status is not Status.PASS]
+    assert failed, "every check passed with *Dao spared"
+    endings = next(r for r in failed if "Gateway" in (r.expected or ""))
     assert endings.status is Status.FAIL, endings
     assert "it spares no other ending" in endings.message, endings.message
     unnamed = [line for line in (endings.found or "").splitlines() if "names no" in line]

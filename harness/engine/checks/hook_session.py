@@ -313,8 +313,9 @@ def _verdict(
         )
         # A hook of settings.local.json held it: say where, as settings.json has none.
         local = local_hooks_that_held(workspace, play.steps)
-        env = env_cause(workspace)  # the settings' "env" reached every hook (walk-m G3)
-        if env is not None:
+        # The settings' "env" took a program the hooks use off their PATH (walk-m G3).
+        env = env_cause(workspace)
+        if env is not None and env.lost:
             headline = f"{headline}; {env.said()}"
             details["fix"] = env.fix()
         return CheckResult.failed(
