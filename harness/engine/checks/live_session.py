@@ -207,6 +207,23 @@ def _ask(p: LiveParams, want: dict[str, Any] | None) -> str:
     return f"ask Claude: {p.prompt}" if p.prompt else "carry on with Claude"
 
 
+def _found_sessions(
+    ctx: CheckContext, p: LiveParams, title: str, wanted: list[dict[str, Any]]
+) -> list[tuple[Path, str]] | CheckResult:
+    """The workspace's recorded sessions, or the failure when there is none to judge."""
+    try:
+        sessions = _sessions(ctx)
+    except OSError as exc:
+        return CheckResult.errored(f"cannot read Claude Code's sessions: {exc}", name=title)
+    if sessions:
+        return sessions
+    elsewhere = _sessions_elsewhere(ctx)
+    if elsewhere:
+        no_session = _no_session(ctx, p, title, wanted)
+        return _with_cause(no_session, started_elsewhere(elsewhere, ctx.workspace.root))
+    return _no_session(ctx, p, title, wanted)
+
+
 def run(ctx: CheckContext, p: LiveParams) -> CheckResult:
     title = p.title or "your Claude Code session"
     if ctx.scripted:
@@ -215,16 +232,9 @@ def run(ctx: CheckContext, p: LiveParams) -> CheckResult:
     claim = ctx.step.passed
     if ctx.step.rebuild_evidence and claim and claim.evidence_commit:
         return _recheck_claim(ctx, claim, p, title, wanted)
-    try:
-        sessions = _sessions(ctx)
-    except OSError as exc:
-        return CheckResult.errored(f"cannot read Claude Code's sessions: {exc}", name=title)
-    if not sessions:
-        elsewhere = _sessions_elsewhere(ctx)
-        if elsewhere:
-            no_session = _no_session(ctx, p, title, wanted)
-            return _with_cause(no_session, started_elsewhere(elsewhere, ctx.workspace.root))
-        return _no_session(ctx, p, title, wanted)
+    sessions = _found_sessions(ctx, p, title, wanted)
+    if isinstance(sessions, CheckResult):
+        return sessions
     best = _best_session(sessions, wanted, title)
     if isinstance(best, CheckResult):
         return best
