@@ -219,10 +219,10 @@ def run(ctx: CheckContext, p: LiveParams) -> CheckResult:
             no_session = _no_session(ctx, p, title, wanted)
             return _with_cause(no_session, started_elsewhere(elsewhere, ctx.workspace.root))
         return _no_session(ctx, p, title, wanted)
-    best = _best_session(sessions, wanted, title)
-    if isinstance(best, CheckResult):
-        return best
-    count, timeline, views, at, kind = best
+    judged = _best_session(sessions, wanted, title)
+    if isinstance(judged, CheckResult):
+        return judged
+    (count, timeline, views, at, kind), older = judged
     details = _details(timeline, kind, views, at)
     hand_made = live_evidence.hand_made(ctx, title, timeline, details, ask=_ask(p, None))
     if hand_made is not None:
@@ -247,8 +247,7 @@ def run(ctx: CheckContext, p: LiveParams) -> CheckResult:
         )
     if count < len(wanted):
         missing = _missing(p, title, wanted, count, views, at, timeline, details)
-        newer = [path for path, _ in sessions].index(timeline.path)
-        return _with_cause(_newer_did_less(missing, newer, wanted, sessions[0][0]), cause)
+        return _with_cause(_older_did_more(missing, older, wanted), cause)
     # Re-verification runs on a copy at the passed state, without today's reports and markers:
     # the replay alone re-checks the session there.
     problems = [] if ctx.step.rebuild_evidence else live_evidence.evidence(ctx, wanted, p, timeline)
@@ -284,21 +283,18 @@ def _not_shown(
 _Best = tuple[int, Timeline, list[Moment], list[int], str]
 
 
-def _newer_did_less(
-    missing: CheckResult, newer: int, wanted: list[dict[str, Any]], newest: Path
+def _older_did_more(
+    missing: CheckResult, older: _Best | None, wanted: list[dict[str, Any]]
 ) -> CheckResult:
-    """What the person's newest session did, first, and why it did not count (walk-l: the
-    screen told of an older session only)."""
-    if newer:
-        try:
-            views = moments_of(read_session(newest))
-        except RecordedSessionError:
-            views = []
-        met, _ = match_in_order(wanted, views)
+    """The newest session's failure, then an older session that came further, said after it
+    (walk-n: the headline and the fix told of the older session, not of the one just played)."""
+    if older is not None:
+        count, timeline = older[0], older[1]
+        did = "moment 1" if count == 1 else f"moments 1 to {count}"
         missing.found = (
-            f"your newest session ({newest.stem}) matched {met} of the {len(wanted)} moments in "
-            f"order: they count from the first ({describe(wanted[0])}), all in one session; "
-            f"below, the session that matched most ({newer} came after it)\n{missing.found}"
+            f"{missing.found}\nan older session here ({timeline.session_id}) came further: it "
+            f"did {did} of the {len(wanted)}, then not moment {count + 1} "
+            f"({describe(wanted[count])}); the step needs all {len(wanted)} in one session"
         )
     return missing
 
@@ -317,10 +313,12 @@ def _with_cause(result: CheckResult, cause: LiveCause | None) -> CheckResult:
 
 def _best_session(
     sessions: list[tuple[Path, str]], wanted: list[dict[str, Any]], title: str
-) -> _Best | CheckResult:
-    """The session meeting most of the expectations, newest first (the first that meets them
-    all): how many it meets, its timeline, its steps, where they matched, its kind."""
-    best: _Best | None = None
+) -> tuple[_Best, _Best | None] | CheckResult:
+    """The session judged, and an older one said after it: the newest that meets all the
+    expectations (none older); else the newest readable (what the person just did: its cause
+    and fix are the ones to say), with the older session that met most, when it met more."""
+    newest: _Best | None = None
+    older: _Best | None = None
     unreadable: list[str] = []
     for path, kind in sessions:
         try:
@@ -330,17 +328,19 @@ def _best_session(
             continue
         views = moments_of(timeline)
         count, at = match_in_order(wanted, views)
-        if best is None or count > best[0]:
-            best = (count, timeline, views, at, kind)
         if count == len(wanted):
-            break
-    if best is None:
+            return (count, timeline, views, at, kind), None
+        if newest is None:
+            newest = (count, timeline, views, at, kind)
+        elif count > max(newest[0], older[0] if older else -1):
+            older = (count, timeline, views, at, kind)
+    if newest is None:
         return CheckResult.failed(
             "this workspace's Claude Code sessions cannot be read",
             name=title,
             found="\n".join(unreadable[:3]),
         )
-    return best
+    return newest, older
 
 
 def _extract_bytes(timeline: Timeline, keep: list[int]) -> bytes:
