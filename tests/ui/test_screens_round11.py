@@ -11,7 +11,9 @@ tmux, with the scripted model) where a step is live, the renderers a person sees
 
 from __future__ import annotations
 
+import json
 import shutil
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -21,6 +23,10 @@ import pytest
 from harness.claude.client.api import ApiRequest, Reply, ScriptedApi
 from harness.claude.client.install import find_client
 from harness.claude.client.person import AUTO_MODE_NOTICES
+from harness.engine.context import CheckContext
+from harness.engine.manifest import find_lab
+from harness.results import CheckResult, Status
+from harness.ui.lab_view import result_renderable
 from harness.workspace import Workspace
 from tests.builders import reach_step, run_lab
 from tests.engine.terminal import fresh_home, kept_terminal
@@ -34,6 +40,7 @@ from tests.recorded_sessions import (
     DONE,
     UC5,
 )
+from tests.ui.test_screens_round9 import shown
 from tests.ui.test_screens_round10 import fits
 
 WIDTHS = (80, 100, 120)
@@ -124,4 +131,96 @@ def test_lab11_step4_the_newest_sessions_refusal_heads_the_failure_not_an_older_
         ), screen
         assert said.index("auto mode refused") < said.index("an older session here"), screen
         assert "the answer was No" not in said and "matched fewer" not in said, screen
+        assert fits(screen, width), screen
+
+
+# ---- 2. a hook kept in a plugin's hooks/hooks.json is named with its file --------------------
+
+PLUGIN = ".claude/plugins/aiup-vaadin-jooq"
+
+
+def _into_plugin(root: Path, event: str, entry: dict[str, Any], matcher: str = "") -> None:
+    """``entry`` registered in the workspace's plugin's hooks/hooks.json, as walk n did."""
+    group: dict[str, Any] = {"hooks": [entry]}
+    if matcher:
+        group["matcher"] = matcher
+    folder = root / PLUGIN / "hooks"
+    folder.mkdir(parents=True, exist_ok=True)
+    data = {"hooks": {event: [group]}}
+    (folder / "hooks.json").write_text(json.dumps(data, indent=2) + "\n")
+
+
+def _failed_hook_session(workspace: Workspace, lab_id: str, step: str) -> CheckResult:
+    lab = find_lab(lab_id)
+    spec = next(c for c in lab.step(step).checks if c.name == "hook_session")
+    result = spec.kind.run(CheckContext(workspace, lab.dir), spec.typed)
+    assert result.status is Status.FAIL, result
+    return result
+
+
+@pytest.mark.maven
+def test_lab10_step3_a_prompt_hook_in_the_plugin_is_named_with_its_file(
+    workspace: Workspace,
+) -> None:
+    """Walk n (and j, l), Lab 10 step 3: the judge moved from .claude/settings.json into the
+    plugin's hooks/hooks.json. ``✔ PASS file .claude/settings.json: as expected``, then "take
+    the prompt hook out of the Stop group", no file named. Real: the lab's own check, its
+    session played with Maven on the emulator, the plugin loaded as Claude Code loads it."""
+    reach_step(workspace, "10", "evidence")
+    claude = workspace.root / ".claude"
+    settings = json.loads((claude / "settings.json").read_text())
+    stop = settings["hooks"]["Stop"][0]["hooks"]
+    prompt = next(h for h in stop if h.get("type") == "prompt")
+    stop.remove(prompt)
+    (claude / "settings.json").write_text(json.dumps(settings, indent=2) + "\n")
+    _into_plugin(workspace.root, "Stop", prompt)
+    smoke = subprocess.run(
+        ["./.claude/hooks/smoke.sh"], cwd=workspace.root, capture_output=True, text=True
+    )
+    assert smoke.returncode == 0, smoke.stdout[-2000:]
+    result = _failed_hook_session(workspace, "10", "evidence")
+    hooks_json = f"{PLUGIN}/hooks/hooks.json"
+    for width in WIDTHS:
+        screen = shown(result_renderable(result), width)
+        said = joined(screen)
+        assert f"the hook that held it is in {hooks_json}" in said, screen
+        assert (
+            f"session step 5 (stop) was held by a prompt hook that {hooks_json} registers "
+            "(hooks.Stop[0].hooks[0]), not .claude/settings.json" in said
+        ), screen
+        assert f"fix: take the hook out of {hooks_json} (hooks.Stop[0].hooks[0])" in said, screen
+        assert fits(screen, width), screen
+
+
+@pytest.mark.maven
+def test_lab08_step2_the_naming_hook_moved_into_the_plugin_is_named_with_its_file(
+    workspace: Workspace,
+) -> None:
+    """Walk n, Lab 08 step 2: the whole old naming hook moved into the plugin: "no hook (in
+    .claude/hooks/ or written inline in .claude/settings.json) may refuse it; git diff
+    .claude/settings.json shows what is left": settings.json had nothing left, and the hook's
+    file was named only in the output's tail. Real: the lab's own check, the step solved as
+    the lab solves it, the hook then registered in the plugin."""
+    runner = reach_step(workspace, "8", "drop-hook")
+    root = workspace.root
+    names = (root / ".claude/hooks/check-repository-names.sh").read_text()
+    runner.solve(apply=True)
+    script = root / PLUGIN / "hooks" / "names.sh"
+    script.parent.mkdir(parents=True)
+    script.write_text(names)
+    script.chmod(0o755)
+    command = "${CLAUDE_PLUGIN_ROOT}/hooks/names.sh"
+    _into_plugin(root, "PreToolUse", {"type": "command", "command": command}, "Write")
+    result = _failed_hook_session(workspace, "8", "drop-hook")
+    hooks_json = f"{PLUGIN}/hooks/hooks.json"
+    for width in WIDTHS:
+        screen = shown(result_renderable(result), width)
+        said = joined(screen)
+        assert f"the hook that held it is in {hooks_json}" in said, screen
+        assert (
+            f"session step 2 (write) was held by a hook that {hooks_json} registers "
+            "(hooks.PreToolUse[0].hooks[0]), not .claude/settings.json" in said
+        ), screen
+        assert "or written inline in .claude/settings.json) may refuse it" not in said, screen
+        assert f"fix: take the hook out of {hooks_json} (hooks.PreToolUse[0].hooks[0])" in said
         assert fits(screen, width), screen
