@@ -286,18 +286,33 @@ def near_miss(after: list[Moment]) -> str:
     return ""
 
 
+_SCRIPT = re.compile(r"[\w./-]*[\w-]\.sh")
+
+
 def not_held(after: list[Moment], missing: dict[str, Any]) -> str:
-    """A stop came, but the person's own hook did not hold it (walk-k, Lab 07 step 4: the fix
-    asked for a stop Claude had made): run the hook as Claude Code does, by hand."""
-    script = str(missing.get("feedback_contains") or "")
+    """A stop came, but the step's own hook did not hold it (walk-k, Lab 07 step 4: the fix
+    asked for a stop Claude had made): run the hook as Claude Code does, by hand. Another hook
+    that held it is named (walk-n, Lab 13 step 3: always-hold.sh held, and the fix asked for
+    the change the person had just asked for)."""
+    found = _SCRIPT.search(str(missing.get("feedback_contains") or ""))
     wants_held = missing.get("do") == StepKind.STOP and missing.get("outcome") == Outcome.BLOCKED
-    if not (wants_held and script.endswith(".sh")):
-        return ""
     stop = next((m for m in after if m.do == StepKind.STOP), None)
-    if stop is None:
+    if not (wants_held and found) or stop is None:
         return ""
-    return (
-        f"Claude stopped at {stop.label} and {script} did not hold it: run it as Claude Code "
-        f"does, in the workspace, while the claim does not hold: echo '{{}}' | "
-        f"CLAUDE_PROJECT_DIR=$PWD ./{script}; echo $? (it should give its reason and 2)"
+    script = found.group().removeprefix("./")
+    by_hand = (
+        f"run it as Claude Code does, in the workspace, while the claim does not hold: echo "
+        f"'{{}}' | CLAUDE_PROJECT_DIR=$PWD ./{script}; echo $? (it should give its reason and 2)"
+        if "/" in script
+        else f"run {script} by hand as Claude Code runs it, while the claim does not hold"
     )
+    others = (
+        stop.verdict.removeprefix("blocked by ") if stop.verdict.startswith("blocked by ") else ""
+    )
+    if others and script.rsplit("/", 1)[-1] not in others:
+        return (
+            f"Claude stopped at {stop.label} and {others} held it, not {script}: the step's "
+            f"hook let that stop go, and only its hold counts. To see why, {by_hand}; then "
+            "play the step again"
+        )
+    return f"Claude stopped at {stop.label} and {script} did not hold it: {by_hand}"
