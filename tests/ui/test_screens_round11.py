@@ -25,8 +25,10 @@ from harness.claude.client.install import find_client
 from harness.claude.client.person import AUTO_MODE_NOTICES
 from harness.engine.context import CheckContext
 from harness.engine.manifest import find_lab
+from harness.grading.stop_grade import OTHER_BREAKS
+from harness.grading.stop_judges import MISSES
 from harness.results import CheckResult, Status
-from harness.ui.lab_view import result_renderable
+from harness.ui.lab_view import print_step_run, result_renderable
 from harness.workspace import Workspace
 from tests.builders import reach_step, run_lab
 from tests.engine.terminal import fresh_home, kept_terminal
@@ -40,8 +42,8 @@ from tests.recorded_sessions import (
     DONE,
     UC5,
 )
-from tests.ui.test_screens_round9 import shown
-from tests.ui.test_screens_round10 import fits
+from tests.ui.test_screens_round9 import console_at, shown
+from tests.ui.test_screens_round10 import fits, node_at
 
 WIDTHS = (80, 100, 120)
 
@@ -223,4 +225,185 @@ def test_lab08_step2_the_naming_hook_moved_into_the_plugin_is_named_with_its_fil
         ), screen
         assert "or written inline in .claude/settings.json) may refuse it" not in said, screen
         assert f"fix: take the hook out of {hooks_json} (hooks.PreToolUse[0].hooks[0])" in said
+        assert fits(screen, width), screen
+
+
+# ---- 3. a command wider than the terminal: over lines the shell joins, never cut -------------
+
+
+def _shell_joined(screen: str) -> str:
+    """The screen as the shell reads what is copied from it: a line ending in `` \\`` goes on
+    with the next; runs of spaces one."""
+    return " ".join(screen.replace(" \\\n", " ").split())
+
+
+def test_lab03_step1_the_shipped_checks_rm_of_two_plugin_files_is_split_where_the_shell_can(
+    workspace: Workspace,
+) -> None:
+    """Walk m (walk-k N2 again): ``fix: rm .claude/plugins/aiup-vaadin-jooq/hooks/after-bash.sh
+    .claude/plugins/aiup-vaadin-jooq/hooks/hooks.json``, one line of 112 columns at 100: the
+    terminal broke it at its edge. Real: Lab 03 step 1's own shipped check, two files added
+    to the workspace's plugin."""
+    runner = reach_step(workspace, "3", find_lab("3").steps[0].id)
+    hooks = workspace.root / PLUGIN / "hooks"
+    hooks.mkdir(parents=True)
+    (hooks / "after-bash.sh").write_text("#!/usr/bin/env bash\nexit 0\n")
+    (hooks / "hooks.json").write_text('{"hooks": {}}\n')
+    lab = find_lab("3")
+    spec = next(c for c in lab.steps[0].checks if c.name == "shipped")
+    result = spec.kind.run(runner.context(lab), spec.typed)
+    assert result.status is Status.FAIL, result
+    rm = f"rm {PLUGIN}/hooks/after-bash.sh {PLUGIN}/hooks/hooks.json"
+    assert rm in str(result.details["fix"]), result.details
+    for width in WIDTHS:
+        screen = shown(result_renderable(result), width)
+        rows = screen.splitlines()
+        assert all(len(row) <= width for row in rows), screen
+        assert rm in _shell_joined(screen), screen
+        if len(rm) + len("  fix: ") > width:
+            fix_fmt = f"  fix: rm {PLUGIN}/hooks/after-bash.sh \\"
+            assert fix_fmt in rows, screen
+            assert f"         {PLUGIN}/hooks/hooks.json" in rows, screen
+
+
+def test_verify_hooks_other_break_sed_wider_than_the_terminal_is_split_where_the_shell_can() -> (
+    None
+):
+    """Walk m (L07 step 2, known since walk i): verify-hook's "lets the turn end after `sed -i
+    's/failures="0"/failures="1"/' target/surefire-reports/TEST-…ArchitectureTest.xml`", 119
+    columns on one line, broken by the terminal's edge at 100. Real: the grader's own words
+    for that miss, with Lab 07's own --other-break command, as ``lab check`` draws them."""
+    lab = find_lab("7")
+    spec = next(c for s in lab.steps for c in s.checks if c.name == "verify_hook")
+    sed = next(c for c in spec.typed.other_breaks if c.startswith("sed -i 's/failures"))
+    miss = MISSES[(OTHER_BREAKS, "lets go")]
+    said = miss.problem.format(command=sed)
+    result = CheckResult.failed(
+        f"3 of 10 checks fail (1 not judged): {said}",
+        name="verify-hook scripts/check-before-stop.sh",
+        output=f"✗ broken other ways → blocks: {said} — fix: {miss.fix}",
+    )
+    for width in WIDTHS:
+        screen = shown(result_renderable(result), width)
+        rows = screen.splitlines()
+        assert all(len(row) <= width for row in rows), screen
+        assert sed in _shell_joined(screen), screen
+        if width < len(sed) + 2:
+            assert '  `sed -i \'s/failures="0"/failures="1"/\' \\' in rows, screen
+            path = "target/surefire-reports/TEST-ai.unifiedprocess.petclinic.ArchitectureTest.xml`"
+            assert any(row.strip() == path for row in rows), screen
+
+
+# ---- 4. Lab 13: the cause in words, not a raw substring or a request already met --------------
+
+GATE = '[ -n "${CLAUDE_PROJECT_DIR:-}" ] && { echo "Stop check passed: dist/app.js"; exit 0; }'
+
+
+def test_lab13_step1_a_hook_that_ends_early_as_claude_code_runs_it_is_named_as_such(
+    tmp_path: Path,
+) -> None:
+    """Walk n, Lab 13 step 1: the hook tested dist/missing.js, but a line after ``set -eu``
+    ended it when CLAUDE_PROJECT_DIR is set, as Claude Code runs it; the failure said "point
+    it at dist/missing.js", which it already did. Real: the lab's own checks on a provisioned
+    Node workspace, the step solved as the lab solves it, then the walker's line added."""
+    ws, runner = node_at(tmp_path, "13", "block-on-missing")
+    runner.solve(apply=True)
+    hook = ws.root / "scripts" / "check-before-stop.sh"
+    text = hook.read_text()
+    hook.write_text(text.replace("set -eu\n", f"set -eu\n{GATE}\n", 1))
+    run = runner.check()
+    assert run.status is Status.FAIL, run
+    for width in WIDTHS:
+        console, out = console_at(width)
+        print_step_run(console, run)
+        screen = out.getvalue()
+        said = joined(screen)
+        assert (
+            "✘ FAIL the hook answers as Claude Code runs it as it does by hand: the hook ends "
+            "otherwise when Claude Code runs it than by hand: a line before its check reads "
+            "CLAUDECODE, CLAUDE_CODE_ENTRYPOINT or CLAUDE_PROJECT_DIR and ends the hook" in said
+        ), screen
+        assert "by hand: exit 2; as Claude Code runs it (CLAUDECODE=1" in said, screen
+        assert "point it at dist/missing.js" not in said, screen
+        assert fits(screen, width), screen
+    hook.write_text(text)  # the solve as the lab makes it: every check passes
+    assert runner.check().status is Status.PASS
+
+
+def test_lab13_step2_the_hook_still_naming_dist_missing_js_is_said_in_words(
+    tmp_path: Path,
+) -> None:
+    """Walk n, Lab 13 step 2: ``expected: no 'dist/missing.js'``, a raw substring as what the
+    check wants. Real: the lab's own file check on a provisioned Node workspace at that step,
+    where the hook still tests dist/missing.js."""
+    ws, _ = node_at(tmp_path, "13", "pass-after-fix")
+    lab = find_lab("13")
+    spec = next(c for c in lab.step("pass-after-fix").checks if c.name == "file")
+    result = spec.kind.run(CheckContext(ws, lab.dir), spec.typed)
+    assert result.status is Status.FAIL, result
+    for width in WIDTHS:
+        screen = shown(result_renderable(result), width)
+        said = joined(screen)
+        assert (
+            "expected: scripts/check-before-stop.sh whose code (its comments aside) no longer "
+            "names dist/missing.js" in said
+        ), screen
+        assert "no 'dist/missing.js'" not in said, screen
+        assert "found: if ! test -s dist/missing.js; then" in said, screen
+        assert fits(screen, width), screen
+
+
+ALWAYS_HOLD = """#!/usr/bin/env sh
+# Holds the first stop of a turn, whatever is there.
+case "$(cat)" in *'"stop_hook_active":true'*|*'"stop_hook_active": true'*) exit 0 ;; esac
+echo "Stop check blocked: rebuild dist/app.js (npm run build)" >&2
+exit 2
+"""
+README_LINE = "Run npm start to see the total."
+
+
+@pytest.mark.skipif(find_client() is None, reason="the pinned Claude Code client is not installed")
+def test_lab13_step3_a_stop_held_by_another_hook_names_both_hooks_not_the_prompt(
+    tmp_path: Path,
+) -> None:
+    """Walk n, Lab 13 step 3: the step's hook pointed back at dist/app.js, and an added Stop
+    hook, always-hold.sh, held the first stop. The failure's fix: "ask Claude: Add a line …",
+    which the person had just done. Real: a provisioned Node workspace at that step, the
+    session played on the real client (scripted model), ``lab check`` as a process."""
+    ws, _ = node_at(tmp_path, "13", "held-live")
+    root = ws.root
+    hook = root / "scripts" / "check-before-stop.sh"
+    hook.write_text(hook.read_text().replace("test -s dist/missing.js", "test -s dist/app.js"))
+    other = root / "scripts" / "always-hold.sh"
+    other.write_text(ALWAYS_HOLD)
+    other.chmod(0o755)
+    path = root / ".claude" / "settings.json"
+    settings = json.loads(path.read_text())
+    entry = {"type": "command", "command": "./scripts/always-hold.sh", "timeout": 10}
+    settings["hooks"]["Stop"][0]["hooks"].append(entry)
+    path.write_text(json.dumps(settings, indent=2) + "\n")
+    config = tmp_path / "claude-home"
+    readme = (root / "README.md").read_text()
+    first = readme.splitlines(keepends=True)[0]
+    _played(
+        root,
+        config,
+        [
+            ("prompt", (f'Add a line "{README_LINE}" to README.md, then finish.',)),
+            ("edit", ("README.md", first, f"{first}\n{README_LINE}\n")),
+            ("stop", ("Done: the line is in README.md.",)),
+            ("stop", ("The hook asks for a rebuild; dist/app.js is there.",)),
+        ],
+    )
+    for width in WIDTHS:
+        proc = run_lab(root, "check", env={"COLUMNS": str(width), "CLAUDE_CONFIG_DIR": str(config)})
+        assert proc.returncode == 1, proc
+        screen = proc.stdout
+        said = joined(screen)
+        assert "(blocked by always-hold.sh)" in said, screen
+        assert (
+            "and always-hold.sh held it, not check-before-stop.sh: the step's hook let that stop "
+            "go, and only its hold counts" in said
+        ), screen
+        assert "fix: ask Claude:" not in said, screen
         assert fits(screen, width), screen
