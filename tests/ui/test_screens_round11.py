@@ -41,6 +41,7 @@ from tests.recorded_sessions import (
     AUDITOR,
     DONE,
     UC5,
+    play,
 )
 from tests.ui.test_screens_round9 import console_at, shown
 from tests.ui.test_screens_round10 import fits, node_at
@@ -406,4 +407,48 @@ def test_lab13_step3_a_stop_held_by_another_hook_names_both_hooks_not_the_prompt
             "go, and only its hold counts" in said
         ), screen
         assert "fix: ask Claude:" not in said, screen
+        assert fits(screen, width), screen
+
+
+# ---- 5. a live step's replay that differs, nothing changed since: not "put back" ------------
+
+# The walker's gate (walk-m I3), the other way round: the hook lets go wherever the client
+# keeps a person's transcripts (its config folder's projects/), and judges elsewhere.
+TP_GATE = """inp=$(cat)
+case "$(printf '%s' "$inp" | jq -r '.transcript_path // ""')" in */projects/*) exit 0 ;; esac
+exec <<<"$inp"
+"""
+
+
+@pytest.mark.maven
+@pytest.mark.skipif(find_client() is None, reason="the pinned Claude Code client is not installed")
+def test_lab07_step4_a_hook_answering_on_its_input_is_not_told_to_put_back_a_change(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    """Walk m, Lab 07 step 4: a hook that judges only when its transcript_path is under
+    /dev/shm let the real session's stop go and blocked on the replay. The screen: "a hook,
+    the settings or what they read changed after the session ... or put back what you changed
+    since": nothing had changed; playing again fails the same way. Real: the step reached as
+    the lab solves it, the hook given the walker's gate, a session played on the real client."""
+    reach_step(workspace, "7", "your-session")
+    root = workspace.root
+    hook = root / "scripts" / "check-before-stop.sh"
+    text = hook.read_text()
+    assert text.startswith("#!/usr/bin/env bash\n"), text[:60]
+    shebang, body = text.split("\n", 1)
+    hook.write_text(f"{shebang}\n{TP_GATE}{body}")
+    played = play("small-change", root, tmp_path / "claude-home")
+    env = {"CLAUDE_CONFIG_DIR": str(played.config_dir)}
+    for width in WIDTHS:
+        proc = run_lab(root, "check", env={**env, "COLUMNS": str(width)})
+        assert proc.returncode == 1, proc
+        screen = proc.stdout
+        said = joined(screen)
+        assert (
+            "your hooks answer differently on Hook Lab's replay than in your session, and no "
+            "hook file changed after it: a hook answers on something the replay gives "
+            "otherwise, its input (transcript_path, session_id, cwd)" in said
+        ), screen
+        assert "put back what you changed since" not in said, screen
+        assert "changed after the session" not in said, screen
         assert fits(screen, width), screen

@@ -85,10 +85,13 @@ def _hook_verdict(timeline: Timeline) -> bool:
     )
 
 
-def replay_differs(root: Path) -> LiveCause:
+def replay_differs(root: Path, changed_after: list[str] | None = None) -> LiveCause:
     """The session's hooks answered one way and the hooks now, on a replay from the state the
     step began in, another: a hook that names the workspace's own path (it tells the folder
-    from the replay's copy; walk-i), or a hook (or what it reads) changed since the session."""
+    from the replay's copy; walk-i), a hook that answers on what the replay gives otherwise
+    (no hook file changed after the session: walk-m, Lab 07 step 4), or a hook (or what it
+    reads) changed since the session. ``changed_after``: the hook files changed after the
+    session's end (None: not known)."""
     pinned = _naming_the_path(root)
     if pinned:
         return LiveCause(
@@ -97,9 +100,21 @@ def replay_differs(root: Path) -> LiveCause:
             'find the project with "$CLAUDE_PROJECT_DIR" instead of the path, then play the '
             f"session again (start claude in {root} and do the step again)",
         )
+    if changed_after == []:
+        return LiveCause(
+            "your hooks answer differently on Hook Lab's replay than in your session, and no "
+            "hook file changed after it: a hook answers on something the replay gives "
+            "otherwise, its input (transcript_path, session_id, cwd) or its environment "
+            '(settings.json "env", PATH), not only on the workspace\'s files',
+            "run the hook by hand as Claude Code runs it, in the workspace, with the input of "
+            "the stop the found: lines name, and again with another transcript_path; make it "
+            "answer on the workspace's files alone, then play the session again (start claude "
+            f"in {root} and do the step again)",
+        )
+    named = f" ({', '.join(changed_after[:3])})" if changed_after else ""
     return LiveCause(
         "your hooks now answer differently than they did in your session (the found: lines "
-        "say where): a hook, the settings or what they read changed after the session",
+        f"say where): a hook, the settings or what they read changed after the session{named}",
         f"keep the hooks as they are now and play the session again (start claude in {root} "
         "and do the step again), or put back what you changed since",
     )

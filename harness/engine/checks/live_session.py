@@ -50,7 +50,11 @@ from harness.engine.checks.live_causes import (
     started_elsewhere,
 )
 from harness.engine.checks.live_evidence import entered_at, participant_root
-from harness.engine.checks.replay_causes import hooks_changed_since, session_cause
+from harness.engine.checks.replay_causes import (
+    hooks_changed_after,
+    hooks_changed_since,
+    session_cause,
+)
 from harness.engine.context import CheckContext, PassedClaim
 from harness.engine.kinds import Worded, check_kind
 from harness.engine.moment import SENSOR_RUN, Moment, describe, match_in_order, moments_of
@@ -157,11 +161,15 @@ def _sessions_elsewhere(ctx: CheckContext) -> list[SessionFile]:
     return [s for s in since if s.cwd and root not in (Path(s.cwd), *Path(s.cwd).parents)]
 
 
-def _hooks_now_differ(ctx: CheckContext, kind: str) -> LiveCause | None:
+def _hooks_now_differ(ctx: CheckContext, kind: str, timeline: Timeline) -> LiveCause | None:
     root = ctx.workspace.root
     if kind != LIVE or not hooks_changed_since(root, ctx.step.start_ref):
         return None
-    return replay_differs(root)
+    try:  # the client writes the transcript to the session's end
+        ended: float | None = timeline.path.stat().st_mtime
+    except OSError:
+        ended = None
+    return replay_differs(root, None if ended is None else hooks_changed_after(root, ended))
 
 
 def _no_session(
@@ -243,7 +251,7 @@ def run(ctx: CheckContext, p: LiveParams) -> CheckResult:
             ),
             # Hooks ran (else a cause above says why): they answer otherwise now, when they
             # changed since the step began; else the transcript is what changed.
-            cause or _hooks_now_differ(ctx, kind),
+            cause or _hooks_now_differ(ctx, kind, timeline),
         )
     if count < len(wanted):
         missing = _missing(p, title, wanted, count, views, at, timeline, details)
