@@ -452,3 +452,35 @@ def test_lab07_step4_a_hook_answering_on_its_input_is_not_told_to_put_back_a_cha
         assert "put back what you changed since" not in said, screen
         assert "changed after the session" not in said, screen
         assert fits(screen, width), screen
+
+
+@pytest.mark.maven
+@pytest.mark.skipif(find_client() is None, reason="the pinned Claude Code client is not installed")
+def test_lab11_step4_a_session_that_set_done_back_itself_is_not_told_to_put_back_a_change(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    """Walk n, Lab 11 step 4: Done earned, set back to Approved in the same session, the
+    sensors, the stop. ``fix: put back what changed since the session (git diff shows it)``:
+    nothing had changed since; the session itself set it back. Real: the step reached as the
+    lab solves it, the session played on the real client (scripted model) with Maven."""
+    reach_step(workspace, "11", "earn-done")
+    root = workspace.root
+    played = play("done-then-back", root, tmp_path / "claude-home")
+    env = {"CLAUDE_CONFIG_DIR": str(played.config_dir)}
+    for width in WIDTHS:
+        proc = run_lab(root, "check", env={**env, "COLUMNS": str(width)})
+        assert proc.returncode == 1, proc
+        screen = proc.stdout
+        said = joined(screen)
+        assert "the workspace does not show what the session claims" in said, screen
+        assert (
+            f"the session's last change of {UC5} (transcript line" in said
+            and f"does not put {DONE} there" in said
+        ), screen
+        assert (
+            "fix: nothing changed since the session: the session itself left it so (see "
+            f"above). Play the step again, the session ending with {DONE} in {UC5}: start "
+            f"claude in {root} and ask Claude: {ASK_DONE}" in said
+        ), screen
+        assert "put back what changed since the session" not in said, screen
+        assert fits(screen, width), screen

@@ -191,6 +191,10 @@ def _left_by_the_session(timeline: Timeline, rel: str, text: str) -> list[str]:
     ]
 
 
+# live_session names a file the session itself left otherwise with it (the fix: a new session).
+left_by_the_session = _left_by_the_session
+
+
 def _takes_away(change: ToolCall, text: str) -> bool:
     """A write without ``text``, or an edit whose old string has it (or its last word, as in
     "Done" → "Approved") and whose new string has not. An edit of a part of the line ("Approved"

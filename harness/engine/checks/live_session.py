@@ -260,7 +260,7 @@ def run(ctx: CheckContext, p: LiveParams) -> CheckResult:
     # the replay alone re-checks the session there.
     problems = [] if ctx.step.rebuild_evidence else live_evidence.evidence(ctx, wanted, p, timeline)
     if problems:
-        return _not_shown(ctx, p, title, problems, details)
+        return _not_shown(ctx, p, title, problems, details, timeline)
     said = "your own session" if kind == LIVE else "a session Hook Lab played on Claude Code"
     return CheckResult.passed(
         (p.pass_message or "the session did what the step asks") + f" ({said}, "
@@ -272,20 +272,50 @@ def run(ctx: CheckContext, p: LiveParams) -> CheckResult:
 
 
 def _not_shown(
-    ctx: CheckContext, p: LiveParams, title: str, problems: list[str], details: dict[str, Any]
+    ctx: CheckContext,
+    p: LiveParams,
+    title: str,
+    problems: list[str],
+    details: dict[str, Any],
+    timeline: Timeline,
 ) -> CheckResult:
-    """The session matched, but the workspace lacks what it should show now."""
+    """The session matched, but the workspace lacks what it should show now. When the session
+    itself left a file otherwise (walk-n, Lab 11 step 4: Done, then set back to Approved in
+    the session), nothing changed since: the fix is a new session, not "put back"."""
+    again = f"start claude in {ctx.workspace.root} and {_ask(p, None)}"
+    own = [
+        said
+        for rel, text in p.leaves.items()
+        if text not in _read(ctx.path(rel))
+        for said in live_evidence.left_by_the_session(timeline, rel, text)
+    ]
+    if own:
+        problems = [*problems, *(said for said in own if said not in problems)]
+        leaves = " and ".join(f"{text} in {rel}" for rel, text in p.leaves.items())
+        # The prompt ends the fix: what follows "ask Claude:" is a line to copy whole.
+        fix = (
+            "nothing changed since the session: the session itself left it so (see above). "
+            f"Play the step again, the session ending with {leaves}: {again}"
+        )
+    else:
+        fix = (
+            "put back what changed since the session (the found: lines say what), or play the "
+            f"step again: {again}"
+        )
     return CheckResult.failed(
         "the workspace does not show what the session claims",
         name=title,
         expected="the evidence the session's hooks write, and what it leaves",
         found="\n".join(problems),
-        details={
-            **details,
-            "fix": "put back what changed since the session (git diff shows it), or play the "
-            f"step again: start claude in {ctx.workspace.root} and {_ask(p, None)}",
-        },
+        details={**details, "fix": fix},
     )
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(errors="replace")
+    except OSError:
+        return ""
 
 
 _Best = tuple[int, Timeline, list[Moment], list[int], str]
