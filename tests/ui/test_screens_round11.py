@@ -484,3 +484,47 @@ def test_lab11_step4_a_session_that_set_done_back_itself_is_not_told_to_put_back
         ), screen
         assert "put back what changed since the session" not in said, screen
         assert fits(screen, width), screen
+
+
+# ---- 6. a committed change: said to be one, with the way to make it count -----------------
+
+
+@pytest.mark.parametrize(("lab_id", "changed"), [("3", "docs/notes.md"), ("6", None)])
+def test_a_committed_change_is_named_with_how_to_make_it_count(
+    workspace: Workspace, lab_id: str, changed: str | None
+) -> None:
+    """Walk m, Labs 03 and 06 step 1: the person committed their change; ``found: no
+    changes``, and nothing said that a commit does not count. Real: the lab's own git check
+    on a workspace at that step, a real commit, then the fix's own command."""
+    lab = find_lab(lab_id)
+    runner = reach_step(workspace, lab_id, lab.steps[0].id)
+    root = workspace.root
+    if changed is None:  # Lab 06: a hook
+        changed = ".claude/hooks/session-start.sh"
+        (root / changed).write_text((root / changed).read_text() + "# looked at it\n")
+    else:
+        (root / changed).write_text("A note.\n")
+    git = ["git", "-C", str(root), "-c", "user.name=P", "-c", "user.email=p@example.com"]
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "my change"], check=True)
+    spec = next(c for c in lab.steps[0].checks if c.name == "git")
+    result = spec.kind.run(runner.context(lab), spec.typed)
+    assert result.status is Status.FAIL, result
+    fix = str(result.details["fix"])
+    for width in WIDTHS:
+        screen = shown(result_renderable(result), width)
+        said = joined(screen)
+        assert (
+            "found: no change that is not committed yet; committed since the lab started: "
+            f"{changed}: a commit does not count" in said
+        ), screen
+        assert (
+            "fix: take your commits back into uncommitted changes, your files as they are: "
+            "git reset --soft " in said
+        ), screen
+        assert "no changes" not in said, screen
+        assert fits(screen, width), screen
+    # The fix works: its command, as given, and the check passes on the same files.
+    command = fix[fix.index("git reset") : fix.index(";")]
+    subprocess.run(["sh", "-c", command], cwd=root, check=True)
+    assert spec.kind.run(runner.context(lab), spec.typed).status is Status.PASS
