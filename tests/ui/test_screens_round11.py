@@ -24,6 +24,7 @@ from harness.claude.client.api import ApiRequest, Reply, ScriptedApi
 from harness.claude.client.install import find_client
 from harness.claude.client.person import AUTO_MODE_NOTICES
 from harness.engine.context import CheckContext
+from harness.engine.lab_runner import LabRunner
 from harness.engine.manifest import find_lab
 from harness.grading.stop_grade import OTHER_BREAKS
 from harness.grading.stop_judges import MISSES
@@ -528,3 +529,41 @@ def test_a_committed_change_is_named_with_how_to_make_it_count(
     command = fix[fix.index("git reset") : fix.index(";")]
     subprocess.run(["sh", "-c", command], cwd=root, check=True)
     assert spec.kind.run(runner.context(lab), spec.typed).status is Status.PASS
+
+
+# ---- 7. a lab's end names a lab not done yet as the way on, never one done already ---------
+
+
+def _finish(ws: Workspace, lab_id: str, done_before: str | None = None) -> str:
+    """``lab next`` at the end of ``lab_id``, with ``done_before`` completed here already, as a
+    real process; what it printed."""
+    import time
+
+    runner = LabRunner(ws)
+    if done_before:
+        runner.progress.lab_progress(find_lab(done_before).id).completed_at = time.time()
+    runner.progress.lab, runner.progress.step = find_lab(lab_id).id, None
+    runner.progress.lab_progress(find_lab(lab_id).id).completed_at = time.time()
+    runner._save("one lab done, the other at its end, as a participant's would be")
+    proc = run_lab(ws.root, "next", env={"COLUMNS": "100"})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc.stdout
+
+
+def test_the_node_labs_ends_name_the_lab_not_done_and_never_the_one_done(tmp_path: Path) -> None:
+    """Walk n: Lab 12 finished after Lab 13 said "Next: lab start 13", though Lab 13 was
+    complete; Lab 13's end said "Lab 12 is not done yet: lab list", not how to start it. Real:
+    a provisioned Node workspace, its progress as a participant's, ``lab next`` as a process."""
+    ws, _ = node_at(tmp_path, "12", "four-lines")
+    after_13 = _finish(ws, "12", done_before="13")
+    assert "lab start 13" not in after_13, after_13
+    assert (
+        "Lab 12-stop-contract complete. Every lab on the node fixture is complete here; lab list "
+        "shows your progress." in joined(after_13)
+    ), after_13
+    assert "That was the last lab" not in after_13, after_13
+    ws2, _ = node_at(tmp_path / "other", "13", "block-on-missing")
+    after_12_not = _finish(ws2, "13")
+    lines = [line.strip() for line in after_12_not.splitlines()]
+    assert "Lab 12 is not done yet: lab start 12" in lines, after_12_not
+    print(after_13, after_12_not, sep="\n")  # the screens, for a note (pytest -s)
