@@ -567,3 +567,34 @@ def test_the_node_labs_ends_name_the_lab_not_done_and_never_the_one_done(tmp_pat
     lines = [line.strip() for line in after_12_not.splitlines()]
     assert "Lab 12 is not done yet: lab start 12" in lines, after_12_not
     print(after_13, after_12_not, sep="\n")  # the screens, for a note (pytest -s)
+
+
+# ---- 8. a file check's pass does not contradict the session that fails on that file --------
+
+HOLLOW = '<testsuite tests="1" failures="1" errors="0" skipped="0"></testsuite>\n'
+
+
+@pytest.mark.maven
+def test_lab01_step3_the_forged_files_check_does_not_call_a_wrong_forgery_as_expected(
+    workspace: Workspace,
+) -> None:
+    """Walk m, Lab 01 step 3: with ``failures="1"`` in answers/forged.xml, ``✔ PASS file
+    answers/forged.xml: as expected`` stood beside the session check failing because of that
+    very file. Real: the lab's own checks, the step's wrong forgery (its hollow solve)."""
+    runner = reach_step(workspace, "1", "forge-a-report")
+    (workspace.root / "answers").mkdir(exist_ok=True)
+    (workspace.root / "answers" / "forged.xml").write_text(HOLLOW)
+    run = runner.check()
+    assert run.status is Status.FAIL, run
+    for width in WIDTHS:
+        console, out = console_at(width)
+        print_step_run(console, run)
+        screen = out.getvalue()
+        said = joined(screen)
+        assert (
+            "✔ PASS file answers/forged.xml: holds a <testsuite …> line; whether the Stop hook "
+            "believes it, the session below says" in said
+        ), screen
+        assert "answers/forged.xml is not yet a report it believes" in said, screen
+        assert "file answers/forged.xml: as expected" not in said, screen
+        assert fits(screen, width), screen
