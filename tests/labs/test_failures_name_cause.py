@@ -414,8 +414,9 @@ def test_lab13_step1_a_dead_line_after_exit_does_not_pass(node_ws: Workspace) ->
     assert real in text
     hook.write_text(text.replace(real, EARLY_BLOCK))
     run = runner.check(every=True)
-    names, blocks, live = run.results
+    names, same, blocks, live = run.results
     assert names.status is Status.PASS and blocks.status is Status.PASS  # as the walk found
+    assert same.status is Status.PASS  # it ends alike by hand and as Claude Code runs it
     assert live.status is Status.FAIL
     assert live.message.startswith("on a copy where dist/missing.js exists, the hook should pass")
     assert not (node_ws.root / "dist" / "missing.js").exists()  # a copy, not the workspace
