@@ -321,8 +321,8 @@ def test_lab13_step1_a_hook_that_ends_early_as_claude_code_runs_it_is_named_as_s
         screen = out.getvalue()
         said = joined(screen)
         assert (
-            "✘ FAIL the hook answers as Claude Code runs it as it does by hand: the hook ends "
-            "otherwise when Claude Code runs it than by hand: a line before its check reads "
+            "✘ FAIL the hook ends alike by hand and as Claude Code runs it: run as Claude Code "
+            "runs it, the hook ends otherwise than by hand: a line before its check reads "
             "CLAUDECODE, CLAUDE_CODE_ENTRYPOINT or CLAUDE_PROJECT_DIR and ends the hook" in said
         ), screen
         assert "by hand: exit 2; as Claude Code runs it (CLAUDECODE=1" in said, screen
