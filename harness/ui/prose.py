@@ -287,6 +287,8 @@ def lay_out(block: Block, width: int) -> list[Text]:
     return lines
 
 
+# What else starts a command a unit may hold (a backticked `printf '…' > file`, `lab check`).
+_SHELL_FIRST = frozenset({"lab", "git", "printf", "echo", "for", "find", "cp", "mv", "mkdir"})
 CONTINUED = Text("  ")  # the indent of a command's continued line (after "\\")
 
 
@@ -351,9 +353,10 @@ def _shell_lines(unit: Text, room: int, width: int) -> list[Text] | None:
         return None
     plain = unit.plain
     first = plain.split(" ", 1)[0].lstrip("`")  # a marked command: `sed -i '…' FILE`
-    is_command = first in PROGRAMS or first in {"lab", "git"} or first.startswith(("./", "../"))
+    is_command = first in PROGRAMS or first in _SHELL_FIRST or first.startswith(("./", "../"))
     words = _shell_words(plain) if is_command else []
-    if len(words) < 2:
+    # A comment's "\\" is no continuation: a command with one stays whole, to the soft wrap.
+    if len(words) < 2 or any(plain[a] == "#" for a, _ in words):
         return None
     pieces: list[Text] = []
     start, end = words[0]

@@ -598,3 +598,34 @@ def test_lab01_step3_the_forged_files_check_does_not_call_a_wrong_forgery_as_exp
         assert "answers/forged.xml is not yet a report it believes" in said, screen
         assert "file answers/forged.xml: as expected" not in said, screen
         assert fits(screen, width), screen
+
+
+def test_a_command_split_over_lines_is_the_same_words_to_bash(tmp_path: Path) -> None:
+    """The split of item 3 is one the shell undoes: bash reads the lines, `` \\`` and all, as
+    the same words as the one line. Real: bash, fed each of Lab 07's own --other-break
+    commands and the walk's rm, split at a room narrower than any of them (each run with its
+    first word a function that prints the words it got; a redirection's file read back)."""
+    from rich.text import Text
+
+    from harness.ui.prose import _shell_lines
+
+    spec = next(c for s in find_lab("7").steps for c in s.checks if c.name == "verify_hook")
+    commands = [*spec.typed.other_breaks, f"rm {PLUGIN}/hooks/after-bash.sh {PLUGIN}/hooks/x.json"]
+    commands = [c for c in commands if len(c) > 50]  # wider than the 50 columns below
+    assert len(commands) >= 4, commands
+    words = "f() { printf '%s\\0' \"$@\"; }; f "
+    then = "\ncat target/surefire-reports/* 2>/dev/null; rm -rf target"
+    (tmp_path / "target" / "surefire-reports").mkdir(parents=True)
+    for command in commands:
+        pieces = _shell_lines(Text(command), 40, 50)
+        assert pieces is not None and len(pieces) > 1, command
+        lines = "\n  ".join(piece.plain for piece in pieces)
+        said = []
+        for text in (command, lines):
+            (tmp_path / "target" / "surefire-reports").mkdir(parents=True, exist_ok=True)
+            run = subprocess.run(
+                ["bash", "-c", words + text + then], cwd=tmp_path, capture_output=True
+            )
+            said.append((run.returncode, run.stdout))
+        assert said[0] == said[1], (command, lines)
+        assert all(line.endswith(" \\") for line in lines.splitlines()[:-1]), lines
