@@ -17,6 +17,7 @@ import uuid
 from pathlib import Path
 from typing import Any, ClassVar, Unpack
 
+from harness.claude.client_env import EFFORT
 from harness.claude.dispatch import EventOutcome, async_output, dispatch
 from harness.claude.emulated_tools import (
     ToolPlay,
@@ -56,7 +57,6 @@ from harness.claude.vocabulary import Engine, Outcome, StepKind
 from harness.errors import HarnessError
 from harness.paths import inside
 
-EFFORT = "medium"  # the client's default effort level, sent in every turn's events
 CAP_NOTICE = (
     f"A hook blocked the turn from ending {STOP_BLOCK_CAP} consecutive times\u2014overriding "
     "and ending turn."
@@ -176,6 +176,11 @@ class EmulatedSession(ScriptedSession):
             self.transcript.hook_note(event.value, "system", message)
         self._background += out.background
         return out
+
+    def fire(self, event: Event, **fields: Any) -> EventOutcome:
+        """One event's hooks, run as the client runs them but outside a step: for a check that
+        feeds a single hook its event (harness/claude/as_client.py)."""
+        return self._dispatch(event, **fields)
 
     def _record(self, step: StepOutcome) -> StepOutcome:
         """A step after which the client asks the model again also sends it what the async

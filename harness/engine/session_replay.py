@@ -116,6 +116,9 @@ class ReplayReport:
     hooks_now: list[str] = field(default_factory=list)
     # ignored build output written after the session began, left out of the start state
     output_left_out: list[str] = field(default_factory=list)
+    # per engine, the asked-for files (``replay(files=…)``) as the copy has them at the
+    # session's end (None: not there): what the session, not a person, left
+    files_left: dict[str, dict[str, str | None]] = field(default_factory=dict)
 
     def divergences(self, only_lines: Collection[int] | None = None) -> list[tuple[ReplayRow, str]]:
         """Each row and engine whose verdict differs; with ``only_lines``, only the rows at
@@ -383,11 +386,13 @@ def replay(
     confine: bool = False,
     plugin_dirs: Sequence[Path] = (),
     markers: Sequence[str] = (),
+    files: Sequence[str] = (),
 ) -> ReplayReport:
     """Play ``timeline`` on each engine, from a fresh copy at the start state each time;
     ``confine``: every tool call in a jail where that copy is the only writable folder;
     ``plugin_dirs``: plugins loaded as ``--plugin-dir`` loads them (one inside ``workspace``
-    is taken from the copy); ``markers``: paths in the git dir each row notes once played."""
+    is taken from the copy); ``markers``: paths in the git dir each row notes once played;
+    ``files``: paths in the workspace read from the copy once the whole session played."""
     commit = resolve_start(workspace, start)
     report = ReplayReport(timeline, engines, commit)
     for engine in engines:
@@ -428,7 +433,15 @@ def replay(
                         row.markers[engine] = {m for m, t in after.items() if before.get(m) != t}
                         if on_row is not None:
                             on_row(row, engine)
+            report.files_left[engine] = {rel: _text_of(copy / rel) for rel in files}
     return report
+
+
+def _text_of(path: Path) -> str | None:
+    try:
+        return path.read_text(errors="replace")
+    except OSError:  # absent, a folder, unreadable: nothing the session left there
+        return None
 
 
 def _played(session: Any, step: ScenarioStep, row: ReplayRow | None, engine: str) -> bool:

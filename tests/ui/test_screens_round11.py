@@ -475,8 +475,8 @@ def test_lab11_step4_a_session_that_set_done_back_itself_is_not_told_to_put_back
         said = joined(screen)
         assert "the workspace does not show what the session claims" in said, screen
         assert (
-            f"the session's last change of {UC5} (transcript line" in said
-            and f"does not put {DONE} there" in said
+            f"{UC5} does not read {DONE} at the session's end either (Hook Lab's replay of the "
+            "session leaves it otherwise): the session itself changed it so" in said
         ), screen
         assert (
             "fix: nothing changed since the session: the session itself left it so (see "

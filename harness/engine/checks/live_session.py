@@ -237,7 +237,9 @@ def run(ctx: CheckContext, p: LiveParams) -> CheckResult:
         return hand_made
     # The replay comes first: a transcript edited by hand fails as what it is, wherever the
     # edit is, before its steps are matched.
-    divergence = _replayed(ctx, timeline, markers=_marked(wanted, views, at))
+    divergence, left = _replayed(
+        ctx, timeline, markers=_marked(wanted, views, at), files=list(p.leaves)
+    )
     # A cause the participant can act on is said first, with its fix, when the session fails.
     cause = session_cause(ctx, timeline, divergence, matched=count) if kind == LIVE else None
     if divergence:
@@ -258,9 +260,12 @@ def run(ctx: CheckContext, p: LiveParams) -> CheckResult:
         return _with_cause(_older_did_more(missing, older, wanted), cause)
     # Re-verification runs on a copy at the passed state, without today's reports and markers:
     # the replay alone re-checks the session there.
-    problems = [] if ctx.step.rebuild_evidence else live_evidence.evidence(ctx, wanted, p, timeline)
+    if ctx.step.rebuild_evidence:
+        problems = []
+    else:
+        problems = live_evidence.evidence(ctx, wanted, p, timeline, left)
     if problems:
-        return _not_shown(ctx, p, title, problems, details, timeline)
+        return _not_shown(ctx, p, title, problems, details, left)
     said = "your own session" if kind == LIVE else "a session Hook Lab played on Claude Code"
     return CheckResult.passed(
         (p.pass_message or "the session did what the step asks") + f" ({said}, "
@@ -277,20 +282,21 @@ def _not_shown(
     title: str,
     problems: list[str],
     details: dict[str, Any],
-    timeline: Timeline,
+    left: dict[str, str | None],
 ) -> CheckResult:
     """The session matched, but the workspace lacks what it should show now. When the session
-    itself left a file otherwise (walk-n, Lab 11 step 4: Done, then set back to Approved in
-    the session), nothing changed since: the fix is a new session, not "put back"."""
+    itself left a file otherwise (its replay's copy lacks the text too; walk-n, Lab 11 step 4:
+    Done, then set back to Approved in the session), nothing changed since: the fix is a new
+    session, not "put back". ``left``: each file of ``p.leaves`` as the replay left it."""
     again = f"start claude in {ctx.workspace.root} and {_ask(p, None)}"
     own = [
-        said
+        f"{rel} does not read {text} at the session's end either (Hook Lab's replay of the "
+        "session leaves it otherwise): the session itself changed it so"
         for rel, text in p.leaves.items()
-        if text not in _read(ctx.path(rel))
-        for said in live_evidence.left_by_the_session(timeline, rel, text)
+        if text not in _read(ctx.path(rel)) and text not in (left.get(rel) or text)
     ]
     if own:
-        problems = [*problems, *(said for said in own if said not in problems)]
+        problems = [*problems, *own]
         leaves = " and ".join(f"{text} in {rel}" for rel, text in p.leaves.items())
         # The prompt ends the fix: what follows "ask Claude:" is a line to copy whole.
         fix = (
@@ -446,7 +452,7 @@ def _recheck_claim(
     # only the verdicts the step rests on (the matched entries), since the others may depend
     # on what is missing.
     rests_on = {timeline.entries[i].line for i in at} if timeline.changing_left_out else None
-    divergence = _replayed(ctx, timeline, only_lines=rests_on)
+    divergence, _left = _replayed(ctx, timeline, only_lines=rests_on)
     recorded_digest = claim.digest
     submitted_digest = extract_digest(extract)
     if submitted_digest != recorded_digest:
@@ -551,10 +557,12 @@ def _replayed(
     timeline: Timeline,
     only_lines: set[int] | None = None,
     markers: dict[int, str] | None = None,
-) -> str:
+    files: list[str] | None = None,
+) -> tuple[str, dict[str, str | None]]:
     """The replay's first divergence ("" when it agrees); with ``only_lines``, the first at
     one of those transcript lines. ``markers``: the marker each of those transcript lines
-    must leave in the replay's copy, played through the hooks (not made by a person)."""
+    must leave in the replay's copy, played through the hooks (not made by a person).
+    Second: each of ``files`` as the replay's copy has it at the session's end."""
     from harness.engine.session_replay import replay
 
     start = ctx.step.start_ref
@@ -567,17 +575,19 @@ def _replayed(
             engines=[Engine.EMULATOR],
             start=start,
             markers=sorted(set(wanted.values())),
+            files=files or [],
         )
     except HarnessError as exc:
-        return f"the replay could not run: {exc.message}"
+        return f"the replay could not run: {exc.message}", {}
+    left = report.files_left.get(Engine.EMULATOR, {})
     for row in report.rows:
         marker = wanted.get(row.line)
         if marker and marker not in row.markers.get(Engine.EMULATOR, {marker}):
             return (
                 f"transcript line {row.line} ({row.what}): on the replay, through the hooks, it "
                 f"leaves no .git/{marker}; the marker in the workspace was not made by them"
-            )
-    return report.describe_divergence(only_lines)
+            ), left
+    return report.describe_divergence(only_lines), left
 
 
 def _scripted(ctx: CheckContext, p: LiveParams, title: str) -> CheckResult:

@@ -15,6 +15,7 @@ from typing import Any
 from harness import proc
 from harness.engine.checks import build_output
 from harness.engine.checks.runs_seen import FromBefore, from_before
+from harness.engine.checks.sensors_agree import PLAIN_RUN, disagreement, red_in_our_run
 from harness.engine.checks.surefire_written import not_written_by_a_run
 from harness.engine.context import CheckContext
 from harness.engine.kinds import Worded, check_kind
@@ -28,7 +29,7 @@ from harness.maven.surefire import (
     sensor_test_methods,
 )
 from harness.paths import escape_problem
-from harness.results import CheckResult
+from harness.results import CheckResult, Status
 from harness.schema import param
 
 OUTCOMES = ("green", "red", "absent", "present")
@@ -221,7 +222,29 @@ def _run(ctx: CheckContext, p: SensorsParams) -> CheckResult:
         return CheckResult.errored(
             "Maven ran but wrote no sensor report", name=name, output=output, details=details
         )
-    return _verdict(ctx, p, reports, name, output, details)
+    verdict = _verdict(ctx, p, reports, name, output, details)
+    if run_maven or p.sandbox_files or verdict.status is not Status.PASS:
+        return verdict
+    return _agreed(ctx, expect, name, verdict)
+
+
+def _agreed(
+    ctx: CheckContext, expect: dict[str, str], name: str, verdict: CheckResult
+) -> CheckResult:
+    """``verdict`` when Hook Lab's own run of the sources finds green what the person's
+    reports call green; else why those reports are not believed (sensors_agree.py)."""
+    green = [s for s, outcome in expect.items() if outcome == "green"]
+    red, output = red_in_our_run(ctx, green)
+    if not red:
+        return verdict
+    return CheckResult.failed(
+        disagreement(red),
+        name=name,
+        expected="the sensors green when Hook Lab runs them on your sources, as your reports say",
+        found="red in Hook Lab's run: " + ", ".join(red),
+        output=output,
+        details={"fix": f"run {PLAIN_RUN} as it is (no other switch) and fix what it names"},
+    )
 
 
 def _run_maven(ctx: CheckContext, p: SensorsParams, name: str) -> str | CheckResult:
