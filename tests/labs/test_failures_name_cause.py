@@ -321,7 +321,8 @@ def test_a_hook_message_shown_as_found_gets_no_output_box_repeating_it(node_ws: 
     hook.write_text(hook.read_text().replace("if ! test -s dist/app.js", "if ! test -s dist/x.js"))
     subprocess.run(["npm", "run", "build"], cwd=node_ws.root, check=True, capture_output=True)
     # The hook now blocks with exit 2, but on a reason the check does not look for.
-    spec = find_lab("13").step("block-on-missing").checks[1]
+    checks = find_lab("13").step("block-on-missing").checks
+    spec = next(c for c in checks if c.params.get("stderr_contains") == "Stop check blocked")
     params = {**spec.params, "stderr_contains": "dist/missing.js"}
     result = spec.kind.run(CheckContext(node_ws, find_lab("13").dir), params)
     assert result.status is Status.FAIL
