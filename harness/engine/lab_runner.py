@@ -392,14 +392,26 @@ class LabRunner:
         """A Moved for a lab that is complete: what comes next on this fixture, or after it.
         After the fixture's last lab the course here is done only when every lab of it is:
         else the note names those left (the labs after this one are for later)."""
-        nxt = self.course.following_lab(lab)
-        left = [] if nxt else self.course.labs_left(lab, self.progress.labs)
+        left = self.course.labs_left(lab, self.progress.labs)
+        # The next lab not done yet: one done already is no way on (walk-n: Lab 12 finished
+        # after Lab 13 said "Next: lab start 13").
+        nxt = next(
+            (
+                x.id
+                for x in self.course.later_labs(lab)
+                if x.fixture == lab.fixture and x.id.split("-", 1)[0] in left
+            ),
+            None,
+        )
+        left = [] if nxt else left
         if left:
             named = ", ".join(left[:-1]) + f" and {left[-1]}" if len(left) > 1 else left[0]
-            # In place of "lab complete" (the line below says so): what is left, first.
+            # In place of "lab complete" (the line below says so): what is left, first, and the
+            # command that starts the first of them.
             said = kw.get("note", "").removeprefix("lab complete").lstrip("; ")
             what = f"lab{'s' if len(left) > 1 else ''} {named} {'are' if len(left) > 1 else 'is'}"
-            kw["note"] = "; ".join(x for x in (f"{what} not done yet: lab list", said) if x)
+            way = f"lab start {int(left[0])}" + (" (lab list shows them)" if len(left) > 1 else "")
+            kw["note"] = "; ".join(x for x in (f"{what} not done yet: {way}", said) if x)
         after = () if nxt or left else self.course.fixtures_after(lab)
         return Moved(lab, None, next_lab=nxt, fixtures_after=after, **kw)
 

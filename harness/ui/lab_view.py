@@ -316,12 +316,13 @@ def print_moved(console: Console, moved: Moved, *, show_intro: bool = False) -> 
     elif note:  # the fixture's last lab, others not done: they are named on the next line
         console.print(f"[bold green]Lab {moved.lab.id} complete.[/]")
     else:
+        # Every lab of this fixture is done here, this one not always the last (walk-n).
         console.print(
-            f"[bold green]Lab {moved.lab.id} complete.[/] That was the last lab; "
-            "[bold]lab list[/] shows your progress."
+            f"[bold green]Lab {moved.lab.id} complete.[/] Every lab on the "
+            f"{moved.lab.fixture} fixture is complete here; [bold]lab list[/] shows your progress."
         )
     if note and moved.step is None:  # what is left of the course, once "complete" is said
-        console.print(escape(note[:1].upper() + note[1:]))
+        print_prose(console, prose(note[:1].upper() + note[1:]))  # "lab start 12" whole
 
 
 def print_reverified(console: Console, runs: Sequence[StepRun]) -> None:

@@ -242,7 +242,17 @@ def lay_out(block: Block, width: int) -> list[Text]:
         units = _units(body, shifted)
         line = Text.assemble(prefix, lead)
         filled = False
+        split_last = False  # the last unit was a command given over lines of its own
         for unit in units:
+            # Only what the terminal would break: a command that fits moved left stays whole.
+            pieces = _shell_lines(unit, width - rest.cell_len - indent - 2, width)
+            if pieces and not _FOLD.get():
+                # A command too wide for the terminal: over lines of its own, split where the
+                # shell reads it the same (walk-m: an rm of 111 columns was cut by the edge).
+                lines += _command_lines(line, filled, pieces, Text.assemble(rest, lead), width)
+                line, filled, split_last = Text.assemble(rest, lead), False, True
+                continue
+            split_last = False
             if filled and line.cell_len + 1 + unit.cell_len > width:
                 lines.append(line)
                 line = Text.assemble(rest, lead)
@@ -272,8 +282,91 @@ def lay_out(block: Block, width: int) -> list[Text]:
                 line.append(" ")
             line.append_text(unit)
             filled = True
-        lines.append(line)
+        if not split_last:
+            lines.append(line)
     return lines
+
+
+# What else starts a command a unit may hold (a backticked `printf '…' > file`, `lab check`).
+_SHELL_FIRST = frozenset({"lab", "git", "printf", "echo", "for", "find", "cp", "mv", "mkdir"})
+CONTINUED = Text("  ")  # the indent of a command's continued line (after "\\")
+
+
+def _command_lines(
+    line: Text, filled: bool, pieces: list[Text], indent: Text, width: int
+) -> list[Text]:
+    """``line`` so far, then a command's ``pieces`` (``_shell_lines``): the first beside a
+    label ("fix:") when it fits there, else below; a continued line indented, or moved left
+    just enough for a path wider than that to fit whole."""
+    out = []
+    if filled or not line.plain.strip() or line.cell_len + pieces[0].cell_len > width:
+        if line.plain.strip():
+            out.append(line)
+        line = indent.copy()
+    out.append(Text.assemble(line, pieces[0]))
+    continued = Text.assemble(indent, CONTINUED)
+    for piece in pieces[1:]:
+        room = max(0, width - piece.cell_len)
+        if continued.plain.strip() or continued.cell_len <= room:
+            out.append(Text.assemble(continued, piece))
+        else:
+            out.append(Text.assemble(" " * room, piece))
+    return out
+
+
+def _shell_words(plain: str) -> list[tuple[int, int]]:
+    """Where the shell splits ``plain`` into words: at spaces outside quotes and escapes."""
+    words: list[tuple[int, int]] = []
+    start: int | None = None
+    quote = ""
+    i = 0
+    while i < len(plain):
+        char = plain[i]
+        if quote:
+            if char == quote:
+                quote = ""
+            elif char == "\\" and quote == '"':
+                i += 1
+        elif char == "\\":
+            start = i if start is None else start
+            i += 1
+        elif char in "'\"":
+            start = i if start is None else start
+            quote = char
+        elif char == " ":
+            if start is not None:
+                words.append((start, i))
+                start = None
+        elif start is None:
+            start = i
+        i += 1
+    if start is not None:
+        words.append((start, len(plain)))
+    return words
+
+
+def _shell_lines(unit: Text, room: int, width: int) -> list[Text] | None:
+    """A command wider than the terminal's ``width`` as lines of ``room`` the shell reads as
+    the one command: each but the last ends in `` \\``, and no word is cut. None for what fits,
+    is no command (a path, a prompt) or cannot be split."""
+    if unit.cell_len <= width:
+        return None
+    plain = unit.plain
+    first = plain.split(" ", 1)[0].lstrip("`")  # a marked command: `sed -i '…' FILE`
+    is_command = first in PROGRAMS or first in _SHELL_FIRST or first.startswith(("./", "../"))
+    words = _shell_words(plain) if is_command else []
+    # A comment's "\\" is no continuation: a command with one stays whole, to the soft wrap.
+    if len(words) < 2 or any(plain[a] == "#" for a, _ in words):
+        return None
+    pieces: list[Text] = []
+    start, end = words[0]
+    for a, b in words[1:]:
+        if b - start + 2 > room:  # the word does not fit beside " \\": a new line
+            pieces.append(Text.assemble(unit[start:end], " \\"))
+            start = a
+        end = b
+    pieces.append(unit[start:end])
+    return pieces if len(pieces) > 1 else None
 
 
 _COMMENT = re.compile(r"( *)(#+) ")

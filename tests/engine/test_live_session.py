@@ -181,15 +181,19 @@ def test_the_session_without_the_audit_fails_naming_the_missing_audit(
     assert fix.startswith("in the session Claude refused in, type /aiup-vaadin-jooq:coverage")
     assert "start claude again" in fix  # the session may be over by now
     # The person follows the fix in a new session, which audits first and is never refused:
-    # the check names the older session still, and says why the newer one did not count.
-    play("audit-only", root, tmp_path / "claude-home")
+    # the check judges the newest session (walk-l, walk-n: the screen told of the older one),
+    # and names the older one, which came further, after it.
+    newer = play("audit-only", root, tmp_path / "claude-home")
     done, data = check_json(root, played.config_dir, monkeypatch)
     assert done.code == 1, done
-    found = " ".join(_live(data)["found"].split())
-    # ...what the newest session did comes first (walk-l: the screen told of the older only)
-    assert found.startswith("your newest session ("), found
-    assert "matched 0 of the 5 moments in order: they count from the first (an edit" in found
-    assert "below, the session that matched most (1 came after it)" in found
+    result = _live(data)
+    assert result["expected"].startswith("moment 1 of 5: an edit mentioning 'UC-005'"), result
+    found = " ".join(result["found"].split())
+    assert found.startswith(f"session {newer.transcript.stem} "), found
+    assert (
+        f"an older session here ({played.transcript.stem}) came further: it did moment 1 of "
+        "the 5, then not moment 2 (the end of the agent" in found
+    ), found
 
 
 def test_a_session_from_before_the_step_does_not_count(

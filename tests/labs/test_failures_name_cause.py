@@ -321,7 +321,8 @@ def test_a_hook_message_shown_as_found_gets_no_output_box_repeating_it(node_ws: 
     hook.write_text(hook.read_text().replace("if ! test -s dist/app.js", "if ! test -s dist/x.js"))
     subprocess.run(["npm", "run", "build"], cwd=node_ws.root, check=True, capture_output=True)
     # The hook now blocks with exit 2, but on a reason the check does not look for.
-    spec = find_lab("13").step("block-on-missing").checks[1]
+    checks = find_lab("13").step("block-on-missing").checks
+    spec = next(c for c in checks if c.params.get("stderr_contains") == "Stop check blocked")
     params = {**spec.params, "stderr_contains": "dist/missing.js"}
     result = spec.kind.run(CheckContext(node_ws, find_lab("13").dir), params)
     assert result.status is Status.FAIL
@@ -414,8 +415,9 @@ def test_lab13_step1_a_dead_line_after_exit_does_not_pass(node_ws: Workspace) ->
     assert real in text
     hook.write_text(text.replace(real, EARLY_BLOCK))
     run = runner.check(every=True)
-    names, blocks, live = run.results
+    names, same, blocks, live = run.results
     assert names.status is Status.PASS and blocks.status is Status.PASS  # as the walk found
+    assert same.status is Status.PASS  # it ends alike by hand and as Claude Code runs it
     assert live.status is Status.FAIL
     assert live.message.startswith("on a copy where dist/missing.js exists, the hook should pass")
     assert not (node_ws.root / "dist" / "missing.js").exists()  # a copy, not the workspace

@@ -85,7 +85,10 @@ def test_the_last_petclinic_lab_names_the_labs_not_done(workspace: Workspace) ->
     assert "course on this workspace is done" not in said, said
     # After "complete", whole, on a line of its own: the command is never split from its name.
     assert lines[0].startswith("Lab 11-try-it-yourself complete."), lines
-    assert lines[-1] == "Labs 01, 02, 03, 04, 05, 06, 07, 08, 09 and 10 are not done yet: lab list"
+    assert lines[-1] == (
+        "Labs 01, 02, 03, 04, 05, 06, 07, 08, 09 and 10 are not done yet: lab start 1 (lab list "
+        "shows them)"
+    )
     assert "lab list shows your progress" not in said  # lab list, said once
 
 

@@ -120,7 +120,7 @@ def run(ctx: CheckContext, p: FileParams) -> CheckResult:
             name=name,
             # In words where the lab gives them: a bare 'npm test -- --runInBand >' read as
             # a riddle (walk-j, Lab 12 step 2).
-            expected=p.means if p.means and p.matches is None else f"no {p.not_contains!r}",
+            expected=p.means if p.means and p.matches is None else _without(rel, p),
             found=excerpt(line, p.not_contains),
         )
     if p.matches is not None and not re.search(p.matches, text, re.MULTILINE):
@@ -131,6 +131,14 @@ def run(ctx: CheckContext, p: FileParams) -> CheckResult:
             found=_relevant_line(text, p.line_with),
         )
     return CheckResult.passed(p.pass_message or "as expected", name=name)
+
+
+def _without(rel: str, p: FileParams) -> str:
+    """What a not_contains check wants, in words (walk-n, Lab 13 step 2: ``expected: no
+    'dist/missing.js'``)."""
+    if p.code_only:
+        return f"{rel} whose code (its comments aside) no longer names {p.not_contains}"
+    return f"{rel} without the text {p.not_contains!r}"
 
 
 def _absent(p: FileParams, exists: bool, name: str) -> CheckResult:

@@ -76,6 +76,29 @@ def _lacking(
     )
 
 
+def _committed_instead(ctx: CheckContext, p: GitParams, failed: CheckResult) -> CheckResult:
+    """A change the step wants, committed since the lab started: the step counts changes not
+    yet committed, and says so (walk-m, Labs 03 and 06 step 1: "found: no changes" for a
+    change the person had committed)."""
+    base = ctx.lab_start_commit
+    committed = _committed_since(ctx, base) if base else []
+    if not base or isinstance(committed, CheckResult):
+        return failed
+    hits = sorted({path for hit in _hits(p.changed_any, committed).values() for path in hit})
+    if not hits:
+        return failed
+    failed.found = (
+        f"no change that is not committed yet; committed since the lab started: "
+        f"{', '.join(hits[:5])}: a commit does not count, the step looks at what is changed "
+        "and not committed (what git status lists)"
+    )
+    failed.details["fix"] = (
+        f"take your commits back into uncommitted changes, your files as they are: git reset "
+        f"--soft {base[:12]}; or make another change and leave it uncommitted"
+    )
+    return failed
+
+
 def run(ctx: CheckContext, p: GitParams) -> CheckResult:
     name = "git"
     changed = _changed(ctx)
@@ -114,12 +137,13 @@ def run(ctx: CheckContext, p: GitParams) -> CheckResult:
     if lacking is not None:
         return lacking
     if p.changed_any and not any(_hits(p.changed_any, considered).values()):
-        return CheckResult.failed(
+        failed = CheckResult.failed(
             p.message or "no change yet to any of " + ", ".join(p.changed_any),
             name=name,
             expected="a change to one of " + ", ".join(p.changed_any),
             found="\n".join(considered[:20]) or "no changes",
         )
+        return failed if p.commits_since_start else _committed_instead(ctx, p, failed)
     if p.unchanged:
         touched = [path for hit in _hits(p.unchanged, changed).values() for path in hit]
         if touched:

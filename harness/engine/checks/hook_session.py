@@ -11,6 +11,7 @@ each engine and session_judge.py judges its steps (each a ``Moment`` to the expe
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,7 @@ from harness.claude.scenario import (
 from harness.claude.settings import load_settings
 from harness.claude.vocabulary import BOTH, OUTCOMES, STEP_KINDS
 from harness.engine.checks import tricks as trick_check
-from harness.engine.checks.local_settings import LOCAL, local_hooks_that_held
+from harness.engine.checks.local_settings import hooks_elsewhere_that_held
 from harness.engine.checks.made_up_name import with_made_up_name
 from harness.engine.checks.session_judge import (
     ASSERTION_FIELDS,
@@ -311,18 +312,23 @@ def _verdict(
             if headline.startswith(PREDICTIONS_WRONG)
             else _describe_expected(scenario, asserts, s)
         )
-        # A hook of settings.local.json held it: say where, as settings.json has none.
-        local = local_hooks_that_held(workspace, play.steps)
+        # A hook of settings.local.json or a plugin held it: say where, as settings.json has
+        # none, and that it goes there (walk h, walk n).
+        elsewhere = hooks_elsewhere_that_held(workspace, play.steps)
+        if elsewhere:
+            name, where, _ = elsewhere[0]
+            headline = f"{headline}; the hook that held it is in {name}"
+            details["fix"] = f"take the hook out of {name} ({where}), or change it there"
         # The settings' "env" took a program the hooks use off their PATH (walk-m G3).
         env = env_cause(workspace)
         if env is not None and env.lost:
             headline = f"{headline}; {env.said()}"
             details["fix"] = env.fix()
         return CheckResult.failed(
-            f"{headline}; the hook that held it is in {LOCAL}" if local else headline,
+            headline,
             name=title,
             expected=expected,
-            found="\n".join([*shown, *failures, *local]),
+            found="\n".join([*shown, *failures, *(line for _, _, line in elsewhere)]),
             output=_output(play.steps),
             details=details,
         )
@@ -406,8 +412,14 @@ def _describe_expected(scenario: Scenario, asserts: list[StepAsserts], s: Sessio
     return "\n".join(lines)
 
 
+# A plugin's folder in the copy a check ran in: /tmp/…/hooklab-sandbox-…/ws/.claude/plugins/
+_IN_A_COPY = re.compile(r"/\S*/hooklab-sandbox-[^/]+/ws/(\.claude/plugins/)")
+
+
 def _output(steps: list[StepView]) -> str:
-    """The hook side of failing steps: event JSON, exit codes, stderr."""
+    """The hook side of failing steps: event JSON, exit codes, stderr. A plugin hook's
+    command, filled in with the folder of the copy the check ran in, is named from the
+    workspace (.claude/plugins/…), as the person finds it."""
     chunks = []
     for entry in steps:
         if not entry.problems:
@@ -416,8 +428,9 @@ def _output(steps: list[StepView]) -> str:
         for event in entry.events:
             chunks.append("event: " + json.dumps(event)[:800])
         for hook in entry.hooks:
+            command = _IN_A_COPY.sub(r"\1", hook.command)
             chunks.append(
-                f"hook {hook.command}: exit {hook.exit_code}"
+                f"hook {command}: exit {hook.exit_code}"
                 + (" (timed out)" if hook.timed_out else "")
             )
             # What the step's row shows already (the hook's message to Claude) is not repeated.

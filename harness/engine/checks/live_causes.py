@@ -85,10 +85,13 @@ def _hook_verdict(timeline: Timeline) -> bool:
     )
 
 
-def replay_differs(root: Path) -> LiveCause:
+def replay_differs(root: Path, changed_after: list[str] | None = None) -> LiveCause:
     """The session's hooks answered one way and the hooks now, on a replay from the state the
     step began in, another: a hook that names the workspace's own path (it tells the folder
-    from the replay's copy; walk-i), or a hook (or what it reads) changed since the session."""
+    from the replay's copy; walk-i), a hook that answers on what the replay gives otherwise
+    (no hook file changed after the session: walk-m, Lab 07 step 4), or a hook (or what it
+    reads) changed since the session. ``changed_after``: the hook files changed after the
+    session's end (None: not known)."""
     pinned = _naming_the_path(root)
     if pinned:
         return LiveCause(
@@ -97,9 +100,21 @@ def replay_differs(root: Path) -> LiveCause:
             'find the project with "$CLAUDE_PROJECT_DIR" instead of the path, then play the '
             f"session again (start claude in {root} and do the step again)",
         )
+    if changed_after == []:
+        return LiveCause(
+            "your hooks answer differently on Hook Lab's replay than in your session, and no "
+            "hook file changed after it: a hook answers on something the replay gives "
+            "otherwise, its input (transcript_path, session_id, cwd) or its environment "
+            '(settings.json "env", PATH), not only on the workspace\'s files',
+            "run the hook by hand as Claude Code runs it, in the workspace, with the input of "
+            "the stop the found: lines name, and again with another transcript_path; make it "
+            "answer on the workspace's files alone, then play the session again (start claude "
+            f"in {root} and do the step again)",
+        )
+    named = f" ({', '.join(changed_after[:3])})" if changed_after else ""
     return LiveCause(
         "your hooks now answer differently than they did in your session (the found: lines "
-        "say where): a hook, the settings or what they read changed after the session",
+        f"say where): a hook, the settings or what they read changed after the session{named}",
         f"keep the hooks as they are now and play the session again (start claude in {root} "
         "and do the step again), or put back what you changed since",
     )
@@ -286,18 +301,33 @@ def near_miss(after: list[Moment]) -> str:
     return ""
 
 
+_SCRIPT = re.compile(r"[\w./-]*[\w-]\.sh")
+
+
 def not_held(after: list[Moment], missing: dict[str, Any]) -> str:
-    """A stop came, but the person's own hook did not hold it (walk-k, Lab 07 step 4: the fix
-    asked for a stop Claude had made): run the hook as Claude Code does, by hand."""
-    script = str(missing.get("feedback_contains") or "")
+    """A stop came, but the step's own hook did not hold it (walk-k, Lab 07 step 4: the fix
+    asked for a stop Claude had made): run the hook as Claude Code does, by hand. Another hook
+    that held it is named (walk-n, Lab 13 step 3: always-hold.sh held, and the fix asked for
+    the change the person had just asked for)."""
+    found = _SCRIPT.search(str(missing.get("feedback_contains") or ""))
     wants_held = missing.get("do") == StepKind.STOP and missing.get("outcome") == Outcome.BLOCKED
-    if not (wants_held and script.endswith(".sh")):
-        return ""
     stop = next((m for m in after if m.do == StepKind.STOP), None)
-    if stop is None:
+    if not (wants_held and found) or stop is None:
         return ""
-    return (
-        f"Claude stopped at {stop.label} and {script} did not hold it: run it as Claude Code "
-        f"does, in the workspace, while the claim does not hold: echo '{{}}' | "
-        f"CLAUDE_PROJECT_DIR=$PWD ./{script}; echo $? (it should give its reason and 2)"
+    script = found.group().removeprefix("./")
+    by_hand = (
+        f"run it as Claude Code does, in the workspace, while the claim does not hold: echo "
+        f"'{{}}' | CLAUDE_PROJECT_DIR=$PWD ./{script}; echo $? (it should give its reason and 2)"
+        if "/" in script
+        else f"run {script} by hand as Claude Code runs it, while the claim does not hold"
     )
+    others = (
+        stop.verdict.removeprefix("blocked by ") if stop.verdict.startswith("blocked by ") else ""
+    )
+    if others and script.rsplit("/", 1)[-1] not in others:
+        return (
+            f"Claude stopped at {stop.label} and {others} held it, not {script}: the step's "
+            f"hook let that stop go, and only its hold counts. To see why, {by_hand}; then "
+            "play the step again"
+        )
+    return f"Claude stopped at {stop.label} and {script} did not hold it: {by_hand}"

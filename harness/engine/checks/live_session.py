@@ -50,7 +50,11 @@ from harness.engine.checks.live_causes import (
     started_elsewhere,
 )
 from harness.engine.checks.live_evidence import entered_at, participant_root
-from harness.engine.checks.replay_causes import hooks_changed_since, session_cause
+from harness.engine.checks.replay_causes import (
+    hooks_changed_after,
+    hooks_changed_since,
+    session_cause,
+)
 from harness.engine.context import CheckContext, PassedClaim
 from harness.engine.kinds import Worded, check_kind
 from harness.engine.moment import SENSOR_RUN, Moment, describe, match_in_order, moments_of
@@ -163,11 +167,15 @@ def _sessions_elsewhere(ctx: CheckContext) -> list[SessionFile]:
     return [s for s in since if s.cwd and root not in (Path(s.cwd), *Path(s.cwd).parents)]
 
 
-def _hooks_now_differ(ctx: CheckContext, kind: str) -> LiveCause | None:
+def _hooks_now_differ(ctx: CheckContext, kind: str, timeline: Timeline) -> LiveCause | None:
     root = ctx.workspace.root
     if kind != LIVE or not hooks_changed_since(root, ctx.step.start_ref):
         return None
-    return replay_differs(root)
+    try:  # the client writes the transcript to the session's end
+        ended: float | None = timeline.path.stat().st_mtime
+    except OSError:
+        ended = None
+    return replay_differs(root, None if ended is None else hooks_changed_after(root, ended))
 
 
 def _no_session(
@@ -235,10 +243,10 @@ def run(ctx: CheckContext, p: LiveParams) -> CheckResult:
     sessions = _found_sessions(ctx, p, title, wanted)
     if isinstance(sessions, CheckResult):
         return sessions
-    best = _best_session(sessions, wanted, title)
-    if isinstance(best, CheckResult):
-        return best
-    count, timeline, views, at, kind = best
+    judged = _best_session(sessions, wanted, title)
+    if isinstance(judged, CheckResult):
+        return judged
+    (count, timeline, views, at, kind), older = judged
     details = _details(timeline, kind, views, at)
     hand_made = live_evidence.hand_made(ctx, title, timeline, details, ask=_ask(p, None))
     if hand_made is not None:
@@ -263,12 +271,11 @@ def run(ctx: CheckContext, p: LiveParams) -> CheckResult:
             ),
             # Hooks ran (else a cause above says why): they answer otherwise now, when they
             # changed since the step began; else the transcript is what changed.
-            cause or _hooks_now_differ(ctx, kind),
+            cause or _hooks_now_differ(ctx, kind, timeline),
         )
     if count < len(wanted):
         missing = _missing(p, title, wanted, count, views, at, timeline, details)
-        newer = [path for path, _ in sessions].index(timeline.path)
-        return _with_cause(_newer_did_less(missing, newer, wanted, sessions[0][0]), cause)
+        return _with_cause(_older_did_more(missing, older, wanted), cause)
     unchanged = _unchanged(ctx, p, title, files, details)
     if unchanged is not None:
         return unchanged
@@ -279,7 +286,7 @@ def run(ctx: CheckContext, p: LiveParams) -> CheckResult:
     else:
         problems = live_evidence.evidence(ctx, wanted, p, timeline, left)
     if problems:
-        return _not_shown(ctx, p, title, problems, details)
+        return _not_shown(ctx, p, title, problems, details, left)
     said = "your own session" if kind == LIVE else "a session Hook Lab played on Claude Code"
     return CheckResult.passed(
         (p.pass_message or "the session did what the step asks") + f" ({said}, "
@@ -291,40 +298,68 @@ def run(ctx: CheckContext, p: LiveParams) -> CheckResult:
 
 
 def _not_shown(
-    ctx: CheckContext, p: LiveParams, title: str, problems: list[str], details: dict[str, Any]
+    ctx: CheckContext,
+    p: LiveParams,
+    title: str,
+    problems: list[str],
+    details: dict[str, Any],
+    left: dict[str, str | None],
 ) -> CheckResult:
-    """The session matched, but the workspace lacks what it should show now."""
+    """The session matched, but the workspace lacks what it should show now. When the session
+    itself left a file otherwise (its replay's copy lacks the text too; walk-n, Lab 11 step 4:
+    Done, then set back to Approved in the session), nothing changed since: the fix is a new
+    session, not "put back". ``left``: each file of ``p.leaves`` as the replay left it."""
+    again = f"start claude in {ctx.workspace.root} and {_ask(p, None)}"
+    own = [
+        f"{rel} does not read {text} at the session's end either (Hook Lab's replay of the "
+        "session leaves it otherwise): the session itself changed it so"
+        for rel, text in p.leaves.items()
+        if text not in _read(ctx.path(rel)) and text not in (left.get(rel) or text)
+    ]
+    if own:
+        problems = [*problems, *own]
+        leaves = " and ".join(f"{text} in {rel}" for rel, text in p.leaves.items())
+        # The prompt ends the fix: what follows "ask Claude:" is a line to copy whole.
+        fix = (
+            "nothing changed since the session: the session itself left it so (see above). "
+            f"Play the step again, the session ending with {leaves}: {again}"
+        )
+    else:
+        fix = (
+            "put back what changed since the session (the found: lines say what), or play the "
+            f"step again: {again}"
+        )
     return CheckResult.failed(
         "the workspace does not show what the session claims",
         name=title,
         expected="the evidence the session's hooks write, and what it leaves",
         found="\n".join(problems),
-        details={
-            **details,
-            "fix": "put back what changed since the session (git diff shows it), or play the "
-            f"step again: start claude in {ctx.workspace.root} and {_ask(p, None)}",
-        },
+        details={**details, "fix": fix},
     )
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(errors="replace")
+    except OSError:
+        return ""
 
 
 _Best = tuple[int, Timeline, list[Moment], list[int], str]
 
 
-def _newer_did_less(
-    missing: CheckResult, newer: int, wanted: list[dict[str, Any]], newest: Path
+def _older_did_more(
+    missing: CheckResult, older: _Best | None, wanted: list[dict[str, Any]]
 ) -> CheckResult:
-    """What the person's newest session did, first, and why it did not count (walk-l: the
-    screen told of an older session only)."""
-    if newer:
-        try:
-            views = moments_of(read_session(newest))
-        except RecordedSessionError:
-            views = []
-        met, _ = match_in_order(wanted, views)
+    """The newest session's failure, then an older session that came further, said after it
+    (walk-n: the headline and the fix told of the older session, not of the one just played)."""
+    if older is not None:
+        count, timeline = older[0], older[1]
+        did = "moment 1" if count == 1 else f"moments 1 to {count}"
         missing.found = (
-            f"your newest session ({newest.stem}) matched {met} of the {len(wanted)} moments in "
-            f"order: they count from the first ({describe(wanted[0])}), all in one session; "
-            f"below, the session that matched most ({newer} came after it)\n{missing.found}"
+            f"{missing.found}\nan older session here ({timeline.session_id}) came further: it "
+            f"did {did} of the {len(wanted)}, then not moment {count + 1} "
+            f"({describe(wanted[count])}); the step needs all {len(wanted)} in one session"
         )
     return missing
 
@@ -343,10 +378,12 @@ def _with_cause(result: CheckResult, cause: LiveCause | None) -> CheckResult:
 
 def _best_session(
     sessions: list[tuple[Path, str]], wanted: list[dict[str, Any]], title: str
-) -> _Best | CheckResult:
-    """The session meeting most of the expectations, newest first (the first that meets them
-    all): how many it meets, its timeline, its steps, where they matched, its kind."""
-    best: _Best | None = None
+) -> tuple[_Best, _Best | None] | CheckResult:
+    """The session judged, and an older one said after it: the newest that meets all the
+    expectations (none older); else the newest readable (what the person just did: its cause
+    and fix are the ones to say), with the older session that met most, when it met more."""
+    newest: _Best | None = None
+    older: _Best | None = None
     unreadable: list[str] = []
     for path, kind in sessions:
         try:
@@ -356,17 +393,19 @@ def _best_session(
             continue
         views = moments_of(timeline)
         count, at = match_in_order(wanted, views)
-        if best is None or count > best[0]:
-            best = (count, timeline, views, at, kind)
         if count == len(wanted):
-            break
-    if best is None:
+            return (count, timeline, views, at, kind), None
+        if newest is None:
+            newest = (count, timeline, views, at, kind)
+        elif count > max(newest[0], older[0] if older else -1):
+            older = (count, timeline, views, at, kind)
+    if newest is None:
         return CheckResult.failed(
             "this workspace's Claude Code sessions cannot be read",
             name=title,
             found="\n".join(unreadable[:3]),
         )
-    return best
+    return newest, older
 
 
 def _extract_bytes(timeline: Timeline, keep: list[int]) -> bytes:

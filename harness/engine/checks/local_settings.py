@@ -1,7 +1,8 @@
-"""Hooks a failing session ran that ``.claude/settings.local.json`` registers, named with their
-place: a check that reads ``.claude/settings.json`` finds nothing there, and the person looks
-in the wrong file (walk h, Lab 10 step 3: the prompt hook moved to the local file; the file
-check said "as expected" and the failure never named where the hook was)."""
+"""Hooks a failing session ran that ``.claude/settings.local.json`` or a plugin's
+``hooks/hooks.json`` registers, named with their place: a check that reads
+``.claude/settings.json`` finds nothing there, and the person looks in the wrong file (walk h,
+Lab 10 step 3: the prompt hook moved to the local file; walk n, Labs 08 and 10: a hook moved
+into the plugin; the file check said "as expected" and the failure never named where it was)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from harness.claude.plugins import ROOT_REFERENCE
 from harness.claude.settings import PROMPT_TYPE
 from harness.engine.stepview import StepView
 
@@ -29,20 +31,62 @@ def _registered(data: object) -> Iterator[tuple[str, str]]:
                     yield f"hooks.{event}[{g}].hooks[{h}]", what
 
 
-def local_hooks_that_held(workspace: Path, steps: Sequence[StepView]) -> list[str]:
-    """One line per failing step a hook of the local settings held (exit 2), saying where."""
-    try:
-        data: Any = json.loads((workspace / LOCAL).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return []
-    places = dict((what, where) for where, what in _registered(data))
-    lines = []
+def _outside_settings(workspace: Path) -> Iterator[tuple[str, str, str]]:
+    """(file, where, what) of each hook registered outside .claude/settings.json: the local
+    settings, and each plugin's hooks/hooks.json under .claude/plugins/ (walk n: a hook moved
+    there was never named), a plugin's command with ``${CLAUDE_PLUGIN_ROOT}`` filled in as the
+    client fills it in."""
+    files = [workspace / LOCAL]
+    plugins = workspace / ".claude" / "plugins"
+    if plugins.is_dir():
+        files += sorted(plugins.glob("*/hooks/hooks.json"))
+    for path in files:
+        try:
+            data: Any = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        name = path.relative_to(workspace).as_posix()
+        folder = str(path.parent.parent)
+        for where, what in _registered(data):
+            if path.name == "hooks.json":
+                what = ROOT_REFERENCE.sub(folder.replace("\\", "\\\\"), what)
+            yield name, where, what
+
+
+def _same_hook(ran: str, registered: str) -> bool:
+    """The command a run names is the registered one (a plugin's, filled in with a plugin
+    folder that may be a copy's: the check runs in a sandbox)."""
+    if ran == registered:
+        return True
+    tail = registered.split("/.claude/plugins/", 1)
+    return len(tail) == 2 and ran.endswith("/.claude/plugins/" + tail[1])
+
+
+def hooks_elsewhere_that_held(
+    workspace: Path, steps: Sequence[StepView]
+) -> list[tuple[str, str, str]]:
+    """(file, where, line) per failing step a hook registered outside .claude/settings.json
+    held (exit 2): the file, its place in it, and a line saying so."""
+    registered = list(_outside_settings(workspace))
+    held: list[tuple[str, str, str]] = []
     for entry in steps:
-        held = [h for h in entry.hooks if h.exit_code == 2 and h.command in places]
-        for hook in held if entry.problems else ():
+        for hook in (h for h in entry.hooks if h.exit_code == 2) if entry.problems else ():
+            found = next((r for r in registered if _same_hook(hook.command, r[2])), None)
+            if found is None:
+                continue
+            name, where, _ = found
             kind = "prompt hook" if hook.kind == PROMPT_TYPE else "hook"
-            lines.append(
-                f"{entry.label} ({entry.do}) was held by a {kind} that {LOCAL} "
-                f"registers ({places[hook.command]}), not .claude/settings.json"
+            held.append(
+                (
+                    name,
+                    where,
+                    f"{entry.label} ({entry.do}) was held by a {kind} that {name} registers "
+                    f"({where}), not .claude/settings.json",
+                )
             )
-    return lines
+    return held
+
+
+def local_hooks_that_held(workspace: Path, steps: Sequence[StepView]) -> list[str]:
+    """One line per failing step a hook outside .claude/settings.json held, saying where."""
+    return [line for _, _, line in hooks_elsewhere_that_held(workspace, steps)]

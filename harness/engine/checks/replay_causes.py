@@ -183,6 +183,21 @@ def hooks_changed_since(root: Path, start: str | None) -> bool:
     return _differs(root, start, [".claude", *sorted(registered_scripts(root))])
 
 
+def hooks_changed_after(root: Path, when: float) -> list[str]:
+    """The hook files (.claude/, the scripts the settings register) changed after ``when``
+    (a session's end, as a time stamp), relative to the workspace."""
+    files = [f for f in (root / ".claude").rglob("*") if f.is_file()]
+    files += [root / name for name in registered_scripts(root)]
+    changed = []
+    for path in files:
+        try:
+            if path.stat().st_mtime > when:
+                changed.append(path.relative_to(root).as_posix())
+        except OSError:
+            continue
+    return sorted(changed)
+
+
 def still_changed(root: Path, start: str | None, files: list[str]) -> list[str]:
     """Those of ``files`` that differ now from the step's start."""
     return [name for name in files if _differs(root, start, [name])]
