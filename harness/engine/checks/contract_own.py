@@ -54,9 +54,9 @@ def copied_script(root: Path, rel: str, text: str) -> tuple[str, list[str]] | No
     best: tuple[str, list[str]] | None = None
     for where, theirs in _scripts(root, rel):
         same = [line for line in lines if line in theirs]
-        if len(same) >= 3 and 2 * len(same) >= len(lines):
-            if best is None or len(same) > len(best[1]):
-                best = (where, same)
+        most = len(same) >= 3 and 2 * len(same) >= len(lines)
+        if most and (best is None or len(same) > len(best[1])):
+            best = (where, same)
     return best
 
 
