@@ -4,12 +4,26 @@ with a message that names its cause."""
 from __future__ import annotations
 
 import subprocess
+from pathlib import Path
 
 import pytest
 
+from harness.engine.lab_runner import LabRunner
 from harness.results import Status
 from harness.workspace import Workspace
+from tests.conftest import require_real_client
+from tests.engine.live_steps import check_json
 from tests.labs.test_free_passes_walk_kl import CONTRACT, _contract_said
+from tests.recorded_sessions import (
+    APPROVED,
+    ASK_DONE,
+    AUDIT_PROMPT,
+    AUDIT_REPORT,
+    AUDITOR,
+    DONE,
+    SENSORS,
+    UC5,
+)
 
 HOOK = "scripts/check-before-stop.sh"
 
@@ -49,3 +63,45 @@ def test_lab12_step1_the_hooks_comment_lines_are_no_contract(
         ), message
     else:
         assert message.startswith(f"docs/stop-hook-contract.md is the text of {HOOK}"), message
+
+
+# walk-p's l11-sedback.json: Done refused, the audit, Done accepted, Done set back to Approved
+# by a Bash sed (not an Edit), the sensors (on Approved), the stop.
+SED_BACK = "sed -i 's/^\\*\\*Status:\\*\\* Done/**Status:** Approved/' " + UC5
+
+
+@pytest.mark.maven
+def test_lab11_step4_done_set_back_by_a_bash_sed_then_typed_by_hand_does_not_pass(
+    workspace: Workspace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The session's "last change" of the spec was its last Edit (Done); the Bash sed after it
+    put Approved back, the sensors ran on Approved, and Done typed by hand passed."""
+    from harness.claude.engines import open_session
+
+    require_real_client()
+    runner = LabRunner(workspace)
+    runner.start("11")
+    runner.goto("earn-done")
+    config = tmp_path / "claude-home"
+    with open_session("claude-code", workspace.root, transcript_dir=config) as session:
+        session.session_start()
+        session.prompt(ASK_DONE)
+        session.edit(UC5, APPROVED, DONE)
+        session.subagent_stop(AUDITOR, AUDIT_PROMPT, AUDIT_REPORT)
+        session.edit(UC5, APPROVED, DONE)
+        session.bash(SED_BACK)
+        session.bash(SENSORS)
+        session.stop("UC-005 is Done ...")
+    spec = workspace.root / UC5
+    assert APPROVED in spec.read_text()  # the sed ran in the session
+    spec.write_text(spec.read_text().replace(APPROVED, DONE))  # typed by hand afterwards
+
+    done, data = check_json(workspace.root, config, monkeypatch)
+
+    assert done.code == 1, done
+    live = data["checks"][-1]
+    assert live["message"] == "the workspace does not show what the session claims", live
+    # the last change named is the sed, and the fix does not say to put Approved back
+    assert f"the session's last change of {UC5} (transcript line" in live["found"], live
+    assert ", a bash command) does not put **Status:** Done there" in live["found"], live
+    assert live["details"]["fix"].startswith("play the step again"), live["details"]["fix"]

@@ -278,11 +278,19 @@ def _not_shown(
         name=title,
         expected="the evidence the session's hooks write, and what it leaves",
         found="\n".join(problems),
-        details={
-            **details,
-            "fix": "put back what changed since the session (git diff shows it), or play the "
-            f"step again: start claude in {ctx.workspace.root} and {_ask(p, None)}",
-        },
+        details={**details, "fix": _fix_not_shown(ctx, p, problems)},
+    )
+
+
+def _fix_not_shown(ctx: CheckContext, p: LiveParams, problems: list[str]) -> str:
+    """Play the step again; put back what changed since, unless the session itself left the
+    file otherwise (walk-p: putting back gives the state the session left, another fail)."""
+    again = f"start claude in {ctx.workspace.root} and {_ask(p, None)}"
+    if any(problem.startswith(live_evidence.NOT_LEFT) for problem in problems):
+        return f"play the step again, and let the session leave the file so: {again}"
+    return (
+        "put back what changed since the session (git diff shows it), or play the step "
+        f"again: {again}"
     )
 
 
