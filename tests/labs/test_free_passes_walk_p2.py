@@ -13,6 +13,7 @@ from harness.results import Status
 from harness.workspace import Workspace
 from tests.conftest import require_real_client
 from tests.engine.live_steps import check_json
+from tests.labs.test_free_passes import at_step
 from tests.labs.test_free_passes_walk_kl import CONTRACT, _contract_said
 from tests.recorded_sessions import (
     APPROVED,
@@ -26,6 +27,7 @@ from tests.recorded_sessions import (
 )
 
 HOOK = "scripts/check-before-stop.sh"
+ARCHITECTURE_TEST = "src/test/java/ai/unifiedprocess/petclinic/ArchitectureTest.java"
 
 
 def _hook_text(node_ws: Workspace, command: str) -> str:
@@ -105,3 +107,37 @@ def test_lab11_step4_done_set_back_by_a_bash_sed_then_typed_by_hand_does_not_pas
     assert f"the session's last change of {UC5} (transcript line" in live["found"], live
     assert ", a bash command) does not put **Status:** Done there" in live["found"], live
     assert live["details"]["fix"].startswith("play the step again"), live["details"]["fix"]
+
+
+# walk-p's AT.record-exempt.java: the honest rule with a kind of type let through.
+HONEST_FILTER = '.filter(type -> !type.simpleName().endsWith("Repository"))'
+EXEMPTIONS = {
+    "record": ' && !type.superName().equals("java.lang.Record")',
+    "implements": " && type.interfaces().isEmpty()",
+    "enum": ' && !type.superName().equals("java.lang.Enum")',
+}
+
+
+@pytest.mark.maven
+@pytest.mark.parametrize("kind", ["record", "implements"])
+def test_lab08_step1_a_rule_that_exempts_a_kind_of_type_does_not_pass(
+    workspace: Workspace, kind: str
+) -> None:
+    """The rule written with an exemption for records (or for a class that implements an
+    interface) passed every probe, each an interface; `public record OwnerDao(String id) {}`
+    in repository/ then kept the sensors green."""
+    runner = at_step(workspace, "8", "rule-as-test")
+    runner.solve(apply=True)
+    test = workspace.root / ARCHITECTURE_TEST
+    text = test.read_text()
+    assert HONEST_FILTER in text, text
+    test.write_text(text.replace(HONEST_FILTER, HONEST_FILTER[:-1] + EXEMPTIONS[kind] + ")"))
+
+    sensors = ["./mvnw", "-q", "test", "-Dgroups=sensor"]
+    subprocess.run(sensors, cwd=workspace.root, capture_output=True, check=True)  # green
+
+    failed = [r for r in runner.check(every=True).results if r.status is Status.FAIL]
+
+    assert len(failed) == 1, [(r.name, r.message) for r in failed]
+    assert "a record, an enum and a class that implements an interface" in failed[0].message
+    assert "ArchitectureTest: a failure mentioning" in (failed[0].expected or "")

@@ -46,7 +46,7 @@ class SensorsParams(Worded):
     failure_contains: dict[str, Any] = param(
         default={},
         doc="per sensor: text one of its failure messages must contain, e.g. "
-        '{ ArchitectureTest = "repository" }',
+        '{ ArchitectureTest = "repository" }, or a list of texts, each in one of them',
     )
     run: bool = param(
         default=True, doc="run Maven first (false: judge the reports already in target/)"
@@ -69,8 +69,11 @@ class SensorsParams(Worded):
 def _validate(p: SensorsParams) -> str | None:
     for table in ("expect", "failure_contains"):
         for sensor, value in (getattr(p, table) or {}).items():
+            many = table == "failure_contains" and isinstance(value, list)
+            if many and value and all(isinstance(v, str) for v in value):
+                continue
             if not isinstance(value, str):
-                return f"{table}.{sensor} must be a string"
+                return f"{table}.{sensor} must be a string" + (" or a list of them" * many)
             if table == "expect" and value not in OUTCOMES:
                 return f'{table}.{sensor}: unknown outcome "{value}" (known: {", ".join(OUTCOMES)})'
     for rel in p.sandbox_files or {}:
@@ -167,7 +170,10 @@ def _with_random_name(p: SensorsParams, root: Path | None = None) -> SensorsPara
     return replace(
         p,
         sandbox_files={fill(k): fill(str(v)) for k, v in p.sandbox_files.items()},
-        failure_contains={k: fill(str(v)) for k, v in (p.failure_contains or {}).items()},
+        failure_contains={
+            k: [fill(str(t)) for t in v] if isinstance(v, list) else fill(str(v))
+            for k, v in (p.failure_contains or {}).items()
+        },
         message=None if p.message is None else fill(p.message),
         pass_message=None if p.pass_message is None else fill(p.pass_message),
     )
@@ -189,7 +195,7 @@ def run(ctx: CheckContext, p: SensorsParams) -> CheckResult:
 def _run(ctx: CheckContext, p: SensorsParams) -> CheckResult:
     """One verdict: run Maven or not, read the reports, refuse stale ones, judge each sensor."""
     expect: dict[str, str] = dict(p.expect or {})
-    contains: dict[str, str] = dict(p.failure_contains or {})
+    contains: dict[str, Any] = dict(p.failure_contains or {})
     sensors = tuple(dict.fromkeys([*expect, *contains]))
     name = "sensors " + ", ".join(sensors)
     started = time.time()
@@ -418,12 +424,12 @@ def _verdict(
 ) -> CheckResult:
     """Each sensor's report against what the step expects of it."""
     expect: dict[str, str] = dict(p.expect or {})
-    contains: dict[str, str] = dict(p.failure_contains or {})
+    contains = {s: texts_of(t) for s, t in (p.failure_contains or {}).items()}
     wrong = [s for s, outcome in expect.items() if not _matches(outcome, reports.get(s))]
-    for sensor, text in contains.items():
+    for sensor, texts in contains.items():
         report = reports.get(sensor)
         messages = [] if report is None else [f.message for f in report.problems]
-        if not any(text in m for m in messages):
+        if not all(any(text in m for m in messages) for text in texts):
             wrong.append(sensor)
     if wrong:
         # The lab's message is about a run that is missing; a fresh red run is said as such
@@ -442,9 +448,9 @@ def _verdict(
     # Show the failure the step is about (e.g. the dangling annotation): it is the lesson.
     evidence = [
         m
-        for sensor, text in contains.items()
+        for sensor, texts in contains.items()
         if (report := reports.get(sensor)) is not None
-        and (m := next((f.message for f in report.problems if text in f.message), None))
+        and (m := next((f.message for f in report.problems if texts[0] in f.message), None))
     ]
     if evidence:
         details["evidence"] = "\n".join("\n".join(m.splitlines()[:4]) for m in evidence)
@@ -493,9 +499,17 @@ def _newest_change(ctx: CheckContext) -> float:
     return newest
 
 
-def _expected(expect: dict[str, str], contains: dict[str, str]) -> str:
+def texts_of(value: Any) -> list[str]:
+    """A failure_contains value (one text or a list of them) as a list."""
+    return [str(t) for t in value] if isinstance(value, list) else [str(value)]
+
+
+def _expected(expect: dict[str, str], contains: dict[str, Any]) -> str:
     lines = [f"{s}: {o}" for s, o in expect.items()]
-    lines += [f"{s}: a failure mentioning {t!r}" for s, t in contains.items()]
+    lines += [
+        f"{s}: a failure mentioning {' and '.join(repr(t) for t in texts_of(v))}"
+        for s, v in contains.items()
+    ]
     return "\n".join(lines)
 
 
