@@ -3,13 +3,14 @@ with a message that names its cause."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from harness.engine.lab_runner import LabRunner
-from harness.results import Status
+from harness.results import CheckResult, Status
 from harness.workspace import Workspace
 from tests.conftest import require_real_client
 from tests.engine.live_steps import check_json
@@ -141,3 +142,84 @@ def test_lab08_step1_a_rule_that_exempts_a_kind_of_type_does_not_pass(
     assert len(failed) == 1, [(r.name, r.message) for r in failed]
     assert "a record, an enum and a class that implements an interface" in failed[0].message
     assert "ArchitectureTest: a failure mentioning" in (failed[0].expected or "")
+
+
+# ---- Lab 08 step 2 and Lab 10 step 3: the guard kept elsewhere ---------------------------------
+REPOSITORY = "src/main/java/ai/unifiedprocess/petclinic/repository"
+SETTINGS = ".claude/settings.json"
+
+
+def _only_failure(runner: LabRunner) -> CheckResult:
+    """The step's one failing check (all of them run, as lab check runs them)."""
+    failed = [r for r in runner.check(every=True).results if r.status is Status.FAIL]
+    assert len(failed) == 1, [(r.name, r.message) for r in failed]
+    return failed[0]
+
+
+def _user_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, data: object) -> Path:
+    """The person's own ~/.claude/settings.json, in a throwaway HOME (never the real one)."""
+    home = tmp_path / "home"
+    (home / ".claude").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    user = home / ".claude" / "settings.json"
+    user.write_text(json.dumps(data))
+    return user
+
+
+def test_lab08_step2_the_naming_rule_kept_as_a_permissions_deny_rule_does_not_pass(
+    workspace: Workspace,
+) -> None:
+    """walk-p: after the honest retirement, "Edit(…/repository/*Dao.java)" appended to
+    permissions.deny passed all 8 checks; live, Claude's Write of OwnerDao.java was refused."""
+    runner = at_step(workspace, "8", "drop-hook")
+    runner.solve(apply=True)
+    settings = workspace.root / SETTINGS
+    data = json.loads(settings.read_text())
+    rule = f"Edit({REPOSITORY}/*Dao.java)"
+    data["permissions"]["deny"].append(rule)
+    settings.write_text(json.dumps(data, indent=2) + "\n")
+
+    result = _only_failure(runner)
+
+    assert f"{rule} (permissions.deny in {SETTINGS})" in result.message, result.message
+    assert f"{SETTINGS}: permissions.deny: {rule}" in (result.found or "")
+    assert f"take {rule} out of permissions.deny" in result.details["fix"]
+
+
+def test_lab08_step2_the_naming_hook_moved_to_the_user_settings_does_not_pass(
+    workspace: Workspace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """walk-p: the *Dao naming hook registered in ~/.claude/settings.json passed "none was
+    added": the checks read the workspace only; the real client loads the user's settings."""
+    runner = at_step(workspace, "8", "drop-hook")
+    runner.solve(apply=True)
+    command = '"$CLAUDE_PROJECT_DIR/tools/names.sh"'
+    hook = {"type": "command", "command": command, "timeout": 10}
+    user = _user_settings(
+        tmp_path,
+        monkeypatch,
+        {"hooks": {"PreToolUse": [{"matcher": "Write", "hooks": [hook]}]}},
+    )
+
+    result = _only_failure(runner)
+
+    assert f"a hook in your own {user} keeps" in result.message, result.message
+    assert f"{user}: hooks.PreToolUse[0].hooks[0]: {command}" in (result.found or "")
+
+
+def test_lab10_step3_the_judge_moved_to_the_user_settings_does_not_pass(
+    workspace: Workspace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """walk-p: the prompt hook taken out of .claude/settings.json and put into
+    ~/.claude/settings.json passed step 3; it still judged every stop of every session."""
+    runner = at_step(workspace, "10", "evidence")
+    runner.solve(apply=True)
+    prompt = "Did the tests run and pass after the last change? $ARGUMENTS"
+    judge = {"type": "prompt", "prompt": prompt, "timeout": 30}
+    user = _user_settings(tmp_path, monkeypatch, {"hooks": {"Stop": [{"hooks": [judge]}]}})
+
+    result = _only_failure(runner)
+
+    assert f"{user}: hooks.Stop[0].hooks[0]: Did the tests run" in (result.found or "")
+    assert "not a judge" in result.message, result.message
