@@ -223,3 +223,27 @@ def test_lab10_step3_the_judge_moved_to_the_user_settings_does_not_pass(
 
     assert f"{user}: hooks.Stop[0].hooks[0]: Did the tests run" in (result.found or "")
     assert "not a judge" in result.message, result.message
+
+
+@pytest.mark.parametrize(
+    ("rule", "reaches"),
+    [
+        (f"Edit({REPOSITORY}/*Dao.java)", True),
+        ("Write(**/repository/**)", True),
+        ("Edit(*Dao.java)", True),  # a bare name matches in every folder
+        ("Edit", True),
+        ("Edit(target/**)", False),  # the fixture's own deny rule
+        ("Edit(docs/**)", False),
+        ("Edit(.env)", False),
+        ("Edit(//etc/hosts)", False),
+        (f"Read({REPOSITORY}/*Dao.java)", False),  # reading is not writing
+    ],
+)
+def test_which_permission_rules_reach_into_the_repository_folder(
+    tmp_path: Path, rule: str, reaches: bool
+) -> None:
+    from harness.engine.checks.no_guard import _rules_into
+
+    data = {"permissions": {"deny": [rule]}}
+    found = _rules_into(data, REPOSITORY, tmp_path / "ws", tmp_path / "home")
+    assert bool(found) is reaches, found

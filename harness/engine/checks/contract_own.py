@@ -35,10 +35,11 @@ def _scripts(root: Path, rel: str) -> list[tuple[str, set[str]]]:
             try:
                 if path.stat().st_size > _MAX_BYTES:
                     continue
+                with path.open("rb") as head:
+                    if not (name.endswith(".sh") or head.read(2) == b"#!"):
+                        continue
                 data = path.read_bytes()
             except OSError:
-                continue
-            if not (name.endswith(".sh") or data.startswith(b"#!")):
                 continue
             lines = {_norm(line) for line in data.decode(errors="replace").splitlines()}
             found.append((where, lines - {""}))
