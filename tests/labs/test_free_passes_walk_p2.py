@@ -14,6 +14,7 @@ from harness.results import CheckResult, Status
 from harness.workspace import Workspace
 from tests.conftest import require_real_client
 from tests.engine.live_steps import check_json
+from tests.labs.test_failures_name_cause import WIDTHS, assert_whole_lines, screen
 from tests.labs.test_free_passes import at_step
 from tests.labs.test_free_passes_walk_kl import CONTRACT, _contract_said
 from tests.recorded_sessions import (
@@ -185,6 +186,8 @@ def test_lab08_step2_the_naming_rule_kept_as_a_permissions_deny_rule_does_not_pa
     assert f"{rule} (permissions.deny in {SETTINGS})" in result.message, result.message
     assert f"{SETTINGS}: permissions.deny: {rule}" in (result.found or "")
     assert f"take {rule} out of permissions.deny" in result.details["fix"]
+    for width in WIDTHS:  # the rule and the file stay whole at every width
+        assert_whole_lines(screen(result, width), width)
 
 
 def test_lab08_step2_the_naming_hook_moved_to_the_user_settings_does_not_pass(
