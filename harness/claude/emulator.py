@@ -166,7 +166,7 @@ class EmulatedSession(ScriptedSession):
             self.settings,
             self.project_dir,
             cwd=self.cwd,
-            env=self.env,
+            env=self._client_env(),
             judge=self._judge,
             inherit=None if self.confinement is None else self.confinement.environment(),
         )
@@ -213,12 +213,18 @@ class EmulatedSession(ScriptedSession):
             ) from None
         return path
 
+    def _client_env(self) -> dict[str, str]:
+        """What the session adds to the environment it inherits: the settings' "env" (the
+        client sets it in its own environment, so every hook and tool gets it: observed on
+        2.1.332, a PATH there is every hook's PATH), then what Hook Lab gives the session."""
+        return {**self.settings.env, **self.env}
+
     def _tool_env(self) -> dict[str, str]:
         if self.confinement is not None:
-            return self.confinement.environment({"CLAUDECODE": "1", **self.env})
+            return self.confinement.environment({"CLAUDECODE": "1", **self._client_env()})
         env = dict(os.environ)
         env["CLAUDECODE"] = "1"
-        env.update(self.env)
+        env.update(self._client_env())
         return env
 
     # -- events ------------------------------------------------------------------------------

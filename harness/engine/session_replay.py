@@ -116,9 +116,9 @@ class ReplayReport:
     hooks_now: list[str] = field(default_factory=list)
     # ignored build output written after the session began, left out of the start state
     output_left_out: list[str] = field(default_factory=list)
-    # per engine, the asked-for files (``replay(files=…)``) as the copy has them at the
-    # session's end (None: not there): what the session, not a person, left
-    files_left: dict[str, dict[str, str | None]] = field(default_factory=dict)
+    # per engine, each asked-for file (``replay(files=…)``) of the copy: (at the start, at the
+    # end of the replay); None where it does not exist
+    files: dict[str, dict[str, tuple[str | None, str | None]]] = field(default_factory=dict)
 
     def divergences(self, only_lines: Collection[int] | None = None) -> list[tuple[ReplayRow, str]]:
         """Each row and engine whose verdict differs; with ``only_lines``, only the rows at
@@ -392,7 +392,7 @@ def replay(
     ``confine``: every tool call in a jail where that copy is the only writable folder;
     ``plugin_dirs``: plugins loaded as ``--plugin-dir`` loads them (one inside ``workspace``
     is taken from the copy); ``markers``: paths in the git dir each row notes once played;
-    ``files``: paths in the workspace read from the copy once the whole session played."""
+    ``files``: workspace files whose text the report keeps from the start and the end."""
     commit = resolve_start(workspace, start)
     report = ReplayReport(timeline, engines, commit)
     for engine in engines:
@@ -417,6 +417,7 @@ def replay(
                 report.rows = sorted((p.row for p in steps if p.row), key=lambda r: r.number)
             by_number = {row.number: row for row in report.rows}
             cwd = _session_cwd(timeline, workspace, copy)
+            at_start = {rel: _text(copy / rel) for rel in files}
             with open_session(
                 engine, copy, cwd=cwd, auto_approve=True, confinement=jail, plugin_dirs=plugins
             ) as session:
@@ -433,14 +434,15 @@ def replay(
                         row.markers[engine] = {m for m, t in after.items() if before.get(m) != t}
                         if on_row is not None:
                             on_row(row, engine)
-            report.files_left[engine] = {rel: _text_of(copy / rel) for rel in files}
+            report.files[engine] = {rel: (at_start[rel], _text(copy / rel)) for rel in files}
     return report
 
 
-def _text_of(path: Path) -> str | None:
+def _text(path: Path) -> str | None:
+    """A file's text (None: there is none)."""
     try:
         return path.read_text(errors="replace")
-    except OSError:  # absent, a folder, unreadable: nothing the session left there
+    except OSError:
         return None
 
 

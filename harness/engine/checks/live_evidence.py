@@ -25,6 +25,7 @@ from harness.claude.recorded.entries import ToolCall
 from harness.claude.recorded.shape import not_the_clients
 from harness.claude.vocabulary import Provenance
 from harness.engine.checks import build_output
+from harness.engine.checks.sensors_agree import disagreement, red_in_our_run
 from harness.engine.checks.surefire_written import not_written_by_a_run
 from harness.engine.context import CheckContext
 from harness.results import CheckResult
@@ -166,6 +167,10 @@ def evidence(
                 problems.append(f"{sensor}'s report is not as a run writes it: {unlike}")
         fixture = ctx.workspace.fixture.dir
         problems += build_output.problems(build_output.not_the_projects(ctx.root, fixture), fixture)
+        if not problems:  # green reports of the session's run: the sources must agree
+            red, _ = red_in_our_run(ctx, [s for s, r in reports.items() if r is not None])
+            if red:
+                problems.append(disagreement(red))
     return problems
 
 
