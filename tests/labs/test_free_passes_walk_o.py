@@ -68,7 +68,7 @@ def _red_code_green_reports(workspace: Workspace, switch: list[str], env: dict[s
 
 @pytest.mark.maven
 @pytest.mark.slow
-@pytest.mark.parametrize("way", ["switch", "MAVEN_OPTS"])
+@pytest.mark.parametrize("way", ["switch", "MAVEN_OPTS", "pom.xml"])
 def test_lab02_step2_green_reports_of_red_code_do_not_pass(
     workspace: Workspace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, way: str
 ) -> None:
@@ -77,6 +77,14 @@ def test_lab02_step2_green_reports_of_red_code_do_not_pass(
     jar = _quiet_jar(tmp_path / "jar")
     option = f"-Dmaven.test.additionalClasspath={jar}"
     switch = [option] if way == "switch" else []
+    if way == "pom.xml":  # walk-q: the class path in the pom, the command plain
+        pom = workspace.root / "pom.xml"
+        text = pom.read_text()
+        surefire = text.rindex("<artifactId>maven-surefire-plugin</artifactId>")
+        at = text.index("<configuration>", surefire) + len("<configuration>")
+        extra = f"<additionalClasspathElements><additionalClasspathElement>{jar}"
+        extra += "</additionalClasspathElement></additionalClasspathElements>"
+        pom.write_text(text[:at] + extra + text[at:])
     shell = dict(os.environ, MAVEN_OPTS=option) if way == "MAVEN_OPTS" else dict(os.environ)
     _red_code_green_reports(workspace, switch, shell)
     if way == "MAVEN_OPTS":  # the person's shell (or ~/.mavenrc) hands every run the jar

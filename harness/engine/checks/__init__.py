@@ -10,6 +10,7 @@ from harness.engine.checks import (
     git,
     hook_session,
     live_session,
+    no_guard,
     quiz,
     renamed_flow,
     scenario_kind,
@@ -39,6 +40,7 @@ CHECK_KINDS: dict[str, Kind[Any]] = {
         shipped.KIND,
         since_start.KIND,
         renamed_flow.KIND,
+        no_guard.KIND,
     )
 }
 

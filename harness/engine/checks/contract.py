@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.engine.checks.contract_clauses import clause_problem
+from harness.engine.checks.contract_own import comment_said, commented_label, copied_script
 from harness.engine.checks.denial_words import denial
 from harness.engine.context import CheckContext
 from harness.engine.kinds import check_kind
@@ -77,9 +78,10 @@ def _parts(rules: list[dict[str, Any]]) -> list[str]:
 
 
 def _line(text: str, part: str) -> tuple[str, str] | None:
-    """The first line labelled ``part:`` (list marks and bold allowed before it), whole and
-    what it says after its label; None without such a line."""
-    label = re.compile(rf"^\W*{re.escape(part)}\W*:\**\s*(.*)$", re.IGNORECASE)
+    """The first line labelled ``part:`` (list marks and bold allowed before it, not a ``#``:
+    a script's comment is no contract line, walk-p), whole and what it says after its label;
+    None without such a line."""
+    label = re.compile(rf"^[^\w#]*{re.escape(part)}\W*:\**\s*(.*)$", re.IGNORECASE)
     for line in text.splitlines():
         found = label.match(line)
         if found:
@@ -103,7 +105,8 @@ def _not_your_own(ctx: CheckContext, rel: str, name: str) -> CheckResult | None:
     ctx.path(rel)  # inside the workspace (it resolves links: the link itself is read below)
     path = ctx.root / rel
     if not path.is_symlink():
-        return _a_script(path, rel, name)
+        script = _a_script(path, rel, name)
+        return script if script is not None else _copied(ctx.root, rel, name)
     target = os.readlink(path)
     return _not_a_contract(
         rel, name, f"is a link to {target}", found=f"a symbolic link to {target}"
@@ -125,6 +128,25 @@ def _a_script(path: Path, rel: str, name: str) -> CheckResult | None:
         name,
         "is a script (it starts with #!), not a contract",
         found=f"{rel}: {first}",
+        words="words, four lines, one a part",
+    )
+
+
+def _copied(root: Path, rel: str, name: str) -> CheckResult | None:
+    """The failure for a contract that is (most of) a script's text (walk-p: the hook without
+    its #! line, or its comment lines), or None."""
+    try:
+        copied = copied_script(root, rel, (root / rel).read_text(errors="replace"))
+    except OSError:
+        return None
+    if copied is None:
+        return None
+    script, same = copied
+    return _not_a_contract(
+        rel,
+        name,
+        f"is the text of {script} ({len(same)} of its lines), not a contract",
+        found="\n".join(same[:4] + (["…"] if len(same) > 4 else [])),
         words="words, four lines, one a part",
     )
 
@@ -272,6 +294,8 @@ def run(ctx: CheckContext, p: ContractParams) -> CheckResult:
         line = _line(text, part)
         said = None if line is None else line[1]
         wrong = _judge(part, said, [r for r in p.rules if r["part"] == part])
+        comment = commented_label(text, part) if line is None else None
+        wrong = [comment_said(part, comment)] if comment else wrong
         shown.append(f"✔ {part}" if not wrong else f"✘ {part}: {'; '.join(wrong)}")
         if wrong and line is not None and said:
             shown.append(f"  your line: {line[0]}")  # the line judged, as the person wrote it

@@ -175,23 +175,37 @@ def evidence(
 
 
 _CHANGES = ("Edit", "MultiEdit", "Write")
+# How a failure that a change after the session made starts (its fix is to play the step again).
+NOT_LEFT = "the session's last change of"
+
+
+def _changed(entry: object, rel: str) -> str | None:
+    """How a tool call that ran changed (or may have changed) ``rel``: "" for an edit or a
+    write of it, "a bash command" for a command that names it (walk-p: ``sed -i`` set Done
+    back to Approved); None for any other call."""
+    if not isinstance(entry, ToolCall) or not entry.ran:
+        return None
+    if entry.name in _CHANGES:
+        hit = ("/" + str(entry.input.get("file_path", ""))).endswith("/" + rel)
+        return "" if hit else None
+    command = str(entry.input.get("command", "")) if entry.name == "Bash" else ""
+    return "a bash command" if rel in command else None
 
 
 def _not_left_by_the_session(timeline: Timeline, rel: str, text: str) -> str:
     """``rel`` reads ``text`` now, but not where the session's replay left it: a change by
     hand after the session (walk-l: Done set, set back to Approved, the sensors green, then
-    Done typed in by hand). The session's last edit or write of it, if any, is named."""
+    Done typed in by hand). The session's last call that changed it, if any, is named: an
+    edit, a write, or a bash command that names it."""
     changes = [
-        entry.line
-        for entry in timeline.entries
-        if isinstance(entry, ToolCall)
-        and entry.name in _CHANGES
-        and entry.ran
-        and ("/" + str(entry.input.get("file_path", ""))).endswith("/" + rel)
+        (entry.line, how) for entry in timeline.entries if (how := _changed(entry, rel)) is not None
     ]
-    at = f" (transcript line {changes[-1]})" if changes else ""
+    at = ""
+    if changes:
+        line, how = changes[-1]
+        at = f" (transcript line {line}{', ' + how if how else ''})"
     return (
-        f"the session's last change of {rel}{at} does not put {text} there (Hook Lab's replay "
+        f"{NOT_LEFT} {rel}{at} does not put {text} there (Hook Lab's replay "
         "of the session leaves it otherwise): the session should leave it so, and a change "
         "made after the session is not the session's"
     )

@@ -55,6 +55,7 @@ from harness.engine.checks.replay_causes import (
     hooks_changed_since,
     session_cause,
 )
+from harness.engine.checks.sensors_agree import DISAGREE, PLAIN_RUN
 from harness.engine.context import CheckContext, PassedClaim
 from harness.engine.kinds import Worded, check_kind
 from harness.engine.moment import SENSOR_RUN, Moment, describe, match_in_order, moments_of
@@ -323,6 +324,15 @@ def _not_shown(
         fix = (
             "nothing changed since the session: the session itself left it so (see above). "
             f"Play the step again, the session ending with {leaves}: {again}"
+        )
+    elif any(problem.startswith(live_evidence.NOT_LEFT) for problem in problems):
+        # walk-p: putting back gives the state the session left, another fail
+        fix = f"play the step again, and let the session leave the file so: {again}"
+    elif any(problem.startswith(DISAGREE) for problem in problems):
+        # walk-q: nothing to put back; the run itself was not the sensors' own
+        fix = (
+            f"run {PLAIN_RUN} in a terminal as it is, fix what it names, take away what "
+            f"changed the session's run (see above), then play the step again: {again}"
         )
     else:
         fix = (

@@ -6,7 +6,8 @@ environment (``MAVEN_OPTS``, ``~/.mavenrc``, a ``java`` earlier on the PATH) or 
 rewrote the command can make red sensors write green reports (walk-m R and S; walk-o AC, F,
 J, U and P). The workspace's code cannot lie that way. So where a check takes green reports
 as evidence, Hook Lab also runs the sensors on a throwaway copy of the workspace as it is now
-(its sources, not its ``target/``: compiled classes can be put there by hand), through its own
+(its sources, not its ``target/``: compiled classes can be put there by hand; and the
+fixture's own pom.xml, ./mvnw and .mvn/: walk-q put the class path in pom.xml), through its own
 clean Maven environment (harness/maven/backend.py ``own_run_env``), and each sensor the
 reports call green must be green there as well.
 """
@@ -24,11 +25,19 @@ from harness.maven.surefire import ReportError, sensor_reports
 from harness.paths import scratch_mkdtemp
 
 PLAIN_RUN = "./mvnw " + " ".join(SENSOR_GOALS)
+DISAGREE = "your reports say "  # how disagreement() begins
+
+
+# How the build runs, as the lab shipped it: a class path in pom.xml or a switch in ./mvnw
+# would make red sources green in Hook Lab's own run too (walk-q). The backend choice stays.
+_BUILD_FILES = ("pom.xml", "mvnw", ".mvn")
+_KEPT_IN_MVN = ("hooklab-backend",)
 
 
 @contextmanager
-def _sources_copy(root: Path) -> Iterator[Path]:
-    """The workspace without its build output (``target/``), removed afterwards."""
+def _sources_copy(root: Path, fixture: Path) -> Iterator[Path]:
+    """The workspace without its build output (``target/``) and with the fixture's own build
+    files, removed afterwards."""
     holder = scratch_mkdtemp("hooklab-agree-")
     copy = holder / root.name
 
@@ -37,9 +46,28 @@ def _sources_copy(root: Path) -> Iterator[Path]:
 
     try:
         shutil.copytree(root, copy, symlinks=True, ignore=skip_target)
+        _shipped_build(copy, fixture)
         yield copy
     finally:
         shutil.rmtree(holder, ignore_errors=True)
+
+
+def _shipped_build(copy: Path, fixture: Path) -> None:
+    for name in _BUILD_FILES:
+        shipped, ours = fixture / name, copy / name
+        if not shipped.exists():
+            continue
+        kept = {k: (ours / k).read_bytes() for k in _KEPT_IN_MVN if (ours / k).is_file()}
+        if ours.is_dir() and not ours.is_symlink():
+            shutil.rmtree(ours)
+        elif ours.exists() or ours.is_symlink():
+            ours.unlink()
+        if shipped.is_dir():
+            shutil.copytree(shipped, ours, symlinks=True)
+            for k, data in kept.items():
+                (ours / k).write_bytes(data)
+        else:
+            shutil.copy2(shipped, ours)
 
 
 def red_in_our_run(ctx: CheckContext, green: Iterable[str]) -> tuple[list[str], str]:
@@ -49,7 +77,7 @@ def red_in_our_run(ctx: CheckContext, green: Iterable[str]) -> tuple[list[str], 
     if not wanted:
         return [], ""
     ctx.on_activity(f"running {PLAIN_RUN} on a copy of your sources, as Hook Lab runs it")
-    with _sources_copy(ctx.root) as copy:
+    with _sources_copy(ctx.root, ctx.workspace.fixture.dir) as copy:
         maven = ctx.maven().run(copy, SENSOR_GOALS, timeout=600)
         try:
             reports = sensor_reports(copy, wanted)
@@ -63,7 +91,7 @@ def disagreement(red: list[str]) -> str:
     """Why green reports are not believed when Hook Lab's own run found ``red`` red."""
     names = ", ".join(red)
     return (
-        f"your reports say {names} passed, but the sensors run on your sources as Hook Lab "
+        f"{DISAGREE}{names} passed, but the sensors run on your sources as Hook Lab "
         f"runs them ({PLAIN_RUN}, no MAVEN_OPTS, no ~/.mavenrc) fail: the run that wrote "
         "the reports was not the sensors' own (a switch such as -f or --define, MAVEN_OPTS, "
         "~/.mavenrc, another java, a hook that changed the command)"
