@@ -7,7 +7,7 @@ same wrapper inside a container. Everything above this layer sees only ``MavenBa
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -47,6 +47,7 @@ class MavenRequest:
     args: tuple[str, ...]
     on_output: OutputSink | None = None
     timeout: float | None = None
+    env: Mapping[str, str] = field(default_factory=dict)  # more environment, for the run only
 
     @property
     def argv(self) -> tuple[str, ...]:
@@ -68,9 +69,10 @@ class MavenBackend(ABC):
         *,
         on_output: OutputSink | None = None,
         timeout: float | None = None,
+        env: Mapping[str, str] | None = None,
     ) -> MavenRun:
         """Run ``./mvnw ARGS`` for the project; stream lines to ``on_output`` as they come."""
-        return self._run(MavenRequest(project_dir, tuple(args), on_output, timeout))
+        return self._run(MavenRequest(project_dir, tuple(args), on_output, timeout, env or {}))
 
     @abstractmethod
     def _run(self, request: MavenRequest) -> MavenRun: ...

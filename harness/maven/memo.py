@@ -63,11 +63,16 @@ else:  # run as the shim: share.py beside this file, as a module of its own
     )
 
 MEMO_ENV = "HOOKLAB_MAVEN_MEMO"
+# Set by a check for its own run on a throwaway copy (checks/sensors.py): only such a run may
+# be restored. A run in a participant's workspace is always real (kept for the checks' copies):
+# a real run's reports differ from every earlier run's in their test times, and the checks
+# take reports byte for byte equal to a run they read before as no new run.
+THROWAWAY_ENV = "HOOKLAB_MAVEN_THROWAWAY"
 MEMO_RECORD_ONLY = "record-only"  # a file in the memo's folder: log every key, restore none
 # Environment Maven, the JVM or the wrapper's mvn read (by prefix), beside KEYED_ENV.
 _MEMO_ENV_PREFIXES = ("MAVEN", "JAVA", "JDK_", "_JAVA", "M2_", "HOOKLAB_MAVEN", "CLASSPATH")
 _MEMO_ENV_NAMES = ("LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES", "TZ", "HOOKLAB_BACKEND")
-_NOT_KEYED = (MEMO_ENV, STORE_ENV, ENGINE_ENV, SHIM_ENV)
+_NOT_KEYED = (MEMO_ENV, THROWAWAY_ENV, STORE_ENV, ENGINE_ENV, SHIM_ENV)
 
 
 def memo_shim_dir() -> Path:
@@ -174,20 +179,22 @@ def _memo_run(command: list[str], root: Path, key: str, before: Manifest, store:
     started = time.monotonic()
     folder = store / key
     folder.mkdir(exist_ok=True)
+    may_restore = os.environ.get(THROWAWAY_ENV) == "1"
     record_only = (store / MEMO_RECORD_ONLY).exists()
     with _locked(folder / "run.lock", fcntl.LOCK_EX):
-        if (folder / "done").exists() and not record_only:
+        if (folder / "done").exists() and may_restore and not record_only:
             status, how = _restore(folder, root), "restored"
         else:
             shutil.rmtree(folder / "files", ignore_errors=True)
             status, chunks = _run_real(command)
-            if status >= 0 and not record_only:
+            if status >= 0 and not record_only and not (folder / "done").exists():
                 _keep(folder, root, before, status, chunks)
                 (folder / "done").touch()
             status, how = (status if status >= 0 else 128 - status), "real"
     test = os.environ.get("PYTEST_CURRENT_TEST", "").removesuffix(" (call)")
     seconds = round(time.monotonic() - started, 3)
     line = {"how": how, "key": key, "argv": command[1:], "test": test, "seconds": seconds}
+    line["throwaway"] = may_restore
     with _locked(store / "ledger.lock", fcntl.LOCK_EX), (store / LEDGER).open("a") as ledger:
         ledger.write(json.dumps(line) + "\n")
     return status

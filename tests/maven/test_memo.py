@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.maven.memo import MEMO_ENV, memo_shim_dir
+from harness.maven.memo import MEMO_ENV, THROWAWAY_ENV, memo_shim_dir
 from harness.maven.share import maven_share
 from harness.maven.surefire import SENSORS
 from harness.workspace import Workspace
@@ -35,7 +35,8 @@ def copies(ws: Workspace, tmp_path: Path, n: int = 2) -> list[Path]:
 
 
 def memo_env(store: Path, **more: str) -> dict[str, str]:
-    """This process's environment with ``store`` as the memo and its shim first on PATH."""
+    """This process's environment with ``store`` as the memo and its shim first on PATH, for
+    a check's own run on a throwaway copy (the only run the memo may stand in for)."""
     store.mkdir(exist_ok=True)
     path = os.environ["PATH"].split(os.pathsep)
     path = [entry for entry in path if Path(entry) != memo_shim_dir()]
@@ -43,6 +44,7 @@ def memo_env(store: Path, **more: str) -> dict[str, str]:
         **os.environ,
         MEMO_ENV: str(store),
         "PATH": os.pathsep.join([str(memo_shim_dir()), *path]),
+        THROWAWAY_ENV: "1",
         **more,
     }
 
@@ -83,6 +85,24 @@ def test_an_identical_call_is_restored_as_a_fresh_run(workspace: Workspace, tmp_
         report = second / REPORTS / f"TEST-ai.unifiedprocess.petclinic.{name}.xml"
         assert report.stat().st_mtime_ns >= before_restore  # as a run ending now leaves it
         assert str(first).encode() not in report.read_bytes()
+
+
+def test_a_run_in_a_participants_workspace_is_never_restored(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    """A real run's reports differ from every earlier run's (their test times), and a check
+    takes reports byte for byte equal to a run it read before as no new run (Lab 01: reports
+    kept aside and copied back). So only a check's own run on its throwaway copy is restored;
+    the participant's identical run is real, and kept for the checks' copies."""
+    first, second, third = copies(workspace, tmp_path, 3)
+    env = memo_env(tmp_path / "memo")
+    person = {name: value for name, value in env.items() if name != THROWAWAY_ENV}
+    mvnw(first, person)
+    again = mvnw(second, person)
+    mvnw(third, env)
+
+    assert hows(tmp_path / "memo") == ["real", "real", "restored"]
+    assert again.returncode == 0
 
 
 def test_a_changed_test_gets_a_real_run_and_its_own_red_result(
