@@ -63,10 +63,11 @@ else:  # run as the shim: share.py beside this file, as a module of its own
     )
 
 MEMO_ENV = "HOOKLAB_MAVEN_MEMO"
-# Set by a check for its own run on a throwaway copy (checks/sensors.py): only such a run may
-# be restored. A run in a participant's workspace is always real (kept for the checks' copies):
-# a real run's reports differ from every earlier run's in their test times, and the checks
-# take reports byte for byte equal to a run they read before as no new run.
+# Set by a check for its own run on a throwaway copy (checks/sensors.py), whose reports only
+# that check reads. Any other run (a participant's, in their workspace) is restored only into
+# a project this entry never served: a real run's reports differ from every earlier run's in
+# their test times, and a check takes reports byte for byte equal to a run it read before in
+# that workspace as no new run (Lab 01: reports kept aside and copied back).
 THROWAWAY_ENV = "HOOKLAB_MAVEN_THROWAWAY"
 MEMO_RECORD_ONLY = "record-only"  # a file in the memo's folder: log every key, restore none
 # Environment Maven, the JVM or the wrapper's mvn read (by prefix), beside KEYED_ENV.
@@ -179,22 +180,30 @@ def _memo_run(command: list[str], root: Path, key: str, before: Manifest, store:
     started = time.monotonic()
     folder = store / key
     folder.mkdir(exist_ok=True)
-    may_restore = os.environ.get(THROWAWAY_ENV) == "1"
+    throwaway = os.environ.get(THROWAWAY_ENV) == "1"
     record_only = (store / MEMO_RECORD_ONLY).exists()
+    served = folder / "served"  # the projects this entry's run was made in or restored into
     with _locked(folder / "run.lock", fcntl.LOCK_EX):
-        if (folder / "done").exists() and may_restore and not record_only:
+        seen = served.read_text(encoding="utf-8").splitlines() if served.exists() else []
+        fresh_to_it = throwaway or str(root) not in seen
+        if (folder / "done").exists() and fresh_to_it and not record_only:
             status, how = _restore(folder, root), "restored"
+            with served.open("a", encoding="utf-8") as out:
+                out.write(f"{root}\n")
         else:
-            shutil.rmtree(folder / "files", ignore_errors=True)
+            kept = (folder / "done").exists()
+            if not kept:  # what a run cut off before its end left
+                shutil.rmtree(folder / "files", ignore_errors=True)
             status, chunks = _run_real(command)
-            if status >= 0 and not record_only and not (folder / "done").exists():
+            if status >= 0 and not record_only and not kept:
                 _keep(folder, root, before, status, chunks)
+                served.write_text(f"{root}\n", encoding="utf-8")
                 (folder / "done").touch()
             status, how = (status if status >= 0 else 128 - status), "real"
     test = os.environ.get("PYTEST_CURRENT_TEST", "").removesuffix(" (call)")
     seconds = round(time.monotonic() - started, 3)
     line = {"how": how, "key": key, "argv": command[1:], "test": test, "seconds": seconds}
-    line["throwaway"] = may_restore
+    line["throwaway"] = throwaway
     with _locked(store / "ledger.lock", fcntl.LOCK_EX), (store / LEDGER).open("a") as ledger:
         ledger.write(json.dumps(line) + "\n")
     return status

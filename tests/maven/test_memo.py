@@ -87,22 +87,25 @@ def test_an_identical_call_is_restored_as_a_fresh_run(workspace: Workspace, tmp_
         assert str(first).encode() not in report.read_bytes()
 
 
-def test_a_run_in_a_participants_workspace_is_never_restored(
+def test_a_participants_run_is_restored_only_into_a_workspace_it_never_served(
     workspace: Workspace, tmp_path: Path
 ) -> None:
     """A real run's reports differ from every earlier run's (their test times), and a check
-    takes reports byte for byte equal to a run it read before as no new run (Lab 01: reports
-    kept aside and copied back). So only a check's own run on its throwaway copy is restored;
-    the participant's identical run is real, and kept for the checks' copies."""
+    takes reports byte for byte equal to a run it read before in that workspace as no new
+    run (Lab 01: reports kept aside and copied back). So a participant's identical run in the
+    same workspace is real; in another workspace, or on a check's throwaway copy, the kept
+    run stands in."""
     first, second, third = copies(workspace, tmp_path, 3)
     env = memo_env(tmp_path / "memo")
     person = {name: value for name, value in env.items() if name != THROWAWAY_ENV}
     mvnw(first, person)
-    again = mvnw(second, person)
+    mvnw(first, person)  # the same inputs again: ./mvnw clears the reports first
+    mvnw(second, person)
+    mvnw(second, person)
+    mvnw(third, env)
     mvnw(third, env)
 
-    assert hows(tmp_path / "memo") == ["real", "real", "restored"]
-    assert again.returncode == 0
+    assert hows(tmp_path / "memo") == ["real", "real", "restored", "real", "restored", "restored"]
 
 
 def test_a_changed_test_gets_a_real_run_and_its_own_red_result(
