@@ -1,10 +1,10 @@
 """The test suite's Maven memo: an identical ``mvn`` call of an earlier test, restored.
 
-The tests play the same lab states again and again: each free-pass test of a step runs the
-step's check, and the check runs Maven on its throwaway copies of the same reference states.
-With ``HOOKLAB_MAVEN_MEMO`` naming a folder (tests/conftest.py sets it for one pytest run; the
-product never does), the ``mvn`` shim this file is, first on PATH, keys every call as the
-dev check's share does (harness/maven/share.py: its arguments, every file of the project but
+The tests play some lab states again and again: a parametrized test sets up the same labs
+once per terminal width, several tests solve the same step before their trick. With
+``HOOKLAB_MAVEN_MEMO`` naming a folder (tests/conftest.py sets it for one pytest run; the
+product never does), the ``mvn`` shim this file is, first on PATH, keys every call as the dev
+check's share does (harness/maven/share.py: its arguments, every file of the project but
 ``.git`` by path, mode, content and mtime rank), plus the Maven and Java it would start and
 the settings they read, and restores an identical earlier call's files (written afresh, as a
 run ending now), output and exit status instead of running it again. Any byte, name, mode or
@@ -12,6 +12,12 @@ mtime order of the project that differs, another switch or Maven setting, is a r
 a test's changed file is never passed by another test's run. It stands in for Maven only:
 ./mvnw, the hooks and the checks all run for real around it. Without the folder (a jail that
 clears the environment) the shim runs the real mvn and keys nothing.
+
+Reports are not deterministic (their test times), and the checks rely on it: reports byte for
+byte equal to a run a check read before in that workspace are no new run. So a kept run is
+restored only into a project it never served (made in or restored into); a second identical
+call there runs Maven. A check's own run on its throwaway copy, whose reports no one notes,
+takes it freely (``HOOKLAB_MAVEN_THROWAWAY``).
 
 This file runs as the shim itself (``python memo.py ARGS``), on the standard library and
 share.py alone.
