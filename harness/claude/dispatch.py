@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import json
 import os
+import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from harness.claude import deepjson
+from harness.claude.client_env import client_hook_variables
 from harness.claude.events import MATCH_FIELD, TOOL_EVENTS, UNAWAITED, Event
 from harness.claude.runner import (
     BackgroundHook,
@@ -392,9 +394,12 @@ def hook_env(
     project_dir: Path,
     extra: Mapping[str, str] | None = None,
     inherit: Mapping[str, str] | None = None,
+    session_id: str = "",
 ) -> dict[str, str]:
+    """A hook's environment: the inherited one, what the client adds to every hook (its
+    session's id when known, else one made up), then ``extra``."""
     env = dict(os.environ if inherit is None else inherit)
-    env["CLAUDE_PROJECT_DIR"] = str(project_dir)
+    env.update(client_hook_variables(project_dir, session_id or str(uuid.uuid4())))
     if extra:
         env.update(extra)
     return env
@@ -438,7 +443,7 @@ def dispatch(
         return EventOutcome(event, f"{event.value}:{tool_name}" if tool_name else event.value)
     where = cwd or Path(str(body.get("cwd") or project_dir))
     stdin = json.dumps(body, separators=(",", ":")).encode()  # compact, as the client sends it
-    environment = hook_env(project_dir, env, inherit)
+    environment = hook_env(project_dir, env, inherit, str(body.get("session_id") or ""))
     unawaited = event in UNAWAITED  # the client does not wait for any hook of the event
     waited = [h for h in hooks if not (h.run_async or unawaited)]
     started = [h for h in hooks if h.run_async or unawaited]

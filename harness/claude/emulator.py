@@ -17,6 +17,7 @@ import uuid
 from pathlib import Path
 from typing import Any, ClassVar, Unpack
 
+from harness.claude.client_env import EFFORT
 from harness.claude.dispatch import EventOutcome, async_output, dispatch
 from harness.claude.emulated_tools import (
     ToolPlay,
@@ -56,7 +57,6 @@ from harness.claude.vocabulary import Engine, Outcome, StepKind
 from harness.errors import HarnessError
 from harness.paths import inside
 
-EFFORT = "medium"  # the client's default effort level, sent in every turn's events
 CAP_NOTICE = (
     f"A hook blocked the turn from ending {STOP_BLOCK_CAP} consecutive times\u2014overriding "
     "and ending turn."
@@ -166,7 +166,7 @@ class EmulatedSession(ScriptedSession):
             self.settings,
             self.project_dir,
             cwd=self.cwd,
-            env=self.env,
+            env=self._client_env(),
             judge=self._judge,
             inherit=None if self.confinement is None else self.confinement.environment(),
         )
@@ -176,6 +176,11 @@ class EmulatedSession(ScriptedSession):
             self.transcript.hook_note(event.value, "system", message)
         self._background += out.background
         return out
+
+    def fire(self, event: Event, **fields: Any) -> EventOutcome:
+        """One event's hooks, run as the client runs them but outside a step: for a check that
+        feeds a single hook its event (harness/claude/as_client.py)."""
+        return self._dispatch(event, **fields)
 
     def _record(self, step: StepOutcome) -> StepOutcome:
         """A step after which the client asks the model again also sends it what the async
@@ -208,12 +213,18 @@ class EmulatedSession(ScriptedSession):
             ) from None
         return path
 
+    def _client_env(self) -> dict[str, str]:
+        """What the session adds to the environment it inherits: the settings' "env" (the
+        client sets it in its own environment, so every hook and tool gets it: observed on
+        2.1.332, a PATH there is every hook's PATH), then what Hook Lab gives the session."""
+        return {**self.settings.env, **self.env}
+
     def _tool_env(self) -> dict[str, str]:
         if self.confinement is not None:
-            return self.confinement.environment({"CLAUDECODE": "1", **self.env})
+            return self.confinement.environment({"CLAUDECODE": "1", **self._client_env()})
         env = dict(os.environ)
         env["CLAUDECODE"] = "1"
-        env.update(self.env)
+        env.update(self._client_env())
         return env
 
     # -- events ------------------------------------------------------------------------------

@@ -112,6 +112,9 @@ class Settings:
     files: tuple[str, ...] = ()
     # Hooks Hook Lab does not play (mcp_tool); what the client ignores is settings_check's.
     warnings: tuple[str, ...] = ()
+    # "env": variables the client sets in its own environment, so every hook and tool gets
+    # them (observed on 2.1.332: a "PATH" there is every hook's PATH); the local file's win.
+    env: Mapping[str, str] = field(default_factory=dict)
 
     def commands_for(self, event: Event, match_value: str | None) -> list[HookCommand]:
         """Hooks registered for ``event`` whose matcher accepts ``match_value`` (None: the event
@@ -140,6 +143,7 @@ class Settings:
             self.disable_all_hooks or other.disable_all_hooks,
             self.files + other.files,
             self.warnings + other.warnings,
+            {**self.env, **other.env},
         )
 
 
@@ -340,6 +344,13 @@ DISABLE_ALL_HOOKS = Field(
     problem="must be true or false",
     fix="remove it or write true/false",
 )
+ENV = Field(
+    "env",
+    dict,
+    problem="must map variable names to strings",
+    check=lambda names: _strings(list(names.values())),
+    fix='e.g. "env": {"MY_VAR": "value"}, or remove "env"',
+)
 RULE_LISTS = ("allow", "ask", "deny")
 
 
@@ -496,7 +507,8 @@ def parse_settings(data: object, where: str) -> Settings:
         )
     disable = data.get("disableAllHooks", False)
     check_value(disable, DISABLE_ALL_HOOKS, path=where, where="disableAllHooks")
-    return Settings(hooks, perms, disable, (where,), tuple(warnings))
+    env = check_value(data.get("env", {}), ENV, path=where, where="env")
+    return Settings(hooks, perms, disable, (where,), tuple(warnings), dict(env))
 
 
 def load_settings_file(path: Path, label: str | None = None) -> Settings:

@@ -77,6 +77,7 @@ def cmd_init(args: argparse.Namespace) -> int:
                 "fixture": ws.fixture_name,
                 "created": result.created,
                 "files": result.files,
+                "maven_recorded_again": list(result.maven_recorded_again or []) or None,
                 "backend": ws.backend,
                 "head": ws.head(),
                 "compiled": warm.how if warm else None,
@@ -162,6 +163,13 @@ def _say_ready(
             f"{escape(str(ws.root))} is already a workspace; nothing was copied "
             f"(backend [bold]{ws.backend}[/])."
         )
+        if result.maven_recorded_again is not None:
+            was, now = result.maven_recorded_again
+            console.print(
+                f"[yellow]![/] The Maven the checks trust is now {escape(now)}, no longer "
+                f"{escape(was)}: every sensor run from here on is that program's. If you did "
+                "not install it on purpose, remove it and run lab init here again."
+            )
 
 
 def _first_lab(fixture: str) -> str:

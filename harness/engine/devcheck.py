@@ -107,10 +107,8 @@ class StepWalk:
     def to_json(self) -> dict[str, Any]:
         return {
             "step": self.step.id,
-            "ok": self.ok,
+            **_timed(self.ok, self.duration, self.maven_seconds),
             "problems": self.problems,
-            "duration": round(self.duration, 2),
-            "maven_seconds": round(self.maven_seconds, 2),
             "setup": [r.to_json() for r in self.setup],
             "before": self.before.to_json() if self.before else None,
             "hollow": self.hollow.to_json() if self.hollow else None,
@@ -121,6 +119,11 @@ class StepWalk:
             "guards": self.guards,
             "engines": self.engines,
         }
+
+
+def _timed(ok: bool, duration: float, maven_seconds: float) -> dict[str, Any]:
+    """What a step, a lab and a whole walk each report of themselves, in the same form."""
+    return {"ok": ok, "duration": round(duration, 2), "maven_seconds": round(maven_seconds, 2)}
 
 
 def _where(result: CheckResult) -> str:
@@ -153,10 +156,8 @@ class LabWalk:
     def to_json(self) -> dict[str, Any]:
         return {
             "lab": self.lab_id,
-            "ok": self.ok,
+            **_timed(self.ok, self.duration, self.maven_seconds),
             "manifest_error": self.manifest_error,
-            "duration": round(self.duration, 2),
-            "maven_seconds": round(self.maven_seconds, 2),
             "steps": [s.to_json() for s in self.steps],
         }
 
@@ -251,9 +252,7 @@ def _walk_step(
     if any(r.status is not Status.PASS for r in setup):
         sw.problems.append("setup did not complete: " + _first_bad(setup))
     obs.phase(step, DevPhase.BEFORE)
-    sw.before = runner.check(every=True)
-    timer.stop()
-    obs.results(step, DevPhase.BEFORE, sw.before.results)
+    sw.before = _heard(obs, timer, step, DevPhase.BEFORE, runner.check(every=True))
     if sw.before.status is Status.PASS:
         sw.problems.append(
             "the checks pass before the step is solved: the step proves "
@@ -283,14 +282,19 @@ def _walk_step(
     if any(r.status is not Status.PASS for r in sw.solve):
         sw.problems.append("the solve did not complete: " + _first_bad(sw.solve))
     obs.phase(step, DevPhase.AFTER)
-    sw.after = runner.check(every=True)
-    timer.stop()
-    obs.results(step, DevPhase.AFTER, sw.after.results)
+    sw.after = _heard(obs, timer, step, DevPhase.AFTER, runner.check(every=True))
     if sw.after.status is not Status.PASS:
         sw.problems.append(
             f"the checks {sw.after.status.value} after the solve: " + _first_bad(sw.after.results)
         )
     return sw
+
+
+def _heard(obs: Observer, timer: _Timer, step: Step, phase: DevPhase, run: StepRun) -> StepRun:
+    """A phase's checks, just run: Maven's time stops counting and the view hears them."""
+    timer.stop()
+    obs.results(step, phase, run.results)
+    return run
 
 
 def _walk_hollow(runner: LabRunner, obs: Observer, timer: _Timer, sw: StepWalk) -> None:
@@ -303,9 +307,8 @@ def _walk_hollow(runner: LabRunner, obs: Observer, timer: _Timer, sw: StepWalk) 
     if any(r.status is not Status.PASS for r in done):
         sw.problems.append("the hollowed solution did not apply: " + _first_bad(done))
     else:
-        sw.hollow = runner.run_checks(runner.lab(), step)
-        timer.stop()
-        obs.results(step, DevPhase.HOLLOW, sw.hollow.results)
+        checked = runner.run_checks(runner.lab(), step)
+        sw.hollow = _heard(obs, timer, step, DevPhase.HOLLOW, checked)
         if sw.hollow.status is Status.PASS:
             sw.problems.append(
                 "the checks pass on the hollowed solution: the step can be passed without "
@@ -367,11 +370,10 @@ class DevCheckReport:
         return all(lab.ok for lab in self.labs)
 
     def to_json(self) -> dict[str, Any]:
+        maven_seconds = sum(lab.maven_seconds for lab in self.labs)
         return {
-            "ok": self.ok,
+            **_timed(self.ok, self.duration, maven_seconds),
             "shard": str(self.shard) if self.shard else None,
-            "duration": round(self.duration, 2),
-            "maven_seconds": round(sum(lab.maven_seconds for lab in self.labs), 2),
             "labs": [lab.to_json() for lab in self.labs],
         }
 

@@ -8,6 +8,7 @@ when the lab started.
 from __future__ import annotations
 
 import fnmatch
+import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,13 +44,21 @@ class Changed:
         return f"{self.path}: {self.how}"
 
 
-def _worktree_files(root: Path) -> list[str]:
-    """Every file in the worktree git tracks or would track (ignored build output left out)."""
-    done = proc.run(
-        ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
-        cwd=root,
-        timeout=60,
-    )
+def _worktree_files(root: Path, base: str) -> list[str]:
+    """Every file in the worktree git tracks or would track. Only what the lab shipped ignores
+    is left out (build output): never what the person's own ignore files (.git/info/exclude,
+    a global excludesFile, a new .gitignore) hide, or a hook kept there would pass for
+    shipped (walk-o P)."""
+    shipped = proc.run(["git", "show", f"{base}:.gitignore"], cwd=root, timeout=60)
+    with tempfile.NamedTemporaryFile("w", suffix=".gitignore") as ignore:
+        ignore.write(shipped.stdout if shipped.returncode == 0 else "")
+        ignore.flush()
+        done = proc.run(
+            ["git", "-c", "core.excludesFile=/dev/null", "ls-files", "--cached", "--others",
+             f"--exclude-from={ignore.name}", "-z"],
+            cwd=root,
+            timeout=60,
+        )  # fmt: skip
     return [p for p in done.stdout.split("\0") if p]
 
 
@@ -84,7 +93,7 @@ def changed_instruments(
     head = workspace.head()
     head_tree = repo[head.encode()].tree if head else None
     found = []
-    candidates = _matching([*_worktree_files(root), *_shipped_files(root, base)], patterns)
+    candidates = _matching([*_worktree_files(root, base), *_shipped_files(root, base)], patterns)
     for rel in candidates:
         then = read_blob(repo, tree, rel)
         path = root / rel
@@ -167,34 +176,63 @@ def foreign_maven(workspace: Workspace, root: Path) -> tuple[MavenFound, MavenFo
         if now is not None:
             workspace.update_meta({"maven_found": as_meta(now)})
         return None
-    if now is None or then.same_program(now):
+    if now is None or (then.same_program(now) and then.same_java(now)):
         return None
     return then, now
 
 
 def foreign_maven_refusal(then: MavenFound, now: MavenFound, root: Path, name: str) -> CheckResult:
     """A check that relies on a Maven run, refused: ./mvnw would run another program than the
-    one lab init recorded, and that program could write any report."""
+    one lab init recorded (or Maven another java), and that program could write any report."""
     program = then.program
-    if now.resolved == then.resolved:
-        what = f"{now.resolved} has changed since lab init (sha256 {now.sha256[:12]})"
-    else:
-        what = f"./mvnw would run {now.path}, not the {program} lab init found"
-    return CheckResult.failed(
-        f"{what}, so this check did not run: a program named {program} first on your PATH runs "
-        "instead of Maven whenever the sensors run, and it can write any report",
-        name=name,
-        expected=(
+    if not then.same_program(now):
+        if now.resolved == then.resolved:
+            what = f"{now.resolved} has changed since lab init (sha256 {now.sha256[:12]})"
+        else:
+            what = f"./mvnw would run {now.path}, not the {program} lab init found"
+        expected = (
             f"./mvnw runs the {program} lab init recorded: {then.path} ({then.resolved}, "
             f"sha256 {then.sha256[:12]}, home {then.home})"
-        ),
-        found=f"{now.path} ({now.resolved}, sha256 {now.sha256[:12]})",
-        details={
-            "fix": (
-                f"take {Path(now.path).parent} off your PATH or remove {now.path}; if you "
-                f"installed this {program} on purpose, run lab init {root} again to record it"
-            )
-        },
+        )
+        found, gone, then_path, now_path = (
+            f"{now.path} ({now.resolved}, sha256 {now.sha256[:12]})",
+            not Path(then.resolved).exists(),
+            then.path,
+            now.path,
+        )
+    else:
+        what = f"Maven would run the java {now.java}, not the one lab init found"
+        expected = (
+            f"Maven runs the java lab init recorded: {then.java} (sha256 {then.java_sha256[:12]})"
+        )
+        found = f"{now.java} (sha256 {now.java_sha256[:12]})"
+        gone, then_path, now_path, program = (
+            not Path(then.java).exists(),
+            then.java,
+            now.java,
+            "java",
+        )
+    return CheckResult.failed(
+        f"{what}, so this check did not run: a program named {program} first on your PATH runs "
+        "instead whenever the sensors run, and it can write any report",
+        name=name,
+        expected=expected,
+        found=found,
+        details={"fix": _foreign_fix(gone, then_path, now_path, program, root)},
+    )
+
+
+def _foreign_fix(gone: bool, then_path: str, now_path: str, program: str, root: Path) -> str:
+    """The way back: record the new program when the recorded one is gone (never "take
+    /usr/bin off your PATH"), else remove the one that came first."""
+    if gone:
+        return (
+            f"{then_path}, which lab init recorded, is gone: if {now_path} is the {program} "
+            f"you use now, run lab init {root} again to record it"
+        )
+    return (
+        f"remove {now_path} (or take its folder off your PATH); if you installed it on "
+        f"purpose, run lab init {root} again to record it"
     )
 
 

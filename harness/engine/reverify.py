@@ -45,11 +45,12 @@ def build_again(fixture: Fixture, copy: Path) -> None:
     again from the copy's sources: a check that compares it with them (Lab 13's "dist/app.js
     is built from src/ as it is now") judges the state the step passed at, not a cleared one
     (walk-l: the lab's end sent an honest person back to step 2 for ever). The PetClinic's
-    classes come from its cache, and its sensors run in their checks."""
-    if fixture.compile_cache or fixture.maven or not fixture.build:
+    classes come from its cache, and its sensors run in their checks. The fixture's manifest
+    says what rebuilds it (``rebuild``); nothing when it names nothing."""
+    if not fixture.rebuild:
         return
     env = {**os.environ, "CLAUDE_PROJECT_DIR": str(copy)}
-    proc.run(["bash", "-c", fixture.build], cwd=copy, env=env, timeout=300)
+    proc.run(list(fixture.rebuild), cwd=copy, env=env, timeout=300)
 
 
 def _unchanged_since(ws: Workspace, record: dict[str, Any]) -> bool:

@@ -14,6 +14,7 @@ put other reports in place of a red run's, so the command is no sensor run.
 from __future__ import annotations
 
 import re
+import shlex
 
 # Maven's switches that run no test at all: a run with them hides nothing red.
 SKIPS_TESTS = re.compile(
@@ -29,14 +30,19 @@ _SENSOR_RUN = re.compile(
     r"(?:\d?>&\d|[^|;&\n])*)"
 )
 _SOME_TESTS = re.compile(r"(?<!\S)-Dtest=")
-# Switches that give the tests a JVM, a class path or a JUnit setting of their own (walk-m: an
-# agent jar by -Dsurefire.forkCount=1 -DargLine=-javaagent:…), or a second -Dgroups (the last
-# wins, so no sensor runs): the run is then not the fixture's.
-_OWN_SETUP = re.compile(
-    r"(?<!\S)(-D\s*(?:argLine|jvm|(?:surefire\.)?forkCount|reuseForks|maven\.surefire\.[\w.]+"
-    r"|(?:surefire\.)?additionalClasspath\w*|(?:surefire\.)?classpathDependency\w*"
-    r"|junit\.[\w.]+)\S*)"
-)
+# What the sensor run may say besides its own words: output and network switches that change
+# no test. Anything else gives the run a setup of its own, and the run is then not the
+# fixture's: another pom (-f), a profile (-P), settings (-s), a property however spelt
+# (-Dx, -D x, --define x; walk-m R's agent by -DargLine, walk-o AC's class path by
+# -Dmaven.test.additionalClasspath, R2's --define, F's -f /tmp/other/pom.xml).
+_PLAIN = frozenset(
+    {
+        "test", "-q", "--quiet", "-B", "--batch-mode", "-o", "--offline", "-e", "--errors",
+        "-ntp", "--no-transfer-progress", "-U", "--update-snapshots", "-X", "--debug", "-V",
+        "--show-version", "-Dgroups=sensor",
+    }
+)  # fmt: skip
+_REDIRECT = re.compile(r"^(?:\d?>>?|&>>?|<|\d?>&\d)")
 _GROUPS = re.compile(r"(?<!\S)-Dgroups=")
 # After the run: an operator and what it starts. A pipe into a filter, or || true, changes no
 # report; anything else (; && || a command, a new line) runs after the reports were written.
@@ -56,11 +62,33 @@ def runs_sensors(command: str) -> bool:
 
 
 def own_setup(run: str) -> str:
-    """The switch by which the run is not the fixture's ("" when there is none)."""
-    own = _OWN_SETUP.search(run)
-    if own is not None:
-        return own.group(1)
-    return "-Dgroups=" if len(_GROUPS.findall(run)) > 1 else ""
+    """The first word by which the run is not the fixture's ("" when there is none): a switch
+    off the plain list, or a second -Dgroups (the last one wins, so no sensor runs)."""
+    if len(_GROUPS.findall(run)) > 1:
+        return "-Dgroups="
+    words = _words(run)[1:]  # after ./mvnw or mvn
+    skip_next = False
+    for n, word in enumerate(words):
+        if skip_next:
+            skip_next = False
+            continue
+        redirect = _REDIRECT.match(word)
+        if redirect:
+            skip_next = redirect.end() == len(word) and not word.endswith(("&1", "&2"))
+            continue
+        if word not in _PLAIN:
+            takes = word.startswith("-") and not word.startswith("-D") and "=" not in word
+            return " ".join(words[n : n + 2]) if takes or word == "-D" else word
+    return ""
+
+
+def _words(run: str) -> list[str]:
+    """The run's words as the shell splits them (quotes taken off), or by spaces when its
+    quotes do not close."""
+    try:
+        return shlex.split(run)
+    except ValueError:
+        return run.split()
 
 
 def why_no_sensor_run(command: str) -> str:

@@ -116,6 +116,9 @@ class ReplayReport:
     hooks_now: list[str] = field(default_factory=list)
     # ignored build output written after the session began, left out of the start state
     output_left_out: list[str] = field(default_factory=list)
+    # per engine, each asked-for file (``replay(files=…)``) of the copy: (at the start, at the
+    # end of the replay); None where it does not exist
+    files: dict[str, dict[str, tuple[str | None, str | None]]] = field(default_factory=dict)
 
     def divergences(self, only_lines: Collection[int] | None = None) -> list[tuple[ReplayRow, str]]:
         """Each row and engine whose verdict differs; with ``only_lines``, only the rows at
@@ -383,11 +386,13 @@ def replay(
     confine: bool = False,
     plugin_dirs: Sequence[Path] = (),
     markers: Sequence[str] = (),
+    files: Sequence[str] = (),
 ) -> ReplayReport:
     """Play ``timeline`` on each engine, from a fresh copy at the start state each time;
     ``confine``: every tool call in a jail where that copy is the only writable folder;
     ``plugin_dirs``: plugins loaded as ``--plugin-dir`` loads them (one inside ``workspace``
-    is taken from the copy); ``markers``: paths in the git dir each row notes once played."""
+    is taken from the copy); ``markers``: paths in the git dir each row notes once played;
+    ``files``: workspace files whose text the report keeps from the start and the end."""
     commit = resolve_start(workspace, start)
     report = ReplayReport(timeline, engines, commit)
     for engine in engines:
@@ -412,6 +417,7 @@ def replay(
                 report.rows = sorted((p.row for p in steps if p.row), key=lambda r: r.number)
             by_number = {row.number: row for row in report.rows}
             cwd = _session_cwd(timeline, workspace, copy)
+            at_start = {rel: _text(copy / rel) for rel in files}
             with open_session(
                 engine, copy, cwd=cwd, auto_approve=True, confinement=jail, plugin_dirs=plugins
             ) as session:
@@ -428,7 +434,16 @@ def replay(
                         row.markers[engine] = {m for m, t in after.items() if before.get(m) != t}
                         if on_row is not None:
                             on_row(row, engine)
+            report.files[engine] = {rel: (at_start[rel], _text(copy / rel)) for rel in files}
     return report
+
+
+def _text(path: Path) -> str | None:
+    """A file's text (None: there is none)."""
+    try:
+        return path.read_text(errors="replace")
+    except OSError:
+        return None
 
 
 def _played(session: Any, step: ScenarioStep, row: ReplayRow | None, engine: str) -> bool:

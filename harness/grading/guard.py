@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import secrets
 import time
+import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -231,8 +232,10 @@ class _ByHand:
     ) -> None:
         self.project = project
         self.entries = entries
-        self.env = hook_env(project, None, None if jail is None else jail.environment())
-        self.session = f"verify-{secrets.token_hex(6)}"
+        self.session = str(uuid.uuid4())  # shaped as the client's, as is every variable
+        self.env = hook_env(
+            project, None, None if jail is None else jail.environment(), self.session
+        )
         self.transcript = project / ".hooklab-verify-transcript.jsonl"
         self.runs: list[tuple[str, HookRun]] = []  # (what was fed, the run)
 

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import os
 import re
-import secrets
 import shlex
 import tempfile
 from collections.abc import Callable, Iterable
@@ -36,8 +35,10 @@ from typing import Any, Required, TypedDict, Unpack
 from harness import proc
 from harness.claude import Event, HookRun
 from harness.claude.dispatch import dispatch
-from harness.claude.engines import ScriptedSession, open_session
+from harness.claude.engines import CLAUDE_CODE, ScriptedSession, open_session, resolve_engine
 from harness.claude.plugins import in_plugin
+from harness.claude.scripted import SessionOptions
+from harness.claude.session_home import SessionHome, session_home
 from harness.claude.settings import Settings, parse_settings
 from harness.claude.vocabulary import Engine
 from harness.errors import HarnessError
@@ -141,17 +142,17 @@ class _Grader:
         canary: Canary,
         work: Path,
         progress: Progress,
+        home: SessionHome,
         jail: Confinement | None = None,
     ) -> None:
         self.project = project
+        self.home = home  # where a real session's transcript would be, and the hooks' HOME
         self.jail = jail  # where --break, --fix and --stale run (None: as this process)
         self.settings = settings
         self.canary = canary
         self.work = work
         self.progress = progress
         self.phases: list[Phase] = []
-        self.transcript = work / "direct-transcript.jsonl"
-        self.transcript.touch()  # hooks may read transcript_path; it must exist
         self.record: FixRecord | None = None  # the first real fix's outputs
         self.recorded = False  # the first real fix has run (its record may be None)
 
@@ -220,15 +221,8 @@ class _Grader:
         """The seed's `printf '{"stop_hook_active":…}' | ./hook; echo $?` with a full payload;
         ``planted``: with the canary secrets in its environment."""
         self.progress(f"Stop hook, {label}")
-        payload = {
-            "session_id": f"verify-{secrets.token_hex(6)}",
-            "transcript_path": str(self.transcript),
-            "cwd": str(self.project),
-            "permission_mode": "default",
-            "hook_event_name": Event.STOP.value,
-            "stop_hook_active": active,
-            "last_assistant_message": "Done.",
-        }
+        # A real session's stdin, its transcript under a HOME of the run's own (walk-m I3).
+        payload = self.home.stop_stdin(self.project, active=active)
         before = listing(self.project)
         out = dispatch(
             Event.STOP,
@@ -236,7 +230,7 @@ class _Grader:
             self.settings,
             self.project,
             cwd=self.project,
-            env=self.canary.values if planted else {},
+            env={"HOME": str(self.home.home), **(self.canary.values if planted else {})},
         )
         rewrote = changed(before, listing(self.project))
         run = out.runs[0] if out.runs else None
@@ -309,22 +303,20 @@ def grade_stop_hook(
     say = progress or (lambda _: None)
     grade = HookGrade(path, project, command, timeout, settings_data, timeout_source=timeout_source)
 
-    with tempfile.TemporaryDirectory(prefix="hooklab-verify-", dir=scratch_dir()) as tmp:
-        g = _Grader(project, settings, Canary.make(), Path(tmp), say, confinement)
+    with (
+        tempfile.TemporaryDirectory(prefix="hooklab-verify-", dir=scratch_dir()) as tmp,
+        session_home() as home,
+    ):
+        g = _Grader(project, settings, Canary.make(), Path(tmp), say, home, confinement)
         # (1) broken, first stop: the one run with the canary secrets planted. A hook must
         # block there and in the session below, which has none: a hook that judges only
         # with them (or only without them) fails one of the two (walk-k: `[ -n
         # "$HOOKLAB_CANARY_SECRET" ] || exit 0`, a hook that judges only while graded).
         broken = g.direct("artefact broken", active=False, broke=g.breaks(break_cmd), planted=True)
         # (3) + (4) a session: Claude tries to stop with the artefact still broken
-        with open_session(
-            engine,
-            project,
-            settings,
-            env={},
-            transcript_dir=Path(tmp) / "session",
-            confinement=confinement,
-        ) as session:
+        options = _at_home(engine, home, project)
+        options["confinement"] = confinement
+        with open_session(engine, project, settings, **options) as session:
             session.prompt("Make a small, reversible change, then finish.")
             held, active = _held_then_active(g, session)
             # (2) fixed; a hook that still blocks is traced for the command that fails
@@ -351,6 +343,14 @@ def grade_stop_hook(
         judge_leak(list(g.all_runs()), g.canary),
     ]
     return grade
+
+
+def _at_home(engine: str, home: SessionHome, project: Path) -> SessionOptions:
+    """The session's transcript where the client keeps one, under the run's own HOME (the
+    real client lays out its config folder itself, and gives its hooks a HOME of its own)."""
+    if resolve_engine(engine) == CLAUDE_CODE:
+        return {"env": {}, "transcript_dir": home.config_dir}
+    return {"env": {"HOME": str(home.home)}, "transcript_dir": home.transcripts(project)}
 
 
 def a_source(project: Path) -> str:

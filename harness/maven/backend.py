@@ -13,6 +13,27 @@ from pathlib import Path
 
 SENSOR_GOALS = ("-q", "test", "-Dgroups=sensor")
 
+# What a person's shell may hand Maven or its JVM besides the command line: extra switches
+# (MAVEN_ARGS), JVM options that can load an agent or a class path (walk-m S, walk-o S').
+# Hook Lab's own runs leave them out, and read no mavenrc (MAVEN_SKIP_RC), so that what they
+# find is the workspace's code, not the person's setup.
+FOREIGN_MAVEN_ENV = (
+    "MAVEN_OPTS",
+    "MAVEN_ARGS",
+    "JAVA_TOOL_OPTIONS",
+    "_JAVA_OPTIONS",
+    "JDK_JAVA_OPTIONS",
+)
+
+
+def own_run_env(inherited: Mapping[str, str]) -> dict[str, str]:
+    """The environment of a Maven run of Hook Lab's own: ``inherited`` without what may change
+    how the tests run, and no ``~/.mavenrc`` or ``/etc/mavenrc`` sourced."""
+    env = {k: v for k, v in inherited.items() if k not in FOREIGN_MAVEN_ENV}
+    env["MAVEN_SKIP_RC"] = "1"
+    return env
+
+
 OutputSink = Callable[[str], None]
 
 

@@ -7,7 +7,13 @@ import shutil
 from pathlib import Path
 
 from harness import proc
-from harness.maven.backend import BackendStatus, MavenBackend, MavenRequest, MavenRun
+from harness.maven.backend import (
+    BackendStatus,
+    MavenBackend,
+    MavenRequest,
+    MavenRun,
+    own_run_env,
+)
 from harness.maven.streaming import run_streaming
 
 DEBIAN_MAVEN_REPO = Path("/usr/share/maven-repo")
@@ -34,7 +40,7 @@ class LocalBackend(MavenBackend):
 
     def _run(self, request: MavenRequest) -> MavenRun:
         wrapper = request.project_dir / "mvnw"
-        env = {**os.environ, **request.env}
+        env = {**own_run_env(os.environ), **request.env}
         # The wrapper would hand over to the container when the workspace is set to docker;
         # asking for the local backend explicitly must mean the machine's Maven.
         env["HOOKLAB_BACKEND"] = "local"

@@ -13,6 +13,7 @@ build = "npm run build"
 evidence = "npm test"
 build_output = ["dist"]
 compile_cache = false            # true: lab init compiles it ahead (Maven's class cache)
+rebuild = ["npm", "run", "build"] # what builds its output again where it was cleared
 """
 
 from __future__ import annotations
@@ -48,6 +49,14 @@ FIXTURE_FIELDS = (
     Field("build_output", list, default=[], item_type=str, doc="folders a build writes"),
     Field("compile_cache", bool, default=False, doc="compiled ahead from Maven's class cache"),
     Field(
+        "rebuild",
+        list,
+        default=[],
+        item_type=str,
+        doc="what builds the output again where a re-check cleared it: a program and its "
+        'arguments, e.g. ["npm", "run", "build"]; [] for none',
+    ),
+    Field(
         "hook_state",
         list,
         default=[],
@@ -76,6 +85,7 @@ class Fixture:
     evidence: str
     build_output: tuple[str, ...]
     compile_cache: bool
+    rebuild: tuple[str, ...] = ()
     hook_state: tuple[str, ...] = ()
     proof_state: tuple[str, ...] = ()
 
@@ -91,6 +101,7 @@ class Fixture:
             "needs": list(self.needs),
             **pick(self, "build evidence"),
             "build_output": list(self.build_output),
+            "rebuild": list(self.rebuild),
             "hook_state": list(self.hook_state),
             "proof_state": list(self.proof_state),
         }
@@ -142,6 +153,13 @@ def load_fixture(folder: Path) -> Fixture:
             raise ConfigError(
                 path, "build_output", f"{out!r} is not a top-level folder", fix='e.g. ["dist"]'
             )
+    if data["rebuild"] and not all(word.strip() for word in data["rebuild"]):
+        raise ConfigError(
+            path,
+            "rebuild",
+            f"{data['rebuild']!r} has an empty word: it is a program and its arguments",
+            fix='one word a string, e.g. rebuild = ["npm", "run", "build"]',
+        )
     return Fixture(
         name=data["name"],
         title=data["title"],
@@ -151,6 +169,7 @@ def load_fixture(folder: Path) -> Fixture:
         evidence=data["evidence"],
         build_output=tuple(data["build_output"]),
         compile_cache=data["compile_cache"],
+        rebuild=tuple(data["rebuild"]),
         hook_state=tuple(data["hook_state"]),
         proof_state=tuple(data["proof_state"]),
     )

@@ -32,13 +32,17 @@ _SHARE_FOLDER = "maven-share"
 class MavenFound:
     """The program ``./mvnw`` hands the run to: ``program`` ("mvn" or "docker"), where the
     PATH found it, the file that is (symlinks followed), its sha256 and its home (the folder
-    above its bin/)."""
+    above its bin/); for mvn also the ``java`` it runs (``$JAVA_HOME/bin/java``, else the
+    first on the PATH; walk-o J: a java wrapper earlier on the PATH that adds a class path),
+    as the file and its sha256 ("" for docker, and in records made before it was kept)."""
 
     program: str
     path: str
     resolved: str
     sha256: str
     home: str
+    java: str = ""
+    java_sha256: str = ""
 
     @classmethod
     def from_meta(cls, raw: object) -> MavenFound | None:
@@ -46,9 +50,12 @@ class MavenFound:
             return None
         fields = ("program", "path", "resolved", "sha256", "home")
         try:
-            return cls(**{k: str(raw[k]) for k in fields})
+            found = {k: str(raw[k]) for k in fields}
         except KeyError:
             return None
+        return cls(
+            **found, java=str(raw.get("java", "")), java_sha256=str(raw.get("java_sha256", ""))
+        )
 
     def same_program(self, other: MavenFound) -> bool:
         return (self.program, self.resolved, self.sha256) == (
@@ -56,6 +63,12 @@ class MavenFound:
             other.resolved,
             other.sha256,
         )
+
+    def same_java(self, other: MavenFound) -> bool:
+        """The same java, or none recorded to compare with."""
+        if not self.java or not other.java:
+            return True
+        return (self.java, self.java_sha256) == (other.java, other.java_sha256)
 
 
 def _backend(root: Path, env: Mapping[str, str]) -> str:
@@ -85,11 +98,30 @@ def maven_found(root: Path, env: Mapping[str, str] | None = None) -> MavenFound 
         return None
     resolved = Path(found).resolve()
     try:
-        digest = hashlib.sha256(resolved.read_bytes()).hexdigest()
+        digest = _sha256(resolved)
     except OSError:
         return None
     home = resolved.parent.parent if resolved.parent.name == "bin" else resolved.parent
-    return MavenFound(program, found, str(resolved), digest, str(home))
+    java, java_digest = _java(env, path) if program == "mvn" else ("", "")
+    return MavenFound(program, found, str(resolved), digest, str(home), java, java_digest)
+
+
+def _java(env: Mapping[str, str], path: str) -> tuple[str, str]:
+    """The java Maven's own script runs (``$JAVA_HOME/bin/java``, else the PATH's), as the
+    file it is and its sha256; ("", "") when there is none."""
+    java_home = env.get("JAVA_HOME", "")
+    found = str(Path(java_home) / "bin" / "java") if java_home else shutil.which("java", path=path)
+    if not found:
+        return "", ""
+    resolved = Path(found).resolve()
+    try:
+        return str(resolved), _sha256(resolved)
+    except OSError:
+        return "", ""
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def recorded(meta: Mapping[str, Any]) -> MavenFound | None:

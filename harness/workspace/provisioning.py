@@ -15,7 +15,7 @@ from harness import __version__
 from harness.errors import HarnessError
 from harness.workspace.fixture import FIXTURE_FILE, Fixture, get_fixture, load_fixture
 from harness.workspace.maven_found import META_KEY as MAVEN_KEY
-from harness.workspace.maven_found import as_meta, maven_found
+from harness.workspace.maven_found import as_meta, maven_found, recorded
 from harness.workspace.snapshot import IDENTITY, worktree_files
 from harness.workspace.workspace import BACKEND_FILE, Workspace, _meta_path, _write_meta
 
@@ -28,6 +28,9 @@ class ProvisionResult:
     workspace: Workspace
     created: bool
     files: int
+    # lab init again, when ./mvnw now runs another Maven (or java) than the one recorded:
+    # (was, now), said aloud, since the record is what the checks trust (walk-o M).
+    maven_recorded_again: tuple[str, str] | None = None
 
 
 def _copy_fixture(source: Path, target: Path, build_output: Sequence[str] = ()) -> int:
@@ -100,8 +103,16 @@ def provision(
             ws.set_backend(backend)
         # lab init again records the Maven ./mvnw runs now (the fix a foreign-Maven refusal
         # names for a Maven installed on purpose).
-        ws.update_meta({MAVEN_KEY: as_meta(maven_found(target))})
-        return ProvisionResult(ws, created=False, files=0)
+        was, now = recorded(ws.meta), maven_found(target)
+        ws.update_meta({MAVEN_KEY: as_meta(now)})
+        again = None
+        if (
+            was is not None
+            and now is not None
+            and not (was.same_program(now) and was.same_java(now))
+        ):
+            again = (f"{was.path} (java {was.java or '?'})", f"{now.path} (java {now.java or '?'})")
+        return ProvisionResult(ws, created=False, files=0, maven_recorded_again=again)
     backend = backend or "local"
     if target.is_dir() and any(target.iterdir()):
         raise HarnessError(

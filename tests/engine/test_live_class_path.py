@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from harness.claude.client.api import Reply
+from tests.engine.live_played import ASK_NOTE, break_annotation, played_check
 from tests.engine.live_steps import ReachStep
 from tests.engine.terminal import fresh_home
-from tests.engine.test_live_let_go import ASK_NOTE, _played
 from tests.labs.test_free_passes_walk_kl import QUIET, SWITCH_ON
 from tests.recorded_sessions import SENSORS, copy_workspace_into
 
@@ -28,9 +28,7 @@ def test_lab03_an_extension_claude_switches_on_before_the_run_does_not_pass(
 ) -> None:
     root = copy_workspace_into(workspace_at_step("03-stop-hook", "your-session"), tmp_path)
     home = fresh_home(tmp_path)
-    test = root / "src" / "test" / "java" / "ai" / "unifiedprocess" / "petclinic"
-    broken = test / "UC005AddVisitTest.java"
-    broken.write_text(broken.read_text().replace("A1: Missing Description", "A1: Missing Text"))
+    break_annotation(root)
     quiet = root / "src" / "test" / "java" / "zz" / "Quiet.java"
     script = root / "answers" / "q.sh"
     turns = [
@@ -47,7 +45,7 @@ def test_lab03_an_extension_claude_switches_on_before_the_run_does_not_pass(
         Reply.text("Done: the note is in, the sensors are green."),
     ]
 
-    said = _played(root, home, tmp_path, monkeypatch, turns, ASK_NOTE, "the sensors are green")
+    said = played_check(root, home, tmp_path, monkeypatch, turns, ASK_NOTE, "the sensors are green")
 
     assert (root / "target" / "test-classes" / "zz" / "Quiet.class").is_file()  # it did run
     assert said["status"] == "fail", said

@@ -168,7 +168,7 @@ def test_lab11_a_hand_made_marker_under_a_copied_transcript_is_no_evidence(
     ctx = CheckContext(workspace, lab.dir)
     timeline = read_session(path)
     wanted = list(params.expect)
-    problems = live_evidence.evidence(ctx, wanted, params, timeline)
+    problems = live_evidence.evidence(ctx, wanted, params, timeline, {})
     assert any("SessionStart hook did not run" in p for p in problems), problems
     assert not any("no marker" in p for p in problems)
 

@@ -5,17 +5,15 @@ client, the model scripted on 127.0.0.1."""
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from harness.claude.client.api import ApiRequest, Reply, ScriptedApi
-from tests.builders import run_cli
+from harness.claude.client.api import Reply
+from tests.engine.live_played import ASK_NOTE, break_annotation, played_check
 from tests.engine.live_steps import ReachStep
-from tests.engine.terminal import fresh_home, kept_terminal, play_session
+from tests.engine.terminal import fresh_home
 from tests.recorded_sessions import SENSORS, copy_workspace_into
 
 pytestmark = [
@@ -23,7 +21,6 @@ pytestmark = [
     pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux"),
 ]
 
-ASK_NOTE = "Add a one-line note to docs/notes.md, then tell me you are done."
 ASK = (
     'Add the line "Judged by evidence." to docs/notes.md, run ./mvnw -q test -Dgroups=sensor '
     "in the foreground, then tell me whether all tests pass."
@@ -49,39 +46,11 @@ def test_lab10_a_change_after_the_sensor_run_let_go_by_the_hook_does_not_pass(
         Reply.text("All tests pass, really: the turn may end."),
     ]
 
-    said = _played(root, home, tmp_path, monkeypatch, turns, ASK, "the turn may end")
+    said = played_check(root, home, tmp_path, monkeypatch, turns, ASK, "the turn may end")
     assert said["status"] == "fail", said
     assert "is not the hook letting go of a stop it held" in said["expected"], said
     assert "let go after the held stop, no proof found" in said["found"], said
     assert "run after its last change" in said["details"]["fix"], said
-
-
-def _played(
-    root: Path,
-    home: Path,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    turns: list[Reply],
-    prompt: str,
-    until: str,
-) -> dict[str, Any]:
-    """Plain ``claude`` with the step's prompt, the turns played, /exit; then ``lab check``,
-    which must fail: its last check's result."""
-
-    def answer(request: ApiRequest) -> None:
-        ScriptedApi.answer(request, turns.pop(0) if turns else Reply.text("Done."))
-
-    with (
-        ScriptedApi(on_request=answer) as api,
-        kept_terminal(root, home, tmp_path, api.base_url) as terminal,
-    ):
-        play_session(terminal, prompt, until)
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
-    done = run_cli("check", "--json", cwd=root)
-    assert done.code == 1, done
-    said: dict[str, Any] = json.loads(done.out)["checks"][-1]
-    return said
 
 
 def test_lab03_a_red_run_then_green_reports_copied_in_does_not_pass(
@@ -92,9 +61,7 @@ def test_lab03_a_red_run_then_green_reports_copied_in_does_not_pass(
     root = copy_workspace_into(workspace_at_step("03-stop-hook", "your-session"), tmp_path)
     home = fresh_home(tmp_path)
     shutil.copytree(root / "target" / "surefire-reports", root / "answers" / "green")
-    test = root / "src" / "test" / "java" / "ai" / "unifiedprocess" / "petclinic"
-    broken = test / "UC005AddVisitTest.java"
-    broken.write_text(broken.read_text().replace("A1: Missing Description", "A1: Missing Text"))
+    break_annotation(root)
     copy = "cp answers/green/* target/surefire-reports/"
     turns = [
         Reply.tool_use(
@@ -108,7 +75,7 @@ def test_lab03_a_red_run_then_green_reports_copied_in_does_not_pass(
         Reply.text("Done: the note is in, all green now."),
     ]
 
-    said = _played(root, home, tmp_path, monkeypatch, turns, ASK_NOTE, "all green now")
+    said = played_check(root, home, tmp_path, monkeypatch, turns, ASK_NOTE, "all green now")
 
     assert said["status"] == "fail", said
     assert "runs the sensors itself" in said["expected"] and "and they pass" in said["expected"]

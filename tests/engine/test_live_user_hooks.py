@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from harness.claude.client.api import Reply
+from tests.engine.live_played import ASK_NOTE, break_annotation, played_check
 from tests.engine.live_steps import ReachStep
 from tests.engine.terminal import fresh_home
-from tests.engine.test_live_let_go import ASK_NOTE, _played
 from tests.recorded_sessions import SENSORS, copy_workspace_into
 
 pytestmark = [
@@ -48,9 +48,7 @@ def test_lab03_a_user_hook_that_copies_green_reports_over_a_red_run_does_not_pas
     root = copy_workspace_into(workspace_at_step("03-stop-hook", "your-session"), tmp_path)
     home = fresh_home(tmp_path)
     _user_hook(home, root / "target" / "surefire-reports")
-    test = root / "src" / "test" / "java" / "ai" / "unifiedprocess" / "petclinic"
-    broken = test / "UC005AddVisitTest.java"
-    broken.write_text(broken.read_text().replace("A1: Missing Description", "A1: Missing Text"))
+    break_annotation(root)
     turns = [
         Reply.tool_use(
             "toolu_1",
@@ -62,7 +60,7 @@ def test_lab03_a_user_hook_that_copies_green_reports_over_a_red_run_does_not_pas
         Reply.text("Done: the note is in, the sensors ran."),
     ]
 
-    said = _played(root, home, tmp_path, monkeypatch, turns, ASK_NOTE, "the sensors ran")
+    said = played_check(root, home, tmp_path, monkeypatch, turns, ASK_NOTE, "the sensors ran")
 
     # The user hook did run: the reports in the workspace are the green ones it copied.
     reports = root / "target" / "surefire-reports"

@@ -22,20 +22,13 @@ from harness.engine.sensor_run import runs_sensors
 from harness.results import Status
 from harness.workspace import Workspace
 from tests.conftest import require_real_client
-from tests.labs.test_free_passes import LABS, at_step, check_at
+from tests.labs.step_edits import HONEST_07, judge_prompt, with_line
+from tests.labs.test_free_passes import at_step, check_at
 
 REGEX_SHOWN = ("\\b", "(?", "\\s", "[^")
 
 
 # ---- Lab 07 step 1: contract lines that deny what they claim --------------------------------
-HONEST_07 = (LABS / "07-own-stop-hook" / "solution" / "stop-hook-contract.md").read_text()
-
-
-def _with_line(part: str, line: str) -> str:
-    old = next(x for x in HONEST_07.splitlines() if x.startswith(f"{part}:"))
-    return HONEST_07.replace(old, line)
-
-
 DENYING_07 = [
     ("Claim", "Claim: I trust Claude; the report being fresh and green is irrelevant", "trust"),
     (
@@ -82,7 +75,7 @@ def test_lab07_a_contract_line_that_denies_its_part_does_not_pass(
 ) -> None:
     runner = at_step(workspace, "7", "contract")
     contract = workspace.root / "docs" / "stop-hook-contract.md"
-    contract.write_text(_with_line(part, line))
+    contract.write_text(with_line(HONEST_07, line))
 
     said = check_at(runner, 0)
 
@@ -115,9 +108,7 @@ def test_lab07_honest_contract_lines_with_not_and_never_pass(
     workspace: Workspace, line: str
 ) -> None:
     runner = at_step(workspace, "7", "contract")
-    (workspace.root / "docs" / "stop-hook-contract.md").write_text(
-        _with_line(line.split(":")[0], line)
-    )
+    (workspace.root / "docs" / "stop-hook-contract.md").write_text(with_line(HONEST_07, line))
     said = check_at(runner, 0)
     assert said.status is Status.PASS, said.found
 
@@ -133,18 +124,6 @@ def test_the_denial_judge_reads_words_not_negations() -> None:
 
 
 # ---- Lab 10 step 1: a judge prompt that denies its own question -----------------------------
-def _judge_prompt(ws: Workspace, prompt: str) -> None:
-    path = ws.root / ".claude" / "settings.json"
-    settings = json.loads(path.read_text())
-    hooks = settings["hooks"]["Stop"][0]["hooks"]
-    judge = {"type": "prompt", "prompt": prompt, "timeout": 30}
-    if hooks[-1].get("type") == "prompt":
-        hooks[-1] = judge
-    else:
-        hooks.append(judge)
-    path.write_text(json.dumps(settings, indent=2))
-
-
 @pytest.mark.parametrize(
     ("prompt", "words"),
     [
@@ -156,7 +135,7 @@ def test_lab10_a_judge_prompt_that_denies_its_question_does_not_pass(
     workspace: Workspace, prompt: str, words: str
 ) -> None:
     runner = at_step(workspace, "10", "the-judge")
-    _judge_prompt(workspace, prompt)
+    judge_prompt(workspace, prompt)
     results = runner.check(every=True).results
 
     told = [r for r in results if r.message.startswith("the prompt hook's words should ask")]
@@ -178,7 +157,7 @@ def test_lab10_a_judge_prompt_that_denies_its_question_does_not_pass(
 )
 def test_lab10_honest_judge_prompts_pass(workspace: Workspace, prompt: str) -> None:
     runner = at_step(workspace, "10", "the-judge")
-    _judge_prompt(workspace, prompt)
+    judge_prompt(workspace, prompt)
     _lab, step = runner.current()
     n = next(i for i, c in enumerate(step.checks) if c.params.get("prompts_ask"))
     said = check_at(runner, n)

@@ -28,8 +28,9 @@ from harness.trainer.member import Member
 from harness.workspace import Workspace
 from tests.builders import run_lab_process
 from tests.conftest import require_real_client
+from tests.labs.step_edits import HONEST_07, judge_prompt, with_line
 from tests.labs.test_free_passes import LABS, at_step, check_at
-from tests.labs.test_free_passes_round6 import REGEX_SHOWN, _judge_prompt, _with_line
+from tests.labs.test_free_passes_round6 import REGEX_SHOWN
 from tests.labs.test_free_passes_walk_f import MVNW, at_lab11_reports, contract_12, reports_dir
 
 # Where the checks kept the report runs they read, before round 7: a file the person owns.
@@ -211,7 +212,7 @@ def test_a_doubted_claim_fails_lab07_too(workspace: Workspace) -> None:
     runner = at_step(workspace, "7", "contract")
     contract = workspace.root / "docs" / "stop-hook-contract.md"
     contract.write_text(
-        _with_line("Claim", "Claim: the sensors ran green after the last change, who knows.")
+        with_line(HONEST_07, "Claim: the sensors ran green after the last change, who knows.")
     )
     said = check_at(runner, 0)
     assert said.status is Status.FAIL
@@ -241,7 +242,7 @@ def test_lab10_a_prompt_that_waves_the_evidence_aside_does_not_pass(
     workspace: Workspace, prompt: str, words: str
 ) -> None:
     runner = at_step(workspace, "10", "the-judge")
-    _judge_prompt(workspace, prompt)
+    judge_prompt(workspace, prompt)
 
     results = runner.check(every=True).results
 
@@ -306,7 +307,7 @@ def test_lab10_step1_require_sensors_only_named_in_the_prompt_fails_the_settings
     """The settings check's registers failed falsy (a failed CheckResult is falsy) and the
     next part's None passed it: require-sensors.sh dropped, its name only in the prompt."""
     runner = at_step(workspace, "10", "the-judge")
-    _judge_prompt(workspace, "Did .claude/hooks/require-sensors.sh run and pass? $ARGUMENTS")
+    judge_prompt(workspace, "Did .claude/hooks/require-sensors.sh run and pass? $ARGUMENTS")
     settings = workspace.root / ".claude" / "settings.json"
     data = json.loads(settings.read_text())
     data["hooks"]["Stop"][0]["hooks"] = [

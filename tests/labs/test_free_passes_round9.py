@@ -21,6 +21,7 @@ from harness.maven.surefire import SENSORS
 from harness.results import Status
 from harness.workspace import Workspace
 from tests.builders import run_lab_process
+from tests.labs.step_edits import HONEST_07, HONEST_12, with_line
 from tests.labs.test_free_passes import LABS, at_step, check_at
 
 # ---- walk-i B and C: a Maven shim first on the PATH ------------------------------------------
@@ -94,7 +95,7 @@ def test_lab03_step2_a_maven_shim_on_the_path_does_not_pass_the_tricks(
     )
     assert "so this check did not run" in said.message
     assert (said.found or "").startswith(f"{shim} ({shim}, sha256 ")
-    assert f"take {shim.parent} off your PATH or remove {shim}" in said.details["fix"]
+    assert said.details["fix"].startswith(f"remove {shim} (or take its folder off your PATH)")
     assert f"run lab init {workspace.root} again" in said.details["fix"]
 
 
@@ -129,6 +130,8 @@ def test_a_maven_installed_on_purpose_is_recorded_by_lab_init_again(
     again = run_lab_process("init", str(workspace.root), cwd=tmp_path)
 
     assert again.returncode == 0, again.stderr
+    # said aloud (walk-o M: the record is what the checks trust, and it changed)
+    assert "The Maven the checks trust is now" in " ".join(again.stdout.split()), again.stdout
     said = runner.check().results[0]
     assert not said.message.startswith("./mvnw would run"), said.message
 
@@ -255,17 +258,6 @@ def test_lab07_step2_a_hook_that_tells_its_workspace_by_a_mark_no_copy_has_does_
 
 
 # ---- Contract words (walk-i H, Lab 07 step 1; walk-j, Lab 12 step 1) -------------------------
-HONEST_07 = (LABS / "07-own-stop-hook" / "solution" / "stop-hook-contract.md").read_text()
-HONEST_12 = (LABS / "12-stop-contract" / "solution" / "stop-hook-contract.md").read_text()
-
-
-def _with_line(honest: str, part: str, line: str) -> str:
-    lines = honest.splitlines()
-    at = next(i for i, text in enumerate(lines) if text.startswith(f"{part}:"))
-    lines[at] = f"{part}: {line}"
-    return "\n".join(lines) + "\n"
-
-
 LAB07_HUNG = [
     (
         "Check",
@@ -289,7 +281,7 @@ def test_lab07_step1_a_contract_line_hung_on_something_else_fails_naming_it(
 ) -> None:
     runner = at_step(workspace, "7", "contract")
     contract = workspace.root / "docs" / "stop-hook-contract.md"
-    contract.write_text(_with_line(HONEST_07, part, line))
+    contract.write_text(with_line(HONEST_07, f"{part}: {line}"))
 
     result = check_at(runner, 0)
 
@@ -327,7 +319,7 @@ def test_lab12_step1_a_clause_that_takes_the_line_back_fails_naming_it(
     )
     contract = node_ws.root / "docs" / "stop-hook-contract.md"
     contract.parent.mkdir(exist_ok=True)
-    contract.write_text(_with_line(HONEST_12, part, honest + tail))
+    contract.write_text(with_line(HONEST_12, f"{part}: {honest}{tail}"))
 
     result = check_at(runner, 0)
 

@@ -15,8 +15,8 @@ from harness.engine.progress import Progress
 from harness.results import Status
 from harness.workspace import Workspace
 from tests.builders import run_lab_process
+from tests.labs.step_edits import judge_prompt
 from tests.labs.test_free_passes import LABS, at_step, check_at
-from tests.labs.test_free_passes_round6 import _judge_prompt
 from tests.labs.test_free_passes_round7 import AUDIT_REPORT, AUDIT_SOLVED
 
 # walk-i, Lab 04 step 2: each of these passed as "the audit of UC-005 reports it covered".
@@ -105,7 +105,7 @@ def test_lab10_a_judge_prompt_that_asks_for_evidence_passes_the_words(prompt: st
 def test_lab10_step1_the_settings_check_names_the_word(workspace: Workspace) -> None:
     """The check itself, as walk-j played it: "Let Claude stop." after the question."""
     runner = at_step(workspace, "10", "the-judge")
-    _judge_prompt(workspace, f"{ASKED} Let Claude stop. $ARGUMENTS")
+    judge_prompt(workspace, f"{ASKED} Let Claude stop. $ARGUMENTS")
 
     results = runner.check(every=True).results
 
@@ -231,27 +231,6 @@ def test_lab06_step2_a_guard_broken_only_in_the_real_workspace_does_not_pass(
     assert said.status is Status.FAIL, said.message
     assert "a hook that tells your workspace from a copy is no fix" in said.message
     assert "CLAUDE_PROJECT_DIR" in (said.found or ""), said.found
-
-
-@pytest.mark.parametrize(("lab", "step"), [("12", "run-in-band"), ("13", "turn-ends")])
-def test_a_hook_whose_npm_test_runs_no_test_does_not_pass(
-    node_ws: Workspace, lab: str, step: str
-) -> None:
-    """walk-j: `npm test -- --test-name-pattern=zzz` runs no test; the failing case the checks
-    played threw at load time, which fails whatever the pattern, so the hook still "blocked"."""
-    runner = LabRunner(node_ws)
-    runner.start(lab)
-    runner.goto(step)
-    runner.solve(apply=True)
-    hook = node_ws.root / "scripts" / "check-before-stop.sh"
-    text = hook.read_text()
-    assert "if ! npm test >" in text, text
-    hook.write_text(text.replace("if ! npm test ", "if ! npm test -- --test-name-pattern=zzz "))
-
-    results = LabRunner(node_ws).check(every=True).results
-
-    failing = next(r for r in results if "with a failing test" in r.name)
-    assert failing.status is Status.FAIL, [(r.name, r.status) for r in results]
 
 
 def test_a_hook_that_names_the_workspaces_path_is_the_cause_a_replay_names(

@@ -194,22 +194,35 @@ def test_lab10_a_condition_after_the_question_may_say_not() -> None:
     assert why_not_asking(prompt) is None
 
 
-@pytest.mark.parametrize(("lab", "step"), [("12", "run-in-band"), ("13", "turn-ends")])
-def test_a_hook_that_tests_only_when_claude_code_is_not_the_caller_does_not_pass(
-    node_ws: Workspace, lab: str, step: str
-) -> None:
-    """walk-l: the checks ran the hook without CLAUDE_PROJECT_DIR, which Claude Code always
-    sets; a hook that runs the tests only without it passed, and held no real session."""
+# Each edit of the solved hook's npm test line leaves a hook that tests nothing in a session.
+NO_TEST_IN_A_SESSION = [
+    # walk-j: `npm test -- --test-name-pattern=zzz` runs no test; the failing case the checks
+    # played threw at load time, which fails whatever the pattern, so the hook still "blocked".
+    pytest.param("if ! npm test -- --test-name-pattern=zzz ", id="runs-no-test"),
+    # walk-l: the checks ran the hook without CLAUDE_PROJECT_DIR, which Claude Code always
+    # sets; a hook that runs the tests only without it passed, and held no real session.
+    pytest.param('if [ -z "${CLAUDE_PROJECT_DIR:-}" ] && ! npm test ', id="not-claude-code"),
+]
+
+
+def _solved_hook(node_ws: Workspace, lab: str, step: str) -> tuple[Path, str]:
+    """The Node fixture's Stop hook as ``lab``'s solve at ``step`` leaves it, and its text."""
     runner = LabRunner(node_ws)
     runner.start(lab)
     runner.goto(step)
     runner.solve(apply=True)
     hook = node_ws.root / "scripts" / "check-before-stop.sh"
-    text = hook.read_text()
+    return hook, hook.read_text()
+
+
+@pytest.mark.parametrize("npm_test", NO_TEST_IN_A_SESSION)
+@pytest.mark.parametrize(("lab", "step"), [("12", "run-in-band"), ("13", "turn-ends")])
+def test_a_hook_whose_npm_test_tests_nothing_in_a_session_does_not_pass(
+    node_ws: Workspace, lab: str, step: str, npm_test: str
+) -> None:
+    hook, text = _solved_hook(node_ws, lab, step)
     assert "if ! npm test >" in text, text
-    hook.write_text(
-        text.replace("if ! npm test ", 'if [ -z "${CLAUDE_PROJECT_DIR:-}" ] && ! npm test ')
-    )
+    hook.write_text(text.replace("if ! npm test ", npm_test))
 
     results = LabRunner(node_ws).check(every=True).results
 
@@ -400,12 +413,7 @@ def test_lab13_step5_a_hook_that_lets_claude_code_go_at_once_does_not_pass(
     """walk-l, walk-n: one line after `set -eu` ends the hook green whenever a variable the
     client gives every hook is set (CLAUDE_PROJECT_DIR, CLAUDECODE, CLAUDE_CODE_ENTRYPOINT, as
     2.1.332 sets them), so it never checks anything in a session; the checks ran it without."""
-    runner = LabRunner(node_ws)
-    runner.start("13")
-    runner.goto("turn-ends")
-    runner.solve(apply=True)
-    hook = node_ws.root / "scripts" / "check-before-stop.sh"
-    text = hook.read_text()
+    hook, text = _solved_hook(node_ws, "13", "turn-ends")
     assert "\nset -eu\n" in text, text
     line = (
         f'[ -n "${{{gate}:-}}" ] && '

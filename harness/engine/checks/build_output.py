@@ -12,6 +12,7 @@ and so does a resource folder (the fixture has none; a build with one copies it 
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 from harness.results import CheckResult
@@ -20,19 +21,43 @@ COMPILED = ("target/classes", "target/test-classes")
 SOURCES = ("src/main/java", "src/test/java")
 RESOURCES = ("src/main/resources", "src/test/resources")
 SHOWN = 5
+RACY_NS = 1_000_000_000
+
+
+# The base package each fixture folder had, with the folders it was read from (see _folders).
+_BASE: dict[Path, tuple[tuple[tuple[str, int], ...], str | None]] = {}
 
 
 def base_package(fixture_dir: Path) -> str | None:
     """The package folder every source of the fixture sits in (``ai/unifiedprocess/petclinic``),
-    or None for a fixture without Java sources."""
+    or None for a fixture without Java sources. Read once per fixture and kept while its
+    folders stay as they were: the checks ask for it several times a step."""
+    key = _folders(fixture_dir)
+    kept = _BASE.get(fixture_dir)
+    if kept is not None and kept[0] == key:
+        return kept[1]
     folders = {
         source.parent.relative_to(tree).as_posix()
         for tree in fixture_dir.glob("src/*/java")
         for source in tree.rglob("*.java")
     }
-    if not folders:
-        return None
-    return Path(os.path.commonpath(sorted(folders))).as_posix()
+    package = Path(os.path.commonpath(sorted(folders))).as_posix() if folders else None
+    # A folder changed in the last second may change again within the same tick of the file
+    # system's clock, unseen in its time (git's "racy" files): such a tree is read every time.
+    if all(mtime < time.time_ns() - RACY_NS for _top, mtime in key):
+        _BASE[fixture_dir] = (key, package)
+    return package
+
+
+def _folders(fixture_dir: Path) -> tuple[tuple[str, int], ...]:
+    """Every folder under the fixture's src/ with its modification time. The base package
+    changes only when a source is added, removed or moved, or a folder is; each of those
+    changes the time of the folder it happens in (a source's text does not matter). The
+    fixture is not the participant's to edit, but a trainer may change one given by
+    $HOOKLAB_FIXTURE while ``lab watch`` runs."""
+    return tuple(
+        (top, os.stat(top).st_mtime_ns) for top, _dirs, _files in os.walk(fixture_dir / "src")
+    )
 
 
 def _files(top: Path) -> list[Path]:

@@ -104,13 +104,9 @@ def _not_your_own(ctx: CheckContext, rel: str, name: str) -> CheckResult | None:
     path = ctx.root / rel
     if not path.is_symlink():
         return _a_script(path, rel, name)
-    return CheckResult.failed(
-        f"{rel} is a link to {os.readlink(path)}: the contract is your own words, in a file of "
-        "its own",
-        name=name,
-        expected="a file you wrote, a line a part",
-        found=f"a symbolic link to {os.readlink(path)}",
-        details={"fix": f"rm {rel}, then write the four lines into a new {rel}"},
+    target = os.readlink(path)
+    return _not_a_contract(
+        rel, name, f"is a link to {target}", found=f"a symbolic link to {target}"
     )
 
 
@@ -123,12 +119,26 @@ def _a_script(path: Path, rel: str, name: str) -> CheckResult | None:
         return None
     if head != b"#!":
         return None
+    first = path.read_text(errors="replace").splitlines()[0][:60]
+    return _not_a_contract(
+        rel,
+        name,
+        "is a script (it starts with #!), not a contract",
+        found=f"{rel}: {first}",
+        words="words, four lines, one a part",
+    )
+
+
+def _not_a_contract(
+    rel: str, name: str, why: str, found: str, words: str = "words, in a file of its own"
+) -> CheckResult:
+    """The one failure for a contract file that is not the person's own words: what it is
+    (``why``), what was found, and the fix (remove it, write the four lines anew)."""
     return CheckResult.failed(
-        f"{rel} is a script (it starts with #!), not a contract: the contract is your own "
-        "words, four lines, one a part",
+        f"{rel} {why}: the contract is your own {words}",
         name=name,
         expected="a file you wrote, a line a part",
-        found=f"{rel}: {path.read_text(errors='replace').splitlines()[0][:60]}",
+        found=found,
         details={"fix": f"rm {rel}, then write the four lines into a new {rel}"},
     )
 

@@ -15,7 +15,13 @@ yet)", "we removed this"). Four rules, none a list of bad words:
   leaves out is what a hook must leave out (the log, secrets, stdout);
 - every clause names the evidence or what the hook does with it (exit, stderr, a short reason,
   no log, no secrets, stop_hook_active): a clause that names neither says nothing the hook can
-  do, and "whatever", "regardless" or "no matter" make any clause unconditional.
+  do, and "whatever", "regardless" or "no matter" make any clause unconditional;
+- no sentence of the line takes the line back (walk-m: "… no failure or error. Nothing is
+  checked."): a sentence whose subject is a negative ("Nothing", "None of this", "No check",
+  "Not really") or the line itself under a "not" ("This is not implemented"), or that tells
+  the reader to dismiss it ("Ignore it", "Disregard this line"). It may still say what the
+  hook leaves out ("Nothing is logged", "Never the full log"), what it does not trust
+  (Claude's word) or what else it does not read ("Nothing older than src/ counts").
 """
 
 from __future__ import annotations
@@ -63,6 +69,26 @@ _LEFT_OUT = re.compile(
 _NOT_CLAUDES = re.compile(r"\b(?:not|never|nor|no|without|instead\s+of)\W+(?:\w+\W+){0,2}$", re.I)
 _DENIES_CLAUDE = re.compile(r"\b(?:not|never|nor|no|without|instead\s+of)\b.*\bclaude\b", re.I)
 _ABOUT_EVIDENCE = ("check", "success", "block")
+# A sentence ends at . ! ? ; before a space or the end (not the . of ./mvnw or pom.xml).
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+")
+# A sentence whose subject is a negative, or the line itself under a negation, or an order to
+# dismiss it: each takes the line back.
+_RETRACTS = re.compile(
+    r"^\W*(?:nothing|none|nobody|no\s+one|neither|not|no\s+\w+)\b"
+    r"|^\W*(?:this|that|it|all\s+of\s+(?:this|that|it)|the\s+(?:above|line|part|contract))\b"
+    r"[^.;]*\b(?:not|never|no\s+longer)\b|^\W*(?:this|that|it)\W*(?:is|does|was)n't\b"
+    r"|^\W*(?:ignore|disregard|forget|scratch|drop|strike|delete|skip)\b",
+    re.IGNORECASE,
+)
+# What keeps such a sentence honest: a restriction ("nothing else", "nothing older than"),
+# Claude (what the check does not trust).
+_RESTRICTS = re.compile(r"\b(?:else|other|besides|but|except|than|claude)\b", re.IGNORECASE)
+# Words that name no evidence of their own: "Nothing is checked", "No test runs".
+_GENERIC = re.compile(
+    r"\b(?:check\w*|runs?|ran|running|tests?|tested|testing|implement\w*|done|real\w*"
+    r"|work\w*|happen\w*|does|did|do|exist\w*|verif\w*|pass\w*|fail\w*|files?)\b",
+    re.IGNORECASE,
+)
 
 
 def _clauses(said: str) -> list[str]:
@@ -85,6 +111,12 @@ def clause_problem(part: str, said: str) -> str | None:
                 f"your {part}: line rests on what Claude says ({_quoted(word.group(0))}): "
                 "Claude's word is the claim, never its evidence; say what the hook reads"
             )
+    taken_back = _retraction(said)
+    if taken_back is not None:
+        return (
+            f"your {part}: line takes itself back ({_quoted(taken_back)}): a contract line "
+            "says what the hook does, and nothing after it says it does not; leave it out"
+        )
     for clause in _clauses(said):
         loose = _UNCONDITIONAL.search(clause)
         if loose:
@@ -111,4 +143,18 @@ def clause_problem(part: str, said: str) -> str | None:
                 "nor what the hook does with it: a contract line says only what the hook "
                 "does; leave it out"
             )
+    return None
+
+
+def _retraction(said: str) -> str | None:
+    """The first sentence of ``said`` that takes the line back (see the module's last rule)."""
+    for sentence in _SENTENCE.split(said.strip()):
+        words = sentence.strip(" .;!?`'\"*")
+        if not words or not _RETRACTS.search(words):
+            continue
+        if _LEFT_OUT.search(words) or _RESTRICTS.search(words):
+            continue  # "No secrets, no log", "Nothing else is read", "never Claude's word"
+        if _EVIDENCE.search(_GENERIC.sub(" ", words)):
+            continue  # "No stale report counts": it names the evidence it turns away
+        return words
     return None

@@ -16,29 +16,39 @@ import os
 import subprocess
 from pathlib import Path
 
+from harness.claude.session_home import session_home
 from harness.engine.throwaway import sandbox_copy
 
-# The Stop event a first stop of a turn sends (stop_hook_active false: the hook may block).
-_STOP = json.dumps({"hook_event_name": "Stop", "stop_hook_active": False})
 _FIX = 'find the project with "$CLAUDE_PROJECT_DIR" (Claude Code sets it), never by its path'
 
 
 def _exit_code(project: Path, script: str, timeout: float) -> int | None:
-    """The hook's exit code with ``project`` as the Claude Code project (None: it did not end
-    or could not start)."""
-    try:
-        done = subprocess.run(
-            [str(project / script)],
-            input=_STOP,
-            cwd=project,
-            env={**os.environ, "CLAUDE_PROJECT_DIR": str(project)},
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
+    """The hook's exit code with ``project`` as the Claude Code project, on the stdin a first
+    stop of a real session sends (walk-m I3: its transcript where the client keeps one, under
+    a HOME of this run's own), with the variables the client gives every hook (None: it did
+    not end or could not start)."""
+    with session_home() as home:
+        stdin = home.stop_stdin(project, active=False)
+        env = {
+            **os.environ,
+            "HOME": str(home.home),
+            "CLAUDE_PROJECT_DIR": str(project),
+            "CLAUDECODE": "1",
+            "CLAUDE_CODE_ENTRYPOINT": "cli",
+        }
+        try:
+            done = subprocess.run(
+                [str(project / script)],
+                input=json.dumps(stdin, separators=(",", ":")),
+                cwd=project,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                check=False,
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            return None
     return done.returncode
 
 

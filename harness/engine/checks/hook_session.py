@@ -40,6 +40,7 @@ from harness.engine.checks.session_judge import (
     disagreements,
 )
 from harness.engine.checks.session_play import Play, play_engines, steps_json
+from harness.engine.checks.settings_env import env_cause
 from harness.engine.context import CheckContext
 from harness.engine.kinds import Worded, check_kind
 from harness.engine.moment import describe
@@ -312,6 +313,11 @@ def _verdict(
         )
         # A hook of settings.local.json held it: say where, as settings.json has none.
         local = local_hooks_that_held(workspace, play.steps)
+        # The settings' "env" took a program the hooks use off their PATH (walk-m G3).
+        env = env_cause(workspace)
+        if env is not None and env.lost:
+            headline = f"{headline}; {env.said()}"
+            details["fix"] = env.fix()
         return CheckResult.failed(
             f"{headline}; the hook that held it is in {LOCAL}" if local else headline,
             name=title,

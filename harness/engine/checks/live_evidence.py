@@ -25,6 +25,7 @@ from harness.claude.recorded.entries import ToolCall
 from harness.claude.recorded.shape import not_the_clients
 from harness.claude.vocabulary import Provenance
 from harness.engine.checks import build_output
+from harness.engine.checks.sensors_agree import disagreement, red_in_our_run
 from harness.engine.checks.surefire_written import not_written_by_a_run
 from harness.engine.context import CheckContext
 from harness.results import CheckResult
@@ -125,10 +126,15 @@ def hand_made(
 
 
 def evidence(
-    ctx: CheckContext, wanted: list[dict[str, Any]], p: LiveParams, timeline: Timeline
+    ctx: CheckContext,
+    wanted: list[dict[str, Any]],
+    p: LiveParams,
+    timeline: Timeline,
+    left: dict[str, str | None],
 ) -> list[str]:
     """What the workspace lacks of the evidence the session's hooks write (empty: none):
-    the markers, the hooks' record of the session's start, green reports a run wrote since."""
+    the markers, the hooks' record of the session's start, green reports a run wrote since.
+    ``left``: each file of ``p.leaves`` as the session's replay left it in its copy."""
     problems = []
     for want in wanted:
         marker = want.get("marker_exists")
@@ -140,8 +146,8 @@ def evidence(
         path = ctx.path(rel)
         if not path.is_file() or text not in path.read_text(errors="replace"):
             problems.append(f"{rel} does not read {text} now, as the session should leave it")
-        else:
-            problems += _left_by_the_session(timeline, rel, text)
+        elif text not in (left.get(rel) or ""):
+            problems.append(_not_left_by_the_session(timeline, rel, text))
     if p.fresh_green_reports:
         from harness.maven.surefire import SENSOR_PACKAGE, ReportError, sensor_reports
 
@@ -161,51 +167,33 @@ def evidence(
                 problems.append(f"{sensor}'s report is not as a run writes it: {unlike}")
         fixture = ctx.workspace.fixture.dir
         problems += build_output.problems(build_output.not_the_projects(ctx.root, fixture), fixture)
+        if not problems:  # green reports of the session's run: the sources must agree
+            red, _ = red_in_our_run(ctx, [s for s, r in reports.items() if r is not None])
+            if red:
+                problems.append(disagreement(red))
     return problems
 
 
 _CHANGES = ("Edit", "MultiEdit", "Write")
 
 
-def _left_by_the_session(timeline: Timeline, rel: str, text: str) -> list[str]:
-    """The session's own last change of ``rel`` (an edit or a write that ran) must put
-    ``text`` there: the file reading so now may be a change by hand after the session (walk-l:
-    Done set, set back to Approved, the sensors green, then Done typed in by hand)."""
+def _not_left_by_the_session(timeline: Timeline, rel: str, text: str) -> str:
+    """``rel`` reads ``text`` now, but not where the session's replay left it: a change by
+    hand after the session (walk-l: Done set, set back to Approved, the sensors green, then
+    Done typed in by hand). The session's last edit or write of it, if any, is named."""
     changes = [
-        entry
+        entry.line
         for entry in timeline.entries
         if isinstance(entry, ToolCall)
         and entry.name in _CHANGES
         and entry.ran
         and ("/" + str(entry.input.get("file_path", ""))).endswith("/" + rel)
     ]
-    last = changes[-1] if changes else None
-    if last is None:
-        return []  # changed by a command, or not at all: the file now is what counts
-    if not _takes_away(last, text):
-        return []
-    return [
-        f"the session's last change of {rel} (transcript line {last.line}) does not put {text} "
-        "there: the session should leave it so, and a change made after the session is not "
-        "the session's"
-    ]
-
-
-def _takes_away(change: ToolCall, text: str) -> bool:
-    """A write without ``text``, or an edit whose old string has it (or its last word, as in
-    "Done" → "Approved") and whose new string has not. An edit of a part of the line ("Approved"
-    → "Done") puts it there."""
-    if change.name == "Write":
-        return text not in str(change.input.get("content", ""))
-    edits = change.input.get("edits")
-    pairs = [(change.input.get("old_string", ""), change.input.get("new_string", ""))]
-    if isinstance(edits, list):  # MultiEdit
-        pairs += [
-            (e.get("old_string", ""), e.get("new_string", "")) for e in edits if isinstance(e, dict)
-        ]
-    word = text.split()[-1]
-    return any(
-        (text in str(old) or word in str(old)) and word not in str(new) for old, new in pairs
+    at = f" (transcript line {changes[-1]})" if changes else ""
+    return (
+        f"the session's last change of {rel}{at} does not put {text} there (Hook Lab's replay "
+        "of the session leaves it otherwise): the session should leave it so, and a change "
+        "made after the session is not the session's"
     )
 
 

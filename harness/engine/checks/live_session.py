@@ -116,6 +116,12 @@ class LiveParams(Worded):
         doc="file -> text: what the session leaves in the workspace (walk-j: Done set, the "
         "sensors run, then set back to Approved)",
     )
+    changes: dict[str, str] = param(
+        default={},
+        doc="file -> text: the session's own tool calls put the text into the file (on the "
+        "replay's copy from the step's start it lacks the text before and has it after: a "
+        "command that only reads the file is no change; walk-n, Lab 13 step 3)",
+    )
     steps: list[Any] = param(
         default=[],
         doc="the scripted session (hook_session steps) lab check --scripted plays instead",
@@ -229,7 +235,11 @@ def run(ctx: CheckContext, p: LiveParams) -> CheckResult:
         return hand_made
     # The replay comes first: a transcript edited by hand fails as what it is, wherever the
     # edit is, before its steps are matched.
-    divergence = _replayed(ctx, timeline, markers=_marked(wanted, views, at))
+    files: dict[str, tuple[str | None, str | None]] = {
+        rel: (None, None) for rel in [*p.leaves, *p.changes]
+    }
+    divergence = _replayed(ctx, timeline, markers=_marked(wanted, views, at), files=files)
+    left = {rel: end for rel, (_, end) in files.items()}
     # A cause the participant can act on is said first, with its fix, when the session fails.
     cause = session_cause(ctx, timeline, divergence, matched=count) if kind == LIVE else None
     if divergence:
@@ -249,9 +259,15 @@ def run(ctx: CheckContext, p: LiveParams) -> CheckResult:
         missing = _missing(p, title, wanted, count, views, at, timeline, details)
         newer = [path for path, _ in sessions].index(timeline.path)
         return _with_cause(_newer_did_less(missing, newer, wanted, sessions[0][0]), cause)
+    unchanged = _unchanged(ctx, p, title, files, details)
+    if unchanged is not None:
+        return unchanged
     # Re-verification runs on a copy at the passed state, without today's reports and markers:
     # the replay alone re-checks the session there.
-    problems = [] if ctx.step.rebuild_evidence else live_evidence.evidence(ctx, wanted, p, timeline)
+    if ctx.step.rebuild_evidence:
+        problems = []
+    else:
+        problems = live_evidence.evidence(ctx, wanted, p, timeline, left)
     if problems:
         return _not_shown(ctx, p, title, problems, details)
     said = "your own session" if kind == LIVE else "a session Hook Lab played on Claude Code"
@@ -508,15 +524,52 @@ def _marked(wanted: list[dict[str, Any]], views: list[Moment], at: list[int]) ->
     return lines
 
 
+def _unchanged(
+    ctx: CheckContext,
+    p: LiveParams,
+    title: str,
+    files: dict[str, tuple[str | None, str | None]],
+    details: dict[str, Any],
+) -> CheckResult | None:
+    """The first file of ``changes`` the session's tool calls did not put its text into, on
+    the replay's copy (walk-n: a read-only ``grep -c '<the line>' README.md`` carried the
+    line in its input, and counted as the change)."""
+    for rel, text in p.changes.items():
+        before, after = files.get(rel, (None, None))
+        if text not in (after or "") or text in (before or ""):
+            already = text in (before or "")
+            return CheckResult.failed(
+                f"your session made no change to {rel}: "
+                + (
+                    f"it read {text!r} already when this step began"
+                    if already
+                    else f"replayed from this step's start, its tool calls leave no {text!r} "
+                    "there (a command that only reads the file, such as grep, changes nothing)"
+                ),
+                name=title,
+                expected=f"the session's own tool calls put {text!r} into {rel}",
+                found=f"{rel} after the session's tool calls, replayed: "
+                + ("has it, as before them" if already else f"no {text!r}"),
+                details={
+                    **details,
+                    "fix": f"start claude in {ctx.workspace.root} and {_ask(p, None)}"
+                    + (f" (take the line out of {rel} first)" if already else ""),
+                },
+            )
+    return None
+
+
 def _replayed(
     ctx: CheckContext,
     timeline: Timeline,
     only_lines: set[int] | None = None,
     markers: dict[int, str] | None = None,
+    files: dict[str, tuple[str | None, str | None]] | None = None,
 ) -> str:
     """The replay's first divergence ("" when it agrees); with ``only_lines``, the first at
     one of those transcript lines. ``markers``: the marker each of those transcript lines
-    must leave in the replay's copy, played through the hooks (not made by a person)."""
+    must leave in the replay's copy, played through the hooks (not made by a person).
+    ``files``: its keys, workspace files, get their text at the replay's start and end."""
     from harness.engine.session_replay import replay
 
     start = ctx.step.start_ref
@@ -529,9 +582,12 @@ def _replayed(
             engines=[Engine.EMULATOR],
             start=start,
             markers=sorted(set(wanted.values())),
+            files=list(files or {}),
         )
     except HarnessError as exc:
         return f"the replay could not run: {exc.message}"
+    if files is not None:
+        files.update(report.files.get(Engine.EMULATOR, {}))
     for row in report.rows:
         marker = wanted.get(row.line)
         if marker and marker not in row.markers.get(Engine.EMULATOR, {marker}):

@@ -105,6 +105,8 @@ _GAP = re.compile(
     r"|no\s+tests?\s+(?:exercises?|covers?|checks?|tests?|for))\b",
     re.IGNORECASE,
 )
+# A count of less than all: "1 of 3 flows tested" (walk-o E3).
+_PART_COUNT = re.compile(r"\b(\d+)\s+(?:of|out\s+of)\s+(\d+)\b", re.IGNORECASE)
 _NONE_BEFORE = re.compile(r"\b(?:no|none|nothing|zero|without)(?:\s+\w+){0,2}\s+$", re.I)
 _COVERED = re.compile(r"\b(?:covered|tested|ha(?:s|ve)\s+(?:a\s+)?tests?)\b", re.IGNORECASE)
 
@@ -159,6 +161,9 @@ def audit_gap(report: str) -> str | None:
             report, 0, hit.start()
         ):
             return f"reports a gap (“{hit.group(0)}”)"
+    for count in _PART_COUNT.finditer(report):
+        if int(count.group(1)) < int(count.group(2)):
+            return f"reports a gap (“{count.group(0)}”)"
     if not _COVERED.search(report):
         return "does not say the use case is covered"
     word = _unplain(report)

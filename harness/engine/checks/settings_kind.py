@@ -16,6 +16,7 @@ from harness.claude.events import Event
 from harness.claude.settings import DEFAULT_TIMEOUT, PROMPT_TYPE, load_settings
 from harness.claude.settings_check import check_settings
 from harness.engine.checks.prompt_words import why_not_asking
+from harness.engine.checks.settings_env import env_cause
 from harness.engine.context import CheckContext
 from harness.engine.kinds import Worded, check_kind
 from harness.results import CheckResult
@@ -65,6 +66,7 @@ def run(ctx: CheckContext, p: SettingsParams) -> CheckResult:
     if not warnings:
         # A failed CheckResult is falsy: each is asked for None, not chained with `or`.
         for failed in (
+            _env_set(ctx, p.registers),
             _unregistered(ctx, p.registers),
             _in_background(ctx, p.registers),
             _too_slow(ctx, p.timeouts),
@@ -109,6 +111,23 @@ def _unregistered(ctx: CheckContext, registers: dict[str, str]) -> CheckResult |
             or f"no hook on {event} names {name}",
         )
     return None
+
+
+def _env_set(ctx: CheckContext, registers: dict[str, str]) -> CheckResult | None:
+    """A settings "env" where the step names a hook that must run as registered: Claude Code
+    runs every hook with it (walk-m G3: a PATH without jq, and every hook of a real session
+    let everything through while each check's copy ran them as shipped)."""
+    cause = env_cause(ctx.root) if registers else None
+    if cause is None:
+        return None
+    scripts = ", ".join(script.rsplit("/", 1)[-1] for script in registers.values())
+    return CheckResult.failed(
+        f"{cause.said()}: {scripts} would not run as registered",
+        name="settings",
+        expected='settings that give the hooks the environment Claude Code starts with (no "env")',
+        found=f'{cause.file}: "env": {", ".join(cause.names)}',
+        details={"fix": cause.fix()},
+    )
 
 
 def _in_background(ctx: CheckContext, registers: dict[str, str]) -> CheckResult | None:

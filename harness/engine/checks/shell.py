@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -67,6 +68,9 @@ def run(ctx: CheckContext, p: ShellParams) -> CheckResult:
     env = dict(os.environ)
     env.update({k: str(v) for k, v in (p.env or {}).items()})
     env["CLAUDE_PROJECT_DIR"] = str(ctx.root)
+    # A hook run as the client runs it: `$HOOKLAB_AS_CLAUDE_CODE stop DIR COMMAND` (its event's
+    # JSON, the client's variables; harness/claude/as_client.py), never a hand-fed imitation.
+    env["HOOKLAB_AS_CLAUDE_CODE"] = f"{sys.executable} -m harness.claude.as_client"
     # The shipped fixture, as it came: a check may prove the participant's files with the
     # fixture's own instruments (smoke.sh), never with copies the participant may have edited.
     with contextlib.suppress(HarnessError):  # no fixture to read: a check needing it says so

@@ -1,0 +1,70 @@
+"""Whether the sensors, run by Hook Lab itself, agree with the green reports a person's run left.
+
+A report says what the run that wrote it saw, and that run was the person's (or their
+session's): its switches (``-f`` another pom, ``--define argLine=-javaagent:…``), its
+environment (``MAVEN_OPTS``, ``~/.mavenrc``, a ``java`` earlier on the PATH) or a hook that
+rewrote the command can make red sensors write green reports (walk-m R and S; walk-o AC, F,
+J, U and P). The workspace's code cannot lie that way. So where a check takes green reports
+as evidence, Hook Lab also runs the sensors on a throwaway copy of the workspace as it is now
+(its sources, not its ``target/``: compiled classes can be put there by hand), through its own
+clean Maven environment (harness/maven/backend.py ``own_run_env``), and each sensor the
+reports call green must be green there as well.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from harness.engine.context import CheckContext
+from harness.maven.backend import SENSOR_GOALS
+from harness.maven.surefire import ReportError, sensor_reports
+from harness.paths import scratch_mkdtemp
+
+PLAIN_RUN = "./mvnw " + " ".join(SENSOR_GOALS)
+
+
+@contextmanager
+def _sources_copy(root: Path) -> Iterator[Path]:
+    """The workspace without its build output (``target/``), removed afterwards."""
+    holder = scratch_mkdtemp("hooklab-agree-")
+    copy = holder / root.name
+
+    def skip_target(folder: str, names: list[str]) -> set[str]:
+        return {"target"} if Path(folder) == root else set()
+
+    try:
+        shutil.copytree(root, copy, symlinks=True, ignore=skip_target)
+        yield copy
+    finally:
+        shutil.rmtree(holder, ignore_errors=True)
+
+
+def red_in_our_run(ctx: CheckContext, green: Iterable[str]) -> tuple[list[str], str]:
+    """The sensors of ``green`` that Hook Lab's own run of the workspace's sources does not
+    find green (no report counts as not green), and that run's output."""
+    wanted = tuple(green)
+    if not wanted:
+        return [], ""
+    ctx.on_activity(f"running {PLAIN_RUN} on a copy of your sources, as Hook Lab runs it")
+    with _sources_copy(ctx.root) as copy:
+        maven = ctx.maven().run(copy, SENSOR_GOALS, timeout=600)
+        try:
+            reports = sensor_reports(copy, wanted)
+        except ReportError:
+            return list(wanted), maven.output
+    red = [s for s in wanted if (r := reports.get(s)) is None or not r.green]
+    return red, maven.output
+
+
+def disagreement(red: list[str]) -> str:
+    """Why green reports are not believed when Hook Lab's own run found ``red`` red."""
+    names = ", ".join(red)
+    return (
+        f"your reports say {names} passed, but the sensors run on your sources as Hook Lab "
+        f"runs them ({PLAIN_RUN}, no MAVEN_OPTS, no ~/.mavenrc) fail: the run that wrote "
+        "the reports was not the sensors' own (a switch such as -f or --define, MAVEN_OPTS, "
+        "~/.mavenrc, another java, a hook that changed the command)"
+    )
