@@ -161,11 +161,42 @@ def pytest_configure(config: pytest.Config) -> None:
         handle, path = tempfile.mkstemp(prefix="hooklab-test-groups-", suffix=".json")
         os.close(handle)
         os.environ[GROUPS_FILE] = path
+    if not hasattr(config, "workerinput"):
+        _maven_memo(config)
+
+
+# The whole run's Maven memo (harness/maven/memo.py): HOOKLAB_TEST_MAVEN_MEMO=0 runs every
+# Maven call for real; a HOOKLAB_MAVEN_MEMO set before the run is used and kept (its ledger
+# lists each call, real or restored, and the test that made it).
+MEMO_OFF = "HOOKLAB_TEST_MAVEN_MEMO"
+MEMO_MADE: pytest.StashKey[Path] = pytest.StashKey()
+
+
+def _maven_memo(config: pytest.Config) -> None:
+    """One memo for the run, its workers and every process they start: its folder in the
+    environment, its mvn shim first on PATH. Made here, in the process that starts the
+    workers, so that they inherit both."""
+    from harness.maven.memo import MEMO_ENV, memo_shim_dir
+    from harness.paths import memory_backed_tmp
+
+    if os.environ.get(MEMO_OFF) == "0":
+        return
+    if not os.environ.get(MEMO_ENV):
+        memory = memory_backed_tmp(min_free=TEST_MEMO_MIN_FREE)
+        made = Path(tempfile.mkdtemp(prefix="hooklab-maven-memo-", dir=memory))
+        config.stash[MEMO_MADE] = made
+        os.environ[MEMO_ENV] = str(made)
+    os.environ["PATH"] = f"{memo_shim_dir()}{os.pathsep}{os.environ.get('PATH', '')}"
+
+
+TEST_MEMO_MIN_FREE = 2 * 1024**3  # its kept runs: about 0.3 MB each, some hundreds a run
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     if _groups_by_conftest(config) and (path := os.environ.pop(GROUPS_FILE, None)):
         Path(path).unlink(missing_ok=True)
+    if made := config.stash.get(MEMO_MADE, None):
+        shutil.rmtree(made, ignore_errors=True)
 
 
 def _groups_by_conftest(config: pytest.Config) -> bool:

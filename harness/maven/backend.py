@@ -68,6 +68,7 @@ class MavenRequest:
     args: tuple[str, ...]
     on_output: OutputSink | None = None
     timeout: float | None = None
+    env: Mapping[str, str] = field(default_factory=dict)  # more environment, for the run only
 
     @property
     def argv(self) -> tuple[str, ...]:
@@ -89,9 +90,10 @@ class MavenBackend(ABC):
         *,
         on_output: OutputSink | None = None,
         timeout: float | None = None,
+        env: Mapping[str, str] | None = None,
     ) -> MavenRun:
         """Run ``./mvnw ARGS`` for the project; stream lines to ``on_output`` as they come."""
-        return self._run(MavenRequest(project_dir, tuple(args), on_output, timeout))
+        return self._run(MavenRequest(project_dir, tuple(args), on_output, timeout, env or {}))
 
     @abstractmethod
     def _run(self, request: MavenRequest) -> MavenRun: ...

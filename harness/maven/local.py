@@ -40,7 +40,7 @@ class LocalBackend(MavenBackend):
 
     def _run(self, request: MavenRequest) -> MavenRun:
         wrapper = request.project_dir / "mvnw"
-        env = own_run_env(os.environ)
+        env = {**own_run_env(os.environ), **request.env}
         # The wrapper would hand over to the container when the workspace is set to docker;
         # asking for the local backend explicitly must mean the machine's Maven.
         env["HOOKLAB_BACKEND"] = "local"

@@ -40,6 +40,7 @@ import hashlib
 import json
 import os
 import shutil
+import signal
 import stat
 import subprocess
 import sys
@@ -63,6 +64,7 @@ SMOKE_FLAG = "--smoke"  # how the bash shim hands a smoke.sh run to this file
 SMOKE_GIT_FILES = ("aiup-smoke-ran",)
 # The programs smoke.sh and the hooks it fires look up on PATH.
 SMOKE_TOOLS = ("jq", "git", "perl", "timeout")
+SHIMS_PARENT = "maven-share"  # every shim folder's parent: never the real Maven
 
 
 @dataclass(frozen=True)
@@ -266,10 +268,13 @@ def _real_program(name: str, shim_dir: Path) -> str | None:
 
 
 def _run_real(command: list[str]) -> tuple[int, list[tuple[int, bytes]]]:
-    """The real program, its output passed through as it comes and kept in order."""
+    """The real program, its output passed through as it comes and kept in order. A SIGTERM
+    or SIGINT for the shim (./mvnw passes its own on) goes on to the program."""
     chunks: list[tuple[int, bytes]] = []
     lock = threading.Lock()
     child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    for number in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(number, lambda signum, _frame: child.send_signal(signum))
 
     def pump(stream: int, source: object) -> None:
         sink = (sys.stdout if stream == 1 else sys.stderr).buffer
@@ -407,10 +412,11 @@ def _shared_run(
     if not theirs:
         with run_lock:
             status, chunks = _run_real(command)
-            _keep(mine, root, before, status, chunks, git_files)
-            (mine / "done").touch()
+            if status >= 0:  # a run cut off by a signal is kept for no one
+                _keep(mine, root, before, status, chunks, git_files)
+                (mine / "done").touch()
         _log(store, engine, "real", key, argv, time.monotonic() - started, program)
-        return status
+        return status if status >= 0 else 128 - status
     producer = theirs[0]
     with _locked(folder / f"{producer.name}.lock", fcntl.LOCK_SH):
         ready = (producer / "done").exists()

@@ -21,6 +21,7 @@ from harness.engine.context import CheckContext
 from harness.engine.kinds import Worded, check_kind
 from harness.engine.throwaway import sandbox_copy
 from harness.maven.backend import SENSOR_GOALS
+from harness.maven.memo import THROWAWAY_ENV
 from harness.maven.surefire import (
     SENSOR_PACKAGE,
     ReportError,
@@ -257,7 +258,10 @@ def _run_maven(ctx: CheckContext, p: SensorsParams, name: str) -> str | CheckRes
     args = tuple(p.args or SENSOR_GOALS)
     ctx.on_activity(f"running ./mvnw {' '.join(args)}")
     backend = ctx.maven()
-    maven = backend.run(ctx.root, args, on_output=ctx.on_output, timeout=p.timeout)
+    # On the check's own throwaway copy, the run is the harness's, not the participant's: the
+    # test suite's memo (harness/maven/memo.py) may stand in for it.
+    own = {THROWAWAY_ENV: "1"} if ctx.root_override is not None else None
+    maven = backend.run(ctx.root, args, on_output=ctx.on_output, timeout=p.timeout, env=own)
     if maven.returncode in (124, 127):
         return CheckResult.errored(
             f"Maven could not run through the {backend.name} backend "
