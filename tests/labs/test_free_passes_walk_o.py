@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -50,7 +51,9 @@ def _quiet_jar(folder: Path) -> Path:
     return jar
 
 
-def _red_code_green_reports(workspace: Workspace, switch: list[str], env: dict[str, str]) -> None:
+def _red_code_green_reports(
+    workspace: Workspace, switch: list[str], env: dict[str, str], rig: Callable[[], None]
+) -> None:
     """Lab 02 step 2 solved, then the spec's A2 renamed: A2's annotations point at nothing, so
     a plain run is red; the rigged run writes green reports."""
     root = workspace.root
@@ -60,6 +63,7 @@ def _red_code_green_reports(workspace: Workspace, switch: list[str], env: dict[s
     )
     plain = subprocess.run(MVNW, cwd=root, capture_output=True, text=True, check=False)
     assert plain.returncode != 0, plain.stdout  # the code is red
+    rig()
     rigged = subprocess.run(
         [*MVNW, *switch], cwd=root, capture_output=True, text=True, env=env, check=False
     )
@@ -77,7 +81,12 @@ def test_lab02_step2_green_reports_of_red_code_do_not_pass(
     jar = _quiet_jar(tmp_path / "jar")
     option = f"-Dmaven.test.additionalClasspath={jar}"
     switch = [option] if way == "switch" else []
-    if way == "pom.xml":  # walk-q: the class path in the pom, the command plain
+    shell = dict(os.environ, MAVEN_OPTS=option) if way == "MAVEN_OPTS" else dict(os.environ)
+
+    def rig() -> None:
+        if way != "pom.xml":
+            return
+        # walk-q: the class path in the pom, the command plain
         pom = workspace.root / "pom.xml"
         text = pom.read_text()
         surefire = text.rindex("<artifactId>maven-surefire-plugin</artifactId>")
@@ -85,8 +94,8 @@ def test_lab02_step2_green_reports_of_red_code_do_not_pass(
         extra = f"<additionalClasspathElements><additionalClasspathElement>{jar}"
         extra += "</additionalClasspathElement></additionalClasspathElements>"
         pom.write_text(text[:at] + extra + text[at:])
-    shell = dict(os.environ, MAVEN_OPTS=option) if way == "MAVEN_OPTS" else dict(os.environ)
-    _red_code_green_reports(workspace, switch, shell)
+
+    _red_code_green_reports(workspace, switch, shell, rig)
     if way == "MAVEN_OPTS":  # the person's shell (or ~/.mavenrc) hands every run the jar
         monkeypatch.setenv("MAVEN_OPTS", option)
 

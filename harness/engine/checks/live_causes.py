@@ -22,7 +22,7 @@ from typing import Any
 
 from harness.claude.client.install import PINNED_VERSION
 from harness.claude.recorded import AUTO_MODE_CHECK, USER, SessionFile, Timeline, ToolCall
-from harness.claude.vocabulary import Outcome, StepKind
+from harness.claude.vocabulary import Outcome, StepKind, Verdict
 from harness.engine.moment import Moment
 from harness.engine.sensor_run import why_no_sensor_run
 
@@ -321,10 +321,11 @@ def not_held(after: list[Moment], missing: dict[str, Any]) -> str:
         if "/" in script
         else f"run {script} by hand as Claude Code runs it, while the claim does not hold"
     )
-    others = (
-        stop.verdict.removeprefix("blocked by ") if stop.verdict.startswith("blocked by ") else ""
-    )
-    if others and script.rsplit("/", 1)[-1] not in others:
+    held_by = f"{Verdict.BLOCKED_BY} "
+    others = stop.verdict.removeprefix(held_by) if stop.verdict.startswith(held_by) else ""
+    if others and script.rsplit("/", 1)[-1] in others:
+        return ""  # it held, for another reason than the step's: the step's ask says which
+    if others:
         return (
             f"Claude stopped at {stop.label} and {others} held it, not {script}: the step's "
             f"hook let that stop go, and only its hold counts. To see why, {by_hand}; then "

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from harness.claude.settings import MODEL_TYPES, PROMPT_TYPE
 from harness.engine.checks.live_evidence import participant_root
 from harness.engine.context import CheckContext
 from harness.engine.kinds import check_kind
@@ -35,7 +36,7 @@ PROJECT_FILES = (".claude/settings.json", ".claude/settings.local.json")
 _EDIT_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit")
 _RULE = re.compile(r"^\s*(\w+)\s*(?:\((.*)\))?\s*$", re.S)
 _GLOB = re.compile(r"[*?\[{]")
-_AGENT_TYPES = ("prompt", "agent")
+_AGENT_TYPES = MODEL_TYPES
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -133,7 +134,7 @@ def _user_hooks(data: dict[str, Any], wanted: list[str]) -> list[str]:
                     continue
                 hit = (
                     hook.get("type") in _AGENT_TYPES
-                    if what == "prompt"
+                    if what == PROMPT_TYPE
                     else _selects(group.get("matcher"), what)
                 )
                 said = str(hook.get("command") or hook.get("prompt") or hook.get("type"))
