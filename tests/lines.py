@@ -59,3 +59,9 @@ def no_fnmatch_line(output: str | Iterable[str], pattern: str) -> None:
 def joined(output: str) -> str:
     """``output`` with every run of whitespace one space: for a sentence a screen wraps."""
     return " ".join(output.split())
+
+
+def shell_joined(screen: str) -> str:
+    """The screen as the shell reads a command copied from it: a line ending in `` \\`` goes
+    on with the next (how a command wider than the terminal is shown); runs of spaces one."""
+    return " ".join(screen.replace(" \\\n", " ").split())

@@ -24,7 +24,7 @@ import tempfile
 from pathlib import Path
 
 from harness.claude.client_env import project_slug
-from harness.claude.emulator import EmulatedSession
+from harness.claude.emulator import EmulatedSession, fire
 from harness.claude.events import Event
 from harness.claude.settings import parse_settings
 
@@ -55,8 +55,8 @@ def run_stop(folder: Path, command: str, active: bool) -> int:
         ) as session:
             session.prompt(PROMPT)
             session.transcript.assistant_text(LAST_MESSAGE)
-            out = session.fire(
-                Event.STOP, stop_hook_active=active, last_assistant_message=LAST_MESSAGE
+            out = fire(
+                session, Event.STOP, stop_hook_active=active, last_assistant_message=LAST_MESSAGE
             )
         run = out.runs[0]
         for stream, text in ((sys.stdout, run.stdout), (sys.stderr, run.stderr)):

@@ -177,11 +177,6 @@ class EmulatedSession(ScriptedSession):
         self._background += out.background
         return out
 
-    def fire(self, event: Event, **fields: Any) -> EventOutcome:
-        """One event's hooks, run as the client runs them but outside a step: for a check that
-        feeds a single hook its event (harness/claude/as_client.py)."""
-        return self._dispatch(event, **fields)
-
     def _record(self, step: StepOutcome) -> StepOutcome:
         """A step after which the client asks the model again also sends it what the async
         hooks that have ended since said (observed on 2.1.332: a text block of its own after
@@ -500,3 +495,9 @@ class EmulatedSession(ScriptedSession):
                 fix="play the session on the real client (--engine claude-code)",
             )
         return self._record(play.play(dict(tool_input), None, other_run(self, name, use.result)))
+
+
+def fire(session: EmulatedSession, event: Event, **fields: Any) -> EventOutcome:
+    """One event's hooks in ``session``, run as the client runs them but outside a step: for
+    a check that feeds a single hook its event (harness/claude/as_client.py)."""
+    return session._dispatch(event, **fields)

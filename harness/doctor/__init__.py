@@ -134,7 +134,9 @@ def check_offline_repo(root: Path = DEBIAN_MAVEN_REPO, system: System | None = N
 
 def _central_url() -> str | None:
     """Maven's own idea of its central repository, read from the installed super POM."""
-    mvn = shutil.which("mvn")
+    from harness.workspace.maven_found import path_without_shims
+
+    mvn = shutil.which("mvn", path=path_without_shims(os.environ.get("PATH", "")))
     if not mvn:
         return None
     lib = Path(mvn).resolve().parent.parent / "lib"

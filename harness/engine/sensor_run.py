@@ -73,6 +73,8 @@ def own_setup(run: str) -> str:
             skip_next = False
             continue
         redirect = _REDIRECT.match(word)
+        if not redirect and any(mark in word for mark in "|;&"):
+            break  # the run ends at a shell operator; what follows is judged as "after"
         if redirect:
             skip_next = redirect.end() == len(word) and not word.endswith(("&1", "&2"))
             continue

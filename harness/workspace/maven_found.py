@@ -83,16 +83,21 @@ def _backend(root: Path, env: Mapping[str, str]) -> str:
         return "local"
 
 
+def path_without_shims(path: str) -> str:
+    """``path`` without Hook Lab's own Maven shims (the dev check's share, the tests' memo)."""
+    return os.pathsep.join(
+        entry
+        for entry in path.split(os.pathsep)
+        if entry and Path(entry).parent.name != _SHARE_FOLDER
+    )
+
+
 def maven_found(root: Path, env: Mapping[str, str] | None = None) -> MavenFound | None:
     """What ``./mvnw`` in ``root`` would run with ``env``'s PATH (default: this process's);
     None when there is no such program."""
     env = os.environ if env is None else env
     program = "docker" if _backend(root, env) == "docker" else "mvn"
-    path = os.pathsep.join(
-        entry
-        for entry in env.get("PATH", "").split(os.pathsep)
-        if entry and Path(entry).parent.name != _SHARE_FOLDER
-    )
+    path = path_without_shims(env.get("PATH", ""))
     found = shutil.which(program, path=path)
     if found is None:
         return None

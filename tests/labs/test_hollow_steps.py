@@ -324,12 +324,13 @@ def test_lab10_a_prompt_hook_left_in_is_seen_however_it_is_spaced(workspace: Wor
     results = hollowed(runner, "evidence")
     settings = (workspace.root / ".claude" / "settings.json").read_text()
     assert '"type": "prompt"' not in settings and '"type":"prompt"' in settings
-    # The settings check between them passes: a prompt hook without spaces is one the client runs.
-    assert [r.status for r in results] == [Status.FAIL, Status.PASS, Status.FAIL]
+    # The checks between them pass: a prompt hook without spaces is one the client runs, and
+    # none is in the user's settings.
+    assert [r.status for r in results] == [Status.FAIL, Status.PASS, Status.PASS, Status.FAIL]
     assert results[0].message == (
         "take the prompt hook out of .claude/settings.json and keep require-sensors.sh on Stop"
     )
-    assert "this check needs allowed, it was blocked" in (results[2].found or "")
+    assert "this check needs allowed, it was blocked" in (results[-1].found or "")
 
 
 def test_lab07_a_comma_missing_in_settings_is_the_participants_to_fix(

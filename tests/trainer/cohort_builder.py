@@ -66,6 +66,9 @@ hints = ["run the sensors"]
 [[step.check]]
 kind = "sensors"
 run = false
+# The trainer tests' reports stand in for a run; Hook Lab's own run of the sources is
+# proved by the labs' free-pass tests (tests/labs/test_free_passes_walk_o.py).
+agree = false
 expect = { ArchitectureTest = "green" }
 [[step.solve]]
 do = "sensors"

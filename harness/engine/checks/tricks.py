@@ -186,17 +186,17 @@ def _not_the_trick(trick: dict[str, Any], step: ScenarioStep) -> str | None:
             f"runs `{command}`, whose `{skip.group(1)}` skips the tests: a trick hides a red "
             f"run, so the sensors must really run; drop `{skip.group(1)}`"
         )
-    own = own_setup(command)
-    if own and not own_setup(str(trick.get("example", ""))):
-        return (  # walk-m: an agent jar by -DargLine, a second -Dgroups
-            f"runs `{command}`, whose `{own}` runs the tests otherwise than the fixture does: "
-            f"drop `{own}`"
-        )
     picks = _PICKS_TESTS.search(command)
     if picks and not _PICKS_TESTS.search(str(trick.get("example", ""))):
         return (
             f"runs `{command}`, whose `{picks.group(0)}` picks which tests run: this trick hides "
             f"a red run of every sensor, so every sensor must run; drop `{picks.group(0)}`"
+        )
+    own = own_setup(command)
+    if own and not own_setup(str(trick.get("example", ""))):
+        return (  # walk-m: an agent jar by -DargLine, a second -Dgroups
+            f"runs `{command}`, whose `{own}` runs the tests otherwise than the fixture does: "
+            f"drop `{own}`"
         )
     if re.search(runs, command):
         return None
