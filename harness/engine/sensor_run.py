@@ -39,7 +39,7 @@ _PLAIN = frozenset(
     {
         "test", "-q", "--quiet", "-B", "--batch-mode", "-o", "--offline", "-e", "--errors",
         "-ntp", "--no-transfer-progress", "-U", "--update-snapshots", "-X", "--debug", "-V",
-        "--show-version", "-Dgroups=sensor",
+        "--show-version", "-Dgroups=sensor", "-DskipTests=false", "-Dmaven.test.skip=false",
     }
 )  # fmt: skip
 _REDIRECT = re.compile(r"^(?:\d?>>?|&>>?|<|\d?>&\d)")
@@ -66,7 +66,12 @@ def own_setup(run: str) -> str:
     off the plain list, or a second -Dgroups (the last one wins, so no sensor runs)."""
     if len(_GROUPS.findall(run)) > 1:
         return "-Dgroups="
-    words = _words(run)[1:]  # after ./mvnw or mvn
+    words = _words(run)
+    while words and words[0] in ("cd", "timeout") and len(words) > 2:
+        words = words[3:] if words[0] == "cd" else words[2:]  # cd DIR &&, timeout N
+    if not words or words[0] not in ("./mvnw", "mvn"):
+        return ""  # not a Maven run: other rules judge it
+    words = words[1:]
     skip_next = False
     for n, word in enumerate(words):
         if skip_next:
