@@ -17,11 +17,18 @@ from harness.paths import scratch_mkdtemp
 
 
 @contextmanager
-def sandbox_copy(root: Path, *, with_git: bool = True) -> Iterator[Path]:
-    """A copy of ``root`` (mtimes kept: report freshness depends on them), removed afterwards."""
+def sandbox_copy(
+    root: Path, *, with_git: bool = True, leave_out: frozenset[str] = frozenset()
+) -> Iterator[Path]:
+    """A copy of ``root`` (mtimes kept: report freshness depends on them), removed afterwards;
+    without the entries of ``root`` named in ``leave_out`` (e.g. its build output)."""
     holder = scratch_mkdtemp("hooklab-sandbox-")
     target = holder / root.name
-    ignore = None if with_git else shutil.ignore_patterns(".git")
+
+    def ignore(folder: str, names: list[str]) -> set[str]:
+        left = {n for n in names if n == ".git"} if not with_git else set()
+        return left | (leave_out & set(names) if Path(folder) == root else set())
+
     try:
         shutil.copytree(root, target, symlinks=True, ignore=ignore)
         # The compiler's input lists name the workspace: in the copy they would read as

@@ -15,14 +15,13 @@ reports call green must be green there as well.
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from pathlib import Path
 
 from harness.engine.context import CheckContext
+from harness.engine.throwaway import sandbox_copy
 from harness.maven.backend import SENSOR_GOALS
 from harness.maven.surefire import ReportError, sensor_reports
-from harness.paths import scratch_mkdtemp
 
 PLAIN_RUN = "./mvnw " + " ".join(SENSOR_GOALS)
 DISAGREE = "your reports say "  # how disagreement() begins
@@ -32,24 +31,6 @@ DISAGREE = "your reports say "  # how disagreement() begins
 # would make red sources green in Hook Lab's own run too (walk-q). The backend choice stays.
 _BUILD_FILES = ("pom.xml", "mvnw", ".mvn")
 _KEPT_IN_MVN = ("hooklab-backend",)
-
-
-@contextmanager
-def _sources_copy(root: Path, fixture: Path) -> Iterator[Path]:
-    """The workspace without its build output (``target/``) and with the fixture's own build
-    files, removed afterwards."""
-    holder = scratch_mkdtemp("hooklab-agree-")
-    copy = holder / root.name
-
-    def skip_target(folder: str, names: list[str]) -> set[str]:
-        return {"target"} if Path(folder) == root else set()
-
-    try:
-        shutil.copytree(root, copy, symlinks=True, ignore=skip_target)
-        _shipped_build(copy, fixture)
-        yield copy
-    finally:
-        shutil.rmtree(holder, ignore_errors=True)
 
 
 def _shipped_build(copy: Path, fixture: Path) -> None:
@@ -77,7 +58,9 @@ def red_in_our_run(ctx: CheckContext, green: Iterable[str]) -> tuple[list[str], 
     if not wanted:
         return [], ""
     ctx.on_activity(f"running {PLAIN_RUN} on a copy of your sources, as Hook Lab runs it")
-    with _sources_copy(ctx.root, ctx.workspace.fixture.dir) as copy:
+    # Its sources only: classes can be put in target/ by hand.
+    with sandbox_copy(ctx.root, leave_out=frozenset({"target"})) as copy:
+        _shipped_build(copy, ctx.workspace.fixture.dir)
         maven = ctx.maven().run(copy, SENSOR_GOALS, timeout=600)
         try:
             reports = sensor_reports(copy, wanted)
