@@ -18,11 +18,15 @@ from harness.paths import scratch_mkdtemp
 
 @contextmanager
 def sandbox_copy(
-    root: Path, *, with_git: bool = True, leave_out: frozenset[str] = frozenset()
+    root: Path,
+    *,
+    with_git: bool = True,
+    leave_out: frozenset[str] = frozenset(),
+    prefix: str = "hooklab-sandbox-",
 ) -> Iterator[Path]:
     """A copy of ``root`` (mtimes kept: report freshness depends on them), removed afterwards;
     without the entries of ``root`` named in ``leave_out`` (e.g. its build output)."""
-    holder = scratch_mkdtemp("hooklab-sandbox-")
+    holder = scratch_mkdtemp(prefix)
     target = holder / root.name
 
     def ignore(folder: str, names: list[str]) -> set[str]:

@@ -31,6 +31,7 @@ DISAGREE = "your reports say "  # how disagreement() begins
 # would make red sources green in Hook Lab's own run too (walk-q). The backend choice stays.
 _BUILD_FILES = ("pom.xml", "mvnw", ".mvn")
 _KEPT_IN_MVN = ("hooklab-backend",)
+_BUILD_OUTPUT = frozenset({"target"})
 
 
 def _shipped_build(copy: Path, fixture: Path) -> None:
@@ -59,7 +60,7 @@ def red_in_our_run(ctx: CheckContext, green: Iterable[str]) -> tuple[list[str], 
         return [], ""
     ctx.on_activity(f"running {PLAIN_RUN} on a copy of your sources, as Hook Lab runs it")
     # Its sources only: classes can be put in target/ by hand.
-    with sandbox_copy(ctx.root, leave_out=frozenset({"target"})) as copy:
+    with sandbox_copy(ctx.root, leave_out=_BUILD_OUTPUT, prefix="hooklab-agree-") as copy:
         _shipped_build(copy, ctx.workspace.fixture.dir)
         maven = ctx.maven().run(copy, SENSOR_GOALS, timeout=600)
         try:
