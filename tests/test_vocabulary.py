@@ -71,7 +71,7 @@ NOT_THE_WORD = {
     ("claude/client/reading.py", "failed"),  # the client's compact_result
     ("claude/client/driver.py", "idle"),  # the client process's state
     ("maven/warm.py", "failed"),  # how a warm-up went
-    ("engine/checks/live_session.py", "ask"),  # an expectation's key
+    ("engine/checks/live_failures.py", "ask"),  # an expectation's key
     ("claude/settings.py", "bash"),  # the shell a hook command may start with
     ("engine/reverify.py", "write"),  # a solve action (lab.toml), not a session step
     ("engine/reverify.py", "copy"),  # a solve action (lab.toml)

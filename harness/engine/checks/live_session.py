@@ -17,6 +17,7 @@ feedback_contains, detail_contains, …); a real model's extra calls may fall in
 
 A participant without model access passes the step on the scripted session (``steps``, as a
 hook_session check plays it), but only when asking for it: ``lab check --scripted``.
+What a failing session says (its cause, fix and what to ask Claude) is live_failures.py's.
 """
 
 from __future__ import annotations
@@ -42,23 +43,22 @@ from harness.claude.vocabulary import (
     Provenance,
 )
 from harness.engine.checks import live_evidence
-from harness.engine.checks.live_causes import (
-    LiveCause,
-    near_miss,
-    not_held,
-    replay_differs,
-    started_elsewhere,
-)
+from harness.engine.checks.live_causes import started_elsewhere
 from harness.engine.checks.live_evidence import entered_at, participant_root
-from harness.engine.checks.replay_causes import (
-    hooks_changed_after,
-    hooks_changed_since,
-    session_cause,
+from harness.engine.checks.live_failures import (
+    ask,
+    change_not_made,
+    evidence_not_shown,
+    hooks_now_differ,
+    moment_missing,
+    no_session,
+    older_did_more,
+    with_cause,
 )
-from harness.engine.checks.sensors_agree import DISAGREE, PLAIN_RUN
+from harness.engine.checks.replay_causes import session_cause
 from harness.engine.context import CheckContext, PassedClaim
 from harness.engine.kinds import Worded, check_kind
-from harness.engine.moment import SENSOR_RUN, Moment, describe, match_in_order, moments_of
+from harness.engine.moment import Moment, match_in_order, moments_of
 from harness.errors import ConfigError, HarnessError
 from harness.results import CheckResult
 from harness.schema import Field, check_table, item_path, param
@@ -168,54 +168,6 @@ def _sessions_elsewhere(ctx: CheckContext) -> list[SessionFile]:
     return [s for s in since if s.cwd and root not in (Path(s.cwd), *Path(s.cwd).parents)]
 
 
-def _hooks_now_differ(ctx: CheckContext, kind: str, timeline: Timeline) -> LiveCause | None:
-    root = ctx.workspace.root
-    if kind != LIVE or not hooks_changed_since(root, ctx.step.start_ref):
-        return None
-    try:  # the client writes the transcript to the session's end
-        ended: float | None = timeline.path.stat().st_mtime
-    except OSError:
-        ended = None
-    return replay_differs(root, None if ended is None else hooks_changed_after(root, ended))
-
-
-def _no_session(
-    ctx: CheckContext, p: LiveParams, title: str, wanted: list[dict[str, Any]]
-) -> CheckResult:
-    """No session since the step began: say so, and name an older one of this workspace."""
-    root = ctx.workspace.root
-    found = f"no session under {participant_root(ctx) / 'projects'} whose cwd is {root}"
-    entered = entered_at(ctx)
-    try:
-        older = find_sessions(root, root=participant_root(ctx)) if entered else []
-    except OSError:
-        older = []
-    if older and entered and older[0].started:
-        found = (
-            f"your newest session here ({older[0].session_id}) began at "
-            f"{older[0].started:%H:%M:%S}, before this step began ({entered:%H:%M:%S} UTC): "
-            "the step reads only the sessions started since"
-        )
-    return CheckResult.failed(
-        "no Claude Code session in this workspace since this step began",
-        name=title,
-        expected=f"a session started in {root} after the step began, in which: "
-        + "; ".join(describe(w) for w in wanted),
-        found=found,
-        details={
-            # The prompt ends its line: nothing glued to what a person copies.
-            "fix": f"start claude in {root} (a new session) and {_ask(p, None)}\n"
-            "without model access: lab check --scripted"
-        },
-    )
-
-
-def _ask(p: LiveParams, want: dict[str, Any] | None) -> str:
-    if want is not None and want.get("ask"):
-        return str(want["ask"])
-    return f"ask Claude: {p.prompt}" if p.prompt else "carry on with Claude"
-
-
 def _found_sessions(
     ctx: CheckContext, p: LiveParams, title: str, wanted: list[dict[str, Any]]
 ) -> list[tuple[Path, str]] | CheckResult:
@@ -228,9 +180,10 @@ def _found_sessions(
         return sessions
     elsewhere = _sessions_elsewhere(ctx)
     if elsewhere:
-        no_session = _no_session(ctx, p, title, wanted)
-        return _with_cause(no_session, started_elsewhere(elsewhere, ctx.workspace.root))
-    return _no_session(ctx, p, title, wanted)
+        return with_cause(
+            no_session(ctx, p, title, wanted), started_elsewhere(elsewhere, ctx.workspace.root)
+        )
+    return no_session(ctx, p, title, wanted)
 
 
 def run(ctx: CheckContext, p: LiveParams) -> CheckResult:
@@ -249,7 +202,7 @@ def run(ctx: CheckContext, p: LiveParams) -> CheckResult:
         return judged
     (count, timeline, views, at, kind), older = judged
     details = _details(timeline, kind, views, at)
-    hand_made = live_evidence.hand_made(ctx, title, timeline, details, ask=_ask(p, None))
+    hand_made = live_evidence.hand_made(ctx, title, timeline, details, ask=ask(p, None))
     if hand_made is not None:
         return hand_made
     # The replay comes first: a transcript edited by hand fails as what it is, wherever the
@@ -262,7 +215,7 @@ def run(ctx: CheckContext, p: LiveParams) -> CheckResult:
     # A cause the participant can act on is said first, with its fix, when the session fails.
     cause = session_cause(ctx, timeline, divergence, matched=count) if kind == LIVE else None
     if divergence:
-        return _with_cause(
+        return with_cause(
             CheckResult.failed(
                 "the recorded session does not replay: the hooks do not give a verdict it records",
                 name=title,
@@ -272,12 +225,12 @@ def run(ctx: CheckContext, p: LiveParams) -> CheckResult:
             ),
             # Hooks ran (else a cause above says why): they answer otherwise now, when they
             # changed since the step began; else the transcript is what changed.
-            cause or _hooks_now_differ(ctx, kind, timeline),
+            cause or hooks_now_differ(ctx, kind, timeline),
         )
     if count < len(wanted):
-        missing = _missing(p, title, wanted, count, views, at, timeline, details)
-        return _with_cause(_older_did_more(missing, older, wanted), cause)
-    unchanged = _unchanged(ctx, p, title, files, details)
+        missing = moment_missing(p, title, wanted, count, views, at, timeline, details)
+        return with_cause(older_did_more(missing, older, wanted), cause)
+    unchanged = change_not_made(ctx, p, title, files, details)
     if unchanged is not None:
         return unchanged
     # Re-verification runs on a copy at the passed state, without today's reports and markers:
@@ -287,7 +240,7 @@ def run(ctx: CheckContext, p: LiveParams) -> CheckResult:
     else:
         problems = live_evidence.evidence(ctx, wanted, p, timeline, left)
     if problems:
-        return _not_shown(ctx, p, title, problems, details, left)
+        return evidence_not_shown(ctx, p, title, problems, details, left)
     said = "your own session" if kind == LIVE else "a session Hook Lab played on Claude Code"
     return CheckResult.passed(
         (p.pass_message or "the session did what the step asks") + f" ({said}, "
@@ -298,102 +251,18 @@ def run(ctx: CheckContext, p: LiveParams) -> CheckResult:
     )
 
 
-def _not_shown(
-    ctx: CheckContext,
-    p: LiveParams,
-    title: str,
-    problems: list[str],
-    details: dict[str, Any],
-    left: dict[str, str | None],
-) -> CheckResult:
-    """The session matched, but the workspace lacks what it should show now. When the session
-    itself left a file otherwise (its replay's copy lacks the text too; walk-n, Lab 11 step 4:
-    Done, then set back to Approved in the session), nothing changed since: the fix is a new
-    session, not "put back". ``left``: each file of ``p.leaves`` as the replay left it."""
-    again = f"start claude in {ctx.workspace.root} and {_ask(p, None)}"
-    own = [
-        f"{rel} does not read {text} at the session's end either (Hook Lab's replay of the "
-        "session leaves it otherwise): the session itself changed it so"
-        for rel, text in p.leaves.items()
-        if text not in _read(ctx.path(rel)) and text not in (left.get(rel) or text)
-    ]
-    if own:
-        problems = [*problems, *own]
-        leaves = " and ".join(f"{text} in {rel}" for rel, text in p.leaves.items())
-        # The prompt ends the fix: what follows "ask Claude:" is a line to copy whole.
-        fix = (
-            "nothing changed since the session: the session itself left it so (see above). "
-            f"Play the step again, the session ending with {leaves}: {again}"
-        )
-    elif any(problem.startswith(live_evidence.NOT_LEFT) for problem in problems):
-        # walk-p: putting back gives the state the session left, another fail
-        fix = f"play the step again, and let the session leave the file so: {again}"
-    elif any(problem.startswith(DISAGREE) for problem in problems):
-        # walk-q: nothing to put back; the run itself was not the sensors' own
-        fix = (
-            f"run {PLAIN_RUN} in a terminal as it is, fix what it names, take away what "
-            f"changed the session's run (see above), then play the step again: {again}"
-        )
-    else:
-        fix = (
-            "put back what changed since the session (the found: lines say what), or play the "
-            f"step again: {again}"
-        )
-    return CheckResult.failed(
-        "the workspace does not show what the session claims",
-        name=title,
-        expected="the evidence the session's hooks write, and what it leaves",
-        found="\n".join(problems),
-        details={**details, "fix": fix},
-    )
-
-
-def _read(path: Path) -> str:
-    try:
-        return path.read_text(errors="replace")
-    except OSError:
-        return ""
-
-
-_Best = tuple[int, Timeline, list[Moment], list[int], str]
-
-
-def _older_did_more(
-    missing: CheckResult, older: _Best | None, wanted: list[dict[str, Any]]
-) -> CheckResult:
-    """The newest session's failure, then an older session that came further, said after it
-    (walk-n: the headline and the fix told of the older session, not of the one just played)."""
-    if older is not None:
-        count, timeline = older[0], older[1]
-        did = "moment 1" if count == 1 else f"moments 1 to {count}"
-        missing.found = (
-            f"{missing.found}\nan older session here ({timeline.session_id}) came further: it "
-            f"did {did} of the {len(wanted)}, then not moment {count + 1} "
-            f"({describe(wanted[count])}); the step needs all {len(wanted)} in one session"
-        )
-    return missing
-
-
-def _with_cause(result: CheckResult, cause: LiveCause | None) -> CheckResult:
-    """A failing result headed by the cause a person can act on, its fix the cause's; what
-    the check found stays below."""
-    if cause is None:
-        return result
-    result.details["cause"] = cause.headline
-    result.details["fix"] = cause.fix
-    result.found = f"{result.message}\n{result.found or ''}".strip()
-    result.message = cause.headline
-    return result
+# A session judged: how many expectations it met, its timeline, moments, the matched ones, kind.
+Judged = tuple[int, Timeline, list[Moment], list[int], str]
 
 
 def _best_session(
     sessions: list[tuple[Path, str]], wanted: list[dict[str, Any]], title: str
-) -> tuple[_Best, _Best | None] | CheckResult:
+) -> tuple[Judged, Judged | None] | CheckResult:
     """The session judged, and an older one said after it: the newest that meets all the
     expectations (none older); else the newest readable (what the person just did: its cause
     and fix are the ones to say), with the older session that met most, when it met more."""
-    newest: _Best | None = None
-    older: _Best | None = None
+    newest: Judged | None = None
+    older: Judged | None = None
     unreadable: list[str] = []
     for path, kind in sessions:
         try:
@@ -504,7 +373,7 @@ def _recheck_claim(
             details=details,
         )
     if count < len(wanted):
-        return _missing(p, title, wanted, count, views, at, timeline, details)
+        return moment_missing(p, title, wanted, count, views, at, timeline, details)
     left_out = (
         f" ({left_out_warning(extract)}; the replay played the {len(timeline.entries)} kept "
         f"and compared the {len(at)} the step rests on)"
@@ -547,32 +416,6 @@ def _details(timeline: Timeline, kind: str, views: list[Moment], keep: list[int]
     }
 
 
-def _missing(
-    p: LiveParams,
-    title: str,
-    wanted: list[dict[str, Any]],
-    count: int,
-    views: list[Moment],
-    at: list[int],
-    timeline: Timeline,
-    details: dict[str, Any],
-) -> CheckResult:
-    missing = wanted[count]
-    after = views[at[-1] + 1 :] if at else views
-    where = f"after {views[at[-1]].label}" if at else "anywhere in the session"
-    instead = [v.shown() for v in after] or ["nothing more: the session ends there"]
-    fix = (near_miss(after) if missing.get(SENSOR_RUN) else "") or not_held(after, missing)
-    fix = fix or _ask(p, missing)
-    return CheckResult.failed(
-        p.message or "the session does not do what the step asks yet",
-        name=title,
-        expected=f"moment {count + 1} of {len(wanted)}: {describe(missing)} ({where})",
-        found=f"session {timeline.session_id} ({timeline.read_as}) did instead:\n  "
-        + "\n  ".join(instead[:15]),
-        details={**details, "missing": describe(missing), "fix": fix},
-    )
-
-
 def _marked(wanted: list[dict[str, Any]], views: list[Moment], at: list[int]) -> dict[int, str]:
     """The transcript line of each matched moment that should leave a marker, and the marker."""
     lines = {}
@@ -581,41 +424,6 @@ def _marked(wanted: list[dict[str, Any]], views: list[Moment], at: list[int]) ->
         if want.get("marker_exists") and label.isdigit():
             lines[int(label)] = str(want["marker_exists"])
     return lines
-
-
-def _unchanged(
-    ctx: CheckContext,
-    p: LiveParams,
-    title: str,
-    files: dict[str, tuple[str | None, str | None]],
-    details: dict[str, Any],
-) -> CheckResult | None:
-    """The first file of ``changes`` the session's tool calls did not put its text into, on
-    the replay's copy (walk-n: a read-only ``grep -c '<the line>' README.md`` carried the
-    line in its input, and counted as the change)."""
-    for rel, text in p.changes.items():
-        before, after = files.get(rel, (None, None))
-        if text not in (after or "") or text in (before or ""):
-            already = text in (before or "")
-            return CheckResult.failed(
-                f"your session made no change to {rel}: "
-                + (
-                    f"it read {text!r} already when this step began"
-                    if already
-                    else f"replayed from this step's start, its tool calls leave no {text!r} "
-                    "there (a command that only reads the file, such as grep, changes nothing)"
-                ),
-                name=title,
-                expected=f"the session's own tool calls put {text!r} into {rel}",
-                found=f"{rel} after the session's tool calls, replayed: "
-                + ("has it, as before them" if already else f"no {text!r}"),
-                details={
-                    **details,
-                    "fix": f"start claude in {ctx.workspace.root} and {_ask(p, None)}"
-                    + (f" (take the line out of {rel} first)" if already else ""),
-                },
-            )
-    return None
 
 
 def _replayed(
