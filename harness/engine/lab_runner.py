@@ -15,19 +15,18 @@ from typing import Any
 
 from dulwich.objects import Commit
 
-from harness.claude.vocabulary import Provenance
 from harness.engine import quiz_record
-from harness.engine.context import CheckContext, PassedClaim, StepState
+from harness.engine.context import CheckContext, StepState
 from harness.engine.course import Course
 from harness.engine.instruments import maven_guard
 from harness.engine.manifest import Lab, Spec, Step, find_lab
-from harness.engine.progress import LabProgress, Progress, StepProgress, digest, kept_live
-from harness.engine.reverify import clear_build_output, proofs_now, reverify
+from harness.engine.progress import LabProgress, Progress, kept_live
+from harness.engine.reverify import clear_build_output, reverify
+from harness.engine.step_records import LAB_REFS, check_state, history_of, pass_record
 from harness.engine.step_results import (
     Moved,
     StepRun,
     kept_note,
-    live_record,
     overall,
     sent_back_note,
 )
@@ -38,8 +37,6 @@ from harness.workspace.interrupted import undone_if_interrupted
 from harness.workspace.snapshot import commit_snapshot
 
 __all__ = ["LAB_REFS", "LabRunner", "Moved", "StepRun", "clear_build_output", "overall"]
-
-LAB_REFS = "refs/hooklab/labs/"
 
 
 def _left_at(lab: Lab, lp: LabProgress) -> Step:
@@ -152,38 +149,10 @@ class LabRunner:
         ``person``: the participant's own lab check (a quiz's wait counts this machine's
         tries too)."""
         ctx = self.context(lab, root)
-        mine = self.progress.lab_progress(lab.id).step(step.id)
-        passed_on = (mine.passed or {}).get("evidence_kind") if rebuild_evidence else None
-        # Re-verifying a live step checks what it passed on: the scripted session, or the
-        # recorded session it named (found again by its id and digest).
-        ctx.scripted = self.template.scripted or passed_on == Provenance.SCRIPTED
-        live_ref = f"{LAB_REFS}{lab.id}/live/{step.id}"
-        start_ref = live_ref if live_ref.encode() in self.ws.repo.refs else None
-        claim = None
-        if rebuild_evidence and mine.passed and mine.passed.get("session_id"):
-            claim = PassedClaim(
-                mine.passed["session_id"],
-                mine.passed.get("timeline_digest"),
-                mine.passed.get("evidence_commit"),
-            )
-            start_ref = mine.passed.get("live_start") or start_ref
-        sessions = sum(c.name == "hook_session" for c in step.checks)
-        # A quiz's wrong tries count on this machine too: a new workspace or a rolled-back
-        # progress does not reset the wait (engine/quiz_record.py).
-        quiz_tries, quiz_at = mine.quiz_tries, mine.quiz_tried_at
-        if person:
-            key = quiz_record.quiz_key(lab.id, step.id)
-            quiz_tries, quiz_at = quiz_record.merged(quiz_tries, quiz_at, key)
-        ctx.step = StepState(
-            rebuild_evidence,
-            mine.entered_at,
-            start_ref,
-            claim,
-            sessions=sessions,
-            quiz_tries=quiz_tries,
-            quiz_tried_at=quiz_at,
-            reports_seen=self.progress.reports_seen,
+        ctx.step, passed_scripted = check_state(
+            self.ws, self.progress, lab, step, rebuild_evidence=rebuild_evidence, person=person
         )
+        ctx.scripted = self.template.scripted or passed_scripted
         if rebuild_evidence:
             # Re-verification: the participant saw these sessions when the step passed; a
             # progress line is enough, not every hook event again.
@@ -336,48 +305,14 @@ class LabRunner:
     def _record_pass(self, lab: Lab, step: Step, run: StepRun) -> None:
         """Keep the claim with its evidence: the state checked, the result, the reports read."""
         snapshot = self._snapshot(lab, f"verified/{step.id}")
-        commit = self.ws.repo[snapshot.encode()]
-        reports = {rel: data for r in run.results for rel, data in r.evidence.items()}
-        live = live_record(run.results)
-        parents = [snapshot]
-        live_ref = f"{LAB_REFS}{lab.id}/live/{step.id}".encode()
-        if live.get("session_id") and live_ref in self.ws.repo.refs:
-            # The state the live session began in travels with the claim: a replay needs it.
-            live["live_start"] = self.ws.repo.refs[live_ref].decode()
-            parents.append(live["live_start"])
-        evidence_commit = (
-            self.ws.commit_files(reports, parents, f"hooklab {lab.id}: evidence for {step.id}")
-            if reports
-            else None
-        )
-        record = {
-            "commit": self.ws.head(),
-            "tree": commit.tree.decode(),
-            "snapshot": snapshot,
-            "at": time.time(),
-            # The engine a hook session really played on (a lab may pick the real client).
-            "engine": next(
-                (str(r.details["engine"]) for r in run.results if r.details.get("engine")),
-                self.template.engine,
-            ),
-            "duration": round(run.duration, 3),
-            **live,
-            "result": {
-                "status": run.status.value,
-                "checks": [
-                    {"name": r.name, "status": r.status.value, "message": r.message}
-                    for r in run.results
-                ],
-            },
-            "evidence": {rel: digest(data) for rel, data in sorted(reports.items())},
-            "evidence_commit": evidence_commit,
-            "proofs": proofs_now(self.ws),
-        }
+        record = pass_record(self.ws, lab, step, run, snapshot, self.template.engine)
         sp = self.progress.lab_progress(lab.id).step(step.id)
         sp.passed = kept_live(sp.passed, record)
         # The evidence commit's parent is the snapshot: anchoring it carries both.
         self.progress.save(
-            self.ws, f"{lab.id}: step {step.id} passed", anchors=[evidence_commit or snapshot]
+            self.ws,
+            f"{lab.id}: step {step.id} passed",
+            anchors=[record["evidence_commit"] or snapshot],
         )
 
     def hint(self) -> tuple[Step, int, str]:
@@ -536,7 +471,7 @@ class LabRunner:
                 for step in lab.steps[target.index :]:
                     old = lp.steps.pop(step.id, None)
                     if old is not None:
-                        lp.steps[step.id] = _history_of(old)
+                        lp.steps[step.id] = history_of(old)
             actions.extend(self._enter(lab, target))
         return Moved(lab, target, actions, backup, note=note)
 
@@ -582,21 +517,6 @@ class LabRunner:
             self.lab()  # no lab started: say how to start one
             ref = self.progress.step or "1"
         return self.goto(ref, action="reset")
-
-
-def _history_of(old: StepProgress) -> StepProgress:
-    """What a reset keeps of a step: the person's history, not their work. The help they had
-    (hints, "with lab solve") and how they tried (failed checks, quiz tries) is the trainer's
-    record; the quiz's wait after a wrong try stays too (checks/quiz.py). A reset then a typed
-    copy of lab solve's answers must not read as a pass without help."""
-    return StepProgress(
-        hints=old.hints,
-        solved_with_help=old.solved_with_help,
-        failed_checks=old.failed_checks,
-        failed_at=old.failed_at,
-        quiz_tries=old.quiz_tries,
-        quiz_tried_at=old.quiz_tried_at,
-    )
 
 
 def _read_or_none(path: Path) -> bytes | None:
