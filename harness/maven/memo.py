@@ -37,36 +37,10 @@ from collections.abc import Mapping
 from pathlib import Path
 
 if __package__:
-    from harness.maven.share import (
-        ENGINE_ENV,
-        LEDGER,
-        SHIM_ENV,
-        SHIMS_PARENT,
-        STORE_ENV,
-        Manifest,
-        _keep,
-        _locked,
-        _restore,
-        _run_real,
-        _walk,
-        inputs_key,
-    )
+    from harness.maven import share
 else:  # run as the shim: share.py beside this file, as a module of its own
     sys.path.insert(0, str(Path(__file__).parent))
-    from share import (  # type: ignore[import-not-found,no-redef]
-        ENGINE_ENV,
-        LEDGER,
-        SHIM_ENV,
-        SHIMS_PARENT,
-        STORE_ENV,
-        Manifest,
-        _keep,
-        _locked,
-        _restore,
-        _run_real,
-        _walk,
-        inputs_key,
-    )
+    import share  # type: ignore[import-not-found,no-redef]
 
 MEMO_ENV = "HOOKLAB_MAVEN_MEMO"
 # Set by a check for its own run on a throwaway copy (checks/sensors.py), whose reports only
@@ -79,7 +53,7 @@ MEMO_RECORD_ONLY = "record-only"  # a file in the memo's folder: log every key, 
 # Environment Maven, the JVM or the wrapper's mvn read (by prefix), beside KEYED_ENV.
 _MEMO_ENV_PREFIXES = ("MAVEN", "JAVA", "JDK_", "_JAVA", "M2_", "HOOKLAB_MAVEN", "CLASSPATH")
 _MEMO_ENV_NAMES = ("LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES", "TZ", "HOOKLAB_BACKEND")
-_NOT_KEYED = (MEMO_ENV, THROWAWAY_ENV, STORE_ENV, ENGINE_ENV, SHIM_ENV)
+_NOT_KEYED = (MEMO_ENV, THROWAWAY_ENV, share.STORE_ENV, share.ENGINE_ENV, share.SHIM_ENV)
 
 
 def memo_shim_dir() -> Path:
@@ -90,7 +64,7 @@ def memo_shim_dir() -> Path:
     here = Path(__file__).resolve()
     text = f"#!/bin/sh\nexec '{sys.executable}' -I -S '{here}' \"$@\"\n"
     digest = hashlib.sha256(text.encode()).hexdigest()[:16]
-    folder = cache_home() / SHIMS_PARENT / f"memo-{digest}"
+    folder = cache_home() / share.SHIMS_PARENT / f"memo-{digest}"
     shim = folder / "mvn"
     if not shim.is_file():
         folder.mkdir(parents=True, exist_ok=True)
@@ -132,7 +106,7 @@ def _links_out(root: Path) -> bool:
     """A symbolic link in the project that leads out of it: what it reaches is no input the
     key sees, so the call runs for real."""
     inside = root.resolve()
-    for _rel, info, path in _walk(root):
+    for _rel, info, path in share._walk(root):
         if stat.S_ISLNK(info.st_mode) and not path.resolve().is_relative_to(inside):
             return True
     return False
@@ -145,12 +119,12 @@ def _real_mvn() -> str | None:
     own = [
         n
         for n, entry in enumerate(entries)
-        if Path(entry).parent.name == SHIMS_PARENT and Path(entry).name.startswith("memo-")
+        if Path(entry).parent.name == share.SHIMS_PARENT and Path(entry).name.startswith("memo-")
     ]
     after = entries[own[-1] + 1 :] if own else entries
     for entry in after:
         candidate = Path(entry) / "mvn"
-        if Path(entry).parent.name == SHIMS_PARENT or not entry:
+        if Path(entry).parent.name == share.SHIMS_PARENT or not entry:
             continue
         if candidate.is_file() and os.access(candidate, os.X_OK):
             return str(candidate)
@@ -173,13 +147,13 @@ def memo_shim(argv: list[str]) -> int:
         if (name.startswith(_MEMO_ENV_PREFIXES) or name in _MEMO_ENV_NAMES)
         and name not in _NOT_KEYED
     )
-    key, before = inputs_key(
+    key, before = share.inputs_key(
         root, argv, os.environ, keyed_env=keyed, facts=_maven_identity(mvn, os.environ)
     )
     return _memo_run([mvn, *argv], root, key, before, store)
 
 
-def _memo_run(command: list[str], root: Path, key: str, before: Manifest, store: Path) -> int:
+def _memo_run(command: list[str], root: Path, key: str, before: share.Manifest, store: Path) -> int:
     """An identical call's kept run restored, or the real run, kept when it ended on its own
     (a run cut off by a signal is kept for no one). Two identical calls at once: the second
     waits for the first and takes its run."""
@@ -189,20 +163,20 @@ def _memo_run(command: list[str], root: Path, key: str, before: Manifest, store:
     throwaway = os.environ.get(THROWAWAY_ENV) == "1"
     record_only = (store / MEMO_RECORD_ONLY).exists()
     served = folder / "served"  # the projects this entry's run was made in or restored into
-    with _locked(folder / "run.lock", fcntl.LOCK_EX):
+    with share._locked(folder / "run.lock", fcntl.LOCK_EX):
         seen = served.read_text(encoding="utf-8").splitlines() if served.exists() else []
         fresh_to_it = throwaway or str(root) not in seen
         if (folder / "done").exists() and fresh_to_it and not record_only:
-            status, how = _restore(folder, root), "restored"
+            status, how = share._restore(folder, root), "restored"
             with served.open("a", encoding="utf-8") as out:
                 out.write(f"{root}\n")
         else:
             kept = (folder / "done").exists()
             if not kept:  # what a run cut off before its end left
                 shutil.rmtree(folder / "files", ignore_errors=True)
-            status, chunks = _run_real(command)
+            status, chunks = share._run_real(command)
             if status >= 0 and not record_only and not kept:
-                _keep(folder, root, before, status, chunks)
+                share._keep(folder, root, before, status, chunks)
                 served.write_text(f"{root}\n", encoding="utf-8")
                 (folder / "done").touch()
             status, how = (status if status >= 0 else 128 - status), "real"
@@ -210,7 +184,10 @@ def _memo_run(command: list[str], root: Path, key: str, before: Manifest, store:
     seconds = round(time.monotonic() - started, 3)
     line = {"how": how, "key": key, "argv": command[1:], "test": test, "seconds": seconds}
     line["throwaway"] = throwaway
-    with _locked(store / "ledger.lock", fcntl.LOCK_EX), (store / LEDGER).open("a") as ledger:
+    with (
+        share._locked(store / "ledger.lock", fcntl.LOCK_EX),
+        (store / share.LEDGER).open("a") as ledger,
+    ):
         ledger.write(json.dumps(line) + "\n")
     return status
 
