@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from harness.claude.client.api import Reply
+
 UC5 = "docs/use_cases/UC-005-add-visit.md"
 UC2 = "docs/use_cases/UC-002-edit-owner.md"
 APPROVED, DONE = "**Status:** Approved", "**Status:** Done"
@@ -34,71 +36,72 @@ ASK_NOTE = 'Add the line "Tried in lab 07." to NOTES.md, then tell me you are do
 Call = tuple[str, tuple[Any, ...], dict[str, Any]]
 
 
-def _c(name: str, *args: Any, **kw: Any) -> Call:
+def call(name: str, *args: Any, **kw: Any) -> Call:
+    """One call of a session: ``call("edit", UC5, APPROVED, DONE)``."""
     return (name, args, kw)
 
 
 SESSIONS: dict[str, list[Call]] = {
     # Lab 11 step 4 as a participant's session would go: refused, audited, accepted, sensors, stop.
     "earn-done": [
-        _c("prompt", ASK_DONE),
-        _c("edit", UC5, APPROVED, DONE),
-        _c("subagent_stop", AUDITOR, AUDIT_PROMPT, AUDIT_REPORT),
-        _c("edit", UC5, APPROVED, DONE),
-        _c("bash", SENSORS),
-        _c("stop", "UC-005 is Done: audited, and all five sensors are green."),
+        call("prompt", ASK_DONE),
+        call("edit", UC5, APPROVED, DONE),
+        call("subagent_stop", AUDITOR, AUDIT_PROMPT, AUDIT_REPORT),
+        call("edit", UC5, APPROVED, DONE),
+        call("bash", SENSORS),
+        call("stop", "UC-005 is Done: audited, and all five sensors are green."),
     ],
     # walk-l: Done earned, then set back to Approved in the session, the sensors, the stop
     # (the person types Done in by hand afterwards).
     "done-then-back": [
-        _c("prompt", ASK_DONE),
-        _c("edit", UC5, APPROVED, DONE),
-        _c("subagent_stop", AUDITOR, AUDIT_PROMPT, AUDIT_REPORT),
-        _c("edit", UC5, APPROVED, DONE),
-        _c("edit", UC5, DONE, APPROVED),
-        _c("bash", SENSORS),
-        _c("stop", "UC-005 is Approved again; the sensors are green."),
+        call("prompt", ASK_DONE),
+        call("edit", UC5, APPROVED, DONE),
+        call("subagent_stop", AUDITOR, AUDIT_PROMPT, AUDIT_REPORT),
+        call("edit", UC5, APPROVED, DONE),
+        call("edit", UC5, DONE, APPROVED),
+        call("bash", SENSORS),
+        call("stop", "UC-005 is Approved again; the sensors are green."),
     ],
     # The same request without the audit: refused twice, and Claude gives up.
     "no-audit": [
-        _c("prompt", ASK_DONE),
-        _c("edit", UC5, APPROVED, DONE),
-        _c("edit", UC5, APPROVED, DONE),
-        _c("stop", "The hook refuses the change; UC-005 stays Approved."),
+        call("prompt", ASK_DONE),
+        call("edit", UC5, APPROVED, DONE),
+        call("edit", UC5, APPROVED, DONE),
+        call("stop", "The hook refuses the change; UC-005 stays Approved."),
     ],
     # A sed through Bash sets a Status: check-spec-status.sh reports it; the stop is held once.
     "sed-reported": [
-        _c("prompt", "Mark UC-002 done quickly."),
-        _c("bash", f"sed -i 's/Status:\\*\\* Approved/Status:** Done/' {UC2}"),
-        _c("write", "docs/notes.md", "UC-002 marked.\n"),
-        _c("stop", "done"),
-        _c("stop", "done, really"),
+        call("prompt", "Mark UC-002 done quickly."),
+        call("bash", f"sed -i 's/Status:\\*\\* Approved/Status:** Done/' {UC2}"),
+        call("write", "docs/notes.md", "UC-002 marked.\n"),
+        call("stop", "done"),
+        call("stop", "done, really"),
     ],
     # A change without a sensor run: the Stop hook blocks, then lets go on stop_hook_active.
     "stop-blocked": [
-        _c("prompt", "Add a note to the docs."),
-        _c("write", "docs/notes.md", "A note.\n"),
-        _c("stop", "Added the note."),
-        _c("stop", "Added the note, as asked."),
-        _c("prompt", "Thanks. Anything else?"),
-        _c("stop", "No."),
+        call("prompt", "Add a note to the docs."),
+        call("write", "docs/notes.md", "A note.\n"),
+        call("stop", "Added the note."),
+        call("stop", "Added the note, as asked."),
+        call("prompt", "Thanks. Anything else?"),
+        call("stop", "No."),
     ],
     # Lab 07 step 4: a small change outside src/ and docs/, the stop held, the next let go.
     "small-change": [
-        _c("prompt", ASK_NOTE),
-        _c("write", "NOTES.md", "Tried in lab 07.\n"),
-        _c("stop", "Done: NOTES.md has the line."),
-        _c("stop", "Done: NOTES.md has the line."),
+        call("prompt", ASK_NOTE),
+        call("write", "NOTES.md", "Tried in lab 07.\n"),
+        call("stop", "Done: NOTES.md has the line."),
+        call("stop", "Done: NOTES.md has the line."),
     ],
     # Tools beside Edit, Write and Bash: a Read that runs (the match-all PostToolUse group runs
     # for it), a Read of a missing file (PostToolUseFailure), and Grep, Glob and MultiEdit,
     # which the pinned client does not offer: "No such tool available", and no hook runs.
     "other-tools": [
-        _c("prompt", "Which status has UC-005?"),
-        _c("tool", "Read", {"file_path": UC5}),
-        _c("tool", "Grep", {"pattern": "Status", "path": "docs"}),
-        _c("tool", "Glob", {"pattern": "docs/**/*.md"}),
-        _c(
+        call("prompt", "Which status has UC-005?"),
+        call("tool", "Read", {"file_path": UC5}),
+        call("tool", "Grep", {"pattern": "Status", "path": "docs"}),
+        call("tool", "Glob", {"pattern": "docs/**/*.md"}),
+        call(
             "tool",
             "MultiEdit",
             {
@@ -106,14 +109,14 @@ SESSIONS: dict[str, list[Call]] = {
                 "edits": [{"old_string": APPROVED, "new_string": DONE}],
             },
         ),
-        _c("tool", "Read", {"file_path": "docs/no-such-file.md"}),
-        _c("stop", "UC-005 is Approved."),
+        call("tool", "Read", {"file_path": "docs/no-such-file.md"}),
+        call("stop", "UC-005 is Approved."),
     ],
     # Only the audit: a subagent run that ends normally, then the stop.
     "audit-only": [
-        _c("prompt", "Is UC-005 covered?"),
-        _c("subagent_stop", AUDITOR, AUDIT_PROMPT, AUDIT_REPORT),
-        _c("stop", "Yes, UC-005 is covered."),
+        call("prompt", "Is UC-005 covered?"),
+        call("subagent_stop", AUDITOR, AUDIT_PROMPT, AUDIT_REPORT),
+        call("stop", "Yes, UC-005 is covered."),
     ],
 }
 
@@ -129,15 +132,29 @@ class Played:
 def play(name: str, workspace: Path, config_dir: Path) -> Played:
     """Play session ``name`` on the real client in ``workspace``; the transcript stays in
     ``config_dir``."""
+    return Played(name, workspace, config_dir, play_calls(workspace, config_dir, SESSIONS[name]))
+
+
+def play_calls(workspace: Path, config_dir: Path, calls: list[Call]) -> Path:
+    """``calls`` (a session's method, its arguments and keywords) played on the real client in
+    ``workspace`` after its session start; the transcript, kept in ``config_dir``."""
     from harness.claude.engines import open_session
 
     with open_session("claude-code", workspace, transcript_dir=config_dir) as session:
         session.session_start()
-        for method, args, kw in SESSIONS[name]:
+        for method, args, kw in calls:
             action: Callable[..., Any] = getattr(session, method)
             action(*args, **kw)
-        transcript = session.transcript_path
-    return Played(name, workspace, config_dir, transcript)
+        transcript: Path = session.transcript_path
+    return transcript
+
+
+def audit_turns(root: Path) -> tuple[Reply, Reply]:
+    """Claude's Edit of UC-005's Status and its call of the audit agent (a scripted model's
+    replies, Lab 11 step 4)."""
+    edit = {"file_path": str(root / UC5), "old_string": APPROVED, "new_string": DONE}
+    agent = {"description": "audit UC-005", "prompt": AUDIT_PROMPT, "subagent_type": AUDITOR}
+    return Reply.tool_use("toolu_1", "Edit", edit), Reply.tool_use("toolu_2", "Agent", agent)
 
 
 def lines(path: Path) -> list[dict[str, Any]]:

@@ -18,8 +18,7 @@ import json
 import shutil
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import pytest
@@ -28,23 +27,20 @@ from harness.claude.client.api import ApiRequest, Reply, ScriptedApi
 from harness.claude.client.person import AUTO_MODE_NOTICES
 from harness.claude.recorded import config_root, find_sessions, read_session
 from tests.engine.live_steps import ReachStep
-from tests.engine.terminal import Terminal, fresh_home
+from tests.engine.terminal import Terminal, fresh_home, kept_terminal
 from tests.recorded_sessions import (
-    APPROVED,
     ASK_DONE,
     AUDIT_PROMPT,
     AUDIT_REPORT,
-    AUDITOR,
-    DONE,
-    UC5,
+    audit_turns,
     copy_workspace_into,
 )
+from tests.ui.screens import PLUGIN_READY
 
 pytestmark = [
     pytest.mark.maven,
     pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux"),
 ]
-PLUGIN_READY = "/aiup-vaadin-jooq:coverage-check"
 
 
 @pytest.fixture(scope="module")
@@ -52,21 +48,9 @@ def at_step_four(workspace_at_step: ReachStep) -> Path:
     return workspace_at_step("11-try-it-yourself", "earn-done")
 
 
-def _turns(root: Path) -> tuple[Reply, Reply]:
-    """Claude's Edit of UC-005's Status and its call of the audit agent."""
-    edit = {"file_path": str(root / UC5), "old_string": APPROVED, "new_string": DONE}
-    agent = {"description": "audit UC-005", "prompt": AUDIT_PROMPT, "subagent_type": AUDITOR}
-    return Reply.tool_use("toolu_1", "Edit", edit), Reply.tool_use("toolu_2", "Agent", agent)
-
-
-@contextmanager
-def _person(root: Path, tmp_path: Path, api: ScriptedApi) -> Iterator[Terminal]:
-    terminal = Terminal(root, fresh_home(tmp_path), tmp_path, api.base_url)
-    try:
-        yield terminal
-    finally:
-        terminal.close()
-        (tmp_path / "screens.txt").write_text(terminal.transcript())
+def _person(root: Path, tmp_path: Path, api: ScriptedApi) -> AbstractContextManager[Terminal]:
+    """The person's terminal, with a fresh HOME; every screen kept in ``screens.txt``."""
+    return kept_terminal(root, fresh_home(tmp_path), tmp_path, api.base_url)
 
 
 def _checked(terminal: Terminal) -> str:
@@ -80,7 +64,7 @@ def test_auto_modes_check_without_an_answer_is_named_with_the_fix(
     at_step_four: Path, tmp_path: Path
 ) -> None:
     root = copy_workspace_into(at_step_four, tmp_path)
-    edit, agent = _turns(root)
+    edit, agent = audit_turns(root)
     turns = [edit, agent, Reply.text("The audit could not run here.")]
 
     def answer(request: ApiRequest) -> None:
@@ -114,7 +98,7 @@ class _EditBeforeTheAuditEnds:
 
     def __init__(self, root: Path) -> None:
         self.marker = root / ".git" / "aiup-coverage-checked" / "UC-005"
-        edit, agent = _turns(root)
+        edit, agent = audit_turns(root)
         self.turns = [edit, agent, edit, Reply.text("UC-005 stays Approved for now.")]
         self.main = 0
         self.edited_in_the_gap = threading.Event()

@@ -19,7 +19,7 @@ from harness.ui.lab_view import result_renderable
 from harness.workspace import Workspace
 from tests.labs.test_free_passes import after_a_while, at_step
 from tests.labs.test_free_passes_round7_instruments import ARCHITECTURE, _checkout, _sensors
-from tests.ui.test_screens_round8 import shown
+from tests.ui.screens import shown
 
 
 def _failed(results: list[CheckResult]) -> list[CheckResult]:

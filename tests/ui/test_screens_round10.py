@@ -16,43 +16,25 @@ from pathlib import Path
 
 import pytest
 
-from harness.claude.client.api import ApiRequest, Reply, ScriptedApi
 from harness.claude.client.install import find_client
-from harness.claude.client.person import AUTO_MODE_NOTICES
 from harness.engine.context import CheckContext
-from harness.engine.lab_runner import LabRunner
 from harness.engine.manifest import find_lab, load_labs
 from harness.results import CheckResult, Status
-from harness.ui.lab_view import print_moved, print_step_run, result_renderable
-from harness.workspace import Workspace, provision
+from harness.ui.lab_view import print_moved, result_renderable
+from harness.workspace import Workspace
 from tests.builders import reach_step, run_lab
-from tests.engine.terminal import fresh_home, kept_terminal
+from tests.engine.terminal import fresh_home
 from tests.lines import joined
-from tests.recorded_sessions import APPROVED, ASK_DONE, AUDIT_PROMPT, AUDITOR, DONE, UC5
+from tests.ui.screens import (
+    WIDTHS,
+    asked_done_past_auto_mode,
+    console_at,
+    fits,
+    node_at,
+    runs_shown,
+    shown,
+)
 from tests.ui.test_screens_round5 import lab06_sent_back_to_step_1
-from tests.ui.test_screens_round9 import console_at, shown
-
-WIDTHS = (80, 100, 120)
-
-
-def node_at(tmp_path: Path, lab: str, step: str) -> tuple[Workspace, LabRunner]:
-    """A Node workspace at ``lab``'s ``step``, as lab start and lab goto leave it."""
-    if shutil.which("npm") is None:
-        pytest.skip("npm is not installed")
-    ws = provision(tmp_path / "ws", fixture_name="node").workspace
-    runner = LabRunner(ws)
-    runner.start(lab)
-    runner.goto(step)
-    return ws, runner
-
-
-def fits(screen: str, width: int) -> bool:
-    """Every line fits ``width``, but one unit wider than the terminal (a temporary folder's
-    path): left whole to the terminal's own soft wrap, so copying keeps it one line."""
-    return all(
-        len(line.rstrip()) <= width or " " not in line.strip() for line in screen.splitlines()
-    )
-
 
 # ---- 1. sent back by the lab's end: the files are a later step's, and lab reset is the way ---
 
@@ -139,31 +121,15 @@ def test_lab11_step4_auto_modes_block_is_told_in_the_screens_words(
         pytest.skip("the pinned Claude Code client is not installed (lab doctor)")
     reach_step(workspace, "11", "earn-done")
     root = workspace.root
-    edit = {"file_path": str(root / UC5), "old_string": APPROVED, "new_string": DONE}
-    agent = {"description": "audit UC-005", "prompt": AUDIT_PROMPT, "subagent_type": AUDITOR}
-    turns = [
-        Reply.tool_use("toolu_1", "Edit", edit),
-        Reply.tool_use("toolu_2", "Agent", agent),
-        Reply.text("I could not change the status."),
-    ]
-
-    def answer(request: ApiRequest) -> None:
-        ScriptedApi.answer(request, turns.pop(0) if turns else Reply.text("Done."))
-
     home = fresh_home(tmp_path)
-    with (
-        ScriptedApi(on_request=answer) as api,
-        kept_terminal(root, home, tmp_path, api.base_url) as terminal,
-    ):
-        api.auto_mode_answer = BLOCKED
-        terminal.claude(ASK_DONE, ready="/aiup-vaadin-jooq:coverage-check")
-        session = terminal.wait_until(
-            lambda s: "Blocked by auto mode" in s and "could not change" in s,
-            "the blocked agent and the last words",
-            180,
-            AUTO_MODE_NOTICES,
-        )
-        terminal.quit_claude()
+    session = asked_done_past_auto_mode(
+        root,
+        home,
+        tmp_path,
+        auto_mode=BLOCKED,
+        last_words="I could not change the status.",
+        refused="Blocked by auto mode",
+    )
     assert "/permissions to review" in session, session
     for width in WIDTHS:
         env = {"COLUMNS": str(width), "CLAUDE_CONFIG_DIR": str(home / ".claude")}
@@ -223,9 +189,7 @@ def test_lab12_step2_names_the_jest_option_in_words_and_catches_it_however_space
     run = runner.check()
     assert run.status is Status.PASS, run
     for width in WIDTHS:
-        console, out = console_at(width)
-        print_step_run(console, run)
-        said = joined(out.getvalue())
+        said = joined(runs_shown(width, run))
         assert "✔ PASS verify-hook scripts/check-before-stop.sh: 8 of 9 checks pass" in said, said
         assert "check-before-stop.sh: check-before-stop.sh" not in said, said
 
@@ -244,10 +208,7 @@ def test_lab13_step4_verdicts_say_each_thing_once(tmp_path: Path) -> None:
     after = runner.check()
     assert (before.status, after.status) == (Status.FAIL, Status.PASS), (before, after)
     for width in WIDTHS:
-        console, out = console_at(width)
-        print_step_run(console, before)
-        print_step_run(console, after)
-        screen = out.getvalue()
+        screen = runs_shown(width, before, after)
         said = joined(screen)
         assert "✘ FAIL file answers/let-go.json: does not exist yet: create it" in said, screen
         assert "lets go on stop_hook_active: true: exit 0, as expected" in said, screen

@@ -14,25 +14,22 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from harness.claude.client.api import ApiRequest, Reply, ScriptedApi
 from harness.claude.client.install import find_client
-from harness.claude.client.person import AUTO_MODE_NOTICES
 from harness.engine.context import CheckContext
 from harness.engine.lab_runner import LabRunner
 from harness.engine.manifest import find_lab
 from harness.grading.stop_grade import OTHER_BREAKS
 from harness.grading.stop_judges import MISSES
 from harness.results import CheckResult, Status
-from harness.ui.lab_view import print_step_run, result_renderable
+from harness.ui.lab_view import result_renderable
 from harness.workspace import Workspace
 from tests.builders import reach_step, run_lab
-from tests.engine.terminal import fresh_home, kept_terminal
+from tests.engine.terminal import fresh_home
 from tests.lines import joined
 from tests.recorded_sessions import (
     APPROVED,
@@ -42,26 +39,21 @@ from tests.recorded_sessions import (
     AUDITOR,
     DONE,
     UC5,
+    call,
     play,
+    play_calls,
 )
-from tests.ui.test_screens_round9 import console_at, shown
-from tests.ui.test_screens_round10 import fits, node_at
-
-WIDTHS = (80, 100, 120)
-
-
-def _played(root: Path, config_dir: Path, calls: list[tuple[str, tuple[Any, ...]]]) -> str:
-    """A session played on the real client in ``root``, kept in ``config_dir``; its id."""
-    from harness.claude.engines import open_session
-
-    with open_session("claude-code", root, transcript_dir=config_dir) as session:
-        session.session_start()
-        for method, args in calls:
-            action: Callable[..., Any] = getattr(session, method)
-            action(*args)
-        transcript = session.transcript_path
-    return transcript.stem
-
+from tests.ui.screens import (
+    WIDTHS,
+    asked_done_past_auto_mode,
+    failed_hook_session,
+    fits,
+    node_at,
+    runs_shown,
+    shown,
+    smoke_passes,
+    stop_prompt_hook_taken_out,
+)
 
 # ---- 1. Lab 11 step 4: the newest session's cause, headline and fix; the older one after ------
 
@@ -83,40 +75,25 @@ def test_lab11_step4_the_newest_sessions_refusal_heads_the_failure_not_an_older_
     root = workspace.root
     home = fresh_home(tmp_path)
     config = home / ".claude"
-    older = _played(
+    played = play_calls(
         root,
         config,
         [
-            ("prompt", (ASK_DONE,)),
-            ("edit", (UC5, APPROVED, DONE)),
-            ("subagent_stop", (AUDITOR, AUDIT_PROMPT, AUDIT_REPORT)),
-            ("stop", ("UC-005 is audited; I leave the status to you.",)),
+            call("prompt", ASK_DONE),
+            call("edit", UC5, APPROVED, DONE),
+            call("subagent_stop", AUDITOR, AUDIT_PROMPT, AUDIT_REPORT),
+            call("stop", "UC-005 is audited; I leave the status to you."),
         ],
     )
-    edit = {"file_path": str(root / UC5), "old_string": APPROVED, "new_string": DONE}
-    agent = {"description": "audit UC-005", "prompt": AUDIT_PROMPT, "subagent_type": AUDITOR}
-    turns = [
-        Reply.tool_use("toolu_1", "Edit", edit),
-        Reply.tool_use("toolu_2", "Agent", agent),
-        Reply.text("The audit could not run here."),
-    ]
-
-    def answer(request: ApiRequest) -> None:
-        ScriptedApi.answer(request, turns.pop(0) if turns else Reply.text("Done."))
-
-    with (
-        ScriptedApi(on_request=answer) as api,
-        kept_terminal(root, home, tmp_path, api.base_url) as terminal,
-    ):
-        api.auto_mode_answer = "I cannot tell."  # a safety check without a usable answer
-        terminal.claude(ASK_DONE, ready="/aiup-vaadin-jooq:coverage-check")
-        terminal.wait_until(
-            lambda s: "no usable answer" in s and "could not run here" in s,
-            "the refused agent and the last words",
-            180,
-            AUTO_MODE_NOTICES,
-        )
-        terminal.quit_claude()
+    older = played.stem
+    asked_done_past_auto_mode(
+        root,
+        home,
+        tmp_path,
+        auto_mode="I cannot tell.",  # a safety check without a usable answer
+        last_words="The audit could not run here.",
+        refused="no usable answer",
+    )
     for width in WIDTHS:
         env = {"COLUMNS": str(width), "CLAUDE_CONFIG_DIR": str(config)}
         proc = run_lab(root, "check", env=env)
@@ -154,14 +131,6 @@ def _into_plugin(root: Path, event: str, entry: dict[str, Any], matcher: str = "
     (folder / "hooks.json").write_text(json.dumps(data, indent=2) + "\n")
 
 
-def _failed_hook_session(workspace: Workspace, lab_id: str, step: str) -> CheckResult:
-    lab = find_lab(lab_id)
-    spec = next(c for c in lab.step(step).checks if c.name == "hook_session")
-    result = spec.kind.run(CheckContext(workspace, lab.dir), spec.typed)
-    assert result.status is Status.FAIL, result
-    return result
-
-
 @pytest.mark.maven
 def test_lab10_step3_a_prompt_hook_in_the_plugin_is_named_with_its_file(
     workspace: Workspace,
@@ -171,18 +140,9 @@ def test_lab10_step3_a_prompt_hook_in_the_plugin_is_named_with_its_file(
     the prompt hook out of the Stop group", no file named. Real: the lab's own check, its
     session played with Maven on the emulator, the plugin loaded as Claude Code loads it."""
     reach_step(workspace, "10", "evidence")
-    claude = workspace.root / ".claude"
-    settings = json.loads((claude / "settings.json").read_text())
-    stop = settings["hooks"]["Stop"][0]["hooks"]
-    prompt = next(h for h in stop if h.get("type") == "prompt")
-    stop.remove(prompt)
-    (claude / "settings.json").write_text(json.dumps(settings, indent=2) + "\n")
-    _into_plugin(workspace.root, "Stop", prompt)
-    smoke = subprocess.run(
-        ["./.claude/hooks/smoke.sh"], cwd=workspace.root, capture_output=True, text=True
-    )
-    assert smoke.returncode == 0, smoke.stdout[-2000:]
-    result = _failed_hook_session(workspace, "10", "evidence")
+    _into_plugin(workspace.root, "Stop", stop_prompt_hook_taken_out(workspace.root))
+    smoke_passes(workspace.root)
+    result = failed_hook_session(workspace, "10", "evidence")
     hooks_json = f"{PLUGIN}/hooks/hooks.json"
     for width in WIDTHS:
         screen = shown(result_renderable(result), width)
@@ -215,7 +175,7 @@ def test_lab08_step2_the_naming_hook_moved_into_the_plugin_is_named_with_its_fil
     script.chmod(0o755)
     command = "${CLAUDE_PLUGIN_ROOT}/hooks/names.sh"
     _into_plugin(root, "PreToolUse", {"type": "command", "command": command}, "Write")
-    result = _failed_hook_session(workspace, "8", "drop-hook")
+    result = failed_hook_session(workspace, "8", "drop-hook")
     hooks_json = f"{PLUGIN}/hooks/hooks.json"
     for width in WIDTHS:
         screen = shown(result_renderable(result), width)
@@ -316,9 +276,7 @@ def test_lab13_step1_a_hook_that_ends_early_as_claude_code_runs_it_is_named_as_s
     run = runner.check()
     assert run.status is Status.FAIL, run
     for width in WIDTHS:
-        console, out = console_at(width)
-        print_step_run(console, run)
-        screen = out.getvalue()
+        screen = runs_shown(width, run)
         said = joined(screen)
         assert (
             "✘ FAIL the hook ends alike by hand and as Claude Code runs it: run as Claude Code "
@@ -387,14 +345,14 @@ def test_lab13_step3_a_stop_held_by_another_hook_names_both_hooks_not_the_prompt
     config = tmp_path / "claude-home"
     readme = (root / "README.md").read_text()
     first = readme.splitlines(keepends=True)[0]
-    _played(
+    play_calls(
         root,
         config,
         [
-            ("prompt", (f'Add a line "{README_LINE}" to README.md, then finish.',)),
-            ("edit", ("README.md", first, f"{first}\n{README_LINE}\n")),
-            ("stop", ("Done: the line is in README.md.",)),
-            ("stop", ("The hook asks for a rebuild; dist/app.js is there.",)),
+            call("prompt", f'Add a line "{README_LINE}" to README.md, then finish.'),
+            call("edit", "README.md", first, f"{first}\n{README_LINE}\n"),
+            call("stop", "Done: the line is in README.md."),
+            call("stop", "The hook asks for a rebuild; dist/app.js is there."),
         ],
     )
     for width in WIDTHS:
@@ -587,9 +545,7 @@ def test_lab01_step3_the_forged_files_check_does_not_call_a_wrong_forgery_as_exp
     run = runner.check()
     assert run.status is Status.FAIL, run
     for width in WIDTHS:
-        console, out = console_at(width)
-        print_step_run(console, run)
-        screen = out.getvalue()
+        screen = runs_shown(width, run)
         said = joined(screen)
         assert (
             "✔ PASS file answers/forged.xml: holds a <testsuite …> line; whether the Stop hook "

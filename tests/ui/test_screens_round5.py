@@ -33,19 +33,10 @@ from harness.ui.lab_view import (
     result_renderable,
     step_panel,
 )
-from harness.ui.prose import print_prose
 from harness.workspace import Workspace
 from tests.builders import run_lab
 from tests.lines import fnmatch_lines, joined, shell_joined
-
-WIDTHS = (80, 100, 120)
-
-
-def shown(renderable: object, width: int) -> str:
-    out = io.StringIO()
-    console = Console(file=out, width=width, no_color=True, color_system=None)
-    print_prose(console, renderable)
-    return out.getvalue()
+from tests.ui.screens import WIDTHS, shown
 
 
 def assert_whole_lines(text: str, width: int, *, except_: str = "") -> None:

@@ -42,7 +42,6 @@ from harness.ui.activity_view import activity
 from harness.ui.grading_view import render_grade
 from harness.ui.hook_event_view import hook_event_renderable
 from harness.ui.lab_view import hint_panel, result_renderable
-from harness.ui.prose import print_prose
 from harness.ui.reports import print_problems
 from harness.ui.solution_view import (
     SOLVE_RENDERERS,
@@ -53,14 +52,7 @@ from harness.ui.solution_view import (
 from harness.userfiles import read_toml
 from harness.workspace import Workspace
 from tests.builders import REPO_ROOT, run_lab
-
-WIDTHS = (80, 100, 120)
-
-
-def shown(renderable: object, width: int) -> str:
-    out = io.StringIO()
-    print_prose(Console(file=out, width=width, no_color=True, color_system=None), renderable)
-    return out.getvalue()
+from tests.ui.screens import WIDTHS, shown
 
 
 def in_a_terminal(cwd: Path, *argv: str, columns: int) -> str:

@@ -9,7 +9,6 @@ columns.
 
 from __future__ import annotations
 
-import io
 import itertools
 import json
 import os
@@ -19,7 +18,6 @@ import time
 from pathlib import Path
 
 import pytest
-from rich.console import Console
 
 from harness.engine.context import CheckContext
 from harness.engine.excerpt import excerpt
@@ -29,18 +27,10 @@ from harness.grading.stop_grade import BLOCKS, OTHER_BREAKS
 from harness.results import CheckResult, Status
 from harness.ui.activity_view import ProgressLines
 from harness.ui.lab_view import result_renderable
-from harness.ui.prose import print_prose
 from harness.workspace import Workspace
 from tests.builders import PLAIN_SCREEN, run_cli
 from tests.lines import shell_joined
-
-WIDTHS = (80, 100, 120)
-
-
-def shown(renderable: object, width: int) -> str:
-    out = io.StringIO()
-    print_prose(Console(file=out, width=width, no_color=True, color_system=None), renderable)
-    return out.getvalue()
+from tests.ui.screens import WIDTHS, shown
 
 
 def row(screen: str, label: str) -> str:

@@ -9,45 +9,32 @@ sees, screens at 80, 100 and 120 columns.
 
 from __future__ import annotations
 
-import io
 import json
 import subprocess
 from pathlib import Path
 
 import pytest
-from rich.console import Console
 
 from harness.claude.client.driver import ClaudeCodeSession
 from harness.claude.client.install import find_client
 from harness.claude.recorded import read_session
 from harness.engine.checks.live_causes import diagnose
-from harness.engine.context import CheckContext
 from harness.engine.manifest import find_lab
 from harness.results import CheckResult, Status
-from harness.ui.lab_view import hint_panel, print_moved, print_step_run, result_renderable
-from harness.ui.prose import print_prose
+from harness.ui.lab_view import hint_panel, print_moved, result_renderable
 from harness.workspace import Workspace
 from tests.builders import REPO_ROOT, reach_step, run_lab
+from tests.lines import joined
 from tests.recorded_sessions import APPROVED, ASK_DONE, DONE, UC5
-
-WIDTHS = (80, 100, 120)
-
-
-def shown(renderable: object, width: int) -> str:
-    out = io.StringIO()
-    print_prose(Console(file=out, width=width, no_color=True, color_system=None), renderable)
-    return out.getvalue()
-
-
-def console_at(width: int) -> tuple[Console, io.StringIO]:
-    out = io.StringIO()
-    return Console(file=out, width=width, no_color=True, color_system=None), out
-
-
-def joined(screen: str) -> str:
-    """The screen's words as one line: what it says, wherever it wrapped."""
-    return " ".join(screen.split())
-
+from tests.ui.screens import (
+    WIDTHS,
+    console_at,
+    failed_hook_session,
+    runs_shown,
+    shown,
+    smoke_passes,
+    stop_prompt_hook_taken_out,
+)
 
 # ---- 1. lab reset keeps the person's own work of the steps they passed ----------------------
 
@@ -209,23 +196,12 @@ def test_lab10_step3_a_prompt_hook_in_settings_local_json_is_named_with_its_plac
     failure asking to take the prompt hook out of the Stop group, and settings.local.json was
     never named. Real: the lab's own check, its session played with Maven."""
     reach_step(workspace, "10", "evidence")
-    claude = workspace.root / ".claude"
-    settings = json.loads((claude / "settings.json").read_text())
-    stop = settings["hooks"]["Stop"][0]["hooks"]
-    prompt = next(h for h in stop if h.get("type") == "prompt")
-    stop.remove(prompt)
-    (claude / "settings.json").write_text(json.dumps(settings, indent=2) + "\n")
-    local = {"hooks": {"Stop": [{"hooks": [prompt]}]}}
-    (claude / "settings.local.json").write_text(json.dumps(local, indent=2) + "\n")
+    local = {"hooks": {"Stop": [{"hooks": [stop_prompt_hook_taken_out(workspace.root)]}]}}
+    local_json = workspace.root / ".claude" / "settings.local.json"
+    local_json.write_text(json.dumps(local, indent=2) + "\n")
     # As the walker did: smoke.sh after changing a hook file (require-sensors.sh asks for it).
-    smoke = subprocess.run(
-        ["./.claude/hooks/smoke.sh"], cwd=workspace.root, capture_output=True, text=True
-    )
-    assert smoke.returncode == 0, smoke.stdout[-2000:]
-    lab = find_lab("10")
-    spec = next(c for c in lab.step("evidence").checks if c.name == "hook_session")
-    result = spec.kind.run(CheckContext(workspace, lab.dir), spec.typed)
-    assert result.status is Status.FAIL, result
+    smoke_passes(workspace.root)
+    result = failed_hook_session(workspace, "10", "evidence")
     for width in WIDTHS:
         screen = shown(result_renderable(result), width)
         said = joined(screen)
@@ -303,9 +279,7 @@ def test_lab02_step2_a_file_that_fails_one_check_is_not_also_as_expected(
     named = [r for r in run.results if r.name == f"file {TEST_FILE}"]
     assert {r.status for r in named} == {Status.PASS, Status.FAIL}, named  # two checks, one file
     for width in WIDTHS:
-        console, out = console_at(width)
-        print_step_run(console, run)
-        screen = out.getvalue()
+        screen = runs_shown(width, run)
         said = joined(screen)
         assert f"✘ FAIL file {TEST_FILE}: an A1 test's annotation is gone" in said, screen
         assert f"PASS file {TEST_FILE}" not in said, screen
