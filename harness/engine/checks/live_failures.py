@@ -3,7 +3,8 @@
 live_session.py finds and replays the participant's session; when it does not pass, the words
 come from here: no session since the step began, a moment missing, a change the session did
 not make, evidence the workspace lacks now, and the cause (live_causes.py, replay_causes.py) a
-person can act on, said first. Every fix ends with what to ask Claude, a line to copy whole.
+person can act on, said first. What a fix asks Claude for is the missing moment's own ``ask``,
+else the step's prompt.
 """
 
 from __future__ import annotations
