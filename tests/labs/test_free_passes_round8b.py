@@ -200,9 +200,20 @@ def test_a_first_wrong_try_after_passes_names_no_answer(workspace: Workspace) ->
 
 
 # ---- Lab 05 (walk-i FREE PASS F): the strict lines kept, on only in the real workspace -------
-PATH_STRICT = Path("/work/helpers/walk-i/l05-pathstrict.sh")
-WALKER_WS = "/tmp/walkhome.xNEj/ws"
 HOOK = ".claude/hooks/require-sensors.sh"
+STRICT_LINES = ("command -v jq ", "git rev-parse --git-dir ")
+
+
+def _strict_only_at(hook: str, workspace: Path) -> str:
+    """The walker's hook: each of the step's strict lines kept, on only where the project is
+    the real workspace (so a check's copy, elsewhere, sees the hook fail open)."""
+    gate = f'[ "${{CLAUDE_PROJECT_DIR:-}}" = {workspace} ] && '
+    lines = hook.splitlines(keepends=True)
+    strict = [i for i, line in enumerate(lines) if line.startswith(STRICT_LINES)]
+    assert len(strict) == 2, hook
+    for i in strict:
+        lines[i] = f"{gate}{{ {lines[i].rstrip()}; }}\n"
+    return "".join(lines)
 
 
 @pytest.mark.maven
@@ -211,9 +222,8 @@ def test_lab05_strict_lines_kept_for_the_real_workspace_path_do_not_pass(
     workspace: Workspace,
 ) -> None:
     runner = at_step(workspace, "5", "strict-stop-hook")
-    # The walker's file, with their workspace's path swapped for this one's.
     hook = workspace.root / HOOK
-    hook.write_text(PATH_STRICT.read_text().replace(WALKER_WS, str(workspace.root)))
+    hook.write_text(_strict_only_at(hook.read_text(), workspace.root))
     without_jq = subprocess.run(
         ["/bin/bash", HOOK],
         cwd=workspace.root,
