@@ -145,7 +145,35 @@ def test_a_marker_the_session_wrote_itself_is_named_as_no_audit(
     result = _failed(root, config, monkeypatch)
     assert result["message"].startswith("Claude wrote the coverage audit's marker itself: its Bash")
     assert f"wrote {marker}; no coverage audit ran for it" in result["message"]
-    assert result["details"]["fix"].startswith("remove it (rm -r .git/aiup-coverage-checked)")
+    # The guard let the Done edit through on the forged marker: removing the marker alone
+    # would leave UC-005 Done for the next session (walk-s F10), so the fix puts it back first.
+    fix = result["details"]["fix"]
+    assert fix.startswith(f"first put back what it let through, {UC5}: git checkout refs/hooklab/")
+    assert "; then remove it (rm -r .git/aiup-coverage-checked)" in fix
+
+
+def test_a_file_an_earlier_session_left_changed_is_named_when_the_client_refuses_the_edit(
+    at_step_four: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Walk-s F10: UC-005 left Done by an earlier session, the person follows the fix to remove
+    the marker only; the next session's Done edit finds no 'Approved' and the client refuses
+    it. The check names the file changed since the step began and the way back, not 'tell
+    Claude to do it another way', which loops."""
+    root = copy_workspace_into(at_step_four, tmp_path)
+    spec = root / UC5
+    spec.write_text(spec.read_text().replace(APPROVED, DONE))
+    config = tmp_path / "claude-home"
+    _played(root, config)
+    result = _failed(root, config, monkeypatch)
+    message, fix = result["message"], result["details"]["fix"]
+    assert message.startswith("Claude Code itself refused Claude's Edit (")
+    assert f"the text it replaces is not in {UC5}" in message
+    assert f"because {UC5} has changed since the step began" in message
+    assert "another way" not in fix
+    assert fix.startswith(f"put {UC5} back as the step began: git checkout refs/hooklab/")
+    back = fix.split(": ", 1)[1].split(" (or lab reset")[0]
+    subprocess.run(back.split(), cwd=root, check=True, capture_output=True)
+    assert APPROVED in spec.read_text()
 
 
 @pytest.fixture(scope="module")

@@ -81,9 +81,9 @@ def replay_cause(
             return _hooks_changed(call, changed, timeline.cwd, root, start)
         trusted = _trusted_written(call, timeline.cwd)
         if trusted is not None:
-            return trusted
+            return _with_way_back(trusted, timeline, call, root, start)
         if line == call.line and _client_refused(call):
-            return _refused_by_client(call, timeline.cwd)
+            return _refused_by_client(call, timeline.cwd, root, start)
     return _marker_from_outside(timeline, root, divergence, line)
 
 
@@ -273,14 +273,58 @@ def _client_refused(call: ToolCall) -> bool:
     )
 
 
-def _refused_by_client(call: ToolCall, cwd: str) -> LiveCause:
+def _refused_by_client(call: ToolCall, cwd: str, root: Path, start: str | None) -> LiveCause:
     said = call.result_text.removeprefix(TOOL_USE_ERROR).split("</tool_use_error>")[0]
     sentences = [f"{x.strip().rstrip('.')}." for x in " ".join(said.split()).split(". ")]
     kept = [x for n, x in enumerate(sentences) if len(" ".join(sentences[: n + 1])) <= 240]
+    left = _left_changed(call, cwd, root, start)
+    if left is not None and "not found" in said:
+        # Walk-s: an earlier session left the file changed (UC-005 already Done), so the
+        # edit's old text was gone; asking Claude "another way" would loop for ever.
+        return LiveCause(
+            f"Claude Code itself refused Claude's {_called(call, cwd)} call at transcript line "
+            f"{call.line}: the text it replaces is not in {left} ('{sentences[0].rstrip('.')}'),"
+            f" because {left} has changed since the step began (an earlier session or an edit "
+            f"of yours left it so); {REPLAY} starts from the step's start, where the text is",
+            f"put {left} back as the step began: {_way_back(start, [left])}; then start claude "
+            "again and do the step",
+        )
     return LiveCause(
         f"Claude Code itself refused Claude's {_called(call, cwd)} call at transcript line "
         f"{call.line} before any hook saw it ('{sentences[0].rstrip('.')}'); {REPLAY} does "
-        "not refuse such a call, so the recording and the replay part there",
+        "not refuse such a call, so the recording and the replay differ there",
         "start claude again and do the step; if Claude Code refuses a call again, tell Claude "
         "to do it another way. Claude Code said: " + " ".join(kept or sentences[:1]),
+    )
+
+
+def _way_back(start: str | None, files: list[str]) -> str:
+    """The command that puts ``files`` back as at the step's start, and the safer way."""
+    back = f"git checkout {start} -- " if start else "git checkout -- "
+    return back + " ".join(files) + " (or lab reset, which backs up your work first)"
+
+
+def _left_changed(call: ToolCall, cwd: str, root: Path, start: str | None) -> str | None:
+    """The file a file tool's call was refused on, when it differs now from the step's start."""
+    if call.name not in FILE_TOOLS:
+        return None
+    written = _written_paths(call, cwd)
+    return written[0] if written and still_changed(root, start, written[:1]) else None
+
+
+def _with_way_back(
+    cause: LiveCause, timeline: Timeline, forged: ToolCall, root: Path, start: str | None
+) -> LiveCause:
+    """A forged marker or report let later calls through (the Done edit the guard accepted):
+    the fix names the files they left changed, so that removing the forgery is not the whole
+    way back (walk-s: UC-005 stayed Done, and the next session's edit found nothing to do)."""
+    later = [c for c in timeline.tool_calls if c.line > forged.line and c.ran]
+    written = sorted({p for c in later for p in _written_paths(c, timeline.cwd)})
+    left = [p for p in still_changed(root, start, written) if not p.startswith(".git/")]
+    if not left:
+        return cause
+    them = " and ".join(left)
+    return LiveCause(
+        cause.headline,
+        f"first put back what it let through, {them}: {_way_back(start, left)}; then " + cause.fix,
     )
