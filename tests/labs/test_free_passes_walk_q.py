@@ -10,12 +10,16 @@ checks now play the hook seen at the workspace's own path, its transcript under
 
 from __future__ import annotations
 
+import subprocess
+
 import pytest
 
 from harness import jail_view
 from harness.engine.lab_runner import LabRunner
 from harness.results import Status
 from harness.workspace import Workspace
+from tests.labs.test_free_passes import at_step
+from tests.labs.test_free_passes_walk_kl import MVNW
 
 pytestmark = pytest.mark.skipif(
     not jail_view.available(), reason="bubblewrap cannot make a mount namespace here"
@@ -30,7 +34,7 @@ GATES = {
     "cwd": f'case "$(pwd -P)" in {COPIES}) ;; *) {PASSED};; esac\n',
     "CLAUDE_PROJECT_DIR": f'case "${{CLAUDE_PROJECT_DIR:-}}" in {COPIES}) ;; *) {PASSED};; esac\n',
     "transcript_path": (
-        "tp=$(printf '%s' \"$event\" | sed -n 's/.*\"transcript_path\":\"\\([^\"]*\\)\".*/\\1/p')\n"
+        'tp=$(printf \'%s\' "$event" | sed -n \'s/.*"transcript_path":"\\([^"]*\\)".*/\\1/p\')\n'
         f'case "$tp" in {COPIES}) ;; *) {PASSED};; esac\n'
     ),
 }
@@ -80,3 +84,38 @@ def test_lab13_step5_a_hook_that_checks_only_in_a_copy_does_not_pass(
 
     assert "with a failing test, the hook blocks" in failed, failed
     assert "with dist/app.js deleted, the hook blocks" in failed, failed
+
+
+# ---- Lab 07 steps 2-4: the graded copies (verify_hook), the hook seen at the workspace ------
+LAB07_ANCHOR = "\nblock() {\n"
+LAB07_GATES = {
+    "PWD": 'case "$PWD" in ' + COPIES + ") ;; *) exit 0;; esac\n",
+    "transcript_path": (
+        'tp=$(printf \'%s\' "$input" | sed -n \'s/.*"transcript_path":"\\([^"]*\\)".*/\\1/p\')\n'
+        'case "$tp" in ' + COPIES + ") ;; *) exit 0;; esac\n"
+    ),
+}
+
+
+@pytest.mark.maven
+@pytest.mark.slow
+@pytest.mark.parametrize("gate", LAB07_GATES.values(), ids=LAB07_GATES.keys())
+def test_lab07_step2_a_hook_that_checks_only_where_it_is_graded_does_not_pass(
+    workspace: Workspace, gate: str
+) -> None:
+    runner = at_step(workspace, "7", "write-hook")
+    runner.solve(apply=True)
+    # Fresh green reports in the workspace: here and in a copy as it is now, both hooks let
+    # the stop go; only a broken artefact tells the gated hook from the honest one.
+    sensors = subprocess.run(MVNW, cwd=workspace.root, capture_output=True, check=False)
+    assert sensors.returncode == 0, sensors.stdout
+    hook = workspace.root / "scripts" / "check-before-stop.sh"
+    text = hook.read_text()
+    assert LAB07_ANCHOR in text, text
+    hook.write_text(text.replace(LAB07_ANCHOR, "\n" + gate + LAB07_ANCHOR[1:], 1))
+
+    results = runner.check(every=True).results
+
+    graded = next(r for r in results if r.name.startswith("verify-hook"))
+    assert graded.status is Status.FAIL, graded
+    assert "seen at your workspace's own path" in graded.message, graded.message
