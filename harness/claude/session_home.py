@@ -9,11 +9,14 @@ id>.jsonl`` and sends a Stop hook ``session_id``, ``transcript_path``, ``cwd``, 
 ``permission_mode``, ``effort``, ``hook_event_name``, ``stop_hook_active``,
 ``last_assistant_message``, ``background_tasks`` and ``session_crons`` (seen with a hook that
 logged its stdin). The graded runs get the same, under a throwaway HOME in the system's temp
-folder (never the person's own ~/.claude), and that HOME is theirs.
+folder (never the person's own ~/.claude), and that HOME is theirs. So do the replays of a
+recorded session and the sessions a check plays (:func:`client_layout`): a transcript kept
+anywhere else (/dev/shm/hooklab-session-*/) tells a hook it is not in a real session.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import tempfile
@@ -23,6 +26,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from harness.jail import Confinement
+from harness.paths import cache_home
 
 EFFORT = "medium"  # what 2.1.332 sends when no effort was chosen
 
@@ -80,3 +86,35 @@ def session_home() -> Iterator[SessionHome]:
         yield SessionHome(home)
     finally:
         shutil.rmtree(home, ignore_errors=True)
+
+
+def client_layout(
+    home: SessionHome, project: Path, *, real_client: bool, confinement: Confinement | None
+) -> dict[str, Any]:
+    """The options of a session in ``project`` whose transcript is where the client keeps it,
+    ``$HOME/.claude/projects/<slug>/<session>.jsonl``, under the HOME its hooks see: the real
+    client's own layout (its HOME is the folder above its config folder, harness/claude/client/
+    launch.py), the jail's HOME when the session is confined, else ``home``, pointing back at
+    what the person's tools still need, as the real client's launch does."""
+    if confinement is not None:  # the jail's HOME is the one its hooks see
+        home = SessionHome(confinement.home)
+        return {"transcript_dir": home.config_dir if real_client else home.transcripts(project)}
+    if real_client:
+        return {"transcript_dir": home.config_dir}
+    return {"env": _pointers(home.home), "transcript_dir": home.transcripts(project)}
+
+
+def _pointers(home: Path) -> dict[str, str]:
+    """HOME moved to ``home``, with the person's git and docker configuration and Hook Lab's
+    cache (./mvnw's class-data archive) still found where they are."""
+    moved = {"HOME": str(home)}
+    if "HOOKLAB_CACHE" not in os.environ:
+        moved["HOOKLAB_CACHE"] = str(cache_home())
+    real = Path(os.environ.get("HOME") or Path.home())
+    configs = (real / ".gitconfig", real / ".config" / "git" / "config")
+    git_config = next((path for path in configs if path.is_file()), None)
+    if "GIT_CONFIG_GLOBAL" not in os.environ and git_config is not None:
+        moved["GIT_CONFIG_GLOBAL"] = str(git_config)
+    if "DOCKER_CONFIG" not in os.environ and (real / ".docker").is_dir():
+        moved["DOCKER_CONFIG"] = str(real / ".docker")
+    return moved

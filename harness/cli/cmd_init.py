@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.cli.common import add_json_flag, emit_json, lab_command, make_console
+from harness.engine.maven_trust import in_words, note_maven_record
 from harness.errors import HarnessError
 from harness.maven import BACKEND_NAMES, get_backend
 from harness.maven.warm import WarmResult, warm_workspace
@@ -59,6 +60,8 @@ def cmd_init(args: argparse.Namespace) -> int:
     with console.status("Provisioning the workspace …"):
         result = provision(args.dir, backend=args.backend, fixture_name=args.fixture)
     ws = result.workspace
+    # Before any submit: the trainer sees which Maven the checks now trust (walk-q).
+    trusted = note_maven_record(ws, result.maven_recorded_again)
     warm = None
     class_data = None
     if result.created and ws.fixture.compile_cache:
@@ -78,6 +81,7 @@ def cmd_init(args: argparse.Namespace) -> int:
                 "created": result.created,
                 "files": result.files,
                 "maven_recorded_again": list(result.maven_recorded_again or []) or None,
+                "maven_told_trainer": trusted is not None,
                 "backend": ws.backend,
                 "head": ws.head(),
                 "compiled": warm.how if warm else None,
@@ -88,6 +92,9 @@ def cmd_init(args: argparse.Namespace) -> int:
         )
         return 0
     _say_ready(args, result, warm, settings)
+    if trusted is not None:
+        told = escape(in_words(trusted))
+        console.print(f"[yellow]![/] Your progress records this for your trainer: {told}.")
     if arrived is not None:
         from harness.ui.trainer_view import print_auto_submit
 

@@ -157,6 +157,10 @@ class ReportsSeen:
         return cls(runs)
 
 
+def _notes(raw: Any) -> list[dict[str, Any]]:
+    return [n for n in raw if isinstance(n, dict)] if isinstance(raw, list) else []
+
+
 def _number(raw: Any, default: float | None) -> float | None:
     return float(raw) if isinstance(raw, int | float) and not isinstance(raw, bool) else default
 
@@ -175,6 +179,9 @@ class Progress:
     # Date): what the trainer goes by before it has seen this laptop's submits arrive.
     clock_offset: float | None = None
     reports_seen: ReportsSeen = field(default_factory=ReportsSeen)
+    # Each Maven record lab init made that the trainer should see (engine/maven_trust.py):
+    # {"at", "mvn", "java", "was", "why"}; a check trusts what lab init records.
+    maven_trusted: list[dict[str, Any]] = field(default_factory=list)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], *, source: str = "progress.json") -> Progress:
@@ -226,6 +233,7 @@ class Progress:
             whose.get("submits_as") if isinstance(whose.get("submits_as"), str) else None,
             _number(whose.get("clock_offset"), None),
             ReportsSeen.from_json(data.get("reports_seen")),
+            _notes(data.get("maven_trusted")),
         )
 
     @classmethod
@@ -251,6 +259,7 @@ class Progress:
             "updated_at": self.updated_at,
             "labs": {k: v.to_json() for k, v in self.labs.items()},
             **({"reports_seen": self.reports_seen.to_json()} if self.reports_seen.runs else {}),
+            **({"maven_trusted": self.maven_trusted} if self.maven_trusted else {}),
         }
 
 

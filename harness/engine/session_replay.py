@@ -31,13 +31,14 @@ from harness.claude.recorded import (
     ToolCall,
 )
 from harness.claude.scenario import ScenarioStep, run_step, tools_called
+from harness.claude.session_home import SessionHome, client_layout, session_home
 from harness.claude.settings import Settings
 from harness.claude.tools import CLIENT_TOOLS, is_mcp_tool
 from harness.claude.vocabulary import BOTH, StepKind
 from harness.engine.moment import same_verdict, verdict_of
 from harness.engine.start_state import hook_settings, resolve_start, start_state
 from harness.errors import HarnessError
-from harness.jail import confined
+from harness.jail import Confinement, confined
 from harness.schema import pick
 
 # The tools a replay plays; any tool the pinned client does not offer is played too (both
@@ -406,6 +407,7 @@ def replay(
                 left_out=report.output_left_out,
             ) as copy,
             confined(copy, confine) as jail,
+            session_home() as home,
         ):
             plugins = [
                 copy / p.relative_to(workspace) if p.is_relative_to(workspace) else p
@@ -418,8 +420,9 @@ def replay(
             by_number = {row.number: row for row in report.rows}
             cwd = _session_cwd(timeline, workspace, copy)
             at_start = {rel: _text(copy / rel) for rel in files}
+            options = {**_client_layout(engine, home, copy, jail), "plugin_dirs": plugins}
             with open_session(
-                engine, copy, cwd=cwd, auto_approve=True, confinement=jail, plugin_dirs=plugins
+                engine, copy, cwd=cwd, auto_approve=True, confinement=jail, **options
             ) as session:
                 session.offer_tools(tools_called([i.step for i in steps if i.step is not None]))
                 for item in steps:
@@ -436,6 +439,15 @@ def replay(
                             on_row(row, engine)
             report.files[engine] = {rel: (at_start[rel], _text(copy / rel)) for rel in files}
     return report
+
+
+def _client_layout(
+    engine: str, home: SessionHome, copy: Path, jail: Confinement | None
+) -> dict[str, Any]:
+    """The transcript where the client keeps one, under the HOME the hooks see (walk-q: one
+    under /dev/shm told a hook it was replayed)."""
+    real_client = resolve_engine(engine) == CLAUDE_CODE
+    return client_layout(home, copy, real_client=real_client, confinement=jail)
 
 
 def _text(path: Path) -> str | None:

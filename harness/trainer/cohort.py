@@ -160,6 +160,7 @@ class Cohort:
             "verification": m.verification,
             "verified": None if m.verdict is None else m.verdict.to_json(),
             "copy_of": m.copy_of,
+            "maven_trusted": m.maven_trusted(),
             "failed_checks": total.failed_checks,
             "quiz_tries": total.quiz_tries,
             "hints": total.hints,

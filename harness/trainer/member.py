@@ -11,10 +11,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.claude.vocabulary import MemberState, Provenance, VerifyState
+from harness.engine.maven_trust import in_words
 from harness.engine.progress import Progress
 from harness.results import Status
 from harness.trainer.verified import ParticipantVerdict, runner_name
 
+# The flag of a record whose checks trust a Maven or java lab init recorded again (walk-q).
+MAVEN_FLAG = "maven"
 STUCK_AFTER = 15 * 60.0  # seconds on one step before a trainer should walk over
 
 
@@ -197,8 +200,15 @@ class Member:
             (MemberState.DELETED, self.deleted),
             (MemberState.REPLACED, self.replaced),
             (MemberState.COPY, self.copy_of),
+            *((MAVEN_FLAG, said) for said in self.maven_trusted()),
         ]
         return [{"kind": kind, "text": text} for kind, text in found if text]
+
+    def maven_trusted(self) -> list[str]:
+        """Each Maven and java lab init made the checks trust that may not be the machine's
+        own (another than before, a java wrapper), in words (harness/engine/maven_trust.py)."""
+        notes = self.progress.maven_trusted if self.progress is not None else []
+        return [in_words(note) for note in notes]
 
     def at(self, stamp: float | None) -> float | None:
         """A time the laptop wrote, on the trainer's clock."""

@@ -125,6 +125,40 @@ def _java(env: Mapping[str, str], path: str) -> tuple[str, str]:
         return "", ""
 
 
+# Where a machine's own programs live: its packages (/usr, /opt), Homebrew's and Nix's. A
+# recorded mvn or java elsewhere (~/bin, /tmp) was put there by someone.
+SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib64", "/opt", "/nix/store")
+
+
+def _outside_system(file: str) -> bool:
+    return not any(file == f or file.startswith(f + "/") for f in SYSTEM_FOLDERS)
+
+
+def _a_script(file: str) -> bool:
+    """A text file run through an interpreter (#!), not a compiled program."""
+    try:
+        with open(file, "rb") as program:
+            return program.read(2) == b"#!"
+    except OSError:
+        return False
+
+
+def not_the_machines(found: MavenFound) -> list[str]:
+    """Why the recorded mvn or java may not be the machine's own (none: it looks it): a
+    file outside the system's folders, or a java that is a script (walk-o J's wrapper; a JDK's
+    java is a compiled program; Debian's mvn is a script of its own, so only java is asked).
+    A trainer reads these beside the participant's progress: ``lab init`` trusts whatever it
+    records."""
+    why = []
+    if found.program == "mvn" and _outside_system(found.resolved):
+        why.append(f"mvn {found.resolved} is outside the system's folders")
+    if found.java and _outside_system(found.java):
+        why.append(f"java {found.java} is outside the system's folders")
+    if found.java and _a_script(found.java):
+        why.append(f"java {found.java} is a script, not a Java program")
+    return why
+
+
 def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 

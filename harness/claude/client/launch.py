@@ -129,7 +129,10 @@ class Launcher:
         and docker are pointed back at the user's own configuration, and ./mvnw at Hook Lab's
         cache (its class-data archive: the same Maven options as on the emulator, so --engine
         both shares the run)."""
-        home = self.session.config_dir / "shell-home"
+        config = self.session.config_dir
+        # A config folder named .claude is the client's own in a HOME (session_home.py): its
+        # hooks then read their transcript at $HOME/.claude/projects/, as in a person's session.
+        home = config.parent if config.name == ".claude" else config / "shell-home"
         home.mkdir(exist_ok=True)
         moved = {"HOME": str(home)}
         if "HOOKLAB_CACHE" not in env:

@@ -10,13 +10,13 @@ import itertools
 import json
 import re
 import shlex
-import shutil
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harness.claude.engines import ScriptedSession, open_session
+from harness.claude.engines import CLAUDE_CODE, ScriptedSession, open_session, resolve_engine
 from harness.claude.scenario import Scenario, ScenarioStep, run_step
+from harness.claude.session_home import client_layout, session_home
 from harness.claude.vocabulary import Engine, StepKind
 from harness.engine.checks import build_output
 from harness.engine.checks.session_judge import (
@@ -31,7 +31,6 @@ from harness.engine.stepview import StepView
 from harness.engine.throwaway import path_without, sandbox_copy
 from harness.errors import HarnessError
 from harness.maven.share import Call, MavenShare, maven_share
-from harness.paths import scratch_mkdtemp
 from harness.results import CheckResult
 
 if TYPE_CHECKING:
@@ -125,8 +124,11 @@ def _play(ctx: CheckContext, plan: Plan) -> Play | CheckResult:
             env["PATH"] = stack.enter_context(path_without(s.hide_programs))
         if share is not None and not _maven_in_background(scenario):
             env = share.environment(plan.party or engine, env)
-        transcripts = scratch_mkdtemp("hooklab-transcripts-")
-        stack.callback(shutil.rmtree, transcripts, True)
+        # The transcript where the client keeps one, under the HOME the hooks see (walk-q).
+        home = stack.enter_context(session_home())
+        real_client = resolve_engine(engine) == CLAUDE_CODE
+        layout = client_layout(home, root, real_client=real_client, confinement=None)
+        env = {**layout.get("env", {}), **env}
         git_dir = root / ".git"
         auto_approve = scenario.auto_approve or s.auto_approve
         payloads: list[dict[str, Any]] = []  # every event's JSON, as the hooks read it
@@ -134,7 +136,7 @@ def _play(ctx: CheckContext, plan: Plan) -> Play | CheckResult:
             session = open_session(
                 engine,
                 root,
-                transcript_dir=transcripts,
+                transcript_dir=layout["transcript_dir"],
                 auto_approve=auto_approve,
                 env=env,
                 on_payload=payloads.append,

@@ -71,6 +71,8 @@ def run(ctx: CheckContext, p: ShellParams) -> CheckResult:
     # A hook run as the client runs it: `$HOOKLAB_AS_CLAUDE_CODE stop DIR COMMAND` (its event's
     # JSON, the client's variables; harness/claude/as_client.py), never a hand-fed imitation.
     env["HOOKLAB_AS_CLAUDE_CODE"] = f"{sys.executable} -m harness.claude.as_client"
+    # What a copy of the workspace stands for: the hook is played on it seen at this path.
+    env["HOOKLAB_WORKSPACE"] = str(ctx.root)
     # The shipped fixture, as it came: a check may prove the participant's files with the
     # fixture's own instruments (smoke.sh), never with copies the participant may have edited.
     with contextlib.suppress(HarnessError):  # no fixture to read: a check needing it says so

@@ -76,7 +76,7 @@ def run(ctx: CheckContext, p: VerifyHookParams) -> CheckResult:
     result.name = result.name or name
     if result.status is Status.PASS:
         # Graded on a copy: the hook must answer in the workspace as in a copy (walk-i).
-        elsewhere = in_place_problem(ctx.root, p.script, p.timeout or 10.0)
+        elsewhere = in_place_problem(ctx.root, p.script, p.timeout or 10.0, p.break_cmd)
         if elsewhere is not None:
             headline, found, fix = elsewhere
             result = CheckResult.failed(headline, name=name, found=found, details={"fix": fix})
