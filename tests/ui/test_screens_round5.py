@@ -92,7 +92,7 @@ def test_a_step_failing_its_reverification_says_why_and_what_next(workspace: Wor
             screen,
             [
                 "  re-verified step 1 hook-change-held: ✘ fail",
-                "    ✘ FAIL git: change a hook (or .claude/settings.json) first",
+                "    ✘ FAIL your changes: change a hook (or .claude/settings.json) first",
                 "      expected: a change to one of .claude/hooks/*, .claude/settings.json",
                 "      found:    no changes",
                 "      it passed before; judged again on a copy of your files as they were *",

@@ -1,0 +1,165 @@
+"""Issue 51, part 2 ("every failure names its cause and the next action") and part 4 (whole
+lines at 80, 100 and 120 columns): the screens a newcomer walk left wrong.
+
+1. A check's internal id (``hook_session``, ``live_session``, ``git``) as its name.
+2. Lab 03 step 2: a sensor command refused for a Maven switch, without naming the switch.
+3. Lab 04 step 3: the person's own step shown under ``expected:``.
+4. A prompt hook's refusal labelled by its prompt's first word ("blocked by Did").
+5. "(denied)" for a No the person answered to the permission prompt.
+6. ``lab init`` again: a notice whose before and after read the same.
+
+Real: the labs' own lab.toml and checks, provisioned workspaces, the real pinned client (in
+tmux or through the scripted model) where the client's own words matter, the renderers a
+person sees, screens at 80, 100 and 120 columns.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Any
+
+from harness.engine.actions import ACTION_KINDS
+from harness.engine.checks import CHECK_KINDS
+from harness.engine.lab_runner import LabRunner
+from harness.engine.manifest import Lab, Spec, find_lab, load_labs
+from harness.errors import HarnessError
+from harness.results import CheckResult
+from harness.ui.lab_view import print_results, print_step_run
+from harness.workspace import Workspace
+from tests.builders import run_lab
+from tests.ui.test_screens_round9 import console_at, joined
+from tests.ui.test_screens_round10 import fits
+
+WIDTHS = (80, 100, 120)
+# Every kind's id, checks' and actions': none is a word a person reads on a screen.
+KIND_IDS = sorted(set(CHECK_KINDS) | set(ACTION_KINDS))
+
+
+def ids_on(screen: str) -> list[str]:
+    """The kind ids a screen shows: one with an underscore anywhere, any other as a result's
+    name (``✘ FAIL git:``) or as what failed (``compile failed``)."""
+    found = []
+    for kind in KIND_IDS:
+        as_name = rf"(PASS|FAIL|ERROR) {kind}:|^\s*{kind} failed|: {kind} failed"
+        if ("_" in kind and re.search(rf"\b{kind}\b", screen)) or re.search(as_name, screen, re.M):
+            found.append(kind)
+    return found
+
+
+def _screen(results: list[CheckResult], width: int) -> str:
+    console, out = console_at(width)
+    print_results(console, results)
+    return out.getvalue()
+
+
+# ---- 1. a check's name in words, never its kind's id --------------------------------------
+
+
+def _one_spec_per_kind(registry: dict[str, Any], field: str) -> list[tuple[Lab, Spec]]:
+    """For each kind of ``registry``, the first spec a lab writes of it (its real params)."""
+    found: dict[str, tuple[Lab, Spec]] = {}
+    for lab in load_labs():
+        for step in lab.steps:
+            more = step.solve + step.hollow if field == "setup" else ()
+            for spec in getattr(step, field) + more:
+                if spec.name in registry and spec.name not in found:
+                    found[spec.name] = (lab, spec)
+    return [found[k] for k in sorted(found)]
+
+
+def _broken(spec: Spec) -> Spec:
+    """The spec as it is, but its kind cannot run here (the machine, not the person)."""
+
+    def boom(ctx: object, params: object) -> CheckResult:
+        raise HarnessError("the disk is full")
+
+    return dataclasses.replace(spec, kind=dataclasses.replace(spec.kind, call=boom))
+
+
+def test_every_check_kind_that_could_not_run_is_named_in_words(workspace: Workspace) -> None:
+    """A check that could not run was named by its kind's id (``✘ ERROR live_session: the
+    check could not run``). Each kind the labs use, with the params a lab gives it."""
+    specs = _one_spec_per_kind(CHECK_KINDS, "checks")
+    assert {spec.name for _, spec in specs} == set(CHECK_KINDS), "a kind no lab uses"
+    runner = LabRunner(workspace)
+    lab = find_lab("3")
+    step = dataclasses.replace(lab.steps[0], checks=tuple(_broken(s) for _, s in specs))
+    run = runner.run_checks(lab, step, every=True)
+    assert len(run.results) == len(CHECK_KINDS)
+    for width in WIDTHS:
+        console, out = console_at(width)
+        print_step_run(console, run)
+        screen = out.getvalue()
+        assert not ids_on(screen), (ids_on(screen), screen)
+        assert fits(screen, width), screen
+    for (_, spec), result in zip(specs, run.results, strict=True):
+        assert result.name and result.name != spec.name, result
+        assert result.name == (spec.params.get("title") or result.name)  # the lab's own title
+
+
+def test_every_setup_action_that_failed_is_named_in_words(workspace: Workspace) -> None:
+    """A setup action that failed read ``play_session failed: …``, ``compile failed``."""
+    specs = _one_spec_per_kind(ACTION_KINDS, "setup")
+    # No lab applies a patch yet: its spec as a lab would write it.
+    patch = ACTION_KINDS["patch"]
+    typed = patch.build({"do": "patch", "from": "fix.diff"})
+    specs.append((find_lab("3"), Spec(patch, {"do": "patch"}, "step[0].setup[0]", typed)))
+    assert {spec.name for _, spec in specs} == set(ACTION_KINDS), "an action no lab uses"
+    runner = LabRunner(workspace)
+    for lab, spec in specs:
+        (result,) = runner.run_actions(lab, [_broken(spec)])
+        for width in WIDTHS:
+            screen = _screen([result], width)
+            assert not ids_on(screen), (spec.name, screen)
+            assert "failed: the disk is full" in joined(screen)
+
+
+def test_a_maven_refusal_names_the_session_in_words_at_each_width(
+    workspace: Workspace,
+) -> None:
+    """Walk: an edited ./mvnw refused a step's session as ``✘ FAIL hook_session: mvnw is not
+    as the lab shipped it`` (Lab 03 step 1) and ``✘ FAIL live_session: …`` (step 3). As a
+    real ``lab check`` at 80, 100 and 120 columns, for a scripted and a live step."""
+    assert run_lab(workspace.root, "start", "3").returncode == 0
+    notes = workspace.root / "docs" / "use_cases" / "UC-002-edit-owner.md"
+    notes.write_text(notes.read_text() + "\nA note.\n")
+    mvnw = workspace.root / "mvnw"
+    mvnw.write_text(mvnw.read_text() + "\n# changed\n")
+    live = find_lab("3").step("your-session")
+    for width in WIDTHS:
+        out = run_lab(workspace.root, "check", env={"COLUMNS": str(width)})
+        screen = out.stdout
+        assert out.returncode == 1, screen + out.stderr
+        assert not ids_on(screen), screen
+        assert "✘ FAIL stop after a change: mvnw is not as the lab shipped it" in joined(screen)
+        assert fits(screen, width), screen
+    # The live step's refusal, in-process: the same guard, the same renderer.
+    runner = LabRunner(workspace)
+    run = runner.run_checks(find_lab("3"), live, every=True)
+    for width in WIDTHS:
+        console, out_ = console_at(width)
+        print_step_run(console, run)
+        screen = out_.getvalue()
+        assert not ids_on(screen), screen
+        assert "FAIL your session: a change, held until the sensors ran: mvnw" in joined(screen)
+
+
+def test_the_git_shipped_and_settings_checks_are_named_in_words(workspace: Workspace) -> None:
+    """``✘ FAIL git: change a file under docs/ or src/ first`` and ``✔ PASS shipped: …``:
+    Lab 03 step 1 before any change, as a real ``lab check`` at each width."""
+    assert run_lab(workspace.root, "start", "3").returncode == 0
+    for width in WIDTHS:
+        out = run_lab(workspace.root, "check", env={"COLUMNS": str(width)})
+        screen = out.stdout
+        assert not ids_on(screen), screen
+        assert "✘ FAIL your changes: change a file under docs/ or src/ first" in joined(screen)
+        assert fits(screen, width), screen
+
+
+def test_the_scan_finds_the_old_names() -> None:
+    """The scan itself: the screens the walk saw are caught."""
+    assert ids_on("✘ FAIL hook_session: mvnw is not as the lab shipped it") == ["hook_session"]
+    assert ids_on("✔ PASS shipped: the hooks and their settings are as shipped") == ["shipped"]
+    assert ids_on("✘ ERROR compile: compile failed: no java") == ["compile"]
+    assert ids_on("✘ FAIL your changes: change a file first") == []
