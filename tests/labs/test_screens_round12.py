@@ -17,17 +17,20 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 from harness.engine.actions import ACTION_KINDS
 from harness.engine.checks import CHECK_KINDS
 from harness.engine.lab_runner import LabRunner
 from harness.engine.manifest import Lab, Spec, find_lab, load_labs
 from harness.errors import HarnessError
-from harness.results import CheckResult
+from harness.results import CheckResult, Status
 from harness.ui.lab_view import print_results, print_step_run
 from harness.workspace import Workspace
-from tests.builders import run_lab
+from tests.builders import reach_step, run_lab
 from tests.ui.test_screens_round9 import console_at, joined
 from tests.ui.test_screens_round10 import fits
 
@@ -163,3 +166,45 @@ def test_the_scan_finds_the_old_names() -> None:
     assert ids_on("✔ PASS shipped: the hooks and their settings are as shipped") == ["shipped"]
     assert ids_on("✘ ERROR compile: compile failed: no java") == ["compile"]
     assert ids_on("✘ FAIL your changes: change a file first") == []
+
+
+# ---- 2. Lab 03 step 2: the switch that made the last run no sensor run, named -------------
+
+TRICKS = Path(__file__).parents[2] / "labs" / "03-stop-hook" / "solution" / "tricks.toml"
+PLAIN_RUN = 'command = "./mvnw -q test -Dgroups=sensor"'
+
+
+@pytest.mark.maven
+@pytest.mark.parametrize(
+    ("switch", "why"),
+    [
+        ("-Pfast", "it switches on a Maven profile"),
+        ("-DargLine=-Xmx64m", "it sets a Maven property"),
+    ],
+)
+def test_lab03_step2_a_switch_on_the_sensor_run_is_quoted_with_why_and_what_to_run(
+    workspace: Workspace, switch: str, why: str
+) -> None:
+    """Walk: the tricks file's last run carried a switch the plain list does not take; the
+    failure said only "your session lacks a bash command … that runs the sensors itself". It
+    quotes the switch, says what it does and what to run instead, at 80, 100 and 120."""
+    runner = reach_step(workspace, "3", "tricks")
+    text = TRICKS.read_text()
+    at = text.rindex(PLAIN_RUN)  # the real run after the fix
+    mine = f'command = "./mvnw -q test -Dgroups=sensor {switch}"'
+    (workspace.root / "scenarios" / "tricks.toml").write_text(
+        text[:at] + mine + text[at + len(PLAIN_RUN) :]
+    )
+    run = runner.check()
+    failed = next(r for r in run.results if r.status is not Status.PASS)
+    for width in WIDTHS:
+        screen = _screen([failed], width)
+        said = joined(screen)
+        assert (
+            f"tricks.toml step 24 (./mvnw -q test -Dgroups=sensor {switch}) is no sensor run: "
+            f"its {switch} runs the tests otherwise than the fixture does: {why}"
+        ) in said, screen
+        assert f"run ./mvnw -q test -Dgroups=sensor without {switch}" in said, screen
+        assert fits(screen, width), screen
+        # the command to run is never broken across lines
+        assert any("./mvnw -q test -Dgroups=sensor without" in ln for ln in screen.splitlines())
