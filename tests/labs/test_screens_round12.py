@@ -208,3 +208,47 @@ def test_lab03_step2_a_switch_on_the_sensor_run_is_quoted_with_why_and_what_to_r
         assert fits(screen, width), screen
         # the command to run is never broken across lines
         assert any("./mvnw -q test -Dgroups=sensor without" in ln for ln in screen.splitlines())
+
+
+# ---- 3. Lab 04 step 3: expected is the check's, found is the person's run -------------------
+
+SED_NOTHING = """\
+[[step]]
+do = "session_start"
+
+[[step]]
+do = "bash"
+command = "sed -i 's/Status: Approved/Status: Done/' docs/use_cases/UC-002-edit-owner.md"
+expect = "blocked"
+"""
+
+
+def _blocks(screen: str) -> tuple[str, str]:
+    """The words under ``expected:`` and under ``found:`` of one failure."""
+    said = joined(screen)
+    expected = said.split("expected: ", 1)[1].split(" found: ", 1)[0]
+    found = said.split(" found: ", 1)[1]
+    return expected, found
+
+
+@pytest.mark.maven
+def test_lab04_step3_expected_is_what_the_check_wants_not_the_persons_own_step(
+    workspace: Workspace,
+) -> None:
+    """Walk: a sed whose pattern matched nothing, predicted blocked, read ``expected: sed.toml
+    step 2 (bash sed -i …): blocked``: the person's own step and guess as the expectation."""
+    runner = reach_step(workspace, "4", "sed")
+    (workspace.root / "scenarios" / "sed.toml").write_text(SED_NOTHING)
+    run = runner.check()
+    failed = next(r for r in run.results if r.status is not Status.PASS)
+    for width in WIDTHS:
+        screen = _screen([failed], width)
+        expected, found = _blocks(screen)
+        assert "sed.toml step" not in expected and "sed -i" not in expected, screen
+        assert expected.startswith("a bash command mentioning 'UC-002' that is blocked"), screen
+        assert "docs/use_cases/UC-002-edit-owner.md contains '**Status:** Done'" in expected
+        # what the run did is under found:, the step and the pattern that matched nothing
+        assert found.startswith("sed.toml step 2 (bash sed -i"), screen
+        assert "you predicted blocked, it was allowed" in found, screen
+        assert "its pattern matched nothing" in found, screen
+        assert fits(screen, width), screen

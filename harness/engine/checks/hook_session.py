@@ -398,6 +398,8 @@ def _headline(
 
 
 def _describe_expected(scenario: Scenario, asserts: list[StepAsserts], s: SessionParams) -> str:
+    if s.scenario_in == "workspace":
+        return _what_the_step_wants(scenario, s)
     label = s.label
     lines = []
     for step, extra in zip(scenario.steps, asserts, strict=True):
@@ -415,6 +417,21 @@ def _describe_expected(scenario: Scenario, asserts: list[StepAsserts], s: Sessio
     if s.final:
         lines.append(f"last step: {s.final}")
     return "\n".join(lines)
+
+
+def _what_the_step_wants(scenario: Scenario, s: SessionParams) -> str:
+    """What a check of the person's own scenario expects: the step's wants, never the file's
+    steps (walk, Lab 04 step 3: ``expected: sed.toml step 2 (bash sed …): blocked`` was the
+    person's own step and guess, shown as if the check wanted it)."""
+    lines = [describe(want) for want in s.expect_sequence]
+    lines += [
+        f"when the session ends, {rel} contains {text!r}" for rel, text in s.files_after.items()
+    ]
+    if s.final:
+        lines.append(f"the last step {s.final}")
+    if any(step.expect for step in scenario.steps):
+        lines.append("each expect line in your file names the outcome its step had")
+    return "\n".join(lines) or "the session this step asks for"
 
 
 # A plugin's folder in the copy a check ran in: /tmp/…/hooklab-sandbox-…/ws/.claude/plugins/
