@@ -16,7 +16,10 @@ person sees, screens at 80, 100 and 120 columns.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import os
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -252,3 +255,37 @@ def test_lab04_step3_expected_is_what_the_check_wants_not_the_persons_own_step(
         assert "you predicted blocked, it was allowed" in found, screen
         assert "its pattern matched nothing" in found, screen
         assert fits(screen, width), screen
+
+
+# ---- 6. lab init again: what changed in the Maven the checks trust, named ------------------
+
+
+def test_lab_init_again_names_a_maven_whose_content_changed_at_the_same_path(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    """Walk: the Maven lab init recorded changed only in content (the same path); lab init
+    again said "is now X (java J), no longer X (java J)", both sides the same. It names the
+    file that changed and its sha256 before and after, in whole lines at each width."""
+    real = shutil.which("mvn")
+    assert real, "Maven is not installed here"
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    shim = folder / "mvn"
+    shim.write_text(f'#!/bin/sh\nexec {real} "$@"\n')
+    shim.chmod(0o755)
+    path = {"PATH": f"{folder}{os.pathsep}{os.environ['PATH']}", "NO_COLOR": "1"}
+    first = run_lab(tmp_path, "init", str(workspace.root), env=path)
+    assert first.returncode == 0, first.stderr
+    assert f"./mvnw now runs {shim}, not " in joined(first.stdout), first.stdout
+    for width in WIDTHS:
+        before = hashlib.sha256(shim.read_bytes()).hexdigest()[:12]
+        shim.write_text(shim.read_text() + f"# changed for {width} columns\n")
+        after = hashlib.sha256(shim.read_bytes()).hexdigest()[:12]
+        again = run_lab(tmp_path, "init", str(workspace.root), env={**path, "COLUMNS": str(width)})
+        assert again.returncode == 0, again.stderr
+        screen = again.stdout
+        assert f"{shim} has new content (sha256 {before} before, {after} now)" in joined(screen), (
+            screen
+        )
+        assert fits(screen, width), screen
+        assert any(str(shim) in line for line in screen.splitlines()), screen  # never broken
