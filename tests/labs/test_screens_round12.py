@@ -20,20 +20,30 @@ import hashlib
 import os
 import re
 import shutil
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from harness.claude.client.api import ApiRequest, Reply, ScriptedApi
+from harness.claude.client.person import AUTO_MODE_NOTICES, client_env
+from harness.claude.client.terminal import Terminal, fresh_home
+from harness.claude.judge import Judgement
+from harness.claude.recorded import USER, config_root, find_sessions, read_session
 from harness.engine.actions import ACTION_KINDS
 from harness.engine.checks import CHECK_KINDS
 from harness.engine.lab_runner import LabRunner
 from harness.engine.manifest import Lab, Spec, find_lab, load_labs
+from harness.engine.moment import moments_of
 from harness.errors import HarnessError
 from harness.results import CheckResult, Status
 from harness.ui.lab_view import print_results, print_step_run
 from harness.workspace import Workspace
 from tests.builders import reach_step, run_lab
+from tests.claude.hookproject import HookProject
+from tests.conftest import require_real_client
 from tests.ui.test_screens_round9 import console_at, joined
 from tests.ui.test_screens_round10 import fits
 
@@ -289,3 +299,130 @@ def test_lab_init_again_names_a_maven_whose_content_changed_at_the_same_path(
         )
         assert fits(screen, width), screen
         assert any(str(shim) in line for line in screen.splitlines()), screen  # never broken
+
+
+# ---- 4 and 5. a prompt hook named as one; a No answer told from a deny rule and a hook ------
+
+PROMPT = "Did the tests run and pass? $ARGUMENTS"
+REASON = "insufficient evidence in transcript"
+
+
+def _three_refusals_and_a_judge(root: Path) -> None:
+    """A project whose settings deny one command, whose PreToolUse hook refuses another, and
+    whose Stop group has a prompt hook (the judge of Lab 10)."""
+    project = HookProject(root)
+    project.hook(
+        "PreToolUse",
+        'c=$(jq -r .tool_input.command); case "$c" in rm*) echo "no rm here" >&2; exit 2;; '
+        "esac; exit 0",
+        matcher="Bash",
+        name="guard.sh",
+    )
+    project.permit("deny", "Bash(touch denied.txt)")
+    project.group("Stop", [{"type": "prompt", "prompt": PROMPT}])
+    project.file("x.txt", "x\n")
+    project.commit("start")
+
+
+def _manual_mode(terminal: Terminal, prompt: str) -> None:
+    """``claude --permission-mode manual`` typed, the folder trusted, the prompt sent: in that
+    mode the client asks the person before a command (auto mode's check decides otherwise)."""
+    terminal.type("claude --permission-mode manual")
+    terminal.key("Enter")
+    deadline = time.monotonic() + 60
+    while "manual mode on" not in terminal.screen():
+        assert time.monotonic() < deadline, terminal.screen()
+        shown = terminal.screen()
+        if "Yes, I trust this folder" in shown:
+            terminal.choose("Yes, I trust this folder")
+        elif "Do you want to use this API key?" in shown:
+            terminal.choose("Yes")
+        time.sleep(0.3)
+    terminal._type_into_box(prompt)
+    terminal.key("Enter")
+
+
+def _played_with_a_no(root: Path, tmp_path: Path) -> Path:
+    """Plain ``claude`` in tmux on the pinned client with the scripted model: a command a deny
+    rule refuses, one the hook refuses, one the person answers No to; then a stop the prompt
+    hook holds once. The session's transcript."""
+    turns = [
+        Reply.tool_use("toolu_1", "Bash", {"command": "touch denied.txt", "description": "a"}),
+        Reply.tool_use("toolu_2", "Bash", {"command": "rm x.txt", "description": "b"}),
+        Reply.tool_use("toolu_3", "Bash", {"command": "touch asked.txt", "description": "c"}),
+    ]
+
+    def answer(request: ApiRequest) -> None:
+        ScriptedApi.answer(request, turns.pop(0) if turns else Reply.text("All done."))
+
+    home = fresh_home(tmp_path)
+    with ScriptedApi(on_request=answer) as api:
+        api.judgement = Judgement(False, REASON)
+
+        def said_yes_after_the_first() -> None:  # the judge holds the first stop only
+            while not api.judged:
+                time.sleep(0.05)
+            api.judgement = Judgement(True, "fine")
+
+        threading.Thread(target=said_yes_after_the_first, daemon=True).start()
+        terminal = Terminal(root, client_env(home, api.base_url), tmp_path / "terminal")
+        try:
+            _manual_mode(terminal, "Please tidy up.")
+            terminal.wait_until(
+                lambda s: "Do you want to proceed?" in s, "the prompt", 120, AUTO_MODE_NOTICES
+            )
+            terminal.choose("No")
+            terminal.wait_until(lambda s: "Interrupted" in s, "the No", 60, AUTO_MODE_NOTICES)
+            terminal._type_into_box("Then finish.")
+            terminal.key("Enter")
+            terminal.wait_until(lambda s: "All done." in s, "the end", 120, AUTO_MODE_NOTICES)
+            time.sleep(3)  # the prompt hook's second judgement, the turn's end
+            terminal.quit_claude()
+        finally:
+            (tmp_path / "screens.txt").write_text(terminal.transcript())
+            terminal.close()
+    (found,) = find_sessions(root, root=config_root({"HOME": str(home)}))
+    return found.path
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
+def test_a_no_a_deny_rule_a_hooks_deny_and_a_prompt_hook_each_read_as_what_they_are(
+    tmp_path: Path,
+) -> None:
+    """On the pinned client (2.1.332), what each refusal records, read back and shown: a No
+    to the permission prompt (``toolDenialKind: user-rejected``) read "(denied)" as if a rule
+    or hook had denied it; a prompt hook's hold read "blocked by Did" (its prompt's first
+    word). Each is named for what it is, the prompt hook with its reason, at every width."""
+    require_real_client()
+    root = tmp_path / "project"
+    _three_refusals_and_a_judge(root)
+    timeline = read_session(_played_with_a_no(root, tmp_path))
+    rule, hook, no = timeline.tool_calls
+    # What the client wrote, as the reader tells them apart (never guessed: seen here).
+    assert (rule.denied, rule.denial) == ("config", "rule:projectSettings")
+    assert hook.refused_by == "guard.sh" and not hook.denied
+    assert (no.denied, no.denial) == (USER, "user-rejected")
+    held = timeline.stops[0]
+    assert held.blocked_by == ["the prompt hook on Stop"], held.blocked_by
+    assert f"[{PROMPT}]: {REASON}" in held.feedback  # the client names it by its prompt
+    rows = [m.shown() for m in moments_of(timeline)]
+    said = CheckResult.failed(
+        "the session does not do what the step asks yet",
+        name="your session",
+        expected="moment 1 of 1: a stop that is allowed",
+        found="session did instead:\n  " + "\n  ".join(rows),
+    )
+    for width in WIDTHS:
+        screen = joined(_screen([said], width))
+        assert "bash touch asked.txt (you answered No to the permission prompt" in screen
+        assert "bash touch denied.txt (a deny rule of the settings refused it" in screen
+        assert "bash rm x.txt (refused by guard.sh)" in screen
+        assert f'stop (blocked by the prompt hook on Stop, which said "{REASON}")' in screen, screen
+        assert "(denied)" not in screen and "by Did" not in screen, screen
+    # lab replay's table, as a real process: the No is the person's, the hold a prompt hook's.
+    for width in WIDTHS:
+        replayed = run_lab(root, "replay", str(timeline.path), env={"COLUMNS": str(width)})
+        table = replayed.stdout
+        assert "│ you answered No " in table, table  # the recorded cell, not "denied"
+        assert "recorded 'blocked by the prompt hook on Stop'" in joined(table), table
+        assert "by Did" not in table, table
