@@ -94,6 +94,9 @@ class Moment:
     # A call whose result the client recorded as an error (a command that exited non-zero): a
     # red sensor run is no sensor run that ends a turn (walk-i: red, then green copied in).
     failed: bool = False
+    # The settings file a prompt hook that held this stop is in (found in the session's
+    # folder): "the prompt hook on Stop in .claude/settings.json".
+    hook_file: str = ""
     args: Mapping[str, Any] = field(default_factory=dict)
 
     @property
@@ -153,6 +156,8 @@ class Moment:
         if self.refused and said == Verdict.DENIED:
             said = refusal_words(self.refused)  # who refused it: a No is not a deny rule
         elif PROMPT_HOOK in said:
+            if self.hook_file:
+                said = re.sub(r"(the prompt hook on \w+)", rf"\1 in {self.hook_file}", said)
             reason = _prompt_reason(self.feedback, said)
             said += f', which said "{reason}"' if reason else ""
         if self.let_go:
@@ -180,6 +185,28 @@ def refusal_words(who: str) -> str:
     if who == AUTO_MODE_CHECK:
         return f"{AUTO_MODE_CHECK} refused it before it ran"
     return "a deny rule of the settings refused it before it ran"
+
+
+def prompt_hook_file(cwd: str, feedback: str) -> str:
+    """The project settings file that holds a prompt hook whose prompt the client showed in
+    ``feedback`` (``[PROMPT]: reason``); "" when none does (any more)."""
+    shown = {found.group(1).strip() for found in _BRACKETED.finditer(feedback)}
+    for rel in (".claude/settings.local.json", ".claude/settings.json"):
+        try:
+            data = json.loads((Path(cwd) / rel).read_text())
+        except (OSError, ValueError):
+            continue
+        events = data.get("hooks") if isinstance(data, dict) else None
+        groups = [g for gs in (events or {}).values() if isinstance(gs, list) for g in gs]
+        hooks = [h for g in groups if isinstance(g, dict) for h in g.get("hooks") or []]
+        if any(
+            isinstance(h, dict)
+            and h.get("type") == "prompt"
+            and str(h.get("prompt")).strip() in shown
+            for h in hooks
+        ):
+            return rel
+    return ""
 
 
 def _prompt_reason(feedback: str, verdict_said: str) -> str:
@@ -363,6 +390,9 @@ def moments_of(timeline: Timeline) -> list[Moment]:
                     feedback=entry.feedback,
                     message=entry.system_message,
                     let_go=held and not entry.blocked,
+                    hook_file=prompt_hook_file(timeline.cwd, entry.feedback)
+                    if PROMPT_HOOK in entry.verdict
+                    else "",
                 )
             )
             held = entry.blocked

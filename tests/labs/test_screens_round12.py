@@ -417,7 +417,8 @@ def test_a_no_a_deny_rule_a_hooks_deny_and_a_prompt_hook_each_read_as_what_they_
         assert "bash touch asked.txt (you answered No to the permission prompt" in screen
         assert "bash touch denied.txt (a deny rule of the settings refused it" in screen
         assert "bash rm x.txt (refused by guard.sh)" in screen
-        assert f'stop (blocked by the prompt hook on Stop, which said "{REASON}")' in screen, screen
+        held_by = "stop (blocked by the prompt hook on Stop in .claude/settings.json, which said "
+        assert f'{held_by}"{REASON}")' in screen, screen
         assert "(denied)" not in screen and "by Did" not in screen, screen
     # lab replay's table, as a real process: the No is the person's, the hold a prompt hook's.
     for width in WIDTHS:
