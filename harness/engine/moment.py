@@ -201,7 +201,7 @@ def prompt_hook_file(cwd: str, feedback: str) -> str:
         hooks = [h for g in groups if isinstance(g, dict) for h in g.get("hooks") or []]
         if any(
             isinstance(h, dict)
-            and h.get("type") == "prompt"
+            and h.get("type") == PROMPT_TYPE
             and str(h.get("prompt")).strip() in shown
             for h in hooks
         ):
