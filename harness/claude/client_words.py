@@ -141,6 +141,13 @@ _RUNNERS = frozenset(
 _SCRIPT_SUFFIXES = (".sh", ".bash", ".py", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl")
 
 
+def prompt_hook_label(event: str) -> str:
+    """A prompt hook's name in a verdict (``blocked by the prompt hook on Stop``): the client
+    writes its prompt where a command hook's command goes (``[Did the tests run? $ARGUMENTS]:
+    reason``), and :func:`hook_name` of that is the prompt's first word ("blocked by Did")."""
+    return f"the prompt hook on {event}"
+
+
 def hook_name(command: str) -> str:
     """The script a hook command runs, as a short name: ``"$CLAUDE_PROJECT_DIR/.claude/hooks/
     guard-spec-status.sh"``, ``["…/guard-spec-status.sh"]`` and ``bash ${CLAUDE_PLUGIN_ROOT}/

@@ -82,6 +82,7 @@ def cmd_init(args: argparse.Namespace) -> int:
                 "files": result.files,
                 "maven_recorded_again": list(result.maven_recorded_again or []) or None,
                 "maven_told_trainer": trusted is not None,
+                "maven_changes": list(result.maven_changes) or None,
                 "backend": ws.backend,
                 "head": ws.head(),
                 "compiled": warm.how if warm else None,
@@ -171,12 +172,10 @@ def _say_ready(
             f"(backend [bold]{ws.backend}[/])."
         )
         if result.maven_recorded_again is not None:
-            was, now = result.maven_recorded_again
-            console.print(
-                f"[yellow]![/] The Maven the checks trust is now {escape(now)}, no longer "
-                f"{escape(was)}: every sensor run from here on is that program's. If you did "
-                "not install it on purpose, remove it and run lab init here again."
-            )
+            from harness.ui.init_view import maven_again_notice
+            from harness.ui.prose import print_prose
+
+            print_prose(console, maven_again_notice(result.maven_changes))
 
 
 def _first_lab(fixture: str) -> str:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harness import proc
+from harness.engine.check_names import check_name
 from harness.errors import HarnessError
 from harness.results import CheckResult
 from harness.workspace import Workspace
@@ -249,10 +250,11 @@ def maven_guard(
 
     def refusal(spec: Spec) -> CheckResult | None:
         result = None
+        name = check_name(spec.name, spec.params)  # "your Claude Code session", not its id
         if wrapper and spec.slow:
-            result = maven_refusal(wrapper, spec.name)
+            result = maven_refusal(wrapper, name)
         elif foreign and (spec.slow or spec.name in _READS_A_MAVEN_RUN):
-            result = foreign_maven_refusal(*foreign, workspace.root, spec.name)
+            result = foreign_maven_refusal(*foreign, workspace.root, name)
         if result is not None:
             result.details.setdefault("where", spec.where)
         return result

@@ -16,6 +16,7 @@ from typing import Any
 from dulwich.objects import Commit
 
 from harness.engine import quiz_record
+from harness.engine.check_names import check_name
 from harness.engine.context import CheckContext, StepState
 from harness.engine.course import Course
 from harness.engine.instruments import maven_guard
@@ -56,16 +57,17 @@ def _left_at(lab: Lab, lp: LabProgress) -> Step:
 def _run_spec(ctx: CheckContext, spec: Spec, *, setup: bool = False) -> CheckResult:
     """One check's or setup action's result, with where it is written; an exception is an
     error, never the participant's failure."""
+    name = check_name(spec.name, spec.params, action=setup)  # words, never the kind's id
     try:
         result = spec.kind.run(ctx, spec.typed)
     except (OSError, HarnessError) as exc:
-        cause = f"{spec.name} failed" if setup else "the check could not run"
-        result = CheckResult.errored(f"{cause}: {exc}", name=spec.name)
+        cause = f"{name} failed" if setup else "the check could not run"
+        result = CheckResult.errored(f"{cause}: {exc}", name=name)
     except Exception as exc:  # a bug in the harness must never read as "you are wrong"
         result = CheckResult.errored(
             f"the check crashed ({type(exc).__name__}: {exc}); this is a Hook Lab bug, "
             "not your mistake",
-            name=spec.name,
+            name=name,
         )
     result.details.setdefault("where", spec.where)
     return result

@@ -22,9 +22,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.claude.client_words import prompt_hook_label
 from harness.claude.events import Event
 from harness.claude.recorded import (
+    AUTO_MODE_CHECK,
     UNNAMED_HOOK,
+    USER,
     Prompt,
     StopAttempt,
     Timeline,
@@ -34,6 +37,7 @@ from harness.claude.recorded import (
 )
 from harness.claude.scenario import ScenarioStep
 from harness.claude.scripted import StepOutcome
+from harness.claude.settings import PROMPT_TYPE
 from harness.claude.vocabulary import (
     Outcome,
     Permission,
@@ -90,6 +94,9 @@ class Moment:
     # A call whose result the client recorded as an error (a command that exited non-zero): a
     # red sensor run is no sensor run that ends a turn (walk-i: red, then green copied in).
     failed: bool = False
+    # The settings file a prompt hook that held this stop is in (found in the session's
+    # folder): "the prompt hook on Stop in .claude/settings.json".
+    hook_file: str = ""
     args: Mapping[str, Any] = field(default_factory=dict)
 
     @property
@@ -137,10 +144,22 @@ class Moment:
         detail = " ".join(self.detail.split())[:70]
         if self.do == StepKind.SUBAGENT_STOP and self.refused:
             # the agent never ran, so it never stopped: no "subagent_stop … (denied)"
-            return f"{self.label}: the agent {detail}: refused before it ran (by {self.refused})"
+            by = (
+                refusal_words(self.refused)
+                if self.refused == USER
+                else f"refused before it ran (by {self.refused})"
+            )
+            return f"{self.label}: the agent {detail}: {by}"
         if self.do == StepKind.PROMPT and detail.startswith("/"):
             return f"{self.label}: you typed {detail}"  # a command to the client (/exit)
         said = self.verdict or self.outcome
+        if self.refused and said == Verdict.DENIED:
+            said = refusal_words(self.refused)  # who refused it: a No is not a deny rule
+        elif PROMPT_HOOK in said:
+            if self.hook_file:
+                said = re.sub(r"(the prompt hook on \w+)", rf"\1 in {self.hook_file}", said)
+            reason = _prompt_reason(self.feedback, said)
+            said += f', which said "{reason}"' if reason else ""
         if self.let_go:
             said = f"{said}: let go after the held stop, no proof found"
         if self.failed:
@@ -153,6 +172,51 @@ class Moment:
 
 
 _ATTRIBUTES = frozenset(Moment.__dataclass_fields__) - {"args"}
+PROMPT_HOOK = prompt_hook_label("")  # "the prompt hook on ": any event's
+_BRACKETED = re.compile(r"\[([^\]\n]+)\]: (.+)")
+
+
+def refusal_words(who: str) -> str:
+    """Who kept a call from running, as the transcript tells them apart (2.1.332: a No to the
+    permission prompt records toolDenialKind user-rejected; a deny rule a rejection from the
+    settings, reasonCode rule:…; a hook's deny is "refused by HOOK", not this)."""
+    if who == USER:
+        return "you answered No to the permission prompt, so it never ran"
+    if who == AUTO_MODE_CHECK:
+        return f"{AUTO_MODE_CHECK} refused it before it ran"
+    return "a deny rule of the settings refused it before it ran"
+
+
+def prompt_hook_file(cwd: str, feedback: str) -> str:
+    """The project settings file that holds a prompt hook whose prompt the client showed in
+    ``feedback`` (``[PROMPT]: reason``); "" when none does (any more)."""
+    shown = {found.group(1).strip() for found in _BRACKETED.finditer(feedback)}
+    for rel in (".claude/settings.local.json", ".claude/settings.json"):
+        try:
+            data = json.loads((Path(cwd) / rel).read_text())
+        except (OSError, ValueError):
+            continue
+        events = data.get("hooks") if isinstance(data, dict) else None
+        groups = [g for gs in (events or {}).values() if isinstance(gs, list) for g in gs]
+        hooks = [h for g in groups if isinstance(g, dict) for h in g.get("hooks") or []]
+        if any(
+            isinstance(h, dict)
+            and h.get("type") == PROMPT_TYPE
+            and str(h.get("prompt")).strip() in shown
+            for h in hooks
+        ):
+            return rel
+    return ""
+
+
+def _prompt_reason(feedback: str, verdict_said: str) -> str:
+    """The reason a prompt hook gave, from what Claude was shown: the bracketed line whose
+    hook the verdict does not name by script (the prompt hook's bracket holds its prompt)."""
+    named = set(read_verdict(verdict_said)[1])
+    for found in _BRACKETED.finditer(feedback):
+        if hook_name(found.group(1)) not in named:
+            return found.group(2).strip()
+    return ""
 
 
 def match_in_order(
@@ -326,6 +390,9 @@ def moments_of(timeline: Timeline) -> list[Moment]:
                     feedback=entry.feedback,
                     message=entry.system_message,
                     let_go=held and not entry.blocked,
+                    hook_file=prompt_hook_file(timeline.cwd, entry.feedback)
+                    if PROMPT_HOOK in entry.verdict
+                    else "",
                 )
             )
             held = entry.blocked
@@ -341,6 +408,7 @@ def _call_moment(call: ToolCall, cwd: str, label: str) -> Moment:
     word = read_verdict(call.verdict)[0]
     outcome = OUTCOME_OF[word] if word is not None else Outcome.ALLOWED
     seen: dict[str, Any] = {
+        "refused": call.denied or "",  # the user, auto mode's check or a rule; not a hook
         "label": label,
         "feedback": call.feedback,
         "message": call.result_text,
@@ -354,7 +422,7 @@ def _call_moment(call: ToolCall, cwd: str, label: str) -> Moment:
         seen.update(do=StepKind.SUBAGENT_STOP, detail=call.subagent.agent_type)
         seen.update(ended=call.subagent.ended, message=call.subagent.last_message)
         if call.is_error:  # the client did not run the agent (not found, refused)
-            seen.update(message=call.result_text, ended=None, refused=call.denied or "")
+            seen.update(message=call.result_text, ended=None)
             if not call.denied and call.result_line is not None:
                 seen["outcome"] = Outcome.ERROR
     elif call.name in ("Edit", "Write", "MultiEdit"):
@@ -369,6 +437,9 @@ def _call_moment(call: ToolCall, cwd: str, label: str) -> Moment:
 def verdict_of(outcome: StepOutcome) -> str:
     """A played step's outcome in the words the transcript uses for the same step."""
     hooks = hooks_in_feedback(outcome.feedback)
+    # A prompt hook is named as one, as the transcript's reader names it (not "Did").
+    prompts = {hook_name(r.command): r.event for r in outcome.hooks if r.kind == PROMPT_TYPE}
+    hooks = [prompt_hook_label(prompts[h]) if h in prompts else h for h in hooks]
     if not hooks and outcome.permission is Permission.HOOK_DENY:
         # a JSON deny: Claude is shown its reason, not the hook; the hook that ran says which
         ran = {hook_name(r.command) for r in outcome.hooks if r.event == Event.PRE_TOOL_USE}

@@ -113,10 +113,40 @@ def why_no_sensor_run(command: str) -> str:
     if own == "-Dgroups=":
         return "it gives -Dgroups= twice, and the last one wins: run only -Dgroups=sensor"
     if own:
-        return f"its {own} runs the tests otherwise than the fixture does: drop it"
+        return (
+            f"its {own} runs the tests otherwise than the fixture does: {switch_why(own)}; "
+            f"run ./mvnw -q test -Dgroups=sensor without {own}"
+        )
     after = _after(command[found.end() :])
     return (
         f"`{after}` runs after it and may put other reports in place of the run's" if after else ""
+    )
+
+
+# What a switch off the plain list does, by its kind: the why of a refusal that names it.
+_PROFILE = "it switches on a Maven profile, which can run other tests or run them otherwise"
+_PROPERTY = "it sets a Maven property, which can change how the tests run (their JVM, class path)"
+_SWITCH_WHY = {
+    "-P": _PROFILE,
+    "--activate-profiles": _PROFILE,
+    "-D": _PROPERTY,
+    "--define": _PROPERTY,
+    "-f": "it runs the tests of another pom.xml",
+    "--file": "it runs the tests of another pom.xml",
+    "-s": "it reads Maven settings of its own",
+    "--settings": "it reads Maven settings of its own",
+    "-gs": "it reads Maven settings of its own",
+    "--global-settings": "it reads Maven settings of its own",
+}
+
+
+def switch_why(switch: str) -> str:
+    """Why a sensor run may not carry ``switch`` (what ``own_setup`` found), in words."""
+    first = switch.split()[0].split("=", 1)[0]
+    if first.startswith(("-P", "-D")) and not first.startswith("--"):
+        first = first[:2]  # -Pfast, -DargLine
+    return _SWITCH_WHY.get(
+        first, "a sensor run takes only switches that change no test (-q, -B, -o, -e, -U, -X)"
     )
 
 
@@ -144,4 +174,4 @@ def _after(rest: str) -> str:
     return ""
 
 
-__all__ = ["SKIPS_TESTS", "runs_sensors", "why_no_sensor_run"]
+__all__ = ["SKIPS_TESTS", "runs_sensors", "switch_why", "why_no_sensor_run"]

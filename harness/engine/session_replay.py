@@ -54,7 +54,7 @@ _RESULT_PLAYED = ("WebSearch",)
 NO_HOOK_RAN = "no hook ran for this call: its verdict is not the hooks'"
 # A call the client's permission mode refused (auto mode's check, the person's No): the tool
 # never ran, and a replay, whose engines approve every call, cannot ask either again.
-MODE_REFUSED = "{who} refused it, not a hook: not played (a replay cannot ask it again)"
+MODE_REFUSED = "{who}, not a hook: not played (a replay cannot ask it again)"
 
 
 @dataclass
@@ -239,7 +239,10 @@ def plan(timeline: Timeline, copy_root: Path, settings: Settings | None = None) 
             planned.append(_Planned(None, row))
             continue
         if call.denied in (AUTO_MODE_CHECK, USER):
-            row.note = MODE_REFUSED.format(who=call.denied)
+            # Not compared: the row says who refused it, not the bare "denied" a rule gets.
+            row.recorded = "you answered No" if call.denied == USER else f"{call.denied} refused"
+            who = "you answered No to the permission prompt" if call.denied == USER else ""
+            row.note = MODE_REFUSED.format(who=who or f"{call.denied} refused it")
             row.compared = False
             planned.append(_Planned(None, row))
             continue

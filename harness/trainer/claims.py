@@ -35,6 +35,7 @@ from dulwich.objects import Commit
 
 from harness import __version__
 from harness.claude.vocabulary import Engine
+from harness.engine.check_names import shown_name
 from harness.engine.checks.live_session import TIMELINE_FILE
 from harness.engine.context import CheckContext
 from harness.engine.lab_runner import LabRunner, StepRun
@@ -459,7 +460,7 @@ def _live_files(live: bool) -> frozenset[str]:
 def _describe(result: CheckResult) -> str:
     # long enough for a replay's divergence: the line, the call, both verdicts
     found = f" (found: {result.found.splitlines()[0][:300]})" if result.found else ""
-    return f"{result.name or 'check'}: {result.message}{found}"
+    return f"{shown_name(result.name) or 'check'}: {result.message}{found}"
 
 
 def _state_problem(ws: Workspace, record: dict[str, Any]) -> str | None:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.claude.vocabulary import MemberState, Provenance, VerifyState
+from harness.engine.check_names import shown_name
 from harness.engine.maven_trust import in_words
 from harness.engine.progress import Progress
 from harness.results import Status
@@ -188,7 +189,7 @@ class Member:
                 and s.get("step") == step
                 and s.get("status") != Status.PASS.value
             ):
-                check = f"{s['check']}: " if s.get("check") else ""
+                check = f"{shown_name(str(s['check']))}: " if s.get("check") else ""
                 return f"{check}{s.get('why') or s.get('message') or ''}"
         return None
 

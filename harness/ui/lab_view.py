@@ -16,6 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from harness.claude.vocabulary import Provenance
+from harness.engine.check_names import shown_name
 from harness.engine.manifest import Lab, Step
 from harness.engine.progress import Progress
 from harness.engine.step_results import Moved, StepRun
@@ -107,11 +108,12 @@ def result_renderable(
     """A check's result as ``lab check`` shows it; ``gutter``: indented under another line
     (a step judged again), without the output box (``lab check`` at that step shows it)."""
     style = STYLE[result.status]
-    joint, message = unrepeated(result.name, result.message)
+    name = shown_name(result.name)  # "your changes", not the git check's id
+    joint, message = unrepeated(name, result.message)
     head = Text.assemble(
         (f"{MARK[result.status]} {result.status.value.upper()} ", f"bold {style}"),
-        (result.name if result.name else "", "bold"),
-        joint if result.name else "",
+        (name, "bold"),
+        joint if name else "",
         message,
     )
     blocks = [Block(head, rest=Text("  "), protected=quoted_spans(head.plain))]

@@ -163,6 +163,27 @@ def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def what_changed(was: MavenFound, now: MavenFound) -> list[str]:
+    """What differs between the Maven ``lab init`` recorded and the one it finds now, one
+    clause each: a program or a java at the same path with new content is named with its
+    sha256 before and after (its path alone read the same on both sides)."""
+    said = []
+    if was.path != now.path or was.resolved != now.resolved:
+        said.append(f"./mvnw now runs {now.path}, not {was.path}")
+    elif was.sha256 != now.sha256:
+        said.append(
+            f"{now.path} has new content (sha256 {was.sha256[:12]} before, {now.sha256[:12]} now)"
+        )
+    if was.java and now.java and was.java != now.java:
+        said.append(f"Maven now runs the java {now.java}, not {was.java}")
+    elif was.java and now.java and was.java_sha256 != now.java_sha256:
+        said.append(
+            f"the java {now.java} has new content (sha256 {was.java_sha256[:12]} before, "
+            f"{now.java_sha256[:12]} now)"
+        )
+    return said
+
+
 def recorded(meta: Mapping[str, Any]) -> MavenFound | None:
     """The program recorded in a workspace's meta (None: none recorded)."""
     return MavenFound.from_meta(meta.get(META_KEY))

@@ -15,7 +15,7 @@ from harness import __version__
 from harness.errors import HarnessError
 from harness.workspace.fixture import FIXTURE_FILE, Fixture, get_fixture, load_fixture
 from harness.workspace.maven_found import META_KEY as MAVEN_KEY
-from harness.workspace.maven_found import as_meta, maven_found, recorded
+from harness.workspace.maven_found import as_meta, maven_found, recorded, what_changed
 from harness.workspace.snapshot import IDENTITY, worktree_files
 from harness.workspace.workspace import BACKEND_FILE, Workspace, _meta_path, _write_meta
 
@@ -31,6 +31,9 @@ class ProvisionResult:
     # lab init again, when ./mvnw now runs another Maven (or java) than the one recorded:
     # (was, now), said aloud, since the record is what the checks trust (walk-o M).
     maven_recorded_again: tuple[str, str] | None = None
+    # ...and what changed, one clause each (a path with new content reads the same as was
+    # and now: its sha256 says it changed).
+    maven_changes: tuple[str, ...] = ()
 
 
 def _copy_fixture(source: Path, target: Path, build_output: Sequence[str] = ()) -> int:
@@ -105,14 +108,18 @@ def provision(
         # names for a Maven installed on purpose).
         was, now = recorded(ws.meta), maven_found(target)
         ws.update_meta({MAVEN_KEY: as_meta(now)})
-        again = None
+        again: tuple[str, str] | None = None
+        changes: tuple[str, ...] = ()
         if (
             was is not None
             and now is not None
             and not (was.same_program(now) and was.same_java(now))
         ):
             again = (f"{was.path} (java {was.java or '?'})", f"{now.path} (java {now.java or '?'})")
-        return ProvisionResult(ws, created=False, files=0, maven_recorded_again=again)
+            changes = tuple(what_changed(was, now))
+        return ProvisionResult(
+            ws, created=False, files=0, maven_recorded_again=again, maven_changes=changes
+        )
     backend = backend or "local"
     if target.is_dir() and any(target.iterdir()):
         raise HarnessError(

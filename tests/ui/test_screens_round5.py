@@ -83,7 +83,7 @@ def test_a_step_failing_its_reverification_says_why_and_what_next(workspace: Wor
             screen,
             [
                 "  re-verified step 1 hook-change-held: ✘ fail",
-                "    ✘ FAIL git: change a hook (or .claude/settings.json) first",
+                "    ✘ FAIL your changes: change a hook (or .claude/settings.json) first",
                 "      expected: a change to one of .claude/hooks/*, .claude/settings.json",
                 "      found:    no changes",
                 "      it passed before; judged again on a copy of your files as they were *",
@@ -282,9 +282,9 @@ def test_lab04_rows_keep_the_sed_command_whole(workspace: Workspace) -> None:
     typed = sed.replace("\\\\", "\\")
     for width in WIDTHS:
         screen = shown(result_renderable(result), width)
-        # expected: and found:, each with the command whole to the shell (a command wider
-        # than the terminal goes on over lines ending in " \\")
-        assert shell_joined(screen).count(" ".join(typed.split())) >= 2, screen
+        # found: with the command whole to the shell (a command wider than the terminal goes
+        # on over lines ending in " \\"); expected: is the check's, without the person's step
+        assert shell_joined(screen).count(" ".join(typed.split())) == 1, screen
         assert all(len(line) <= width for line in screen.splitlines()), screen
 
 

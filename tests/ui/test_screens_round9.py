@@ -89,9 +89,9 @@ def test_lab05_solve_apply_after_an_edit_names_the_edit_and_the_way_out(
         assert "harness or the machine" not in said and "ERROR" not in said, screen
         assert "Now run lab check" not in said, screen
         assert (
-            "✘ FAIL replace: .claude/hooks/require-sensors.sh is not as this step's solution "
-            "expects: the lines it replaces (below) are no longer in it, because you changed "
-            "them since the step began" in said
+            "✘ FAIL a change to a file: .claude/hooks/require-sensors.sh is not as this step's "
+            "solution expects: the lines it replaces (below) are no longer in it, because you "
+            "changed them since the step began" in said
         ), screen
         lines = screen.splitlines()
         assert any("git checkout .claude/hooks/require-sensors.sh" in ln for ln in lines), screen

@@ -335,6 +335,16 @@ class _Reader:
             for i in (infos if isinstance(infos, list) else [])
             if isinstance(i, dict) and i.get("command")
         }
+        # A prompt hook's info carries its promptText (2.1.332): it is named as one, not by
+        # its prompt's first word, which the feedback line gave it.
+        prompts = {
+            hook_name(str(i["command"]))
+            for i in (infos if isinstance(infos, list) else [])
+            if isinstance(i, dict) and i.get("command") and i.get("promptText")
+        }
+        stop.blocked_by = [
+            words.prompt_hook_label("Stop") if hook in prompts else hook for hook in stop.blocked_by
+        ]
         failing = entry.get("failedHookErrorIndexes")
         failing = failing if isinstance(failing, list) else []
         errors = entry.get("hookErrors")
@@ -348,6 +358,7 @@ class _Reader:
                 continue
             match = re.match(r"^\[(.+?)\]: ", text, re.S)
             hook = hook_name(match.group(1)) if match else ""
+            hook = words.prompt_hook_label("Stop") if hook in prompts else hook
             if hook and hook not in stop.blocked_by:
                 stop.blocked_by.append(hook)
             if not stop.feedback:

@@ -29,6 +29,7 @@ from harness.claude.scenario import (
 )
 from harness.claude.settings import load_settings
 from harness.claude.vocabulary import BOTH, OUTCOMES, STEP_KINDS
+from harness.engine.check_names import check_name
 from harness.engine.checks import tricks as trick_check
 from harness.engine.checks.local_settings import hooks_elsewhere_that_held
 from harness.engine.checks.made_up_name import with_made_up_name
@@ -52,6 +53,7 @@ from harness.results import CheckResult
 from harness.schema import Field, check_table, item_path, param
 from harness.userfiles import json_fix
 
+KIND_NAME = "hook_session"
 # The keys of one expect_sequence item: the session step it stands for, matched in order.
 SEQUENCE_FIELDS = (
     Field("do", str, choices=STEP_KINDS, doc="the step's kind"),
@@ -206,7 +208,7 @@ def _script(ctx: CheckContext, s: SessionParams) -> tuple[Scenario, list[StepAss
     if theirs and not scenario_path.is_file():
         raise _NotYet(
             CheckResult.missing_file(
-                s.scenario, name="hook session", expected=f"a scenario file {s.scenario}"
+                s.scenario, name=_title(s), expected=f"a scenario file {s.scenario}"
             )
         )
     try:
@@ -216,10 +218,15 @@ def _script(ctx: CheckContext, s: SessionParams) -> tuple[Scenario, list[StepAss
             raise
         raise _NotYet(
             CheckResult.failed(
-                str(exc), name="hook session", expected="a valid scenario file", found=exc.problem
+                str(exc), name=_title(s), expected="a valid scenario file", found=exc.problem
             )
         ) from None
     return scenario, [StepAsserts() for _ in scenario.steps]
+
+
+def _title(s: SessionParams) -> str:
+    """The check's name on the screen: its title, its scenario file, else words."""
+    return check_name(KIND_NAME, {"title": s.title, "scenario": s.scenario})
 
 
 class _NotYet(Exception):
@@ -237,10 +244,8 @@ def run(ctx: CheckContext, s: SessionParams) -> CheckResult:
     except _NotYet as not_yet:
         return not_yet.result
     except HarnessError as exc:
-        return CheckResult.errored(
-            f"the lab's session script is broken: {exc}", name="hook session"
-        )
-    title = s.title or (Path(s.scenario).name if s.scenario else "hook session")
+        return CheckResult.errored(f"the lab's session script is broken: {exc}", name=_title(s))
+    title = _title(s)
     broken = _settings_broken(ctx, title)
     if broken is not None:
         return broken
@@ -393,6 +398,8 @@ def _headline(
 
 
 def _describe_expected(scenario: Scenario, asserts: list[StepAsserts], s: SessionParams) -> str:
+    if s.scenario_in == "workspace":
+        return _what_the_step_wants(scenario, s)
     label = s.label
     lines = []
     for step, extra in zip(scenario.steps, asserts, strict=True):
@@ -410,6 +417,21 @@ def _describe_expected(scenario: Scenario, asserts: list[StepAsserts], s: Sessio
     if s.final:
         lines.append(f"last step: {s.final}")
     return "\n".join(lines)
+
+
+def _what_the_step_wants(scenario: Scenario, s: SessionParams) -> str:
+    """What a check of the person's own scenario expects: the step's wants, never the file's
+    steps (walk, Lab 04 step 3: ``expected: sed.toml step 2 (bash sed …): blocked`` was the
+    person's own step and guess, shown as if the check wanted it)."""
+    lines = [describe(want) for want in s.expect_sequence]
+    lines += [
+        f"when the session ends, {rel} contains {text!r}" for rel, text in s.files_after.items()
+    ]
+    if s.final:
+        lines.append(f"the last step {s.final}")
+    if any(step.expect for step in scenario.steps):
+        lines.append("each expect line in your file names the outcome its step had")
+    return "\n".join(lines) or "the session this step asks for"
 
 
 # A plugin's folder in the copy a check ran in: /tmp/…/hooklab-sandbox-…/ws/.claude/plugins/
@@ -454,7 +476,7 @@ def _assets(p: SessionParams) -> list[str]:
 
 
 KIND = check_kind(
-    "hook_session",
+    KIND_NAME,
     "a scripted Claude Code session against the workspace's hooks, outcome per step",
     run,
     slow=lambda p: True,

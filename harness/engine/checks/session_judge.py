@@ -15,6 +15,7 @@ from harness.claude.scenario import ScenarioStep
 from harness.claude.scripted import StepOutcome
 from harness.claude.vocabulary import Outcome, StepKind
 from harness.engine.moment import SENSOR_RUN, describe
+from harness.engine.sensor_run import why_no_sensor_run
 from harness.engine.stepview import StepView
 from harness.schema import Field
 
@@ -237,6 +238,8 @@ def sequence_problems(wanted: list[Any], steps: list[StepView], git_dir: Path) -
             problem = f"your session lacks {item}" + (
                 f" after {steps[start - 1].label}" if start else ""
             )
+            if want.get(SENSOR_RUN):
+                problem += _no_sensor_run(steps[start:])
             released = [s.label for s in steps if s.let_go]
             if released:
                 problem += (
@@ -248,6 +251,17 @@ def sequence_problems(wanted: list[Any], steps: list[StepView], git_dir: Path) -
             return [f"{steps[i].label} left no marker .git/{want['marker_exists']}"]
         i += 1
     return []
+
+
+def _no_sensor_run(steps: list[StepView]) -> str:
+    """The command that meant to be the sensor run and is not, quoting why (Lab 03 step 2: a
+    -P or -D the plain list does not take was refused without a word of it)."""
+    for step in steps:
+        command = str(step.moment.args.get("command") or step.detail)
+        why = why_no_sensor_run(command) if step.do == StepKind.BASH else ""
+        if why:
+            return f"; {step.label} ({' '.join(command.split())}) is no sensor run: {why}"
+    return ""
 
 
 _CHANGES = frozenset({StepKind.BASH, StepKind.WRITE, StepKind.EDIT})

@@ -36,7 +36,7 @@ from harness.claude.scenario import Scenario, ScenarioStep
 from harness.claude.vocabulary import Outcome, StepKind
 from harness.engine.moment import describe, planned
 from harness.engine.sensor_run import SKIPS_TESTS as _SKIPS_TESTS
-from harness.engine.sensor_run import own_setup
+from harness.engine.sensor_run import own_setup, switch_why
 from harness.engine.stepview import StepView
 
 ASKED_NOT_RUN = (
@@ -195,8 +195,8 @@ def _not_the_trick(trick: dict[str, Any], step: ScenarioStep) -> str | None:
     own = own_setup(command)
     if own and not own_setup(str(trick.get("example", ""))):
         return (  # walk-m: an agent jar by -DargLine, a second -Dgroups
-            f"runs `{command}`, whose `{own}` runs the tests otherwise than the fixture does: "
-            f"drop `{own}`"
+            f"runs `{command}`, whose `{own}` runs the tests otherwise than the fixture does "
+            f"({switch_why(own)}): drop `{own}`"
         )
     if re.search(runs, command):
         return None
