@@ -48,14 +48,14 @@ def solved_at(ws: Workspace, lab: str, step: str) -> LabRunner:
 
 
 def checked(runner: LabRunner, *which: str) -> list[CheckResult]:
-    """The current step's checks named by ``which`` (each a check's title, or the start of the
-    message it fails with), run as ``lab check`` runs the step (its state, its sessions'
-    count), the others left out; their results in the step's order."""
+    """The current step's checks named by ``which`` (each a check's title, the start of the
+    message it fails with, or its kind), run as ``lab check`` runs the step (its state, its
+    sessions' count), the others left out; their results in the step's order."""
     lab, step = runner.current()
 
     def named(spec: Spec, words: str) -> bool:
         said = str(spec.params.get("message") or "")
-        return spec.params.get("title") == words or said.startswith(words)
+        return words in (spec.params.get("title"), spec.name) or said.startswith(words)
 
     missing = [words for words in which if not any(named(spec, words) for spec in step.checks)]
     assert not missing, f"{lab.id} {step.id} has no check titled or failing with {missing}"

@@ -21,7 +21,7 @@ from harness.maven.surefire import SENSORS
 from harness.results import Status
 from harness.workspace import Workspace
 from tests.builders import run_lab_process
-from tests.labs.solved import solved_at
+from tests.labs.solved import checked, solved_at
 from tests.labs.step_edits import HONEST_07, HONEST_12, with_line
 from tests.labs.test_free_passes import LABS, at_step, check_at
 
@@ -410,6 +410,10 @@ def test_only_the_persons_lab_check_waits_for_this_machines_tries(workspace: Wor
 
 
 # ---- Lab 06 step 2: smoke.sh's record written by hand, the planted bug kept -------------------
+GUARD_ITSELF = "the status guard itself: Done refused without an audit, allowed after it"
+WHOLE_SMOKE = "the workshop's own smoke.sh (every group) against your hooks"
+
+
 @pytest.mark.slow
 def test_lab06_step2_a_hand_written_smoke_record_with_the_bug_kept_does_not_pass(
     workspace: Workspace,
@@ -435,9 +439,9 @@ def test_lab06_step2_a_hand_written_smoke_record_with_the_bug_kept_does_not_pass
     guard = workspace.root / ".claude" / "hooks" / "guard-spec-status.sh"
     assert '[ -n "$problem" ] && exit 0' in guard.read_text()
 
-    run = runner.check(every=True)
+    # The two checks it fails, not the step's every check (its smoke.sh session too).
+    results = checked(runner, GUARD_ITSELF, WHOLE_SMOKE)
 
-    assert run.status is Status.FAIL
-    failed = {r.name for r in run.results if r.status is Status.FAIL}
+    failed = {r.name for r in results if r.status is Status.FAIL}
     assert "the status guard itself: Done refused without an audit, allowed after it" in failed
     assert "the workshop's own smoke.sh (every group) against your hooks" in failed
