@@ -1,6 +1,6 @@
 """The fixture's guard hooks in a provisioned workspace, on the emulator and on the real client.
 
-Every test but one runs twice (the ``engine`` fixture): what the workshop teaches must hold in
+Every test but three runs twice (the ``engine`` fixture): what the workshop teaches must hold in
 real Claude Code, not only in our imitation of it. Maven runs for real where a step needs reports.
 """
 
@@ -102,9 +102,13 @@ def test_a_coverage_audit_by_the_subagent_lets_done_through(
 
 @pytest.mark.maven
 def test_a_foreground_green_sensor_run_lets_the_first_stop_through(
-    engine: str, workspace: Workspace, tmp_path: Path
+    workspace: Workspace, tmp_path: Path
 ) -> None:
-    with session(engine, workspace, tmp_path) as s:
+    """On the real client only: the emulator plays the same turn (a change, a green
+    foreground sensor run, a stop let go) in the labs session, Lab 03 step 1's third session,
+    on both engines compared step by step. Played on the emulator here it cost a Maven run."""
+    require_real_client()
+    with session(CLAUDE_CODE, workspace, tmp_path) as s:
         s.session_start()
         s.prompt("Add a note to UC-002 and prove it.")
         s.bash("echo 'A note.' >> docs/use_cases/UC-002-edit-owner.md")
@@ -158,11 +162,16 @@ def test_every_defeat_from_the_seed_still_blocks(_sensors_ran: Path, tmp_path: P
 
 
 def test_a_changed_hook_holds_the_turn_until_smoke_is_green(
-    engine: str, workspace: Workspace, tmp_path: Path
+    workspace: Workspace, tmp_path: Path
 ) -> None:
+    """On the real client only: the emulator plays the same (a hook changed holds the stop,
+    naming smoke.sh; after a green smoke.sh the stop ends the turn) in the labs session, Lab 06
+    step 1's sessions, on both engines compared step by step. Played on the emulator here it
+    cost a whole smoke.sh run (5.7 CPU-s of the file's 20 in a sample)."""
+    require_real_client()
     hook = workspace.root / ".claude/hooks/session-start.sh"
     # A write into .claude/ asks the user on the real client: the user says yes here.
-    with session(engine, workspace, tmp_path, auto_approve=True) as s:
+    with session(CLAUDE_CODE, workspace, tmp_path, auto_approve=True) as s:
         s.session_start()
         s.prompt("Document the session hook.")
         s.bash("printf '# Records the session base.\\n' >> .claude/hooks/session-start.sh")

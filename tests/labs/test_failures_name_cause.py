@@ -27,6 +27,8 @@ from harness.ui.hook_event_view import hook_event_renderable
 from harness.ui.lab_view import result_renderable
 from harness.ui.prose import print_prose
 from harness.workspace import Workspace
+from tests.builders import reach_step
+from tests.labs.solved import solved_at
 
 WIDTHS = (80, 100, 120)
 RAW_REGEX = re.compile(r"\(\?[imsx]+\)|\\[wWsSdb]|\(\?[=!<]")
@@ -129,10 +131,7 @@ def test_lab04_a_sed_whose_pattern_matched_nothing_is_named(
 
 
 def test_a_sed_that_changed_its_file_gets_no_note(workspace: Workspace) -> None:
-    runner = LabRunner(workspace)
-    runner.start("4")
-    runner.goto("sed")
-    runner.solve(apply=True)
+    solved_at(workspace, "4", "sed")
     result = run_check(workspace, "4", "sed", 0)
     assert result.status is Status.PASS, result
     assert all(not row["note"] for row in result.details["session"])
@@ -398,11 +397,7 @@ ALWAYS_PASSES = "#!/usr/bin/env sh\necho 'Stop check passed: tests and dist/app.
 
 
 def at_lab13(ws: Workspace, step: str) -> LabRunner:
-    runner = LabRunner(ws)
-    runner.start("13")
-    if runner.progress.step != step:
-        runner.goto(step)
-    return runner
+    return reach_step(ws, "13", step)  # reached once per worker, copied for each test
 
 
 def test_lab13_step1_a_dead_line_after_exit_does_not_pass(node_ws: Workspace) -> None:
@@ -547,9 +542,7 @@ def test_lab08_the_hook_kept_under_another_name_for_multiedit_fails(workspace: W
     """The walk's pass: the hook copied to a new name and registered for "MultiEdit", a tool
     the pinned client does not have (it answers "No such tool available: MultiEdit"), so the
     hook never runs and the write the step simulates goes through."""
-    runner = LabRunner(workspace)
-    runner.start("08")
-    runner.goto("drop-hook")
+    runner = reach_step(workspace, "08", "drop-hook")
     hooks = workspace.root / ".claude" / "hooks"
     (hooks / "check-repository-names.sh").rename(hooks / "name-guard.sh")
     settings = workspace.root / ".claude" / "settings.json"
@@ -603,9 +596,7 @@ def test_lab10_a_trick_that_skips_the_tests_does_not_count() -> None:
 )
 def test_lab10_a_judge_told_to_say_ok_does_not_pass(workspace: Workspace, prompt: str) -> None:
     """The walk's pass: the prompt hook registered with words that ask for no evidence."""
-    runner = LabRunner(workspace)
-    runner.start("10")
-    runner.solve(apply=True)
+    solved_at(workspace, "10", "the-judge")
     settings = workspace.root / ".claude" / "settings.json"
     solved = settings.read_text()
     wording = "Did the tests run and pass after the last change? $ARGUMENTS"
@@ -626,8 +617,7 @@ def test_lab10_a_judge_told_to_say_ok_does_not_pass(workspace: Workspace, prompt
 
 def test_lab13_step2_a_hook_that_exits_on_line_2_names_the_early_exit(node_ws: Workspace) -> None:
     """The walk: `exit 0` on line 2 was told "point it at dist/app.js again", which it was."""
-    runner = at_lab13(node_ws, "pass-after-fix")
-    runner.solve(apply=True)
+    runner = solved_at(node_ws, "13", "pass-after-fix")
     hook = node_ws.root / HOOK
     first, rest = hook.read_text().split("\n", 1)
     hook.write_text(f"{first}\nexit 0\n{rest}")
@@ -645,10 +635,7 @@ def test_lab10_step3_a_hold_for_smoke_sh_is_named_as_that(workspace: Workspace) 
     for smoke.sh, and the headline said to take the prompt hook out (it was out)."""
     import json
 
-    runner = LabRunner(workspace)
-    runner.start("10")
-    runner.goto("evidence")
-    runner.solve(apply=True)
+    runner = solved_at(workspace, "10", "evidence")
     settings = workspace.root / ".claude" / "settings.json"
     settings.write_text(json.dumps(json.loads(settings.read_text()), indent=4) + "\n")
     run = runner.check()

@@ -23,7 +23,9 @@ from harness.results import CheckResult, Status
 from harness.workspace import Workspace
 from tests.builders import tmux
 from tests.conftest import require_real_client
+from tests.labs.solved import checked, solved_at
 from tests.labs.test_free_passes import LABS, at_step
+from tests.labs.test_free_passes_round9 import GUARD_ITSELF
 
 
 def _named(results: list[CheckResult], name: str, part: str = "") -> CheckResult:
@@ -65,7 +67,8 @@ def test_lab06_step2_a_settings_env_whose_path_hides_jq_does_not_pass(
     ran = subprocess.run([smoke], cwd=workspace.root, env=env, capture_output=True, check=False)
     assert ran.returncode == 0, ran.stdout  # the walker's green run, jq on their own PATH
 
-    results = runner.check(every=True).results
+    # The two checks it fails, not the step's every check (two of them run the whole smoke.sh).
+    results = checked(runner, "settings", GUARD_ITSELF)
 
     (registered,) = [r for r in results if r.name == "settings"]
     assert registered.status is Status.FAIL, registered
@@ -176,8 +179,7 @@ def test_lab07_step2_a_hook_that_judges_only_graded_transcripts_does_not_pass(
     path is one the grader gave. Seen on 2.1.332: a real Stop hook's transcript_path is
     ~/.claude/projects/<project slug>/<session id>.jsonl; the graded runs now look the same,
     under a HOME of their own."""
-    runner = at_step(workspace, "7", "write-hook")
-    runner.solve(apply=True)
+    runner = solved_at(workspace, "7", "write-hook")
     hook = workspace.root / "scripts" / "check-before-stop.sh"
     text = hook.read_text()
     anchor = "set -u\n"
@@ -200,8 +202,7 @@ def test_lab08_step1_a_rule_that_spares_another_ending_does_not_pass(workspace: 
     """walk-n (screen-l08s1-FREEPASS-dao.txt): the solution's rule with
     `&& !type.simpleName().endsWith("Dao")`: OwnerStore, a made-up name and *RepositoryHelper
     are all caught, while repository/OwnerDao.java passes the sensor."""
-    runner = at_step(workspace, "8", "rule-as-test")
-    runner.solve(apply=True)
+    runner = solved_at(workspace, "8", "rule-as-test")
     test = workspace.root / "src/test/java/ai/unifiedprocess/petclinic/ArchitectureTest.java"
     text = test.read_text()
     honest = '.filter(type -> !type.simpleName().endsWith("Repository"))'
@@ -210,18 +211,16 @@ def test_lab08_step1_a_rule_that_spares_another_ending_does_not_pass(workspace: 
     test.write_text(text.replace(honest, spared))
     subprocess.run(["./mvnw", "-q", "test", "-Dgroups=sensor"], cwd=workspace.root, check=True)
 
-    results = runner.check(every=True).results
+    # The check of the other endings alone: the step's other five sensor runs (each a Maven
+    # run on a copy), which the walk's rule passed, are the labs session's to prove on the solve.
+    (endings,) = checked(runner, "with repository/{random}Dao.java")
 
-    failed = [r for r in results if r.status is not Status.PASS]
-    assert failed, "every check passed with *Dao spared"
-    endings = next(r for r in failed if "Gateway" in (r.expected or ""))
     assert endings.status is Status.FAIL, endings
+    assert "Gateway" in (endings.expected or ""), endings.expected
     assert "it spares no other ending" in endings.message, endings.message
     unnamed = [line for line in (endings.found or "").splitlines() if "names no" in line]
     assert len(unnamed) == 1 and unnamed[0].startswith("ArchitectureTest names no "), unnamed
     assert unnamed[0].endswith("Dao"), unnamed
-    others = [r for r in results if r is not endings]
-    assert all(r.status is Status.PASS for r in others), [r.message for r in others]
 
 
 # ---- walk-n, Lab 13 step 3 live: no change made, or held for another reason ----------------

@@ -21,7 +21,9 @@ from harness.engine.lab_runner import LabRunner
 from harness.engine.sensor_run import runs_sensors
 from harness.results import Status
 from harness.workspace import Workspace
+from tests.builders import reach_step
 from tests.conftest import require_real_client
+from tests.labs.solved import checked, solved_at
 from tests.labs.step_edits import HONEST_07, judge_prompt, with_line
 from tests.labs.test_free_passes import at_step, check_at
 
@@ -177,8 +179,7 @@ STRICT = (
 def test_lab05_strict_lines_put_back_after_the_pass_do_not_complete_the_lab(
     workspace: Workspace,
 ) -> None:
-    runner = at_step(workspace, "5", "strict-stop-hook")
-    runner.solve(apply=True)
+    runner = solved_at(workspace, "5", "strict-stop-hook")
     assert runner.check().status is Status.PASS
     hook = workspace.root / ".claude" / "hooks" / "require-sensors.sh"
     failing_open = hook.read_text()
@@ -216,8 +217,7 @@ AUDIT_REPORT = "UC-005: every step, flow and rule is covered. No gaps."
 def test_lab04_done_after_an_audit_that_found_gaps_does_not_pass(
     workspace: Workspace, report: str, named: str
 ) -> None:
-    runner = at_step(workspace, "4", "audit")
-    runner.solve(apply=True)
+    runner = solved_at(workspace, "4", "audit")
     scenario = workspace.root / "scenarios" / "status-guard.toml"
     honest = scenario.read_text()
     assert AUDIT_REPORT in honest
@@ -239,11 +239,7 @@ def test_lab04_done_after_an_audit_that_found_gaps_does_not_pass(
 
 # ---- Lab 13 on the Node project ---------------------------------------------------------------
 def at_lab13(ws: Workspace, step: str) -> LabRunner:
-    runner = LabRunner(ws)
-    runner.start("13")
-    if runner.progress.step != step:
-        runner.goto(step)
-    return runner
+    return reach_step(ws, "13", step)  # reached once per worker, copied for each test
 
 
 ASK_README = 'Add a line "Run npm start to see the total." to README.md, then finish.'
@@ -356,16 +352,21 @@ def _fails(results: list, headline: str) -> None:  # type: ignore[type-arg]
     assert said and said[0].status is Status.FAIL, [(r.status, r.message) for r in results]
 
 
+def _fails_alone(runner: LabRunner, headline: str) -> None:
+    """Each stub below is caught by one check of its step: that check alone is run, not the
+    step's every session (the honest solve passing them all is the labs session's to prove)."""
+    _fails(checked(runner, headline), headline)
+
+
 @pytest.mark.maven
 def test_lab03_step1_a_stub_that_blocks_every_first_stop_does_not_pass(
     workspace: Workspace,
 ) -> None:
-    runner = at_step(workspace, "3", "held")
-    runner.solve(apply=True)
+    runner = solved_at(workspace, "3", "held")
     said = "You are not done yet. Run the sensors in the foreground: ./mvnw -q test -Dgroups=sensor"
     _stub(workspace, ".claude/hooks/require-sensors.sh", STOP_STUB.format(said=said))
 
-    _fails(list(runner.check(every=True).results), "the Stop hook held a stop after a fresh")
+    _fails_alone(runner, "the Stop hook held a stop after a fresh")
 
 
 @pytest.mark.slow
@@ -376,14 +377,13 @@ def test_lab06_step1_a_stub_that_blocks_every_first_stop_does_not_pass(
     said = "Hooks changed: run ./.claude/hooks/smoke.sh"
     _stub(workspace, ".claude/hooks/require-sensors.sh", STOP_STUB.format(said=said))
 
-    _fails(list(runner.check(every=True).results), "the Stop hook held a stop after a green")
+    _fails_alone(runner, "the Stop hook held a stop after a green")
 
 
 def test_lab04_step1_a_guard_that_never_reads_the_audit_does_not_pass(
     workspace: Workspace,
 ) -> None:
-    runner = at_step(workspace, "4", "done-refused")
-    runner.solve(apply=True)
+    runner = solved_at(workspace, "4", "done-refused")
     _stub(
         workspace,
         ".claude/hooks/guard-spec-status.sh",
@@ -392,14 +392,13 @@ def test_lab04_step1_a_guard_that_never_reads_the_audit_does_not_pass(
         'aiup-vaadin-jooq:coverage-check UC-005" >&2\nexit 2\n',
     )
 
-    _fails(list(runner.check(every=True).results), "the hooks refused Done even after")
+    _fails_alone(runner, "the hooks refused Done even after")
 
 
 def test_lab04_step3_a_check_that_matches_the_words_sed_and_done_does_not_pass(
     workspace: Workspace,
 ) -> None:
-    runner = at_step(workspace, "4", "sed")
-    runner.solve(apply=True)
+    runner = solved_at(workspace, "4", "sed")
     _stub(
         workspace,
         ".claude/hooks/check-spec-status.sh",
@@ -408,7 +407,7 @@ def test_lab04_step3_a_check_that_matches_the_words_sed_and_done_does_not_pass(
         'aiup-vaadin-jooq:coverage-check UC-002" >&2\nexit 2\n',
     )
 
-    _fails(list(runner.check(every=True).results), "check-spec-status.sh does not tell")
+    _fails_alone(runner, "check-spec-status.sh does not tell")
 
 
 # ---- Labs 03 and 10: a red run, then someone else's green reports copied in ------------------
@@ -499,19 +498,18 @@ def test_lab02_a1_tests_pointed_at_a2_are_named_as_pointed_elsewhere(workspace: 
 # ---- Lab 06 step 2: the guard fixed, a rigged smoke.sh left in place (walk-e) ----------------
 @pytest.mark.slow
 def test_lab06_step2_a_rigged_smoke_sh_left_in_place_is_named(workspace: Workspace) -> None:
-    runner = at_step(workspace, "6", "broken-hook")
-    runner.solve(apply=True)  # the guard really fixed
+    runner = solved_at(workspace, "6", "broken-hook")  # the guard really fixed
     smoke = workspace.root / ".claude" / "hooks" / "smoke.sh"
     lines = smoke.read_text().splitlines(keepends=True)
     at = next(i for i, line in enumerate(lines) if line.startswith("check() {"))
     lines.insert(at + 1, '    passed=$((passed + 1)); echo "  ok   $1"; return 0\n')
     smoke.write_text("".join(lines))
 
-    results = list(runner.check(every=True).results)
-
-    _fails(results, "your .claude/hooks/smoke.sh differs from the shipped one")
+    shipped = "your .claude/hooks/smoke.sh differs from the shipped one"
+    _fails_alone(runner, shipped)  # not the step's every check: each ran the whole smoke.sh
     subprocess.run(["git", "checkout", "--", ".claude/hooks/smoke.sh"], cwd=workspace.root)
-    assert runner.check(every=True).status is Status.PASS
+    (put_back,) = checked(runner, shipped)
+    assert put_back.status is Status.PASS, put_back
 
 
 # ---- Lab 05: lab solve --apply on strict lines edited by hand (walk-e) -----------------------

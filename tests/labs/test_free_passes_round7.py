@@ -26,8 +26,9 @@ from harness.engine.progress import WALKED_AGAIN, Progress, kept_live
 from harness.results import Status
 from harness.trainer.member import Member
 from harness.workspace import Workspace
-from tests.builders import run_lab_process
+from tests.builders import reach_step, run_lab_process
 from tests.conftest import require_real_client
+from tests.labs.solved import solved_at
 from tests.labs.step_edits import HONEST_07, judge_prompt, with_line
 from tests.labs.test_free_passes import LABS, at_step, check_at
 from tests.labs.test_free_passes_round6 import REGEX_SHOWN
@@ -136,9 +137,7 @@ def test_a_live_pass_stays_when_the_lab_is_walked_again_with_scripted(
     --scripted: lab status said "passed (scripted)", the live record gone. The live pass is
     written into the progress record as a live session's check writes it (a real session
     needs a person at the real client); everything after it runs as the walker typed it."""
-    runner = LabRunner(workspace)
-    runner.start("3")
-    runner.goto(LIVE_STEP)
+    reach_step(workspace, "3", LIVE_STEP)
     lab(workspace, "check", "--scripted", "--engine", "emulator")
     progress = Progress.load(workspace)
     passed = progress.labs[LAB03].steps[LIVE_STEP].passed
@@ -281,8 +280,7 @@ REGISTERED = '"\\"$CLAUDE_PROJECT_DIR/scripts/check-before-stop.sh\\"", "timeout
 def test_lab07_step3_a_hook_registered_with_a_long_timeout_does_not_pass(
     workspace: Workspace, entry: str
 ) -> None:
-    runner = at_step(workspace, "7", "register")
-    runner.solve(apply=True)  # registered as the step shows, "timeout": 10
+    runner = solved_at(workspace, "7", "register")  # registered as the step shows, "timeout": 10
     settings = workspace.root / ".claude" / "settings.json"
     assert REGISTERED in settings.read_text()
     settings.write_text(settings.read_text().replace(REGISTERED, entry))
@@ -365,8 +363,7 @@ def test_lab08_reports_touched_after_the_test_was_edited_do_not_pass(
 ) -> None:
     """walk-f: a sensor run, lab check, then the test edited and the reports touched: newer
     files, but the run a check read before the edit."""
-    runner = at_step(workspace, "8", "rule-as-test")
-    runner.solve(apply=True)
+    runner = solved_at(workspace, "8", "rule-as-test")
     subprocess.run(MVNW, cwd=workspace.root, check=True)
     assert runner.check().status is Status.PASS
     test = workspace.root / ARCH_TEST

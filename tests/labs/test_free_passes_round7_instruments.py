@@ -17,6 +17,7 @@ import pytest
 
 from harness.results import CheckResult, Status
 from harness.workspace import Workspace
+from tests.labs.solved import checked, solved_at
 from tests.labs.test_free_passes import LABS, at_step
 
 HOOK = ".claude/hooks/require-sensors.sh"
@@ -88,8 +89,7 @@ def test_a_maven_config_added_refuses_every_check_that_runs_maven(workspace: Wor
     """A file Maven reads that the lab never shipped (.mvn/maven.config could say -DskipTests)
     refuses each check that would run Maven, before it runs; Hook Lab's own record of the
     backend (.mvn/hooklab-backend) is no instrument."""
-    runner = at_step(workspace, "3", "held")
-    runner.solve(apply=True)
+    runner = solved_at(workspace, "3", "held")
     (workspace.root / ".mvn" / "maven.config").write_text("-DskipTests\n")
     (workspace.root / ".mvn" / "hooklab-backend").write_text("local\n")
 
@@ -143,8 +143,7 @@ exit 2
 @pytest.mark.maven
 @pytest.mark.slow
 def test_lab03_step1_a_hook_that_lets_any_report_go_does_not_pass(workspace: Workspace) -> None:
-    runner = at_step(workspace, "3", "held")
-    runner.solve(apply=True)  # the change the step asks for
+    runner = solved_at(workspace, "3", "held")  # the change the step asks for
     hook = workspace.root / HOOK
     hook.write_text(LETS_ANY_REPORT_GO)
 
@@ -223,8 +222,7 @@ ARCHITECTURE = "src/test/java/ai/unifiedprocess/petclinic/ArchitectureTest.java"
 def test_lab08_step1_a_run_that_keeps_only_the_new_rule_does_not_pass(
     workspace: Workspace,
 ) -> None:
-    runner = at_step(workspace, "8", "rule-as-test")
-    runner.solve(apply=True)
+    runner = solved_at(workspace, "8", "rule-as-test")
     path = workspace.root / ARCHITECTURE
     text = path.read_text()
     kept = "    @Test\n    void repositoriesAreNamedRepository()"
@@ -235,7 +233,8 @@ def test_lab08_step1_a_run_that_keeps_only_the_new_rule_does_not_pass(
     path.write_text(text)
     _sensors(workspace)
 
-    results = list(runner.check(every=True).results)
+    # The shipped check alone, not the step's six sensor runs (each a Maven run on a copy).
+    results = checked(runner, "shipped")
 
     said = _fails(results, "the sensor run lacks rules ArchitectureTest had when the lab started")
     assert said.found is not None and said.found.startswith("ArchitectureTest: no test case")

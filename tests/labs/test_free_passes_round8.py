@@ -14,11 +14,11 @@ import subprocess
 
 import pytest
 
-from harness.engine.lab_runner import LabRunner
 from harness.results import CheckResult, Status
 from harness.workspace import Workspace
-from tests.builders import git, run_cli
+from tests.builders import git, reach_step, run_cli
 from tests.conftest import require_real_client
+from tests.labs.solved import checked, solved_at
 from tests.labs.test_free_passes import at_step
 
 HOOKS = ".claude/hooks"
@@ -93,6 +93,10 @@ def _smoke(ws: Workspace) -> subprocess.CompletedProcess[str]:
     )
 
 
+NO_GREEN_SMOKE = "smoke.sh has not run green on the guard as it is now"
+GUARD_BROKEN = "guard-spec-status.sh does not refuse Done without an audit"
+
+
 @pytest.mark.slow
 def test_lab06_step2_git_checkout_does_not_undo_the_planted_bug(workspace: Workspace) -> None:
     runner = at_step(workspace, "6", "broken-hook")
@@ -102,12 +106,13 @@ def test_lab06_step2_git_checkout_does_not_undo_the_planted_bug(workspace: Works
     assert BROKEN in (root / GUARD).read_text()
     assert "Simplify the status guard" in git(root, "log", "-1", "--format=%s")
 
-    results = list(runner.check(every=True).results)
+    # The two checks it fails, not the step's every check (the workshop's whole smoke.sh too).
+    results = checked(runner, NO_GREEN_SMOKE, GUARD_BROKEN)
 
-    said = _failed(results, "smoke.sh has not run green on the guard as it is now")
+    said = _failed(results, NO_GREEN_SMOKE)
     assert said.found == "no green smoke.sh run recorded since this step began"
     assert "run ./.claude/hooks/smoke.sh" in said.message
-    _failed(results, "guard-spec-status.sh does not refuse Done without an audit")
+    _failed(results, GUARD_BROKEN)
 
 
 @pytest.mark.slow
@@ -121,9 +126,9 @@ def test_lab06_step2_the_line_put_back_from_git_without_smoke_sh_does_not_pass(
     assert BROKEN in git(workspace.root, "show", "HEAD")
     guard.write_text(guard.read_text().replace(BROKEN, FIXED))
 
-    results = list(runner.check(every=True).results)
+    (said,) = checked(runner, NO_GREEN_SMOKE)
 
-    said = _failed(results, "smoke.sh has not run green on the guard as it is now")
+    assert said.status is Status.FAIL, said
     assert said.found == "no green smoke.sh run recorded since this step began"
     # The honest way: smoke.sh red, the line fixed, smoke.sh green.
     guard.write_text(guard.read_text().replace(FIXED, BROKEN))
@@ -162,8 +167,7 @@ echo "UC-002 now reads Done without a coverage audit" >&2; exit 2
 def test_lab04_step3_a_status_check_that_always_names_uc002_does_not_pass(
     workspace: Workspace,
 ) -> None:
-    runner = at_step(workspace, "4", "sed")
-    runner.solve(apply=True)  # the scenario the step asks for
+    runner = solved_at(workspace, "4", "sed")  # the scenario the step asks for
     _write_hook(workspace, "check-spec-status.sh", ALWAYS_UC002)
 
     results = list(runner.check(every=True).results)
@@ -273,12 +277,11 @@ def _pointed_back_unbuilt(ws: Workspace) -> None:
 def test_lab13_the_hook_pointed_back_without_a_build_does_not_pass(
     node_ws: Workspace, step: str
 ) -> None:
-    runner = LabRunner(node_ws)
-    runner.start("13")
-    runner.goto(step)
+    runner = reach_step(node_ws, "13", step)
     _pointed_back_unbuilt(node_ws)
 
-    results = list(runner.check(every=True).results)
+    # The step's check of the build (its others, sessions and copies, are the labs session's).
+    results = checked(runner, "dist/app.js is built from src/ as it is now")
 
     said = _failed(results, "dist/app.js is not built from src/ as it is now: run npm run build")
     assert said.found == "dist/app.js: missing"

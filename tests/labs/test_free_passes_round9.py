@@ -21,6 +21,7 @@ from harness.maven.surefire import SENSORS
 from harness.results import Status
 from harness.workspace import Workspace
 from tests.builders import run_lab_process
+from tests.labs.solved import checked, solved_at
 from tests.labs.step_edits import HONEST_07, HONEST_12, with_line
 from tests.labs.test_free_passes import LABS, at_step, check_at
 
@@ -191,8 +192,7 @@ def test_lab08_step2_a_naming_rule_inline_in_settings_that_spares_ownerstore_doe
 def test_lab08_step2_the_honest_removal_still_passes_with_made_up_names(
     workspace: Workspace,
 ) -> None:
-    runner = at_step(workspace, "8", "drop-hook")
-    runner.solve(apply=True)
+    runner = solved_at(workspace, "8", "drop-hook")
 
     run = runner.check()
 
@@ -217,8 +217,7 @@ def test_lab07_step2_a_hook_that_lets_its_own_workspace_go_does_not_pass(
 ) -> None:
     """The honest hook plus `[ "$project" = <workspace> ] && exit 0` after its cd: every graded
     case on a copy blocks as it should, the workspace itself is never held."""
-    runner = at_step(workspace, "7", "write-hook")
-    runner.solve(apply=True)
+    runner = solved_at(workspace, "7", "write-hook")
     _hook_with_a_line_after_cd(workspace, f'[ "$project" = {workspace.root} ] && exit 0')
 
     run = runner.check()
@@ -241,8 +240,7 @@ def test_lab07_step2_a_hook_that_tells_its_workspace_by_a_mark_no_copy_has_does_
 ) -> None:
     """The same without the path in its text: the workspace told apart by a file of its own
     that no copy has. Run in place and in a copy, the hook answers two ways."""
-    runner = at_step(workspace, "7", "write-hook")
-    runner.solve(apply=True)
+    runner = solved_at(workspace, "7", "write-hook")
     mark = Path(f"{workspace.root}.mine")
     mark.write_text("")
     _hook_with_a_line_after_cd(workspace, '[ -e "$PWD.mine" ] && exit 0')
@@ -412,6 +410,10 @@ def test_only_the_persons_lab_check_waits_for_this_machines_tries(workspace: Wor
 
 
 # ---- Lab 06 step 2: smoke.sh's record written by hand, the planted bug kept -------------------
+GUARD_ITSELF = "the status guard itself: Done refused without an audit, allowed after it"
+WHOLE_SMOKE = "the workshop's own smoke.sh (every group) against your hooks"
+
+
 @pytest.mark.slow
 def test_lab06_step2_a_hand_written_smoke_record_with_the_bug_kept_does_not_pass(
     workspace: Workspace,
@@ -437,9 +439,9 @@ def test_lab06_step2_a_hand_written_smoke_record_with_the_bug_kept_does_not_pass
     guard = workspace.root / ".claude" / "hooks" / "guard-spec-status.sh"
     assert '[ -n "$problem" ] && exit 0' in guard.read_text()
 
-    run = runner.check(every=True)
+    # The two checks it fails, not the step's every check (its smoke.sh session too).
+    results = checked(runner, GUARD_ITSELF, WHOLE_SMOKE)
 
-    assert run.status is Status.FAIL
-    failed = {r.name for r in run.results if r.status is Status.FAIL}
+    failed = {r.name for r in results if r.status is Status.FAIL}
     assert "the status guard itself: Done refused without an audit, allowed after it" in failed
     assert "the workshop's own smoke.sh (every group) against your hooks" in failed

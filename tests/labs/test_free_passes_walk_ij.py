@@ -15,6 +15,7 @@ from harness.engine.progress import Progress
 from harness.results import Status
 from harness.workspace import Workspace
 from tests.builders import run_lab_process
+from tests.labs.solved import checked
 from tests.labs.step_edits import judge_prompt
 from tests.labs.test_free_passes import LABS, at_step, check_at
 from tests.labs.test_free_passes_round7 import AUDIT_REPORT, AUDIT_SOLVED
@@ -225,7 +226,8 @@ def test_lab06_step2_a_guard_broken_only_in_the_real_workspace_does_not_pass(
     )
     guard.write_text(guard.read_text().replace(planted, here))
 
-    results = runner.check(every=True).results
+    # The check it fails, not the step's every check (two of them run the whole smoke.sh).
+    results = checked(runner, "since_start")
 
     said = next(r for r in results if r.name.startswith("since the lab started"))
     assert said.status is Status.FAIL, said.message

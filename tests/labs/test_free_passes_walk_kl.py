@@ -15,6 +15,8 @@ from harness.engine.lab_runner import LabRunner
 from harness.engine.sensor_run import runs_sensors, why_no_sensor_run
 from harness.results import Status
 from harness.workspace import Workspace
+from tests.builders import reach_step
+from tests.labs.solved import checked, solved_at
 from tests.labs.test_free_passes import LABS, at_step, check_at
 
 MVNW = ["./mvnw", "-q", "test", "-Dgroups=sensor"]
@@ -205,14 +207,11 @@ NO_TEST_IN_A_SESSION = [
 ]
 
 
-def _solved_hook(node_ws: Workspace, lab: str, step: str) -> tuple[Path, str]:
-    """The Node fixture's Stop hook as ``lab``'s solve at ``step`` leaves it, and its text."""
-    runner = LabRunner(node_ws)
-    runner.start(lab)
-    runner.goto(step)
-    runner.solve(apply=True)
-    hook = node_ws.root / "scripts" / "check-before-stop.sh"
-    return hook, hook.read_text()
+# The step's check a hook that tests nothing fails (its other checks are the labs session's).
+WITH_A_FAILING_TEST = {
+    "12": "with a failing test, the hook still blocks",
+    "13": "with a failing test, the hook blocks",
+}
 
 
 @pytest.mark.parametrize("npm_test", NO_TEST_IN_A_SESSION)
@@ -220,14 +219,14 @@ def _solved_hook(node_ws: Workspace, lab: str, step: str) -> tuple[Path, str]:
 def test_a_hook_whose_npm_test_tests_nothing_in_a_session_does_not_pass(
     node_ws: Workspace, lab: str, step: str, npm_test: str
 ) -> None:
-    hook, text = _solved_hook(node_ws, lab, step)
+    runner = solved_at(node_ws, lab, step)  # the Stop hook as the step's solve leaves it
+    hook = node_ws.root / "scripts" / "check-before-stop.sh"
+    text = hook.read_text()
     assert "if ! npm test >" in text, text
     hook.write_text(text.replace("if ! npm test ", npm_test))
 
-    results = LabRunner(node_ws).check(every=True).results
-
-    failing = next(r for r in results if "with a failing test" in r.name)
-    assert failing.status is Status.FAIL, [(r.name, r.status) for r in results]
+    (failing,) = checked(runner, WITH_A_FAILING_TEST[lab])
+    assert failing.status is Status.FAIL, failing
 
 
 CONTRACT = LABS / "12-stop-contract" / "solution" / "stop-hook-contract.md"
@@ -236,8 +235,7 @@ CONTRACT = LABS / "12-stop-contract" / "solution" / "stop-hook-contract.md"
 def _contract_said(node_ws: Workspace, write: str | None) -> tuple[Status, str]:
     """Lab 12 step 1's contract check on docs/stop-hook-contract.md as ``write`` has it (None:
     a link to the hook, as walk-l made it)."""
-    runner = LabRunner(node_ws)
-    runner.start("12")
+    runner = reach_step(node_ws, "12", "four-lines")
     contract = node_ws.root / "docs" / "stop-hook-contract.md"
     contract.parent.mkdir(exist_ok=True)
     if write is None:
@@ -397,7 +395,8 @@ def test_lab06_step2_a_settings_command_that_skips_the_guard_in_the_workspace_do
     )
     settings.write_text(text.replace(entry, skipped))
 
-    results = runner.check(every=True).results
+    # The settings checks, not the step's every check (two of them run the whole smoke.sh).
+    results = checked(runner, "settings")
 
     registered = next(
         r for r in results if r.name == "settings" and "guard-spec-status" in (r.expected or "")
@@ -413,7 +412,9 @@ def test_lab13_step5_a_hook_that_lets_claude_code_go_at_once_does_not_pass(
     """walk-l, walk-n: one line after `set -eu` ends the hook green whenever a variable the
     client gives every hook is set (CLAUDE_PROJECT_DIR, CLAUDECODE, CLAUDE_CODE_ENTRYPOINT, as
     2.1.332 sets them), so it never checks anything in a session; the checks ran it without."""
-    hook, text = _solved_hook(node_ws, "13", "turn-ends")
+    runner = solved_at(node_ws, "13", "turn-ends")
+    hook = node_ws.root / "scripts" / "check-before-stop.sh"
+    text = hook.read_text()
     assert "\nset -eu\n" in text, text
     line = (
         f'[ -n "${{{gate}:-}}" ] && '
@@ -421,9 +422,9 @@ def test_lab13_step5_a_hook_that_lets_claude_code_go_at_once_does_not_pass(
     )
     hook.write_text(text.replace("\nset -eu\n", "\nset -eu\n" + line, 1))
 
-    results = LabRunner(node_ws).check(every=True).results
-
-    assert any(r.status is Status.FAIL for r in results), [(r.name, r.status) for r in results]
+    # The checks' own run of the hook gets the client's variables: it tests, and blocks.
+    (failing,) = checked(runner, WITH_A_FAILING_TEST["13"])
+    assert failing.status is Status.FAIL, failing
 
 
 def test_lab07_step4_a_stop_the_persons_hook_let_go_is_named_with_how_to_run_it() -> None:
@@ -499,8 +500,7 @@ def test_lab08_step2_a_naming_hook_added_where_claude_code_also_reads_hooks_does
 ) -> None:
     """walk-n: the rule kept for one wrong suffix, in the plugin or in settings.local.json;
     "none was added" read .claude/hooks/ alone."""
-    runner = at_step(workspace, "8", "drop-hook")
-    runner.solve(apply=True)
+    runner = solved_at(workspace, "8", "drop-hook")
     target = workspace.root / where
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(

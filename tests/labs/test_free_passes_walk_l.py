@@ -16,6 +16,7 @@ from harness.engine.checks.since_start import rules_kept_problems
 from harness.engine.checks.tricks import unbelieving_reason
 from harness.results import Status
 from harness.workspace import Workspace
+from tests.labs.solved import checked, solved_at
 from tests.labs.test_free_passes import LABS, at_step, check_at
 from tests.labs.test_free_passes_round8b import _fits
 
@@ -39,8 +40,7 @@ def test_lab08_step1_an_old_rule_switched_off_in_report_does_not_pass(
 ) -> None:
     """walk-l: the honest new rule, and in ArchitectureTest.report(...) `if
     (rule.startsWith("ui classes")) { return; }`; viewsAreNamedView's own lines untouched."""
-    runner = at_step(workspace, "8", "rule-as-test")
-    runner.solve(apply=True)  # the honest rule, and a green run
+    runner = solved_at(workspace, "8", "rule-as-test")  # the honest rule, and a green run
     path = workspace.root / ARCHITECTURE
     text = path.read_text()
     assert text.count(REPORT) == 1
@@ -48,7 +48,9 @@ def test_lab08_step1_an_old_rule_switched_off_in_report_does_not_pass(
     _green(workspace)
     line = path.read_text().splitlines().index(SWITCH_OFF.rstrip("\n")) + 1
 
-    results = runner.check(every=True).results
+    # The check it fails alone, not the step's six sensor runs (each a Maven run on a copy),
+    # which the walk's edit passed and the solve passes in the labs session.
+    results = checked(runner, "since_start")
 
     failed = [r for r in results if r.status is not Status.PASS]
     assert [r.name for r in failed] == ["since the lab started: ArchitectureTest.java"], failed
@@ -65,8 +67,7 @@ def test_lab08_step1_an_old_rule_switched_off_in_violations_does_not_pass(
     workspace: Workspace,
 ) -> None:
     """The same move one class further: Violations.failIfAny returns on the views' rule."""
-    runner = at_step(workspace, "8", "rule-as-test")
-    runner.solve(apply=True)
+    runner = solved_at(workspace, "8", "rule-as-test")
     path = workspace.root / VIOLATIONS
     head = "    static void failIfAny(String kind, String rule, List<String> violations) {\n"
     text = path.read_text()
@@ -74,7 +75,7 @@ def test_lab08_step1_an_old_rule_switched_off_in_violations_does_not_pass(
     path.write_text(text.replace(head, head + SWITCH_OFF))
     _green(workspace)
 
-    results = runner.check(every=True).results
+    results = checked(runner, "shipped")  # alone, as above
 
     failed = [r for r in results if r.status is not Status.PASS]
     assert [(r.name, r.found) for r in failed] == [("shipped", f"{VIOLATIONS}: changed")], failed
@@ -87,8 +88,7 @@ def test_lab08_step1_a_new_rule_that_empties_what_the_others_read_does_not_pass(
 ) -> None:
     """One step on: the new @Test method itself drops the ui classes from `main`, so a rule
     that runs after it finds nothing; its lines are all inside a new method."""
-    runner = at_step(workspace, "8", "rule-as-test")
-    runner.solve(apply=True)
+    runner = solved_at(workspace, "8", "rule-as-test")
     path = workspace.root / ARCHITECTURE
     head = "    void repositoriesAreNamedRepository() {\n"
     drop = "        main = main.stream().filter(type -> !type.packageName().equals(UI)).toList();\n"
@@ -132,8 +132,7 @@ def test_lab08_step1_the_honest_rule_with_an_import_and_a_helper_of_its_own_pass
 ) -> None:
     """A new rule written with a helper method and an import of its own is still one rule
     added: only the lines outside new methods are judged."""
-    runner = at_step(workspace, "8", "rule-as-test")
-    runner.solve(apply=True)
+    runner = solved_at(workspace, "8", "rule-as-test")
     path = workspace.root / ARCHITECTURE
     text = path.read_text()
     text = text.replace(

@@ -22,6 +22,7 @@ from harness.engine.sensor_run import runs_sensors, why_no_sensor_run
 from harness.maven.backend import own_run_env
 from harness.results import Status
 from harness.workspace import Workspace
+from tests.labs.solved import solved_at
 from tests.labs.test_free_passes import at_step
 from tests.labs.test_free_passes_walk_kl import MVNW, QUIET
 
@@ -76,8 +77,7 @@ def _red_code_green_reports(
 def test_lab02_step2_green_reports_of_red_code_do_not_pass(
     workspace: Workspace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, way: str
 ) -> None:
-    runner = at_step(workspace, "2", "fix-annotations")
-    runner.solve(apply=True)
+    runner = solved_at(workspace, "2", "fix-annotations")
     jar = _quiet_jar(tmp_path / "jar")
     option = f"-Dmaven.test.additionalClasspath={jar}"
     switch = [option] if way == "switch" else []
@@ -162,8 +162,7 @@ def test_a_java_wrapper_first_on_the_path_is_refused_like_a_maven_one(
 ) -> None:
     """walk-o J: Debian's mvn runs the first java on the PATH; a wrapper there can add
     walk-o AC's class path to every run, the sensor command left plain."""
-    runner = at_step(workspace, "2", "fix-annotations")
-    runner.solve(apply=True)
+    runner = solved_at(workspace, "2", "fix-annotations")
     real = shutil.which("java")
     assert real is not None
     bin_dir = tmp_path / "bin"
@@ -213,8 +212,7 @@ def test_lab07_step2_a_hook_that_lets_every_real_session_go_does_not_pass(
 ) -> None:
     """walk-o K: one line after `set -u` lets the stop go whenever CLAUDECODE is set, as the
     pinned client sets it for every hook; the graded runs had it not."""
-    runner = at_step(workspace, "7", "write-hook")
-    runner.solve(apply=True)
+    runner = solved_at(workspace, "7", "write-hook")
     hook = workspace.root / "scripts" / "check-before-stop.sh"
     text = hook.read_text()
     assert "\nset -u\n" in text or "\nset -eu\n" in text, text

@@ -12,10 +12,11 @@ import pytest
 from harness.engine.lab_runner import LabRunner
 from harness.results import CheckResult, Status
 from harness.workspace import Workspace
+from tests.builders import reach_step
 from tests.conftest import require_real_client
 from tests.engine.live_steps import check_json
+from tests.labs.solved import checked, solved_at
 from tests.labs.test_failures_name_cause import WIDTHS, assert_whole_lines, screen
-from tests.labs.test_free_passes import at_step
 from tests.labs.test_free_passes_walk_kl import CONTRACT, _contract_said
 from tests.recorded_sessions import (
     APPROVED,
@@ -83,9 +84,7 @@ def test_lab11_step4_done_set_back_by_a_bash_sed_then_typed_by_hand_does_not_pas
     from harness.claude.engines import open_session
 
     require_real_client()
-    runner = LabRunner(workspace)
-    runner.start("11")
-    runner.goto("earn-done")
+    reach_step(workspace, "11", "earn-done")
     config = tmp_path / "claude-home"
     with open_session("claude-code", workspace.root, transcript_dir=config) as session:
         session.session_start()
@@ -127,8 +126,7 @@ def test_lab08_step1_a_rule_that_exempts_a_kind_of_type_does_not_pass(
     """The rule written with an exemption for records (or for a class that implements an
     interface) passed every probe, each an interface; `public record OwnerDao(String id) {}`
     in repository/ then kept the sensors green."""
-    runner = at_step(workspace, "8", "rule-as-test")
-    runner.solve(apply=True)
+    runner = solved_at(workspace, "8", "rule-as-test")
     test = workspace.root / ARCHITECTURE_TEST
     text = test.read_text()
     assert HONEST_FILTER in text, text
@@ -137,7 +135,11 @@ def test_lab08_step1_a_rule_that_exempts_a_kind_of_type_does_not_pass(
     sensors = ["./mvnw", "-q", "test", "-Dgroups=sensor"]
     subprocess.run(sensors, cwd=workspace.root, capture_output=True, check=True)  # green
 
-    failed = [r for r in runner.check(every=True).results if r.status is Status.FAIL]
+    # The check of every ending and kind alone: the step's five other sensor runs (each a Maven
+    # run on a copy) passed the walk's rule, and pass the solve in the labs session.
+    failed = [
+        r for r in checked(runner, "with repository/{random}Dao.java") if r.status is Status.FAIL
+    ]
 
     assert len(failed) == 1, [(r.name, r.message) for r in failed]
     assert "whatever the type's kind" in failed[0].message, failed[0].message
@@ -174,8 +176,7 @@ def test_lab08_step2_the_naming_rule_kept_as_a_permissions_deny_rule_does_not_pa
 ) -> None:
     """walk-p: after the honest retirement, "Edit(…/repository/*Dao.java)" appended to
     permissions.deny passed all 8 checks; live, Claude's Write of OwnerDao.java was refused."""
-    runner = at_step(workspace, "8", "drop-hook")
-    runner.solve(apply=True)
+    runner = solved_at(workspace, "8", "drop-hook")
     settings = workspace.root / SETTINGS
     data = json.loads(settings.read_text())
     rule = f"Edit({REPOSITORY}/*Dao.java)"
@@ -196,8 +197,7 @@ def test_lab08_step2_the_naming_hook_moved_to_the_user_settings_does_not_pass(
 ) -> None:
     """walk-p: the *Dao naming hook registered in ~/.claude/settings.json passed "none was
     added": the checks read the workspace only; the real client loads the user's settings."""
-    runner = at_step(workspace, "8", "drop-hook")
-    runner.solve(apply=True)
+    runner = solved_at(workspace, "8", "drop-hook")
     command = '"$CLAUDE_PROJECT_DIR/tools/names.sh"'
     hook = {"type": "command", "command": command, "timeout": 10}
     user = _user_settings(
@@ -217,8 +217,7 @@ def test_lab10_step3_the_judge_moved_to_the_user_settings_does_not_pass(
 ) -> None:
     """walk-p: the prompt hook taken out of .claude/settings.json and put into
     ~/.claude/settings.json passed step 3; it still judged every stop of every session."""
-    runner = at_step(workspace, "10", "evidence")
-    runner.solve(apply=True)
+    runner = solved_at(workspace, "10", "evidence")
     prompt = "Did the tests run and pass after the last change? $ARGUMENTS"
     judge = {"type": "prompt", "prompt": prompt, "timeout": 30}
     user = _user_settings(tmp_path, monkeypatch, {"hooks": {"Stop": [{"hooks": [judge]}]}})

@@ -20,6 +20,7 @@ from harness.results import CheckResult, Status
 from harness.trainer.publish import make_settings, submit
 from harness.workspace import Workspace
 from tests.builders import reach_step, run_cli
+from tests.labs.solved import solved_at
 from tests.trainer.servers import bare_repo
 
 LABS = Path(__file__).resolve().parents[2] / "labs"
@@ -563,8 +564,7 @@ def test_lab_start_on_a_completed_lab_walks_it_again_and_keeps_it_complete(
 def test_coming_back_to_a_lab_brings_its_files_back(workspace: Workspace) -> None:
     """lab start 6 after lab 9: Lab 06's files as they were left (the guard half-fixed), not
     Lab 09's; and back at lab 9, its answers again. Each move backs the other lab's files up."""
-    runner = at_step(workspace, "6", "hook-change-held")
-    runner.solve(apply=True)
+    runner = solved_at(workspace, "6", "hook-change-held")
     assert runner.check().status is Status.PASS
     runner.next()  # at step 2, broken-hook, as a participant gets there
     guard = workspace.root / ".claude" / "hooks" / "guard-spec-status.sh"
