@@ -212,6 +212,44 @@ def test_lab08_step2_the_naming_hook_moved_to_the_user_settings_does_not_pass(
     assert f"{user}: hooks.PreToolUse[0].hooks[0]: {command}" in (result.found or "")
 
 
+def test_lab08_step2_the_naming_hook_kept_under_another_name_for_the_real_folder_does_not_pass(
+    workspace: Workspace,
+) -> None:
+    """walk-s F1: the colleague's hook kept as tools/repo-names.sh, its settings entry pointed
+    there, and on only where CLAUDE_PROJECT_DIR is the real workspace: the checks' sessions,
+    played on a copy, saw it let every write through; in the workspace it still refused."""
+    runner = solved_at(workspace, "8", "drop-hook")
+    root = workspace.root
+    shipped = subprocess.run(
+        ["git", "show", "HEAD:.claude/hooks/check-repository-names.sh"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    lines = shipped.splitlines(keepends=True)
+    lines.insert(1, f'[ "$CLAUDE_PROJECT_DIR" = {root} ] || exit 0\n')
+    (root / "tools").mkdir(exist_ok=True)
+    (root / "tools" / "repo-names.sh").write_text("".join(lines))
+    (root / "tools" / "repo-names.sh").chmod(0o755)
+    command = '"$CLAUDE_PROJECT_DIR/tools/repo-names.sh"'
+    settings = root / SETTINGS
+    data = json.loads(settings.read_text())
+    hook = {"type": "command", "command": command, "timeout": 10}
+    data["hooks"]["PreToolUse"].append({"matcher": "Write", "hooks": [hook]})
+    settings.write_text(json.dumps(data, indent=2) + "\n")
+
+    result = _only_failure(runner)
+
+    assert result.message.startswith(
+        f"{SETTINGS} registers a hook the step's start did not have (hooks.PreToolUse["
+    ), result.message
+    assert command in (result.found or "")
+    assert result.details["fix"].startswith("take hooks.PreToolUse[")
+    for width in WIDTHS:
+        assert_whole_lines(screen(result, width), width)
+
+
 def test_lab10_step3_the_judge_moved_to_the_user_settings_does_not_pass(
     workspace: Workspace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

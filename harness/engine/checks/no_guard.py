@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from harness import proc
 from harness.claude.settings import MODEL_TYPES, PROMPT_TYPE
 from harness.engine.checks.live_evidence import participant_root
 from harness.engine.context import CheckContext
@@ -55,16 +56,22 @@ class NoGuardParams:
         'matcher that selects the tool, e.g. "PreToolUse:Write") or "Event:prompt" (a prompt '
         'or agent hook, e.g. "Stop:prompt")',
     )
+    new_hooks: list[str] = param(
+        default=[],
+        doc="hooks .claude/settings.json and settings.local.json may register only if they "
+        "did as the step began, in user_hooks' form",
+    )
     why: str = param(doc="where the rule lives now, said in the failure")
     pass_message: str | None = param(default=None, doc="the headline when nothing is found")
 
 
 def _validate(p: NoGuardParams) -> str | None:
-    if not p.folder and not p.user_hooks:
-        return "give a folder, user_hooks, or both"
-    for item in p.user_hooks:
-        if not isinstance(item, str) or item.count(":") != 1:
-            return f'user_hooks: "{item}" must be "Event:Tool" or "Event:prompt"'
+    if not p.folder and not p.user_hooks and not p.new_hooks:
+        return "give a folder, user_hooks, new_hooks, or more of them"
+    for field, items in (("user_hooks", p.user_hooks), ("new_hooks", p.new_hooks)):
+        for item in items:
+            if not isinstance(item, str) or item.count(":") != 1:
+                return f'{field}: "{item}" must be "Event:Tool" or "Event:prompt"'
     return None
 
 
@@ -122,6 +129,12 @@ def _selects(matcher: object, tool: str) -> bool:
 
 def _user_hooks(data: dict[str, Any], wanted: list[str]) -> list[str]:
     """Each hook of the user settings ``data`` that ``wanted`` forbids, as where: what."""
+    return list(dict.fromkeys(f"{where}: {said[:70]}" for where, said in _hooks(data, wanted)))
+
+
+def _hooks(data: dict[str, Any], wanted: list[str]) -> list[tuple[str, str]]:
+    """(where, its command or prompt) of each hook of the settings ``data`` that ``wanted``
+    names."""
     hooks = data.get("hooks")
     found = []
     for item in wanted:
@@ -139,8 +152,29 @@ def _user_hooks(data: dict[str, Any], wanted: list[str]) -> list[str]:
                 )
                 said = str(hook.get("command") or hook.get("prompt") or hook.get("type"))
                 if hit:
-                    found.append(f"hooks.{event}[{g}].hooks[{h}]: {said[:70]}")
-    return list(dict.fromkeys(found))
+                    found.append((f"hooks.{event}[{g}].hooks[{h}]", said))
+    return found
+
+
+def _added_hooks(ctx: CheckContext, wanted: list[str]) -> list[tuple[str, str]]:
+    """(file, where: what) of each hook of the project settings that ``wanted`` names and that
+    the file did not register as the step began (walk-s, Lab 08 step 2: the retired hook kept
+    as tools/repo-names.sh, on only in the real workspace, which the checks' copies are not;
+    whatever a hook does, being registered anew is what retiring it rules out)."""
+    found = []
+    for rel in PROJECT_FILES:
+        before = proc.run(
+            ["git", "-C", str(ctx.root), "show", f"{ctx.step.start_ref or 'HEAD'}:{rel}"]
+        )
+        try:
+            then = json.loads(before.stdout) if before.returncode == 0 else {}
+        except ValueError:
+            then = {}
+        known = {said for _, said in _hooks(then if isinstance(then, dict) else {}, wanted)}
+        for where, said in _hooks(_read(ctx.root / rel) or {}, wanted):
+            if said not in known:
+                found.append((rel, f"{where}: {said[:70]}"))
+    return found
 
 
 def _headline(rule: tuple[str, str, str] | None, hook: str | None, user: Path, why: str) -> str:
@@ -167,6 +201,17 @@ def run(ctx: CheckContext, p: NoGuardParams) -> CheckResult:
             for where, rule in _rules_into(_read(path) or {}, p.folder, ctx.root, person):
                 rules.append((rel, where, rule))
     hooks = _user_hooks(_read(user) or {}, p.user_hooks) if p.user_hooks else []
+    added = _added_hooks(ctx, p.new_hooks) if p.new_hooks else []
+    if added:
+        rel, hook = added[0]
+        return CheckResult.failed(
+            f"{rel} registers a hook the step's start did not have ({hook}); Claude Code runs "
+            f"it in every session, and {p.why}",
+            name=name,
+            expected="no hook on Claude's writes added to the project's settings",
+            found="\n".join(f"{r}: {h}" for r, h in added),
+            details={"fix": "; ".join(f"take {h.split(':')[0]} out of {r}" for r, h in added)},
+        )
     if not rules and not hooks:
         return CheckResult.passed(
             p.pass_message or "no permission rule or hook of your own keeps the rule", name=name
