@@ -1,0 +1,179 @@
+"""walk-r's findings (issue 51), second set: each played as the walker did it, each failing
+with a message that names its cause (Labs 04, 06, 07 and 10, and the fixture's words)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from harness.engine.lab_runner import LabRunner
+from harness.results import CheckResult, Status
+from harness.workspace import Workspace
+from tests.labs.test_free_passes import at_step
+
+OWN_ENTRY = {
+    "type": "command",
+    "command": '"$CLAUDE_PROJECT_DIR/scripts/check-before-stop.sh"',
+    "timeout": 10,
+}
+SETTINGS = Path(".claude") / "settings.json"
+LOCAL = Path(".claude") / "settings.local.json"
+
+
+def _stop_hooks(ws: Workspace, entries: list[dict[str, object]]) -> None:
+    """The Stop group of .claude/settings.json holding ``entries`` and nothing else."""
+    path = ws.root / SETTINGS
+    data = json.loads(path.read_text())
+    data["hooks"]["Stop"][0]["hooks"] = entries
+    path.write_text(json.dumps(data, indent=2))
+
+
+def _settings_results(runner: LabRunner) -> list[CheckResult]:
+    """The step's settings checks, run as lab check runs them (no session, no Maven)."""
+    lab, step = runner.current()
+    return [
+        spec.kind.run(runner.context(lab), spec.typed)
+        for spec in step.checks
+        if spec.kind.name == "settings"
+    ]
+
+
+# ---- F12: Lab 07 step 3, require-sensors.sh replaced, its name kept in a text field ---------
+def test_lab07_step3_the_workshop_stop_hook_replaced_and_only_named_does_not_pass(
+    workspace: Workspace,
+) -> None:
+    """walk-r F12: the person's hook in place of require-sensors.sh, whose name stayed only
+    in a "statusMessage", passed every check of the step ("keep" was a substring)."""
+    runner = at_step(workspace, "7", "register")
+    _stop_hooks(workspace, [{**OWN_ENTRY, "statusMessage": "replaces require-sensors.sh"}])
+
+    results = _settings_results(runner)
+
+    refused = [r for r in results if r.status is Status.FAIL]
+    assert refused, [r.message for r in results]
+    said = refused[0]
+    assert said.message.startswith(
+        "no command hook on Stop runs .claude/hooks/require-sensors.sh: keep its entry"
+    ), said.message
+    assert said.found == "no hook on Stop names require-sensors.sh", said.found
+    # Kept next to the person's, both pass.
+    _stop_hooks(
+        workspace,
+        [
+            {
+                "type": "command",
+                "command": '"$CLAUDE_PROJECT_DIR/.claude/hooks/require-sensors.sh"',
+                "timeout": 15,
+            },
+            OWN_ENTRY,
+        ],
+    )
+    assert all(r.status is Status.PASS for r in _settings_results(runner))
+
+
+@pytest.mark.maven
+@pytest.mark.slow
+def test_lab07_step3_a_workshop_hook_that_never_holds_fails_the_session(
+    workspace: Workspace,
+) -> None:
+    """The entry kept, its command made to let every stop go: the settings read it as
+    require-sensors.sh, and the session wants its reason too (the step promises two)."""
+    runner = at_step(workspace, "7", "register")
+    _stop_hooks(
+        workspace,
+        [
+            {
+                "type": "command",
+                "command": '"$CLAUDE_PROJECT_DIR/.claude/hooks/require-sensors.sh" '
+                ">/dev/null 2>&1; exit 0",
+                "timeout": 15,
+            },
+            OWN_ENTRY,
+        ],
+    )
+
+    run = runner.check(every=True)
+
+    session = next(r for r in run.results if r.name.startswith("no sensor reports"))
+    assert session.status is Status.FAIL, session.message
+    assert "nothing said contains '.claude/hooks/require-sensors.sh'" in (session.found or ""), (
+        session.found
+    )
+    assert run.status is Status.FAIL
+
+
+def test_lab07_step4_refuses_a_session_without_the_workshop_stop_hook(
+    workspace: Workspace,
+) -> None:
+    """Step 4 (live) with F12's settings: its guard names the missing workshop hook before
+    any session is read."""
+    runner = at_step(workspace, "7", "your-session")
+    _stop_hooks(workspace, [{**OWN_ENTRY, "statusMessage": "replaces require-sensors.sh"}])
+
+    refused = [r for r in _settings_results(runner) if r.status is Status.FAIL]
+
+    assert refused and "require-sensors.sh" in refused[0].message, refused
+    _lab, step = runner.current()
+    live = next(spec for spec in step.checks if spec.kind.name == "live_session")
+    held = next(item for item in live.typed.expect if item.get("outcome") == "blocked")
+    assert held.get("message_contains") == ".claude/hooks/require-sensors.sh", held
+
+
+# ---- F13: Lab 07 step 3, the hook registered in .claude/settings.local.json ----------------
+def test_lab07_step3_a_hook_in_the_local_settings_is_named_there(workspace: Workspace) -> None:
+    """walk-r F13: registered in .claude/settings.local.json (which Claude Code runs too), the
+    screen said only "no line with 'check-before-stop'" of .claude/settings.json."""
+    runner = at_step(workspace, "7", "register")
+    local = {"hooks": {"Stop": [{"hooks": [OWN_ENTRY]}]}}
+    (workspace.root / LOCAL).write_text(json.dumps(local, indent=2))
+
+    lab, step = runner.current()
+    spec = step.checks[0]
+    assert spec.kind.name == "file"
+    said = spec.kind.run(runner.context(lab), spec.typed)
+
+    assert said.status is Status.FAIL
+    assert ".claude/settings.local.json has it (hooks.Stop[0].hooks[0])" in (said.found or ""), (
+        said.found
+    )
+    fix = said.details["fix"]
+    assert fix.startswith(
+        "move that entry from .claude/settings.local.json into .claude/settings.json"
+    ), fix
+    assert "committed and shared with your team" in fix, fix
+    assert re.search(r"not committed", fix), fix
+
+
+# ---- walk-s F3: Lab 10 step 2, a switch before a redirection --------------------------------
+@pytest.mark.parametrize(
+    ("name", "command", "drop"),
+    [
+        ("> /dev/null", "./mvnw -q -v > /dev/null", "-v"),  # the walker's
+        ("> /dev/null", "./mvnw -q -v >/dev/null", "-v"),
+        ("> /dev/null", "./mvnw -q --version test -Dgroups=sensor > /dev/null 2>&1", "--version"),
+        ("| tail", "./mvnw -q test -Dgroups=sensor -l 2> /dev/null | tail -3", "-l"),
+        ("|| true", "./mvnw -q -v >> log.txt || true", "-v"),
+        # A switch that takes a value keeps it: the value is the setup to drop.
+        ("> /dev/null", "./mvnw -q -P quiet test -Dgroups=sensor > /dev/null", "-P quiet"),
+    ],
+)
+def test_lab10_step2_a_switch_before_a_redirection_is_dropped_alone(
+    name: str, command: str, drop: str
+) -> None:
+    """walk-s F3: `./mvnw -q -v > /dev/null` was told "drop `-v >`", which would leave
+    `./mvnw -q /dev/null`: the redirection belongs to the trick."""
+    from types import SimpleNamespace
+
+    from harness.engine.checks import tricks
+    from harness.engine.manifest import find_lab
+
+    spec = next(c for c in find_lab("10").step("words").checks if c.name == "hook_session")
+    trick = next(t for t in spec.params["tricks"] if t["name"] == name)
+    step = SimpleNamespace(args={"command": command})
+
+    said = tricks._not_the_trick(trick, step)  # type: ignore[arg-type]
+
+    assert said is not None and said.endswith(f"drop `{drop}`"), said
