@@ -177,3 +177,33 @@ def test_lab10_step2_a_switch_before_a_redirection_is_dropped_alone(
     said = tricks._not_the_trick(trick, step)  # type: ignore[arg-type]
 
     assert said is not None and said.endswith(f"drop `{drop}`"), said
+
+
+# ---- F8: the fixture names the audit by the command the client knows ----------------------
+FIXTURE = Path(__file__).resolve().parents[2] / "petclinic_fixture"
+# What names the audit's command: a bare coverage-check, not a hook's file or a marker's folder.
+_COMMAND_NAMED = re.compile(r"(?<![\w-])(?:/|\b)(?<!record-)(?<!aiup-)coverage-check(?![\w-])")
+
+
+def test_the_fixture_names_the_audit_by_the_command_the_client_knows() -> None:
+    """walk-r F8: the workspace's CLAUDE.md told the agent `/coverage-check UC-###`, which the
+    client does not know (the plugin's command is aiup-vaadin-jooq:coverage-check); the hooks
+    and the guide name the plugin's."""
+    plugin = FIXTURE / ".claude" / "plugins" / "aiup-vaadin-jooq"
+    known = f"{plugin.name}:{(plugin / 'commands' / 'coverage-check.md').stem}"
+    assert (plugin / "commands" / "coverage-check.md").is_file()
+    lib = (FIXTURE / ".claude" / "hooks" / "lib.sh").read_text()
+    assert f'AIUP_AUDIT_COMMAND="{known}"' in lib  # what the guard's refusal names
+    bare = []
+    for path in sorted(FIXTURE.rglob("*")):
+        if not path.is_file() or {"target", ".git"} & set(path.parts):
+            continue
+        if path.suffix not in (".md", ".json", ".sh", ".toml"):
+            continue
+        for n, line in enumerate(path.read_text(errors="replace").splitlines(), start=1):
+            for hit in _COMMAND_NAMED.finditer(line):
+                if not line[: hit.start()].endswith(f"{plugin.name}:"):
+                    bare.append(f"{path.relative_to(FIXTURE)}:{n}: {line.strip()}")
+    assert bare == [], bare
+    claude_md = (FIXTURE / "CLAUDE.md").read_text()
+    assert f"`/{known} UC-###`" in claude_md
