@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -207,3 +208,42 @@ def test_the_fixture_names_the_audit_by_the_command_the_client_knows() -> None:
     assert bare == [], bare
     claude_md = (FIXTURE / "CLAUDE.md").read_text()
     assert f"`/{known} UC-###`" in claude_md
+
+
+# ---- F11: Lab 06 step 2, step 1's hook change kept and staged ------------------------------
+def _git(ws: Workspace, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["git", "-c", "user.name=P", "-c", "user.email=p@localhost", *args],
+        cwd=ws.root,
+        capture_output=True,
+        text=True,
+    )
+
+
+def test_lab06_step2_says_step_1s_change_is_kept_and_how_to_revert_past_it(
+    workspace: Workspace,
+) -> None:
+    """walk-r F11: entering step 2 said only "Your files were backed up first"; step 1's hook
+    change stayed (staged, after the walker's own reset --soft), `git revert --no-edit HEAD`
+    failed on it, and the Stop hook named session-start.sh, not the guard. The step now says
+    the change is kept, what the Stop hook will name, and the command that lets the revert
+    through; played here as the walker did."""
+    from harness.engine.manifest import find_lab
+
+    at_step(workspace, "6", "broken-hook")
+    hook = ".claude/hooks/session-start.sh"
+    assert _git(workspace, "diff", "--quiet", "HEAD", "--", hook).returncode == 1  # kept
+    _git(workspace, "add", hook)
+    assert _git(workspace, "revert", "--no-edit", "HEAD").returncode != 0
+
+    said = " ".join(find_lab("6").step("broken-hook").instructions.split())
+    assert "Your hook change of step 1 is still there: `lab next` keeps it" in said
+    assert "the Stop hook names that change" in said and "not the guard" in said
+    told = re.search(r"`(git restore --staged [^`]+)` unstages your change", said)
+    assert told is not None, said
+    assert _git(workspace, *told.group(1).split()[1:]).returncode == 0
+    reverted = _git(workspace, "revert", "--no-edit", "HEAD")
+    assert reverted.returncode == 0, reverted.stderr
+    guard = (workspace.root / ".claude" / "hooks" / "guard-spec-status.sh").read_text()
+    assert '[ -n "$problem" ] || exit 0' in guard
+    assert _git(workspace, "diff", "--quiet", "HEAD", "--", hook).returncode == 1  # still yours
