@@ -4,6 +4,7 @@ with a message that names its cause (Labs 04, 06, 07 and 10, and the fixture's w
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 from pathlib import Path
@@ -247,3 +248,76 @@ def test_lab06_step2_says_step_1s_change_is_kept_and_how_to_revert_past_it(
     guard = (workspace.root / ".claude" / "hooks" / "guard-spec-status.sh").read_text()
     assert '[ -n "$problem" ] || exit 0' in guard
     assert _git(workspace, "diff", "--quiet", "HEAD", "--", hook).returncode == 1  # still yours
+
+
+# ---- F7 and F10: a hand-made marker or record fools the hook, and the lab says so ----------
+def _hook(ws: Workspace, name: str, event: dict[str, object]) -> subprocess.CompletedProcess[str]:
+    """A fixture hook fed its event as Claude Code feeds it."""
+    return subprocess.run(
+        ["bash", str(ws.root / ".claude" / "hooks" / name)],
+        input=json.dumps({"session_id": "walk-r", "cwd": str(ws.root), **event}),
+        capture_output=True,
+        text=True,
+        cwd=ws.root,
+        env={**os.environ, "CLAUDE_PROJECT_DIR": str(ws.root)},
+    )
+
+
+def _said(lab: str, step: str) -> str:
+    from harness.engine.manifest import find_lab
+
+    return " ".join(find_lab(lab).step(step).instructions.split())
+
+
+def test_lab04_step2_a_touched_marker_fools_the_guard_and_the_lab_says_so(
+    workspace: Workspace,
+) -> None:
+    """walk-r F7: `touch .git/aiup-coverage-checked/UC-005` let guard-spec-status.sh allow
+    Done; the lab's check refuses the session, and the step's text now says what the marker
+    proves and what it does not."""
+    at_step(workspace, "4", "audit")
+    _hook(workspace, "session-start.sh", {"hook_event_name": "SessionStart", "source": "startup"})
+    done = {
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Edit",
+        "tool_input": {
+            "file_path": str(workspace.root / "docs/use_cases/UC-005-add-visit.md"),
+            "old_string": "**Status:** Approved",
+            "new_string": "**Status:** Done",
+        },
+    }
+    assert _hook(workspace, "guard-spec-status.sh", done).returncode == 2
+    marker = workspace.root / ".git" / "aiup-coverage-checked" / "UC-005"
+    marker.parent.mkdir(parents=True, exist_ok=True)
+    marker.touch()
+    assert _hook(workspace, "guard-spec-status.sh", done).returncode == 0  # fooled
+
+    said = _said("4", "audit")
+    assert "What the marker proves, and what it does not." in said
+    assert "`touch .git/aiup-coverage-checked/UC-005`" in said
+    assert "`lab check` is not fooled" in said
+
+
+def test_lab06_a_hand_written_smoke_record_fools_the_stop_hook_and_the_lab_says_so(
+    workspace: Workspace,
+) -> None:
+    """walk-r F10: after a hook change, `.git/aiup-smoke-ran` written by hand with
+    `git hash-object` of each hook let require-sensors.sh end the turn without smoke.sh."""
+    at_step(workspace, "6", "hook-change-held")
+    _hook(workspace, "session-start.sh", {"hook_event_name": "SessionStart", "source": "startup"})
+    with (workspace.root / ".claude" / "hooks" / "session-start.sh").open("a") as hook:
+        hook.write("# touched in lab 06\n")
+    stop = {"hook_event_name": "Stop", "stop_hook_active": False}
+    held = _hook(workspace, "require-sensors.sh", stop)
+    assert held.returncode == 2 and "smoke.sh" in held.stderr, held
+    forge = (
+        "for f in $(find .claude/hooks -type f | sort) .claude/settings.json; do "
+        'echo "$(git hash-object $f) $f"; done > .git/aiup-smoke-ran'
+    )
+    subprocess.run(["bash", "-c", forge], cwd=workspace.root, check=True)
+    assert _hook(workspace, "require-sensors.sh", stop).returncode == 0  # fooled
+
+    said = _said("6", "hook-change-held")
+    assert "What smoke.sh's record proves, and what it does not." in said
+    assert "written there by hand, end the turn without any smoke.sh run" in said
+    assert "`lab check` is not fooled" in said
