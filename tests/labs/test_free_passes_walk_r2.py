@@ -321,3 +321,25 @@ def test_lab06_a_hand_written_smoke_record_fools_the_stop_hook_and_the_lab_says_
     assert "What smoke.sh's record proves, and what it does not." in said
     assert "written there by hand, end the turn without any smoke.sh run" in said
     assert "`lab check` is not fooled" in said
+
+
+# ---- F9: long commands in a scenario's step list, one indent ----------------------------
+@pytest.mark.parametrize("width", [80, 100, 120])
+def test_long_commands_in_the_step_list_share_one_indent(width: int) -> None:
+    """walk-r F9: Lab 04 step 3's bash rows too wide to sit under the row's column sat at 6,
+    10 or 11 spaces on a line of their own (moved left just enough to end at the edge). Each
+    now starts at column 6, where the hooks' words go, whole."""
+    from harness.ui.hook_event_view import hook_event_renderable
+    from tests.ui.test_screens_round7 import _bash_row, shown
+
+    head = "sed -i 's/Approved/Done/' docs/use_cases/"
+    columns = {}
+    # Wider than what the row's column (18) leaves, narrower than what 6 leaves.
+    for length in (width - 17, width - 12, width - 7):
+        command = head + "U" * (length - len(head) - 3) + ".md"
+        assert len(command) == length
+        lines = shown(hook_event_renderable(_bash_row(command)), width).splitlines()
+        row = next(ln for ln in lines if command in ln)
+        columns[length] = len(row) - len(row.lstrip(" "))
+        assert len(row) <= width, lines
+    assert set(columns.values()) == {6}, columns
