@@ -14,6 +14,7 @@ import pytest
 from harness.engine.lab_runner import LabRunner
 from harness.results import CheckResult, Status
 from harness.workspace import Workspace
+from tests.labs.test_failures_name_cause import WIDTHS, assert_whole_lines, screen
 from tests.labs.test_free_passes import at_step
 
 OWN_ENTRY = {
@@ -147,6 +148,10 @@ def test_lab07_step3_a_hook_in_the_local_settings_is_named_there(workspace: Work
     ), fix
     assert "committed and shared with your team" in fix, fix
     assert re.search(r"not committed", fix), fix
+    for width in WIDTHS:
+        shown = screen(said, width)
+        assert_whole_lines(shown, width)
+        assert ".claude/settings.local.json has it" in " ".join(shown.split()), shown
 
 
 # ---- walk-s F3: Lab 10 step 2, a switch before a redirection --------------------------------
