@@ -270,10 +270,7 @@ def lay_out(block: Block, width: int) -> list[Text]:
                 else:
                     if line.plain.strip():
                         lines.append(line)  # the label stays where it is, the unit goes below
-                    column = min(indent_only.cell_len, width - unit.cell_len)
-                    if block.moved is not None and block.moved <= column:
-                        column = block.moved
-                    line = Text(" " * column)
+                    line = Text(" " * _moved(block, indent_only.cell_len, width - unit.cell_len))
             if unit.cell_len > width and _FOLD.get():
                 # A live region (lab watch) cannot leave a unit to the terminal's soft wrap:
                 # it would be cut at the edge. Fold it over whole lines instead.
@@ -291,6 +288,13 @@ def lay_out(block: Block, width: int) -> list[Text]:
         if not split_last:
             lines.append(line)
     return lines
+
+
+def _moved(block: Block, indent: int, room: int) -> int:
+    """The column of a unit too wide for the indent: the block's ``moved`` when it fits there,
+    else just far enough left to end at the edge."""
+    column = min(indent, room)
+    return block.moved if block.moved is not None and block.moved <= column else column
 
 
 # What else starts a command a unit may hold (a backticked `printf '…' > file`, `lab check`).
