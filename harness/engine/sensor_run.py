@@ -43,6 +43,17 @@ _PLAIN = frozenset(
     }
 )  # fmt: skip
 _REDIRECT = re.compile(r"^(?:\d?>>?|&>>?|<|\d?>&\d)")
+# Maven's switches that take the next word as their value (-f POM, -P PROFILE, --define X):
+# any other switch stands alone, and a redirection after it belongs to the shell (walk-s F3:
+# `-v > /dev/null` was told "drop `-v >`", which would leave `./mvnw -q /dev/null`).
+_TAKES_VALUE = frozenset(
+    {
+        "-f", "--file", "-s", "--settings", "-gs", "--global-settings", "-t", "--toolchains",
+        "-gt", "--global-toolchains", "-P", "--activate-profiles", "-pl", "--projects",
+        "-rf", "--resume-from", "-T", "--threads", "-l", "--log-file", "-b", "--builder",
+        "-D", "--define", "-emp", "--encrypt-master-password", "-ep", "--encrypt-password",
+    }
+)  # fmt: skip
 _GROUPS = re.compile(r"(?<!\S)-Dgroups=")
 # After the run: an operator and what it starts. A pipe into a filter, or || true, changes no
 # report; anything else (; && || a command, a new line) runs after the reports were written.
@@ -84,8 +95,9 @@ def own_setup(run: str) -> str:
             skip_next = redirect.end() == len(word) and not word.endswith(("&1", "&2"))
             continue
         if word not in _PLAIN:
-            takes = word.startswith("-") and not word.startswith("-D") and "=" not in word
-            return " ".join(words[n : n + 2]) if takes or word == "-D" else word
+            value = words[n + 1] if n + 1 < len(words) else ""
+            takes = word in _TAKES_VALUE and value and not _REDIRECT.match(value)
+            return f"{word} {value}" if takes else word
     return ""
 
 

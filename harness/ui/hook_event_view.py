@@ -112,6 +112,7 @@ def hook_event_renderable(
             Text(" " * under),
             protected=protected,
             together=[(start, len(verdict.plain))],
+            moved=6,  # a command too wide for the row: under it, where the hooks' words go
         )
     ]
     for hook in entry.hooks:

@@ -210,6 +210,9 @@ class Block:
     # Kept on one line when that fits the terminal, else wrapped between its protected parts
     # (a command and its outcome: together at 120 columns, each whole at 100).
     together: list[tuple[int, int]] = field(default_factory=list)
+    # The column a unit too wide for ``rest`` goes to when it fits there (else moved left just
+    # enough): one column for every such command of a list (walk-r F9: 6, 10 or 11 spaces).
+    moved: int | None = None
 
 
 def lay_out(block: Block, width: int) -> list[Text]:
@@ -267,7 +270,7 @@ def lay_out(block: Block, width: int) -> list[Text]:
                 else:
                     if line.plain.strip():
                         lines.append(line)  # the label stays where it is, the unit goes below
-                    line = Text(" " * min(indent_only.cell_len, width - unit.cell_len))
+                    line = Text(" " * _moved(block, indent_only.cell_len, width - unit.cell_len))
             if unit.cell_len > width and _FOLD.get():
                 # A live region (lab watch) cannot leave a unit to the terminal's soft wrap:
                 # it would be cut at the edge. Fold it over whole lines instead.
@@ -285,6 +288,13 @@ def lay_out(block: Block, width: int) -> list[Text]:
         if not split_last:
             lines.append(line)
     return lines
+
+
+def _moved(block: Block, indent: int, room: int) -> int:
+    """The column of a unit too wide for the indent: the block's ``moved`` when it fits there,
+    else just far enough left to end at the edge."""
+    column = min(indent, room)
+    return block.moved if block.moved is not None and block.moved <= column else column
 
 
 # What else starts a command a unit may hold (a backticked `printf '…' > file`, `lab check`).

@@ -73,8 +73,9 @@ def _every(
     """The step's settings check and its live check, each judged (as lab dev check does):
     where the first fails, lab check shows only it."""
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))
-    # After them, step 2's grading of the hook again (a guard since walk-g's stub).
-    registered, live, _graded = LabRunner(Workspace(root)).check(every=True).results
+    # After them, step 2's grading of the hook again (a guard since walk-g's stub); between,
+    # require-sensors.sh still registered beside it (walk-r F12).
+    registered, _kept, live, _graded = LabRunner(Workspace(root)).check(every=True).results
     return registered, live
 
 

@@ -110,9 +110,11 @@ def test_lab07_a_stub_registered_after_step_2_does_not_pass_the_registration(
 
     run = runner.check(every=True)
 
-    registered, runs, session, graded = run.results  # runs: the settings check (timeout)
+    # runs: the settings check (timeout); kept: require-sensors.sh still runs on Stop
+    registered, runs, kept, session, graded = run.results
     assert registered.status is Status.PASS, registered.message
     assert runs.status is Status.PASS, runs.message
+    assert kept.status is Status.PASS, kept.message
     assert session.status is Status.PASS, session.found  # the stub holds, then lets go...
     assert graded.status is Status.FAIL  # ...but after a green run it still blocks
     assert graded.name == "verify-hook scripts/check-before-stop.sh"

@@ -171,8 +171,10 @@ def test_a_replay_mismatch_is_named_as_one_not_as_an_untrusted_folder(
     hook.write_text("#!/usr/bin/env bash\nexit 0\n")
     done, data = check_json(workspace.root, config, monkeypatch, "--engine", "emulator")
     assert done.code == 1, data
-    registered, check = data["checks"]  # the settings check first: the hook still registered
+    # The settings checks first: the hook still registered, require-sensors.sh beside it.
+    registered, kept, check = data["checks"]
     assert registered["status"] == "pass", registered
+    assert kept["status"] == "pass", kept
     assert check["message"].startswith("your hooks now answer differently than they did in your")
     assert "untrusted" not in check["message"] and "no hook" not in check["message"]
     assert check["details"]["fix"].startswith("keep the hooks as they are now and play the")

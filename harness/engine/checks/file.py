@@ -7,10 +7,13 @@ import json
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TypeVar
 
+from harness.claude.settings import SETTINGS_FILES
+from harness.engine.checks.live_evidence import participant_root
+from harness.engine.checks.local_settings import found_elsewhere
 from harness.engine.context import CheckContext
 from harness.engine.excerpt import excerpt
 from harness.engine.kinds import Worded, check_kind
@@ -99,12 +102,13 @@ def run(ctx: CheckContext, p: FileParams) -> CheckResult:
     if p.code_only:
         text = "".join(ln for ln in text.splitlines(True) if not ln.lstrip().startswith("#"))
     if p.contains is not None and p.contains not in text:
-        return CheckResult.failed(
+        failed = CheckResult.failed(
             p.message or f"{rel} does not contain the expected text",
             name=name,
             expected=f"contains {p.contains!r}",
             found=_nearest(text, p.contains),
         )
+        return _elsewhere(ctx, p, failed, piece=p.contains)
     missing = [t for t in p.contains_all or [] if t not in text]
     if missing:
         return CheckResult.failed(
@@ -124,13 +128,42 @@ def run(ctx: CheckContext, p: FileParams) -> CheckResult:
             found=excerpt(line, p.not_contains),
         )
     if p.matches is not None and not re.search(p.matches, text, re.MULTILINE):
-        return CheckResult.failed(
+        failed = CheckResult.failed(
             p.message or f"{rel} does not match the expected pattern",
             name=name,
             expected=p.means,
             found=_relevant_line(text, p.line_with),
         )
+        return _elsewhere(ctx, p, failed, pattern=p.matches)
     return CheckResult.passed(p.pass_message or "as expected", name=name)
+
+
+def _elsewhere(
+    ctx: CheckContext,
+    p: FileParams,
+    failed: CheckResult,
+    *,
+    piece: str | None = None,
+    pattern: str | None = None,
+) -> CheckResult:
+    """A settings file's failure, told where the wanted entry is instead when another settings
+    file Claude Code reads has it (the local file, the person's own): found there (the
+    ``piece`` of text, or the ``pattern``), named, and moved by the fix."""
+    if p.path not in SETTINGS_FILES:
+        return failed
+
+    def has(other: str) -> bool:
+        if pattern is not None:
+            return re.search(pattern, other, re.MULTILINE) is not None
+        return piece is not None and piece in other
+
+    user = participant_root(ctx) / "settings.json"
+    there = found_elsewhere(ctx.root, p.path, user, has, p.line_with or p.contains)
+    if there is None:
+        return failed
+    line, fix = there
+    found = f"{failed.found}\n{line}" if failed.found else line
+    return replace(failed, found=found, details={**failed.details, "fix": fix})
 
 
 def _without(rel: str, p: FileParams) -> str:

@@ -7,7 +7,7 @@ into the plugin; the file check said "as expected" and the failure never named w
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +16,12 @@ from harness.claude.settings import PROMPT_TYPE
 from harness.engine.stepview import StepView
 
 LOCAL = ".claude/settings.local.json"
+SHARED = ".claude/settings.json"
+# Why a step wants its entry in one settings file and not another the client reads too.
+_WHY = {
+    SHARED: "the project's file, committed and shared with your team",
+    LOCAL: "for you alone on this machine, not committed",
+}
 
 
 def _registered(data: object) -> Iterator[tuple[str, str]]:
@@ -90,3 +96,35 @@ def hooks_elsewhere_that_held(
 def local_hooks_that_held(workspace: Path, steps: Sequence[StepView]) -> list[str]:
     """One line per failing step a hook outside .claude/settings.json held, saying where."""
     return [line for _, _, line in hooks_elsewhere_that_held(workspace, steps)]
+
+
+def found_elsewhere(
+    workspace: Path, rel: str, user: Path, has: Callable[[str], bool], key: str | None
+) -> tuple[str, str] | None:
+    """Where a settings check that reads ``rel`` would have found what it looks for (``has``
+    of a file's text) in another settings file Claude Code reads: (line, fix), or None. The
+    place is the hook entry whose command names ``key`` (walk-r F13: a hook registered in the
+    local file was told only "no line with 'check-before-stop'" of .claude/settings.json)."""
+    others = [(name, workspace / name) for name in (SHARED, LOCAL) if name != rel]
+    others.append(("~/.claude/settings.json", user))
+    for name, path in others:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        if not has(text):
+            continue
+        try:
+            data: Any = json.loads(text)
+        except ValueError:
+            data = None
+        places = [w for w, what in _registered(data) if key and key.lower() in what.lower()]
+        place = f" ({places[0]})" if places else ""
+        why = _WHY.get(name, "yours alone, read in every project")
+        return (
+            f"{name} has it{place}: Claude Code runs it from there too, but this step wants it "
+            f"in {rel}",
+            f"move that entry from {name} into {rel}: the step wants it in {rel}, "
+            f"{_WHY.get(rel, 'the file the step names')} ({name} is {why})",
+        )
+    return None
