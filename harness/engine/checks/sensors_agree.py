@@ -206,6 +206,7 @@ def agreement(
     green = [s for s, outcome in expect.items() if outcome == "green"]
     red = [s for s in green if (r := run.reports.get(s)) is None or not r.green]
     differs = verdicts_differ(theirs, run, str(ctx.root))
+    unwritten = any(r is None for r in run.reports.values())
     fix = {"fix": f"run {PLAIN_RUN} as it is (no other switch) and fix what it names"}
     if red or differs:
         return CheckResult.failed(
@@ -214,8 +215,9 @@ def agreement(
             expected="each sensor's report as Hook Lab's own run of your sources writes it: "
             "the same test cases failing, with the same messages",
             found="\n".join(differs or ["red in Hook Lab's run: " + ", ".join(red)]),
-            # Its red run's output says why; a verdict that differs is said in found already.
-            output=run.output if red else "",
+            # found names every case that fails; the output only where a report is missing
+            # (a compile error), its copy's path in words.
+            output=run.output.replace(run.copy, "(Hook Lab's copy)") if unwritten else "",
             details=fix,
         )
     unbuilt = _not_built(ctx, run) if compiled else []
