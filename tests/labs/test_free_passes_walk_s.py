@@ -7,11 +7,14 @@ the walker's runs and for the check's own runs on its throwaway copies.
 
 from __future__ import annotations
 
+import re
+import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
-from harness.engine.checks.sensors import EVIDENCE_LINES, _excerpt
+from harness.maven.surefire import REPORTS_DIR
 from harness.results import Status
 from harness.workspace import Workspace
 from tests.labs.test_failures_name_cause import WIDTHS, assert_whole_lines, screen
@@ -38,6 +41,8 @@ def test_lab08_the_four_probes_are_all_shown_under_the_pass(workspace: Workspace
 
 
 def test_a_failure_message_cut_under_a_pass_says_how_much_is_left_out() -> None:
+    from harness.engine.checks.sensors import EVIDENCE_LINES, _excerpt
+
     lines = ["Architecture rule broken: x (9 violations)", *(f"  v{n}" for n in range(9))]
 
     shown = _excerpt("\n".join(lines)).splitlines()
@@ -85,3 +90,41 @@ def test_lab09_two_wrong_tries_of_one_state_are_said_alike(workspace: Workspace)
 
     assert first.message == second.message == "2 of 5 answers wrong", (first, second)
     assert "q4" in (second.found or "") and "q4" not in (first.found or "")
+
+
+def _retimed(folder: Path) -> None:
+    """walk-s F4's edit of a kept run: one suite time in the XML and its summary, every case
+    0.004 s."""
+    for xml in folder.glob("TEST-*.xml"):
+        text = re.sub(r'(<testcase [^>]*time=")[\d.,]+"', r'\g<1>0.004"', xml.read_text())
+        xml.write_text(re.sub(r'(<testsuite [^>]*time=")[\d.,]+"', r'\g<1>0.091"', text))
+    for txt in folder.glob("*.txt"):
+        txt.write_text(
+            re.sub(r"Time elapsed: [\d.,]+ s", "Time elapsed: 0.091 s", txt.read_text(), count=1)
+        )
+
+
+@pytest.mark.maven
+def test_lab11_a_kept_run_re_timed_is_no_run_of_the_step(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    """F4: reports of a run kept aside from another lab, re-timed so that no check knows them,
+    copied into the empty target/ of step 2: no build of the step compiled the sensors."""
+    runner = at_step(workspace, "11", "run-the-sensors")
+    assert not (workspace.root / "target").exists()
+    kept = tmp_path / "elsewhere"
+    shutil.copytree(workspace.root, kept)
+    subprocess.run(SENSOR_RUN, cwd=kept, check=True)
+    reports = workspace.root / REPORTS_DIR
+    shutil.copytree(kept / REPORTS_DIR, reports)
+    _retimed(reports)
+    (workspace.root / "answers").mkdir(exist_ok=True)
+    (workspace.root / "answers" / "reports.toml").write_text('q1 = "5"\nq2 = "c"\nq3 = "a"\n')
+
+    said = runner.check().results[0]
+
+    assert said.status is Status.FAIL, said
+    assert said.message.startswith("no build since this step began compiled the sensors"), said
+    # The step's run passes.
+    subprocess.run(["./mvnw", "test", "-Dgroups=sensor"], cwd=workspace.root, check=True)
+    assert runner.check().status is Status.PASS
