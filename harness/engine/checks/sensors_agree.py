@@ -1,4 +1,4 @@
-"""Whether the sensors, run by Hook Lab itself, agree with the green reports a person's run left.
+"""Whether the sensors, run by Hook Lab itself, agree with the reports a person's run left.
 
 A report says what the run that wrote it saw, and that run was the person's (or their
 session's): its switches (``-f`` another pom, ``--define argLine=-javaagent:…``), its
@@ -10,6 +10,12 @@ as evidence, Hook Lab also runs the sensors on a throwaway copy of the workspace
 fixture's own pom.xml, ./mvnw and .mvn/: walk-q put the class path in pom.xml), through its own
 clean Maven environment (harness/maven/backend.py ``own_run_env``), and each sensor the
 reports call green must be green there as well.
+
+Nor can a hand: a report written by hand whose parts agree (walk-r: one red report, one failure
+with made-up words, the other four missing) gives another verdict than the run. So each report
+must give its sensor the run's verdict, the same test cases failing with the same messages, and
+a report the run wrote must not be missing. One run serves both, and the compiled test classes
+it leaves say what a build of these sources compiles (a step with ``compiled``).
 """
 
 from __future__ import annotations
