@@ -145,7 +145,7 @@ def test_a_marker_the_session_wrote_itself_is_named_as_no_audit(
     result = _failed(root, config, monkeypatch)
     assert result["message"].startswith("Claude wrote the coverage audit's marker itself: its Bash")
     assert f"wrote {marker}; no coverage audit ran for it" in result["message"]
-    assert result["details"]["fix"].startswith("remove it (rm -r .git/aiup-coverage-checked)")
+    assert result["details"]["fix"].startswith("lab reset (it puts back what the session changed")
 
 
 @pytest.fixture(scope="module")

@@ -128,3 +128,40 @@ def test_lab11_a_kept_run_re_timed_is_no_run_of_the_step(
     # The step's run passes.
     subprocess.run(["./mvnw", "test", "-Dgroups=sensor"], cwd=workspace.root, check=True)
     assert runner.check().status is Status.PASS
+
+
+def test_lab11_an_edit_refused_on_a_status_already_done_names_it_and_lab_reset(
+    tmp_path: Path,
+) -> None:
+    """F10: a session left UC-005 at Done; the next one's Edit Approved → Done is refused by
+    the client itself ('String to replace not found'). The cause is the file as it is, and the
+    way out is lab reset, not 'start claude again' (which loops), nor only rm of the marker
+    (F9's fix now says so too)."""
+    from harness.claude.recorded.entries import ToolCall
+    from harness.engine.checks.replay_causes import TRUSTED, _already_done
+
+    spec = tmp_path / "docs/use_cases/UC-005-add-visit.md"
+    spec.parent.mkdir(parents=True)
+    spec.write_text("# UC-005\n\n**Status:** Done\n")
+    call = ToolCall(
+        line=34,
+        use_id="toolu_1",
+        name="Edit",
+        input={
+            "file_path": str(spec),
+            "old_string": "**Status:** Approved",
+            "new_string": "**Status:** Done",
+        },
+        result_line=35,
+        is_error=True,
+        result_text="<tool_use_error>String to replace not found in file.\nString: **Status:** "
+        "Approved</tool_use_error>",
+    )
+
+    cause = _already_done(call, str(tmp_path))
+
+    assert cause is not None
+    assert "docs/use_cases/UC-005-add-visit.md already reads what the edit writes" in cause.headline
+    assert cause.fix.startswith("lab reset (it puts the step's files back")
+    marker_fix = TRUSTED[0][3]
+    assert marker_fix.startswith("lab reset (it puts back what the session changed, the Status")

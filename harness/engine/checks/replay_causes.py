@@ -39,8 +39,10 @@ TRUSTED = (
         "the coverage audit's marker",
         "no coverage audit ran for it: the marker is what the audit agent's SubagentStop hook "
         "writes when the agent ends",
-        "remove it (rm -r .git/aiup-coverage-checked), start claude again and ask it to run "
-        "the audit agent (aiup-vaadin-jooq:uc-coverage); its hook writes the marker",
+        # walk-s: the guard took the marker, so the spec reads Done now; rm alone left that.
+        "lab reset (it puts back what the session changed, the Status too, and removes the "
+        "marker; your files are backed up first), start claude again and ask it to run the "
+        "audit agent (aiup-vaadin-jooq:uc-coverage); its hook writes the marker",
     ),
     (
         re.compile(r"target/surefire-reports(?:/[\w.*-]+)?"),
@@ -83,7 +85,7 @@ def replay_cause(
         if trusted is not None:
             return trusted
         if line == call.line and _client_refused(call):
-            return _refused_by_client(call, timeline.cwd)
+            return _already_done(call, timeline.cwd) or _refused_by_client(call, timeline.cwd)
     return _marker_from_outside(timeline, root, divergence, line)
 
 
@@ -280,7 +282,30 @@ def _refused_by_client(call: ToolCall, cwd: str) -> LiveCause:
     return LiveCause(
         f"Claude Code itself refused Claude's {_called(call, cwd)} call at transcript line "
         f"{call.line} before any hook saw it ('{sentences[0].rstrip('.')}'); {REPLAY} does "
-        "not refuse such a call, so the recording and the replay part there",
+        "not refuse such a call, so the recording and the replay differ there",
         "start claude again and do the step; if Claude Code refuses a call again, tell Claude "
         "to do it another way. Claude Code said: " + " ".join(kept or sentences[:1]),
+    )
+
+
+def _already_done(call: ToolCall, cwd: str) -> LiveCause | None:
+    """An edit the client refused because its file already reads what it writes (walk-s: a
+    Status left at Done by an earlier session; "start claude again" looped for ever)."""
+    i = call.input
+    new, path = str(i.get("new_string") or ""), Path(str(i.get("file_path") or ""))
+    if call.name not in FILE_TOOLS or not new or "not found" not in call.result_text:
+        return None
+    try:
+        now = path.read_text(errors="replace")
+    except OSError:
+        return None
+    if new not in now:
+        return None
+    return LiveCause(
+        f"Claude Code itself refused Claude's {_called(call, cwd)} call at transcript line "
+        f"{call.line}: {_inside(str(path), cwd)} already reads what the edit writes "
+        f"({' '.join(new.split())[:60]}), left by an earlier session, so there was nothing "
+        "to replace",
+        "lab reset (it puts the step's files back; yours are backed up first), then start "
+        "claude again and do the step",
     )
