@@ -63,7 +63,13 @@ class SurefireReport:
 
 
 class ReportError(Exception):
-    """A report exists but cannot be read as a Surefire test suite."""
+    """A report exists but cannot be read as a Surefire test suite: ``path`` and ``reason``
+    apart, so a screen can name the file in its own place and the cause beside it."""
+
+    def __init__(self, path: Path, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        self.reason = reason
 
 
 def report_path(project_dir: Path, sensor: str, package: str = SENSOR_PACKAGE) -> Path:
@@ -75,7 +81,7 @@ def _count(suite: ET.Element, attr: str, path: Path) -> int:
     try:
         return int(raw)
     except ValueError as exc:
-        raise ReportError(f"{path}: attribute {attr}={raw!r} is not a number") from exc
+        raise ReportError(path, f"attribute {attr}={raw!r} is not a number") from exc
 
 
 def read_report(path: Path) -> SurefireReport:
@@ -83,9 +89,9 @@ def read_report(path: Path) -> SurefireReport:
         mtime = path.stat().st_mtime
         root = ET.parse(path).getroot()
     except ET.ParseError as exc:
-        raise ReportError(f"{path}: not well-formed XML ({exc})") from exc
+        raise ReportError(path, f"not well-formed XML ({exc})") from exc
     if root.tag != "testsuite":
-        raise ReportError(f"{path}: root element is <{root.tag}>, expected <testsuite>")
+        raise ReportError(path, f"root element is <{root.tag}>, expected <testsuite>")
     problems: list[TestFailure] = []
     for case in root.iter("testcase"):
         for kind in ("failure", "error"):

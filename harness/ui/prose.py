@@ -132,6 +132,23 @@ def annotation_spans(plain: str) -> list[tuple[int, int]]:
     return [(m.start(), m.end()) for m in _ANNOTATION.finditer(plain)]
 
 
+def _guessed(plain: str, room: int) -> list[tuple[int, int]]:
+    """The units guessed in a line: annotations that fit ``room``, and commands."""
+    return [*_fitting(annotation_spans(plain), plain, room), *command_spans(plain)]
+
+
+def _fitting(spans: list[tuple[int, int]], plain: str, room: int) -> list[tuple[int, int]]:
+    """The annotations kept whole: those whose word (with what is glued to it, such as a
+    client's ``\\n</tool_use_error>``) fits beside the indent. A wider one is wrapped as
+    words inside the indent, not left to the terminal's break at column 0 (walk-r)."""
+    kept = []
+    for a, b in spans:
+        end = plain.find(" ", b)
+        if (len(plain) if end < 0 else end) - (plain.rfind(" ", 0, a) + 1) <= room:
+            kept.append((a, b))
+    return kept
+
+
 def _trimmed(first: tuple[int, int, str], last: tuple[int, int, str]) -> tuple[int, int]:
     start = first[0] + len(first[2]) - len(first[2].lstrip(_LEAD))
     end_token = last[2]
@@ -239,7 +256,7 @@ def lay_out(block: Block, width: int) -> list[Text]:
         shifted = [(a - indent, b - indent) for a, b in protected if b > indent]
         # The caller's units win: a guessed command overlapping one ("bash" of the event
         # column, then the command) would glue the two together.
-        for a, b in [*annotation_spans(body.plain), *command_spans(body.plain)]:
+        for a, b in _guessed(body.plain, width - rest.cell_len - indent):
             if all(b <= c or a >= d for c, d in shifted):
                 shifted.append((a, b))
         units = _units(body, shifted)

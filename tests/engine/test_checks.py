@@ -95,7 +95,7 @@ def test_quiz(ws: Workspace) -> None:
     r = check(
         ws, "quiz", tries=1, file="answers/q.toml", answers=answers, explain={"q2": "read ADR-7"}
     )
-    assert r.status is Status.FAIL and r.message == "1 of 2 answers right"
+    assert r.status is Status.FAIL and r.message == "1 of 2 answers wrong"
     assert "read ADR-7" in (r.found or "") and "'a'" not in (r.found or "")
     (ws.root / "answers" / "q.toml").write_text('q1 = "b"\nq2 = ["c", "a"]\n')
     assert check(ws, "quiz", file="answers/q.toml", answers=answers)

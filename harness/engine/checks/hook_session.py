@@ -142,8 +142,10 @@ class SessionParams(Worded):
     )
     files_after: dict[str, Any] = param(
         default={},
-        doc="{path = text}: each workspace file, in the session's copy when it ends, contains "
-        "the text (a command that only mentions a file, or changes nothing, fails)",
+        doc="{path = text}: each workspace file, in the session's copy when it ends (with "
+        "turns_apart: the last turn's), contains the text (a command that only mentions a "
+        "file, or changes nothing, fails); or {path = { contains, means, why }}: the failure "
+        "then names what the file lacks (means) and why it matters (why)",
     )
     blocked_stops_at_least: int = param(
         default=0, minimum=0, doc="the session must contain at least this many blocked stops"
@@ -171,11 +173,12 @@ def _validate(p: SessionParams) -> str | None:
         problem = trick_check.validate(p.tricks)
         if problem:
             return problem
-    if any(not isinstance(v, str) or not v for v in p.files_after.values()):
-        return "files_after maps a workspace file to the text it must contain: strings"
+    if any(not _wanted_text(v) for v in p.files_after.values()):
+        return (
+            "files_after maps a workspace file to the text it must contain: a string, or a "
+            'table { contains = "...", means = "...", why = "..." }'
+        )
     if p.turns_apart:
-        if p.files_after:
-            return "files_after reads one session's copy; turns_apart plays several"
         if p.sandbox is False:
             return "turns_apart plays each turn in a sandbox of its own: it needs sandbox = true"
         wanted = p.expect_sequence or []
@@ -185,6 +188,17 @@ def _validate(p: SessionParams) -> str | None:
                 "turns_apart each turn has its own (assert the marker on the step instead)"
             )
     return None
+
+
+def _wanted_text(value: object) -> bool:
+    """A files_after value: a text, or a table of a text and the words that name it."""
+    if isinstance(value, str):
+        return bool(value)
+    return (
+        isinstance(value, dict)
+        and set(value) == {"contains", "means", "why"}
+        and all(isinstance(v, str) and v for v in value.values())
+    )
 
 
 def _tables(p: SessionParams, path: object, where: str) -> None:

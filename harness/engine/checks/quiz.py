@@ -162,10 +162,9 @@ def run(ctx: CheckContext, p: QuizParams) -> CheckResult:
     if not wrong:
         return CheckResult.passed(f"all {len(expected)} answers right", name=name, details=details)
     first = ctx.step.quiz_tries < 1
+    # One phrasing on every try (walk-s: "2 of 5 wrong", then "3 of 5 right" for one state).
     return CheckResult.failed(
-        f"{len(wrong)} of {len(expected)} answers wrong"
-        if first
-        else f"{right} of {len(expected)} answers right",
+        f"{len(wrong)} of {len(expected)} answers wrong",
         name=name,
         expected=f"{len(expected)} right answers in {rel}",
         # A first try is told how many, not which: a loop of letters learns nothing it can

@@ -8,6 +8,7 @@ import fnmatch
 import re
 from dataclasses import dataclass
 
+from harness.engine.checks.sensors_fresh import broken_report
 from harness.engine.context import CheckContext
 from harness.engine.kinds import Worded, check_kind
 from harness.maven.surefire import ReportError, sensor_reports
@@ -68,7 +69,7 @@ def _named(ctx: CheckContext, sensor: str) -> str | CheckResult | None:
     try:
         report = sensor_reports(ctx.root, (sensor,))[sensor]
     except ReportError as exc:
-        return CheckResult.errored(f"a sensor report is unreadable: {exc}", name=sensor)
+        return broken_report(exc, ctx.root, sensor)
     if report is None:
         return None
     return " ".join(" ".join(f.message.split()) for f in report.problems)

@@ -12,22 +12,19 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from harness import proc
 from harness.engine.checks import build_output
-from harness.engine.checks.runs_seen import FromBefore, from_before
-from harness.engine.checks.sensors_agree import PLAIN_RUN, disagreement, red_in_our_run
-from harness.engine.checks.surefire_written import not_written_by_a_run
+from harness.engine.checks.runs_seen import from_before
+from harness.engine.checks.sensors_agree import agreement
+from harness.engine.checks.sensors_fresh import broken_report, not_fresh, unwritten
 from harness.engine.context import CheckContext
 from harness.engine.kinds import Worded, check_kind
 from harness.engine.throwaway import sandbox_copy
 from harness.maven.backend import SENSOR_GOALS
 from harness.maven.memo import THROWAWAY_ENV
 from harness.maven.surefire import (
-    SENSOR_PACKAGE,
     ReportError,
     SurefireReport,
     sensor_reports,
-    sensor_test_methods,
 )
 from harness.paths import escape_problem
 from harness.results import CheckResult, Status
@@ -67,8 +64,16 @@ class SensorsParams(Worded):
     agree: bool = param(
         default=True,
         doc="with run = false: Hook Lab also runs the sensors on a copy of the sources, and "
-        "each the reports call green must be green there too (a switch, MAVEN_OPTS or a hook "
-        "can make red code write green reports); false only where no Maven can run",
+        "every sensor's report must give the verdict of that run: the same test cases failing "
+        "with the same messages, none of its reports missing (a switch, MAVEN_OPTS, a hook or "
+        "a hand can make a report say otherwise); false only where no Maven can run",
+    )
+    compiled: bool = param(
+        default=False,
+        doc="with run = false and agree: each sensor's class in target/test-classes was "
+        "compiled since the step began, byte for byte as Hook Lab's own run compiles the "
+        "sources (reports by hand then still need the build); the step's setup clears "
+        'target/ (do = "delete")',
     )
     args: list[str] = param(default=[], doc="Maven arguments (default: -q test -Dgroups=sensor)")
     timeout: float = param(default=600.0, positive=True, doc="seconds before Maven is stopped")
@@ -89,6 +94,8 @@ def _validate(p: SensorsParams) -> str | None:
             return f"sandbox_files: {problem}"
     if p.sandbox_files and not p.run:
         return "sandbox_files needs run = true"
+    if p.compiled and (p.run or not p.agree):
+        return "compiled needs run = false and agree = true"
     if not p.expect and not p.failure_contains:
         return 'say what to expect, e.g. expect = { ArchitectureTest = "green" }'
     return None
@@ -237,26 +244,9 @@ def _run(ctx: CheckContext, p: SensorsParams) -> CheckResult:
     verdict = _verdict(ctx, p, reports, name, output, details)
     if run_maven or p.sandbox_files or not p.agree or verdict.status is not Status.PASS:
         return verdict
-    return _agreed(ctx, expect, name, verdict)
-
-
-def _agreed(
-    ctx: CheckContext, expect: dict[str, str], name: str, verdict: CheckResult
-) -> CheckResult:
-    """``verdict`` when Hook Lab's own run of the sources finds green what the person's
-    reports call green; else why those reports are not believed (sensors_agree.py)."""
-    green = [s for s, outcome in expect.items() if outcome == "green"]
-    red, output = red_in_our_run(ctx, green)
-    if not red:
-        return verdict
-    return CheckResult.failed(
-        disagreement(red),
-        name=name,
-        expected="the sensors green when Hook Lab runs them on your sources, as your reports say",
-        found="red in Hook Lab's run: " + ", ".join(red),
-        output=output,
-        details={"fix": f"run {PLAIN_RUN} as it is (no other switch) and fix what it names"},
-    )
+    # Hook Lab's own run of the same sources must give each sensor the same verdict.
+    refused = agreement(ctx, expect, name, compiled=p.compiled)
+    return verdict if refused is None else refused
 
 
 def _run_maven(ctx: CheckContext, p: SensorsParams, name: str) -> str | CheckResult:
@@ -291,7 +281,7 @@ def _read_reports(
     try:
         reports = sensor_reports(ctx.root, sensors)
     except ReportError as exc:
-        return CheckResult.errored(f"a sensor report is unreadable: {exc}", name=name)
+        return broken_report(exc, ctx.root, name)
     if ran_at is not None:
         # Reports the run did not write are leftovers and prove nothing about it.
         written = {s: r if r is None or r.mtime >= ran_at - 1 else None for s, r in reports.items()}
@@ -299,137 +289,11 @@ def _read_reports(
             from_before(ctx, written)  # the check's own run, in the workspace: noted
         return written
     before = from_before(ctx, reports)  # noted for every check, refused when fresh
-    late = _not_fresh(ctx, reports, before, name) if p.fresh else None
+    late = not_fresh(ctx, reports, before, name) if p.fresh else None
     if late is not None:
         return late
-    unwritten = _unwritten(ctx, p, reports, name)
-    return reports if unwritten is None else unwritten
-
-
-def _not_fresh(
-    ctx: CheckContext,
-    reports: dict[str, SurefireReport | None],
-    before: FromBefore,
-    name: str,
-) -> CheckResult | None:
-    """The failure for reports that are no run since the step began and since the latest
-    change the sensors read: by their files' times, and by the memory of the runs checks read
-    (a run of before the step, edited or not; a run read before the change, touched since)."""
-    # Fresh means since the step (re)started: reports left from before a `lab reset` or a
-    # `lab start` prove nothing about this attempt, even with no file changed since.
-    entered = ctx.step.entered_at or 0.0
-    early = [s for s, r in reports.items() if r is not None and r.mtime < entered]
-    if early:
-        return _run_again(
-            name,
-            "from before this step started",
-            "reports written since you reached this step",
-            "from before the step: " + ", ".join(early),
-        )
-    newest = _newest_change(ctx)
-    stale = [s for s, r in reports.items() if r is not None and r.mtime <= newest]
-    if stale:
-        return _run_again(
-            name,
-            "older than your latest change",
-            "reports newer than every changed file",
-            "stale: " + ", ".join(stale),
-        )
-    if before.edited:
-        return _run_again(
-            name,
-            "those of a run from before this step, edited by hand (its test times kept)",
-            "reports a run wrote since you reached this step",
-            before.edited,
-        )
-    if before.at:
-        return _run_again(
-            name,
-            "byte for byte the ones of a run from before this step (kept and copied back, or "
-            "touched)",
-            "reports a run wrote since you reached this step",
-            f"the same {_plural(len([r for r in reports.values() if r]), 'report')} a check "
-            f"read at {before.at}",
-        )
-    if before.read_at is not None and before.read_at < newest:
-        # Newer files, but a check read their run before the change: touched since.
-        return _run_again(
-            name,
-            "of a run from before your latest change, made to look newer (touched)",
-            "reports of a run made after your latest change",
-            "a check read this run at "
-            + time.strftime("%H:%M:%S", time.localtime(before.read_at))
-            + ", before your change at "
-            + time.strftime("%H:%M:%S", time.localtime(newest)),
-        )
-    return None
-
-
-def _unwritten(
-    ctx: CheckContext, p: SensorsParams, reports: dict[str, SurefireReport | None], name: str
-) -> CheckResult | None:
-    """The failure for reports no run of these sources wrote (with ``fresh``, also those whose
-    parts do not agree as a run's do), or None."""
-    missing = _not_from_a_run(ctx, reports)
-    if missing:
-        return _no_run_wrote(
-            "a report does not list every test of its sensor: a run of these sources writes "
-            "a <testcase> per @Test method",
-            "each sensor's report listing every @Test method of its class",
-            missing,
-            name,
-        )
-    unlike = _not_surefires(reports) if p.fresh else []
-    if unlike:
-        return _no_run_wrote(
-            "a report is not as a Surefire run writes it: its parts do not agree",
-            "each report and its .txt summary as one run of the sensors writes them",
-            unlike,
-            name,
-        )
-    return None
-
-
-def _no_run_wrote(why: str, expected: str, found: list[str], name: str) -> CheckResult:
-    """The failure for reports no sensor run wrote, with the run that replaces them all."""
-    return CheckResult.failed(
-        f"{why}, so no such run wrote it",
-        name=name,
-        expected=expected,
-        found="\n".join(found),
-        details={"fix": "./mvnw -q test -Dgroups=sensor (it replaces every report)"},
-    )
-
-
-def _not_from_a_run(ctx: CheckContext, reports: dict[str, SurefireReport | None]) -> list[str]:
-    """A line per report that misses test cases of its sensor's source: a file a run did not
-    write (by hand, or a test narrowed to one method). Counts and mtimes are easy to write;
-    the names of every test method are what only the run itself lists."""
-    lines = []
-    for sensor, report in reports.items():
-        wanted = sensor_test_methods(ctx.root, sensor)
-        missing = [m for m in wanted if report is not None and m not in report.cases]
-        if missing:
-            listed = len(wanted) - len(missing)
-            lines.append(f"{sensor}: {listed} of {len(wanted)} test cases; no {missing[0]}")
-    return lines
-
-
-def _not_surefires(reports: dict[str, SurefireReport | None]) -> list[str]:
-    """A line per report that lacks what Surefire writes into every report it makes: the
-    suite named by its class, its <properties>, a time on the suite and on every test case,
-    each case of that class, and as many cases as it counts; beside it the plain summary of
-    the same run, whose counts and times agree with it (surefire_written). A hand-written copy
-    of the test names misses these; a copy of a whole real report is caught by _from_before."""
-    lines = []
-    for sensor, report in reports.items():
-        if report is None:
-            continue
-        classname = f"{SENSOR_PACKAGE}.{sensor}"
-        problem = not_written_by_a_run(report.path, classname)
-        if problem:
-            lines.append(f"{sensor}: {problem}")
-    return lines
+    no_run = unwritten(ctx, p.fresh, reports, name)
+    return reports if no_run is None else no_run
 
 
 def _reports_json(reports: dict[str, SurefireReport | None]) -> dict[str, object]:
@@ -492,7 +356,7 @@ def _verdict(
         )
     ]
     if evidence:
-        details["evidence"] = "\n".join("\n".join(m.splitlines()[:4]) for m in evidence)
+        details["evidence"] = "\n".join(_excerpt(m) for m in evidence)
     return CheckResult.passed(
         p.pass_message or "the sensor reports are as expected",
         name=name,
@@ -500,6 +364,20 @@ def _verdict(
         details=details,
         evidence=_report_files(ctx, reports),
     )
+
+
+# Lines of a failure message shown as a pass's evidence: a rule's headline and its findings.
+EVIDENCE_LINES = 6
+
+
+def _excerpt(message: str) -> str:
+    """The head of a failure message, saying how much of it is left out (walk-s: "(4
+    violations)" above three of them read as if the rule had found three)."""
+    lines = message.splitlines()
+    if len(lines) <= EVIDENCE_LINES:
+        return "\n".join(lines)
+    left = len(lines) - EVIDENCE_LINES + 1
+    return "\n".join([*lines[: EVIDENCE_LINES - 1], f"… and {left} more lines of this message"])
 
 
 def _report_files(ctx: CheckContext, reports: dict[str, SurefireReport | None]) -> dict[str, bytes]:
@@ -513,29 +391,6 @@ def _report_files(ctx: CheckContext, reports: dict[str, SurefireReport | None]) 
         except (OSError, ValueError):
             continue  # gone since it was read: the record simply lacks it, verify will say so
     return files
-
-
-# What the sensors read, as the Stop hook counts it: a lab's answers/ or scenarios/ written
-# after a run do not make its reports stale.
-SENSOR_INPUT_DIRS = ("src/", "docs/")
-
-
-def _newest_change(ctx: CheckContext) -> float:
-    """The mtime of the most recently changed file the sensors read (uncommitted), or 0."""
-    res = proc.run(
-        ["git", "status", "--porcelain", "--untracked-files=all", "--no-renames"],
-        cwd=ctx.root,
-        timeout=60,
-    )
-    newest = 0.0
-    for line in res.stdout.splitlines():
-        relative = line[3:]
-        if not (relative == "pom.xml" or relative.startswith(SENSOR_INPUT_DIRS)):
-            continue
-        path = ctx.root / relative
-        if path.is_file():
-            newest = max(newest, path.stat().st_mtime)
-    return newest
 
 
 def _expected(expect: dict[str, str], contains: dict[str, str]) -> str:
@@ -567,17 +422,6 @@ def _found(reports: dict[str, SurefireReport | None]) -> str:
                 first = first[:400].rsplit(" ", 1)[0] + " … (lab sensors --no-run shows it all)"
             lines.append(f"  {problem.short}: {first}")
     return "\n".join(lines)
-
-
-def _run_again(name: str, why: str, expected: str, found: str) -> CheckResult:
-    """Reports that are there and green but no evidence for this step: run the sensors again."""
-    return CheckResult.failed(
-        f"the reports are {why}: run the sensors again",
-        name=name,
-        expected=expected,
-        found=found,
-        details={"fix": "./mvnw -q test -Dgroups=sensor"},
-    )
 
 
 KIND = check_kind(

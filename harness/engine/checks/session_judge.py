@@ -240,12 +240,9 @@ def sequence_problems(wanted: list[Any], steps: list[StepView], git_dir: Path) -
             )
             if want.get(SENSOR_RUN):
                 problem += _no_sensor_run(steps[start:])
-            released = [s.label for s in steps if s.let_go]
+            released = _released(steps)
             if released:
-                problem += (
-                    f" ({', '.join(released)} went through on stop_hook_active: true: "
-                    "a trick without its own prompt shifts every later step)"
-                )
+                problem += f" ({released})"
             return [problem]
         if want.get("marker_exists") and not (git_dir / want["marker_exists"]).exists():
             return [f"{steps[i].label} left no marker .git/{want['marker_exists']}"]
@@ -262,6 +259,23 @@ def _no_sensor_run(steps: list[StepView]) -> str:
         if why:
             return f"; {step.label} ({' '.join(command.split())}) is no sensor run: {why}"
     return ""
+
+
+def _released(steps: list[StepView]) -> str:
+    """What happened to each stop the hook let go on ``stop_hook_active`` (walk-r: a double
+    stop was put down to "a trick without its own prompt", which it was not): it was the
+    second stop of its turn, no prompt since the stop the hook held."""
+    said = []
+    for k, step in enumerate(steps):
+        if not step.let_go:
+            continue
+        held = next((s.label for s in reversed(steps[:k]) if s.do == StepKind.STOP), None)
+        since = f" (no prompt since {held}, the stop the hook held)" if held else ""
+        said.append(
+            f"{step.label} went through on stop_hook_active: true: it was the second stop "
+            f"of its turn{since}, and the hook lets that one end the turn"
+        )
+    return "; ".join(said)
 
 
 _CHANGES = frozenset({StepKind.BASH, StepKind.WRITE, StepKind.EDIT})

@@ -34,6 +34,7 @@ from harness.maven.share import Call, MavenShare, maven_share
 from harness.results import CheckResult
 
 if TYPE_CHECKING:
+    from harness.claude.scripted import StepOutcome
     from harness.engine.checks.hook_session import SessionParams
 
 
@@ -107,6 +108,8 @@ class Play:
     failures: list[str]
     # what the session's copy held on the tests' class path that is not the project's
     stray: list[str] = field(default_factory=list)
+    # what the session's copy lacked when it ended (files_after)
+    left: list[str] = field(default_factory=list)
 
 
 def _play(ctx: CheckContext, plan: Plan) -> Play | CheckResult:
@@ -158,24 +161,27 @@ def _play(ctx: CheckContext, plan: Plan) -> Play | CheckResult:
             ctx.on_hook_event(played)
         # Markers live in the sandbox's git directory: judge them before it is removed.
         sequence = sequence_problems(s.expect_sequence, steps, git_dir)
-        sequence += files_after_problems(s.files_after, root)
+        left = files_after_problems(s.files_after, root)
         fixture = ctx.workspace.fixture.dir
         stray = build_output.not_the_projects(root, fixture)
-    sequence += build_output.problems(stray, fixture)
-    return Play(steps, session_problems(s, steps, sequence), stray)
+    sequence += left + build_output.problems(stray, fixture)
+    return Play(steps, session_problems(s, steps, sequence), stray, left)
 
 
 def files_after_problems(wanted: dict[str, Any], root: Path) -> list[str]:
     """What the session's copy lacks when it ends: a command that only names a file (``echo
     UC-002``) or changes nothing is caught here, whatever a hook said about it."""
     problems = []
-    for rel, text in wanted.items():
+    for rel, value in wanted.items():
         path = root / rel
+        text = value["contains"] if isinstance(value, dict) else str(value)
         if not path.is_file():
             problems.append(f"when the session ended, {rel} was not there")
-        elif str(text) not in path.read_text(errors="replace"):
+        elif text not in path.read_text(errors="replace"):
             problems.append(
-                f"when the session ended, {rel} did not contain {text!r}: no step of the "
+                f"when the session ended, {rel} did not have {value['means']}: {value['why']}"
+                if isinstance(value, dict)
+                else f"when the session ended, {rel} did not contain {text!r}: no step of the "
                 "session changed it so"
             )
     return problems
@@ -224,7 +230,7 @@ def _play_step(
         ctx.on_activity(f"playing a Claude Code session on {on}: {title}")
     yours = not label.startswith("session step")  # inline steps are the lab's, not yours
     problems = judge_step(step, asserted, outcome, root, root / ".git", before, yours)
-    note = unchanged_note(named, root) if outcome.tool_ran else ""
+    note = unchanged_note(named, root) if outcome.tool_ran else _escaped_line_end(step, outcome)
     if note and problems:
         problems.append(note)  # the cause, next to what went wrong
     return StepView.of(
@@ -309,6 +315,19 @@ def _close_name(rel: str, root: Path) -> str:
     return str(Path(rel).parent / close[0]) if close else ""
 
 
+def _escaped_line_end(step: ScenarioStep, outcome: StepOutcome) -> str:
+    """Why an edit's old text was not found when it holds a backslash and an n (walk-r: a
+    TOML literal string '…\\n' keeps both characters; the file has a line end there)."""
+    old = str(step.args.get("old", ""))
+    if step.do != StepKind.EDIT or "\\n" not in old or "not found" not in outcome.feedback:
+        return ""
+    return (
+        "the old text holds \\n as two characters, a backslash and an n: a TOML literal "
+        "string ('…') keeps them so; leave the line end out, or write the text in a basic "
+        'string ("…"), where \\n is a line end'
+    )
+
+
 def unchanged_note(named: NamedEdit | None, root: Path) -> str:
     """A sed or perl command that changed none of the files it names, and why: a name that is
     no file, no -i (it prints the result and changes nothing), or a pattern that matched
@@ -365,14 +384,16 @@ def _play_turns_apart(ctx: CheckContext, plan: Plan) -> Play | CheckResult:
     s = plan.params
     turns = split_turns(plan.scenario, plan.asserts)
     # What is judged on the whole session is judged below, on the turns put back together.
-    part = replace(s, expect_sequence=[], final=None, blocked_stops_at_least=0)
+    part = replace(s, expect_sequence=[], final=None, blocked_stops_at_least=0, files_after={})
     quiet = replace(ctx, on_hook_event=lambda _entry: None)  # told in order below
 
     def play_turn(n: int) -> Play | CheckResult:
         scenario, asserts, _replayed = turns[n]
         party = f"{plan.engine}.turn{n}"
+        # The files the session leaves are those of its last turn: it ends the session.
+        last = replace(part, files_after=s.files_after) if n == len(turns) - 1 else part
         return _play(
-            quiet, replace(plan, params=part, scenario=scenario, asserts=asserts, party=party)
+            quiet, replace(plan, params=last, scenario=scenario, asserts=asserts, party=party)
         )
 
     order = _turn_order(turns) if plan.share is not None else list(range(len(turns)))
@@ -388,6 +409,8 @@ def _play_turns_apart(ctx: CheckContext, plan: Plan) -> Play | CheckResult:
     for entry in steps:
         ctx.on_hook_event(entry)
     sequence = sequence_problems(s.expect_sequence, steps, ctx.git_dir())
+    last = played[len(turns) - 1]
+    sequence += last.left if isinstance(last, Play) else []
     sequence += build_output.problems(stray, ctx.workspace.fixture.dir)
     return Play(steps, session_problems(s, steps, sequence))
 

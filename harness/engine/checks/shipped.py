@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from harness.engine.checks.sensors_fresh import broken_report
 from harness.engine.context import CheckContext
 from harness.engine.instruments import changed_instruments, instruments_problem
 from harness.engine.kinds import Worded, check_kind
@@ -61,7 +62,7 @@ def _dropped_tests(ctx: CheckContext, p: ShippedParams, base: str) -> list[str] 
     try:
         reports = sensor_reports(ctx.root, tuple(p.tests_kept))
     except ReportError as exc:
-        return CheckResult.errored(f"a sensor report is unreadable: {exc}", name="shipped")
+        return broken_report(exc, ctx.root, "shipped")
     lines = []
     for sensor, report in reports.items():
         if report is None:
