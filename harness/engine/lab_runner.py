@@ -16,6 +16,7 @@ from typing import Any
 from dulwich.objects import Commit
 
 from harness.engine import quiz_record
+from harness.engine.checks.live_copies import note_used
 from harness.engine.context import CheckContext, StepState
 from harness.engine.course import Course
 from harness.engine.instruments import maven_guard
@@ -308,6 +309,7 @@ class LabRunner:
         record = pass_record(self.ws, lab, step, run, snapshot, self.template.engine)
         sp = self.progress.lab_progress(lab.id).step(step.id)
         sp.passed = kept_live(sp.passed, record)
+        note_used(self.progress, run.results)  # a copy of this session passes no later step
         # The evidence commit's parent is the snapshot: anchoring it carries both.
         self.progress.save(
             self.ws,

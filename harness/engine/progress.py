@@ -175,6 +175,10 @@ class Progress:
     # Date): what the trainer goes by before it has seen this laptop's submits arrive.
     clock_offset: float | None = None
     reports_seen: ReportsSeen = field(default_factory=ReportsSeen)
+    # The participant's sessions a live step passed on: session id -> its first time and the
+    # fingerprints of its entries (checks/live_copies.py). Never cleared: a copy of a session
+    # that passed once is no new session, after a reset too.
+    sessions_used: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], *, source: str = "progress.json") -> Progress:
@@ -226,6 +230,9 @@ class Progress:
             whose.get("submits_as") if isinstance(whose.get("submits_as"), str) else None,
             _number(whose.get("clock_offset"), None),
             ReportsSeen.from_json(data.get("reports_seen")),
+            {str(k): v for k, v in (data.get("sessions_used") or {}).items() if isinstance(v, dict)}
+            if isinstance(data.get("sessions_used"), dict)
+            else {},
         )
 
     @classmethod
@@ -251,6 +258,7 @@ class Progress:
             "updated_at": self.updated_at,
             "labs": {k: v.to_json() for k, v in self.labs.items()},
             **({"reports_seen": self.reports_seen.to_json()} if self.reports_seen.runs else {}),
+            **({"sessions_used": self.sessions_used} if self.sessions_used else {}),
         }
 
 
