@@ -1,0 +1,209 @@
+"""walk-s's findings on Labs 12 and 13 (issue 51): each played as the walker did it."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from harness.engine.manifest import find_lab
+from harness.engine.moment import describe
+from harness.results import Status
+from harness.workspace import Workspace
+from tests.builders import run_lab_process
+from tests.labs.test_failures_name_cause import WIDTHS, assert_whole_lines, run_check, screen
+from tests.labs.test_node_live_step import LAB, STEP, _at_step_three, _env, _person, _session
+from tests.ui.screens import node_at
+
+_STAMP = re.compile(r'"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+)Z"')
+
+
+def _redated_copy(old: Path, shift: timedelta, new_id: str) -> Path:
+    """walk-s F6: ``sed`` of every timestamp of a passed session moved on, and a new session
+    id, written beside it."""
+    old_id = old.stem
+
+    def moved(m: re.Match[str]) -> str:
+        at = datetime.strptime(m.group(1), "%Y-%m-%dT%H:%M:%S.%f") + shift
+        return '"' + at.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + 'Z"'
+
+    text = _STAMP.sub(moved, old.read_text()).replace(old_id, new_id)
+    copy = old.with_name(f"{new_id}.jsonl")
+    copy.write_text(text)
+    return copy
+
+
+def _forge_history(history: Path, old_id: str, new_id: str, shift: timedelta) -> None:
+    """The old session's lines of history.jsonl again, with the new id and moved times."""
+    lines = [json.loads(x) for x in history.read_text().splitlines() if x.strip()]
+    ms = int(shift.total_seconds() * 1000)
+    with history.open("a") as out:
+        for entry in [e for e in lines if e.get("sessionId") == old_id]:
+            forged = {**entry, "sessionId": new_id, "timestamp": entry["timestamp"] + ms}
+            out.write(json.dumps(forged, separators=(",", ":")) + "\n")
+
+
+@pytest.mark.slow
+def test_f6_a_passed_session_copied_and_redated_with_its_history_is_a_copy(
+    tmp_path: Path,
+) -> None:
+    """Lab 13 step 3, live on the pinned client: passed once for real, then `lab reset 3`, the
+    session's transcript copied with every time moved and a new id, and its two lines of the
+    prompt history forged to match. The copy repeats the entries the client wrote for the
+    first session: refused as a copy of it, with no word of which file or time gave it away.
+    With the original deleted, the progress record's ledger still knows it."""
+    home, bin_dir = _person(tmp_path)
+    env = _env(home, bin_dir)
+    ws = _at_step_three(tmp_path, env)
+    _session(ws, env, tmp_path / "tmux.sock", find_lab(LAB).step(STEP).checks[0].typed.prompt)
+    first = run_lab_process("check", cwd=ws, env=env, unset=["CLAUDE_CONFIG_DIR"])
+    assert first.returncode == 0, first.stdout[-3000:]
+    [old] = (home / ".claude" / "projects").glob("*/*.jsonl")
+    assert run_lab_process("reset", "3", cwd=ws, env=env).returncode == 0
+
+    started = datetime.strptime(_STAMP.search(old.read_text()).group(1), "%Y-%m-%dT%H:%M:%S.%f")  # type: ignore[union-attr]
+    shift = datetime.now(UTC).replace(tzinfo=None) - started + timedelta(seconds=5)
+    new_id = old.stem[:-1] + ("1" if old.stem[-1] != "1" else "2")
+    _redated_copy(old, shift, new_id)
+    _forge_history(home / ".claude" / "history.jsonl", old.stem, new_id, shift)
+
+    done = run_lab_process("check", "--json", cwd=ws, env=env, unset=["CLAUDE_CONFIG_DIR"])
+    assert done.returncode == 1, done.stdout[-3000:]
+    said = json.loads(done.stdout)["checks"][0]
+    assert said["status"] == "fail", said
+    assert f"session {new_id} is a copy of session {old.stem}" in said["message"], said
+    # No recipe: neither the history file, nor a time, nor what gave the copy away.
+    for clue in ("history.jsonl", "uuid", " UTC"):
+        assert clue not in said["message"] + said["found"], (clue, said)
+    assert "(a new session)" in said["details"]["fix"], said
+
+    old.unlink()  # the original gone: the ledger of sessions passed on still names it
+    again = run_lab_process("check", "--json", cwd=ws, env=env, unset=["CLAUDE_CONFIG_DIR"])
+    assert again.returncode == 1, again.stdout[-3000:]
+    said = json.loads(again.stdout)["checks"][0]
+    assert f"is a copy of session {old.stem}, a session a step already passed on" in said["message"]
+
+
+# ---- Lab 12 step 1: the hook's header held the contract; one sentence per ✘ ---------------
+
+HOOK = "scripts/check-before-stop.sh"
+SED_CONTRACT = (
+    "mkdir -p docs && sed -n 's/^#   \\(Claim\\|Check\\|Success\\|Block\\):/\\1:/p' "
+    f"{HOOK} > docs/stop-hook-contract.md"
+)
+
+
+def test_lab12_step1_the_contract_is_not_in_the_hooks_header(tmp_path: Path) -> None:
+    """walk-s: one sed of the hook's header comment wrote the four lines, and passed; the
+    copied Check line named the refused `npm test -- --runInBand`. The hook carries no
+    ready-made contract now: the sed writes nothing, and the check says the file is empty."""
+    ws, runner = node_at(tmp_path, "12", "four-lines")
+    subprocess.run(["bash", "-c", SED_CONTRACT], cwd=ws.root, check=True)
+    assert (ws.root / "docs" / "stop-hook-contract.md").read_text() == ""
+    run = runner.check()
+    assert run.status is Status.FAIL, [r.message for r in run.results]
+
+
+def test_lab12_step2_asks_the_contract_to_name_the_command_the_hook_runs(
+    tmp_path: Path,
+) -> None:
+    """The post's Check line, copied into the contract in step 1 (it passes there: step 2 is
+    where it proves wrong), and the hook fixed in step 2: the lab does not end with the
+    contract naming the refused command."""
+    ws, runner = node_at(tmp_path, "12", "four-lines")
+    contract = ws.root / "docs" / "stop-hook-contract.md"
+    contract.parent.mkdir(exist_ok=True)
+    contract.write_text(
+        "Claim: the build is ready\n"
+        "Check: npm test -- --runInBand and test -s dist/app.js\n"
+        "Success: both exit 0, so the hook exits 0\n"
+        "Block: exit 2, the name of the failed check on stderr, no log and no secrets\n"
+    )
+    assert runner.check().status is Status.PASS
+    runner.next()
+    hook = ws.root / HOOK
+    hook.write_text(hook.read_text().replace("npm test -- --runInBand >", "npm test >"))
+    run = runner.check()
+    failed = [r for r in run.results if r.status is Status.FAIL]
+    assert [r.name for r in failed] == ["file docs/stop-hook-contract.md"], failed
+    assert "your contract still names `npm test -- --runInBand`" in failed[0].message
+    contract.write_text(contract.read_text().replace(" -- --runInBand", ""))
+    assert runner.check().status is Status.PASS
+
+
+def test_lab12_step1_one_sentence_a_part(node_ws: Workspace) -> None:
+    """walk-s's wrong contract: the Claim ✘ said its point three times (headline, ✘, a second
+    rule), the Block ✘ ran five clauses on. Now: one sentence a ✘, naming what is wrong and
+    what to write, and the headline points at them."""
+    contract = node_ws.root / "docs" / "stop-hook-contract.md"
+    contract.parent.mkdir()
+    contract.write_text("Claim: done\nCheck: npm test\nSuccess: exit 2\nBlock: exit 0 on stdout\n")
+    result = run_check(node_ws, "12", "four-lines", 0)
+    assert result.status is Status.FAIL
+    assert result.message.endswith("each ✘ below says what is wrong and what to write"), (
+        result.message
+    )
+    crosses = [ln for ln in (result.found or "").splitlines() if ln.startswith("✘")]
+    assert crosses == [
+        "✘ Claim: your Claim: line is too short to assert anything: write what Claude asserts "
+        "when it says done, here that the build is ready",
+        "✘ Check: your Check: line does not name the file the build writes: add test -s "
+        "dist/app.js",
+        "✘ Success: your Success: line does not say exit 0: write exit 0",
+        "✘ Block: your Block: line does not say exit 2: write exit 2, the reason on stderr",
+    ], crosses
+    for width in WIDTHS:
+        assert_whole_lines(screen(result, width), width)
+
+
+# ---- Lab 13 step 1 (F5): `git checkout` of the hook brings Lab 12's bug back ---------------
+
+
+def test_f5_lab13_step1_after_git_checkout_the_failure_names_lab12s_bug(tmp_path: Path) -> None:
+    """walk-s: `git checkout scripts/check-before-stop.sh` (to start over), then the step's
+    change. The failure blamed the dist/missing.js line, and "the hook blocks: exit 2" passed on
+    a block by `npm test -- --runInBand`. Now the first failure names Lab 12's bug and `lab
+    reset 1`, and the block must be the missing file's."""
+    ws, runner = node_at(tmp_path, "13", "block-on-missing")
+    subprocess.run(["git", "checkout", HOOK], cwd=ws.root, check=True, capture_output=True)
+    sed = "s|^if ! test -s dist/app.js; then|if ! test -s dist/missing.js; then|"
+    subprocess.run(["sed", "-i", sed, HOOK], cwd=ws.root, check=True)
+    run = runner.check()
+    said = {r.name: r for r in run.results}
+    first = next(r for r in run.results if r.status is Status.FAIL)
+    assert "Lab 12's bug" in first.message and "`lab reset 1`" in first.message, first.message
+    blocks = said.get("the hook blocks: exit 2, the reason on stderr")
+    assert blocks is None or blocks.status is Status.FAIL, blocks
+    for width in WIDTHS:
+        assert_whole_lines(screen(first, width), width)
+
+
+def test_f5_a_block_by_the_test_check_is_not_the_missing_files(tmp_path: Path) -> None:
+    """The hook pointed at dist/missing.js, but a test fails: it blocks on its test check. The
+    check that wants the missing file's block fails and shows the reason the hook gave."""
+    ws, runner = node_at(tmp_path, "13", "block-on-missing")
+    (ws.root / "test" / "zz-broken.test.js").write_text(
+        'require("node:test")("broken", () => { require("node:assert").strictEqual(1, 2); });\n'
+    )
+    hook = ws.root / HOOK
+    hook.write_text(hook.read_text().replace("test -s dist/app.js;", "test -s dist/missing.js;"))
+    run = runner.check(every=True)
+    blocks = next(r for r in run.results if r.name.startswith("the hook blocks"))
+    assert blocks.status is Status.FAIL, blocks
+    assert "Stop check blocked: run npm test" in (blocks.found or ""), blocks
+
+
+# ---- Lab 13 step 3 (F7): the expected reason in words ----------------------------------------
+
+
+def test_f7_lab13_step3_expected_names_the_hooks_reason_in_words(node_ws: Workspace) -> None:
+    """walk-s: expected showed the matcher 'check-before-stop.sh]: Stop check blocked: rebuild',
+    a stray bracket, cut mid-sentence."""
+    wanted = find_lab(LAB).step(STEP).checks[0].typed.expect
+    said = "; ".join(describe(w) for w in wanted)
+    assert "]:" not in said, said
+    assert "tells Claude check-before-stop.sh's reason, “Stop check blocked: rebuild …”" in said
