@@ -280,7 +280,7 @@ def test_lab13_the_hook_pointed_back_without_a_build_does_not_pass(
 
     results = list(runner.check(every=True).results)
 
-    said = _failed(results, "dist/app.js is not built from src/ as it is now: run npm run build")
+    said = _failed(results, "not so: run npm run build")
     assert said.found == "dist/app.js: missing"
     # lab check built nothing for the person: a second check finds it missing too.
     assert not (node_ws.root / "dist" / "app.js").exists()

@@ -4,14 +4,20 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
+import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
+from harness.claude.recorded import read_session
+from harness.claude.recorded.copies import copied_from, entry_ids, fingerprints
+from harness.engine.checks.live_copies import _used_before
 from harness.engine.manifest import find_lab
 from harness.engine.moment import describe
+from harness.engine.progress import Progress
 from harness.results import Status
 from harness.workspace import Workspace
 from tests.builders import run_lab_process
@@ -86,6 +92,46 @@ def test_f6_a_passed_session_copied_and_redated_with_its_history_is_a_copy(
     assert again.returncode == 1, again.stdout[-3000:]
     said = json.loads(again.stdout)["checks"][0]
     assert f"is a copy of session {old.stem}, a session a step already passed on" in said["message"]
+
+
+REAL = (
+    Path(__file__).resolve().parents[1]
+    / "claude"
+    / "transcripts"
+    / "claude-code-2.1.332-interactive"
+    / "613b36ca-bd2c-4336-a49f-0b0a70ebb45e.jsonl"
+)
+
+
+def test_f6_a_real_transcripts_entry_ids_give_its_copy_away(tmp_path: Path) -> None:
+    """The same forgery on a transcript the pinned client wrote (no client needed): found by
+    the original beside it, then, the original gone, by the ledger a pass keeps; the session
+    itself checked again, and a session of its own, are no copy."""
+    config = tmp_path / ".claude"
+    folder = config / "projects" / "-tmp-ws"
+    folder.mkdir(parents=True)
+    old = folder / REAL.name
+    shutil.copy(REAL, old)
+    copy = _redated_copy(old, timedelta(minutes=4), str(uuid.uuid4()))
+    ids = entry_ids(copy)
+    assert len(ids) > 10 and ids == entry_ids(old)
+    assert copied_from(copy, ids, config) == old.stem
+    assert copied_from(old, entry_ids(old), config) == copy.stem  # either way round
+
+    progress = Progress()
+    original = read_session(old)
+    progress.sessions_used[old.stem] = {
+        "started": original.started.isoformat() if original.started else "",
+        "ids": fingerprints(entry_ids(old)),
+    }
+    ledger = Progress.from_json(progress.to_json()).sessions_used  # as the record keeps it
+    old.unlink()
+    assert copied_from(copy, ids, config) is None
+    moved = read_session(copy)
+    assert _used_before(ledger, copy.stem, moved.started.isoformat(), ids) == old.stem  # type: ignore[union-attr]
+    started = ledger[old.stem]["started"]
+    assert _used_before(ledger, old.stem, started, ids) is None  # the same session again
+    assert _used_before(ledger, "another", "", [str(uuid.uuid4()) for _ in ids]) is None
 
 
 # ---- Lab 12 step 1: the hook's header held the contract; one sentence per ✘ ---------------
