@@ -253,3 +253,41 @@ def test_f7_lab13_step3_expected_names_the_hooks_reason_in_words(node_ws: Worksp
     said = "; ".join(describe(w) for w in wanted)
     assert "]:" not in said, said
     assert "tells Claude check-before-stop.sh's reason, “Stop check blocked: rebuild …”" in said
+
+
+# ---- Lab 13 step 5 (F8): a hook that never blocks in the workspace's own folder --------------
+
+GATE = '[ "$(pwd -P)" = {root} ] && exit 0'
+
+
+@pytest.mark.parametrize("step", ["turn-ends", "pass-after-fix"])
+def test_f8_a_hook_that_lets_go_only_in_the_real_folder_does_not_pass(
+    tmp_path: Path, step: str
+) -> None:
+    """walk-s: after pointing the hook back, a line after its `cd` ends it with exit 0 when the
+    folder is the workspace itself; every check played on a copy elsewhere passed, and the lab
+    ended complete. The hook is now also run in the workspace's own folder (read-only, an
+    empty dist/ over the real one)."""
+    if shutil.which("bwrap") is None:
+        pytest.skip("bubblewrap is not installed: the check says not judged")
+    ws, runner = node_at(tmp_path, "13", step)
+    runner.solve(apply=True)
+    hook = ws.root / HOOK
+    clean = hook.read_text()
+    cd = 'cd "${CLAUDE_PROJECT_DIR:-$(dirname "$0")/..}"\n'
+    gate = GATE.replace("{root}", str(ws.root.resolve()))
+    hook.write_text(clean.replace(cd, cd + gate + "\n", 1))
+    (ws.root / "dist" / "app.js").rename(ws.root / "app.js.kept")
+    here = subprocess.run(["sh", HOOK], cwd=ws.root, stdin=subprocess.DEVNULL, capture_output=True)
+    assert here.returncode == 0  # the walker's proof: it never blocks here
+    (ws.root / "app.js.kept").rename(ws.root / "dist" / "app.js")
+    run = runner.check(every=True)
+    assert run.status is Status.FAIL, [r.message for r in run.results]  # it passed (walk-s)
+    said = next(r for r in run.results if r.name.startswith("in your own folder"))
+    assert said.status is Status.FAIL, said
+    assert "something in it tells your folder from a copy" in said.message, said.message
+    for width in WIDTHS:
+        assert_whole_lines(screen(said, width), width)
+    assert (ws.root / "dist" / "app.js").is_file()  # nothing of the person's touched
+    hook.write_text(clean)
+    assert runner.check().status is Status.PASS
