@@ -17,6 +17,7 @@ from dulwich.objects import Commit
 
 from harness.engine import quiz_record
 from harness.engine.check_names import check_name
+from harness.engine.checks.live_copies import note_used
 from harness.engine.context import CheckContext, StepState
 from harness.engine.course import Course
 from harness.engine.instruments import maven_guard
@@ -310,6 +311,7 @@ class LabRunner:
         record = pass_record(self.ws, lab, step, run, snapshot, self.template.engine)
         sp = self.progress.lab_progress(lab.id).step(step.id)
         sp.passed = kept_live(sp.passed, record)
+        note_used(self.progress, run.results)  # a copy of this session passes no later step
         # The evidence commit's parent is the snapshot: anchoring it carries both.
         self.progress.save(
             self.ws,

@@ -276,12 +276,23 @@ def _set(value: object) -> bool:
     return value is not None
 
 
+def _tells(fragment: str) -> str:
+    """What a moment tells Claude, in words: a matcher cut from the client's "[HOOK]: reason"
+    line reads as the hook's reason (walk-s: "'check-before-stop.sh]: Stop check blocked:
+    rebuild'", a stray bracket, cut mid-sentence, read as the words Claude is shown)."""
+    hook, bracket, reason = fragment.partition("]: ")
+    if not bracket or not hook.strip() or " " in hook.strip():
+        return f"tells Claude {fragment!r}"
+    name = hook.strip().lstrip("[").rsplit("/", 1)[-1]
+    return f"tells Claude {name}'s reason, “{reason.strip()} …”"
+
+
 # What an expectation's key asks of its moment, and whether a value asks it (an empty text
 # still does: "tells Claude ''"; an empty outcome or marker, or false, does not).
 _Clause = tuple[str, Callable[[Any], str], Callable[[object], bool]]
 _CLAUSES: tuple[_Clause, ...] = (
     ("outcome", lambda v: f"is {v}", bool),
-    ("feedback_contains", lambda v: f"tells Claude {v!r}", _set),
+    ("feedback_contains", lambda v: _tells(str(v)), _set),
     ("message_contains", lambda v: f"says {v!r}", _set),
     ("marker_exists", lambda v: f"leaves the marker .git/{v}", bool),
     ("predicted", lambda v: "has your prediction (an expect line)", bool),

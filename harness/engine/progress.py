@@ -182,6 +182,10 @@ class Progress:
     # Each Maven record lab init made that the trainer should see (engine/maven_trust.py):
     # {"at", "mvn", "java", "was", "why"}; a check trusts what lab init records.
     maven_trusted: list[dict[str, Any]] = field(default_factory=list)
+    # The participant's sessions a live step passed on: session id -> its first time and the
+    # fingerprints of its entries (checks/live_copies.py). Never cleared: a copy of a session
+    # that passed once is no new session, after a reset too.
+    sessions_used: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], *, source: str = "progress.json") -> Progress:
@@ -234,6 +238,9 @@ class Progress:
             _number(whose.get("clock_offset"), None),
             ReportsSeen.from_json(data.get("reports_seen")),
             _notes(data.get("maven_trusted")),
+            {str(k): v for k, v in (data.get("sessions_used") or {}).items() if isinstance(v, dict)}
+            if isinstance(data.get("sessions_used"), dict)
+            else {},
         )
 
     @classmethod
@@ -260,6 +267,7 @@ class Progress:
             "labs": {k: v.to_json() for k, v in self.labs.items()},
             **({"reports_seen": self.reports_seen.to_json()} if self.reports_seen.runs else {}),
             **({"maven_trusted": self.maven_trusted} if self.maven_trusted else {}),
+            **({"sessions_used": self.sessions_used} if self.sessions_used else {}),
         }
 
 

@@ -1,9 +1,6 @@
 #!/usr/bin/env sh
-# Stop hook: Claude may end its turn only when the build is ready (the seed's contract).
-#   Claim:   the build is ready
-#   Check:   npm test -- --runInBand  and  test -s dist/app.js
-#   Success: both exit 0 -> exit 0
-#   Block:   exit 2, the name of the failed check on stderr (no log, no secrets)
+# Stop hook (the seed's): Claude may end its turn only when the build is ready.
+# Its contract is yours to write down, in docs/stop-hook-contract.md.
 # On stop_hook_active (a second stop after a block) it lets go: a systemMessage, exit 0.
 set -eu
 

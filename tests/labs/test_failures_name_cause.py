@@ -181,7 +181,10 @@ def test_lab12_each_part_is_named_in_words_with_its_line(node_ws: Workspace) -> 
     result = run_check(node_ws, "12", "four-lines", 0)
     assert result.status is Status.FAIL
     found = (result.found or "").splitlines()
-    assert "✘ Check: the Check: line names the file the build writes: dist/app.js" in found
+    assert (
+        "✘ Check: your Check: line does not name the file the build writes: add test -s "
+        "dist/app.js" in found
+    )
     assert "  your line: Check: npm test" in found
     assert "  your line: Block: exit 0, the reason on stdout" in found
     assert "Note 0: filler" not in found  # not the file's head
@@ -321,7 +324,7 @@ def test_a_hook_message_shown_as_found_gets_no_output_box_repeating_it(node_ws: 
     subprocess.run(["npm", "run", "build"], cwd=node_ws.root, check=True, capture_output=True)
     # The hook now blocks with exit 2, but on a reason the check does not look for.
     checks = find_lab("13").step("block-on-missing").checks
-    spec = next(c for c in checks if c.params.get("stderr_contains") == "Stop check blocked")
+    spec = next(c for c in checks if c.name == "the hook blocks: exit 2, the reason on stderr")
     params = {**spec.params, "stderr_contains": "dist/missing.js"}
     result = spec.kind.run(CheckContext(node_ws, find_lab("13").dir), params)
     assert result.status is Status.FAIL
@@ -410,8 +413,9 @@ def test_lab13_step1_a_dead_line_after_exit_does_not_pass(node_ws: Workspace) ->
     assert real in text
     hook.write_text(text.replace(real, EARLY_BLOCK))
     run = runner.check(every=True)
-    names, same, blocks, live = run.results
+    names, in_band, same, blocks, live = run.results
     assert names.status is Status.PASS and blocks.status is Status.PASS  # as the walk found
+    assert in_band.status is Status.PASS  # npm test, as the lab's start made it
     assert same.status is Status.PASS  # it ends alike by hand and as Claude Code runs it
     assert live.status is Status.FAIL
     assert live.message.startswith("on a copy where dist/missing.js exists, the hook should pass")
@@ -432,7 +436,9 @@ def test_lab13_a_hook_that_always_lets_go_does_not_pass(node_ws: Workspace, step
     others = [r for r in run.results if r is not broken]
     # Step 5's guard with a failing test catches it too (issue 51); every other check passes.
     caught = [r for r in others if r.status is not Status.PASS]
-    assert all(r.message.startswith("on a copy with a failing test") for r in caught), others
+    # So does the same in the workspace's own folder (walk-s, F8).
+    ahead = ("on a copy with a failing test", "in your own folder, with dist/app.js hidden")
+    assert all(r.message.startswith(ahead) for r in caught), others
     assert broken.status is Status.FAIL
     assert broken.message.startswith(without)
     assert (node_ws.root / "dist" / "app.js").exists()
@@ -486,12 +492,9 @@ def test_lab12_a_contract_that_hedges_or_denies_its_parts_fails(
 def lab12_words() -> dict[str, str]:
     """The contracts the lab's own words give, each as a person may copy it."""
     lab = find_lab("12")
-    hook = (lab.dir.parent.parent / "node_fixture" / "scripts" / "check-before-stop.sh").read_text()
-    header = [line.lstrip("# ") for line in hook.splitlines()[2:6]]
     hints = lab.step("four-lines").hints  # hint 2: "Check: … dist/app.js. Success: exit 0."
     claim = "Claim: the build is ready: the tests pass and dist/app.js is built"
     return {
-        "the hook's header": "\n".join(header),
         "the hints": "\n".join([claim, *re.split(r"(?<=\.) (?=Success:)", hints[1]), hints[2]]),
         "the intro": "\n".join(
             [

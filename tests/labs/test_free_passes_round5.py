@@ -351,8 +351,12 @@ def test_a_transplanted_real_transcript_is_not_in_the_clients_history(tmp_path: 
 
     said = not_in_history(home, read_session(forged), ws)
 
-    assert len(said) == 1 and said[0].startswith("the client's prompt history ("), said
-    assert f"has no prompt of session {new_id} at " in said[0]
+    assert len(said) == 1, said
+    assert (
+        f"Claude Code's own record of the prompts typed into it has no prompt of session {new_id}:"
+        in said[0]
+    )
+    assert HISTORY not in said[0] and " UTC" not in said[0], said  # no forging recipe (walk-s)
     # The session the client ran here is in its history, at its first prompt's time.
     first = next(json.loads(x) for x in text.splitlines() if '"promptId"' in x)
     at = datetime.fromisoformat(first["timestamp"].replace("Z", "+00:00"))
@@ -399,6 +403,6 @@ def test_lab11_a_transplanted_transcript_fails_the_live_step_on_the_history(
 
     assert said.status is Status.FAIL
     assert said.message.startswith(
-        "this session was not written by Claude Code: the client's prompt history ("
+        "this session was not written by Claude Code: Claude Code's own record of the prompts"
     ), said.message
     assert read_session(path).session_id in said.message

@@ -283,7 +283,7 @@ def test_lab13_the_hook_pointed_back_without_a_build_does_not_pass(
     # The step's check of the build (its others, sessions and copies, are the labs session's).
     results = checked(runner, "dist/app.js is built from src/ as it is now")
 
-    said = _failed(results, "dist/app.js is not built from src/ as it is now: run npm run build")
+    said = _failed(results, "not so: run npm run build")
     assert said.found == "dist/app.js: missing"
     # lab check built nothing for the person: a second check finds it missing too.
     assert not (node_ws.root / "dist" / "app.js").exists()

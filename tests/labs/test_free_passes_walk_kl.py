@@ -232,7 +232,9 @@ def test_a_hook_whose_npm_test_tests_nothing_in_a_session_does_not_pass(
 CONTRACT = LABS / "12-stop-contract" / "solution" / "stop-hook-contract.md"
 
 
-def _contract_said(node_ws: Workspace, write: str | None) -> tuple[Status, str]:
+def _contract_said(
+    node_ws: Workspace, write: str | None, *, with_found: bool = False
+) -> tuple[Status, str]:
     """Lab 12 step 1's contract check on docs/stop-hook-contract.md as ``write`` has it (None:
     a link to the hook, as walk-l made it)."""
     runner = reach_step(node_ws, "12", "four-lines")
@@ -243,7 +245,8 @@ def _contract_said(node_ws: Workspace, write: str | None) -> tuple[Status, str]:
     else:
         contract.write_text(write)
     result = next(r for r in runner.check(every=True).results if r.name.startswith("contract"))
-    return result.status, result.message
+    # ``with_found``: each part's ✘ too (with several parts wrong the headline names none).
+    return result.status, result.message + (f"\n{result.found}" if with_found else "")
 
 
 def test_lab12_step1_a_second_line_that_says_the_opposite_is_not_left_unread(
@@ -269,7 +272,7 @@ def test_lab12_step1_a_contract_in_an_html_comment_is_not_on_the_page(
     node_ws: Workspace,
 ) -> None:
     hidden = "<!--\n" + CONTRACT.read_text() + "-->\n# Notes\n\nNothing here yet.\n"
-    status, message = _contract_said(node_ws, hidden)
+    status, message = _contract_said(node_ws, hidden, with_found=True)
     assert status is Status.FAIL
     assert "no line starts with Claim: yet" in message, message
 

@@ -55,19 +55,20 @@ def test_lab12_step1_the_hooks_comment_lines_are_no_contract(
     node_ws: Workspace, uncopied: bool
 ) -> None:
     """`grep -E '^#   (Claim|Check|Success|Block):' scripts/check-before-stop.sh` passed: a
-    line `#   Claim: …` counted as starting with its label."""
-    lines = _hook_text(node_ws, f"grep -E '^#   (Claim|Check|Success|Block):' {HOOK}")
-    assert len(lines.splitlines()) == 4, lines
-    if uncopied:  # the solution's own lines, each made a comment: no copy, no contract line
-        lines = "".join(f"#   {line}\n" for line in CONTRACT.read_text().splitlines()[2:])
-    status, message = _contract_said(node_ws, lines)
+    line `#   Claim: …` counted as starting with its label. The fixture's hook no longer
+    carries the four labels (walk-s: a sed of them passed): the grep finds none; the
+    solution's lines typed as comments are still no contract lines."""
+    lines = _hook_text(node_ws, f"grep -E '^#   (Claim|Check|Success|Block):' {HOOK} || true")
+    if not uncopied:
+        assert lines == "", lines
+        return
+    # the solution's own lines, each made a comment: no copy, no contract line
+    lines = "".join(f"#   {line}\n" for line in CONTRACT.read_text().splitlines()[2:])
+    status, message = _contract_said(node_ws, lines, with_found=True)
     assert status is Status.FAIL
-    if uncopied:
-        assert "your Claim: line is a script's comment (“#   Claim: the build is ready" in (
-            message
-        ), message
-    else:
-        assert message.startswith(f"docs/stop-hook-contract.md is the text of {HOOK}"), message
+    assert "your Claim: line is a script's comment (“#   Claim: the build is ready" in message, (
+        message
+    )
 
 
 # walk-p's l11-sedback.json: Done refused, the audit, Done accepted, Done set back to Approved

@@ -186,15 +186,19 @@ def _judge(part: str, said: str | None, rules: list[dict[str, Any]]) -> list[str
             f"your {part}: line takes itself back (“{denied.words}”): it {denied.means};"
             f"{role or ' say it plainly'}"
         ]
-    wrong = []
+    wrong, says = [], []
     for rule in rules:
         found = re.search(str(rule["has"]), said, re.IGNORECASE) if "has" in rule else None
         if "has" in rule and found is None:
-            wrong.append(str(rule["say"]))
+            says.append(str(rule["say"]))
         elif found is not None and not rule.get("may_deny") and (doubt := _doubted(said, found)):
             wrong.append(_taken_back(part, str(rule["has"]), found, *doubt))
         if "lacks" in rule and re.search(str(rule["lacks"]), said, re.IGNORECASE):
-            wrong.append(str(rule["say"]))
+            says.append(str(rule["say"]))
+    # Words taken back are each named (they are the person's); of the rules, only the first
+    # that does not hold (walk-s: five joined into one run-on, two saying the same): a lab
+    # orders a part's rules so that the first says what to write.
+    wrong += says[:1]
     hung = None if wrong else clause_problem(part, said)  # a condition, Claude's word, …
     return [hung] if hung else wrong
 
@@ -304,10 +308,13 @@ def run(ctx: CheckContext, p: ContractParams) -> CheckResult:
     if first is not None:
         bad = sum(shown_line.startswith("✘") for shown_line in shown)
         parts = sum(shown_line.startswith(("✘", "✔")) for shown_line in shown)
+        # With one part wrong its sentence is the headline; with more, each ✘ says its own
+        # (the first one said twice, in the headline and below, read as a repeat).
+        said = first if bad == 1 else "each ✘ below says what is wrong and what to write"
         return CheckResult.failed(
             p.message
             or f"{bad} of {parts} parts of the contract do not hold yet "
-            f"({', '.join(failing)}): {first}",
+            f"({', '.join(failing)}): {said}",
             name=name,
             expected="each part says what the contract needs (see each ✘)",
             found="\n".join(shown),

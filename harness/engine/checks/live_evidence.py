@@ -94,14 +94,18 @@ def not_in_history(root: Path, timeline: Timeline, workspace: Path) -> list[str]
         # a session started in docs/ as such).
         ran_in = Path(timeline.cwd).resolve() if timeline.cwd else workspace.resolve()
         if Path(str(entry.get("project") or "")).resolve() != ran_in:
-            return [f"{root / HISTORY} records session {timeline.session_id} in another folder"]
+            return [
+                "Claude Code's own record of the prompts typed into it puts session "
+                f"{timeline.session_id} in another folder"
+            ]
         stamp = entry.get("timestamp")
         if isinstance(stamp, int | float) and abs(stamp - first[1]) <= _HISTORY_SLACK_MS:
             return []
+    # Neither the file nor the time it wants is named: the screen is no forging recipe.
     return [
-        f"the client's prompt history ({root / HISTORY}) has no prompt of session "
-        f"{timeline.session_id} at {datetime.fromtimestamp(first[1] / 1000, UTC):%H:%M:%S} "
-        "UTC: Claude Code did not run it here (a transcript copied from elsewhere?)"
+        f"Claude Code's own record of the prompts typed into it has no prompt of session "
+        f"{timeline.session_id}: Claude Code did not run it here (a transcript copied from "
+        "elsewhere?)"
     ]
 
 
@@ -109,19 +113,30 @@ def hand_made(
     ctx: CheckContext, title: str, timeline: Timeline, details: dict[str, Any], *, ask: str
 ) -> CheckResult | None:
     """A transcript not shaped as the client writes one, or (``details`` of a person's own
-    session) one the client's prompt history does not know: nothing of it is evidence, its
-    replay included. ``ask``: what to ask Claude in a new session."""
+    session) a copy of another session (live_copies) or one the client's prompt history does
+    not know: nothing of it is evidence, its replay included. ``ask``: what to ask Claude in
+    a new session."""
+    from harness.engine.checks.live_copies import copy_of
+
     unlike = not_the_clients(timeline.path, timeline.client_version)
+    copied = []
     if not unlike and details.get("evidence_kind") == Provenance.LIVE:
-        unlike = not_in_history(participant_root(ctx), timeline, ctx.workspace.root)
+        copied = copy_of(ctx, timeline)
+        unlike = copied or not_in_history(participant_root(ctx), timeline, ctx.workspace.root)
     if not unlike:
         return None
     return CheckResult.failed(
-        "this session was not written by Claude Code: " + "; ".join(unlike[:3]),
+        ("this session is not new: " if copied else "this session was not written by Claude Code: ")
+        + "; ".join(unlike[:3]),
         name=title,
-        expected="a transcript Claude Code wrote while you worked with it",
+        expected="a transcript Claude Code wrote while you worked with it"
+        + (", in a session of its own" if copied else ""),
         found=f"{timeline.path}: " + "; ".join(unlike),
-        details={**details, "fix": f"start claude in {ctx.workspace.root} and {ask}"},
+        details={
+            **details,
+            "fix": f"start claude in {ctx.workspace.root}{' (a new session)' if copied else ''} "
+            f"and {ask}",
+        },
     )
 
 
