@@ -387,8 +387,11 @@ def test_lab07_step4_a_hook_answering_on_its_input_is_not_told_to_put_back_a_cha
     """Walk m, Lab 07 step 4: a hook that judges only when its transcript_path is under
     /dev/shm let the real session's stop go and blocked on the replay. The screen: "a hook,
     the settings or what they read changed after the session ... or put back what you changed
-    since": nothing had changed; playing again fails the same way. Real: the step reached as
-    the lab solves it, the hook given the walker's gate, a session played on the real client."""
+    since": nothing had changed; playing again fails the same way. Since walk-q the replay
+    hands the hook its transcript where the client keeps one, so replay and session agree: the
+    gate makes the hook let the stop go in both, and the screen names that, with how to see
+    it. Real: the step reached as the lab solves it, the hook given the walker's gate, a
+    session played on the real client."""
     reach_step(workspace, "7", "your-session")
     root = workspace.root
     hook = root / "scripts" / "check-before-stop.sh"
@@ -404,10 +407,10 @@ def test_lab07_step4_a_hook_answering_on_its_input_is_not_told_to_put_back_a_cha
         screen = proc.stdout
         said = joined(screen)
         assert (
-            "your hooks answer differently on Hook Lab's replay than in your session, and no "
-            "hook file changed after it: a hook answers on something the replay gives "
-            "otherwise, its input (transcript_path, session_id, cwd)" in said
+            "require-sensors.sh held it, not scripts/check-before-stop.sh: the step's hook let "
+            "that stop go, and only its hold counts. To see why, run it as Claude Code does" in said
         ), screen
+        assert "answer differently on Hook Lab's replay" not in said, screen
         assert "put back what you changed since" not in said, screen
         assert "changed after the session" not in said, screen
         assert fits(screen, width), screen
