@@ -324,14 +324,18 @@ def test_a_hook_message_shown_as_found_gets_no_output_box_repeating_it(node_ws: 
     subprocess.run(["npm", "run", "build"], cwd=node_ws.root, check=True, capture_output=True)
     # The hook now blocks with exit 2, but on a reason the check does not look for.
     checks = find_lab("13").step("block-on-missing").checks
-    spec = next(c for c in checks if c.name == "the hook blocks: exit 2, the reason on stderr")
+    spec = next(
+        c
+        for c in checks
+        if c.params.get("title") == "the hook blocks: exit 2, the reason on stderr"
+    )
     params = {**spec.params, "stderr_contains": "dist/missing.js"}
     result = spec.kind.run(CheckContext(node_ws, find_lab("13").dir), params)
     assert result.status is Status.FAIL
     assert result.found == "Stop check blocked: rebuild dist/app.js (npm run build)"
     for width in WIDTHS:
         shown = screen(result, width)
-        assert shown.count("Stop check blocked: rebuild") == 1, shown
+        assert shown.count("Stop check blocked: rebuild dist/app.js") == 1, shown
         assert "output (tail)" not in shown
 
 
