@@ -47,7 +47,12 @@ def written_by(steps: Sequence[Step], *, setup_only: bool = False) -> list[str]:
         for spec in step.setup if setup_only else (*step.setup, *step.solve):
             if spec.name in WRITES:
                 rel = getattr(spec.typed, "path", None) or getattr(spec.typed, "to", None)
-                if rel and not rel.startswith(("target/", "dist/")):
+                # Build output aside, the folder itself too (Lab 01 step 1 deletes target/).
+                if (
+                    rel
+                    and rel.rstrip("/") not in ("target", "dist")
+                    and not rel.startswith(("target/", "dist/"))
+                ):
                     paths.add(str(rel))
     return sorted(paths)
 

@@ -318,9 +318,9 @@ def test_lab13_a_hook_without_its_npm_test_does_not_pass_the_last_step(
     )
     edit_hook(node_ws, npm_test, "")
 
-    named, session, failing_test, no_app_js, built = checks(node_ws, "13", "turn-ends")
+    named, session, failing_test, no_app_js, in_place, built = checks(node_ws, "13", "turn-ends")
 
-    rest = (named, session, no_app_js, built)
+    rest = (named, session, no_app_js, in_place, built)
     assert all(r.status is Status.PASS for r in rest), [r.message for r in rest]
     assert failing_test.status is Status.FAIL
     assert "keep its `npm test` check" in failing_test.message

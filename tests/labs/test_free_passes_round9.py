@@ -175,10 +175,15 @@ def test_lab08_step2_a_naming_rule_inline_in_settings_that_spares_ownerstore_doe
     data["hooks"].setdefault("PreToolUse", []).append(entry)
     settings.write_text(json.dumps(data, indent=2) + "\n")
 
-    run = runner.check()
+    run = runner.check(every=True)
 
     assert run.status is Status.FAIL
+    # Two checks refuse it: the settings' new hook on Claude's writes (walk-s) and the session.
+    (guard,) = [r for r in run.results if r.name == "no guard left"]
+    assert guard.status is Status.FAIL
+    assert "registers a hook the step's start did not have" in guard.message, guard.message
     said = run.results[-1]
+    assert said.status is Status.FAIL, said
     assert said.name.startswith("Claude writes repository/OwnerStore.java, "), said.name
     assert "{random}" not in said.name
     assert said.message.startswith("a hook still refuses a repository class by its name"), (

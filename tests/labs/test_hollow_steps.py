@@ -147,26 +147,21 @@ GOOD_CONTRACT = (
         (
             3,
             "Block: exit 1 and print the whole maven log to stdout (never exit 2 or stderr)",
+            # One sentence a part: its first fault, what to write (walk-s, Lab 12's run-ons).
             "✘ Block: exit 1 does not block (Claude Code shows an error and stops anyway): say "
-            "exit 2; the Block: line says not to use exit 2 or stderr: it blocks with exit 2 and "
-            "its reason on stderr; the reason goes to stderr, not stdout: on exit 2 Claude Code "
-            "shows stderr; the Block: line says the reason is short (one line: no full log, no "
-            "secrets); no full log: one short line with the reason; the reason names the command "
-            "that fixes it: ./mvnw -q test -Dgroups=sensor",
+            "exit 2",
         ),
         (
             1,
             "Check: look at the surefire reports",
             "✘ Check: the Check: says what makes a report green (tests > 0, no failures, no "
-            "errors); the Check: says what makes a report fresh (newer than every change to "
-            "src/, docs/ and pom.xml)",
+            "errors)",
         ),
         (
             0,
             "Claim: it works",
             "✘ Claim: the Claim: line is too short: say what Claude asserts when it says done "
-            "(here: the sensors ran green after the last change); the Claim: is about the "
-            "sensors: they ran green after the last change",
+            "(here: the sensors ran green after the last change)",
         ),
     ],
 )

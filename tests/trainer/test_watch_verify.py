@@ -217,8 +217,8 @@ def test_the_table_and_the_page_show_a_verify_under_way_and_a_refuted_claim(
     }
     assert step_states_in(html, "bob")["02-practice/one"] == "fail"
     assert ">verifying 1/2</td>" in html
-    assert "verify: does not hold (file: practice/one.txt does not contain one)" in html
-    assert "(02-practice/one: file: practice/one.txt does not contain one)" in html
+    assert "verify: does not hold (a file: practice/one.txt does not contain one)" in html
+    assert "(02-practice/one: a file: practice/one.txt does not contain one)" in html
 
 
 def step_states_in(html: str, name: str) -> dict[str, str]:
